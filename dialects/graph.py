@@ -1,0 +1,297 @@
+"""The `graph` dialect: semantic tensor operations on builtin tensors inside `func.func`.
+
+Function arguments are host inputs; `graph.parameter` declares weights, either dense data or a
+seeded initializer (`#graph.gaussian<seed = 1, std = 0.02>`). Elementwise binary operations
+broadcast like NumPy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    Float16Type,
+    Float32Type,
+    FloatAttr,
+    IntAttr,
+    StringAttr,
+    TensorType,
+    UnitAttr,
+    f64,
+    i64,
+)
+from xdsl.ir import Attribute, Dialect, ParametrizedAttribute
+from xdsl.irdl import (
+    AnyOf,
+    BaseAttr,
+    IRDLOperation,
+    attr_def,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_attr_def,
+    result_def,
+    traits_def,
+)
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+FloatTensor = TensorType.constr(AnyOf([BaseAttr(Float16Type), BaseAttr(Float32Type)]))
+
+
+def shape_of(t: Attribute) -> tuple[int, ...]:
+    assert isinstance(t, TensorType)
+    return tuple(t.get_shape())
+
+
+def broadcast_shape(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...] | None:
+    """NumPy broadcasting of two shapes, or None when they do not broadcast."""
+    out = []
+    for i in range(1, max(len(a), len(b)) + 1):
+        x = a[-i] if i <= len(a) else 1
+        y = b[-i] if i <= len(b) else 1
+        if x != y and 1 not in (x, y):
+            return None
+        out.append(max(x, y))
+    return tuple(reversed(out))
+
+
+@irdl_attr_definition
+class GaussianAttr(ParametrizedAttribute):
+    """`#graph.gaussian<seed = 1, std = 0.02>`: N(0, std^2) samples from a seeded generator."""
+
+    name = "graph.gaussian"
+    seed: IntAttr
+    std: FloatAttr
+
+    def __init__(self, seed: int, std: float):
+        super().__init__(IntAttr(seed), FloatAttr(std, f64))
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        parser.parse_punctuation("<")
+        parser.parse_keyword("seed")
+        parser.parse_punctuation("=")
+        seed = parser.parse_integer(allow_boolean=False)
+        parser.parse_punctuation(",")
+        parser.parse_keyword("std")
+        parser.parse_punctuation("=")
+        std = parser.parse_float()
+        parser.parse_punctuation(">")
+        return (IntAttr(seed), FloatAttr(std, f64))
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<seed = {self.seed.data}, std = {self.std.value.data}>")
+
+    def verify(self) -> None:
+        if self.std.value.data < 0:
+            raise VerifyException("graph.gaussian: std must be non-negative")
+
+    def materialize(self, shape: Sequence[int], dtype: type) -> np.ndarray:
+        """The initializer's values: float32 samples, rounded to the storage dtype."""
+        rng = np.random.default_rng(self.seed.data)
+        v = rng.standard_normal(tuple(shape), dtype=np.float32) * np.float32(self.std.value.data)
+        return v.astype(dtype)
+
+
+def numpy_dtype(t: Attribute) -> type:
+    el = t.element_type if isinstance(t, TensorType) else t
+    if isinstance(el, Float16Type):
+        return np.float16
+    if isinstance(el, Float32Type):
+        return np.float32
+    raise VerifyException(f"unsupported element type {el}")
+
+
+def parameter_values(op: ParameterOp) -> np.ndarray:
+    """A parameter's values at its storage precision (shared by golden and codegen)."""
+    t = op.result.type
+    dt = numpy_dtype(t)
+    if isinstance(op.init, GaussianAttr):
+        return op.init.materialize(shape_of(t), dt)
+    assert isinstance(op.init, DenseIntOrFPElementsAttr)
+    vals = np.array(op.init.get_values(), dtype=np.float64)
+    return np.broadcast_to(vals.reshape(op.init.get_shape() or ()), shape_of(t)).astype(dt)
+
+
+@irdl_op_definition
+class ParameterOp(IRDLOperation):
+    """A weight: `graph.parameter "w1" #graph.gaussian<seed = 1, std = 0.02> : tensor<..>`."""
+
+    name = "graph.parameter"
+    sym_name = attr_def(StringAttr)
+    init = attr_def(AnyOf([BaseAttr(GaussianAttr), BaseAttr(DenseIntOrFPElementsAttr)]))
+    result = result_def(FloatTensor)
+    traits = traits_def(Pure())
+    assembly_format = "$sym_name $init attr-dict `:` type($result)"
+
+    def __init__(self, name: str, init: Attribute, type: TensorType):
+        super().__init__(attributes={"sym_name": StringAttr(name), "init": init}, result_types=[type])
+
+    def verify_(self) -> None:
+        if isinstance(self.init, DenseIntOrFPElementsAttr):
+            n = int(np.prod(self.init.get_shape() or (1,)))
+            if n != 1 and tuple(self.init.get_shape()) != shape_of(self.result.type):
+                raise VerifyException(
+                    f"dense initializer shape {tuple(self.init.get_shape())} does not match "
+                    f"result shape {shape_of(self.result.type)}"
+                )
+
+
+class _Binary(IRDLOperation):
+    lhs = operand_def(FloatTensor)
+    rhs = operand_def(FloatTensor)
+    result = result_def(FloatTensor)
+    traits = traits_def(Pure())
+    assembly_format = "$lhs `,` $rhs attr-dict `:` `(` type($lhs) `,` type($rhs) `)` `->` type($result)"
+
+    def __init__(self, lhs, rhs, result_type: Attribute):
+        super().__init__(operands=[lhs, rhs], result_types=[result_type])
+
+    def verify_(self) -> None:
+        a, b, r = self.lhs.type, self.rhs.type, self.result.type
+        if not (a.element_type == b.element_type == r.element_type):
+            raise VerifyException(f"{self.name}: element types differ ({a}, {b}, {r})")
+        want = broadcast_shape(shape_of(a), shape_of(b))
+        if want is None:
+            raise VerifyException(f"{self.name}: shapes {shape_of(a)} and {shape_of(b)} do not broadcast")
+        if want != shape_of(r):
+            raise VerifyException(f"{self.name}: result shape {shape_of(r)}, expected {want}")
+
+
+@irdl_op_definition
+class AddOp(_Binary):
+    name = "graph.add"
+
+
+@irdl_op_definition
+class SubOp(_Binary):
+    name = "graph.sub"
+
+
+@irdl_op_definition
+class MulOp(_Binary):
+    name = "graph.mul"
+
+
+@irdl_op_definition
+class MaxOp(_Binary):
+    name = "graph.max"
+
+
+class _Unary(IRDLOperation):
+    input = operand_def(FloatTensor)
+    result = result_def(FloatTensor)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(self, input, result_type: Attribute | None = None):
+        super().__init__(operands=[input], result_types=[result_type or input.type])
+
+    def verify_(self) -> None:
+        if self.input.type != self.result.type:
+            raise VerifyException(f"{self.name}: result type must equal input type")
+
+
+@irdl_op_definition
+class GeluOp(_Unary):
+    """GeLU, tanh approximation."""
+
+    name = "graph.gelu"
+
+
+@irdl_op_definition
+class ReluOp(_Unary):
+    name = "graph.relu"
+
+
+@irdl_op_definition
+class MatmulOp(IRDLOperation):
+    """`[m,k] x [k,n] -> [m,n]` (optionally transposed operands), fp32 accumulation."""
+
+    name = "graph.matmul"
+    lhs = operand_def(FloatTensor)
+    rhs = operand_def(FloatTensor)
+    result = result_def(FloatTensor)
+    transpose_lhs = opt_attr_def(UnitAttr)
+    transpose_rhs = opt_attr_def(UnitAttr)
+    traits = traits_def(Pure())
+    assembly_format = "$lhs `,` $rhs attr-dict `:` `(` type($lhs) `,` type($rhs) `)` `->` type($result)"
+
+    def __init__(self, lhs, rhs, result_type: Attribute):
+        super().__init__(operands=[lhs, rhs], result_types=[result_type])
+
+    def flags(self) -> tuple[bool, bool]:
+        return (self.transpose_lhs is not None, self.transpose_rhs is not None)
+
+    def verify_(self) -> None:
+        a, b, r = shape_of(self.lhs.type), shape_of(self.rhs.type), shape_of(self.result.type)
+        if len(a) != 2 or len(b) != 2 or len(r) != 2:
+            raise VerifyException(f"graph.matmul: operands must be rank 2, got {a} and {b}")
+        ta, tb = self.flags()
+        m, k = (a[1], a[0]) if ta else a
+        k2, n = (b[1], b[0]) if tb else b
+        if k != k2:
+            raise VerifyException(f"graph.matmul: contraction sizes differ ({k} vs {k2})")
+        if r != (m, n):
+            raise VerifyException(f"graph.matmul: result shape {r}, expected {(m, n)}")
+        if not (self.lhs.type.element_type == self.rhs.type.element_type == self.result.type.element_type):
+            raise VerifyException("graph.matmul: element types differ")
+
+
+@irdl_op_definition
+class TransposeOp(IRDLOperation):
+    """Permute axes: `graph.transpose %x {perm = array<i64: 1, 0>}`."""
+
+    name = "graph.transpose"
+    input = operand_def(FloatTensor)
+    result = result_def(FloatTensor)
+    perm = attr_def(DenseArrayBase)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(self, input, perm: Sequence[int], result_type: Attribute):
+        super().__init__(
+            operands=[input], result_types=[result_type], attributes={"perm": DenseArrayBase.from_list(i64, perm)}
+        )
+
+    def verify_(self) -> None:
+        p = tuple(self.perm.get_values())
+        s = shape_of(self.input.type)
+        if sorted(p) != list(range(len(s))):
+            raise VerifyException(f"graph.transpose: perm {list(p)} is not a permutation of rank {len(s)}")
+        if tuple(s[i] for i in p) != shape_of(self.result.type):
+            raise VerifyException(f"graph.transpose: result shape {shape_of(self.result.type)} does not match perm")
+
+
+@irdl_op_definition
+class ReshapeOp(IRDLOperation):
+    """Row-major reshape to a shape with the same number of elements."""
+
+    name = "graph.reshape"
+    input = operand_def(FloatTensor)
+    result = result_def(FloatTensor)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(self, input, result_type: Attribute):
+        super().__init__(operands=[input], result_types=[result_type])
+
+    def verify_(self) -> None:
+        a, r = shape_of(self.input.type), shape_of(self.result.type)
+        if int(np.prod(a)) != int(np.prod(r)):
+            raise VerifyException(f"graph.reshape: {a} and {r} hold different element counts")
+        if self.input.type.element_type != self.result.type.element_type:
+            raise VerifyException("graph.reshape: element types differ")
+
+
+Graph = Dialect(
+    "graph",
+    [ParameterOp, AddOp, SubOp, MulOp, MaxOp, GeluOp, ReluOp, MatmulOp, TransposeOp, ReshapeOp],
+    [GaussianAttr],
+)

@@ -1,0 +1,414 @@
+"""The `plan` dialect: every value has a layout and every op a chosen implementation.
+
+`!plan.tensor<512x2048xf16, #plan.layout<grid = [4, 46, 8], split = [[0], [2]], memory = interleaved>>`
+is a logical tensor cut into blocks over a tile grid (see `layout.Layout`). Conversions between
+layouts are explicit `plan.rearrange` / `plan.reduce` ops, so a plan is priced as emitted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DenseIntOrFPElementsAttr,
+    IntAttr,
+    IntegerAttr,
+    StringAttr,
+    TensorType,
+)
+from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, TypeAttribute
+from xdsl.irdl import (
+    AnyOf,
+    BaseAttr,
+    IRDLOperation,
+    attr_def,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_attr_def,
+    result_def,
+    traits_def,
+)
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from ipu.dialects.graph import GaussianAttr
+from ipu.dialects.layout import Layout
+
+MEMORY_CLASSES = ("standard", "interleaved")
+
+
+def _ints(parser: AttrParser) -> list[int]:
+    return parser.parse_comma_separated_list(parser.Delimiter.SQUARE, lambda: parser.parse_integer())
+
+
+def _fmt(xs: Sequence[int]) -> str:
+    return "[" + ", ".join(str(x) for x in xs) + "]"
+
+
+@irdl_attr_definition
+class LayoutAttr(ParametrizedAttribute):
+    """Tile grid, per-axis split, partial-sum dimension, first tile, alignment, memory class."""
+
+    name = "plan.layout"
+    grid: ArrayAttr[IntAttr]
+    split: ArrayAttr[ArrayAttr[IntAttr]]
+    partial: IntAttr
+    first: IntAttr
+    align: ArrayAttr[IntAttr]
+    memory: StringAttr
+
+    def __init__(
+        self,
+        grid: Sequence[int],
+        split: Sequence[Sequence[int]],
+        partial: int = -1,
+        first: int = 0,
+        align: Sequence[int] = (),
+        memory: str = "standard",
+    ):
+        super().__init__(
+            ArrayAttr(IntAttr(g) for g in grid),
+            ArrayAttr(ArrayAttr(IntAttr(d) for d in s) for s in split),
+            IntAttr(partial),
+            IntAttr(first),
+            ArrayAttr(IntAttr(a) for a in align),
+            StringAttr(memory),
+        )
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        fields: dict[str, object] = {"partial": -1, "first": 0, "align": [], "memory": "standard"}
+        parser.parse_punctuation("<")
+        while True:
+            key = parser.parse_identifier()
+            parser.parse_punctuation("=")
+            if key in ("grid", "align"):
+                fields[key] = _ints(parser)
+            elif key == "split":
+                fields[key] = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, lambda: _ints(parser))
+            elif key in ("partial", "first"):
+                fields[key] = parser.parse_integer()
+            elif key == "memory":
+                fields[key] = parser.parse_identifier()
+            else:
+                parser.raise_error(f"unknown plan.layout field '{key}'")
+            if parser.parse_optional_punctuation(">"):
+                break
+            parser.parse_punctuation(",")
+        if "grid" not in fields or "split" not in fields:
+            parser.raise_error("plan.layout needs grid and split")
+        a = LayoutAttr(**fields)  # type: ignore[arg-type]
+        return a.parameters
+
+    def print_parameters(self, printer: Printer) -> None:
+        s = f"<grid = {_fmt(self.grid_dims)}, split = [" + ", ".join(_fmt(x) for x in self.split_dims) + "]"
+        if self.partial.data >= 0:
+            s += f", partial = {self.partial.data}"
+        if self.first.data:
+            s += f", first = {self.first.data}"
+        if self.align.data:
+            s += f", align = {_fmt([a.data for a in self.align.data])}"
+        printer.print_string(s + f", memory = {self.memory.data}>")
+
+    @property
+    def grid_dims(self) -> tuple[int, ...]:
+        return tuple(g.data for g in self.grid.data)
+
+    @property
+    def split_dims(self) -> tuple[tuple[int, ...], ...]:
+        return tuple(tuple(d.data for d in s.data) for s in self.split.data)
+
+    def verify(self) -> None:
+        if self.memory.data not in MEMORY_CLASSES:
+            raise VerifyException(f"plan.layout: memory must be one of {MEMORY_CLASSES}")
+        try:
+            Layout((1,) * len(self.split.data), self.grid_dims, self.split_dims, self.partial.data, self.first.data)
+        except ValueError as e:
+            raise VerifyException(f"plan.layout: {e}") from None
+
+    def layout(self, shape: Sequence[int]) -> Layout:
+        return Layout(
+            tuple(shape), self.grid_dims, self.split_dims, self.partial.data, self.first.data,
+            tuple(a.data for a in self.align.data),
+        )
+
+
+@irdl_attr_definition
+class PlanTensorType(ParametrizedAttribute, TypeAttribute):
+    """A logical tensor with its layout: `!plan.tensor<512x2048xf16, #plan.layout<...>>`."""
+
+    name = "plan.tensor"
+    tensor: TensorType
+    layout_attr: LayoutAttr
+
+    def __init__(self, tensor: TensorType, layout: LayoutAttr):
+        super().__init__(tensor, layout)
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        parser.parse_punctuation("<")
+        shape, el = parser.parse_ranked_shape()
+        parser.parse_punctuation(",")
+        lay = parser.parse_attribute()
+        parser.parse_punctuation(">")
+        if not isinstance(lay, LayoutAttr):
+            parser.raise_error("expected #plan.layout")
+        return (TensorType(el, shape), lay)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string("<" + "".join(f"{d}x" for d in self.tensor.get_shape()))
+        printer.print_attribute(self.tensor.element_type)
+        printer.print_string(", ")
+        printer.print_attribute(self.layout_attr)
+        printer.print_string(">")
+
+    def verify(self) -> None:
+        shape = tuple(self.tensor.get_shape())
+        if len(shape) != len(self.layout_attr.split.data):
+            raise VerifyException(f"plan.tensor: layout split has rank {len(self.layout_attr.split.data)}, tensor {len(shape)}")
+        if not 1 <= len(shape) <= 2:
+            raise VerifyException("plan.tensor: only rank 1 and 2 tensors are planned so far")
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self.tensor.get_shape())
+
+    @property
+    def layout(self) -> Layout:
+        return self.layout_attr.layout(self.shape)
+
+
+AnyPlan = BaseAttr(PlanTensorType)
+
+
+def _op_index_attr() -> object:
+    return opt_attr_def(IntegerAttr)
+
+
+def op_index_of(op: IRDLOperation) -> int | None:
+    """Index of the graph operation whose result this op produces, if any."""
+    a = op.attributes.get("op_index")
+    return a.value.data if isinstance(a, IntegerAttr) else None
+
+
+@irdl_op_definition
+class ParameterOp(IRDLOperation):
+    """A weight, loaded by the `initialize` call directly in the layout its consumer wants."""
+
+    name = "plan.parameter"
+    sym_name = attr_def(StringAttr)
+    init = attr_def(AnyOf([BaseAttr(GaussianAttr), BaseAttr(DenseIntOrFPElementsAttr)]))
+    result = result_def(AnyPlan)
+    traits = traits_def(Pure())
+    assembly_format = "$sym_name $init attr-dict `:` type($result)"
+
+    def __init__(self, name: str, init: Attribute, type: PlanTensorType):
+        super().__init__(attributes={"sym_name": StringAttr(name), "init": init}, result_types=[type])
+
+    def verify_(self) -> None:
+        if self.result.type.layout.partial >= 0:
+            raise VerifyException("plan.parameter: a weight cannot be a partial sum")
+
+
+@irdl_op_definition
+class GemmOp(IRDLOperation):
+    """Per-tile AMP GEMM of aligned blocks: A split [rows, k], B split [k, cols]."""
+
+    name = "plan.gemm"
+    lhs = operand_def(AnyPlan)
+    rhs = operand_def(AnyPlan)
+    result = result_def(AnyPlan)
+    op_index = _op_index_attr()
+    traits = traits_def(Pure())
+    assembly_format = "$lhs `,` $rhs attr-dict `:` `(` type($lhs) `,` type($rhs) `)` `->` type($result)"
+
+    def __init__(self, lhs, rhs, result_type: PlanTensorType, op_index: int | None = None):
+        attrs = {"op_index": IntegerAttr(op_index, 64)} if op_index is not None else {}
+        super().__init__(operands=[lhs, rhs], result_types=[result_type], attributes=attrs)
+
+    def verify_(self) -> None:
+        a, b, r = self.lhs.type.layout, self.rhs.type.layout, self.result.type.layout
+        if len(a.shape) != 2 or len(b.shape) != 2:
+            raise VerifyException("plan.gemm: operands must be rank 2")
+        if a.shape[1] != b.shape[0] or r.shape != (a.shape[0], b.shape[1]):
+            raise VerifyException(f"plan.gemm: shapes {a.shape} x {b.shape} -> {r.shape} do not match")
+        if not (a.grid == b.grid == r.grid and a.first_tile == b.first_tile == r.first_tile):
+            raise VerifyException("plan.gemm: operands and result must share one tile grid")
+        if a.split[0] != r.split[0] or b.split[1] != r.split[1] or a.split[1] != b.split[0]:
+            raise VerifyException("plan.gemm: operand splits do not align with the result (rows, k, cols)")
+        if a.block[0] != r.block[0] or b.block[1] != r.block[1] or a.block[1] != b.block[0]:
+            raise VerifyException(f"plan.gemm: blocks {a.block} x {b.block} -> {r.block} do not align")
+        k_dims = a.split[1]
+        if (len(k_dims) > 0) != (r.partial >= 0) or (k_dims and (k_dims[0],) != tuple(k_dims)[:1] and False):
+            raise VerifyException("plan.gemm: a split contraction must produce a partial result and vice versa")
+        if k_dims and r.partial not in k_dims:
+            raise VerifyException("plan.gemm: the partial dimension must be the contraction's grid dimension")
+        for v in (self.lhs, self.rhs, self.result):
+            if v.type.layout_attr.memory.data != "interleaved":
+                raise VerifyException("plan.gemm: AMP operands and result live in interleaved memory")
+
+
+@irdl_op_definition
+class ReduceOp(IRDLOperation):
+    """Sum partial blocks into a non-partial layout (a reduce-scatter plus a local sum)."""
+
+    name = "plan.reduce"
+    input = operand_def(AnyPlan)
+    result = result_def(AnyPlan)
+    op_index = _op_index_attr()
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(self, input, result_type: PlanTensorType, op_index: int | None = None):
+        attrs = {"op_index": IntegerAttr(op_index, 64)} if op_index is not None else {}
+        super().__init__(operands=[input], result_types=[result_type], attributes=attrs)
+
+    def verify_(self) -> None:
+        if self.input.type.layout.partial < 0:
+            raise VerifyException("plan.reduce: input must be a partial-sum layout")
+        if self.result.type.layout.partial >= 0:
+            raise VerifyException("plan.reduce: result must not be partial")
+        if self.input.type.shape != self.result.type.shape:
+            raise VerifyException("plan.reduce: shapes differ")
+
+
+@irdl_op_definition
+class RearrangeOp(IRDLOperation):
+    """Move a value into another layout (an exchange phase)."""
+
+    name = "plan.rearrange"
+    input = operand_def(AnyPlan)
+    result = result_def(AnyPlan)
+    reason = opt_attr_def(StringAttr)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(self, input, result_type: PlanTensorType, reason: str | None = None):
+        attrs = {"reason": StringAttr(reason)} if reason else {}
+        super().__init__(operands=[input], result_types=[result_type], attributes=attrs)
+
+    def verify_(self) -> None:
+        if self.input.type.tensor != self.result.type.tensor:
+            raise VerifyException("plan.rearrange: logical tensor types differ")
+        if self.input.type.layout.partial >= 0 or self.result.type.layout.partial >= 0:
+            raise VerifyException("plan.rearrange: partial sums are reduced with plan.reduce")
+
+
+UNARY_KINDS = ("gelu", "relu")
+BINARY_KINDS = ("add", "sub", "mul", "max")
+
+
+@irdl_op_definition
+class UnaryOp(IRDLOperation):
+    """Elementwise map on each tile's block; result layout equals the input's."""
+
+    name = "plan.unary"
+    kind = attr_def(StringAttr)
+    input = operand_def(AnyPlan)
+    result = result_def(AnyPlan)
+    op_index = _op_index_attr()
+    traits = traits_def(Pure())
+    assembly_format = "$kind $input attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(self, kind: str, input, op_index: int | None = None):
+        attrs: dict[str, Attribute] = {"kind": StringAttr(kind)}
+        if op_index is not None:
+            attrs["op_index"] = IntegerAttr(op_index, 64)
+        super().__init__(operands=[input], result_types=[input.type], attributes=attrs)
+
+    def verify_(self) -> None:
+        if self.kind.data not in UNARY_KINDS:
+            raise VerifyException(f"plan.unary: unknown kind '{self.kind.data}'")
+        if self.input.type != self.result.type or self.input.type.layout.partial >= 0:
+            raise VerifyException("plan.unary: result type must equal a non-partial input type")
+
+
+@irdl_op_definition
+class BinaryOp(IRDLOperation):
+    """Elementwise binary op; rhs is same-layout or a block-aligned broadcast row vector."""
+
+    name = "plan.binary"
+    kind = attr_def(StringAttr)
+    lhs = operand_def(AnyPlan)
+    rhs = operand_def(AnyPlan)
+    result = result_def(AnyPlan)
+    op_index = _op_index_attr()
+    traits = traits_def(Pure())
+    assembly_format = "$kind $lhs `,` $rhs attr-dict `:` `(` type($lhs) `,` type($rhs) `)` `->` type($result)"
+
+    def __init__(self, kind: str, lhs, rhs, op_index: int | None = None):
+        attrs: dict[str, Attribute] = {"kind": StringAttr(kind)}
+        if op_index is not None:
+            attrs["op_index"] = IntegerAttr(op_index, 64)
+        super().__init__(operands=[lhs, rhs], result_types=[lhs.type], attributes=attrs)
+
+    def verify_(self) -> None:
+        if self.kind.data not in BINARY_KINDS:
+            raise VerifyException(f"plan.binary: unknown kind '{self.kind.data}'")
+        a, b = self.lhs.type.layout, self.rhs.type.layout
+        if self.result.type != self.lhs.type or a.partial >= 0 or b.partial >= 0:
+            raise VerifyException("plan.binary: result type must equal the non-partial lhs type")
+        if a.grid != b.grid or a.first_tile != b.first_tile:
+            raise VerifyException("plan.binary: operands must share one tile grid")
+        if b.shape == a.shape:
+            if b != a:
+                raise VerifyException("plan.binary: same-shape operands need the same layout")
+        elif len(b.shape) == 1 and len(a.shape) == 2 and b.shape[0] == a.shape[1]:
+            if b.split[0] != a.split[1] or b.block[0] != a.block[1]:
+                raise VerifyException("plan.binary: broadcast row vector must be split like the lhs columns")
+        else:
+            raise VerifyException(f"plan.binary: rhs shape {b.shape} does not broadcast to {a.shape} here")
+
+
+@irdl_op_definition
+class TransposeOp(IRDLOperation):
+    """Local transpose of each tile's block; the result layout swaps the axes' splits."""
+
+    name = "plan.transpose"
+    input = operand_def(AnyPlan)
+    result = result_def(AnyPlan)
+    op_index = _op_index_attr()
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def verify_(self) -> None:
+        a, r = self.input.type.layout, self.result.type.layout
+        if len(a.shape) != 2 or r.shape != a.shape[::-1] or r.split != a.split[::-1] or r.grid != a.grid:
+            raise VerifyException("plan.transpose: result must swap the axes and their splits")
+        if r.block != a.block[::-1]:
+            raise VerifyException(f"plan.transpose: blocks {a.block} and {r.block} are not transposes")
+
+
+@irdl_op_definition
+class ReshapeOp(IRDLOperation):
+    """Reinterpret row blocks: both layouts split only axis 0 over the same 1-D grid."""
+
+    name = "plan.reshape"
+    input = operand_def(AnyPlan)
+    result = result_def(AnyPlan)
+    op_index = _op_index_attr()
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def verify_(self) -> None:
+        a, r = self.input.type.layout, self.result.type.layout
+        ok = (
+            a.grid == r.grid and a.first_tile == r.first_tile and len(a.grid) == 1
+            and a.split[0] == (0,) and r.split[0] == (0,) and all(not s for s in a.split[1:] + r.split[1:])
+            and a.block_elements == r.block_elements
+            and a.shape[-1] == a.block[-1] and r.shape[-1] == r.block[-1]
+            and a.shape[0] % a.grid[0] == 0 and r.shape[0] % r.grid[0] == 0
+        )
+        if not ok:
+            raise VerifyException("plan.reshape: layouts must be equal row blocks of one 1-D grid")
+
+
+Plan = Dialect(
+    "plan",
+    [ParameterOp, GemmOp, ReduceOp, RearrangeOp, UnaryOp, BinaryOp, TransposeOp, ReshapeOp],
+    [LayoutAttr, PlanTensorType],
+)

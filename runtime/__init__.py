@@ -1,0 +1,1 @@
+"""Package reading and validation, the emulator, checkpoints (imports only target + format)."""

@@ -1,0 +1,552 @@
+"""The `.ipuexe` package: an in-memory model, a Cap'n Proto file format, a validating reader.
+
+Tables are NumPy int64 arrays whose columns are named below; all addresses are absolute tile
+byte addresses, strides are in bytes unless named otherwise.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import capnp
+import numpy as np
+
+from ipu.runtime.isa import (
+    DTYPE_SIZE,
+    INSTRUCTION_BYTES,
+    INSTRUCTION_WORDS,
+    KERNEL_NAMES,
+    KERNELS,
+    DType,
+    Opcode,
+)
+from ipu.target import Target
+
+SCHEMA_VERSION = 1
+
+# A binding slice family: for r in range(rows), m in range(tile_count):
+#   logical elements [logical_offset + r*logical_stride, ... + row_elements)
+#   <-> tile (tile + m*tile_step), bytes [address + r*tile_stride, ... + row_elements*esize)
+SLICE_COLUMNS = (
+    "logical_offset", "logical_stride", "rows", "row_elements",
+    "tile", "tile_count", "tile_step", "address", "tile_stride",
+)
+
+# A transfer family of one exchange phase. For p in range(par_count), c in range(mc_count):
+#   source tile  s = src_tile + p*par_src_step,
+#   destination  d = dst_tile + p*par_dst_step + c*mc_step,
+#   for r in range(rows): row_words 32-bit words from s:[src_address + r*src_stride]
+#                          to d:[dst_address + r*dst_stride].
+# All members occupy their source's send port and every destination's receive port during
+# cycles [start, start + rows*row_words) of the phase (multicast: one send, many receives).
+TRANSFER_COLUMNS = (
+    "start", "src_tile", "src_address", "src_stride", "dst_tile", "dst_address", "dst_stride",
+    "rows", "row_words", "par_count", "par_src_step", "par_dst_step", "mc_count", "mc_step",
+)
+
+
+class PackageError(ValueError):
+    """A package that cannot be read or fails validation; the message names the problem."""
+
+
+@dataclass
+class Binding:
+    """A logical tensor and where its bytes live on tiles (inputs, outputs, weights)."""
+
+    name: str
+    dtype: DType
+    shape: tuple[int, ...]
+    slices: np.ndarray  # int64 [n, len(SLICE_COLUMNS)]
+    data: bytes | None = None  # logical row-major bytes, weights only
+
+
+@dataclass
+class Program:
+    """Code shared by tiles [first_tile, first_tile + tile_count), loaded at code_address."""
+
+    first_tile: int
+    tile_count: int
+    code_address: int
+    code: bytes  # INSTRUCTION_BYTES per instruction, see runtime.isa
+
+
+@dataclass
+class Phase:
+    """One scheduled exchange phase."""
+
+    index: int
+    lower_bound: int
+    horizon: int
+    scheduler: str
+    transfers: np.ndarray  # int64 [n, len(TRANSFER_COLUMNS)]
+
+
+@dataclass
+class Checkpoint:
+    """A value sampled when a program reaches CHECKPOINT index."""
+
+    index: int
+    name: str
+    operation: int  # index of the graph operation whose result this is
+    binding: Binding
+
+
+@dataclass
+class Package:
+    compiler_version: str
+    target: str
+    tiles: int
+    memory_base: int
+    memory_size: int
+    programs: list[Program]
+    phases: list[Phase]
+    weights: list[Binding]
+    inputs: list[Binding]
+    outputs: list[Binding]
+    checkpoints: list[Checkpoint]
+    metrics: dict[str, int] = field(default_factory=dict)
+    schema_version: int = SCHEMA_VERSION
+
+
+# --------------------------------------------------------------------------------------------
+# Cap'n Proto file format
+# --------------------------------------------------------------------------------------------
+
+SCHEMA_PATH = Path(__file__).with_name("ipuexe.capnp")
+_SCHEMA: Any = None
+
+
+def _schema() -> Any:
+    """The compiled `ipuexe.capnp` schema module (loaded once)."""
+    global _SCHEMA
+    if _SCHEMA is None:
+        _SCHEMA = capnp.load(str(SCHEMA_PATH))
+    return _SCHEMA
+
+
+def _put_table(builder: Any, table: np.ndarray, ncols: int) -> None:
+    arr = np.ascontiguousarray(table, dtype="<i8")
+    if arr.ndim != 2:
+        arr = arr.reshape(-1, ncols)
+    builder.rows, builder.columns = arr.shape
+    builder.data = arr.tobytes()
+
+
+def _get_table(reader: Any, what: str) -> np.ndarray:
+    rows, cols, raw = int(reader.rows), int(reader.columns), reader.data
+    if len(raw) != rows * cols * 8:
+        raise PackageError(f"{what}: table data has {len(raw)} bytes, expected {rows}x{cols} int64")
+    return np.frombuffer(raw, dtype="<i8").astype(np.int64).reshape(rows, cols)
+
+
+def _put_binding(b: Any, src: Binding) -> None:
+    b.name = src.name
+    b.dtype = int(src.dtype)
+    b.shape = [int(x) for x in src.shape]
+    _put_table(b.slices, src.slices, len(SLICE_COLUMNS))
+    b.hasData = src.data is not None
+    if src.data is not None:
+        b.data = bytes(src.data)
+
+
+def _get_binding(b: Any, what: str) -> Binding:
+    name = str(b.name)
+    try:
+        dtype = DType(int(b.dtype))
+    except ValueError:
+        raise PackageError(f"{what} '{name}': invalid dtype {int(b.dtype)}") from None
+    return Binding(
+        name=name,
+        dtype=dtype,
+        shape=tuple(int(x) for x in b.shape),
+        slices=_get_table(b.slices, f"{what} '{name}' slices"),
+        data=bytes(b.data) if b.hasData else None,
+    )
+
+
+def write_package(pkg: Package, path: str | os.PathLike[str]) -> None:
+    """Write `pkg` atomically: a temporary file in the same directory, then os.replace."""
+    s = _schema()
+    m = s.Package.new_message()
+    m.schemaVersion = pkg.schema_version
+    m.compilerVersion = pkg.compiler_version
+    m.target = pkg.target
+    m.tiles = pkg.tiles
+    m.memoryBase = pkg.memory_base
+    m.memorySize = pkg.memory_size
+    for b, p in zip(m.init("programs", len(pkg.programs)), pkg.programs, strict=True):
+        b.firstTile, b.tileCount, b.codeAddress = p.first_tile, p.tile_count, p.code_address
+        b.code = bytes(p.code)
+    for b, ph in zip(m.init("phases", len(pkg.phases)), pkg.phases, strict=True):
+        b.index, b.lowerBound, b.horizon, b.scheduler = ph.index, ph.lower_bound, ph.horizon, ph.scheduler
+        _put_table(b.transfers, ph.transfers, len(TRANSFER_COLUMNS))
+    for field_name in ("weights", "inputs", "outputs"):
+        src = getattr(pkg, field_name)
+        for b, binding in zip(m.init(field_name, len(src)), src, strict=True):
+            _put_binding(b, binding)
+    for b, c in zip(m.init("checkpoints", len(pkg.checkpoints)), pkg.checkpoints, strict=True):
+        b.index, b.name, b.operation = c.index, c.name, c.operation
+        _put_binding(b.binding, c.binding)
+    for b, (k, v) in zip(m.init("metrics", len(pkg.metrics)), pkg.metrics.items(), strict=True):
+        b.name, b.value = k, int(v)
+    data = m.to_bytes()
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def read_package(path: str | os.PathLike[str], traversal_limit_words: int | None = None) -> Package:
+    """Read a package file; any unreadable, truncated or wrong-version file raises PackageError.
+
+    The traversal limit defaults to four times the file size in words (large weight blobs)."""
+    path = Path(path)
+    try:
+        buf = path.read_bytes()
+    except FileNotFoundError:
+        raise PackageError(f"package file not found: {path}") from None
+    except OSError as e:
+        raise PackageError(f"cannot read package {path}: {e}") from None
+    if len(buf) < 16 or len(buf) % 8:
+        raise PackageError(f"{path}: not a package (truncated or not Cap'n Proto, {len(buf)} bytes)")
+    limit = traversal_limit_words if traversal_limit_words is not None else 4 * (len(buf) // 8) + (1 << 20)
+    try:
+        with _schema().Package.from_bytes(buf, traversal_limit_in_words=limit, nesting_limit=64) as m:
+            version = int(m.schemaVersion)
+            if version != SCHEMA_VERSION:
+                raise PackageError(f"{path}: schema version {version}, this reader supports {SCHEMA_VERSION}")
+            return _read_message(m)
+    except PackageError:
+        raise
+    except Exception as e:  # capnp raises KjException (and friends) for malformed data
+        text = str(e)
+        if "traversal limit" in text.lower():
+            raise PackageError(f"{path}: message exceeds the traversal limit of {limit} words") from None
+        first = text.strip().splitlines()[0] if text.strip() else type(e).__name__
+        raise PackageError(f"{path}: corrupt or truncated package ({first})") from None
+
+
+def _read_message(m: Any) -> Package:
+    programs = [
+        Program(int(p.firstTile), int(p.tileCount), int(p.codeAddress), bytes(p.code)) for p in m.programs
+    ]
+    phases = [
+        Phase(int(p.index), int(p.lowerBound), int(p.horizon), str(p.scheduler),
+              _get_table(p.transfers, f"phase {int(p.index)} transfers"))
+        for p in m.phases
+    ]
+    weights = [_get_binding(b, "weight") for b in m.weights]
+    inputs = [_get_binding(b, "input") for b in m.inputs]
+    outputs = [_get_binding(b, "output") for b in m.outputs]
+    checkpoints = [
+        Checkpoint(int(c.index), str(c.name), int(c.operation), _get_binding(c.binding, "checkpoint"))
+        for c in m.checkpoints
+    ]
+    return Package(
+        compiler_version=str(m.compilerVersion),
+        target=str(m.target),
+        tiles=int(m.tiles),
+        memory_base=int(m.memoryBase),
+        memory_size=int(m.memorySize),
+        programs=programs,
+        phases=phases,
+        weights=weights,
+        inputs=inputs,
+        outputs=outputs,
+        checkpoints=checkpoints,
+        metrics={str(x.name): int(x.value) for x in m.metrics},
+        schema_version=int(m.schemaVersion),
+    )
+
+
+def packages_equal(a: Package, b: Package) -> bool:
+    """Deep equality of two packages (numpy tables compared by value)."""
+
+    def norm(x: Any) -> Any:
+        if isinstance(x, np.ndarray):
+            return ("nd", x.shape, np.asarray(x, np.int64).tobytes())
+        if isinstance(x, list | tuple):
+            return tuple(norm(v) for v in x)
+        if isinstance(x, dict):
+            return tuple(sorted((k, norm(v)) for k, v in x.items()))
+        if hasattr(x, "__dataclass_fields__"):
+            return (type(x).__name__,) + tuple(norm(getattr(x, f)) for f in x.__dataclass_fields__)
+        return x
+
+    return norm(a) == norm(b)
+
+
+# --------------------------------------------------------------------------------------------
+# Validation against a target (vectorized: mk2 packages hold ~100k expanded transfers)
+# --------------------------------------------------------------------------------------------
+
+
+def call_operand_elements(kernel: str, p: dict[str, Any]) -> tuple[Any, list[Any]]:
+    """(output elements, [input elements]) of a CALL; works on ints or numpy param columns."""
+    if kernel == "amp_matmul":
+        return p["m"] * p["n"], [p["m"] * p["k"], p["k"] * p["n"]]
+    if kernel in ("add", "mul", "sub", "max"):
+        return p["m"] * p["n"], [p["m"] * p["n"], p["b_rows"] * p["b_cols"]]
+    if kernel == "transpose":
+        return p["m"] * p["n"], [p["m"] * p["n"]]
+    if kernel == "reduce_sum":
+        return p["elements"], [p["parts"] * p["elements"]]
+    if kernel in ("gelu", "relu", "copy"):
+        return p["elements"], [p["elements"]]
+    raise KeyError(kernel)
+
+
+_DTYPE_SIZE_BY_CODE = np.zeros(256, np.int64)
+for _d, _s in DTYPE_SIZE.items():
+    _DTYPE_SIZE_BY_CODE[int(_d)] = _s
+
+
+def _first(mask: np.ndarray) -> int:
+    return int(np.flatnonzero(mask)[0])
+
+
+def validate_package(pkg: Package, target: Target) -> None:
+    """Check `pkg` against `target`; raises PackageError naming the first problem found."""
+    if pkg.schema_version != SCHEMA_VERSION:
+        raise PackageError(f"schema version {pkg.schema_version}, expected {SCHEMA_VERSION}")
+    for what, have, want in (
+        ("target", pkg.target, target.name),
+        ("tiles", pkg.tiles, target.tiles),
+        ("memory_base", pkg.memory_base, target.memory_base),
+        ("memory_size", pkg.memory_size, target.memory_size),
+    ):
+        if have != want:
+            raise PackageError(f"package {what} is {have!r}, target {target.name} has {want!r}")
+    phase_ids = [ph.index for ph in pkg.phases]
+    if len(set(phase_ids)) != len(phase_ids):
+        raise PackageError("duplicate exchange phase indices")
+    ckpt_ids = [c.index for c in pkg.checkpoints]
+    if len(set(ckpt_ids)) != len(ckpt_ids):
+        raise PackageError("duplicate checkpoint indices")
+    _validate_programs(pkg, target)
+    for ph in pkg.phases:
+        _validate_transfers(ph, target)
+    for what, items in (
+        ("weight", pkg.weights),
+        ("input", pkg.inputs),
+        ("output", pkg.outputs),
+        ("checkpoint", [c.binding for c in pkg.checkpoints]),
+    ):
+        names = [b.name for b in items]
+        if what != "checkpoint" and len(set(names)) != len(names):
+            dup = next(n for n in names if names.count(n) > 1)
+            raise PackageError(f"duplicate {what} binding name '{dup}'")
+        for b in items:
+            _validate_binding(b, what, target, need_data=what == "weight",
+                              need_cover=what in ("output", "checkpoint"))
+
+
+def _validate_programs(pkg: Package, target: Target) -> None:
+    if not pkg.programs:
+        raise PackageError("package has no programs")
+    base, end = target.memory_base, target.memory_end
+    prev_end, prev_i = 0, -1
+    for i in sorted(range(len(pkg.programs)), key=lambda j: pkg.programs[j].first_tile):
+        p = pkg.programs[i]
+        if p.tile_count <= 0 or p.first_tile < 0 or p.first_tile + p.tile_count > target.tiles:
+            raise PackageError(
+                f"program {i}: tiles [{p.first_tile}, {p.first_tile + p.tile_count}) "
+                f"not a non-empty range within [0, {target.tiles})")
+        if p.first_tile < prev_end:
+            raise PackageError(f"programs {prev_i} and {i} overlap on tile {p.first_tile}")
+        prev_end, prev_i = p.first_tile + p.tile_count, i
+    skeleton: np.ndarray | None = None
+    for i, p in enumerate(pkg.programs):
+        n = len(p.code)
+        if n == 0 or n % INSTRUCTION_BYTES:
+            raise PackageError(f"program {i}: code length {n} is not a positive multiple of "
+                               f"{INSTRUCTION_BYTES}")
+        if not any(r.executable and r.start <= p.code_address and p.code_address + n <= r.end
+                   for r in target.regions) or p.code_address < base or p.code_address + n > end:
+            raise PackageError(
+                f"program {i}: code [{p.code_address:#x}, {p.code_address + n:#x}) "
+                "is not inside an executable region")
+        words = np.frombuffer(p.code, dtype="<u4").reshape(-1, INSTRUCTION_WORDS).astype(np.int64)
+        op = words[:, 0]
+        ends = np.flatnonzero(op == Opcode.END)
+        if ends.size == 0:
+            raise PackageError(f"program {i}: no END instruction")
+        words, op = words[: ends[0] + 1], op[: ends[0] + 1]
+        bad = op > max(Opcode)
+        if bad.any():
+            j = _first(bad)
+            raise PackageError(f"program {i}: instruction {j} has invalid opcode {op[j]}")
+        _validate_calls(i, words, op, base, end)
+        control = words[op != Opcode.CALL]
+        if skeleton is None:
+            skeleton = control
+        elif not np.array_equal(control, skeleton):
+            k = min(len(control), len(skeleton))
+            diff = np.flatnonzero((control[:k] != skeleton[:k]).any(axis=1))
+            at = int(diff[0]) if diff.size else k
+            raise PackageError(
+                f"program {i} (tiles {p.first_tile}..{p.first_tile + p.tile_count - 1}): control "
+                f"skeleton differs from program 0 at control instruction {at}")
+    assert skeleton is not None
+    limits = {
+        Opcode.EXCHANGE: ("exchange phase", {ph.index for ph in pkg.phases}),
+        Opcode.HOST_IN: ("input", set(range(len(pkg.inputs)))),
+        Opcode.HOST_OUT: ("output", set(range(len(pkg.outputs)))),
+        Opcode.CHECKPOINT: ("checkpoint", {c.index for c in pkg.checkpoints}),
+    }
+    for j, w in enumerate(skeleton):
+        if int(w[0]) in limits:
+            what, valid = limits[Opcode(int(w[0]))]
+            if int(w[1]) not in valid:
+                raise PackageError(f"control instruction {j} ({Opcode(int(w[0])).name}): no {what} {w[1]}")
+
+
+def _validate_calls(i: int, words: np.ndarray, op: np.ndarray, base: int, end: int) -> None:
+    idx = np.flatnonzero(op == Opcode.CALL)
+    calls = words[idx]
+    kern = calls[:, 1]
+    bad = kern >= len(KERNEL_NAMES)
+    if bad.any():
+        j = _first(bad)
+        raise PackageError(f"program {i}: instruction {idx[j]} calls invalid kernel index {kern[j]}")
+    in_dt, out_dt = calls[:, 2] & 0xFF, (calls[:, 2] >> 8) & 0xFF
+    bad = (_DTYPE_SIZE_BY_CODE[in_dt] == 0) | (_DTYPE_SIZE_BY_CODE[out_dt] == 0) | (calls[:, 2] >> 16 != 0)
+    if bad.any():
+        j = _first(bad)
+        raise PackageError(f"program {i}: instruction {idx[j]} has invalid dtype word {calls[j, 2]:#x}")
+    for k, name in enumerate(KERNEL_NAMES):
+        sel = kern == k
+        if not sel.any():
+            continue
+        c, at = calls[sel], idx[sel]
+        n_in, pnames = KERNELS[name]
+        params = {pn: c[:, 7 + q] for q, pn in enumerate(pnames)}
+        bad = np.zeros(len(c), bool)
+        for v in params.values():
+            bad |= v <= 0
+        if name in ("add", "mul", "sub", "max"):
+            bad |= (params["b_rows"] != 1) & (params["b_rows"] != params["m"])
+            bad |= (params["b_cols"] != 1) & (params["b_cols"] != params["n"])
+        if bad.any():
+            j = _first(bad)
+            raise PackageError(f"program {i}: instruction {at[j]} ({name}) has invalid parameters "
+                               f"{dict((pn, int(v[j])) for pn, v in params.items())}")
+        out_el, in_els = call_operand_elements(name, params)
+        isz, osz = _DTYPE_SIZE_BY_CODE[c[:, 2] & 0xFF], _DTYPE_SIZE_BY_CODE[(c[:, 2] >> 8) & 0xFF]
+        operands = [(3, out_el * osz)] + [(4 + q, e * isz) for q, e in enumerate(in_els)]
+        for slot, nbytes in operands:
+            addr = c[:, slot]
+            bad = (addr < base) | (addr + nbytes > end)
+            if bad.any():
+                j = _first(bad)
+                raise PackageError(
+                    f"program {i}: instruction {at[j]} ({name}) operand {slot - 3} "
+                    f"[{addr[j]:#x}, {addr[j] + nbytes[j]:#x}) outside memory [{base:#x}, {end:#x})")
+
+
+def _validate_transfers(ph: Phase, target: Target) -> None:
+    t = ph.transfers
+    if t.ndim != 2 or t.shape[1] != len(TRANSFER_COLUMNS):
+        raise PackageError(f"phase {ph.index}: transfer table has shape {t.shape}, "
+                           f"expected [n, {len(TRANSFER_COLUMNS)}]")
+    if len(t) == 0:
+        return
+    c = {name: t[:, q].astype(np.int64) for q, name in enumerate(TRANSFER_COLUMNS)}
+    bad = (c["rows"] <= 0) | (c["row_words"] <= 0) | (c["par_count"] <= 0) | (c["mc_count"] <= 0)
+    bad |= c["start"] < 0
+    if bad.any():
+        j = _first(bad)
+        raise PackageError(f"phase {ph.index}: transfer {j} has non-positive rows/row_words/counts "
+                           "or a negative start")
+    # member tiles and byte addresses are linear in p, c, r: the extremes are at the corners
+    pe, me, re_ = c["par_count"] - 1, c["mc_count"] - 1, c["rows"] - 1
+
+    def lo_hi(v0: np.ndarray, *terms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        lo, hi = v0.copy(), v0.copy()
+        for term in terms:
+            lo += np.minimum(term, 0)
+            hi += np.maximum(term, 0)
+        return lo, hi
+
+    nbytes = c["row_words"] * 4
+    dst_lo_hi = lo_hi(c["dst_tile"], pe * c["par_dst_step"], me * c["mc_step"])
+    checks = (
+        ("source tile", *lo_hi(c["src_tile"], pe * c["par_src_step"]), 0, target.tiles),
+        ("destination tile", *dst_lo_hi, 0, target.tiles),
+        ("source bytes", *lo_hi(c["src_address"], re_ * c["src_stride"]), target.memory_base,
+         target.memory_end - nbytes + 1),
+        ("destination bytes", *lo_hi(c["dst_address"], re_ * c["dst_stride"]), target.memory_base,
+         target.memory_end - nbytes + 1),
+    )
+    for what, lo, hi, vmin, vmax in checks:
+        bad = (lo < vmin) | (hi >= vmax)
+        if bad.any():
+            j = _first(bad)
+            raise PackageError(f"phase {ph.index}: transfer {j} {what} out of range "
+                               f"(spans {lo[j]:#x}..{hi[j]:#x})")
+
+
+def _validate_binding(b: Binding, what: str, target: Target, need_data: bool, need_cover: bool) -> None:
+    label = f"{what} '{b.name}'"
+    try:
+        dtype = DType(int(b.dtype))
+    except ValueError:
+        raise PackageError(f"{label}: invalid dtype {b.dtype}") from None
+    if any(int(d) < 0 for d in b.shape):
+        raise PackageError(f"{label}: negative dimension in shape {b.shape}")
+    size, esize = int(np.prod(b.shape, dtype=np.int64)), DTYPE_SIZE[dtype]
+    if need_data:
+        if b.data is None or len(b.data) != size * esize:
+            have = None if b.data is None else len(b.data)
+            raise PackageError(f"{label}: data has {have} bytes, shape {b.shape} {dtype.name} needs "
+                               f"{size * esize}")
+    s = b.slices
+    if s.ndim != 2 or s.shape[1] != len(SLICE_COLUMNS):
+        raise PackageError(f"{label}: slice table has shape {s.shape}, expected [n, {len(SLICE_COLUMNS)}]")
+    if len(s) == 0:
+        if size and (need_data or need_cover):
+            raise PackageError(f"{label}: no slices")
+        return
+    c = {name: s[:, q].astype(np.int64) for q, name in enumerate(SLICE_COLUMNS)}
+    bad = (c["rows"] <= 0) | (c["row_elements"] <= 0) | (c["tile_count"] <= 0)
+    if bad.any():
+        raise PackageError(f"{label}: slice {_first(bad)} has non-positive rows/row_elements/tile_count")
+    r1, m1 = c["rows"] - 1, c["tile_count"] - 1
+    t_last = c["tile"] + m1 * c["tile_step"]
+    bad = (np.minimum(c["tile"], t_last) < 0) | (np.maximum(c["tile"], t_last) >= target.tiles)
+    if bad.any():
+        raise PackageError(f"{label}: slice {_first(bad)} tile family outside [0, {target.tiles})")
+    l_last = c["logical_offset"] + r1 * c["logical_stride"]
+    bad = (np.minimum(c["logical_offset"], l_last) < 0) | (
+        np.maximum(c["logical_offset"], l_last) + c["row_elements"] > size)
+    if bad.any():
+        raise PackageError(f"{label}: slice {_first(bad)} logical range outside the {size} elements")
+    a_last = c["address"] + r1 * c["tile_stride"]
+    bad = (np.minimum(c["address"], a_last) < target.memory_base) | (
+        np.maximum(c["address"], a_last) + c["row_elements"] * esize > target.memory_end)
+    if bad.any():
+        raise PackageError(f"{label}: slice {_first(bad)} byte range outside tile memory")
+    if need_cover and size:
+        # every logical element must be held by some slice row: union of row intervals
+        rows = c["rows"]
+        sl = np.repeat(np.arange(len(s)), rows)
+        r = np.arange(int(rows.sum())) - np.repeat(np.cumsum(rows) - rows, rows)
+        lo = c["logical_offset"][sl] + r * c["logical_stride"][sl]
+        order = np.argsort(lo, kind="stable")
+        lo, hi = lo[order], (lo + c["row_elements"][sl])[order]
+        reach = np.maximum.accumulate(hi)
+        gap = np.flatnonzero(lo[1:] > reach[:-1])
+        if lo[0] > 0 or gap.size or reach[-1] < size:
+            missing = 0 if lo[0] > 0 else int(reach[gap[0]]) if gap.size else int(reach[-1])
+            raise PackageError(f"{label}: slices do not cover logical element {missing}")

@@ -1,0 +1,142 @@
+"""Machine models as data: `load_target("mk2")` reads `target/mk2.toml`.
+
+The compiler's cost model and the emulator's cycle model both read these objects, so an
+estimate and a measurement always start from the same numbers (DESIGN principle 3).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+TARGET_DIR = Path(__file__).parent
+DEFAULT_TARGET = "mk2"
+
+
+class TargetError(ValueError):
+    """An unknown or malformed target description."""
+
+
+@dataclass(frozen=True)
+class Region:
+    """A contiguous SRAM range of one tile."""
+
+    name: str
+    start: int
+    end: int
+    interleaved: bool
+    executable: bool
+
+    @property
+    def size(self) -> int:
+        return self.end - self.start
+
+
+@dataclass(frozen=True)
+class Target:
+    """One tile machine: geometry, rates and costs (all per tile)."""
+
+    name: str
+    description: str
+    tiles: int
+    clock_hz: int
+    memory_base: int
+    memory_size: int
+    element_bytes: int
+    tiles_per_send_bus: int
+    code_reserve_bytes: int
+    regions: tuple[Region, ...]
+    rates: dict[str, int]
+    costs: dict[str, int]
+    exchange: dict[str, int]
+
+    @property
+    def memory_end(self) -> int:
+        return self.memory_base + self.memory_size
+
+    def region(self, name: str) -> Region:
+        for r in self.regions:
+            if r.name == name:
+                return r
+        raise TargetError(f"target {self.name} has no region '{name}'")
+
+    # --- cost formulas shared by the compiler's estimates and the emulator's cycle counts ---
+
+    def amp_matmul_cycles(self, m: int, k: int, n: int) -> int:
+        """AMP GEMM call on one tile: [m,k] x [k,n], fp16 in, fp32 accumulate.
+
+        ipu-stack's measured form (ST 3.2): call + per 16-deep slice, rows x columns / 4
+        plus a per-16-column-group cost of `amp_group_interleaved` per 64-deep block.
+        """
+        c = self.costs
+        cols = -(-n // c["amp_columns_per_group"]) * c["amp_columns_per_group"]
+        slices = -(-k // 16)
+        per_slice = -(-cols * m // c["amp_row_divisor"]) + -(
+            -(cols // c["amp_columns_per_group"]) * c["amp_group_interleaved"] // 4
+        )
+        return c["amp_call"] + slices * per_slice
+
+    def elementwise_cycles(self, kind: str, elements: int) -> int:
+        """Vector kernels (ST 3.3): GeLU is scalar, add/mul/relu run 16 elements a cycle."""
+        c = self.costs
+        if kind in ("gelu",):
+            return c["gelu_per_element"] * elements + c["kernel_launch"]
+        if kind in ("transpose",):
+            return c["transform_per_element"] * elements + c["kernel_launch"]
+        return -(-elements // c["add_elements_per_cycle"]) + c["kernel_launch"]
+
+    def reduce_cycles(self, parts: int, elements: int) -> int:
+        """Sum of `parts` fp32 partial slices of `elements` each (ST 3.1/3.2: parallel
+        reduction costs partial bytes at the measured 1 output byte a cycle per partial)."""
+        c = self.costs
+        return parts * elements * 4 // c["reduce_bytes_per_cycle"] + c["kernel_launch"]
+
+    def phase_overhead_cycles(self) -> int:
+        """Sync plus route tail that every exchange phase pays above its horizon."""
+        return self.exchange["sync_cycles"] + self.exchange["route_tail_cycles"]
+
+
+def available_targets() -> list[str]:
+    return sorted(p.stem for p in TARGET_DIR.glob("*.toml"))
+
+
+def load_target(name: str = DEFAULT_TARGET) -> Target:
+    """Load a target by name; raises TargetError naming the known targets."""
+    path = TARGET_DIR / f"{name}.toml"
+    if not name or "/" in name or not path.is_file():
+        raise TargetError(f"unknown target '{name}' (known: {', '.join(available_targets())})")
+    try:
+        raw = tomllib.loads(path.read_text())
+        regions = tuple(Region(**r) for r in raw["regions"])
+        t = Target(
+            name=raw["name"],
+            description=raw["description"],
+            tiles=int(raw["tiles"]),
+            clock_hz=int(raw["clock_hz"]),
+            memory_base=int(raw["memory_base"]),
+            memory_size=int(raw["memory_size"]),
+            element_bytes=int(raw["element_bytes"]),
+            tiles_per_send_bus=int(raw["tiles_per_send_bus"]),
+            code_reserve_bytes=int(raw["code_reserve_bytes"]),
+            regions=regions,
+            rates=dict(raw["rates"]),
+            costs=dict(raw["costs"]),
+            exchange=dict(raw["exchange"]),
+        )
+    except (KeyError, TypeError, tomllib.TOMLDecodeError) as e:
+        raise TargetError(f"malformed target file {path.name}: {e}") from None
+    _check(t)
+    return t
+
+
+def _check(t: Target) -> None:
+    if t.tiles <= 0:
+        raise TargetError(f"target {t.name}: tiles must be positive")
+    prev = t.memory_base
+    for r in t.regions:
+        if r.start != prev or r.end <= r.start:
+            raise TargetError(f"target {t.name}: regions must tile memory contiguously")
+        prev = r.end
+    if prev != t.memory_end:
+        raise TargetError(f"target {t.name}: regions end at {prev:#x}, memory at {t.memory_end:#x}")
