@@ -7,6 +7,7 @@ layouts are explicit `plan.rearrange` / `plan.reduce` ops, so a plan is priced a
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import (
@@ -243,7 +244,7 @@ class GemmOp(IRDLOperation):
         if a.block[0] != r.block[0] or b.block[1] != r.block[1] or a.block[1] != b.block[0]:
             raise VerifyException(f"plan.gemm: blocks {a.block} x {b.block} -> {r.block} do not align")
         k_dims = a.split[1]
-        if (len(k_dims) > 0) != (r.partial >= 0) or (k_dims and (k_dims[0],) != tuple(k_dims)[:1] and False):
+        if (math.prod(a.grid[d] for d in k_dims) > 1) != (r.partial >= 0):
             raise VerifyException("plan.gemm: a split contraction must produce a partial result and vice versa")
         if k_dims and r.partial not in k_dims:
             raise VerifyException("plan.gemm: the partial dimension must be the contraction's grid dimension")

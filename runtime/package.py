@@ -344,7 +344,7 @@ def validate_package(pkg: Package, target: Target) -> None:
         ("checkpoint", [c.binding for c in pkg.checkpoints]),
     ):
         names = [b.name for b in items]
-        if what != "checkpoint" and len(set(names)) != len(names):
+        if len(set(names)) != len(names):
             dup = next(n for n in names if names.count(n) > 1)
             raise PackageError(f"duplicate {what} binding name '{dup}'")
         for b in items:

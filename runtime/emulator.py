@@ -1,0 +1,405 @@
+"""A functional + cycle emulator of a package on its target.
+
+Memory is one uint8 array [tiles, memory_size]. Each program's code is decoded from the memory
+of its first tile; CALLs run batched across the program's tiles (one numpy op per call on a
+strided view), control instructions (SYNC, EXCHANGE, HOST_IN/OUT, CHECKPOINT) run once, in BSP
+order. Cycles come from the Target cost formulas shared with the compiler's estimates.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ipu.runtime.isa import (
+    DTYPE_SIZE,
+    INSTRUCTION_BYTES,
+    INSTRUCTION_WORDS,
+    KERNEL_NAMES,
+    KERNELS,
+    NUMPY_DTYPE,
+    DType,
+    Opcode,
+)
+from ipu.runtime.package import (
+    SLICE_COLUMNS,
+    TRANSFER_COLUMNS,
+    Binding,
+    Package,
+    Phase,
+    Program,
+    call_operand_elements,
+)
+from ipu.target import Target
+
+_COPY_CHUNK_BYTES = 1 << 24  # bound on index-array size when moving exchange data
+_SQRT_2_OVER_PI = np.float32(math.sqrt(2.0 / math.pi))
+
+
+class EmulatorError(RuntimeError):
+    """A package that misbehaves at run time (bad access, exchange rule violation, bad inputs)."""
+
+
+@dataclass
+class RunResult:
+    outputs: dict[str, np.ndarray]
+    checkpoints: dict[int, np.ndarray]
+    total_cycles: int
+    profile: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _dtype(code: int, what: str) -> DType:
+    try:
+        return DType(code)
+    except ValueError:
+        raise EmulatorError(f"{what}: invalid dtype {code}") from None
+
+
+class Emulator:
+    """Runs `package` on a model of `target`; `load()` then `run(inputs)`."""
+
+    def __init__(self, package: Package, target: Target) -> None:
+        if (package.target, package.tiles, package.memory_base, package.memory_size) != (
+            target.name, target.tiles, target.memory_base, target.memory_size
+        ):
+            raise EmulatorError(f"package is for target {package.target} ({package.tiles} tiles), "
+                                f"not {target.name} ({target.tiles} tiles) or memory differs")
+        self.package, self.target = package, target
+        self.base, self.size = target.memory_base, target.memory_size
+        self.mem = np.zeros((target.tiles, target.memory_size), np.uint8)
+        self.loaded = False
+        self._phases = {ph.index: ph for ph in package.phases}
+        self._checkpoints = {c.index: c for c in package.checkpoints}
+
+    # ---------------------------------------------------------------- memory helpers
+
+    def _offset(self, addr: int, nbytes: int, what: str) -> int:
+        off = addr - self.base
+        if off < 0 or nbytes < 0 or off + nbytes > self.size:
+            raise EmulatorError(f"{what}: [{addr:#x}, {addr + nbytes:#x}) outside memory "
+                                f"[{self.base:#x}, {self.base + self.size:#x})")
+        return off
+
+    def _view(self, first: int, count: int, addr: int, elements: int, dtype: DType, what: str) -> np.ndarray:
+        """[count, elements] view of `elements` values at `addr` on tiles first..first+count."""
+        nbytes = elements * DTYPE_SIZE[dtype]
+        off = self._offset(addr, nbytes, what)
+        return self.mem[first : first + count, off : off + nbytes].view(NUMPY_DTYPE[dtype])
+
+    def _slice_indices(self, b: Binding, s: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(member tiles [M], logical byte index [R, B], tile byte offset [R, B]) of one slice."""
+        lo, ls, rows, re, tile, tc, ts, addr, tstride = (int(x) for x in s)
+        es = DTYPE_SIZE[b.dtype]
+        tiles = tile + ts * np.arange(tc)
+        if tc <= 0 or rows <= 0 or tiles.min() < 0 or tiles.max() >= self.target.tiles:
+            raise EmulatorError(f"binding '{b.name}': slice tiles {tile}+{ts}*[0,{tc}) out of range")
+        r = np.arange(rows)
+        cols = np.arange(re * es)
+        logical = (lo + ls * r)[:, None] * es + cols
+        offs = (addr - self.base + tstride * r)[:, None] + cols
+        size = int(np.prod(b.shape, dtype=np.int64)) * es
+        if logical.min() < 0 or logical.max() >= size or offs.min() < 0 or offs.max() >= self.size:
+            raise EmulatorError(f"binding '{b.name}': slice {s.tolist()} out of range")
+        return tiles, logical, offs
+
+    def _contiguous(self, b: Binding, s: np.ndarray) -> tuple[Any, int, int, int] | None:
+        """(tile index, logical byte start, tile byte offset, bytes) when a slice is one block."""
+        lo, ls, rows, re, tile, tc, ts, addr, tstride = (int(x) for x in s)
+        es = DTYPE_SIZE[b.dtype]
+        if rows != 1 and (ls != re or tstride != re * es):
+            return None
+        nbytes, off, last = rows * re * es, addr - self.base, tile + (tc - 1) * ts
+        size = int(np.prod(b.shape, dtype=np.int64)) * es
+        if (tc <= 0 or rows <= 0 or re <= 0 or ts < 0 or (ts == 0 and tc > 1) or tile < 0
+                or last >= self.target.tiles or lo < 0 or lo * es + nbytes > size
+                or off < 0 or off + nbytes > self.size):
+            return None  # rare or bad: the general path handles (and reports) it
+        return slice(tile, last + 1, max(ts, 1)), lo * es, off, nbytes
+
+    def scatter(self, binding: Binding, array: np.ndarray) -> None:
+        """Write a logical array into every replica of every slice of `binding`."""
+        flat = np.ascontiguousarray(array, dtype=NUMPY_DTYPE[binding.dtype]).reshape(-1)
+        if flat.size != int(np.prod(binding.shape, dtype=np.int64)):
+            raise EmulatorError(f"binding '{binding.name}': {flat.size} elements for shape {binding.shape}")
+        raw = flat.view(np.uint8)
+        for s in binding.slices.reshape(-1, len(SLICE_COLUMNS)):
+            block = self._contiguous(binding, s)
+            if block is not None:
+                tiles, lb, off, n = block
+                self.mem[tiles, off : off + n] = raw[lb : lb + n]
+                continue
+            tiles, logical, offs = self._slice_indices(binding, s)
+            self.mem[tiles[:, None, None], offs[None]] = raw[logical][None]
+
+    def gather(self, binding: Binding) -> np.ndarray:
+        """Read a logical array from the first replica (m = 0) of each slice of `binding`."""
+        es = DTYPE_SIZE[binding.dtype]
+        raw = np.zeros(int(np.prod(binding.shape, dtype=np.int64)) * es, np.uint8)
+        for s in binding.slices.reshape(-1, len(SLICE_COLUMNS)):
+            block = self._contiguous(binding, s)
+            if block is not None:
+                tiles, lb, off, n = block
+                raw[lb : lb + n] = self.mem[tiles.start, off : off + n]
+                continue
+            tiles, logical, offs = self._slice_indices(binding, s)
+            raw[logical] = self.mem[tiles[0], offs]
+        return raw.view(NUMPY_DTYPE[binding.dtype]).reshape(binding.shape).copy()
+
+    # ---------------------------------------------------------------- loading
+
+    def load(self) -> None:
+        """Write each program's code into its tiles, then initialize the weights."""
+        for i, p in enumerate(self.package.programs):
+            code = np.frombuffer(p.code, np.uint8)
+            off = self._offset(p.code_address, code.size, f"program {i} code")
+            if p.first_tile < 0 or p.tile_count <= 0 or p.first_tile + p.tile_count > self.target.tiles:
+                raise EmulatorError(f"program {i}: tiles out of range")
+            self.mem[p.first_tile : p.first_tile + p.tile_count, off : off + code.size] = code
+        self.initialize()
+        self.loaded = True
+
+    def initialize(self) -> None:
+        """Scatter every weight binding's data into tile memory (all replicas)."""
+        for w in self.package.weights:
+            if w.data is None:
+                raise EmulatorError(f"weight '{w.name}' has no data")
+            self.scatter(w, np.frombuffer(w.data, NUMPY_DTYPE[w.dtype]).reshape(w.shape))
+
+    def _decode(self, i: int, p: Program) -> np.ndarray:
+        """The program's instruction words [n, 16], read from its first tile's memory up to END."""
+        limit = self.base + self.size
+        for r in self.target.regions:
+            if r.executable and r.start <= p.code_address < r.end:
+                limit = r.end
+                break
+        else:
+            raise EmulatorError(f"program {i}: code address {p.code_address:#x} is not executable")
+        off = self._offset(p.code_address, 0, f"program {i} code")
+        n = (limit - p.code_address) // INSTRUCTION_BYTES
+        raw = self.mem[p.first_tile, off : off + n * INSTRUCTION_BYTES]
+        words = raw.view("<u4").reshape(n, INSTRUCTION_WORDS).astype(np.int64)
+        ends = np.flatnonzero(words[:, 0] == Opcode.END)
+        if ends.size == 0:
+            raise EmulatorError(f"program {i}: runs off the executable region without END")
+        return words[: ends[0] + 1]
+
+    # ---------------------------------------------------------------- kernels
+
+    def _call(self, first: int, count: int, w: np.ndarray, where: str) -> int:
+        """Execute one CALL on tiles [first, first+count); returns its cycles on one tile."""
+        k = int(w[1])
+        if k >= len(KERNEL_NAMES):
+            raise EmulatorError(f"{where}: invalid kernel index {k}")
+        name = KERNEL_NAMES[k]
+        n_in, pnames = KERNELS[name]
+        in_dt = _dtype(int(w[2]) & 0xFF, where)
+        out_dt = _dtype((int(w[2]) >> 8) & 0xFF, where)
+        p = {pn: int(v) for pn, v in zip(pnames, w[7 : 7 + len(pnames)], strict=True)}
+        if any(v <= 0 for v in p.values()):
+            raise EmulatorError(f"{where}: {name} with non-positive parameters {p}")
+        out_el, in_els = call_operand_elements(name, p)
+        ins = [
+            self._view(first, count, int(w[4 + j]), in_els[j], in_dt, f"{where} {name} input {j}")
+            .astype(np.float32)
+            for j in range(n_in)
+        ]
+        t = self.target
+        if name == "amp_matmul":
+            m, kk, n = p["m"], p["k"], p["n"]
+            res = np.matmul(ins[0].reshape(count, m, kk), ins[1].reshape(count, kk, n))
+            cycles = t.amp_matmul_cycles(m, kk, n)
+        elif name in ("add", "mul", "sub", "max"):
+            m, n, br, bc = p["m"], p["n"], p["b_rows"], p["b_cols"]
+            if br not in (1, m) or bc not in (1, n):
+                raise EmulatorError(f"{where}: {name} cannot broadcast [{br},{bc}] to [{m},{n}]")
+            op = {"add": np.add, "mul": np.multiply, "sub": np.subtract, "max": np.maximum}[name]
+            res = op(ins[0].reshape(count, m, n), ins[1].reshape(count, br, bc))
+            cycles = t.elementwise_cycles(name, m * n)
+        elif name == "gelu":
+            x = ins[0]
+            res = np.float32(0.5) * x * (1 + np.tanh(_SQRT_2_OVER_PI * (x + np.float32(0.044715) * x**3)))
+            cycles = t.elementwise_cycles("gelu", p["elements"])
+        elif name == "relu":
+            res = np.maximum(ins[0], np.float32(0))
+            cycles = t.elementwise_cycles("relu", p["elements"])
+        elif name == "transpose":
+            res = ins[0].reshape(count, p["m"], p["n"]).transpose(0, 2, 1)
+            cycles = t.elementwise_cycles("transpose", p["m"] * p["n"])
+        elif name == "reduce_sum":
+            res = ins[0].reshape(count, p["parts"], p["elements"]).sum(axis=1, dtype=np.float32)
+            cycles = t.reduce_cycles(p["parts"], p["elements"])
+        else:  # copy
+            res = ins[0]
+            nbytes = p["elements"] * DTYPE_SIZE[out_dt]
+            cycles = t.costs["local_copy_call"] + -(-nbytes // t.costs["local_copy_bytes_per_cycle"])
+        out = self._view(first, count, int(w[3]), out_el, out_dt, f"{where} {name} output")
+        out[...] = res.reshape(count, out_el).astype(NUMPY_DTYPE[out_dt])
+        return int(cycles)
+
+    # ---------------------------------------------------------------- exchange
+
+    def _check_ports(self, ph: int, port: str, tile: np.ndarray, start: np.ndarray, end: np.ndarray,
+                     fam: np.ndarray) -> None:
+        order = np.lexsort((start, tile))
+        t, s, e, f = tile[order], start[order], end[order], fam[order]
+        bad = np.flatnonzero((t[1:] == t[:-1]) & (s[1:] < e[:-1]))
+        if bad.size:
+            j = int(bad[0])
+            raise EmulatorError(
+                f"phase {ph}: {port} port of tile {t[j]} used twice: transfer {f[j]} cycles "
+                f"[{s[j]}, {e[j]}) overlaps transfer {f[j + 1]} cycles [{s[j + 1]}, {e[j + 1]})")
+
+    def exchange(self, ph: Phase) -> dict[str, int]:
+        """Execute one phase after checking the port and write rules; returns its measurements."""
+        t = np.asarray(ph.transfers, np.int64).reshape(-1, len(TRANSFER_COLUMNS))
+        if len(t) == 0:
+            return {"horizon": 0, "lower_bound": 0, "transfers": 0, "families": 0}
+        c = {name: t[:, q] for q, name in enumerate(TRANSFER_COLUMNS)}
+        if ((c["rows"] <= 0) | (c["row_words"] <= 0) | (c["par_count"] <= 0) | (c["mc_count"] <= 0)).any():
+            raise EmulatorError(f"phase {ph.index}: transfer with non-positive rows/words/counts")
+        dur = c["rows"] * c["row_words"]
+        # expand families into members (p, c)
+        cnt = c["par_count"] * c["mc_count"]
+        fam = np.repeat(np.arange(len(t)), cnt)
+        local = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+        pi, ci = local // c["mc_count"][fam], local % c["mc_count"][fam]
+        src = c["src_tile"][fam] + pi * c["par_src_step"][fam]
+        dst = c["dst_tile"][fam] + pi * c["par_dst_step"][fam] + ci * c["mc_step"][fam]
+        for what, tiles in (("source", src), ("destination", dst)):
+            bad = np.flatnonzero((tiles < 0) | (tiles >= self.target.tiles))
+            if bad.size:
+                j = int(bad[0])
+                raise EmulatorError(
+                    f"phase {ph.index}: transfer {fam[j]} {what} tile {tiles[j]} out of range")
+        start = c["start"][fam]
+        end = start + dur[fam]
+        sender = ci == 0  # a multicast family member sends once
+        self._check_ports(ph.index, "send", src[sender], start[sender], end[sender], fam[sender])
+        self._check_ports(ph.index, "receive", dst, start, end, fam)
+        # expand members into rows
+        rows = c["rows"][fam]
+        mem_of_row = np.repeat(np.arange(len(fam)), rows)
+        r = np.arange(int(rows.sum())) - np.repeat(np.cumsum(rows) - rows, rows)
+        f2 = fam[mem_of_row]
+        s_tile, d_tile = src[mem_of_row], dst[mem_of_row]
+        s_off = c["src_address"][f2] + r * c["src_stride"][f2] - self.base
+        d_off = c["dst_address"][f2] + r * c["dst_stride"][f2] - self.base
+        nb = c["row_words"][f2] * 4
+        for what, off in (("source", s_off), ("destination", d_off)):
+            bad = np.flatnonzero((off < 0) | (off + nb > self.size))
+            if bad.size:
+                j = int(bad[0])
+                raise EmulatorError(
+                    f"phase {ph.index}: transfer {f2[j]} {what} bytes [{off[j] + self.base:#x}, "
+                    f"{off[j] + nb[j] + self.base:#x}) outside memory (cycles {start[mem_of_row[j]]}.."
+                    f"{end[mem_of_row[j]]})")
+        order = np.lexsort((d_off, d_tile))
+        dt, do, dn, df = d_tile[order], d_off[order], nb[order], f2[order]
+        bad = np.flatnonzero((dt[1:] == dt[:-1]) & (do[1:] < do[:-1] + dn[:-1]))
+        if bad.size:
+            j = int(bad[0])
+            raise EmulatorError(
+                f"phase {ph.index}: tile {dt[j]}: transfers {df[j]} and {df[j + 1]} both write bytes "
+                f"[{do[j + 1] + self.base:#x}, {min(do[j] + dn[j], do[j + 1] + dn[j + 1]) + self.base:#x})")
+        # move data: snapshot every source row first, then write (grouped by row length)
+        moves = []
+        for n in np.unique(nb):
+            idx = np.flatnonzero(nb == n)
+            step = max(1, _COPY_CHUNK_BYTES // int(n))
+            cols = np.arange(int(n))
+            for k in range(0, idx.size, step):
+                sel = idx[k : k + step]
+                data = self.mem[s_tile[sel][:, None], s_off[sel][:, None] + cols]
+                moves.append((sel, cols, data))
+        for sel, cols, data in moves:
+            self.mem[d_tile[sel][:, None], d_off[sel][:, None] + cols] = data
+        sent = np.bincount(src[sender], weights=dur[fam[sender]], minlength=self.target.tiles)
+        recv = np.bincount(dst, weights=dur[fam], minlength=self.target.tiles)
+        return {
+            "horizon": int(end.max()),
+            "lower_bound": int(max(sent.max(), recv.max())),
+            "transfers": len(fam),
+            "families": len(t),
+        }
+
+    # ---------------------------------------------------------------- run
+
+    def _check_inputs(self, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        want = {b.name: b for b in self.package.inputs}
+        missing, extra = sorted(set(want) - set(inputs)), sorted(set(inputs) - set(want))
+        if missing or extra:
+            raise EmulatorError(f"inputs: missing {missing}, unexpected {extra}")
+        out = {}
+        for name, b in want.items():
+            a = np.asarray(inputs[name])
+            if tuple(a.shape) != tuple(b.shape):
+                raise EmulatorError(f"input '{name}': shape {tuple(a.shape)}, expected {tuple(b.shape)}")
+            out[name] = a.astype(NUMPY_DTYPE[b.dtype])
+        return out
+
+    def run(self, inputs: dict[str, np.ndarray]) -> RunResult:
+        """Execute all programs to END in BSP lock-step; returns outputs, checkpoints and cycles."""
+        arrays = self._check_inputs(inputs)
+        if not self.loaded:
+            self.load()
+        pkg = self.package
+        # per program: segments of CALLs, each followed by one control instruction
+        split: list[tuple[list[np.ndarray], np.ndarray]] = []
+        for i, p in enumerate(pkg.programs):
+            words = self._decode(i, p)
+            ctrl = np.flatnonzero(words[:, 0] != Opcode.CALL)
+            segs = np.split(words, ctrl + 1)[:-1]
+            split.append(([s[:-1] for s in segs], words[ctrl]))
+        skeleton = split[0][1]
+        for i, (_, ctrl) in enumerate(split):
+            if not np.array_equal(ctrl, skeleton):
+                raise EmulatorError(f"program {i}: control skeleton differs from program 0")
+        result = RunResult({}, {}, 0, [])
+        ex = self.target.exchange
+        for j, cw in enumerate(skeleton):
+            seg = 0
+            for i, p in enumerate(pkg.programs):
+                where = f"program {i} segment {j}"
+                cyc = sum(self._call(p.first_tile, p.tile_count, w, where) for w in split[i][0][j])
+                seg = max(seg, cyc)
+            if any(len(s[0][j]) for s in split):
+                result.profile.append({"kind": "compute", "index": j, "cycles": seg})
+            op, arg = int(cw[0]), int(cw[1])
+            rec: dict[str, Any]
+            if op == Opcode.END:
+                result.total_cycles += seg
+                break
+            if op == Opcode.SYNC:
+                rec = {"kind": "sync", "index": j, "cycles": ex["sync_cycles"]}
+            elif op == Opcode.EXCHANGE:
+                if arg not in self._phases:
+                    raise EmulatorError(f"control instruction {j}: no exchange phase {arg}")
+                ph = self._phases[arg]
+                m = self.exchange(ph)
+                rec = {"kind": "exchange", "index": arg, "cycles": m["horizon"] + ex["route_tail_cycles"],
+                       **m, "scheduled_horizon": ph.horizon, "scheduled_lower_bound": ph.lower_bound}
+            elif op == Opcode.HOST_IN:
+                if arg >= len(pkg.inputs):
+                    raise EmulatorError(f"control instruction {j}: no input {arg}")
+                b = pkg.inputs[arg]
+                self.scatter(b, arrays[b.name])
+                rec = {"kind": "host_in", "index": arg, "cycles": 0}
+            elif op == Opcode.HOST_OUT:
+                if arg >= len(pkg.outputs):
+                    raise EmulatorError(f"control instruction {j}: no output {arg}")
+                b = pkg.outputs[arg]
+                result.outputs[b.name] = self.gather(b)
+                rec = {"kind": "host_out", "index": arg, "cycles": 0}
+            elif op == Opcode.CHECKPOINT:
+                if arg not in self._checkpoints:
+                    raise EmulatorError(f"control instruction {j}: no checkpoint {arg}")
+                result.checkpoints[arg] = self.gather(self._checkpoints[arg].binding)
+                rec = {"kind": "checkpoint", "index": arg, "cycles": 0}
+            else:
+                raise EmulatorError(f"control instruction {j}: invalid opcode {op}")
+            result.total_cycles += seg + rec["cycles"]
+            result.profile.append(rec)
+        return result

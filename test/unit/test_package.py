@@ -1,0 +1,172 @@
+"""Package file format (round trip, corruption) and validation against a target."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ipu.runtime.isa import DType, Opcode, encode_call, encode_simple
+from ipu.runtime.package import (
+    Binding,
+    Checkpoint,
+    Package,
+    PackageError,
+    Phase,
+    Program,
+    packages_equal,
+    read_package,
+    validate_package,
+    write_package,
+)
+from ipu.target import load_target
+
+T = load_target("sim16")
+CODE, DATA = T.memory_base, 0x50000
+
+
+def code(*instrs: np.ndarray) -> bytes:
+    return np.concatenate(list(instrs)).astype("<u4").tobytes()
+
+
+def good_package() -> Package:
+    """A valid two-program sim16 package using every part of the model."""
+    w = np.arange(16 * 16, dtype=np.float16).reshape(16, 16)
+    body = [
+        encode_simple(Opcode.HOST_IN, 0),
+        encode_call("amp_matmul", DType.F16, DType.F32, DATA + 0x1000, [DATA, DATA + 0x400], [16, 16, 16]),
+        encode_simple(Opcode.SYNC),
+        encode_simple(Opcode.EXCHANGE, 0),
+        encode_simple(Opcode.CHECKPOINT, 0),
+        encode_simple(Opcode.HOST_OUT, 0),
+        encode_simple(Opcode.END),
+    ]
+    relu = encode_call("relu", DType.F32, DType.F32, DATA + 0x1000, [DATA + 0x1000], [256])
+    other = [body[0], relu, *body[2:]]
+    replicated = np.array([[0, 0, 1, 256, 0, 16, 1, DATA, 0]])
+    transfers = np.array([
+        [0, 0, DATA + 0x1000, 64, 1, DATA + 0x2000, 64, 4, 16, 8, 2, 2, 1, 0],  # par family
+        [0, 1, DATA + 0x1000, 0, 2, DATA + 0x3000, 0, 1, 16, 1, 0, 0, 7, 2],  # multicast
+    ])
+    out = Binding("y", DType.F32, (16, 16), np.array([[0, 0, 1, 256, 3, 1, 0, DATA + 0x1000, 0]]))
+    return Package(
+        compiler_version="0.1.0",
+        target=T.name,
+        tiles=T.tiles,
+        memory_base=T.memory_base,
+        memory_size=T.memory_size,
+        programs=[Program(0, 8, CODE, code(*body)), Program(8, 8, CODE, code(*other))],
+        phases=[Phase(0, 64, 80, "greedy", transfers)],
+        weights=[Binding("w", DType.F16, (16, 16), np.array([[0, 0, 1, 256, 0, 16, 1, DATA + 0x400, 0]]),
+                         w.tobytes())],
+        inputs=[Binding("x", DType.F16, (16, 16), replicated)],
+        outputs=[out],
+        checkpoints=[Checkpoint(0, "mm", 3, dataclasses.replace(out, name="mm"))],
+        metrics={"exchange_cycles": 200, "compute_cycles": -1},
+    )
+
+
+def test_round_trip(tmp_path: Path) -> None:
+    pkg = good_package()
+    validate_package(pkg, T)
+    path = tmp_path / "a.ipuexe"
+    write_package(pkg, path)
+    back = read_package(path)
+    assert packages_equal(pkg, back)
+    assert back.weights[0].dtype is DType.F16
+    assert back.phases[0].transfers.dtype == np.int64
+    assert [p.name for p in tmp_path.iterdir()] == ["a.ipuexe"]  # no temporary left behind
+    back.metrics["exchange_cycles"] = 1
+    assert not packages_equal(pkg, back)
+
+
+def test_read_errors(tmp_path: Path) -> None:
+    path = tmp_path / "a.ipuexe"
+    with pytest.raises(PackageError, match="not found"):
+        read_package(path)
+    write_package(good_package(), path)
+    raw = path.read_bytes()
+    bad = tmp_path / "bad.ipuexe"
+    bad.write_bytes(raw[: len(raw) // 16 * 8])
+    with pytest.raises(PackageError, match="corrupt or truncated"):
+        read_package(bad)
+    bad.write_bytes(b"\xff" * 8 + raw[8:])
+    with pytest.raises(PackageError, match="corrupt or truncated"):
+        read_package(bad)
+    bad.write_bytes(raw[:-3])
+    with pytest.raises(PackageError, match="not a package"):
+        read_package(bad)
+    with pytest.raises(PackageError, match="traversal limit"):
+        read_package(path, traversal_limit_words=16)
+    write_package(dataclasses.replace(good_package(), schema_version=99), bad)
+    with pytest.raises(PackageError, match="schema version 99"):
+        read_package(bad)
+
+
+def _replace_transfers(pkg: Package, row: int, col: int, value: int) -> Package:
+    t = pkg.phases[0].transfers.copy()
+    t[row, col] = value
+    pkg.phases[0] = dataclasses.replace(pkg.phases[0], transfers=t)
+    return pkg
+
+
+def _bad_kernel(pkg: Package) -> Package:
+    words = np.frombuffer(pkg.programs[1].code, "<u4").copy()
+    words[16 + 1] = 99
+    pkg.programs[1] = dataclasses.replace(pkg.programs[1], code=words.tobytes())
+    return pkg
+
+
+def _extra_sync(pkg: Package) -> Package:
+    words = np.frombuffer(pkg.programs[1].code, "<u4")
+    pkg.programs[1] = dataclasses.replace(
+        pkg.programs[1], code=encode_simple(Opcode.SYNC).astype("<u4").tobytes() + words.tobytes())
+    return pkg
+
+
+def _short_weight(pkg: Package) -> Package:
+    pkg.weights[0].data = pkg.weights[0].data[:-2]  # type: ignore[index]
+    return pkg
+
+
+def _far_call(pkg: Package) -> Package:
+    words = np.frombuffer(pkg.programs[0].code, "<u4").copy()
+    words[16 + 3] = T.memory_end - 16  # output address: 1 KiB result does not fit
+    pkg.programs[0] = dataclasses.replace(pkg.programs[0], code=words.tobytes())
+    return pkg
+
+
+def _uncovered_output(pkg: Package) -> Package:
+    pkg.outputs[0].slices = pkg.outputs[0].slices.copy()
+    pkg.outputs[0].slices[0, 3] = 128
+    return pkg
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (lambda p: _replace_transfers(p, 0, 5, T.memory_end - 32), "phase 0: transfer 0 destination bytes"),
+        (lambda p: _replace_transfers(p, 1, 13, 3), "phase 0: transfer 1 destination tile"),
+        (lambda p: _replace_transfers(p, 0, 8, 0), "non-positive"),
+        (_bad_kernel, "program 1: instruction 1 calls invalid kernel index 99"),
+        (_extra_sync, "program 1 .*control skeleton differs"),
+        (lambda p: dataclasses.replace(p, target="mk2"), "target is 'mk2'"),
+        (_short_weight, "weight 'w': data has 510 bytes"),
+        (_far_call, r"program 0: instruction 1 \(amp_matmul\) operand 0"),
+        (_uncovered_output, "output 'y': slices do not cover logical element 128"),
+        (lambda p: dataclasses.replace(p, phases=[]), "no exchange phase 0"),
+        (lambda p: (p.programs.__setitem__(1, dataclasses.replace(p.programs[1], first_tile=4)), p)[1],
+         "overlap"),
+        (lambda p: (p.inputs.append(p.inputs[0]), p)[1], "duplicate input binding name 'x'"),
+    ],
+)
+def test_validation_errors(mutate, message: str) -> None:  # noqa: ANN001
+    with pytest.raises(PackageError, match=message):
+        validate_package(mutate(good_package()), T)
+
+
+def test_wrong_target_object() -> None:
+    with pytest.raises(PackageError, match="target mk2"):
+        validate_package(good_package(), load_target("mk2"))

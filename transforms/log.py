@@ -1,0 +1,35 @@
+"""Structured key=value events, in the manner of the reference log (DESIGN principle 5)."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+LOGGER = logging.getLogger("ipu")
+
+
+def _fmt(v: object) -> str:
+    s = str(v)
+    return f'"{s}"' if isinstance(v, str) and (" " in s or not s) else s
+
+
+def log_event(message: str, level: int = logging.INFO, **fields: object) -> None:
+    if LOGGER.isEnabledFor(level):
+        LOGGER.log(level, "%s %s", message, " ".join(f"{k}={_fmt(v)}" for k, v in fields.items()))
+
+
+@contextmanager
+def phase(name: str) -> Iterator[None]:
+    """Log `package build phase finished phase=… elapsed_ms=…` around a build step."""
+    t0 = time.perf_counter()
+    ok = False
+    try:
+        yield
+        ok = True
+    finally:
+        log_event(
+            "package build phase finished", phase=name,
+            elapsed_ms=int((time.perf_counter() - t0) * 1000), success=str(ok).lower(),
+        )

@@ -1,0 +1,311 @@
+"""`plan-ops`: give every graph value a layout and every graph op an implementation.
+
+A single-plan heuristic: each matmul searches its (rows, cols, contraction) tile grid with
+the target's cost formulas and a per-op memory budget; elementwise ops follow their first
+operand; every other layout demand becomes an explicit `plan.rearrange`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects import builtin, func
+from xdsl.dialects.builtin import ArrayAttr, StringAttr, TensorType
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import DiagnosticException
+
+from ipu.dialects import graph, plan
+from ipu.dialects.layout import Layout
+from ipu.target import Target, load_target
+from ipu.transforms.log import log_event
+
+MEMORY_FRACTION = 0.6  # per-op working-set budget (Poplar's availableMemoryProportion default)
+
+
+def plan_type(t: TensorType, lay: Layout, memory: str = "standard") -> plan.PlanTensorType:
+    attr = plan.LayoutAttr(lay.grid, lay.split, lay.partial, lay.first_tile, lay.align, memory)
+    return plan.PlanTensorType(t, attr)
+
+
+def _divisor_like(n: int, limit: int) -> list[int]:
+    out = {1}
+    p = 1
+    while p * 2 <= min(n, limit):
+        p *= 2
+        out.add(p)
+    out |= {d for d in range(1, min(n, limit) + 1) if n % d == 0 and d <= 64}
+    return sorted(out)
+
+
+@dataclass(frozen=True)
+class GemmChoice:
+    pm: int
+    pn: int
+    pk: int
+    cycles: int
+    exchange_cycles: int
+    bytes_per_tile: int
+
+
+def gemm_candidates(m: int, k: int, n: int, esize: int, a_moves: bool, target: Target) -> list[GemmChoice]:
+    """Every (pm, pn, pk) grid with its estimated cycles and working set per tile."""
+    tiles = target.tiles
+    out = []
+    for pm in _divisor_like(m, tiles):
+        for pk in _divisor_like(max(k // 16, 1), tiles // pm):
+            pn = min(tiles // (pm * pk), max(n // 16, 1))
+            if pn < 1:
+                continue
+            bm, bk, bn = math.ceil(m / pm), math.ceil(k / pk), math.ceil(n / pn)
+            bn += bn % 2
+            bk += bk % 2
+            a, b = bm * bk * esize, bk * bn * esize
+            p = bm * bn * (4 if pk > 1 else esize)
+            work = a + b + p + (p + bm * math.ceil(bn / pk) * esize if pk > 1 else 0)
+            exch = a // 4 if a_moves else 0
+            cyc = target.amp_matmul_cycles(bm, bk, bn)
+            phases = int(a_moves)
+            if pk > 1:
+                exch += (p - p // pk) // 4
+                cyc += target.reduce_cycles(pk, bm * math.ceil(bn / pk))
+                phases += 1
+            exch += phases * target.phase_overhead_cycles()
+            out.append(GemmChoice(pm, pn, pk, cyc + exch, exch, work))
+    return out
+
+
+def choose_gemm(m: int, k: int, n: int, esize: int, a_moves: bool, target: Target) -> GemmChoice:
+    cands = gemm_candidates(m, k, n, esize, a_moves, target)
+    inter = target.region("interleaved").size if any(r.name == "interleaved" for r in target.regions) else 0
+    budget = MEMORY_FRACTION * target.memory_size
+    fits = [c for c in cands if c.bytes_per_tile <= budget and c.bytes_per_tile <= max(inter, budget)]
+    if not fits:
+        best = min(cands, key=lambda c: c.bytes_per_tile)
+        raise DiagnosticException(
+            f"model does not fit target {target.name}: matmul [{m}x{k}] x [{k}x{n}] needs at least "
+            f"{best.bytes_per_tile} bytes per tile (grid {best.pm}x{best.pn}x{best.pk}); "
+            f"per-op budget is {int(budget)} of {target.memory_size} bytes"
+        )
+    return min(fits, key=lambda c: (c.cycles, c.bytes_per_tile))
+
+
+def default_layout(shape: tuple[int, ...], tiles: int) -> Layout:
+    """Rows first, then columns, over as many tiles as the shape has useful blocks."""
+    if len(shape) == 1:
+        g = max(1, min(tiles, shape[0] // 2))
+        return Layout(shape, (g,), ((0,),))
+    gr = max(1, min(tiles, shape[0]))
+    gc = max(1, min(tiles // gr, shape[1] // 2))
+    return Layout(shape, (gr, gc), ((0,), (1,)))
+
+
+@dataclass
+class _Planner:
+    target: Target
+    block: Block
+    arg_map: dict[SSAValue, int]
+    arg_types: dict[int, plan.PlanTensorType] = field(default_factory=dict)
+    current: dict[SSAValue, SSAValue] = field(default_factory=dict)
+    cache: dict[tuple[SSAValue, plan.PlanTensorType], SSAValue] = field(default_factory=dict)
+    params: dict[SSAValue, graph.ParameterOp] = field(default_factory=dict)
+    new_args: dict[int, SSAValue] = field(default_factory=dict)
+    conversions: list[str] = field(default_factory=list)
+
+    def emit(self, op: Operation) -> Operation:
+        self.block.add_op(op)
+        return op
+
+    def has(self, v: SSAValue) -> bool:
+        return v in self.current
+
+    def arg(self, v: SSAValue, t: plan.PlanTensorType) -> SSAValue:
+        i = self.arg_map[v]
+        pos = sum(1 for j in self.new_args if j < i)
+        a = self.block.insert_arg(t, pos)
+        a.name_hint = v.name_hint
+        self.new_args[i] = a
+        self.arg_types[i] = t
+        return a
+
+    def get(self, v: SSAValue, want: plan.PlanTensorType | None, reason: str) -> SSAValue:
+        """The plan value for graph value `v` in layout `want` (materializing or converting)."""
+        if v not in self.current:
+            t = want or plan_type(v.type, default_layout(tuple(v.type.get_shape()), self.target.tiles))
+            if v in self.params:
+                p = self.params[v]
+                nv = self.emit(plan.ParameterOp(p.sym_name.data, p.init, t)).results[0]
+            else:
+                nv = self.arg(v, t)
+            nv.name_hint = v.name_hint
+            self.current[v] = nv
+            self.cache[(v, t)] = nv
+            return nv
+        cur = self.current[v]
+        if want is None or cur.type == want:
+            return cur
+        if (v, want) in self.cache:
+            return self.cache[(v, want)]
+        nv = self.emit(plan.RearrangeOp(cur, want, reason)).results[0]
+        nv.name_hint = f"{v.name_hint or 'v'}_r"
+        self.cache[(v, want)] = nv
+        self.conversions.append(reason)
+        return nv
+
+    def set(self, v: SSAValue, nv: SSAValue) -> None:
+        nv.name_hint = v.name_hint
+        self.current[v] = nv
+        self.cache[(v, nv.type)] = nv
+
+
+def plan_function(f: func.FuncOp, target: Target) -> dict[str, int]:
+    """Rewrite `f` in place from graph ops to plan ops; returns summary figures."""
+    old = f.body.block
+    new = Block()
+    p = _Planner(target, new, {a: i for i, a in enumerate(old.args)})
+    index = 0
+    ret: func.ReturnOp | None = None
+    gemm_grids: list[str] = []
+    for op in list(old.ops):
+        if isinstance(op, graph.ParameterOp):
+            p.params[op.result] = op
+            index += 1
+            continue
+        if isinstance(op, func.ReturnOp):
+            ret = op
+            continue
+        if isinstance(op, graph.MatmulOp):
+            _plan_matmul(p, op, index, target, gemm_grids)
+        elif isinstance(op, graph.AddOp | graph.SubOp | graph.MulOp | graph.MaxOp):
+            _plan_binary(p, op, index)
+        elif isinstance(op, graph.GeluOp | graph.ReluOp):
+            x = p.get(op.input, None, op.name)
+            kind = op.name.split(".")[1]
+            p.set(op.result, p.emit(plan.UnaryOp(kind, x, index)).results[0])
+        elif isinstance(op, graph.TransposeOp):
+            _plan_transpose(p, op, index)
+        elif isinstance(op, graph.ReshapeOp):
+            _plan_reshape(p, op, index, target)
+        else:
+            raise DiagnosticException(f"plan-ops: no plan for operation {op.name}")
+        index += 1
+    if ret is None:
+        raise DiagnosticException("plan-ops: function has no func.return")
+    outs = [p.get(v, None, "output") for v in ret.arguments]
+    for v in outs:
+        if v.type.layout.partial >= 0:
+            raise DiagnosticException("plan-ops: an output is still a partial sum")
+    new.add_op(func.ReturnOp(*outs))
+    for i, a in enumerate(old.args):  # unused inputs still get a layout
+        if i not in p.new_args:
+            p.arg(a, plan_type(a.type, default_layout(tuple(a.type.get_shape()), target.tiles)))
+    f.body.detach_block(old)
+    old.erase(safe_erase=False)
+    f.body.add_block(new)
+    f.function_type = builtin.FunctionType.from_lists([a.type for a in new.args], [v.type for v in outs])
+    names = [a.name_hint or f"arg{i}" for i, a in enumerate(new.args)]
+    f.attributes["ipu.inputs"] = ArrayAttr([StringAttr(n) for n in names])
+    f.attributes["ipu.outputs"] = ArrayAttr([StringAttr(f"output{i}") for i in range(len(outs))])
+    f.attributes["ipu.target"] = StringAttr(target.name)
+    return {"operations": index, "conversions": len(p.conversions), "gemms": len(gemm_grids)}
+
+
+def _plan_matmul(p: _Planner, op: graph.MatmulOp, index: int, target: Target, grids: list[str]) -> None:
+    if any(op.flags()):
+        raise DiagnosticException("plan-ops: transposed matmul operands are not planned yet; use graph.transpose")
+    (m, k), (_, n) = op.lhs.type.get_shape(), op.rhs.type.get_shape()
+    esize = op.lhs.type.element_type.bitwidth // 8
+    c = choose_gemm(m, k, n, esize, p.has(op.lhs), target)
+    grid = (c.pm, c.pn, c.pk)
+    el = op.result.type.element_type
+    q = Layout((m, n), grid, ((0,), (1, 2)))
+    align_n = q.block_size(1) * c.pk if c.pk > 1 else 1
+    a_lay = Layout((m, k), grid, ((0,), (2,)))
+    b_lay = Layout((k, n), grid, ((2,), (1,)), align=(2, align_n))
+    r_lay = Layout((m, n), grid, ((0,), (1,)), partial=2 if c.pk > 1 else -1, align=(1, align_n))
+    a = p.get(op.lhs, plan_type(op.lhs.type, a_lay, "interleaved"), op.name)
+    b = p.get(op.rhs, plan_type(op.rhs.type, b_lay, "interleaved"), op.name)
+    r_t = TensorType(builtin.f32 if c.pk > 1 else el, [m, n])
+    g = p.emit(plan.GemmOp(a, b, plan_type(r_t, r_lay, "interleaved"), None if c.pk > 1 else index)).results[0]
+    grids.append(f"{c.pm}x{c.pn}x{c.pk}")
+    log_event(
+        "planned operation", op=index, name=op.name, grid=f"{c.pm}x{c.pn}x{c.pk}",
+        estimated_cycles=c.cycles, estimated_exchange_cycles=c.exchange_cycles, bytes_per_tile=c.bytes_per_tile,
+    )
+    if c.pk > 1:
+        g.name_hint = f"{op.result.name_hint or 'mm'}_partial"
+        g = p.emit(plan.ReduceOp(g, plan_type(op.result.type, q), index)).results[0]
+    p.set(op.result, g)
+
+
+def _plan_binary(p: _Planner, op: Operation, index: int) -> None:
+    lhs, rhs = op.operands
+    a = p.get(lhs, None, op.name)
+    lay = a.type.layout
+    rs = tuple(rhs.type.get_shape())
+    if rs == lay.shape:
+        want = a.type
+    elif len(rs) == 1 and len(lay.shape) == 2 and rs[0] == lay.shape[1]:
+        al = (lay.align[1],) if lay.align else ()
+        bl = Layout(rs, lay.grid, (lay.split[1],), -1, lay.first_tile, al)
+        want = plan_type(rhs.type, bl)
+    else:
+        raise DiagnosticException(f"plan-ops: {op.name} broadcast of {rs} to {lay.shape} is not planned yet")
+    b = p.get(rhs, want, op.name)
+    kind = op.name.split(".")[1]
+    p.set(op.results[0], p.emit(plan.BinaryOp(kind, a, b, index)).results[0])
+
+
+def _plan_transpose(p: _Planner, op: graph.TransposeOp, index: int) -> None:
+    x = p.get(op.input, None, op.name)
+    lay = x.type.layout
+    if len(lay.shape) != 2:
+        raise DiagnosticException("plan-ops: only rank-2 transposes are planned")
+    if lay.block[0] % 2:
+        al = (2, lay.align[1] if lay.align else 1)
+        lay = Layout(lay.shape, lay.grid, lay.split, -1, lay.first_tile, al)
+        x = p.get(op.input, plan_type(op.input.type, lay, x.type.layout_attr.memory.data), "transpose alignment")
+    out = Layout(lay.shape[::-1], lay.grid, lay.split[::-1], -1, lay.first_tile, (lay.block[1], lay.block[0]))
+    r = plan.TransposeOp.create(
+        operands=[x], result_types=[plan_type(op.result.type, out)],
+        attributes={"op_index": builtin.IntegerAttr(index, 64)},
+    )
+    p.set(op.result, p.emit(r).results[0])
+
+
+def _plan_reshape(p: _Planner, op: graph.ReshapeOp, index: int, target: Target) -> None:
+    a, r = tuple(op.input.type.get_shape()), tuple(op.result.type.get_shape())
+    g = math.gcd(a[0], r[0]) if len(a) > 1 and len(r) > 1 else 1
+    while g > target.tiles:
+        g = max(d for d in range(1, target.tiles + 1) if g % d == 0)
+    ok = all(s[-1] % 2 == 0 for s in (a, r)) or op.input.type.element_type.bitwidth == 32
+    if not ok or (len(a) == 1) != (len(r) == 1) and g != 1:
+        raise DiagnosticException(f"plan-ops: reshape {a} -> {r} is not planned yet (odd last dimension)")
+    ia = Layout(a, (g,), ((0,),) + ((),) * (len(a) - 1))
+    ir = Layout(r, (g,), ((0,),) + ((),) * (len(r) - 1))
+    x = p.get(op.input, plan_type(op.input.type, ia), op.name)
+    res = plan.ReshapeOp.create(
+        operands=[x], result_types=[plan_type(op.result.type, ir)],
+        attributes={"op_index": builtin.IntegerAttr(index, 64)},
+    )
+    p.set(op.result, p.emit(res).results[0])
+
+
+@dataclass(frozen=True)
+class PlanOpsPass(ModulePass):
+    """Lower `graph` to `plan` for one target."""
+
+    name = "plan-ops"
+    target: str = "mk2"
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        t = load_target(self.target)
+        for f in op.walk():
+            if isinstance(f, func.FuncOp) and any(isinstance(o, graph.ParameterOp | graph.MatmulOp) or o.dialect_name() == "graph" for o in f.body.walk()):
+                figures = plan_function(f, t)
+                log_event("planned function", function=f.sym_name.data, target=t.name, **figures)
+
+
+__all__ = ["PlanOpsPass", "plan_type", "Region"]
