@@ -1,1 +1,1 @@
-"""codegen"""
+"""tasm -> tile images -> `.ipuexe` packages, and disassembly back to tasm."""

@@ -1,1 +1,36 @@
-"""dialects"""
+"""The dialect ladder: graph, plan, tilemap, exchange, tasm (one dialect per file)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.ir import Dialect
+
+
+def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
+    def graph():
+        from ipu.dialects.graph import Graph
+
+        return Graph
+
+    def plan():
+        from ipu.dialects.plan import Plan
+
+        return Plan
+
+    def tilemap():
+        from ipu.dialects.tilemap import Tilemap
+
+        return Tilemap
+
+    def exchange():
+        from ipu.dialects.exchange import Exchange
+
+        return Exchange
+
+    def tasm():
+        from ipu.dialects.tasm import Tasm
+
+        return Tasm
+
+    return {"graph": graph, "plan": plan, "tilemap": tilemap, "exchange": exchange, "tasm": tasm}

@@ -110,13 +110,17 @@ def numpy_dtype(t: Attribute) -> type:
 
 def parameter_values(op: ParameterOp) -> np.ndarray:
     """A parameter's values at its storage precision (shared by golden and codegen)."""
-    t = op.result.type
+    return initializer_values(op.init, op.result.type)
+
+
+def initializer_values(init: Attribute, t: TensorType) -> np.ndarray:
+    """Values of a dense or seeded initializer for tensor type `t`, at its storage dtype."""
     dt = numpy_dtype(t)
-    if isinstance(op.init, GaussianAttr):
-        return op.init.materialize(shape_of(t), dt)
-    assert isinstance(op.init, DenseIntOrFPElementsAttr)
-    vals = np.array(op.init.get_values(), dtype=np.float64)
-    return np.broadcast_to(vals.reshape(op.init.get_shape() or ()), shape_of(t)).astype(dt)
+    if isinstance(init, GaussianAttr):
+        return init.materialize(shape_of(t), dt)
+    assert isinstance(init, DenseIntOrFPElementsAttr)
+    vals = np.array(init.get_values(), dtype=np.float64)
+    return np.broadcast_to(vals.reshape(init.get_shape() or ()), shape_of(t)).astype(dt)
 
 
 @irdl_op_definition

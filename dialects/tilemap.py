@@ -137,7 +137,7 @@ class HostWriteOp(IRDLOperation):
     tensor = attr_def(TensorType)
     layout = attr_def(LayoutAttr)
     result = result_def(AnyBuffer)
-    assembly_format = "$sym_name `index` $index `:` $tensor `layout` $layout attr-dict `->` type($result)"
+    assembly_format = "$sym_name `index` $index `:` $tensor `layout` qualified($layout) attr-dict `->` type($result)"
 
     def verify_(self) -> None:
         _check_view(self, self.tensor, self.layout, self.result.type)
@@ -153,7 +153,7 @@ class WeightOp(IRDLOperation):
     tensor = attr_def(TensorType)
     layout = attr_def(LayoutAttr)
     result = result_def(AnyBuffer)
-    assembly_format = "$sym_name $init `:` $tensor `layout` $layout attr-dict `->` type($result)"
+    assembly_format = "$sym_name $init `:` $tensor `layout` qualified($layout) attr-dict `->` type($result)"
 
     def verify_(self) -> None:
         _check_view(self, self.tensor, self.layout, self.result.type)
@@ -169,7 +169,7 @@ class HostReadOp(IRDLOperation):
     input = operand_def(AnyBuffer)
     tensor = attr_def(TensorType)
     layout = attr_def(LayoutAttr)
-    assembly_format = "$sym_name `index` $index $input `:` type($input) `as` $tensor `layout` $layout attr-dict"
+    assembly_format = "$sym_name `index` $index $input `:` type($input) `as` $tensor `layout` qualified($layout) attr-dict"
 
     def verify_(self) -> None:
         _check_view(self, self.tensor, self.layout, self.input.type)
@@ -187,7 +187,7 @@ class CheckpointOp(IRDLOperation):
     tensor = attr_def(TensorType)
     layout = attr_def(LayoutAttr)
     assembly_format = (
-        "$sym_name `index` $index `op` $op $input `:` type($input) `as` $tensor `layout` $layout attr-dict"
+        "$sym_name `index` $index `op` $op $input `:` type($input) `as` $tensor `layout` qualified($layout) attr-dict"
     )
 
     def verify_(self) -> None:

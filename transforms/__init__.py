@@ -1,1 +1,48 @@
-"""transforms"""
+"""Passes, one per file, registered lazily; and the named `ipu-compile` pipeline."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.passes import ModulePass
+
+
+def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    def plan_ops():
+        from ipu.transforms.plan_ops import PlanOpsPass
+
+        return PlanOpsPass
+
+    def map_tiles():
+        from ipu.transforms.map_tiles import MapTilesPass
+
+        return MapTilesPass
+
+    def schedule_exchange():
+        from ipu.transforms.schedule_exchange import ScheduleExchangePass
+
+        return ScheduleExchangePass
+
+    def place_storage():
+        from ipu.transforms.place_storage import PlaceStoragePass
+
+        return PlaceStoragePass
+
+    def lower_to_tasm():
+        from ipu.transforms.lower_to_tasm import LowerToTasmPass
+
+        return LowerToTasmPass
+
+    def ipu_compile():
+        from ipu.transforms.pipeline import IpuCompilePass
+
+        return IpuCompilePass
+
+    return {
+        "plan-ops": plan_ops,
+        "map-tiles": map_tiles,
+        "schedule-exchange": schedule_exchange,
+        "place-storage": place_storage,
+        "lower-to-tasm": lower_to_tasm,
+        "ipu-compile": ipu_compile,
+    }

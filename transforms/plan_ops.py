@@ -26,7 +26,8 @@ MEMORY_FRACTION = 0.6  # per-op working-set budget (Poplar's availableMemoryProp
 
 
 def plan_type(t: TensorType, lay: Layout, memory: str = "standard") -> plan.PlanTensorType:
-    attr = plan.LayoutAttr(lay.grid, lay.split, lay.partial, lay.first_tile, lay.align, memory)
+    align = lay.align if any(a != 1 for a in lay.align) else ()
+    attr = plan.LayoutAttr(lay.grid, lay.split, lay.partial, lay.first_tile, align, memory)
     return plan.PlanTensorType(t, attr)
 
 

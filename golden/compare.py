@@ -1,0 +1,59 @@
+"""Sampled comparison of an observed tensor against the golden reference."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass
+class Comparison:
+    samples: int
+    max_abs_error: float
+    max_rel_error: float
+    passed: bool
+    reason: str = ""
+
+
+def sample_indices(n: int, limit: int = 256) -> np.ndarray:
+    """Up to `limit` evenly spaced flat indices into an array of `n` elements (first and last included)."""
+    if n <= 0 or limit <= 0:
+        return np.zeros(0, dtype=np.int64)
+    if n <= limit:
+        return np.arange(n, dtype=np.int64)
+    return np.unique(np.linspace(0, n - 1, limit).round().astype(np.int64))
+
+
+def compare(
+    observed: np.ndarray, reference: np.ndarray, limit: int = 256, atol: float = 0.03, rtol: float = 0.03
+) -> Comparison:
+    """Pass when |obs - ref| <= atol + rtol*|ref| at every sample and all sampled values are finite."""
+    obs, ref = np.asarray(observed), np.asarray(reference)
+    if obs.shape != ref.shape:
+        return Comparison(0, float("inf"), float("inf"), False, f"shape {obs.shape} != reference {ref.shape}")
+    idx = sample_indices(obs.size, limit)
+    o = obs.reshape(-1)[idx].astype(np.float64)
+    r = ref.reshape(-1)[idx].astype(np.float64)
+    if idx.size == 0:
+        return Comparison(0, 0.0, 0.0, True)
+    finite = bool(np.all(np.isfinite(o)) and np.all(np.isfinite(r)))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        err = np.abs(o - r)
+        rel = err / np.maximum(np.abs(r), np.finfo(np.float64).tiny)
+    max_abs = float(np.max(err)) if finite else float("nan")
+    max_rel = float(np.max(rel)) if finite else float("nan")
+    if not finite:
+        return Comparison(int(idx.size), max_abs, max_rel, False, "non-finite values in sampled elements")
+    bad = err > atol + rtol * np.abs(r)
+    if np.any(bad):
+        k = int(np.argmax(bad))
+        return Comparison(
+            int(idx.size),
+            max_abs,
+            max_rel,
+            False,
+            f"{int(bad.sum())}/{idx.size} samples out of tolerance; first at flat index {int(idx[k])}: "
+            f"observed {o[k]:.6g}, reference {r[k]:.6g}",
+        )
+    return Comparison(int(idx.size), max_abs, max_rel, True)

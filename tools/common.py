@@ -1,0 +1,53 @@
+"""Shared tool plumbing: contexts, parsing, error reporting without tracebacks, logging."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+
+from xdsl.context import Context
+from xdsl.dialects import builtin, func
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import DiagnosticException, ParseError
+
+from ipu.dialects import get_all_dialects
+
+
+class ToolError(Exception):
+    """A user-facing error: printed as one message, exit status 1."""
+
+
+def make_context() -> Context:
+    ctx = Context()
+    ctx.load_dialect(builtin.Builtin)
+    ctx.load_dialect(func.Func)
+    for name, factory in get_all_dialects().items():
+        ctx.register_dialect(name, factory)
+    return ctx
+
+
+def parse_file(ctx: Context, path: str | Path) -> builtin.ModuleOp:
+    p = Path(path)
+    if not p.is_file():
+        raise ToolError(f"no such file: {p}")
+    try:
+        module = Parser(ctx, p.read_text(), str(p)).parse_module()
+        module.verify()
+    except ParseError as e:
+        raise ToolError(f"parse error in {p}:\n{e}") from None
+    except DiagnosticException as e:
+        raise ToolError(f"verification failed in {p}:\n{e}") from None
+    return module
+
+
+def setup_logging(level: str) -> None:
+    lvl = getattr(logging, level.upper(), None)
+    if not isinstance(lvl, int):
+        raise ToolError(f"unknown log level '{level}' (use debug, info, warning, error)")
+    logging.basicConfig(stream=sys.stderr, level=lvl, format="%(asctime)s %(levelname)s %(message)s")
+
+
+def fail(message: str) -> None:
+    print(f"error: {message}", file=sys.stderr)
+    sys.exit(1)

@@ -1,0 +1,94 @@
+"""`ipu-opt`: xDSL's opt driver with the ipu dialects, passes and a `--target` option."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from xdsl.utils.exceptions import DiagnosticException, ParseError
+from xdsl.xdsl_opt_main import xDSLOptMain
+
+from ipu.dialects import get_all_dialects
+from ipu.target import DEFAULT_TARGET, TargetError, load_target
+from ipu.tools.common import ToolError, fail, setup_logging
+from ipu.transforms import get_all_passes
+
+TARGETED = ("plan-ops", "schedule-exchange", "place-storage", "lower-to-tasm", "ipu-compile")
+
+
+class IpuOptMain(xDSLOptMain):
+    def register_all_dialects(self) -> None:
+        super().register_all_dialects()
+        for name, factory in get_all_dialects().items():
+            if name not in self.ctx.registered_dialect_names:
+                self.ctx.register_dialect(name, factory)
+
+    def register_all_passes(self) -> None:
+        super().register_all_passes()
+        for name, factory in get_all_passes().items():
+            self.register_pass(name, factory)
+
+
+
+def _take(argv: list[str], flag: str, default: str) -> tuple[str, list[str]]:
+    """Remove `flag VALUE` / `flag=VALUE` from argv (xDSL's own `--target` means output format)."""
+    value, out, skip = default, [], False
+    for i, a in enumerate(argv):
+        if skip:
+            skip = False
+        elif a == flag:
+            if i + 1 >= len(argv):
+                raise ToolError(f"{flag} needs a value")
+            value, skip = argv[i + 1], True
+        elif a.startswith(flag + "="):
+            value = a.split("=", 1)[1]
+        else:
+            out.append(a)
+    return value, out
+
+
+def _with_target(argv: list[str]) -> list[str]:
+    """Apply `--target` to every targeted pass in `-p` that has no explicit target option."""
+    target, argv = _take(argv, "--target", DEFAULT_TARGET)
+    load_target(target)
+    out = []
+    for i, a in enumerate(argv):
+        prev = argv[i - 1] if i else ""
+        if prev in ("-p", "--passes"):
+            parts = []
+            for p in a.split(","):
+                name = p.split("{")[0]
+                if name in TARGETED and "{" not in p:
+                    p = f"{name}{{target={target}}}"
+                parts.append(p)
+            a = ",".join(parts)
+        out.append(a)
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if any(a in ("-h", "--help") for a in args):
+            print("ipu-opt extra options: --target NAME (mk2, mk1, ipu21, sim16, sim64; default mk2), "
+                  "--log-level LEVEL (structured events on stderr)")
+        level, args = _take(args, "--log-level", "warning")
+        args = _with_target(args)
+        setup_logging(level)
+        IpuOptMain(args=args).run()
+    except TargetError as e:
+        fail(str(e))
+    except ToolError as e:
+        fail(str(e))
+    except ParseError as e:
+        fail(f"parse error:\n{e}")
+    except DiagnosticException as e:
+        fail(str(e))
+    except FileNotFoundError as e:
+        fail(f"no such file: {e.filename}")
+    except ValueError as e:  # pass-pipeline syntax errors from xDSL
+        fail(str(e))
+
+
+if __name__ == "__main__":
+    main()

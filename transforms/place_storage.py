@@ -1,0 +1,114 @@
+"""`place-storage`: give every buffer an address, shared by all tiles of its group.
+
+Lifetimes run from a buffer's defining op to its last use (weights live for the whole
+program); buffers are placed first-fit into the regions their memory class allows
+(interleaved: the interleaved region; standard: the non-interleaved data range first, then the
+interleaved region). A model that does not fit gets a diagnostic naming the value, the bytes
+needed, the bytes live and the capacity.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import builtin, func
+from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr
+from xdsl.ir import SSAValue
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import DiagnosticException
+
+from ipu.dialects import exchange, tilemap
+from ipu.target import Target, load_target
+from ipu.transforms.log import log_event
+
+ALIGN = 32  # AMP operands are 32-byte aligned (MF 1.3)
+
+
+def _ranges(target: Target, memory: str) -> list[tuple[int, int, str]]:
+    out = []
+    for r in target.regions:
+        start = r.start + (target.code_reserve_bytes if r.executable else 0)
+        if memory == "interleaved" and not r.interleaved:
+            continue
+        out.append((start, r.end, r.name))
+    if memory == "standard":
+        out.sort(key=lambda x: x[0])
+    return out
+
+
+def place_function(f: func.FuncOp, target: Target) -> dict[str, int]:
+    ops = list(f.body.block.ops)
+    last: dict[SSAValue, int] = {}
+    for i, op in enumerate(ops):
+        for v in op.operands:
+            last[v] = i
+    live: list[tuple[int, int, SSAValue]] = []  # (address, end, value)
+    peaks = {"standard": 0, "interleaved": 0, "total": 0}
+    biggest_std = 0
+    # weights are loaded by `initialize` before the program starts: place them first
+    order = [(i, op) for i, op in enumerate(ops) if isinstance(op, tilemap.WeightOp)]
+    order += [(i, op) for i, op in enumerate(ops) if not isinstance(op, tilemap.WeightOp)]
+    for i, op in order:
+        live = [x for x in live if last.get(x[2], -1) >= i or isinstance(x[2].owner, tilemap.WeightOp)]
+        if not op.results or not isinstance(op.results[0].type, tilemap.BufferType):
+            continue
+        v = op.results[0]
+        bt: tilemap.BufferType = v.type
+        size = -(-bt.nbytes // ALIGN) * ALIGN
+        addr = None
+        for lo, hi, region in _ranges(target, bt.memory.data):
+            a = lo
+            for s, e, _ in sorted(live, key=lambda x: x[0]):
+                if a + size <= s:
+                    break
+                if e > a:
+                    a = -(-e // ALIGN) * ALIGN
+            if a + size <= hi:
+                addr, reg = a, region
+                break
+        if addr is None:
+            live_bytes = sum(e - s for s, e, _ in live)
+            cap = sum(hi - lo for lo, hi, _ in _ranges(target, bt.memory.data))
+            raise DiagnosticException(
+                f"model does not fit target {target.name}: value %{v.name_hint or i} ({op.name}) needs {size} "
+                f"bytes of {bt.memory.data} memory on tiles [{bt.first.data}, {bt.first.data + bt.count.data}) "
+                f"while {live_bytes} bytes are live; {bt.memory.data} capacity is {cap} bytes per tile"
+            )
+        live.append((addr, addr + size, v))
+        op.attributes["slot"] = exchange.SlotAttr(addr, size, reg)
+        inter = sum(e - s for s, e, x in live if x.type.memory.data == "interleaved")
+        total = sum(e - s for s, e, _ in live)
+        peaks["interleaved"] = max(peaks["interleaved"], inter)
+        peaks["standard"] = max(peaks["standard"], total - inter)
+        peaks["total"] = max(peaks["total"], total)
+        if bt.memory.data == "standard":
+            biggest_std = max(biggest_std, size)
+    figures = {
+        "peak_standard_bytes": peaks["standard"], "peak_interleaved_bytes": peaks["interleaved"],
+        "peak_total_bytes": peaks["total"], "maximum_standard_allocation_bytes": biggest_std,
+    }
+    f.attributes["exchange.memory"] = DictionaryAttr({k: IntegerAttr(v, 64) for k, v in figures.items()})
+    return figures
+
+
+def slot(v: SSAValue) -> exchange.SlotAttr:
+    s = v.owner.attributes.get("slot")  # type: ignore[union-attr]
+    if not isinstance(s, exchange.SlotAttr):
+        raise DiagnosticException(f"value %{v.name_hint} has no storage slot; run place-storage first")
+    return s
+
+
+@dataclass(frozen=True)
+class PlaceStoragePass(ModulePass):
+    """Assign each buffer an address within its memory class's regions."""
+
+    name = "place-storage"
+    target: str = "mk2"
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        t = load_target(self.target)
+        for f in list(op.walk()):
+            if isinstance(f, func.FuncOp) and "tilemap.mapping" in f.attributes:
+                figures = place_function(f, t)
+                log_event("placed storage", function=f.sym_name.data, **figures)
