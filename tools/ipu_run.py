@@ -115,7 +115,7 @@ def cli(model: str, target: str | None, inputs_path: str | None, outputs_path: s
                 print(f"checkpoint={c.index} operation={c.operation} name={c.name} samples={r.samples} "
                       f"maximumAbsoluteError={r.max_abs_error:.6f}" + ("" if r.passed else f" FAIL {r.reason}"))
             for i, b in enumerate(pkg.outputs):
-                r = compare(result.outputs[b.name], gold.outputs[i], samples, atol, rtol)
+                r = compare(result.outputs[b.name], gold.outputs[i], gold.outputs[i].size, atol, rtol)
                 ok &= r.passed
                 print(f"output={b.name} samples={r.samples} maximumAbsoluteError={r.max_abs_error:.6f}"
                       + ("" if r.passed else f" FAIL {r.reason}"))
