@@ -1,0 +1,28 @@
+"""Principle 1: the mk2 MLP's printed IR stays under 1 MB at every level of the ladder."""
+
+from __future__ import annotations
+
+from conftest import EXAMPLES
+
+from ipu.tools.common import make_context, parse_file
+from ipu.transforms.pipeline import compile_passes
+
+LIMIT = 1_000_000
+
+
+def test_mk2_mlp_ir_size_per_level() -> None:
+    ctx = make_context()
+    module = parse_file(ctx, EXAMPLES / "mlp.mlir")
+    sizes = {"graph": len(str(module))}
+    for label, p in compile_passes("mk2"):
+        p.apply(ctx, module)
+        module.verify()
+        sizes[label] = len(str(module))
+    assert len(sizes) == 6
+    for level, n in sizes.items():
+        assert n < LIMIT, f"{level}: {n} bytes"
+    # and the final level parses back
+    text = str(module)
+    from xdsl.parser import Parser
+
+    assert len(str(Parser(make_context(), text).parse_module())) == len(text)

@@ -1,0 +1,53 @@
+"""The target loader and the cost formulas shared by compiler and emulator."""
+
+from __future__ import annotations
+
+import pytest
+
+from ipu.target import TargetError, available_targets, load_target
+
+
+def test_all_targets_load() -> None:
+    names = available_targets()
+    assert {"mk2", "mk1", "ipu21", "sim16", "sim64"} <= set(names)
+    for n in names:
+        t = load_target(n)
+        assert t.regions[0].start == t.memory_base
+        assert t.regions[-1].end == t.memory_end
+
+
+def test_mk2_geometry() -> None:
+    t = load_target("mk2")
+    assert t.tiles == 1472
+    assert t.memory_size == 624 * 1024
+    assert t.region("standard").size == 208 * 1024
+    assert t.region("interleaved").size == 416 * 1024
+    assert t.region("interleaved").interleaved and not t.region("interleaved").executable
+
+
+def test_sim_targets_follow_mk2_rules() -> None:
+    mk2, sim = load_target("mk2"), load_target("sim16")
+    assert sim.tiles == 16
+    assert (sim.regions, sim.costs, sim.exchange) == (mk2.regions, mk2.costs, mk2.exchange)
+
+
+def test_unknown_target() -> None:
+    with pytest.raises(TargetError, match="unknown target 'nope'"):
+        load_target("nope")
+    with pytest.raises(TargetError):
+        load_target("../mk2")
+
+
+def test_amp_cost_by_hand() -> None:
+    t = load_target("mk2")
+    # m=128, k=256, n=178 -> cols 192 (12 groups), 16 slices of
+    # ceil(192*128/2) + ceil(12*940/4) = 12288 + 2820 cycles, plus the 294-cycle call
+    assert t.amp_matmul_cycles(128, 256, 178) == 294 + 16 * (12288 + 2820)
+
+
+def test_vector_costs_by_hand() -> None:
+    t = load_target("mk2")
+    assert t.elementwise_cycles("gelu", 100) == 10 * 100 + 11
+    assert t.elementwise_cycles("add", 100) == 7 + 11
+    assert t.reduce_cycles(4, 10) == 4 * 10 * 4 + 11
+    assert t.phase_overhead_cycles() == 600 + 120
