@@ -46,10 +46,16 @@ def encode_program(p: tasm.ProgramOp) -> bytes:
         if isinstance(op, tasm.KernelCallOp):
             names = isa.KERNELS[op.kernel.data][1]
             params = [op.params.data[n].value.data for n in names]  # type: ignore[union-attr]
-            words.append(isa.encode_call(
-                op.kernel.data, _dtype(op.in_type), _dtype(op.out_type), op.out.value.data,
-                list(op.ins.get_values()), params,
-            ))
+            words.append(
+                isa.encode_call(
+                    op.kernel.data,
+                    _dtype(op.in_type),
+                    _dtype(op.out_type),
+                    op.out.value.data,
+                    list(op.ins.get_values()),
+                    params,
+                )
+            )
         elif isinstance(op, tasm.SyncOp):
             words.append(isa.encode_simple(isa.Opcode.SYNC))
         elif isinstance(op, tasm.ExchangeOp):
@@ -83,10 +89,15 @@ def build_package(module: builtin.ModuleOp, target: Target) -> Package:
                 )
             programs.append(Program(op.first.value.data, op.count.value.data, code_region.start, code))
         elif isinstance(op, tasm.PhaseOp):
-            phases.append(Phase(
-                op.index.value.data, op.lower_bound.value.data, op.horizon.value.data, op.scheduler.data,
-                table_of(op.transfers),
-            ))
+            phases.append(
+                Phase(
+                    op.index.value.data,
+                    op.lower_bound.value.data,
+                    op.horizon.value.data,
+                    op.scheduler.data,
+                    table_of(op.transfers),
+                )
+            )
         elif isinstance(op, tasm.WeightOp):
             vals = initializer_values(op.init, op.tensor)
             weights.append(_binding(op, True, np.ascontiguousarray(vals).tobytes()))
@@ -95,25 +106,36 @@ def build_package(module: builtin.ModuleOp, target: Target) -> Package:
         elif isinstance(op, tasm.StreamOutOp):
             outputs.append((op.index.value.data, _binding(op, False)))
         elif isinstance(op, tasm.CheckpointDefOp):
-            checkpoints.append(Checkpoint(op.index.value.data, op.sym_name.data, op.op.value.data, _binding(op, False)))
+            checkpoints.append(
+                Checkpoint(op.index.value.data, op.sym_name.data, op.op.value.data, _binding(op, False))
+            )
     metrics = {"programs": len(programs), "phases": len(phases)}
     mem = module.attributes.get("tasm.memory")
     if isinstance(mem, builtin.DictionaryAttr):
         metrics.update({k: v.value.data for k, v in mem.data.items() if isinstance(v, builtin.IntegerAttr)})
     return Package(
-        compiler_version=ipu.__version__, target=target.name, tiles=target.tiles,
-        memory_base=target.memory_base, memory_size=target.memory_size, programs=programs, phases=phases,
-        weights=weights, inputs=[b for _, b in sorted(inputs, key=lambda x: x[0])],
+        compiler_version=ipu.__version__,
+        target=target.name,
+        tiles=target.tiles,
+        memory_base=target.memory_base,
+        memory_size=target.memory_size,
+        programs=programs,
+        phases=phases,
+        weights=weights,
+        inputs=[b for _, b in sorted(inputs, key=lambda x: x[0])],
         outputs=[b for _, b in sorted(outputs, key=lambda x: x[0])],
-        checkpoints=sorted(checkpoints, key=lambda c: c.index), metrics=metrics,
+        checkpoints=sorted(checkpoints, key=lambda c: c.index),
+        metrics=metrics,
     )
 
 
 def disassemble(pkg: Package) -> str:
     """Readable tasm for a package: programs and phase tables parse back as tasm ops;
     bindings, whose layouts the package does not keep, are listed as comments."""
-    lines = [f"// package: target={pkg.target} tiles={pkg.tiles} compiler={pkg.compiler_version} "
-             f"schema={pkg.schema_version}"]
+    lines = [
+        f"// package: target={pkg.target} tiles={pkg.tiles} compiler={pkg.compiler_version} "
+        f"schema={pkg.schema_version}"
+    ]
     lines.append(f'builtin.module attributes {{tasm.target = "{pkg.target}"}} {{')
     names = {isa.DType.F16: "f16", isa.DType.F32: "f32"}
     for i, p in enumerate(pkg.programs):
@@ -126,8 +148,10 @@ def disassemble(pkg: Package) -> str:
             if op == isa.Opcode.CALL:
                 kname = isa.KERNEL_NAMES[int(ins[1])]
                 n_in, pn = isa.KERNELS[kname]
-                ins_s = ", ".join(str(int(a)) for a in ins[4:4 + n_in])
-                params = ", ".join(f"{n} = {int(v)} : i64" for n, v in zip(pn, ins[7:7 + len(pn)], strict=True))
+                ins_s = ", ".join(str(int(a)) for a in ins[4 : 4 + n_in])
+                params = ", ".join(
+                    f"{n} = {int(v)} : i64" for n, v in zip(pn, ins[7 : 7 + len(pn)], strict=True)
+                )
                 lines.append(
                     f'    tasm.call "{kname}" out({int(ins[3])}) in(array<i64: {ins_s}>) {{{params}}} : '
                     f"{names[isa.DType(int(ins[2]) & 0xFF)]} -> {names[isa.DType(int(ins[2]) >> 8)]}"
@@ -135,21 +159,31 @@ def disassemble(pkg: Package) -> str:
             elif op == isa.Opcode.SYNC:
                 lines.append("    tasm.sync")
             else:
-                mn = {isa.Opcode.EXCHANGE: "exchange", isa.Opcode.HOST_IN: "host_in",
-                      isa.Opcode.HOST_OUT: "host_out", isa.Opcode.CHECKPOINT: "checkpoint"}[op]
+                mn = {
+                    isa.Opcode.EXCHANGE: "exchange",
+                    isa.Opcode.HOST_IN: "host_in",
+                    isa.Opcode.HOST_OUT: "host_out",
+                    isa.Opcode.CHECKPOINT: "checkpoint",
+                }[op]
                 lines.append(f"    tasm.{mn} {int(ins[1])}")
         lines.append("  }")
     for ph in pkg.phases:
         t = ph.transfers.astype(np.int32)
-        body = "[" + ", ".join("[" + ", ".join(str(int(x)) for x in r) + "]" for r in t) + "]" if len(t) else ""
+        body = (
+            "[" + ", ".join("[" + ", ".join(str(int(x)) for x in r) + "]" for r in t) + "]" if len(t) else ""
+        )
         lines.append(
             f'  tasm.phase {ph.index} lower_bound {ph.lower_bound} horizon {ph.horizon} scheduler "{ph.scheduler}" '
             f"transfers = dense<{body}> : tensor<{len(t)}x{t.shape[1] if t.ndim == 2 else 14}xi32>"
         )
     for kind, bs in (("weight", pkg.weights), ("input", pkg.inputs), ("output", pkg.outputs)):
         for b in bs:
-            lines.append(f"  // {kind} \"{b.name}\" {names[b.dtype]} {list(b.shape)} slice_families={len(b.slices)}")
+            lines.append(
+                f'  // {kind} "{b.name}" {names[b.dtype]} {list(b.shape)} slice_families={len(b.slices)}'
+            )
     for c in pkg.checkpoints:
-        lines.append(f'  // checkpoint {c.index} "{c.name}" op {c.operation} slice_families={len(c.binding.slices)}')
+        lines.append(
+            f'  // checkpoint {c.index} "{c.name}" op {c.operation} slice_families={len(c.binding.slices)}'
+        )
     lines.append("}")
     return "\n".join(lines) + "\n"

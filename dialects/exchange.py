@@ -25,7 +25,7 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from ipu.dialects.tilemap import AnyBuffer, MOVE_COLUMNS, table_of, verify_transfers
+from ipu.dialects.tilemap import MOVE_COLUMNS, AnyBuffer, table_of, verify_transfers
 
 PHASE_COLUMNS = MOVE_COLUMNS + 1  # `start` first, then the move columns
 
@@ -78,14 +78,18 @@ class PhaseOp(IRDLOperation):
     transfers = attr_def(DenseIntOrFPElementsAttr)
     reason = opt_attr_def(StringAttr)
     result = result_def(AnyBuffer)
-    assembly_format = (
-        "$index $input `transfers` `=` $transfers attr-dict `:` type($input) `->` type($result)"
-    )
+    assembly_format = "$index $input `transfers` `=` $transfers attr-dict `:` type($input) `->` type($result)"
 
     def verify_(self) -> None:
         t = table_of(self.transfers)
-        verify_transfers(self, t[:, 1:] if t.ndim == 2 and t.shape[1] == PHASE_COLUMNS else t,
-                         MOVE_COLUMNS, self.input.type, self.result.type, 0)
+        verify_transfers(
+            self,
+            t[:, 1:] if t.ndim == 2 and t.shape[1] == PHASE_COLUMNS else t,
+            MOVE_COLUMNS,
+            self.input.type,
+            self.result.type,
+            0,
+        )
         if len(t):
             end = t[:, 0] + t[:, 7] * t[:, 8]
             if (t[:, 0] < 0).any() or int(end.max()) > self.horizon.value.data:

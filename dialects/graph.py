@@ -261,7 +261,9 @@ class TransposeOp(IRDLOperation):
 
     def __init__(self, input, perm: Sequence[int], result_type: Attribute):
         super().__init__(
-            operands=[input], result_types=[result_type], attributes={"perm": DenseArrayBase.from_list(i64, perm)}
+            operands=[input],
+            result_types=[result_type],
+            attributes={"perm": DenseArrayBase.from_list(i64, perm)},
         )
 
     def verify_(self) -> None:
@@ -270,7 +272,9 @@ class TransposeOp(IRDLOperation):
         if sorted(p) != list(range(len(s))):
             raise VerifyException(f"graph.transpose: perm {list(p)} is not a permutation of rank {len(s)}")
         if tuple(s[i] for i in p) != shape_of(self.result.type):
-            raise VerifyException(f"graph.transpose: result shape {shape_of(self.result.type)} does not match perm")
+            raise VerifyException(
+                f"graph.transpose: result shape {shape_of(self.result.type)} does not match perm"
+            )
 
 
 @irdl_op_definition

@@ -90,7 +90,9 @@ class LayoutAttr(ParametrizedAttribute):
             if key in ("grid", "align"):
                 fields[key] = _ints(parser)
             elif key == "split":
-                fields[key] = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, lambda: _ints(parser))
+                fields[key] = parser.parse_comma_separated_list(
+                    parser.Delimiter.SQUARE, lambda: _ints(parser)
+                )
             elif key in ("partial", "first"):
                 fields[key] = parser.parse_integer()
             elif key == "memory":
@@ -127,13 +129,23 @@ class LayoutAttr(ParametrizedAttribute):
         if self.memory.data not in MEMORY_CLASSES:
             raise VerifyException(f"plan.layout: memory must be one of {MEMORY_CLASSES}")
         try:
-            Layout((1,) * len(self.split.data), self.grid_dims, self.split_dims, self.partial.data, self.first.data)
+            Layout(
+                (1,) * len(self.split.data),
+                self.grid_dims,
+                self.split_dims,
+                self.partial.data,
+                self.first.data,
+            )
         except ValueError as e:
             raise VerifyException(f"plan.layout: {e}") from None
 
     def layout(self, shape: Sequence[int]) -> Layout:
         return Layout(
-            tuple(shape), self.grid_dims, self.split_dims, self.partial.data, self.first.data,
+            tuple(shape),
+            self.grid_dims,
+            self.split_dims,
+            self.partial.data,
+            self.first.data,
             tuple(a.data for a in self.align.data),
         )
 
@@ -170,7 +182,9 @@ class PlanTensorType(ParametrizedAttribute, TypeAttribute):
     def verify(self) -> None:
         shape = tuple(self.tensor.get_shape())
         if len(shape) != len(self.layout_attr.split.data):
-            raise VerifyException(f"plan.tensor: layout split has rank {len(self.layout_attr.split.data)}, tensor {len(shape)}")
+            raise VerifyException(
+                f"plan.tensor: layout split has rank {len(self.layout_attr.split.data)}, tensor {len(shape)}"
+            )
         if not 1 <= len(shape) <= 2:
             raise VerifyException("plan.tensor: only rank 1 and 2 tensors are planned so far")
 
@@ -245,7 +259,9 @@ class GemmOp(IRDLOperation):
             raise VerifyException(f"plan.gemm: blocks {a.block} x {b.block} -> {r.block} do not align")
         k_dims = a.split[1]
         if (math.prod(a.grid[d] for d in k_dims) > 1) != (r.partial >= 0):
-            raise VerifyException("plan.gemm: a split contraction must produce a partial result and vice versa")
+            raise VerifyException(
+                "plan.gemm: a split contraction must produce a partial result and vice versa"
+            )
         if k_dims and r.partial not in k_dims:
             raise VerifyException("plan.gemm: the partial dimension must be the contraction's grid dimension")
         for v in (self.lhs, self.rhs, self.result):
@@ -398,11 +414,17 @@ class ReshapeOp(IRDLOperation):
     def verify_(self) -> None:
         a, r = self.input.type.layout, self.result.type.layout
         ok = (
-            a.grid == r.grid and a.first_tile == r.first_tile and len(a.grid) == 1
-            and a.split[0] == (0,) and r.split[0] == (0,) and all(not s for s in a.split[1:] + r.split[1:])
+            a.grid == r.grid
+            and a.first_tile == r.first_tile
+            and len(a.grid) == 1
+            and a.split[0] == (0,)
+            and r.split[0] == (0,)
+            and all(not s for s in a.split[1:] + r.split[1:])
             and a.block_elements == r.block_elements
-            and a.shape[-1] == a.block[-1] and r.shape[-1] == r.block[-1]
-            and a.shape[0] % a.grid[0] == 0 and r.shape[0] % r.grid[0] == 0
+            and a.shape[-1] == a.block[-1]
+            and r.shape[-1] == r.block[-1]
+            and a.shape[0] % a.grid[0] == 0
+            and r.shape[0] % r.grid[0] == 0
         )
         if not ok:
             raise VerifyException("plan.reshape: layouts must be equal row blocks of one 1-D grid")

@@ -8,11 +8,11 @@ absolute tile byte addresses. `ipu-translate --to-ipuexe` encodes this level.
 from __future__ import annotations
 
 from xdsl.dialects.builtin import (
+    I64,
     AnyFloat,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     DictionaryAttr,
-    I64,
     IntegerAttr,
     StringAttr,
     SymbolNameConstraint,
@@ -162,7 +162,9 @@ class StreamOutOp(_BoundValue):
 class WeightOp(_BoundValue):
     name = "tasm.weight"
     init = prop_def(AnyOf([BaseAttr(GaussianAttr), BaseAttr(DenseIntOrFPElementsAttr)]))
-    assembly_format = "$sym_name qualified($init) `:` $tensor `layout` qualified($layout) `at` $address attr-dict"
+    assembly_format = (
+        "$sym_name qualified($init) `:` $tensor `layout` qualified($layout) `at` $address attr-dict"
+    )
 
 
 @irdl_op_definition
@@ -178,8 +180,18 @@ class CheckpointDefOp(_BoundValue):
 Tasm = Dialect(
     "tasm",
     [
-        ProgramOp, KernelCallOp, SyncOp, ExchangeOp, HostInOp, HostOutOp, CheckpointOp, PhaseOp,
-        StreamInOp, StreamOutOp, WeightOp, CheckpointDefOp,
+        ProgramOp,
+        KernelCallOp,
+        SyncOp,
+        ExchangeOp,
+        HostInOp,
+        HostOutOp,
+        CheckpointOp,
+        PhaseOp,
+        StreamInOp,
+        StreamOutOp,
+        WeightOp,
+        CheckpointDefOp,
     ],
     [],
 )

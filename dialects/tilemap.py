@@ -12,11 +12,11 @@ from collections.abc import Sequence
 
 import numpy as np
 from xdsl.dialects.builtin import (
+    I64,
     ArrayAttr,
     DenseIntOrFPElementsAttr,
     DictionaryAttr,
     IntAttr,
-    I64,
     IntegerAttr,
     StringAttr,
     TensorType,
@@ -72,7 +72,11 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
 
     def __init__(self, block: Sequence[int], element_type: Attribute, first: int, count: int, memory: str):
         super().__init__(
-            ArrayAttr(IntAttr(b) for b in block), element_type, IntAttr(first), IntAttr(count), StringAttr(memory)
+            ArrayAttr(IntAttr(b) for b in block),
+            element_type,
+            IntAttr(first),
+            IntAttr(count),
+            StringAttr(memory),
         )
 
     @classmethod
@@ -93,7 +97,9 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string("<" + "".join(f"{b.data}x" for b in self.block.data))
         printer.print_attribute(self.element_type)
-        printer.print_string(f", tiles = [{self.first.data}, {self.count.data}], memory = {self.memory.data}>")
+        printer.print_string(
+            f", tiles = [{self.first.data}, {self.count.data}], memory = {self.memory.data}>"
+        )
 
     def verify(self) -> None:
         if self.count.data <= 0 or self.first.data < 0:
@@ -137,7 +143,9 @@ class HostWriteOp(IRDLOperation):
     tensor = attr_def(TensorType)
     layout = attr_def(LayoutAttr)
     result = result_def(AnyBuffer)
-    assembly_format = "$sym_name `index` $index `:` $tensor `layout` qualified($layout) attr-dict `->` type($result)"
+    assembly_format = (
+        "$sym_name `index` $index `:` $tensor `layout` qualified($layout) attr-dict `->` type($result)"
+    )
 
     def verify_(self) -> None:
         _check_view(self, self.tensor, self.layout, self.result.type)
@@ -169,7 +177,9 @@ class HostReadOp(IRDLOperation):
     input = operand_def(AnyBuffer)
     tensor = attr_def(TensorType)
     layout = attr_def(LayoutAttr)
-    assembly_format = "$sym_name `index` $index $input `:` type($input) `as` $tensor `layout` qualified($layout) attr-dict"
+    assembly_format = (
+        "$sym_name `index` $index $input `:` type($input) `as` $tensor `layout` qualified($layout) attr-dict"
+    )
 
     def verify_(self) -> None:
         _check_view(self, self.tensor, self.layout, self.input.type)
@@ -186,9 +196,7 @@ class CheckpointOp(IRDLOperation):
     input = operand_def(AnyBuffer)
     tensor = attr_def(TensorType)
     layout = attr_def(LayoutAttr)
-    assembly_format = (
-        "$sym_name `index` $index `op` $op $input `:` type($input) `as` $tensor `layout` qualified($layout) attr-dict"
-    )
+    assembly_format = "$sym_name `index` $index `op` $op $input `:` type($input) `as` $tensor `layout` qualified($layout) attr-dict"
 
     def verify_(self) -> None:
         _check_view(self, self.tensor, self.layout, self.input.type)
@@ -234,7 +242,9 @@ class MoveOp(IRDLOperation):
         verify_transfers(self, table_of(self.transfers), MOVE_COLUMNS, self.input.type, self.result.type, 0)
 
 
-def verify_transfers(op: IRDLOperation, t: np.ndarray, cols: int, src: BufferType, dst: BufferType, c0: int) -> None:
+def verify_transfers(
+    op: IRDLOperation, t: np.ndarray, cols: int, src: BufferType, dst: BufferType, c0: int
+) -> None:
     """Shape, tile-range and buffer-bounds checks shared by moves and phases."""
     if t.ndim != 2 or t.shape[1] != cols:
         raise VerifyException(f"{op.name}: transfer table must be [n, {cols}]")
@@ -251,14 +261,20 @@ def verify_transfers(op: IRDLOperation, t: np.ndarray, cols: int, src: BufferTyp
         f, n = buf.first.data, buf.count.data
         bad = (np.minimum(lo, hi) < f) | (np.maximum(lo, hi) >= f + n)
         if bad.any():
-            raise VerifyException(f"{op.name}: transfer {int(np.argmax(bad))} has a {what} tile outside [{f}, {f + n})")
+            raise VerifyException(
+                f"{op.name}: transfer {int(np.argmax(bad))} has a {what} tile outside [{f}, {f + n})"
+            )
     if c0 == 0:  # relative offsets: check against the buffers
         s_end = s_off + (rows - 1) * s_str + words * 4
         d_end = d_off + (rows - 1) * d_str + words * 4
         if (s_off < 0).any() or (s_end > src.nbytes).any():
-            raise VerifyException(f"{op.name}: a transfer reads outside the source buffer ({src.nbytes} bytes)")
+            raise VerifyException(
+                f"{op.name}: a transfer reads outside the source buffer ({src.nbytes} bytes)"
+            )
         if (d_off < 0).any() or (d_end > dst.nbytes).any():
-            raise VerifyException(f"{op.name}: a transfer writes outside the destination buffer ({dst.nbytes} bytes)")
+            raise VerifyException(
+                f"{op.name}: a transfer writes outside the destination buffer ({dst.nbytes} bytes)"
+            )
 
 
 Tilemap = Dialect(

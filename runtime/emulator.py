@@ -63,10 +63,15 @@ class Emulator:
 
     def __init__(self, package: Package, target: Target) -> None:
         if (package.target, package.tiles, package.memory_base, package.memory_size) != (
-            target.name, target.tiles, target.memory_base, target.memory_size
+            target.name,
+            target.tiles,
+            target.memory_base,
+            target.memory_size,
         ):
-            raise EmulatorError(f"package is for target {package.target} ({package.tiles} tiles), "
-                                f"not {target.name} ({target.tiles} tiles) or memory differs")
+            raise EmulatorError(
+                f"package is for target {package.target} ({package.tiles} tiles), "
+                f"not {target.name} ({target.tiles} tiles) or memory differs"
+            )
         self.package, self.target = package, target
         self.base, self.size = target.memory_base, target.memory_size
         self.mem = np.zeros((target.tiles, target.memory_size), np.uint8)
@@ -79,8 +84,10 @@ class Emulator:
     def _offset(self, addr: int, nbytes: int, what: str) -> int:
         off = addr - self.base
         if off < 0 or nbytes < 0 or off + nbytes > self.size:
-            raise EmulatorError(f"{what}: [{addr:#x}, {addr + nbytes:#x}) outside memory "
-                                f"[{self.base:#x}, {self.base + self.size:#x})")
+            raise EmulatorError(
+                f"{what}: [{addr:#x}, {addr + nbytes:#x}) outside memory "
+                f"[{self.base:#x}, {self.base + self.size:#x})"
+            )
         return off
 
     def _view(self, first: int, count: int, addr: int, elements: int, dtype: DType, what: str) -> np.ndarray:
@@ -113,9 +120,19 @@ class Emulator:
             return None
         nbytes, off, last = rows * re * es, addr - self.base, tile + (tc - 1) * ts
         size = int(np.prod(b.shape, dtype=np.int64)) * es
-        if (tc <= 0 or rows <= 0 or re <= 0 or ts < 0 or (ts == 0 and tc > 1) or tile < 0
-                or last >= self.target.tiles or lo < 0 or lo * es + nbytes > size
-                or off < 0 or off + nbytes > self.size):
+        if (
+            tc <= 0
+            or rows <= 0
+            or re <= 0
+            or ts < 0
+            or (ts == 0 and tc > 1)
+            or tile < 0
+            or last >= self.target.tiles
+            or lo < 0
+            or lo * es + nbytes > size
+            or off < 0
+            or off + nbytes > self.size
+        ):
             return None  # rare or bad: the general path handles (and reports) it
         return slice(tile, last + 1, max(ts, 1)), lo * es, off, nbytes
 
@@ -202,8 +219,9 @@ class Emulator:
             raise EmulatorError(f"{where}: {name} with non-positive parameters {p}")
         out_el, in_els = call_operand_elements(name, p)
         ins = [
-            self._view(first, count, int(w[4 + j]), in_els[j], in_dt, f"{where} {name} input {j}")
-            .astype(np.float32)
+            self._view(first, count, int(w[4 + j]), in_els[j], in_dt, f"{where} {name} input {j}").astype(
+                np.float32
+            )
             for j in range(n_in)
         ]
         t = self.target
@@ -241,8 +259,9 @@ class Emulator:
 
     # ---------------------------------------------------------------- exchange
 
-    def _check_ports(self, ph: int, port: str, tile: np.ndarray, start: np.ndarray, end: np.ndarray,
-                     fam: np.ndarray) -> None:
+    def _check_ports(
+        self, ph: int, port: str, tile: np.ndarray, start: np.ndarray, end: np.ndarray, fam: np.ndarray
+    ) -> None:
         order = np.lexsort((start, tile))
         t, s, e, f = tile[order], start[order], end[order], fam[order]
         bad = np.flatnonzero((t[1:] == t[:-1]) & (s[1:] < e[:-1]))
@@ -250,7 +269,8 @@ class Emulator:
             j = int(bad[0])
             raise EmulatorError(
                 f"phase {ph}: {port} port of tile {t[j]} used twice: transfer {f[j]} cycles "
-                f"[{s[j]}, {e[j]}) overlaps transfer {f[j + 1]} cycles [{s[j + 1]}, {e[j + 1]})")
+                f"[{s[j]}, {e[j]}) overlaps transfer {f[j + 1]} cycles [{s[j + 1]}, {e[j + 1]})"
+            )
 
     def exchange(self, ph: Phase) -> dict[str, int]:
         """Execute one phase after checking the port and write rules; returns its measurements."""
@@ -273,7 +293,8 @@ class Emulator:
             if bad.size:
                 j = int(bad[0])
                 raise EmulatorError(
-                    f"phase {ph.index}: transfer {fam[j]} {what} tile {tiles[j]} out of range")
+                    f"phase {ph.index}: transfer {fam[j]} {what} tile {tiles[j]} out of range"
+                )
         start = c["start"][fam]
         end = start + dur[fam]
         sender = ci == 0  # a multicast family member sends once
@@ -295,7 +316,8 @@ class Emulator:
                 raise EmulatorError(
                     f"phase {ph.index}: transfer {f2[j]} {what} bytes [{off[j] + self.base:#x}, "
                     f"{off[j] + nb[j] + self.base:#x}) outside memory (cycles {start[mem_of_row[j]]}.."
-                    f"{end[mem_of_row[j]]})")
+                    f"{end[mem_of_row[j]]})"
+                )
         order = np.lexsort((d_off, d_tile))
         dt, do, dn, df = d_tile[order], d_off[order], nb[order], f2[order]
         bad = np.flatnonzero((dt[1:] == dt[:-1]) & (do[1:] < do[:-1] + dn[:-1]))
@@ -303,7 +325,8 @@ class Emulator:
             j = int(bad[0])
             raise EmulatorError(
                 f"phase {ph.index}: tile {dt[j]}: transfers {df[j]} and {df[j + 1]} both write bytes "
-                f"[{do[j + 1] + self.base:#x}, {min(do[j] + dn[j], do[j + 1] + dn[j + 1]) + self.base:#x})")
+                f"[{do[j + 1] + self.base:#x}, {min(do[j] + dn[j], do[j + 1] + dn[j + 1]) + self.base:#x})"
+            )
         # move data: snapshot every source row first, then write (grouped by row length)
         moves = []
         for n in np.unique(nb):
@@ -379,8 +402,14 @@ class Emulator:
                     raise EmulatorError(f"control instruction {j}: no exchange phase {arg}")
                 ph = self._phases[arg]
                 m = self.exchange(ph)
-                rec = {"kind": "exchange", "index": arg, "cycles": m["horizon"] + ex["route_tail_cycles"],
-                       **m, "scheduled_horizon": ph.horizon, "scheduled_lower_bound": ph.lower_bound}
+                rec = {
+                    "kind": "exchange",
+                    "index": arg,
+                    "cycles": m["horizon"] + ex["route_tail_cycles"],
+                    **m,
+                    "scheduled_horizon": ph.horizon,
+                    "scheduled_lower_bound": ph.lower_bound,
+                }
             elif op == Opcode.HOST_IN:
                 if arg >= len(pkg.inputs):
                     raise EmulatorError(f"control instruction {j}: no input {arg}")

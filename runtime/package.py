@@ -33,8 +33,15 @@ SCHEMA_VERSION = 1
 #   logical elements [logical_offset + r*logical_stride, ... + row_elements)
 #   <-> tile (tile + m*tile_step), bytes [address + r*tile_stride, ... + row_elements*esize)
 SLICE_COLUMNS = (
-    "logical_offset", "logical_stride", "rows", "row_elements",
-    "tile", "tile_count", "tile_step", "address", "tile_stride",
+    "logical_offset",
+    "logical_stride",
+    "rows",
+    "row_elements",
+    "tile",
+    "tile_count",
+    "tile_step",
+    "address",
+    "tile_stride",
 )
 
 # A transfer family of one exchange phase. For p in range(par_count), c in range(mc_count):
@@ -45,8 +52,20 @@ SLICE_COLUMNS = (
 # All members occupy their source's send port and every destination's receive port during
 # cycles [start, start + rows*row_words) of the phase (multicast: one send, many receives).
 TRANSFER_COLUMNS = (
-    "start", "src_tile", "src_address", "src_stride", "dst_tile", "dst_address", "dst_stride",
-    "rows", "row_words", "par_count", "par_src_step", "par_dst_step", "mc_count", "mc_step",
+    "start",
+    "src_tile",
+    "src_address",
+    "src_stride",
+    "dst_tile",
+    "dst_address",
+    "dst_stride",
+    "rows",
+    "row_words",
+    "par_count",
+    "par_src_step",
+    "par_dst_step",
+    "mc_count",
+    "mc_step",
 )
 
 
@@ -242,8 +261,13 @@ def _read_message(m: Any) -> Package:
         Program(int(p.firstTile), int(p.tileCount), int(p.codeAddress), bytes(p.code)) for p in m.programs
     ]
     phases = [
-        Phase(int(p.index), int(p.lowerBound), int(p.horizon), str(p.scheduler),
-              _get_table(p.transfers, f"phase {int(p.index)} transfers"))
+        Phase(
+            int(p.index),
+            int(p.lowerBound),
+            int(p.horizon),
+            str(p.scheduler),
+            _get_table(p.transfers, f"phase {int(p.index)} transfers"),
+        )
         for p in m.phases
     ]
     weights = [_get_binding(b, "weight") for b in m.weights]
@@ -348,8 +372,9 @@ def validate_package(pkg: Package, target: Target) -> None:
             dup = next(n for n in names if names.count(n) > 1)
             raise PackageError(f"duplicate {what} binding name '{dup}'")
         for b in items:
-            _validate_binding(b, what, target, need_data=what == "weight",
-                              need_cover=what in ("output", "checkpoint"))
+            _validate_binding(
+                b, what, target, need_data=what == "weight", need_cover=what in ("output", "checkpoint")
+            )
 
 
 def _validate_programs(pkg: Package, target: Target) -> None:
@@ -362,7 +387,8 @@ def _validate_programs(pkg: Package, target: Target) -> None:
         if p.tile_count <= 0 or p.first_tile < 0 or p.first_tile + p.tile_count > target.tiles:
             raise PackageError(
                 f"program {i}: tiles [{p.first_tile}, {p.first_tile + p.tile_count}) "
-                f"not a non-empty range within [0, {target.tiles})")
+                f"not a non-empty range within [0, {target.tiles})"
+            )
         if p.first_tile < prev_end:
             raise PackageError(f"programs {prev_i} and {i} overlap on tile {p.first_tile}")
         prev_end, prev_i = p.first_tile + p.tile_count, i
@@ -370,13 +396,21 @@ def _validate_programs(pkg: Package, target: Target) -> None:
     for i, p in enumerate(pkg.programs):
         n = len(p.code)
         if n == 0 or n % INSTRUCTION_BYTES:
-            raise PackageError(f"program {i}: code length {n} is not a positive multiple of "
-                               f"{INSTRUCTION_BYTES}")
-        if not any(r.executable and r.start <= p.code_address and p.code_address + n <= r.end
-                   for r in target.regions) or p.code_address < base or p.code_address + n > end:
+            raise PackageError(
+                f"program {i}: code length {n} is not a positive multiple of {INSTRUCTION_BYTES}"
+            )
+        if (
+            not any(
+                r.executable and r.start <= p.code_address and p.code_address + n <= r.end
+                for r in target.regions
+            )
+            or p.code_address < base
+            or p.code_address + n > end
+        ):
             raise PackageError(
                 f"program {i}: code [{p.code_address:#x}, {p.code_address + n:#x}) "
-                "is not inside an executable region")
+                "is not inside an executable region"
+            )
         words = np.frombuffer(p.code, dtype="<u4").reshape(-1, INSTRUCTION_WORDS).astype(np.int64)
         op = words[:, 0]
         ends = np.flatnonzero(op == Opcode.END)
@@ -397,7 +431,8 @@ def _validate_programs(pkg: Package, target: Target) -> None:
             at = int(diff[0]) if diff.size else k
             raise PackageError(
                 f"program {i} (tiles {p.first_tile}..{p.first_tile + p.tile_count - 1}): control "
-                f"skeleton differs from program 0 at control instruction {at}")
+                f"skeleton differs from program 0 at control instruction {at}"
+            )
     assert skeleton is not None
     limits = {
         Opcode.EXCHANGE: ("exchange phase", {ph.index for ph in pkg.phases}),
@@ -440,8 +475,10 @@ def _validate_calls(i: int, words: np.ndarray, op: np.ndarray, base: int, end: i
             bad |= (params["b_cols"] != 1) & (params["b_cols"] != params["n"])
         if bad.any():
             j = _first(bad)
-            raise PackageError(f"program {i}: instruction {at[j]} ({name}) has invalid parameters "
-                               f"{dict((pn, int(v[j])) for pn, v in params.items())}")
+            raise PackageError(
+                f"program {i}: instruction {at[j]} ({name}) has invalid parameters "
+                f"{dict((pn, int(v[j])) for pn, v in params.items())}"
+            )
         out_el, in_els = call_operand_elements(name, params)
         isz, osz = _DTYPE_SIZE_BY_CODE[c[:, 2] & 0xFF], _DTYPE_SIZE_BY_CODE[(c[:, 2] >> 8) & 0xFF]
         operands = [(3, out_el * osz)] + [(4 + q, e * isz) for q, e in enumerate(in_els)]
@@ -452,14 +489,16 @@ def _validate_calls(i: int, words: np.ndarray, op: np.ndarray, base: int, end: i
                 j = _first(bad)
                 raise PackageError(
                     f"program {i}: instruction {at[j]} ({name}) operand {slot - 3} "
-                    f"[{addr[j]:#x}, {addr[j] + nbytes[j]:#x}) outside memory [{base:#x}, {end:#x})")
+                    f"[{addr[j]:#x}, {addr[j] + nbytes[j]:#x}) outside memory [{base:#x}, {end:#x})"
+                )
 
 
 def _validate_transfers(ph: Phase, target: Target) -> None:
     t = ph.transfers
     if t.ndim != 2 or t.shape[1] != len(TRANSFER_COLUMNS):
-        raise PackageError(f"phase {ph.index}: transfer table has shape {t.shape}, "
-                           f"expected [n, {len(TRANSFER_COLUMNS)}]")
+        raise PackageError(
+            f"phase {ph.index}: transfer table has shape {t.shape}, expected [n, {len(TRANSFER_COLUMNS)}]"
+        )
     if len(t) == 0:
         return
     c = {name: t[:, q].astype(np.int64) for q, name in enumerate(TRANSFER_COLUMNS)}
@@ -467,8 +506,9 @@ def _validate_transfers(ph: Phase, target: Target) -> None:
     bad |= c["start"] < 0
     if bad.any():
         j = _first(bad)
-        raise PackageError(f"phase {ph.index}: transfer {j} has non-positive rows/row_words/counts "
-                           "or a negative start")
+        raise PackageError(
+            f"phase {ph.index}: transfer {j} has non-positive rows/row_words/counts or a negative start"
+        )
     # member tiles and byte addresses are linear in p, c, r: the extremes are at the corners
     pe, me, re_ = c["par_count"] - 1, c["mc_count"] - 1, c["rows"] - 1
 
@@ -484,17 +524,26 @@ def _validate_transfers(ph: Phase, target: Target) -> None:
     checks = (
         ("source tile", *lo_hi(c["src_tile"], pe * c["par_src_step"]), 0, target.tiles),
         ("destination tile", *dst_lo_hi, 0, target.tiles),
-        ("source bytes", *lo_hi(c["src_address"], re_ * c["src_stride"]), target.memory_base,
-         target.memory_end - nbytes + 1),
-        ("destination bytes", *lo_hi(c["dst_address"], re_ * c["dst_stride"]), target.memory_base,
-         target.memory_end - nbytes + 1),
+        (
+            "source bytes",
+            *lo_hi(c["src_address"], re_ * c["src_stride"]),
+            target.memory_base,
+            target.memory_end - nbytes + 1,
+        ),
+        (
+            "destination bytes",
+            *lo_hi(c["dst_address"], re_ * c["dst_stride"]),
+            target.memory_base,
+            target.memory_end - nbytes + 1,
+        ),
     )
     for what, lo, hi, vmin, vmax in checks:
         bad = (lo < vmin) | (hi >= vmax)
         if bad.any():
             j = _first(bad)
-            raise PackageError(f"phase {ph.index}: transfer {j} {what} out of range "
-                               f"(spans {lo[j]:#x}..{hi[j]:#x})")
+            raise PackageError(
+                f"phase {ph.index}: transfer {j} {what} out of range (spans {lo[j]:#x}..{hi[j]:#x})"
+            )
 
 
 def _validate_binding(b: Binding, what: str, target: Target, need_data: bool, need_cover: bool) -> None:
@@ -509,8 +558,9 @@ def _validate_binding(b: Binding, what: str, target: Target, need_data: bool, ne
     if need_data:
         if b.data is None or len(b.data) != size * esize:
             have = None if b.data is None else len(b.data)
-            raise PackageError(f"{label}: data has {have} bytes, shape {b.shape} {dtype.name} needs "
-                               f"{size * esize}")
+            raise PackageError(
+                f"{label}: data has {have} bytes, shape {b.shape} {dtype.name} needs {size * esize}"
+            )
     s = b.slices
     if s.ndim != 2 or s.shape[1] != len(SLICE_COLUMNS):
         raise PackageError(f"{label}: slice table has shape {s.shape}, expected [n, {len(SLICE_COLUMNS)}]")
@@ -529,12 +579,14 @@ def _validate_binding(b: Binding, what: str, target: Target, need_data: bool, ne
         raise PackageError(f"{label}: slice {_first(bad)} tile family outside [0, {target.tiles})")
     l_last = c["logical_offset"] + r1 * c["logical_stride"]
     bad = (np.minimum(c["logical_offset"], l_last) < 0) | (
-        np.maximum(c["logical_offset"], l_last) + c["row_elements"] > size)
+        np.maximum(c["logical_offset"], l_last) + c["row_elements"] > size
+    )
     if bad.any():
         raise PackageError(f"{label}: slice {_first(bad)} logical range outside the {size} elements")
     a_last = c["address"] + r1 * c["tile_stride"]
     bad = (np.minimum(c["address"], a_last) < target.memory_base) | (
-        np.maximum(c["address"], a_last) + c["row_elements"] * esize > target.memory_end)
+        np.maximum(c["address"], a_last) + c["row_elements"] * esize > target.memory_end
+    )
     if bad.any():
         raise PackageError(f"{label}: slice {_first(bad)} byte range outside tile memory")
     if need_cover and size:

@@ -29,7 +29,6 @@ class IpuOptMain(xDSLOptMain):
             self.register_pass(name, factory)
 
 
-
 def _take(argv: list[str], flag: str, default: str) -> tuple[str, list[str]]:
     """Remove `flag VALUE` / `flag=VALUE` from argv (xDSL's own `--target` means output format)."""
     value, out, skip = default, [], False
@@ -70,8 +69,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         if any(a in ("-h", "--help") for a in args):
-            print("ipu-opt extra options: --target NAME (mk2, mk1, ipu21, sim16, sim64; default mk2), "
-                  "--log-level LEVEL (structured events on stderr)")
+            print(
+                "ipu-opt extra options: --target NAME (mk2, mk1, ipu21, sim16, sim64; default mk2), "
+                "--log-level LEVEL (structured events on stderr)"
+            )
         level, args = _take(args, "--log-level", "warning")
         args = _with_target(args)
         setup_logging(level)

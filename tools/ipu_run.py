@@ -56,7 +56,10 @@ def _load_inputs(path: str | None, pkg: Package, func_op, seed: int) -> dict[str
     rng = np.random.default_rng(seed)
     from ipu.runtime.isa import NUMPY_DTYPE
 
-    return {b.name: rng.standard_normal(b.shape, dtype=np.float32).astype(NUMPY_DTYPE[b.dtype]) for b in pkg.inputs}
+    return {
+        b.name: rng.standard_normal(b.shape, dtype=np.float32).astype(NUMPY_DTYPE[b.dtype])
+        for b in pkg.inputs
+    }
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -65,16 +68,32 @@ def _load_inputs(path: str | None, pkg: Package, func_op, seed: int) -> dict[str
 @click.option("--inputs", "inputs_path", type=click.Path(dir_okay=False), help=".npz keyed by input names")
 @click.option("--outputs", "outputs_path", type=click.Path(dir_okay=False), help="write outputs to .npz")
 @click.option("--seed", default=0, show_default=True, help="seed for Gaussian inputs")
-@click.option("--reference", "reference_path", type=click.Path(dir_okay=False),
-              help="graph .mlir to check a prebuilt .ipuexe against")
-@click.option("--package", "package_path", type=click.Path(dir_okay=False), help="also write the package here")
+@click.option(
+    "--reference",
+    "reference_path",
+    type=click.Path(dir_okay=False),
+    help="graph .mlir to check a prebuilt .ipuexe against",
+)
+@click.option(
+    "--package", "package_path", type=click.Path(dir_okay=False), help="also write the package here"
+)
 @click.option("--samples", default=256, show_default=True, help="checkpoint samples per tensor")
 @click.option("--atol", default=0.03, show_default=True)
 @click.option("--rtol", default=0.03, show_default=True)
 @click.option("--log-level", default="warning", show_default=True)
-def cli(model: str, target: str | None, inputs_path: str | None, outputs_path: str | None, seed: int,
-        reference_path: str | None, package_path: str | None, samples: int, atol: float, rtol: float,
-        log_level: str) -> None:
+def cli(
+    model: str,
+    target: str | None,
+    inputs_path: str | None,
+    outputs_path: str | None,
+    seed: int,
+    reference_path: str | None,
+    package_path: str | None,
+    samples: int,
+    atol: float,
+    rtol: float,
+    log_level: str,
+) -> None:
     """Compile (if needed) and emulate MODEL (.mlir or .ipuexe), checking numerics."""
     try:
         setup_logging(log_level)
@@ -109,18 +128,26 @@ def cli(model: str, target: str | None, inputs_path: str | None, outputs_path: s
                 gold = evaluate(reference, {k: v for k, v in inputs.items()})
             for c in pkg.checkpoints:
                 if c.operation not in gold.values:
-                    raise ToolError(f"checkpoint {c.index} names operation {c.operation}, absent from the reference")
+                    raise ToolError(
+                        f"checkpoint {c.index} names operation {c.operation}, absent from the reference"
+                    )
                 r = compare(result.checkpoints[c.index], gold.values[c.operation], samples, atol, rtol)
                 ok &= r.passed
-                print(f"checkpoint={c.index} operation={c.operation} name={c.name} samples={r.samples} "
-                      f"maximumAbsoluteError={r.max_abs_error:.6f}" + ("" if r.passed else f" FAIL {r.reason}"))
+                print(
+                    f"checkpoint={c.index} operation={c.operation} name={c.name} samples={r.samples} "
+                    f"maximumAbsoluteError={r.max_abs_error:.6f}" + ("" if r.passed else f" FAIL {r.reason}")
+                )
             for i, b in enumerate(pkg.outputs):
                 r = compare(result.outputs[b.name], gold.outputs[i], gold.outputs[i].size, atol, rtol)
                 ok &= r.passed
-                print(f"output={b.name} samples={r.samples} maximumAbsoluteError={r.max_abs_error:.6f}"
-                      + ("" if r.passed else f" FAIL {r.reason}"))
-            print(f"diagnosticCheckpoints={len(pkg.checkpoints)} sampleLimit={samples} "
-                  f"numericalTest={'PASS' if ok else 'FAIL'}")
+                print(
+                    f"output={b.name} samples={r.samples} maximumAbsoluteError={r.max_abs_error:.6f}"
+                    + ("" if r.passed else f" FAIL {r.reason}")
+                )
+            print(
+                f"diagnosticCheckpoints={len(pkg.checkpoints)} sampleLimit={samples} "
+                f"numericalTest={'PASS' if ok else 'FAIL'}"
+            )
         else:
             print("numericalTest=SKIPPED (no reference: pass --reference model.mlir)")
         exch = sum(r["cycles"] for r in result.profile if r.get("kind") == "exchange")

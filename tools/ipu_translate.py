@@ -22,8 +22,14 @@ from ipu.transforms.log import phase
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="output file (default stdout for text)")
 @click.option("--target", default=None, help="machine model (default: the one the input was built for)")
 @click.option("--log-level", default="warning", show_default=True)
-def cli(input_path: str, to_ipuexe: bool, from_ipuexe: bool, output: str | None, target: str | None,
-        log_level: str) -> None:
+def cli(
+    input_path: str,
+    to_ipuexe: bool,
+    from_ipuexe: bool,
+    output: str | None,
+    target: str | None,
+    log_level: str,
+) -> None:
     """Translate between tasm IR and .ipuexe packages."""
     try:
         setup_logging(log_level)

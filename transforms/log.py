@@ -30,6 +30,8 @@ def phase(name: str) -> Iterator[None]:
         ok = True
     finally:
         log_event(
-            "package build phase finished", phase=name,
-            elapsed_ms=int((time.perf_counter() - t0) * 1000), success=str(ok).lower(),
+            "package build phase finished",
+            phase=name,
+            elapsed_ms=int((time.perf_counter() - t0) * 1000),
+            success=str(ok).lower(),
         )

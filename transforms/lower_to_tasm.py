@@ -25,10 +25,15 @@ from ipu.transforms.place_storage import slot
 
 KERNEL_PARAMS = {
     "amp_matmul": ("m", "k", "n"),
-    "add": ("m", "n", "b_rows", "b_cols"), "sub": ("m", "n", "b_rows", "b_cols"),
-    "mul": ("m", "n", "b_rows", "b_cols"), "max": ("m", "n", "b_rows", "b_cols"),
-    "gelu": ("elements",), "relu": ("elements",), "transpose": ("m", "n"),
-    "reduce_sum": ("parts", "elements"), "copy": ("elements",),
+    "add": ("m", "n", "b_rows", "b_cols"),
+    "sub": ("m", "n", "b_rows", "b_cols"),
+    "mul": ("m", "n", "b_rows", "b_cols"),
+    "max": ("m", "n", "b_rows", "b_cols"),
+    "gelu": ("elements",),
+    "relu": ("elements",),
+    "transpose": ("m", "n"),
+    "reduce_sum": ("parts", "elements"),
+    "copy": ("elements",),
 }
 
 
@@ -86,15 +91,26 @@ def lower_function(f: func.FuncOp, target: Target) -> tuple[list[Operation], dic
             table = tilemap.table_of(op.transfers).copy()
             table[:, 1 + S_OFF] += slot(op.input).address.data
             table[:, 1 + D_OFF] += slot(op.result).address.data
-            defs.append(tasm.PhaseOp.create(properties={
-                "index": _i(idx), "lower_bound": op.lower_bound, "horizon": op.horizon,
-                "scheduler": op.scheduler, "transfers": tilemap.table_attr(table.astype(np.int64)),
-            }))
+            defs.append(
+                tasm.PhaseOp.create(
+                    properties={
+                        "index": _i(idx),
+                        "lower_bound": op.lower_bound,
+                        "horizon": op.horizon,
+                        "scheduler": op.scheduler,
+                        "transfers": tilemap.table_attr(table.astype(np.int64)),
+                    }
+                )
+            )
             phases += 1
         elif isinstance(op, tilemap.CheckpointOp):
             idx = op.index.value.data
             control(lambda idx=idx: tasm.CheckpointOp.create(properties={"index": _i(idx)}))
-            defs.append(_bound(tasm.CheckpointDefOp, op, {"index": op.index, "op": op.op}, slot(op.input).address.data))
+            defs.append(
+                _bound(
+                    tasm.CheckpointDefOp, op, {"index": op.index, "op": op.op}, slot(op.input).address.data
+                )
+            )
         elif isinstance(op, tilemap.HostReadOp):
             idx = op.index.value.data
             control(lambda idx=idx: tasm.HostOutOp.create(properties={"index": _i(idx)}))
@@ -105,10 +121,12 @@ def lower_function(f: func.FuncOp, target: Target) -> tuple[list[Operation], dic
             raise DiagnosticException(f"lower-to-tasm: unexpected operation {op.name}")
     programs: list[Operation] = []
     for n, ((s0, s1), b) in enumerate(zip(segments, bodies, strict=True)):
-        programs.append(tasm.ProgramOp.create(
-            properties={"sym_name": StringAttr(f"p{n}"), "first": _i(s0), "count": _i(s1 - s0)},
-            regions=[Region(b)],
-        ))
+        programs.append(
+            tasm.ProgramOp.create(
+                properties={"sym_name": StringAttr(f"p{n}"), "first": _i(s0), "count": _i(s1 - s0)},
+                regions=[Region(b)],
+            )
+        )
     return programs + defs, {"programs": len(programs), "phases": phases, "calls": calls}
 
 

@@ -24,7 +24,9 @@ from ipu.transforms.log import log_event
 
 def buffer_type(t: plan.PlanTensorType) -> tilemap.BufferType:
     lay = t.layout
-    return tilemap.BufferType(lay.block, t.tensor.element_type, lay.first_tile, lay.tiles, t.layout_attr.memory.data)
+    return tilemap.BufferType(
+        lay.block, t.tensor.element_type, lay.first_tile, lay.tiles, t.layout_attr.memory.data
+    )
 
 
 def _i64(**kw: int) -> DictionaryAttr:
@@ -33,16 +35,20 @@ def _i64(**kw: int) -> DictionaryAttr:
 
 def _run(kernel: str, inputs: list[SSAValue], out: tilemap.BufferType, **params: int) -> tilemap.RunOp:
     return tilemap.RunOp.create(
-        operands=inputs, result_types=[out],
+        operands=inputs,
+        result_types=[out],
         attributes={"kernel": StringAttr(kernel), "params": _i64(**params)},
     )
 
 
-def _move(src: SSAValue, dst_t: tilemap.BufferType, src_l: Layout, dst_l: Layout, reason: str) -> tilemap.MoveOp:
+def _move(
+    src: SSAValue, dst_t: tilemap.BufferType, src_l: Layout, dst_l: Layout, reason: str
+) -> tilemap.MoveOp:
     es = src.type.esize
     table = conversion_transfers(src_l, dst_l, es, es)
     return tilemap.MoveOp.create(
-        operands=[src], result_types=[dst_t],
+        operands=[src],
+        result_types=[dst_t],
         attributes={"transfers": tilemap.table_attr(table), "reason": StringAttr(reason)},
     )
 
@@ -65,14 +71,18 @@ class _Mapper:
         idx = plan.op_index_of(op)
         if idx is None:
             return
-        self.emit(tilemap.CheckpointOp.create(
-            operands=[buf],
-            attributes={
-                "sym_name": StringAttr(op.results[0].name_hint or f"op{idx}"),
-                "index": IntegerAttr(self.checkpoints, 64), "op": IntegerAttr(idx, 64),
-                "tensor": t.tensor, "layout": t.layout_attr,
-            },
-        ))
+        self.emit(
+            tilemap.CheckpointOp.create(
+                operands=[buf],
+                attributes={
+                    "sym_name": StringAttr(op.results[0].name_hint or f"op{idx}"),
+                    "index": IntegerAttr(self.checkpoints, 64),
+                    "op": IntegerAttr(idx, 64),
+                    "tensor": t.tensor,
+                    "layout": t.layout_attr,
+                },
+            )
+        )
         self.checkpoints += 1
 
 
@@ -83,21 +93,34 @@ def map_function(f: func.FuncOp) -> dict[str, int]:
     names = [s.data for s in f.attributes["ipu.inputs"].data]  # type: ignore[union-attr]
     for i, a in enumerate(old.args):
         t: plan.PlanTensorType = a.type
-        mp.env[a] = mp.emit(tilemap.HostWriteOp.create(
-            result_types=[buffer_type(t)],
-            attributes={"sym_name": StringAttr(names[i]), "index": IntegerAttr(i, 64),
-                        "tensor": t.tensor, "layout": t.layout_attr},
-        ), a.name_hint)
+        mp.env[a] = mp.emit(
+            tilemap.HostWriteOp.create(
+                result_types=[buffer_type(t)],
+                attributes={
+                    "sym_name": StringAttr(names[i]),
+                    "index": IntegerAttr(i, 64),
+                    "tensor": t.tensor,
+                    "layout": t.layout_attr,
+                },
+            ),
+            a.name_hint,
+        )
     for op in list(old.ops):
         if isinstance(op, func.ReturnOp):
             outs = [s.data for s in f.attributes["ipu.outputs"].data]  # type: ignore[union-attr]
             for i, v in enumerate(op.arguments):
                 t = v.type
-                mp.emit(tilemap.HostReadOp.create(
-                    operands=[mp.env[v]],
-                    attributes={"sym_name": StringAttr(outs[i]), "index": IntegerAttr(i, 64),
-                                "tensor": t.tensor, "layout": t.layout_attr},
-                ))
+                mp.emit(
+                    tilemap.HostReadOp.create(
+                        operands=[mp.env[v]],
+                        attributes={
+                            "sym_name": StringAttr(outs[i]),
+                            "index": IntegerAttr(i, 64),
+                            "tensor": t.tensor,
+                            "layout": t.layout_attr,
+                        },
+                    )
+                )
             mp.emit(func.ReturnOp())
             continue
         _map_op(mp, op)
@@ -117,23 +140,36 @@ def _map_op(mp: _Mapper, op: Operation) -> None:
     ins = [mp.env[v] for v in op.operands]
     lay = rt.layout
     if isinstance(op, plan.ParameterOp):
-        r = mp.emit(tilemap.WeightOp.create(
-            result_types=[out_t],
-            attributes={"sym_name": op.sym_name, "init": op.init, "tensor": rt.tensor, "layout": rt.layout_attr},
-        ), hint)
+        r = mp.emit(
+            tilemap.WeightOp.create(
+                result_types=[out_t],
+                attributes={
+                    "sym_name": op.sym_name,
+                    "init": op.init,
+                    "tensor": rt.tensor,
+                    "layout": rt.layout_attr,
+                },
+            ),
+            hint,
+        )
     elif isinstance(op, plan.GemmOp):
         a_l = op.lhs.type.layout
         b_l = op.rhs.type.layout
         r = mp.emit(_run("amp_matmul", ins, out_t, m=a_l.block[0], k=a_l.block[1], n=b_l.block[1]), hint)
     elif isinstance(op, plan.ReduceOp):
         src_l: Layout = op.input.type.layout
-        stage = tilemap.BufferType((src_l.partials, *lay.block), builtin.f32, lay.first_tile, lay.tiles, "standard")
+        stage = tilemap.BufferType(
+            (src_l.partials, *lay.block), builtin.f32, lay.first_tile, lay.tiles, "standard"
+        )
         s = mp.emit(_move(ins[0], stage, src_l, lay, "reduce"), f"{hint}_stage")
         mp.moves += 1
         mp.families += len(tilemap.table_of(s.owner.transfers))
         r = mp.emit(_run("reduce_sum", [s], out_t, parts=src_l.partials, elements=lay.block_elements), hint)
     elif isinstance(op, plan.RearrangeOp):
-        r = mp.emit(_move(ins[0], out_t, op.input.type.layout, lay, op.reason.data if op.reason else "rearrange"), hint)
+        r = mp.emit(
+            _move(ins[0], out_t, op.input.type.layout, lay, op.reason.data if op.reason else "rearrange"),
+            hint,
+        )
         mp.moves += 1
         mp.families += len(tilemap.table_of(r.owner.transfers))
     elif isinstance(op, plan.UnaryOp):
@@ -166,7 +202,11 @@ class MapTilesPass(ModulePass):
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         for f in list(op.walk()):
-            if isinstance(f, func.FuncOp) and "ipu.inputs" in f.attributes and "tilemap.mapping" not in f.attributes:
+            if (
+                isinstance(f, func.FuncOp)
+                and "ipu.inputs" in f.attributes
+                and "tilemap.mapping" not in f.attributes
+            ):
                 figures = map_function(f)
                 log_event("mapped tiles", function=f.sym_name.data, mapping="identity", **figures)
 

@@ -85,8 +85,10 @@ def place_function(f: func.FuncOp, target: Target) -> dict[str, int]:
         if bt.memory.data == "standard":
             biggest_std = max(biggest_std, size)
     figures = {
-        "peak_standard_bytes": peaks["standard"], "peak_interleaved_bytes": peaks["interleaved"],
-        "peak_total_bytes": peaks["total"], "maximum_standard_allocation_bytes": biggest_std,
+        "peak_standard_bytes": peaks["standard"],
+        "peak_interleaved_bytes": peaks["interleaved"],
+        "peak_total_bytes": peaks["total"],
+        "maximum_standard_allocation_bytes": biggest_std,
     }
     f.attributes["exchange.memory"] = DictionaryAttr({k: IntegerAttr(v, 64) for k, v in figures.items()})
     return figures

@@ -45,8 +45,12 @@ class ScheduleExchangePass(ModulePass):
             mv.result.replace_all_uses_with(ph.results[0])
             mv.parent_block().erase_op(mv)
             log_event(
-                "optimized physical exchange schedule", phase=index, transfers=len(t),
-                selected_horizon=s.horizon, endpoint_lower_bound=s.lower_bound,
-                lower_bound_gap=s.horizon - s.lower_bound, selected_kind=s.scheduler,
+                "optimized physical exchange schedule",
+                phase=index,
+                transfers=len(t),
+                selected_horizon=s.horizon,
+                endpoint_lower_bound=s.lower_bound,
+                lower_bound_gap=s.horizon - s.lower_bound,
+                selected_kind=s.scheduler,
             )
             index += 1

@@ -13,11 +13,16 @@ EXAMPLES = ROOT / "examples"
 
 
 def run_tool(tool: str, *args: str) -> subprocess.CompletedProcess[str]:
-    module = {"ipu-opt": "ipu.tools.ipu_opt", "ipu-run": "ipu.tools.ipu_run",
-              "ipu-translate": "ipu.tools.ipu_translate"}[tool]
+    module = {
+        "ipu-opt": "ipu.tools.ipu_opt",
+        "ipu-run": "ipu.tools.ipu_run",
+        "ipu-translate": "ipu.tools.ipu_translate",
+    }[tool]
     return subprocess.run(
         [sys.executable, "-c", f"import {module} as m; m.main()", *args],
-        capture_output=True, text=True, timeout=600,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
 
 

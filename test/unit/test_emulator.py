@@ -28,26 +28,70 @@ def sl(*cols: int) -> list[int]:
     return list(cols)
 
 
-def binding(name: str, dtype: DType, shape: tuple[int, ...], slices: list[list[int]],
-            data: bytes | None = None) -> Binding:
+def binding(
+    name: str, dtype: DType, shape: tuple[int, ...], slices: list[list[int]], data: bytes | None = None
+) -> Binding:
     return Binding(name, dtype, shape, np.array(slices, np.int64).reshape(-1, 9), data)
 
 
-def xfer(start: int, src: int, src_addr: int, dst: int, dst_addr: int, rows: int = 1, row_words: int = 16,
-         src_stride: int = 0, dst_stride: int = 0, par: int = 1, pss: int = 0, pds: int = 0,
-         mc: int = 1, mcs: int = 0) -> list[int]:
-    return [start, src, src_addr, src_stride, dst, dst_addr, dst_stride, rows, row_words,
-            par, pss, pds, mc, mcs]
+def xfer(
+    start: int,
+    src: int,
+    src_addr: int,
+    dst: int,
+    dst_addr: int,
+    rows: int = 1,
+    row_words: int = 16,
+    src_stride: int = 0,
+    dst_stride: int = 0,
+    par: int = 1,
+    pss: int = 0,
+    pds: int = 0,
+    mc: int = 1,
+    mcs: int = 0,
+) -> list[int]:
+    return [
+        start,
+        src,
+        src_addr,
+        src_stride,
+        dst,
+        dst_addr,
+        dst_stride,
+        rows,
+        row_words,
+        par,
+        pss,
+        pds,
+        mc,
+        mcs,
+    ]
 
 
 def phase(index: int, rows: list[list[int]]) -> Phase:
     return Phase(index, 0, 0, "test", np.array(rows, np.int64).reshape(-1, 14))
 
 
-def package(programs: list[Program], phases: list[Phase] | None = None, weights: list[Binding] | None = None,
-            inputs: list[Binding] | None = None, outputs: list[Binding] | None = None) -> Package:
-    return Package("test", T.name, T.tiles, T.memory_base, T.memory_size, programs, phases or [],
-                   weights or [], inputs or [], outputs or [], [])
+def package(
+    programs: list[Program],
+    phases: list[Phase] | None = None,
+    weights: list[Binding] | None = None,
+    inputs: list[Binding] | None = None,
+    outputs: list[Binding] | None = None,
+) -> Package:
+    return Package(
+        "test",
+        T.name,
+        T.tiles,
+        T.memory_base,
+        T.memory_size,
+        programs,
+        phases or [],
+        weights or [],
+        inputs or [],
+        outputs or [],
+        [],
+    )
 
 
 def exchange_package(transfers: list[list[int]]) -> Package:
@@ -76,8 +120,10 @@ def test_matmul_add_gelu_matches_numpy() -> None:
     )
     pkg = package(
         [Program(0, 16, CODE, prog)],
-        weights=[binding("w", DType.F16, (8, 16), [sl(0, 0, 1, 128, 0, 16, 1, W, 0)], w.tobytes()),
-                 binding("b", DType.F32, (1, 16), [sl(0, 0, 1, 16, 0, 16, 1, B, 0)], b.tobytes())],
+        weights=[
+            binding("w", DType.F16, (8, 16), [sl(0, 0, 1, 128, 0, 16, 1, W, 0)], w.tobytes()),
+            binding("b", DType.F32, (1, 16), [sl(0, 0, 1, 16, 0, 16, 1, B, 0)], b.tobytes()),
+        ],
         inputs=[binding("x", DType.F16, (64, 8), [sl(32 * t, 0, 1, 32, t, 1, 0, X, 0) for t in range(16)])],
         outputs=[binding("y", DType.F32, (64, 16), [sl(64 * t, 0, 1, 64, t, 1, 0, Y, 0) for t in range(16)])],
     )
@@ -86,8 +132,12 @@ def test_matmul_add_gelu_matches_numpy() -> None:
     want = gelu(x.astype(np.float32) @ w.astype(np.float32) + b)
     assert res.outputs["y"].dtype == np.float32
     np.testing.assert_allclose(res.outputs["y"], want, rtol=1e-5, atol=1e-5)
-    expected = (T.amp_matmul_cycles(4, 8, 16) + T.elementwise_cycles("add", 64)
-                + T.elementwise_cycles("gelu", 64) + T.exchange["sync_cycles"])
+    expected = (
+        T.amp_matmul_cycles(4, 8, 16)
+        + T.elementwise_cycles("add", 64)
+        + T.elementwise_cycles("gelu", 64)
+        + T.exchange["sync_cycles"]
+    )
     assert res.total_cycles == expected
 
 
@@ -117,8 +167,13 @@ def test_kernels_transpose_reduce_copy_relu_broadcast() -> None:
     np.testing.assert_array_equal(get(RL, 15, np.float32), np.maximum(a, 0).reshape(16, -1))
     np.testing.assert_array_equal(get(MX, 15, np.float32), (a - col).reshape(16, -1))
     copy_cycles = T.costs["local_copy_call"] + -(-30 // T.costs["local_copy_bytes_per_cycle"])
-    assert res.total_cycles == (T.elementwise_cycles("transpose", 15) + T.reduce_cycles(3, 5) + copy_cycles
-                                + T.elementwise_cycles("relu", 15) + T.elementwise_cycles("sub", 15))
+    assert res.total_cycles == (
+        T.elementwise_cycles("transpose", 15)
+        + T.reduce_cycles(3, 5)
+        + copy_cycles
+        + T.elementwise_cycles("relu", 15)
+        + T.elementwise_cycles("sub", 15)
+    )
 
 
 def test_exchange_moves_blocks_with_snapshot_semantics() -> None:
@@ -185,9 +240,18 @@ def test_cycles_two_programs_take_the_max() -> None:
     tail = [encode_simple(Opcode.SYNC), encode_simple(Opcode.EXCHANGE, 0), encode_simple(Opcode.END)]
     heavy = code(encode_call("amp_matmul", DType.F16, DType.F32, O, [A, B_], [8, 32, 16]), *tail)
     light = code(encode_call("add", DType.F32, DType.F32, O, [A, B_], [8, 16, 1, 1]), *tail)
-    pkg = package([Program(0, 8, CODE, heavy), Program(8, 8, CODE, light)],
-                  [phase(0, [xfer(0, 0, A, 9, A + 0x1000, rows=2, row_words=8, dst_stride=32),
-                             xfer(10, 3, A, 12, A + 0x1000, rows=1, row_words=4)])])
+    pkg = package(
+        [Program(0, 8, CODE, heavy), Program(8, 8, CODE, light)],
+        [
+            phase(
+                0,
+                [
+                    xfer(0, 0, A, 9, A + 0x1000, rows=2, row_words=8, dst_stride=32),
+                    xfer(10, 3, A, 12, A + 0x1000, rows=1, row_words=4),
+                ],
+            )
+        ],
+    )
     validate_package(pkg, T)
     res = Emulator(pkg, T).run({})
     compute = max(T.amp_matmul_cycles(8, 32, 16), T.elementwise_cycles("add", 128))
@@ -198,12 +262,16 @@ def test_cycles_two_programs_take_the_max() -> None:
 
 def test_inputs_checked_and_gather_scatter_roundtrip() -> None:
     X = DATA
-    prog = code(encode_simple(Opcode.HOST_IN, 0), encode_simple(Opcode.HOST_OUT, 0),
-                encode_simple(Opcode.END))
+    prog = code(
+        encode_simple(Opcode.HOST_IN, 0), encode_simple(Opcode.HOST_OUT, 0), encode_simple(Opcode.END)
+    )
     # x [4, 6]: columns 0..2 on tiles 0 and 2 (replicas), columns 3..5 on tile 5, row stride 16 bytes
     slices = [sl(0, 6, 4, 3, 0, 2, 2, X, 16), sl(3, 6, 4, 3, 5, 1, 0, X, 16)]
-    pkg = package([Program(0, 16, CODE, prog)], inputs=[binding("x", DType.F32, (4, 6), slices)],
-                  outputs=[binding("x_out", DType.F32, (4, 6), slices)])
+    pkg = package(
+        [Program(0, 16, CODE, prog)],
+        inputs=[binding("x", DType.F32, (4, 6), slices)],
+        outputs=[binding("x_out", DType.F32, (4, 6), slices)],
+    )
     validate_package(pkg, T)
     emu = Emulator(pkg, T)
     x = np.arange(24, dtype=np.float64).reshape(4, 6)

@@ -27,8 +27,9 @@ def test_mlp_small_passes_on_sim16(tool, tmp_path: Path) -> None:
 def test_inputs_npz_round_trip(tool, tmp_path: Path) -> None:
     x = np.random.default_rng(5).standard_normal((64, 256)).astype(np.float16)
     np.savez(tmp_path / "x.npz", x=x)
-    r = tool("ipu-run", str(EXAMPLES / "mlp_small.mlir"), "--target", "sim64",
-             "--inputs", str(tmp_path / "x.npz"))
+    r = tool(
+        "ipu-run", str(EXAMPLES / "mlp_small.mlir"), "--target", "sim64", "--inputs", str(tmp_path / "x.npz")
+    )
     assert r.returncode == 0, r.stderr
     assert "numericalTest=PASS" in r.stdout
 
@@ -83,8 +84,16 @@ def test_truncated_package_is_a_clear_error(tool, package: Path) -> None:
 
 def test_translate_round_trip(tool, tmp_path: Path) -> None:
     tasm_path = tmp_path / "m.tasm.mlir"
-    r = tool("ipu-opt", str(EXAMPLES / "mlp_small.mlir"), "-p", "ipu-compile", "--target", "sim16",
-             "-o", str(tasm_path))
+    r = tool(
+        "ipu-opt",
+        str(EXAMPLES / "mlp_small.mlir"),
+        "-p",
+        "ipu-compile",
+        "--target",
+        "sim16",
+        "-o",
+        str(tasm_path),
+    )
     assert r.returncode == 0, r.stderr
     pkg_path = tmp_path / "m.ipuexe"
     r = tool("ipu-translate", str(tasm_path), "--to-ipuexe", "-o", str(pkg_path))

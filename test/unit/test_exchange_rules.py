@@ -76,8 +76,23 @@ def _random_families(rng: np.random.Generator, n: int, tiles: int) -> np.ndarray
     rows = []
     for _ in range(n):
         mc = int(rng.integers(1, 4))
-        rows.append((int(rng.integers(0, tiles - 4)), 0, 8, int(rng.integers(0, tiles - 8)), 0, 8,
-                     int(rng.integers(1, 4)), int(rng.integers(1, 9)), 1, 1, 1, mc, 2))
+        rows.append(
+            (
+                int(rng.integers(0, tiles - 4)),
+                0,
+                8,
+                int(rng.integers(0, tiles - 8)),
+                0,
+                8,
+                int(rng.integers(1, 4)),
+                int(rng.integers(1, 9)),
+                1,
+                1,
+                1,
+                mc,
+                2,
+            )
+        )
     return np.array(rows, np.int64)
 
 
@@ -102,5 +117,5 @@ def test_greedy_schedule_obeys_port_rules(seed: int) -> None:
                 busy.setdefault(x, []).append((int(s.starts[i]), int(s.starts[i] + words[i])))
         for iv in busy.values():
             iv.sort()
-            for (a0, a1), (b0, _) in zip(iv, iv[1:]):
+            for (_, a1), (b0, _) in zip(iv, iv[1:], strict=False):
                 assert b0 >= a1, f"{port} port overlap"

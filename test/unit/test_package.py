@@ -46,10 +46,12 @@ def good_package() -> Package:
     relu = encode_call("relu", DType.F32, DType.F32, DATA + 0x1000, [DATA + 0x1000], [256])
     other = [body[0], relu, *body[2:]]
     replicated = np.array([[0, 0, 1, 256, 0, 16, 1, DATA, 0]])
-    transfers = np.array([
-        [0, 0, DATA + 0x1000, 64, 1, DATA + 0x2000, 64, 4, 16, 8, 2, 2, 1, 0],  # par family
-        [0, 1, DATA + 0x1000, 0, 2, DATA + 0x3000, 0, 1, 16, 1, 0, 0, 7, 2],  # multicast
-    ])
+    transfers = np.array(
+        [
+            [0, 0, DATA + 0x1000, 64, 1, DATA + 0x2000, 64, 4, 16, 8, 2, 2, 1, 0],  # par family
+            [0, 1, DATA + 0x1000, 0, 2, DATA + 0x3000, 0, 1, 16, 1, 0, 0, 7, 2],  # multicast
+        ]
+    )
     out = Binding("y", DType.F32, (16, 16), np.array([[0, 0, 1, 256, 3, 1, 0, DATA + 0x1000, 0]]))
     return Package(
         compiler_version="0.1.0",
@@ -59,8 +61,11 @@ def good_package() -> Package:
         memory_size=T.memory_size,
         programs=[Program(0, 8, CODE, code(*body)), Program(8, 8, CODE, code(*other))],
         phases=[Phase(0, 64, 80, "greedy", transfers)],
-        weights=[Binding("w", DType.F16, (16, 16), np.array([[0, 0, 1, 256, 0, 16, 1, DATA + 0x400, 0]]),
-                         w.tobytes())],
+        weights=[
+            Binding(
+                "w", DType.F16, (16, 16), np.array([[0, 0, 1, 256, 0, 16, 1, DATA + 0x400, 0]]), w.tobytes()
+            )
+        ],
         inputs=[Binding("x", DType.F16, (16, 16), replicated)],
         outputs=[out],
         checkpoints=[Checkpoint(0, "mm", 3, dataclasses.replace(out, name="mm"))],
@@ -122,7 +127,8 @@ def _bad_kernel(pkg: Package) -> Package:
 def _extra_sync(pkg: Package) -> Package:
     words = np.frombuffer(pkg.programs[1].code, "<u4")
     pkg.programs[1] = dataclasses.replace(
-        pkg.programs[1], code=encode_simple(Opcode.SYNC).astype("<u4").tobytes() + words.tobytes())
+        pkg.programs[1], code=encode_simple(Opcode.SYNC).astype("<u4").tobytes() + words.tobytes()
+    )
     return pkg
 
 
@@ -157,8 +163,10 @@ def _uncovered_output(pkg: Package) -> Package:
         (_far_call, r"program 0: instruction 1 \(amp_matmul\) operand 0"),
         (_uncovered_output, "output 'y': slices do not cover logical element 128"),
         (lambda p: dataclasses.replace(p, phases=[]), "no exchange phase 0"),
-        (lambda p: (p.programs.__setitem__(1, dataclasses.replace(p.programs[1], first_tile=4)), p)[1],
-         "overlap"),
+        (
+            lambda p: (p.programs.__setitem__(1, dataclasses.replace(p.programs[1], first_tile=4)), p)[1],
+            "overlap",
+        ),
         (lambda p: (p.inputs.append(p.inputs[0]), p)[1], "duplicate input binding name 'x'"),
     ],
 )
