@@ -71,7 +71,9 @@ class KernelCallOp(IRDLOperation):
     in_type = prop_def(AnyAttr())
     out_type = prop_def(AnyAttr())
     traits = _in_program()
-    assembly_format = "$kernel `out` `(` $out `)` `in` `(` qualified($ins) `)` $params attr-dict `:` $in_type `->` $out_type"
+    assembly_format = (
+        "$kernel `out` `(` $out `)` `in` `(` qualified($ins) `)` $params attr-dict `:` $in_type `->` $out_type"
+    )
 
     def verify_(self) -> None:
         for t in (self.in_type, self.out_type):

@@ -196,7 +196,9 @@ class CheckpointOp(IRDLOperation):
     input = operand_def(AnyBuffer)
     tensor = attr_def(TensorType)
     layout = attr_def(LayoutAttr)
-    assembly_format = "$sym_name `index` $index `op` $op $input `:` type($input) `as` $tensor `layout` qualified($layout) attr-dict"
+    assembly_format = (
+        "$sym_name `index` $index `op` $op $input `:` type($input) `as` $tensor `layout` qualified($layout) attr-dict"
+    )
 
     def verify_(self) -> None:
         _check_view(self, self.tensor, self.layout, self.input.type)
