@@ -106,9 +106,7 @@ def build_package(module: builtin.ModuleOp, target: Target) -> Package:
         elif isinstance(op, tasm.StreamOutOp):
             outputs.append((op.index.value.data, _binding(op, False)))
         elif isinstance(op, tasm.CheckpointDefOp):
-            checkpoints.append(
-                Checkpoint(op.index.value.data, op.sym_name.data, op.op.value.data, _binding(op, False))
-            )
+            checkpoints.append(Checkpoint(op.index.value.data, op.sym_name.data, op.op.value.data, _binding(op, False)))
     metrics = {"programs": len(programs), "phases": len(phases)}
     mem = module.attributes.get("tasm.memory")
     if isinstance(mem, builtin.DictionaryAttr):
@@ -133,8 +131,7 @@ def disassemble(pkg: Package) -> str:
     """Readable tasm for a package: programs and phase tables parse back as tasm ops;
     bindings, whose layouts the package does not keep, are listed as comments."""
     lines = [
-        f"// package: target={pkg.target} tiles={pkg.tiles} compiler={pkg.compiler_version} "
-        f"schema={pkg.schema_version}"
+        f"// package: target={pkg.target} tiles={pkg.tiles} compiler={pkg.compiler_version} schema={pkg.schema_version}"
     ]
     lines.append(f'builtin.module attributes {{tasm.target = "{pkg.target}"}} {{')
     names = {isa.DType.F16: "f16", isa.DType.F32: "f32"}
@@ -149,9 +146,7 @@ def disassemble(pkg: Package) -> str:
                 kname = isa.KERNEL_NAMES[int(ins[1])]
                 n_in, pn = isa.KERNELS[kname]
                 ins_s = ", ".join(str(int(a)) for a in ins[4 : 4 + n_in])
-                params = ", ".join(
-                    f"{n} = {int(v)} : i64" for n, v in zip(pn, ins[7 : 7 + len(pn)], strict=True)
-                )
+                params = ", ".join(f"{n} = {int(v)} : i64" for n, v in zip(pn, ins[7 : 7 + len(pn)], strict=True))
                 lines.append(
                     f'    tasm.call "{kname}" out({int(ins[3])}) in(array<i64: {ins_s}>) {{{params}}} : '
                     f"{names[isa.DType(int(ins[2]) & 0xFF)]} -> {names[isa.DType(int(ins[2]) >> 8)]}"
@@ -169,21 +164,15 @@ def disassemble(pkg: Package) -> str:
         lines.append("  }")
     for ph in pkg.phases:
         t = ph.transfers.astype(np.int32)
-        body = (
-            "[" + ", ".join("[" + ", ".join(str(int(x)) for x in r) + "]" for r in t) + "]" if len(t) else ""
-        )
+        body = "[" + ", ".join("[" + ", ".join(str(int(x)) for x in r) + "]" for r in t) + "]" if len(t) else ""
         lines.append(
             f'  tasm.phase {ph.index} lower_bound {ph.lower_bound} horizon {ph.horizon} scheduler "{ph.scheduler}" '
             f"transfers = dense<{body}> : tensor<{len(t)}x{t.shape[1] if t.ndim == 2 else 14}xi32>"
         )
     for kind, bs in (("weight", pkg.weights), ("input", pkg.inputs), ("output", pkg.outputs)):
         for b in bs:
-            lines.append(
-                f'  // {kind} "{b.name}" {names[b.dtype]} {list(b.shape)} slice_families={len(b.slices)}'
-            )
+            lines.append(f'  // {kind} "{b.name}" {names[b.dtype]} {list(b.shape)} slice_families={len(b.slices)}')
     for c in pkg.checkpoints:
-        lines.append(
-            f'  // checkpoint {c.index} "{c.name}" op {c.operation} slice_families={len(c.binding.slices)}'
-        )
+        lines.append(f'  // checkpoint {c.index} "{c.name}" op {c.operation} slice_families={len(c.binding.slices)}')
     lines.append("}")
     return "\n".join(lines) + "\n"

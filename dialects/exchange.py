@@ -82,14 +82,9 @@ class PhaseOp(IRDLOperation):
 
     def verify_(self) -> None:
         t = table_of(self.transfers)
-        verify_transfers(
-            self,
-            t[:, 1:] if t.ndim == 2 and t.shape[1] == PHASE_COLUMNS else t,
-            MOVE_COLUMNS,
-            self.input.type,
-            self.result.type,
-            0,
-        )
+        if t.ndim != 2 or t.shape[1] != PHASE_COLUMNS:
+            raise VerifyException(f"exchange.phase: transfer table must be [n, {PHASE_COLUMNS}] (start + move columns)")
+        verify_transfers(self, t[:, 1:], MOVE_COLUMNS, self.input.type, self.result.type, 0)
         if len(t):
             end = t[:, 0] + t[:, 7] * t[:, 8]
             if (t[:, 0] < 0).any() or int(end.max()) > self.horizon.value.data:

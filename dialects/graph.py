@@ -272,9 +272,7 @@ class TransposeOp(IRDLOperation):
         if sorted(p) != list(range(len(s))):
             raise VerifyException(f"graph.transpose: perm {list(p)} is not a permutation of rank {len(s)}")
         if tuple(s[i] for i in p) != shape_of(self.result.type):
-            raise VerifyException(
-                f"graph.transpose: result shape {shape_of(self.result.type)} does not match perm"
-            )
+            raise VerifyException(f"graph.transpose: result shape {shape_of(self.result.type)} does not match perm")
 
 
 @irdl_op_definition

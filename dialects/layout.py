@@ -219,9 +219,7 @@ def conversion_transfers(src: Layout, dst: Layout, src_esize: int, dst_esize: in
     s_partial = src.coords()[:, src.partial] if src.partial >= 0 else np.zeros(src.tiles, np.int64)
     holders: dict[tuple[int, int, int], list[int]] = {}
     for t in range(src.tiles):
-        holders.setdefault((int(s_tp[t, 0]), int(s_tp[t, 1]), int(s_partial[t])), []).append(
-            t + src.first_tile
-        )
+        holders.setdefault((int(s_tp[t, 0]), int(s_tp[t, 1]), int(s_partial[t])), []).append(t + src.first_tile)
     d_tp = _tile_parts2(dst)
     d_tiles: dict[tuple[int, int], list[int]] = {}
     for t in range(dst.tiles):

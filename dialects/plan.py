@@ -90,9 +90,7 @@ class LayoutAttr(ParametrizedAttribute):
             if key in ("grid", "align"):
                 fields[key] = _ints(parser)
             elif key == "split":
-                fields[key] = parser.parse_comma_separated_list(
-                    parser.Delimiter.SQUARE, lambda: _ints(parser)
-                )
+                fields[key] = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, lambda: _ints(parser))
             elif key in ("partial", "first"):
                 fields[key] = parser.parse_integer()
             elif key == "memory":
@@ -259,10 +257,8 @@ class GemmOp(IRDLOperation):
             raise VerifyException(f"plan.gemm: blocks {a.block} x {b.block} -> {r.block} do not align")
         k_dims = a.split[1]
         if (math.prod(a.grid[d] for d in k_dims) > 1) != (r.partial >= 0):
-            raise VerifyException(
-                "plan.gemm: a split contraction must produce a partial result and vice versa"
-            )
-        if k_dims and r.partial not in k_dims:
+            raise VerifyException("plan.gemm: a split contraction must produce a partial result and vice versa")
+        if r.partial >= 0 and r.partial not in k_dims:
             raise VerifyException("plan.gemm: the partial dimension must be the contraction's grid dimension")
         for v in (self.lhs, self.rhs, self.result):
             if v.type.layout_attr.memory.data != "interleaved":

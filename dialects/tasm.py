@@ -133,7 +133,7 @@ class PhaseOp(IRDLOperation):
         t = table_of(self.transfers)
         if t.ndim != 2 or t.shape[1] != PHASE_COLUMNS:
             raise VerifyException(f"tasm.phase: transfer table must be [n, {PHASE_COLUMNS}]")
-        if len(t) and int((t[:, 0] + t[:, 8] * t[:, 9]).max()) > self.horizon.value.data:
+        if len(t) and int((t[:, 0] + t[:, 7] * t[:, 8]).max()) > self.horizon.value.data:
             raise VerifyException("tasm.phase: a transfer ends after the horizon")
 
 
@@ -164,9 +164,7 @@ class StreamOutOp(_BoundValue):
 class WeightOp(_BoundValue):
     name = "tasm.weight"
     init = prop_def(AnyOf([BaseAttr(GaussianAttr), BaseAttr(DenseIntOrFPElementsAttr)]))
-    assembly_format = (
-        "$sym_name qualified($init) `:` $tensor `layout` qualified($layout) `at` $address attr-dict"
-    )
+    assembly_format = "$sym_name qualified($init) `:` $tensor `layout` qualified($layout) `at` $address attr-dict"
 
 
 @irdl_op_definition
@@ -174,9 +172,7 @@ class CheckpointDefOp(_BoundValue):
     name = "tasm.checkpoint_def"
     index = prop_def(IntegerAttr[I64])
     op = prop_def(IntegerAttr[I64])
-    assembly_format = (
-        "$index $sym_name `op` $op `:` $tensor `layout` qualified($layout) `at` $address attr-dict"
-    )
+    assembly_format = "$index $sym_name `op` $op `:` $tensor `layout` qualified($layout) `at` $address attr-dict"
 
 
 Tasm = Dialect(

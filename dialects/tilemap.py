@@ -97,9 +97,7 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string("<" + "".join(f"{b.data}x" for b in self.block.data))
         printer.print_attribute(self.element_type)
-        printer.print_string(
-            f", tiles = [{self.first.data}, {self.count.data}], memory = {self.memory.data}>"
-        )
+        printer.print_string(f", tiles = [{self.first.data}, {self.count.data}], memory = {self.memory.data}>")
 
     def verify(self) -> None:
         if self.count.data <= 0 or self.first.data < 0:
@@ -143,9 +141,7 @@ class HostWriteOp(IRDLOperation):
     tensor = attr_def(TensorType)
     layout = attr_def(LayoutAttr)
     result = result_def(AnyBuffer)
-    assembly_format = (
-        "$sym_name `index` $index `:` $tensor `layout` qualified($layout) attr-dict `->` type($result)"
-    )
+    assembly_format = "$sym_name `index` $index `:` $tensor `layout` qualified($layout) attr-dict `->` type($result)"
 
     def verify_(self) -> None:
         _check_view(self, self.tensor, self.layout, self.result.type)
@@ -244,17 +240,13 @@ class MoveOp(IRDLOperation):
         verify_transfers(self, table_of(self.transfers), MOVE_COLUMNS, self.input.type, self.result.type, 0)
 
 
-def verify_transfers(
-    op: IRDLOperation, t: np.ndarray, cols: int, src: BufferType, dst: BufferType, c0: int
-) -> None:
+def verify_transfers(op: IRDLOperation, t: np.ndarray, cols: int, src: BufferType, dst: BufferType, c0: int) -> None:
     """Shape, tile-range and buffer-bounds checks shared by moves and phases."""
     if t.ndim != 2 or t.shape[1] != cols:
         raise VerifyException(f"{op.name}: transfer table must be [n, {cols}]")
     if not len(t):
         return
-    s_tile, s_off, s_str, d_tile, d_off, d_str, rows, words, pc, pss, pds, mc, mcs = (
-        t[:, c0 + i] for i in range(13)
-    )
+    s_tile, s_off, s_str, d_tile, d_off, d_str, rows, words, pc, pss, pds, mc, mcs = (t[:, c0 + i] for i in range(13))
     if (rows <= 0).any() or (words <= 0).any() or (pc <= 0).any() or (mc <= 0).any():
         raise VerifyException(f"{op.name}: rows, words and counts must be positive")
     s_last = s_tile + (pc - 1) * pss
@@ -263,20 +255,14 @@ def verify_transfers(
         f, n = buf.first.data, buf.count.data
         bad = (np.minimum(lo, hi) < f) | (np.maximum(lo, hi) >= f + n)
         if bad.any():
-            raise VerifyException(
-                f"{op.name}: transfer {int(np.argmax(bad))} has a {what} tile outside [{f}, {f + n})"
-            )
+            raise VerifyException(f"{op.name}: transfer {int(np.argmax(bad))} has a {what} tile outside [{f}, {f + n})")
     if c0 == 0:  # relative offsets: check against the buffers
         s_end = s_off + (rows - 1) * s_str + words * 4
         d_end = d_off + (rows - 1) * d_str + words * 4
         if (s_off < 0).any() or (s_end > src.nbytes).any():
-            raise VerifyException(
-                f"{op.name}: a transfer reads outside the source buffer ({src.nbytes} bytes)"
-            )
+            raise VerifyException(f"{op.name}: a transfer reads outside the source buffer ({src.nbytes} bytes)")
         if (d_off < 0).any() or (d_end > dst.nbytes).any():
-            raise VerifyException(
-                f"{op.name}: a transfer writes outside the destination buffer ({dst.nbytes} bytes)"
-            )
+            raise VerifyException(f"{op.name}: a transfer writes outside the destination buffer ({dst.nbytes} bytes)")
 
 
 Tilemap = Dialect(

@@ -136,9 +136,7 @@ def evaluate(func_op: FuncOp, inputs: dict[str, np.ndarray]) -> GoldenResult:
             raise GoldenError(f"operation '{op.name}' must have exactly one result")
         want = g.shape_of(_tensor_type(op.results[0]))
         if value.shape != want:
-            raise GoldenError(
-                f"operation #{index} '{op.name}': computed shape {value.shape}, expected {want}"
-            )
+            raise GoldenError(f"operation #{index} '{op.name}': computed shape {value.shape}, expected {want}")
         env[op.results[0]] = value
         result.values[index] = value
         index += 1

@@ -85,8 +85,7 @@ class Emulator:
         off = addr - self.base
         if off < 0 or nbytes < 0 or off + nbytes > self.size:
             raise EmulatorError(
-                f"{what}: [{addr:#x}, {addr + nbytes:#x}) outside memory "
-                f"[{self.base:#x}, {self.base + self.size:#x})"
+                f"{what}: [{addr:#x}, {addr + nbytes:#x}) outside memory [{self.base:#x}, {self.base + self.size:#x})"
             )
         return off
 
@@ -219,9 +218,7 @@ class Emulator:
             raise EmulatorError(f"{where}: {name} with non-positive parameters {p}")
         out_el, in_els = call_operand_elements(name, p)
         ins = [
-            self._view(first, count, int(w[4 + j]), in_els[j], in_dt, f"{where} {name} input {j}").astype(
-                np.float32
-            )
+            self._view(first, count, int(w[4 + j]), in_els[j], in_dt, f"{where} {name} input {j}").astype(np.float32)
             for j in range(n_in)
         ]
         t = self.target
@@ -292,9 +289,7 @@ class Emulator:
             bad = np.flatnonzero((tiles < 0) | (tiles >= self.target.tiles))
             if bad.size:
                 j = int(bad[0])
-                raise EmulatorError(
-                    f"phase {ph.index}: transfer {fam[j]} {what} tile {tiles[j]} out of range"
-                )
+                raise EmulatorError(f"phase {ph.index}: transfer {fam[j]} {what} tile {tiles[j]} out of range")
         start = c["start"][fam]
         end = start + dur[fam]
         sender = ci == 0  # a multicast family member sends once

@@ -257,9 +257,7 @@ def read_package(path: str | os.PathLike[str], traversal_limit_words: int | None
 
 
 def _read_message(m: Any) -> Package:
-    programs = [
-        Program(int(p.firstTile), int(p.tileCount), int(p.codeAddress), bytes(p.code)) for p in m.programs
-    ]
+    programs = [Program(int(p.firstTile), int(p.tileCount), int(p.codeAddress), bytes(p.code)) for p in m.programs]
     phases = [
         Phase(
             int(p.index),
@@ -372,9 +370,7 @@ def validate_package(pkg: Package, target: Target) -> None:
             dup = next(n for n in names if names.count(n) > 1)
             raise PackageError(f"duplicate {what} binding name '{dup}'")
         for b in items:
-            _validate_binding(
-                b, what, target, need_data=what == "weight", need_cover=what in ("output", "checkpoint")
-            )
+            _validate_binding(b, what, target, need_data=what == "weight", need_cover=what in ("output", "checkpoint"))
 
 
 def _validate_programs(pkg: Package, target: Target) -> None:
@@ -396,20 +392,14 @@ def _validate_programs(pkg: Package, target: Target) -> None:
     for i, p in enumerate(pkg.programs):
         n = len(p.code)
         if n == 0 or n % INSTRUCTION_BYTES:
-            raise PackageError(
-                f"program {i}: code length {n} is not a positive multiple of {INSTRUCTION_BYTES}"
-            )
+            raise PackageError(f"program {i}: code length {n} is not a positive multiple of {INSTRUCTION_BYTES}")
         if (
-            not any(
-                r.executable and r.start <= p.code_address and p.code_address + n <= r.end
-                for r in target.regions
-            )
+            not any(r.executable and r.start <= p.code_address and p.code_address + n <= r.end for r in target.regions)
             or p.code_address < base
             or p.code_address + n > end
         ):
             raise PackageError(
-                f"program {i}: code [{p.code_address:#x}, {p.code_address + n:#x}) "
-                "is not inside an executable region"
+                f"program {i}: code [{p.code_address:#x}, {p.code_address + n:#x}) is not inside an executable region"
             )
         words = np.frombuffer(p.code, dtype="<u4").reshape(-1, INSTRUCTION_WORDS).astype(np.int64)
         op = words[:, 0]
@@ -506,9 +496,7 @@ def _validate_transfers(ph: Phase, target: Target) -> None:
     bad |= c["start"] < 0
     if bad.any():
         j = _first(bad)
-        raise PackageError(
-            f"phase {ph.index}: transfer {j} has non-positive rows/row_words/counts or a negative start"
-        )
+        raise PackageError(f"phase {ph.index}: transfer {j} has non-positive rows/row_words/counts or a negative start")
     # member tiles and byte addresses are linear in p, c, r: the extremes are at the corners
     pe, me, re_ = c["par_count"] - 1, c["mc_count"] - 1, c["rows"] - 1
 
@@ -541,9 +529,7 @@ def _validate_transfers(ph: Phase, target: Target) -> None:
         bad = (lo < vmin) | (hi >= vmax)
         if bad.any():
             j = _first(bad)
-            raise PackageError(
-                f"phase {ph.index}: transfer {j} {what} out of range (spans {lo[j]:#x}..{hi[j]:#x})"
-            )
+            raise PackageError(f"phase {ph.index}: transfer {j} {what} out of range (spans {lo[j]:#x}..{hi[j]:#x})")
 
 
 def _validate_binding(b: Binding, what: str, target: Target, need_data: bool, need_cover: bool) -> None:
@@ -558,9 +544,7 @@ def _validate_binding(b: Binding, what: str, target: Target, need_data: bool, ne
     if need_data:
         if b.data is None or len(b.data) != size * esize:
             have = None if b.data is None else len(b.data)
-            raise PackageError(
-                f"{label}: data has {have} bytes, shape {b.shape} {dtype.name} needs {size * esize}"
-            )
+            raise PackageError(f"{label}: data has {have} bytes, shape {b.shape} {dtype.name} needs {size * esize}")
     s = b.slices
     if s.ndim != 2 or s.shape[1] != len(SLICE_COLUMNS):
         raise PackageError(f"{label}: slice table has shape {s.shape}, expected [n, {len(SLICE_COLUMNS)}]")

@@ -56,10 +56,7 @@ def _load_inputs(path: str | None, pkg: Package, func_op, seed: int) -> dict[str
     rng = np.random.default_rng(seed)
     from ipu.runtime.isa import NUMPY_DTYPE
 
-    return {
-        b.name: rng.standard_normal(b.shape, dtype=np.float32).astype(NUMPY_DTYPE[b.dtype])
-        for b in pkg.inputs
-    }
+    return {b.name: rng.standard_normal(b.shape, dtype=np.float32).astype(NUMPY_DTYPE[b.dtype]) for b in pkg.inputs}
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -74,9 +71,7 @@ def _load_inputs(path: str | None, pkg: Package, func_op, seed: int) -> dict[str
     type=click.Path(dir_okay=False),
     help="graph .mlir to check a prebuilt .ipuexe against",
 )
-@click.option(
-    "--package", "package_path", type=click.Path(dir_okay=False), help="also write the package here"
-)
+@click.option("--package", "package_path", type=click.Path(dir_okay=False), help="also write the package here")
 @click.option("--samples", default=256, show_default=True, help="checkpoint samples per tensor")
 @click.option("--atol", default=0.03, show_default=True)
 @click.option("--rtol", default=0.03, show_default=True)
@@ -128,9 +123,7 @@ def cli(
                 gold = evaluate(reference, {k: v for k, v in inputs.items()})
             for c in pkg.checkpoints:
                 if c.operation not in gold.values:
-                    raise ToolError(
-                        f"checkpoint {c.index} names operation {c.operation}, absent from the reference"
-                    )
+                    raise ToolError(f"checkpoint {c.index} names operation {c.operation}, absent from the reference")
                 r = compare(result.checkpoints[c.index], gold.values[c.operation], samples, atol, rtol)
                 ok &= r.passed
                 print(

@@ -106,11 +106,7 @@ def lower_function(f: func.FuncOp, target: Target) -> tuple[list[Operation], dic
         elif isinstance(op, tilemap.CheckpointOp):
             idx = op.index.value.data
             control(lambda idx=idx: tasm.CheckpointOp.create(properties={"index": _i(idx)}))
-            defs.append(
-                _bound(
-                    tasm.CheckpointDefOp, op, {"index": op.index, "op": op.op}, slot(op.input).address.data
-                )
-            )
+            defs.append(_bound(tasm.CheckpointDefOp, op, {"index": op.index, "op": op.op}, slot(op.input).address.data))
         elif isinstance(op, tilemap.HostReadOp):
             idx = op.index.value.data
             control(lambda idx=idx: tasm.HostOutOp.create(properties={"index": _i(idx)}))

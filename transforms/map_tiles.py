@@ -24,9 +24,7 @@ from ipu.transforms.log import log_event
 
 def buffer_type(t: plan.PlanTensorType) -> tilemap.BufferType:
     lay = t.layout
-    return tilemap.BufferType(
-        lay.block, t.tensor.element_type, lay.first_tile, lay.tiles, t.layout_attr.memory.data
-    )
+    return tilemap.BufferType(lay.block, t.tensor.element_type, lay.first_tile, lay.tiles, t.layout_attr.memory.data)
 
 
 def _i64(**kw: int) -> DictionaryAttr:
@@ -41,9 +39,7 @@ def _run(kernel: str, inputs: list[SSAValue], out: tilemap.BufferType, **params:
     )
 
 
-def _move(
-    src: SSAValue, dst_t: tilemap.BufferType, src_l: Layout, dst_l: Layout, reason: str
-) -> tilemap.MoveOp:
+def _move(src: SSAValue, dst_t: tilemap.BufferType, src_l: Layout, dst_l: Layout, reason: str) -> tilemap.MoveOp:
     es = src.type.esize
     table = conversion_transfers(src_l, dst_l, es, es)
     return tilemap.MoveOp.create(
@@ -158,9 +154,7 @@ def _map_op(mp: _Mapper, op: Operation) -> None:
         r = mp.emit(_run("amp_matmul", ins, out_t, m=a_l.block[0], k=a_l.block[1], n=b_l.block[1]), hint)
     elif isinstance(op, plan.ReduceOp):
         src_l: Layout = op.input.type.layout
-        stage = tilemap.BufferType(
-            (src_l.partials, *lay.block), builtin.f32, lay.first_tile, lay.tiles, "standard"
-        )
+        stage = tilemap.BufferType((src_l.partials, *lay.block), builtin.f32, lay.first_tile, lay.tiles, "standard")
         s = mp.emit(_move(ins[0], stage, src_l, lay, "reduce"), f"{hint}_stage")
         mp.moves += 1
         mp.families += len(tilemap.table_of(s.owner.transfers))
@@ -202,11 +196,7 @@ class MapTilesPass(ModulePass):
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         for f in list(op.walk()):
-            if (
-                isinstance(f, func.FuncOp)
-                and "ipu.inputs" in f.attributes
-                and "tilemap.mapping" not in f.attributes
-            ):
+            if isinstance(f, func.FuncOp) and "ipu.inputs" in f.attributes and "tilemap.mapping" not in f.attributes:
                 figures = map_function(f)
                 log_event("mapped tiles", function=f.sym_name.data, mapping="identity", **figures)
 

@@ -215,9 +215,7 @@ def plan_function(f: func.FuncOp, target: Target) -> dict[str, int]:
 
 def _plan_matmul(p: _Planner, op: graph.MatmulOp, index: int, target: Target, grids: list[str]) -> None:
     if any(op.flags()):
-        raise DiagnosticException(
-            "plan-ops: transposed matmul operands are not planned yet; use graph.transpose"
-        )
+        raise DiagnosticException("plan-ops: transposed matmul operands are not planned yet; use graph.transpose")
     (m, k), (_, n) = op.lhs.type.get_shape(), op.rhs.type.get_shape()
     esize = op.lhs.type.element_type.bitwidth // 8
     c = choose_gemm(m, k, n, esize, p.has(op.lhs), target)
@@ -231,9 +229,7 @@ def _plan_matmul(p: _Planner, op: graph.MatmulOp, index: int, target: Target, gr
     a = p.get(op.lhs, plan_type(op.lhs.type, a_lay, "interleaved"), op.name)
     b = p.get(op.rhs, plan_type(op.rhs.type, b_lay, "interleaved"), op.name)
     r_t = TensorType(builtin.f32 if c.pk > 1 else el, [m, n])
-    g = p.emit(plan.GemmOp(a, b, plan_type(r_t, r_lay, "interleaved"), None if c.pk > 1 else index)).results[
-        0
-    ]
+    g = p.emit(plan.GemmOp(a, b, plan_type(r_t, r_lay, "interleaved"), None if c.pk > 1 else index)).results[0]
     grids.append(f"{c.pm}x{c.pn}x{c.pk}")
     log_event(
         "planned operation",
@@ -276,9 +272,7 @@ def _plan_transpose(p: _Planner, op: graph.TransposeOp, index: int) -> None:
     if lay.block[0] % 2:
         al = (2, lay.align[1] if lay.align else 1)
         lay = Layout(lay.shape, lay.grid, lay.split, -1, lay.first_tile, al)
-        x = p.get(
-            op.input, plan_type(op.input.type, lay, x.type.layout_attr.memory.data), "transpose alignment"
-        )
+        x = p.get(op.input, plan_type(op.input.type, lay, x.type.layout_attr.memory.data), "transpose alignment")
     out = Layout(lay.shape[::-1], lay.grid, lay.split[::-1], -1, lay.first_tile, (lay.block[1], lay.block[0]))
     r = plan.TransposeOp.create(
         operands=[x],
@@ -318,8 +312,7 @@ class PlanOpsPass(ModulePass):
         t = load_target(self.target)
         for f in op.walk():
             if isinstance(f, func.FuncOp) and any(
-                isinstance(o, graph.ParameterOp | graph.MatmulOp) or o.dialect_name() == "graph"
-                for o in f.body.walk()
+                isinstance(o, graph.ParameterOp | graph.MatmulOp) or o.dialect_name() == "graph" for o in f.body.walk()
             ):
                 figures = plan_function(f, t)
                 log_event("planned function", function=f.sym_name.data, target=t.name, **figures)

@@ -262,9 +262,7 @@ def test_cycles_two_programs_take_the_max() -> None:
 
 def test_inputs_checked_and_gather_scatter_roundtrip() -> None:
     X = DATA
-    prog = code(
-        encode_simple(Opcode.HOST_IN, 0), encode_simple(Opcode.HOST_OUT, 0), encode_simple(Opcode.END)
-    )
+    prog = code(encode_simple(Opcode.HOST_IN, 0), encode_simple(Opcode.HOST_OUT, 0), encode_simple(Opcode.END))
     # x [4, 6]: columns 0..2 on tiles 0 and 2 (replicas), columns 3..5 on tile 5, row stride 16 bytes
     slices = [sl(0, 6, 4, 3, 0, 2, 2, X, 16), sl(3, 6, 4, 3, 5, 1, 0, X, 16)]
     pkg = package(

@@ -27,9 +27,7 @@ def test_mlp_small_passes_on_sim16(tool, tmp_path: Path) -> None:
 def test_inputs_npz_round_trip(tool, tmp_path: Path) -> None:
     x = np.random.default_rng(5).standard_normal((64, 256)).astype(np.float16)
     np.savez(tmp_path / "x.npz", x=x)
-    r = tool(
-        "ipu-run", str(EXAMPLES / "mlp_small.mlir"), "--target", "sim64", "--inputs", str(tmp_path / "x.npz")
-    )
+    r = tool("ipu-run", str(EXAMPLES / "mlp_small.mlir"), "--target", "sim64", "--inputs", str(tmp_path / "x.npz"))
     assert r.returncode == 0, r.stderr
     assert "numericalTest=PASS" in r.stdout
 

@@ -61,11 +61,7 @@ def good_package() -> Package:
         memory_size=T.memory_size,
         programs=[Program(0, 8, CODE, code(*body)), Program(8, 8, CODE, code(*other))],
         phases=[Phase(0, 64, 80, "greedy", transfers)],
-        weights=[
-            Binding(
-                "w", DType.F16, (16, 16), np.array([[0, 0, 1, 256, 0, 16, 1, DATA + 0x400, 0]]), w.tobytes()
-            )
-        ],
+        weights=[Binding("w", DType.F16, (16, 16), np.array([[0, 0, 1, 256, 0, 16, 1, DATA + 0x400, 0]]), w.tobytes())],
         inputs=[Binding("x", DType.F16, (16, 16), replicated)],
         outputs=[out],
         checkpoints=[Checkpoint(0, "mm", 3, dataclasses.replace(out, name="mm"))],

@@ -1,0 +1,48 @@
+// RUN: ipu-opt %s --split-input-file --verify-diagnostics | filecheck %s
+
+// Row 1 starts at cycle 3 and moves rows * words = 1 * 2 words: it ends at cycle 5 > horizon 4.
+func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
+  %c = exchange.phase 0 %b transfers = dense<[[0, 0, 0, 8, 0, 0, 8, 1, 2, 4, 1, 1, 1, 1], [3, 4, 0, 8, 0, 8, 8, 1, 2, 4, 1, 1, 1, 1]]> : tensor<2x14xi32> {lower_bound = 4 : i64, horizon = 4 : i64, scheduler = "greedy-longest-first"} : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
+  func.return
+}
+// CHECK: Operation does not verify: exchange.phase: a transfer ends after the phase horizon
+
+// -----
+
+func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
+  %c = exchange.phase 0 %b transfers = dense<[[-1, 0, 0, 8, 0, 0, 8, 1, 2, 4, 1, 1, 1, 1]]> : tensor<1x14xi32> {lower_bound = 2 : i64, horizon = 4 : i64, scheduler = "greedy-longest-first"} : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
+  func.return
+}
+// CHECK: Operation does not verify: exchange.phase: a transfer ends after the phase horizon
+
+// -----
+
+func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
+  %c = exchange.phase 0 %b transfers = dense<[[0, 0, 0, 8, 0, 0, 8, 1, 2, 4, 1, 1, 1, 1]]> : tensor<1x14xi32> {lower_bound = 8 : i64, horizon = 4 : i64, scheduler = "greedy-longest-first"} : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
+  func.return
+}
+// CHECK: Operation does not verify: exchange.phase: horizon below the lower bound
+
+// -----
+
+func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
+  %c = exchange.phase 0 %b transfers = dense<[[0, 0, 4, 8, 0, 0, 8, 1, 2, 4, 1, 1, 1, 1]]> : tensor<1x14xi32> {lower_bound = 2 : i64, horizon = 4 : i64, scheduler = "greedy-longest-first"} : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
+  func.return
+}
+// CHECK: Operation does not verify: exchange.phase: a transfer reads outside the source buffer (8 bytes)
+
+// -----
+
+// Destination tiles 2 + (pc - 1) * pds + (mc - 1) * mcs = 2 + 3 + 3 * 4 = 17 >= 16.
+func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
+  %c = exchange.phase 0 %b transfers = dense<[[0, 0, 0, 8, 2, 0, 8, 1, 2, 4, 1, 1, 4, 4]]> : tensor<1x14xi32> {lower_bound = 2 : i64, horizon = 4 : i64, scheduler = "greedy-longest-first"} : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
+  func.return
+}
+// CHECK: Operation does not verify: exchange.phase: transfer 0 has a destination tile outside [0, 16)
+
+// -----
+
+func.func @f() attributes {s = #exchange.slot<-32, 8, standard>} {
+  func.return
+}
+// CHECK: exchange.slot: address and size must be non-negative

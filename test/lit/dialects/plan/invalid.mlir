@@ -1,0 +1,126 @@
+// RUN: ipu-opt %s --split-input-file --verify-diagnostics | filecheck %s
+
+func.func @f(%x: !plan.tensor<8x8xf16, #plan.layout<grid = [2], split = [[0], []], memory = fast>>) {
+  func.return
+}
+// CHECK: plan.layout: memory must be one of ('standard', 'interleaved')
+
+// -----
+
+func.func @f(%x: !plan.tensor<8x8xf16, #plan.layout<grid = [2, 2], split = [[0], [0]], memory = standard>>) {
+  func.return
+}
+// CHECK: plan.layout: each grid dimension may split at most one axis
+
+// -----
+
+func.func @f(%x: !plan.tensor<8x8xf16, #plan.layout<grid = [2], split = [[0]], memory = standard>>) {
+  func.return
+}
+// CHECK: plan.tensor: layout split has rank 1, tensor 2
+
+// -----
+
+// The lhs contraction axis is split over grid dimension 1, the rhs's over dimension 2.
+func.func @f(%a: !plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 2], split = [[0], [1]], memory = interleaved>>, %b: !plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 2], split = [[2], [1]], memory = interleaved>>) {
+  %c = plan.gemm %a, %b : (!plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 2], split = [[0], [1]], memory = interleaved>>, !plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 2], split = [[2], [1]], memory = interleaved>>) -> !plan.tensor<64x64xf32, #plan.layout<grid = [2, 2, 2], split = [[0], [1]], partial = 2, memory = interleaved>>
+  func.return
+}
+// CHECK: Operation does not verify: plan.gemm: operand splits do not align with the result (rows, k, cols)
+
+// -----
+
+func.func @f(%a: !plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 2], split = [[0], [2]], memory = interleaved>>, %b: !plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 2], split = [[2], [1]], memory = interleaved>>) {
+  %c = plan.gemm %a, %b : (!plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 2], split = [[0], [2]], memory = interleaved>>, !plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 2], split = [[2], [1]], memory = interleaved>>) -> !plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 2], split = [[0], [1]], memory = interleaved>>
+  func.return
+}
+// CHECK: Operation does not verify: plan.gemm: a split contraction must produce a partial result and vice versa
+
+// -----
+
+func.func @f(%a: !plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 2], split = [[0], [2]], memory = standard>>, %b: !plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 2], split = [[2], [1]], memory = interleaved>>) {
+  %c = plan.gemm %a, %b : (!plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 2], split = [[0], [2]], memory = standard>>, !plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 2], split = [[2], [1]], memory = interleaved>>) -> !plan.tensor<64x64xf32, #plan.layout<grid = [2, 2, 2], split = [[0], [1]], partial = 2, memory = interleaved>>
+  func.return
+}
+// CHECK: Operation does not verify: plan.gemm: AMP operands and result live in interleaved memory
+
+// -----
+
+func.func @f(%a: !plan.tensor<64x32xf16, #plan.layout<grid = [2, 2, 2], split = [[0], [2]], memory = interleaved>>, %b: !plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 2], split = [[2], [1]], memory = interleaved>>) {
+  %c = plan.gemm %a, %b : (!plan.tensor<64x32xf16, #plan.layout<grid = [2, 2, 2], split = [[0], [2]], memory = interleaved>>, !plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 2], split = [[2], [1]], memory = interleaved>>) -> !plan.tensor<64x64xf32, #plan.layout<grid = [2, 2, 2], split = [[0], [1]], partial = 2, memory = interleaved>>
+  func.return
+}
+// CHECK: Operation does not verify: plan.gemm: shapes (64, 32) x (64, 64) -> (64, 64) do not match
+
+// -----
+
+// The broadcast row vector is split over grid dimension 0, the lhs columns over dimension 1.
+func.func @f(%a: !plan.tensor<16x16xf16, #plan.layout<grid = [2, 2], split = [[0], [1]], memory = standard>>, %b: !plan.tensor<16xf16, #plan.layout<grid = [2, 2], split = [[0]], memory = standard>>) {
+  %c = plan.binary "add" %a, %b : (!plan.tensor<16x16xf16, #plan.layout<grid = [2, 2], split = [[0], [1]], memory = standard>>, !plan.tensor<16xf16, #plan.layout<grid = [2, 2], split = [[0]], memory = standard>>) -> !plan.tensor<16x16xf16, #plan.layout<grid = [2, 2], split = [[0], [1]], memory = standard>>
+  func.return
+}
+// CHECK: Operation does not verify: plan.binary: broadcast row vector must be split like the lhs columns
+
+// -----
+
+func.func @f(%a: !plan.tensor<16x16xf16, #plan.layout<grid = [2, 2], split = [[0], [1]], memory = standard>>, %b: !plan.tensor<8xf16, #plan.layout<grid = [2, 2], split = [[1]], memory = standard>>) {
+  %c = plan.binary "add" %a, %b : (!plan.tensor<16x16xf16, #plan.layout<grid = [2, 2], split = [[0], [1]], memory = standard>>, !plan.tensor<8xf16, #plan.layout<grid = [2, 2], split = [[1]], memory = standard>>) -> !plan.tensor<16x16xf16, #plan.layout<grid = [2, 2], split = [[0], [1]], memory = standard>>
+  func.return
+}
+// CHECK: Operation does not verify: plan.binary: rhs shape (8,) does not broadcast to (16, 16) here
+
+// -----
+
+func.func @f(%a: !plan.tensor<16x16xf16, #plan.layout<grid = [2, 2], split = [[0], [1]], memory = standard>>) {
+  %c = plan.binary "div" %a, %a : (!plan.tensor<16x16xf16, #plan.layout<grid = [2, 2], split = [[0], [1]], memory = standard>>, !plan.tensor<16x16xf16, #plan.layout<grid = [2, 2], split = [[0], [1]], memory = standard>>) -> !plan.tensor<16x16xf16, #plan.layout<grid = [2, 2], split = [[0], [1]], memory = standard>>
+  func.return
+}
+// CHECK: Operation does not verify: plan.binary: unknown kind 'div'
+
+// -----
+
+func.func @f(%a: !plan.tensor<16x16xf32, #plan.layout<grid = [2, 2], split = [[0], [1]], memory = standard>>) {
+  %c = plan.reduce %a : !plan.tensor<16x16xf32, #plan.layout<grid = [2, 2], split = [[0], [1]], memory = standard>> -> !plan.tensor<16x16xf16, #plan.layout<grid = [2, 2], split = [[0], [1]], memory = standard>>
+  func.return
+}
+// CHECK: Operation does not verify: plan.reduce: input must be a partial-sum layout
+
+// -----
+
+func.func @f(%a: !plan.tensor<16x16xf32, #plan.layout<grid = [2, 2], split = [[0], []], partial = 1, memory = standard>>) {
+  %c = plan.rearrange %a : !plan.tensor<16x16xf32, #plan.layout<grid = [2, 2], split = [[0], []], partial = 1, memory = standard>> -> !plan.tensor<16x16xf32, #plan.layout<grid = [4], split = [[0], []], memory = standard>>
+  func.return
+}
+// CHECK: Operation does not verify: plan.rearrange: partial sums are reduced with plan.reduce
+
+// -----
+
+func.func @f(%a: !plan.tensor<16x16xf32, #plan.layout<grid = [4], split = [[0], []], memory = standard>>) {
+  %c = plan.rearrange %a : !plan.tensor<16x16xf32, #plan.layout<grid = [4], split = [[0], []], memory = standard>> -> !plan.tensor<16x16xf16, #plan.layout<grid = [4], split = [[0], []], memory = standard>>
+  func.return
+}
+// CHECK: Operation does not verify: plan.rearrange: logical tensor types differ
+
+// -----
+
+func.func @f(%a: !plan.tensor<16x16xf32, #plan.layout<grid = [4], split = [[0], []], memory = standard>>) {
+  %c = plan.unary "tanh" %a : !plan.tensor<16x16xf32, #plan.layout<grid = [4], split = [[0], []], memory = standard>> -> !plan.tensor<16x16xf32, #plan.layout<grid = [4], split = [[0], []], memory = standard>>
+  func.return
+}
+// CHECK: Operation does not verify: plan.unary: unknown kind 'tanh'
+
+// -----
+
+func.func @f() {
+  %w = plan.parameter "w" #graph.gaussian<seed = 1, std = 0.1> : !plan.tensor<16x16xf32, #plan.layout<grid = [2, 2], split = [[0], []], partial = 1, memory = standard>>
+  func.return
+}
+// CHECK: Operation does not verify: plan.parameter: a weight cannot be a partial sum
+
+// -----
+
+func.func @f(%x: !plan.tensor<8x4xf32, #plan.layout<grid = [2], split = [[0], []], memory = standard>>) {
+  %t = plan.transpose %x : !plan.tensor<8x4xf32, #plan.layout<grid = [2], split = [[0], []], memory = standard>> -> !plan.tensor<4x8xf32, #plan.layout<grid = [2], split = [[0], []], memory = standard>>
+  func.return
+}
+// CHECK: Operation does not verify: plan.transpose: result must swap the axes and their splits

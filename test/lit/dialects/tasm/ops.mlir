@@ -1,0 +1,48 @@
+// RUN: IPU_ROUNDTRIP
+// RUN: IPU_GENERIC_ROUNDTRIP
+
+// From `ipu-opt -p ipu-compile --target sim16` on relu -> transpose -> add (4x8xf32); the
+// phase table is cut to one family with pc = 1.
+
+// CHECK: builtin.module attributes {tasm.target = "sim16"} {
+builtin.module attributes {tasm.target = "sim16"} {
+  // CHECK-NEXT: tasm.program @p0 tiles(0, 16) {
+  // CHECK-NEXT:   tasm.host_in 0
+  // CHECK-NEXT:   tasm.call "relu" out(327744) in(array<i64: 327712>) {elements = 2 : i64} : f32 -> f32
+  // CHECK-NEXT:   tasm.checkpoint 0
+  // CHECK-NEXT:   tasm.sync
+  // CHECK-NEXT:   tasm.exchange 0
+  // CHECK-NEXT:   tasm.call "transpose" out(327744) in(array<i64: 327712>) {m = 2 : i64, n = 2 : i64} : f32 -> f32
+  // CHECK-NEXT:   tasm.call "add" out(327712) in(array<i64: 327744, 327680>) {m = 2 : i64, n = 2 : i64, b_rows = 1 : i64, b_cols = 2 : i64} : f32 -> f16
+  // CHECK-NEXT:   tasm.host_out 0
+  // CHECK-NEXT: }
+  tasm.program @p0 tiles(0, 16) {
+    tasm.host_in 0
+    tasm.call "relu" out(327744) in(array<i64: 327712>) {elements = 2 : i64} : f32 -> f32
+    tasm.checkpoint 0
+    tasm.sync
+    tasm.exchange 0
+    tasm.call "transpose" out(327744) in(array<i64: 327712>) {m = 2 : i64, n = 2 : i64} : f32 -> f32
+    tasm.call "add" out(327712) in(array<i64: 327744, 327680>) {m = 2 : i64, n = 2 : i64, b_rows = 1 : i64, b_cols = 2 : i64} : f32 -> f16
+    tasm.host_out 0
+  }
+  // CHECK-NEXT: tasm.program @p1 tiles(16, 48) {
+  // CHECK-NEXT:   tasm.sync
+  // CHECK-NEXT: }
+  tasm.program @p1 tiles(16, 48) {
+    tasm.sync
+  }
+  // CHECK-NEXT: tasm.stream_in 0 "x" : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = {{\[\[}}0], [1]], memory = standard> at 327712
+  tasm.stream_in 0 "x" : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard> at 327712
+  // CHECK-NEXT: tasm.checkpoint_def 0 "g" op 1 : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = {{\[\[}}0], [1]], memory = standard> at 327744
+  tasm.checkpoint_def 0 "g" op 1 : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard> at 327744
+  // CHECK-NEXT: tasm.phase 0 lower_bound 2 horizon 2 scheduler "greedy-longest-first" transfers = dense<{{\[\[}}0, 0, 327744, 8, 0, 327712, 8, 1, 2, 1, 1, 1, 1, 1]]> : tensor<1x14xi32>
+  tasm.phase 0 lower_bound 2 horizon 2 scheduler "greedy-longest-first" transfers = dense<[[0, 0, 327744, 8, 0, 327712, 8, 1, 2, 1, 1, 1, 1, 1]]> : tensor<1x14xi32>
+  // CHECK-NEXT: tasm.weight "b" dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]> : tensor<4xf32> : tensor<4xf32> layout #plan.layout<grid = [4, 4], split = {{\[\[}}0]], align = [2], memory = standard> at 327680
+  tasm.weight "b" dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32> : tensor<4xf32> layout #plan.layout<grid = [4, 4], split = [[0]], align = [2], memory = standard> at 327680
+  // CHECK-NEXT: tasm.weight "w" #graph.gaussian<seed = 3, std = 0.02> : tensor<1024x256xf16> layout #plan.layout<grid = [1, 8, 2], split = {{\[\[}}2], [1]], align = [2, 32], memory = interleaved> at 524288
+  tasm.weight "w" #graph.gaussian<seed = 3, std = 0.02> : tensor<1024x256xf16> layout #plan.layout<grid = [1, 8, 2], split = [[2], [1]], align = [2, 32], memory = interleaved> at 524288
+  // CHECK-NEXT: tasm.stream_out 0 "output0" : tensor<8x4xf32> layout #plan.layout<grid = [4, 4], split = {{\[\[}}1], [0]], align = [2, 2], memory = standard> at 327712
+  tasm.stream_out 0 "output0" : tensor<8x4xf32> layout #plan.layout<grid = [4, 4], split = [[1], [0]], align = [2, 2], memory = standard> at 327712
+  // CHECK-NEXT: }
+}

@@ -1,0 +1,95 @@
+// RUN: ipu-opt %s --split-input-file --verify-diagnostics | filecheck %s
+
+func.func @f() {
+  %x = tilemap.host_write "x" index 0 : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
+  func.return
+}
+// CHECK: Operation does not verify: tilemap.host_write: layout block (1, 2) does not match buffer block (2, 2)
+
+// -----
+
+func.func @f() {
+  %w = tilemap.weight "w" #graph.gaussian<seed = 1, std = 0.1> : tensor<8x8xf16> layout #plan.layout<grid = [2, 2], split = [[0], [1]], first = 4, memory = standard> -> !tilemap.buffer<4x4xf16, tiles = [0, 4], memory = standard>
+  func.return
+}
+// CHECK: Operation does not verify: tilemap.weight: layout tiles do not match the buffer's tile range
+
+// -----
+
+func.func @f(%b: !tilemap.buffer<4x4xf16, tiles = [0, 4], memory = standard>) {
+  tilemap.host_read "out" index 0 %b : !tilemap.buffer<4x4xf16, tiles = [0, 4], memory = standard> as tensor<8x8xf32> layout #plan.layout<grid = [2, 2], split = [[0], [1]], memory = standard>
+  func.return
+}
+// CHECK: Operation does not verify: tilemap.host_read: element types differ
+
+// -----
+
+func.func @f(%b: !tilemap.buffer<4x4xf16, tiles = [0, 4], memory = standard>) {
+  tilemap.checkpoint "c" index 0 op 3 %b : !tilemap.buffer<4x4xf16, tiles = [0, 4], memory = standard> as tensor<8x16xf16> layout #plan.layout<grid = [2, 2], split = [[0], [1]], memory = standard>
+  func.return
+}
+// CHECK: Operation does not verify: tilemap.checkpoint: layout block (4, 8) does not match buffer block (4, 4)
+
+// -----
+
+// Row 1 reads 2 words at offset 4 of an 8-byte source block: it ends at byte 12.
+func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
+  %c = tilemap.move %b transfers = dense<[[0, 0, 8, 0, 0, 8, 1, 2, 4, 1, 1, 1, 1], [4, 4, 8, 0, 8, 8, 1, 2, 4, 1, 1, 1, 1]]> : tensor<2x13xi32> : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
+  func.return
+}
+// CHECK: Operation does not verify: tilemap.move: a transfer reads outside the source buffer (8 bytes)
+
+// -----
+
+func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
+  %c = tilemap.move %b transfers = dense<[[0, 0, 8, 0, 12, 8, 1, 2, 4, 1, 1, 1, 1]]> : tensor<1x13xi32> : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
+  func.return
+}
+// CHECK: Operation does not verify: tilemap.move: a transfer writes outside the destination buffer (16 bytes)
+
+// -----
+
+// Row 0 sends from tiles 14, 15, 16, 17 (pc = 4, pss = 1): tiles 16 and 17 are not in [0, 16).
+func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
+  %c = tilemap.move %b transfers = dense<[[14, 0, 8, 0, 0, 8, 1, 2, 4, 1, 1, 1, 1]]> : tensor<1x13xi32> : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
+  func.return
+}
+// CHECK: Operation does not verify: tilemap.move: transfer 0 has a source tile outside [0, 16)
+
+// -----
+
+func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
+  %c = tilemap.move %b transfers = dense<[[0, 0, 8, 0, 0, 8, 0, 2, 4, 1, 1, 1, 1]]> : tensor<1x13xi32> : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
+  func.return
+}
+// CHECK: Operation does not verify: tilemap.move: rows, words and counts must be positive
+
+// -----
+
+func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
+  %c = tilemap.move %b transfers = dense<[[0, 0, 8, 0, 0, 8, 1, 2, 4, 1, 1, 1]]> : tensor<1x12xi32> : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
+  func.return
+}
+// CHECK: Operation does not verify: tilemap.move: transfer table must be [n, 13]
+
+// -----
+
+func.func @f(%a: !tilemap.buffer<4xf32, tiles = [0, 8], memory = standard>, %b: !tilemap.buffer<4xf32, tiles = [8, 8], memory = standard>) {
+  %c = tilemap.run "add"(%a, %b) {m = 1 : i64, n = 4 : i64, b_rows = 1 : i64, b_cols = 4 : i64} : (!tilemap.buffer<4xf32, tiles = [0, 8], memory = standard>, !tilemap.buffer<4xf32, tiles = [8, 8], memory = standard>) -> !tilemap.buffer<4xf32, tiles = [0, 8], memory = standard>
+  func.return
+}
+// CHECK: Operation does not verify: tilemap.run: inputs must live on the result's tile group
+
+// -----
+
+func.func @f(%a: !tilemap.buffer<4xf32, tiles = [0, 8], memory = fast>) {
+  func.return
+}
+// CHECK: tilemap.buffer: memory must be standard or interleaved
+
+// -----
+
+func.func @f(%a: !tilemap.buffer<4xf32, tiles = [0, 0], memory = standard>) {
+  func.return
+}
+// CHECK: tilemap.buffer: tile range must be non-empty

@@ -1,0 +1,60 @@
+// RUN: ipu-opt %s --split-input-file -p ipu-compile --target sim16 | filecheck %s
+
+// The full ladder on sim16 in one pass; the same result as running the five passes in turn.
+func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
+  %w2 = graph.parameter "w2" #graph.gaussian<seed = 3, std = 0.02> : tensor<1024x256xf16>
+  %b2 = graph.parameter "b2" #graph.gaussian<seed = 4, std = 0.02> : tensor<256xf16>
+  %g = graph.gelu %x : tensor<64x1024xf16> -> tensor<64x1024xf16>
+  %y = graph.matmul %g, %w2 : (tensor<64x1024xf16>, tensor<1024x256xf16>) -> tensor<64x256xf16>
+  %yb = graph.add %y, %b2 : (tensor<64x256xf16>, tensor<256xf16>) -> tensor<64x256xf16>
+  func.return %yb : tensor<64x256xf16>
+}
+
+// CHECK-NOT:  {{graph|plan|tilemap|exchange}}.
+// CHECK:      builtin.module attributes {tasm.target = "sim16", tasm.memory = {peak_standard_bytes = 16416 : i64, peak_interleaved_bytes = 106496 : i64, peak_total_bytes = 106528 : i64, maximum_standard_allocation_bytes = 8192 : i64}} {
+// CHECK-NEXT:   tasm.program @p0 tiles(0, 16) {
+// CHECK-NEXT:     tasm.host_in 0
+// CHECK-NEXT:     tasm.call "gelu"
+// CHECK-NEXT:     tasm.checkpoint 0
+// CHECK-NEXT:     tasm.sync
+// CHECK-NEXT:     tasm.exchange 0
+// CHECK-NEXT:     tasm.call "amp_matmul" out(622592) in(array<i64: 557056, 524288>) {m = 64 : i64, k = 512 : i64, n = 32 : i64} : f16 -> f32
+// CHECK-NEXT:     tasm.sync
+// CHECK-NEXT:     tasm.exchange 1
+// CHECK-NEXT:     tasm.call "reduce_sum" {{.*}} : f32 -> f16
+// CHECK-NEXT:     tasm.checkpoint 1
+// CHECK-NEXT:     tasm.call "add"
+// CHECK-NEXT:     tasm.checkpoint 2
+// CHECK-NEXT:     tasm.host_out 0
+// CHECK-NEXT:   }
+// CHECK-NOT:    tasm.program
+// CHECK:        tasm.stream_in 0 "x"
+// CHECK:        tasm.phase 0 lower_bound 16384 horizon 17408 scheduler "greedy-longest-first"
+// CHECK:        tasm.weight "w2" #graph.gaussian<seed = 3, std = 0.02>
+// CHECK:        tasm.phase 1 lower_bound 2048 horizon 3072 scheduler "greedy-longest-first"
+// CHECK:        tasm.weight "b2" #graph.gaussian<seed = 4, std = 0.02>
+// CHECK:        tasm.stream_out 0 "output0" : tensor<64x256xf16>
+
+// -----
+
+// A 4x4 tensor only occupies tiles [0, 8): the tile range is cut at the kernel group's
+// boundary, tiles [8, 16) get a program with the same control skeleton and no kernel calls.
+func.func @small(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %r = graph.relu %x : tensor<4x4xf32> -> tensor<4x4xf32>
+  func.return %r : tensor<4x4xf32>
+}
+
+// CHECK:      tasm.program @p0 tiles(0, 8) {
+// CHECK-NEXT:   tasm.host_in 0
+// CHECK-NEXT:   tasm.call "relu" out({{[0-9]+}}) in(array<i64: {{[0-9]+}}>) {elements = 2 : i64} : f32 -> f32
+// CHECK-NEXT:   tasm.checkpoint 0
+// CHECK-NEXT:   tasm.host_out 0
+// CHECK-NEXT: }
+// CHECK-NEXT: tasm.program @p1 tiles(8, 8) {
+// CHECK-NEXT:   tasm.host_in 0
+// CHECK-NEXT:   tasm.checkpoint 0
+// CHECK-NEXT:   tasm.host_out 0
+// CHECK-NEXT: }
+// CHECK-NEXT: tasm.stream_in 0 "x" : tensor<4x4xf32> layout #plan.layout<grid = [4, 2], split = {{\[\[}}0], [1]], memory = standard> at {{[0-9]+}}
+// CHECK-NEXT: tasm.checkpoint_def 0 "r" op 0 : tensor<4x4xf32>
+// CHECK-NEXT: tasm.stream_out 0 "output0" : tensor<4x4xf32>

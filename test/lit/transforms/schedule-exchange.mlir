@@ -1,0 +1,23 @@
+// RUN: ipu-opt %s -p plan-ops,map-tiles,schedule-exchange --target sim16 | filecheck %s
+
+func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
+  %w2 = graph.parameter "w2" #graph.gaussian<seed = 3, std = 0.02> : tensor<1024x256xf16>
+  %b2 = graph.parameter "b2" #graph.gaussian<seed = 4, std = 0.02> : tensor<256xf16>
+  %g = graph.gelu %x : tensor<64x1024xf16> -> tensor<64x1024xf16>
+  %y = graph.matmul %g, %w2 : (tensor<64x1024xf16>, tensor<1024x256xf16>) -> tensor<64x256xf16>
+  %yb = graph.add %y, %b2 : (tensor<64x256xf16>, tensor<256xf16>) -> tensor<64x256xf16>
+  func.return %yb : tensor<64x256xf16>
+}
+
+// Every tilemap.move becomes an indexed exchange.phase with a start column prepended.
+// CHECK-NOT: tilemap.move
+// CHECK:      %g = tilemap.run "gelu"
+// CHECK:      %g_r = exchange.phase 0 %g transfers = dense<"0x{{[0-9A-F]+}}"> : tensor<{{[0-9]+}}x14xi32>
+// CHECK-SAME: {lower_bound = 16384 : i64, horizon = 17408 : i64, scheduler = "greedy-longest-first", reason = "graph.matmul"}
+// CHECK-SAME: : !tilemap.buffer<4x1024xf16, tiles = [0, 16], memory = standard> -> !tilemap.buffer<64x512xf16, tiles = [0, 16], memory = interleaved>
+// CHECK:      %y_partial = tilemap.run "amp_matmul"(%g_r, %w2)
+// CHECK-NEXT: %y_stage = exchange.phase 1 %y_partial transfers = dense<{{\[\[}}0, 0, 0, 128, 0, 0, 64, 64, 16, 8, 2, 2, 1, 1], [1024, 0, 64, 128, 1, 0, 64, 64, 16, 8, 2, 2, 1, 1], [1024, 1, 0, 128, 0, 4096, 64, 64, 16, 8, 2, 2, 1, 1], [2048, 1, 64, 128, 1, 4096, 64, 64, 16, 8, 2, 2, 1, 1]]> : tensor<4x14xi32>
+// CHECK-SAME: {lower_bound = 2048 : i64, horizon = 3072 : i64, scheduler = "greedy-longest-first", reason = "reduce"}
+// CHECK-NEXT: %y = tilemap.run "reduce_sum"(%y_stage)
+// CHECK-NOT: exchange.phase
+// CHECK: func.return
