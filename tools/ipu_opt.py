@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sys
+import tempfile
 from collections.abc import Sequence
 
 from xdsl.utils.exceptions import DiagnosticException, ParseError
@@ -74,9 +76,24 @@ def main(argv: Sequence[str] | None = None) -> None:
                 "--log-level LEVEL (structured events on stderr)"
             )
         level, args = _take(args, "--log-level", "warning")
+        out_path, args = _take(args, "-o", "")
+        if not out_path:
+            out_path, args = _take(args, "--output-file", "")
         args = _with_target(args)
         setup_logging(level)
-        IpuOptMain(args=args).run()
+        if not out_path:
+            IpuOptMain(args=args).run()
+            return
+        # write to a temporary file next to the output and rename on success: nothing half-written
+        d = os.path.dirname(os.path.abspath(out_path))
+        fd, tmp = tempfile.mkstemp(prefix=".ipu-opt-", dir=d)
+        os.close(fd)
+        try:
+            IpuOptMain(args=[*args, "-o", tmp]).run()
+            os.replace(tmp, out_path)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
     except TargetError as e:
         fail(str(e))
     except ToolError as e:

@@ -116,7 +116,9 @@ def cli(
             if rec.get("kind") == "exchange":
                 log_event("emulated exchange phase", **{k: v for k, v in rec.items() if k != "kind"})
         if outputs_path:
-            np.savez(outputs_path, **result.outputs)
+            tmp = Path(outputs_path).with_name(Path(outputs_path).name + ".partial.npz")
+            np.savez(tmp, **result.outputs)
+            tmp.replace(outputs_path)
         ok = True
         if reference is not None:
             with phase("reference"):

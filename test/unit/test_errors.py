@@ -56,3 +56,13 @@ def test_missing_file(tool, tool_name: str) -> None:
 def test_translate_needs_output(tool) -> None:
     r = tool("ipu-translate", str(EXAMPLES / "mlp_small.mlir"), "--to-ipuexe")
     assert r.returncode != 0 and "give -o FILE" in r.stderr
+
+
+def test_failed_compile_writes_nothing(tool, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.mlir"
+    bad.write_text(INVALID)
+    out = tmp_path / "out.mlir"
+    r = tool("ipu-opt", str(bad), "-p", "ipu-compile", "--target", "sim16", "-o", str(out))
+    assert r.returncode != 0
+    assert not out.exists()
+    assert list(tmp_path.iterdir()) == [bad]
