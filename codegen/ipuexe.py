@@ -146,7 +146,7 @@ def disassemble(pkg: Package) -> str:
                 kname = isa.KERNEL_NAMES[int(ins[1])]
                 n_in, pn = isa.KERNELS[kname]
                 ins_s = ", ".join(str(int(a)) for a in ins[4 : 4 + n_in])
-                params = ", ".join(f"{n} = {int(v)} : i64" for n, v in zip(pn, ins[7 : 7 + len(pn)], strict=True))
+                params = ", ".join(f"{n} = {int(v)} : i64" for n, v in zip(pn, ins[4 + n_in : 4 + n_in + len(pn)], strict=True))
                 lines.append(
                     f'    tasm.call "{kname}" out({int(ins[3])}) in(array<i64: {ins_s}>) {{{params}}} : '
                     f"{names[isa.DType(int(ins[2]) & 0xFF)]} -> {names[isa.DType(int(ins[2]) >> 8)]}"

@@ -16,6 +16,7 @@ from xdsl.dialects.builtin import (
     Float16Type,
     Float32Type,
     FloatAttr,
+    IntegerAttr,
     IntAttr,
     StringAttr,
     TensorType,
@@ -23,7 +24,7 @@ from xdsl.dialects.builtin import (
     f64,
     i64,
 )
-from xdsl.ir import Attribute, Dialect, ParametrizedAttribute
+from xdsl.ir import Attribute, Block, Dialect, ParametrizedAttribute, Region, SSAValue
 from xdsl.irdl import (
     AnyOf,
     BaseAttr,
@@ -33,12 +34,17 @@ from xdsl.irdl import (
     irdl_op_definition,
     operand_def,
     opt_attr_def,
+    region_def,
     result_def,
+    lazy_traits_def,
     traits_def,
+    var_operand_def,
+    var_result_def,
 )
+from xdsl.parser import Parser
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
-from xdsl.traits import Pure
+from xdsl.traits import HasParent, IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
 FloatTensor = TensorType.constr(AnyOf([BaseAttr(Float16Type), BaseAttr(Float32Type)]))
@@ -296,8 +302,291 @@ class ReshapeOp(IRDLOperation):
             raise VerifyException("graph.reshape: element types differ")
 
 
+
+@irdl_op_definition
+class ExpOp(_Unary):
+    name = "graph.exp"
+
+
+@irdl_op_definition
+class TanhOp(_Unary):
+    name = "graph.tanh"
+
+
+@irdl_op_definition
+class CastOp(IRDLOperation):
+    """Change precision between f16 and f32 (round to nearest even)."""
+
+    name = "graph.cast"
+    input = operand_def(FloatTensor)
+    result = result_def(FloatTensor)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def verify_(self) -> None:
+        if shape_of(self.input.type) != shape_of(self.result.type):
+            raise VerifyException("graph.cast: shapes differ")
+
+
+def _axis(op: IRDLOperation, rank: int) -> int:
+    a = op.attributes.get("axis")
+    ax = a.value.data if isinstance(a, IntegerAttr) else -1
+    if not -rank <= ax < rank:
+        raise VerifyException(f"{op.name}: axis {ax} out of range for rank {rank}")
+    return ax % rank
+
+
+@irdl_op_definition
+class SoftmaxOp(_Unary):
+    """Numerically stable softmax along `axis` (default -1)."""
+
+    name = "graph.softmax"
+    axis = opt_attr_def(IntegerAttr)
+
+    def verify_(self) -> None:
+        super().verify_()
+        _axis(self, len(shape_of(self.input.type)))
+
+    def axis_index(self) -> int:
+        return _axis(self, len(shape_of(self.input.type)))
+
+
+REDUCE_KINDS = ("sum", "max", "mean")
+
+
+@irdl_op_definition
+class ReduceOp(IRDLOperation):
+    """Reduce one axis (`kind` = sum | max | mean); the axis is removed from the result."""
+
+    name = "graph.reduce"
+    input = operand_def(FloatTensor)
+    result = result_def(FloatTensor)
+    kind = attr_def(StringAttr)
+    axis = attr_def(IntegerAttr)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def axis_index(self) -> int:
+        return _axis(self, len(shape_of(self.input.type)))
+
+    def verify_(self) -> None:
+        if self.kind.data not in REDUCE_KINDS:
+            raise VerifyException(f"graph.reduce: kind must be one of {REDUCE_KINDS}")
+        s = list(shape_of(self.input.type))
+        del s[self.axis_index()]
+        if tuple(s) != shape_of(self.result.type):
+            raise VerifyException(f"graph.reduce: result shape {shape_of(self.result.type)}, expected {tuple(s)}")
+        if self.input.type.element_type != self.result.type.element_type:
+            raise VerifyException("graph.reduce: element types differ")
+
+
+class _Norm(IRDLOperation):
+    input = operand_def(FloatTensor)
+    gamma = operand_def(FloatTensor)
+    result = result_def(FloatTensor)
+    epsilon = opt_attr_def(FloatAttr)
+    traits = traits_def(Pure())
+
+    def eps(self) -> float:
+        return self.epsilon.value.data if self.epsilon is not None else 1e-5
+
+    def verify_(self) -> None:
+        s = shape_of(self.input.type)
+        if self.result.type != self.input.type:
+            raise VerifyException(f"{self.name}: result type must equal input type")
+        for v in [self.gamma, *([self.beta] if isinstance(self, LayerNormOp) else [])]:
+            if shape_of(v.type) != s[-1:]:
+                raise VerifyException(f"{self.name}: scale/shift must have shape {s[-1:]}, got {shape_of(v.type)}")
+
+
+@irdl_op_definition
+class LayerNormOp(_Norm):
+    """(x - mean) / sqrt(var + epsilon) * gamma + beta over the last axis."""
+
+    name = "graph.layer_norm"
+    beta = operand_def(FloatTensor)
+    assembly_format = (
+        "$input `,` $gamma `,` $beta attr-dict `:` `(` type($input) `,` type($gamma) `,` type($beta) `)` "
+        "`->` type($result)"
+    )
+
+
+@irdl_op_definition
+class RmsNormOp(_Norm):
+    """x / sqrt(mean(x^2) + epsilon) * gamma over the last axis."""
+
+    name = "graph.rms_norm"
+    assembly_format = "$input `,` $gamma attr-dict `:` `(` type($input) `,` type($gamma) `)` `->` type($result)"
+
+
+@irdl_op_definition
+class SplitHeadsOp(IRDLOperation):
+    """[S, H*D] -> [H, S, D]."""
+
+    name = "graph.split_heads"
+    input = operand_def(FloatTensor)
+    result = result_def(FloatTensor)
+    heads = attr_def(IntegerAttr)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def verify_(self) -> None:
+        s, r, h = shape_of(self.input.type), shape_of(self.result.type), self.heads.value.data
+        if len(s) != 2 or h <= 0 or s[1] % h:
+            raise VerifyException(f"graph.split_heads: {h} heads do not divide the columns of {s}")
+        if r != (h, s[0], s[1] // h):
+            raise VerifyException(f"graph.split_heads: result shape {r}, expected {(h, s[0], s[1] // h)}")
+
+
+@irdl_op_definition
+class MergeHeadsOp(IRDLOperation):
+    """[H, S, D] -> [S, H*D]."""
+
+    name = "graph.merge_heads"
+    input = operand_def(FloatTensor)
+    result = result_def(FloatTensor)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def verify_(self) -> None:
+        s, r = shape_of(self.input.type), shape_of(self.result.type)
+        if len(s) != 3 or r != (s[1], s[0] * s[2]):
+            raise VerifyException(f"graph.merge_heads: {s} does not merge to {r}")
+
+
+ATTENTION_FORMS = ("materialized", "streamed")
+
+
+@irdl_op_definition
+class AttentionOp(IRDLOperation):
+    """softmax(q k^T * scale [+ causal mask]) v with grouped KV heads.
+
+    q: [Hq, S, D], k and v: [Hkv, Sk, D], Hq a multiple of Hkv (query head h reads KV head
+    h // (Hq / Hkv)). `form` = materialized keeps the scores in SRAM; streamed processes keys
+    in blocks with an online softmax. The scale defaults to 1/sqrt(D).
+    """
+
+    name = "graph.attention"
+    q = operand_def(FloatTensor)
+    k = operand_def(FloatTensor)
+    v = operand_def(FloatTensor)
+    result = result_def(FloatTensor)
+    causal = opt_attr_def(UnitAttr)
+    form = attr_def(StringAttr)
+    scale = opt_attr_def(FloatAttr)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$q `,` $k `,` $v attr-dict `:` `(` type($q) `,` type($k) `,` type($v) `)` `->` type($result)"
+    )
+
+    def scale_value(self) -> float:
+        d = shape_of(self.q.type)[2]
+        return self.scale.value.data if self.scale is not None else 1.0 / float(np.sqrt(d))
+
+    def verify_(self) -> None:
+        q, k, v, r = (shape_of(x.type) for x in (self.q, self.k, self.v, self.result))
+        if len(q) != 3 or len(k) != 3 or len(v) != 3:
+            raise VerifyException("graph.attention: q, k and v must be rank 3 [heads, seq, head_dim]")
+        if k != v:
+            raise VerifyException(f"graph.attention: k {k} and v {v} differ")
+        if q[0] % k[0]:
+            raise VerifyException(f"graph.attention: {q[0]} query heads are not a multiple of {k[0]} KV heads")
+        if q[2] != k[2]:
+            raise VerifyException(f"graph.attention: head_dim {q[2]} vs {k[2]}")
+        if r != q:
+            raise VerifyException(f"graph.attention: result shape {r}, expected {q}")
+        if self.causal is not None and q[1] != k[1]:
+            raise VerifyException("graph.attention: causal attention needs equal query and key lengths")
+        if self.form.data not in ATTENTION_FORMS:
+            raise VerifyException(f"graph.attention: form must be one of {ATTENTION_FORMS}")
+
+
+@irdl_op_definition
+class YieldOp(IRDLOperation):
+    """Values carried to the next iteration of `graph.repeat` (and out of the last)."""
+
+    name = "graph.yield"
+    values = var_operand_def()
+    traits = lazy_traits_def(lambda: (IsTerminator(), HasParent(RepeatOp)))
+    assembly_format = "($values^ `:` type($values))? attr-dict"
+
+
+@irdl_op_definition
+class RepeatOp(IRDLOperation):
+    """N identical iterations of a region with carried values, kept structured.
+
+    `graph.repeat 4 iter(%h = %x) : (tensor<..>) { ... graph.yield %y : tensor<..> }`.
+    Parameters declared in the body are shared by all iterations (tied weights).
+    """
+
+    name = "graph.repeat"
+    count = attr_def(IntegerAttr)
+    inits = var_operand_def(FloatTensor)
+    results_ = var_result_def(FloatTensor)
+    body = region_def("single_block")
+
+    def __init__(self, count: int, inits: Sequence[SSAValue], body: Region):
+        super().__init__(
+            operands=[inits], result_types=[[v.type for v in inits]], regions=[body],
+            attributes={"count": IntegerAttr(count, 64)},
+        )
+
+    def verify_(self) -> None:
+        if self.count.value.data < 1:
+            raise VerifyException("graph.repeat: count must be positive")
+        args = self.body.block.args
+        types = [v.type for v in self.inits]
+        if [a.type for a in args] != types:
+            raise VerifyException("graph.repeat: block arguments must match the carried values")
+        term = self.body.block.last_op
+        if not isinstance(term, YieldOp) or [v.type for v in term.values] != types:
+            raise VerifyException("graph.repeat: the body must end in graph.yield of the carried types")
+        if [r.type for r in self.results] != types:
+            raise VerifyException("graph.repeat: results must match the carried values")
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.count.value.data} iter(")
+        printer.print_list(
+            zip(self.body.block.args, self.inits, strict=True),
+            lambda p: (printer.print_ssa_value(p[0]), printer.print_string(" = "), printer.print_ssa_value(p[1])),
+        )
+        printer.print_string(") : (")
+        printer.print_list([v.type for v in self.inits], printer.print_attribute)
+        printer.print_string(") ")
+        printer.print_region(self.body, print_entry_block_args=False, print_block_terminators=True)
+        extra = {k: v for k, v in self.attributes.items() if k != "count"}
+        if extra:
+            printer.print_op_attributes(extra)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> RepeatOp:
+        count = parser.parse_integer(allow_boolean=False, allow_negative=False)
+        parser.parse_keyword("iter")
+
+        def assignment():
+            arg = parser.parse_argument(expect_type=False)
+            parser.parse_punctuation("=")
+            return arg, parser.parse_unresolved_operand()
+
+        pairs = parser.parse_comma_separated_list(parser.Delimiter.PAREN, assignment)
+        parser.parse_punctuation(":")
+        types = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_type)
+        if len(types) != len(pairs):
+            parser.raise_error("graph.repeat: one type per carried value")
+        operands = [parser.resolve_operand(u, t) for (_, u), t in zip(pairs, types, strict=True)]
+        args = [a.resolve(t) for (a, _), t in zip(pairs, types, strict=True)]
+        body = parser.parse_region(args)
+        op = cls(count, operands, body)
+        op.attributes |= parser.parse_optional_attr_dict()
+        return op
+
+
 Graph = Dialect(
     "graph",
-    [ParameterOp, AddOp, SubOp, MulOp, MaxOp, GeluOp, ReluOp, MatmulOp, TransposeOp, ReshapeOp],
+    [
+        ParameterOp, AddOp, SubOp, MulOp, MaxOp, GeluOp, ReluOp, MatmulOp, TransposeOp, ReshapeOp,
+        ExpOp, TanhOp, CastOp, SoftmaxOp, ReduceOp, LayerNormOp, RmsNormOp, SplitHeadsOp, MergeHeadsOp,
+        AttentionOp, YieldOp, RepeatOp,
+    ],
     [GaussianAttr],
 )

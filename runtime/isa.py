@@ -17,7 +17,7 @@ INSTRUCTION_BYTES = INSTRUCTION_WORDS * 4
 
 class Opcode(IntEnum):
     END = 0
-    CALL = 1  # kernel, dtype, out, in0, in1, in2, p0..p7
+    CALL = 1  # kernel, dtype, out, inputs..., params...
     SYNC = 2  # internal sync (BSP barrier)
     EXCHANGE = 3  # phase index
     HOST_IN = 4  # input stream index: host writes a run input into tile memory
@@ -26,6 +26,9 @@ class Opcode(IntEnum):
 
 
 # Kernel table: name -> (number of input addresses, parameter names). The order is the ABI.
+# Words 4 .. 4+n_in-1 hold the input addresses, the parameters follow immediately.
+# Shape parameters are positive; flags (`causal`) and offsets (`k_base`) may be zero;
+# `*_bits` parameters carry a float32's bit pattern.
 KERNELS: dict[str, tuple[int, tuple[str, ...]]] = {
     # out[m,n] = a[m,k] @ b[k,n]; inputs f16, fp32 accumulation; out dtype f16 or f32
     "amp_matmul": (2, ("m", "k", "n")),
@@ -37,12 +40,34 @@ KERNELS: dict[str, tuple[int, tuple[str, ...]]] = {
     "max": (2, ("m", "n", "b_rows", "b_cols")),
     "gelu": (1, ("elements",)),
     "relu": (1, ("elements",)),
+    "exp": (1, ("elements",)),
+    "tanh": (1, ("elements",)),
     # out[n,m] = in[m,n]^T
     "transpose": (1, ("m", "n")),
     # out[e] = sum_p in[p, e]; inputs f32 partials
     "reduce_sum": (1, ("parts", "elements")),
     # out[e] = in[e], converting dtype
     "copy": (1, ("elements",)),
+    # row-wise over in[rows, cols] using only the first `valid` columns; padding columns of
+    # the output are written as 0
+    "softmax_rows": (1, ("rows", "cols", "valid")),
+    # out[rows] = reduce of each row's first `valid` columns; kind 1 = sum, 2 = max, 3 = mean
+    "reduce_rows": (1, ("rows", "cols", "valid", "kind")),
+    # inputs x[rows, cols], gamma[cols], beta[cols]
+    "layer_norm_rows": (3, ("rows", "cols", "valid", "eps_bits")),
+    # inputs x[rows, cols], gamma[cols]
+    "rms_norm_rows": (2, ("rows", "cols", "valid", "eps_bits")),
+    # out = attention state [qr, d + 2] f32 per row: d accumulator values, running max m
+    # (-inf), running sum l (0); the accumulator starts at 0
+    "attention_init": (0, ("qr", "d")),
+    # online-softmax update of the state at `out` (read, then written in place) with one key
+    # block. Inputs: q[qr, d], k[kr, d], v[kr, d] (in dtype), offsets f32 [3] = (first query
+    # row, first key, key end) of this tile, scratch f32 [qr, kr] (receives the scores).
+    # Key j of the block has global index offsets[1] + k_base + j and counts when it is below
+    # offsets[2] and, with `causal`, not after the query's global row offsets[0] + i.
+    "attention_update": (5, ("qr", "kr", "d", "causal", "scale_bits", "k_base")),
+    # out[qr, d] = normalised combination of `parts` states in[parts, qr, d + 2]
+    "attention_combine": (1, ("parts", "qr", "d")),
 }
 KERNEL_NAMES: tuple[str, ...] = tuple(KERNELS)
 
@@ -63,7 +88,7 @@ def encode_call(
 ) -> np.ndarray:
     """One CALL instruction. Word 2 packs (in_dtype | out_dtype << 8)."""
     n_in, names = KERNELS[kernel]
-    if len(ins) != n_in or len(params) != len(names):
+    if len(ins) != n_in or len(params) != len(names) or 4 + n_in + len(names) > INSTRUCTION_WORDS:
         raise ValueError(f"kernel {kernel}: expected {n_in} inputs and params {names}")
     w = np.zeros(INSTRUCTION_WORDS, np.uint32)
     w[0] = Opcode.CALL
@@ -71,8 +96,21 @@ def encode_call(
     w[2] = int(in_dtype) | (int(out_dtype) << 8)
     w[3] = out
     w[4 : 4 + n_in] = ins
-    w[7 : 7 + len(params)] = params
+    w[4 + n_in : 4 + n_in + len(params)] = params
     return w
+
+
+def param_offset(kernel: str) -> int:
+    """Word index of a kernel's first parameter."""
+    return 4 + KERNELS[kernel][0]
+
+
+def float_bits(x: float) -> int:
+    return int(np.array(x, np.float32).view(np.uint32))
+
+
+def bits_float(b: int) -> float:
+    return float(np.array(b, np.uint32).view(np.float32))
 
 
 def encode_simple(op: Opcode, arg: int = 0) -> np.ndarray:

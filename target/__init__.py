@@ -92,6 +92,39 @@ class Target:
         c = self.costs
         return parts * elements * 4 // c["reduce_bytes_per_cycle"] + c["kernel_launch"]
 
+    def transcendental_cycles(self, elements: int) -> int:
+        """exp / tanh / GeLU: the scalar per-element cost (ST 3.3, measured for GeLU)."""
+        return self.costs["gelu_per_element"] * elements + self.costs["kernel_launch"]
+
+    def _passes(self, n: int, elements: int) -> int:
+        return n * -(-elements // self.costs["add_elements_per_cycle"])
+
+    def softmax_cycles(self, rows: int, cols: int) -> int:
+        """Max, subtract, exp, sum and scale: one scalar exp per element plus three vector passes."""
+        return self.costs["kernel_launch"] + self.costs["gelu_per_element"] * rows * cols + self._passes(3, rows * cols)
+
+    def reduce_rows_cycles(self, rows: int, cols: int) -> int:
+        return self.costs["kernel_launch"] + self._passes(1, rows * cols) + rows
+
+    def norm_cycles(self, rows: int, cols: int) -> int:
+        """Mean/variance (two passes), normalise and scale/shift (two passes), one rsqrt per row."""
+        return self.costs["kernel_launch"] + self._passes(4, rows * cols) + self.costs["gelu_per_element"] * rows
+
+    def attention_update_cycles(self, qr: int, kr: int, d: int) -> int:
+        """Two AMP GEMMs (q k^T and p v) plus the online-softmax vector work on the scores."""
+        return (
+            self.amp_matmul_cycles(qr, d, kr) + self.amp_matmul_cycles(qr, kr, d)
+            + self.softmax_cycles(qr, kr) + self._passes(2, qr * d)
+        )
+
+    def attention_combine_cycles(self, parts: int, qr: int, d: int) -> int:
+        return self.costs["kernel_launch"] + self._passes(2 * parts, qr * (d + 2)) + (
+            self.costs["gelu_per_element"] * parts * qr
+        )
+
+    def fill_cycles(self, elements: int) -> int:
+        return self.costs["kernel_launch"] + self._passes(1, elements)
+
     def phase_overhead_cycles(self) -> int:
         """Sync plus route tail that every exchange phase pays above its horizon."""
         return self.exchange["sync_cycles"] + self.exchange["route_tail_cycles"]

@@ -51,3 +51,13 @@ def setup_logging(level: str) -> None:
 def fail(message: str) -> None:
     print(f"error: {message}", file=sys.stderr)
     sys.exit(1)
+
+
+def internal_error(e: BaseException) -> None:
+    """A compiler bug: one line naming it (set IPU_TRACEBACK=1 for the traceback), exit 2."""
+    import os
+
+    if os.environ.get("IPU_TRACEBACK"):
+        raise e
+    print(f"internal error: {type(e).__name__}: {e} (set IPU_TRACEBACK=1 for details)", file=sys.stderr)
+    sys.exit(2)

@@ -12,7 +12,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from ipu.dialects import get_all_dialects
 from ipu.target import DEFAULT_TARGET, TargetError, load_target
-from ipu.tools.common import ToolError, fail, setup_logging
+from ipu.tools.common import ToolError, fail, internal_error, setup_logging
 from ipu.transforms import get_all_passes
 
 TARGETED = ("plan-ops", "schedule-exchange", "place-storage", "lower-to-tasm", "ipu-compile")
@@ -106,6 +106,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         fail(f"no such file: {e.filename}")
     except ValueError as e:  # pass-pipeline syntax errors from xDSL
         fail(str(e))
+    except Exception as e:  # noqa: BLE001
+        internal_error(e)
 
 
 if __name__ == "__main__":

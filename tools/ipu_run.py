@@ -20,7 +20,7 @@ from ipu.golden.evaluator import GoldenError, evaluate, main_function, make_inpu
 from ipu.runtime.emulator import Emulator, EmulatorError
 from ipu.runtime.package import Package, PackageError, read_package, validate_package, write_package
 from ipu.target import DEFAULT_TARGET, Target, TargetError, load_target
-from ipu.tools.common import ToolError, make_context, parse_file, setup_logging
+from ipu.tools.common import ToolError, internal_error, make_context, parse_file, setup_logging
 from ipu.transforms.log import log_event, phase
 from ipu.transforms.pipeline import IpuCompilePass
 
@@ -153,6 +153,8 @@ def cli(
     except (ToolError, TargetError, PackageError, DiagnosticException, EmulatorError, GoldenError) as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(1)
+    except Exception as e:  # noqa: BLE001
+        internal_error(e)
 
 
 def main() -> None:

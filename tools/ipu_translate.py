@@ -11,7 +11,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from ipu.codegen.ipuexe import build_package, disassemble
 from ipu.runtime.package import PackageError, read_package, validate_package, write_package
 from ipu.target import TargetError, load_target
-from ipu.tools.common import ToolError, make_context, parse_file, setup_logging
+from ipu.tools.common import ToolError, internal_error, make_context, parse_file, setup_logging
 from ipu.transforms.log import phase
 
 
@@ -59,6 +59,8 @@ def cli(
     except (ToolError, TargetError, PackageError, DiagnosticException) as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(1)
+    except Exception as e:  # noqa: BLE001
+        internal_error(e)
 
 
 def main() -> None:
