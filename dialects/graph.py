@@ -381,11 +381,7 @@ class ReduceOp(IRDLOperation):
 
 
 class _Norm(IRDLOperation):
-    input = operand_def(FloatTensor)
-    gamma = operand_def(FloatTensor)
-    result = result_def(FloatTensor)
-    epsilon = opt_attr_def(FloatAttr)
-    traits = traits_def(Pure())
+    """Shared verifier; operands are declared by each subclass so their order is input first."""
 
     def eps(self) -> float:
         return self.epsilon.value.data if self.epsilon is not None else 1e-5
@@ -404,7 +400,12 @@ class LayerNormOp(_Norm):
     """(x - mean) / sqrt(var + epsilon) * gamma + beta over the last axis."""
 
     name = "graph.layer_norm"
+    input = operand_def(FloatTensor)
+    gamma = operand_def(FloatTensor)
     beta = operand_def(FloatTensor)
+    result = result_def(FloatTensor)
+    epsilon = opt_attr_def(FloatAttr)
+    traits = traits_def(Pure())
     assembly_format = (
         "$input `,` $gamma `,` $beta attr-dict `:` `(` type($input) `,` type($gamma) `,` type($beta) `)` "
         "`->` type($result)"
@@ -416,6 +417,11 @@ class RmsNormOp(_Norm):
     """x / sqrt(mean(x^2) + epsilon) * gamma over the last axis."""
 
     name = "graph.rms_norm"
+    input = operand_def(FloatTensor)
+    gamma = operand_def(FloatTensor)
+    result = result_def(FloatTensor)
+    epsilon = opt_attr_def(FloatAttr)
+    traits = traits_def(Pure())
     assembly_format = "$input `,` $gamma attr-dict `:` `(` type($input) `,` type($gamma) `)` `->` type($result)"
 
 

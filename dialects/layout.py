@@ -14,6 +14,7 @@ will be emitted (principle 2).
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -105,31 +106,26 @@ class Layout:
 
 
 def as_2d(shape: tuple[int, ...]) -> tuple[int, int]:
-    return (1, shape[0]) if len(shape) == 1 else (shape[0], shape[1])
+    return (1, shape[0]) if len(shape) == 1 else (math.prod(shape[:-1]), shape[-1])
 
 
-def _axis_ranges(lay: Layout) -> list[np.ndarray]:
-    """Per 2-D axis: [parts, 2] array of logical [lo, hi)."""
-    out = []
-    rank = len(lay.shape)
-    for ax2 in range(2):
-        a = ax2 - (2 - rank)
-        if a < 0:
-            out.append(np.array([[0, 1]], np.int64))
-        else:
-            out.append(np.array([lay.extent(a, p) for p in range(lay.parts(a))], np.int64))
-    return out
+def _ranges(lay: Layout) -> list[np.ndarray]:
+    """Per axis: [parts, 2] array of logical [lo, hi)."""
+    return [np.array([lay.extent(a, p) for p in range(lay.parts(a))], np.int64) for a in range(len(lay.shape))]
 
 
-def _block2(lay: Layout) -> tuple[int, int]:
-    return as_2d(lay.block)
+def _strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    """Row-major element strides."""
+    out = [1] * len(shape)
+    for i in range(len(shape) - 2, -1, -1):
+        out[i] = out[i + 1] * shape[i + 1]
+    return tuple(out)
 
 
-def _tile_parts2(lay: Layout) -> np.ndarray:
-    tb = lay.tile_blocks()
-    if len(lay.shape) == 1:
-        tb = np.concatenate([np.zeros((lay.tiles, 1), np.int64), tb], axis=1)
-    return tb
+def _slabs(lo: tuple[int, ...], hi: tuple[int, ...]):
+    """Split a box into 2-D slabs: yields (leading index tuple) for every leading position."""
+    lead = [range(lo[a], hi[a]) for a in range(len(lo) - 2)]
+    return itertools.product(*lead)
 
 
 def binding_slices(lay: Layout, esize: int, address: int, replicas: bool) -> np.ndarray:
@@ -140,29 +136,33 @@ def binding_slices(lay: Layout, esize: int, address: int, replicas: bool) -> np.
     """
     if lay.partial >= 0:
         raise ValueError("a partial-sum layout has no host binding")
-    rows_r, cols_r = _axis_ranges(lay)
-    br, bc = _block2(lay)
-    tp = _tile_parts2(lay)
-    n_cols = as_2d(lay.shape)[1]
-    tiles = np.arange(lay.tiles) + lay.first_tile
-    key = tp[:, 0] * cols_r.shape[0] + tp[:, 1]
-    order = np.lexsort((tiles, key))
+    shape = lay.shape if len(lay.shape) > 1 else (1, *lay.shape)
+    block = lay.block if len(lay.shape) > 1 else (1, *lay.block)
+    ranges = _ranges(lay)
+    if len(lay.shape) == 1:
+        ranges = [np.array([[0, 1]], np.int64), *ranges]
+    tp = lay.tile_blocks()
+    if len(lay.shape) == 1:
+        tp = np.concatenate([np.zeros((lay.tiles, 1), np.int64), tp], axis=1)
+    lstr, bstr = _strides(shape), _strides(block)
+    holders: dict[tuple[int, ...], list[int]] = {}
+    for t in range(lay.tiles):
+        holders.setdefault(tuple(int(x) for x in tp[t]), []).append(t + lay.first_tile)
     recs = []
-    i = 0
-    while i < len(order):
-        j = i
-        while j < len(order) and key[order[j]] == key[order[i]]:
-            j += 1
-        grp = tiles[order[i:j]]
-        if not replicas:
-            grp = grp[:1]
-        r0, r1 = rows_r[tp[order[i], 0]]
-        c0, c1 = cols_r[tp[order[i], 1]]
-        if r1 > r0 and c1 > c0:
+    for parts, tiles in holders.items():
+        lo = tuple(int(ranges[a][p, 0]) for a, p in enumerate(parts))
+        hi = tuple(int(ranges[a][p, 1]) for a, p in enumerate(parts))
+        if any(h <= low for low, h in zip(lo, hi, strict=True)):
+            continue
+        grp = np.array(tiles if replicas else tiles[:1])
+        for lead in _slabs(lo, hi):
+            loff = sum(i * st for i, st in zip(lead, lstr, strict=False)) + lo[-2] * lstr[-2] + lo[-1]
+            boff = sum((i - lo[a]) * bstr[a] for a, i in enumerate(lead))
             for t0, cnt, step in arithmetic_runs(grp):
-                recs.append((r0 * n_cols + c0, n_cols, r1 - r0, c1 - c0, t0, cnt, step, address, bc * esize))
-        i = j
-    del br
+                recs.append((
+                    loff, lstr[-2], hi[-2] - lo[-2], hi[-1] - lo[-1], t0, cnt, step,
+                    address + boff * esize, bstr[-2] * esize,
+                ))
     return np.array(recs, np.int64).reshape(-1, 9)
 
 
@@ -184,65 +184,99 @@ def arithmetic_runs(values: np.ndarray) -> list[tuple[int, int, int]]:
     return out
 
 
-def _overlaps(src: np.ndarray, dst: np.ndarray) -> list[list[tuple[int, int, int]]]:
-    """For each dst part: (src part, lo, hi) of every overlapping src part."""
+def _overlaps(src: np.ndarray, dst: np.ndarray, shift: int = 0) -> list[list[tuple[int, int, int]]]:
+    """For each dst part: (src part, lo, hi) of every overlapping src part, in src coordinates
+    (dst coordinate + shift = src coordinate)."""
     out = []
     for d0, d1 in dst:
         row = []
         for s, (s0, s1) in enumerate(src):
-            lo, hi = max(d0, s0), min(d1, s1)
+            lo, hi = max(d0 + shift, s0), min(d1 + shift, s1)
             if hi > lo:
                 row.append((s, int(lo), int(hi)))
         out.append(row)
     return out
 
 
-def conversion_transfers(src: Layout, dst: Layout, src_esize: int, dst_esize: int) -> np.ndarray:
+def _lift(lay: Layout) -> tuple[tuple[int, ...], tuple[int, ...], list[np.ndarray], np.ndarray]:
+    """Shape, block, per-axis ranges and tile parts, with rank-1 layouts seen as [1, n]."""
+    ranges, tp = _ranges(lay), lay.tile_blocks()
+    if len(lay.shape) > 1:
+        return lay.shape, lay.block, ranges, tp
+    tp = np.concatenate([np.zeros((lay.tiles, 1), np.int64), tp], axis=1)
+    return (1, *lay.shape), (1, *lay.block), [np.array([[0, 1]], np.int64), *ranges], tp
+
+
+def conversion_transfers(
+    src: Layout,
+    dst: Layout,
+    src_esize: int,
+    dst_esize: int,
+    perm: tuple[int, ...] | None = None,
+    offset: tuple[int, ...] | None = None,
+) -> np.ndarray:
     """Transfer families (TRANSFER_COLUMNS without `start`) that rebuild `dst` from `src`.
 
-    Offsets are bytes relative to each buffer's base. A partial `src` sends copy p of each
-    block to slot p of a staging buffer [partials, *dst.block] on the destination tiles.
-    Every replica of a destination block reads the same source holder, so replicas become one
-    multicast. Returns int64 [n, 13].
+    Destination axis i reads source axis perm[i] (default identity; the last axis must stay
+    last) at source coordinate dst + offset[i] (a window of the source). Offsets are bytes
+    relative to each buffer's base. A partial `src` sends copy p of each block to slot p of a
+    staging buffer [partials, *dst.block] on the destination tiles. Every replica of a
+    destination block reads the same source holder, so replicas become one multicast.
+    Returns int64 [n, 13].
     """
-    if as_2d(src.shape) != as_2d(dst.shape):
-        raise ValueError(f"conversion between shapes {src.shape} and {dst.shape}")
     if src_esize != dst_esize:
         raise ValueError("a conversion moves bytes; element sizes must match")
     es = src_esize
-    s_rows, s_cols = _axis_ranges(src)
-    d_rows, d_cols = _axis_ranges(dst)
-    ov_r, ov_c = _overlaps(s_rows, d_rows), _overlaps(s_cols, d_cols)
-    s_bc, d_bc = _block2(src)[1], _block2(dst)[1]
-    # holders of each (src block, partial index)
-    s_tp = _tile_parts2(src)
+    s_shape, s_block, s_ranges, s_tp = _lift(src)
+    d_shape, d_block, d_ranges, d_tp = _lift(dst)
+    r = len(d_shape)
+    if perm is None:
+        perm = tuple(range(r))
+    elif len(src.shape) == 1:
+        perm = (0, *[p + 1 for p in perm])
+    off = tuple(offset) if offset is not None else (0,) * r
+    if len(dst.shape) == 1 and offset is not None:
+        off = (0, *off)
+    if len(perm) != r or sorted(perm) != list(range(r)) or perm[-1] != r - 1 or len(s_shape) != r:
+        raise ValueError(f"conversion {src.shape} -> {dst.shape}: bad axis permutation {perm}")
+    for i in range(r):
+        if off[i] < 0 or d_shape[i] + off[i] > s_shape[perm[i]]:
+            raise ValueError(f"conversion {src.shape} -> {dst.shape}: window does not fit the source")
+    ov = [_overlaps(s_ranges[perm[i]], d_ranges[i], off[i]) for i in range(r)]
+    s_str, d_str = _strides(s_block), _strides(d_block)
     s_partial = src.coords()[:, src.partial] if src.partial >= 0 else np.zeros(src.tiles, np.int64)
-    holders: dict[tuple[int, int, int], list[int]] = {}
+    holders: dict[tuple[int, ...], list[int]] = {}
     for t in range(src.tiles):
-        holders.setdefault((int(s_tp[t, 0]), int(s_tp[t, 1]), int(s_partial[t])), []).append(t + src.first_tile)
-    d_tp = _tile_parts2(dst)
-    d_tiles: dict[tuple[int, int], list[int]] = {}
+        holders.setdefault((*(int(x) for x in s_tp[t]), int(s_partial[t])), []).append(t + src.first_tile)
+    d_tiles: dict[tuple[int, ...], list[int]] = {}
     for t in range(dst.tiles):
-        d_tiles.setdefault((int(d_tp[t, 0]), int(d_tp[t, 1])), []).append(t + dst.first_tile)
+        d_tiles.setdefault(tuple(int(x) for x in d_tp[t]), []).append(t + dst.first_tile)
     slot = dst.block_elements * es
     recs = []
-    for (dr, dc), tiles in d_tiles.items():
-        r_lo = int(d_rows[dr, 0])
-        c_lo = int(d_cols[dc, 0])
-        for sr, r0, r1 in ov_r[dr]:
-            for sc, c0, c1 in ov_c[dc]:
-                c0e, c1e = c0 - c0 % 2, c1 + c1 % 2
-                if es == 4:
-                    c0e, c1e = c0, c1
-                words = (c1e - c0e) * es // 4
+    for key, (dparts, tiles) in enumerate(d_tiles.items()):
+        d_lo = [int(d_ranges[i][dparts[i], 0]) + off[i] for i in range(r)]  # in source coordinates
+        for combo in itertools.product(*(ov[i][dparts[i]] for i in range(r))):
+            sparts = [0] * r
+            for i, (sp, _, _) in enumerate(combo):
+                sparts[perm[i]] = sp
+            s_lo = [int(s_ranges[a][sparts[a], 0]) for a in range(r)]
+            c0, c1 = combo[-1][1], combo[-1][2]
+            if es == 2:
+                c0, c1 = c0 - c0 % 2, c1 + c1 % 2
+            words = (c1 - c0) * es // 4
+            r0, r1 = combo[-2][1], combo[-2][2]
+            for lead in itertools.product(*(range(lo, hi) for _, lo, hi in combo[:-2])):
+                idx = [*lead, r0, c0]  # source coordinates, in dst axis order
+                s_off = sum((idx[i] - s_lo[perm[i]]) * s_str[perm[i]] for i in range(r)) * es
+                d_base = sum((idx[i] - d_lo[i]) * d_str[i] for i in range(r)) * es
                 for p in range(src.partials):
-                    hs = holders[(sr, sc, p)]
-                    h = hs[(dr * 7919 + dc) % len(hs)]
-                    s_off = ((r0 - int(s_rows[sr, 0])) * s_bc + (c0e - int(s_cols[sc, 0]))) * es
-                    d_off = p * slot + ((r0 - r_lo) * d_bc + (c0e - c_lo)) * es
+                    hs = holders[(*sparts, p)]
+                    h = hs[key % len(hs)]
                     for t in tiles:
-                        recs.append((h, s_off, t, d_off, r1 - r0, words))
-    return compress_transfers(np.array(recs, np.int64).reshape(-1, 6), s_bc * es, d_bc * es)
+                        recs.append((h, s_off, t, p * slot + d_base, r1 - r0, words))
+    return compress_transfers(
+        np.array(recs, np.int64).reshape(-1, 6), s_str[perm[-2]] * es, d_str[-2] * es
+    )
 
 
 def compress_transfers(recs: np.ndarray, src_stride: int, dst_stride: int) -> np.ndarray:

@@ -13,10 +13,12 @@ from collections.abc import Sequence
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseIntOrFPElementsAttr,
+    FloatAttr,
     IntAttr,
     IntegerAttr,
     StringAttr,
     TensorType,
+    UnitAttr,
 )
 from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, TypeAttribute
 from xdsl.irdl import (
@@ -30,6 +32,7 @@ from xdsl.irdl import (
     opt_attr_def,
     result_def,
     traits_def,
+    var_operand_def,
 )
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
@@ -183,8 +186,8 @@ class PlanTensorType(ParametrizedAttribute, TypeAttribute):
             raise VerifyException(
                 f"plan.tensor: layout split has rank {len(self.layout_attr.split.data)}, tensor {len(shape)}"
             )
-        if not 1 <= len(shape) <= 2:
-            raise VerifyException("plan.tensor: only rank 1 and 2 tensors are planned so far")
+        if not 1 <= len(shape) <= 3:
+            raise VerifyException("plan.tensor: only rank 1 to 3 tensors are planned so far")
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -311,7 +314,7 @@ class RearrangeOp(IRDLOperation):
             raise VerifyException("plan.rearrange: partial sums are reduced with plan.reduce")
 
 
-UNARY_KINDS = ("gelu", "relu")
+UNARY_KINDS = ("gelu", "relu", "exp", "tanh")
 BINARY_KINDS = ("add", "sub", "mul", "max")
 
 
@@ -426,8 +429,190 @@ class ReshapeOp(IRDLOperation):
             raise VerifyException("plan.reshape: layouts must be equal row blocks of one 1-D grid")
 
 
+def heads_view(lay: Layout, head_dim: int) -> Layout:
+    """The [S, H, D] view of a [S, H*D] layout whose column blocks hold whole heads."""
+    s, hd = lay.shape
+    bc = lay.block_size(1)
+    if lay.split[1] and bc % head_dim:
+        raise VerifyException(f"column block {bc} does not hold whole heads of {head_dim}")
+    k = bc // head_dim if lay.split[1] else hd // head_dim
+    return Layout(
+        (s, hd // head_dim, head_dim), lay.grid, (lay.split[0], lay.split[1], ()), lay.partial, lay.first_tile,
+        (lay.align[0] if lay.align else 1, k, 1),
+    )
+
+
+@irdl_op_definition
+class CastOp(IRDLOperation):
+    """Precision change in place on every tile (same layout)."""
+
+    name = "plan.cast"
+    input = operand_def(AnyPlan)
+    result = result_def(AnyPlan)
+    op_index = _op_index_attr()
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def verify_(self) -> None:
+        a, r = self.input.type, self.result.type
+        if a.layout != r.layout or a.shape != r.shape or a.layout.partial >= 0:
+            raise VerifyException("plan.cast: the layout must not change")
+
+
+ROW_KINDS = ("softmax", "layer_norm", "rms_norm", "sum", "max", "mean")
+
+
+@irdl_op_definition
+class RowwiseOp(IRDLOperation):
+    """A last-axis row operation on tiles that each hold whole rows.
+
+    softmax / layer_norm / rms_norm keep the input's layout; sum / max / mean drop the last
+    axis. Norm scales and shifts are whole vectors replicated on every tile of the grid.
+    """
+
+    name = "plan.rowwise"
+    kind = attr_def(StringAttr)
+    input = operand_def(AnyPlan)
+    params = var_operand_def(AnyPlan)
+    result = result_def(AnyPlan)
+    epsilon = opt_attr_def(FloatAttr)
+    op_index = _op_index_attr()
+    traits = traits_def(Pure())
+    assembly_format = "$kind $input (`,` $params^)? attr-dict `:` functional-type(operands, results)"
+
+    def verify_(self) -> None:
+        k = self.kind.data
+        if k not in ROW_KINDS:
+            raise VerifyException(f"plan.rowwise: unknown kind '{k}'")
+        a, r = self.input.type.layout, self.result.type.layout
+        if a.partial >= 0 or a.split[-1]:
+            raise VerifyException("plan.rowwise: every tile must hold whole rows (last axis unsplit)")
+        if k in ("sum", "max", "mean"):
+            if r.shape != a.shape[:-1] or r.split != a.split[:-1] or r.grid != a.grid:
+                raise VerifyException("plan.rowwise: a row reduction drops the last axis and keeps the split")
+        elif self.result.type != self.input.type:
+            raise VerifyException("plan.rowwise: result type must equal the input type")
+        want = {"layer_norm": 2, "rms_norm": 1}.get(k, 0)
+        if len(self.params) != want:
+            raise VerifyException(f"plan.rowwise: {k} takes {want} parameter vectors")
+        for v in self.params:
+            pl = v.type.layout
+            if pl.shape != a.shape[-1:] or pl.split != ((),) or pl.grid != a.grid or pl.first_tile != a.first_tile:
+                raise VerifyException("plan.rowwise: parameter vectors must be whole and replicated on the grid")
+
+
+@irdl_op_definition
+class SplitHeadsOp(IRDLOperation):
+    """[S, H*D] -> [H, S, D] by exchange; the input's column blocks hold whole heads."""
+
+    name = "plan.split_heads"
+    input = operand_def(AnyPlan)
+    result = result_def(AnyPlan)
+    op_index = _op_index_attr()
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def verify_(self) -> None:
+        a, r = self.input.type.layout, self.result.type.layout
+        if len(a.shape) != 2 or len(r.shape) != 3 or r.shape != (a.shape[1] // r.shape[2], a.shape[0], r.shape[2]):
+            raise VerifyException(f"plan.split_heads: {a.shape} -> {r.shape} is not a head split")
+        if a.partial >= 0 or r.partial >= 0 or r.split[2]:
+            raise VerifyException("plan.split_heads: no partial sums, and head_dim stays whole")
+        heads_view(a, r.shape[2])
+
+
+@irdl_op_definition
+class MergeHeadsOp(IRDLOperation):
+    """[H, S, D] -> [S, H*D] by exchange; the result's column blocks hold whole heads."""
+
+    name = "plan.merge_heads"
+    input = operand_def(AnyPlan)
+    result = result_def(AnyPlan)
+    op_index = _op_index_attr()
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def verify_(self) -> None:
+        a, r = self.input.type.layout, self.result.type.layout
+        if len(a.shape) != 3 or r.shape != (a.shape[1], a.shape[0] * a.shape[2]):
+            raise VerifyException(f"plan.merge_heads: {a.shape} -> {r.shape} is not a head merge")
+        if a.partial >= 0 or r.partial >= 0:
+            raise VerifyException("plan.merge_heads: no partial sums")
+        heads_view(r, a.shape[2])
+
+
+ATTENTION_FORMS = ("materialized", "streamed")
+
+
+@irdl_op_definition
+class AttentionOp(IRDLOperation):
+    """Per-tile attention over a (kv_heads, group, query rows, key blocks) grid.
+
+    Produces the online-softmax state [Hq, S, D + 2] f32 (accumulator, running max, running
+    sum), partial over the key-block grid dimension; `plan.attention_combine` normalises.
+    materialized: k and v are split over the key-block dimension and each tile keeps its
+    whole score block. streamed: k and v stay where they are produced and windows of
+    `key_block` keys are exchanged to every tile of a KV group, one phase per window.
+    """
+
+    name = "plan.attention"
+    q = operand_def(AnyPlan)
+    k = operand_def(AnyPlan)
+    v = operand_def(AnyPlan)
+    result = result_def(AnyPlan)
+    form = attr_def(StringAttr)
+    causal = opt_attr_def(UnitAttr)
+    scale = attr_def(FloatAttr)
+    key_block = attr_def(IntegerAttr)
+    traits = traits_def(Pure())
+    assembly_format = "$q `,` $k `,` $v attr-dict `:` functional-type(operands, results)"
+
+    def verify_(self) -> None:
+        q, k, v, r = (x.type.layout for x in (self.q, self.k, self.v, self.result))
+        hq, s, d = q.shape
+        hkv, sk, _ = k.shape
+        if len(q.grid) != 4 or q.split != ((0, 1), (2,), ()):
+            raise VerifyException("plan.attention: q must be split [[0, 1], [2], []] over a 4-d grid")
+        if q.grid[0] != hkv or q.grid[0] * q.grid[1] != hq:
+            raise VerifyException(f"plan.attention: grid {q.grid} does not match {hq} query and {hkv} KV heads")
+        if r.shape != (hq, s, d + 2) or r.grid != q.grid or r.partial != 3 or r.split != q.split:
+            raise VerifyException("plan.attention: result must be the [Hq, S, D + 2] state, partial over dim 3")
+        if r.block[1] != q.block[1]:
+            raise VerifyException("plan.attention: state rows must match the query block")
+        if self.form.data not in ATTENTION_FORMS:
+            raise VerifyException(f"plan.attention: form must be one of {ATTENTION_FORMS}")
+        if self.form.data == "materialized":
+            for x in (k, v):
+                if x.grid != q.grid or x.split != ((0,), (3,), ()):
+                    raise VerifyException("plan.attention: materialized k/v must be split [[0], [3], []]")
+        elif q.grid[3] != 1:
+            raise VerifyException("plan.attention: streamed attention does not split keys over tiles")
+        if self.key_block.value.data <= 0:
+            raise VerifyException("plan.attention: key_block must be positive")
+
+
+@irdl_op_definition
+class AttentionCombineOp(IRDLOperation):
+    """Combine partial online-softmax states across key blocks and normalise."""
+
+    name = "plan.attention_combine"
+    input = operand_def(AnyPlan)
+    result = result_def(AnyPlan)
+    op_index = _op_index_attr()
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def verify_(self) -> None:
+        a, r = self.input.type.layout, self.result.type.layout
+        if a.partial < 0 or r.partial >= 0 or a.shape[:2] != r.shape[:2] or a.shape[2] != r.shape[2] + 2:
+            raise VerifyException("plan.attention_combine: [H, S, D + 2] partial state -> [H, S, D]")
+
+
 Plan = Dialect(
     "plan",
-    [ParameterOp, GemmOp, ReduceOp, RearrangeOp, UnaryOp, BinaryOp, TransposeOp, ReshapeOp],
+    [
+        ParameterOp, GemmOp, ReduceOp, RearrangeOp, UnaryOp, BinaryOp, TransposeOp, ReshapeOp, CastOp,
+        RowwiseOp, SplitHeadsOp, MergeHeadsOp, AttentionOp, AttentionCombineOp,
+    ],
     [LayoutAttr, PlanTensorType],
 )

@@ -209,10 +209,18 @@ class RunOp(IRDLOperation):
     inputs = var_operand_def(AnyBuffer)
     params = attr_def(DictionaryAttr)
     result = result_def(AnyBuffer)
+    inplace = opt_attr_def(IntegerAttr[I64])
     assembly_format = "$kernel `(` $inputs `)` $params attr-dict `:` `(` type($inputs) `)` `->` type($result)"
+
+    def inplace_operand(self) -> int | None:
+        """Index of the operand whose buffer the result overwrites (read, then written)."""
+        return self.inplace.value.data if self.inplace is not None else None
 
     def verify_(self) -> None:
         r = self.result.type
+        ip = self.inplace_operand()
+        if ip is not None and (not 0 <= ip < len(self.inputs) or self.inputs[ip].type != r):
+            raise VerifyException("tilemap.run: the in-place operand must exist and have the result's type")
         for v in self.inputs:
             t = v.type
             if (t.first.data, t.count.data) != (r.first.data, r.count.data):
@@ -223,6 +231,15 @@ class RunOp(IRDLOperation):
         if not isinstance(a, IntegerAttr):
             raise VerifyException(f"tilemap.run: missing integer parameter '{name}'")
         return a.value.data
+
+
+@irdl_op_definition
+class AllocOp(IRDLOperation):
+    """A per-tile work buffer with no defined contents (kernel scratch)."""
+
+    name = "tilemap.alloc"
+    result = result_def(AnyBuffer)
+    assembly_format = "attr-dict `:` type($result)"
 
 
 @irdl_op_definition
@@ -267,6 +284,6 @@ def verify_transfers(op: IRDLOperation, t: np.ndarray, cols: int, src: BufferTyp
 
 Tilemap = Dialect(
     "tilemap",
-    [HostWriteOp, WeightOp, HostReadOp, CheckpointOp, RunOp, MoveOp],
+    [HostWriteOp, WeightOp, HostReadOp, CheckpointOp, RunOp, AllocOp, MoveOp],
     [BufferType],
 )

@@ -15,7 +15,7 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import Builtin, ModuleOp, TensorType
 from xdsl.dialects.func import Func, FuncOp, ReturnOp
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.parser import Parser
 
 from ipu.dialects import graph as g
@@ -88,14 +88,70 @@ _BINARY: dict[type[Operation], Callable[[np.ndarray, np.ndarray], np.ndarray]] =
 }
 
 
-def _compute(op: Operation, args: list[np.ndarray]) -> np.ndarray:
-    f = [a.astype(np.float32) for a in args]
+def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Numerically stable softmax in float32."""
+    x = x.astype(np.float32)
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return e / np.sum(e, axis=axis, keepdims=True, dtype=np.float32)
+
+
+def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: float, causal: bool = False) -> np.ndarray:
+    """Grouped-query attention in float32: query head h reads KV head h // (Hq / Hkv)."""
+    q, k, v = (a.astype(np.float32) for a in (q, k, v))
+    group = q.shape[0] // k.shape[0]
+    k = np.repeat(k, group, axis=0)
+    v = np.repeat(v, group, axis=0)
+    scores = np.matmul(q, np.swapaxes(k, 1, 2)) * np.float32(scale)
+    if causal:
+        s, sk = scores.shape[1:]
+        mask = np.arange(sk)[None, :] > np.arange(s)[:, None]
+        scores = np.where(mask[None], np.float32(-np.inf), scores)
+    return np.matmul(softmax(scores, axis=-1), v)
+
+
+def _compute(op: Operation, env: dict[SSAValue, np.ndarray]) -> np.ndarray:
+    f = [env[v].astype(np.float32) for v in op.operands]
     if type(op) in _BINARY:
         return _BINARY[type(op)](f[0], f[1])
     if isinstance(op, g.GeluOp):
         return gelu(f[0])
     if isinstance(op, g.ReluOp):
         return np.maximum(f[0], np.float32(0.0))
+    if isinstance(op, g.ExpOp):
+        return np.exp(f[0])
+    if isinstance(op, g.TanhOp):
+        return np.tanh(f[0])
+    if isinstance(op, g.CastOp):
+        return f[0]
+    if isinstance(op, g.SoftmaxOp):
+        return softmax(f[0], op.axis_index())
+    if isinstance(op, g.ReduceOp):
+        kind, ax = op.kind.data, op.axis_index()
+        if kind == "sum":
+            return np.sum(f[0], axis=ax, dtype=np.float32)
+        if kind == "max":
+            return np.max(f[0], axis=ax)
+        return np.mean(f[0], axis=ax, dtype=np.float32)
+    if isinstance(op, g.LayerNormOp):
+        # By name: IRDL orders the operand list with the subclass's `beta` first.
+        x, gamma, beta = (env[v].astype(np.float32) for v in (op.input, op.gamma, op.beta))
+        mean = np.mean(x, axis=-1, keepdims=True, dtype=np.float32)
+        var = np.mean(np.square(x - mean), axis=-1, keepdims=True, dtype=np.float32)
+        return (x - mean) / np.sqrt(var + np.float32(op.eps())) * gamma + beta
+    if isinstance(op, g.RmsNormOp):
+        x, gamma = (env[v].astype(np.float32) for v in (op.input, op.gamma))
+        ms = np.mean(np.square(x), axis=-1, keepdims=True, dtype=np.float32)
+        return x / np.sqrt(ms + np.float32(op.eps())) * gamma
+    if isinstance(op, g.SplitHeadsOp):
+        h = op.heads.value.data
+        s, c = f[0].shape
+        return f[0].reshape(s, h, c // h).transpose(1, 0, 2)
+    if isinstance(op, g.MergeHeadsOp):
+        h, s, d = f[0].shape
+        return f[0].transpose(1, 0, 2).reshape(s, h * d)
+    if isinstance(op, g.AttentionOp):
+        q, k, v = (env[x] for x in (op.q, op.k, op.v))
+        return attention(q, k, v, op.scale_value(), op.causal is not None)
     if isinstance(op, g.MatmulOp):
         ta, tb = op.flags()
         return np.matmul(f[0].T if ta else f[0], f[1].T if tb else f[1])
@@ -106,38 +162,110 @@ def _compute(op: Operation, args: list[np.ndarray]) -> np.ndarray:
     raise GoldenError(f"golden evaluator does not support operation '{op.name}'")
 
 
+def op_indices(func_op: FuncOp) -> dict[Operation, int]:
+    """Index of every operation: its position in the pre-order walk of the body, skipping
+    `func.return` and `graph.yield` (a `graph.repeat` precedes the operations of its body)."""
+    ops = [op for op in func_op.body.walk() if not isinstance(op, ReturnOp | g.YieldOp)]
+    return {op: i for i, op in enumerate(ops)}
+
+
+def _check_shape(op: Operation, index: int, value: np.ndarray, v: SSAValue) -> None:
+    want = g.shape_of(_tensor_type(v))
+    if value.shape != want:
+        raise GoldenError(f"operation #{index} '{op.name}': computed shape {value.shape}, expected {want}")
+
+
+class _Interpreter:
+    def __init__(self, indices: dict[Operation, int], result: GoldenResult):
+        self.indices = indices
+        self.result = result
+        self.env: dict[SSAValue, np.ndarray] = {}
+        self.params: dict[Operation, np.ndarray] = {}
+
+    def run_block(self, block: Block) -> list[np.ndarray] | None:
+        """Execute `block`; the values of its terminator (return/yield), if any."""
+        for op in block.ops:
+            if isinstance(op, ReturnOp | g.YieldOp):
+                return [self.env[v] for v in op.operands]
+            index = self.indices[op]
+            if isinstance(op, g.RepeatOp):
+                self.run_repeat(op, index)
+                continue
+            if isinstance(op, g.ParameterOp):
+                if op not in self.params:
+                    self.params[op] = g.parameter_values(op)
+                value = self.params[op]
+            else:
+                raw = _compute(op, self.env)
+                value = np.asarray(raw).astype(g.numpy_dtype(_tensor_type(op.results[0])))
+            if len(op.results) != 1:
+                raise GoldenError(f"operation '{op.name}' must have exactly one result")
+            _check_shape(op, index, value, op.results[0])
+            self.env[op.results[0]] = value
+            self.result.values[index] = value
+        return None
+
+    def run_repeat(self, op: g.RepeatOp, index: int) -> None:
+        carried = [self.env[v] for v in op.inits]
+        block = op.body.block
+        for _ in range(op.count.value.data):
+            for arg, val in zip(block.args, carried, strict=True):
+                self.env[arg] = val
+            out = self.run_block(block)
+            if out is None:
+                raise GoldenError(f"operation #{index} 'graph.repeat': body has no graph.yield")
+            carried = out
+        for r, val in zip(op.results, carried, strict=True):
+            _check_shape(op, index, val, r)
+            self.env[r] = val
+        if carried:
+            self.result.values[index] = carried[0]
+
+
 def evaluate(func_op: FuncOp, inputs: dict[str, np.ndarray]) -> GoldenResult:
-    """Interpret `func_op` on `inputs` (keyed by argument name hint, or `arg{i}`)."""
+    """Interpret `func_op` on `inputs` (keyed by argument name hint, or `arg{i}`).
+
+    `values[i]` is the value of the operation with index i (see `op_indices`); for an operation
+    inside a `graph.repeat` body it is the value from the last iteration, and for the repeat
+    itself it is its first result.
+    """
     names = _arg_names(func_op)
     missing = [n for n in names if n not in inputs]
     extra = sorted(set(inputs) - set(names))
     if missing or extra:
         raise GoldenError(f"input mismatch: missing {missing}, unexpected {extra} (expected {names})")
-    env: dict[SSAValue, np.ndarray] = {}
+    result = GoldenResult(outputs=[])
+    interp = _Interpreter(op_indices(func_op), result)
     for name, arg in zip(names, func_op.args, strict=True):
         t = _tensor_type(arg)
         x = np.asarray(inputs[name])
         if x.shape != g.shape_of(t):
             raise GoldenError(f"input '{name}': shape {x.shape}, expected {g.shape_of(t)}")
-        env[arg] = x.astype(g.numpy_dtype(t))
-
-    result = GoldenResult(outputs=[])
-    index = 0
-    for op in func_op.body.block.ops:
-        if isinstance(op, ReturnOp):
-            result.outputs = [env[v] for v in op.operands]
-            break
-        if isinstance(op, g.ParameterOp):
-            value = g.parameter_values(op)
-        else:
-            raw = _compute(op, [env[v] for v in op.operands])
-            value = raw.astype(g.numpy_dtype(_tensor_type(op.results[0])))
-        if len(op.results) != 1:
-            raise GoldenError(f"operation '{op.name}' must have exactly one result")
-        want = g.shape_of(_tensor_type(op.results[0]))
-        if value.shape != want:
-            raise GoldenError(f"operation #{index} '{op.name}': computed shape {value.shape}, expected {want}")
-        env[op.results[0]] = value
-        result.values[index] = value
-        index += 1
+        interp.env[arg] = x.astype(g.numpy_dtype(t))
+    outputs = interp.run_block(func_op.body.block)
+    result.outputs = outputs if outputs is not None else []
     return result
+
+
+def _block_flops(block: Block) -> int:
+    total = 0
+    for op in block.ops:
+        if isinstance(op, g.MatmulOp):
+            a = g.shape_of(op.lhs.type)
+            n = g.shape_of(op.result.type)[1]
+            m, k = (a[1], a[0]) if op.flags()[0] else a
+            total += 2 * m * k * n
+        elif isinstance(op, g.AttentionOp):
+            hq, s, d = g.shape_of(op.q.type)
+            sk = g.shape_of(op.k.type)[1]
+            f = 4 * hq * s * sk * d
+            total += f // 2 if op.causal is not None else f
+        elif isinstance(op, g.RepeatOp):
+            total += op.count.value.data * _block_flops(op.body.block)
+    return total
+
+
+def flops(func_op: FuncOp) -> int:
+    """Matmul FLOPs (2mkn) plus attention FLOPs (4*Hq*S*Sk*D, halved when causal); the body of
+    a `graph.repeat` counts once per iteration."""
+    return _block_flops(func_op.body.block)

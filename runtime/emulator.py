@@ -23,6 +23,7 @@ from ipu.runtime.isa import (
     NUMPY_DTYPE,
     DType,
     Opcode,
+    bits_float,
 )
 from ipu.runtime.package import (
     SLICE_COLUMNS,
@@ -31,12 +32,29 @@ from ipu.runtime.package import (
     Package,
     Phase,
     Program,
+    call_operand_dtypes,
     call_operand_elements,
+    decode_call_params,
+    invalid_call_params,
 )
 from ipu.target import Target
 
 _COPY_CHUNK_BYTES = 1 << 24  # bound on index-array size when moving exchange data
 _SQRT_2_OVER_PI = np.float32(math.sqrt(2.0 / math.pi))
+
+
+def _attention_combine(x: np.ndarray) -> np.ndarray:
+    """Normalised combination of states x[count, parts, qr, d + 2] -> [count, qr, d]."""
+    d = x.shape[-1] - 2
+    acc, m, l_ = x[..., :d], x[..., d], x[..., d + 1]
+    mx = m.max(axis=1)  # [count, qr]
+    safe = np.where(np.isfinite(mx), mx, np.float32(0))
+    with np.errstate(invalid="ignore", over="ignore"):
+        wgt = np.where(np.isneginf(m), np.float32(0), np.exp(m - safe[:, None]))
+    total = (wgt * l_).sum(axis=1, dtype=np.float32)
+    num = (wgt[..., None] * acc).sum(axis=1, dtype=np.float32)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(total[..., None] != 0, num / total[..., None], np.float32(0))
 
 
 class EmulatorError(RuntimeError):
@@ -210,17 +228,21 @@ class Emulator:
         if k >= len(KERNEL_NAMES):
             raise EmulatorError(f"{where}: invalid kernel index {k}")
         name = KERNEL_NAMES[k]
-        n_in, pnames = KERNELS[name]
+        n_in = KERNELS[name][0]
         in_dt = _dtype(int(w[2]) & 0xFF, where)
         out_dt = _dtype((int(w[2]) >> 8) & 0xFF, where)
-        p = {pn: int(v) for pn, v in zip(pnames, w[7 : 7 + len(pnames)], strict=True)}
-        if any(v <= 0 for v in p.values()):
-            raise EmulatorError(f"{where}: {name} with non-positive parameters {p}")
+        p = {pn: int(v) for pn, v in decode_call_params(name, w).items()}
+        if invalid_call_params(name, p):
+            raise EmulatorError(f"{where}: {name} with invalid parameters {p}")
         out_el, in_els = call_operand_elements(name, p)
+        out_dt, in_dts = call_operand_dtypes(name, in_dt, out_dt)
         ins = [
-            self._view(first, count, int(w[4 + j]), in_els[j], in_dt, f"{where} {name} input {j}").astype(np.float32)
+            self._view(first, count, int(w[4 + j]), in_els[j], in_dts[j], f"{where} {name} input {j}").astype(
+                np.float32
+            )
             for j in range(n_in)
         ]
+        out = self._view(first, count, int(w[3]), out_el, out_dt, f"{where} {name} output")
         t = self.target
         if name == "amp_matmul":
             m, kk, n = p["m"], p["k"], p["n"]
@@ -228,8 +250,6 @@ class Emulator:
             cycles = t.amp_matmul_cycles(m, kk, n)
         elif name in ("add", "mul", "sub", "max"):
             m, n, br, bc = p["m"], p["n"], p["b_rows"], p["b_cols"]
-            if br not in (1, m) or bc not in (1, n):
-                raise EmulatorError(f"{where}: {name} cannot broadcast [{br},{bc}] to [{m},{n}]")
             op = {"add": np.add, "mul": np.multiply, "sub": np.subtract, "max": np.maximum}[name]
             res = op(ins[0].reshape(count, m, n), ins[1].reshape(count, br, bc))
             cycles = t.elementwise_cycles(name, m * n)
@@ -240,21 +260,117 @@ class Emulator:
         elif name == "relu":
             res = np.maximum(ins[0], np.float32(0))
             cycles = t.elementwise_cycles("relu", p["elements"])
+        elif name in ("exp", "tanh"):
+            with np.errstate(over="ignore"):
+                res = np.exp(ins[0]) if name == "exp" else np.tanh(ins[0])
+            cycles = t.transcendental_cycles(p["elements"])
         elif name == "transpose":
             res = ins[0].reshape(count, p["m"], p["n"]).transpose(0, 2, 1)
             cycles = t.elementwise_cycles("transpose", p["m"] * p["n"])
         elif name == "reduce_sum":
             res = ins[0].reshape(count, p["parts"], p["elements"]).sum(axis=1, dtype=np.float32)
             cycles = t.reduce_cycles(p["parts"], p["elements"])
-        else:  # copy
+        elif name == "copy":
             res = ins[0]
             nbytes = p["elements"] * DTYPE_SIZE[out_dt]
             cycles = t.costs["local_copy_call"] + -(-nbytes // t.costs["local_copy_bytes_per_cycle"])
-        out = self._view(first, count, int(w[3]), out_el, out_dt, f"{where} {name} output")
-        out[...] = res.reshape(count, out_el).astype(NUMPY_DTYPE[out_dt])
+        elif name in ("softmax_rows", "reduce_rows", "layer_norm_rows", "rms_norm_rows"):
+            res, cycles = self._rows_kernel(name, p, count, ins)
+        elif name == "attention_init":
+            res = np.zeros((count, p["qr"], p["d"] + 2), np.float32)
+            res[:, :, p["d"]] = -np.inf
+            cycles = t.fill_cycles(p["qr"] * (p["d"] + 2))
+        elif name == "attention_update":
+            res = self._attention_update(first, count, w, p, ins, out, where)
+            cycles = t.attention_update_cycles(p["qr"], p["kr"], p["d"])
+        elif name == "attention_combine":
+            res = _attention_combine(ins[0].reshape(count, p["parts"], p["qr"], p["d"] + 2))
+            cycles = t.attention_combine_cycles(p["parts"], p["qr"], p["d"])
+        else:  # pragma: no cover - every KERNELS entry is handled above
+            raise EmulatorError(f"{where}: kernel {name} is not implemented")
+        with np.errstate(over="ignore"):
+            out[...] = res.reshape(count, out_el).astype(NUMPY_DTYPE[out_dt])
         return int(cycles)
 
-    # ---------------------------------------------------------------- exchange
+    def _rows_kernel(self, name: str, p: dict[str, int], count: int, ins: list[np.ndarray]) -> tuple[np.ndarray, int]:
+        """Row-wise kernels over x[count, rows, cols] using the first `valid` columns."""
+        t = self.target
+        rows, cols, valid = p["rows"], p["cols"], p["valid"]
+        x = ins[0].reshape(count, rows, cols)[:, :, :valid]
+        if name == "reduce_rows":
+            kind = p["kind"]
+            if kind == 2:
+                r = x.max(axis=2)
+            else:
+                r = x.sum(axis=2, dtype=np.float32)
+                if kind == 3:
+                    r = r / np.float32(valid)
+            return r, t.reduce_rows_cycles(rows, cols)
+        res = np.zeros((count, rows, cols), np.float32)
+        if name == "softmax_rows":
+            with np.errstate(invalid="ignore"):
+                e = np.exp(x - x.max(axis=2, keepdims=True))
+                res[:, :, :valid] = e / e.sum(axis=2, keepdims=True, dtype=np.float32)
+            return res, t.softmax_cycles(rows, cols)
+        eps = np.float32(bits_float(p["eps_bits"]))
+        gamma = ins[1].reshape(count, 1, cols)[:, :, :valid]
+        if name == "layer_norm_rows":
+            mean = x.mean(axis=2, keepdims=True, dtype=np.float32)
+            c = x - mean
+            var = (c * c).mean(axis=2, keepdims=True, dtype=np.float32)
+            beta = ins[2].reshape(count, 1, cols)[:, :, :valid]
+            res[:, :, :valid] = c / np.sqrt(var + eps) * gamma + beta
+        else:  # rms_norm_rows
+            ms = (x * x).mean(axis=2, keepdims=True, dtype=np.float32)
+            res[:, :, :valid] = x / np.sqrt(ms + eps) * gamma
+        return res, t.norm_cycles(rows, cols)
+
+    def _attention_update(
+        self,
+        first: int,
+        count: int,
+        w: np.ndarray,
+        p: dict[str, int],
+        ins: list[np.ndarray],
+        out: np.ndarray,
+        where: str,
+    ) -> np.ndarray:
+        """One online-softmax step of each tile's state (read from `out`) with its key block.
+
+        The scratch receives the scaled scores q k^T * scale, masked keys written as -inf."""
+        qr, kr, d = p["qr"], p["kr"], p["d"]
+        q = ins[0].reshape(count, qr, d)
+        k = ins[1].reshape(count, kr, d)
+        v = ins[2].reshape(count, kr, d)
+        offsets = ins[3].reshape(count, 3)
+        if not np.isfinite(offsets).all():
+            raise EmulatorError(f"{where}: attention_update offsets are not finite")
+        off = np.rint(offsets).astype(np.int64)
+        state = out.astype(np.float32).reshape(count, qr, d + 2)
+        acc, m, l_ = state[:, :, :d], state[:, :, d], state[:, :, d + 1]
+        s = np.matmul(q, k.transpose(0, 2, 1)) * np.float32(bits_float(p["scale_bits"]))
+        gk = off[:, 1, None] + p["k_base"] + np.arange(kr)  # [count, kr]
+        valid = (gk < off[:, 2, None])[:, None, :]  # [count, 1, kr]
+        if p["causal"]:
+            gq = off[:, 0, None] + np.arange(qr)  # [count, qr]
+            valid = valid & (gk[:, None, :] <= gq[:, :, None])
+        valid = np.broadcast_to(valid, s.shape)
+        s = np.where(valid, s, np.float32(-np.inf))
+        m_new = np.maximum(m, s.max(axis=2))
+        finite = np.isfinite(m_new)
+        safe = np.where(finite, m_new, np.float32(0))
+        with np.errstate(invalid="ignore", over="ignore"):
+            alpha = np.where(np.isneginf(m), np.float32(0), np.exp(m - safe))
+            pr = np.where(valid, np.exp(s - safe[:, :, None]), np.float32(0))
+        new = np.empty_like(state)
+        new[:, :, :d] = acc * alpha[:, :, None] + np.matmul(pr, v)
+        new[:, :, d] = m_new
+        new[:, :, d + 1] = l_ * alpha + pr.sum(axis=2, dtype=np.float32)
+        scratch = self._view(first, count, int(w[4 + 4]), qr * kr, DType.F32, f"{where} attention_update scratch")
+        scratch[...] = s.reshape(count, qr * kr)
+        return new
+
+        # ---------------------------------------------------------------- exchange
 
     def _check_ports(
         self, ph: int, port: str, tile: np.ndarray, start: np.ndarray, end: np.ndarray, fam: np.ndarray

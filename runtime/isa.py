@@ -57,16 +57,18 @@ KERNELS: dict[str, tuple[int, tuple[str, ...]]] = {
     "layer_norm_rows": (3, ("rows", "cols", "valid", "eps_bits")),
     # inputs x[rows, cols], gamma[cols]
     "rms_norm_rows": (2, ("rows", "cols", "valid", "eps_bits")),
-    # out = attention state [qr, d + 2] f32 per row: d accumulator values, running max m
-    # (-inf), running sum l (0); the accumulator starts at 0
+    # out = attention state [qr, d + 2] f32 per row (whatever the out dtype field says): d
+    # accumulator values, running max m (-inf), running sum l (0); the accumulator starts at 0
     "attention_init": (0, ("qr", "d")),
-    # online-softmax update of the state at `out` (read, then written in place) with one key
-    # block. Inputs: q[qr, d], k[kr, d], v[kr, d] (in dtype), offsets f32 [3] = (first query
-    # row, first key, key end) of this tile, scratch f32 [qr, kr] (receives the scores).
+    # online-softmax update of the state at `out` (f32, read, then written in place) with one
+    # key block. Inputs: q[qr, d], k[kr, d], v[kr, d] (in dtype), offsets f32 [3] = (first query
+    # row, first key, key end) of this tile, scratch f32 [qr, kr] (receives the scaled scores,
+    # masked keys as -inf). The out dtype field is ignored: the state is always f32.
     # Key j of the block has global index offsets[1] + k_base + j and counts when it is below
     # offsets[2] and, with `causal`, not after the query's global row offsets[0] + i.
     "attention_update": (5, ("qr", "kr", "d", "causal", "scale_bits", "k_base")),
-    # out[qr, d] = normalised combination of `parts` states in[parts, qr, d + 2]
+    # out[qr, d] (out dtype) = normalised combination of `parts` f32 states in[parts, qr, d + 2]
+    # (the in dtype field is ignored); rows without any counted key are written as 0
     "attention_combine": (1, ("parts", "qr", "d")),
 }
 KERNEL_NAMES: tuple[str, ...] = tuple(KERNELS)

@@ -72,12 +72,13 @@ def lower_function(f: func.FuncOp, target: Target) -> tuple[list[Operation], dic
             kernel = op.kernel.data
             if kernel not in KERNEL_PARAMS:
                 raise DiagnosticException(f"lower-to-tasm: unknown kernel '{kernel}'")
+            ins = [v for j, v in enumerate(op.inputs) if j != op.inplace_operand()]
             props = {
                 "kernel": op.kernel,
                 "out": _i(slot(op.result).address.data),
-                "ins": DenseArrayBase.from_list(i64, [slot(v).address.data for v in op.inputs]),
+                "ins": DenseArrayBase.from_list(i64, [slot(v).address.data for v in ins]),
                 "params": DictionaryAttr({k: _i(op.param(k)) for k in KERNEL_PARAMS[kernel]}),
-                "in_type": op.inputs[0].type.element_type,
+                "in_type": ins[0].type.element_type if ins else t.element_type,
                 "out_type": t.element_type,
             }
             for (s0, s1), b in zip(segments, bodies, strict=True):
@@ -111,7 +112,7 @@ def lower_function(f: func.FuncOp, target: Target) -> tuple[list[Operation], dic
             idx = op.index.value.data
             control(lambda idx=idx: tasm.HostOutOp.create(properties={"index": _i(idx)}))
             defs.append(_bound(tasm.StreamOutOp, op, {"index": _i(idx)}, slot(op.input).address.data))
-        elif isinstance(op, func.ReturnOp):
+        elif isinstance(op, func.ReturnOp | tilemap.AllocOp):
             continue
         else:
             raise DiagnosticException(f"lower-to-tasm: unexpected operation {op.name}")

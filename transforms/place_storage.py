@@ -56,6 +56,15 @@ def place_function(f: func.FuncOp, target: Target) -> dict[str, int]:
         v = op.results[0]
         bt: tilemap.BufferType = v.type
         size = -(-bt.nbytes // ALIGN) * ALIGN
+        if isinstance(op, tilemap.RunOp) and op.inplace_operand() is not None:
+            src = op.inputs[op.inplace_operand()]
+            if last.get(src, -1) != i:
+                raise DiagnosticException(f"place-storage: in-place operand %{src.name_hint} is used after %{v.name_hint}")
+            s_slot = slot(src)
+            live = [x for x in live if x[2] is not src]
+            live.append((s_slot.address.data, s_slot.address.data + s_slot.size.data, v))
+            op.attributes["slot"] = s_slot
+            continue
         addr = None
         for lo, hi, region in _ranges(target, bt.memory.data):
             a = lo

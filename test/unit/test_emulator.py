@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from ipu.runtime.emulator import Emulator, EmulatorError
-from ipu.runtime.isa import DType, Opcode, encode_call, encode_simple
-from ipu.runtime.package import Binding, Package, Phase, Program, validate_package
+from ipu.runtime.isa import DType, Opcode, encode_call, encode_simple, float_bits, param_offset
+from ipu.runtime.package import Binding, Package, PackageError, Phase, Program, validate_package
 from ipu.target import load_target
 
 T = load_target("sim16")
@@ -292,3 +292,187 @@ def test_code_is_decoded_from_tile_memory() -> None:
     assert emu.run({}).total_cycles == T.exchange["sync_cycles"]
     emu.mem[0, 0:4] = np.frombuffer(np.uint32(Opcode.END).tobytes(), np.uint8)  # patch SYNC -> END
     assert emu.run({}).total_cycles == 0
+
+
+# ------------------------------------------------------------------ row-wise and attention kernels
+
+
+def _kernel_emulator(*calls: np.ndarray) -> Emulator:
+    emu = Emulator(package([Program(0, 16, CODE, code(*calls, encode_simple(Opcode.END)))]), T)
+    emu.load()
+    return emu
+
+
+def _put(emu: Emulator, addr: int, per_tile: np.ndarray) -> None:
+    """Write per-tile data [16, ...] at `addr` of every tile."""
+    raw = np.ascontiguousarray(per_tile).reshape(16, -1).view(np.uint8)
+    emu.mem[:, addr - BASE : addr - BASE + raw.shape[1]] = raw
+
+
+def _get(emu: Emulator, addr: int, n: int, dt: type) -> np.ndarray:
+    return emu.mem[:, addr - BASE : addr - BASE + n * np.dtype(dt).itemsize].view(dt).copy()
+
+
+def test_row_kernels_match_numpy_and_ignore_padding() -> None:
+    rng = np.random.default_rng(3)
+    rows, cols, valid, eps = 3, 8, 5, 1e-5
+    x = rng.standard_normal((16, rows, cols)).astype(np.float16) * np.float16(3)
+    x[:, :, valid:] = np.float16(1000)  # padding garbage must not leak into any result
+    gamma = rng.standard_normal((16, cols)).astype(np.float16)
+    beta = rng.standard_normal((16, cols)).astype(np.float16)
+    X, G, B = DATA, DATA + 0x100, DATA + 0x200
+    EX, TH, SM, RS, RM, RA, LN, RN = (DATA + 0x400 + 0x100 * i for i in range(8))
+    eb = float_bits(eps)
+    emu = _kernel_emulator(
+        encode_call("exp", DType.F16, DType.F32, EX, [X], [rows * cols]),
+        encode_call("tanh", DType.F16, DType.F16, TH, [X], [rows * cols]),
+        encode_call("softmax_rows", DType.F16, DType.F32, SM, [X], [rows, cols, valid]),
+        encode_call("reduce_rows", DType.F16, DType.F32, RS, [X], [rows, cols, valid, 1]),
+        encode_call("reduce_rows", DType.F16, DType.F32, RM, [X], [rows, cols, valid, 2]),
+        encode_call("reduce_rows", DType.F16, DType.F32, RA, [X], [rows, cols, valid, 3]),
+        encode_call("layer_norm_rows", DType.F16, DType.F32, LN, [X, G, B], [rows, cols, valid, eb]),
+        encode_call("rms_norm_rows", DType.F16, DType.F16, RN, [X, G], [rows, cols, valid, eb]),
+    )
+    validate_package(emu.package, T)
+    _put(emu, X, x)
+    _put(emu, G, gamma)
+    _put(emu, B, beta)
+    res = emu.run({})
+    xf = x.astype(np.float32)
+    xv = xf[:, :, :valid]
+    g, b = gamma.astype(np.float32)[:, None, :valid], beta.astype(np.float32)[:, None, :valid]
+
+    def padded(v: np.ndarray) -> np.ndarray:
+        out = np.zeros((16, rows, cols), np.float32)
+        out[:, :, :valid] = v
+        return out.reshape(16, -1)
+
+    with np.errstate(over="ignore"):
+        np.testing.assert_allclose(_get(emu, EX, 24, np.float32), np.exp(xf).reshape(16, -1), rtol=1e-6)
+    np.testing.assert_array_equal(_get(emu, TH, 24, np.float16), np.tanh(xf).astype(np.float16).reshape(16, -1))
+    e = np.exp(xv - xv.max(axis=2, keepdims=True))
+    sm = _get(emu, SM, 24, np.float32)
+    np.testing.assert_allclose(sm, padded(e / e.sum(axis=2, keepdims=True)), rtol=1e-6, atol=1e-7)
+    assert (sm.reshape(16, rows, cols)[:, :, valid:] == 0).all()
+    np.testing.assert_allclose(_get(emu, RS, rows, np.float32), xv.sum(axis=2), rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(_get(emu, RM, rows, np.float32), xv.max(axis=2))
+    np.testing.assert_allclose(_get(emu, RA, rows, np.float32), xv.mean(axis=2), rtol=1e-5, atol=1e-5)
+    mu, var = xv.mean(axis=2, keepdims=True), xv.var(axis=2, keepdims=True)
+    ln = _get(emu, LN, 24, np.float32)
+    np.testing.assert_allclose(ln, padded((xv - mu) / np.sqrt(var + eps) * g + b), rtol=1e-4, atol=1e-5)
+    rms = (xv / np.sqrt((xv * xv).mean(axis=2, keepdims=True) + eps) * g).astype(np.float16)
+    rn = _get(emu, RN, 24, np.float16).astype(np.float32)
+    np.testing.assert_allclose(rn, padded(rms.astype(np.float32)), rtol=2e-3, atol=2e-3)
+    assert res.total_cycles == (
+        2 * T.transcendental_cycles(rows * cols)
+        + T.softmax_cycles(rows, cols)
+        + 3 * T.reduce_rows_cycles(rows, cols)
+        + 2 * T.norm_cycles(rows, cols)
+    )
+
+
+def _attention_reference(
+    q: np.ndarray, k: np.ndarray, v: np.ndarray, offsets: np.ndarray, scale: float, causal: bool
+) -> np.ndarray:
+    """Masked softmax attention per tile: q [16, qr, d], k/v [16, keys, d] -> [16, qr, d]."""
+    q, k, v = (a.astype(np.float64) for a in (q, k, v))
+    s = q @ k.transpose(0, 2, 1) * scale
+    gk = offsets[:, 1, None, None] + np.arange(k.shape[1])[None, None, :]
+    gq = offsets[:, 0, None, None] + np.arange(q.shape[1])[None, :, None]
+    ok = gk < offsets[:, 2, None, None]
+    if causal:
+        ok = ok & (gk <= gq)
+    s = np.where(ok, s, -np.inf)
+    mx = s.max(axis=2, keepdims=True)
+    p = np.where(ok, np.exp(s - np.where(np.isfinite(mx), mx, 0)), 0)
+    den = p.sum(axis=2, keepdims=True)
+    return np.where(den > 0, (p @ v) / np.where(den > 0, den, 1), 0)
+
+
+@pytest.mark.parametrize("causal", [0, 1])
+def test_attention_split_keys_match_full_softmax_attention(causal: int) -> None:
+    rng = np.random.default_rng(10 + causal)
+    qr, kr, d, scale = 4, 6, 8, 0.35
+    q = rng.standard_normal((16, qr, d)).astype(np.float16)
+    k = rng.standard_normal((16, 2 * kr, d)).astype(np.float16)
+    v = rng.standard_normal((16, 2 * kr, d)).astype(np.float16)
+    t = np.arange(16)
+    # per tile: first query row, first key, key end; some tiles see an empty second block
+    # (key end <= kr) and, causally, query rows before the first key (rows with no keys)
+    offsets = np.stack([4 * (t % 4), t % 3, np.where(t % 5 == 0, kr, 2 * kr - t % 4)], axis=1).astype(np.float32)
+    Q, K, V, OFF, SCR, SCR2 = DATA, DATA + 0x100, DATA + 0x300, DATA + 0x500, DATA + 0x600, DATA + 0x700
+    S1, PARTS, O1, O2 = DATA + 0x800, DATA + 0x900, DATA + 0xB00, DATA + 0xC00
+    kbytes = kr * d * 2
+    sb = float_bits(scale)
+    emu = _kernel_emulator(
+        # one state updated with both key blocks
+        encode_call("attention_init", DType.F32, DType.F32, S1, [], [qr, d]),
+        encode_call("attention_update", DType.F16, DType.F32, S1, [Q, K, V, OFF, SCR], [qr, kr, d, causal, sb, 0]),
+        encode_call(
+            "attention_update",
+            DType.F16,
+            DType.F32,
+            S1,
+            [Q, K + kbytes, V + kbytes, OFF, SCR2],
+            [qr, kr, d, causal, sb, kr],
+        ),
+        encode_call("attention_combine", DType.F32, DType.F32, O1, [S1], [1, qr, d]),
+        # two states (one per key block) combined
+        encode_call("attention_init", DType.F32, DType.F16, PARTS, [], [qr, d]),
+        encode_call("attention_init", DType.F32, DType.F16, PARTS + qr * (d + 2) * 4, [], [qr, d]),
+        encode_call("attention_update", DType.F16, DType.F16, PARTS, [Q, K, V, OFF, SCR], [qr, kr, d, causal, sb, 0]),
+        encode_call(
+            "attention_update",
+            DType.F16,
+            DType.F16,
+            PARTS + qr * (d + 2) * 4,
+            [Q, K + kbytes, V + kbytes, OFF, SCR2],
+            [qr, kr, d, causal, sb, kr],
+        ),
+        encode_call("attention_combine", DType.F16, DType.F16, O2, [PARTS], [2, qr, d]),
+    )
+    validate_package(emu.package, T)
+    for addr, a in ((Q, q), (K, k), (V, v), (OFF, offsets)):
+        _put(emu, addr, a)
+    res = emu.run({})
+    want = _attention_reference(q, k, v, offsets, scale, bool(causal))
+    assert np.isfinite(want).all() and (want == 0).any() == bool(causal)  # some rows see no key
+    np.testing.assert_allclose(_get(emu, O1, qr * d, np.float32).reshape(16, qr, d), want, rtol=1e-5, atol=1e-5)
+    got2 = _get(emu, O2, qr * d, np.float16).astype(np.float32).reshape(16, qr, d)
+    np.testing.assert_allclose(got2, want, rtol=2e-3, atol=2e-3)
+    # scratch of the second block: scaled scores, masked keys -inf
+    s = q.astype(np.float32) @ k[:, kr:].astype(np.float32).transpose(0, 2, 1) * np.float32(scale)
+    gk = offsets[:, 1, None, None] + kr + np.arange(kr)
+    ok = gk < offsets[:, 2, None, None]
+    if causal:
+        ok = ok & (gk <= offsets[:, 0, None, None] + np.arange(qr)[:, None])
+    np.testing.assert_allclose(
+        _get(emu, SCR2, qr * kr, np.float32), np.where(ok, s, -np.inf).reshape(16, -1), rtol=1e-6
+    )
+    # empty parts keep m = -inf, l = 0 and combine without NaN
+    st = _get(emu, PARTS + qr * (d + 2) * 4, qr * (d + 2), np.float32).reshape(16, qr, d + 2)
+    assert np.isneginf(st[t % 5 == 0][:, :, d]).all() and (st[t % 5 == 0][:, :, d + 1] == 0).all()
+    assert res.total_cycles == (
+        3 * T.fill_cycles(qr * (d + 2))
+        + 4 * T.attention_update_cycles(qr, kr, d)
+        + T.attention_combine_cycles(1, qr, d)
+        + T.attention_combine_cycles(2, qr, d)
+    )
+
+
+def test_call_parameters_follow_the_inputs_and_flags_may_be_zero() -> None:
+    upd = encode_call("attention_update", DType.F16, DType.F32, DATA, [DATA] * 5, [4, 4, 8, 0, float_bits(1.0), 0])
+    assert list(upd[param_offset("attention_update") :][:6]) == [4, 4, 8, 0, float_bits(1.0), 0]
+    assert param_offset("attention_init") == 4 and param_offset("amp_matmul") == 6
+    pkg = _kernel_emulator(upd).package
+    validate_package(pkg, T)  # causal = 0 and k_base = 0 are fine
+    bad = upd.copy()
+    bad[param_offset("attention_update") + 5] = np.uint32(0xFFFFFFFF)  # k_base = -1
+    emu = _kernel_emulator(bad)
+    with pytest.raises(PackageError, match=r"attention_update\) has invalid parameters .*'k_base': -1"):
+        validate_package(emu.package, T)
+    with pytest.raises(EmulatorError, match="invalid parameters"):
+        emu.run({})
+    zero_shape = encode_call("softmax_rows", DType.F32, DType.F32, DATA, [DATA], [4, 8, 0])
+    with pytest.raises(PackageError, match="softmax_rows"):
+        validate_package(_kernel_emulator(zero_shape).package, T)

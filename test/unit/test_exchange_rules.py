@@ -119,3 +119,39 @@ def test_greedy_schedule_obeys_port_rules(seed: int) -> None:
             iv.sort()
             for (_, a1), (b0, _) in zip(iv, iv[1:], strict=False):
                 assert b0 >= a1, f"{port} port overlap"
+
+
+def _scatter_nd(lay: Layout, x: np.ndarray) -> np.ndarray:
+    blocks = np.zeros((lay.tiles, lay.block_elements), x.dtype)
+    flat = x.ravel()
+    for lo, ls, rows, re, tile, tc, ts, addr, tstr in binding_slices(lay, x.itemsize, 0, replicas=True):
+        for m in range(tc):
+            for r in range(rows):
+                d = addr // x.itemsize + r * (tstr // x.itemsize)
+                blocks[tile + m * ts, d : d + re] = flat[lo + r * ls : lo + r * ls + re]
+    return blocks
+
+
+@pytest.mark.parametrize(
+    ("src", "dst", "perm", "offset", "view"),
+    [
+        # split heads: [S, H, D] view of [S, H*D] -> [H, S, D]
+        (Layout((12, 3, 8), (2, 3), ((0,), (1,), ())), Layout((3, 12, 8), (3, 4), ((0,), (1,), ())),
+         (1, 0, 2), None, lambda x: x.transpose(1, 0, 2)),
+        # merge heads back
+        (Layout((3, 12, 8), (3, 4), ((0,), (1,), ())), Layout((12, 3, 8), (6,), ((0,), (), ())),
+         (1, 0, 2), None, lambda x: x.transpose(1, 0, 2)),
+        # a key window [:, 4:10, :] replicated over a grid dimension
+        (Layout((2, 12, 8), (2, 3), ((0,), (1,), ())), Layout((2, 6, 8), (2, 2), ((0,), (), ())),
+         None, (0, 4, 0), lambda x: x[:, 4:10, :]),
+    ],
+)
+def test_nd_conversions(src: Layout, dst: Layout, perm, offset, view) -> None:
+    x = np.arange(np.prod(src.shape), dtype=np.float16).reshape(src.shape)
+    tiles = max(src.tiles, dst.tiles)
+    s_full = np.zeros((tiles, src.block_elements), np.float16)
+    s_full[: src.tiles] = _scatter_nd(src, x)
+    got = np.zeros((tiles, dst.block_elements), np.float16)
+    _apply(conversion_transfers(src, dst, 2, 2, perm, offset), s_full, got)
+    want = _scatter_nd(dst, np.ascontiguousarray(view(x)))
+    assert np.array_equal(got[: dst.tiles], want)

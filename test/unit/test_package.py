@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ipu.runtime.isa import DType, Opcode, encode_call, encode_simple
+from ipu.runtime.isa import DType, Opcode, encode_call, encode_simple, float_bits
 from ipu.runtime.package import (
     Binding,
     Checkpoint,
@@ -174,3 +174,73 @@ def test_validation_errors(mutate, message: str) -> None:  # noqa: ANN001
 def test_wrong_target_object() -> None:
     with pytest.raises(PackageError, match="target mk2"):
         validate_package(good_package(), load_target("mk2"))
+
+
+def _with_call(call: np.ndarray) -> Package:
+    pkg = good_package()
+    words = np.frombuffer(pkg.programs[1].code, "<u4")
+    pkg.programs[1] = dataclasses.replace(pkg.programs[1], code=call.astype("<u4").tobytes() + words.tobytes())
+    return pkg
+
+
+_END = T.memory_end
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        # the attention state is f32 whatever the out dtype: 4 x 10 x 4 bytes must fit
+        (
+            encode_call("attention_init", DType.F16, DType.F16, _END - 4 * 10 * 2, [], [4, 8]),
+            r"\(attention_init\) operand 0",
+        ),
+        (
+            encode_call(
+                "attention_update", DType.F16, DType.F16, DATA, [DATA] * 4 + [_END - 4 * 6 * 2], [4, 6, 8, 1, 0, 0]
+            ),
+            r"\(attention_update\) operand 5",
+        ),
+        (
+            encode_call("attention_combine", DType.F16, DType.F16, DATA, [_END - 2 * 4 * 10 * 2], [2, 4, 8]),
+            r"\(attention_combine\) operand 1",
+        ),
+        (
+            encode_call("layer_norm_rows", DType.F32, DType.F32, DATA, [DATA, DATA, _END - 16], [2, 8, 8, 0]),
+            "operand 3",
+        ),
+        (encode_call("reduce_rows", DType.F32, DType.F32, DATA, [DATA], [2, 8, 8, 4]), "invalid parameters"),
+        (encode_call("softmax_rows", DType.F32, DType.F32, DATA, [DATA], [2, 8, 9]), "invalid parameters"),
+        (encode_call("attention_update", DType.F16, DType.F32, DATA, [DATA] * 5, [4, 6, 8, 2, 0, 0]), "'causal': 2"),
+        (
+            encode_call("attention_update", DType.F16, DType.F32, DATA, [DATA] * 5, [4, 6, 0, 1, 0, 0]),
+            "invalid parameters",
+        ),
+        (
+            encode_call("rms_norm_rows", DType.F32, DType.F32, DATA, [DATA, DATA], [2, 8, 8, float_bits(float("nan"))]),
+            "invalid parameters",
+        ),
+    ],
+)
+def test_new_kernel_validation(call: np.ndarray, message: str) -> None:
+    with pytest.raises(PackageError, match=message):
+        validate_package(_with_call(call), T)
+
+
+def test_new_kernels_valid_at_the_memory_edge() -> None:
+    """Exact-fit operands pass: sizes follow call_operand_elements and the f32 attention operands."""
+    calls = [
+        encode_call("attention_init", DType.F16, DType.F16, _END - 4 * 10 * 4, [], [4, 8]),
+        encode_call(
+            "attention_update",
+            DType.F16,
+            DType.F16,
+            _END - 4 * 10 * 4,
+            [_END - 32 * 2, DATA, DATA, _END - 12, _END - 96],
+            [4, 6, 8, 0, 0, 0],
+        ),
+        encode_call("attention_combine", DType.F16, DType.F16, _END - 32 * 2, [_END - 80 * 4], [1, 4, 8]),
+        encode_call("reduce_rows", DType.F16, DType.F16, _END - 4, [DATA], [2, 8, 5, 3]),
+        encode_call("exp", DType.F32, DType.F16, _END - 2, [_END - 4], [1]),
+    ]
+    for call in calls:
+        validate_package(_with_call(call), T)
