@@ -106,7 +106,10 @@ def build_package(module: builtin.ModuleOp, target: Target) -> Package:
         elif isinstance(op, tasm.StreamOutOp):
             outputs.append((op.index.value.data, _binding(op, False)))
         elif isinstance(op, tasm.CheckpointDefOp):
-            checkpoints.append(Checkpoint(op.index.value.data, op.sym_name.data, op.op.value.data, _binding(op, False)))
+            checkpoints.append(Checkpoint(
+                op.index.value.data, op.sym_name.data, op.op.value.data, _binding(op, False),
+                op.aspect.data if op.aspect else "value",
+            ))
     metrics = {"programs": len(programs), "phases": len(phases)}
     mem = module.attributes.get("tasm.memory")
     if isinstance(mem, builtin.DictionaryAttr):

@@ -25,6 +25,7 @@ from xdsl.irdl import (
     BaseAttr,
     IRDLOperation,
     irdl_op_definition,
+    opt_prop_def,
     prop_def,
     region_def,
     traits_def,
@@ -172,7 +173,10 @@ class CheckpointDefOp(_BoundValue):
     name = "tasm.checkpoint_def"
     index = prop_def(IntegerAttr[I64])
     op = prop_def(IntegerAttr[I64])
-    assembly_format = "$index $sym_name `op` $op `:` $tensor `layout` qualified($layout) `at` $address attr-dict"
+    aspect = opt_prop_def(StringAttr)
+    assembly_format = (
+        "$index $sym_name `op` $op (`aspect` $aspect^)? `:` $tensor `layout` qualified($layout) `at` $address attr-dict"
+    )
 
 
 Tasm = Dialect(

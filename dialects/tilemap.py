@@ -192,6 +192,7 @@ class CheckpointOp(IRDLOperation):
     input = operand_def(AnyBuffer)
     tensor = attr_def(TensorType)
     layout = attr_def(LayoutAttr)
+    aspect = opt_attr_def(StringAttr)
     assembly_format = (
         "$sym_name `index` $index `op` $op $input `:` type($input) `as` $tensor `layout` qualified($layout) attr-dict"
     )

@@ -29,6 +29,8 @@ class GoldenError(ValueError):
 class GoldenResult:
     outputs: list[np.ndarray]
     values: dict[int, np.ndarray] = field(default_factory=dict)
+    # secondary views of an operation, e.g. (i, "scores") for attention: scaled, masked scores
+    aux: dict[tuple[int, str], np.ndarray] = field(default_factory=dict)
 
 
 def load_module(text: str) -> ModuleOp:
@@ -95,18 +97,22 @@ def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
     return e / np.sum(e, axis=axis, keepdims=True, dtype=np.float32)
 
 
-def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: float, causal: bool = False) -> np.ndarray:
-    """Grouped-query attention in float32: query head h reads KV head h // (Hq / Hkv)."""
-    q, k, v = (a.astype(np.float32) for a in (q, k, v))
-    group = q.shape[0] // k.shape[0]
-    k = np.repeat(k, group, axis=0)
-    v = np.repeat(v, group, axis=0)
+def attention_scores(q: np.ndarray, k: np.ndarray, scale: float, causal: bool = False) -> np.ndarray:
+    """q k^T * scale in float32 with grouped KV heads; causally masked keys are -inf."""
+    q, k = q.astype(np.float32), k.astype(np.float32)
+    k = np.repeat(k, q.shape[0] // k.shape[0], axis=0)
     scores = np.matmul(q, np.swapaxes(k, 1, 2)) * np.float32(scale)
     if causal:
         s, sk = scores.shape[1:]
         mask = np.arange(sk)[None, :] > np.arange(s)[:, None]
         scores = np.where(mask[None], np.float32(-np.inf), scores)
-    return np.matmul(softmax(scores, axis=-1), v)
+    return scores
+
+
+def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: float, causal: bool = False) -> np.ndarray:
+    """Grouped-query attention in float32: query head h reads KV head h // (Hq / Hkv)."""
+    v = np.repeat(v.astype(np.float32), q.shape[0] // v.shape[0], axis=0)
+    return np.matmul(softmax(attention_scores(q, k, scale, causal), axis=-1), v)
 
 
 def _compute(op: Operation, env: dict[SSAValue, np.ndarray]) -> np.ndarray:
@@ -203,6 +209,9 @@ class _Interpreter:
             _check_shape(op, index, value, op.results[0])
             self.env[op.results[0]] = value
             self.result.values[index] = value
+            if isinstance(op, g.AttentionOp):
+                q, k = self.env[op.q], self.env[op.k]
+                self.result.aux[(index, "scores")] = attention_scores(q, k, op.scale_value(), op.causal is not None)
         return None
 
     def run_repeat(self, op: g.RepeatOp, index: int) -> None:

@@ -38,6 +38,7 @@ struct Checkpoint {
   name @1 :Text;
   operation @2 :Int64;
   binding @3 :Binding;
+  aspect @4 :Text;               # "value" (the op's result) or e.g. "scores" (attention)
 }
 
 struct Metric {

@@ -114,6 +114,7 @@ class Checkpoint:
     name: str
     operation: int  # index of the graph operation whose result this is
     binding: Binding
+    aspect: str = "value"  # "value": the op's result; "scores": an attention op's scaled, masked scores
 
 
 @dataclass
@@ -210,7 +211,7 @@ def write_package(pkg: Package, path: str | os.PathLike[str]) -> None:
         for b, binding in zip(m.init(field_name, len(src)), src, strict=True):
             _put_binding(b, binding)
     for b, c in zip(m.init("checkpoints", len(pkg.checkpoints)), pkg.checkpoints, strict=True):
-        b.index, b.name, b.operation = c.index, c.name, c.operation
+        b.index, b.name, b.operation, b.aspect = c.index, c.name, c.operation, c.aspect
         _put_binding(b.binding, c.binding)
     for b, (k, v) in zip(m.init("metrics", len(pkg.metrics)), pkg.metrics.items(), strict=True):
         b.name, b.value = k, int(v)
@@ -273,7 +274,7 @@ def _read_message(m: Any) -> Package:
     inputs = [_get_binding(b, "input") for b in m.inputs]
     outputs = [_get_binding(b, "output") for b in m.outputs]
     checkpoints = [
-        Checkpoint(int(c.index), str(c.name), int(c.operation), _get_binding(c.binding, "checkpoint"))
+        Checkpoint(int(c.index), str(c.name), int(c.operation), _get_binding(c.binding, "checkpoint"), str(c.aspect) or "value")
         for c in m.checkpoints
     ]
     return Package(

@@ -124,9 +124,12 @@ def cli(
             with phase("reference"):
                 gold = evaluate(reference, {k: v for k, v in inputs.items()})
             for c in pkg.checkpoints:
-                if c.operation not in gold.values:
-                    raise ToolError(f"checkpoint {c.index} names operation {c.operation}, absent from the reference")
-                r = compare(result.checkpoints[c.index], gold.values[c.operation], samples, atol, rtol)
+                ref = gold.values.get(c.operation) if c.aspect == "value" else gold.aux.get((c.operation, c.aspect))
+                if ref is None:
+                    raise ToolError(
+                        f"checkpoint {c.index} names operation {c.operation} ({c.aspect}), absent from the reference"
+                    )
+                r = compare(result.checkpoints[c.index], ref, samples, atol, rtol)
                 ok &= r.passed
                 print(
                     f"checkpoint={c.index} operation={c.operation} name={c.name} samples={r.samples} "

@@ -18,23 +18,14 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import exchange, tasm, tilemap
+from ipu.runtime.isa import KERNELS
 from ipu.target import Target, load_target
 from ipu.transforms.exchange_schedule import D_OFF, S_OFF
 from ipu.transforms.log import log_event
 from ipu.transforms.place_storage import slot
 
-KERNEL_PARAMS = {
-    "amp_matmul": ("m", "k", "n"),
-    "add": ("m", "n", "b_rows", "b_cols"),
-    "sub": ("m", "n", "b_rows", "b_cols"),
-    "mul": ("m", "n", "b_rows", "b_cols"),
-    "max": ("m", "n", "b_rows", "b_cols"),
-    "gelu": ("elements",),
-    "relu": ("elements",),
-    "transpose": ("m", "n"),
-    "reduce_sum": ("parts", "elements"),
-    "copy": ("elements",),
-}
+# the kernel ABI (parameter names in encoding order) is the ISA's
+KERNEL_PARAMS = {name: params for name, (_, params) in KERNELS.items()}
 
 
 def _i(v: int) -> IntegerAttr:
@@ -107,7 +98,8 @@ def lower_function(f: func.FuncOp, target: Target) -> tuple[list[Operation], dic
         elif isinstance(op, tilemap.CheckpointOp):
             idx = op.index.value.data
             control(lambda idx=idx: tasm.CheckpointOp.create(properties={"index": _i(idx)}))
-            defs.append(_bound(tasm.CheckpointDefOp, op, {"index": op.index, "op": op.op}, slot(op.input).address.data))
+            extra = {"index": op.index, "op": op.op} | ({"aspect": op.aspect} if op.aspect else {})
+            defs.append(_bound(tasm.CheckpointDefOp, op, extra, slot(op.input).address.data))
         elif isinstance(op, tilemap.HostReadOp):
             idx = op.index.value.data
             control(lambda idx=idx: tasm.HostOutOp.create(properties={"index": _i(idx)}))

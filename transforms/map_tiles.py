@@ -8,11 +8,14 @@ logical layouts so codegen can bind them.
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
-from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, StringAttr, TensorType
+import numpy as np
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, DictionaryAttr, IntegerAttr, StringAttr, TensorType
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
@@ -39,9 +42,12 @@ def _run(kernel: str, inputs: list[SSAValue], out: tilemap.BufferType, **params:
     )
 
 
-def _move(src: SSAValue, dst_t: tilemap.BufferType, src_l: Layout, dst_l: Layout, reason: str) -> tilemap.MoveOp:
+def _move(
+    src: SSAValue, dst_t: tilemap.BufferType, src_l: Layout, dst_l: Layout, reason: str,
+    perm: tuple[int, ...] | None = None, offset: tuple[int, ...] | None = None,
+) -> tilemap.MoveOp:
     es = src.type.esize
-    table = conversion_transfers(src_l, dst_l, es, es)
+    table = conversion_transfers(src_l, dst_l, es, es, perm, offset)
     return tilemap.MoveOp.create(
         operands=[src],
         result_types=[dst_t],
@@ -179,13 +185,135 @@ def _map_op(mp: _Mapper, op: Operation) -> None:
     elif isinstance(op, plan.TransposeOp):
         m, n = op.input.type.layout.block
         r = mp.emit(_run("transpose", ins, out_t, m=m, n=n), hint)
-    elif isinstance(op, plan.ReshapeOp):
+    elif isinstance(op, plan.ReshapeOp | plan.CastOp):
         r = mp.emit(_run("copy", ins, out_t, elements=lay.block_elements), hint)
+    elif isinstance(op, plan.RowwiseOp):
+        r = mp.emit(_rowwise(op, ins, out_t), hint)
+    elif isinstance(op, plan.SplitHeadsOp):
+        a_l: Layout = op.input.type.layout
+        view = plan.heads_view(a_l, lay.shape[2])
+        r = mp.emit(_move(ins[0], out_t, view, lay, "split_heads", perm=(1, 0, 2)), hint)
+        mp.moves += 1
+    elif isinstance(op, plan.MergeHeadsOp):
+        a_l = op.input.type.layout
+        view = plan.heads_view(lay, a_l.shape[2])
+        r = mp.emit(_move(ins[0], out_t, a_l, view, "merge_heads", perm=(1, 0, 2)), hint)
+        mp.moves += 1
+    elif isinstance(op, plan.AttentionOp):
+        r = _attention(mp, op, ins, out_t)
+    elif isinstance(op, plan.AttentionCombineOp):
+        src_l = op.input.type.layout
+        full = Layout(src_l.shape, src_l.grid, (src_l.split[0], src_l.split[1] + (src_l.partial,), ()), -1,
+                      src_l.first_tile)
+        stage = tilemap.BufferType((src_l.partials, *full.block), builtin.f32, lay.first_tile, lay.tiles, "standard")
+        s = mp.emit(_move(ins[0], stage, src_l, full, "attention_combine"), f"{hint}_stage")
+        mp.moves += 1
+        r = mp.emit(_run("attention_combine", [s], out_t, parts=src_l.partials, qr=full.block[1], d=lay.shape[2]), hint)
     else:
         raise DiagnosticException(f"map-tiles: no tile mapping for {op.name}")
     assert r is not None
     mp.env[res] = r
-    mp.checkpoint(op, r, rt)
+    if not isinstance(op, plan.AttentionOp):
+        mp.checkpoint(op, r, rt)
+
+
+ROW_KERNELS = {"softmax": "softmax_rows", "layer_norm": "layer_norm_rows", "rms_norm": "rms_norm_rows"}
+REDUCE_CODES = {"sum": 1, "max": 2, "mean": 3}
+
+
+def _rowwise(op: plan.RowwiseOp, ins: list[SSAValue], out_t: tilemap.BufferType) -> tilemap.RunOp:
+    a: Layout = op.input.type.layout
+    rows, cols, valid = math.prod(a.block[:-1]), a.block[-1], a.shape[-1]
+    k = op.kind.data
+    if k in REDUCE_CODES:
+        return _run("reduce_rows", ins, out_t, rows=rows, cols=cols, valid=valid, kind=REDUCE_CODES[k])
+    if k == "softmax":
+        return _run("softmax_rows", ins, out_t, rows=rows, cols=cols, valid=valid)
+    eps = float_bits(op.epsilon.value.data if op.epsilon else 1e-5)
+    return _run(ROW_KERNELS[k], ins, out_t, rows=rows, cols=cols, valid=valid, eps_bits=eps)
+
+
+def float_bits(x: float) -> int:
+    return int(np.array(x, np.float32).view(np.uint32))
+
+
+def attention_offsets(q: Layout, kv: Layout | None, sk: int) -> np.ndarray:
+    """Per tile (first query row, first key, key end) for the attention kernels, as f32 [tiles, 4]."""
+    c = q.coords()
+    qr = q.block_size(1)
+    out = np.zeros((q.tiles, 4), np.float32)
+    out[:, 0] = c[:, 2] * qr
+    if kv is None:  # streamed: keys arrive in windows, all keys count
+        out[:, 2] = sk
+    else:
+        kr = kv.block_size(1)
+        out[:, 1] = c[:, 3] * kr
+        out[:, 2] = np.minimum(sk, (c[:, 3] + 1) * kr)
+    return out
+
+
+def _attention(mp: _Mapper, op: plan.AttentionOp, ins: list[SSAValue], out_t: tilemap.BufferType) -> SSAValue:
+    q_l: Layout = op.q.type.layout
+    k_l: Layout = op.k.type.layout
+    st_l: Layout = op.result.type.layout
+    hq, s, d = q_l.shape
+    hkv, sk, _ = k_l.shape
+    qr = st_l.block[1]
+    grid_t = (st_l.first_tile, st_l.tiles)
+    materialized = op.form.data == "materialized"
+    name = op.result.name_hint or "attention"
+    off = attention_offsets(q_l, k_l if materialized else None, sk)
+    off_lay = Layout((st_l.tiles, 4), st_l.grid, (tuple(range(len(st_l.grid))), ()), -1, st_l.first_tile)
+    off_tt = TensorType(builtin.f32, [st_l.tiles, 4])
+    offsets = mp.emit(tilemap.WeightOp.create(
+        result_types=[tilemap.BufferType(off_lay.block, builtin.f32, *grid_t, "standard")],
+        attributes={
+            "sym_name": StringAttr(f"{name}_offsets"),
+            "init": DenseIntOrFPElementsAttr.from_list(off_tt, off.ravel().tolist()),
+            "tensor": off_tt, "layout": plan.LayoutAttr(off_lay.grid, off_lay.split, -1, off_lay.first_tile),
+        },
+    ), f"{name}_offsets")
+    state = mp.emit(_run("attention_init", [], out_t, qr=qr, d=d), f"{name}_init")
+    common = {"qr": qr, "d": d, "causal": int(op.causal is not None), "scale_bits": float_bits(op.scale.value.data)}
+    if materialized:
+        kr = k_l.block_size(1)
+        sc_lay = Layout((hq, s, sk), st_l.grid, ((0, 1), (2,), (3,)), -1, st_l.first_tile, (1, qr, kr))
+        if sc_lay.block != (1, qr, kr):
+            raise DiagnosticException(f"map-tiles: score block {sc_lay.block} does not match [1, {qr}, {kr}]")
+        scratch = mp.emit(tilemap.AllocOp.create(
+            result_types=[tilemap.BufferType(sc_lay.block, builtin.f32, *grid_t, "standard")]
+        ), f"{name}_scores")
+        upd = _run("attention_update", [*ins, offsets, scratch, state], out_t, kr=kr, k_base=0, **common)
+        upd.attributes["inplace"] = IntegerAttr(5, 64)
+        state = mp.emit(upd, name)
+        idx = plan.op_index_of(op)
+        if idx is not None:
+            sc_t = TensorType(builtin.f32, [hq, s, sk])
+            mp.emit(tilemap.CheckpointOp.create(
+                operands=[scratch],
+                attributes={
+                    "sym_name": StringAttr(f"{name}_scores"), "index": IntegerAttr(mp.checkpoints, 64),
+                    "op": IntegerAttr(idx, 64), "tensor": sc_t, "aspect": StringAttr("scores"),
+                    "layout": plan.LayoutAttr(sc_lay.grid, sc_lay.split, -1, sc_lay.first_tile, sc_lay.align),
+                },
+            ))
+            mp.checkpoints += 1
+        return state
+    kb = op.key_block.value.data
+    scratch = mp.emit(tilemap.AllocOp.create(
+        result_types=[tilemap.BufferType((qr, kb), builtin.f32, *grid_t, "standard")]
+    ), f"{name}_scores")
+    for t0 in range(0, sk, kb):
+        wk = min(kb, sk - t0)
+        win = Layout((hkv, wk, d), st_l.grid, ((0,), (), ()), -1, st_l.first_tile)
+        wt = tilemap.BufferType(win.block, op.k.type.tensor.element_type, *grid_t, "interleaved")
+        kw = mp.emit(_move(ins[1], wt, k_l, win, "attention window", offset=(0, t0, 0)), f"{name}_k{t0}")
+        vw = mp.emit(_move(ins[2], wt, op.v.type.layout, win, "attention window", offset=(0, t0, 0)), f"{name}_v{t0}")
+        mp.moves += 2
+        upd = _run("attention_update", [ins[0], kw, vw, offsets, scratch, state], out_t, kr=wk, k_base=t0, **common)
+        upd.attributes["inplace"] = IntegerAttr(5, 64)
+        state = mp.emit(upd, name)
+    return state
 
 
 @dataclass(frozen=True)

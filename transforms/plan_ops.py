@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
 from xdsl.dialects.builtin import ArrayAttr, StringAttr, TensorType
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
@@ -114,6 +114,9 @@ class _Planner:
     params: dict[SSAValue, graph.ParameterOp] = field(default_factory=dict)
     new_args: dict[int, SSAValue] = field(default_factory=dict)
     conversions: list[str] = field(default_factory=list)
+    col_align: dict[SSAValue, int] = field(default_factory=dict)  # value -> head_dim its columns must hold
+    desired: dict[SSAValue, plan.PlanTensorType] = field(default_factory=dict)  # consumer-chosen layouts
+    attention: dict[Operation, AttentionChoice] = field(default_factory=dict)
 
     def emit(self, op: Operation) -> Operation:
         self.block.add_op(op)
@@ -166,6 +169,7 @@ def plan_function(f: func.FuncOp, target: Target) -> dict[str, int]:
     old = f.body.block
     new = Block()
     p = _Planner(target, new, {a: i for i, a in enumerate(old.args)})
+    _pre_plan(p, old)
     index = 0
     ret: func.ReturnOp | None = None
     gemm_grids: list[str] = []
@@ -181,7 +185,7 @@ def plan_function(f: func.FuncOp, target: Target) -> dict[str, int]:
             _plan_matmul(p, op, index, target, gemm_grids)
         elif isinstance(op, graph.AddOp | graph.SubOp | graph.MulOp | graph.MaxOp):
             _plan_binary(p, op, index)
-        elif isinstance(op, graph.GeluOp | graph.ReluOp):
+        elif isinstance(op, graph.GeluOp | graph.ReluOp | graph.ExpOp | graph.TanhOp):
             x = p.get(op.input, None, op.name)
             kind = op.name.split(".")[1]
             p.set(op.result, p.emit(plan.UnaryOp(kind, x, index)).results[0])
@@ -189,6 +193,21 @@ def plan_function(f: func.FuncOp, target: Target) -> dict[str, int]:
             _plan_transpose(p, op, index)
         elif isinstance(op, graph.ReshapeOp):
             _plan_reshape(p, op, index, target)
+        elif isinstance(op, graph.CastOp):
+            x = p.get(op.input, None, op.name)
+            r = plan.CastOp.create(
+                operands=[x], result_types=[plan.PlanTensorType(op.result.type, x.type.layout_attr)],
+                attributes={"op_index": builtin.IntegerAttr(index, 64)},
+            )
+            p.set(op.result, p.emit(r).results[0])
+        elif isinstance(op, graph.SoftmaxOp | graph.LayerNormOp | graph.RmsNormOp | graph.ReduceOp):
+            _plan_rowwise(p, op, index)
+        elif isinstance(op, graph.SplitHeadsOp):
+            _plan_split_heads(p, op, index)
+        elif isinstance(op, graph.MergeHeadsOp):
+            _plan_merge_heads(p, op, index)
+        elif isinstance(op, graph.AttentionOp):
+            _plan_attention(p, op, index)
         else:
             raise DiagnosticException(f"plan-ops: no plan for operation {op.name}")
         index += 1
@@ -221,8 +240,9 @@ def _plan_matmul(p: _Planner, op: graph.MatmulOp, index: int, target: Target, gr
     c = choose_gemm(m, k, n, esize, p.has(op.lhs), target)
     grid = (c.pm, c.pn, c.pk)
     el = op.result.type.element_type
-    q = Layout((m, n), grid, ((0,), (1, 2)))
-    align_n = q.block_size(1) * c.pk if c.pk > 1 else 1
+    head = p.col_align.get(op.result, 1)
+    q = Layout((m, n), grid, ((0,), (1, 2)), align=(1, head))
+    align_n = q.block_size(1) * c.pk if c.pk > 1 else head
     a_lay = Layout((m, k), grid, ((0,), (2,)))
     b_lay = Layout((k, n), grid, ((2,), (1,)), align=(2, align_n))
     r_lay = Layout((m, n), grid, ((0,), (1,)), partial=2 if c.pk > 1 else -1, align=(1, align_n))
@@ -242,7 +262,7 @@ def _plan_matmul(p: _Planner, op: graph.MatmulOp, index: int, target: Target, gr
     )
     if c.pk > 1:
         g.name_hint = f"{op.result.name_hint or 'mm'}_partial"
-        g = p.emit(plan.ReduceOp(g, plan_type(op.result.type, q), index)).results[0]
+        g = p.emit(plan.ReduceOp(g, plan_type(op.result.type, _drop_align(q) if head == 1 else q), index)).results[0]
     p.set(op.result, g)
 
 
@@ -299,6 +319,209 @@ def _plan_reshape(p: _Planner, op: graph.ReshapeOp, index: int, target: Target) 
         attributes={"op_index": builtin.IntegerAttr(index, 64)},
     )
     p.set(op.result, p.emit(res).results[0])
+
+
+def _drop_align(lay: Layout) -> Layout:
+    return Layout(lay.shape, lay.grid, lay.split, lay.partial, lay.first_tile)
+
+
+def row_layout(shape: tuple[int, ...], tiles: int) -> Layout:
+    """Whole rows per tile: leading axes split, the last axis kept whole."""
+    if len(shape) == 1:
+        return Layout(shape, (1,), ((),))
+    if len(shape) == 2:
+        return Layout(shape, (max(1, min(tiles, shape[0])),), ((0,), ()))
+    per = max(1, min(tiles // shape[0], shape[1]))
+    return Layout(shape, (shape[0], per), ((0,), (1,), ()))
+
+
+def _replicated_vector(n: int, lay: Layout) -> Layout:
+    return Layout((n,), lay.grid, ((),), -1, lay.first_tile)
+
+
+def _plan_rowwise(p: _Planner, op: Operation, index: int) -> None:
+    x_val = op.operands[0]
+    rank = len(x_val.type.get_shape())
+    if isinstance(op, graph.SoftmaxOp | graph.ReduceOp) and op.axis_index() != rank - 1:
+        raise DiagnosticException(f"plan-ops: {op.name} over axis {op.axis_index()} is planned only on the last axis")
+    x = p.get(x_val, None, op.name)
+    lay = x.type.layout
+    if lay.partial >= 0 or lay.split[-1]:
+        lay = row_layout(lay.shape, p.target.tiles)
+        x = p.get(x_val, plan_type(x_val.type, lay), op.name)
+    params = []
+    attrs: dict[str, Attribute] = {"op_index": builtin.IntegerAttr(index, 64)}
+    if isinstance(op, graph.LayerNormOp | graph.RmsNormOp):
+        vec = _replicated_vector(lay.shape[-1], lay)
+        ops = [op.gamma, op.beta] if isinstance(op, graph.LayerNormOp) else [op.gamma]
+        params = [p.get(v, plan_type(v.type, vec), op.name) for v in ops]
+        attrs["epsilon"] = builtin.FloatAttr(op.eps(), builtin.f64)
+        kind = "layer_norm" if isinstance(op, graph.LayerNormOp) else "rms_norm"
+        rt = x.type
+    elif isinstance(op, graph.ReduceOp):
+        kind = op.kind.data
+        rl = Layout(lay.shape[:-1], lay.grid, lay.split[:-1], -1, lay.first_tile)
+        rt = plan_type(op.result.type, rl)
+    else:
+        kind = "softmax"
+        rt = x.type
+    attrs["kind"] = StringAttr(kind)
+    r = plan.RowwiseOp.create(operands=[x, *params], result_types=[rt], attributes=attrs)
+    p.set(op.results[0], p.emit(r).results[0])
+
+
+def _heads_ok(lay: Layout, d: int) -> bool:
+    try:
+        plan.heads_view(lay, d)
+    except DiagnosticException:
+        return False
+    return lay.partial < 0
+
+
+def _plan_split_heads(p: _Planner, op: graph.SplitHeadsOp, index: int) -> None:
+    h, s, d = op.result.type.get_shape()
+    x = p.get(op.input, None, op.name)
+    if not _heads_ok(x.type.layout, d):
+        x = p.get(op.input, plan_type(op.input.type, row_layout((s, h * d), p.target.tiles)), op.name)
+    want = p.desired.get(op.result) or plan_type(op.result.type, row_layout((h, s, d), p.target.tiles))
+    r = plan.SplitHeadsOp.create(
+        operands=[x], result_types=[want], attributes={"op_index": builtin.IntegerAttr(index, 64)}
+    )
+    p.set(op.result, p.emit(r).results[0])
+
+
+def _plan_merge_heads(p: _Planner, op: graph.MergeHeadsOp, index: int) -> None:
+    x = p.get(op.input, None, op.name)
+    if x.type.layout.partial >= 0:
+        raise DiagnosticException("plan-ops: merge_heads of a partial sum")
+    s, hd = op.result.type.get_shape()
+    r = plan.MergeHeadsOp.create(
+        operands=[x], result_types=[plan_type(op.result.type, row_layout((s, hd), p.target.tiles))],
+        attributes={"op_index": builtin.IntegerAttr(index, 64)},
+    )
+    p.set(op.result, p.emit(r).results[0])
+
+
+@dataclass(frozen=True)
+class AttentionChoice:
+    form: str
+    grid: tuple[int, int, int, int]
+    rows: int  # query rows per tile (state block)
+    out_rows: int  # rows per tile after the combine
+    keys: int  # keys per update call (materialized: the tile's key block; streamed: the window)
+    cycles: int
+    bytes_per_tile: int
+
+
+def choose_attention(
+    hq: int, hkv: int, s: int, sk: int, d: int, esize: int, form: str, target: Target
+) -> AttentionChoice:
+    """Grid (kv heads, group, query blocks, key blocks) and block sizes by estimated cycles."""
+    g = hq // hkv
+    per = target.tiles // hq
+    if per < 1:
+        raise DiagnosticException(f"plan-ops: {hq} query heads need at least {hq} tiles; {target.name} has {target.tiles}")
+    budget = MEMORY_FRACTION * target.memory_size
+    over = target.phase_overhead_cycles()
+    cands: list[AttentionChoice] = []
+    if form == "materialized":
+        for pk in range(1, per + 1):
+            pq = min(per // pk, s)
+            ob = math.ceil(s / (pq * pk))
+            qr, kr = ob * pk, math.ceil(sk / pk)
+            kr += kr % 2
+            mem = (qr * d * esize + 2 * kr * d * esize + qr * kr * 4 + qr * (d + 2) * 4
+                   + pk * ob * (d + 2) * 4 + ob * d * esize + 16)
+            exch = (qr * d * esize + 2 * kr * d * esize + (pk - 1) * ob * (d + 2) * 4) // 4 + 2 * over
+            cyc = (target.attention_update_cycles(qr, kr, d) + target.attention_combine_cycles(pk, ob, d)
+                   + target.fill_cycles(qr * (d + 2)) + exch)
+            cands.append(AttentionChoice(form, (hkv, g, pq, pk), qr, ob, kr, cyc, mem))
+    else:
+        pq = min(per, s)
+        qr = math.ceil(s / pq)
+        for kb in (32, 64, 128, 256, 512, 1024):
+            if kb > max(sk, 32):
+                break
+            steps = math.ceil(sk / kb)
+            mem = qr * d * esize + 2 * kb * d * esize + qr * kb * 4 + 2 * qr * (d + 2) * 4 + qr * d * esize + 16
+            step = target.attention_update_cycles(qr, kb, d) + 2 * kb * d * esize // 4 + over
+            cyc = steps * step + target.attention_combine_cycles(1, qr, d) + target.fill_cycles(qr * (d + 2))
+            cands.append(AttentionChoice(form, (hkv, g, pq, 1), qr, qr, kb, cyc, mem))
+    fits = [c for c in cands if c.bytes_per_tile <= budget]
+    if not fits:
+        best = min(cands, key=lambda c: c.bytes_per_tile)
+        raise DiagnosticException(
+            f"model does not fit target {target.name}: {form} attention [{hq}x{s}x{d}] over {sk} keys needs at "
+            f"least {best.bytes_per_tile} bytes per tile (grid {'x'.join(map(str, best.grid))}); per-op budget is "
+            f"{int(budget)} of {target.memory_size} bytes" + ("; try form = \"streamed\"" if form == "materialized" else "")
+        )
+    return min(fits, key=lambda c: (c.cycles, c.bytes_per_tile))
+
+
+def attention_layouts(c: AttentionChoice, hq: int, hkv: int, s: int, sk: int, d: int) -> dict[str, Layout]:
+    grid = c.grid
+    al = (1, c.rows, 1)
+    return {
+        "q": Layout((hq, s, d), grid, ((0, 1), (2,), ()), align=al),
+        "kv": Layout((hkv, sk, d), grid, ((0,), (3,), ()), align=(1, 2, 1)),
+        "state": Layout((hq, s, d + 2), grid, ((0, 1), (2,), ()), partial=3, align=al),
+        "out": Layout((hq, s, d), grid, ((0, 1), (2, 3), ())),
+    }
+
+
+def _pre_plan(p: _Planner, block: Block) -> None:
+    """Look ahead: head alignment for split_heads inputs and attention operand layouts."""
+    for op in block.ops:
+        if isinstance(op, graph.SplitHeadsOp):
+            p.col_align[op.input] = op.result.type.get_shape()[2]
+        if isinstance(op, graph.AttentionOp):
+            (hq, s, d), (hkv, sk, _) = op.q.type.get_shape(), op.k.type.get_shape()
+            es = op.q.type.element_type.bitwidth // 8
+            c = choose_attention(hq, hkv, s, sk, d, es, op.form.data, p.target)
+            p.attention[op] = c
+            lays = attention_layouts(c, hq, hkv, s, sk, d)
+            p.desired.setdefault(op.q, plan_type(op.q.type, lays["q"], "interleaved"))
+            if c.form == "materialized":
+                for v in (op.k, op.v):
+                    p.desired.setdefault(v, plan_type(v.type, lays["kv"], "interleaved"))
+
+
+def _plan_attention(p: _Planner, op: graph.AttentionOp, index: int) -> None:
+    c = p.attention[op]
+    (hq, s, d), (hkv, sk, _) = op.q.type.get_shape(), op.k.type.get_shape()
+    lays = attention_layouts(c, hq, hkv, s, sk, d)
+    q = p.get(op.q, plan_type(op.q.type, lays["q"], "interleaved"), op.name)
+    if c.form == "materialized":
+        k = p.get(op.k, plan_type(op.k.type, lays["kv"], "interleaved"), op.name)
+        v = p.get(op.v, plan_type(op.v.type, lays["kv"], "interleaved"), op.name)
+    else:
+        k, v = p.get(op.k, None, op.name), p.get(op.v, None, op.name)
+        for x, val in ((k, op.k), (v, op.v)):
+            if x.type.layout.partial >= 0:
+                raise DiagnosticException("plan-ops: streamed attention keys/values must not be partial sums")
+            del val
+    st_t = TensorType(builtin.f32, [hq, s, d + 2])
+    attrs: dict[str, Attribute] = {
+        "form": StringAttr(c.form),
+        "scale": builtin.FloatAttr(op.scale_value(), builtin.f64),
+        "key_block": builtin.IntegerAttr(c.keys, 64),
+    }
+    if op.causal is not None:
+        attrs["causal"] = builtin.UnitAttr()
+    if c.form == "materialized":
+        attrs["op_index"] = builtin.IntegerAttr(index, 64)  # for the scores checkpoint
+    st = plan.AttentionOp.create(operands=[q, k, v], result_types=[plan_type(st_t, lays["state"])], attributes=attrs)
+    sv = p.emit(st).results[0]
+    sv.name_hint = f"{op.result.name_hint or 'attn'}_state"
+    comb = plan.AttentionCombineOp.create(
+        operands=[sv], result_types=[plan_type(op.result.type, lays["out"])],
+        attributes={"op_index": builtin.IntegerAttr(index, 64)},
+    )
+    p.set(op.result, p.emit(comb).results[0])
+    log_event(
+        "planned operation", op=index, name=op.name, form=c.form, grid="x".join(map(str, c.grid)),
+        rows_per_tile=c.rows, keys_per_update=c.keys, estimated_cycles=c.cycles, bytes_per_tile=c.bytes_per_tile,
+    )
 
 
 @dataclass(frozen=True)
