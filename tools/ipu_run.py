@@ -132,7 +132,7 @@ def cli(
                 r = compare(result.checkpoints[c.index], ref, samples, atol, rtol)
                 ok &= r.passed
                 print(
-                    f"checkpoint={c.index} operation={c.operation} name={c.name} samples={r.samples} "
+                    f"checkpoint={c.index} operation={c.operation} name={c.name} aspect={c.aspect} samples={r.samples} "
                     f"maximumAbsoluteError={r.max_abs_error:.6f}" + ("" if r.passed else f" FAIL {r.reason}")
                 )
             for i, b in enumerate(pkg.outputs):
