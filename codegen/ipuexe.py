@@ -106,10 +106,15 @@ def build_package(module: builtin.ModuleOp, target: Target) -> Package:
         elif isinstance(op, tasm.StreamOutOp):
             outputs.append((op.index.value.data, _binding(op, False)))
         elif isinstance(op, tasm.CheckpointDefOp):
-            checkpoints.append(Checkpoint(
-                op.index.value.data, op.sym_name.data, op.op.value.data, _binding(op, False),
-                op.aspect.data if op.aspect else "value",
-            ))
+            checkpoints.append(
+                Checkpoint(
+                    op.index.value.data,
+                    op.sym_name.data,
+                    op.op.value.data,
+                    _binding(op, False),
+                    op.aspect.data if op.aspect else "value",
+                )
+            )
     metrics = {"programs": len(programs), "phases": len(phases)}
     mem = module.attributes.get("tasm.memory")
     if isinstance(mem, builtin.DictionaryAttr):
@@ -149,7 +154,9 @@ def disassemble(pkg: Package) -> str:
                 kname = isa.KERNEL_NAMES[int(ins[1])]
                 n_in, pn = isa.KERNELS[kname]
                 ins_s = ", ".join(str(int(a)) for a in ins[4 : 4 + n_in])
-                params = ", ".join(f"{n} = {int(v)} : i64" for n, v in zip(pn, ins[4 + n_in : 4 + n_in + len(pn)], strict=True))
+                params = ", ".join(
+                    f"{n} = {int(v)} : i64" for n, v in zip(pn, ins[4 + n_in : 4 + n_in + len(pn)], strict=True)
+                )
                 lines.append(
                     f'    tasm.call "{kname}" out({int(ins[3])}) in(array<i64: {ins_s}>) {{{params}}} : '
                     f"{names[isa.DType(int(ins[2]) & 0xFF)]} -> {names[isa.DType(int(ins[2]) >> 8)]}"

@@ -302,7 +302,6 @@ class ReshapeOp(IRDLOperation):
             raise VerifyException("graph.reshape: element types differ")
 
 
-
 @irdl_op_definition
 class ExpOp(_Unary):
     name = "graph.exp"
@@ -481,9 +480,7 @@ class AttentionOp(IRDLOperation):
     form = attr_def(StringAttr)
     scale = opt_attr_def(FloatAttr)
     traits = traits_def(Pure())
-    assembly_format = (
-        "$q `,` $k `,` $v attr-dict `:` `(` type($q) `,` type($k) `,` type($v) `)` `->` type($result)"
-    )
+    assembly_format = "$q `,` $k `,` $v attr-dict `:` `(` type($q) `,` type($k) `,` type($v) `)` `->` type($result)"
 
     def scale_value(self) -> float:
         d = shape_of(self.q.type)[2]
@@ -533,7 +530,9 @@ class RepeatOp(IRDLOperation):
 
     def __init__(self, count: int, inits: Sequence[SSAValue], body: Region):
         super().__init__(
-            operands=[inits], result_types=[[v.type for v in inits]], regions=[body],
+            operands=[inits],
+            result_types=[[v.type for v in inits]],
+            regions=[body],
             attributes={"count": IntegerAttr(count, 64)},
         )
 
@@ -590,9 +589,28 @@ class RepeatOp(IRDLOperation):
 Graph = Dialect(
     "graph",
     [
-        ParameterOp, AddOp, SubOp, MulOp, MaxOp, GeluOp, ReluOp, MatmulOp, TransposeOp, ReshapeOp,
-        ExpOp, TanhOp, CastOp, SoftmaxOp, ReduceOp, LayerNormOp, RmsNormOp, SplitHeadsOp, MergeHeadsOp,
-        AttentionOp, YieldOp, RepeatOp,
+        ParameterOp,
+        AddOp,
+        SubOp,
+        MulOp,
+        MaxOp,
+        GeluOp,
+        ReluOp,
+        MatmulOp,
+        TransposeOp,
+        ReshapeOp,
+        ExpOp,
+        TanhOp,
+        CastOp,
+        SoftmaxOp,
+        ReduceOp,
+        LayerNormOp,
+        RmsNormOp,
+        SplitHeadsOp,
+        MergeHeadsOp,
+        AttentionOp,
+        YieldOp,
+        RepeatOp,
     ],
     [GaussianAttr],
 )

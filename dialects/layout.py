@@ -159,10 +159,19 @@ def binding_slices(lay: Layout, esize: int, address: int, replicas: bool) -> np.
             loff = sum(i * st for i, st in zip(lead, lstr, strict=False)) + lo[-2] * lstr[-2] + lo[-1]
             boff = sum((i - lo[a]) * bstr[a] for a, i in enumerate(lead))
             for t0, cnt, step in arithmetic_runs(grp):
-                recs.append((
-                    loff, lstr[-2], hi[-2] - lo[-2], hi[-1] - lo[-1], t0, cnt, step,
-                    address + boff * esize, bstr[-2] * esize,
-                ))
+                recs.append(
+                    (
+                        loff,
+                        lstr[-2],
+                        hi[-2] - lo[-2],
+                        hi[-1] - lo[-1],
+                        t0,
+                        cnt,
+                        step,
+                        address + boff * esize,
+                        bstr[-2] * esize,
+                    )
+                )
     return np.array(recs, np.int64).reshape(-1, 9)
 
 
@@ -274,9 +283,7 @@ def conversion_transfers(
                     h = hs[key % len(hs)]
                     for t in tiles:
                         recs.append((h, s_off, t, p * slot + d_base, r1 - r0, words))
-    return compress_transfers(
-        np.array(recs, np.int64).reshape(-1, 6), s_str[perm[-2]] * es, d_str[-2] * es
-    )
+    return compress_transfers(np.array(recs, np.int64).reshape(-1, 6), s_str[perm[-2]] * es, d_str[-2] * es)
 
 
 def compress_transfers(recs: np.ndarray, src_stride: int, dst_stride: int) -> np.ndarray:

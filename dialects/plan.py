@@ -263,9 +263,9 @@ class GemmOp(IRDLOperation):
             raise VerifyException("plan.gemm: a split contraction must produce a partial result and vice versa")
         if r.partial >= 0 and r.partial not in k_dims:
             raise VerifyException("plan.gemm: the partial dimension must be the contraction's grid dimension")
-        for v in (self.lhs, self.rhs, self.result):
+        for v in (self.rhs, self.result):
             if v.type.layout_attr.memory.data != "interleaved":
-                raise VerifyException("plan.gemm: AMP operands and result live in interleaved memory")
+                raise VerifyException("plan.gemm: AMP weights (rhs) and result live in interleaved memory")
 
 
 @irdl_op_definition
@@ -437,9 +437,24 @@ def heads_view(lay: Layout, head_dim: int) -> Layout:
         raise VerifyException(f"column block {bc} does not hold whole heads of {head_dim}")
     k = bc // head_dim if lay.split[1] else hd // head_dim
     return Layout(
-        (s, hd // head_dim, head_dim), lay.grid, (lay.split[0], lay.split[1], ()), lay.partial, lay.first_tile,
+        (s, hd // head_dim, head_dim),
+        lay.grid,
+        (lay.split[0], lay.split[1], ()),
+        lay.partial,
+        lay.first_tile,
         (lay.align[0] if lay.align else 1, k, 1),
     )
+
+
+def heads_2d(lay: Layout) -> Layout:
+    """The [S, H*D] layout whose heads view is `lay` ([H, S, D], head_dim whole): head splits
+    become column splits of whole heads, so a head split or merge moves each block as is."""
+    h, s, d = lay.shape
+    if lay.split[2]:
+        raise VerifyException("head_dim must not be split")
+    rows_align = lay.align[1] if lay.align else 1
+    cols_align = d * (lay.align[0] if lay.align else 1)
+    return Layout((s, h * d), lay.grid, (lay.split[1], lay.split[0]), -1, lay.first_tile, (rows_align, cols_align))
 
 
 @irdl_op_definition
@@ -611,8 +626,20 @@ class AttentionCombineOp(IRDLOperation):
 Plan = Dialect(
     "plan",
     [
-        ParameterOp, GemmOp, ReduceOp, RearrangeOp, UnaryOp, BinaryOp, TransposeOp, ReshapeOp, CastOp,
-        RowwiseOp, SplitHeadsOp, MergeHeadsOp, AttentionOp, AttentionCombineOp,
+        ParameterOp,
+        GemmOp,
+        ReduceOp,
+        RearrangeOp,
+        UnaryOp,
+        BinaryOp,
+        TransposeOp,
+        ReshapeOp,
+        CastOp,
+        RowwiseOp,
+        SplitHeadsOp,
+        MergeHeadsOp,
+        AttentionOp,
+        AttentionCombineOp,
     ],
     [LayoutAttr, PlanTensorType],
 )

@@ -223,6 +223,12 @@ class Emulator:
     # ---------------------------------------------------------------- kernels
 
     def _call(self, first: int, count: int, w: np.ndarray, where: str) -> int:
+        # padding and uninitialised memory may hold any bit pattern: like the hardware, compute on
+        # it silently (only valid elements are ever checked or read back)
+        with np.errstate(all="ignore"):
+            return self._call_kernel(first, count, w, where)
+
+    def _call_kernel(self, first: int, count: int, w: np.ndarray, where: str) -> int:
         """Execute one CALL on tiles [first, first+count); returns its cycles on one tile."""
         k = int(w[1])
         if k >= len(KERNEL_NAMES):

@@ -274,7 +274,9 @@ def _read_message(m: Any) -> Package:
     inputs = [_get_binding(b, "input") for b in m.inputs]
     outputs = [_get_binding(b, "output") for b in m.outputs]
     checkpoints = [
-        Checkpoint(int(c.index), str(c.name), int(c.operation), _get_binding(c.binding, "checkpoint"), str(c.aspect) or "value")
+        Checkpoint(
+            int(c.index), str(c.name), int(c.operation), _get_binding(c.binding, "checkpoint"), str(c.aspect) or "value"
+        )
         for c in m.checkpoints
     ]
     return Package(

@@ -113,13 +113,17 @@ class Target:
     def attention_update_cycles(self, qr: int, kr: int, d: int) -> int:
         """Two AMP GEMMs (q k^T and p v) plus the online-softmax vector work on the scores."""
         return (
-            self.amp_matmul_cycles(qr, d, kr) + self.amp_matmul_cycles(qr, kr, d)
-            + self.softmax_cycles(qr, kr) + self._passes(2, qr * d)
+            self.amp_matmul_cycles(qr, d, kr)
+            + self.amp_matmul_cycles(qr, kr, d)
+            + self.softmax_cycles(qr, kr)
+            + self._passes(2, qr * d)
         )
 
     def attention_combine_cycles(self, parts: int, qr: int, d: int) -> int:
-        return self.costs["kernel_launch"] + self._passes(2 * parts, qr * (d + 2)) + (
-            self.costs["gelu_per_element"] * parts * qr
+        return (
+            self.costs["kernel_launch"]
+            + self._passes(2 * parts, qr * (d + 2))
+            + (self.costs["gelu_per_element"] * parts * qr)
         )
 
     def fill_cycles(self, elements: int) -> int:

@@ -43,8 +43,13 @@ def _run(kernel: str, inputs: list[SSAValue], out: tilemap.BufferType, **params:
 
 
 def _move(
-    src: SSAValue, dst_t: tilemap.BufferType, src_l: Layout, dst_l: Layout, reason: str,
-    perm: tuple[int, ...] | None = None, offset: tuple[int, ...] | None = None,
+    src: SSAValue,
+    dst_t: tilemap.BufferType,
+    src_l: Layout,
+    dst_l: Layout,
+    reason: str,
+    perm: tuple[int, ...] | None = None,
+    offset: tuple[int, ...] | None = None,
 ) -> tilemap.MoveOp:
     es = src.type.esize
     table = conversion_transfers(src_l, dst_l, es, es, perm, offset)
@@ -203,8 +208,9 @@ def _map_op(mp: _Mapper, op: Operation) -> None:
         r = _attention(mp, op, ins, out_t)
     elif isinstance(op, plan.AttentionCombineOp):
         src_l = op.input.type.layout
-        full = Layout(src_l.shape, src_l.grid, (src_l.split[0], src_l.split[1] + (src_l.partial,), ()), -1,
-                      src_l.first_tile)
+        full = Layout(
+            src_l.shape, src_l.grid, (src_l.split[0], src_l.split[1] + (src_l.partial,), ()), -1, src_l.first_tile
+        )
         stage = tilemap.BufferType((src_l.partials, *full.block), builtin.f32, lay.first_tile, lay.tiles, "standard")
         s = mp.emit(_move(ins[0], stage, src_l, full, "attention_combine"), f"{hint}_stage")
         mp.moves += 1
@@ -265,14 +271,18 @@ def _attention(mp: _Mapper, op: plan.AttentionOp, ins: list[SSAValue], out_t: ti
     off = attention_offsets(q_l, k_l if materialized else None, sk)
     off_lay = Layout((st_l.tiles, 4), st_l.grid, (tuple(range(len(st_l.grid))), ()), -1, st_l.first_tile)
     off_tt = TensorType(builtin.f32, [st_l.tiles, 4])
-    offsets = mp.emit(tilemap.WeightOp.create(
-        result_types=[tilemap.BufferType(off_lay.block, builtin.f32, *grid_t, "standard")],
-        attributes={
-            "sym_name": StringAttr(f"{name}_offsets"),
-            "init": DenseIntOrFPElementsAttr.from_list(off_tt, off.ravel().tolist()),
-            "tensor": off_tt, "layout": plan.LayoutAttr(off_lay.grid, off_lay.split, -1, off_lay.first_tile),
-        },
-    ), f"{name}_offsets")
+    offsets = mp.emit(
+        tilemap.WeightOp.create(
+            result_types=[tilemap.BufferType(off_lay.block, builtin.f32, *grid_t, "standard")],
+            attributes={
+                "sym_name": StringAttr(f"{name}_offsets"),
+                "init": DenseIntOrFPElementsAttr.from_list(off_tt, off.ravel().tolist()),
+                "tensor": off_tt,
+                "layout": plan.LayoutAttr(off_lay.grid, off_lay.split, -1, off_lay.first_tile),
+            },
+        ),
+        f"{name}_offsets",
+    )
     state = mp.emit(_run("attention_init", [], out_t, qr=qr, d=d), f"{name}_init")
     common = {"qr": qr, "d": d, "causal": int(op.causal is not None), "scale_bits": float_bits(op.scale.value.data)}
     if materialized:
@@ -280,29 +290,36 @@ def _attention(mp: _Mapper, op: plan.AttentionOp, ins: list[SSAValue], out_t: ti
         sc_lay = Layout((hq, s, sk), st_l.grid, ((0, 1), (2,), (3,)), -1, st_l.first_tile, (1, qr, kr))
         if sc_lay.block != (1, qr, kr):
             raise DiagnosticException(f"map-tiles: score block {sc_lay.block} does not match [1, {qr}, {kr}]")
-        scratch = mp.emit(tilemap.AllocOp.create(
-            result_types=[tilemap.BufferType(sc_lay.block, builtin.f32, *grid_t, "standard")]
-        ), f"{name}_scores")
+        scratch = mp.emit(
+            tilemap.AllocOp.create(result_types=[tilemap.BufferType(sc_lay.block, builtin.f32, *grid_t, "standard")]),
+            f"{name}_scores",
+        )
         upd = _run("attention_update", [*ins, offsets, scratch, state], out_t, kr=kr, k_base=0, **common)
         upd.attributes["inplace"] = IntegerAttr(5, 64)
         state = mp.emit(upd, name)
         idx = plan.op_index_of(op)
         if idx is not None:
             sc_t = TensorType(builtin.f32, [hq, s, sk])
-            mp.emit(tilemap.CheckpointOp.create(
-                operands=[scratch],
-                attributes={
-                    "sym_name": StringAttr(f"{name}_scores"), "index": IntegerAttr(mp.checkpoints, 64),
-                    "op": IntegerAttr(idx, 64), "tensor": sc_t, "aspect": StringAttr("scores"),
-                    "layout": plan.LayoutAttr(sc_lay.grid, sc_lay.split, -1, sc_lay.first_tile, sc_lay.align),
-                },
-            ))
+            mp.emit(
+                tilemap.CheckpointOp.create(
+                    operands=[scratch],
+                    attributes={
+                        "sym_name": StringAttr(f"{name}_scores"),
+                        "index": IntegerAttr(mp.checkpoints, 64),
+                        "op": IntegerAttr(idx, 64),
+                        "tensor": sc_t,
+                        "aspect": StringAttr("scores"),
+                        "layout": plan.LayoutAttr(sc_lay.grid, sc_lay.split, -1, sc_lay.first_tile, sc_lay.align),
+                    },
+                )
+            )
             mp.checkpoints += 1
         return state
     kb = op.key_block.value.data
-    scratch = mp.emit(tilemap.AllocOp.create(
-        result_types=[tilemap.BufferType((qr, kb), builtin.f32, *grid_t, "standard")]
-    ), f"{name}_scores")
+    scratch = mp.emit(
+        tilemap.AllocOp.create(result_types=[tilemap.BufferType((qr, kb), builtin.f32, *grid_t, "standard")]),
+        f"{name}_scores",
+    )
     for t0 in range(0, sk, kb):
         wk = min(kb, sk - t0)
         win = Layout((hkv, wk, d), st_l.grid, ((0,), (), ()), -1, st_l.first_tile)

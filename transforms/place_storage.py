@@ -1,10 +1,11 @@
 """`place-storage`: give every buffer an address, shared by all tiles of its group.
 
 Lifetimes run from a buffer's defining op to its last use (weights live for the whole
-program); buffers are placed first-fit into the regions their memory class allows
-(interleaved: the interleaved region; standard: the non-interleaved data range first, then the
-interleaved region). A model that does not fit gets a diagnostic naming the value, the bytes
-needed, the bytes live and the capacity.
+program). Interleaved buffers are placed first-fit from the top of the interleaved region down;
+standard buffers first-fit from the end of the code up, through the non-interleaved region and
+on into the interleaved one (the regions are adjacent, and standard data has no element rule).
+A model that does not fit gets a diagnostic naming the value, the bytes needed, the bytes live
+(and the largest live values) and the capacity.
 """
 
 from __future__ import annotations
@@ -26,15 +27,30 @@ ALIGN = 32  # AMP operands are 32-byte aligned (MF 1.3)
 
 
 def _ranges(target: Target, memory: str) -> list[tuple[int, int, str]]:
-    out = []
-    for r in target.regions:
-        start = r.start + (target.code_reserve_bytes if r.executable else 0)
-        if memory == "interleaved" and not r.interleaved:
-            continue
-        out.append((start, r.end, r.name))
-    if memory == "standard":
-        out.sort(key=lambda x: x[0])
-    return out
+    """Where a class may live. Standard data may use all data memory (the regions are adjacent,
+    so a standard buffer may straddle them); interleaved data only the interleaved region."""
+    if memory == "interleaved":
+        return [(r.start, r.end, r.name) for r in target.regions if r.interleaved]
+    lo = target.memory_base + target.code_reserve_bytes
+    return [(lo, target.memory_end, "standard")]
+
+
+def _fit(live: list, lo: int, hi: int, size: int, top_down: bool) -> int | None:
+    """Lowest (or highest) 32-byte aligned address in [lo, hi) where `size` bytes are free."""
+    busy = sorted((s, e) for s, e, _ in live if e > lo and s < hi)
+    if not top_down:
+        a = lo
+        for s, e in busy:
+            if a + size <= s:
+                break
+            a = max(a, -(-e // ALIGN) * ALIGN)
+        return a if a + size <= hi else None
+    a = (hi - size) // ALIGN * ALIGN
+    for s, e in reversed(busy):
+        if a >= e:
+            break
+        a = min(a, (s - size) // ALIGN * ALIGN)
+    return a if a >= lo else None
 
 
 def place_function(f: func.FuncOp, target: Target) -> dict[str, int]:
@@ -59,7 +75,9 @@ def place_function(f: func.FuncOp, target: Target) -> dict[str, int]:
         if isinstance(op, tilemap.RunOp) and op.inplace_operand() is not None:
             src = op.inputs[op.inplace_operand()]
             if last.get(src, -1) != i:
-                raise DiagnosticException(f"place-storage: in-place operand %{src.name_hint} is used after %{v.name_hint}")
+                raise DiagnosticException(
+                    f"place-storage: in-place operand %{src.name_hint} is used after %{v.name_hint}"
+                )
             s_slot = slot(src)
             live = [x for x in live if x[2] is not src]
             live.append((s_slot.address.data, s_slot.address.data + s_slot.size.data, v))
@@ -67,22 +85,22 @@ def place_function(f: func.FuncOp, target: Target) -> dict[str, int]:
             continue
         addr = None
         for lo, hi, region in _ranges(target, bt.memory.data):
-            a = lo
-            for s, e, _ in sorted(live, key=lambda x: x[0]):
-                if a + size <= s:
-                    break
-                if e > a:
-                    a = -(-e // ALIGN) * ALIGN
-            if a + size <= hi:
+            # standard data grows up from the code, interleaved data down from the top of memory
+            top_down = bt.memory.data == "interleaved"
+            a = _fit(live, lo, hi, size, top_down)
+            if a is not None:
                 addr, reg = a, region
                 break
         if addr is None:
             live_bytes = sum(e - s for s, e, _ in live)
             cap = sum(hi - lo for lo, hi, _ in _ranges(target, bt.memory.data))
+            biggest = sorted(live, key=lambda x: x[0] - x[1])[:4]
+            names = ", ".join(f"%{x[2].name_hint} {x[1] - x[0]}" for x in biggest)
             raise DiagnosticException(
                 f"model does not fit target {target.name}: value %{v.name_hint or i} ({op.name}) needs {size} "
                 f"bytes of {bt.memory.data} memory on tiles [{bt.first.data}, {bt.first.data + bt.count.data}) "
-                f"while {live_bytes} bytes are live; {bt.memory.data} capacity is {cap} bytes per tile"
+                f"while {live_bytes} bytes are live (largest: {names}); {bt.memory.data} capacity is {cap} "
+                "bytes per tile"
             )
         live.append((addr, addr + size, v))
         op.attributes["slot"] = exchange.SlotAttr(addr, size, reg)

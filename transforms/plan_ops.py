@@ -22,7 +22,8 @@ from ipu.dialects.layout import Layout
 from ipu.target import Target, load_target
 from ipu.transforms.log import log_event
 
-MEMORY_FRACTION = 0.6  # per-op working-set budget (Poplar's availableMemoryProportion default)
+MEMORY_FRACTION = 0.9  # of data memory, per-op working-set budget; place-storage checks what is really live
+WEIGHT_FRACTION = 0.3  # tile memory for weights kept resident in their consumer's (replicated) layout
 
 
 def plan_type(t: TensorType, lay: Layout, memory: str = "standard") -> plan.PlanTensorType:
@@ -42,6 +43,31 @@ def _divisor_like(n: int, limit: int) -> list[int]:
 
 
 @dataclass(frozen=True)
+class GemmLayouts:
+    """The layouts one (pm, pn, pk) choice emits: the plan is priced from these (principle 2)."""
+
+    a: Layout
+    b: Layout
+    partial: Layout  # gemm result (partial over grid dim 2 when pk > 1)
+    result: Layout  # after plan.reduce (== partial when pk == 1)
+    home: Layout | None  # distributed home of a fetched weight
+
+
+def gemm_layouts(m: int, k: int, n: int, pm: int, pn: int, pk: int, head: int, fetch: bool) -> GemmLayouts:
+    grid = (pm, pn, pk)
+    q = Layout((m, n), grid, ((0,), (1, 2)), align=(1, head))
+    align_n = q.block_size(1) * pk if pk > 1 else head
+    hb = -(-(-(-k // pk)) // pm)
+    hb += hb % 2
+    kb_align = hb * pm if fetch else 2
+    a = Layout((m, k), grid, ((0,), (2,)), align=(1, kb_align))
+    b = Layout((k, n), grid, ((2,), (1,)), align=(kb_align, align_n))
+    part = Layout((m, n), grid, ((0,), (1,)), partial=2 if pk > 1 else -1, align=(1, align_n))
+    home = Layout((k, n), grid, ((2, 0), (1,)), align=(hb, align_n)) if fetch else None
+    return GemmLayouts(a, b, part, (q if head > 1 else _drop_align(q)) if pk > 1 else part, home)
+
+
+@dataclass(frozen=True)
 class GemmChoice:
     pm: int
     pn: int
@@ -49,46 +75,74 @@ class GemmChoice:
     cycles: int
     exchange_cycles: int
     bytes_per_tile: int
+    weight_bytes: int  # the B block per tile
+    layouts: GemmLayouts
 
 
-def gemm_candidates(m: int, k: int, n: int, esize: int, a_moves: bool, target: Target) -> list[GemmChoice]:
-    """Every (pm, pn, pk) grid with its estimated cycles and working set per tile."""
+def gemm_candidates(
+    m: int,
+    k: int,
+    n: int,
+    esize: int,
+    a_moves: bool,
+    target: Target,
+    b_moves: bool = False,
+    head: int = 1,
+    a_current: Layout | None = None,
+) -> list[GemmChoice]:
+    """Every (pm, pn, pk) grid with its estimated cycles and working set per tile.
+
+    `a_moves` says the lhs exists already (in `a_current` if given: a candidate whose lhs layout
+    equals it needs no exchange); `b_moves` says the rhs must be exchanged into place."""
     tiles = target.tiles
     out = []
+    n_parts = max(1, -(-n // max(head, 16)))
     for pm in _divisor_like(m, tiles):
         for pk in _divisor_like(max(k // 16, 1), tiles // pm):
-            pn = min(tiles // (pm * pk), max(n // 16, 1))
+            pn = min(tiles // (pm * pk), max(1, n_parts // pk) if head > 1 else n_parts)
             if pn < 1:
                 continue
-            bm, bk, bn = math.ceil(m / pm), math.ceil(k / pk), math.ceil(n / pn)
-            bn += bn % 2
-            bk += bk % 2
+            lays = gemm_layouts(m, k, n, pm, pn, pk, head, b_moves)
+            (bm, bk), bn = lays.a.block, lays.b.block[1]
+            a_moves_here = a_moves and lays.a != a_current
             a, b = bm * bk * esize, bk * bn * esize
             p = bm * bn * (4 if pk > 1 else esize)
-            work = a + b + p + (p + bm * math.ceil(bn / pk) * esize if pk > 1 else 0)
-            exch = a // 4 if a_moves else 0
+            # peak of the gemm step (a, b, partial) and the reduce step (partial, staging, result)
+            work = max(a + b + p, 2 * p + lays.result.block_elements * esize if pk > 1 else 0)
+            exch = (a // 4 if a_moves_here else 0) + (b // 4 if b_moves else 0)
             cyc = target.amp_matmul_cycles(bm, bk, bn)
-            phases = int(a_moves)
+            phases = int(a_moves_here or b_moves)
             if pk > 1:
                 exch += (p - p // pk) // 4
-                cyc += target.reduce_cycles(pk, bm * math.ceil(bn / pk))
+                cyc += target.reduce_cycles(pk, lays.result.block_elements)
                 phases += 1
             exch += phases * target.phase_overhead_cycles()
-            out.append(GemmChoice(pm, pn, pk, cyc + exch, exch, work))
+            out.append(GemmChoice(pm, pn, pk, cyc + exch, exch, work, b, lays))
     return out
 
 
-def choose_gemm(m: int, k: int, n: int, esize: int, a_moves: bool, target: Target) -> GemmChoice:
-    cands = gemm_candidates(m, k, n, esize, a_moves, target)
-    inter = target.region("interleaved").size if any(r.name == "interleaved" for r in target.regions) else 0
-    budget = MEMORY_FRACTION * target.memory_size
-    fits = [c for c in cands if c.bytes_per_tile <= budget and c.bytes_per_tile <= max(inter, budget)]
+def choose_gemm(
+    m: int,
+    k: int,
+    n: int,
+    esize: int,
+    a_moves: bool,
+    target: Target,
+    b_moves: bool = False,
+    head: int = 1,
+    a_current: Layout | None = None,
+    reserved: int = 0,
+) -> GemmChoice:
+    """The cheapest candidate whose working set fits beside `reserved` bytes live elsewhere."""
+    cands = gemm_candidates(m, k, n, esize, a_moves, target, b_moves, head, a_current)
+    budget = MEMORY_FRACTION * (target.memory_size - target.code_reserve_bytes) - reserved
+    fits = [c for c in cands if c.bytes_per_tile <= budget]
     if not fits:
         best = min(cands, key=lambda c: c.bytes_per_tile)
         raise DiagnosticException(
             f"model does not fit target {target.name}: matmul [{m}x{k}] x [{k}x{n}] needs at least "
             f"{best.bytes_per_tile} bytes per tile (grid {best.pm}x{best.pn}x{best.pk}); "
-            f"per-op budget is {int(budget)} of {target.memory_size} bytes"
+            f"per-op budget is {int(budget)} of {target.memory_size} bytes ({reserved} held by live values)"
         )
     return min(fits, key=lambda c: (c.cycles, c.bytes_per_tile))
 
@@ -114,9 +168,24 @@ class _Planner:
     params: dict[SSAValue, graph.ParameterOp] = field(default_factory=dict)
     new_args: dict[int, SSAValue] = field(default_factory=dict)
     conversions: list[str] = field(default_factory=list)
-    col_align: dict[SSAValue, int] = field(default_factory=dict)  # value -> head_dim its columns must hold
     desired: dict[SSAValue, plan.PlanTensorType] = field(default_factory=dict)  # consumer-chosen layouts
     attention: dict[Operation, AttentionChoice] = field(default_factory=dict)
+    resident: int = 0  # bytes per tile of weights kept in their consumer's layout
+    uses_left: dict[SSAValue, int] = field(default_factory=dict)  # graph uses not yet planned
+
+    def live_bytes(self, exclude: tuple[SSAValue, ...] = ()) -> int:
+        """Per-tile bytes of planned values that later ops still read (weights excluded)."""
+        total = 0
+        for v, nv in self.current.items():
+            if v in exclude or v in self.params or self.uses_left.get(v, 0) <= 0:
+                continue
+            lay = nv.type.layout
+            total += lay.block_elements * nv.type.tensor.element_type.bitwidth // 8
+        return total
+
+    def consumed(self, op: Operation) -> None:
+        for v in op.operands:
+            self.uses_left[v] = self.uses_left.get(v, 0) - 1
 
     def emit(self, op: Operation) -> Operation:
         self.block.add_op(op)
@@ -196,7 +265,8 @@ def plan_function(f: func.FuncOp, target: Target) -> dict[str, int]:
         elif isinstance(op, graph.CastOp):
             x = p.get(op.input, None, op.name)
             r = plan.CastOp.create(
-                operands=[x], result_types=[plan.PlanTensorType(op.result.type, x.type.layout_attr)],
+                operands=[x],
+                result_types=[plan.PlanTensorType(op.result.type, x.type.layout_attr)],
                 attributes={"op_index": builtin.IntegerAttr(index, 64)},
             )
             p.set(op.result, p.emit(r).results[0])
@@ -210,6 +280,7 @@ def plan_function(f: func.FuncOp, target: Target) -> dict[str, int]:
             _plan_attention(p, op, index)
         else:
             raise DiagnosticException(f"plan-ops: no plan for operation {op.name}")
+        p.consumed(op)
         index += 1
     if ret is None:
         raise DiagnosticException("plan-ops: function has no func.return")
@@ -237,32 +308,43 @@ def _plan_matmul(p: _Planner, op: graph.MatmulOp, index: int, target: Target, gr
         raise DiagnosticException("plan-ops: transposed matmul operands are not planned yet; use graph.transpose")
     (m, k), (_, n) = op.lhs.type.get_shape(), op.rhs.type.get_shape()
     esize = op.lhs.type.element_type.bitwidth // 8
-    c = choose_gemm(m, k, n, esize, p.has(op.lhs), target)
-    grid = (c.pm, c.pn, c.pk)
+    # Head-aligned output columns would save the split_heads rearrange but cap the column parts at
+    # the head count, which costs far more memory per tile than one cheap exchange: not used here.
+    head = 1
+    a_cur = p.current[op.lhs].type.layout if p.has(op.lhs) else None
+    reserved = p.resident + p.live_bytes(exclude=(op.lhs, op.rhs))
+    c = choose_gemm(m, k, n, esize, p.has(op.lhs), target, p.has(op.rhs), head, a_cur, reserved)
+    fetch = False
+    if op.rhs in p.params and not p.has(op.rhs):
+        if p.resident + c.weight_bytes > WEIGHT_FRACTION * target.memory_size:
+            # too big to keep replicated: store it once, spread over the grid, and fetch it before use
+            fetch = True
+            c = choose_gemm(m, k, n, esize, p.has(op.lhs), target, True, head, a_cur, reserved)
+        else:
+            p.resident += c.weight_bytes
+    lays = c.layouts
     el = op.result.type.element_type
-    head = p.col_align.get(op.result, 1)
-    q = Layout((m, n), grid, ((0,), (1, 2)), align=(1, head))
-    align_n = q.block_size(1) * c.pk if c.pk > 1 else head
-    a_lay = Layout((m, k), grid, ((0,), (2,)))
-    b_lay = Layout((k, n), grid, ((2,), (1,)), align=(2, align_n))
-    r_lay = Layout((m, n), grid, ((0,), (1,)), partial=2 if c.pk > 1 else -1, align=(1, align_n))
-    a = p.get(op.lhs, plan_type(op.lhs.type, a_lay, "interleaved"), op.name)
-    b = p.get(op.rhs, plan_type(op.rhs.type, b_lay, "interleaved"), op.name)
+    if fetch:
+        assert lays.home is not None
+        p.get(op.rhs, plan_type(op.rhs.type, lays.home), "weight home")
+    a = p.get(op.lhs, plan_type(op.lhs.type, lays.a), op.name)
+    b = p.get(op.rhs, plan_type(op.rhs.type, lays.b, "interleaved"), "weight fetch" if fetch else op.name)
     r_t = TensorType(builtin.f32 if c.pk > 1 else el, [m, n])
-    g = p.emit(plan.GemmOp(a, b, plan_type(r_t, r_lay, "interleaved"), None if c.pk > 1 else index)).results[0]
+    g = p.emit(plan.GemmOp(a, b, plan_type(r_t, lays.partial, "interleaved"), None if c.pk > 1 else index)).results[0]
     grids.append(f"{c.pm}x{c.pn}x{c.pk}")
     log_event(
         "planned operation",
         op=index,
         name=op.name,
         grid=f"{c.pm}x{c.pn}x{c.pk}",
+        weight="fetched" if fetch else "resident",
         estimated_cycles=c.cycles,
         estimated_exchange_cycles=c.exchange_cycles,
         bytes_per_tile=c.bytes_per_tile,
     )
     if c.pk > 1:
         g.name_hint = f"{op.result.name_hint or 'mm'}_partial"
-        g = p.emit(plan.ReduceOp(g, plan_type(op.result.type, _drop_align(q) if head == 1 else q), index)).results[0]
+        g = p.emit(plan.ReduceOp(g, plan_type(op.result.type, lays.result), index)).results[0]
     p.set(op.result, g)
 
 
@@ -380,10 +462,9 @@ def _heads_ok(lay: Layout, d: int) -> bool:
 
 def _plan_split_heads(p: _Planner, op: graph.SplitHeadsOp, index: int) -> None:
     h, s, d = op.result.type.get_shape()
-    x = p.get(op.input, None, op.name)
-    if not _heads_ok(x.type.layout, d):
-        x = p.get(op.input, plan_type(op.input.type, row_layout((s, h * d), p.target.tiles)), op.name)
     want = p.desired.get(op.result) or plan_type(op.result.type, row_layout((h, s, d), p.target.tiles))
+    # the input in the 2-D layout whose head view is the result: the split then moves whole blocks
+    x = p.get(op.input, plan_type(op.input.type, plan.heads_2d(want.layout)), op.name)
     r = plan.SplitHeadsOp.create(
         operands=[x], result_types=[want], attributes={"op_index": builtin.IntegerAttr(index, 64)}
     )
@@ -394,9 +475,9 @@ def _plan_merge_heads(p: _Planner, op: graph.MergeHeadsOp, index: int) -> None:
     x = p.get(op.input, None, op.name)
     if x.type.layout.partial >= 0:
         raise DiagnosticException("plan-ops: merge_heads of a partial sum")
-    s, hd = op.result.type.get_shape()
     r = plan.MergeHeadsOp.create(
-        operands=[x], result_types=[plan_type(op.result.type, row_layout((s, hd), p.target.tiles))],
+        operands=[x],
+        result_types=[plan_type(op.result.type, plan.heads_2d(x.type.layout))],
         attributes={"op_index": builtin.IntegerAttr(index, 64)},
     )
     p.set(op.result, p.emit(r).results[0])
@@ -420,8 +501,10 @@ def choose_attention(
     g = hq // hkv
     per = target.tiles // hq
     if per < 1:
-        raise DiagnosticException(f"plan-ops: {hq} query heads need at least {hq} tiles; {target.name} has {target.tiles}")
-    budget = MEMORY_FRACTION * target.memory_size
+        raise DiagnosticException(
+            f"plan-ops: {hq} query heads need at least {hq} tiles; {target.name} has {target.tiles}"
+        )
+    budget = MEMORY_FRACTION * (target.memory_size - target.code_reserve_bytes)
     over = target.phase_overhead_cycles()
     cands: list[AttentionChoice] = []
     if form == "materialized":
@@ -430,11 +513,22 @@ def choose_attention(
             ob = math.ceil(s / (pq * pk))
             qr, kr = ob * pk, math.ceil(sk / pk)
             kr += kr % 2
-            mem = (qr * d * esize + 2 * kr * d * esize + qr * kr * 4 + qr * (d + 2) * 4
-                   + pk * ob * (d + 2) * 4 + ob * d * esize + 16)
+            mem = (
+                qr * d * esize
+                + 2 * kr * d * esize
+                + qr * kr * 4
+                + qr * (d + 2) * 4
+                + pk * ob * (d + 2) * 4
+                + ob * d * esize
+                + 16
+            )
             exch = (qr * d * esize + 2 * kr * d * esize + (pk - 1) * ob * (d + 2) * 4) // 4 + 2 * over
-            cyc = (target.attention_update_cycles(qr, kr, d) + target.attention_combine_cycles(pk, ob, d)
-                   + target.fill_cycles(qr * (d + 2)) + exch)
+            cyc = (
+                target.attention_update_cycles(qr, kr, d)
+                + target.attention_combine_cycles(pk, ob, d)
+                + target.fill_cycles(qr * (d + 2))
+                + exch
+            )
             cands.append(AttentionChoice(form, (hkv, g, pq, pk), qr, ob, kr, cyc, mem))
     else:
         pq = min(per, s)
@@ -453,7 +547,8 @@ def choose_attention(
         raise DiagnosticException(
             f"model does not fit target {target.name}: {form} attention [{hq}x{s}x{d}] over {sk} keys needs at "
             f"least {best.bytes_per_tile} bytes per tile (grid {'x'.join(map(str, best.grid))}); per-op budget is "
-            f"{int(budget)} of {target.memory_size} bytes" + ("; try form = \"streamed\"" if form == "materialized" else "")
+            f"{int(budget)} of {target.memory_size} bytes"
+            + ('; try form = "streamed"' if form == "materialized" else "")
         )
     return min(fits, key=lambda c: (c.cycles, c.bytes_per_tile))
 
@@ -470,10 +565,10 @@ def attention_layouts(c: AttentionChoice, hq: int, hkv: int, s: int, sk: int, d:
 
 
 def _pre_plan(p: _Planner, block: Block) -> None:
-    """Look ahead: head alignment for split_heads inputs and attention operand layouts."""
+    """Look ahead: use counts (for liveness-aware budgets) and attention operand layouts."""
     for op in block.ops:
-        if isinstance(op, graph.SplitHeadsOp):
-            p.col_align[op.input] = op.result.type.get_shape()[2]
+        for v in op.operands:
+            p.uses_left[v] = p.uses_left.get(v, 0) + 1
         if isinstance(op, graph.AttentionOp):
             (hq, s, d), (hkv, sk, _) = op.q.type.get_shape(), op.k.type.get_shape()
             es = op.q.type.element_type.bitwidth // 8
@@ -514,13 +609,21 @@ def _plan_attention(p: _Planner, op: graph.AttentionOp, index: int) -> None:
     sv = p.emit(st).results[0]
     sv.name_hint = f"{op.result.name_hint or 'attn'}_state"
     comb = plan.AttentionCombineOp.create(
-        operands=[sv], result_types=[plan_type(op.result.type, lays["out"])],
+        operands=[sv],
+        result_types=[plan_type(op.result.type, lays["out"])],
         attributes={"op_index": builtin.IntegerAttr(index, 64)},
     )
     p.set(op.result, p.emit(comb).results[0])
     log_event(
-        "planned operation", op=index, name=op.name, form=c.form, grid="x".join(map(str, c.grid)),
-        rows_per_tile=c.rows, keys_per_update=c.keys, estimated_cycles=c.cycles, bytes_per_tile=c.bytes_per_tile,
+        "planned operation",
+        op=index,
+        name=op.name,
+        form=c.form,
+        grid="x".join(map(str, c.grid)),
+        rows_per_tile=c.rows,
+        keys_per_update=c.keys,
+        estimated_cycles=c.cycles,
+        bytes_per_tile=c.bytes_per_tile,
     )
 
 

@@ -136,14 +136,29 @@ def _scatter_nd(lay: Layout, x: np.ndarray) -> np.ndarray:
     ("src", "dst", "perm", "offset", "view"),
     [
         # split heads: [S, H, D] view of [S, H*D] -> [H, S, D]
-        (Layout((12, 3, 8), (2, 3), ((0,), (1,), ())), Layout((3, 12, 8), (3, 4), ((0,), (1,), ())),
-         (1, 0, 2), None, lambda x: x.transpose(1, 0, 2)),
+        (
+            Layout((12, 3, 8), (2, 3), ((0,), (1,), ())),
+            Layout((3, 12, 8), (3, 4), ((0,), (1,), ())),
+            (1, 0, 2),
+            None,
+            lambda x: x.transpose(1, 0, 2),
+        ),
         # merge heads back
-        (Layout((3, 12, 8), (3, 4), ((0,), (1,), ())), Layout((12, 3, 8), (6,), ((0,), (), ())),
-         (1, 0, 2), None, lambda x: x.transpose(1, 0, 2)),
+        (
+            Layout((3, 12, 8), (3, 4), ((0,), (1,), ())),
+            Layout((12, 3, 8), (6,), ((0,), (), ())),
+            (1, 0, 2),
+            None,
+            lambda x: x.transpose(1, 0, 2),
+        ),
         # a key window [:, 4:10, :] replicated over a grid dimension
-        (Layout((2, 12, 8), (2, 3), ((0,), (1,), ())), Layout((2, 6, 8), (2, 2), ((0,), (), ())),
-         None, (0, 4, 0), lambda x: x[:, 4:10, :]),
+        (
+            Layout((2, 12, 8), (2, 3), ((0,), (1,), ())),
+            Layout((2, 6, 8), (2, 2), ((0,), (), ())),
+            None,
+            (0, 4, 0),
+            lambda x: x[:, 4:10, :],
+        ),
     ],
 )
 def test_nd_conversions(src: Layout, dst: Layout, perm, offset, view) -> None:
