@@ -16,15 +16,15 @@ from xdsl.dialects.builtin import (
     Float16Type,
     Float32Type,
     FloatAttr,
-    IntegerAttr,
     IntAttr,
+    IntegerAttr,
     StringAttr,
     TensorType,
     UnitAttr,
     f64,
     i64,
 )
-from xdsl.ir import Attribute, Block, Dialect, ParametrizedAttribute, Region, SSAValue
+from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, Region, SSAValue
 from xdsl.irdl import (
     AnyOf,
     BaseAttr,
@@ -32,17 +32,16 @@ from xdsl.irdl import (
     attr_def,
     irdl_attr_definition,
     irdl_op_definition,
+    lazy_traits_def,
     operand_def,
     opt_attr_def,
     region_def,
     result_def,
-    lazy_traits_def,
     traits_def,
     var_operand_def,
     var_result_def,
 )
-from xdsl.parser import Parser
-from xdsl.parser import AttrParser
+from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.traits import HasParent, IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException

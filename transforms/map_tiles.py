@@ -9,12 +9,11 @@ logical layouts so codegen can bind them.
 from __future__ import annotations
 
 import math
-
 from dataclasses import dataclass
 
+import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
-import numpy as np
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, DictionaryAttr, IntegerAttr, StringAttr, TensorType
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass

@@ -57,7 +57,7 @@ def gemm_layouts(m: int, k: int, n: int, pm: int, pn: int, pk: int, head: int, f
     grid = (pm, pn, pk)
     q = Layout((m, n), grid, ((0,), (1, 2)), align=(1, head))
     align_n = q.block_size(1) * pk if pk > 1 else head
-    hb = -(-(-(-k // pk)) // pm)
+    hb = math.ceil(math.ceil(k / pk) / pm)
     hb += hb % 2
     kb_align = hb * pm if fetch else 2
     a = Layout((m, k), grid, ((0,), (2,)), align=(1, kb_align))
