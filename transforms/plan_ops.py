@@ -22,8 +22,8 @@ from ipu.dialects.layout import Layout
 from ipu.target import Target, load_target
 from ipu.transforms.log import log_event
 
-MEMORY_FRACTION = 0.9  # of data memory, per-op working-set budget; place-storage checks what is really live
-WEIGHT_FRACTION = 0.3  # tile memory for weights kept resident in their consumer's (replicated) layout
+MEMORY_FRACTION = 0.85  # of data memory, per-op working-set budget; place-storage checks what is really live
+WEIGHT_FRACTION = 0.12  # tile memory for weights kept resident in their consumer's (replicated) layout
 
 
 def plan_type(t: TensorType, lay: Layout, memory: str = "standard") -> plan.PlanTensorType:

@@ -1,13 +1,13 @@
 // RUN: ipu-opt %examples/mlp_small.mlir -p ipu-compile --target sim16 | filecheck %s
 
-// examples/mlp_small.mlir end to end. ipu-compile verifies only its final (tasm) output, so this
-// passes although `-p plan-ops` alone on the same file is rejected by the plan.gemm verifier
-// (see dialects/plan/gemm-unsplit-contraction.mlir and plan-ops-mlp-small.mlir).
+// examples/mlp_small.mlir end to end (see plan-ops-mlp-small.mlir for the plan level). The gemm
+// lhs (x, at 0x50120 = 327840) is standard data placed above the code and the biases; the
+// weights (w1 at 0xE0000 = 917504) and gemm results are interleaved, placed from the top down.
 
-// CHECK:      builtin.module attributes {tasm.target = "sim16", tasm.memory = {peak_standard_bytes = 10400 : i64, peak_interleaved_bytes = 139264 : i64, peak_total_bytes = 139424 : i64, maximum_standard_allocation_bytes = 8192 : i64}} {
+// CHECK:      builtin.module attributes {tasm.target = "sim16", tasm.memory = {peak_standard_bytes = 65696 : i64, peak_interleaved_bytes = 81920 : i64, peak_total_bytes = 139424 : i64, maximum_standard_allocation_bytes = 65536 : i64}} {
 // CHECK-NEXT:   tasm.program @p0 tiles(0, 16) {
 // CHECK-NEXT:     tasm.host_in 0
-// CHECK-NEXT:     tasm.call "amp_matmul" out(622592) in(array<i64: 589824, 524288>) {m = 64 : i64, k = 256 : i64, n = 64 : i64} : f16 -> f16
+// CHECK-NEXT:     tasm.call "amp_matmul" out(876544) in(array<i64: 327840, 917504>) {m = 64 : i64, k = 256 : i64, n = 64 : i64} : f16 -> f16
 // CHECK-NEXT:     tasm.checkpoint 0
 // CHECK-NEXT:     tasm.call "add" {{.*}} {m = 64 : i64, n = 64 : i64, b_rows = 1 : i64, b_cols = 64 : i64} : f16 -> f16
 // CHECK-NEXT:     tasm.checkpoint 1
@@ -24,7 +24,8 @@
 // CHECK-NEXT:     tasm.checkpoint 4
 // CHECK-NEXT:     tasm.host_out 0
 // CHECK-NEXT:   }
-// CHECK:        tasm.weight "w1" #graph.gaussian<seed = 1, std = 0.02> : tensor<256x1024xf16> layout #plan.layout<grid = [1, 16, 1], split = {{\[\[}}2], [1]], align = [2, 1], memory = interleaved> at 524288
+// CHECK:        tasm.stream_in 0 "x" : tensor<64x256xf16> layout #plan.layout<grid = [1, 16, 1], split = {{\[\[}}0], [2]], align = [1, 2], memory = standard> at 327840
+// CHECK:        tasm.weight "w1" #graph.gaussian<seed = 1, std = 0.02> : tensor<256x1024xf16> layout #plan.layout<grid = [1, 16, 1], split = {{\[\[}}2], [1]], align = [2, 1], memory = interleaved> at 917504
 // CHECK:        tasm.phase 0 lower_bound 16384 horizon 16384 scheduler "greedy-longest-first"
 // CHECK:        tasm.phase 1 lower_bound 2048 horizon 3072 scheduler "greedy-longest-first"
 // CHECK:        tasm.stream_out 0 "output0" : tensor<64x256xf16> layout #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [1, 2]], memory = standard>

@@ -11,14 +11,14 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 }
 
 // CHECK-NOT:  {{graph|plan|tilemap|exchange}}.
-// CHECK:      builtin.module attributes {tasm.target = "sim16", tasm.memory = {peak_standard_bytes = 16416 : i64, peak_interleaved_bytes = 106496 : i64, peak_total_bytes = 106528 : i64, maximum_standard_allocation_bytes = 8192 : i64}} {
+// CHECK:      builtin.module attributes {tasm.target = "sim16", tasm.memory = {peak_standard_bytes = 73760 : i64, peak_interleaved_bytes = 40960 : i64, peak_total_bytes = 106528 : i64, maximum_standard_allocation_bytes = 65536 : i64}} {
 // CHECK-NEXT:   tasm.program @p0 tiles(0, 16) {
 // CHECK-NEXT:     tasm.host_in 0
 // CHECK-NEXT:     tasm.call "gelu"
 // CHECK-NEXT:     tasm.checkpoint 0
 // CHECK-NEXT:     tasm.sync
 // CHECK-NEXT:     tasm.exchange 0
-// CHECK-NEXT:     tasm.call "amp_matmul" out(622592) in(array<i64: 557056, 524288>) {m = 64 : i64, k = 512 : i64, n = 32 : i64} : f16 -> f32
+// CHECK-NEXT:     tasm.call "amp_matmul" out(909312) in(array<i64: 344096, 917504>) {m = 64 : i64, k = 512 : i64, n = 32 : i64} : f16 -> f32
 // CHECK-NEXT:     tasm.sync
 // CHECK-NEXT:     tasm.exchange 1
 // CHECK-NEXT:     tasm.call "reduce_sum" {{.*}} : f32 -> f16

@@ -10,16 +10,18 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 }
 
 // All kernels run on tiles [0, 16), so one program is shared by every tile. Addresses are the
-// place-storage slots (0x50020 = 327712, 0x52020 = 335904, 0x80000 = 524288, ...).
+// place-storage slots: standard data from the end of the code up (0x50000 = 327680,
+// 0x50020 = 327712, 0x52020 = 335904, 0x54020 = 344096), interleaved data from the top of memory
+// down (0xE0000 = 917504, 0xDE000 = 909312).
 // CHECK-NOT:  func.func
-// CHECK:      builtin.module attributes {tasm.target = "sim16", tasm.memory = {peak_standard_bytes = 16416 : i64, peak_interleaved_bytes = 106496 : i64, peak_total_bytes = 106528 : i64, maximum_standard_allocation_bytes = 8192 : i64}} {
+// CHECK:      builtin.module attributes {tasm.target = "sim16", tasm.memory = {peak_standard_bytes = 73760 : i64, peak_interleaved_bytes = 40960 : i64, peak_total_bytes = 106528 : i64, maximum_standard_allocation_bytes = 65536 : i64}} {
 // CHECK-NEXT:   tasm.program @p0 tiles(0, 16) {
 // CHECK-NEXT:     tasm.host_in 0
 // CHECK-NEXT:     tasm.call "gelu" out(335904) in(array<i64: 327712>) {elements = 4096 : i64} : f16 -> f16
 // CHECK-NEXT:     tasm.checkpoint 0
 // CHECK-NEXT:     tasm.sync
 // CHECK-NEXT:     tasm.exchange 0
-// CHECK-NEXT:     tasm.call "amp_matmul" out(622592) in(array<i64: 557056, 524288>) {m = 64 : i64, k = 512 : i64, n = 32 : i64} : f16 -> f32
+// CHECK-NEXT:     tasm.call "amp_matmul" out(909312) in(array<i64: 344096, 917504>) {m = 64 : i64, k = 512 : i64, n = 32 : i64} : f16 -> f32
 // CHECK-NEXT:     tasm.sync
 // CHECK-NEXT:     tasm.exchange 1
 // CHECK-NEXT:     tasm.call "reduce_sum" out(335904) in(array<i64: 327712>) {parts = 2 : i64, elements = 1024 : i64} : f32 -> f16
@@ -31,9 +33,9 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 // CHECK-NEXT:   tasm.stream_in 0 "x" : tensor<64x1024xf16> layout #plan.layout<grid = [16, 1], split = {{\[\[}}0], [1]], memory = standard> at 327712
 // CHECK-NEXT:   tasm.checkpoint_def 0 "g" op 2 : tensor<64x1024xf16> layout #plan.layout<grid = [16, 1], split = {{\[\[}}0], [1]], memory = standard> at 335904
 // CHECK-NEXT:   tasm.phase 0 lower_bound 16384 horizon 17408 scheduler "greedy-longest-first" transfers = dense<"0x{{[0-9A-F]+}}"> : tensor<{{[0-9]+}}x14xi32>
-// CHECK-NEXT:   tasm.weight "w2" #graph.gaussian<seed = 3, std = 0.02> : tensor<1024x256xf16> layout #plan.layout<grid = [1, 8, 2], split = {{\[\[}}2], [1]], align = [2, 32], memory = interleaved> at 524288
-// Phase offsets are now absolute: source 0x98000 (622592) + relative offset, destination 0x50020 (327712) + relative offset.
-// CHECK-NEXT:   tasm.phase 1 lower_bound 2048 horizon 3072 scheduler "greedy-longest-first" transfers = dense<{{\[\[}}0, 0, 622592, 128, 0, 327712, 64, 64, 16, 8, 2, 2, 1, 1], [1024, 0, 622656, 128, 1, 327712, 64, 64, 16, 8, 2, 2, 1, 1], [1024, 1, 622592, 128, 0, 331808, 64, 64, 16, 8, 2, 2, 1, 1], [2048, 1, 622656, 128, 1, 331808, 64, 64, 16, 8, 2, 2, 1, 1]]> : tensor<4x14xi32>
+// CHECK-NEXT:   tasm.weight "w2" #graph.gaussian<seed = 3, std = 0.02> : tensor<1024x256xf16> layout #plan.layout<grid = [1, 8, 2], split = {{\[\[}}2], [1]], align = [2, 32], memory = interleaved> at 917504
+// Phase offsets are now absolute: source 0xDE000 (909312) + relative offset, destination 0x50020 (327712) + relative offset.
+// CHECK-NEXT:   tasm.phase 1 lower_bound 2048 horizon 3072 scheduler "greedy-longest-first" transfers = dense<{{\[\[}}0, 0, 909312, 128, 0, 327712, 64, 64, 16, 8, 2, 2, 1, 1], [1024, 0, 909376, 128, 1, 327712, 64, 64, 16, 8, 2, 2, 1, 1], [1024, 1, 909312, 128, 0, 331808, 64, 64, 16, 8, 2, 2, 1, 1], [2048, 1, 909376, 128, 1, 331808, 64, 64, 16, 8, 2, 2, 1, 1]]> : tensor<4x14xi32>
 // CHECK-NEXT:   tasm.checkpoint_def 1 "y" op 3 : tensor<64x256xf16> layout #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [1, 2]], memory = standard> at 335904
 // CHECK-NEXT:   tasm.weight "b2" #graph.gaussian<seed = 4, std = 0.02> : tensor<256xf16> layout #plan.layout<grid = [1, 8, 2], split = {{\[\[}}1, 2]], memory = standard> at 327680
 // CHECK-NEXT:   tasm.checkpoint_def 2 "yb" op 4 : {{.*}} at 327712

@@ -9,16 +9,18 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
   func.return %yb : tensor<64x256xf16>
 }
 
-// Weights are placed first (b2 at the start of standard memory after the 16 KiB code reserve,
-// w2 at the start of the interleaved region); dead buffers' space is reused.
+// Weights are placed first. Standard data grows up from the end of the 16 KiB code reserve
+// (b2 at 0x50000, then x at 0x50020); interleaved data grows down from the top of memory
+// (0xE8000: w2 at 0xE0000, the matmul result below it). The gemm lhs %g_r is standard data.
+// Dead buffers' space is reused (%y_stage and %yb reuse x's slot, %y reuses g's).
 // CHECK:      func.func @main()
-// CHECK-SAME: exchange.memory = {peak_standard_bytes = 16416 : i64, peak_interleaved_bytes = 106496 : i64, peak_total_bytes = 106528 : i64, maximum_standard_allocation_bytes = 8192 : i64}
+// CHECK-SAME: exchange.memory = {peak_standard_bytes = 73760 : i64, peak_interleaved_bytes = 40960 : i64, peak_total_bytes = 106528 : i64, maximum_standard_allocation_bytes = 65536 : i64}
 // CHECK-NEXT: %x = tilemap.host_write "x" {{.*}} {slot = #exchange.slot<0x50020, 8192, standard>}
 // CHECK-NEXT: %g = tilemap.run "gelu"(%x) {elements = 4096 : i64} {slot = #exchange.slot<0x52020, 8192, standard>}
 // CHECK-NEXT: tilemap.checkpoint "g" index 0 op 2 %g : {{[^{]*}}{{$}}
-// CHECK-NEXT: %g_r = exchange.phase 0 %g {{.*}}slot = #exchange.slot<0x88000, 65536, interleaved>}
-// CHECK-NEXT: %w2 = tilemap.weight "w2" {{.*}} {slot = #exchange.slot<0x80000, 32768, interleaved>}
-// CHECK-NEXT: %y_partial = tilemap.run "amp_matmul"(%g_r, %w2) {{.*}} {slot = #exchange.slot<0x98000, 8192, interleaved>}
+// CHECK-NEXT: %g_r = exchange.phase 0 %g {{.*}}slot = #exchange.slot<0x54020, 65536, standard>}
+// CHECK-NEXT: %w2 = tilemap.weight "w2" {{.*}} {slot = #exchange.slot<0xe0000, 32768, interleaved>}
+// CHECK-NEXT: %y_partial = tilemap.run "amp_matmul"(%g_r, %w2) {{.*}} {slot = #exchange.slot<0xde000, 8192, interleaved>}
 // CHECK-NEXT: %y_stage = exchange.phase 1 %y_partial {{.*}}slot = #exchange.slot<0x50020, 8192, standard>}
 // CHECK-NEXT: %y = tilemap.run "reduce_sum"(%y_stage) {{.*}} {slot = #exchange.slot<0x52020, 2048, standard>}
 // CHECK-NEXT: tilemap.checkpoint "y"

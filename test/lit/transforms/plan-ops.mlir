@@ -3,7 +3,8 @@
 
 // The second half of examples/mlp_small.mlir: the matmul splits its contraction (grid pm x pn x pk
 // with pk > 1), so the gemm yields an f32 partial sum reduced by plan.reduce, and gelu's
-// default layout is rearranged into the gemm's lhs layout.
+// default layout is rearranged into the gemm's lhs layout (the lhs lives in standard memory;
+// only the rhs weights and the result are interleaved).
 func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
   %w2 = graph.parameter "w2" #graph.gaussian<seed = 3, std = 0.02> : tensor<1024x256xf16>
   %b2 = graph.parameter "b2" #graph.gaussian<seed = 4, std = 0.02> : tensor<256xf16>
@@ -19,8 +20,8 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 // SIM64:      func.func @main(%x: !plan.tensor<64x1024xf16, #plan.layout<grid = [64, 1], split = {{\[\[}}0], [1]], memory = standard>>)
 // SIM64-SAME: attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"], ipu.target = "sim64"}
 // CHECK-NEXT: %g = plan.unary "gelu" %x {op_index = 2 : i64}
-// SIM16-NEXT: %g_r = plan.rearrange %g {reason = "graph.matmul"} : {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [2]], memory = interleaved>>
-// SIM64-NEXT: %g_r = plan.rearrange %g {reason = "graph.matmul"} : {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [2, 8, 4], split = {{\[\[}}0], [2]], memory = interleaved>>
+// SIM16-NEXT: %g_r = plan.rearrange %g {reason = "graph.matmul"} : {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [2]], align = [1, 2], memory = standard>>
+// SIM64-NEXT: %g_r = plan.rearrange %g {reason = "graph.matmul"} : {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [2, 8, 4], split = {{\[\[}}0], [2]], align = [1, 2], memory = standard>>
 // SIM16-NEXT: %w2 = plan.parameter "w2" #graph.gaussian<seed = 3, std = 0.02> : !plan.tensor<1024x256xf16, #plan.layout<grid = [1, 8, 2], split = {{\[\[}}2], [1]], align = [2, 32], memory = interleaved>>
 // SIM64-NEXT: %w2 = plan.parameter "w2" #graph.gaussian<seed = 3, std = 0.02> : !plan.tensor<1024x256xf16, #plan.layout<grid = [2, 8, 4], split = {{\[\[}}2], [1]], align = [2, 32], memory = interleaved>>
 // CHECK-NEXT: %y_partial = plan.gemm %g_r, %w2 : (

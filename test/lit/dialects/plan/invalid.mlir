@@ -38,11 +38,12 @@ func.func @f(%a: !plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 2], split = 
 
 // -----
 
-func.func @f(%a: !plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 2], split = [[0], [2]], memory = standard>>, %b: !plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 2], split = [[2], [1]], memory = interleaved>>) {
-  %c = plan.gemm %a, %b : (!plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 2], split = [[0], [2]], memory = standard>>, !plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 2], split = [[2], [1]], memory = interleaved>>) -> !plan.tensor<64x64xf32, #plan.layout<grid = [2, 2, 2], split = [[0], [1]], partial = 2, memory = interleaved>>
+// The lhs may live in standard memory, but the rhs weights must be interleaved.
+func.func @f(%a: !plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 2], split = [[0], [2]], memory = standard>>, %b: !plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 2], split = [[2], [1]], memory = standard>>) {
+  %c = plan.gemm %a, %b : (!plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 2], split = [[0], [2]], memory = standard>>, !plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 2], split = [[2], [1]], memory = standard>>) -> !plan.tensor<64x64xf32, #plan.layout<grid = [2, 2, 2], split = [[0], [1]], partial = 2, memory = interleaved>>
   func.return
 }
-// CHECK: Operation does not verify: plan.gemm: AMP operands and result live in interleaved memory
+// CHECK: Operation does not verify: plan.gemm: AMP weights (rhs) and result live in interleaved memory
 
 // -----
 
