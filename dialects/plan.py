@@ -269,6 +269,31 @@ class GemmOp(IRDLOperation):
 
 
 @irdl_op_definition
+class SerialGemmOp(IRDLOperation):
+    """A GEMM too large for one step: output-stationary over a (rows, cols) grid, with the
+    contraction in `k_steps` serial steps (SUMMA): each step exchanges a column window of the lhs
+    and a row window of the rhs from where they live and accumulates in fp32."""
+
+    name = "plan.gemm_serial"
+    lhs = operand_def(AnyPlan)
+    rhs = operand_def(AnyPlan)
+    result = result_def(AnyPlan)
+    k_steps = attr_def(IntegerAttr)
+    op_index = _op_index_attr()
+    traits = traits_def(Pure())
+    assembly_format = "$lhs `,` $rhs attr-dict `:` `(` type($lhs) `,` type($rhs) `)` `->` type($result)"
+
+    def verify_(self) -> None:
+        a, b, r = self.lhs.type.layout, self.rhs.type.layout, self.result.type.layout
+        if len(a.shape) != 2 or len(b.shape) != 2 or a.shape[1] != b.shape[0] or r.shape != (a.shape[0], b.shape[1]):
+            raise VerifyException(f"plan.gemm_serial: shapes {a.shape} x {b.shape} -> {r.shape} do not match")
+        if r.partial >= 0 or a.partial >= 0 or b.partial >= 0 or len(r.grid) != 2 or r.split != ((0,), (1,)):
+            raise VerifyException("plan.gemm_serial: result must be split [[0], [1]] over a 2-d grid")
+        if self.k_steps.value.data < 1:
+            raise VerifyException("plan.gemm_serial: k_steps must be positive")
+
+
+@irdl_op_definition
 class ReduceOp(IRDLOperation):
     """Sum partial blocks into a non-partial layout (a reduce-scatter plus a local sum)."""
 

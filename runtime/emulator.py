@@ -254,6 +254,14 @@ class Emulator:
             m, kk, n = p["m"], p["k"], p["n"]
             res = np.matmul(ins[0].reshape(count, m, kk), ins[1].reshape(count, kk, n))
             cycles = t.amp_matmul_cycles(m, kk, n)
+        elif name == "amp_matmul_acc":
+            m, kk, n = p["m"], p["k"], p["n"]
+            acc = out.astype(np.float32).reshape(count, m, n)
+            res = acc + np.matmul(ins[0].reshape(count, m, kk), ins[1].reshape(count, kk, n))
+            cycles = t.amp_matmul_cycles(m, kk, n)
+        elif name == "zero":
+            res = np.zeros((count, p["elements"]), np.float32)
+            cycles = t.fill_cycles(p["elements"])
         elif name in ("add", "mul", "sub", "max"):
             m, n, br, bc = p["m"], p["n"], p["b_rows"], p["b_cols"]
             op = {"add": np.add, "mul": np.multiply, "sub": np.subtract, "max": np.maximum}[name]

@@ -32,6 +32,10 @@ class Opcode(IntEnum):
 KERNELS: dict[str, tuple[int, tuple[str, ...]]] = {
     # out[m,n] = a[m,k] @ b[k,n]; inputs f16, fp32 accumulation; out dtype f16 or f32
     "amp_matmul": (2, ("m", "k", "n")),
+    # out[m,n] += a[m,k] @ b[k,n]; out is an f32 accumulator read, then written, in place
+    "amp_matmul_acc": (2, ("m", "k", "n")),
+    # out[e] = 0 (an accumulator's start)
+    "zero": (0, ("elements",)),
     # out = a (op) b over [m,n]; b has b_rows rows (1 = broadcast a row vector) and
     # b_cols columns (1 = broadcast a column vector)
     "add": (2, ("m", "n", "b_rows", "b_cols")),

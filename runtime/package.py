@@ -320,8 +320,10 @@ def packages_equal(a: Package, b: Package) -> bool:
 
 def call_operand_elements(kernel: str, p: dict[str, Any]) -> tuple[Any, list[Any]]:
     """(output elements, [input elements]) of a CALL; works on ints or numpy param columns."""
-    if kernel == "amp_matmul":
+    if kernel in ("amp_matmul", "amp_matmul_acc"):
         return p["m"] * p["n"], [p["m"] * p["k"], p["k"] * p["n"]]
+    if kernel == "zero":
+        return p["elements"], []
     if kernel in ("add", "mul", "sub", "max"):
         return p["m"] * p["n"], [p["m"] * p["n"], p["b_rows"] * p["b_cols"]]
     if kernel == "transpose":
@@ -357,6 +359,8 @@ def call_operand_dtypes(kernel: str, in_dtype: Any, out_dtype: Any) -> tuple[Any
     n_in = KERNELS[kernel][0]
     if kernel == "attention_init":
         return f32, []
+    if kernel == "amp_matmul_acc":
+        return f32, [in_dtype, in_dtype]
     if kernel == "attention_update":
         return f32, [in_dtype, in_dtype, in_dtype, f32, f32]
     if kernel == "attention_combine":

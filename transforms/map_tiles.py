@@ -205,6 +205,8 @@ def _map_op(mp: _Mapper, op: Operation) -> None:
         mp.moves += 1
     elif isinstance(op, plan.AttentionOp):
         r = _attention(mp, op, ins, out_t)
+    elif isinstance(op, plan.SerialGemmOp):
+        r = _serial_gemm(mp, op, ins, out_t)
     elif isinstance(op, plan.AttentionCombineOp):
         src_l = op.input.type.layout
         full = Layout(
@@ -330,6 +332,54 @@ def _attention(mp: _Mapper, op: plan.AttentionOp, ins: list[SSAValue], out_t: ti
         upd.attributes["inplace"] = IntegerAttr(5, 64)
         state = mp.emit(upd, name)
     return state
+
+
+def _serial_gemm(mp: _Mapper, op: plan.SerialGemmOp, ins: list[SSAValue], out_t: tilemap.BufferType) -> SSAValue:
+    """Zero an fp32 accumulator, then per contraction step exchange the two windows and accumulate."""
+    a_l: Layout = op.lhs.type.layout
+    b_l: Layout = op.rhs.type.layout
+    r_l: Layout = op.result.type.layout
+    (m, k), n = a_l.shape, b_l.shape[1]
+    bm, bn = r_l.block
+    steps = op.k_steps.value.data
+    kc = math.ceil(k / steps)
+    kc += kc % 2
+    name = op.result.name_hint or "gemm"
+    grid_t = (r_l.first_tile, r_l.tiles)
+    el = op.lhs.type.tensor.element_type
+    acc_t = tilemap.BufferType((bm, bn), builtin.f32, *grid_t, "interleaved")
+    acc = mp.emit(_run("zero", [], acc_t, elements=bm * bn), f"{name}_acc")
+    for k0 in range(0, k, kc):
+        kw = min(kc, k - k0)
+        aw_l = Layout((m, kw), r_l.grid, ((0,), ()), -1, r_l.first_tile)
+        bw_l = Layout((kw, n), r_l.grid, ((), (1,)), -1, r_l.first_tile, (aw_l.block[1], 1))
+        aw = mp.emit(
+            _move(
+                ins[0],
+                tilemap.BufferType(aw_l.block, el, *grid_t, "standard"),
+                a_l,
+                aw_l,
+                "gemm window",
+                offset=(0, k0),
+            ),
+            f"{name}_a{k0}",
+        )
+        bw = mp.emit(
+            _move(
+                ins[1],
+                tilemap.BufferType(bw_l.block, el, *grid_t, "interleaved"),
+                b_l,
+                bw_l,
+                "gemm window",
+                offset=(k0, 0),
+            ),
+            f"{name}_b{k0}",
+        )
+        mp.moves += 2
+        upd = _run("amp_matmul_acc", [aw, bw, acc], acc_t, m=bm, k=aw_l.block[1], n=bn)
+        upd.attributes["inplace"] = IntegerAttr(2, 64)
+        acc = mp.emit(upd, f"{name}_acc")
+    return mp.emit(_run("copy", [acc], out_t, elements=bm * bn), name)
 
 
 @dataclass(frozen=True)

@@ -313,7 +313,11 @@ def _plan_matmul(p: _Planner, op: graph.MatmulOp, index: int, target: Target, gr
     head = 1
     a_cur = p.current[op.lhs].type.layout if p.has(op.lhs) else None
     reserved = p.resident + p.live_bytes(exclude=(op.lhs, op.rhs))
-    c = choose_gemm(m, k, n, esize, p.has(op.lhs), target, p.has(op.rhs), head, a_cur, reserved)
+    try:
+        c = choose_gemm(m, k, n, esize, p.has(op.lhs), target, p.has(op.rhs), head, a_cur, reserved)
+    except DiagnosticException as no_fit:
+        _plan_serial_gemm(p, op, index, target, reserved, no_fit)
+        return
     fetch = False
     if op.rhs in p.params and not p.has(op.rhs):
         if p.resident + c.weight_bytes > WEIGHT_FRACTION * target.memory_size:
@@ -346,6 +350,70 @@ def _plan_matmul(p: _Planner, op: graph.MatmulOp, index: int, target: Target, gr
         g.name_hint = f"{op.result.name_hint or 'mm'}_partial"
         g = p.emit(plan.ReduceOp(g, plan_type(op.result.type, lays.result), index)).results[0]
     p.set(op.result, g)
+
+
+@dataclass(frozen=True)
+class SerialChoice:
+    pm: int
+    pn: int
+    steps: int
+    cycles: int
+    bytes_per_tile: int
+
+
+def choose_serial_gemm(m: int, k: int, n: int, esize: int, target: Target, reserved: int) -> SerialChoice | None:
+    """Output-stationary (pm, pn) grid and the fewest contraction steps that fit."""
+    budget = MEMORY_FRACTION * (target.memory_size - target.code_reserve_bytes) - reserved
+    over = target.phase_overhead_cycles()
+    best: SerialChoice | None = None
+    for pm in _divisor_like(m, target.tiles):
+        pn = min(target.tiles // pm, max(1, n // 16))
+        bm, bn = math.ceil(m / pm), math.ceil(n / pn)
+        bn += bn % 2
+        for steps in (2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64):
+            kc = math.ceil(k / steps)
+            kc += kc % 2
+            mem = bm * kc * esize + kc * bn * esize + bm * bn * (4 + esize)
+            if mem > budget:
+                continue
+            step = target.amp_matmul_cycles(bm, kc, bn) + (bm * kc + kc * bn) * esize // 4 + over
+            cyc = steps * step + target.costs["local_copy_call"] + bm * bn * esize // 8
+            c = SerialChoice(pm, pn, steps, cyc, mem)
+            if best is None or (c.cycles, c.bytes_per_tile) < (best.cycles, best.bytes_per_tile):
+                best = c
+            break
+    return best
+
+
+def _plan_serial_gemm(
+    p: _Planner, op: graph.MatmulOp, index: int, target: Target, reserved: int, no_fit: DiagnosticException
+) -> None:
+    (m, k), (_, n) = op.lhs.type.get_shape(), op.rhs.type.get_shape()
+    esize = op.lhs.type.element_type.bitwidth // 8
+    c = choose_serial_gemm(m, k, n, esize, target, reserved)
+    if c is None:
+        raise no_fit
+    # both operands spread once, unreplicated, over the output grid: each step's windows then
+    # come from a few whole blocks (one exchange per operand instead of fragmented windows)
+    grid = (c.pm, c.pn)
+    a = p.get(op.lhs, plan_type(op.lhs.type, Layout((m, k), grid, ((0,), (1,)))), op.name)
+    b = p.get(op.rhs, plan_type(op.rhs.type, Layout((k, n), grid, ((0,), (1,)))), "weight home")
+    out = Layout((m, n), grid, ((0,), (1,)))
+    r = plan.SerialGemmOp.create(
+        operands=[a, b],
+        result_types=[plan_type(op.result.type, out)],
+        attributes={"k_steps": builtin.IntegerAttr(c.steps, 64), "op_index": builtin.IntegerAttr(index, 64)},
+    )
+    p.set(op.result, p.emit(r).results[0])
+    log_event(
+        "planned operation",
+        op=index,
+        name=op.name,
+        grid=f"{c.pm}x{c.pn}",
+        serial_k_steps=c.steps,
+        estimated_cycles=c.cycles,
+        bytes_per_tile=c.bytes_per_tile,
+    )
 
 
 def _plan_binary(p: _Planner, op: Operation, index: int) -> None:
@@ -579,6 +647,10 @@ def _pre_plan(p: _Planner, block: Block) -> None:
             if c.form == "materialized":
                 for v in (op.k, op.v):
                     p.desired.setdefault(v, plan_type(v.type, lays["kv"], "interleaved"))
+            else:  # one window of keys per block: each streaming step multicasts whole blocks
+                win = Layout((hkv, sk, d), (hkv, math.ceil(sk / c.keys)), ((0,), (1,), ()), align=(1, c.keys, 1))
+                for v in (op.k, op.v):
+                    p.desired.setdefault(v, plan_type(v.type, win))
 
 
 def _plan_attention(p: _Planner, op: graph.AttentionOp, index: int) -> None:

@@ -1,0 +1,66 @@
+// RUN: ipu-run %s --target sim16 | filecheck %s
+// RUN: ipu-opt %s -p ipu-compile --target sim16 | filecheck %s --check-prefix=TASM
+
+// A small pre-norm attention block (seq 32, d_model 64, 4 query heads, 2 KV heads, head_dim 16)
+// followed by the row ops and elementwise ops, compiled and emulated on sim16; every
+// checkpoint and output is compared against the graph reference.
+func.func @main(%x: tensor<32x64xf16>) -> (tensor<32x64xf16>, tensor<32xf32>) {
+  %g = graph.parameter "ln_gamma" dense<1.0> : tensor<64xf16> : tensor<64xf16>
+  %b = graph.parameter "ln_beta" dense<0.0> : tensor<64xf16> : tensor<64xf16>
+  %wq = graph.parameter "wq" #graph.gaussian<seed = 41, std = 0.05> : tensor<64x64xf16>
+  %wk = graph.parameter "wk" #graph.gaussian<seed = 42, std = 0.05> : tensor<64x32xf16>
+  %wv = graph.parameter "wv" #graph.gaussian<seed = 43, std = 0.05> : tensor<64x32xf16>
+  %n = graph.layer_norm %x, %g, %b : (tensor<32x64xf16>, tensor<64xf16>, tensor<64xf16>) -> tensor<32x64xf16>
+  %q = graph.matmul %n, %wq : (tensor<32x64xf16>, tensor<64x64xf16>) -> tensor<32x64xf16>
+  %k = graph.matmul %n, %wk : (tensor<32x64xf16>, tensor<64x32xf16>) -> tensor<32x32xf16>
+  %v = graph.matmul %n, %wv : (tensor<32x64xf16>, tensor<64x32xf16>) -> tensor<32x32xf16>
+  %qh = graph.split_heads %q {heads = 4 : i64} : tensor<32x64xf16> -> tensor<4x32x16xf16>
+  %kh = graph.split_heads %k {heads = 2 : i64} : tensor<32x32xf16> -> tensor<2x32x16xf16>
+  %vh = graph.split_heads %v {heads = 2 : i64} : tensor<32x32xf16> -> tensor<2x32x16xf16>
+  %a = graph.attention %qh, %kh, %vh {form = "materialized", causal} : (tensor<4x32x16xf16>, tensor<2x32x16xf16>, tensor<2x32x16xf16>) -> tensor<4x32x16xf16>
+  %m = graph.merge_heads %a : tensor<4x32x16xf16> -> tensor<32x64xf16>
+  %r = graph.add %x, %m : (tensor<32x64xf16>, tensor<32x64xf16>) -> tensor<32x64xf16>
+  %s = graph.softmax %r : tensor<32x64xf16> -> tensor<32x64xf16>
+  %t = graph.tanh %s : tensor<32x64xf16> -> tensor<32x64xf16>
+  %y = graph.rms_norm %t, %g : (tensor<32x64xf16>, tensor<64xf16>) -> tensor<32x64xf16>
+  %e = graph.exp %y : tensor<32x64xf16> -> tensor<32x64xf16>
+  %c = graph.cast %e : tensor<32x64xf16> -> tensor<32x64xf32>
+  %rs = graph.reduce %c {kind = "mean", axis = 1 : i64} : tensor<32x64xf32> -> tensor<32xf32>
+  func.return %y, %rs : tensor<32x64xf16>, tensor<32xf32>
+}
+
+// CHECK:      checkpoint=0 operation=5 name=n aspect=value samples=256 maximumAbsoluteError={{[0-9.]+}}
+// CHECK-NEXT: checkpoint=1 operation=6 name=q aspect=value
+// CHECK-NEXT: checkpoint=2 operation=7 name=k aspect=value
+// CHECK-NEXT: checkpoint=3 operation=8 name=v aspect=value
+// CHECK-NEXT: checkpoint=4 operation=9 name=qh aspect=value
+// CHECK-NEXT: checkpoint=5 operation=10 name=kh aspect=value
+// CHECK-NEXT: checkpoint=6 operation=11 name=vh aspect=value
+// The materialized scores are checked too (causal: only the unmasked entries are sampled).
+// CHECK-NEXT: checkpoint=7 operation=12 name=a_state_scores aspect=scores samples={{[0-9]+}} maximumAbsoluteError={{[0-9.]+}}
+// CHECK-NEXT: checkpoint=8 operation=12 name=a aspect=value
+// CHECK-NEXT: checkpoint=9 operation=13 name=m aspect=value
+// CHECK-NEXT: checkpoint=10 operation=14 name=r aspect=value
+// CHECK-NEXT: checkpoint=11 operation=15 name=s aspect=value
+// CHECK-NEXT: checkpoint=12 operation=16 name=t aspect=value
+// CHECK-NEXT: checkpoint=13 operation=17 name=y aspect=value
+// CHECK-NEXT: checkpoint=14 operation=18 name=e aspect=value
+// CHECK-NEXT: checkpoint=15 operation=19 name=c aspect=value
+// CHECK-NEXT: checkpoint=16 operation=20 name=rs aspect=value samples=32
+// CHECK-NEXT: output=output0 samples=2048 maximumAbsoluteError={{[0-9.]+}}
+// CHECK-NEXT: output=output1 samples=32 maximumAbsoluteError={{[0-9.]+}}
+// CHECK-NEXT: diagnosticCheckpoints=17 sampleLimit=256 numericalTest=PASS
+// CHECK-NEXT: package={{.*}}ipu-run.mlir target=sim16 tiles=16 exchangeCycles={{[0-9]+}}
+// CHECK-NEXT: totalCycles={{[0-9]+}}
+
+// TASM:      tasm.call "layer_norm_rows" {{.*}} {rows = 2 : i64, cols = 64 : i64, valid = 64 : i64, eps_bits = {{[0-9]+}} : i64} : f16 -> f16
+// TASM:      tasm.call "attention_init"
+// TASM-NEXT: tasm.call "attention_update" {{.*}}causal = 1 : i64{{.*}}k_base = 0 : i64} : f16 -> f32
+// TASM:      tasm.call "attention_combine" {{.*}} {parts = 2 : i64, qr = 8 : i64, d = 16 : i64} : f32 -> f16
+// TASM:      tasm.call "softmax_rows" {{.*}} {rows = 2 : i64, cols = 64 : i64, valid = 64 : i64} : f16 -> f16
+// TASM:      tasm.call "tanh" {{.*}} : f16 -> f16
+// TASM:      tasm.call "rms_norm_rows" {{.*}} : f16 -> f16
+// TASM:      tasm.call "exp" {{.*}} : f16 -> f16
+// TASM:      tasm.call "copy" {{.*}} : f16 -> f32
+// TASM:      tasm.call "reduce_rows" {{.*}} {rows = 2 : i64, cols = 64 : i64, valid = 64 : i64, kind = {{[0-9]+}} : i64} : f32 -> f32
+// TASM:      tasm.checkpoint_def 7 "a_state_scores" op 12 aspect "scores" : tensor<4x32x32xf32>
