@@ -321,9 +321,16 @@ def _plan_matmul(p: _Planner, op: graph.MatmulOp, index: int, target: Target, gr
     fetch = False
     if op.rhs in p.params and not p.has(op.rhs):
         if p.resident + c.weight_bytes > WEIGHT_FRACTION * target.memory_size:
-            # too big to keep replicated: store it once, spread over the grid, and fetch it before use
+            # too big to keep replicated: store it once, spread over the grid, and fetch it before use;
+            # the distributed home stays resident
             fetch = True
-            c = choose_gemm(m, k, n, esize, p.has(op.lhs), target, True, head, a_cur, reserved)
+            home_bytes = math.ceil(k * n / target.tiles) * esize
+            try:
+                c = choose_gemm(m, k, n, esize, p.has(op.lhs), target, True, head, a_cur, reserved + home_bytes)
+            except DiagnosticException as no_fit:
+                _plan_serial_gemm(p, op, index, target, reserved + home_bytes, no_fit)
+                return
+            p.resident += home_bytes
         else:
             p.resident += c.weight_bytes
     lays = c.layouts

@@ -1,0 +1,136 @@
+// Transformer ops down the ladder at sim64: plan-ops, map-tiles and the whole ipu-compile on
+// examples/transformer_block_small.mlir and examples/attention_small.mlir (materialized
+// attention), and on this file's own graph model (streamed causal attention).
+
+// RUN: ipu-opt %examples/transformer_block_small.mlir -p plan-ops --target sim64 | filecheck %s --check-prefix=PLAN
+// RUN: ipu-opt %examples/attention_small.mlir -p plan-ops,map-tiles --target sim64 | filecheck %s --check-prefix=MAP
+// RUN: ipu-opt %examples/transformer_block_small.mlir -p ipu-compile --target sim64 | filecheck %s --check-prefix=TB
+// RUN: ipu-opt %examples/attention_small.mlir -p ipu-compile --target sim64 | filecheck %s --check-prefix=ATT
+// RUN: ipu-opt %s -p plan-ops --target sim64 | filecheck %s --check-prefix=SPLAN
+// RUN: ipu-opt %s -p plan-ops,map-tiles --target sim64 | filecheck %s --check-prefix=SMAP
+// RUN: ipu-opt %S/Inputs/attention-streamed-windows.mlir -p map-tiles --target sim64 | filecheck %s --check-prefix=WMAP
+// RUN: ipu-opt %S/Inputs/attention-streamed-windows.mlir -p ipu-compile --target sim64 | filecheck %s --check-prefix=WTASM
+
+// Seq 64, 8 query heads over 2 KV heads, head_dim 16, streamed causal attention.
+func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
+  %wq = graph.parameter "wq" #graph.gaussian<seed = 31, std = 0.05> : tensor<128x128xf16>
+  %wk = graph.parameter "wk" #graph.gaussian<seed = 32, std = 0.05> : tensor<128x32xf16>
+  %wv = graph.parameter "wv" #graph.gaussian<seed = 33, std = 0.05> : tensor<128x32xf16>
+  %q = graph.matmul %x, %wq : (tensor<64x128xf16>, tensor<128x128xf16>) -> tensor<64x128xf16>
+  %k = graph.matmul %x, %wk : (tensor<64x128xf16>, tensor<128x32xf16>) -> tensor<64x32xf16>
+  %v = graph.matmul %x, %wv : (tensor<64x128xf16>, tensor<128x32xf16>) -> tensor<64x32xf16>
+  %qh = graph.split_heads %q {heads = 8 : i64} : tensor<64x128xf16> -> tensor<8x64x16xf16>
+  %kh = graph.split_heads %k {heads = 2 : i64} : tensor<64x32xf16> -> tensor<2x64x16xf16>
+  %vh = graph.split_heads %v {heads = 2 : i64} : tensor<64x32xf16> -> tensor<2x64x16xf16>
+  %a = graph.attention %qh, %kh, %vh {form = "streamed", causal} : (tensor<8x64x16xf16>, tensor<2x64x16xf16>, tensor<2x64x16xf16>) -> tensor<8x64x16xf16>
+  %m = graph.merge_heads %a : tensor<8x64x16xf16> -> tensor<64x128xf16>
+  func.return %m : tensor<64x128xf16>
+}
+
+// --- plan-ops on the transformer block: layer norms on whole rows, heads split over a
+// (kv heads 2, group 4, query blocks 2, key blocks 4) grid, materialized causal attention.
+// PLAN-NOT:   = graph.
+// PLAN:       %x_r = plan.rearrange %x {reason = "graph.layer_norm"} : {{.*}} -> !plan.tensor<64x128xf16, #plan.layout<grid = [64], split = {{\[\[}}0], []], memory = standard>>
+// PLAN:       %n1 = plan.rowwise "layer_norm" %x_r, %g1, %b1 {op_index = 12 : i64, epsilon = 1.000000e-05 : f64} : (!plan.tensor<64x128xf16, #plan.layout<grid = [64], split = {{\[\[}}0], []], memory = standard>>, !plan.tensor<128xf16, #plan.layout<grid = [64], split = {{\[\[}}]], memory = standard>>, !plan.tensor<128xf16, #plan.layout<grid = [64], split = {{\[\[}}]], memory = standard>>) -> !plan.tensor<64x128xf16, #plan.layout<grid = [64], split = {{\[\[}}0], []], memory = standard>>
+// PLAN:       %q_r = plan.rearrange %q {reason = "graph.split_heads"}
+// PLAN-NEXT:  %qh = plan.split_heads %q_r {op_index = 16 : i64} : {{.*}} -> !plan.tensor<8x64x16xf16, #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0, 1], [2], []]
+// PLAN-NEXT:  %k_r = plan.rearrange %k {reason = "graph.split_heads"}
+// PLAN-NEXT:  %kh = plan.split_heads %k_r {op_index = 17 : i64} : {{.*}} -> !plan.tensor<2x64x16xf16, #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0], [3], []]
+// PLAN-NEXT:  %v_r = plan.rearrange %v {reason = "graph.split_heads"}
+// PLAN-NEXT:  %vh = plan.split_heads %v_r {op_index = 18 : i64} : {{.*}} -> !plan.tensor<2x64x16xf16, #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0], [3], []]
+// PLAN-NEXT:  %a_state = plan.attention %qh, %kh, %vh {form = "materialized", scale = 2.500000e-01 : f64, key_block = 16 : i64, causal, op_index = 19 : i64} : ({{.*}}) -> !plan.tensor<8x64x18xf32, #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0, 1], [2], []], partial = 3,
+// PLAN-NEXT:  %a = plan.attention_combine %a_state {op_index = 19 : i64} : {{.*}} -> !plan.tensor<8x64x16xf16, #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0, 1], [2, 3], []], memory = standard>>
+// PLAN-NEXT:  %m = plan.merge_heads %a {op_index = 20 : i64} : {{.*}} -> !plan.tensor<64x128xf16, #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}2, 3], [0, 1]]
+// PLAN:       %n2 = plan.rowwise "layer_norm" %r1_r, %g2, %b2 {op_index = 23 : i64, epsilon = 1.000000e-05 : f64}
+// PLAN:       %ge = plan.unary "gelu" %hb {op_index = 26 : i64}
+// PLAN:       %y = plan.binary "add" %r1, %fb_r {op_index = 29 : i64}
+// PLAN-NOT:   plan.rowwise "softmax"
+
+// --- map-tiles on attention_small: the materialized attention keeps each tile's [32 x 16]
+// score block in a tilemap.alloc buffer that attention_update writes (and checkpoints) in place.
+// MAP:        %qh = tilemap.move %q_r
+// MAP:        tilemap.checkpoint "qh" index 3 op 7 %qh : !tilemap.buffer<1x32x16xf16, tiles = [0, 64], memory = interleaved> as tensor<8x64x16xf16>
+// MAP:        %a_state_offsets = tilemap.weight "a_state_offsets" {{.*}} : tensor<64x4xf32> : tensor<64x4xf32> layout #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0, 1, 2, 3], []], memory = standard> -> !tilemap.buffer<1x4xf32, tiles = [0, 64], memory = standard>
+// MAP-NEXT:   %a_state_init = tilemap.run "attention_init"() {qr = 32 : i64, d = 16 : i64} : () -> !tilemap.buffer<1x32x18xf32, tiles = [0, 64], memory = standard>
+// MAP-NEXT:   %a_state_scores = tilemap.alloc : !tilemap.buffer<1x32x16xf32, tiles = [0, 64], memory = standard>
+// MAP-NEXT:   %a_state = tilemap.run "attention_update"(%qh, %kh, %vh, %a_state_offsets, %a_state_scores, %a_state_init) {kr = 16 : i64, k_base = 0 : i64, qr = 32 : i64, d = 16 : i64, causal = 0 : i64, scale_bits = 1048576000 : i64} {inplace = 5 : i64} : ({{.*}}) -> !tilemap.buffer<1x32x18xf32, tiles = [0, 64], memory = standard>
+// MAP-NEXT:   tilemap.checkpoint "a_state_scores" index 6 op 10 %a_state_scores : !tilemap.buffer<1x32x16xf32, tiles = [0, 64], memory = standard> as tensor<8x64x64xf32> layout #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0, 1], [2], [3]], align = [1, 32, 16], memory = standard> {aspect = "scores"}
+// MAP-NEXT:   %a_stage = tilemap.move %a_state transfers = {{.*}} {reason = "attention_combine"} : !tilemap.buffer<1x32x18xf32, {{.*}}> -> !tilemap.buffer<4x1x8x18xf32, tiles = [0, 64], memory = standard>
+// MAP-NEXT:   %a = tilemap.run "attention_combine"(%a_stage) {parts = 4 : i64, qr = 8 : i64, d = 16 : i64} : (!tilemap.buffer<4x1x8x18xf32, tiles = [0, 64], memory = standard>) -> !tilemap.buffer<1x8x16xf16, tiles = [0, 64], memory = standard>
+// MAP-NEXT:   tilemap.checkpoint "a" index 7 op 10 %a
+// MAP-NEXT:   %m = tilemap.move %a
+// MAP-NOT:    attention_update
+
+// --- ipu-compile on the transformer block: row kernels for the norms, one materialized
+// causal attention_update per tile, no softmax_rows (attention keeps its own online softmax).
+// TB-NOT:     {{graph|plan|tilemap|exchange}}.
+// TB:         tasm.program @p0 tiles(0, 64) {
+// TB:         tasm.call "layer_norm_rows" out({{[0-9]+}}) in(array<i64: {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}>) {rows = 1 : i64, cols = 128 : i64, valid = 128 : i64, eps_bits = {{[0-9]+}} : i64} : f16 -> f16
+// TB:         tasm.call "attention_init" out([[STATE:[0-9]+]]) in(array<i64>) {qr = 32 : i64, d = 16 : i64} : f32 -> f32
+// TB-NEXT:    tasm.call "attention_update" out([[STATE]]) in(array<i64: {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, [[SCORES:[0-9]+]]>) {qr = 32 : i64, kr = 16 : i64, d = 16 : i64, causal = 1 : i64, scale_bits = 1048576000 : i64, k_base = 0 : i64} : f16 -> f32
+// TB-NEXT:    tasm.checkpoint {{[0-9]+}}
+// TB:         tasm.call "attention_combine" {{.*}} {parts = 4 : i64, qr = 8 : i64, d = 16 : i64} : f32 -> f16
+// TB:         tasm.call "layer_norm_rows" {{.*}} {rows = 1 : i64, cols = 128 : i64, valid = 128 : i64, eps_bits = {{[0-9]+}} : i64} : f16 -> f16
+// TB:         tasm.call "gelu"
+// TB:         tasm.host_out 0
+// TB-NEXT:    }
+// TB:         tasm.checkpoint_def 7 "a_state_scores" op 19 aspect "scores" : tensor<8x64x64xf32> layout #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0, 1], [2], [3]], align = [1, 32, 16], memory = standard> at [[SCORES]]
+// TB:         tasm.stream_out 0 "output0" : tensor<64x128xf16>
+// TB-NOT:     softmax_rows
+
+// --- ipu-compile on attention_small: the same attention kernels, non-causal.
+// ATT:        tasm.call "attention_init" out([[ASTATE:[0-9]+]]) in(array<i64>) {qr = 32 : i64, d = 16 : i64} : f32 -> f32
+// ATT-NEXT:   tasm.call "attention_update" out([[ASTATE]]) in(array<i64: {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, [[OFFS:[0-9]+]], [[ASCORES:[0-9]+]]>) {qr = 32 : i64, kr = 16 : i64, d = 16 : i64, causal = 0 : i64, scale_bits = 1048576000 : i64, k_base = 0 : i64} : f16 -> f32
+// ATT-NEXT:   tasm.checkpoint 6
+// ATT-NEXT:   tasm.sync
+// ATT-NEXT:   tasm.exchange {{[0-9]+}}
+// ATT-NEXT:   tasm.call "attention_combine" {{.*}} {parts = 4 : i64, qr = 8 : i64, d = 16 : i64} : f32 -> f16
+// ATT-NOT:    tasm.call "attention_update"
+// ATT:        tasm.weight "a_state_offsets" {{.*}} : tensor<64x4xf32> : tensor<64x4xf32> layout #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0, 1, 2, 3], []], memory = standard> at [[OFFS]]
+// ATT-NEXT:   tasm.checkpoint_def 6 "a_state_scores" op 10 aspect "scores" : tensor<8x64x64xf32> {{.*}} at [[ASCORES]]
+// ATT-NOT:    softmax_rows
+
+// --- plan-ops on the streamed causal model: keys are not split over tiles (grid dimension 3
+// is 1); at seq 64 the planner takes one 64-key window.
+// SPLAN:      %qh = plan.split_heads %q_r {op_index = 6 : i64} : {{.*}} -> !plan.tensor<8x64x16xf16, #plan.layout<grid = [2, 4, 8, 1], split = {{\[\[}}0, 1], [2], []]
+// SPLAN:      %kh = plan.split_heads %k_r {op_index = 7 : i64}
+// SPLAN:      %vh = plan.split_heads %v_r {op_index = 8 : i64}
+// SPLAN-NEXT: %a_state = plan.attention %qh, %kh, %vh {form = "streamed", scale = 2.500000e-01 : f64, key_block = 64 : i64, causal} : ({{.*}}) -> !plan.tensor<8x64x18xf32, #plan.layout<grid = [2, 4, 8, 1], split = {{\[\[}}0, 1], [2], []], partial = 3,
+// SPLAN-NEXT: %a = plan.attention_combine %a_state {op_index = 9 : i64} : {{.*}} -> !plan.tensor<8x64x16xf16, #plan.layout<grid = [2, 4, 8, 1], split = {{\[\[}}0, 1], [2, 3], []], memory = standard>>
+// SPLAN-NEXT: %m = plan.merge_heads %a {op_index = 10 : i64}
+
+// SMAP:       %a_state_init = tilemap.run "attention_init"() {qr = 8 : i64, d = 16 : i64}
+// SMAP-NEXT:  %a_state_scores = tilemap.alloc : !tilemap.buffer<8x64xf32, tiles = [0, 64], memory = standard>
+// SMAP-NEXT:  %a_state_k0 = tilemap.move %kh {{.*}} {reason = "attention window"} : {{.*}} -> !tilemap.buffer<1x64x16xf16, tiles = [0, 64], memory = interleaved>
+// SMAP-NEXT:  %a_state_v0 = tilemap.move %vh {{.*}} {reason = "attention window"} : {{.*}} -> !tilemap.buffer<1x64x16xf16, tiles = [0, 64], memory = interleaved>
+// SMAP-NEXT:  %a_state = tilemap.run "attention_update"(%qh, %a_state_k0, %a_state_v0, %a_state_offsets, %a_state_scores, %a_state_init) {kr = 64 : i64, k_base = 0 : i64, qr = 8 : i64, d = 16 : i64, causal = 1 : i64, scale_bits = 1048576000 : i64} {inplace = 5 : i64}
+// SMAP-NEXT:  %a_stage = tilemap.move %a_state {{.*}} {reason = "attention_combine"}
+// SMAP-NEXT:  %a = tilemap.run "attention_combine"(%a_stage) {parts = 1 : i64, qr = 8 : i64, d = 16 : i64}
+// SMAP-NOT:   attention_update
+
+// --- key_block = 16 (Inputs/attention-streamed-windows.mlir): four windows of 16 keys, each
+// moved to every tile of its KV group and folded into the state in place.
+// WMAP:       %a_state_init = tilemap.run "attention_init"() {qr = 8 : i64, d = 16 : i64}
+// WMAP-NEXT:  %a_state_scores = tilemap.alloc : !tilemap.buffer<8x16xf32, tiles = [0, 64], memory = standard>
+// WMAP-NEXT:  %a_state_k0 = tilemap.move %kh {{.*}} {reason = "attention window"} : !tilemap.buffer<1x2x16xf16, tiles = [0, 64], memory = standard> -> !tilemap.buffer<1x16x16xf16, tiles = [0, 64], memory = interleaved>
+// WMAP-NEXT:  %a_state_v0 = tilemap.move %vh {{.*}} {reason = "attention window"}
+// WMAP-NEXT:  %a_state = tilemap.run "attention_update"(%qh, %a_state_k0, %a_state_v0, %a_state_offsets, %a_state_scores, %a_state_init) {kr = 16 : i64, k_base = 0 : i64, {{.*}}causal = 1 : i64{{.*}}} {inplace = 5 : i64}
+// WMAP-NEXT:  %a_state_k16 = tilemap.move %kh {{.*}} {reason = "attention window"}
+// WMAP-NEXT:  %a_state_v16 = tilemap.move %vh {{.*}} {reason = "attention window"}
+// WMAP-NEXT:  %a_state_1 = tilemap.run "attention_update"(%qh, %a_state_k16, %a_state_v16, %a_state_offsets, %a_state_scores, %a_state) {kr = 16 : i64, k_base = 16 : i64, {{.*}}} {inplace = 5 : i64}
+// WMAP-NEXT:  %a_state_k32 = tilemap.move %kh {{.*}} {reason = "attention window"}
+// WMAP-NEXT:  %a_state_v32 = tilemap.move %vh {{.*}} {reason = "attention window"}
+// WMAP-NEXT:  %a_state_2 = tilemap.run "attention_update"(%qh, %a_state_k32, %a_state_v32, %a_state_offsets, %a_state_scores, %a_state_1) {kr = 16 : i64, k_base = 32 : i64, {{.*}}} {inplace = 5 : i64}
+// WMAP-NEXT:  %a_state_k48 = tilemap.move %kh {{.*}} {reason = "attention window"}
+// WMAP-NEXT:  %a_state_v48 = tilemap.move %vh {{.*}} {reason = "attention window"}
+// WMAP-NEXT:  %a_state_3 = tilemap.run "attention_update"(%qh, %a_state_k48, %a_state_v48, %a_state_offsets, %a_state_scores, %a_state_2) {kr = 16 : i64, k_base = 48 : i64, {{.*}}} {inplace = 5 : i64}
+// WMAP-NEXT:  %a_stage = tilemap.move %a_state_3 {{.*}} {reason = "attention_combine"}
+// WMAP-NEXT:  %a = tilemap.run "attention_combine"(%a_stage) {parts = 1 : i64, qr = 8 : i64, d = 16 : i64}
+
+// WTASM:      tasm.call "attention_init" out([[WSTATE:[0-9]+]])
+// WTASM:      tasm.call "attention_update" out([[WSTATE]]) {{.*}} {qr = 8 : i64, kr = 16 : i64, d = 16 : i64, causal = 1 : i64, scale_bits = 1048576000 : i64, k_base = 0 : i64} : f16 -> f32
+// WTASM:      tasm.call "attention_update" out([[WSTATE]]) {{.*}}k_base = 16 : i64} : f16 -> f32
+// WTASM:      tasm.call "attention_update" out([[WSTATE]]) {{.*}}k_base = 32 : i64} : f16 -> f32
+// WTASM:      tasm.call "attention_update" out([[WSTATE]]) {{.*}}k_base = 48 : i64} : f16 -> f32
+// WTASM-NOT:  tasm.call "attention_update"
+// WTASM:      tasm.call "attention_combine" {{.*}} {parts = 1 : i64, qr = 8 : i64, d = 16 : i64} : f32 -> f16
