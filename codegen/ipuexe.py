@@ -41,8 +41,18 @@ def _binding(op: tasm._BoundValue, replicas: bool, data: bytes | None = None) ->
 
 
 def encode_program(p: tasm.ProgramOp) -> bytes:
-    words = []
-    for op in p.body.block.ops:
+    words = _encode_block(p.body.block)
+    words.append(isa.encode_simple(isa.Opcode.END))
+    return np.concatenate(words).astype("<u4").tobytes()
+
+
+def _encode_block(block) -> list[np.ndarray]:
+    words: list[np.ndarray] = []
+    for op in block.ops:
+        if isinstance(op, tasm.LoopOp):
+            words.append(isa.encode_simple(isa.Opcode.LOOP_BEGIN, op.count.value.data))
+            words.extend(_encode_block(op.body.block))
+            words.append(isa.encode_simple(isa.Opcode.LOOP_END))
         if isinstance(op, tasm.KernelCallOp):
             names = isa.KERNELS[op.kernel.data][1]
             params = [op.params.data[n].value.data for n in names]  # type: ignore[union-attr]
@@ -66,8 +76,7 @@ def encode_program(p: tasm.ProgramOp) -> bytes:
             words.append(isa.encode_simple(isa.Opcode.HOST_OUT, op.index.value.data))
         elif isinstance(op, tasm.CheckpointOp):
             words.append(isa.encode_simple(isa.Opcode.CHECKPOINT, op.index.value.data))
-    words.append(isa.encode_simple(isa.Opcode.END))
-    return np.concatenate(words).astype("<u4").tobytes()
+    return words
 
 
 def build_package(module: builtin.ModuleOp, target: Target) -> Package:
@@ -146,7 +155,9 @@ def disassemble(pkg: Package) -> str:
     for i, p in enumerate(pkg.programs):
         lines.append(f"  tasm.program @p{i} tiles({p.first_tile}, {p.tile_count}) {{")
         w = np.frombuffer(p.code, "<u4").reshape(-1, isa.INSTRUCTION_WORDS)
+        depth = 0
         for ins in w:
+            pad = "  " * (depth + 2)
             op = isa.Opcode(int(ins[0]))
             if op == isa.Opcode.END:
                 break
@@ -158,11 +169,17 @@ def disassemble(pkg: Package) -> str:
                     f"{n} = {int(v)} : i64" for n, v in zip(pn, ins[4 + n_in : 4 + n_in + len(pn)], strict=True)
                 )
                 lines.append(
-                    f'    tasm.call "{kname}" out({int(ins[3])}) in(array<i64: {ins_s}>) {{{params}}} : '
+                    f'{pad}tasm.call "{kname}" out({int(ins[3])}) in(array<i64: {ins_s}>) {{{params}}} : '
                     f"{names[isa.DType(int(ins[2]) & 0xFF)]} -> {names[isa.DType(int(ins[2]) >> 8)]}"
                 )
             elif op == isa.Opcode.SYNC:
-                lines.append("    tasm.sync")
+                lines.append(f"{pad}tasm.sync")
+            elif op == isa.Opcode.LOOP_BEGIN:
+                lines.append(f"{pad}tasm.loop {int(ins[1])} {{")
+                depth += 1
+            elif op == isa.Opcode.LOOP_END:
+                depth -= 1
+                lines.append(f"{'  ' * (depth + 2)}}}")
             else:
                 mn = {
                     isa.Opcode.EXCHANGE: "exchange",
@@ -170,7 +187,7 @@ def disassemble(pkg: Package) -> str:
                     isa.Opcode.HOST_OUT: "host_out",
                     isa.Opcode.CHECKPOINT: "checkpoint",
                 }[op]
-                lines.append(f"    tasm.{mn} {int(ins[1])}")
+                lines.append(f"{pad}tasm.{mn} {int(ins[1])}")
         lines.append("  }")
     for ph in pkg.phases:
         t = ph.transfers.astype(np.int32)

@@ -8,6 +8,7 @@ broadcast like NumPy.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -24,7 +25,7 @@ from xdsl.dialects.builtin import (
     f64,
     i64,
 )
-from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, Region, SSAValue
+from xdsl.ir import Attribute, Dialect, ParametrizedAttribute
 from xdsl.irdl import (
     AnyOf,
     BaseAttr,
@@ -35,16 +36,17 @@ from xdsl.irdl import (
     lazy_traits_def,
     operand_def,
     opt_attr_def,
-    region_def,
     result_def,
     traits_def,
     var_operand_def,
     var_result_def,
 )
-from xdsl.parser import AttrParser, Parser
+from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.traits import HasParent, IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
+
+from ipu.dialects.repeat import RepeatBase
 
 FloatTensor = TensorType.constr(AnyOf([BaseAttr(Float16Type), BaseAttr(Float32Type)]))
 
@@ -514,7 +516,7 @@ class YieldOp(IRDLOperation):
 
 
 @irdl_op_definition
-class RepeatOp(IRDLOperation):
+class RepeatOp(RepeatBase):
     """N identical iterations of a region with carried values, kept structured.
 
     `graph.repeat 4 iter(%h = %x) : (tensor<..>) { ... graph.yield %y : tensor<..> }`.
@@ -522,67 +524,9 @@ class RepeatOp(IRDLOperation):
     """
 
     name = "graph.repeat"
-    count = attr_def(IntegerAttr)
     inits = var_operand_def(FloatTensor)
     results_ = var_result_def(FloatTensor)
-    body = region_def("single_block")
-
-    def __init__(self, count: int, inits: Sequence[SSAValue], body: Region):
-        super().__init__(
-            operands=[inits],
-            result_types=[[v.type for v in inits]],
-            regions=[body],
-            attributes={"count": IntegerAttr(count, 64)},
-        )
-
-    def verify_(self) -> None:
-        if self.count.value.data < 1:
-            raise VerifyException("graph.repeat: count must be positive")
-        args = self.body.block.args
-        types = [v.type for v in self.inits]
-        if [a.type for a in args] != types:
-            raise VerifyException("graph.repeat: block arguments must match the carried values")
-        term = self.body.block.last_op
-        if not isinstance(term, YieldOp) or [v.type for v in term.values] != types:
-            raise VerifyException("graph.repeat: the body must end in graph.yield of the carried types")
-        if [r.type for r in self.results] != types:
-            raise VerifyException("graph.repeat: results must match the carried values")
-
-    def print(self, printer: Printer) -> None:
-        printer.print_string(f" {self.count.value.data} iter(")
-        printer.print_list(
-            zip(self.body.block.args, self.inits, strict=True),
-            lambda p: (printer.print_ssa_value(p[0]), printer.print_string(" = "), printer.print_ssa_value(p[1])),
-        )
-        printer.print_string(") : (")
-        printer.print_list([v.type for v in self.inits], printer.print_attribute)
-        printer.print_string(") ")
-        printer.print_region(self.body, print_entry_block_args=False, print_block_terminators=True)
-        extra = {k: v for k, v in self.attributes.items() if k != "count"}
-        if extra:
-            printer.print_op_attributes(extra)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> RepeatOp:
-        count = parser.parse_integer(allow_boolean=False, allow_negative=False)
-        parser.parse_keyword("iter")
-
-        def assignment():
-            arg = parser.parse_argument(expect_type=False)
-            parser.parse_punctuation("=")
-            return arg, parser.parse_unresolved_operand()
-
-        pairs = parser.parse_comma_separated_list(parser.Delimiter.PAREN, assignment)
-        parser.parse_punctuation(":")
-        types = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_type)
-        if len(types) != len(pairs):
-            parser.raise_error("graph.repeat: one type per carried value")
-        operands = [parser.resolve_operand(u, t) for (_, u), t in zip(pairs, types, strict=True)]
-        args = [a.resolve(t) for (a, _), t in zip(pairs, types, strict=True)]
-        body = parser.parse_region(args)
-        op = cls(count, operands, body)
-        op.attributes |= parser.parse_optional_attr_dict()
-        return op
+    YIELD_NAME: ClassVar[str] = "graph.yield"
 
 
 Graph = Dialect(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -28,19 +29,22 @@ from xdsl.irdl import (
     attr_def,
     irdl_attr_definition,
     irdl_op_definition,
+    lazy_traits_def,
     operand_def,
     opt_attr_def,
     result_def,
     traits_def,
     var_operand_def,
+    var_result_def,
 )
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
-from xdsl.traits import Pure
+from xdsl.traits import HasParent, IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from ipu.dialects.graph import GaussianAttr
 from ipu.dialects.layout import Layout
+from ipu.dialects.repeat import RepeatBase
 
 MEMORY_CLASSES = ("standard", "interleaved")
 
@@ -646,6 +650,27 @@ class AttentionCombineOp(IRDLOperation):
         a, r = self.input.type.layout, self.result.type.layout
         if a.partial < 0 or r.partial >= 0 or a.shape[:2] != r.shape[:2] or a.shape[2] != r.shape[2] + 2:
             raise VerifyException("plan.attention_combine: [H, S, D + 2] partial state -> [H, S, D]")
+
+
+@irdl_op_definition
+class YieldOp(IRDLOperation):
+    """Values carried to the next iteration of `plan.repeat` (in the block arguments' layouts)."""
+
+    name = "plan.yield"
+    values = var_operand_def()
+    traits = lazy_traits_def(lambda: (IsTerminator(), HasParent(RepeatOp)))
+    assembly_format = "($values^ `:` type($values))? attr-dict"
+
+
+@irdl_op_definition
+class RepeatOp(RepeatBase):
+    """A structured loop over planned ops; carried values keep one layout across iterations."""
+
+    name = "plan.repeat"
+    inits = var_operand_def(AnyPlan)
+    results_ = var_result_def(AnyPlan)
+    op_index = _op_index_attr()
+    YIELD_NAME: ClassVar[str] = "plan.yield"
 
 
 Plan = Dialect(

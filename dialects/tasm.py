@@ -25,6 +25,7 @@ from xdsl.irdl import (
     BaseAttr,
     IRDLOperation,
     irdl_op_definition,
+    lazy_traits_def,
     opt_prop_def,
     prop_def,
     region_def,
@@ -57,7 +58,7 @@ class ProgramOp(IRDLOperation):
 
 
 def _in_program():
-    return traits_def(HasParent(ProgramOp))
+    return lazy_traits_def(lambda: (HasParent(ProgramOp, LoopOp),))
 
 
 @irdl_op_definition
@@ -80,6 +81,28 @@ class KernelCallOp(IRDLOperation):
         for t in (self.in_type, self.out_type):
             if not isinstance(t, AnyFloat):
                 raise VerifyException("tasm.call: element types must be floats")
+
+
+@irdl_op_definition
+class LoopOp(IRDLOperation):
+    """`tasm.loop 4 { ... }`: the enclosed code (and its syncs and exchanges) runs `count` times."""
+
+    name = "tasm.loop"
+    count = prop_def(IntegerAttr[I64])
+    body = region_def("single_block")
+    traits = traits_def(NoTerminator())
+    assembly_format = "$count attr-dict-with-keyword $body"
+
+    def verify_(self) -> None:
+        if self.count.value.data < 1:
+            raise VerifyException("tasm.loop: count must be positive")
+        p = self.parent_op()
+        while p is not None and not isinstance(p, ProgramOp):
+            if not isinstance(p, LoopOp):
+                raise VerifyException("tasm.loop: must be nested in a tasm.program")
+            p = p.parent_op()
+        if p is None:
+            raise VerifyException("tasm.loop: must be nested in a tasm.program")
 
 
 @irdl_op_definition

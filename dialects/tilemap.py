@@ -9,6 +9,7 @@ table (principle 1: the IR does not grow with the tile count).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -31,17 +32,21 @@ from xdsl.irdl import (
     attr_def,
     irdl_attr_definition,
     irdl_op_definition,
+    lazy_traits_def,
     operand_def,
     opt_attr_def,
     result_def,
     var_operand_def,
+    var_result_def,
 )
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
+from xdsl.traits import HasParent, IsTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from ipu.dialects.graph import GaussianAttr
 from ipu.dialects.plan import LayoutAttr
+from ipu.dialects.repeat import RepeatBase
 
 MOVE_COLUMNS = 13  # TRANSFER_COLUMNS without `start`
 
@@ -283,8 +288,28 @@ def verify_transfers(op: IRDLOperation, t: np.ndarray, cols: int, src: BufferTyp
             raise VerifyException(f"{op.name}: a transfer writes outside the destination buffer ({dst.nbytes} bytes)")
 
 
+@irdl_op_definition
+class YieldOp(IRDLOperation):
+    """Buffers copied into the carried buffers for the next iteration of `tilemap.repeat`."""
+
+    name = "tilemap.yield"
+    values = var_operand_def()
+    traits = lazy_traits_def(lambda: (IsTerminator(), HasParent(RepeatOp)))
+    assembly_format = "($values^ `:` type($values))? attr-dict"
+
+
+@irdl_op_definition
+class RepeatOp(RepeatBase):
+    """A structured loop of kernel runs and moves over carried per-tile buffers."""
+
+    name = "tilemap.repeat"
+    inits = var_operand_def(AnyBuffer)
+    results_ = var_result_def(AnyBuffer)
+    YIELD_NAME: ClassVar[str] = "tilemap.yield"
+
+
 Tilemap = Dialect(
     "tilemap",
-    [HostWriteOp, WeightOp, HostReadOp, CheckpointOp, RunOp, AllocOp, MoveOp],
+    [HostWriteOp, WeightOp, HostReadOp, CheckpointOp, RunOp, AllocOp, MoveOp, RepeatOp, YieldOp],
     [BufferType],
 )

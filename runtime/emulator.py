@@ -507,7 +507,11 @@ class Emulator:
                 raise EmulatorError(f"program {i}: control skeleton differs from program 0")
         result = RunResult({}, {}, 0, [])
         ex = self.target.exchange
-        for j, cw in enumerate(skeleton):
+        loops: list[list[int]] = []  # [index of LOOP_BEGIN, iterations left]
+        j = -1
+        while j + 1 < len(skeleton):
+            j += 1
+            cw = skeleton[j]
             seg = 0
             for i, p in enumerate(pkg.programs):
                 where = f"program {i} segment {j}"
@@ -520,6 +524,19 @@ class Emulator:
             if op == Opcode.END:
                 result.total_cycles += seg
                 break
+            if op in (Opcode.LOOP_BEGIN, Opcode.LOOP_END):
+                result.total_cycles += seg
+                if op == Opcode.LOOP_BEGIN:
+                    loops.append([j, arg])
+                else:
+                    if not loops:
+                        raise EmulatorError(f"control instruction {j}: LOOP_END without LOOP_BEGIN")
+                    loops[-1][1] -= 1
+                    if loops[-1][1] > 0:
+                        j = loops[-1][0]  # the body again (its first segment follows LOOP_BEGIN)
+                    else:
+                        loops.pop()
+                continue
             if op == Opcode.SYNC:
                 rec = {"kind": "sync", "index": j, "cycles": ex["sync_cycles"]}
             elif op == Opcode.EXCHANGE:

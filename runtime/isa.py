@@ -23,6 +23,8 @@ class Opcode(IntEnum):
     HOST_IN = 4  # input stream index: host writes a run input into tile memory
     HOST_OUT = 5  # output stream index: host reads a run output
     CHECKPOINT = 6  # checkpoint index: host samples a value for the numerical check
+    LOOP_BEGIN = 7  # iteration count: the instructions up to the matching LOOP_END run that often
+    LOOP_END = 8
 
 
 # Kernel table: name -> (number of input addresses, parameter names). The order is the ABI.

@@ -510,7 +510,18 @@ def _validate_programs(pkg: Package, target: Target) -> None:
         Opcode.HOST_OUT: ("output", set(range(len(pkg.outputs)))),
         Opcode.CHECKPOINT: ("checkpoint", {c.index for c in pkg.checkpoints}),
     }
+    depth = 0
     for j, w in enumerate(skeleton):
+        if int(w[0]) == Opcode.LOOP_BEGIN:
+            depth += 1
+            if int(w[1]) < 1:
+                raise PackageError(f"control instruction {j}: loop count {w[1]} must be positive")
+        elif int(w[0]) == Opcode.LOOP_END:
+            depth -= 1
+            if depth < 0:
+                raise PackageError(f"control instruction {j}: LOOP_END without LOOP_BEGIN")
+        elif int(w[0]) == Opcode.END and depth:
+            raise PackageError(f"control instruction {j}: END inside a loop")
         if int(w[0]) in limits:
             what, valid = limits[Opcode(int(w[0]))]
             if int(w[1]) not in valid:

@@ -13,7 +13,7 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
 from xdsl.dialects.builtin import DenseArrayBase, DictionaryAttr, IntegerAttr, StringAttr, i64
-from xdsl.ir import Block, Operation, Region
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
@@ -32,58 +32,78 @@ def _i(v: int) -> IntegerAttr:
     return IntegerAttr(v, 64)
 
 
-def lower_function(f: func.FuncOp, target: Target) -> tuple[list[Operation], dict[str, int]]:
-    ops = list(f.body.block.ops)
-    bounds = {0, target.tiles}
-    for op in ops:
-        if isinstance(op, tilemap.RunOp):
-            t = op.result.type
-            bounds |= {t.first.data, t.first.data + t.count.data}
-    edges = sorted(b for b in bounds if 0 <= b <= target.tiles)
-    segments = list(zip(edges[:-1], edges[1:], strict=True))
-    bodies = [Block() for _ in segments]
-    defs: list[Operation] = []
+def _run_props(kernel: str, out: int, ins: list[int], params: dict[str, int], in_t, out_t) -> dict:
+    return {
+        "kernel": StringAttr(kernel),
+        "out": _i(out),
+        "ins": DenseArrayBase.from_list(i64, ins),
+        "params": DictionaryAttr({k: _i(params[k]) for k in KERNEL_PARAMS[kernel]}),
+        "in_type": in_t,
+        "out_type": out_t,
+    }
 
-    def control(make) -> None:
-        for b in bodies:
+
+class _Emitter:
+    """Appends to every program's current block; loops nest a block per program."""
+
+    def __init__(self, segments: list[tuple[int, int]]):
+        self.segments = segments
+        self.blocks = [Block() for _ in segments]
+        self.roots = list(self.blocks)
+        self.defs: list[Operation] = []
+        self.phases = 0
+        self.calls = 0
+
+    def control(self, make) -> None:
+        for b in self.blocks:
             b.add_op(make())
 
-    phases = 0
-    calls = 0
-    for op in ops:
+    def call(self, lo: int, hi: int, props: dict) -> None:
+        for (s0, s1), b in zip(self.segments, self.blocks, strict=True):
+            if lo <= s0 and s1 <= hi:
+                b.add_op(tasm.KernelCallOp.create(properties=dict(props)))
+        self.calls += 1
+
+    def copy(self, src: SSAValue, dst_slot: int) -> None:
+        """Copy a buffer into another slot of its group (carried values of loops)."""
+        if slot(src).address.data == dst_slot:
+            return
+        t: tilemap.BufferType = src.type
+        n = int(np.prod(t.shape))
+        props = _run_props("copy", dst_slot, [slot(src).address.data], {"elements": n}, t.element_type, t.element_type)
+        self.call(t.first.data, t.first.data + t.count.data, props)
+
+    def emit(self, ops: list[Operation]) -> None:
+        for op in ops:
+            self.emit_op(op)
+
+    def emit_op(self, op: Operation) -> None:
         if isinstance(op, tilemap.HostWriteOp):
             idx = op.index.value.data
-            control(lambda idx=idx: tasm.HostInOp.create(properties={"index": _i(idx)}))
-            defs.append(_bound(tasm.StreamInOp, op, {"index": _i(idx)}, slot(op.result).address.data))
+            self.control(lambda: tasm.HostInOp.create(properties={"index": _i(idx)}))
+            self.defs.append(_bound(tasm.StreamInOp, op, {"index": _i(idx)}, slot(op.result).address.data))
         elif isinstance(op, tilemap.WeightOp):
-            defs.append(_bound(tasm.WeightOp, op, {"init": op.init}, slot(op.result).address.data))
+            self.defs.append(_bound(tasm.WeightOp, op, {"init": op.init}, slot(op.result).address.data))
         elif isinstance(op, tilemap.RunOp):
             t = op.result.type
-            lo, hi = t.first.data, t.first.data + t.count.data
             kernel = op.kernel.data
             if kernel not in KERNEL_PARAMS:
                 raise DiagnosticException(f"lower-to-tasm: unknown kernel '{kernel}'")
             ins = [v for j, v in enumerate(op.inputs) if j != op.inplace_operand()]
-            props = {
-                "kernel": op.kernel,
-                "out": _i(slot(op.result).address.data),
-                "ins": DenseArrayBase.from_list(i64, [slot(v).address.data for v in ins]),
-                "params": DictionaryAttr({k: _i(op.param(k)) for k in KERNEL_PARAMS[kernel]}),
-                "in_type": ins[0].type.element_type if ins else t.element_type,
-                "out_type": t.element_type,
-            }
-            for (s0, s1), b in zip(segments, bodies, strict=True):
-                if lo <= s0 and s1 <= hi:
-                    b.add_op(tasm.KernelCallOp.create(properties=dict(props)))
-            calls += 1
+            params = {k: op.param(k) for k in KERNEL_PARAMS[kernel]}
+            in_t = ins[0].type.element_type if ins else t.element_type
+            props = _run_props(
+                kernel, slot(op.result).address.data, [slot(v).address.data for v in ins], params, in_t, t.element_type
+            )
+            self.call(t.first.data, t.first.data + t.count.data, props)
         elif isinstance(op, exchange.PhaseOp):
             idx = op.index.value.data
-            control(tasm.SyncOp.create)
-            control(lambda idx=idx: tasm.ExchangeOp.create(properties={"index": _i(idx)}))
+            self.control(tasm.SyncOp.create)
+            self.control(lambda: tasm.ExchangeOp.create(properties={"index": _i(idx)}))
             table = tilemap.table_of(op.transfers).copy()
             table[:, 1 + S_OFF] += slot(op.input).address.data
             table[:, 1 + D_OFF] += slot(op.result).address.data
-            defs.append(
+            self.defs.append(
                 tasm.PhaseOp.create(
                     properties={
                         "index": _i(idx),
@@ -94,29 +114,59 @@ def lower_function(f: func.FuncOp, target: Target) -> tuple[list[Operation], dic
                     }
                 )
             )
-            phases += 1
+            self.phases += 1
         elif isinstance(op, tilemap.CheckpointOp):
             idx = op.index.value.data
-            control(lambda idx=idx: tasm.CheckpointOp.create(properties={"index": _i(idx)}))
+            self.control(lambda: tasm.CheckpointOp.create(properties={"index": _i(idx)}))
             extra = {"index": op.index, "op": op.op} | ({"aspect": op.aspect} if op.aspect else {})
-            defs.append(_bound(tasm.CheckpointDefOp, op, extra, slot(op.input).address.data))
+            self.defs.append(_bound(tasm.CheckpointDefOp, op, extra, slot(op.input).address.data))
         elif isinstance(op, tilemap.HostReadOp):
             idx = op.index.value.data
-            control(lambda idx=idx: tasm.HostOutOp.create(properties={"index": _i(idx)}))
-            defs.append(_bound(tasm.StreamOutOp, op, {"index": _i(idx)}, slot(op.input).address.data))
+            self.control(lambda: tasm.HostOutOp.create(properties={"index": _i(idx)}))
+            self.defs.append(_bound(tasm.StreamOutOp, op, {"index": _i(idx)}, slot(op.input).address.data))
+        elif isinstance(op, tilemap.RepeatOp):
+            carried = [slot(a).address.data for a in op.body.block.args]
+            for v, dst in zip(op.inits, carried, strict=True):
+                self.copy(v, dst)
+            outer = self.blocks
+            loops = [
+                tasm.LoopOp.create(properties={"count": _i(op.count.value.data)}, regions=[Region(Block())])
+                for _ in outer
+            ]
+            for b, lp in zip(outer, loops, strict=True):
+                b.add_op(lp)
+            self.blocks = [lp.body.block for lp in loops]
+            for inner in op.body.block.ops:
+                if isinstance(inner, tilemap.YieldOp):
+                    for v, dst in zip(inner.values, carried, strict=True):
+                        self.copy(v, dst)
+                else:
+                    self.emit_op(inner)
+            self.blocks = outer
         elif isinstance(op, func.ReturnOp | tilemap.AllocOp):
-            continue
+            return
         else:
             raise DiagnosticException(f"lower-to-tasm: unexpected operation {op.name}")
+
+
+def lower_function(f: func.FuncOp, target: Target) -> tuple[list[Operation], dict[str, int]]:
+    bounds = {0, target.tiles}
+    for op in f.body.walk():
+        if isinstance(op, tilemap.RunOp):
+            t = op.result.type
+            bounds |= {t.first.data, t.first.data + t.count.data}
+    edges = sorted(b for b in bounds if 0 <= b <= target.tiles)
+    em = _Emitter(list(zip(edges[:-1], edges[1:], strict=True)))
+    em.emit(list(f.body.block.ops))
     programs: list[Operation] = []
-    for n, ((s0, s1), b) in enumerate(zip(segments, bodies, strict=True)):
+    for n, ((s0, s1), b) in enumerate(zip(em.segments, em.roots, strict=True)):
         programs.append(
             tasm.ProgramOp.create(
                 properties={"sym_name": StringAttr(f"p{n}"), "first": _i(s0), "count": _i(s1 - s0)},
                 regions=[Region(b)],
             )
         )
-    return programs + defs, {"programs": len(programs), "phases": phases, "calls": calls}
+    return programs + em.defs, {"programs": len(programs), "phases": em.phases, "calls": em.calls}
 
 
 def _bound(cls: type, op: Operation, extra: dict, address: int) -> Operation:

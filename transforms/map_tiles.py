@@ -15,7 +15,7 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, DictionaryAttr, IntegerAttr, StringAttr, TensorType
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
@@ -138,7 +138,32 @@ def map_function(f: func.FuncOp) -> dict[str, int]:
     return {"moves": mp.moves, "transfer_families": mp.families, "checkpoints": mp.checkpoints}
 
 
+def _map_repeat(mp: _Mapper, op: plan.RepeatOp) -> None:
+    """tilemap.repeat over the carried buffers; the body is mapped in place, once."""
+    outer = mp.block
+    body = Block(arg_types=[buffer_type(a.type) for a in op.body.block.args])
+    for pa, ba in zip(op.body.block.args, body.args, strict=True):
+        ba.name_hint = pa.name_hint
+        mp.env[pa] = ba
+    mp.block = body
+    for inner in op.body.block.ops:
+        if isinstance(inner, plan.YieldOp):
+            body.add_op(tilemap.YieldOp.create(operands=[mp.env[v] for v in inner.values]))
+        else:
+            _map_op(mp, inner)
+    mp.block = outer
+    r = tilemap.RepeatOp(op.count.value.data, [mp.env[v] for v in op.inits], Region(body))
+    mp.emit(r)
+    for pv, tv in zip(op.results, r.results, strict=True):
+        tv.name_hint = pv.name_hint
+        mp.env[pv] = tv
+    mp.checkpoint(op, r.results[0], op.results[0].type)
+
+
 def _map_op(mp: _Mapper, op: Operation) -> None:
+    if isinstance(op, plan.RepeatOp):
+        _map_repeat(mp, op)
+        return
     res = op.results[0]
     rt: plan.PlanTensorType = res.type
     out_t = buffer_type(rt)

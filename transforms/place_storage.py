@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
-from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr
-from xdsl.ir import SSAValue
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
@@ -53,64 +53,105 @@ def _fit(live: list, lo: int, hi: int, size: int, top_down: bool) -> int | None:
     return a if a >= lo else None
 
 
-def place_function(f: func.FuncOp, target: Target) -> dict[str, int]:
-    ops = list(f.body.block.ops)
+def _flatten(block: Block, seq: list[Operation], loops: list[tuple[tilemap.RepeatOp, int, int]]) -> None:
+    """Pre-order op sequence; each repeat spans [its position, its yield's position]."""
+    for op in block.ops:
+        seq.append(op)
+        if isinstance(op, tilemap.RepeatOp):
+            start = len(seq) - 1
+            _flatten(op.body.block, seq, loops)
+            loops.append((op, start, len(seq) - 1))
+
+
+def _lifetimes(seq: list[Operation], loops: list[tuple[tilemap.RepeatOp, int, int]]) -> dict[SSAValue, int]:
+    """Last use of every buffer. A value read inside a loop but defined before it (or carried
+    by it) lives to the loop's end; a carried value also lives as long as the loop's result."""
+    pos = {op: i for i, op in enumerate(seq)}
+
+    def defined_at(v: SSAValue) -> int:
+        if isinstance(v, BlockArgument):
+            return pos[v.block.parent_op()]  # type: ignore[index]
+        return pos[v.owner]  # type: ignore[index]
+
     last: dict[SSAValue, int] = {}
-    for i, op in enumerate(ops):
+    for i, op in enumerate(seq):
         for v in op.operands:
-            last[v] = i
+            u = i
+            for _, s0, e0 in loops:
+                if s0 < i <= e0 and defined_at(v) <= s0:
+                    u = max(u, e0)
+            last[v] = max(last.get(v, -1), u)
+    for rep, _, e0 in loops:
+        for arg, res in zip(rep.body.block.args, rep.results, strict=True):
+            last[arg] = max(last.get(arg, -1), e0, last.get(res, -1))
+    return last
+
+
+def place_function(f: func.FuncOp, target: Target) -> dict[str, int]:
+    seq: list[Operation] = []
+    loops: list[tuple[tilemap.RepeatOp, int, int]] = []
+    _flatten(f.body.block, seq, loops)
+    last = _lifetimes(seq, loops)
     live: list[tuple[int, int, SSAValue]] = []  # (address, end, value)
     peaks = {"standard": 0, "interleaved": 0, "total": 0}
     biggest_std = 0
     # weights are loaded by `initialize` before the program starts: place them first
-    order = [(i, op) for i, op in enumerate(ops) if isinstance(op, tilemap.WeightOp)]
-    order += [(i, op) for i, op in enumerate(ops) if not isinstance(op, tilemap.WeightOp)]
+    order = [(i, op) for i, op in enumerate(seq) if isinstance(op, tilemap.WeightOp)]
+    order += [(i, op) for i, op in enumerate(seq) if not isinstance(op, tilemap.WeightOp)]
     for i, op in order:
         live = [x for x in live if last.get(x[2], -1) >= i or isinstance(x[2].owner, tilemap.WeightOp)]
-        if not op.results or not isinstance(op.results[0].type, tilemap.BufferType):
+        if isinstance(op, tilemap.RepeatOp):
+            values = list(op.body.block.args)  # carried buffers; the results share their slots
+        elif op.results and isinstance(op.results[0].type, tilemap.BufferType):
+            values = [op.results[0]]
+        else:
             continue
-        v = op.results[0]
-        bt: tilemap.BufferType = v.type
-        size = -(-bt.nbytes // ALIGN) * ALIGN
-        if isinstance(op, tilemap.RunOp) and op.inplace_operand() is not None:
-            src = op.inputs[op.inplace_operand()]
-            if last.get(src, -1) != i:
+        slots = []
+        for v in values:
+            bt: tilemap.BufferType = v.type
+            size = -(-bt.nbytes // ALIGN) * ALIGN
+            if isinstance(op, tilemap.RunOp) and op.inplace_operand() is not None:
+                src = op.inputs[op.inplace_operand()]
+                if last.get(src, -1) != i:
+                    raise DiagnosticException(
+                        f"place-storage: in-place operand %{src.name_hint} is used after %{v.name_hint}"
+                    )
+                s_slot = slot(src)
+                live = [x for x in live if x[2] is not src]
+                live.append((s_slot.address.data, s_slot.address.data + s_slot.size.data, v))
+                slots.append(s_slot)
+                continue
+            addr = None
+            for lo, hi, region in _ranges(target, bt.memory.data):
+                # standard data grows up from the code, interleaved data down from the top of memory
+                a = _fit(live, lo, hi, size, bt.memory.data == "interleaved")
+                if a is not None:
+                    addr, reg = a, region
+                    break
+            if addr is None:
+                live_bytes = sum(e - s for s, e, _ in live)
+                cap = sum(hi - lo for lo, hi, _ in _ranges(target, bt.memory.data))
+                biggest = sorted(live, key=lambda x: x[0] - x[1])[:4]
+                names = ", ".join(f"%{x[2].name_hint} {x[1] - x[0]}" for x in biggest)
                 raise DiagnosticException(
-                    f"place-storage: in-place operand %{src.name_hint} is used after %{v.name_hint}"
+                    f"model does not fit target {target.name}: value %{v.name_hint or i} ({op.name}) needs {size} "
+                    f"bytes of {bt.memory.data} memory on tiles [{bt.first.data}, {bt.first.data + bt.count.data}) "
+                    f"while {live_bytes} bytes are live (largest: {names}); {bt.memory.data} capacity is {cap} "
+                    "bytes per tile"
                 )
-            s_slot = slot(src)
-            live = [x for x in live if x[2] is not src]
-            live.append((s_slot.address.data, s_slot.address.data + s_slot.size.data, v))
-            op.attributes["slot"] = s_slot
-            continue
-        addr = None
-        for lo, hi, region in _ranges(target, bt.memory.data):
-            # standard data grows up from the code, interleaved data down from the top of memory
-            top_down = bt.memory.data == "interleaved"
-            a = _fit(live, lo, hi, size, top_down)
-            if a is not None:
-                addr, reg = a, region
-                break
-        if addr is None:
-            live_bytes = sum(e - s for s, e, _ in live)
-            cap = sum(hi - lo for lo, hi, _ in _ranges(target, bt.memory.data))
-            biggest = sorted(live, key=lambda x: x[0] - x[1])[:4]
-            names = ", ".join(f"%{x[2].name_hint} {x[1] - x[0]}" for x in biggest)
-            raise DiagnosticException(
-                f"model does not fit target {target.name}: value %{v.name_hint or i} ({op.name}) needs {size} "
-                f"bytes of {bt.memory.data} memory on tiles [{bt.first.data}, {bt.first.data + bt.count.data}) "
-                f"while {live_bytes} bytes are live (largest: {names}); {bt.memory.data} capacity is {cap} "
-                "bytes per tile"
-            )
-        live.append((addr, addr + size, v))
-        op.attributes["slot"] = exchange.SlotAttr(addr, size, reg)
+            live.append((addr, addr + size, v))
+            slots.append(exchange.SlotAttr(addr, size, reg))
+            if bt.memory.data == "standard":
+                biggest_std = max(biggest_std, size)
+        if isinstance(op, tilemap.RepeatOp):
+            op.attributes["carried_slots"] = ArrayAttr(slots)
+        else:
+            op.attributes["slot"] = slots[0]
         inter = sum(e - s for s, e, x in live if x.type.memory.data == "interleaved")
         total = sum(e - s for s, e, _ in live)
         peaks["interleaved"] = max(peaks["interleaved"], inter)
         peaks["standard"] = max(peaks["standard"], total - inter)
         peaks["total"] = max(peaks["total"], total)
-        if bt.memory.data == "standard":
-            biggest_std = max(biggest_std, size)
     figures = {
         "peak_standard_bytes": peaks["standard"],
         "peak_interleaved_bytes": peaks["interleaved"],
@@ -122,7 +163,13 @@ def place_function(f: func.FuncOp, target: Target) -> dict[str, int]:
 
 
 def slot(v: SSAValue) -> exchange.SlotAttr:
-    s = v.owner.attributes.get("slot")  # type: ignore[union-attr]
+    """The storage slot of a buffer (carried buffers and repeat results: the repeat's)."""
+    rep = v.block.parent_op() if isinstance(v, BlockArgument) else v.owner
+    if isinstance(rep, tilemap.RepeatOp):
+        slots = rep.attributes.get("carried_slots")
+        s = slots.data[v.index] if isinstance(slots, ArrayAttr) else None
+    else:
+        s = v.owner.attributes.get("slot")  # type: ignore[union-attr]
     if not isinstance(s, exchange.SlotAttr):
         raise DiagnosticException(f"value %{v.name_hint} has no storage slot; run place-storage first")
     return s

@@ -162,6 +162,7 @@ class _Planner:
     target: Target
     block: Block
     arg_map: dict[SSAValue, int]
+    top: Block = field(default=None)  # type: ignore[assignment]
     arg_types: dict[int, plan.PlanTensorType] = field(default_factory=dict)
     current: dict[SSAValue, SSAValue] = field(default_factory=dict)
     cache: dict[tuple[SSAValue, plan.PlanTensorType], SSAValue] = field(default_factory=dict)
@@ -197,7 +198,7 @@ class _Planner:
     def arg(self, v: SSAValue, t: plan.PlanTensorType) -> SSAValue:
         i = self.arg_map[v]
         pos = sum(1 for j in self.new_args if j < i)
-        a = self.block.insert_arg(t, pos)
+        a = self.top.insert_arg(t, pos)
         a.name_hint = v.name_hint
         self.new_args[i] = a
         self.arg_types[i] = t
@@ -209,7 +210,11 @@ class _Planner:
             t = want or plan_type(v.type, default_layout(tuple(v.type.get_shape()), self.target.tiles))
             if v in self.params:
                 p = self.params[v]
-                nv = self.emit(plan.ParameterOp(p.sym_name.data, p.init, t)).results[0]
+                # weights are loaded once by `initialize`: declared at function level even when a
+                # repeat body uses them
+                decl = plan.ParameterOp(p.sym_name.data, p.init, t)
+                self.top.add_op(decl)
+                nv = decl.results[0]
             else:
                 nv = self.arg(v, t)
             nv.name_hint = v.name_hint
@@ -237,21 +242,50 @@ def plan_function(f: func.FuncOp, target: Target) -> dict[str, int]:
     """Rewrite `f` in place from graph ops to plan ops; returns summary figures."""
     old = f.body.block
     new = Block()
-    p = _Planner(target, new, {a: i for i, a in enumerate(old.args)})
+    p = _Planner(target, new, {a: i for i, a in enumerate(old.args)}, new)
     _pre_plan(p, old)
-    index = 0
-    ret: func.ReturnOp | None = None
     gemm_grids: list[str] = []
-    for op in list(old.ops):
+    index, ret = _plan_block(p, old, 0, gemm_grids)
+    if not isinstance(ret, func.ReturnOp):
+        ret = None
+    if ret is None:
+        raise DiagnosticException("plan-ops: function has no func.return")
+    outs = [p.get(v, None, "output") for v in ret.arguments]
+    for v in outs:
+        if v.type.layout.partial >= 0:
+            raise DiagnosticException("plan-ops: an output is still a partial sum")
+    new.add_op(func.ReturnOp(*outs))
+    for i, a in enumerate(old.args):  # unused inputs still get a layout
+        if i not in p.new_args:
+            p.arg(a, plan_type(a.type, default_layout(tuple(a.type.get_shape()), target.tiles)))
+    f.body.detach_block(old)
+    old.erase(safe_erase=False)
+    f.body.add_block(new)
+    f.function_type = builtin.FunctionType.from_lists([a.type for a in new.args], [v.type for v in outs])
+    names = [a.name_hint or f"arg{i}" for i, a in enumerate(new.args)]
+    f.attributes["ipu.inputs"] = ArrayAttr([StringAttr(n) for n in names])
+    f.attributes["ipu.outputs"] = ArrayAttr([StringAttr(f"output{i}") for i in range(len(outs))])
+    f.attributes["ipu.target"] = StringAttr(target.name)
+    return {"operations": index, "conversions": len(p.conversions), "gemms": len(gemm_grids)}
+
+
+def _plan_block(p: _Planner, block: Block, index: int, grids: list[str]) -> tuple[int, Operation | None]:
+    """Plan the ops of `block` in order (op indices in pre-order, as the golden evaluator
+    numbers them); returns the next index and the block's terminator."""
+    ret: Operation | None = None
+    for op in list(block.ops):
         if isinstance(op, graph.ParameterOp):
             p.params[op.result] = op
             index += 1
             continue
-        if isinstance(op, func.ReturnOp):
+        if isinstance(op, func.ReturnOp | graph.YieldOp):
             ret = op
             continue
+        if isinstance(op, graph.RepeatOp):
+            index = _plan_repeat(p, op, index, grids)
+            continue
         if isinstance(op, graph.MatmulOp):
-            _plan_matmul(p, op, index, target, gemm_grids)
+            _plan_matmul(p, op, index, p.target, grids)
         elif isinstance(op, graph.AddOp | graph.SubOp | graph.MulOp | graph.MaxOp):
             _plan_binary(p, op, index)
         elif isinstance(op, graph.GeluOp | graph.ReluOp | graph.ExpOp | graph.TanhOp):
@@ -261,7 +295,7 @@ def plan_function(f: func.FuncOp, target: Target) -> dict[str, int]:
         elif isinstance(op, graph.TransposeOp):
             _plan_transpose(p, op, index)
         elif isinstance(op, graph.ReshapeOp):
-            _plan_reshape(p, op, index, target)
+            _plan_reshape(p, op, index, p.target)
         elif isinstance(op, graph.CastOp):
             x = p.get(op.input, None, op.name)
             r = plan.CastOp.create(
@@ -282,25 +316,35 @@ def plan_function(f: func.FuncOp, target: Target) -> dict[str, int]:
             raise DiagnosticException(f"plan-ops: no plan for operation {op.name}")
         p.consumed(op)
         index += 1
-    if ret is None:
-        raise DiagnosticException("plan-ops: function has no func.return")
-    outs = [p.get(v, None, "output") for v in ret.arguments]
-    for v in outs:
+    return index, ret
+
+
+def _plan_repeat(p: _Planner, op: graph.RepeatOp, index: int, grids: list[str]) -> int:
+    """A structured plan.repeat: carried values keep their entry layouts across iterations."""
+    inits = [p.get(v, None, op.name) for v in op.inits]
+    for v in inits:
         if v.type.layout.partial >= 0:
-            raise DiagnosticException("plan-ops: an output is still a partial sum")
-    new.add_op(func.ReturnOp(*outs))
-    for i, a in enumerate(old.args):  # unused inputs still get a layout
-        if i not in p.new_args:
-            p.arg(a, plan_type(a.type, default_layout(tuple(a.type.get_shape()), target.tiles)))
-    f.body.detach_block(old)
-    old.erase(safe_erase=False)
-    f.body.add_block(new)
-    f.function_type = builtin.FunctionType.from_lists([a.type for a in new.args], [v.type for v in outs])
-    names = [a.name_hint or f"arg{i}" for i, a in enumerate(new.args)]
-    f.attributes["ipu.inputs"] = ArrayAttr([StringAttr(n) for n in names])
-    f.attributes["ipu.outputs"] = ArrayAttr([StringAttr(f"output{i}") for i in range(len(outs))])
-    f.attributes["ipu.target"] = StringAttr(target.name)
-    return {"operations": index, "conversions": len(p.conversions), "gemms": len(gemm_grids)}
+            raise DiagnosticException("plan-ops: a repeat cannot carry a partial sum")
+    outer, cache = p.block, dict(p.cache)
+    body = Block(arg_types=[v.type for v in inits])
+    for ga, na in zip(op.body.block.args, body.args, strict=True):
+        na.name_hint = ga.name_hint
+        p.current[ga] = na
+        p.cache[(ga, na.type)] = na
+    p.block = body
+    nxt, term = _plan_block(p, op.body.block, index + 1, grids)
+    assert isinstance(term, graph.YieldOp)
+    ys = [p.get(v, a.type, "carried layout") for v, a in zip(term.values, body.args, strict=True)]
+    body.add_op(plan.YieldOp.create(operands=ys))
+    p.block, p.cache = outer, cache
+    r = plan.RepeatOp(op.count.value.data, inits, Region(body))
+    r.attributes["op_index"] = builtin.IntegerAttr(index, 64)
+    p.emit(r)
+    for gv, nv in zip(op.results, r.results, strict=True):
+        p.set(gv, nv)
+    p.consumed(op)
+    log_event("planned repeat", op=index, count=op.count.value.data, body_operations=nxt - index - 1)
+    return nxt
 
 
 def _plan_matmul(p: _Planner, op: graph.MatmulOp, index: int, target: Target, grids: list[str]) -> None:
@@ -641,7 +685,7 @@ def attention_layouts(c: AttentionChoice, hq: int, hkv: int, s: int, sk: int, d:
 
 def _pre_plan(p: _Planner, block: Block) -> None:
     """Look ahead: use counts (for liveness-aware budgets) and attention operand layouts."""
-    for op in block.ops:
+    for op in block.walk():
         for v in op.operands:
             p.uses_left[v] = p.uses_left.get(v, 0) + 1
         if isinstance(op, graph.AttentionOp):

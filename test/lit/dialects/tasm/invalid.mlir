@@ -36,4 +36,4 @@ func.func @f() {
   tasm.sync
   func.return
 }
-// CHECK: Operation does not verify: 'tasm.sync' expects parent op 'tasm.program'
+// CHECK: Operation does not verify: 'tasm.sync' expects parent op to be one of 'tasm.program', 'tasm.loop'
