@@ -206,6 +206,7 @@ Tasm = Dialect(
     "tasm",
     [
         ProgramOp,
+        LoopOp,
         KernelCallOp,
         SyncOp,
         ExchangeOp,
