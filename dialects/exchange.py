@@ -86,7 +86,7 @@ class PhaseOp(IRDLOperation):
             raise VerifyException(f"exchange.phase: transfer table must be [n, {PHASE_COLUMNS}] (start + move columns)")
         verify_transfers(self, t[:, 1:], MOVE_COLUMNS, self.input.type, self.result.type, 0)
         if len(t):
-            end = t[:, 0] + t[:, 7] * t[:, 8]
+            end = t[:, 0] + t[:, 7] * t[:, 8] + (t[:, 9] - 1) * t[:, 16]
             if (t[:, 0] < 0).any() or int(end.max()) > self.horizon.value.data:
                 raise VerifyException("exchange.phase: a transfer ends after the phase horizon")
         if self.lower_bound.value.data > self.horizon.value.data:

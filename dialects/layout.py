@@ -287,7 +287,14 @@ def conversion_transfers(
 
 
 def compress_transfers(recs: np.ndarray, src_stride: int, dst_stride: int) -> np.ndarray:
-    """Fold single transfers (src, src_off, dst, dst_off, rows, words) into families."""
+    """Fold single transfers (src, src_off, dst, dst_off, rows, words) into families.
+
+    1. one source block to an arithmetic run of destination tiles: a multicast;
+    2. equal offsets on runs of source and destination tiles: members run together;
+    3. what is left, one tile sending to (or gathering from) a run of tiles with offsets that
+       step evenly: members run one after another (time step = transfer length).
+    Returns int64 [n, 16] (runtime.package.TRANSFER_COLUMNS without `start`).
+    """
     mc: dict[tuple[int, ...], list[int]] = {}
     for s, so, d, do, r, w in recs.tolist():
         mc.setdefault((s, so, do, r, w), []).append(d)
@@ -295,9 +302,81 @@ def compress_transfers(recs: np.ndarray, src_stride: int, dst_stride: int) -> np
     for (s, so, do, r, w), ds in mc.items():
         for d0, cnt, step in arithmetic_runs(np.sort(np.array(ds))):
             par.setdefault((so, do, r, w, cnt, step, d0 - s), []).append(s)
-    out = []
+    out: list[tuple[int, ...]] = []
+    single: list[tuple[int, ...]] = []
     for (so, do, r, w, cnt, step, delta), ss in par.items():
         for s0, pc, ps in arithmetic_runs(np.sort(np.array(ss))):
-            out.append((s0, so, src_stride, s0 + delta, do, dst_stride, r, w, pc, ps, ps, cnt, step))
+            if pc > 1:
+                out.append((s0, so, src_stride, s0 + delta, do, dst_stride, r, w, pc, ps, ps, cnt, step, 0, 0, 0))
+            else:
+                single.append((s0, so, s0 + delta, do, r, w, cnt, step))
+    out.extend(_serial_runs(single, src_stride, dst_stride))
     out.sort()
-    return np.array(out, np.int64).reshape(-1, 13)
+    return np.array(out, np.int64).reshape(-1, 16)
+
+
+def _runs(items: list[tuple[int, int, int]]) -> list[tuple[int, int, tuple[int, int, int]]]:
+    """Maximal runs of sorted 3-tuples with a constant, non-zero first-component step:
+    (first index, length, step); length-1 runs for the rest."""
+    out = []
+    i, n = 0, len(items)
+    while i < n:
+        if i + 1 < n:
+            step = tuple(items[i + 1][k] - items[i][k] for k in range(3))
+            j = i + 1
+            while j + 1 < n and tuple(items[j + 1][k] - items[j][k] for k in range(3)) == step:
+                j += 1
+            if step[0] != 0:
+                out.append((i, j - i + 1, step))
+                i = j + 1
+                continue
+        out.append((i, 1, (0, 0, 0)))
+        i += 1
+    return out
+
+
+def _serial_runs(single: list[tuple[int, ...]], src_stride: int, dst_stride: int) -> list[tuple[int, ...]]:
+    """Runs of transfers from one source tile (or, of what is left, into one destination tile)
+    whose other tile and both offsets advance by constant steps: serial families."""
+    out: list[tuple[int, ...]] = []
+    by_src: dict[tuple[int, ...], list[tuple[int, int, int]]] = {}
+    for s, so, d, do, r, w, cnt, step in single:
+        by_src.setdefault((s, r, w, cnt, step), []).append((d, so, do))
+    rest: list[tuple[int, ...]] = []
+    for (s, r, w, cnt, step), items in by_src.items():
+        items.sort()
+        for i, n, (dd, dso, ddo) in _runs(items):
+            d0, so0, do0 = items[i]
+            if n > 1:
+                out.append((s, so0, src_stride, d0, do0, dst_stride, r, w, n, 0, dd, cnt, step, dso, ddo, r * w))
+            else:
+                rest.append((s, so0, d0, do0, r, w, cnt, step))
+    by_dst: dict[tuple[int, ...], list[tuple[int, int, int]]] = {}
+    for s, so, d, do, r, w, cnt, step in rest:
+        by_dst.setdefault((d, r, w, cnt, step), []).append((s, so, do))
+    for (d, r, w, cnt, step), items in by_dst.items():
+        items.sort()
+        for i, n, (ds, dso, ddo) in _runs(items):
+            s0, so0, do0 = items[i]
+            pts = r * w if n > 1 else 0
+            out.append(
+                (
+                    s0,
+                    so0,
+                    src_stride,
+                    d,
+                    do0,
+                    dst_stride,
+                    r,
+                    w,
+                    n,
+                    ds if n > 1 else 1,
+                    0 if n > 1 else 1,
+                    cnt,
+                    step,
+                    dso,
+                    ddo,
+                    pts,
+                )
+            )
+    return out

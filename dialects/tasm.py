@@ -157,7 +157,7 @@ class PhaseOp(IRDLOperation):
         t = table_of(self.transfers)
         if t.ndim != 2 or t.shape[1] != PHASE_COLUMNS:
             raise VerifyException(f"tasm.phase: transfer table must be [n, {PHASE_COLUMNS}]")
-        if len(t) and int((t[:, 0] + t[:, 7] * t[:, 8]).max()) > self.horizon.value.data:
+        if len(t) and int((t[:, 0] + t[:, 7] * t[:, 8] + (t[:, 9] - 1) * t[:, 16]).max()) > self.horizon.value.data:
             raise VerifyException("tasm.phase: a transfer ends after the horizon")
 
 

@@ -48,7 +48,7 @@ from ipu.dialects.graph import GaussianAttr
 from ipu.dialects.plan import LayoutAttr
 from ipu.dialects.repeat import RepeatBase
 
-MOVE_COLUMNS = 13  # TRANSFER_COLUMNS without `start`
+MOVE_COLUMNS = 16  # TRANSFER_COLUMNS without `start`
 
 
 def table_attr(a: np.ndarray) -> DenseIntOrFPElementsAttr:
@@ -269,8 +269,10 @@ def verify_transfers(op: IRDLOperation, t: np.ndarray, cols: int, src: BufferTyp
         raise VerifyException(f"{op.name}: transfer table must be [n, {cols}]")
     if not len(t):
         return
-    s_tile, s_off, s_str, d_tile, d_off, d_str, rows, words, pc, pss, pds, mc, mcs = (t[:, c0 + i] for i in range(13))
-    if (rows <= 0).any() or (words <= 0).any() or (pc <= 0).any() or (mc <= 0).any():
+    s_tile, s_off, s_str, d_tile, d_off, d_str, rows, words, pc, pss, pds, mc, mcs, pso, pdo, pts = (
+        t[:, c0 + i] for i in range(16)
+    )
+    if (rows <= 0).any() or (words <= 0).any() or (pc <= 0).any() or (mc <= 0).any() or (pts < 0).any():
         raise VerifyException(f"{op.name}: rows, words and counts must be positive")
     s_last = s_tile + (pc - 1) * pss
     d_last = d_tile + (pc - 1) * pds + (mc - 1) * mcs
@@ -280,11 +282,12 @@ def verify_transfers(op: IRDLOperation, t: np.ndarray, cols: int, src: BufferTyp
         if bad.any():
             raise VerifyException(f"{op.name}: transfer {int(np.argmax(bad))} has a {what} tile outside [{f}, {f + n})")
     if c0 == 0:  # relative offsets: check against the buffers
-        s_end = s_off + (rows - 1) * s_str + words * 4
-        d_end = d_off + (rows - 1) * d_str + words * 4
-        if (s_off < 0).any() or (s_end > src.nbytes).any():
+        s_lo, d_lo = s_off + np.minimum((pc - 1) * pso, 0), d_off + np.minimum((pc - 1) * pdo, 0)
+        s_end = s_off + np.maximum((pc - 1) * pso, 0) + (rows - 1) * s_str + words * 4
+        d_end = d_off + np.maximum((pc - 1) * pdo, 0) + (rows - 1) * d_str + words * 4
+        if (s_lo < 0).any() or (s_end > src.nbytes).any():
             raise VerifyException(f"{op.name}: a transfer reads outside the source buffer ({src.nbytes} bytes)")
-        if (d_off < 0).any() or (d_end > dst.nbytes).any():
+        if (d_lo < 0).any() or (d_end > dst.nbytes).any():
             raise VerifyException(f"{op.name}: a transfer writes outside the destination buffer ({dst.nbytes} bytes)")
 
 

@@ -420,7 +420,7 @@ class Emulator:
             if bad.size:
                 j = int(bad[0])
                 raise EmulatorError(f"phase {ph.index}: transfer {fam[j]} {what} tile {tiles[j]} out of range")
-        start = c["start"][fam]
+        start = c["start"][fam] + pi * c["par_time_step"][fam]
         end = start + dur[fam]
         sender = ci == 0  # a multicast family member sends once
         self._check_ports(ph.index, "send", src[sender], start[sender], end[sender], fam[sender])
@@ -431,8 +431,9 @@ class Emulator:
         r = np.arange(int(rows.sum())) - np.repeat(np.cumsum(rows) - rows, rows)
         f2 = fam[mem_of_row]
         s_tile, d_tile = src[mem_of_row], dst[mem_of_row]
-        s_off = c["src_address"][f2] + r * c["src_stride"][f2] - self.base
-        d_off = c["dst_address"][f2] + r * c["dst_stride"][f2] - self.base
+        pm = pi[mem_of_row]
+        s_off = c["src_address"][f2] + pm * c["par_src_offset_step"][f2] + r * c["src_stride"][f2] - self.base
+        d_off = c["dst_address"][f2] + pm * c["par_dst_offset_step"][f2] + r * c["dst_stride"][f2] - self.base
         nb = c["row_words"][f2] * 4
         for what, off in (("source", s_off), ("destination", d_off)):
             bad = np.flatnonzero((off < 0) | (off + nb > self.size))

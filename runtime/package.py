@@ -48,10 +48,13 @@ SLICE_COLUMNS = (
 # A transfer family of one exchange phase. For p in range(par_count), c in range(mc_count):
 #   source tile  s = src_tile + p*par_src_step,
 #   destination  d = dst_tile + p*par_dst_step + c*mc_step,
-#   for r in range(rows): row_words 32-bit words from s:[src_address + r*src_stride]
-#                          to d:[dst_address + r*dst_stride].
-# All members occupy their source's send port and every destination's receive port during
-# cycles [start, start + rows*row_words) of the phase (multicast: one send, many receives).
+#   for r in range(rows): row_words 32-bit words from
+#       s:[src_address + p*par_src_offset_step + r*src_stride]
+#    to d:[dst_address + p*par_dst_offset_step + r*dst_stride].
+# Member p occupies its source's send port and every destination's receive port during cycles
+# [start + p*par_time_step, ... + rows*row_words) of the phase (multicast: one send, many
+# receives). A time step of 0 runs the members together; a source scattering to (or a
+# destination gathering from) a progression of tiles steps by the transfer's length.
 TRANSFER_COLUMNS = (
     "start",
     "src_tile",
@@ -67,6 +70,9 @@ TRANSFER_COLUMNS = (
     "par_dst_step",
     "mc_count",
     "mc_step",
+    "par_src_offset_step",
+    "par_dst_offset_step",
+    "par_time_step",
 )
 
 
@@ -580,7 +586,7 @@ def _validate_transfers(ph: Phase, target: Target) -> None:
         return
     c = {name: t[:, q].astype(np.int64) for q, name in enumerate(TRANSFER_COLUMNS)}
     bad = (c["rows"] <= 0) | (c["row_words"] <= 0) | (c["par_count"] <= 0) | (c["mc_count"] <= 0)
-    bad |= c["start"] < 0
+    bad |= (c["start"] < 0) | (c["par_time_step"] < 0)
     if bad.any():
         j = _first(bad)
         raise PackageError(f"phase {ph.index}: transfer {j} has non-positive rows/row_words/counts or a negative start")
@@ -601,13 +607,13 @@ def _validate_transfers(ph: Phase, target: Target) -> None:
         ("destination tile", *dst_lo_hi, 0, target.tiles),
         (
             "source bytes",
-            *lo_hi(c["src_address"], re_ * c["src_stride"]),
+            *lo_hi(c["src_address"], re_ * c["src_stride"], pe * c["par_src_offset_step"]),
             target.memory_base,
             target.memory_end - nbytes + 1,
         ),
         (
             "destination bytes",
-            *lo_hi(c["dst_address"], re_ * c["dst_stride"]),
+            *lo_hi(c["dst_address"], re_ * c["dst_stride"], pe * c["par_dst_offset_step"]),
             target.memory_base,
             target.memory_end - nbytes + 1,
         ),

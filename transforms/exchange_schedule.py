@@ -14,18 +14,16 @@ from dataclasses import dataclass
 import numpy as np
 
 # columns of a move table (TRANSFER_COLUMNS without `start`)
-S_TILE, S_OFF, S_STR, D_TILE, D_OFF, D_STR, ROWS, WORDS, PC, PSS, PDS, MC, MCS = range(13)
+S_TILE, S_OFF, S_STR, D_TILE, D_OFF, D_STR, ROWS, WORDS, PC, PSS, PDS, MC, MCS, PSO, PDO, PTS = range(16)
 
 
 def family_tiles(t: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """Per family: its source tiles and its destination tiles."""
+    """Per family: its members' source tiles [pc] and destination tiles [pc, mc]."""
     srcs, dsts = [], []
     for r in t:
         p = np.arange(r[PC])
-        s = r[S_TILE] + p * r[PSS]
-        d = (r[D_TILE] + p * r[PDS])[:, None] + np.arange(r[MC])[None, :] * r[MCS]
-        srcs.append(s)
-        dsts.append(d.ravel())
+        srcs.append(r[S_TILE] + p * r[PSS])
+        dsts.append((r[D_TILE] + p * r[PDS])[:, None] + np.arange(r[MC])[None, :] * r[MCS])
     return srcs, dsts
 
 
@@ -39,7 +37,7 @@ def endpoint_lower_bound(t: np.ndarray, tiles: int) -> int:
     for r, s, d in zip(t, srcs, dsts, strict=True):
         w = int(r[ROWS] * r[WORDS])
         np.add.at(sent, s, w)
-        np.add.at(recv, d, w)
+        np.add.at(recv, d.ravel(), w)
     return int(max(sent.max(), recv.max()))
 
 
@@ -52,20 +50,25 @@ class Schedule:
 
 
 def schedule_greedy(t: np.ndarray, tiles: int) -> Schedule:
-    """Longest-first list scheduling at family granularity (non-preemptive)."""
+    """Longest-first list scheduling at family granularity (non-preemptive). Member p of a
+    family starts `p * par_time_step` after the family; every port is reserved from the family's
+    start to its last use, so the schedule obeys the port rules by construction."""
     lb = endpoint_lower_bound(t, tiles)
     send_free = np.zeros(tiles, np.int64)
     recv_free = np.zeros(tiles, np.int64)
     starts = np.zeros(len(t), np.int64)
-    words = t[:, ROWS] * t[:, WORDS] if len(t) else np.zeros(0, np.int64)
+    if not len(t):
+        return Schedule(starts, lb, 0, "greedy-longest-first")
+    words = t[:, ROWS] * t[:, WORDS]
+    total = words + (t[:, PC] - 1) * t[:, PTS]
     srcs, dsts = family_tiles(t)
-    # longest first; ties by source tile so structured phases stay structured
-    order = np.lexsort((t[:, S_TILE], -words)) if len(t) else []
+    order = np.lexsort((t[:, S_TILE], -total))
     for i in order:
         s, d = srcs[i], dsts[i]
-        start = max(int(send_free[s].max()), int(recv_free[d].max()))
+        off = np.arange(len(s)) * t[i, PTS]
+        start = max(int((send_free[s] - off).max()), int((recv_free[d] - off[:, None]).max()), 0)
         starts[i] = start
-        send_free[s] = start + words[i]
-        recv_free[d] = start + words[i]
-    horizon = int((starts + words).max()) if len(t) else 0
+        np.maximum.at(send_free, s, start + off + words[i])
+        np.maximum.at(recv_free, d.ravel(), np.repeat(start + off + words[i], d.shape[1]))
+    horizon = int((starts + total).max())
     return Schedule(starts, lb, horizon, "greedy-longest-first")

@@ -69,7 +69,12 @@ def xfer(
 
 
 def phase(index: int, rows: list[list[int]]) -> Phase:
-    return Phase(index, 0, 0, "test", np.array(rows, np.int64).reshape(-1, 14))
+    """A phase from 14-column rows (no offset or time steps) or full TRANSFER_COLUMNS rows."""
+    t = np.array(rows, np.int64)
+    t = t.reshape(-1, t.shape[-1] if t.size else 14)
+    if t.shape[1] == 14:
+        t = np.concatenate([t, np.zeros((len(t), 3), np.int64)], axis=1)
+    return Phase(index, 0, 0, "test", t)
 
 
 def package(

@@ -25,12 +25,12 @@ def _scatter(lay: Layout, x: np.ndarray, esize_dtype) -> np.ndarray:
 
 def _apply(tr: np.ndarray, src: np.ndarray, dst: np.ndarray) -> None:
     sb, db = src.view(np.uint8), dst.view(np.uint8)
-    for s, so, ss, d, do, ds, rows, words, pc, pss, pds, mc, mcs in tr:
+    for s, so, ss, d, do, ds, rows, words, pc, pss, pds, mc, mcs, pso, pdo, _pts in tr:
         for p in range(pc):
             for c in range(mc):
                 st, dt = s + p * pss, d + p * pds + c * mcs
                 for r in range(rows):
-                    a, b = so + r * ss, do + r * ds
+                    a, b = so + p * pso + r * ss, do + p * pdo + r * ds
                     db[dt, b : b + 4 * words] = sb[st, a : a + 4 * words]
 
 
@@ -73,32 +73,23 @@ def test_partial_sums_land_in_staging_slots() -> None:
 
 
 def _random_families(rng: np.random.Generator, n: int, tiles: int) -> np.ndarray:
+    """Random families, half of them serial scatters (one source, time-stepped members)."""
     rows = []
     for _ in range(n):
         mc = int(rng.integers(1, 4))
-        rows.append(
-            (
-                int(rng.integers(0, tiles - 4)),
-                0,
-                8,
-                int(rng.integers(0, tiles - 8)),
-                0,
-                8,
-                int(rng.integers(1, 4)),
-                int(rng.integers(1, 9)),
-                1,
-                1,
-                1,
-                mc,
-                2,
-            )
-        )
+        serial = bool(rng.integers(0, 2))
+        pc = int(rng.integers(1, 4))
+        r, w = int(rng.integers(1, 4)), int(rng.integers(1, 9))
+        s0, d0 = int(rng.integers(0, tiles - 4)), int(rng.integers(0, tiles - 16))
+        rows.append((s0, 0, 8, d0, 0, 8, r, w, pc, 0 if serial else 1, 1, mc, 2 * pc + 1, 0, 0, r * w if serial else 0))
     return np.array(rows, np.int64)
 
 
 def test_lower_bound_by_hand() -> None:
     # tile 0 sends 2x3 words to tiles 1 and 2 (multicast: counted once), and 4 words to tile 1
-    t = np.array([[0, 0, 0, 1, 0, 0, 2, 3, 1, 1, 1, 2, 1], [0, 0, 0, 1, 0, 0, 1, 4, 1, 1, 1, 1, 1]], np.int64)
+    t = np.array(
+        [[0, 0, 0, 1, 0, 0, 2, 3, 1, 1, 1, 2, 1, 0, 0, 0], [0, 0, 0, 1, 0, 0, 1, 4, 1, 1, 1, 1, 1, 0, 0, 0]], np.int64
+    )
     assert endpoint_lower_bound(t, 4) == 10  # tile 0 sends 6 + 4; tile 1 receives 6 + 4
 
 
@@ -113,8 +104,10 @@ def test_greedy_schedule_obeys_port_rules(seed: int) -> None:
     for port, members in (("send", srcs), ("recv", dsts)):
         busy: dict[int, list[tuple[int, int]]] = {}
         for i, tl in enumerate(members):
-            for x in set(tl.tolist()):
-                busy.setdefault(x, []).append((int(s.starts[i]), int(s.starts[i] + words[i])))
+            for p, row in enumerate(tl.reshape(len(tl), -1)):
+                begin = int(s.starts[i] + p * t[i, 15])
+                for x in set(row.tolist()) if port == "recv" else {int(row[0])}:
+                    busy.setdefault(x, []).append((begin, begin + int(words[i])))
         for iv in busy.values():
             iv.sort()
             for (_, a1), (b0, _) in zip(iv, iv[1:], strict=False):

@@ -48,8 +48,9 @@ def good_package() -> Package:
     replicated = np.array([[0, 0, 1, 256, 0, 16, 1, DATA, 0]])
     transfers = np.array(
         [
-            [0, 0, DATA + 0x1000, 64, 1, DATA + 0x2000, 64, 4, 16, 8, 2, 2, 1, 0],  # par family
-            [0, 1, DATA + 0x1000, 0, 2, DATA + 0x3000, 0, 1, 16, 1, 0, 0, 7, 2],  # multicast
+            [0, 0, DATA + 0x1000, 64, 1, DATA + 0x2000, 64, 4, 16, 8, 2, 2, 1, 0, 0, 0, 0],  # par family
+            [0, 1, DATA + 0x1000, 0, 2, DATA + 0x3000, 0, 1, 16, 1, 0, 0, 7, 2, 0, 0, 0],  # multicast
+            [64, 0, DATA + 0x4000, 0, 9, DATA + 0x5000, 0, 1, 4, 3, 0, 1, 1, 1, 16, 0, 4],  # serial scatter
         ]
     )
     out = Binding("y", DType.F32, (16, 16), np.array([[0, 0, 1, 256, 3, 1, 0, DATA + 0x1000, 0]]))
