@@ -168,8 +168,9 @@ def disassemble(pkg: Package) -> str:
                 params = ", ".join(
                     f"{n} = {int(v)} : i64" for n, v in zip(pn, ins[4 + n_in : 4 + n_in + len(pn)], strict=True)
                 )
+                arr = f"array<i64: {ins_s}>" if ins_s else "array<i64>"
                 lines.append(
-                    f'{pad}tasm.call "{kname}" out({int(ins[3])}) in(array<i64{": " + ins_s if ins_s else ""}>) {{{params}}} : '
+                    f'{pad}tasm.call "{kname}" out({int(ins[3])}) in({arr}) {{{params}}} : '
                     f"{names[isa.DType(int(ins[2]) & 0xFF)]} -> {names[isa.DType(int(ins[2]) >> 8)]}"
                 )
             elif op == isa.Opcode.SYNC:

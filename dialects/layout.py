@@ -175,18 +175,18 @@ def binding_slices(lay: Layout, esize: int, address: int, replicas: bool) -> np.
     return np.array(recs, np.int64).reshape(-1, 9)
 
 
-def arithmetic_runs(values: np.ndarray) -> list[tuple[int, int, int]]:
+def arithmetic_runs(values) -> list[tuple[int, int, int]]:
     """Split a sorted int sequence into maximal arithmetic runs (first, count, step)."""
+    v = values if isinstance(values, list) else [int(x) for x in values]
     out: list[tuple[int, int, int]] = []
-    v = [int(x) for x in values]
-    i = 0
-    while i < len(v):
-        if i + 1 == len(v):
+    i, n = 0, len(v)
+    while i < n:
+        if i + 1 == n:
             out.append((v[i], 1, 1))
             break
         step = v[i + 1] - v[i]
         j = i + 1
-        while j + 1 < len(v) and v[j + 1] - v[j] == step:
+        while j + 1 < n and v[j + 1] - v[j] == step:
             j += 1
         out.append((v[i], j - i + 1, step if step else 1))
         i = j + 1
@@ -195,14 +195,19 @@ def arithmetic_runs(values: np.ndarray) -> list[tuple[int, int, int]]:
 
 def _overlaps(src: np.ndarray, dst: np.ndarray, shift: int = 0) -> list[list[tuple[int, int, int]]]:
     """For each dst part: (src part, lo, hi) of every overlapping src part, in src coordinates
-    (dst coordinate + shift = src coordinate)."""
+    (dst coordinate + shift = src coordinate). Parts are sorted, so a binary search finds them."""
+    s0, s1 = src[:, 0].tolist(), src[:, 1].tolist()
+    starts = np.searchsorted(src[:, 1], dst[:, 0] + shift, side="right").tolist()
     out = []
-    for d0, d1 in dst:
+    for k, (d0, d1) in enumerate(dst.tolist()):
+        lo_d, hi_d = d0 + shift, d1 + shift
         row = []
-        for s, (s0, s1) in enumerate(src):
-            lo, hi = max(d0 + shift, s0), min(d1 + shift, s1)
+        i = starts[k]
+        while i < len(s0) and s0[i] < hi_d:
+            lo, hi = max(lo_d, s0[i]), min(hi_d, s1[i])
             if hi > lo:
-                row.append((s, int(lo), int(hi)))
+                row.append((i, lo, hi))
+            i += 1
         out.append(row)
     return out
 
@@ -262,7 +267,9 @@ def conversion_transfers(
         d_tiles.setdefault(tuple(int(x) for x in d_tp[t]), []).append(t + dst.first_tile)
     slot = dst.block_elements * es
     recs = []
-    for key, (dparts, tiles) in enumerate(d_tiles.items()):
+    # the holders of each destination block as multicast runs (every replica reads one source)
+    runs = [arithmetic_runs(sorted(tiles)) for tiles in d_tiles.values()]
+    for key, dparts in enumerate(d_tiles):
         d_lo = [int(d_ranges[i][dparts[i], 0]) + off[i] for i in range(r)]  # in source coordinates
         for combo in itertools.product(*(ov[i][dparts[i]] for i in range(r))):
             sparts = [0] * r
@@ -281,9 +288,9 @@ def conversion_transfers(
                 for p in range(src.partials):
                     hs = holders[(*sparts, p)]
                     h = hs[key % len(hs)]
-                    for t in tiles:
-                        recs.append((h, s_off, t, p * slot + d_base, r1 - r0, words))
-    return compress_transfers(np.array(recs, np.int64).reshape(-1, 6), s_str[perm[-2]] * es, d_str[-2] * es)
+                    for d0, cnt, step in runs[key]:
+                        recs.append((h, s_off, d0, cnt, step, p * slot + d_base, r1 - r0, words))
+    return fold_families(recs, s_str[perm[-2]] * es, d_str[-2] * es)
 
 
 def compress_transfers(recs: np.ndarray, src_stride: int, dst_stride: int) -> np.ndarray:
@@ -298,14 +305,24 @@ def compress_transfers(recs: np.ndarray, src_stride: int, dst_stride: int) -> np
     mc: dict[tuple[int, ...], list[int]] = {}
     for s, so, d, do, r, w in recs.tolist():
         mc.setdefault((s, so, do, r, w), []).append(d)
+    folded = [
+        (s, so, d0, cnt, step, do, r, w)
+        for (s, so, do, r, w), ds in mc.items()
+        for d0, cnt, step in arithmetic_runs(sorted(ds))
+    ]
+    return fold_families(folded, src_stride, dst_stride)
+
+
+def fold_families(recs: list[tuple[int, ...]], src_stride: int, dst_stride: int) -> np.ndarray:
+    """Steps 2 and 3 of `compress_transfers` on multicast records
+    (src, src_off, first dst, dst count, dst step, dst_off, rows, words)."""
     par: dict[tuple[int, ...], list[int]] = {}
-    for (s, so, do, r, w), ds in mc.items():
-        for d0, cnt, step in arithmetic_runs(np.sort(np.array(ds))):
-            par.setdefault((so, do, r, w, cnt, step, d0 - s), []).append(s)
+    for s, so, d0, cnt, step, do, r, w in recs:
+        par.setdefault((so, do, r, w, cnt, step, d0 - s), []).append(s)
     out: list[tuple[int, ...]] = []
     single: list[tuple[int, ...]] = []
     for (so, do, r, w, cnt, step, delta), ss in par.items():
-        for s0, pc, ps in arithmetic_runs(np.sort(np.array(ss))):
+        for s0, pc, ps in arithmetic_runs(sorted(ss)):
             if pc > 1:
                 out.append((s0, so, src_stride, s0 + delta, do, dst_stride, r, w, pc, ps, ps, cnt, step, 0, 0, 0))
             else:
