@@ -34,7 +34,7 @@ func.func @f(%b: !tilemap.buffer<4x4xf16, tiles = [0, 4], memory = standard>) {
 
 // Row 1 reads 2 words at offset 4 of an 8-byte source block: it ends at byte 12.
 func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
-  %c = tilemap.move %b transfers = dense<[[0, 0, 8, 0, 0, 8, 1, 2, 4, 1, 1, 1, 1], [4, 4, 8, 0, 8, 8, 1, 2, 4, 1, 1, 1, 1]]> : tensor<2x13xi32> : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
+  %c = tilemap.move %b transfers = dense<[[0, 0, 8, 0, 0, 8, 1, 2, 4, 1, 1, 1, 1, 0, 0, 0], [4, 4, 8, 0, 8, 8, 1, 2, 4, 1, 1, 1, 1, 0, 0, 0]]> : tensor<2x16xi32> : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
   func.return
 }
 // CHECK: Operation does not verify: tilemap.move: a transfer reads outside the source buffer (8 bytes)
@@ -42,7 +42,7 @@ func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
 // -----
 
 func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
-  %c = tilemap.move %b transfers = dense<[[0, 0, 8, 0, 12, 8, 1, 2, 4, 1, 1, 1, 1]]> : tensor<1x13xi32> : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
+  %c = tilemap.move %b transfers = dense<[[0, 0, 8, 0, 12, 8, 1, 2, 4, 1, 1, 1, 1, 0, 0, 0]]> : tensor<1x16xi32> : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
   func.return
 }
 // CHECK: Operation does not verify: tilemap.move: a transfer writes outside the destination buffer (16 bytes)
@@ -51,7 +51,7 @@ func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
 
 // Row 0 sends from tiles 14, 15, 16, 17 (pc = 4, pss = 1): tiles 16 and 17 are not in [0, 16).
 func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
-  %c = tilemap.move %b transfers = dense<[[14, 0, 8, 0, 0, 8, 1, 2, 4, 1, 1, 1, 1]]> : tensor<1x13xi32> : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
+  %c = tilemap.move %b transfers = dense<[[14, 0, 8, 0, 0, 8, 1, 2, 4, 1, 1, 1, 1, 0, 0, 0]]> : tensor<1x16xi32> : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
   func.return
 }
 // CHECK: Operation does not verify: tilemap.move: transfer 0 has a source tile outside [0, 16)
@@ -59,7 +59,7 @@ func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
 // -----
 
 func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
-  %c = tilemap.move %b transfers = dense<[[0, 0, 8, 0, 0, 8, 0, 2, 4, 1, 1, 1, 1]]> : tensor<1x13xi32> : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
+  %c = tilemap.move %b transfers = dense<[[0, 0, 8, 0, 0, 8, 0, 2, 4, 1, 1, 1, 1, 0, 0, 0]]> : tensor<1x16xi32> : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
   func.return
 }
 // CHECK: Operation does not verify: tilemap.move: rows, words and counts must be positive
@@ -67,10 +67,10 @@ func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
 // -----
 
 func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
-  %c = tilemap.move %b transfers = dense<[[0, 0, 8, 0, 0, 8, 1, 2, 4, 1, 1, 1]]> : tensor<1x12xi32> : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
+  %c = tilemap.move %b transfers = dense<[[0, 0, 8, 0, 0, 8, 1, 2, 4, 1, 1, 1, 0, 0, 0]]> : tensor<1x15xi32> : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
   func.return
 }
-// CHECK: Operation does not verify: tilemap.move: transfer table must be [n, 13]
+// CHECK: Operation does not verify: tilemap.move: transfer table must be [n, 16]
 
 // -----
 
