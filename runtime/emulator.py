@@ -76,10 +76,57 @@ def _dtype(code: int, what: str) -> DType:
         raise EmulatorError(f"{what}: invalid dtype {code}") from None
 
 
+def _timing(ph: Phase) -> dict[str, int]:
+    """A phase's horizon from its table alone (what `exchange` measures, without moving data)."""
+    t = np.asarray(ph.transfers, np.int64).reshape(-1, len(TRANSFER_COLUMNS))
+    if not len(t):
+        return {"horizon": 0, "lower_bound": ph.lower_bound, "transfers": 0, "families": 0}
+    c = {name: t[:, q] for q, name in enumerate(TRANSFER_COLUMNS)}
+    end = c["start"] + (c["par_count"] - 1) * c["par_time_step"] + c["rows"] * c["row_words"]
+    members = int((c["par_count"] * c["mc_count"]).sum())
+    return {"horizon": int(end.max()), "lower_bound": ph.lower_bound, "transfers": members, "families": len(t)}
+
+
+def kernel_cycles(t: Target, name: str, p: dict[str, int], out_dt: DType) -> int:
+    """One tile's cycles for a CALL, from the target's cost formulas (data-independent)."""
+    if name in ("amp_matmul", "amp_matmul_acc"):
+        return t.amp_matmul_cycles(p["m"], p["k"], p["n"])
+    if name in ("add", "mul", "sub", "max"):
+        return t.elementwise_cycles(name, p["m"] * p["n"])
+    if name in ("gelu", "relu"):
+        return t.elementwise_cycles(name, p["elements"])
+    if name in ("exp", "tanh"):
+        return t.transcendental_cycles(p["elements"])
+    if name == "transpose":
+        return t.elementwise_cycles("transpose", p["m"] * p["n"])
+    if name == "reduce_sum":
+        return t.reduce_cycles(p["parts"], p["elements"])
+    if name == "copy":
+        nbytes = p["elements"] * DTYPE_SIZE[out_dt]
+        return t.costs["local_copy_call"] + -(-nbytes // t.costs["local_copy_bytes_per_cycle"])
+    if name == "zero":
+        return t.fill_cycles(p["elements"])
+    if name == "softmax_rows":
+        return t.softmax_cycles(p["rows"], p["cols"])
+    if name == "reduce_rows":
+        return t.reduce_rows_cycles(p["rows"], p["cols"])
+    if name in ("layer_norm_rows", "rms_norm_rows"):
+        return t.norm_cycles(p["rows"], p["cols"])
+    if name == "attention_init":
+        return t.fill_cycles(p["qr"] * (p["d"] + 2))
+    if name == "attention_update":
+        return t.attention_update_cycles(p["qr"], p["kr"], p["d"])
+    if name == "attention_combine":
+        return t.attention_combine_cycles(p["parts"], p["qr"], p["d"])
+    raise EmulatorError(f"kernel {name} has no cycle model")
+
+
 class Emulator:
     """Runs `package` on a model of `target`; `load()` then `run(inputs)`."""
 
-    def __init__(self, package: Package, target: Target) -> None:
+    def __init__(self, package: Package, target: Target, execute: bool = True) -> None:
+        """`execute=False` counts cycles only (kernels and exchange timing are data-independent):
+        no tile memory is allocated and no data moves."""
         if (package.target, package.tiles, package.memory_base, package.memory_size) != (
             target.name,
             target.tiles,
@@ -92,8 +139,9 @@ class Emulator:
             )
         self.package, self.target = package, target
         self.base, self.size = target.memory_base, target.memory_size
-        self.mem = np.zeros((target.tiles, target.memory_size), np.uint8)
-        self.loaded = False
+        self.execute = execute
+        self.mem = np.zeros((target.tiles, target.memory_size) if execute else (0, 0), np.uint8)
+        self.loaded = not execute
         self._phases = {ph.index: ph for ph in package.phases}
         self._checkpoints = {c.index: c for c in package.checkpoints}
 
@@ -213,7 +261,11 @@ class Emulator:
             raise EmulatorError(f"program {i}: code address {p.code_address:#x} is not executable")
         off = self._offset(p.code_address, 0, f"program {i} code")
         n = (limit - p.code_address) // INSTRUCTION_BYTES
-        raw = self.mem[p.first_tile, off : off + n * INSTRUCTION_BYTES]
+        if self.execute:
+            raw = self.mem[p.first_tile, off : off + n * INSTRUCTION_BYTES]
+        else:  # cycle counting only: the package's code bytes, as they would be loaded
+            raw = np.frombuffer(p.code, np.uint8)[: n * INSTRUCTION_BYTES]
+            n = len(raw) // INSTRUCTION_BYTES
         words = raw.view("<u4").reshape(n, INSTRUCTION_WORDS).astype(np.int64)
         ends = np.flatnonzero(words[:, 0] == Opcode.END)
         if ends.size == 0:
@@ -223,6 +275,10 @@ class Emulator:
     # ---------------------------------------------------------------- kernels
 
     def _call(self, first: int, count: int, w: np.ndarray, where: str) -> int:
+        if not self.execute:
+            name = KERNEL_NAMES[int(w[1])]
+            p = {pn: int(v) for pn, v in decode_call_params(name, w).items()}
+            return kernel_cycles(self.target, name, p, _dtype((int(w[2]) >> 8) & 0xFF, where))
         # padding and uninitialised memory may hold any bit pattern: like the hardware, compute on
         # it silently (only valid elements are ever checked or read back)
         with np.errstate(all="ignore"):
@@ -253,58 +309,44 @@ class Emulator:
         if name == "amp_matmul":
             m, kk, n = p["m"], p["k"], p["n"]
             res = np.matmul(ins[0].reshape(count, m, kk), ins[1].reshape(count, kk, n))
-            cycles = t.amp_matmul_cycles(m, kk, n)
         elif name == "amp_matmul_acc":
             m, kk, n = p["m"], p["k"], p["n"]
             acc = out.astype(np.float32).reshape(count, m, n)
             res = acc + np.matmul(ins[0].reshape(count, m, kk), ins[1].reshape(count, kk, n))
-            cycles = t.amp_matmul_cycles(m, kk, n)
         elif name == "zero":
             res = np.zeros((count, p["elements"]), np.float32)
-            cycles = t.fill_cycles(p["elements"])
         elif name in ("add", "mul", "sub", "max"):
             m, n, br, bc = p["m"], p["n"], p["b_rows"], p["b_cols"]
             op = {"add": np.add, "mul": np.multiply, "sub": np.subtract, "max": np.maximum}[name]
             res = op(ins[0].reshape(count, m, n), ins[1].reshape(count, br, bc))
-            cycles = t.elementwise_cycles(name, m * n)
         elif name == "gelu":
             x = ins[0]
             res = np.float32(0.5) * x * (1 + np.tanh(_SQRT_2_OVER_PI * (x + np.float32(0.044715) * x**3)))
-            cycles = t.elementwise_cycles("gelu", p["elements"])
         elif name == "relu":
             res = np.maximum(ins[0], np.float32(0))
-            cycles = t.elementwise_cycles("relu", p["elements"])
         elif name in ("exp", "tanh"):
             with np.errstate(over="ignore"):
                 res = np.exp(ins[0]) if name == "exp" else np.tanh(ins[0])
-            cycles = t.transcendental_cycles(p["elements"])
         elif name == "transpose":
             res = ins[0].reshape(count, p["m"], p["n"]).transpose(0, 2, 1)
-            cycles = t.elementwise_cycles("transpose", p["m"] * p["n"])
         elif name == "reduce_sum":
             res = ins[0].reshape(count, p["parts"], p["elements"]).sum(axis=1, dtype=np.float32)
-            cycles = t.reduce_cycles(p["parts"], p["elements"])
         elif name == "copy":
             res = ins[0]
-            nbytes = p["elements"] * DTYPE_SIZE[out_dt]
-            cycles = t.costs["local_copy_call"] + -(-nbytes // t.costs["local_copy_bytes_per_cycle"])
         elif name in ("softmax_rows", "reduce_rows", "layer_norm_rows", "rms_norm_rows"):
-            res, cycles = self._rows_kernel(name, p, count, ins)
+            res, _ = self._rows_kernel(name, p, count, ins)
         elif name == "attention_init":
             res = np.zeros((count, p["qr"], p["d"] + 2), np.float32)
             res[:, :, p["d"]] = -np.inf
-            cycles = t.fill_cycles(p["qr"] * (p["d"] + 2))
         elif name == "attention_update":
             res = self._attention_update(first, count, w, p, ins, out, where)
-            cycles = t.attention_update_cycles(p["qr"], p["kr"], p["d"])
         elif name == "attention_combine":
             res = _attention_combine(ins[0].reshape(count, p["parts"], p["qr"], p["d"] + 2))
-            cycles = t.attention_combine_cycles(p["parts"], p["qr"], p["d"])
         else:  # pragma: no cover - every KERNELS entry is handled above
             raise EmulatorError(f"{where}: kernel {name} is not implemented")
         with np.errstate(over="ignore"):
             out[...] = res.reshape(count, out_el).astype(NUMPY_DTYPE[out_dt])
-        return int(cycles)
+        return kernel_cycles(t, name, p, out_dt)
 
     def _rows_kernel(self, name: str, p: dict[str, int], count: int, ins: list[np.ndarray]) -> tuple[np.ndarray, int]:
         """Row-wise kernels over x[count, rows, cols] using the first `valid` columns."""
@@ -491,7 +533,7 @@ class Emulator:
 
     def run(self, inputs: dict[str, np.ndarray]) -> RunResult:
         """Execute all programs to END in BSP lock-step; returns outputs, checkpoints and cycles."""
-        arrays = self._check_inputs(inputs)
+        arrays = self._check_inputs(inputs) if self.execute else {}
         if not self.loaded:
             self.load()
         pkg = self.package
@@ -544,7 +586,7 @@ class Emulator:
                 if arg not in self._phases:
                     raise EmulatorError(f"control instruction {j}: no exchange phase {arg}")
                 ph = self._phases[arg]
-                m = self.exchange(ph)
+                m = self.exchange(ph) if self.execute else _timing(ph)
                 rec = {
                     "kind": "exchange",
                     "index": arg,
@@ -557,18 +599,21 @@ class Emulator:
                 if arg >= len(pkg.inputs):
                     raise EmulatorError(f"control instruction {j}: no input {arg}")
                 b = pkg.inputs[arg]
-                self.scatter(b, arrays[b.name])
+                if self.execute:
+                    self.scatter(b, arrays[b.name])
                 rec = {"kind": "host_in", "index": arg, "cycles": 0}
             elif op == Opcode.HOST_OUT:
                 if arg >= len(pkg.outputs):
                     raise EmulatorError(f"control instruction {j}: no output {arg}")
                 b = pkg.outputs[arg]
-                result.outputs[b.name] = self.gather(b)
+                if self.execute:
+                    result.outputs[b.name] = self.gather(b)
                 rec = {"kind": "host_out", "index": arg, "cycles": 0}
             elif op == Opcode.CHECKPOINT:
                 if arg not in self._checkpoints:
                     raise EmulatorError(f"control instruction {j}: no checkpoint {arg}")
-                result.checkpoints[arg] = self.gather(self._checkpoints[arg].binding)
+                if self.execute:
+                    result.checkpoints[arg] = self.gather(self._checkpoints[arg].binding)
                 rec = {"kind": "checkpoint", "index": arg, "cycles": 0}
             else:
                 raise EmulatorError(f"control instruction {j}: invalid opcode {op}")

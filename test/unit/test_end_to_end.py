@@ -105,3 +105,16 @@ def test_translate_round_trip(tool, tmp_path: Path) -> None:
     r = tool("ipu-opt", str(dis))
     assert r.returncode == 0, r.stderr
     assert "tasm.program @p0 tiles(0, 16)" in r.stdout
+
+
+def test_cycle_count_only_matches_execution(tool, tmp_path: Path) -> None:
+    """Kernel and exchange timing are data-independent: counting equals running."""
+    from ipu.runtime.emulator import Emulator
+    from ipu.target import load_target
+
+    p = tmp_path / "m.ipuexe"
+    r = tool("ipu-run", str(EXAMPLES / "transformer_block_small.mlir"), "--target", "sim64", "--package", str(p))
+    assert r.returncode == 0, r.stderr
+    ran = int(r.stdout.split("totalCycles=")[1].split()[0])
+    counted = Emulator(read_package(p), load_target("sim64"), execute=False).run({}).total_cycles
+    assert counted == ran

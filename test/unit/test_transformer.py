@@ -11,8 +11,8 @@ from conftest import EXAMPLES
 from ipu.tools.common import make_context, parse_file
 from ipu.transforms.pipeline import compile_passes
 
-STREAMED = (EXAMPLES / "attention_small.mlir").read_text().replace(
-    '{form = "materialized"}', '{form = "streamed", causal}'
+STREAMED = (
+    (EXAMPLES / "attention_small.mlir").read_text().replace('{form = "materialized"}', '{form = "streamed", causal}')
 )
 SERIAL = """func.func @main(%x: tensor<256x1024xf16>) -> tensor<256x1024xf16> {
   %w = graph.parameter "w" #graph.gaussian<seed = 3, std = 0.03> : tensor<1024x1024xf16>
@@ -61,7 +61,7 @@ def test_transformer_examples(tool, tmp_path: Path, example: str, target: str, k
 
 def test_streamed_causal_attention(tool, tmp_path: Path) -> None:
     r = _run(tool, tmp_path, STREAMED, None, "sim64", log=True)
-    assert 'form=streamed' in r.stderr
+    assert "form=streamed" in r.stderr
 
 
 def test_serial_gemm(tool, tmp_path: Path) -> None:
