@@ -132,8 +132,11 @@ def choose_gemm(
     head: int = 1,
     a_current: Layout | None = None,
     reserved: int = 0,
+    rank: int = 0,
+    counts: list[int] | None = None,
 ) -> GemmChoice:
-    """The cheapest candidate whose working set fits beside `reserved` bytes live elsewhere."""
+    """The `rank`-th cheapest candidate whose working set fits beside `reserved` bytes live
+    elsewhere (rank 0: the cheapest); `counts` receives how many fit."""
     cands = gemm_candidates(m, k, n, esize, a_moves, target, b_moves, head, a_current)
     budget = MEMORY_FRACTION * (target.memory_size - target.code_reserve_bytes) - reserved
     fits = [c for c in cands if c.bytes_per_tile <= budget]
@@ -144,7 +147,10 @@ def choose_gemm(
             f"{best.bytes_per_tile} bytes per tile (grid {best.pm}x{best.pn}x{best.pk}); "
             f"per-op budget is {int(budget)} of {target.memory_size} bytes ({reserved} held by live values)"
         )
-    return min(fits, key=lambda c: (c.cycles, c.bytes_per_tile))
+    fits.sort(key=lambda c: (c.cycles, c.bytes_per_tile))
+    if counts is not None:
+        counts.append(len(fits))
+    return fits[min(rank, len(fits) - 1)]
 
 
 def default_layout(shape: tuple[int, ...], tiles: int) -> Layout:
@@ -172,6 +178,9 @@ class _Planner:
     desired: dict[SSAValue, plan.PlanTensorType] = field(default_factory=dict)  # consumer-chosen layouts
     attention: dict[Operation, AttentionChoice] = field(default_factory=dict)
     resident: int = 0  # bytes per tile of weights kept in their consumer's layout
+    choices: dict[int, int] = field(default_factory=dict)  # op index -> candidate rank (search)
+    decisions: dict[int, int] = field(default_factory=dict)  # op index -> number of fitting candidates
+    index_of: dict[Operation, int] = field(default_factory=dict)
     uses_left: dict[SSAValue, int] = field(default_factory=dict)  # graph uses not yet planned
 
     def live_bytes(self, exclude: tuple[SSAValue, ...] = ()) -> int:
@@ -238,11 +247,17 @@ class _Planner:
         self.cache[(v, nv.type)] = nv
 
 
-def plan_function(f: func.FuncOp, target: Target) -> dict[str, int]:
-    """Rewrite `f` in place from graph ops to plan ops; returns summary figures."""
+def plan_function(
+    f: func.FuncOp, target: Target, choices: dict[int, int] | None = None, decisions: dict[int, int] | None = None
+) -> dict[str, int]:
+    """Rewrite `f` in place from graph ops to plan ops; returns summary figures.
+
+    `choices` forces the candidate rank of chosen ops (default: each op's cheapest fitting
+    candidate); `decisions` receives, per op with a choice, how many candidates fit."""
     old = f.body.block
     new = Block()
     p = _Planner(target, new, {a: i for i, a in enumerate(old.args)}, new)
+    p.choices = dict(choices or {})
     _pre_plan(p, old)
     gemm_grids: list[str] = []
     index, ret = _plan_block(p, old, 0, gemm_grids)
@@ -266,6 +281,8 @@ def plan_function(f: func.FuncOp, target: Target) -> dict[str, int]:
     f.attributes["ipu.inputs"] = ArrayAttr([StringAttr(n) for n in names])
     f.attributes["ipu.outputs"] = ArrayAttr([StringAttr(f"output{i}") for i in range(len(outs))])
     f.attributes["ipu.target"] = StringAttr(target.name)
+    if decisions is not None:
+        decisions.update(p.decisions)
     return {"operations": index, "conversions": len(p.conversions), "gemms": len(gemm_grids)}
 
 
@@ -357,8 +374,9 @@ def _plan_matmul(p: _Planner, op: graph.MatmulOp, index: int, target: Target, gr
     head = 1
     a_cur = p.current[op.lhs].type.layout if p.has(op.lhs) else None
     reserved = p.resident + p.live_bytes(exclude=(op.lhs, op.rhs))
+    rank, counts = p.choices.get(index, 0), []
     try:
-        c = choose_gemm(m, k, n, esize, p.has(op.lhs), target, p.has(op.rhs), head, a_cur, reserved)
+        c = choose_gemm(m, k, n, esize, p.has(op.lhs), target, p.has(op.rhs), head, a_cur, reserved, rank, counts)
     except DiagnosticException as no_fit:
         _plan_serial_gemm(p, op, index, target, reserved, no_fit)
         return
@@ -370,13 +388,17 @@ def _plan_matmul(p: _Planner, op: graph.MatmulOp, index: int, target: Target, gr
             fetch = True
             home_bytes = math.ceil(k * n / target.tiles) * esize
             try:
-                c = choose_gemm(m, k, n, esize, p.has(op.lhs), target, True, head, a_cur, reserved + home_bytes)
+                counts.clear()
+                c = choose_gemm(
+                    m, k, n, esize, p.has(op.lhs), target, True, head, a_cur, reserved + home_bytes, rank, counts
+                )
             except DiagnosticException as no_fit:
                 _plan_serial_gemm(p, op, index, target, reserved + home_bytes, no_fit)
                 return
             p.resident += home_bytes
         else:
             p.resident += c.weight_bytes
+    p.decisions[index] = counts[-1] if counts else 1
     lays = c.layouts
     el = op.result.type.element_type
     if fetch:
@@ -614,7 +636,8 @@ class AttentionChoice:
 
 
 def choose_attention(
-    hq: int, hkv: int, s: int, sk: int, d: int, esize: int, form: str, target: Target
+    hq: int, hkv: int, s: int, sk: int, d: int, esize: int, form: str, target: Target, rank: int = 0,
+    counts: list[int] | None = None,
 ) -> AttentionChoice:
     """Grid (kv heads, group, query blocks, key blocks) and block sizes by estimated cycles."""
     g = hq // hkv
@@ -669,7 +692,10 @@ def choose_attention(
             f"{int(budget)} of {target.memory_size} bytes"
             + ('; try form = "streamed"' if form == "materialized" else "")
         )
-    return min(fits, key=lambda c: (c.cycles, c.bytes_per_tile))
+    fits.sort(key=lambda c: (c.cycles, c.bytes_per_tile))
+    if counts is not None:
+        counts.append(len(fits))
+    return fits[min(rank, len(fits) - 1)]
 
 
 def attention_layouts(c: AttentionChoice, hq: int, hkv: int, s: int, sk: int, d: int) -> dict[str, Layout]:
@@ -684,14 +710,19 @@ def attention_layouts(c: AttentionChoice, hq: int, hkv: int, s: int, sk: int, d:
 
 
 def _pre_plan(p: _Planner, block: Block) -> None:
-    """Look ahead: use counts (for liveness-aware budgets) and attention operand layouts."""
+    """Look ahead: op indices, use counts (for liveness-aware budgets), attention layouts."""
+    ops = [o for o in block.walk() if not isinstance(o, func.ReturnOp | graph.YieldOp)]
+    p.index_of = {o: i for i, o in enumerate(ops)}
     for op in block.walk():
         for v in op.operands:
             p.uses_left[v] = p.uses_left.get(v, 0) + 1
         if isinstance(op, graph.AttentionOp):
             (hq, s, d), (hkv, sk, _) = op.q.type.get_shape(), op.k.type.get_shape()
             es = op.q.type.element_type.bitwidth // 8
-            c = choose_attention(hq, hkv, s, sk, d, es, op.form.data, p.target)
+            idx = p.index_of[op]
+            counts: list[int] = []
+            c = choose_attention(hq, hkv, s, sk, d, es, op.form.data, p.target, p.choices.get(idx, 0), counts)
+            p.decisions[idx] = counts[0]
             p.attention[op] = c
             lays = attention_layouts(c, hq, hkv, s, sk, d)
             p.desired.setdefault(op.q, plan_type(op.q.type, lays["q"], "interleaved"))
