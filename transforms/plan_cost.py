@@ -1,0 +1,232 @@
+"""Analytical cost of a planned function, read from the `plan` IR and the target.
+
+Every figure is derived from the layouts the plan will emit (principle 2):
+- compute cycles per op from the kernel each op lowers to (block shapes -> target formulas);
+- exchange cycles per layout conversion: the words the busiest destination tile receives
+  (4 bytes a cycle), one sync and one route tail per phase, and a control cost per incoming
+  fragment (a source block overlapping the destination block: ST 3.4, 160 cycles);
+- exchange-row bytes: 4 * (phases + 7 * fragments per tile) (ipu-stack's row footprint form);
+- per-tile memory peaks by class over value lifetimes (weights live throughout), the largest
+  standard allocation, and whether they fit the target's regions.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from xdsl.dialects import func
+from xdsl.ir import Block, Operation, SSAValue
+
+from ipu.dialects import plan
+from ipu.dialects.layout import Layout, _lift, _overlaps
+from ipu.target import Target
+
+METRIC_FIELDS = (
+    "values", "operations", "estimated_cycles", "estimated_exchange_cycles", "exchange_row_bytes",
+    "peak_standard_bytes", "peak_interleaved_bytes", "peak_total_bytes", "maximum_standard_allocation_bytes",
+)
+
+
+@dataclass
+class PlanMetrics:
+    values: int = 0
+    operations: int = 0
+    estimated_cycles: int = 0
+    estimated_exchange_cycles: int = 0
+    exchange_row_bytes: int = 0
+    peak_standard_bytes: int = 0
+    peak_interleaved_bytes: int = 0
+    peak_total_bytes: int = 0
+    maximum_standard_allocation_bytes: int = 0
+    active_tile_counts: set[int] = field(default_factory=set)
+    padding_group_counts: set[int] = field(default_factory=set)
+    conversion_sources: list[str] = field(default_factory=list)
+    fits: bool = True
+
+    def pareto_key(self) -> tuple[int, ...]:
+        """Dimensions of Pareto dominance (smaller is better)."""
+        return (
+            self.estimated_cycles, self.estimated_exchange_cycles, self.peak_standard_bytes,
+            self.peak_interleaved_bytes, self.peak_total_bytes, self.maximum_standard_allocation_bytes,
+            self.exchange_row_bytes,
+        )
+
+    def log_fields(self) -> dict[str, object]:
+        out: dict[str, object] = {k: getattr(self, k) for k in METRIC_FIELDS}
+        out["active_tile_counts"] = "{" + ", ".join(str(x) for x in sorted(self.active_tile_counts)) + "}"
+        out["padding_group_counts"] = "{" + ", ".join(str(x) for x in sorted(self.padding_group_counts)) + "}"
+        out["conversion_sources"] = "[" + ", ".join(self.conversion_sources) + "]"
+        return out
+
+
+def dominates(a: PlanMetrics, b: PlanMetrics) -> bool:
+    ka, kb = a.pareto_key(), b.pareto_key()
+    return all(x <= y for x, y in zip(ka, kb, strict=True)) and ka != kb
+
+
+def _esize(t: plan.PlanTensorType) -> int:
+    return t.tensor.element_type.bitwidth // 8  # type: ignore[attr-defined]
+
+
+def _bytes(v: SSAValue) -> int:
+    return v.type.layout.block_elements * _esize(v.type)
+
+
+def fragments(src: Layout, dst: Layout, perm: tuple[int, ...] | None = None) -> int:
+    """Source blocks overlapping one destination block (the worst one): incoming fragments."""
+    s_shape, _, s_ranges, _ = _lift(src)
+    d_shape, _, d_ranges, _ = _lift(dst)
+    r = len(d_shape)
+    perm = perm or tuple(range(r))
+    if len(src.shape) == 1 and len(perm) == 1:
+        perm = (0, 1)
+    worst = 1
+    for i in range(r):
+        ov = _overlaps(s_ranges[perm[i]], d_ranges[i])
+        worst *= max((len(x) for x in ov), default=1)
+    return worst * src.partials
+
+
+def conversion_cost(
+    src: plan.PlanTensorType, dst: plan.PlanTensorType, t: Target, perm=None, s_l: Layout | None = None,
+    d_l: Layout | None = None,
+) -> tuple[int, int]:
+    """(exchange cycles, incoming fragments per tile) of one layout conversion."""
+    s_l, d_l = s_l or src.layout, d_l or dst.layout
+    frag = fragments(s_l, d_l, perm)
+    words = math.ceil(d_l.block_elements * _esize(dst) * s_l.partials / 4)
+    cycles = words + frag * t.exchange["fragment_cycles"] + t.phase_overhead_cycles()
+    return cycles, frag
+
+
+def _walk(block: Block, mult: int = 1) -> Iterator[tuple[Operation, int]]:
+    for op in block.ops:
+        yield op, mult
+        if isinstance(op, plan.RepeatOp):
+            yield from _walk(op.body.block, mult * op.count.value.data)
+
+
+def op_cost(op: Operation, t: Target) -> tuple[int, int, int, int]:
+    """(compute cycles, exchange cycles, phases, fragments) of one plan op."""
+    if isinstance(op, plan.GemmOp):
+        a, b = op.lhs.type.layout, op.rhs.type.layout
+        return t.amp_matmul_cycles(a.block[0], a.block[1], b.block[1]), 0, 0, 0
+    if isinstance(op, plan.ReduceOp):
+        x, f = conversion_cost(op.input.type, op.result.type, t)
+        r = op.result.type.layout
+        return t.reduce_cycles(op.input.type.layout.partials, r.block_elements), x, 1, f
+    if isinstance(op, plan.RearrangeOp):
+        x, f = conversion_cost(op.input.type, op.result.type, t)
+        return 0, x, 1, f
+    if isinstance(op, plan.SplitHeadsOp):
+        view = plan.heads_view(op.input.type.layout, op.result.type.shape[2])
+        x, f = conversion_cost(op.input.type, op.result.type, t, (1, 0, 2), s_l=view)
+        return 0, x, 1, f
+    if isinstance(op, plan.MergeHeadsOp):
+        view = plan.heads_view(op.result.type.layout, op.input.type.shape[2])
+        x, f = conversion_cost(op.input.type, op.result.type, t, (1, 0, 2), d_l=view)
+        return 0, x, 1, f
+    if isinstance(op, plan.UnaryOp):
+        n = op.result.type.layout.block_elements
+        kind = op.kind.data
+        return (t.transcendental_cycles(n) if kind in ("exp", "tanh") else t.elementwise_cycles(kind, n)), 0, 0, 0
+    if isinstance(op, plan.BinaryOp):
+        return t.elementwise_cycles(op.kind.data, op.result.type.layout.block_elements), 0, 0, 0
+    if isinstance(op, plan.CastOp | plan.ReshapeOp):
+        n = op.result.type.layout.block_elements * _esize(op.result.type)
+        return t.costs["local_copy_call"] + n // t.costs["local_copy_bytes_per_cycle"], 0, 0, 0
+    if isinstance(op, plan.TransposeOp):
+        return t.elementwise_cycles("transpose", op.result.type.layout.block_elements), 0, 0, 0
+    if isinstance(op, plan.RowwiseOp):
+        a = op.input.type.layout
+        rows, cols = math.prod(a.block[:-1]), a.block[-1]
+        k = op.kind.data
+        if k == "softmax":
+            return t.softmax_cycles(rows, cols), 0, 0, 0
+        if k in ("layer_norm", "rms_norm"):
+            return t.norm_cycles(rows, cols), 0, 0, 0
+        return t.reduce_rows_cycles(rows, cols), 0, 0, 0
+    if isinstance(op, plan.AttentionOp):
+        st = op.result.type.layout
+        qr, d = st.block[1], st.shape[2] - 2
+        init = t.fill_cycles(qr * (d + 2))
+        if op.form.data == "materialized":
+            kr = op.k.type.layout.block_size(1)
+            return init + t.attention_update_cycles(qr, kr, d), 0, 0, 0
+        kb = op.key_block.value.data
+        steps = math.ceil(op.k.type.shape[1] / kb)
+        win_words = 2 * kb * d * _esize(op.k.type) // 4
+        exch = steps * (win_words + t.phase_overhead_cycles() + t.exchange["fragment_cycles"])
+        return init + steps * t.attention_update_cycles(qr, kb, d), exch, 2 * steps, 2
+    if isinstance(op, plan.AttentionCombineOp):
+        src = op.input.type.layout
+        full = Layout(src.shape, src.grid, (src.split[0], src.split[1] + (src.partial,), ()), -1, src.first_tile)
+        x, f = conversion_cost(op.input.type, op.input.type, t, d_l=full)
+        r = op.result.type.layout
+        return t.attention_combine_cycles(src.partials, r.block[1], r.shape[2]), x, 1, f
+    if isinstance(op, plan.SerialGemmOp):
+        r = op.result.type.layout
+        steps = op.k_steps.value.data
+        k = op.lhs.type.shape[1]
+        kc = math.ceil(k / steps)
+        words = (r.block[0] * kc + kc * r.block[1]) * _esize(op.lhs.type) // 4
+        comp = steps * t.amp_matmul_cycles(r.block[0], kc, r.block[1]) + t.fill_cycles(r.block_elements)
+        return comp, steps * (words + t.phase_overhead_cycles()), 2 * steps, 2
+    return 0, 0, 0, 0
+
+
+def estimate(f: func.FuncOp, t: Target) -> PlanMetrics:
+    """The metrics of one planned function."""
+    m = PlanMetrics()
+    phases = frags = 0
+    seq: list[Operation] = []
+    for op, mult in _walk(f.body.block):
+        seq.append(op)
+        comp, exch, ph, fr = op_cost(op, t)
+        m.estimated_cycles += mult * (comp + exch)
+        m.estimated_exchange_cycles += mult * exch
+        phases += ph
+        frags += fr
+        if isinstance(op, plan.RearrangeOp):
+            m.conversion_sources.append(op.reason.data if op.reason else op.name)
+        for r in op.results:
+            if isinstance(r.type, plan.PlanTensorType):
+                m.values += 1
+                m.active_tile_counts.add(r.type.layout.tiles)
+        if not isinstance(op, plan.YieldOp | func.ReturnOp):
+            m.operations += 1
+    m.values += len(f.args)
+    m.exchange_row_bytes = 4 * (phases + 7 * frags)
+    _memory(f, seq, m, t)
+    return m
+
+
+def _memory(f: func.FuncOp, seq: list[Operation], m: PlanMetrics, t: Target) -> None:
+    last: dict[SSAValue, int] = {}
+    for i, op in enumerate(seq):
+        for v in op.operands:
+            last[v] = i
+    live: dict[SSAValue, tuple[int, str]] = {}
+    weights = {op.result: 0 for op in seq if isinstance(op, plan.ParameterOp)}
+    for a in f.args:
+        live[a] = (_bytes(a), a.type.layout_attr.memory.data)
+    for v in weights:
+        live[v] = (_bytes(v), v.type.layout_attr.memory.data)
+    for i, op in enumerate(seq):
+        for r in op.results:
+            if isinstance(r.type, plan.PlanTensorType) and r not in weights:
+                live[r] = (_bytes(r), r.type.layout_attr.memory.data)
+                if r.type.layout_attr.memory.data == "standard":
+                    m.maximum_standard_allocation_bytes = max(m.maximum_standard_allocation_bytes, _bytes(r))
+        std = sum(b for b, c in live.values() if c == "standard")
+        inter = sum(b for b, c in live.values() if c == "interleaved")
+        m.peak_standard_bytes = max(m.peak_standard_bytes, std)
+        m.peak_interleaved_bytes = max(m.peak_interleaved_bytes, inter)
+        m.peak_total_bytes = max(m.peak_total_bytes, std + inter)
+        for v in [v for v in live if v not in weights and last.get(v, -1) <= i]:
+            del live[v]
+    inter_cap = sum(r.size for r in t.regions if r.interleaved)
+    data = t.memory_size - t.code_reserve_bytes - m.exchange_row_bytes
+    m.fits = m.peak_interleaved_bytes <= inter_cap and m.peak_total_bytes <= data
