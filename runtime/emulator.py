@@ -88,37 +88,8 @@ def _timing(ph: Phase) -> dict[str, int]:
 
 
 def kernel_cycles(t: Target, name: str, p: dict[str, int], out_dt: DType) -> int:
-    """One tile's cycles for a CALL, from the target's cost formulas (data-independent)."""
-    if name in ("amp_matmul", "amp_matmul_acc"):
-        return t.amp_matmul_cycles(p["m"], p["k"], p["n"])
-    if name in ("add", "mul", "sub", "max"):
-        return t.elementwise_cycles(name, p["m"] * p["n"])
-    if name in ("gelu", "relu"):
-        return t.elementwise_cycles(name, p["elements"])
-    if name in ("exp", "tanh"):
-        return t.transcendental_cycles(p["elements"])
-    if name == "transpose":
-        return t.elementwise_cycles("transpose", p["m"] * p["n"])
-    if name == "reduce_sum":
-        return t.reduce_cycles(p["parts"], p["elements"])
-    if name == "copy":
-        nbytes = p["elements"] * DTYPE_SIZE[out_dt]
-        return t.costs["local_copy_call"] + -(-nbytes // t.costs["local_copy_bytes_per_cycle"])
-    if name == "zero":
-        return t.fill_cycles(p["elements"])
-    if name == "softmax_rows":
-        return t.softmax_cycles(p["rows"], p["cols"])
-    if name == "reduce_rows":
-        return t.reduce_rows_cycles(p["rows"], p["cols"])
-    if name in ("layer_norm_rows", "rms_norm_rows"):
-        return t.norm_cycles(p["rows"], p["cols"])
-    if name == "attention_init":
-        return t.fill_cycles(p["qr"] * (p["d"] + 2))
-    if name == "attention_update":
-        return t.attention_update_cycles(p["qr"], p["kr"], p["d"])
-    if name == "attention_combine":
-        return t.attention_combine_cycles(p["parts"], p["qr"], p["d"])
-    raise EmulatorError(f"kernel {name} has no cycle model")
+    """One tile's cycles for a CALL (the target's formulas, shared with the compiler)."""
+    return t.kernel_cycles(name, p, DTYPE_SIZE[out_dt])
 
 
 class Emulator:

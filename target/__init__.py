@@ -129,6 +129,39 @@ class Target:
     def fill_cycles(self, elements: int) -> int:
         return self.costs["kernel_launch"] + self._passes(1, elements)
 
+    def kernel_cycles(self, name: str, p: dict[str, int], out_esize: int) -> int:
+        """One tile's cycles for one call of kernel `name` with parameters `p` (data-independent)."""
+        if name in ("amp_matmul", "amp_matmul_acc"):
+            return self.amp_matmul_cycles(p["m"], p["k"], p["n"])
+        if name in ("add", "mul", "sub", "max"):
+            return self.elementwise_cycles(name, p["m"] * p["n"])
+        if name in ("gelu", "relu"):
+            return self.elementwise_cycles(name, p["elements"])
+        if name in ("exp", "tanh"):
+            return self.transcendental_cycles(p["elements"])
+        if name == "transpose":
+            return self.elementwise_cycles("transpose", p["m"] * p["n"])
+        if name == "reduce_sum":
+            return self.reduce_cycles(p["parts"], p["elements"])
+        if name == "copy":
+            nbytes = p["elements"] * out_esize
+            return self.costs["local_copy_call"] + -(-nbytes // self.costs["local_copy_bytes_per_cycle"])
+        if name == "zero":
+            return self.fill_cycles(p["elements"])
+        if name == "softmax_rows":
+            return self.softmax_cycles(p["rows"], p["cols"])
+        if name == "reduce_rows":
+            return self.reduce_rows_cycles(p["rows"], p["cols"])
+        if name in ("layer_norm_rows", "rms_norm_rows"):
+            return self.norm_cycles(p["rows"], p["cols"])
+        if name == "attention_init":
+            return self.fill_cycles(p["qr"] * (p["d"] + 2))
+        if name == "attention_update":
+            return self.attention_update_cycles(p["qr"], p["kr"], p["d"])
+        if name == "attention_combine":
+            return self.attention_combine_cycles(p["parts"], p["qr"], p["d"])
+        raise TargetError(f"target {self.name}: no cycle model for kernel '{name}'")
+
     def phase_overhead_cycles(self) -> int:
         """Sync plus route tail that every exchange phase pays above its horizon."""
         return self.exchange["sync_cycles"] + self.exchange["route_tail_cycles"]

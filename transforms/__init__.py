@@ -23,6 +23,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return ScheduleExchangePass
 
+    def select_finalist():
+        from ipu.transforms.select_finalist import SelectFinalistPass
+
+        return SelectFinalistPass
+
     def place_storage():
         from ipu.transforms.place_storage import PlaceStoragePass
 
@@ -42,6 +47,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "plan-ops": plan_ops,
         "map-tiles": map_tiles,
         "schedule-exchange": schedule_exchange,
+        "select-finalist": select_finalist,
         "place-storage": place_storage,
         "lower-to-tasm": lower_to_tasm,
         "ipu-compile": ipu_compile,

@@ -1,4 +1,5 @@
-"""`ipu-compile{target=…}`: graph -> plan -> tilemap -> exchange (scheduled, placed) -> tasm."""
+"""`ipu-compile{target=…}`: graph -> plan (K finalists, one selected) -> tilemap -> exchange
+(scheduled, placed) -> tasm."""
 
 from __future__ import annotations
 
@@ -15,11 +16,13 @@ from ipu.transforms.map_tiles import MapTilesPass
 from ipu.transforms.place_storage import PlaceStoragePass
 from ipu.transforms.plan_ops import PlanOpsPass
 from ipu.transforms.schedule_exchange import ScheduleExchangePass
+from ipu.transforms.select_finalist import SelectFinalistPass
 
 
 def compile_passes(target: str) -> list[tuple[str, ModulePass]]:
     return [
         ("plan_ops", PlanOpsPass(target=target)),
+        ("select_finalist", SelectFinalistPass(target=target)),
         ("map_tiles", MapTilesPass()),
         ("schedule_exchange", ScheduleExchangePass(target=target)),
         ("place_storage", PlaceStoragePass(target=target)),

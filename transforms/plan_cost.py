@@ -24,8 +24,15 @@ from ipu.dialects.layout import Layout, _lift, _overlaps
 from ipu.target import Target
 
 METRIC_FIELDS = (
-    "values", "operations", "estimated_cycles", "estimated_exchange_cycles", "exchange_row_bytes",
-    "peak_standard_bytes", "peak_interleaved_bytes", "peak_total_bytes", "maximum_standard_allocation_bytes",
+    "values",
+    "operations",
+    "estimated_cycles",
+    "estimated_exchange_cycles",
+    "exchange_row_bytes",
+    "peak_standard_bytes",
+    "peak_interleaved_bytes",
+    "peak_total_bytes",
+    "maximum_standard_allocation_bytes",
 )
 
 
@@ -48,8 +55,12 @@ class PlanMetrics:
     def pareto_key(self) -> tuple[int, ...]:
         """Dimensions of Pareto dominance (smaller is better)."""
         return (
-            self.estimated_cycles, self.estimated_exchange_cycles, self.peak_standard_bytes,
-            self.peak_interleaved_bytes, self.peak_total_bytes, self.maximum_standard_allocation_bytes,
+            self.estimated_cycles,
+            self.estimated_exchange_cycles,
+            self.peak_standard_bytes,
+            self.peak_interleaved_bytes,
+            self.peak_total_bytes,
+            self.maximum_standard_allocation_bytes,
             self.exchange_row_bytes,
         )
 
@@ -90,7 +101,11 @@ def fragments(src: Layout, dst: Layout, perm: tuple[int, ...] | None = None) -> 
 
 
 def conversion_cost(
-    src: plan.PlanTensorType, dst: plan.PlanTensorType, t: Target, perm=None, s_l: Layout | None = None,
+    src: plan.PlanTensorType,
+    dst: plan.PlanTensorType,
+    t: Target,
+    perm=None,
+    s_l: Layout | None = None,
     d_l: Layout | None = None,
 ) -> tuple[int, int]:
     """(exchange cycles, incoming fragments per tile) of one layout conversion."""

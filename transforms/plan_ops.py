@@ -636,7 +636,15 @@ class AttentionChoice:
 
 
 def choose_attention(
-    hq: int, hkv: int, s: int, sk: int, d: int, esize: int, form: str, target: Target, rank: int = 0,
+    hq: int,
+    hkv: int,
+    s: int,
+    sk: int,
+    d: int,
+    esize: int,
+    form: str,
+    target: Target,
+    rank: int = 0,
     counts: list[int] | None = None,
 ) -> AttentionChoice:
     """Grid (kv heads, group, query blocks, key blocks) and block sizes by estimated cycles."""
@@ -787,15 +795,23 @@ class PlanOpsPass(ModulePass):
 
     name = "plan-ops"
     target: str = "mk2"
+    finalists: int = 4  # whole-graph plans kept for select-finalist (1: plan greedily, no search)
+    beam: int = 4
+    candidates: int = 3  # candidate ranks tried per decision point
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        from ipu.transforms.plan_search import emit_finalists, search
+
         t = load_target(self.target)
-        for f in op.walk():
-            if isinstance(f, func.FuncOp) and any(
-                isinstance(o, graph.ParameterOp | graph.MatmulOp) or o.dialect_name() == "graph" for o in f.body.walk()
-            ):
+        for f in [f for f in op.body.block.ops if isinstance(f, func.FuncOp)]:
+            if not any(o.dialect_name() == "graph" for o in f.body.walk()):
+                continue
+            if self.finalists <= 1:
                 figures = plan_function(f, t)
                 log_event("planned function", function=f.sym_name.data, target=t.name, **figures)
+                continue
+            kept = search(f, t, self.finalists, max(self.beam, self.finalists), self.candidates)
+            emit_finalists(op, f, kept)
 
 
 __all__ = ["PlanOpsPass", "plan_type", "Region"]

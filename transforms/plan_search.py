@@ -1,0 +1,102 @@
+"""Whole-graph plan search: a beam over the ops that have a choice, Pareto-pruned, K finalists.
+
+Each decision point is an op with several fitting candidates (matmul grids, attention grids).
+A state is a partial assignment of candidate ranks; every state is completed greedily (each
+undecided op takes its cheapest fitting candidate), planned for real and priced from the
+emitted plan by `plan_cost.estimate`. After each decision point the beam keeps the states no
+other state dominates (cycles, exchange cycles, memory peaks, row bytes), best cycles first.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from xdsl.dialects import builtin, func
+from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, StringAttr
+from xdsl.utils.exceptions import DiagnosticException
+
+from ipu.target import Target
+from ipu.transforms.log import log_event
+from ipu.transforms.plan_cost import PlanMetrics, dominates, estimate
+from ipu.transforms.plan_ops import plan_function
+
+
+@dataclass
+class Candidate:
+    choices: dict[int, int]
+    decisions: dict[int, int]
+    function: func.FuncOp
+    metrics: PlanMetrics
+
+    @property
+    def signature(self) -> str:
+        return str(self.function.body)
+
+
+def _plan(graph_f: func.FuncOp, t: Target, choices: dict[int, int]) -> Candidate | None:
+    f = graph_f.clone()
+    decisions: dict[int, int] = {}
+    try:
+        plan_function(f, t, choices, decisions)
+    except DiagnosticException:
+        return None
+    m = estimate(f, t)
+    return Candidate(dict(choices), decisions, f, m) if m.fits else None
+
+
+def _front(cands: list[Candidate], width: int) -> list[Candidate]:
+    """Distinct plans no other dominates, best estimated cycles first, at most `width`."""
+    seen: dict[str, Candidate] = {}
+    for c in sorted(cands, key=lambda c: c.metrics.pareto_key()):
+        seen.setdefault(c.signature, c)
+    uniq = list(seen.values())
+    front = [c for c in uniq if not any(dominates(o.metrics, c.metrics) for o in uniq if o is not c)]
+    rest = [c for c in uniq if c not in front]
+    return (front + rest)[:width] if len(front) < width else front[:width]
+
+
+def search(graph_f: func.FuncOp, t: Target, finalists: int, beam: int, candidates: int) -> list[Candidate]:
+    """K finalists for one graph function (the cheapest first)."""
+    t0 = time.perf_counter()
+    first = _plan(graph_f, t, {})
+    if first is None:
+        # no completion fits: plan once more so the user sees the op that does not fit
+        plan_function(graph_f.clone(), t)
+        raise DiagnosticException(f"model does not fit target {t.name}: the plan's memory peaks exceed the tile")
+    states = [first]
+    evaluated = 1
+    points = sorted(first.decisions)
+    for d in points:
+        grown: list[Candidate] = list(states)
+        for s in states:
+            for rank in range(1, min(candidates, s.decisions.get(d, 1))):
+                c = _plan(graph_f, t, {**s.choices, d: rank})
+                evaluated += 1
+                if c is not None:
+                    grown.append(c)
+        states = _front(grown, beam)
+    kept = _front(states, finalists)
+    log_event(
+        "searched operator plans",
+        decision_points=len(points),
+        evaluated=evaluated,
+        finalists=len(kept),
+        elapsed_ms=int((time.perf_counter() - t0) * 1000),
+    )
+    return kept
+
+
+def emit_finalists(module: builtin.ModuleOp, graph_f: func.FuncOp, kept: list[Candidate]) -> None:
+    """Replace the graph function by one function per finalist, each carrying its metrics."""
+    name = graph_f.sym_name.data
+    for i, c in enumerate(kept):
+        f = c.function
+        f.sym_name = StringAttr(name if len(kept) == 1 else f"{name}_finalist_{i}")
+        fields = {k: IntegerAttr(v, 64) for k, v in c.metrics.log_fields().items() if isinstance(v, int)}
+        f.attributes["plan.metrics"] = DictionaryAttr(fields)
+        f.attributes["plan.finalist"] = IntegerAttr(i, 64)
+        f.attributes["plan.entry"] = StringAttr(name)
+        module.body.block.insert_op_before(f, graph_f)
+        log_event("retained operator-plan finalist", finalist=i, **c.metrics.log_fields())
+    module.body.block.erase_op(graph_f)
