@@ -1,4 +1,4 @@
-// RUN: ipu-opt %s -p plan-ops,map-tiles,schedule-exchange,place-storage,lower-to-tasm --target sim16 | filecheck %s
+// RUN: ipu-opt %s -p 'plan-ops{target=sim16 finalists=1},map-tiles,schedule-exchange,place-storage,lower-to-tasm' --target sim16 | filecheck %s
 
 func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
   %w2 = graph.parameter "w2" #graph.gaussian<seed = 3, std = 0.02> : tensor<1024x256xf16>

@@ -1,4 +1,4 @@
-// RUN: ipu-opt %examples/mlp_small.mlir -p plan-ops --target sim16 | filecheck %s
+// RUN: ipu-opt %examples/mlp_small.mlir -p 'plan-ops{target=sim16 finalists=1}' --target sim16 | filecheck %s
 
 
 // CHECK:      %h = plan.gemm %x, %w1 {op_index = 4 : i64} : ({{.*}}) -> !plan.tensor<64x1024xf16, #plan.layout<grid = [1, 16, 1], split = {{\[\[}}0], [1]], memory = interleaved>>

@@ -1,5 +1,5 @@
-// RUN: ipu-opt %s --split-input-file -p plan-ops --target sim16 | filecheck %s --check-prefixes=CHECK,SIM16
-// RUN: ipu-opt %s --split-input-file -p plan-ops --target sim64 | filecheck %s --check-prefixes=CHECK,SIM64
+// RUN: ipu-opt %s --split-input-file -p 'plan-ops{target=sim16 finalists=1}' --target sim16 | filecheck %s --check-prefixes=CHECK,SIM16
+// RUN: ipu-opt %s --split-input-file -p 'plan-ops{target=sim64 finalists=1}' --target sim64 | filecheck %s --check-prefixes=CHECK,SIM64
 
 // The second half of examples/mlp_small.mlir: the matmul splits its contraction (grid pm x pn x pk
 // with pk > 1), so the gemm yields an f32 partial sum reduced by plan.reduce, and gelu's

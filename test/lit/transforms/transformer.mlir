@@ -2,12 +2,12 @@
 // examples/transformer_block_small.mlir and examples/attention_small.mlir (materialized
 // attention), and on this file's own graph model (streamed causal attention).
 
-// RUN: ipu-opt %examples/transformer_block_small.mlir -p plan-ops --target sim64 | filecheck %s --check-prefix=PLAN
-// RUN: ipu-opt %examples/attention_small.mlir -p plan-ops,map-tiles --target sim64 | filecheck %s --check-prefix=MAP
+// RUN: ipu-opt %examples/transformer_block_small.mlir -p 'plan-ops{target=sim64 finalists=1}' --target sim64 | filecheck %s --check-prefix=PLAN
+// RUN: ipu-opt %examples/attention_small.mlir -p 'plan-ops{target=sim64 finalists=1},map-tiles' --target sim64 | filecheck %s --check-prefix=MAP
 // RUN: ipu-opt %examples/transformer_block_small.mlir -p ipu-compile --target sim64 | filecheck %s --check-prefix=TB
 // RUN: ipu-opt %examples/attention_small.mlir -p ipu-compile --target sim64 | filecheck %s --check-prefix=ATT
-// RUN: ipu-opt %s -p plan-ops --target sim64 | filecheck %s --check-prefix=SPLAN
-// RUN: ipu-opt %s -p plan-ops,map-tiles --target sim64 | filecheck %s --check-prefix=SMAP
+// RUN: ipu-opt %s -p 'plan-ops{target=sim64 finalists=1}' --target sim64 | filecheck %s --check-prefix=SPLAN
+// RUN: ipu-opt %s -p 'plan-ops{target=sim64 finalists=1},map-tiles' --target sim64 | filecheck %s --check-prefix=SMAP
 // RUN: ipu-opt %S/Inputs/attention-streamed-windows.mlir -p map-tiles --target sim64 | filecheck %s --check-prefix=WMAP
 // RUN: ipu-opt %S/Inputs/attention-streamed-windows.mlir -p ipu-compile --target sim64 | filecheck %s --check-prefix=WTASM
 

@@ -1,0 +1,68 @@
+"""Plan quality per example on a target (default mk2): prints, never asserts.
+
+planner time (search + finalist selection), finalists kept, the selected finalist's estimated
+cycles, the emulated cycles of the compiled package (the emulator's cycle model: timing is
+data-independent, so kernels are not executed), and the ratio to the roofline floor of
+bench/roofline.py. The issue-4 goal is 1.3x of the floor for the MLP and the attention examples.
+Usage: python bench/plan_quality.py [--target mk2] [--finalists 4] [examples ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from xdsl.dialects import func
+
+from ipu.codegen.ipuexe import build_package
+from ipu.golden.evaluator import main_function
+from ipu.runtime.emulator import Emulator
+from ipu.target import load_target
+from ipu.tools.common import make_context, parse_file
+from ipu.transforms.pipeline import compile_passes
+from ipu.transforms.plan_ops import PlanOpsPass
+
+sys.path.insert(0, str(Path(__file__).parent))
+from roofline import DEFAULT, EXAMPLES, floors  # noqa: E402
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("examples", nargs="*", default=DEFAULT)
+    ap.add_argument("--target", default="mk2")
+    ap.add_argument("--finalists", type=int, default=4)
+    a = ap.parse_args()
+    t = load_target(a.target)
+    print(f"target={t.name} tiles={t.tiles} finalists={a.finalists}")
+    for name in a.examples:
+        path = Path(name) if Path(name).exists() else EXAMPLES / name
+        ref = main_function(parse_file(make_context(), path))
+        cf, xf = floors(ref, t)
+        ctx = make_context()
+        module = parse_file(ctx, path)
+        passes = compile_passes(t.name)
+        passes[0] = ("plan_ops", PlanOpsPass(target=t.name, finalists=a.finalists))
+        t0 = time.perf_counter()
+        passes[0][1].apply(ctx, module)
+        kept = sum(1 for o in module.body.block.ops if isinstance(o, func.FuncOp))
+        passes[1][1].apply(ctx, module)
+        planner_s = time.perf_counter() - t0
+        f = next(o for o in module.body.block.ops if isinstance(o, func.FuncOp))
+        metrics = f.attributes.get("plan.metrics")
+        est = metrics.data["estimated_cycles"].value.data if metrics else -1  # type: ignore[union-attr]
+        for _, p in passes[2:]:
+            p.apply(ctx, module)
+        pkg = build_package(module, t)
+        cycles = Emulator(pkg, t, execute=False).run({}).total_cycles
+        floor = max(cf, xf)
+        print(
+            f"example={path.name} planner_s={planner_s:.2f} finalists={kept} estimated_cycles={est} "
+            f"emulated_cycles={cycles} floor={floor:.0f} ratio_to_floor={cycles / floor:.2f} "
+            f"estimate_error={(est - cycles) / cycles:+.1%}"
+        )
+
+
+if __name__ == "__main__":
+    main()
