@@ -46,14 +46,16 @@ def _plan(graph_f: func.FuncOp, t: Target, choices: dict[int, int]) -> Candidate
 
 
 def _front(cands: list[Candidate], width: int) -> list[Candidate]:
-    """Distinct plans no other dominates, best estimated cycles first, at most `width`."""
+    """At most `width` distinct plans: those no other dominates first (then the best of the
+    rest), returned in order of estimated cycles."""
     seen: dict[str, Candidate] = {}
     for c in sorted(cands, key=lambda c: c.metrics.pareto_key()):
         seen.setdefault(c.signature, c)
     uniq = list(seen.values())
     front = [c for c in uniq if not any(dominates(o.metrics, c.metrics) for o in uniq if o is not c)]
     rest = [c for c in uniq if c not in front]
-    return (front + rest)[:width] if len(front) < width else front[:width]
+    keep = (front + rest)[:width] if len(front) < width else front[:width]
+    return sorted(keep, key=lambda c: c.metrics.pareto_key())
 
 
 def search(graph_f: func.FuncOp, t: Target, finalists: int, beam: int, candidates: int) -> list[Candidate]:
