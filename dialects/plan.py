@@ -215,6 +215,16 @@ def op_index_of(op: IRDLOperation) -> int | None:
     return a.value.data if isinstance(a, IntegerAttr) else None
 
 
+class _OneToOne(IRDLOperation):
+    """One planned value in, one out; what differs is the verifier."""
+
+    input = operand_def(AnyPlan)
+    result = result_def(AnyPlan)
+    op_index = _op_index_attr()
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+
 @irdl_op_definition
 class ParameterOp(IRDLOperation):
     """A weight, loaded by the `initialize` call directly in the layout its consumer wants."""
@@ -298,15 +308,10 @@ class SerialGemmOp(IRDLOperation):
 
 
 @irdl_op_definition
-class ReduceOp(IRDLOperation):
+class ReduceOp(_OneToOne):
     """Sum partial blocks into a non-partial layout (a reduce-scatter plus a local sum)."""
 
     name = "plan.reduce"
-    input = operand_def(AnyPlan)
-    result = result_def(AnyPlan)
-    op_index = _op_index_attr()
-    traits = traits_def(Pure())
-    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
     def __init__(self, input, result_type: PlanTensorType, op_index: int | None = None):
         attrs = {"op_index": IntegerAttr(op_index, 64)} if op_index is not None else {}
@@ -410,15 +415,10 @@ class BinaryOp(IRDLOperation):
 
 
 @irdl_op_definition
-class TransposeOp(IRDLOperation):
+class TransposeOp(_OneToOne):
     """Local transpose of each tile's block; the result layout swaps the axes' splits."""
 
     name = "plan.transpose"
-    input = operand_def(AnyPlan)
-    result = result_def(AnyPlan)
-    op_index = _op_index_attr()
-    traits = traits_def(Pure())
-    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
     def verify_(self) -> None:
         a, r = self.input.type.layout, self.result.type.layout
@@ -429,15 +429,10 @@ class TransposeOp(IRDLOperation):
 
 
 @irdl_op_definition
-class ReshapeOp(IRDLOperation):
+class ReshapeOp(_OneToOne):
     """Reinterpret row blocks: both layouts split only axis 0 over the same 1-D grid."""
 
     name = "plan.reshape"
-    input = operand_def(AnyPlan)
-    result = result_def(AnyPlan)
-    op_index = _op_index_attr()
-    traits = traits_def(Pure())
-    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
     def verify_(self) -> None:
         a, r = self.input.type.layout, self.result.type.layout
@@ -487,15 +482,10 @@ def heads_2d(lay: Layout) -> Layout:
 
 
 @irdl_op_definition
-class CastOp(IRDLOperation):
+class CastOp(_OneToOne):
     """Precision change in place on every tile (same layout)."""
 
     name = "plan.cast"
-    input = operand_def(AnyPlan)
-    result = result_def(AnyPlan)
-    op_index = _op_index_attr()
-    traits = traits_def(Pure())
-    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
     def verify_(self) -> None:
         a, r = self.input.type, self.result.type
@@ -546,15 +536,10 @@ class RowwiseOp(IRDLOperation):
 
 
 @irdl_op_definition
-class SplitHeadsOp(IRDLOperation):
+class SplitHeadsOp(_OneToOne):
     """[S, H*D] -> [H, S, D] by exchange; the input's column blocks hold whole heads."""
 
     name = "plan.split_heads"
-    input = operand_def(AnyPlan)
-    result = result_def(AnyPlan)
-    op_index = _op_index_attr()
-    traits = traits_def(Pure())
-    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
     def verify_(self) -> None:
         a, r = self.input.type.layout, self.result.type.layout
@@ -566,15 +551,10 @@ class SplitHeadsOp(IRDLOperation):
 
 
 @irdl_op_definition
-class MergeHeadsOp(IRDLOperation):
+class MergeHeadsOp(_OneToOne):
     """[H, S, D] -> [S, H*D] by exchange; the result's column blocks hold whole heads."""
 
     name = "plan.merge_heads"
-    input = operand_def(AnyPlan)
-    result = result_def(AnyPlan)
-    op_index = _op_index_attr()
-    traits = traits_def(Pure())
-    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
     def verify_(self) -> None:
         a, r = self.input.type.layout, self.result.type.layout
@@ -636,15 +616,10 @@ class AttentionOp(IRDLOperation):
 
 
 @irdl_op_definition
-class AttentionCombineOp(IRDLOperation):
+class AttentionCombineOp(_OneToOne):
     """Combine partial online-softmax states across key blocks and normalise."""
 
     name = "plan.attention_combine"
-    input = operand_def(AnyPlan)
-    result = result_def(AnyPlan)
-    op_index = _op_index_attr()
-    traits = traits_def(Pure())
-    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
     def verify_(self) -> None:
         a, r = self.input.type.layout, self.result.type.layout
