@@ -82,8 +82,8 @@ def main() -> None:
     exch = sum(r["cycles"] for r in res.profile if r["kind"] == "exchange")
     print(f"emulator median_s={statistics.median(emu_t):.2f} numerical={'PASS' if ok else 'FAIL'}")
     print(
-        f"cycles modelled={res.total_cycles} exchange={exch} compute_floor={floor:.0f} "
-        f"ratio_to_floor={res.total_cycles / max(floor, 1):.2f}"
+        f"cycles modelled={res.total_cycles} exchange={exch} amp_floor={floor:.0f} "
+        f"ratio_to_amp_floor={res.total_cycles / max(floor, 1):.2f}"
     )
 
 

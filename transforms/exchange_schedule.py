@@ -49,20 +49,16 @@ class Schedule:
     scheduler: str
 
 
-def schedule_greedy(t: np.ndarray, tiles: int) -> Schedule:
-    """Longest-first list scheduling at family granularity (non-preemptive). Member p of a
-    family starts `p * par_time_step` after the family; every port is reserved from the family's
-    start to its last use, so the schedule obeys the port rules by construction."""
-    lb = endpoint_lower_bound(t, tiles)
+def _greedy(t: np.ndarray, tiles: int, order: np.ndarray) -> tuple[np.ndarray, int]:
+    """List scheduling in `order` at family granularity (non-preemptive). Member p of a family
+    starts `p * par_time_step` after the family; every port is reserved from the family's start
+    to its last use, so the schedule obeys the port rules by construction."""
     send_free = np.zeros(tiles, np.int64)
     recv_free = np.zeros(tiles, np.int64)
     starts = np.zeros(len(t), np.int64)
-    if not len(t):
-        return Schedule(starts, lb, 0, "greedy-longest-first")
     words = t[:, ROWS] * t[:, WORDS]
     total = words + (t[:, PC] - 1) * t[:, PTS]
     srcs, dsts = family_tiles(t)
-    order = np.lexsort((t[:, S_TILE], -total))
     for i in order:
         s, d = srcs[i], dsts[i]
         off = np.arange(len(s)) * t[i, PTS]
@@ -70,5 +66,76 @@ def schedule_greedy(t: np.ndarray, tiles: int) -> Schedule:
         starts[i] = start
         np.maximum.at(send_free, s, start + off + words[i])
         np.maximum.at(recv_free, d.ravel(), np.repeat(start + off + words[i], d.shape[1]))
-    horizon = int((starts + total).max())
+    return starts, int((starts + total).max())
+
+
+def split_members(t: np.ndarray) -> np.ndarray:
+    """Each simultaneous family as single-member families (finer, so gaps can be filled)."""
+    rows = []
+    for r in t:
+        if r[PC] == 1 or r[PTS] != 0:
+            rows.append(r)
+            continue
+        for p in range(int(r[PC])):
+            m = r.copy()
+            m[S_TILE] += p * r[PSS]
+            m[D_TILE] += p * r[PDS]
+            m[S_OFF] += p * r[PSO]
+            m[D_OFF] += p * r[PDO]
+            m[PC], m[PSS], m[PDS], m[PSO], m[PDO] = 1, 1, 1, 0, 0
+            rows.append(m)
+    return np.array(rows, np.int64).reshape(-1, t.shape[1])
+
+
+def _orders(t: np.ndarray, tiles: int) -> dict[str, np.ndarray]:
+    words = t[:, ROWS] * t[:, WORDS]
+    total = words + (t[:, PC] - 1) * t[:, PTS]
+    sent = np.zeros(tiles, np.int64)
+    recv = np.zeros(tiles, np.int64)
+    srcs, dsts = family_tiles(t)
+    for w, s, d in zip(words, srcs, dsts, strict=True):
+        np.add.at(sent, s, w)
+        np.add.at(recv, d.ravel(), w)
+    load = np.array([max(sent[s].max(), recv[d].max()) for s, d in zip(srcs, dsts, strict=True)])
+    out = {
+        "longest-first": np.lexsort((t[:, S_TILE], -total)),
+        "busiest-ports-first": np.lexsort((t[:, S_TILE], -total, -load)),
+    }
+    # structured phases (reduce-scatters, shifts) are unions of permutations: families whose
+    # destination is the same cyclic shift of their source form one conflict-free round
+    shift = t[:, D_TILE] - t[:, S_TILE]
+    for m in (2, 3, 4, 8, 16, 32):
+        out[f"shift-mod-{m}"] = np.lexsort((t[:, S_TILE], -total, shift % m))
+    return out
+
+
+def schedule_phase(t: np.ndarray, tiles: int, max_rows: int = 4096) -> tuple[np.ndarray, Schedule]:
+    """The best of a few list schedules (two orders, families whole or split into members when
+    the table stays under `max_rows` rows); returns the table it schedules and the schedule."""
+    lb = endpoint_lower_bound(t, tiles)
+    if not len(t):
+        return t, Schedule(np.zeros(0, np.int64), lb, 0, "empty")
+    tables = {"": t}
+    if int(t[:, PC].sum()) <= max_rows and (t[:, PC] > 1).any():
+        tables["split-"] = split_members(t)
+    best: tuple[int, int, str, np.ndarray, np.ndarray] | None = None
+    for prefix, table in tables.items():
+        for name, order in _orders(table, tiles).items():
+            starts, horizon = _greedy(table, tiles, order)
+            key = (horizon, len(table))
+            if best is None or key < best[:2]:
+                best = (horizon, len(table), f"greedy-{prefix}{name}", table, starts)
+            if horizon == lb:
+                break
+    assert best is not None
+    horizon, _, name, table, starts = best
+    return table, Schedule(starts, lb, horizon, name)
+
+
+def schedule_greedy(t: np.ndarray, tiles: int) -> Schedule:
+    """Longest-first list schedule of the table as given (families kept whole)."""
+    lb = endpoint_lower_bound(t, tiles)
+    if not len(t):
+        return Schedule(np.zeros(0, np.int64), lb, 0, "greedy-longest-first")
+    starts, horizon = _greedy(t, tiles, _orders(t, tiles)["longest-first"])
     return Schedule(starts, lb, horizon, "greedy-longest-first")

@@ -12,7 +12,7 @@ from xdsl.passes import ModulePass
 
 from ipu.dialects import exchange, tilemap
 from ipu.target import load_target
-from ipu.transforms.exchange_schedule import schedule_greedy
+from ipu.transforms.exchange_schedule import schedule_phase
 from ipu.transforms.log import log_event
 
 
@@ -27,9 +27,8 @@ class ScheduleExchangePass(ModulePass):
         tiles = load_target(self.target).tiles
         index = 0
         for mv in [o for o in op.walk() if isinstance(o, tilemap.MoveOp)]:
-            t = tilemap.table_of(mv.transfers)
-            s = schedule_greedy(t, tiles)
-            table = np.concatenate([s.starts[:, None], t], axis=1) if len(t) else np.zeros((0, 14), np.int64)
+            t, s = schedule_phase(tilemap.table_of(mv.transfers), tiles)
+            table = np.concatenate([s.starts[:, None], t], axis=1) if len(t) else np.zeros((0, 17), np.int64)
             attrs = {
                 "index": IntegerAttr(index, 64),
                 "lower_bound": IntegerAttr(s.lower_bound, 64),
