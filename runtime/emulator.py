@@ -466,18 +466,23 @@ class Emulator:
                 f"phase {ph.index}: tile {dt[j]}: transfers {df[j]} and {df[j + 1]} both write bytes "
                 f"[{do[j + 1] + self.base:#x}, {min(do[j] + dn[j], do[j + 1] + dn[j + 1]) + self.base:#x})"
             )
-        # move data: snapshot every source row first, then write (grouped by row length)
+        # move data in 32-bit words (transfers are whole words at word-aligned addresses):
+        # snapshot every source row first, then write, grouped by row length
+        if ((s_off | d_off) & 3).any():
+            raise EmulatorError(f"phase {ph.index}: a transfer address is not word aligned")
+        words32 = self.mem.view(np.uint32)
+        s_w, d_w, nw = s_off >> 2, d_off >> 2, nb >> 2
         moves = []
-        for n in np.unique(nb):
-            idx = np.flatnonzero(nb == n)
-            step = max(1, _COPY_CHUNK_BYTES // int(n))
+        for n in np.unique(nw):
+            idx = np.flatnonzero(nw == n)
+            step = max(1, _COPY_CHUNK_BYTES // (4 * int(n)))
             cols = np.arange(int(n))
             for k in range(0, idx.size, step):
                 sel = idx[k : k + step]
-                data = self.mem[s_tile[sel][:, None], s_off[sel][:, None] + cols]
+                data = words32[s_tile[sel][:, None], s_w[sel][:, None] + cols]
                 moves.append((sel, cols, data))
         for sel, cols, data in moves:
-            self.mem[d_tile[sel][:, None], d_off[sel][:, None] + cols] = data
+            words32[d_tile[sel][:, None], d_w[sel][:, None] + cols] = data
         sent = np.bincount(src[sender], weights=dur[fam[sender]], minlength=self.target.tiles)
         recv = np.bincount(dst, weights=dur[fam], minlength=self.target.tiles)
         return {
