@@ -27,5 +27,5 @@
 // CHECK:        tasm.stream_in 0 "x" : tensor<64x256xf16> layout #plan.layout<grid = [1, 16, 1], split = {{\[\[}}0], [2]], align = [1, 2], memory = standard> at 327840
 // CHECK:        tasm.weight "w1" #graph.gaussian<seed = 1, std = 0.02> : tensor<256x1024xf16> layout #plan.layout<grid = [1, 16, 1], split = {{\[\[}}2], [1]], align = [2, 1], memory = interleaved> at 917504
 // CHECK:        tasm.phase 0 lower_bound 16384 horizon 16384 scheduler "greedy-longest-first"
-// CHECK:        tasm.phase 1 lower_bound 2048 horizon 3072 scheduler "greedy-longest-first"
+// CHECK:        tasm.phase 1 lower_bound 2048 horizon 2048 scheduler "greedy-shift-mod-2"
 // CHECK:        tasm.stream_out 0 "output0" : tensor<64x256xf16> layout #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [1, 2]], memory = standard>
