@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import I64, DenseIntOrFPElementsAttr, IntAttr, IntegerAttr, StringAttr
+from xdsl.dialects.builtin import I64, DenseIntOrFPElementsAttr, IntAttr, IntegerAttr, StringAttr, UnitAttr
 from xdsl.ir import Attribute, Dialect, ParametrizedAttribute
 from xdsl.irdl import (
     IRDLOperation,
@@ -77,6 +77,7 @@ class PhaseOp(IRDLOperation):
     scheduler = attr_def(StringAttr)
     transfers = attr_def(DenseIntOrFPElementsAttr)
     reason = opt_attr_def(StringAttr)
+    zero_fill = opt_attr_def(UnitAttr)  # zero the destination before the phase writes it
     result = result_def(AnyBuffer)
     assembly_format = "$index $input `transfers` `=` $transfers attr-dict `:` type($input) `->` type($result)"
 

@@ -65,6 +65,11 @@ class Layout:
         return ceil_div(b, m) * m
 
     @property
+    def has_padding(self) -> bool:
+        """Whether some tile's block extends past the tensor (its tail holds no data)."""
+        return any(self.parts(a) * b > n for a, (b, n) in enumerate(zip(self.block, self.shape, strict=True)))
+
+    @property
     def block_elements(self) -> int:
         return math.prod(self.block)
 

@@ -22,6 +22,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
     TypeAttribute,
+    UnitAttr,
     i32,
 )
 from xdsl.ir import Attribute, Dialect, ParametrizedAttribute
@@ -256,6 +257,7 @@ class MoveOp(IRDLOperation):
     input = operand_def(AnyBuffer)
     transfers = attr_def(DenseIntOrFPElementsAttr)
     reason = opt_attr_def(StringAttr)
+    zero_fill = opt_attr_def(UnitAttr)  # zero the destination first (it has padding)
     result = result_def(AnyBuffer)
     assembly_format = "$input `transfers` `=` $transfers attr-dict `:` type($input) `->` type($result)"
 

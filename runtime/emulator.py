@@ -377,7 +377,10 @@ class Emulator:
         acc, m, l_ = state[:, :, :d], state[:, :, d], state[:, :, d + 1]
         s = np.matmul(q, k.transpose(0, 2, 1)) * np.float32(bits_float(p["scale_bits"]))
         gk = off[:, 1, None] + p["k_base"] + np.arange(kr)  # [count, kr]
-        valid = (gk < off[:, 2, None])[:, None, :]  # [count, 1, kr]
+        in_range = gk < off[:, 2, None]
+        # keys past the tile's key end do not exist: their (padding) value rows are not read
+        v = np.where(in_range[:, :, None], v, np.float32(0))
+        valid = in_range[:, None, :]  # [count, 1, kr]
         if p["causal"]:
             gq = off[:, 0, None] + np.arange(qr)  # [count, qr]
             valid = valid & (gk[:, None, :] <= gq[:, :, None])

@@ -71,7 +71,8 @@ KERNELS: dict[str, tuple[int, tuple[str, ...]]] = {
     # row, first key, key end) of this tile, scratch f32 [qr, kr] (receives the scaled scores,
     # masked keys as -inf). The out dtype field is ignored: the state is always f32.
     # Key j of the block has global index offsets[1] + k_base + j and counts when it is below
-    # offsets[2] and, with `causal`, not after the query's global row offsets[0] + i.
+    # offsets[2] and, with `causal`, not after the query's global row offsets[0] + i. Keys at or
+    # past offsets[2] do not exist: neither their k nor their v rows are read.
     "attention_update": (5, ("qr", "kr", "d", "causal", "scale_bits", "k_base")),
     # out[qr, d] (out dtype) = normalised combination of `parts` f32 states in[parts, qr, d + 2]
     # (the in dtype field is ignored); rows without any counted key are written as 0

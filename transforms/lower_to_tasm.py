@@ -98,6 +98,12 @@ class _Emitter:
             self.call(t.first.data, t.first.data + t.count.data, props)
         elif isinstance(op, exchange.PhaseOp):
             idx = op.index.value.data
+            if op.zero_fill is not None:
+                t: tilemap.BufferType = op.result.type
+                n = int(np.prod(t.shape))
+                props = _run_props("zero", slot(op.result).address.data, [], {"elements": n}, t.element_type,
+                                   t.element_type)
+                self.call(t.first.data, t.first.data + t.count.data, props)
             self.control(tasm.SyncOp.create)
             self.control(lambda: tasm.ExchangeOp.create(properties={"index": _i(idx)}))
             table = tilemap.table_of(op.transfers).copy()

@@ -52,10 +52,14 @@ def _move(
 ) -> tilemap.MoveOp:
     es = src.type.esize
     table = conversion_transfers(src_l, dst_l, es, es, perm, offset)
+    # an exchange writes only real elements: a destination with padding (or a staging buffer
+    # with partial slots) is zeroed first, so padding never carries stale bits into kernels
+    zero = dst_l.has_padding or src_l.partial >= 0
     return tilemap.MoveOp.create(
         operands=[src],
         result_types=[dst_t],
-        attributes={"transfers": tilemap.table_attr(table), "reason": StringAttr(reason)},
+        attributes={"transfers": tilemap.table_attr(table), "reason": StringAttr(reason)}
+        | ({"zero_fill": builtin.UnitAttr()} if zero else {}),
     )
 
 
