@@ -101,8 +101,9 @@ class _Emitter:
             if op.zero_fill is not None:
                 t: tilemap.BufferType = op.result.type
                 n = int(np.prod(t.shape))
-                props = _run_props("zero", slot(op.result).address.data, [], {"elements": n}, t.element_type,
-                                   t.element_type)
+                props = _run_props(
+                    "zero", slot(op.result).address.data, [], {"elements": n}, t.element_type, t.element_type
+                )
                 self.call(t.first.data, t.first.data + t.count.data, props)
             self.control(tasm.SyncOp.create)
             self.control(lambda: tasm.ExchangeOp.create(properties={"index": _i(idx)}))
@@ -158,7 +159,8 @@ class _Emitter:
 def lower_function(f: func.FuncOp, target: Target) -> tuple[list[Operation], dict[str, int]]:
     bounds = {0, target.tiles}
     for op in f.body.walk():
-        if isinstance(op, tilemap.RunOp):
+        # every group that runs code (kernels, and zero fills before exchanges) starts a program
+        if isinstance(op, tilemap.RunOp) or (isinstance(op, exchange.PhaseOp) and op.zero_fill is not None):
             t = op.result.type
             bounds |= {t.first.data, t.first.data + t.count.data}
     edges = sorted(b for b in bounds if 0 <= b <= target.tiles)

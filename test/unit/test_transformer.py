@@ -90,3 +90,14 @@ def test_repeat_stays_structured() -> None:
     stack = _sizes(EXAMPLES / "transformer_stack_small.mlir", "sim64")
     for level, n in stack.items():
         assert n < 1.15 * block[level] + 2000, f"{level}: stack {n} bytes vs block {block[level]}"
+
+
+def test_uneven_sequence_zero_fills_padding(tool, tmp_path: Path) -> None:
+    """Seq 60 leaves padded tail blocks on uneven tile groups: they are zeroed before exchange."""
+    model = Path(__file__).parent / "uneven_attention.mlir"
+    r = tool("ipu-opt", str(model), "-p", "ipu-compile", "--target", "sim64")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.count('tasm.call "zero"') > 0
+    r = tool("ipu-run", str(model), "--target", "sim64")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "numericalTest=PASS" in r.stdout

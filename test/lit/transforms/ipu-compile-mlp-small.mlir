@@ -16,6 +16,8 @@
 // CHECK-NEXT:     tasm.sync
 // CHECK-NEXT:     tasm.exchange 0
 // CHECK-NEXT:     tasm.call "amp_matmul" {{.*}} {m = 64 : i64, k = 512 : i64, n = 32 : i64} : f16 -> f32
+// The partial-sum staging buffer (0x50120 = 327840, x's slot reused) is zeroed before phase 1.
+// CHECK-NEXT:     tasm.call "zero" out(327840) in(array<i64>) {elements = 2048 : i64} : f32 -> f32
 // CHECK-NEXT:     tasm.sync
 // CHECK-NEXT:     tasm.exchange 1
 // CHECK-NEXT:     tasm.call "reduce_sum" {{.*}} {parts = 2 : i64, elements = 1024 : i64} : f32 -> f16

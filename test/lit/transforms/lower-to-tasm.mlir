@@ -22,6 +22,8 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 // CHECK-NEXT:     tasm.sync
 // CHECK-NEXT:     tasm.exchange 0
 // CHECK-NEXT:     tasm.call "amp_matmul" out(909312) in(array<i64: 344096, 917504>) {m = 64 : i64, k = 512 : i64, n = 32 : i64} : f16 -> f32
+// Phase 1 stages a partial sum: its destination (0x50020, 2 x 64 x 16 f32) is zeroed before the sync.
+// CHECK-NEXT:     tasm.call "zero" out(327712) in(array<i64>) {elements = 2048 : i64} : f32 -> f32
 // CHECK-NEXT:     tasm.sync
 // CHECK-NEXT:     tasm.exchange 1
 // CHECK-NEXT:     tasm.call "reduce_sum" out(335904) in(array<i64: 327712>) {parts = 2 : i64, elements = 1024 : i64} : f32 -> f16

@@ -55,7 +55,7 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // MAP-NEXT:   %a_state_scores = tilemap.alloc : !tilemap.buffer<1x32x16xf32, tiles = [0, 64], memory = standard>
 // MAP-NEXT:   %a_state = tilemap.run "attention_update"(%qh, %kh, %vh, %a_state_offsets, %a_state_scores, %a_state_init) {kr = 16 : i64, k_base = 0 : i64, qr = 32 : i64, d = 16 : i64, causal = 0 : i64, scale_bits = 1048576000 : i64} {inplace = 5 : i64} : ({{.*}}) -> !tilemap.buffer<1x32x18xf32, tiles = [0, 64], memory = standard>
 // MAP-NEXT:   tilemap.checkpoint "a_state_scores" index 6 op 10 %a_state_scores : !tilemap.buffer<1x32x16xf32, tiles = [0, 64], memory = standard> as tensor<8x64x64xf32> layout #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0, 1], [2], [3]], align = [1, 32, 16], memory = standard> {aspect = "scores"}
-// MAP-NEXT:   %a_stage = tilemap.move %a_state transfers = {{.*}} {reason = "attention_combine"} : !tilemap.buffer<1x32x18xf32, {{.*}}> -> !tilemap.buffer<4x1x8x18xf32, tiles = [0, 64], memory = standard>
+// MAP-NEXT:   %a_stage = tilemap.move %a_state transfers = {{.*}} {reason = "attention_combine", zero_fill} : !tilemap.buffer<1x32x18xf32, {{.*}}> -> !tilemap.buffer<4x1x8x18xf32, tiles = [0, 64], memory = standard>
 // MAP-NEXT:   %a = tilemap.run "attention_combine"(%a_stage) {parts = 4 : i64, qr = 8 : i64, d = 16 : i64} : (!tilemap.buffer<4x1x8x18xf32, tiles = [0, 64], memory = standard>) -> !tilemap.buffer<1x8x16xf16, tiles = [0, 64], memory = standard>
 // MAP-NEXT:   tilemap.checkpoint "a" index 7 op 10 %a
 // MAP-NEXT:   %m = tilemap.move %a
@@ -82,6 +82,8 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // ATT:        tasm.call "attention_init" out([[ASTATE:[0-9]+]]) in(array<i64>) {qr = 32 : i64, d = 16 : i64} : f32 -> f32
 // ATT-NEXT:   tasm.call "attention_update" out([[ASTATE]]) in(array<i64: {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, [[OFFS:[0-9]+]], [[ASCORES:[0-9]+]]>) {qr = 32 : i64, kr = 16 : i64, d = 16 : i64, causal = 0 : i64, scale_bits = 1048576000 : i64, k_base = 0 : i64} : f16 -> f32
 // ATT-NEXT:   tasm.checkpoint 6
+// The partial attention states' staging buffer (4 x 8 x 18 f32 per tile) is zeroed before its phase.
+// ATT-NEXT:   tasm.call "zero" out({{[0-9]+}}) in(array<i64>) {elements = 576 : i64} : f32 -> f32
 // ATT-NEXT:   tasm.sync
 // ATT-NEXT:   tasm.exchange {{[0-9]+}}
 // ATT-NEXT:   tasm.call "attention_combine" {{.*}} {parts = 4 : i64, qr = 8 : i64, d = 16 : i64} : f32 -> f16
@@ -104,7 +106,7 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // SMAP-NEXT:  %a_state_k0 = tilemap.move %kh {{.*}} {reason = "attention window"} : {{.*}} -> !tilemap.buffer<1x64x16xf16, tiles = [0, 64], memory = interleaved>
 // SMAP-NEXT:  %a_state_v0 = tilemap.move %vh {{.*}} {reason = "attention window"} : {{.*}} -> !tilemap.buffer<1x64x16xf16, tiles = [0, 64], memory = interleaved>
 // SMAP-NEXT:  %a_state = tilemap.run "attention_update"(%qh, %a_state_k0, %a_state_v0, %a_state_offsets, %a_state_scores, %a_state_init) {kr = 64 : i64, k_base = 0 : i64, qr = 8 : i64, d = 16 : i64, causal = 1 : i64, scale_bits = 1048576000 : i64} {inplace = 5 : i64}
-// SMAP-NEXT:  %a_stage = tilemap.move %a_state {{.*}} {reason = "attention_combine"}
+// SMAP-NEXT:  %a_stage = tilemap.move %a_state {{.*}} {reason = "attention_combine", zero_fill}
 // SMAP-NEXT:  %a = tilemap.run "attention_combine"(%a_stage) {parts = 1 : i64, qr = 8 : i64, d = 16 : i64}
 // SMAP-NOT:   attention_update
 
@@ -124,7 +126,7 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // WMAP-NEXT:  %a_state_k48 = tilemap.move %kh {{.*}} {reason = "attention window"}
 // WMAP-NEXT:  %a_state_v48 = tilemap.move %vh {{.*}} {reason = "attention window"}
 // WMAP-NEXT:  %a_state_3 = tilemap.run "attention_update"(%qh, %a_state_k48, %a_state_v48, %a_state_offsets, %a_state_scores, %a_state_2) {kr = 16 : i64, k_base = 48 : i64, {{.*}}} {inplace = 5 : i64}
-// WMAP-NEXT:  %a_stage = tilemap.move %a_state_3 {{.*}} {reason = "attention_combine"}
+// WMAP-NEXT:  %a_stage = tilemap.move %a_state_3 {{.*}} {reason = "attention_combine", zero_fill}
 // WMAP-NEXT:  %a = tilemap.run "attention_combine"(%a_stage) {parts = 1 : i64, qr = 8 : i64, d = 16 : i64}
 
 // WTASM:      tasm.call "attention_init" out([[WSTATE:[0-9]+]])
