@@ -424,4 +424,4 @@ class MapTilesPass(ModulePass):
                 log_event("mapped tiles", function=f.sym_name.data, mapping="identity", **figures)
 
 
-__all__ = ["MapTilesPass", "TensorType"]
+__all__ = ["MapTilesPass", "buffer_type"]

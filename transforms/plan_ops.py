@@ -814,4 +814,4 @@ class PlanOpsPass(ModulePass):
             emit_finalists(op, f, kept)
 
 
-__all__ = ["PlanOpsPass", "plan_type", "Region"]
+__all__ = ["PlanOpsPass", "plan_function", "plan_type"]
