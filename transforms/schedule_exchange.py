@@ -22,12 +22,13 @@ class ScheduleExchangePass(ModulePass):
 
     name = "schedule-exchange"
     target: str = "mk2"
+    effort: int = 2  # 1: longest-first list scheduling only
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         tiles = load_target(self.target).tiles
         index = 0
         for mv in [o for o in op.walk() if isinstance(o, tilemap.MoveOp)]:
-            t, s = schedule_phase(tilemap.table_of(mv.transfers), tiles)
+            t, s = schedule_phase(tilemap.table_of(mv.transfers), tiles, effort=self.effort)
             table = np.concatenate([s.starts[:, None], t], axis=1) if len(t) else np.zeros((0, 17), np.int64)
             attrs = {
                 "index": IntegerAttr(index, 64),

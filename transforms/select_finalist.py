@@ -4,7 +4,8 @@ the best one that places, and name it as the entry function again.
 It runs on the plan level: each finalist is mapped, scheduled and placed on a scratch copy, so
 the IR handed to later passes holds one plan, not K.
 
-Refined cycles follow the machine's bulk-synchronous order: per superstep (between exchange
+Finalists are ranked with quick (longest-first) schedules; the selected plan is scheduled in
+full afterwards. Refined cycles follow the machine's bulk-synchronous order: per superstep (between exchange
 phases) the busiest tile range's kernel cycles from the target's formulas, plus per phase its
 scheduled horizon, route tail and sync; loop bodies count once per iteration.
 """
@@ -91,7 +92,7 @@ class SelectFinalistPass(ModulePass):
                 scratch = builtin.ModuleOp([f.clone()])
                 try:
                     MapTilesPass().apply(ctx, scratch)
-                    ScheduleExchangePass(target=self.target).apply(ctx, scratch)
+                    ScheduleExchangePass(target=self.target, effort=1).apply(ctx, scratch)
                     g = next(o for o in scratch.body.block.ops if isinstance(o, func.FuncOp))
                     cycles, exch = refined_cycles(g, t)
                     place_function(g, t)
