@@ -59,6 +59,17 @@ def _load_inputs(path: str | None, pkg: Package, func_op, seed: int) -> dict[str
     return {b.name: rng.standard_normal(b.shape, dtype=np.float32).astype(NUMPY_DTYPE[b.dtype]) for b in pkg.inputs}
 
 
+def _reference(gold, operation: int, aspect: str):
+    """The golden value a checkpoint compares with: an op's value, an auxiliary view, or a key
+    window `scores@<first key>` of an attention's scores."""
+    if aspect == "value":
+        return gold.values.get(operation)
+    if aspect.startswith("scores@"):
+        full = gold.aux.get((operation, "scores"))
+        return None if full is None else (int(aspect.split("@")[1]), full)
+    return gold.aux.get((operation, aspect))
+
+
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("model", type=click.Path(dir_okay=False))
 @click.option("--target", default=None, help=f"machine model (default {DEFAULT_TARGET}, or the package's)")
@@ -124,12 +135,16 @@ def cli(
             with phase("reference"):
                 gold = evaluate(reference, {k: v for k, v in inputs.items()})
             for c in pkg.checkpoints:
-                ref = gold.values.get(c.operation) if c.aspect == "value" else gold.aux.get((c.operation, c.aspect))
+                ref = _reference(gold, c.operation, c.aspect)
                 if ref is None:
                     raise ToolError(
                         f"checkpoint {c.index} names operation {c.operation} ({c.aspect}), absent from the reference"
                     )
-                r = compare(result.checkpoints[c.index], ref, samples, atol, rtol)
+                obs = result.checkpoints[c.index]
+                if isinstance(ref, tuple):  # a key window of the scores
+                    k0, full = ref
+                    ref = full[:, :, k0 : k0 + obs.shape[2]]
+                r = compare(obs, ref, samples, atol, rtol)
                 ok &= r.passed
                 print(
                     f"checkpoint={c.index} operation={c.operation} name={c.name} aspect={c.aspect} samples={r.samples} "

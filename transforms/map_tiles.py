@@ -347,7 +347,7 @@ def _attention(mp: _Mapper, op: plan.AttentionOp, ins: list[SSAValue], out_t: ti
         return state
     kb = op.key_block.value.data
     scratch = mp.emit(
-        tilemap.AllocOp.create(result_types=[tilemap.BufferType((qr, kb), builtin.f32, *grid_t, "standard")]),
+        tilemap.AllocOp.create(result_types=[tilemap.BufferType((1, qr, kb), builtin.f32, *grid_t, "standard")]),
         f"{name}_scores",
     )
     for t0 in range(0, sk, kb):
@@ -360,6 +360,25 @@ def _attention(mp: _Mapper, op: plan.AttentionOp, ins: list[SSAValue], out_t: ti
         upd = _run("attention_update", [ins[0], kw, vw, offsets, scratch, state], out_t, kr=wk, k_base=t0, **common)
         upd.attributes["inplace"] = IntegerAttr(5, 64)
         state = mp.emit(upd, name)
+    # the scratch keeps the last window's scores: check them (aspect "scores@<first key>")
+    t_last = (sk - 1) // kb * kb
+    idx = plan.op_index_of(op)
+    if idx is not None and sk - t_last == kb and kb % 2 == 0:
+        sc_lay = Layout((hq, s, kb), st_l.grid, ((0, 1), (2,), ()), -1, st_l.first_tile, (1, qr, 1))
+        mp.emit(
+            tilemap.CheckpointOp.create(
+                operands=[scratch],
+                attributes={
+                    "sym_name": StringAttr(f"{name}_scores"),
+                    "index": IntegerAttr(mp.checkpoints, 64),
+                    "op": IntegerAttr(idx, 64),
+                    "tensor": TensorType(builtin.f32, [hq, s, kb]),
+                    "aspect": StringAttr(f"scores@{t_last}"),
+                    "layout": plan.LayoutAttr(sc_lay.grid, sc_lay.split, -1, sc_lay.first_tile, sc_lay.align),
+                },
+            )
+        )
+        mp.checkpoints += 1
     return state
 
 

@@ -765,8 +765,7 @@ def _plan_attention(p: _Planner, op: graph.AttentionOp, index: int) -> None:
     }
     if op.causal is not None:
         attrs["causal"] = builtin.UnitAttr()
-    if c.form == "materialized":
-        attrs["op_index"] = builtin.IntegerAttr(index, 64)  # for the scores checkpoint
+    attrs["op_index"] = builtin.IntegerAttr(index, 64)  # for the scores checkpoint
     st = plan.AttentionOp.create(operands=[q, k, v], result_types=[plan_type(st_t, lays["state"])], attributes=attrs)
     sv = p.emit(st).results[0]
     sv.name_hint = f"{op.result.name_hint or 'attn'}_state"

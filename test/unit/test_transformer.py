@@ -101,3 +101,8 @@ def test_uneven_sequence_zero_fills_padding(tool, tmp_path: Path) -> None:
     r = tool("ipu-run", str(model), "--target", "sim64")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "numericalTest=PASS" in r.stdout
+
+
+def test_streamed_attention_checks_last_window_scores(tool, tmp_path: Path) -> None:
+    r = _run(tool, tmp_path, STREAMED, None, "sim64")
+    assert "aspect=scores@" in r.stdout

@@ -97,15 +97,16 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // SPLAN:      %qh = plan.split_heads %q_r {op_index = 6 : i64} : {{.*}} -> !plan.tensor<8x64x16xf16, #plan.layout<grid = [2, 4, 8, 1], split = {{\[\[}}0, 1], [2], []]
 // SPLAN:      %kh = plan.split_heads %k_r {op_index = 7 : i64}
 // SPLAN:      %vh = plan.split_heads %v_r {op_index = 8 : i64}
-// SPLAN-NEXT: %a_state = plan.attention %qh, %kh, %vh {form = "streamed", scale = 2.500000e-01 : f64, key_block = 64 : i64, causal} : ({{.*}}) -> !plan.tensor<8x64x18xf32, #plan.layout<grid = [2, 4, 8, 1], split = {{\[\[}}0, 1], [2], []], partial = 3,
+// SPLAN-NEXT: %a_state = plan.attention %qh, %kh, %vh {form = "streamed", scale = 2.500000e-01 : f64, key_block = 64 : i64, causal, op_index = 9 : i64} : ({{.*}}) -> !plan.tensor<8x64x18xf32, #plan.layout<grid = [2, 4, 8, 1], split = {{\[\[}}0, 1], [2], []], partial = 3,
 // SPLAN-NEXT: %a = plan.attention_combine %a_state {op_index = 9 : i64} : {{.*}} -> !plan.tensor<8x64x16xf16, #plan.layout<grid = [2, 4, 8, 1], split = {{\[\[}}0, 1], [2, 3], []], memory = standard>>
 // SPLAN-NEXT: %m = plan.merge_heads %a {op_index = 10 : i64}
 
 // SMAP:       %a_state_init = tilemap.run "attention_init"() {qr = 8 : i64, d = 16 : i64}
-// SMAP-NEXT:  %a_state_scores = tilemap.alloc : !tilemap.buffer<8x64xf32, tiles = [0, 64], memory = standard>
+// SMAP-NEXT:  %a_state_scores = tilemap.alloc : !tilemap.buffer<1x8x64xf32, tiles = [0, 64], memory = standard>
 // SMAP-NEXT:  %a_state_k0 = tilemap.move %kh {{.*}} {reason = "attention window"} : {{.*}} -> !tilemap.buffer<1x64x16xf16, tiles = [0, 64], memory = interleaved>
 // SMAP-NEXT:  %a_state_v0 = tilemap.move %vh {{.*}} {reason = "attention window"} : {{.*}} -> !tilemap.buffer<1x64x16xf16, tiles = [0, 64], memory = interleaved>
 // SMAP-NEXT:  %a_state = tilemap.run "attention_update"(%qh, %a_state_k0, %a_state_v0, %a_state_offsets, %a_state_scores, %a_state_init) {kr = 64 : i64, k_base = 0 : i64, qr = 8 : i64, d = 16 : i64, causal = 1 : i64, scale_bits = 1048576000 : i64} {inplace = 5 : i64}
+// SMAP-NEXT:  tilemap.checkpoint "a_state_scores" index 6 op 9 %a_state_scores : {{.*}} as tensor<8x64x64xf32> {{.*}} {aspect = "scores@0"}
 // SMAP-NEXT:  %a_stage = tilemap.move %a_state {{.*}} {reason = "attention_combine", zero_fill}
 // SMAP-NEXT:  %a = tilemap.run "attention_combine"(%a_stage) {parts = 1 : i64, qr = 8 : i64, d = 16 : i64}
 // SMAP-NOT:   attention_update
@@ -113,7 +114,7 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // --- key_block = 16 (Inputs/attention-streamed-windows.mlir): four windows of 16 keys, each
 // moved to every tile of its KV group and folded into the state in place.
 // WMAP:       %a_state_init = tilemap.run "attention_init"() {qr = 8 : i64, d = 16 : i64}
-// WMAP-NEXT:  %a_state_scores = tilemap.alloc : !tilemap.buffer<8x16xf32, tiles = [0, 64], memory = standard>
+// WMAP-NEXT:  %a_state_scores = tilemap.alloc : !tilemap.buffer<1x8x16xf32, tiles = [0, 64], memory = standard>
 // WMAP-NEXT:  %a_state_k0 = tilemap.move %kh {{.*}} {reason = "attention window"} : !tilemap.buffer<1x2x16xf16, tiles = [0, 64], memory = standard> -> !tilemap.buffer<1x16x16xf16, tiles = [0, 64], memory = interleaved>
 // WMAP-NEXT:  %a_state_v0 = tilemap.move %vh {{.*}} {reason = "attention window"}
 // WMAP-NEXT:  %a_state = tilemap.run "attention_update"(%qh, %a_state_k0, %a_state_v0, %a_state_offsets, %a_state_scores, %a_state_init) {kr = 16 : i64, k_base = 0 : i64, {{.*}}causal = 1 : i64{{.*}}} {inplace = 5 : i64}
