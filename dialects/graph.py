@@ -195,7 +195,9 @@ class MaxOp(_Binary):
     name = "graph.max"
 
 
-class _Unary(IRDLOperation):
+class _OneToOne(IRDLOperation):
+    """One tensor in, one out; subclasses add attributes and the verifier."""
+
     input = operand_def(FloatTensor)
     result = result_def(FloatTensor)
     traits = traits_def(Pure())
@@ -204,6 +206,8 @@ class _Unary(IRDLOperation):
     def __init__(self, input, result_type: Attribute | None = None):
         super().__init__(operands=[input], result_types=[result_type or input.type])
 
+
+class _Unary(_OneToOne):
     def verify_(self) -> None:
         if self.input.type != self.result.type:
             raise VerifyException(f"{self.name}: result type must equal input type")
@@ -256,15 +260,11 @@ class MatmulOp(IRDLOperation):
 
 
 @irdl_op_definition
-class TransposeOp(IRDLOperation):
+class TransposeOp(_OneToOne):
     """Permute axes: `graph.transpose %x {perm = array<i64: 1, 0>}`."""
 
     name = "graph.transpose"
-    input = operand_def(FloatTensor)
-    result = result_def(FloatTensor)
     perm = attr_def(DenseArrayBase)
-    traits = traits_def(Pure())
-    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
     def __init__(self, input, perm: Sequence[int], result_type: Attribute):
         super().__init__(
@@ -283,17 +283,10 @@ class TransposeOp(IRDLOperation):
 
 
 @irdl_op_definition
-class ReshapeOp(IRDLOperation):
+class ReshapeOp(_OneToOne):
     """Row-major reshape to a shape with the same number of elements."""
 
     name = "graph.reshape"
-    input = operand_def(FloatTensor)
-    result = result_def(FloatTensor)
-    traits = traits_def(Pure())
-    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
-
-    def __init__(self, input, result_type: Attribute):
-        super().__init__(operands=[input], result_types=[result_type])
 
     def verify_(self) -> None:
         a, r = shape_of(self.input.type), shape_of(self.result.type)
@@ -314,14 +307,10 @@ class TanhOp(_Unary):
 
 
 @irdl_op_definition
-class CastOp(IRDLOperation):
+class CastOp(_OneToOne):
     """Change precision between f16 and f32 (round to nearest even)."""
 
     name = "graph.cast"
-    input = operand_def(FloatTensor)
-    result = result_def(FloatTensor)
-    traits = traits_def(Pure())
-    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
     def verify_(self) -> None:
         if shape_of(self.input.type) != shape_of(self.result.type):
@@ -355,16 +344,12 @@ REDUCE_KINDS = ("sum", "max", "mean")
 
 
 @irdl_op_definition
-class ReduceOp(IRDLOperation):
+class ReduceOp(_OneToOne):
     """Reduce one axis (`kind` = sum | max | mean); the axis is removed from the result."""
 
     name = "graph.reduce"
-    input = operand_def(FloatTensor)
-    result = result_def(FloatTensor)
     kind = attr_def(StringAttr)
     axis = attr_def(IntegerAttr)
-    traits = traits_def(Pure())
-    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
     def axis_index(self) -> int:
         return _axis(self, len(shape_of(self.input.type)))
@@ -426,15 +411,11 @@ class RmsNormOp(_Norm):
 
 
 @irdl_op_definition
-class SplitHeadsOp(IRDLOperation):
+class SplitHeadsOp(_OneToOne):
     """[S, H*D] -> [H, S, D]."""
 
     name = "graph.split_heads"
-    input = operand_def(FloatTensor)
-    result = result_def(FloatTensor)
     heads = attr_def(IntegerAttr)
-    traits = traits_def(Pure())
-    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
     def verify_(self) -> None:
         s, r, h = shape_of(self.input.type), shape_of(self.result.type), self.heads.value.data
@@ -445,14 +426,10 @@ class SplitHeadsOp(IRDLOperation):
 
 
 @irdl_op_definition
-class MergeHeadsOp(IRDLOperation):
+class MergeHeadsOp(_OneToOne):
     """[H, S, D] -> [S, H*D]."""
 
     name = "graph.merge_heads"
-    input = operand_def(FloatTensor)
-    result = result_def(FloatTensor)
-    traits = traits_def(Pure())
-    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
     def verify_(self) -> None:
         s, r = shape_of(self.input.type), shape_of(self.result.type)

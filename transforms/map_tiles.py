@@ -78,21 +78,24 @@ class _Mapper:
         return op.results[0] if op.results else None
 
     def checkpoint(self, op: Operation, buf: SSAValue, t: plan.PlanTensorType) -> None:
+        """Sample the value of `op`'s graph operation, if it has one."""
         idx = plan.op_index_of(op)
-        if idx is None:
-            return
-        self.emit(
-            tilemap.CheckpointOp.create(
-                operands=[buf],
-                attributes={
-                    "sym_name": StringAttr(op.results[0].name_hint or f"op{idx}"),
-                    "index": IntegerAttr(self.checkpoints, 64),
-                    "op": IntegerAttr(idx, 64),
-                    "tensor": t.tensor,
-                    "layout": t.layout_attr,
-                },
-            )
-        )
+        if idx is not None:
+            self.emit_checkpoint(buf, op.results[0].name_hint or f"op{idx}", idx, t.tensor, t.layout_attr)
+
+    def emit_checkpoint(
+        self, buf: SSAValue, name: str, idx: int, tensor: TensorType, layout: plan.LayoutAttr, aspect: str = ""
+    ) -> None:
+        attrs = {
+            "sym_name": StringAttr(name),
+            "index": IntegerAttr(self.checkpoints, 64),
+            "op": IntegerAttr(idx, 64),
+            "tensor": tensor,
+            "layout": layout,
+        }
+        if aspect:
+            attrs["aspect"] = StringAttr(aspect)
+        self.emit(tilemap.CheckpointOp.create(operands=[buf], attributes=attrs))
         self.checkpoints += 1
 
 
@@ -273,6 +276,10 @@ def float_bits(x: float) -> int:
     return int(np.array(x, np.float32).view(np.uint32))
 
 
+def _layout_attr(lay: Layout, memory: str = "standard") -> plan.LayoutAttr:
+    return plan.LayoutAttr(lay.grid, lay.split, lay.partial, lay.first_tile, lay.align, memory)
+
+
 def attention_offsets(q: Layout, kv: Layout | None, sk: int) -> np.ndarray:
     """Per tile (first query row, first key, key end) for the attention kernels, as f32 [tiles, 4]."""
     c = q.coords()
@@ -329,21 +336,9 @@ def _attention(mp: _Mapper, op: plan.AttentionOp, ins: list[SSAValue], out_t: ti
         state = mp.emit(upd, name)
         idx = plan.op_index_of(op)
         if idx is not None:
-            sc_t = TensorType(builtin.f32, [hq, s, sk])
-            mp.emit(
-                tilemap.CheckpointOp.create(
-                    operands=[scratch],
-                    attributes={
-                        "sym_name": StringAttr(f"{name}_scores"),
-                        "index": IntegerAttr(mp.checkpoints, 64),
-                        "op": IntegerAttr(idx, 64),
-                        "tensor": sc_t,
-                        "aspect": StringAttr("scores"),
-                        "layout": plan.LayoutAttr(sc_lay.grid, sc_lay.split, -1, sc_lay.first_tile, sc_lay.align),
-                    },
-                )
+            mp.emit_checkpoint(
+                scratch, f"{name}_scores", idx, TensorType(builtin.f32, [hq, s, sk]), _layout_attr(sc_lay), "scores"
             )
-            mp.checkpoints += 1
         return state
     kb = op.key_block.value.data
     scratch = mp.emit(
@@ -365,20 +360,14 @@ def _attention(mp: _Mapper, op: plan.AttentionOp, ins: list[SSAValue], out_t: ti
     idx = plan.op_index_of(op)
     if idx is not None and sk - t_last == kb and kb % 2 == 0:
         sc_lay = Layout((hq, s, kb), st_l.grid, ((0, 1), (2,), ()), -1, st_l.first_tile, (1, qr, 1))
-        mp.emit(
-            tilemap.CheckpointOp.create(
-                operands=[scratch],
-                attributes={
-                    "sym_name": StringAttr(f"{name}_scores"),
-                    "index": IntegerAttr(mp.checkpoints, 64),
-                    "op": IntegerAttr(idx, 64),
-                    "tensor": TensorType(builtin.f32, [hq, s, kb]),
-                    "aspect": StringAttr(f"scores@{t_last}"),
-                    "layout": plan.LayoutAttr(sc_lay.grid, sc_lay.split, -1, sc_lay.first_tile, sc_lay.align),
-                },
-            )
+        mp.emit_checkpoint(
+            scratch,
+            f"{name}_scores",
+            idx,
+            TensorType(builtin.f32, [hq, s, kb]),
+            _layout_attr(sc_lay),
+            f"scores@{t_last}",
         )
-        mp.checkpoints += 1
     return state
 
 
