@@ -61,3 +61,25 @@ def internal_error(e: BaseException) -> None:
         raise e
     print(f"internal error: {type(e).__name__}: {e} (set IPU_TRACEBACK=1 for details)", file=sys.stderr)
     sys.exit(2)
+
+
+def user_errors(fn):
+    """Run a tool's body: user errors print `error: …` and exit 1, bugs print one line and exit 2."""
+    import functools
+
+    from ipu.golden.evaluator import GoldenError
+    from ipu.runtime.emulator import EmulatorError
+    from ipu.runtime.package import PackageError
+    from ipu.target import TargetError
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except (ToolError, TargetError, PackageError, DiagnosticException, EmulatorError, GoldenError) as e:
+            print(f"error: {e}", file=sys.stderr)
+            sys.exit(1)
+        except Exception as e:  # noqa: BLE001
+            internal_error(e)
+
+    return run

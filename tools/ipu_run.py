@@ -12,15 +12,14 @@ from pathlib import Path
 import click
 import numpy as np
 from xdsl.dialects import builtin
-from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.codegen.ipuexe import build_package
 from ipu.golden.compare import compare
-from ipu.golden.evaluator import GoldenError, evaluate, main_function, make_inputs
-from ipu.runtime.emulator import Emulator, EmulatorError
-from ipu.runtime.package import Package, PackageError, read_package, validate_package, write_package
-from ipu.target import DEFAULT_TARGET, Target, TargetError, load_target
-from ipu.tools.common import ToolError, internal_error, make_context, parse_file, setup_logging
+from ipu.golden.evaluator import evaluate, main_function, make_inputs
+from ipu.runtime.emulator import Emulator
+from ipu.runtime.package import Package, read_package, validate_package, write_package
+from ipu.target import DEFAULT_TARGET, Target, load_target
+from ipu.tools.common import ToolError, make_context, parse_file, setup_logging, user_errors
 from ipu.transforms.log import log_event, phase
 from ipu.transforms.pipeline import IpuCompilePass
 
@@ -87,6 +86,7 @@ def _reference(gold, operation: int, aspect: str):
 @click.option("--atol", default=0.03, show_default=True)
 @click.option("--rtol", default=0.03, show_default=True)
 @click.option("--log-level", default="warning", show_default=True)
+@user_errors
 def cli(
     model: str,
     target: str | None,
@@ -101,78 +101,72 @@ def cli(
     log_level: str,
 ) -> None:
     """Compile (if needed) and emulate MODEL (.mlir or .ipuexe), checking numerics."""
-    try:
-        setup_logging(log_level)
-        if not Path(model).is_file():
-            raise ToolError(f"no such file: {model}")
-        if model.endswith(".ipuexe"):
-            with phase("read_package"):
-                pkg = read_package(model)
-            tg = load_target(target or pkg.target)
-            reference = main_function(parse_file(make_context(), reference_path)) if reference_path else None
-        else:
-            tg = load_target(target or DEFAULT_TARGET)
-            pkg, reference = _compile(model, tg)
-            if reference_path:
-                reference = main_function(parse_file(make_context(), reference_path))
-        validate_package(pkg, tg)
-        if package_path:
-            write_package(pkg, package_path)
-            log_event("application package written", path=package_path, tiles=pkg.tiles)
-        inputs = _load_inputs(inputs_path, pkg, reference, seed)
-        with phase("emulate"):
-            emu = Emulator(pkg, tg)
-            result = emu.run(inputs)
-        for rec in result.profile:
-            if rec.get("kind") == "exchange":
-                log_event("emulated exchange phase", **{k: v for k, v in rec.items() if k != "kind"})
-        if outputs_path:
-            tmp = Path(outputs_path).with_name(Path(outputs_path).name + ".partial.npz")
-            np.savez(tmp, **result.outputs)
-            tmp.replace(outputs_path)
-        ok = True
-        if reference is not None:
-            with phase("reference"):
-                gold = evaluate(reference, {k: v for k, v in inputs.items()})
-            for c in pkg.checkpoints:
-                ref = _reference(gold, c.operation, c.aspect)
-                if ref is None:
-                    raise ToolError(
-                        f"checkpoint {c.index} names operation {c.operation} ({c.aspect}), absent from the reference"
-                    )
-                obs = result.checkpoints[c.index]
-                if isinstance(ref, tuple):  # a key window of the scores
-                    k0, full = ref
-                    ref = full[:, :, k0 : k0 + obs.shape[2]]
-                r = compare(obs, ref, samples, atol, rtol)
-                ok &= r.passed
-                print(
-                    f"checkpoint={c.index} operation={c.operation} name={c.name} aspect={c.aspect} samples={r.samples} "
-                    f"maximumAbsoluteError={r.max_abs_error:.6f}" + ("" if r.passed else f" FAIL {r.reason}")
+    setup_logging(log_level)
+    if not Path(model).is_file():
+        raise ToolError(f"no such file: {model}")
+    if model.endswith(".ipuexe"):
+        with phase("read_package"):
+            pkg = read_package(model)
+        tg = load_target(target or pkg.target)
+        reference = main_function(parse_file(make_context(), reference_path)) if reference_path else None
+    else:
+        tg = load_target(target or DEFAULT_TARGET)
+        pkg, reference = _compile(model, tg)
+        if reference_path:
+            reference = main_function(parse_file(make_context(), reference_path))
+    validate_package(pkg, tg)
+    if package_path:
+        write_package(pkg, package_path)
+        log_event("application package written", path=package_path, tiles=pkg.tiles)
+    inputs = _load_inputs(inputs_path, pkg, reference, seed)
+    with phase("emulate"):
+        emu = Emulator(pkg, tg)
+        result = emu.run(inputs)
+    for rec in result.profile:
+        if rec.get("kind") == "exchange":
+            log_event("emulated exchange phase", **{k: v for k, v in rec.items() if k != "kind"})
+    if outputs_path:
+        tmp = Path(outputs_path).with_name(Path(outputs_path).name + ".partial.npz")
+        np.savez(tmp, **result.outputs)
+        tmp.replace(outputs_path)
+    ok = True
+    if reference is not None:
+        with phase("reference"):
+            gold = evaluate(reference, {k: v for k, v in inputs.items()})
+        for c in pkg.checkpoints:
+            ref = _reference(gold, c.operation, c.aspect)
+            if ref is None:
+                raise ToolError(
+                    f"checkpoint {c.index} names operation {c.operation} ({c.aspect}), absent from the reference"
                 )
-            for i, b in enumerate(pkg.outputs):
-                r = compare(result.outputs[b.name], gold.outputs[i], gold.outputs[i].size, atol, rtol)
-                ok &= r.passed
-                print(
-                    f"output={b.name} samples={r.samples} maximumAbsoluteError={r.max_abs_error:.6f}"
-                    + ("" if r.passed else f" FAIL {r.reason}")
-                )
+            obs = result.checkpoints[c.index]
+            if isinstance(ref, tuple):  # a key window of the scores
+                k0, full = ref
+                ref = full[:, :, k0 : k0 + obs.shape[2]]
+            r = compare(obs, ref, samples, atol, rtol)
+            ok &= r.passed
             print(
-                f"diagnosticCheckpoints={len(pkg.checkpoints)} sampleLimit={samples} "
-                f"numericalTest={'PASS' if ok else 'FAIL'}"
+                f"checkpoint={c.index} operation={c.operation} name={c.name} aspect={c.aspect} samples={r.samples} "
+                f"maximumAbsoluteError={r.max_abs_error:.6f}" + ("" if r.passed else f" FAIL {r.reason}")
             )
-        else:
-            print("numericalTest=SKIPPED (no reference: pass --reference model.mlir)")
-        exch = sum(r["cycles"] for r in result.profile if r.get("kind") == "exchange")
-        print(f"package={model} target={tg.name} tiles={pkg.tiles} exchangeCycles={exch}")
-        print(f"totalCycles={result.total_cycles}")
-        if not ok:
-            sys.exit(1)
-    except (ToolError, TargetError, PackageError, DiagnosticException, EmulatorError, GoldenError) as e:
-        click.echo(f"error: {e}", err=True)
+        for i, b in enumerate(pkg.outputs):
+            r = compare(result.outputs[b.name], gold.outputs[i], gold.outputs[i].size, atol, rtol)
+            ok &= r.passed
+            print(
+                f"output={b.name} samples={r.samples} maximumAbsoluteError={r.max_abs_error:.6f}"
+                + ("" if r.passed else f" FAIL {r.reason}")
+            )
+        print(
+            f"diagnosticCheckpoints={len(pkg.checkpoints)} sampleLimit={samples} "
+            f"numericalTest={'PASS' if ok else 'FAIL'}"
+        )
+    else:
+        print("numericalTest=SKIPPED (no reference: pass --reference model.mlir)")
+    exch = sum(r["cycles"] for r in result.profile if r.get("kind") == "exchange")
+    print(f"package={model} target={tg.name} tiles={pkg.tiles} exchangeCycles={exch}")
+    print(f"totalCycles={result.total_cycles}")
+    if not ok:
         sys.exit(1)
-    except Exception as e:  # noqa: BLE001
-        internal_error(e)
 
 
 def main() -> None:

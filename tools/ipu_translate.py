@@ -6,12 +6,11 @@ import sys
 from pathlib import Path
 
 import click
-from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.codegen.ipuexe import build_package, disassemble
-from ipu.runtime.package import PackageError, read_package, validate_package, write_package
-from ipu.target import TargetError, load_target
-from ipu.tools.common import ToolError, internal_error, make_context, parse_file, setup_logging
+from ipu.runtime.package import read_package, validate_package, write_package
+from ipu.target import load_target
+from ipu.tools.common import ToolError, make_context, parse_file, setup_logging, user_errors
 from ipu.transforms.log import phase
 
 
@@ -22,6 +21,7 @@ from ipu.transforms.log import phase
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="output file (default stdout for text)")
 @click.option("--target", default=None, help="machine model (default: the one the input was built for)")
 @click.option("--log-level", default="warning", show_default=True)
+@user_errors
 def cli(
     input_path: str,
     to_ipuexe: bool,
@@ -31,36 +31,30 @@ def cli(
     log_level: str,
 ) -> None:
     """Translate between tasm IR and .ipuexe packages."""
-    try:
-        setup_logging(log_level)
-        if to_ipuexe == from_ipuexe:
-            raise ToolError("choose exactly one of --to-ipuexe and --from-ipuexe")
-        if to_ipuexe:
-            if not output:
-                raise ToolError("--to-ipuexe writes a binary package: give -o FILE")
-            module = parse_file(make_context(), input_path)
-            tname = target or str(module.attributes.get("tasm.target", "mk2")).strip('"')
-            tg = load_target(tname)
-            with phase("build_package"):
-                pkg = build_package(module, tg)
-                validate_package(pkg, tg)
-            with phase("write_package"):
-                write_package(pkg, output)
+    setup_logging(log_level)
+    if to_ipuexe == from_ipuexe:
+        raise ToolError("choose exactly one of --to-ipuexe and --from-ipuexe")
+    if to_ipuexe:
+        if not output:
+            raise ToolError("--to-ipuexe writes a binary package: give -o FILE")
+        module = parse_file(make_context(), input_path)
+        tname = target or str(module.attributes.get("tasm.target", "mk2")).strip('"')
+        tg = load_target(tname)
+        with phase("build_package"):
+            pkg = build_package(module, tg)
+            validate_package(pkg, tg)
+        with phase("write_package"):
+            write_package(pkg, output)
+    else:
+        if not Path(input_path).is_file():
+            raise ToolError(f"no such file: {input_path}")
+        pkg = read_package(input_path)
+        validate_package(pkg, load_target(target or pkg.target))
+        text = disassemble(pkg)
+        if output:
+            Path(output).write_text(text)
         else:
-            if not Path(input_path).is_file():
-                raise ToolError(f"no such file: {input_path}")
-            pkg = read_package(input_path)
-            validate_package(pkg, load_target(target or pkg.target))
-            text = disassemble(pkg)
-            if output:
-                Path(output).write_text(text)
-            else:
-                sys.stdout.write(text)
-    except (ToolError, TargetError, PackageError, DiagnosticException) as e:
-        click.echo(f"error: {e}", err=True)
-        sys.exit(1)
-    except Exception as e:  # noqa: BLE001
-        internal_error(e)
+            sys.stdout.write(text)
 
 
 def main() -> None:
