@@ -5,6 +5,10 @@ compute floor  = AMP FLOPs / (tiles x fp16->fp32 AMP rate) + vector work / tiles
                  softmax = exp + 3 passes, norms = 4 passes + one rsqrt per row);
 exchange floor = per matmul (and per attention product) the 3-D algorithm's lower bound on
                  words a tile must receive, (m n k / tiles)^(2/3) elements, at 4 bytes/cycle;
+kernel floor   = the compute floor with every matmul priced at its best tile grid under the
+                 target's own kernel model (AMP call, 16-column groups, 16-deep slices, and the
+                 fp32 partial reduction a K split needs): no plan this compiler can build
+                 computes below it, whatever its exchange;
 modelled       = cycles of the compiled program, counted by the emulator's cycle model
                  (data-independent, so no kernel is executed).
 Usage: python bench/roofline.py [--target mk2] [examples ...]
@@ -35,17 +39,43 @@ def _elements(v) -> int:
     return math.prod(g.shape_of(v.type))
 
 
-def _block_floors(block: Block, t: Target) -> tuple[float, float]:
-    """(vector cycles summed over all tiles, exchange elements per tile) of a block."""
+def best_matmul_kernel_cycles(m: int, k: int, n: int, t: Target) -> int:
+    """Fewest per-tile cycles of an [m,k]x[k,n] GEMM over all grids rows x cols x K-split that
+    fit the target, under the target's AMP model plus the K split's partial reduction (S
+    fp32 partials of m_t*n_t/S elements per tile: 4*m_t*n_t bytes at the reduction rate)."""
+    best = None
+    for s in range(1, t.tiles + 1):
+        kt = -(-k // s)
+        if s > 1 and -(-k // (s - 1)) == kt:
+            continue  # same K block as a smaller split, only more partials
+        for r in range(1, t.tiles // s + 1):
+            mt = -(-m // r)
+            if r > 1 and -(-m // (r - 1)) == mt:
+                continue
+            cols = t.tiles // (s * r)
+            nt = -(-n // cols)
+            cyc = t.amp_matmul_cycles(mt, kt, nt)
+            if s > 1:
+                cyc += t.reduce_cycles(s, -(-mt * nt // s))
+            if best is None or cyc < best:
+                best = cyc
+    assert best is not None
+    return best
+
+
+def _block_floors(block: Block, t: Target) -> tuple[float, float, float]:
+    """(vector cycles summed over all tiles, exchange elements per tile, extra cycles per tile
+    of the matmuls' best kernel-model grids above their FLOP floor) of a block."""
     c = t.costs
     per_elem_scalar = c["gelu_per_element"]
     add = 1 / c["add_elements_per_cycle"]
-    vec, exch = 0.0, 0.0
+    vec, exch, kern = 0.0, 0.0, 0.0
     for op in block.ops:
         if isinstance(op, g.RepeatOp):
-            v, e = _block_floors(op.body.block, t)
+            v, e, kx = _block_floors(op.body.block, t)
             vec += op.count.value.data * v
             exch += op.count.value.data * e
+            kern += op.count.value.data * kx
         elif isinstance(op, g.AddOp | g.SubOp | g.MulOp | g.MaxOp | g.ReluOp):
             vec += _elements(op.results[0]) * add
         elif isinstance(op, g.GeluOp | g.ExpOp | g.TanhOp):
@@ -58,21 +88,29 @@ def _block_floors(block: Block, t: Target) -> tuple[float, float]:
         elif isinstance(op, g.MatmulOp):
             (m, k), n = g.shape_of(op.lhs.type), g.shape_of(op.result.type)[1]
             exch += (m * n * k / t.tiles) ** (2 / 3)
+            kern += best_matmul_kernel_cycles(m, k, n, t) - 2 * m * n * k / (t.tiles * t.rates["amp_f16_f32"])
         elif isinstance(op, g.AttentionOp):
             hq, s, d = g.shape_of(op.q.type)
             sk = g.shape_of(op.k.type)[1]
             frac = 0.5 if op.causal is not None else 1.0
             vec += hq * s * sk * frac * (per_elem_scalar + 3 * add)
             exch += 2 * (hq * s * sk * d * frac / t.tiles) ** (2 / 3)
-    return vec, exch
+    return vec, exch, kern
 
 
 def floors(func_op, t: Target) -> tuple[float, float]:
     """(compute floor, exchange floor) in cycles for one tile."""
-    vec, exch_elems = _block_floors(func_op.body.block, t)
+    cf, xf, _ = all_floors(func_op, t)
+    return cf, xf
+
+
+def all_floors(func_op, t: Target) -> tuple[float, float, float]:
+    """(compute floor, exchange floor, kernel floor) in cycles for one tile."""
+    vec, exch_elems, kern = _block_floors(func_op.body.block, t)
     amp = flops(func_op) / (t.tiles * t.rates["amp_f16_f32"])
     esize = 2  # the examples store fp16
-    return amp + vec / t.tiles, exch_elems * esize / t.rates["exchange_bytes_per_cycle"]
+    cf = amp + vec / t.tiles
+    return cf, exch_elems * esize / t.rates["exchange_bytes_per_cycle"], cf + kern
 
 
 def main() -> None:
@@ -85,7 +123,7 @@ def main() -> None:
     for name in a.examples:
         path = Path(name) if Path(name).exists() else EXAMPLES / name
         ref = main_function(parse_file(make_context(), path))
-        cf, xf = floors(ref, t)
+        cf, xf, kf = all_floors(ref, t)
         ctx = make_context()
         module = parse_file(ctx, path)
         t0 = time.perf_counter()
@@ -98,8 +136,10 @@ def main() -> None:
         sync = sum(r["cycles"] for r in res.profile if r["kind"] == "sync")
         floor = max(cf, xf)
         print(
-            f"example={path.name} compute_floor={cf:.0f} exchange_floor={xf:.0f} modelled={res.total_cycles} "
+            f"example={path.name} compute_floor={cf:.0f} exchange_floor={xf:.0f} kernel_floor={kf:.0f} "
+            f"floor_x_1.3={1.3 * max(cf, xf):.0f} modelled={res.total_cycles} "
             f"modelled_exchange={exch} modelled_sync={sync} ratio_to_floor={res.total_cycles / floor:.2f} "
+            f"ratio_to_kernel_floor={res.total_cycles / max(kf, xf):.2f} "
             f"compile_s={compile_s:.1f}"
         )
 

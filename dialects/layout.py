@@ -70,6 +70,18 @@ class Layout:
         return any(self.parts(a) * b > n for a, (b, n) in enumerate(zip(self.block, self.shape, strict=True)))
 
     @property
+    def padding_groups(self) -> tuple[int, ...]:
+        """Group counts of the axes split in whole `align`-element groups (such as heads) whose
+        blocks are padded because the groups do not divide evenly among the axis's parts. An
+        alignment of 2 only keeps 32-bit words whole and forms no groups."""
+        out = []
+        for a, n in enumerate(self.shape):
+            unit = self.align[a] if self.align else 1
+            if unit > 2 and n % unit == 0 and self.parts(a) > 1 and self.parts(a) * self.block_size(a) > n:
+                out.append(ceil_div(n, unit))
+        return tuple(out)
+
+    @property
     def block_elements(self) -> int:
         return math.prod(self.block)
 

@@ -210,6 +210,7 @@ def estimate(f: func.FuncOp, t: Target) -> PlanMetrics:
             if isinstance(r.type, plan.PlanTensorType):
                 m.values += 1
                 m.active_tile_counts.add(r.type.layout.tiles)
+                m.padding_group_counts.update(r.type.layout.padding_groups)
         if not isinstance(op, plan.YieldOp | func.ReturnOp):
             m.operations += 1
     m.values += len(f.args)

@@ -66,3 +66,14 @@ def test_pareto_dominance() -> None:
     assert dominates(a, b) and not dominates(b, a)
     assert not dominates(a, c) and not dominates(c, a)
     assert not dominates(a, a)
+
+
+def test_padding_groups_by_hand() -> None:
+    # 6 heads of 64 columns over 4 column parts: blocks of 2 whole heads (128), the last part empty
+    six_on_four = Layout((128, 384), (1, 4), ((0,), (1,)), align=(1, 64))
+    assert six_on_four.block == (128, 128)
+    assert six_on_four.padding_groups == (6,)
+    # over 2 parts the heads divide evenly: no padding, no groups reported
+    assert Layout((128, 384), (1, 2), ((0,), (1,)), align=(1, 64)).padding_groups == ()
+    # an alignment of 2 keeps 32-bit words whole; it forms no groups even when it pads
+    assert Layout((128, 30), (1, 4), ((0,), (1,)), align=(1, 2)).padding_groups == ()
