@@ -14,6 +14,15 @@ from typing import Any
 
 import numpy as np
 
+from ipu.runtime.exchange_check import (
+    ScheduleError,
+    check_counts,
+    check_ports,
+    check_tiles,
+    check_writes,
+    expand_members,
+    expand_rows,
+)
 from ipu.runtime.isa import (
     DTYPE_SIZE,
     INSTRUCTION_BYTES,
@@ -400,75 +409,32 @@ class Emulator:
         scratch[...] = s.reshape(count, qr * kr)
         return new
 
-        # ---------------------------------------------------------------- exchange
-
-    def _check_ports(
-        self, ph: int, port: str, tile: np.ndarray, start: np.ndarray, end: np.ndarray, fam: np.ndarray
-    ) -> None:
-        order = np.lexsort((start, tile))
-        t, s, e, f = tile[order], start[order], end[order], fam[order]
-        bad = np.flatnonzero((t[1:] == t[:-1]) & (s[1:] < e[:-1]))
-        if bad.size:
-            j = int(bad[0])
-            raise EmulatorError(
-                f"phase {ph}: {port} port of tile {t[j]} used twice: transfer {f[j]} cycles "
-                f"[{s[j]}, {e[j]}) overlaps transfer {f[j + 1]} cycles [{s[j + 1]}, {e[j + 1]})"
-            )
+    # ---------------------------------------------------------------- exchange
 
     def exchange(self, ph: Phase) -> dict[str, int]:
         """Execute one phase after checking the port and write rules; returns its measurements."""
         t = np.asarray(ph.transfers, np.int64).reshape(-1, len(TRANSFER_COLUMNS))
         if len(t) == 0:
             return {"horizon": 0, "lower_bound": 0, "transfers": 0, "families": 0}
-        c = {name: t[:, q] for q, name in enumerate(TRANSFER_COLUMNS)}
-        if ((c["rows"] <= 0) | (c["row_words"] <= 0) | (c["par_count"] <= 0) | (c["mc_count"] <= 0)).any():
-            raise EmulatorError(f"phase {ph.index}: transfer with non-positive rows/words/counts")
-        dur = c["rows"] * c["row_words"]
-        # expand families into members (p, c)
-        cnt = c["par_count"] * c["mc_count"]
-        fam = np.repeat(np.arange(len(t)), cnt)
-        local = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-        pi, ci = local // c["mc_count"][fam], local % c["mc_count"][fam]
-        src = c["src_tile"][fam] + pi * c["par_src_step"][fam]
-        dst = c["dst_tile"][fam] + pi * c["par_dst_step"][fam] + ci * c["mc_step"][fam]
-        for what, tiles in (("source", src), ("destination", dst)):
-            bad = np.flatnonzero((tiles < 0) | (tiles >= self.target.tiles))
-            if bad.size:
-                j = int(bad[0])
-                raise EmulatorError(f"phase {ph.index}: transfer {fam[j]} {what} tile {tiles[j]} out of range")
-        start = c["start"][fam] + pi * c["par_time_step"][fam]
-        end = start + dur[fam]
-        sender = ci == 0  # a multicast family member sends once
-        self._check_ports(ph.index, "send", src[sender], start[sender], end[sender], fam[sender])
-        self._check_ports(ph.index, "receive", dst, start, end, fam)
-        # expand members into rows
-        rows = c["rows"][fam]
-        mem_of_row = np.repeat(np.arange(len(fam)), rows)
-        r = np.arange(int(rows.sum())) - np.repeat(np.cumsum(rows) - rows, rows)
-        f2 = fam[mem_of_row]
-        s_tile, d_tile = src[mem_of_row], dst[mem_of_row]
-        pm = pi[mem_of_row]
-        s_off = c["src_address"][f2] + pm * c["par_src_offset_step"][f2] + r * c["src_stride"][f2] - self.base
-        d_off = c["dst_address"][f2] + pm * c["par_dst_offset_step"][f2] + r * c["dst_stride"][f2] - self.base
-        nb = c["row_words"][f2] * 4
-        for what, off in (("source", s_off), ("destination", d_off)):
-            bad = np.flatnonzero((off < 0) | (off + nb > self.size))
-            if bad.size:
-                j = int(bad[0])
-                raise EmulatorError(
-                    f"phase {ph.index}: transfer {f2[j]} {what} bytes [{off[j] + self.base:#x}, "
-                    f"{off[j] + nb[j] + self.base:#x}) outside memory (cycles {start[mem_of_row[j]]}.."
-                    f"{end[mem_of_row[j]]})"
-                )
-        order = np.lexsort((d_off, d_tile))
-        dt, do, dn, df = d_tile[order], d_off[order], nb[order], f2[order]
-        bad = np.flatnonzero((dt[1:] == dt[:-1]) & (do[1:] < do[:-1] + dn[:-1]))
-        if bad.size:
-            j = int(bad[0])
-            raise EmulatorError(
-                f"phase {ph.index}: tile {dt[j]}: transfers {df[j]} and {df[j + 1]} both write bytes "
-                f"[{do[j + 1] + self.base:#x}, {min(do[j] + dn[j], do[j + 1] + dn[j + 1]) + self.base:#x})"
-            )
+        try:
+            check_counts(t, ph.index)
+            m = expand_members(t)
+            check_tiles(m, self.target.tiles, ph.index)
+            check_ports(m, ph.index)
+            r = expand_rows(m)
+            s_off, d_off, nb = r.src_addr - self.base, r.dst_addr - self.base, r.words * 4
+            for what, off in (("source", s_off), ("destination", d_off)):
+                bad = np.flatnonzero((off < 0) | (off + nb > self.size))
+                if bad.size:
+                    j, k = int(bad[0]), int(r.member[bad[0]])
+                    raise EmulatorError(
+                        f"phase {ph.index}: transfer {r.fam[j]} {what} bytes [{off[j] + self.base:#x}, "
+                        f"{off[j] + nb[j] + self.base:#x}) outside memory (cycles {m.start[k]}..{m.end[k]})"
+                    )
+            check_writes(r, ph.index)
+        except ScheduleError as e:
+            raise EmulatorError(str(e)) from None
+        s_tile, d_tile = r.src, r.dst
         # move data in 32-bit words (transfers are whole words at word-aligned addresses):
         # snapshot every source row first, then write, grouped by row length
         if ((s_off | d_off) & 3).any():
@@ -486,12 +452,13 @@ class Emulator:
                 moves.append((sel, cols, data))
         for sel, cols, data in moves:
             words32[d_tile[sel][:, None], d_w[sel][:, None] + cols] = data
-        sent = np.bincount(src[sender], weights=dur[fam[sender]], minlength=self.target.tiles)
-        recv = np.bincount(dst, weights=dur[fam], minlength=self.target.tiles)
+        dur = m.end - m.start
+        sent = np.bincount(m.src[m.sender], weights=dur[m.sender], minlength=self.target.tiles)
+        recv = np.bincount(m.dst, weights=dur, minlength=self.target.tiles)
         return {
-            "horizon": int(end.max()),
+            "horizon": int(m.end.max()),
             "lower_bound": int(max(sent.max(), recv.max())),
-            "transfers": len(fam),
+            "transfers": len(m),
             "families": len(t),
         }
 

@@ -27,17 +27,29 @@ def family_tiles(t: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
     return srcs, dsts
 
 
+def port_loads(t: np.ndarray, tiles: int, unicast: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """(words sent, words received) per tile; a multicast member sends once (or, with
+    `unicast`, once per destination)."""
+    pc, mc = t[:, PC], t[:, MC]
+    words = t[:, ROWS] * t[:, WORDS]
+    fam = np.repeat(np.arange(len(t)), pc)
+    p = np.arange(int(pc.sum())) - np.repeat(np.cumsum(pc) - pc, pc)
+    per_send = words * mc if unicast else words
+    sent = np.bincount(t[fam, S_TILE] + p * t[fam, PSS], weights=per_send[fam], minlength=tiles)
+    cnt = mc[fam]
+    mem = np.repeat(np.arange(len(fam)), cnt)
+    c = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+    f2 = fam[mem]
+    dst = t[f2, D_TILE] + p[mem] * t[f2, PDS] + c * t[f2, MCS]
+    recv = np.bincount(dst, weights=words[f2], minlength=tiles)
+    return sent.astype(np.int64), recv.astype(np.int64)
+
+
 def endpoint_lower_bound(t: np.ndarray, tiles: int) -> int:
     """max over tiles of max(words sent, words received)."""
     if not len(t):
         return 0
-    sent = np.zeros(tiles, np.int64)
-    recv = np.zeros(tiles, np.int64)
-    srcs, dsts = family_tiles(t)
-    for r, s, d in zip(t, srcs, dsts, strict=True):
-        w = int(r[ROWS] * r[WORDS])
-        np.add.at(sent, s, w)
-        np.add.at(recv, d.ravel(), w)
+    sent, recv = port_loads(t, tiles)
     return int(max(sent.max(), recv.max()))
 
 
@@ -110,14 +122,21 @@ def _orders(t: np.ndarray, tiles: int) -> dict[str, np.ndarray]:
 
 
 def schedule_phase(t: np.ndarray, tiles: int, max_rows: int = 4096, effort: int = 2) -> tuple[np.ndarray, Schedule]:
-    """The best of a few list schedules (several orders, families whole or split into members when
-    the table stays under `max_rows` rows); returns the table it schedules and the schedule.
-    `effort` 1 tries the longest-first order only (for quick what-if modelling)."""
+    """A schedule of one phase and the table it schedules: the first list schedule that reaches
+    the bound (longest-first, then, for tables of at most 2000 families, orders that favour
+    structured rounds, with families whole or split into members when the table stays under
+    `max_rows` rows); else the exact preemptive schedule, which reaches the bound for a unicast
+    phase and the bound of its unicast expansion for a multicast one, if that beats the best list
+    schedule. `effort` 1 stops after the longest-first list schedule (quick what-if
+    modelling; `attainable_horizon` says what full effort would reach)."""
     lb = endpoint_lower_bound(t, tiles)
     if not len(t):
         return t, Schedule(np.zeros(0, np.int64), lb, 0, "empty")
-    if effort <= 1:
-        return t, schedule_greedy(t, tiles)
+    first = schedule_greedy(t, tiles)
+    if effort <= 1 or first.horizon == lb:
+        return t, first
+    if len(t) > 2000 and not (t[:, MC] > 1).any():  # large unicast: straight to the exact scheduler
+        return _exact_if_better(t, tiles, t, first)
     tables = {"": t}
     if int(t[:, PC].sum()) <= max_rows and (t[:, PC] > 1).any() and len(t) <= 1000:
         tables["split-"] = split_members(t)
@@ -135,7 +154,46 @@ def schedule_phase(t: np.ndarray, tiles: int, max_rows: int = 4096, effort: int 
                 return table, Schedule(starts, lb, horizon, f"greedy-{prefix}{name}")
     assert best is not None
     horizon, _, name, table, starts = best
-    return table, Schedule(starts, lb, horizon, name)
+    return _exact_if_better(t, tiles, table, Schedule(starts, lb, horizon, name))
+
+
+def attainable_horizon(t: np.ndarray, tiles: int, horizon: int, lower_bound: int) -> int:
+    """The horizon a full-effort schedule of table `t` reaches, given a list schedule's: the lower
+    bound for a unicast phase, at most the unicast expansion's bound for a multicast one. Used to
+    rank finalists from quick list schedules without building exact ones."""
+    if horizon == lower_bound or not len(t):
+        return horizon
+    if not (t[:, MC] > 1).any():
+        return lower_bound
+    return min(horizon, unicast_bound(t, tiles))
+
+
+def unicast_bound(t: np.ndarray, tiles: int) -> int:
+    """The endpoint lower bound of the table with every multicast sent once per destination."""
+    if not len(t):
+        return 0
+    sent, recv = port_loads(t, tiles, unicast=True)
+    return int(max(sent.max(), recv.max()))
+
+
+def _exact_if_better(t: np.ndarray, tiles: int, table: np.ndarray, s: Schedule) -> tuple[np.ndarray, Schedule]:
+    """Replace a list schedule above the bound by the exact preemptive one: at the bound for a
+    unicast phase; for a multicast phase at the bound of its unicast expansion when that is
+    shorter than the list schedule."""
+    if s.horizon == s.lower_bound:
+        return table, s
+    from ipu.transforms.exchange_exact import schedule_exact  # numba: load only when needed
+
+    multicast = bool((t[:, MC] > 1).any())
+    horizon = unicast_bound(t, tiles) if multicast else s.lower_bound
+    if horizon >= s.horizon:
+        return table, s
+    exact = schedule_exact(t, tiles, horizon)
+    if exact is None:
+        return table, s
+    rows, starts = exact
+    kind = "exact-preemptive-unicast-expanded" if multicast else "exact-preemptive"
+    return rows, Schedule(starts, s.lower_bound, horizon, kind)
 
 
 def schedule_greedy(t: np.ndarray, tiles: int) -> Schedule:

@@ -4,8 +4,9 @@ the best one that places, and name it as the entry function again.
 It runs on the plan level: each finalist is mapped, scheduled and placed on a scratch copy, so
 the IR handed to later passes holds one plan, not K.
 
-Finalists are ranked with quick (longest-first) schedules; the selected plan is scheduled in
-full afterwards. Refined cycles follow the machine's bulk-synchronous order: per superstep (between exchange
+Finalists are ranked with quick (longest-first) schedules, each phase counted at the horizon
+the full scheduler attains from it (the bound for unicast phases); the selected plan is scheduled
+in full afterwards. Refined cycles follow the machine's bulk-synchronous order: per superstep (between exchange
 phases) the busiest tile range's kernel cycles from the target's formulas, plus per phase its
 scheduled horizon, route tail and sync; loop bodies count once per iteration.
 """
@@ -23,20 +24,30 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import exchange, tilemap
 from ipu.target import Target, load_target
+from ipu.transforms.exchange_schedule import attainable_horizon
 from ipu.transforms.log import log_event
 from ipu.transforms.map_tiles import MapTilesPass
 from ipu.transforms.place_storage import place_function
 from ipu.transforms.schedule_exchange import ScheduleExchangePass
 
 
-def refined_cycles(f: func.FuncOp, t: Target) -> tuple[int, int]:
-    """(total cycles, scheduled exchange cycles) of a scheduled tilemap/exchange function."""
+def refined_cycles(f: func.FuncOp, t: Target, attainable: bool = False) -> tuple[int, int]:
+    """(total cycles, scheduled exchange cycles) of a scheduled tilemap/exchange function; with
+    `attainable`, each phase counts the horizon a full-effort schedule reaches from its quick one."""
     over = t.phase_overhead_cycles()
-    total, exch = _block(f.body.block, t, over)
+    total, exch = _block(f.body.block, t, over, attainable)
     return total, exch
 
 
-def _block(block: Block, t: Target, over: int) -> tuple[int, int]:
+def _horizon(op: exchange.PhaseOp, t: Target, attainable: bool) -> int:
+    h = op.horizon.value.data
+    if not attainable:
+        return h
+    moves = tilemap.table_of(op.transfers)[:, 1:]
+    return attainable_horizon(moves, t.tiles, h, op.lower_bound.value.data)
+
+
+def _block(block: Block, t: Target, over: int, attainable: bool) -> tuple[int, int]:
     total = exch = 0
     seg: dict[tuple[int, int], int] = {}
 
@@ -59,12 +70,12 @@ def _block(block: Block, t: Target, over: int) -> tuple[int, int]:
             seg[key] = seg.get(key, 0) + t.kernel_cycles(op.kernel.data, p, r.esize)
         elif isinstance(op, exchange.PhaseOp):
             total += flush()
-            cost = op.horizon.value.data + over
+            cost = _horizon(op, t, attainable) + over
             total += cost
             exch += cost
         elif isinstance(op, tilemap.RepeatOp):
             total += flush()
-            body, bx = _block(op.body.block, t, over)
+            body, bx = _block(op.body.block, t, over, attainable)
             total += op.count.value.data * body
             exch += op.count.value.data * bx
     total += flush()
@@ -94,7 +105,7 @@ class SelectFinalistPass(ModulePass):
                     MapTilesPass().apply(ctx, scratch)
                     ScheduleExchangePass(target=self.target, effort=1).apply(ctx, scratch)
                     g = next(o for o in scratch.body.block.ops if isinstance(o, func.FuncOp))
-                    cycles, exch = refined_cycles(g, t)
+                    cycles, exch = refined_cycles(g, t, attainable=True)
                     place_function(g, t)
                 except DiagnosticException as e:
                     log_event("rejected operator-plan finalist", finalist=idx, reason=str(e).split(";")[0])

@@ -31,5 +31,7 @@ func.func @main(%x: tensor<10x20xf32>, %w: tensor<20x30xf32>) -> tensor<10x30xf3
 // TASM-NOT:    tasm.call "zero"
 // TASM:        tasm.exchange 1
 // TASM-NEXT:   tasm.checkpoint 2
-// TASM:      tasm.phase 0 {{.*}} : tensor<2x17xi32>
-// TASM-NEXT: tasm.phase 1 {{.*}} : tensor<2x17xi32>
+// The rhs broadcast (multicast) is scheduled at its unicast expansion's bound, 320 cycles, where
+// the best list schedule of its two families needs 348.
+// TASM:      tasm.phase 0 lower_bound 40 horizon 40 scheduler "greedy-longest-first" {{.*}} : tensor<2x17xi32>
+// TASM-NEXT: tasm.phase 1 lower_bound 320 horizon 320 scheduler "exact-preemptive-unicast-expanded" {{.*}} : tensor<{{[0-9]+}}x17xi32>

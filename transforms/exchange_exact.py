@@ -1,0 +1,300 @@
+"""Exact preemptive exchange scheduling of unicast phases at the endpoint lower bound.
+
+A unicast phase is a bipartite multigraph (senders x receivers, one edge per transfer weighted
+by its words); by König's theorem it has a schedule of exactly LB = max port load cycles. This is
+the event-driven Gonzalez–Sahni construction: ports keep their current partner until a transfer
+ends; free ports take a transfer to a free partner; a port whose remaining load equals the
+remaining horizon ("tight") must be busy, and an idle tight port is rescued by a shortest
+alternating path that ends at a free port or preempts a non-tight one. Preemption splits a
+transfer into runs; runs are then cut at row boundaries into table rows and folded back into
+families so the IR stays compact. The hot loop is compiled by numba (cached on disk).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ipu.transforms.exchange_schedule import (
+    D_OFF,
+    D_STR,
+    D_TILE,
+    MC,
+    MCS,
+    PC,
+    PDO,
+    PDS,
+    PSO,
+    PSS,
+    PTS,
+    ROWS,
+    S_OFF,
+    S_STR,
+    S_TILE,
+    WORDS,
+)
+
+
+@njit(cache=True)
+def _other(e: int, x: int, src: np.ndarray, dst: np.ndarray, n: int) -> int:
+    return n + dst[e] if x < n else src[e]
+
+
+@njit(cache=True)
+def _augment(p, hrem, n, src, dst, rem, load, match, ptr, adj, vis, stamp, par, queue) -> bool:  # noqa: ANN001
+    """Match the idle tight port `p` along a shortest alternating path (BFS over live edges)."""
+    vis[p] = stamp
+    queue[0] = p
+    qh, qt = 0, 1
+    while qh < qt:
+        u = queue[qh]
+        qh += 1
+        for k in range(ptr[u], ptr[u + 1]):
+            e = adj[k]
+            if rem[e] == 0:
+                continue
+            v = _other(e, u, src, dst, n)
+            if vis[v] == stamp:
+                continue
+            vis[v] = stamp
+            par[v] = e
+            m = match[v]
+            end = m == -1
+            if not end:
+                u2 = _other(m, v, src, dst, n)
+                if vis[u2] == stamp:
+                    continue
+                vis[u2] = stamp
+                if load[u2] < hrem:  # not tight: may give its partner up
+                    match[u2] = -1
+                    end = True
+                else:
+                    queue[qt] = u2
+                    qt += 1
+            if end:
+                while True:  # flip the path back to p
+                    e2 = par[v]
+                    u3 = _other(e2, v, src, dst, n)
+                    old = match[u3]
+                    match[u3] = e2
+                    match[v] = e2
+                    if old == -1:
+                        return True
+                    v = _other(old, u3, src, dst, n)
+    return False
+
+
+@njit(cache=True)
+def _schedule(src, dst, w, n, horizon):  # noqa: ANN001
+    """Runs (edge, start, first word, words) of a schedule within `horizon`; ok=False if the
+    rescue failed (never expected for a unicast phase whose horizon is its lower bound)."""
+    m = len(src)
+    rem = w.copy()
+    load = np.zeros(2 * n, np.int64)
+    deg = np.zeros(2 * n + 1, np.int64)
+    for e in range(m):
+        load[src[e]] += w[e]
+        load[n + dst[e]] += w[e]
+        deg[src[e] + 1] += 1
+        deg[n + dst[e] + 1] += 1
+    ptr = np.cumsum(deg)
+    fill = ptr[:-1].copy()
+    adj = np.empty(2 * m, np.int64)
+    for e in range(m):  # edges arrive pre-sorted: each port sees its partners in that order
+        adj[fill[src[e]]] = e
+        fill[src[e]] += 1
+        adj[fill[n + dst[e]]] = e
+        fill[n + dst[e]] += 1
+    head = ptr[:-1].copy()
+    match = np.full(2 * n, -1, np.int64)
+    vis = np.zeros(2 * n, np.int64)
+    par = np.full(2 * n, -1, np.int64)
+    queue = np.empty(2 * n, np.int64)
+    cap = 2 * m + 16
+    r_edge = np.empty(cap, np.int64)
+    r_start = np.empty(cap, np.int64)
+    r_first = np.empty(cap, np.int64)
+    r_len = np.empty(cap, np.int64)
+    last_run = np.full(m, -1, np.int64)
+    nr = 0
+    stamp = 0
+    t = 0
+    ok = True
+    while t < horizon:
+        hrem = horizon - t
+        busy = False
+        for p in range(2 * n):
+            if load[p] > 0:
+                busy = True
+                if match[p] == -1 and load[p] == hrem:
+                    stamp += 1
+                    if not _augment(p, hrem, n, src, dst, rem, load, match, ptr, adj, vis, stamp, par, queue):
+                        ok = False
+        if not busy or not ok:
+            break
+        for s in range(n):  # greedy fill: first live transfer to a free partner
+            if match[s] != -1 or load[s] == 0:
+                continue
+            while head[s] < ptr[s + 1] and rem[adj[head[s]]] == 0:
+                head[s] += 1
+            for k in range(head[s], ptr[s + 1]):
+                e = adj[k]
+                if rem[e] > 0 and match[n + dst[e]] == -1:
+                    match[s] = e
+                    match[n + dst[e]] = e
+                    break
+        delta = hrem
+        for p in range(2 * n):
+            if match[p] == -1:
+                if load[p] > 0 and hrem - load[p] < delta:
+                    delta = hrem - load[p]
+            elif p < n and rem[match[p]] < delta:
+                delta = rem[match[p]]
+        if delta <= 0:
+            ok = False
+            break
+        for s in range(n):
+            e = match[s]
+            if e == -1:
+                continue
+            j = last_run[e]
+            if j >= 0 and r_start[j] + r_len[j] == t:
+                r_len[j] += delta
+            else:
+                if nr == cap:
+                    cap *= 2
+                    r_edge = np.concatenate((r_edge, np.empty(cap - nr, np.int64)))
+                    r_start = np.concatenate((r_start, np.empty(cap - nr, np.int64)))
+                    r_first = np.concatenate((r_first, np.empty(cap - nr, np.int64)))
+                    r_len = np.concatenate((r_len, np.empty(cap - nr, np.int64)))
+                r_edge[nr] = e
+                r_start[nr] = t
+                r_first[nr] = w[e] - rem[e]
+                r_len[nr] = delta
+                last_run[e] = nr
+                nr += 1
+            rem[e] -= delta
+            load[s] -= delta
+            load[n + dst[e]] -= delta
+        t += delta
+        for s in range(n):
+            e = match[s]
+            if e != -1 and rem[e] == 0:
+                match[s] = -1
+                match[n + dst[e]] = -1
+    for e in range(m):
+        if rem[e] != 0:
+            ok = False
+    return ok, r_edge[:nr], r_start[:nr], r_first[:nr], r_len[:nr]
+
+
+def members(t: np.ndarray) -> np.ndarray:
+    """Every member of a table as its own single-member unicast row (16 columns); a multicast
+    member becomes one unicast row per destination."""
+    cnt = t[:, PC] * t[:, MC]
+    fam = np.repeat(np.arange(len(t)), cnt)
+    local = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+    p, c = local // t[fam, MC], local % t[fam, MC]
+    out = t[fam].copy()
+    out[:, S_TILE] += p * t[fam, PSS]
+    out[:, D_TILE] += p * t[fam, PDS] + c * t[fam, MCS]
+    out[:, S_OFF] += p * t[fam, PSO]
+    out[:, D_OFF] += p * t[fam, PDO]
+    out[:, PC], out[:, PSS], out[:, PDS], out[:, PSO], out[:, PDO], out[:, PTS] = 1, 1, 1, 0, 0, 0
+    out[:, MC], out[:, MCS] = 1, 1
+    return out
+
+
+def _pieces(mem: np.ndarray, edge, start, first, length) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001
+    """Cut each run at row boundaries: a partial head row, whole rows, a partial tail row."""
+    wr = mem[edge, WORDS]
+    a, b = first, first + length
+    r0, c0, r1, c1 = a // wr, a % wr, b // wr, b % wr
+    rows_out, starts_out = [], []
+
+    def emit(sel: np.ndarray, row: np.ndarray, col: np.ndarray, nrows: np.ndarray, nwords: np.ndarray, at: np.ndarray):
+        m = mem[edge[sel]].copy()
+        m[:, S_OFF] += row * m[:, S_STR] + col * 4
+        m[:, D_OFF] += row * m[:, D_STR] + col * 4
+        m[:, ROWS], m[:, WORDS] = nrows, nwords
+        rows_out.append(m)
+        starts_out.append(at)
+
+    one = r0 == r1  # inside a single row
+    s = np.flatnonzero(one)
+    emit(s, r0[s], c0[s], np.ones(len(s), np.int64), (c1 - c0)[s], start[s])
+    multi = ~one
+    s = np.flatnonzero(multi & (c0 > 0))
+    emit(s, r0[s], c0[s], np.ones(len(s), np.int64), (wr - c0)[s], start[s])
+    full0 = r0 + (c0 > 0)
+    s = np.flatnonzero(multi & (r1 > full0))
+    head = np.where(c0 > 0, wr - c0, 0)
+    emit(s, full0[s], np.zeros(len(s), np.int64), (r1 - full0)[s], wr[s], (start + head)[s])
+    s = np.flatnonzero(multi & (c1 > 0))
+    emit(s, r1[s], np.zeros(len(s), np.int64), np.ones(len(s), np.int64), c1[s], (start + length - c1)[s])
+    return np.concatenate(rows_out), np.concatenate(starts_out)
+
+
+@njit(cache=True)
+def _arith_runs(same: np.ndarray, step: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Greedy left-to-right maximal runs of rows with equal keys and a constant positive tile step:
+    (first row, count, step) per run."""
+    n = len(same)
+    first = np.empty(n, np.int64)
+    count = np.empty(n, np.int64)
+    steps = np.empty(n, np.int64)
+    k = 0
+    i = 0
+    while i < n:
+        j = i + 1
+        st = 1
+        if j < n and same[j] and step[j] > 0:
+            st = step[j]
+            while j + 1 < n and same[j + 1] and step[j + 1] == st:
+                j += 1
+            j += 1
+        first[k] = i
+        count[k] = j - i
+        steps[k] = st
+        k += 1
+        i = j
+    return first[:k], count[:k], steps[:k]
+
+
+def fold(rows: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Fold single-member rows that differ only by a constant tile step into families."""
+    if not len(rows):
+        return rows, starts
+    shift = rows[:, D_TILE] - rows[:, S_TILE]
+    key = (rows[:, S_OFF], rows[:, D_OFF], rows[:, ROWS], rows[:, WORDS], rows[:, S_STR], rows[:, D_STR], starts, shift)
+    order = np.lexsort((rows[:, S_TILE], *key))
+    r, st = rows[order], starts[order]
+    k = np.stack([c[order] for c in key], axis=1)
+    same = np.concatenate([[False], (k[1:] == k[:-1]).all(axis=1)])
+    step = np.concatenate([[0], np.diff(r[:, S_TILE])])
+    first, count, steps = _arith_runs(same, step)
+    out = r[first].copy()
+    out[:, PC], out[:, PSS], out[:, PDS] = count, steps, steps
+    return out, st[first]
+
+
+def schedule_exact(t: np.ndarray, tiles: int, horizon: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """(table, starts) of the phase within `horizon` cycles, or None if the rescue failed.
+
+    Multicast members are sent once per destination, so `horizon` must be at least
+    `exchange_schedule.unicast_bound` (the lower bound itself for a unicast phase). Members are ordered longest
+    first, then by cyclic shift: the probe found that order keeps structured phases at one run
+    per transfer."""
+    if not len(t):
+        return None
+    mem = members(t)
+    words = mem[:, ROWS] * mem[:, WORDS]
+    order = np.lexsort(((mem[:, D_TILE] - mem[:, S_TILE]) % tiles, -words))
+    mem, words = mem[order], words[order]
+    ok, edge, start, first, length = _schedule(
+        mem[:, S_TILE].astype(np.int64), mem[:, D_TILE].astype(np.int64), words.astype(np.int64), tiles, horizon
+    )
+    if not ok:
+        return None
+    rows, starts = _pieces(mem, edge, start, first, length)
+    return fold(rows, starts)
