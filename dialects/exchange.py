@@ -76,6 +76,7 @@ class PhaseOp(IRDLOperation):
     horizon = attr_def(IntegerAttr[I64])
     scheduler = attr_def(StringAttr)
     transfers = attr_def(DenseIntOrFPElementsAttr)
+    logical_transfers = opt_attr_def(IntegerAttr[I64])  # members of the move before scheduling
     reason = opt_attr_def(StringAttr)
     zero_fill = opt_attr_def(UnitAttr)  # zero the destination before the phase writes it
     result = result_def(AnyBuffer)

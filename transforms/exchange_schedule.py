@@ -9,9 +9,12 @@ their ports are free, so every schedule it returns obeys the port rules by const
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import OrderedDict
+from dataclasses import dataclass, replace
 
 import numpy as np
+
+from ipu.runtime.exchange_check import validate_schedule
 
 # columns of a move table (TRANSFER_COLUMNS without `start`)
 S_TILE, S_OFF, S_STR, D_TILE, D_OFF, D_STR, ROWS, WORDS, PC, PSS, PDS, MC, MCS, PSO, PDO, PTS = range(16)
@@ -119,6 +122,45 @@ def _orders(t: np.ndarray, tiles: int) -> dict[str, np.ndarray]:
     for m in (2, 3, 4, 8, 16):
         out[f"shift-mod-{m}"] = np.lexsort((t[:, S_TILE], -total, shift % m))
     return out
+
+
+class PhaseCache:
+    """Schedules of the phases of one compilation: a phase equal to an earlier one up to the
+    addresses of its buffers reuses that schedule, relocated, after `validate_schedule` re-checks
+    it against the new phase (scheduler name prefixed `reused-`). One cache per pass run keeps
+    the output independent of what else the process compiled."""
+
+    def __init__(self, entries: int = 256) -> None:
+        self.entries = entries
+        self._items: OrderedDict[bytes, tuple[np.ndarray, np.ndarray, Schedule]] = OrderedDict()
+
+    @staticmethod
+    def _key(t: np.ndarray, tiles: int, effort: int) -> tuple[bytes, np.ndarray]:
+        base = np.array([t[:, S_OFF].min(), t[:, D_OFF].min()], np.int64)
+        rel = t.astype(np.int64)
+        rel[:, S_OFF] -= base[0]
+        rel[:, D_OFF] -= base[1]
+        return np.array([tiles, effort], np.int64).tobytes() + rel.tobytes(), base
+
+    def schedule(self, t: np.ndarray, tiles: int, effort: int = 2) -> tuple[np.ndarray, Schedule]:
+        if not len(t):
+            return schedule_phase(t, tiles, effort=effort)
+        key, base = self._key(t, tiles, effort)
+        hit = self._items.get(key)
+        if hit is not None:
+            table, old_base, s = hit
+            moved = table.copy()
+            moved[:, S_OFF] += base[0] - old_base[0]
+            moved[:, D_OFF] += base[1] - old_base[1]
+            validate_schedule(t, np.concatenate([s.starts[:, None], moved], axis=1), tiles)
+            self._items.move_to_end(key)
+            name = s.scheduler if s.scheduler.startswith("reused-") else f"reused-{s.scheduler}"
+            return moved, replace(s, scheduler=name)
+        table, s = schedule_phase(t, tiles, effort=effort)
+        self._items[key] = (table, base, s)
+        if len(self._items) > self.entries:
+            self._items.popitem(last=False)
+        return table, s
 
 
 def schedule_phase(t: np.ndarray, tiles: int, max_rows: int = 4096, effort: int = 2) -> tuple[np.ndarray, Schedule]:
