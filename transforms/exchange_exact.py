@@ -41,8 +41,9 @@ def _other(e: int, x: int, src: np.ndarray, dst: np.ndarray, n: int) -> int:
 
 
 @njit(cache=True)
-def _augment(p, hrem, n, src, dst, rem, load, match, ptr, adj, vis, stamp, par, queue) -> bool:  # noqa: ANN001
-    """Match the idle tight port `p` along a shortest alternating path (BFS over live edges)."""
+def _augment(p, hrem, n, src, dst, rem, load, match, ptr, adj, vis, stamp, par, queue) -> int:  # noqa: ANN001
+    """Match the idle tight port `p` along a shortest alternating path (BFS over live edges).
+    Returns the non-tight port that gave its partner up, -1 if none did, -2 if no path exists."""
     vis[p] = stamp
     queue[0] = p
     qh, qt = 0, 1
@@ -60,6 +61,7 @@ def _augment(p, hrem, n, src, dst, rem, load, match, ptr, adj, vis, stamp, par, 
             par[v] = e
             m = match[v]
             end = m == -1
+            released = -1
             if not end:
                 u2 = _other(m, v, src, dst, n)
                 if vis[u2] == stamp:
@@ -67,6 +69,7 @@ def _augment(p, hrem, n, src, dst, rem, load, match, ptr, adj, vis, stamp, par, 
                 vis[u2] = stamp
                 if load[u2] < hrem:  # not tight: may give its partner up
                     match[u2] = -1
+                    released = u2
                     end = True
                 else:
                     queue[qt] = u2
@@ -79,9 +82,9 @@ def _augment(p, hrem, n, src, dst, rem, load, match, ptr, adj, vis, stamp, par, 
                     match[u3] = e2
                     match[v] = e2
                     if old == -1:
-                        return True
+                        return released
                     v = _other(old, u3, src, dst, n)
-    return False
+    return -2
 
 
 @njit(cache=True)
@@ -110,6 +113,11 @@ def _schedule(src, dst, w, n, horizon):  # noqa: ANN001
     vis = np.zeros(2 * n, np.int64)
     par = np.full(2 * n, -1, np.int64)
     queue = np.empty(2 * n, np.int64)
+    pending = np.empty(4 * n + 4, np.int64)  # ports that became free: try to match them
+    npend = 0
+    for p in range(n):
+        pending[npend] = p
+        npend += 1
     cap = 2 * m + 16
     r_edge = np.empty(cap, np.int64)
     r_start = np.empty(cap, np.int64)
@@ -128,21 +136,29 @@ def _schedule(src, dst, w, n, horizon):  # noqa: ANN001
                 busy = True
                 if match[p] == -1 and load[p] == hrem:
                     stamp += 1
-                    if not _augment(p, hrem, n, src, dst, rem, load, match, ptr, adj, vis, stamp, par, queue):
+                    got = _augment(p, hrem, n, src, dst, rem, load, match, ptr, adj, vis, stamp, par, queue)
+                    if got == -2:
                         ok = False
+                    # a released port (got >= 0) is not tight: it stays idle until a partner
+                    # frees up or it turns tight; refilling it at once only cuts more stages
         if not busy or not ok:
             break
-        for s in range(n):  # greedy fill: first live transfer to a free partner
-            if match[s] != -1 or load[s] == 0:
+        for i in range(npend):  # greedy fill: first live transfer to a free partner
+            x = pending[i]
+            if match[x] != -1 or load[x] == 0:
                 continue
-            while head[s] < ptr[s + 1] and rem[adj[head[s]]] == 0:
-                head[s] += 1
-            for k in range(head[s], ptr[s + 1]):
+            while head[x] < ptr[x + 1] and rem[adj[head[x]]] == 0:
+                head[x] += 1
+            for k in range(head[x], ptr[x + 1]):
                 e = adj[k]
-                if rem[e] > 0 and match[n + dst[e]] == -1:
-                    match[s] = e
-                    match[n + dst[e]] = e
+                if rem[e] == 0:
+                    continue
+                y = _other(e, x, src, dst, n)
+                if match[y] == -1:
+                    match[x] = e
+                    match[y] = e
                     break
+        npend = 0
         delta = hrem
         for p in range(2 * n):
             if match[p] == -1:
@@ -176,12 +192,15 @@ def _schedule(src, dst, w, n, horizon):  # noqa: ANN001
             rem[e] -= delta
             load[s] -= delta
             load[n + dst[e]] -= delta
-        t += delta
-        for s in range(n):
-            e = match[s]
-            if e != -1 and rem[e] == 0:
+            if rem[e] == 0:
                 match[s] = -1
                 match[n + dst[e]] = -1
+                if npend + 2 > len(pending):
+                    pending = np.concatenate((pending, np.empty(len(pending), np.int64)))
+                pending[npend] = s
+                pending[npend + 1] = n + dst[e]
+                npend += 2
+        t += delta
     for e in range(m):
         if rem[e] != 0:
             ok = False

@@ -174,11 +174,15 @@ def schedule_phase(t: np.ndarray, tiles: int, max_rows: int = 4096, effort: int 
     lb = endpoint_lower_bound(t, tiles)
     if not len(t):
         return t, Schedule(np.zeros(0, np.int64), lb, 0, "empty")
+    if effort > 1 and len(t) > 2000 and not (t[:, MC] > 1).any():
+        # a large unicast table: the exact scheduler reaches the bound, list scheduling its
+        # families one by one in Python would cost more than that
+        exact = _exact(t, tiles, lb)
+        if exact is not None:
+            return exact
     first = schedule_greedy(t, tiles)
     if effort <= 1 or first.horizon == lb:
         return t, first
-    if len(t) > 2000 and not (t[:, MC] > 1).any():  # large unicast: straight to the exact scheduler
-        return _exact_if_better(t, tiles, t, first)
     tables = {"": t}
     if int(t[:, PC].sum()) <= max_rows and (t[:, PC] > 1).any() and len(t) <= 1000:
         tables["split-"] = split_members(t)
@@ -218,24 +222,30 @@ def unicast_bound(t: np.ndarray, tiles: int) -> int:
     return int(max(sent.max(), recv.max()))
 
 
+def _exact(
+    t: np.ndarray, tiles: int, horizon: int, kind: str = "exact-preemptive"
+) -> tuple[np.ndarray, Schedule] | None:
+    from ipu.transforms.exchange_exact import schedule_exact  # numba: load only when needed
+
+    exact = schedule_exact(t, tiles, horizon)
+    if exact is None:
+        return None
+    rows, starts = exact
+    return rows, Schedule(starts, endpoint_lower_bound(t, tiles), horizon, kind)
+
+
 def _exact_if_better(t: np.ndarray, tiles: int, table: np.ndarray, s: Schedule) -> tuple[np.ndarray, Schedule]:
     """Replace a list schedule above the bound by the exact preemptive one: at the bound for a
     unicast phase; for a multicast phase at the bound of its unicast expansion when that is
     shorter than the list schedule."""
     if s.horizon == s.lower_bound:
         return table, s
-    from ipu.transforms.exchange_exact import schedule_exact  # numba: load only when needed
-
     multicast = bool((t[:, MC] > 1).any())
     horizon = unicast_bound(t, tiles) if multicast else s.lower_bound
     if horizon >= s.horizon:
         return table, s
-    exact = schedule_exact(t, tiles, horizon)
-    if exact is None:
-        return table, s
-    rows, starts = exact
     kind = "exact-preemptive-unicast-expanded" if multicast else "exact-preemptive"
-    return rows, Schedule(starts, s.lower_bound, horizon, kind)
+    return _exact(t, tiles, horizon, kind) or (table, s)
 
 
 def schedule_greedy(t: np.ndarray, tiles: int) -> Schedule:
