@@ -43,11 +43,7 @@ def example_phases(path: Path, target: str) -> None:
             seconds = time.perf_counter() - t0
     lbs = hs = 0
     for ph in (o for o in module.walk() if isinstance(o, exchange.PhaseOp)):
-        t = (
-            np.asarray(ph.transfers.get_values(), np.int64).reshape(-1, 17)
-            if len(ph.transfers.get_values())
-            else np.zeros((0, 17), np.int64)
-        )
+        t = tilemap.table_of(ph.transfers)
         logical = ph.logical_transfers.value.data if ph.logical_transfers else 0
         runs = int((t[:, 1 + PC] * t[:, 1 + MC]).sum())
         lb, h = ph.lower_bound.value.data, ph.horizon.value.data
