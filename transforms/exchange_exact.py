@@ -224,6 +224,22 @@ def members(t: np.ndarray) -> np.ndarray:
     return out
 
 
+def members_with_destinations(t: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Every member as a single-member row that keeps its multicast (family-major, member-minor
+    order), and each member's destination tiles."""
+    pc = t[:, PC]
+    fam = np.repeat(np.arange(len(t)), pc)
+    p = np.arange(int(pc.sum())) - np.repeat(np.cumsum(pc) - pc, pc)
+    out = t[fam].copy()
+    out[:, S_TILE] += p * t[fam, PSS]
+    out[:, D_TILE] += p * t[fam, PDS]
+    out[:, S_OFF] += p * t[fam, PSO]
+    out[:, D_OFF] += p * t[fam, PDO]
+    out[:, PC], out[:, PSS], out[:, PDS], out[:, PSO], out[:, PDO], out[:, PTS] = 1, 1, 1, 0, 0, 0
+    dests = [r[D_TILE] + np.arange(r[MC]) * r[MCS] for r in out]
+    return out, dests
+
+
 def _pieces(mem: np.ndarray, edge, start, first, length) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001
     """Cut each run at row boundaries: a partial head row, whole rows, a partial tail row."""
     wr = mem[edge, WORDS]
@@ -285,7 +301,18 @@ def fold(rows: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if not len(rows):
         return rows, starts
     shift = rows[:, D_TILE] - rows[:, S_TILE]
-    key = (rows[:, S_OFF], rows[:, D_OFF], rows[:, ROWS], rows[:, WORDS], rows[:, S_STR], rows[:, D_STR], starts, shift)
+    key = (
+        rows[:, S_OFF],
+        rows[:, D_OFF],
+        rows[:, ROWS],
+        rows[:, WORDS],
+        rows[:, S_STR],
+        rows[:, D_STR],
+        rows[:, MC],
+        rows[:, MCS],
+        starts,
+        shift,
+    )
     order = np.lexsort((rows[:, S_TILE], *key))
     r, st = rows[order], starts[order]
     k = np.stack([c[order] for c in key], axis=1)

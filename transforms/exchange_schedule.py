@@ -130,8 +130,9 @@ class PhaseCache:
     it against the new phase (scheduler name prefixed `reused-`). One cache per pass run keeps
     the output independent of what else the process compiled."""
 
-    def __init__(self, entries: int = 256) -> None:
+    def __init__(self, entries: int = 256, cpsat: bool = True) -> None:
         self.entries = entries
+        self.cpsat = cpsat
         self._items: OrderedDict[bytes, tuple[np.ndarray, np.ndarray, Schedule]] = OrderedDict()
 
     @staticmethod
@@ -144,7 +145,7 @@ class PhaseCache:
 
     def schedule(self, t: np.ndarray, tiles: int, effort: int = 2) -> tuple[np.ndarray, Schedule]:
         if not len(t):
-            return schedule_phase(t, tiles, effort=effort)
+            return schedule_phase(t, tiles, effort=effort, cpsat=self.cpsat)
         key, base = self._key(t, tiles, effort)
         hit = self._items.get(key)
         if hit is not None:
@@ -156,14 +157,51 @@ class PhaseCache:
             self._items.move_to_end(key)
             name = s.scheduler if s.scheduler.startswith("reused-") else f"reused-{s.scheduler}"
             return moved, replace(s, scheduler=name)
-        table, s = schedule_phase(t, tiles, effort=effort)
+        table, s = schedule_phase(t, tiles, effort=effort, cpsat=self.cpsat)
         self._items[key] = (table, base, s)
         if len(self._items) > self.entries:
             self._items.popitem(last=False)
         return table, s
 
 
-def schedule_phase(t: np.ndarray, tiles: int, max_rows: int = 4096, effort: int = 2) -> tuple[np.ndarray, Schedule]:
+def schedule_phase(
+    t: np.ndarray, tiles: int, max_rows: int = 4096, effort: int = 2, cpsat: bool = True
+) -> tuple[np.ndarray, Schedule]:
+    """The heuristic schedule of `_heuristic_schedule`; at full effort (and with `cpsat`) a small
+    phase whose schedule is above its bound or preempts transfers is handed to CP-SAT, which may
+    prove or improve it (a shorter horizon, or the same bound without preemption)."""
+    table, s = _heuristic_schedule(t, tiles, max_rows, effort)
+    if effort <= 1 or not cpsat or not len(t):
+        return table, s
+    runs = int((table[:, PC] * table[:, MC]).sum())
+    logical = int((t[:, PC] * t[:, MC]).sum())
+    if s.horizon == s.lower_bound and runs <= logical:
+        return table, s
+    from ipu.transforms.exchange_cpsat import MAX_MEMBERS, schedule_cpsat  # ortools: load when needed
+
+    if int(t[:, PC].sum()) > MAX_MEMBERS:
+        return table, s
+    hint = None
+    if table.shape == t.shape and np.array_equal(table, t):  # a list schedule of the logical families
+        hint = np.repeat(s.starts, t[:, PC]) + _member_index(t) * np.repeat(t[:, PTS], t[:, PC])
+    upper = s.horizon if s.horizon > s.lower_bound else s.lower_bound + 1
+    found = schedule_cpsat(t, tiles, s.lower_bound, upper, hint)
+    if found is None:
+        return table, s
+    mem, starts, horizon, optimal = found
+    from ipu.transforms.exchange_exact import fold
+
+    rows, starts = fold(mem, starts)
+    name = "cp-sat-optimal" if optimal else "cp-sat"
+    return rows, Schedule(starts, s.lower_bound, horizon, name)
+
+
+def _member_index(t: np.ndarray) -> np.ndarray:
+    pc = t[:, PC]
+    return np.arange(int(pc.sum())) - np.repeat(np.cumsum(pc) - pc, pc)
+
+
+def _heuristic_schedule(t: np.ndarray, tiles: int, max_rows: int, effort: int) -> tuple[np.ndarray, Schedule]:
     """A schedule of one phase and the table it schedules: the first list schedule that reaches
     the bound (longest-first, then, for tables of at most 2000 families, orders that favour
     structured rounds, with families whole or split into members when the table stays under
@@ -222,15 +260,25 @@ def unicast_bound(t: np.ndarray, tiles: int) -> int:
     return int(max(sent.max(), recv.max()))
 
 
+EXACT_ROW_BUDGET = 8192  # rows an exact schedule may always use ...
+EXACT_ROWS_PER_FAMILY = 16  # ... or this many per logical family, whichever is more
+
+
 def _exact(
     t: np.ndarray, tiles: int, horizon: int, kind: str = "exact-preemptive"
 ) -> tuple[np.ndarray, Schedule] | None:
+    """The exact schedule within `horizon`, unless it failed or needs more table rows than the
+    budget: the IR and the package keep one row per scheduled run, so a schedule that fragments
+    a compact table (e.g. scatters of serial families that fold into no arithmetic progression)
+    is refused and the list schedule kept."""
     from ipu.transforms.exchange_exact import schedule_exact  # numba: load only when needed
 
     exact = schedule_exact(t, tiles, horizon)
     if exact is None:
         return None
     rows, starts = exact
+    if len(rows) > max(EXACT_ROW_BUDGET, EXACT_ROWS_PER_FAMILY * len(t)):
+        return None
     return rows, Schedule(starts, endpoint_lower_bound(t, tiles), horizon, kind)
 
 

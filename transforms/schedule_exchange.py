@@ -27,10 +27,11 @@ class ScheduleExchangePass(ModulePass):
     target: str = "mk2"
     effort: int = 2  # 1: longest-first list scheduling only
     check: bool = True  # validate every schedule against its logical move
+    cpsat: bool = True  # let CP-SAT prove or improve small phases
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         tiles = load_target(self.target).tiles
-        cache = PhaseCache()
+        cache = PhaseCache(cpsat=self.cpsat)
         index = 0
         for mv in [o for o in op.walk() if isinstance(o, tilemap.MoveOp)]:
             logical = tilemap.table_of(mv.transfers)

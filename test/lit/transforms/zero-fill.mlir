@@ -31,7 +31,7 @@ func.func @main(%x: tensor<10x20xf32>, %w: tensor<20x30xf32>) -> tensor<10x30xf3
 // TASM-NOT:    tasm.call "zero"
 // TASM:        tasm.exchange 1
 // TASM-NEXT:   tasm.checkpoint 2
-// The rhs broadcast (multicast) is scheduled at its unicast expansion's bound, 320 cycles, where
-// the best list schedule of its two families needs 348.
+// The rhs broadcast (multicast, 100 members) needs 348 cycles in the best list schedule of its
+// two families; CP-SAT finds a non-preemptive multicast schedule at the bound, 320, and proves it.
 // TASM:      tasm.phase 0 lower_bound 40 horizon 40 scheduler "greedy-longest-first" {{.*}} : tensor<2x17xi32>
-// TASM-NEXT: tasm.phase 1 lower_bound 320 horizon 320 scheduler "exact-preemptive-unicast-expanded" {{.*}} : tensor<{{[0-9]+}}x17xi32>
+// TASM-NEXT: tasm.phase 1 lower_bound 320 horizon 320 scheduler "cp-sat-optimal" {{.*}} : tensor<20x17xi32>
