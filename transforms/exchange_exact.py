@@ -344,3 +344,41 @@ def schedule_exact(t: np.ndarray, tiles: int, horizon: int) -> tuple[np.ndarray,
         return None
     rows, starts = _pieces(mem, edge, start, first, length)
     return fold(rows, starts)
+
+
+def receiver_groups(t: np.ndarray, tiles: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """(members keeping their multicast, receiver group per member) when the phase's destination
+    sets are disjoint or identical (each receiving tile belongs to one group, and every member
+    sent to it goes to the whole group), else None. Such a multicast phase is a bipartite graph
+    between senders and groups, whose max degree is the phase's lower bound."""
+    mem, _ = members_with_destinations(t)
+    key = np.stack([mem[:, D_TILE], mem[:, MC], mem[:, MCS]], axis=1)
+    uniq, group = np.unique(key, axis=0, return_inverse=True)
+    group = group.ravel()
+    owner = np.full(tiles, -1, np.int64)
+    for g, (d0, mc, step) in enumerate(uniq):
+        tiles_g = d0 + np.arange(mc) * step
+        if (owner[tiles_g] != -1).any():
+            return None
+        owner[tiles_g] = g
+    return mem, group
+
+
+def schedule_exact_grouped(t: np.ndarray, tiles: int, horizon: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """(table, starts) of a phase whose multicast destination sets are disjoint or identical
+    (see `receiver_groups`), within `horizon` (its lower bound suffices), multicast kept; None if
+    the phase is not of that form or the rescue failed."""
+    grouped = receiver_groups(t, tiles) if len(t) else None
+    if grouped is None:
+        return None
+    mem, group = grouped
+    words = mem[:, ROWS] * mem[:, WORDS]
+    order = np.lexsort(((group - mem[:, S_TILE]) % tiles, -words))
+    mem, group, words = mem[order], group[order], words[order]
+    ok, edge, start, first, length = _schedule(
+        mem[:, S_TILE].astype(np.int64), group.astype(np.int64), words.astype(np.int64), tiles, horizon
+    )
+    if not ok:
+        return None
+    rows, starts = _pieces(mem, edge, start, first, length)
+    return fold(rows, starts)

@@ -206,8 +206,9 @@ def _heuristic_schedule(t: np.ndarray, tiles: int, max_rows: int, effort: int) -
     the bound (longest-first, then, for tables of at most 2000 families, orders that favour
     structured rounds, with families whole or split into members when the table stays under
     `max_rows` rows); else the exact preemptive schedule, which reaches the bound for a unicast
-    phase and the bound of its unicast expansion for a multicast one, if that beats the best list
-    schedule. `effort` 1 stops after the longest-first list schedule (quick what-if
+    phase and for a multicast phase whose destination sets are disjoint or identical (receiver
+    groups), and the bound of its unicast expansion for other multicast phases, if that beats the
+    best list schedule. `effort` 1 stops after the longest-first list schedule (quick what-if
     modelling; `attainable_horizon` says what full effort would reach)."""
     lb = endpoint_lower_bound(t, tiles)
     if not len(t):
@@ -221,6 +222,10 @@ def _heuristic_schedule(t: np.ndarray, tiles: int, max_rows: int, effort: int) -
     first = schedule_greedy(t, tiles)
     if effort <= 1 or first.horizon == lb:
         return t, first
+    if (t[:, MC] > 1).any():  # multicast to disjoint receiver groups: exact, multicast kept
+        grouped = _exact(t, tiles, lb, "exact-preemptive-grouped")
+        if grouped is not None:
+            return grouped
     tables = {"": t}
     if int(t[:, PC].sum()) <= max_rows and (t[:, PC] > 1).any() and len(t) <= 1000:
         tables["split-"] = split_members(t)
@@ -243,11 +248,16 @@ def _heuristic_schedule(t: np.ndarray, tiles: int, max_rows: int, effort: int) -
 
 def attainable_horizon(t: np.ndarray, tiles: int, horizon: int, lower_bound: int) -> int:
     """The horizon a full-effort schedule of table `t` reaches, given a list schedule's: the lower
-    bound for a unicast phase, at most the unicast expansion's bound for a multicast one. Used to
-    rank finalists from quick list schedules without building exact ones."""
+    bound for a unicast phase or one multicast to receiver groups, at most the unicast expansion's
+    bound for another multicast one (ignoring the row budget). Used to rank finalists from quick
+    list schedules without building exact ones."""
     if horizon == lower_bound or not len(t):
         return horizon
     if not (t[:, MC] > 1).any():
+        return lower_bound
+    from ipu.transforms.exchange_exact import receiver_groups
+
+    if receiver_groups(t, tiles) is not None:
         return lower_bound
     return min(horizon, unicast_bound(t, tiles))
 
@@ -271,9 +281,9 @@ def _exact(
     budget: the IR and the package keep one row per scheduled run, so a schedule that fragments
     a compact table (e.g. scatters of serial families that fold into no arithmetic progression)
     is refused and the list schedule kept."""
-    from ipu.transforms.exchange_exact import schedule_exact  # numba: load only when needed
+    from ipu.transforms.exchange_exact import schedule_exact, schedule_exact_grouped  # numba: load when needed
 
-    exact = schedule_exact(t, tiles, horizon)
+    exact = (schedule_exact_grouped if kind.endswith("grouped") else schedule_exact)(t, tiles, horizon)
     if exact is None:
         return None
     rows, starts = exact
