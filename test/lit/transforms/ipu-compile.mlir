@@ -30,7 +30,7 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 // CHECK-NEXT:   }
 // CHECK-NOT:    tasm.program
 // CHECK:        tasm.stream_in 0 "x"
-// CHECK:        tasm.phase 0 lower_bound 16384 horizon 16384 scheduler "exact-preemptive-unicast-expanded"
+// CHECK:        tasm.phase 0 lower_bound 16384 horizon 16384 scheduler "exact-preemptive-grouped"
 // CHECK:        tasm.weight "w2" #graph.gaussian<seed = 3, std = 0.02>
 // CHECK:        tasm.phase 1 lower_bound 2048 horizon 2048 scheduler "greedy-shift-mod-2"
 // CHECK:        tasm.weight "b2" #graph.gaussian<seed = 4, std = 0.02>

@@ -34,7 +34,7 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 // CHECK-NEXT:   }
 // CHECK-NEXT:   tasm.stream_in 0 "x" : tensor<64x1024xf16> layout #plan.layout<grid = [16, 1], split = {{\[\[}}0], [1]], memory = standard> at 327712
 // CHECK-NEXT:   tasm.checkpoint_def 0 "g" op 2 : tensor<64x1024xf16> layout #plan.layout<grid = [16, 1], split = {{\[\[}}0], [1]], memory = standard> at 335904
-// CHECK-NEXT:   tasm.phase 0 lower_bound 16384 horizon 16384 scheduler "exact-preemptive-unicast-expanded" transfers = dense<"0x{{[0-9A-F]+}}"> : tensor<{{[0-9]+}}x17xi32>
+// CHECK-NEXT:   tasm.phase 0 lower_bound 16384 horizon 16384 scheduler "exact-preemptive-grouped" transfers = dense<"0x{{[0-9A-F]+}}"> : tensor<{{[0-9]+}}x17xi32>
 // CHECK-NEXT:   tasm.weight "w2" #graph.gaussian<seed = 3, std = 0.02> : tensor<1024x256xf16> layout #plan.layout<grid = [1, 8, 2], split = {{\[\[}}2], [1]], align = [2, 32], memory = interleaved> at 917504
 // Phase offsets are now absolute: source 0xDE000 (909312) + relative offset, destination 0x50020 (327712) + relative offset.
 // CHECK-NEXT:   tasm.phase 1 lower_bound 2048 horizon 2048 scheduler "greedy-shift-mod-2" transfers = dense<{{\[\[}}0, 0, 909312, 128, 0, 327712, 64, 64, 16, 8, 2, 2, 1, 1, 0, 0, 0], [1024, 0, 909376, 128, 1, 327712, 64, 64, 16, 8, 2, 2, 1, 1, 0, 0, 0], [1024, 1, 909312, 128, 0, 331808, 64, 64, 16, 8, 2, 2, 1, 1, 0, 0, 0], [0, 1, 909376, 128, 1, 331808, 64, 64, 16, 8, 2, 2, 1, 1, 0, 0, 0]]> : tensor<4x17xi32>
