@@ -14,6 +14,7 @@ will be emitted (principle 2).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from dataclasses import dataclass
@@ -239,6 +240,32 @@ def _lift(lay: Layout) -> tuple[tuple[int, ...], tuple[int, ...], list[np.ndarra
 
 
 def conversion_transfers(
+    src: Layout,
+    dst: Layout,
+    src_esize: int,
+    dst_esize: int,
+    perm: tuple[int, ...] | None = None,
+    offset: tuple[int, ...] | None = None,
+) -> np.ndarray:
+    """`_conversion_transfers`, memoized: finalists of one model share most conversions, and the
+    selected finalist is mapped once more after selection. Returns a fresh copy."""
+    key = (
+        src,
+        dst,
+        src_esize,
+        dst_esize,
+        None if perm is None else tuple(perm),
+        None if offset is None else tuple(offset),
+    )
+    return _conversion_transfers_cached(*key).copy()
+
+
+@functools.lru_cache(maxsize=512)
+def _conversion_transfers_cached(*args) -> np.ndarray:  # noqa: ANN002
+    return _conversion_transfers(*args)
+
+
+def _conversion_transfers(
     src: Layout,
     dst: Layout,
     src_esize: int,

@@ -305,6 +305,19 @@ def _explain(logical: np.ndarray, sched: np.ndarray, phase: int) -> str | None:
     return f"{head} word {w(st, sb)} -> {w(dt, db)} is missing"
 
 
+def _check_pair_words(lm: Members, sm: Members, tiles: int, phase: int) -> None:
+    """Words from each source tile to each destination tile agree between the two tables."""
+    lw = np.bincount(lm.src * tiles + lm.dst, weights=lm.rows * lm.row_words, minlength=tiles * tiles)
+    sw = np.bincount(sm.src * tiles + sm.dst, weights=sm.rows * sm.row_words, minlength=tiles * tiles)
+    bad = np.flatnonzero(lw != sw)
+    if bad.size:
+        j = int(bad[0])
+        raise ScheduleError(
+            f"phase {phase}: tile {j // tiles} sends {int(sw[j])} words to tile {j % tiles}, "
+            f"the logical move {int(lw[j])}"
+        )
+
+
 def _same_members(a: Members, b: Members) -> bool:
     """Whether two expansions hold the same members (tiles, addresses, strides, shape), in any order."""
     if len(a) != len(b):
@@ -318,15 +331,22 @@ def _same_members(a: Members, b: Members) -> bool:
 
 
 def validate_schedule(
-    logical16: np.ndarray, scheduled17: np.ndarray, tiles: int, phase: int = 0, trust_logical: bool = False
-) -> None:
+    logical16: np.ndarray,
+    scheduled17: np.ndarray,
+    tiles: int,
+    phase: int = 0,
+    trust_logical: bool = False,
+    max_rows: int | None = None,
+) -> bool:
     """Raise ScheduleError unless `scheduled17` (start + move columns) moves exactly the words of
     `logical16` (each once to every destination, however cut into rows, runs and families), with
     tiles in [0, tiles), starts >= 0, one word out and one in per tile per cycle, no byte written twice.
 
     `trust_logical`: the logical move is known not to write a byte twice (the compiler's own), so
     a schedule that keeps its members unchanged (only regrouped into families and timed) needs
-    only its timing checked."""
+    only its timing checked. `max_rows`: when the word comparison would expand more rows than
+    this, compare words sent per (source, destination) tile pair instead (a summary check).
+    Returns whether every word was compared."""
     lt = _table(logical16, MOVE_COLUMNS, "logical")
     st = _table(scheduled17, PHASE_COLUMNS, "scheduled")
     lt17 = np.concatenate([np.zeros((len(lt), 1), np.int64), lt], axis=1)
@@ -342,10 +362,14 @@ def validate_schedule(
         # the schedule keeps the logical families as they are and only sets their starts: the same
         # words move by construction, so the timing rules are what is left to check
         check_ports(sm, phase)
-        return
+        return True
     if trust_logical and _same_members(sm, lm):
         check_ports(sm, phase)
-        return
+        return True
+    if max_rows is not None and int(sm.rows.sum()) > max_rows:
+        _check_pair_words(lm, sm, tiles, phase)
+        check_ports(sm, phase)
+        return False
     rows = expand_rows(sm, coalesce=True)
     order = _by_place(rows.dst, rows.dst_addr)
     seg_l, seg_s = _merge(expand_rows(lm, coalesce=True)), _merge(rows, order)
@@ -357,3 +381,4 @@ def validate_schedule(
         raise ScheduleError(why)
     check_ports(sm, phase)
     check_writes(rows, phase, order)
+    return True

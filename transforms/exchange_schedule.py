@@ -153,7 +153,8 @@ class PhaseCache:
             moved = table.copy()
             moved[:, S_OFF] += base[0] - old_base[0]
             moved[:, D_OFF] += base[1] - old_base[1]
-            validate_schedule(t, np.concatenate([s.starts[:, None], moved], axis=1), tiles)
+            sched17 = np.concatenate([s.starts[:, None], moved], axis=1)
+            validate_schedule(t, sched17, tiles, trust_logical=True, max_rows=1 << 20)
             self._items.move_to_end(key)
             name = s.scheduler if s.scheduler.startswith("reused-") else f"reused-{s.scheduler}"
             return moved, replace(s, scheduler=name)

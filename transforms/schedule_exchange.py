@@ -27,6 +27,7 @@ class ScheduleExchangePass(ModulePass):
     target: str = "mk2"
     effort: int = 2  # 1: longest-first list scheduling only
     check: bool = True  # validate every schedule against its logical move
+    check_rows: int = 1 << 20  # above this many rows, compare words per tile pair (summary)
     cpsat: bool = True  # let CP-SAT prove or improve small phases
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
@@ -39,9 +40,10 @@ class ScheduleExchangePass(ModulePass):
             t, s = cache.schedule(logical, tiles, effort=self.effort)
             seconds = time.perf_counter() - t0
             table = np.concatenate([s.starts[:, None], t], axis=1) if len(t) else np.zeros((0, 17), np.int64)
+            full = True
             if self.check and len(t) and not s.scheduler.startswith("reused-"):
                 try:
-                    validate_schedule(logical, table, tiles, index, trust_logical=True)
+                    full = validate_schedule(logical, table, tiles, index, trust_logical=True, max_rows=self.check_rows)
                 except ScheduleError as e:  # a scheduler bug, never the user's input
                     raise AssertionError(f"schedule-exchange produced an invalid schedule: {e}") from None
             members = int((logical[:, PC] * logical[:, MC]).sum()) if len(logical) else 0
@@ -74,5 +76,6 @@ class ScheduleExchangePass(ModulePass):
                 runs_per_transfer=f"{runs / max(members, 1):.3f}",
                 selected_kind=s.scheduler,
                 seconds=f"{seconds:.3f}",
+                checked="off" if not self.check else ("words" if full else "tile-pair-words"),
             )
             index += 1

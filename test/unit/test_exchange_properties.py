@@ -108,7 +108,9 @@ def group_multicast_tables(draw: st.DrawFn) -> tuple[np.ndarray, int]:
         da = int(bump[dst].max())
         bump[dst] = da + pc * extent
         # members from consecutive source tiles into the same group, one after another
-        rows.append([s0, 0, 4 * words, g * size, da, 4 * words, nrows, words, pc, 1, 0, size, 1, 0, extent, nrows * words])
+        rows.append(
+            [s0, 0, 4 * words, g * size, da, 4 * words, nrows, words, pc, 1, 0, size, 1, 0, extent, nrows * words]
+        )
     return np.array(rows, np.int64), tiles
 
 
