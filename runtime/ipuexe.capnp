@@ -60,4 +60,6 @@ struct Package {
   outputs @10 :List(Binding);
   checkpoints @11 :List(Checkpoint);
   metrics @12 :List(Metric);
+  contentDigest @13 :UInt64;     # SHA-256 (first 8 bytes, little-endian) of the whole message
+                                 # with this field's 8 bytes zeroed: any damaged byte is caught
 }

@@ -7,6 +7,8 @@ byte addresses, strides are in bytes unless named otherwise.
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import math
 import os
 import tempfile
 from dataclasses import dataclass, field
@@ -28,7 +30,7 @@ from ipu.runtime.isa import (
 )
 from ipu.target import Target
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: contentDigest
 
 # A binding slice family: for r in range(rows), m in range(tile_count):
 #   logical elements [logical_offset + r*logical_stride, ... + row_elements)
@@ -196,6 +198,47 @@ def _get_binding(b: Any, what: str) -> Binding:
     )
 
 
+def _digest_position(buf: bytes | memoryview) -> int | None:
+    """Byte offset of the root struct's `contentDigest` word in an unpacked message, or None
+    when the root is not a plain struct pointer in segment 0 whose data section holds it."""
+    if len(buf) < 8:
+        return None
+    segments = int.from_bytes(buf[0:4], "little") + 1
+    seg0 = 8 * ((segments + 2) // 2)  # the segment table: (1 + segments) u32, padded to 8 bytes
+    seg0_end = seg0 + 8 * int.from_bytes(buf[4:8], "little")
+    if seg0_end > len(buf) or seg0 + 8 > seg0_end:
+        return None
+    ptr = int.from_bytes(buf[seg0 : seg0 + 8], "little")
+    if ptr & 3:  # not a struct pointer (a far root pointer: not what write_package produces)
+        return None
+    offset = (ptr >> 2) & 0x3FFFFFFF
+    offset -= (offset & 0x20000000) << 1  # signed 30 bits
+    word = _schema().Package.schema.fields["contentDigest"].proto.slot.offset
+    pos = seg0 + 8 * (1 + offset + word)
+    if word >= (ptr >> 32) & 0xFFFF or pos < seg0 or pos + 8 > seg0_end:
+        return None
+    return pos
+
+
+def _content_digest(buf: bytes | memoryview, pos: int) -> int:
+    """SHA-256 (first 8 bytes) of `buf` with the digest word at `pos` read as zero."""
+    view = memoryview(buf)
+    h = hashlib.sha256(view[:pos])
+    h.update(bytes(8))
+    h.update(view[pos + 8 :])
+    return int.from_bytes(h.digest()[:8], "little")
+
+
+def message_bytes(m: Any) -> bytes:
+    """The file bytes of a Package message builder, its `contentDigest` set."""
+    m.contentDigest = 0
+    data = bytearray(m.to_bytes())
+    pos = _digest_position(data)
+    assert pos is not None, "a fresh message has its root struct first in segment 0"
+    data[pos : pos + 8] = _content_digest(data, pos).to_bytes(8, "little")
+    return bytes(data)
+
+
 def write_package(pkg: Package, path: str | os.PathLike[str]) -> None:
     """Write `pkg` atomically: a temporary file in the same directory, then os.replace."""
     s = _schema()
@@ -221,7 +264,7 @@ def write_package(pkg: Package, path: str | os.PathLike[str]) -> None:
         _put_binding(b.binding, c.binding)
     for b, (k, v) in zip(m.init("metrics", len(pkg.metrics)), pkg.metrics.items(), strict=True):
         b.name, b.value = k, int(v)
-    data = m.to_bytes()
+    data = message_bytes(m)
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
     try:
@@ -235,7 +278,10 @@ def write_package(pkg: Package, path: str | os.PathLike[str]) -> None:
 
 
 def read_package(path: str | os.PathLike[str], traversal_limit_words: int | None = None) -> Package:
-    """Read a package file; any unreadable, truncated or wrong-version file raises PackageError.
+    """Read a package file; any unreadable, truncated, damaged (content digest) or wrong-version
+    file raises PackageError. Nothing is allocated from a size the file declares before it is
+    checked: Cap'n Proto bounds data by the buffer, struct lists are checked against the file
+    size (zero-sized elements cost no bytes), tables against their data.
 
     The traversal limit defaults to four times the file size in words (large weight blobs)."""
     path = Path(path)
@@ -250,10 +296,18 @@ def read_package(path: str | os.PathLike[str], traversal_limit_words: int | None
     limit = traversal_limit_words if traversal_limit_words is not None else 4 * (len(buf) // 8) + (1 << 20)
     try:
         with _schema().Package.from_bytes(buf, traversal_limit_in_words=limit, nesting_limit=64) as m:
-            version = int(m.schemaVersion)
-            if version != SCHEMA_VERSION:
+            version, stored, pos = int(m.schemaVersion), int(m.contentDigest), _digest_position(buf)
+            actual = None if pos is None else _content_digest(buf, pos)
+            if version != SCHEMA_VERSION and (stored in (0, actual)):  # intact, or from before digests
                 raise PackageError(f"{path}: schema version {version}, this reader supports {SCHEMA_VERSION}")
-            return _read_message(m)
+            if actual is None:
+                raise PackageError(f"{path}: corrupt or truncated package (no content digest in the root struct)")
+            if stored != actual:
+                raise PackageError(
+                    f"{path}: corrupt or truncated package (content digest {actual:#018x}, "
+                    f"the file records {stored:#018x}: bytes were changed after writing)"
+                )
+            return _read_message(m, len(buf))
     except PackageError:
         raise
     except Exception as e:  # capnp raises KjException (and friends) for malformed data
@@ -264,8 +318,29 @@ def read_package(path: str | os.PathLike[str], traversal_limit_words: int | None
         raise PackageError(f"{path}: corrupt or truncated package ({first})") from None
 
 
-def _read_message(m: Any) -> Package:
-    programs = [Program(int(p.firstTile), int(p.tileCount), int(p.codeAddress), bytes(p.code)) for p in m.programs]
+def _struct_list(m: Any, name: str, file_bytes: int) -> Any:
+    """The list field `name`, refused when it claims more elements than the file can hold: a
+    list of zero-sized structs costs no bytes, so its count alone must not drive allocation."""
+    items = getattr(m, name)
+    if not len(items):
+        return items
+    node = items[0].schema.node.struct  # the schema's size: what a writer of this version stores
+    words = node.dataWordCount + node.pointerCount
+    if len(items) * words * 8 > file_bytes:
+        raise PackageError(
+            f"package {name}: the list claims {len(items)} elements of {words} words, "
+            f"more than the {file_bytes}-byte file holds"
+        )
+    return items
+
+
+def _read_message(m: Any, file_bytes: int) -> Package:
+    def items(name: str) -> Any:
+        return _struct_list(m, name, file_bytes)
+
+    programs = [
+        Program(int(p.firstTile), int(p.tileCount), int(p.codeAddress), bytes(p.code)) for p in items("programs")
+    ]
     phases = [
         Phase(
             int(p.index),
@@ -274,16 +349,16 @@ def _read_message(m: Any) -> Package:
             str(p.scheduler),
             _get_table(p.transfers, f"phase {int(p.index)} transfers"),
         )
-        for p in m.phases
+        for p in items("phases")
     ]
-    weights = [_get_binding(b, "weight") for b in m.weights]
-    inputs = [_get_binding(b, "input") for b in m.inputs]
-    outputs = [_get_binding(b, "output") for b in m.outputs]
+    weights = [_get_binding(b, "weight") for b in items("weights")]
+    inputs = [_get_binding(b, "input") for b in items("inputs")]
+    outputs = [_get_binding(b, "output") for b in items("outputs")]
     checkpoints = [
         Checkpoint(
             int(c.index), str(c.name), int(c.operation), _get_binding(c.binding, "checkpoint"), str(c.aspect) or "value"
         )
-        for c in m.checkpoints
+        for c in items("checkpoints")
     ]
     return Package(
         compiler_version=str(m.compilerVersion),
@@ -297,7 +372,7 @@ def _read_message(m: Any) -> Package:
         inputs=inputs,
         outputs=outputs,
         checkpoints=checkpoints,
-        metrics={str(x.name): int(x.value) for x in m.metrics},
+        metrics={str(x.name): int(x.value) for x in items("metrics")},
         schema_version=int(m.schemaVersion),
     )
 
@@ -424,6 +499,19 @@ def _first(mask: np.ndarray) -> int:
     return int(np.flatnonzero(mask)[0])
 
 
+def _capacity(target: Target) -> int:
+    """Bytes the whole machine holds: no count, index, address or stride in a table may exceed it."""
+    return target.tiles * target.memory_size
+
+
+def _check_magnitudes(table: np.ndarray, columns: tuple[str, ...], limit: int, what: str) -> None:
+    """Every value within [-limit, limit] (so the corner arithmetic below cannot overflow int64)."""
+    bad = (table > limit) | (table < -limit)
+    if bad.any():
+        r, q = (int(x) for x in np.argwhere(bad)[0])
+        raise PackageError(f"{what} {r}: {columns[q]} = {table[r, q]} is out of range (magnitude above {limit})")
+
+
 def validate_package(pkg: Package, target: Target) -> None:
     """Check `pkg` against `target`; raises PackageError naming the first problem found."""
     if pkg.schema_version != SCHEMA_VERSION:
@@ -485,7 +573,13 @@ def _validate_programs(pkg: Package, target: Target) -> None:
             or p.code_address + n > end
         ):
             raise PackageError(
-                f"program {i}: code [{p.code_address:#x}, {p.code_address + n:#x}) is not inside an executable region"
+                f"program {i}: code_address: code [{p.code_address:#x}, {p.code_address + n:#x}) "
+                "is not inside an executable region"
+            )
+        if p.code_address + n > base + target.code_reserve_bytes:
+            raise PackageError(
+                f"program {i}: code_address: code [{p.code_address:#x}, {p.code_address + n:#x}) leaves the "
+                f"code reserve [{base:#x}, {base + target.code_reserve_bytes:#x}) and overlaps data memory"
             )
         words = np.frombuffer(p.code, dtype="<u4").reshape(-1, INSTRUCTION_WORDS).astype(np.int64)
         op = words[:, 0]
@@ -497,7 +591,7 @@ def _validate_programs(pkg: Package, target: Target) -> None:
         if bad.any():
             j = _first(bad)
             raise PackageError(f"program {i}: instruction {j} has invalid opcode {op[j]}")
-        _validate_calls(i, words, op, base, end)
+        _validate_calls(i, words, op, base, end, target.memory_size)
         control = words[op != Opcode.CALL]
         if skeleton is None:
             skeleton = control
@@ -534,7 +628,7 @@ def _validate_programs(pkg: Package, target: Target) -> None:
                 raise PackageError(f"control instruction {j} ({Opcode(int(w[0])).name}): no {what} {w[1]}")
 
 
-def _validate_calls(i: int, words: np.ndarray, op: np.ndarray, base: int, end: int) -> None:
+def _validate_calls(i: int, words: np.ndarray, op: np.ndarray, base: int, end: int, memory_size: int) -> None:
     idx = np.flatnonzero(op == Opcode.CALL)
     calls = words[idx]
     kern = calls[:, 1]
@@ -554,6 +648,9 @@ def _validate_calls(i: int, words: np.ndarray, op: np.ndarray, base: int, end: i
         c, at = calls[sel], idx[sel]
         params = decode_call_params(name, c)
         bad = invalid_call_params(name, params)
+        for pn, v in params.items():  # a shape larger than a tile's memory is absurd (and would overflow)
+            if not pn.endswith("_bits") and pn not in NONNEGATIVE_PARAMS:
+                bad = bad | (v > memory_size)
         if bad.any():
             j = _first(bad)
             raise PackageError(
@@ -590,6 +687,17 @@ def _validate_transfers(ph: Phase, target: Target) -> None:
     if bad.any():
         j = _first(bad)
         raise PackageError(f"phase {ph.index}: transfer {j} has non-positive rows/row_words/counts or a negative start")
+    _check_magnitudes(t, TRANSFER_COLUMNS, _capacity(target), f"phase {ph.index}: transfer")
+    # no destination byte is written twice in a phase: a phase moves at most what the tiles hold
+    words = c["par_count"].astype(np.float64) * c["mc_count"] * c["rows"] * c["row_words"]
+    limit = _capacity(target) // 4
+    if words.sum() > limit:
+        j = int(words.argmax())
+        raise PackageError(
+            f"phase {ph.index}: transfers move {int(words.sum())} words (transfer {j}: par_count "
+            f"{c['par_count'][j]} x mc_count {c['mc_count'][j]} x rows {c['rows'][j]} x row_words "
+            f"{c['row_words'][j]}), more than the {limit} words the {target.tiles} tiles can receive once each"
+        )
     # member tiles and byte addresses are linear in p, c, r: the extremes are at the corners
     pe, me, re_ = c["par_count"] - 1, c["mc_count"] - 1, c["rows"] - 1
 
@@ -633,7 +741,12 @@ def _validate_binding(b: Binding, what: str, target: Target, need_data: bool, ne
         raise PackageError(f"{label}: invalid dtype {b.dtype}") from None
     if any(int(d) < 0 for d in b.shape):
         raise PackageError(f"{label}: negative dimension in shape {b.shape}")
-    size, esize = int(np.prod(b.shape, dtype=np.int64)), DTYPE_SIZE[dtype]
+    size, esize = math.prod(int(d) for d in b.shape), DTYPE_SIZE[dtype]
+    if size * esize > _capacity(target):
+        raise PackageError(
+            f"{label}: shape {b.shape} {dtype.name} is {size * esize} bytes, more than the "
+            f"{target.tiles} tiles x {target.memory_size} bytes of target {target.name}"
+        )
     if need_data:
         if b.data is None or len(b.data) != size * esize:
             have = None if b.data is None else len(b.data)
@@ -649,6 +762,18 @@ def _validate_binding(b: Binding, what: str, target: Target, need_data: bool, ne
     bad = (c["rows"] <= 0) | (c["row_elements"] <= 0) | (c["tile_count"] <= 0)
     if bad.any():
         raise PackageError(f"{label}: slice {_first(bad)} has non-positive rows/row_elements/tile_count")
+    _check_magnitudes(s, SLICE_COLUMNS, _capacity(target), f"{label}: slice")
+    bad = c["tile_count"] > target.tiles
+    if bad.any():
+        j = _first(bad)
+        raise PackageError(f"{label}: slice {j} tile_count {c['tile_count'][j]} exceeds the {target.tiles} tiles")
+    bad = c["rows"] * c["row_elements"] * esize > target.memory_size
+    if bad.any():
+        j = _first(bad)
+        raise PackageError(
+            f"{label}: slice {j} holds rows {c['rows'][j]} x row_elements {c['row_elements'][j]} elements "
+            f"per tile, more than a tile's {target.memory_size} bytes"
+        )
     r1, m1 = c["rows"] - 1, c["tile_count"] - 1
     t_last = c["tile"] + m1 * c["tile_step"]
     bad = (np.minimum(c["tile"], t_last) < 0) | (np.maximum(c["tile"], t_last) >= target.tiles)
@@ -669,6 +794,8 @@ def _validate_binding(b: Binding, what: str, target: Target, need_data: bool, ne
     if need_cover and size:
         # every logical element must be held by some slice row: union of row intervals
         rows = c["rows"]
+        if int(rows.sum()) > size:  # each row holds an element: more rows than elements repeat one
+            raise PackageError(f"{label}: slices list {int(rows.sum())} rows for {size} elements (rows repeat)")
         sl = np.repeat(np.arange(len(s)), rows)
         r = np.arange(int(rows.sum())) - np.repeat(np.cumsum(rows) - rows, rows)
         lo = c["logical_offset"][sl] + r * c["logical_stride"][sl]

@@ -1,14 +1,18 @@
-"""`ipu-translate`: tasm IR <-> `.ipuexe` packages."""
+"""`ipu-translate`: tasm IR <-> `.ipuexe` packages, and a readable package summary (`--inspect`)."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 import click
 
 from ipu.codegen.ipuexe import build_package, disassemble
 from ipu.runtime.package import read_package, validate_package, write_package
+from ipu.runtime.summary import summarize_package
 from ipu.target import load_target
 from ipu.tools.common import ToolError, make_context, parse_file, setup_logging, user_errors
 from ipu.transforms.log import phase
@@ -18,6 +22,7 @@ from ipu.transforms.log import phase
 @click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False))
 @click.option("--to-ipuexe", "to_ipuexe", is_flag=True, help="encode tasm IR into a package")
 @click.option("--from-ipuexe", "from_ipuexe", is_flag=True, help="disassemble a package to tasm")
+@click.option("--inspect", "inspect", is_flag=True, help="validate a package and summarize it")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="output file (default stdout for text)")
 @click.option("--target", default=None, help="machine model (default: the one the input was built for)")
 @click.option("--log-level", default="warning", show_default=True)
@@ -26,14 +31,15 @@ def cli(
     input_path: str,
     to_ipuexe: bool,
     from_ipuexe: bool,
+    inspect: bool,
     output: str | None,
     target: str | None,
     log_level: str,
 ) -> None:
-    """Translate between tasm IR and .ipuexe packages."""
+    """Translate between tasm IR and .ipuexe packages, or summarize a package (--inspect)."""
     setup_logging(log_level)
-    if to_ipuexe == from_ipuexe:
-        raise ToolError("choose exactly one of --to-ipuexe and --from-ipuexe")
+    if to_ipuexe + from_ipuexe + inspect != 1:
+        raise ToolError("choose exactly one of --to-ipuexe, --from-ipuexe and --inspect")
     if to_ipuexe:
         if not output:
             raise ToolError("--to-ipuexe writes a binary package: give -o FILE")
@@ -49,12 +55,30 @@ def cli(
         if not Path(input_path).is_file():
             raise ToolError(f"no such file: {input_path}")
         pkg = read_package(input_path)
-        validate_package(pkg, load_target(target or pkg.target))
-        text = disassemble(pkg)
+        tg = load_target(target or pkg.target)
+        validate_package(pkg, tg)
+        text = summarize_package(pkg, tg) if inspect else disassemble(pkg)
         if output:
-            Path(output).write_text(text)
+            _write_text(output, text)
         else:
             sys.stdout.write(text)
+
+
+def _write_text(path: str, text: str) -> None:
+    """Write `text` atomically (a temporary file beside `path`, then os.replace)."""
+    dest = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # as an ordinary open() would create it
+        os.replace(tmp, dest)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def main() -> None:

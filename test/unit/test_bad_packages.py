@@ -1,0 +1,406 @@
+"""A corpus of damaged and hostile `.ipuexe` files, each derived from a real mlp_small package.
+
+Every file must be refused by `ipu-translate --from-ipuexe`, `ipu-translate --inspect` (and, for
+some, `ipu-run`) with one `error:` line naming the problem: exit status 1, no traceback, no
+output file. Files declaring absurd sizes must be refused without large allocations.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import random
+import re
+import tracemalloc
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from click.testing import CliRunner, Result
+from conftest import EXAMPLES
+
+from ipu.codegen.ipuexe import build_package
+from ipu.runtime.isa import INSTRUCTION_WORDS, Opcode
+from ipu.runtime.package import (
+    SCHEMA_VERSION,
+    SLICE_COLUMNS,
+    TRANSFER_COLUMNS,
+    Package,
+    PackageError,
+    Program,
+    _content_digest,
+    _digest_position,
+    _schema,
+    message_bytes,
+    read_package,
+    validate_package,
+    write_package,
+)
+from ipu.target import load_target
+from ipu.tools.common import make_context, parse_file
+from ipu.tools.ipu_run import cli as run_cli
+from ipu.tools.ipu_translate import cli as translate_cli
+from ipu.transforms.pipeline import IpuCompilePass
+
+T = load_target("sim16")
+PEAK_LIMIT = 64 << 20  # bytes: reading and validating a hostile file stays far below this
+S = {name: q for q, name in enumerate(SLICE_COLUMNS)}
+X = {name: q for q, name in enumerate(TRANSFER_COLUMNS)}
+
+
+@pytest.fixture(scope="module")
+def base() -> Package:
+    """mlp_small compiled for sim16: 1 program, 2 phases, 4 weights, 1 input, 1 output."""
+    ctx = make_context()
+    module = parse_file(ctx, EXAMPLES / "mlp_small.mlir")
+    IpuCompilePass(target=T.name).apply(ctx, module)
+    pkg = build_package(module, T)
+    validate_package(pkg, T)
+    return pkg
+
+
+@pytest.fixture(scope="module")
+def raw(base: Package, tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    path = tmp_path_factory.mktemp("base") / "base.ipuexe"
+    write_package(base, path)
+    return path.read_bytes()
+
+
+# ---------------------------------------------------------------- ways to damage a package
+
+Make = Callable[[Package, bytes], "bytes | Package"]
+
+
+def _flip(where: str, seed: int) -> Make:
+    """One bit flipped, chosen by `seed`, in the segment table's first word ("header"), the
+    middle quarter of the file ("middle") or its last 64 bytes ("end")."""
+
+    def make(_: Package, raw: bytes) -> bytes:
+        n = len(raw)
+        lo, hi = {"header": (0, 8), "middle": (3 * n // 8, 5 * n // 8), "end": (n - 64, n)}[where]
+        rng = random.Random(seed)
+        data = bytearray(raw)
+        data[rng.randrange(lo, hi)] ^= 1 << rng.randrange(8)
+        return bytes(data)
+
+    return make
+
+
+def _edit(fn: Callable[[Package], Any]) -> Make:
+    """A package-level change, written by write_package (a well-formed file of a bad package)."""
+
+    def make(base: Package, _: bytes) -> Package:
+        pkg = copy.deepcopy(base)
+        fn(pkg)
+        return pkg
+
+    return make
+
+
+def _edit_message(fn: Callable[[Any], Any]) -> Make:
+    """A change to the Cap'n Proto message itself (fields the Package model cannot express)."""
+
+    def make(_: Package, raw: bytes) -> bytes:
+        with _schema().Package.from_bytes(raw, traversal_limit_in_words=1 << 30) as m:
+            b = m.as_builder()
+        fn(b)
+        return message_bytes(b)
+
+    return make
+
+
+def _set_slice(kind: str, i: int, row: int, **values: int) -> Make:
+    def fn(pkg: Package) -> None:
+        b = getattr(pkg, kind)[i]
+        b.slices = b.slices.copy()
+        for name, v in values.items():
+            b.slices[row, S[name]] = v
+
+    return _edit(fn)
+
+
+def _set_transfer(row: int, **values: int) -> Make:
+    def fn(pkg: Package) -> None:
+        t = pkg.phases[0].transfers.copy()
+        for name, v in values.items():
+            t[row, X[name]] = v
+        pkg.phases[0] = dataclasses.replace(pkg.phases[0], transfers=t)
+
+    return _edit(fn)
+
+
+def _set_program(**values: Any) -> Make:
+    return _edit(lambda pkg: pkg.programs.__setitem__(0, dataclasses.replace(pkg.programs[0], **values)))
+
+
+def _code_word(opcode: Opcode, word: int, value: int) -> Make:
+    """Set word `word` of the first `opcode` instruction of program 0."""
+
+    def fn(pkg: Package) -> None:
+        w = np.frombuffer(pkg.programs[0].code, "<u4").reshape(-1, INSTRUCTION_WORDS).copy()
+        w[int(np.flatnonzero(w[:, 0] == opcode)[0]), word] = value
+        pkg.programs[0] = dataclasses.replace(pkg.programs[0], code=w.tobytes())
+
+    return _edit(fn)
+
+
+def _amplified_list(_: Package, __: bytes) -> bytes:
+    """A 152-byte message whose program list claims 10**6 zero-sized elements (no bytes each)."""
+    m = _schema().Package.new_message()
+    m.schemaVersion = SCHEMA_VERSION
+    m.init("programs", 1)
+    data = bytearray(message_bytes(m))
+    assert int.from_bytes(data[:4], "little") == 0  # one segment, starting at byte 8
+    root = int.from_bytes(data[8:16], "little")
+    slot = _schema().Package.schema.fields["programs"].proto.slot.offset
+    at = 8 + 8 * (1 + ((root >> 2) & 0x3FFFFFFF) + ((root >> 32) & 0xFFFF) + slot)
+    ptr = int.from_bytes(data[at : at + 8], "little")  # an inline-composite list pointer
+    tag = at + 8 + 8 * ((ptr >> 2) & 0x3FFFFFFF)
+    data[at : at + 8] = ((ptr & 0xFFFFFFFF) | 7 << 32).to_bytes(8, "little")  # 0 words of elements
+    data[tag : tag + 8] = (10**6 << 2).to_bytes(8, "little")  # 10**6 elements of 0 words
+    pos = _digest_position(data)  # re-seal: the file is intact, only hostile
+    assert pos is not None
+    data[pos : pos + 8] = _content_digest(data, pos).to_bytes(8, "little")
+    return bytes(data)
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    name: str
+    make: Make
+    message: str  # regex searched in the one error line
+    args: tuple[str, ...] = ()  # extra CLI arguments
+    run: bool = False  # also through ipu-run
+    absurd: bool = False  # declares an absurd size: check the peak allocation too
+
+
+def _bytes(data: bytes) -> Make:
+    return lambda _, __: data
+
+
+CORRUPT = r"corrupt or truncated package"
+CASES = [
+    # --- damaged files
+    Case("empty", _bytes(b""), r"not a package \(truncated or not Cap'n Proto, 0 bytes\)", run=True),
+    Case("truncated_8", lambda _, r: r[:8], r"not a package .*8 bytes"),
+    Case("truncated_64", lambda _, r: r[:64], CORRUPT),
+    Case("truncated_half", lambda _, r: r[: len(r) // 16 * 8], CORRUPT, run=True),
+    Case("truncated_last_word", lambda _, r: r[:-8], CORRUPT),
+    Case("truncated_odd", lambda _, r: r[:-3], r"not a package .*bytes\)"),
+    Case("appended_word", lambda _, r: r + bytes(8), CORRUPT),
+    Case("not_capnp", _bytes(b"this is a text file, not a package\n".ljust(40)), CORRUPT),
+    *[Case(f"bitflip_header_{s}", _flip("header", s), CORRUPT) for s in range(3)],
+    *[Case(f"bitflip_middle_{s}", _flip("middle", s), CORRUPT, run=s == 0) for s in range(3)],
+    *[Case(f"bitflip_end_{s}", _flip("end", s), CORRUPT) for s in range(3)],
+    # --- well-formed files of bad packages
+    Case("schema_version_1", _edit(lambda p: setattr(p, "schema_version", 1)), r"schema version 1, this reader"),
+    Case("wrong_target_name", _edit(lambda p: setattr(p, "target", "sim64")), r"package tiles is 16, target sim64"),
+    Case("wrong_target_option", lambda _, r: r, r"package target is 'sim16', target mk2", args=("--target", "mk2")),
+    Case("unknown_target", _edit(lambda p: setattr(p, "target", "nosuch")), r"unknown target 'nosuch'", run=True),
+    Case(
+        "overlapping_programs",
+        _edit(lambda p: p.programs.append(Program(8, 8, p.programs[0].code_address, p.programs[0].code))),
+        r"programs 0 and 1 overlap on tile 8",
+    ),
+    Case("code_outside_sram", _set_program(code_address=0x1000), r"program 0: code_address: .* executable region"),
+    Case("code_in_data_region", _set_program(code_address=0x80000), r"program 0: code_address: .* executable region"),
+    Case(
+        "code_past_code_reserve",
+        _set_program(code_address=T.memory_base + T.code_reserve_bytes),
+        r"program 0: code_address: .* leaves the code reserve",
+    ),
+    Case(
+        "program_tile_u32_minus_1",
+        _edit_message(lambda m: setattr(m.programs[0], "firstTile", 2**32 - 1)),
+        r"program 0: tiles \[4294967295, .* not a non-empty range within \[0, 16\)",
+    ),
+    Case(
+        "kernel_index_out_of_range",
+        _code_word(Opcode.CALL, 1, 99),
+        r"program 0: instruction \d+ calls invalid kernel index 99",
+    ),
+    Case("no_end_instruction", _code_word(Opcode.END, 0, Opcode.SYNC), r"program 0: no END instruction"),
+    Case(
+        "transfer_dst_past_sram",
+        _set_transfer(0, dst_address=T.memory_end),
+        r"phase 0: transfer 0 destination bytes out of range",
+    ),
+    Case(
+        "transfer_src_below_sram",
+        _set_transfer(0, src_address=0x1000),
+        r"phase 0: transfer 0 source bytes out of range",
+    ),
+    Case("transfer_negative_tile", _set_transfer(0, src_tile=-1), r"phase 0: transfer 0 source tile out of range"),
+    Case(
+        "slice_negative_tile",
+        _set_slice("weights", 1, 0, tile=-1),
+        r"weight 'b1': slice 0 tile family outside \[0, 16\)",
+    ),
+    Case(
+        "slice_past_memory_end",
+        _set_slice("weights", 0, 0, address=T.memory_end - 64),
+        r"weight 'w1': slice 0 byte range outside tile memory",
+        run=True,
+    ),
+    Case(
+        "output_not_covered",
+        _edit(lambda p: setattr(p.outputs[0], "slices", p.outputs[0].slices[:-1])),
+        r"output 'output0': slices do not cover logical element \d+",
+    ),
+    Case(
+        "duplicate_weight_name",
+        _edit(lambda p: p.weights.append(copy.deepcopy(p.weights[0]))),
+        r"duplicate weight binding name 'w1'",
+    ),
+    Case(
+        "weight_data_size_disagrees",
+        _edit(lambda p: setattr(p.weights[1], "data", p.weights[1].data[:-2])),
+        r"weight 'b1': data has 2046 bytes, shape \(1024,\) F16 needs 2048",
+    ),
+    Case("invalid_dtype", _edit_message(lambda m: setattr(m.weights[0], "dtype", 7)), r"weight 'w1': invalid dtype 7"),
+    # --- absurd declared sizes
+    Case(
+        "input_shape_1e12",
+        _edit(lambda p: setattr(p.inputs[0], "shape", (10**6, 10**6))),
+        r"input 'x': shape \(1000000, 1000000\) F16 is 2000000000000 bytes, more than",
+        run=True,
+        absurd=True,
+    ),
+    Case(
+        "weight_shape_1e12",
+        _edit(lambda p: setattr(p.weights[0], "shape", (10**6, 10**6))),
+        r"weight 'w1': shape \(1000000, 1000000\) F16 is 2000000000000 bytes",
+        absurd=True,
+    ),
+    Case(
+        "shape_overflows_int64",
+        _edit(lambda p: setattr(p.outputs[0], "shape", (2**40, 2**40))),
+        r"output 'output0': shape .* bytes, more than",
+        absurd=True,
+    ),
+    Case(
+        "phase_table_rows_1e12",
+        _edit_message(lambda m: setattr(m.phases[0].transfers, "rows", 10**12)),
+        r"phase 0 transfers: table data has \d+ bytes, expected 1000000000000x17 int64",
+        absurd=True,
+    ),
+    Case(
+        "transfer_par_count_1e12",
+        _set_transfer(0, par_count=10**12, par_src_step=0, par_dst_step=0),
+        r"phase 0: transfer 0: par_count = 1000000000000 is out of range",
+        run=True,
+        absurd=True,
+    ),
+    Case(
+        "phase_moves_too_many_words",
+        _set_transfer(0, par_count=10**6, par_src_step=0, par_dst_step=0, par_src_offset_step=0, par_dst_offset_step=0),
+        r"phase 0: transfers move \d+ words \(transfer 0: par_count 1000000 .* more than the 2555904 words",
+        absurd=True,
+    ),
+    Case(
+        "slice_rows_1e12",
+        _set_slice("outputs", 0, 0, rows=10**12, tile_stride=0, logical_stride=0),
+        r"output 'output0': slice 0: rows = 1000000000000 is out of range",
+        absurd=True,
+    ),
+    Case(
+        "slice_rows_exceed_tile",
+        _set_slice("outputs", 0, 0, rows=10**6, tile_stride=0, logical_stride=0),
+        r"output 'output0': slice 0 holds rows 1000000 x row_elements 16 elements per tile, more than",
+        absurd=True,
+    ),
+    Case(
+        "slice_tile_count_1e6",
+        _set_slice("inputs", 0, 0, tile_count=10**6, tile_step=0),
+        r"input 'x': slice 0 tile_count 1000000 exceeds the 16 tiles",
+        absurd=True,
+    ),
+    Case("amplified_program_list", _amplified_list, r"package programs: the list claims 1000000 elements", absurd=True),
+]
+
+
+def _write(case: Case, base: Package, raw: bytes, path: Path) -> Path:
+    made = case.make(base, raw)
+    if isinstance(made, Package):
+        write_package(made, path)
+    else:
+        path.write_bytes(made)
+    return path
+
+
+def _assert_refused(result: Result, message: str) -> None:
+    text = result.stdout + result.stderr
+    assert result.exit_code == 1, (result.exit_code, text, result.exception)
+    assert isinstance(result.exception, SystemExit), result.exception
+    assert "Traceback" not in text
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    assert re.search(message, lines[0]), lines[0]
+
+
+def test_corpus_is_large_enough() -> None:
+    assert len(CASES) >= 20
+    assert len({c.name for c in CASES}) == len(CASES)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_translate_refuses(case: Case, base: Package, raw: bytes, tmp_path: Path) -> None:
+    path = _write(case, base, raw, tmp_path / "bad.ipuexe")
+    runner = CliRunner()
+    for mode, out in (("--from-ipuexe", tmp_path / "out.mlir"), ("--inspect", tmp_path / "out.txt")):
+        result = runner.invoke(translate_cli, [str(path), mode, "-o", str(out), *case.args])
+        _assert_refused(result, case.message)
+        assert not out.exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["bad.ipuexe"]  # no temporary left either
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.run], ids=lambda c: c.name)
+def test_run_refuses(case: Case, base: Package, raw: bytes, tmp_path: Path) -> None:
+    path = _write(case, base, raw, tmp_path / "bad.ipuexe")
+    out = tmp_path / "y.npz"
+    result = CliRunner().invoke(run_cli, [str(path), "--outputs", str(out), *case.args])
+    _assert_refused(result, case.message)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.ipuexe"]
+
+
+def _read_and_validate(path: Path) -> None:
+    pkg = read_package(path)
+    validate_package(pkg, load_target(pkg.target))
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.absurd], ids=lambda c: c.name)
+def test_absurd_sizes_allocate_little(case: Case, base: Package, raw: bytes, tmp_path: Path) -> None:
+    path = _write(case, base, raw, tmp_path / "bad.ipuexe")
+    tracemalloc.start()
+    try:
+        with pytest.raises(PackageError, match=case.message):
+            _read_and_validate(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < PEAK_LIMIT, f"peak {peak / 2**20:.1f} MiB"
+
+
+@pytest.mark.parametrize("name", ["empty", "bitflip_middle_0", "transfer_par_count_1e12"])
+def test_as_a_user_runs_it(tool, name: str, base: Package, raw: bytes, tmp_path: Path) -> None:
+    """The same refusals from real processes (console entry points, not CliRunner)."""
+    case = next(c for c in CASES if c.name == name)
+    path = _write(case, base, raw, tmp_path / "bad.ipuexe")
+    out = tmp_path / "out.mlir"
+    for r in (tool("ipu-translate", str(path), "--from-ipuexe", "-o", str(out)), tool("ipu-run", str(path))):
+        assert r.returncode == 1, r.stderr
+        assert "Traceback" not in r.stdout + r.stderr
+        assert re.search(case.message, r.stderr), r.stderr
+    assert not out.exists()
+
+
+def test_base_package_is_accepted(base: Package, raw: bytes, tmp_path: Path) -> None:
+    """The corpus's starting point reads back equal and passes every check."""
+    path = tmp_path / "good.ipuexe"
+    path.write_bytes(raw)
+    result = CliRunner().invoke(translate_cli, [str(path), "--inspect"])
+    assert result.exit_code == 0, result.output
+    assert "target sim16" in result.stdout
+    validate_package(read_package(path), T)

@@ -1,0 +1,37 @@
+"""`runtime.summary`: the `ipu-translate --inspect` text of a small hand-built package."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from test_package import T, good_package
+
+from ipu.runtime.package import validate_package
+from ipu.runtime.summary import LIST_LIMIT, summarize_package
+
+
+def test_summary_figures() -> None:
+    pkg = good_package()
+    validate_package(pkg, T)
+    lines = summarize_package(pkg, T).splitlines()
+    assert lines[0] == "package: schema 2, target sim16, compiler 0.1.0"
+    assert "programs: 2 (2 distinct) for 16 of 16 tiles" in lines
+    assert "  program 1: tiles 8..15 (8), code 448 bytes at 0x4c000" in lines
+    assert "exchange: 1 phases, 3 transfer families, 18 transfers" in lines
+    assert "  phase 0: lower_bound 64 horizon 80 scheduler greedy families 3 transfers 18" in lines
+    assert "  weight w f16 [16, 16]: 1 slices, 512 bytes (8192 on tiles)" in lines
+    assert "  checkpoint 0 mm (op 3, value) f32 [16, 16]: 1 slices, 1024 bytes (1024 on tiles)" in lines
+    stats = {ln[2:22].strip(): ln[22:].split() for ln in lines if ln.startswith("  ") and "tile " in ln[22:]}
+    assert stats["code"] == ["448", "448", "448", "tile", "0"]
+    assert stats["outputs"] == ["0", "0", "1024", "tile", "3"]  # only tile 3 holds y
+    assert stats["region interleaved"][:3] == ["0", "0", "0"]
+    assert "  exchange_cycles = 200" in lines
+
+
+def test_long_lists_are_capped() -> None:
+    pkg = good_package()
+    pkg.phases = [dataclasses.replace(pkg.phases[0], index=i) for i in range(LIST_LIMIT + 5)]
+    text = summarize_package(pkg, T)
+    assert f"  phase {LIST_LIMIT - 1}: " in text and f"  phase {LIST_LIMIT}: " not in text
+    assert "  ... 5 more phases\n" in text
+    assert f"exchange: {LIST_LIMIT + 5} phases, {3 * (LIST_LIMIT + 5)} transfer families" in text
