@@ -50,6 +50,12 @@ class Target:
     rates: dict[str, int]
     costs: dict[str, int]
     exchange: dict[str, int]
+    loadable_end: int = 0  # the loader cannot populate memory above this (0: memory_end)
+
+    @property
+    def data_end(self) -> int:
+        """Top of the memory the compiler may place data in."""
+        return self.loadable_end or self.memory_end
 
     @property
     def memory_end(self) -> int:
@@ -193,6 +199,7 @@ def load_target(name: str = DEFAULT_TARGET) -> Target:
             rates=dict(raw["rates"]),
             costs=dict(raw["costs"]),
             exchange=dict(raw["exchange"]),
+            loadable_end=int(raw.get("loadable_end", 0)),
         )
     except (KeyError, TypeError, tomllib.TOMLDecodeError) as e:
         raise TargetError(f"malformed target file {path.name}: {e}") from None
@@ -210,3 +217,5 @@ def _check(t: Target) -> None:
         prev = r.end
     if prev != t.memory_end:
         raise TargetError(f"target {t.name}: regions end at {prev:#x}, memory at {t.memory_end:#x}")
+    if t.loadable_end and not t.memory_base < t.loadable_end <= t.memory_end:
+        raise TargetError(f"target {t.name}: loadable_end {t.loadable_end:#x} outside memory")

@@ -1,17 +1,26 @@
 """`place-storage`: give every buffer an address, shared by all tiles of its group.
 
-Lifetimes run from a buffer's defining op to its last use (weights live for the whole
-program). Interleaved buffers are placed first-fit from the top of the interleaved region down;
-standard buffers first-fit from the end of the code up, through the non-interleaved region and
-on into the interleaved one (the regions are adjacent, and standard data has no element rule).
-A model that does not fit gets a diagnostic naming the value, the bytes needed, the bytes live
-(and the largest live values) and the capacity.
+Reserved first, at the bottom of the executable region: the code reserve, then the exchange
+rows (the instructions of every exchange phase, sized from the scheduled tables: 4 bytes per
+phase plus 28 per transfer family a tile takes part in, the busiest tile's count). Data lives
+above them and below the loader's limit. Lifetimes run from a buffer's defining op to its last
+use (weights live for the whole program), and dead buffers' space is reused. Interleaved
+buffers are placed first-fit from the top of the interleaved region down; standard buffers
+first-fit from the end of the reserved ranges up, through the non-interleaved region and on into
+the interleaved one (the regions are adjacent, and standard data has no element rule). An AMP
+call's output never shares a memory element (an element pair in the interleaved region) with
+its left operand, whose stream it reads in the same cycles. Every address is 32-byte aligned
+(AMP operands; MF 1.3). A model that does not fit gets a diagnostic naming the value, its op,
+its tiles, the bytes needed, the largest free range, the bytes live (and the largest live
+values) and the capacity. The function records peak bytes by class, the largest standard
+allocation, the exchange-row reservation and the largest free range at the peak.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr
@@ -20,19 +29,66 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import exchange, tilemap
+from ipu.runtime.exchange_check import expand_members
 from ipu.target import Target, load_target
 from ipu.transforms.log import log_event
 
 ALIGN = 32  # AMP operands are 32-byte aligned (MF 1.3)
+ROW_WORDS_PER_FAMILY = 7  # exchange-row words per transfer family a tile takes part in (ST 3.4)
+AMP_KERNELS = ("amp_matmul", "amp_matmul_acc")
 
 
-def _ranges(target: Target, memory: str) -> list[tuple[int, int, str]]:
+def exchange_row_bytes(f: func.FuncOp, tiles: int) -> int:
+    """Bytes of exchange instructions the busiest tile holds: 4 per phase plus 28 per transfer
+    family it sends or receives in (ipu-stack's row footprint, ST 3.4)."""
+    phases = 0
+    per_tile = np.zeros(tiles, np.int64)
+    for ph in f.walk():
+        if not isinstance(ph, exchange.PhaseOp):
+            continue
+        phases += 1
+        t = tilemap.table_of(ph.transfers)
+        if not len(t):
+            continue
+        m = expand_members(t)
+        for tile in (m.src, m.dst):
+            pairs = np.unique(m.fam * tiles + tile)
+            per_tile += np.bincount(pairs % tiles, minlength=tiles)
+    return 4 * (phases + ROW_WORDS_PER_FAMILY * int(per_tile.max(initial=0)))
+
+
+def _ranges(target: Target, memory: str, data_start: int) -> list[tuple[int, int, str]]:
     """Where a class may live. Standard data may use all data memory (the regions are adjacent,
     so a standard buffer may straddle them); interleaved data only the interleaved region."""
     if memory == "interleaved":
-        return [(r.start, r.end, r.name) for r in target.regions if r.interleaved]
-    lo = target.memory_base + target.code_reserve_bytes
-    return [(lo, target.memory_end, "standard")]
+        return [
+            (max(r.start, data_start), min(r.end, target.data_end), r.name) for r in target.regions if r.interleaved
+        ]
+    return [(data_start, target.data_end, "standard")]
+
+
+def _element_span(target: Target, lo: int, hi: int) -> tuple[int, int]:
+    """The memory elements [lo, hi) touches, as an address range: 16 KiB elements in the
+    non-interleaved region, 32 KiB element pairs in the interleaved one."""
+
+    def granule(a: int) -> tuple[int, int]:
+        for r in target.regions:
+            if r.start <= a < r.end:
+                return r.start, target.element_bytes * (2 if r.interleaved else 1)
+        return target.memory_base, target.element_bytes
+
+    b0, g0 = granule(lo)
+    b1, g1 = granule(hi - 1)
+    return b0 + (lo - b0) // g0 * g0, b1 + -(-(hi - b1) // g1) * g1
+
+
+def _largest_free(live: list, lo: int, hi: int) -> int:
+    busy = sorted((max(s, lo), min(e, hi)) for s, e, _ in live if e > lo and s < hi)
+    best, a = 0, lo
+    for s, e in busy:
+        best = max(best, s - a)
+        a = max(a, e)
+    return max(best, hi - a)
 
 
 def _fit(live: list, lo: int, hi: int, size: int, top_down: bool) -> int | None:
@@ -88,6 +144,14 @@ def _lifetimes(seq: list[Operation], loops: list[tuple[tilemap.RepeatOp, int, in
 
 
 def place_function(f: func.FuncOp, target: Target) -> dict[str, int]:
+    xrows = -(-exchange_row_bytes(f, target.tiles) // ALIGN) * ALIGN
+    data_start = target.memory_base + target.code_reserve_bytes + xrows
+    executable_end = max((r.end for r in target.regions if r.executable), default=target.memory_base)
+    if data_start > executable_end:
+        raise DiagnosticException(
+            f"model does not fit target {target.name}: code ({target.code_reserve_bytes} bytes) and exchange rows "
+            f"({xrows} bytes per tile) exceed the executable region ({executable_end - target.memory_base} bytes)"
+        )
     seq: list[Operation] = []
     loops: list[tuple[tilemap.RepeatOp, int, int]] = []
     _flatten(f.body.block, seq, loops)
@@ -95,6 +159,7 @@ def place_function(f: func.FuncOp, target: Target) -> dict[str, int]:
     live: list[tuple[int, int, SSAValue]] = []  # (address, end, value)
     peaks = {"standard": 0, "interleaved": 0, "total": 0}
     biggest_std = 0
+    free_at_peak = target.data_end - data_start
     # weights are loaded by `initialize` before the program starts: place them first
     order = [(i, op) for i, op in enumerate(seq) if isinstance(op, tilemap.WeightOp)]
     order += [(i, op) for i, op in enumerate(seq) if not isinstance(op, tilemap.WeightOp)]
@@ -122,22 +187,29 @@ def place_function(f: func.FuncOp, target: Target) -> dict[str, int]:
                 slots.append(s_slot)
                 continue
             addr = None
-            for lo, hi, region in _ranges(target, bt.memory.data):
-                # standard data grows up from the code, interleaved data down from the top of memory
-                a = _fit(live, lo, hi, size, bt.memory.data == "interleaved")
+            # an AMP output keeps clear of its left operand's memory elements (for this fit only)
+            keep_clear = []
+            if isinstance(op, tilemap.RunOp) and op.kernel.data in AMP_KERNELS and op.inputs:
+                lhs = slot(op.inputs[0])
+                keep_clear = [(*_element_span(target, lhs.address.data, lhs.address.data + lhs.size.data), None)]
+            for lo, hi, region in _ranges(target, bt.memory.data, data_start):
+                # standard data grows up from the reserved ranges, interleaved data down from the top
+                a = _fit(live + keep_clear, lo, hi, size, bt.memory.data == "interleaved")
                 if a is not None:
                     addr, reg = a, region
                     break
             if addr is None:
+                ranges = _ranges(target, bt.memory.data, data_start)
                 live_bytes = sum(e - s for s, e, _ in live)
-                cap = sum(hi - lo for lo, hi, _ in _ranges(target, bt.memory.data))
+                cap = sum(hi - lo for lo, hi, _ in ranges)
+                free = max(_largest_free(live + keep_clear, lo, hi) for lo, hi, _ in ranges)
                 biggest = sorted(live, key=lambda x: x[0] - x[1])[:4]
                 names = ", ".join(f"%{x[2].name_hint} {x[1] - x[0]}" for x in biggest)
                 raise DiagnosticException(
                     f"model does not fit target {target.name}: value %{v.name_hint or i} ({op.name}) needs {size} "
                     f"bytes of {bt.memory.data} memory on tiles [{bt.first.data}, {bt.first.data + bt.count.data}) "
-                    f"while {live_bytes} bytes are live (largest: {names}); {bt.memory.data} capacity is {cap} "
-                    "bytes per tile"
+                    f"(tile {bt.first.data} first); the largest free range is {free} bytes, {live_bytes} bytes "
+                    f"are live (largest: {names}); {bt.memory.data} capacity is {cap} bytes per tile"
                 )
             live.append((addr, addr + size, v))
             slots.append(exchange.SlotAttr(addr, size, reg))
@@ -151,12 +223,16 @@ def place_function(f: func.FuncOp, target: Target) -> dict[str, int]:
         total = sum(e - s for s, e, _ in live)
         peaks["interleaved"] = max(peaks["interleaved"], inter)
         peaks["standard"] = max(peaks["standard"], total - inter)
-        peaks["total"] = max(peaks["total"], total)
+        if total >= peaks["total"]:
+            peaks["total"] = total
+            free_at_peak = _largest_free(live, data_start, target.data_end)
     figures = {
         "peak_standard_bytes": peaks["standard"],
         "peak_interleaved_bytes": peaks["interleaved"],
         "peak_total_bytes": peaks["total"],
         "maximum_standard_allocation_bytes": biggest_std,
+        "exchange_row_bytes": xrows,
+        "largest_free_bytes_at_peak": free_at_peak,
     }
     f.attributes["exchange.memory"] = DictionaryAttr({k: IntegerAttr(v, 64) for k, v in figures.items()})
     return figures

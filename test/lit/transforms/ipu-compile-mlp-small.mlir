@@ -4,10 +4,10 @@
 // lhs (x, at 0x50120 = 327840) is standard data placed above the code and the biases; the
 // weights (w1 at 0xE0000 = 917504) and gemm results are interleaved, placed from the top down.
 
-// CHECK:      builtin.module attributes {tasm.target = "sim16", tasm.memory = {peak_standard_bytes = 65696 : i64, peak_interleaved_bytes = 81920 : i64, peak_total_bytes = 139424 : i64, maximum_standard_allocation_bytes = 65536 : i64}} {
+// CHECK:      builtin.module attributes {tasm.target = "sim16", tasm.memory = {peak_standard_bytes = 65696 : i64, peak_interleaved_bytes = 81920 : i64, peak_total_bytes = 139424 : i64, maximum_standard_allocation_bytes = 65536 : i64, exchange_row_bytes = 192 : i64, largest_free_bytes_at_peak = 481856 : i64}} {
 // CHECK-NEXT:   tasm.program @p0 tiles(0, 16) {
 // CHECK-NEXT:     tasm.host_in 0
-// CHECK-NEXT:     tasm.call "amp_matmul" out(876544) in(array<i64: 327840, 917504>) {m = 64 : i64, k = 256 : i64, n = 64 : i64} : f16 -> f16
+// CHECK-NEXT:     tasm.call "amp_matmul" out(875424) in(array<i64: 328032, 916384>) {m = 64 : i64, k = 256 : i64, n = 64 : i64} : f16 -> f16
 // CHECK-NEXT:     tasm.checkpoint 0
 // CHECK-NEXT:     tasm.call "add" {{.*}} {m = 64 : i64, n = 64 : i64, b_rows = 1 : i64, b_cols = 64 : i64} : f16 -> f16
 // CHECK-NEXT:     tasm.checkpoint 1
@@ -17,7 +17,7 @@
 // CHECK-NEXT:     tasm.exchange 0
 // CHECK-NEXT:     tasm.call "amp_matmul" {{.*}} {m = 64 : i64, k = 512 : i64, n = 32 : i64} : f16 -> f32
 // The partial-sum staging buffer (0x50120 = 327840, x's slot reused) is zeroed before phase 1.
-// CHECK-NEXT:     tasm.call "zero" out(327840) in(array<i64>) {elements = 2048 : i64} : f32 -> f32
+// CHECK-NEXT:     tasm.call "zero" out(328032) in(array<i64>) {elements = 2048 : i64} : f32 -> f32
 // CHECK-NEXT:     tasm.sync
 // CHECK-NEXT:     tasm.exchange 1
 // CHECK-NEXT:     tasm.call "reduce_sum" {{.*}} {parts = 2 : i64, elements = 1024 : i64} : f32 -> f16
@@ -26,8 +26,8 @@
 // CHECK-NEXT:     tasm.checkpoint 4
 // CHECK-NEXT:     tasm.host_out 0
 // CHECK-NEXT:   }
-// CHECK:        tasm.stream_in 0 "x" : tensor<64x256xf16> layout #plan.layout<grid = [1, 16, 1], split = {{\[\[}}0], [2]], align = [1, 2], memory = standard> at 327840
-// CHECK:        tasm.weight "w1" #graph.gaussian<seed = 1, std = 0.02> : tensor<256x1024xf16> layout #plan.layout<grid = [1, 16, 1], split = {{\[\[}}2], [1]], align = [2, 1], memory = interleaved> at 917504
+// CHECK:        tasm.stream_in 0 "x" : tensor<64x256xf16> layout #plan.layout<grid = [1, 16, 1], split = {{\[\[}}0], [2]], align = [1, 2], memory = standard> at 328032
+// CHECK:        tasm.weight "w1" #graph.gaussian<seed = 1, std = 0.02> : tensor<256x1024xf16> layout #plan.layout<grid = [1, 16, 1], split = {{\[\[}}2], [1]], align = [2, 1], memory = interleaved> at 916384
 // CHECK:        tasm.phase 0 lower_bound 16384 horizon 16384 scheduler "greedy-longest-first"
 // CHECK:        tasm.phase 1 lower_bound 2048 horizon 2048 scheduler "greedy-shift-mod-2"
 // CHECK:        tasm.stream_out 0 "output0" : tensor<64x256xf16> layout #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [1, 2]], memory = standard>

@@ -11,15 +11,15 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 }
 
 // CHECK-NOT:  {{graph|plan|tilemap|exchange}}.
-// CHECK:      builtin.module attributes {tasm.target = "sim16", tasm.memory = {peak_standard_bytes = 73760 : i64, peak_interleaved_bytes = 40960 : i64, peak_total_bytes = 106528 : i64, maximum_standard_allocation_bytes = 65536 : i64}} {
+// CHECK:      builtin.module attributes {tasm.target = "sim16", tasm.memory = {peak_standard_bytes = 73760 : i64, peak_interleaved_bytes = 40960 : i64, peak_total_bytes = 106528 : i64, maximum_standard_allocation_bytes = 65536 : i64, exchange_row_bytes = 640 : i64, largest_free_bytes_at_peak = 497920 : i64}} {
 // CHECK-NEXT:   tasm.program @p0 tiles(0, 16) {
 // CHECK-NEXT:     tasm.host_in 0
 // CHECK-NEXT:     tasm.call "gelu"
 // CHECK-NEXT:     tasm.checkpoint 0
 // CHECK-NEXT:     tasm.sync
 // CHECK-NEXT:     tasm.exchange 0
-// CHECK-NEXT:     tasm.call "amp_matmul" out(909312) in(array<i64: 344096, 917504>) {m = 64 : i64, k = 512 : i64, n = 32 : i64} : f16 -> f32
-// CHECK-NEXT:     tasm.call "zero" out(327712) in(array<i64>) {elements = 2048 : i64} : f32 -> f32
+// CHECK-NEXT:     tasm.call "amp_matmul" out(908192) in(array<i64: 344736, 916384>) {m = 64 : i64, k = 512 : i64, n = 32 : i64} : f16 -> f32
+// CHECK-NEXT:     tasm.call "zero" out(328352) in(array<i64>) {elements = 2048 : i64} : f32 -> f32
 // CHECK-NEXT:     tasm.sync
 // CHECK-NEXT:     tasm.exchange 1
 // CHECK-NEXT:     tasm.call "reduce_sum" {{.*}} : f32 -> f16

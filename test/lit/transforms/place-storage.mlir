@@ -9,22 +9,24 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
   func.return %yb : tensor<64x256xf16>
 }
 
-// Weights are placed first. Standard data grows up from the end of the 16 KiB code reserve
-// (b2 at 0x50000, then x at 0x50020); interleaved data grows down from the top of memory
-// (0xE8000: w2 at 0xE0000, the matmul result below it). The gemm lhs %g_r is standard data.
-// Dead buffers' space is reused (%y_stage and %yb reuse x's slot, %y reuses g's).
+// Reserved first: the 16 KiB code reserve (0x4C000-0x50000), then the exchange rows, 640 bytes
+// (2 phases + 7 words for each of the 22 transfer families the busiest tile takes part in), so
+// standard data grows up from 0x50280 (b2 at 0x50280, then x at 0x502a0). Interleaved data grows
+// down from the loader's limit, 0xE7BB0 (w2 at 0xdfba0, the matmul result below it). The gemm
+// lhs %g_r is standard data. Dead buffers' space is reused (%y_stage and %yb reuse x's slot, %y
+// reuses g's). At the peak the largest free range is 497920 bytes.
 // CHECK:      func.func @main()
-// CHECK-SAME: exchange.memory = {peak_standard_bytes = 73760 : i64, peak_interleaved_bytes = 40960 : i64, peak_total_bytes = 106528 : i64, maximum_standard_allocation_bytes = 65536 : i64}
-// CHECK-NEXT: %x = tilemap.host_write "x" {{.*}} {slot = #exchange.slot<0x50020, 8192, standard>}
-// CHECK-NEXT: %g = tilemap.run "gelu"(%x) {elements = 4096 : i64} {slot = #exchange.slot<0x52020, 8192, standard>}
+// CHECK-SAME: exchange.memory = {peak_standard_bytes = 73760 : i64, peak_interleaved_bytes = 40960 : i64, peak_total_bytes = 106528 : i64, maximum_standard_allocation_bytes = 65536 : i64, exchange_row_bytes = 640 : i64, largest_free_bytes_at_peak = 497920 : i64}
+// CHECK-NEXT: %x = tilemap.host_write "x" {{.*}} {slot = #exchange.slot<0x502a0, 8192, standard>}
+// CHECK-NEXT: %g = tilemap.run "gelu"(%x) {elements = 4096 : i64} {slot = #exchange.slot<0x522a0, 8192, standard>}
 // CHECK-NEXT: tilemap.checkpoint "g" index 0 op 2 %g : {{[^{]*}}{{$}}
-// CHECK-NEXT: %g_r = exchange.phase 0 %g {{.*}}slot = #exchange.slot<0x54020, 65536, standard>}
-// CHECK-NEXT: %w2 = tilemap.weight "w2" {{.*}} {slot = #exchange.slot<0xe0000, 32768, interleaved>}
-// CHECK-NEXT: %y_partial = tilemap.run "amp_matmul"(%g_r, %w2) {{.*}} {slot = #exchange.slot<0xde000, 8192, interleaved>}
-// CHECK-NEXT: %y_stage = exchange.phase 1 %y_partial {{.*}}slot = #exchange.slot<0x50020, 8192, standard>}
-// CHECK-NEXT: %y = tilemap.run "reduce_sum"(%y_stage) {{.*}} {slot = #exchange.slot<0x52020, 2048, standard>}
+// CHECK-NEXT: %g_r = exchange.phase 0 %g {{.*}}slot = #exchange.slot<0x542a0, 65536, standard>}
+// CHECK-NEXT: %w2 = tilemap.weight "w2" {{.*}} {slot = #exchange.slot<0xdfba0, 32768, interleaved>}
+// CHECK-NEXT: %y_partial = tilemap.run "amp_matmul"(%g_r, %w2) {{.*}} {slot = #exchange.slot<0xddba0, 8192, interleaved>}
+// CHECK-NEXT: %y_stage = exchange.phase 1 %y_partial {{.*}}slot = #exchange.slot<0x502a0, 8192, standard>}
+// CHECK-NEXT: %y = tilemap.run "reduce_sum"(%y_stage) {{.*}} {slot = #exchange.slot<0x522a0, 2048, standard>}
 // CHECK-NEXT: tilemap.checkpoint "y"
-// CHECK-NEXT: %b2 = tilemap.weight "b2" {{.*}} {slot = #exchange.slot<0x50000, 32, standard>}
-// CHECK-NEXT: %yb = tilemap.run "add"(%y, %b2) {{.*}} {slot = #exchange.slot<0x50020, 2048, standard>}
+// CHECK-NEXT: %b2 = tilemap.weight "b2" {{.*}} {slot = #exchange.slot<0x50280, 32, standard>}
+// CHECK-NEXT: %yb = tilemap.run "add"(%y, %b2) {{.*}} {slot = #exchange.slot<0x502a0, 2048, standard>}
 // CHECK-NEXT: tilemap.checkpoint "yb"
 // CHECK-NEXT: tilemap.host_read "output0"
