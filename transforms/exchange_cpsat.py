@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 from ortools.sat.python import cp_model
 
-from ipu.transforms.exchange_exact import members_with_destinations
-from ipu.transforms.exchange_schedule import ROWS, WORDS
+from ipu.transforms.exchange_exact import member_rows
+from ipu.transforms.exchange_schedule import D_TILE, MC, MCS, ROWS, WORDS
 
 MAX_MEMBERS = 600
 DETERMINISTIC_SECONDS = 2.0
@@ -25,8 +25,9 @@ def schedule_cpsat(
 ) -> tuple[np.ndarray, np.ndarray, int, bool] | None:
     """(member table, starts, horizon, proven optimal) of a non-preemptive schedule of `t` with
     horizon below `upper`, or None (too large, or none found in the limit). `hint`: start per
-    member of a known schedule (member order of `members_with_destinations`)."""
-    mem, dests = members_with_destinations(t)
+    member of a known schedule (member order of `member_rows`)."""
+    mem = member_rows(t)
+    dests = [r[D_TILE] + np.arange(r[MC]) * r[MCS] for r in mem]
     if not len(mem) or len(mem) > MAX_MEMBERS:
         return None
     dur = (mem[:, ROWS] * mem[:, WORDS]).astype(int)

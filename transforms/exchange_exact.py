@@ -207,26 +207,8 @@ def _schedule(src, dst, w, n, horizon):  # noqa: ANN001
     return ok, r_edge[:nr], r_start[:nr], r_first[:nr], r_len[:nr]
 
 
-def members(t: np.ndarray) -> np.ndarray:
-    """Every member of a table as its own single-member unicast row (16 columns); a multicast
-    member becomes one unicast row per destination."""
-    cnt = t[:, PC] * t[:, MC]
-    fam = np.repeat(np.arange(len(t)), cnt)
-    local = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-    p, c = local // t[fam, MC], local % t[fam, MC]
-    out = t[fam].copy()
-    out[:, S_TILE] += p * t[fam, PSS]
-    out[:, D_TILE] += p * t[fam, PDS] + c * t[fam, MCS]
-    out[:, S_OFF] += p * t[fam, PSO]
-    out[:, D_OFF] += p * t[fam, PDO]
-    out[:, PC], out[:, PSS], out[:, PDS], out[:, PSO], out[:, PDO], out[:, PTS] = 1, 1, 1, 0, 0, 0
-    out[:, MC], out[:, MCS] = 1, 1
-    return out
-
-
-def members_with_destinations(t: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
-    """Every member as a single-member row that keeps its multicast (family-major, member-minor
-    order), and each member's destination tiles."""
+def member_rows(t: np.ndarray) -> np.ndarray:
+    """Every member as a single-member row that keeps its multicast (family-major, member-minor)."""
     pc = t[:, PC]
     fam = np.repeat(np.arange(len(t)), pc)
     p = np.arange(int(pc.sum())) - np.repeat(np.cumsum(pc) - pc, pc)
@@ -236,8 +218,18 @@ def members_with_destinations(t: np.ndarray) -> tuple[np.ndarray, list[np.ndarra
     out[:, S_OFF] += p * t[fam, PSO]
     out[:, D_OFF] += p * t[fam, PDO]
     out[:, PC], out[:, PSS], out[:, PDS], out[:, PSO], out[:, PDO], out[:, PTS] = 1, 1, 1, 0, 0, 0
-    dests = [r[D_TILE] + np.arange(r[MC]) * r[MCS] for r in out]
-    return out, dests
+    return out
+
+
+def members(t: np.ndarray) -> np.ndarray:
+    """Every member as its own single-member unicast row: a multicast member becomes one row
+    per destination."""
+    mem = member_rows(t)
+    mc = mem[:, MC]
+    out = np.repeat(mem, mc, axis=0)
+    out[:, D_TILE] += (np.arange(int(mc.sum())) - np.repeat(np.cumsum(mc) - mc, mc)) * out[:, MCS]
+    out[:, MC], out[:, MCS] = 1, 1
+    return out
 
 
 def _pieces(mem: np.ndarray, edge, start, first, length) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001
@@ -351,7 +343,7 @@ def receiver_groups(t: np.ndarray, tiles: int) -> tuple[np.ndarray, np.ndarray] 
     sets are disjoint or identical (each receiving tile belongs to one group, and every member
     sent to it goes to the whole group), else None. Such a multicast phase is a bipartite graph
     between senders and groups, whose max degree is the phase's lower bound."""
-    mem, _ = members_with_destinations(t)
+    mem = member_rows(t)
     key = np.stack([mem[:, D_TILE], mem[:, MC], mem[:, MCS]], axis=1)
     uniq, group = np.unique(key, axis=0, return_inverse=True)
     group = group.ravel()
