@@ -1,15 +1,20 @@
-"""Encode a `tasm` module into a `Package` (and back into readable tasm).
+"""Encode a `tasm` module into a `Package`, and disassemble a package back into tasm.
 
 Programs become instruction streams (runtime.isa) loaded at the base of the executable
 region; phase tables, host streams, weights and checkpoints become package tables whose slice
-families are derived from each value's layout by `layout.binding_slices`.
+families are derived from each value's layout by `layout.binding_slices`, or taken as written
+from an explicit `slices` table. The disassembly is that explicit form: it re-encodes to the
+same package bytes.
 """
 
 from __future__ import annotations
 
+import math
+import re
+
 import numpy as np
 from xdsl.dialects import builtin
-from xdsl.dialects.builtin import Float16Type, Float32Type
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, Float16Type, Float32Type
 from xdsl.ir import Attribute
 from xdsl.utils.exceptions import DiagnosticException
 
@@ -20,7 +25,7 @@ from ipu.dialects.layout import binding_slices
 from ipu.dialects.tilemap import table_of
 from ipu.runtime import isa
 from ipu.runtime.package import Binding, Checkpoint, Package, Phase, Program
-from ipu.target import Target
+from ipu.target import Target, load_target
 
 
 def _dtype(t: Attribute) -> isa.DType:
@@ -35,9 +40,25 @@ def _binding(op: tasm._BoundValue, replicas: bool, data: bytes | None = None) ->
     t = op.tensor
     shape = tuple(t.get_shape())
     dt = _dtype(t.element_type)
-    lay = op.layout.layout(shape)
-    slices = binding_slices(lay, isa.DTYPE_SIZE[dt], op.address.value.data, replicas)
+    if op.slices is not None:
+        slices = tasm.slice_table(op.slices)
+    else:
+        assert op.layout is not None and op.address is not None, "verified: a layout comes with an address"
+        slices = binding_slices(op.layout.layout(shape), isa.DTYPE_SIZE[dt], op.address.value.data, replicas)
     return Binding(op.sym_name.data, dt, shape, slices, data)
+
+
+def _weight_bytes(op: tasm.WeightOp) -> bytes:
+    """Logical row-major bytes of a weight: a full dense initializer of the tensor's element type
+    as stored (bit-exact), anything else materialized at the storage dtype."""
+    init, t = op.init, op.tensor
+    if (
+        isinstance(init, DenseIntOrFPElementsAttr)
+        and init.get_element_type() == t.element_type
+        and len(init) == math.prod(t.get_shape())
+    ):
+        return init.data.data
+    return np.ascontiguousarray(initializer_values(init, t)).tobytes()
 
 
 def encode_program(p: tasm.ProgramOp) -> bytes:
@@ -86,7 +107,7 @@ def build_package(module: builtin.ModuleOp, target: Target) -> Package:
         raise DiagnosticException("codegen: module is not at tasm level (run ipu-compile first)")
     if tname.data != target.name:
         raise DiagnosticException(f"codegen: module was compiled for {tname.data}, not {target.name}")
-    code_region = next(r for r in target.regions if r.executable)
+    code_start = next(r for r in target.regions if r.executable).start
     programs, phases, weights, inputs, outputs, checkpoints = [], [], [], [], [], []
     for op in module.body.block.ops:
         if isinstance(op, tasm.ProgramOp):
@@ -96,7 +117,8 @@ def build_package(module: builtin.ModuleOp, target: Target) -> Package:
                     f"codegen: program @{op.sym_name.data} needs {len(code)} code bytes, "
                     f"{target.code_reserve_bytes} are reserved"
                 )
-            programs.append(Program(op.first.value.data, op.count.value.data, code_region.start, code))
+            at = op.code_address.value.data if op.code_address is not None else code_start
+            programs.append(Program(op.first.value.data, op.count.value.data, at, code))
         elif isinstance(op, tasm.PhaseOp):
             phases.append(
                 Phase(
@@ -108,8 +130,7 @@ def build_package(module: builtin.ModuleOp, target: Target) -> Package:
                 )
             )
         elif isinstance(op, tasm.WeightOp):
-            vals = initializer_values(op.init, op.tensor)
-            weights.append(_binding(op, True, np.ascontiguousarray(vals).tobytes()))
+            weights.append(_binding(op, True, _weight_bytes(op)))
         elif isinstance(op, tasm.StreamInOp):
             inputs.append((op.index.value.data, _binding(op, True)))
         elif isinstance(op, tasm.StreamOutOp):
@@ -124,12 +145,9 @@ def build_package(module: builtin.ModuleOp, target: Target) -> Package:
                     op.aspect.data if op.aspect else "value",
                 )
             )
-    metrics = {"programs": len(programs), "phases": len(phases)}
-    mem = module.attributes.get("tasm.memory")
-    if isinstance(mem, builtin.DictionaryAttr):
-        metrics.update({k: v.value.data for k, v in mem.data.items() if isinstance(v, builtin.IntegerAttr)})
+    version = module.attributes.get("tasm.compiler")
     return Package(
-        compiler_version=ipu.__version__,
+        compiler_version=version.data if isinstance(version, builtin.StringAttr) else ipu.__version__,
         target=target.name,
         tiles=target.tiles,
         memory_base=target.memory_base,
@@ -140,67 +158,136 @@ def build_package(module: builtin.ModuleOp, target: Target) -> Package:
         inputs=[b for _, b in sorted(inputs, key=lambda x: x[0])],
         outputs=[b for _, b in sorted(outputs, key=lambda x: x[0])],
         checkpoints=sorted(checkpoints, key=lambda c: c.index),
-        metrics=metrics,
+        metrics=_metrics(module, len(programs), len(phases)),
     )
 
 
-def disassemble(pkg: Package) -> str:
-    """Readable tasm for a package: programs and phase tables parse back as tasm ops;
-    bindings, whose layouts the package does not keep, are listed as comments."""
+def _metrics(module: builtin.ModuleOp, programs: int, phases: int) -> dict[str, int]:
+    """`tasm.metrics` as written (a disassembly), else the program and phase counts followed by
+    the integer entries of `tasm.memory` (compiler output)."""
+
+    def ints(name: str) -> dict[str, int] | None:
+        d = module.attributes.get(name)
+        if not isinstance(d, builtin.DictionaryAttr):
+            return None
+        return {k: v.value.data for k, v in d.data.items() if isinstance(v, builtin.IntegerAttr)}
+
+    explicit = ints("tasm.metrics")
+    if explicit is not None:
+        return explicit
+    return {"programs": programs, "phases": phases} | (ints("tasm.memory") or {})
+
+
+def disassemble(pkg: Package, target: Target | None = None) -> str:
+    """A tasm module that re-encodes (`build_package`) to the bytes of `pkg`: programs, phase
+    tables, and the bindings in their explicit form (slice tables; weight bytes as hex)."""
+    tg = target or load_target(pkg.target)
+    code_start = next(r for r in tg.regions if r.executable).start
     lines = [
-        f"// package: target={pkg.target} tiles={pkg.tiles} compiler={pkg.compiler_version} schema={pkg.schema_version}"
+        f"// package: target={pkg.target} tiles={pkg.tiles} compiler={_lit(pkg.compiler_version)} "
+        f"schema={pkg.schema_version}"
     ]
-    lines.append(f'builtin.module attributes {{tasm.target = "{pkg.target}"}} {{')
-    names = {isa.DType.F16: "f16", isa.DType.F32: "f32"}
+    attrs = [f"tasm.target = {_lit(pkg.target)}", f"tasm.compiler = {_lit(pkg.compiler_version)}"]
+    derived = [("programs", len(pkg.programs)), ("phases", len(pkg.phases))]
+    items = list(pkg.metrics.items())
+    if items[:2] == derived:
+        if items[2:]:
+            attrs.append(f"tasm.memory = {_dict(items[2:])}")
+    else:
+        attrs.append(f"tasm.metrics = {_dict(items)}")
+    lines.append(f"builtin.module attributes {{{', '.join(attrs)}}} {{")
     for i, p in enumerate(pkg.programs):
-        lines.append(f"  tasm.program @p{i} tiles({p.first_tile}, {p.tile_count}) {{")
-        w = np.frombuffer(p.code, "<u4").reshape(-1, isa.INSTRUCTION_WORDS)
-        depth = 0
-        for ins in w:
-            pad = "  " * (depth + 2)
-            op = isa.Opcode(int(ins[0]))
-            if op == isa.Opcode.END:
-                break
-            if op == isa.Opcode.CALL:
-                kname = isa.KERNEL_NAMES[int(ins[1])]
-                n_in, pn = isa.KERNELS[kname]
-                ins_s = ", ".join(str(int(a)) for a in ins[4 : 4 + n_in])
-                params = ", ".join(
-                    f"{n} = {int(v)} : i64" for n, v in zip(pn, ins[4 + n_in : 4 + n_in + len(pn)], strict=True)
-                )
-                arr = f"array<i64: {ins_s}>" if ins_s else "array<i64>"
-                lines.append(
-                    f'{pad}tasm.call "{kname}" out({int(ins[3])}) in({arr}) {{{params}}} : '
-                    f"{names[isa.DType(int(ins[2]) & 0xFF)]} -> {names[isa.DType(int(ins[2]) >> 8)]}"
-                )
-            elif op == isa.Opcode.SYNC:
-                lines.append(f"{pad}tasm.sync")
-            elif op == isa.Opcode.LOOP_BEGIN:
-                lines.append(f"{pad}tasm.loop {int(ins[1])} {{")
-                depth += 1
-            elif op == isa.Opcode.LOOP_END:
-                depth -= 1
-                lines.append(f"{'  ' * (depth + 2)}}}")
-            else:
-                mn = {
-                    isa.Opcode.EXCHANGE: "exchange",
-                    isa.Opcode.HOST_IN: "host_in",
-                    isa.Opcode.HOST_OUT: "host_out",
-                    isa.Opcode.CHECKPOINT: "checkpoint",
-                }[op]
-                lines.append(f"{pad}tasm.{mn} {int(ins[1])}")
+        at = f" at {p.code_address}" if p.code_address != code_start else ""
+        lines.append(f"  tasm.program @p{i} tiles({p.first_tile}, {p.tile_count}){at} {{")
+        lines.extend(_disassemble_code(p.code))
         lines.append("  }")
     for ph in pkg.phases:
-        t = ph.transfers.astype(np.int32)
-        body = "[" + ", ".join("[" + ", ".join(str(int(x)) for x in r) + "]" for r in t) + "]" if len(t) else ""
         lines.append(
-            f'  tasm.phase {ph.index} lower_bound {ph.lower_bound} horizon {ph.horizon} scheduler "{ph.scheduler}" '
-            f"transfers = dense<{body}> : tensor<{len(t)}x{t.shape[1] if t.ndim == 2 else 14}xi32>"
+            f"  tasm.phase {ph.index} lower_bound {ph.lower_bound} horizon {ph.horizon} "
+            f"scheduler {_lit(ph.scheduler)} transfers = {_dense(_i32(ph.transfers, f'phase {ph.index}'), 'i32')}"
         )
-    for kind, bs in (("weight", pkg.weights), ("input", pkg.inputs), ("output", pkg.outputs)):
-        for b in bs:
-            lines.append(f'  // {kind} "{b.name}" {names[b.dtype]} {list(b.shape)} slice_families={len(b.slices)}')
+    for b in pkg.weights:
+        assert b.data is not None, "validated: weights carry their bytes"
+        data = f'dense<"0x{bytes(b.data).hex().upper()}">' if b.data else "dense<>"
+        lines.append(f"  tasm.weight {_lit(b.name)} {data} : {_tensor(b)} : {_tensor(b)} {_slices(b)}")
+    for kind, bs in (("stream_in", pkg.inputs), ("stream_out", pkg.outputs)):
+        for i, b in enumerate(bs):
+            lines.append(f"  tasm.{kind} {i} {_lit(b.name)} : {_tensor(b)} {_slices(b)}")
     for c in pkg.checkpoints:
-        lines.append(f'  // checkpoint {c.index} "{c.name}" op {c.operation} slice_families={len(c.binding.slices)}')
+        aspect = f" aspect {_lit(c.aspect)}" if c.aspect != "value" else ""
+        lines.append(
+            f"  tasm.checkpoint_def {c.index} {_lit(c.name)} op {c.operation}{aspect} : "
+            f"{_tensor(c.binding)} {_slices(c.binding)}"
+        )
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def _disassemble_code(code: bytes) -> list[str]:
+    lines = []
+    depth = 0
+    for ins in np.frombuffer(code, "<u4").reshape(-1, isa.INSTRUCTION_WORDS):
+        pad = "  " * (depth + 2)
+        op = isa.Opcode(int(ins[0]))
+        if op == isa.Opcode.END:
+            break
+        if op == isa.Opcode.CALL:
+            kname = isa.KERNEL_NAMES[int(ins[1])]
+            n_in, pn = isa.KERNELS[kname]
+            ins_s = ", ".join(str(int(a)) for a in ins[4 : 4 + n_in])
+            params = ", ".join(
+                f"{n} = {int(v)} : i64" for n, v in zip(pn, ins[4 + n_in : 4 + n_in + len(pn)], strict=True)
+            )
+            arr = f"array<i64: {ins_s}>" if ins_s else "array<i64>"
+            in_t, out_t = (isa.DTYPE_NAMES[isa.DType(int(ins[2]) >> k & 0xFF)] for k in (0, 8))
+            lines.append(f"{pad}tasm.call {_lit(kname)} out({int(ins[3])}) in({arr}) {{{params}}} : {in_t} -> {out_t}")
+        elif op == isa.Opcode.SYNC:
+            lines.append(f"{pad}tasm.sync")
+        elif op == isa.Opcode.LOOP_BEGIN:
+            lines.append(f"{pad}tasm.loop {int(ins[1])} {{")
+            depth += 1
+        elif op == isa.Opcode.LOOP_END:
+            depth -= 1
+            lines.append(f"{'  ' * (depth + 2)}}}")
+        else:
+            mn = {
+                isa.Opcode.EXCHANGE: "exchange",
+                isa.Opcode.HOST_IN: "host_in",
+                isa.Opcode.HOST_OUT: "host_out",
+                isa.Opcode.CHECKPOINT: "checkpoint",
+            }[op]
+            lines.append(f"{pad}tasm.{mn} {int(ins[1])}")
+    return lines
+
+
+def _lit(s: str) -> str:
+    """`s` as an MLIR string literal: quote, backslash and control characters escaped, other
+    characters as they are (xDSL reads an escaped non-ASCII byte as a bytes literal)."""
+    return '"' + "".join(c if c >= " " and c not in '"\\\x7f' else f"\\{ord(c):02X}" for c in s) + '"'
+
+
+def _dict(items: list[tuple[str, int]]) -> str:
+    """An MLIR dictionary of i64 values."""
+    keys = [k if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$.]*", k) else _lit(k) for k, _ in items]
+    return "{" + ", ".join(f"{k} = {int(v)} : i64" for k, (_, v) in zip(keys, items, strict=True)) + "}"
+
+
+def _tensor(b: Binding) -> str:
+    return f"tensor<{''.join(f'{d}x' for d in b.shape)}{isa.DTYPE_NAMES[b.dtype]}>"
+
+
+def _dense(t: np.ndarray, element: str) -> str:
+    body = "[" + ", ".join("[" + ", ".join(str(int(x)) for x in r) + "]" for r in t) + "]" if len(t) else ""
+    return f"dense<{body}> : tensor<{t.shape[0]}x{t.shape[1]}x{element}>"
+
+
+def _slices(b: Binding) -> str:
+    return f"slices = {_dense(b.slices.reshape(-1, tasm.SLICE_COLUMNS), 'i64')}"
+
+
+def _i32(t: np.ndarray, what: str) -> np.ndarray:
+    """`t` as the i32 table `tasm.phase` holds, refused when a value does not fit."""
+    t32 = t.astype(np.int32)
+    if not np.array_equal(t32, t):
+        raise DiagnosticException(f"codegen: {what}: a transfer table value does not fit in i32")
+    return t32

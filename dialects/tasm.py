@@ -1,12 +1,20 @@
 """The `tasm` (tile-asm) dialect: final tile programs, phase tables, host streams.
 
 Tiles that run identical code share one `tasm.program`; what differs per tile lives in the
-phase transfer tables and the layouts of streams, weights and checkpoints. Addresses are
+phase transfer tables and the placements of streams, weights and checkpoints. Addresses are
 absolute tile byte addresses. `ipu-translate --to-ipuexe` encodes this level.
+
+A binding (stream, weight, checkpoint) is placed in one of two forms: `layout #plan.layout<...>
+at ADDRESS` (compiler output), or `slices = dense<...> : tensor<Nx9xi64>`, the package's slice
+table itself (`ipu-translate --from-ipuexe`, whose weights carry their bytes as `dense<"0x...">`).
 """
 
 from __future__ import annotations
 
+import io
+
+import numpy as np
+from xdsl.context import Context
 from xdsl.dialects.builtin import (
     I64,
     AnyFloat,
@@ -17,6 +25,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     SymbolNameConstraint,
     TensorType,
+    i64,
 )
 from xdsl.ir import Dialect
 from xdsl.irdl import (
@@ -31,6 +40,15 @@ from xdsl.irdl import (
     region_def,
     traits_def,
 )
+from xdsl.irdl.declarative_assembly_format import (
+    AttributeVariable,
+    CustomDirective,
+    ParsingState,
+    PrintingState,
+    irdl_custom_directive,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
 from xdsl.traits import HasParent, IsolatedFromAbove, NoTerminator, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 
@@ -42,19 +60,23 @@ from ipu.dialects.tilemap import table_of
 
 @irdl_op_definition
 class ProgramOp(IRDLOperation):
-    """Code run by tiles [first, first + count)."""
+    """Code run by tiles [first, first + count), loaded at `code_address` (default: the start of
+    the target's executable region)."""
 
     name = "tasm.program"
     sym_name = prop_def(SymbolNameConstraint())
     first = prop_def(IntegerAttr[I64])
     count = prop_def(IntegerAttr[I64])
+    code_address = opt_prop_def(IntegerAttr[I64])
     body = region_def("single_block")
     traits = traits_def(NoTerminator(), IsolatedFromAbove(), SymbolOpInterface())
-    assembly_format = "$sym_name `tiles` `(` $first `,` $count `)` attr-dict-with-keyword $body"
+    assembly_format = "$sym_name `tiles` `(` $first `,` $count `)` (`at` $code_address^)? attr-dict-with-keyword $body"
 
     def verify_(self) -> None:
         if self.first.value.data < 0 or self.count.value.data <= 0:
             raise VerifyException("tasm.program: tile range must be non-empty")
+        if self.code_address is not None and self.code_address.value.data < 0:
+            raise VerifyException("tasm.program: code address must be non-negative")
 
 
 def _in_program():
@@ -161,45 +183,120 @@ class PhaseOp(IRDLOperation):
             raise VerifyException("tasm.phase: a transfer ends after the horizon")
 
 
+SLICE_COLUMNS = 9  # len(runtime.package.SLICE_COLUMNS): the dialect does not import the runtime
+
+_PLACEMENT = "(`layout` qualified($layout)^ `at` $address)? (`slices` `=` $slices^)?"
+
+
+def slice_table(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
+    """The int64 [n, SLICE_COLUMNS] table of a `slices = dense<...> : tensor<nx9xi64>` property."""
+    return np.frombuffer(attr.data.data, dtype="<i8").reshape(tuple(attr.get_shape())).astype(np.int64)
+
+
 class _BoundValue(IRDLOperation):
+    """A host-visible value placed either by a layout at an address (compiler output) or by an
+    explicit package slice table (`runtime.package.SLICE_COLUMNS`, absolute addresses; the
+    disassembly of a package)."""
+
     sym_name = prop_def(StringAttr)
     tensor = prop_def(TensorType)
-    layout = prop_def(LayoutAttr)
-    address = prop_def(IntegerAttr[I64])
+    layout = opt_prop_def(LayoutAttr)
+    address = opt_prop_def(IntegerAttr[I64])
+    slices = opt_prop_def(DenseIntOrFPElementsAttr)
+
+    def verify_(self) -> None:
+        if (self.layout is None) == (self.slices is None):
+            raise VerifyException(f"{self.name}: exactly one of a layout or a slice table is required")
+        if (self.layout is None) != (self.address is None):
+            raise VerifyException(f"{self.name}: a layout needs an address, a slice table takes none")
+        if self.slices is None:
+            return
+        if self.slices.get_element_type() != i64 or len(self.slices.get_shape()) != 2:
+            raise VerifyException(f"{self.name}: the slice table must be a 2-d i64 tensor")
+        t = slice_table(self.slices)
+        if t.shape[1] != SLICE_COLUMNS:
+            raise VerifyException(f"{self.name}: the slice table must be [n, {SLICE_COLUMNS}], not {list(t.shape)}")
+        if (t < 0).any():
+            r, c = (int(x) for x in np.argwhere(t < 0)[0])
+            raise VerifyException(f"{self.name}: slice {r} column {c} is negative ({t[r, c]})")
 
 
 @irdl_op_definition
 class StreamInOp(_BoundValue):
-    """Run input `index`: host bytes written to the layout's holders at `address`."""
+    """Run input `index`: host bytes written to every holder of each element."""
 
     name = "tasm.stream_in"
     index = prop_def(IntegerAttr[I64])
-    assembly_format = "$index $sym_name `:` $tensor `layout` qualified($layout) `at` $address attr-dict"
+    assembly_format = f"$index $sym_name `:` $tensor {_PLACEMENT} attr-dict"
 
 
 @irdl_op_definition
 class StreamOutOp(_BoundValue):
+    """Run output `index`: host bytes read from one holder of each element."""
+
     name = "tasm.stream_out"
     index = prop_def(IntegerAttr[I64])
-    assembly_format = "$index $sym_name `:` $tensor `layout` qualified($layout) `at` $address attr-dict"
+    assembly_format = f"$index $sym_name `:` $tensor {_PLACEMENT} attr-dict"
+
+
+def _prints_exactly(attr: DenseIntOrFPElementsAttr) -> bool:
+    """Whether the builtin syntax of `attr` parses back to the same bytes: it does not for NaN or
+    infinite elements of a short list (printed as integers), nor for -0.0 among 0.0 (a splat)."""
+    if len(attr) > 100 and not attr.is_splat():
+        return True  # printed as the hex of its bytes
+    text = io.StringIO()
+    Printer(stream=text).print_attribute(attr)
+    back = Parser(Context(), text.getvalue()).parse_attribute()
+    return isinstance(back, DenseIntOrFPElementsAttr) and back.data == attr.data
+
+
+@irdl_custom_directive
+class ExactInit(CustomDirective):
+    """An initializer attribute; a dense one the builtin syntax would alter prints as the hex of
+    its bytes, `dense<"0x...">`, so that weight bytes survive a print and parse unchanged."""
+
+    init: AttributeVariable
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        self.init.parse(parser, state)
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        state.print_whitespace(printer)
+        attr = self.init.get(op)
+        assert attr is not None
+        if isinstance(attr, DenseIntOrFPElementsAttr) and not _prints_exactly(attr):
+            printer.print_string(f'dense<"0x{attr.data.data.hex().upper()}"> : ')
+            printer.print_attribute(attr.get_type())
+        else:
+            printer.print_attribute(attr)
 
 
 @irdl_op_definition
 class WeightOp(_BoundValue):
+    """A weight: a seeded initializer (compiler output) or its bytes as a dense attribute."""
+
     name = "tasm.weight"
     init = prop_def(AnyOf([BaseAttr(GaussianAttr), BaseAttr(DenseIntOrFPElementsAttr)]))
-    assembly_format = "$sym_name qualified($init) `:` $tensor `layout` qualified($layout) `at` $address attr-dict"
+    custom_directives = (ExactInit,)
+    assembly_format = f"$sym_name custom<ExactInit>($init) `:` $tensor {_PLACEMENT} attr-dict"
+
+    def verify_(self) -> None:
+        super().verify_()
+        if isinstance(self.init, DenseIntOrFPElementsAttr):
+            shape, want = tuple(self.init.get_shape()), tuple(self.tensor.get_shape())
+            if shape != want and len(self.init) != 1:
+                raise VerifyException(f"tasm.weight: dense initializer shape {list(shape)} is not {list(want)}")
 
 
 @irdl_op_definition
 class CheckpointDefOp(_BoundValue):
+    """Checkpoint `index`: the value of graph operation `op` (or one of its aspects)."""
+
     name = "tasm.checkpoint_def"
     index = prop_def(IntegerAttr[I64])
     op = prop_def(IntegerAttr[I64])
     aspect = opt_prop_def(StringAttr)
-    assembly_format = (
-        "$index $sym_name `op` $op (`aspect` $aspect^)? `:` $tensor `layout` qualified($layout) `at` $address attr-dict"
-    )
+    assembly_format = f"$index $sym_name `op` $op (`aspect` $aspect^)? `:` $tensor {_PLACEMENT} attr-dict"
 
 
 Tasm = Dialect(

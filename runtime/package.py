@@ -239,8 +239,8 @@ def message_bytes(m: Any) -> bytes:
     return bytes(data)
 
 
-def write_package(pkg: Package, path: str | os.PathLike[str]) -> None:
-    """Write `pkg` atomically: a temporary file in the same directory, then os.replace."""
+def package_bytes(pkg: Package) -> bytes:
+    """The file bytes of `pkg` (what `write_package` writes), its content digest set."""
     s = _schema()
     m = s.Package.new_message()
     m.schemaVersion = pkg.schema_version
@@ -264,7 +264,12 @@ def write_package(pkg: Package, path: str | os.PathLike[str]) -> None:
         _put_binding(b.binding, c.binding)
     for b, (k, v) in zip(m.init("metrics", len(pkg.metrics)), pkg.metrics.items(), strict=True):
         b.name, b.value = k, int(v)
-    data = message_bytes(m)
+    return message_bytes(m)
+
+
+def write_package(pkg: Package, path: str | os.PathLike[str]) -> None:
+    """Write `pkg` atomically: a temporary file in the same directory, then os.replace."""
+    data = package_bytes(pkg)
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
     try:

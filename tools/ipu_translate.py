@@ -57,7 +57,7 @@ def cli(
         pkg = read_package(input_path)
         tg = load_target(target or pkg.target)
         validate_package(pkg, tg)
-        text = summarize_package(pkg, tg) if inspect else disassemble(pkg)
+        text = summarize_package(pkg, tg) if inspect else disassemble(pkg, tg)
         if output:
             _write_text(output, text)
         else:

@@ -37,3 +37,56 @@ func.func @f() {
   func.return
 }
 // CHECK: Operation does not verify: 'tasm.sync' expects parent op to be one of 'tasm.program', 'tasm.loop'
+
+// -----
+
+// A binding is placed by a layout at an address, or by a slice table: exactly one of them.
+tasm.stream_in 0 "x" : tensor<4x8xf32>
+// CHECK: Operation does not verify: tasm.stream_in: exactly one of a layout or a slice table is required
+
+// -----
+
+tasm.stream_in 0 "x" : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard> at 327712 slices = dense<[[0, 8, 4, 2, 0, 4, 1, 327712, 8]]> : tensor<1x9xi64>
+// CHECK: Operation does not verify: tasm.stream_in: exactly one of a layout or a slice table is required
+
+// -----
+
+"tasm.stream_out"() <{index = 0 : i64, sym_name = "y", tensor = tensor<4x8xf32>, address = 327712 : i64, slices = dense<[[0, 8, 4, 2, 0, 4, 1, 327712, 8]]> : tensor<1x9xi64>}> : () -> ()
+// CHECK: Operation does not verify: tasm.stream_out: a layout needs an address, a slice table takes none
+
+// -----
+
+"tasm.stream_out"() <{index = 0 : i64, sym_name = "y", tensor = tensor<4x8xf32>, layout = #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard>}> : () -> ()
+// CHECK: Operation does not verify: tasm.stream_out: a layout needs an address, a slice table takes none
+
+// -----
+
+tasm.stream_out 0 "y" : tensor<4x8xf32> slices = dense<[[0, 8, 4, 2, 0, 4, 1, 327712]]> : tensor<1x8xi64>
+// CHECK: Operation does not verify: tasm.stream_out: the slice table must be [n, 9], not [1, 8]
+
+// -----
+
+tasm.stream_out 0 "y" : tensor<4x8xf32> slices = dense<[[0, 8, 4, 2, 0, 4, 1, 327712, 8]]> : tensor<1x9xi32>
+// CHECK: Operation does not verify: tasm.stream_out: the slice table must be a 2-d i64 tensor
+
+// -----
+
+tasm.stream_out 0 "y" : tensor<4x8xf32> slices = dense<[0, 8, 4, 2, 0, 4, 1, 327712, 8]> : tensor<9xi64>
+// CHECK: Operation does not verify: tasm.stream_out: the slice table must be a 2-d i64 tensor
+
+// -----
+
+tasm.checkpoint_def 0 "g" op 1 : tensor<4x8xf32> slices = dense<[[0, 8, 4, 2, 0, 4, -1, 327712, 8]]> : tensor<1x9xi64>
+// CHECK: Operation does not verify: tasm.checkpoint_def: slice 0 column 6 is negative (-1)
+
+// -----
+
+tasm.weight "b" dense<[1.0, 2.0]> : tensor<2xf32> : tensor<4xf32> slices = dense<[[0, 4, 1, 4, 0, 16, 1, 327680, 16]]> : tensor<1x9xi64>
+// CHECK: Operation does not verify: tasm.weight: dense initializer shape [2] is not [4]
+
+// -----
+
+tasm.program @p0 tiles(0, 16) at -64 {
+  tasm.sync
+}
+// CHECK: Operation does not verify: tasm.program: code address must be non-negative

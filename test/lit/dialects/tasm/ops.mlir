@@ -46,3 +46,34 @@ builtin.module attributes {tasm.target = "sim16"} {
   tasm.stream_out 0 "output0" : tensor<8x4xf32> layout #plan.layout<grid = [4, 4], split = [[1], [0]], align = [2, 2], memory = standard> at 327712
   // CHECK-NEXT: }
 }
+
+// -----
+
+// The explicit binding form `ipu-translate --from-ipuexe` prints: each binding carries the
+// package's slice table (runtime.package.SLICE_COLUMNS: logical_offset, logical_stride, rows,
+// row_elements, tile, tile_count, tile_step, address, tile_stride) instead of a layout and an
+// address; a weight carries its bytes (see weight-bytes.mlir for bytes the decimal syntax would
+// change). A program may name its code address.
+
+// CHECK: builtin.module attributes {tasm.target = "sim16", tasm.compiler = "0.1.0", tasm.metrics = {programs = 1 : i64, phases = 0 : i64}} {
+builtin.module attributes {tasm.target = "sim16", tasm.compiler = "0.1.0", tasm.metrics = {programs = 1 : i64, phases = 0 : i64}} {
+  // CHECK-NEXT: tasm.program @p0 tiles(0, 16) at 311360 {
+  // CHECK-NEXT:   tasm.host_in 0
+  // CHECK-NEXT:   tasm.checkpoint 0
+  // CHECK-NEXT:   tasm.host_out 0
+  // CHECK-NEXT: }
+  tasm.program @p0 tiles(0, 16) at 311360 {
+    tasm.host_in 0
+    tasm.checkpoint 0
+    tasm.host_out 0
+  }
+  // CHECK-NEXT: tasm.stream_in 0 "x" : tensor<4x8xf32> slices = dense<{{\[\[}}0, 8, 4, 2, 0, 4, 1, 327712, 8], [2, 8, 4, 2, 4, 4, 1, 327712, 8]]> : tensor<2x9xi64>
+  tasm.stream_in 0 "x" : tensor<4x8xf32> slices = dense<[[0, 8, 4, 2, 0, 4, 1, 327712, 8], [2, 8, 4, 2, 4, 4, 1, 327712, 8]]> : tensor<2x9xi64>
+  // CHECK-NEXT: tasm.weight "b" dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]> : tensor<4xf32> : tensor<4xf32> slices = dense<{{\[\[}}0, 4, 1, 4, 0, 16, 1, 327680, 16]]> : tensor<1x9xi64>
+  tasm.weight "b" dense<"0x0000803F000000400000404000008040"> : tensor<4xf32> : tensor<4xf32> slices = dense<[[0, 4, 1, 4, 0, 16, 1, 327680, 16]]> : tensor<1x9xi64>
+  // CHECK-NEXT: tasm.checkpoint_def 0 "a_state_scores" op 3 aspect "scores" : tensor<4x8xf32> slices = dense<{{\[\[}}0, 8, 4, 8, 0, 1, 1, 327744, 32]]> : tensor<1x9xi64>
+  tasm.checkpoint_def 0 "a_state_scores" op 3 aspect "scores" : tensor<4x8xf32> slices = dense<[[0, 8, 4, 8, 0, 1, 1, 327744, 32]]> : tensor<1x9xi64>
+  // CHECK-NEXT: tasm.stream_out 0 "output0" : tensor<0xf32> slices = dense<> : tensor<0x9xi64>
+  tasm.stream_out 0 "output0" : tensor<0xf32> slices = dense<> : tensor<0x9xi64>
+  // CHECK-NEXT: }
+}

@@ -1,0 +1,28 @@
+// RUN: ipu-opt %examples/mlp_small.mlir -p ipu-compile --target sim16 -o %t.a.mlir
+// RUN: ipu-translate %t.a.mlir --to-ipuexe -o %t.a.ipuexe
+// RUN: ipu-translate %t.a.ipuexe --from-ipuexe -o %t.b.mlir
+// RUN: ipu-translate %t.b.mlir --to-ipuexe -o %t.b.ipuexe
+// RUN: cmp %t.a.ipuexe %t.b.ipuexe
+// RUN: filecheck %s --input-file %t.b.mlir
+// RUN: not grep -c "layout #plan" %t.b.mlir
+// RUN: ipu-opt %t.b.mlir -o %t.c.mlir
+// RUN: ipu-translate %t.c.mlir --to-ipuexe -o %t.c.ipuexe
+// RUN: cmp %t.a.ipuexe %t.c.ipuexe
+// RUN: ipu-translate %t.b.ipuexe --from-ipuexe | cmp %t.b.mlir -
+
+// The disassembly of a package is a complete tasm module: it re-encodes to the same bytes
+// (content digest included), also after an ipu-opt print, and disassembles to the same text.
+// Bindings carry the package's slice tables, weights their bytes, the module the compiler
+// version and the metrics the compiler took from `tasm.memory`.
+
+// CHECK:      // package: target=sim16 tiles=16 compiler="[[V:[0-9.]+]]" schema=2
+// CHECK-NEXT: builtin.module attributes {tasm.target = "sim16", tasm.compiler = "[[V]]", tasm.memory = {peak_standard_bytes = {{[0-9]+}} : i64, {{.*}}}} {
+// CHECK-NEXT:   tasm.program @p0 tiles(0, 16) {
+// CHECK-NEXT:     tasm.host_in 0
+// CHECK:        tasm.phase 0 lower_bound {{[0-9]+}} horizon {{[0-9]+}} scheduler "{{[a-z0-9-]+}}" transfers = dense<{{.*}}> : tensor<{{[0-9]+}}x17xi32>
+// CHECK:        tasm.weight "w1" dense<"0x{{[0-9A-F]+}}"> : tensor<256x1024xf16> : tensor<256x1024xf16> slices = dense<{{.*}}> : tensor<{{[0-9]+}}x9xi64>
+// CHECK-NEXT:   tasm.weight "b1" dense<"0x{{[0-9A-F]+}}"> : tensor<1024xf16> : tensor<1024xf16> slices = dense<{{.*}}> : tensor<{{[0-9]+}}x9xi64>
+// CHECK:        tasm.stream_in 0 "x" : tensor<64x256xf16> slices = dense<{{\[\[}}{{.*}}]]> : tensor<{{[0-9]+}}x9xi64>
+// CHECK-NEXT:   tasm.stream_out 0 "output0" : tensor<64x256xf16> slices = dense<{{.*}}> : tensor<{{[0-9]+}}x9xi64>
+// CHECK-NEXT:   tasm.checkpoint_def 0 "h" op 4 : tensor<64x1024xf16> slices = dense<{{.*}}> : tensor<{{[0-9]+}}x9xi64>
+// CHECK:      }
