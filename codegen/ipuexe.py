@@ -3,8 +3,9 @@
 Programs become instruction streams (runtime.isa) loaded at the base of the executable
 region; phase tables, host streams, weights and checkpoints become package tables whose slice
 families are derived from each value's layout by `layout.binding_slices`, or taken as written
-from an explicit `slices` table. The disassembly is that explicit form: it re-encodes to the
-same package bytes.
+from an explicit `slices` table. The host calls follow from the weights and the programs'
+host_in/host_out order, so the disassembly is that explicit form with nothing added: it
+re-encodes to the same package bytes.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from ipu.dialects.graph import initializer_values
 from ipu.dialects.layout import binding_slices
 from ipu.dialects.tilemap import table_of
 from ipu.runtime import isa
-from ipu.runtime.package import Binding, Checkpoint, Package, Phase, Program
+from ipu.runtime.package import Binding, Checkpoint, HostCall, Package, Phase, Program, make_host_calls
 from ipu.target import Target, load_target
 
 
@@ -146,6 +147,7 @@ def build_package(module: builtin.ModuleOp, target: Target) -> Package:
                 )
             )
     version = module.attributes.get("tasm.compiler")
+    host_calls = _host_calls(module, weights, dict(inputs), dict(outputs), target)
     return Package(
         compiler_version=version.data if isinstance(version, builtin.StringAttr) else ipu.__version__,
         target=target.name,
@@ -158,8 +160,32 @@ def build_package(module: builtin.ModuleOp, target: Target) -> Package:
         inputs=[b for _, b in sorted(inputs, key=lambda x: x[0])],
         outputs=[b for _, b in sorted(outputs, key=lambda x: x[0])],
         checkpoints=sorted(checkpoints, key=lambda c: c.index),
+        host_calls=host_calls,
         metrics=_metrics(module, len(programs), len(phases)),
     )
+
+
+def _host_calls(
+    module: builtin.ModuleOp,
+    weights: list[Binding],
+    inputs: dict[int, Binding],
+    outputs: dict[int, Binding],
+    target: Target,
+) -> list[HostCall]:
+    """`initialize` writes the weights in module order; `run` writes the stream_in values in the
+    order the first program's host_in ops run, executes, reads the stream_out values in host_out
+    order (the programs share that order; validate_package checks it against every program)."""
+    first = next((op for op in module.body.block.ops if isinstance(op, tasm.ProgramOp)), None)
+    order: dict[type, list[int]] = {tasm.HostInOp: [], tasm.HostOutOp: []}
+    for op in first.walk() if first is not None else ():
+        if type(op) in order:
+            order[type(op)].append(op.index.value.data)
+    # an index without a value, or a value no program streams, is left to validate_package to name
+    ins, outs = (
+        [values[i] for i in indices if i in values] + [b for i, b in sorted(values.items()) if i not in indices]
+        for values, indices in ((inputs, order[tasm.HostInOp]), (outputs, order[tasm.HostOutOp]))
+    )
+    return make_host_calls(weights, ins, outs, target)
 
 
 def _metrics(module: builtin.ModuleOp, programs: int, phases: int) -> dict[str, int]:

@@ -4,6 +4,11 @@ Memory is one uint8 array [tiles, memory_size]. Each program's code is decoded f
 of its first tile; CALLs run batched across the program's tiles (one numpy op per call on a
 strided view), control instructions (SYNC, EXCHANGE, HOST_IN/OUT, CHECKPOINT) run once, in BSP
 order. Cycles come from the Target cost formulas shared with the compiler's estimates.
+
+The host drives the package through its host calls: `initialize` writes the weights, `run`
+writes the inputs, executes the programs, reads the outputs. Each write or read is a
+host-exchange phase costing host cycles (the package's figures, recomputed from the target);
+`total_cycles` stays the device's (compute, exchange, sync), `host_cycles` sums the phases.
 """
 
 from __future__ import annotations
@@ -35,12 +40,15 @@ from ipu.runtime.isa import (
     bits_float,
 )
 from ipu.runtime.package import (
+    DEVICE_WORK,
     SLICE_COLUMNS,
     TRANSFER_COLUMNS,
     Binding,
+    HostStep,
     Package,
     Phase,
     Program,
+    binding_bytes,
     call_operand_dtypes,
     call_operand_elements,
     decode_call_params,
@@ -72,10 +80,15 @@ class EmulatorError(RuntimeError):
 
 @dataclass
 class RunResult:
+    """A run's outputs and checkpoints; `total_cycles` are device cycles (compute, exchange,
+    sync), `host_cycles` those of the host-exchange phases (profile kinds host_write/host_read;
+    the first run includes the `initialize` call that loading performed)."""
+
     outputs: dict[str, np.ndarray]
     checkpoints: dict[int, np.ndarray]
     total_cycles: int
     profile: list[dict[str, Any]] = field(default_factory=list)
+    host_cycles: int = 0
 
 
 def _dtype(code: int, what: str) -> DType:
@@ -121,7 +134,8 @@ class Emulator:
         self.base, self.size = target.memory_base, target.memory_size
         self.execute = execute
         self.mem = np.zeros((target.tiles, target.memory_size) if execute else (0, 0), np.uint8)
-        self.loaded = not execute
+        self.loaded = False
+        self._loading_profile: list[dict[str, Any]] = []  # the initialize call's, for the next run
         self._phases = {ph.index: ph for ph in package.phases}
         self._checkpoints = {c.index: c for c in package.checkpoints}
 
@@ -213,22 +227,57 @@ class Emulator:
     # ---------------------------------------------------------------- loading
 
     def load(self) -> None:
-        """Write each program's code into its tiles, then initialize the weights."""
+        """Write each program's code into its tiles, then run the `initialize` host call (its
+        profile records go to the next run's result)."""
         for i, p in enumerate(self.package.programs):
             code = np.frombuffer(p.code, np.uint8)
             off = self._offset(p.code_address, code.size, f"program {i} code")
             if p.first_tile < 0 or p.tile_count <= 0 or p.first_tile + p.tile_count > self.target.tiles:
                 raise EmulatorError(f"program {i}: tiles out of range")
-            self.mem[p.first_tile : p.first_tile + p.tile_count, off : off + code.size] = code
-        self.initialize()
+            if self.execute:
+                self.mem[p.first_tile : p.first_tile + p.tile_count, off : off + code.size] = code
+        self._loading_profile = self.initialize()
         self.loaded = True
 
-    def initialize(self) -> None:
-        """Scatter every weight binding's data into tile memory (all replicas)."""
-        for w in self.package.weights:
-            if w.data is None:
-                raise EmulatorError(f"weight '{w.name}' has no data")
-            self.scatter(w, np.frombuffer(w.data, NUMPY_DTYPE[w.dtype]).reshape(w.shape))
+    def initialize(self) -> list[dict[str, Any]]:
+        """Execute the `initialize` host call: scatter each weight's data into tile memory (all
+        replicas). Returns one host_write profile record per step."""
+        records = []
+        for j, step in enumerate(self._host_steps("initialize")):
+            if step.kind != "write":
+                raise EmulatorError(f"host call 'initialize': step {j} is a {step.kind} step, not a write")
+            w, rec = self._host_transfer("initialize", j, step, self.package.weights, "weight")
+            if self.execute:
+                if w.data is None:
+                    raise EmulatorError(f"weight '{w.name}' has no data")
+                self.scatter(w, np.frombuffer(w.data, NUMPY_DTYPE[w.dtype]).reshape(w.shape))
+            records.append(rec)
+        return records
+
+    def _host_steps(self, name: str) -> list[HostStep]:
+        calls = [c for c in self.package.host_calls if c.name == name]
+        if len(calls) != 1:
+            raise EmulatorError(f"package has {len(calls)} host calls named '{name}', expected 1")
+        return calls[0].steps
+
+    def _host_transfer(
+        self, call: str, j: int, step: HostStep, bindings: list[Binding], what: str
+    ) -> tuple[Binding, dict[str, Any]]:
+        """The binding a write or read step moves and the step's profile record, once the step's
+        bytes and cycles agree with the binding and the target (the compiler's figures, recomputed)."""
+        where = f"host call '{call}': step {j}"
+        b = next((x for x in bindings if x.name == step.binding), None)
+        if b is None:
+            raise EmulatorError(f"{where} {step.kind}s '{step.binding}': no {what} of that name")
+        n = binding_bytes(b)
+        cycles = self.target.host_transfer_cycles(n)
+        if (step.nbytes, step.cycles) != (n, cycles):
+            raise EmulatorError(
+                f"{where} ({step.kind} {what} '{b.name}'): the package says {step.nbytes} bytes, {step.cycles} "
+                f"cycles; the binding and target {self.target.name} give {n} bytes, {cycles} cycles"
+            )
+        rec = {"kind": f"host_{step.kind}", "call": call, "step": j, "binding": b.name, "bytes": n, "cycles": cycles}
+        return b, rec
 
     def _decode(self, i: int, p: Program) -> np.ndarray:
         """The program's instruction words [n, 16], read from its first tile's memory up to END."""
@@ -478,11 +527,42 @@ class Emulator:
         return out
 
     def run(self, inputs: dict[str, np.ndarray]) -> RunResult:
-        """Execute all programs to END in BSP lock-step; returns outputs, checkpoints and cycles."""
+        """Execute the `run` host call: write the inputs, execute the programs, read the outputs;
+        returns outputs, checkpoints, device cycles and host cycles."""
         arrays = self._check_inputs(inputs) if self.execute else {}
         if not self.loaded:
             self.load()
         pkg = self.package
+        steps = self._host_steps("run")
+        if [st.kind for st in steps].count("execute") != 1:
+            raise EmulatorError("host call 'run' must have exactly one execute step")
+        result = RunResult({}, {}, 0, self._loading_profile)
+        self._loading_profile = []
+        streams = {kind: [st.binding for st in steps if st.kind == kind] for kind in ("write", "read")}
+        for j, step in enumerate(steps):
+            if step.kind == "execute":
+                self._execute(result, streams)
+                continue
+            if step.kind not in ("write", "read"):
+                raise EmulatorError(f"host call 'run': step {j} has invalid kind '{step.kind}'")
+            what, bindings = ("input", pkg.inputs) if step.kind == "write" else ("output", pkg.outputs)
+            b, rec = self._host_transfer("run", j, step, bindings, what)
+            if self.execute and step.kind == "write":
+                self.scatter(b, arrays[b.name])
+            elif self.execute:
+                result.outputs[b.name] = self.gather(b)
+            result.profile.append(rec)
+        result.host_cycles = sum(r["cycles"] for r in result.profile if r["kind"] in ("host_write", "host_read"))
+        return result
+
+    def _execute(self, result: RunResult, streams: dict[str, list[str]]) -> None:
+        """Run all programs to END in BSP lock-step (the run call's execute step), adding device
+        cycles and profile records to `result`. HOST_IN/HOST_OUT are the device's side of the
+        call's writes and reads: they must stream `streams` in order, before and after all
+        device work."""
+        pkg = self.package
+        streamed: dict[str, list[str]] = {"write": [], "read": []}
+        worked = False  # device work has run
         # per program: segments of CALLs, each followed by one control instruction
         split: list[tuple[list[np.ndarray], np.ndarray]] = []
         for i, p in enumerate(pkg.programs):
@@ -494,7 +574,6 @@ class Emulator:
         for i, (_, ctrl) in enumerate(split):
             if not np.array_equal(ctrl, skeleton):
                 raise EmulatorError(f"program {i}: control skeleton differs from program 0")
-        result = RunResult({}, {}, 0, [])
         ex = self.target.exchange
         loops: list[list[int]] = []  # [index of LOOP_BEGIN, iterations left]
         j = -1
@@ -506,9 +585,16 @@ class Emulator:
                 where = f"program {i} segment {j}"
                 cyc = sum(self._call(p.first_tile, p.tile_count, w, where) for w in split[i][0][j])
                 seg = max(seg, cyc)
-            if any(len(s[0][j]) for s in split):
-                result.profile.append({"kind": "compute", "index": j, "cycles": seg})
             op, arg = int(cw[0]), int(cw[1])
+            calls = any(len(s[0][j]) for s in split)
+            if calls:
+                result.profile.append({"kind": "compute", "index": j, "cycles": seg})
+            if op == Opcode.HOST_IN and (worked or calls):
+                raise EmulatorError(f"control instruction {j}: HOST_IN after device work (the run call writes first)")
+            work = calls or op in DEVICE_WORK
+            worked = worked or work
+            if work and streamed["read"]:
+                raise EmulatorError(f"control instruction {j}: device work after HOST_OUT (the run call reads last)")
             rec: dict[str, Any]
             if op == Opcode.END:
                 result.total_cycles += seg
@@ -541,20 +627,8 @@ class Emulator:
                     "scheduled_horizon": ph.horizon,
                     "scheduled_lower_bound": ph.lower_bound,
                 }
-            elif op == Opcode.HOST_IN:
-                if arg >= len(pkg.inputs):
-                    raise EmulatorError(f"control instruction {j}: no input {arg}")
-                b = pkg.inputs[arg]
-                if self.execute:
-                    self.scatter(b, arrays[b.name])
-                rec = {"kind": "host_in", "index": arg, "cycles": 0}
-            elif op == Opcode.HOST_OUT:
-                if arg >= len(pkg.outputs):
-                    raise EmulatorError(f"control instruction {j}: no output {arg}")
-                b = pkg.outputs[arg]
-                if self.execute:
-                    result.outputs[b.name] = self.gather(b)
-                rec = {"kind": "host_out", "index": arg, "cycles": 0}
+            elif op in (Opcode.HOST_IN, Opcode.HOST_OUT):
+                rec = self._stream(j, Opcode(op), arg, streams, streamed)
             elif op == Opcode.CHECKPOINT:
                 if arg not in self._checkpoints:
                     raise EmulatorError(f"control instruction {j}: no checkpoint {arg}")
@@ -565,4 +639,27 @@ class Emulator:
                 raise EmulatorError(f"control instruction {j}: invalid opcode {op}")
             result.total_cycles += seg + rec["cycles"]
             result.profile.append(rec)
-        return result
+        for kind, names in streams.items():
+            if len(streamed[kind]) < len(names):
+                op_name = "HOST_IN" if kind == "write" else "HOST_OUT"
+                raise EmulatorError(f"host call 'run' {kind}s '{names[len(streamed[kind])]}', no {op_name} streams it")
+
+    def _stream(
+        self, j: int, op: Opcode, arg: int, streams: dict[str, list[str]], streamed: dict[str, list[str]]
+    ) -> dict[str, Any]:
+        """HOST_IN/HOST_OUT `arg` at control instruction `j`: the device side of the run call's
+        next write/read (which moves the data and costs the host cycles), checked against it."""
+        kind, what, bindings = ("write", "input", self.package.inputs)
+        if op == Opcode.HOST_OUT:
+            kind, what, bindings = ("read", "output", self.package.outputs)
+        if arg >= len(bindings):
+            raise EmulatorError(f"control instruction {j}: no {what} {arg}")
+        k, name = len(streamed[kind]), bindings[arg].name
+        want = streams[kind][k] if k < len(streams[kind]) else None
+        if name != want:
+            raise EmulatorError(
+                f"control instruction {j}: {op.name} {arg} streams {what} '{name}', "
+                f"the run call's {kind} step number {k} moves {want!r}"
+            )
+        streamed[kind].append(name)
+        return {"kind": op.name.lower(), "index": arg, "cycles": 0}

@@ -46,6 +46,22 @@ struct Metric {
   value @1 :Int64;
 }
 
+struct HostStep {
+  # One host-exchange phase of a host call (a host/device rendezvous), or the programs' run.
+  kind @0 :Text;                 # "write" (host -> tiles), "read" (tiles -> host) or "execute"
+  binding @1 :Text;              # the weight, input or output moved; "" for execute
+  bytes @2 :UInt64;              # over the host link: the binding's logical bytes (0 for execute)
+  cycles @3 :UInt64;             # host cycles: target host_transfer_cycles(bytes) (0 for execute:
+                                 # the programs' cycles are device cycles, measured by the emulator)
+}
+
+struct HostCall {
+  # A host entry point, its steps in order. "initialize": a write per weight (package order);
+  # "run": a write per input (HOST_IN order), one execute, a read per output (HOST_OUT order).
+  name @0 :Text;
+  steps @1 :List(HostStep);
+}
+
 struct Package {
   schemaVersion @0 :UInt32;
   compilerVersion @1 :Text;
@@ -62,4 +78,5 @@ struct Package {
   metrics @12 :List(Metric);
   contentDigest @13 :UInt64;     # SHA-256 (first 8 bytes, little-endian) of the whole message
                                  # with this field's 8 bytes zeroed: any damaged byte is caught
+  hostCalls @14 :List(HostCall); # "initialize", then "run"
 }

@@ -30,7 +30,7 @@ from ipu.runtime.isa import (
 )
 from ipu.target import Target
 
-SCHEMA_VERSION = 2  # 2: contentDigest
+SCHEMA_VERSION = 3  # 2: contentDigest; 3: hostCalls
 
 # A binding slice family: for r in range(rows), m in range(tile_count):
 #   logical elements [logical_offset + r*logical_stride, ... + row_elements)
@@ -76,6 +76,15 @@ TRANSFER_COLUMNS = (
     "par_dst_offset_step",
     "par_time_step",
 )
+
+
+# The host calls of a package, in order, and the kinds of their steps (see HostStep).
+HOST_CALLS = ("initialize", "run")
+HOST_STEP_KINDS = ("write", "read", "execute")
+
+# Instructions that change tile memory or time on the device: `run` writes every input before
+# them and reads every output after them (CHECKPOINT only samples a value).
+DEVICE_WORK = (Opcode.CALL, Opcode.SYNC, Opcode.EXCHANGE, Opcode.LOOP_BEGIN, Opcode.LOOP_END)
 
 
 class PackageError(ValueError):
@@ -126,6 +135,26 @@ class Checkpoint:
 
 
 @dataclass
+class HostStep:
+    """One step of a host call: a host-exchange phase that writes a binding to its tiles or reads
+    it back, or the execution of the programs (no bytes, no host cycles: device cycles)."""
+
+    kind: str  # one of HOST_STEP_KINDS
+    binding: str = ""  # the weight, input or output moved; "" for execute
+    nbytes: int = 0  # bytes over the host link: the binding's logical bytes (schema field `bytes`)
+    cycles: int = 0  # host cycles: Target.host_transfer_cycles(nbytes)
+
+
+@dataclass
+class HostCall:
+    """A host entry point: `initialize` writes every weight (package order); `run` writes every
+    input (HOST_IN order), executes the programs once, reads every output (HOST_OUT order)."""
+
+    name: str  # one of HOST_CALLS
+    steps: list[HostStep]
+
+
+@dataclass
 class Package:
     compiler_version: str
     target: str
@@ -138,8 +167,48 @@ class Package:
     inputs: list[Binding]
     outputs: list[Binding]
     checkpoints: list[Checkpoint]
+    host_calls: list[HostCall] = field(default_factory=list)
     metrics: dict[str, int] = field(default_factory=dict)
     schema_version: int = SCHEMA_VERSION
+
+
+def binding_bytes(b: Binding) -> int:
+    """Logical bytes of a binding: what a host step moves over the host link."""
+    return math.prod(int(d) for d in b.shape) * DTYPE_SIZE[DType(int(b.dtype))]
+
+
+def host_stream_order(programs: list[Program]) -> tuple[list[int], list[int]]:
+    """(HOST_IN, HOST_OUT) indices in the order program 0 executes them, up to its END (the
+    programs share one control skeleton)."""
+    words = np.frombuffer(programs[0].code, "<u4").reshape(-1, INSTRUCTION_WORDS)
+    ends = np.flatnonzero(words[:, 0] == Opcode.END)
+    words = words[: ends[0] if ends.size else len(words)]
+    return (
+        [int(w[1]) for w in words if w[0] == Opcode.HOST_IN],
+        [int(w[1]) for w in words if w[0] == Opcode.HOST_OUT],
+    )
+
+
+def _transfer_step(kind: str, b: Binding, target: Target) -> HostStep:
+    n = binding_bytes(b)
+    return HostStep(kind, b.name, n, target.host_transfer_cycles(n))
+
+
+def make_host_calls(
+    weights: list[Binding], inputs: list[Binding], outputs: list[Binding], target: Target
+) -> list[HostCall]:
+    """`initialize` writing `weights`, `run` writing `inputs`, executing, reading `outputs`, each
+    list in the order given, every write and read costed by `target`."""
+    run = [_transfer_step("write", b, target) for b in inputs] + [HostStep("execute")]
+    run += [_transfer_step("read", b, target) for b in outputs]
+    return [HostCall("initialize", [_transfer_step("write", w, target) for w in weights]), HostCall("run", run)]
+
+
+def host_calls_for(pkg: Package, target: Target) -> list[HostCall]:
+    """The host calls `pkg`'s weights and programs imply (the rule build_package applies to a tasm
+    module), for packages built by hand: inputs and outputs in program 0's HOST_IN/HOST_OUT order."""
+    ins, outs = host_stream_order(pkg.programs)
+    return make_host_calls(pkg.weights, [pkg.inputs[i] for i in ins], [pkg.outputs[i] for i in outs], target)
 
 
 # --------------------------------------------------------------------------------------------
@@ -264,6 +333,10 @@ def package_bytes(pkg: Package) -> bytes:
         _put_binding(b.binding, c.binding)
     for b, (k, v) in zip(m.init("metrics", len(pkg.metrics)), pkg.metrics.items(), strict=True):
         b.name, b.value = k, int(v)
+    for b, call in zip(m.init("hostCalls", len(pkg.host_calls)), pkg.host_calls, strict=True):
+        b.name = call.name
+        for st, step in zip(b.init("steps", len(call.steps)), call.steps, strict=True):
+            st.kind, st.binding, st.bytes, st.cycles = step.kind, step.binding, step.nbytes, step.cycles
     return message_bytes(m)
 
 
@@ -323,9 +396,10 @@ def read_package(path: str | os.PathLike[str], traversal_limit_words: int | None
         raise PackageError(f"{path}: corrupt or truncated package ({first})") from None
 
 
-def _struct_list(m: Any, name: str, file_bytes: int) -> Any:
-    """The list field `name`, refused when it claims more elements than the file can hold: a
-    list of zero-sized structs costs no bytes, so its count alone must not drive allocation."""
+def _struct_list(m: Any, name: str, file_bytes: int, what: str = "package") -> Any:
+    """The list field `name` of `m` (`what`, for messages), refused when it claims more elements
+    than the file can hold: a list of zero-sized structs costs no bytes, so its count alone must
+    not drive allocation."""
     items = getattr(m, name)
     if not len(items):
         return items
@@ -333,7 +407,7 @@ def _struct_list(m: Any, name: str, file_bytes: int) -> Any:
     words = node.dataWordCount + node.pointerCount
     if len(items) * words * 8 > file_bytes:
         raise PackageError(
-            f"package {name}: the list claims {len(items)} elements of {words} words, "
+            f"{what} {name}: the list claims {len(items)} elements of {words} words, "
             f"more than the {file_bytes}-byte file holds"
         )
     return items
@@ -365,6 +439,16 @@ def _read_message(m: Any, file_bytes: int) -> Package:
         )
         for c in items("checkpoints")
     ]
+    host_calls = [
+        HostCall(
+            str(c.name),
+            [
+                HostStep(str(st.kind), str(st.binding), int(st.bytes), int(st.cycles))
+                for st in _struct_list(c, "steps", file_bytes, f"host call '{c.name}'")
+            ],
+        )
+        for c in items("hostCalls")
+    ]
     return Package(
         compiler_version=str(m.compilerVersion),
         target=str(m.target),
@@ -377,6 +461,7 @@ def _read_message(m: Any, file_bytes: int) -> Package:
         inputs=inputs,
         outputs=outputs,
         checkpoints=checkpoints,
+        host_calls=host_calls,
         metrics={str(x.name): int(x.value) for x in items("metrics")},
         schema_version=int(m.schemaVersion),
     )
@@ -550,6 +635,7 @@ def validate_package(pkg: Package, target: Target) -> None:
             raise PackageError(f"duplicate {what} binding name '{dup}'")
         for b in items:
             _validate_binding(b, what, target, need_data=what == "weight", need_cover=what in ("output", "checkpoint"))
+    _validate_host_calls(pkg, target)
 
 
 def _validate_programs(pkg: Package, target: Target) -> None:
@@ -811,3 +897,118 @@ def _validate_binding(b: Binding, what: str, target: Target, need_data: bool, ne
         if lo[0] > 0 or gap.size or reach[-1] < size:
             missing = 0 if lo[0] > 0 else int(reach[gap[0]]) if gap.size else int(reach[-1])
             raise PackageError(f"{label}: slices do not cover logical element {missing}")
+
+
+# --------------------------------------------------------------------------------------------
+# Host calls
+# --------------------------------------------------------------------------------------------
+
+
+def _a(noun: str) -> str:
+    return f"an {noun}" if noun[0] in "aeiou" else f"a {noun}"
+
+
+def _validate_host_calls(pkg: Package, target: Target) -> None:
+    """`initialize` and `run`: each step names a binding of its kind with that binding's bytes and
+    the target's host cycles, every weight, input and output moves exactly once, and `run`
+    brackets its one execute step with the programs' HOST_IN and HOST_OUT order."""
+    names = [c.name for c in pkg.host_calls]
+    if names != list(HOST_CALLS):
+        raise PackageError(f"package host calls are {names}, expected {list(HOST_CALLS)}")
+    init, run = pkg.host_calls
+    _validate_steps(pkg, init, {"write": ("weight", pkg.weights)}, target)
+    _validate_steps(pkg, run, {"write": ("input", pkg.inputs), "read": ("output", pkg.outputs)}, target)
+    ins, outs = host_stream_order(pkg.programs)
+    _validate_stream_order(run, "write", "HOST_IN", [pkg.inputs[i].name for i in ins], ins)
+    _validate_stream_order(run, "read", "HOST_OUT", [pkg.outputs[i].name for i in outs], outs)
+    for i, p in enumerate(pkg.programs):
+        _validate_host_positions(i, p)
+
+
+def _validate_steps(pkg: Package, call: HostCall, moves: dict[str, tuple[str, list[Binding]]], target: Target) -> None:
+    """Each step of `call`: an allowed kind, a binding of that kind (`moves`: kind -> (what,
+    bindings)) moved once, its bytes and cycles; then nothing left unmoved, one execute in run."""
+    allowed = [*moves, *(["execute"] if call.name == "run" else [])]
+    seen: dict[tuple[str, str], int] = {}
+    executes = [j for j, st in enumerate(call.steps) if st.kind == "execute"]
+    if call.name == "run" and len(executes) != 1:
+        raise PackageError(f"host call 'run' has {len(executes)} execute steps {executes}, expected 1")
+    split = executes[0] if call.name == "run" else len(call.steps)  # writes before, reads after
+    for j, st in enumerate(call.steps):
+        where = f"host call '{call.name}': step {j}"
+        if st.kind not in HOST_STEP_KINDS:
+            raise PackageError(f"{where} has kind '{st.kind}', expected one of {', '.join(HOST_STEP_KINDS)}")
+        if st.kind not in allowed:
+            raise PackageError(f"{where} is {_a(st.kind)} step; '{call.name}' has only {', '.join(allowed)} steps")
+        if st.kind == "execute":
+            if (st.binding, st.nbytes, st.cycles) != ("", 0, 0):
+                raise PackageError(
+                    f"{where} (execute) names '{st.binding}', {st.nbytes} bytes, {st.cycles} cycles; it moves nothing"
+                )
+            continue
+        if (st.kind == "write") != (j < split):
+            side = "after" if st.kind == "write" else "before"
+            raise PackageError(f"{where} ({st.kind} '{st.binding}') comes {side} the execute step {split}")
+        what, bindings = moves[st.kind]
+        b = next((x for x in bindings if x.name == st.binding), None)
+        if b is None:
+            kinds = (("weight", pkg.weights), ("input", pkg.inputs), ("output", pkg.outputs))
+            other = next((k for k, bs in kinds if any(x.name == st.binding for x in bs)), None)
+            hint = f" ('{st.binding}' is {_a(other)})" if other else ""
+            raise PackageError(f"{where} {st.kind}s '{st.binding}': no {what} of that name{hint}")
+        where = f"{where} ({st.kind} {what} '{b.name}')"
+        if (st.kind, b.name) in seen:
+            raise PackageError(f"{where} moves it again: step {seen[st.kind, b.name]} already did")
+        seen[st.kind, b.name] = j
+        n = binding_bytes(b)
+        if st.nbytes != n:
+            raise PackageError(f"{where}: {st.nbytes} bytes, the binding holds {n}")
+        cycles = target.host_transfer_cycles(n)
+        if st.cycles != cycles:
+            raise PackageError(f"{where}: {st.cycles} cycles, target {target.name} gives {cycles} for {n} bytes")
+    for kind, (what, bindings) in moves.items():
+        missing = next((b.name for b in bindings if (kind, b.name) not in seen), None)
+        if missing is not None:
+            raise PackageError(f"host call '{call.name}' has no {kind} step for {what} '{missing}'")
+
+
+def _validate_stream_order(run: HostCall, kind: str, opcode: str, streamed: list[str], indices: list[int]) -> None:
+    """The `kind` steps of `run` move the bindings the programs' `opcode` instructions stream, in
+    the same order (`streamed`: their binding names, `indices`: their operands)."""
+    steps = [(j, st.binding) for j, st in enumerate(run.steps) if st.kind == kind]
+    for k in range(max(len(steps), len(streamed))):
+        if k >= len(streamed):
+            j, name = steps[k]
+            raise PackageError(f"host call 'run': step {j} ({kind} '{name}'): the programs have no {opcode} for it")
+        if k >= len(steps):
+            raise PackageError(
+                f"host call 'run': the programs' {opcode} number {k} ({opcode} {indices[k]}) streams "
+                f"'{streamed[k]}' again; the run call moves it once"
+            )
+        j, name = steps[k]
+        if name != streamed[k]:
+            raise PackageError(
+                f"host call 'run': step {j} ({kind} '{name}') is out of {opcode} order: the programs' "
+                f"{opcode} number {k} ({opcode} {indices[k]}) streams '{streamed[k]}'"
+            )
+
+
+def _validate_host_positions(i: int, p: Program) -> None:
+    """HOST_IN before any device work and HOST_OUT after all of it (so outside loops): `run`
+    writes every input before it executes the programs and reads every output after."""
+    op = np.frombuffer(p.code, "<u4").reshape(-1, INSTRUCTION_WORDS)[:, 0]
+    op = op[: int(np.flatnonzero(op == Opcode.END)[0])]  # validated: an END exists
+    work = np.flatnonzero(np.isin(op, DEVICE_WORK))
+    if not work.size:
+        return
+    ins, outs = np.flatnonzero(op == Opcode.HOST_IN), np.flatnonzero(op == Opcode.HOST_OUT)
+    if ins.size and ins[-1] > work[0]:
+        raise PackageError(
+            f"program {i}: instruction {ins[-1]} (HOST_IN) follows device work (instruction {work[0]}); "
+            "the run call writes every input before executing the programs"
+        )
+    if outs.size and outs[0] < work[-1]:
+        raise PackageError(
+            f"program {i}: instruction {outs[0]} (HOST_OUT) precedes device work (instruction {work[-1]}); "
+            "the run call reads every output after executing the programs"
+        )

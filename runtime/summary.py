@@ -16,6 +16,7 @@ from ipu.runtime.package import (
     SLICE_COLUMNS,
     TRANSFER_COLUMNS,
     Binding,
+    HostCall,
     Package,
     call_operand_dtypes,
     call_operand_elements,
@@ -30,10 +31,10 @@ _SIZE_BY_CODE = np.zeros(256, np.int64)
 _SIZE_BY_CODE[[int(d) for d in DTYPE_SIZE]] = list(DTYPE_SIZE.values())
 
 
-def _capped(lines: list[str], what: str) -> list[str]:
+def _capped(lines: list[str], what: str, indent: str = "  ") -> list[str]:
     if len(lines) <= LIST_LIMIT:
         return lines
-    return lines[:LIST_LIMIT] + [f"  ... {len(lines) - LIST_LIMIT} more {what}"]
+    return lines[:LIST_LIMIT] + [f"{indent}... {len(lines) - LIST_LIMIT} more {what}"]
 
 
 def _cat(parts: list[Ranges]) -> Ranges:
@@ -146,6 +147,31 @@ def _binding_line(kind: str, b: Binding, note: str = "") -> str:
     )
 
 
+def _host_call_lines(pkg: Package) -> list[str]:
+    """Totals over the host calls, then each call's totals and its steps (capped)."""
+    calls = pkg.host_calls
+    nbytes, cycles = (sum(getattr(st, f) for c in calls for st in c.steps) for f in ("nbytes", "cycles"))
+    out = [
+        f"host calls: {len(calls)} ({sum(len(c.steps) for c in calls)} steps), "
+        f"{nbytes} bytes over the host link, {cycles} host cycles"
+    ]
+    for c in calls:
+        out.append(
+            f"  {c.name}: {len(c.steps)} steps, {sum(st.nbytes for st in c.steps)} bytes, "
+            f"{sum(st.cycles for st in c.steps)} cycles"
+        )
+        out += _capped([_step_line(c, j) for j in range(len(c.steps))], f"{c.name} steps", "    ")
+    return out
+
+
+def _step_line(call: HostCall, j: int) -> str:
+    st = call.steps[j]
+    if st.kind == "execute":
+        return f"    step {j}: execute the programs"
+    what = "weight" if call.name == "initialize" else "input" if st.kind == "write" else "output"
+    return f"    step {j}: {st.kind} {what} {st.binding}, {st.nbytes} bytes, {st.cycles} cycles"
+
+
 def summarize_package(pkg: Package, target: Target) -> str:
     """The summary text (`pkg` must already have passed validate_package against `target`)."""
     out = [
@@ -189,6 +215,7 @@ def summarize_package(pkg: Package, target: Target) -> str:
         ],
         "checkpoints",
     )
+    out += _host_call_lines(pkg)
 
     code, operands = _program_ranges(pkg)
     classes: list[tuple[str, Ranges]] = [("code", _to_tiles(pkg, code)), ("kernel operands", _to_tiles(pkg, operands))]

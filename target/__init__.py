@@ -172,6 +172,13 @@ class Target:
         """Sync plus route tail that every exchange phase pays above its horizon."""
         return self.exchange["sync_cycles"] + self.exchange["route_tail_cycles"]
 
+    def host_transfer_cycles(self, nbytes: int) -> int:
+        """One host-exchange phase moving `nbytes` over the host link (a host call's write or read
+        step): the phase's host sync plus the bytes at the link's rate. Host cycles, not device
+        cycles: the tiles wait at the rendezvous, their programs' cycle counts leave it out."""
+        r = self.rates
+        return r["host_phase_cycles"] + -(-nbytes // r["host_bytes_per_cycle"])
+
 
 def available_targets() -> list[str]:
     return sorted(p.stem for p in TARGET_DIR.glob("*.toml"))
@@ -217,5 +224,9 @@ def _check(t: Target) -> None:
         prev = r.end
     if prev != t.memory_end:
         raise TargetError(f"target {t.name}: regions end at {prev:#x}, memory at {t.memory_end:#x}")
+    if t.rates.get("host_bytes_per_cycle", 0) <= 0 or t.rates.get("host_phase_cycles", -1) < 0:
+        raise TargetError(
+            f"target {t.name}: [rates] needs a positive host_bytes_per_cycle and a non-negative host_phase_cycles"
+        )
     if t.loadable_end and not t.memory_base < t.loadable_end <= t.memory_end:
         raise TargetError(f"target {t.name}: loadable_end {t.loadable_end:#x} outside memory")

@@ -1,7 +1,8 @@
 """`ipu-run MODEL`: compile when needed, run on the emulator, check against the reference.
 
-Prints one line per checkpoint, then `numericalTest=PASS|FAIL` and `totalCycles=N`; exits
-non-zero on FAIL. The emulator only sees the package; the reference only sees the graph IR.
+Prints one line per checkpoint, then `numericalTest=PASS|FAIL`, `hostCycles=N` (the host
+calls' host-exchange phases: initialize and run) and `totalCycles=N` (the device's compute,
+exchange and sync); exits non-zero on FAIL. The emulator only sees the package; the reference only sees the graph IR.
 """
 
 from __future__ import annotations
@@ -125,6 +126,8 @@ def cli(
     for rec in result.profile:
         if rec.get("kind") == "exchange":
             log_event("emulated exchange phase", **{k: v for k, v in rec.items() if k != "kind"})
+        elif rec.get("kind") in ("host_write", "host_read"):
+            log_event("emulated host step", **rec)
     if outputs_path:
         tmp = Path(outputs_path).with_name(Path(outputs_path).name + ".partial.npz")
         np.savez(tmp, **result.outputs)
@@ -164,6 +167,7 @@ def cli(
         print("numericalTest=SKIPPED (no reference: pass --reference model.mlir)")
     exch = sum(r["cycles"] for r in result.profile if r.get("kind") == "exchange")
     print(f"package={model} target={tg.name} tiles={pkg.tiles} exchangeCycles={exch}")
+    print(f"hostCycles={result.host_cycles}")
     print(f"totalCycles={result.total_cycles}")
     if not ok:
         sys.exit(1)

@@ -22,11 +22,12 @@ from click.testing import CliRunner, Result
 from conftest import EXAMPLES
 
 from ipu.codegen.ipuexe import build_package
-from ipu.runtime.isa import INSTRUCTION_WORDS, Opcode
+from ipu.runtime.isa import INSTRUCTION_WORDS, Opcode, encode_simple
 from ipu.runtime.package import (
     SCHEMA_VERSION,
     SLICE_COLUMNS,
     TRANSFER_COLUMNS,
+    HostStep,
     Package,
     PackageError,
     Program,
@@ -146,6 +147,36 @@ def _code_word(opcode: Opcode, word: int, value: int) -> Make:
     return _edit(fn)
 
 
+def _host_steps(call: int, fn: Callable[[list[HostStep]], Any]) -> Make:
+    """A change to the steps of host call `call` (0: initialize, 1: run)."""
+    return _edit(lambda pkg: fn(pkg.host_calls[call].steps))
+
+
+def _program_words(pkg: Package) -> np.ndarray:
+    return np.frombuffer(pkg.programs[0].code, "<u4").reshape(-1, INSTRUCTION_WORDS).copy()
+
+
+def _second_input_written_first(pkg: Package) -> None:
+    """A second input x2 that the programs stream after x (HOST_IN 1 follows HOST_IN 0), while
+    the run call writes it first."""
+    pkg.inputs.append(dataclasses.replace(pkg.inputs[0], name="x2"))
+    w = _program_words(pkg)
+    at = int(np.flatnonzero(w[:, 0] == Opcode.HOST_IN)[0]) + 1
+    code = np.concatenate([w[:at], encode_simple(Opcode.HOST_IN, 1)[None], w[at:]]).astype("<u4")
+    pkg.programs[0] = dataclasses.replace(pkg.programs[0], code=code.tobytes())
+    steps = pkg.host_calls[1].steps
+    steps.insert(0, dataclasses.replace(steps[0], binding="x2"))
+
+
+def _host_in_after_a_call(pkg: Package) -> None:
+    """Program 0's HOST_IN swapped with the CALL after it: the input lands after device work."""
+    w = _program_words(pkg)
+    i = int(np.flatnonzero(w[:, 0] == Opcode.HOST_IN)[0])
+    j = i + int(np.flatnonzero(w[i:, 0] == Opcode.CALL)[0])
+    w[[i, j]] = w[[j, i]]
+    pkg.programs[0] = dataclasses.replace(pkg.programs[0], code=w.tobytes())
+
+
 def _amplified_list(_: Package, __: bytes) -> bytes:
     """A 152-byte message whose program list claims 10**6 zero-sized elements (no bytes each)."""
     m = _schema().Package.new_message()
@@ -261,6 +292,75 @@ CASES = [
         r"weight 'b1': data has 2046 bytes, shape \(1024,\) F16 needs 2048",
     ),
     Case("invalid_dtype", _edit_message(lambda m: setattr(m.weights[0], "dtype", 7)), r"weight 'w1': invalid dtype 7"),
+    # --- host calls (initialize: w1 b1 w2 b2; run: x, execute, output0)
+    Case(
+        "host_call_missing",
+        _edit(lambda p: p.host_calls.pop()),
+        r"package host calls are \['initialize'\], expected \['initialize', 'run'\]",
+    ),
+    Case(
+        "host_weight_write_missing",
+        _host_steps(0, lambda s: s.pop(1)),
+        r"host call 'initialize' has no write step for weight 'b1'",
+        run=True,
+    ),
+    Case(
+        "host_unknown_binding",
+        _host_steps(1, lambda s: setattr(s[0], "binding", "nosuch")),
+        r"host call 'run': step 0 writes 'nosuch': no input of that name$",
+    ),
+    Case(
+        "host_weight_written_as_input",
+        _host_steps(1, lambda s: setattr(s[0], "binding", "w1")),
+        r"host call 'run': step 0 writes 'w1': no input of that name \('w1' is a weight\)",
+    ),
+    Case(
+        "host_duplicate_input",
+        _host_steps(1, lambda s: s.insert(1, copy.copy(s[0]))),
+        r"host call 'run': step 1 \(write input 'x'\) moves it again: step 0 already did",
+    ),
+    Case(
+        "host_execute_in_initialize",
+        _host_steps(0, lambda s: s.append(HostStep("execute"))),
+        r"host call 'initialize': step 4 is an execute step; 'initialize' has only write steps",
+    ),
+    Case(
+        "host_run_without_execute",
+        _host_steps(1, lambda s: s.pop(1)),
+        r"host call 'run' has 0 execute steps \[\], expected 1",
+    ),
+    Case(
+        "host_read_before_execute",
+        _host_steps(1, lambda s: s.reverse()),
+        r"host call 'run': step 0 \(read 'output0'\) comes before the execute step 1",
+    ),
+    Case(
+        "host_step_kind_invalid",
+        _host_steps(1, lambda s: setattr(s[0], "kind", "jump")),
+        r"host call 'run': step 0 has kind 'jump', expected one of write, read, execute",
+    ),
+    Case(
+        "host_wrong_cycles",
+        _host_steps(1, lambda s: setattr(s[2], "cycles", s[2].cycles + 1)),
+        r"host call 'run': step 2 \(read output 'output0'\): 2026 cycles, target sim16 gives 2025 for 32768 bytes",
+        run=True,
+    ),
+    Case(
+        "host_wrong_bytes",
+        _host_steps(0, lambda s: setattr(s[0], "nbytes", 2)),
+        r"host call 'initialize': step 0 \(write weight 'w1'\): 2 bytes, the binding holds 524288",
+    ),
+    Case(
+        "host_run_out_of_host_in_order",
+        _edit(_second_input_written_first),
+        r"host call 'run': step 0 \(write 'x2'\) is out of HOST_IN order: "
+        r"the programs' HOST_IN number 0 \(HOST_IN 0\) streams 'x'",
+    ),
+    Case(
+        "host_in_after_device_work",
+        _edit(_host_in_after_a_call),
+        r"program 0: instruction 1 \(HOST_IN\) follows device work \(instruction 0\); the run call writes",
+    ),
     # --- absurd declared sizes
     Case(
         "input_shape_1e12",

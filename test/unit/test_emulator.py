@@ -9,7 +9,7 @@ import pytest
 
 from ipu.runtime.emulator import Emulator, EmulatorError
 from ipu.runtime.isa import DType, Opcode, encode_call, encode_simple, float_bits, param_offset
-from ipu.runtime.package import Binding, Package, PackageError, Phase, Program, validate_package
+from ipu.runtime.package import Binding, Package, PackageError, Phase, Program, host_calls_for, validate_package
 from ipu.target import load_target
 
 T = load_target("sim16")
@@ -84,7 +84,8 @@ def package(
     inputs: list[Binding] | None = None,
     outputs: list[Binding] | None = None,
 ) -> Package:
-    return Package(
+    """A sim16 package with the host calls its weights and HOST_IN/HOST_OUT order imply."""
+    pkg = Package(
         "test",
         T.name,
         T.tiles,
@@ -97,6 +98,8 @@ def package(
         outputs or [],
         [],
     )
+    pkg.host_calls = host_calls_for(pkg, T)
+    return pkg
 
 
 def exchange_package(transfers: list[list[int]]) -> Package:
@@ -288,6 +291,64 @@ def test_inputs_checked_and_gather_scatter_roundtrip() -> None:
         emu.run({"x": x, "y": x})
     with pytest.raises(EmulatorError, match=r"shape \(6, 4\), expected \(4, 6\)"):
         emu.run({"x": x.T})
+
+
+def _host_package(*body: np.ndarray) -> Package:
+    """y [16, 16] = x + w (a 16-element f32 weight): one row per tile, `body` between HOST_IN and
+    HOST_OUT (default: the add)."""
+    X, W, Y = DATA, DATA + 0x100, DATA + 0x200
+    body = body or (encode_call("add", DType.F32, DType.F32, Y, [X, W], [1, 16, 1, 16]),)
+    prog = code(encode_simple(Opcode.HOST_IN, 0), *body, encode_simple(Opcode.HOST_OUT, 0), encode_simple(Opcode.END))
+    rows = [[sl(16 * t, 0, 1, 16, t, 1, 0, at, 0) for t in range(16)] for at in (X, Y)]
+    w = np.arange(16, dtype=np.float32)
+    return package(
+        [Program(0, 16, CODE, prog)],
+        weights=[binding("w", DType.F32, (16,), [sl(0, 0, 1, 16, 0, 16, 1, W, 0)], w.tobytes())],
+        inputs=[binding("x", DType.F32, (16, 16), rows[0])],
+        outputs=[binding("y", DType.F32, (16, 16), rows[1])],
+    )
+
+
+def test_host_calls_stream_in_phases_and_sum_to_host_cycles() -> None:
+    pkg = _host_package()
+    validate_package(pkg, T)
+    x = np.random.default_rng(7).standard_normal((16, 16)).astype(np.float32)
+    emu = Emulator(pkg, T)
+    res = emu.run({"x": x})
+    np.testing.assert_array_equal(res.outputs["y"], x + np.arange(16, dtype=np.float32))
+    # loading ran `initialize` (w); `run` wrote x, executed the program, read y
+    kinds = ["host_write", "host_write", "host_in", "compute", "host_out", "host_read"]
+    assert [r["kind"] for r in res.profile] == kinds
+    host = [(r["call"], r["binding"], r["bytes"], r["cycles"]) for r in res.profile if "call" in r]
+    assert host == [
+        ("initialize", "w", 64, 600 + 3),  # 600-cycle phase + ceil(64 / 23)
+        ("run", "x", 1024, 600 + 45),
+        ("run", "y", 1024, 600 + 45),
+    ]
+    assert res.host_cycles == sum(h[3] for h in host) == 1893
+    assert res.total_cycles == T.elementwise_cycles("add", 16)  # the device's cycles only
+    again = emu.run({"x": x})  # already loaded: the run call alone
+    assert again.host_cycles == 2 * T.host_transfer_cycles(1024)
+    counted = Emulator(pkg, T, execute=False).run({})
+    assert (counted.host_cycles, counted.total_cycles) == (res.host_cycles, res.total_cycles)
+
+
+def test_host_steps_are_checked_at_run_time() -> None:
+    x = {"x": np.zeros((16, 16), np.float32)}
+    pkg = _host_package()
+    pkg.host_calls[1].steps[0].cycles += 1
+    with pytest.raises(EmulatorError, match=r"step 0 \(write input 'x'\): the package says 1024 bytes, 646 cycles"):
+        Emulator(pkg, T).run(x)
+    pkg = _host_package()
+    pkg.host_calls = pkg.host_calls[1:]
+    with pytest.raises(EmulatorError, match="0 host calls named 'initialize'"):
+        Emulator(pkg, T).run(x)
+    late = _host_package()
+    late.programs[0] = Program(0, 16, CODE, code(encode_simple(Opcode.SYNC)) + late.programs[0].code)
+    with pytest.raises(PackageError, match=r"instruction 1 \(HOST_IN\) follows device work \(instruction 0\)"):
+        validate_package(late, T)
+    with pytest.raises(EmulatorError, match="control instruction 1: HOST_IN after device work"):
+        Emulator(late, T).run(x)
 
 
 def test_code_is_decoded_from_tile_memory() -> None:

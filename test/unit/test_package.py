@@ -8,10 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ipu.runtime.isa import DType, Opcode, encode_call, encode_simple, float_bits
+from ipu.runtime.isa import INSTRUCTION_BYTES, DType, Opcode, encode_call, encode_simple, float_bits
 from ipu.runtime.package import (
     Binding,
     Checkpoint,
+    HostCall,
+    HostStep,
     Package,
     PackageError,
     Phase,
@@ -66,6 +68,17 @@ def good_package() -> Package:
         inputs=[Binding("x", DType.F16, (16, 16), replicated)],
         outputs=[out],
         checkpoints=[Checkpoint(0, "mm", 3, dataclasses.replace(out, name="mm"))],
+        host_calls=[
+            HostCall("initialize", [HostStep("write", "w", 512, T.host_transfer_cycles(512))]),
+            HostCall(
+                "run",
+                [
+                    HostStep("write", "x", 512, T.host_transfer_cycles(512)),
+                    HostStep("execute"),
+                    HostStep("read", "y", 1024, T.host_transfer_cycles(1024)),
+                ],
+            ),
+        ],
         metrics={"exchange_cycles": 200, "compute_cycles": -1},
     )
 
@@ -178,9 +191,11 @@ def test_wrong_target_object() -> None:
 
 
 def _with_call(call: np.ndarray) -> Package:
+    """good_package() with `call` after program 1's HOST_IN (device work follows the input writes)."""
     pkg = good_package()
-    words = np.frombuffer(pkg.programs[1].code, "<u4")
-    pkg.programs[1] = dataclasses.replace(pkg.programs[1], code=call.astype("<u4").tobytes() + words.tobytes())
+    code = pkg.programs[1].code
+    at = INSTRUCTION_BYTES
+    pkg.programs[1] = dataclasses.replace(pkg.programs[1], code=code[:at] + call.astype("<u4").tobytes() + code[at:])
     return pkg
 
 

@@ -18,7 +18,7 @@ from xdsl.printer import Printer
 from ipu.codegen.ipuexe import build_package, disassemble
 from ipu.dialects import tasm
 from ipu.runtime import package
-from ipu.runtime.package import Package, package_bytes, read_package, validate_package
+from ipu.runtime.package import Package, host_calls_for, package_bytes, read_package, validate_package
 from ipu.target import Target, load_target
 from ipu.tools.common import make_context, parse_file
 from ipu.transforms.pipeline import IpuCompilePass
@@ -91,7 +91,7 @@ def _odd(pkg: Package) -> Package:
     checkpoints = [dataclasses.replace(pkg.checkpoints[0], aspect="scores"), *pkg.checkpoints[1:]]
     programs = [dataclasses.replace(p, code_address=p.code_address + 64) for p in pkg.programs]
     metrics = {"odd-name": 7, **pkg.metrics}
-    return dataclasses.replace(
+    odd = dataclasses.replace(
         pkg,
         compiler_version="0.0.9",
         weights=weights,
@@ -99,6 +99,8 @@ def _odd(pkg: Package) -> Package:
         programs=programs,
         metrics=metrics,
     )
+    odd.host_calls = host_calls_for(odd, load_target(pkg.target))  # the renamed weights
+    return odd
 
 
 def test_uncommon_package_content_survives(tmp_path: Path) -> None:

@@ -51,3 +51,20 @@ def test_vector_costs_by_hand() -> None:
     assert t.elementwise_cycles("add", 100) == 7 + 11
     assert t.reduce_cycles(4, 10) == 4 * 10 * 4 + 11
     assert t.phase_overhead_cycles() == 600 + 120
+
+
+def test_host_transfer_cycles_by_hand() -> None:
+    mk2, mk1, ipu21 = (load_target(n) for n in ("mk2", "mk1", "ipu21"))
+    # PCIe Gen4 ~31.5 GB/s a direction at x16 (GC200, GC2), half at x8 (C600), over each clock
+    for t, link in ((mk2, 31.5e9), (mk1, 31.5e9), (ipu21, 15.75e9)):
+        assert t.rates["host_bytes_per_cycle"] == int(link // t.clock_hz)
+    assert [t.rates["host_bytes_per_cycle"] for t in (mk2, mk1, ipu21)] == [23, 19, 10]
+    # a phase's 600-cycle host sync, then ceil(bytes / bytes a cycle)
+    assert mk2.host_transfer_cycles(0) == 600
+    assert mk2.host_transfer_cycles(23) == 601
+    assert mk2.host_transfer_cycles(24) == 602
+    assert mk2.host_transfer_cycles(1 << 20) == 600 + 45591  # 1048576 / 23 = 45590.3
+    assert mk1.host_transfer_cycles(1000) == 600 + 53
+    assert ipu21.host_transfer_cycles(1000) == 600 + 100
+    for sim in ("sim16", "sim64"):
+        assert load_target(sim).host_transfer_cycles(1000) == mk2.host_transfer_cycles(1000)

@@ -51,6 +51,7 @@ func.func @main(%x: tensor<32x64xf16>) -> (tensor<32x64xf16>, tensor<32xf32>) {
 // CHECK-NEXT: output=output1 samples=32 maximumAbsoluteError={{[0-9.]+}}
 // CHECK-NEXT: diagnosticCheckpoints=17 sampleLimit=256 numericalTest=PASS
 // CHECK-NEXT: package={{.*}}ipu-run.mlir target=sim16 tiles=16 exchangeCycles={{[0-9]+}}
+// CHECK-NEXT: hostCycles={{[1-9][0-9]*}}
 // CHECK-NEXT: totalCycles={{[0-9]+}}
 
 // TASM:      tasm.call "layer_norm_rows" {{.*}} {rows = 2 : i64, cols = 64 : i64, valid = 64 : i64, eps_bits = {{[0-9]+}} : i64} : f16 -> f16

@@ -7,7 +7,7 @@
 
 // `--inspect` validates the package, then summarizes it: the MLP block of mlp_small.mlir on sim16.
 
-// CHECK:      package: schema 2, target sim16, compiler {{[0-9.]+}}
+// CHECK:      package: schema 3, target sim16, compiler {{[0-9.]+}}
 // CHECK-NEXT: tiles: 16, memory [0x4c000, 0xe8000) 638976 bytes per tile
 // CHECK-NEXT: programs: 1 (1 distinct) for 16 of 16 tiles
 // CHECK-NEXT:   program 0: tiles 0..15 (16), code {{[1-9][0-9]*}} bytes at 0x4c000
@@ -22,6 +22,17 @@
 // CHECK-NEXT:   output output0 f16 [64, 256]: {{[0-9]+}} slices, 32768 bytes (32768 on tiles)
 // CHECK-NEXT:   checkpoint 0 h (op 4, value) f16 [64, 1024]: {{[0-9]+}} slices, 131072 bytes
 // CHECK:        checkpoint 4 yb (op 8, value) f16 [64, 256]: {{[0-9]+}} slices, 32768 bytes
+// Host calls: each write or read is a host-exchange phase of 600 + ceil(bytes / 23) cycles.
+// CHECK-NEXT: host calls: 2 (7 steps), 1116672 bytes over the host link, 52155 host cycles
+// CHECK-NEXT:   initialize: 4 steps, 1051136 bytes, 48105 cycles
+// CHECK-NEXT:     step 0: write weight w1, 524288 bytes, 23396 cycles
+// CHECK-NEXT:     step 1: write weight b1, 2048 bytes, 690 cycles
+// CHECK-NEXT:     step 2: write weight w2, 524288 bytes, 23396 cycles
+// CHECK-NEXT:     step 3: write weight b2, 512 bytes, 623 cycles
+// CHECK-NEXT:   run: 3 steps, 65536 bytes, 4050 cycles
+// CHECK-NEXT:     step 0: write input x, 32768 bytes, 2025 cycles
+// CHECK-NEXT:     step 1: execute the programs
+// CHECK-NEXT:     step 2: read output output0, 32768 bytes, 2025 cycles
 // CHECK-NEXT: memory per tile (bytes touched over the run, the union of each class's ranges):
 // CHECK-NEXT:   {{ +}}min     median        max   busiest
 // CHECK-NEXT:   code {{ +}}[[CODE:[0-9]+]] {{ +}}[[CODE]] {{ +}}[[CODE]]   tile {{[0-9]+}}
