@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ipu.runtime.copy_rows import copy_rows
 from ipu.runtime.exchange_check import (
     ScheduleError,
     check_counts,
@@ -56,7 +57,6 @@ from ipu.runtime.package import (
 )
 from ipu.target import Target
 
-_COPY_CHUNK_BYTES = 1 << 24  # bound on index-array size when moving exchange data
 _SQRT_2_OVER_PI = np.float32(math.sqrt(2.0 / math.pi))
 
 
@@ -329,7 +329,7 @@ class Emulator:
         out_dt, in_dts = call_operand_dtypes(name, in_dt, out_dt)
         ins = [
             self._view(first, count, int(w[4 + j]), in_els[j], in_dts[j], f"{where} {name} input {j}").astype(
-                np.float32
+                np.float32, copy=False
             )
             for j in range(n_in)
         ]
@@ -374,7 +374,7 @@ class Emulator:
         else:  # pragma: no cover - every KERNELS entry is handled above
             raise EmulatorError(f"{where}: kernel {name} is not implemented")
         with np.errstate(over="ignore"):
-            out[...] = res.reshape(count, out_el).astype(NUMPY_DTYPE[out_dt])
+            out[...] = res.reshape(count, out_el)  # numpy rounds to the output dtype on assignment
         return kernel_cycles(t, name, p, out_dt)
 
     def _rows_kernel(self, name: str, p: dict[str, int], count: int, ins: list[np.ndarray]) -> tuple[np.ndarray, int]:
@@ -485,22 +485,19 @@ class Emulator:
             raise EmulatorError(str(e)) from None
         s_tile, d_tile = r.src, r.dst
         # move data in 32-bit words (transfers are whole words at word-aligned addresses):
-        # snapshot every source row first, then write, grouped by row length
+        # every source row is read before any is written (runtime.copy_rows)
         if ((s_off | d_off) & 3).any():
             raise EmulatorError(f"phase {ph.index}: a transfer address is not word aligned")
         words32 = self.mem.view(np.uint32)
-        s_w, d_w, nw = s_off >> 2, d_off >> 2, nb >> 2
-        moves = []
-        for n in np.unique(nw):
-            idx = np.flatnonzero(nw == n)
-            step = max(1, _COPY_CHUNK_BYTES // (4 * int(n)))
-            cols = np.arange(int(n))
-            for k in range(0, idx.size, step):
-                sel = idx[k : k + step]
-                data = words32[s_tile[sel][:, None], s_w[sel][:, None] + cols]
-                moves.append((sel, cols, data))
-        for sel, cols, data in moves:
-            words32[d_tile[sel][:, None], d_w[sel][:, None] + cols] = data
+        i64 = np.int64
+        copy_rows(
+            words32,
+            s_tile.astype(i64),
+            (s_off >> 2).astype(i64),
+            d_tile.astype(i64),
+            (d_off >> 2).astype(i64),
+            (nb >> 2).astype(i64),
+        )
         dur = m.end - m.start
         sent = np.bincount(m.src[m.sender], weights=dur[m.sender], minlength=self.target.tiles)
         recv = np.bincount(m.dst, weights=dur, minlength=self.target.tiles)
