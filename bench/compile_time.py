@@ -8,19 +8,17 @@ Usage: python bench/compile_time.py [--target mk2] [--repeat 1] [examples ...]
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
 from pathlib import Path
+
+from common import example_parser, example_path  # bench/ is the script's directory
 
 from ipu.codegen.ipuexe import build_package
 from ipu.dialects.layout import _conversion_transfers_cached
 from ipu.target import load_target
 from ipu.tools.common import make_context, parse_file
 from ipu.transforms.pipeline import compile_passes
-
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-DEFAULT = ["mlp.mlir", "attention_gqa.mlir", "attention_long.mlir", "transformer_block.mlir", "transformer_stack.mlir"]
 
 
 def time_once(path: Path, target: str) -> dict[str, float]:
@@ -43,15 +41,13 @@ def time_once(path: Path, target: str) -> dict[str, float]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("examples", nargs="*", default=DEFAULT)
-    ap.add_argument("--target", default="mk2")
+    ap = example_parser()
     ap.add_argument("--repeat", type=int, default=1)
     a = ap.parse_args()
     t = load_target(a.target)
     print(f"target={t.name} tiles={t.tiles} repeat={a.repeat} (median seconds per phase)")
     for name in a.examples:
-        path = Path(name) if Path(name).exists() else EXAMPLES / name
+        path = example_path(name)
         runs = [time_once(path, t.name) for _ in range(a.repeat)]
         med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
         phases = " ".join(f"{k}={v:.2f}" for k, v in med.items())

@@ -13,21 +13,18 @@ Usage: python bench/exchange.py [--target mk2] [--repeat 3] [--no-examples] [exa
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import time
 from pathlib import Path
 
 import numpy as np
+from common import example_parser, example_path  # bench/ is the script's directory
 
 from ipu.dialects import exchange, tilemap
 from ipu.target import load_target
 from ipu.tools.common import make_context, parse_file
 from ipu.transforms.exchange_schedule import MC, PC, endpoint_lower_bound, schedule_phase
 from ipu.transforms.pipeline import compile_passes
-
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-DEFAULT = ["mlp.mlir", "attention_gqa.mlir", "attention_long.mlir", "transformer_block.mlir", "transformer_stack.mlir"]
 
 
 def example_phases(path: Path, target: str) -> None:
@@ -92,9 +89,7 @@ def synthetic(kind: str, tiles: int, rng: np.random.Generator) -> np.ndarray:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("examples", nargs="*", default=DEFAULT)
-    ap.add_argument("--target", default="mk2")
+    ap = example_parser()
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-examples", action="store_true")
     a = ap.parse_args()
@@ -102,7 +97,7 @@ def main() -> None:
     print(f"target={t.name} tiles={t.tiles}")
     if not a.no_examples:
         for name in a.examples:
-            example_phases(Path(name) if Path(name).exists() else EXAMPLES / name, t.name)
+            example_phases(example_path(name), t.name)
     rng = np.random.default_rng(0)
     schedule_phase(synthetic("random64", t.tiles, rng)[:1000], t.tiles)  # load the numba cache
     for kind in ("random64", "random512", "hot", "shifts64", "balanced"):

@@ -11,7 +11,6 @@ Usage: python bench/plan_quality.py [--target mk2] [--finalists 4] [examples ...
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from pathlib import Path
@@ -27,19 +26,18 @@ from ipu.transforms.pipeline import compile_passes
 from ipu.transforms.plan_ops import PlanOpsPass
 
 sys.path.insert(0, str(Path(__file__).parent))
-from roofline import DEFAULT, EXAMPLES, all_floors  # noqa: E402
+from common import example_parser, example_path  # noqa: E402
+from roofline import all_floors  # noqa: E402
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("examples", nargs="*", default=DEFAULT)
-    ap.add_argument("--target", default="mk2")
+    ap = example_parser()
     ap.add_argument("--finalists", type=int, default=4)
     a = ap.parse_args()
     t = load_target(a.target)
     print(f"target={t.name} tiles={t.tiles} finalists={a.finalists}")
     for name in a.examples:
-        path = Path(name) if Path(name).exists() else EXAMPLES / name
+        path = example_path(name)
         ref = main_function(parse_file(make_context(), path))
         cf, xf, kf = all_floors(ref, t)
         ctx = make_context()

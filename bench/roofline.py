@@ -16,11 +16,10 @@ Usage: python bench/roofline.py [--target mk2] [examples ...]
 
 from __future__ import annotations
 
-import argparse
 import math
 import time
-from pathlib import Path
 
+from common import example_parser, example_path  # bench/ is the script's directory
 from xdsl.ir import Block
 
 from ipu.codegen.ipuexe import build_package
@@ -30,9 +29,6 @@ from ipu.runtime.emulator import Emulator
 from ipu.target import Target, load_target
 from ipu.tools.common import make_context, parse_file
 from ipu.transforms.pipeline import compile_passes
-
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-DEFAULT = ["mlp.mlir", "attention_gqa.mlir", "attention_long.mlir", "transformer_block.mlir", "transformer_stack.mlir"]
 
 
 def _elements(v) -> int:
@@ -114,14 +110,12 @@ def all_floors(func_op, t: Target) -> tuple[float, float, float]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("examples", nargs="*", default=DEFAULT)
-    ap.add_argument("--target", default="mk2")
+    ap = example_parser()
     a = ap.parse_args()
     t = load_target(a.target)
     print(f"target={t.name} tiles={t.tiles} amp_flop_per_cycle={t.rates['amp_f16_f32']}")
     for name in a.examples:
-        path = Path(name) if Path(name).exists() else EXAMPLES / name
+        path = example_path(name)
         ref = main_function(parse_file(make_context(), path))
         cf, xf, kf = all_floors(ref, t)
         ctx = make_context()
