@@ -11,10 +11,36 @@ from numba import njit
 
 
 @njit(cache=True)
+def _hulls_disjoint(tiles, s_tile, s_word, d_tile, d_word, words):  # noqa: ANN001, ANN202
+    """Whether, on every tile, the span of words read and the span written do not meet."""
+    big = np.iinfo(np.int64).max
+    s_lo = np.full(tiles, big, np.int64)
+    s_hi = np.zeros(tiles, np.int64)
+    d_lo = np.full(tiles, big, np.int64)
+    d_hi = np.zeros(tiles, np.int64)
+    for i in range(len(words)):
+        a, b = s_tile[i], d_tile[i]
+        s_lo[a] = min(s_lo[a], s_word[i])
+        s_hi[a] = max(s_hi[a], s_word[i] + words[i])
+        d_lo[b] = min(d_lo[b], d_word[i])
+        d_hi[b] = max(d_hi[b], d_word[i] + words[i])
+    for t in range(tiles):
+        if s_lo[t] < d_hi[t] and d_lo[t] < s_hi[t]:
+            return False
+    return True
+
+
+@njit(cache=True)
 def copy_rows(mem32, s_tile, s_word, d_tile, d_word, words):  # noqa: ANN001, ANN201
     """Copy row i's `words[i]` 32-bit words from (s_tile[i], s_word[i]) to (d_tile[i], d_word[i])
-    in `mem32` [tiles, words per tile]. Every source row is read before any row is written, as
-    the hardware sends from memory as it was when the phase began."""
+    in `mem32` [tiles, words per tile], with the result of reading every source row before any
+    row is written (the hardware sends from memory as it was when the phase began): directly when
+    no tile reads a span it also writes, else through a buffer."""
+    if _hulls_disjoint(mem32.shape[0], s_tile, s_word, d_tile, d_word, words):
+        for i in range(len(words)):
+            n = words[i]
+            mem32[d_tile[i], d_word[i] : d_word[i] + n] = mem32[s_tile[i], s_word[i] : s_word[i] + n]
+        return
     total = 0
     for i in range(len(words)):
         total += words[i]
