@@ -5,6 +5,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from xdsl.context import Context
+from xdsl.dialects import builtin, func
+
+from ipu.golden.evaluator import main_function
+from ipu.tools.common import make_context, parse_file
+
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 DEFAULT = ["mlp.mlir", "attention_gqa.mlir", "attention_long.mlir", "transformer_block.mlir", "transformer_stack.mlir"]
 
@@ -20,3 +26,11 @@ def example_parser(description: str | None = None) -> argparse.ArgumentParser:
 def example_path(name: str) -> Path:
     """A path as given if it exists, else the file of that name under examples/."""
     return Path(name) if Path(name).exists() else EXAMPLES / name
+
+
+def parse_example(path: Path) -> tuple[func.FuncOp, Context, builtin.ModuleOp]:
+    """(the reference's graph function, a fresh context, the module to compile), parsed twice so
+    the reference never sees the compiled IR."""
+    ref = main_function(parse_file(make_context(), path))
+    ctx = make_context()
+    return ref, ctx, parse_file(ctx, path)

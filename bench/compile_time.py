@@ -15,7 +15,7 @@ from pathlib import Path
 from common import example_parser, example_path  # bench/ is the script's directory
 
 from ipu.codegen.ipuexe import build_package
-from ipu.dialects.layout import _conversion_transfers_cached
+from ipu.dialects.layout import conversion_transfers
 from ipu.target import load_target
 from ipu.tools.common import make_context, parse_file
 from ipu.transforms.pipeline import compile_passes
@@ -24,7 +24,7 @@ from ipu.transforms.pipeline import compile_passes
 def time_once(path: Path, target: str) -> dict[str, float]:
     """Seconds per phase of one compile of `path`, with the in-process conversion memo cleared
     (the numba cache on disk stays warm)."""
-    _conversion_transfers_cached.cache_clear()
+    conversion_transfers.cache_clear()
     out: dict[str, float] = {}
     ctx = make_context()
     t0 = time.perf_counter()

@@ -18,15 +18,13 @@ from pathlib import Path
 from xdsl.dialects import func
 
 from ipu.codegen.ipuexe import build_package
-from ipu.golden.evaluator import main_function
 from ipu.runtime.emulator import Emulator
 from ipu.target import load_target
-from ipu.tools.common import make_context, parse_file
 from ipu.transforms.pipeline import compile_passes
 from ipu.transforms.plan_ops import PlanOpsPass
 
 sys.path.insert(0, str(Path(__file__).parent))
-from common import example_parser, example_path  # noqa: E402
+from common import example_parser, example_path, parse_example  # noqa: E402
 from roofline import all_floors  # noqa: E402
 
 
@@ -38,10 +36,8 @@ def main() -> None:
     print(f"target={t.name} tiles={t.tiles} finalists={a.finalists}")
     for name in a.examples:
         path = example_path(name)
-        ref = main_function(parse_file(make_context(), path))
+        ref, ctx, module = parse_example(path)
         cf, xf, kf = all_floors(ref, t)
-        ctx = make_context()
-        module = parse_file(ctx, path)
         passes = compile_passes(t.name)
         passes[0] = ("plan_ops", PlanOpsPass(target=t.name, finalists=a.finalists))
         t0 = time.perf_counter()

@@ -19,15 +19,14 @@ from __future__ import annotations
 import math
 import time
 
-from common import example_parser, example_path  # bench/ is the script's directory
+from common import example_parser, example_path, parse_example  # bench/ is the script's directory
 from xdsl.ir import Block
 
 from ipu.codegen.ipuexe import build_package
 from ipu.dialects import graph as g
-from ipu.golden.evaluator import flops, main_function
+from ipu.golden.evaluator import flops
 from ipu.runtime.emulator import Emulator
 from ipu.target import Target, load_target
-from ipu.tools.common import make_context, parse_file
 from ipu.transforms.pipeline import compile_passes
 
 
@@ -116,10 +115,8 @@ def main() -> None:
     print(f"target={t.name} tiles={t.tiles} amp_flop_per_cycle={t.rates['amp_f16_f32']}")
     for name in a.examples:
         path = example_path(name)
-        ref = main_function(parse_file(make_context(), path))
+        ref, ctx, module = parse_example(path)
         cf, xf, kf = all_floors(ref, t)
-        ctx = make_context()
-        module = parse_file(ctx, path)
         t0 = time.perf_counter()
         for _, p in compile_passes(t.name):
             p.apply(ctx, module)

@@ -239,33 +239,8 @@ def _lift(lay: Layout) -> tuple[tuple[int, ...], tuple[int, ...], list[np.ndarra
     return (1, *lay.shape), (1, *lay.block), [np.array([[0, 1]], np.int64), *ranges], tp
 
 
-def conversion_transfers(
-    src: Layout,
-    dst: Layout,
-    src_esize: int,
-    dst_esize: int,
-    perm: tuple[int, ...] | None = None,
-    offset: tuple[int, ...] | None = None,
-) -> np.ndarray:
-    """`_conversion_transfers`, memoized: finalists of one model share most conversions, and the
-    selected finalist is mapped once more after selection. Returns a fresh copy."""
-    key = (
-        src,
-        dst,
-        src_esize,
-        dst_esize,
-        None if perm is None else tuple(perm),
-        None if offset is None else tuple(offset),
-    )
-    return _conversion_transfers_cached(*key).copy()
-
-
 @functools.lru_cache(maxsize=512)
-def _conversion_transfers_cached(*args) -> np.ndarray:  # noqa: ANN002
-    return _conversion_transfers(*args)
-
-
-def _conversion_transfers(
+def conversion_transfers(
     src: Layout,
     dst: Layout,
     src_esize: int,
@@ -280,7 +255,9 @@ def _conversion_transfers(
     relative to each buffer's base. A partial `src` sends copy p of each block to slot p of a
     staging buffer [partials, *dst.block] on the destination tiles. Every replica of a
     destination block reads the same source holder, so replicas become one multicast.
-    Returns int64 [n, 13].
+    Returns int64 [n, 13], read-only: the result is memoized (finalists of one model share most
+    conversions, and the selected finalist is mapped once more after selection), so `perm` and
+    `offset` must be tuples.
     """
     if src_esize != dst_esize:
         raise ValueError("a conversion moves bytes; element sizes must match")
@@ -334,7 +311,9 @@ def _conversion_transfers(
                     h = hs[key % len(hs)]
                     for d0, cnt, step in runs[key]:
                         recs.append((h, s_off, d0, cnt, step, p * slot + d_base, r1 - r0, words))
-    return fold_families(recs, s_str[perm[-2]] * es, d_str[-2] * es)
+    table = fold_families(recs, s_str[perm[-2]] * es, d_str[-2] * es)
+    table.setflags(write=False)
+    return table
 
 
 def compress_transfers(recs: np.ndarray, src_stride: int, dst_stride: int) -> np.ndarray:

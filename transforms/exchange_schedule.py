@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ipu.runtime.exchange_check import validate_schedule
+from ipu.runtime.exchange_check import expand_members, validate_schedule
 
 # columns of a move table (TRANSFER_COLUMNS without `start`)
 S_TILE, S_OFF, S_STR, D_TILE, D_OFF, D_STR, ROWS, WORDS, PC, PSS, PDS, MC, MCS, PSO, PDO, PTS = range(16)
@@ -33,18 +33,11 @@ def family_tiles(t: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
 def port_loads(t: np.ndarray, tiles: int, unicast: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """(words sent, words received) per tile; a multicast member sends once (or, with
     `unicast`, once per destination)."""
-    pc, mc = t[:, PC], t[:, MC]
-    words = t[:, ROWS] * t[:, WORDS]
-    fam = np.repeat(np.arange(len(t)), pc)
-    p = np.arange(int(pc.sum())) - np.repeat(np.cumsum(pc) - pc, pc)
-    per_send = words * mc if unicast else words
-    sent = np.bincount(t[fam, S_TILE] + p * t[fam, PSS], weights=per_send[fam], minlength=tiles)
-    cnt = mc[fam]
-    mem = np.repeat(np.arange(len(fam)), cnt)
-    c = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-    f2 = fam[mem]
-    dst = t[f2, D_TILE] + p[mem] * t[f2, PDS] + c * t[f2, MCS]
-    recv = np.bincount(dst, weights=words[f2], minlength=tiles)
+    m = expand_members(np.concatenate([np.zeros((len(t), 1), np.int64), t], axis=1))
+    words = m.rows * m.row_words
+    send = np.ones(len(m), bool) if unicast else m.sender
+    sent = np.bincount(m.src[send], weights=words[send], minlength=tiles)
+    recv = np.bincount(m.dst, weights=words, minlength=tiles)
     return sent.astype(np.int64), recv.astype(np.int64)
 
 
@@ -217,14 +210,14 @@ def _heuristic_schedule(t: np.ndarray, tiles: int, max_rows: int, effort: int) -
     if effort > 1 and len(t) > 2000 and not (t[:, MC] > 1).any():
         # a large unicast table: the exact scheduler reaches the bound, list scheduling its
         # families one by one in Python would cost more than that
-        exact = _exact(t, tiles, lb)
+        exact = _exact(t, tiles, lb, lb)
         if exact is not None:
             return exact
     first = schedule_greedy(t, tiles)
     if effort <= 1 or first.horizon == lb:
         return t, first
     if (t[:, MC] > 1).any():  # multicast to disjoint receiver groups: exact, multicast kept
-        grouped = _exact(t, tiles, lb, "exact-preemptive-grouped")
+        grouped = _exact(t, tiles, lb, lb, "exact-preemptive-grouped")
         if grouped is not None:
             return grouped
     tables = {"": t}
@@ -276,7 +269,7 @@ EXACT_ROWS_PER_FAMILY = 16  # ... or this many per logical family, whichever is 
 
 
 def _exact(
-    t: np.ndarray, tiles: int, horizon: int, kind: str = "exact-preemptive"
+    t: np.ndarray, tiles: int, lower_bound: int, horizon: int, kind: str = "exact-preemptive"
 ) -> tuple[np.ndarray, Schedule] | None:
     """The exact schedule within `horizon`, unless it failed or needs more table rows than the
     budget: the IR and the package keep one row per scheduled run, so a schedule that fragments
@@ -290,7 +283,7 @@ def _exact(
     rows, starts = exact
     if len(rows) > max(EXACT_ROW_BUDGET, EXACT_ROWS_PER_FAMILY * len(t)):
         return None
-    return rows, Schedule(starts, endpoint_lower_bound(t, tiles), horizon, kind)
+    return rows, Schedule(starts, lower_bound, horizon, kind)
 
 
 def _exact_if_better(t: np.ndarray, tiles: int, table: np.ndarray, s: Schedule) -> tuple[np.ndarray, Schedule]:
@@ -304,7 +297,7 @@ def _exact_if_better(t: np.ndarray, tiles: int, table: np.ndarray, s: Schedule) 
     if horizon >= s.horizon:
         return table, s
     kind = "exact-preemptive-unicast-expanded" if multicast else "exact-preemptive"
-    return _exact(t, tiles, horizon, kind) or (table, s)
+    return _exact(t, tiles, s.lower_bound, horizon, kind) or (table, s)
 
 
 def schedule_greedy(t: np.ndarray, tiles: int) -> Schedule:
