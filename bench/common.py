@@ -24,8 +24,11 @@ def example_parser(description: str | None = None) -> argparse.ArgumentParser:
 
 
 def example_path(name: str) -> Path:
-    """A path as given if it exists, else the file of that name under examples/."""
-    return Path(name) if Path(name).exists() else EXAMPLES / name
+    """A path as given if it exists, else the file of that name under examples/ (`.mlir` optional)."""
+    if Path(name).exists():
+        return Path(name)
+    p = EXAMPLES / name
+    return p if p.exists() or p.suffix else p.with_suffix(".mlir")
 
 
 def parse_example(path: Path) -> tuple[func.FuncOp, Context, builtin.ModuleOp]:

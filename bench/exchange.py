@@ -1,13 +1,14 @@
 """Exchange scheduling quality and speed: prints, never asserts.
 
-Part 1, per example on a target (default mk2): every scheduled phase's transfers (logical
-members), families after scheduling, endpoint lower bound, horizon, gap, runs per transfer and the
-scheduler that won; per example the sum of horizons over the sum of lower bounds and the time of
-the schedule-exchange pass. Part 2: synthetic 1472-tile phases of ~100,000 transfers (random
-1-64 and 1-512 words, hot tiles, 64 shifts, balanced), each scheduled --repeat times (median
-seconds, numba cache warm after the first call), with the horizon over the bound and runs per
-transfer. Goals (issue 5): unicast phases at the bound, multicast within 5%, about one run per
-transfer on structured phases, a 100,000-transfer phase in under 1 s.
+Part 1, per example on a target (default mk2): every scheduled phase's transfers (logical members),
+families after scheduling, endpoint lower bound, horizon, gap, runs per transfer, the scheduler
+that won and the phase's longest route under the screened tile mapping; per example the sum of
+horizons over the sum of lower bounds and the time of the schedule-exchange pass.
+Part 2: synthetic 1472-tile phases of ~100,000 transfers (random 1-64 and 1-512 words, hot tiles,
+64 shifts, balanced), each scheduled --repeat times (median seconds, numba cache warm after the
+first call), with the horizon over the bound and runs per transfer.
+Goals (issue 5): unicast phases at the bound, multicast within 5%, about one run per transfer on
+structured phases, a 100,000-transfer phase in under 1 s.
 Usage: python bench/exchange.py [--target mk2] [--repeat 3] [--no-examples] [examples ...]
 """
 
@@ -19,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 from common import example_parser, example_path  # bench/ is the script's directory
+from xdsl.dialects import func
 
 from ipu.dialects import exchange, tilemap
 from ipu.target import load_target
@@ -39,6 +41,8 @@ def example_phases(path: Path, target: str) -> None:
         if name == "schedule_exchange":
             seconds = time.perf_counter() - t0
     lbs = hs = 0
+    f = next(o for o in module.walk() if isinstance(o, func.FuncOp) and tilemap.MAPPING_ATTR in o.attributes)
+    print(f"  tile_mapping={tilemap.mapping_of(f)}")
     for ph in (o for o in module.walk() if isinstance(o, exchange.PhaseOp)):
         t = tilemap.table_of(ph.transfers)
         logical = ph.logical_transfers.value.data if ph.logical_transfers else 0
@@ -49,7 +53,8 @@ def example_phases(path: Path, target: str) -> None:
         print(
             f"  phase={ph.index.value.data} transfers={logical} families={len(t)} lower_bound={lb} horizon={h} "
             f"gap={h - lb} ({(h - lb) / max(lb, 1):.1%}) runs_per_transfer={runs / max(logical, 1):.3f} "
-            f"multicast={int(multicast)} scheduler={ph.scheduler.data}"
+            f"multicast={int(multicast)} route_cycles={ph.route_cycles.value.data if ph.route_cycles else '-'} "
+            f"scheduler={ph.scheduler.data}"
         )
     print(f"example={path.name} sum_horizon/sum_lower_bound={hs / max(lbs, 1):.4f} schedule_exchange_s={seconds:.2f}")
 

@@ -20,13 +20,14 @@ from xdsl.ir import Attribute
 from xdsl.utils.exceptions import DiagnosticException
 
 import ipu
-from ipu.dialects import tasm
+from ipu.dialects import tasm, tilemap
 from ipu.dialects.graph import initializer_values
 from ipu.dialects.layout import binding_slices
 from ipu.dialects.tilemap import table_of
 from ipu.runtime import isa
 from ipu.runtime.package import Binding, Checkpoint, HostCall, Package, Phase, Program, make_host_calls
 from ipu.target import Target, load_target
+from ipu.target.mapping import TileMapping
 
 
 def _dtype(t: Attribute) -> isa.DType:
@@ -162,7 +163,17 @@ def build_package(module: builtin.ModuleOp, target: Target) -> Package:
         checkpoints=sorted(checkpoints, key=lambda c: c.index),
         host_calls=host_calls,
         metrics=_metrics(module, len(programs), len(phases)),
+        tile_mapping=_tile_mapping(module),
     )
+
+
+def _tile_mapping(module: builtin.ModuleOp) -> TileMapping:
+    a = module.attributes.get("tasm.tile_mapping")
+    if a is None:
+        return TileMapping()
+    if not isinstance(a, tilemap.MappingAttr):
+        raise DiagnosticException("codegen: tasm.tile_mapping must be a #tilemap.mapping attribute")
+    return a.mapping
 
 
 def _host_calls(
@@ -214,6 +225,9 @@ def disassemble(pkg: Package, target: Target | None = None) -> str:
         f"schema={pkg.schema_version}"
     ]
     attrs = [f"tasm.target = {_lit(pkg.target)}", f"tasm.compiler = {_lit(pkg.compiler_version)}"]
+    tm = pkg.tile_mapping
+    if tm != TileMapping():
+        attrs.append(f"tasm.tile_mapping = #tilemap.mapping<block = {tm.block}, width = {tm.width}>")
     derived = [("programs", len(pkg.programs)), ("phases", len(pkg.phases))]
     items = list(pkg.metrics.items())
     if items[:2] == derived:

@@ -77,6 +77,7 @@ class PhaseOp(IRDLOperation):
     scheduler = attr_def(StringAttr)
     transfers = attr_def(DenseIntOrFPElementsAttr)
     logical_transfers = opt_attr_def(IntegerAttr[I64])  # members of the move before scheduling
+    route_cycles = opt_attr_def(IntegerAttr[I64])  # longest send-to-mux route under the tile mapping
     reason = opt_attr_def(StringAttr)
     zero_fill = opt_attr_def(UnitAttr)  # zero the destination before the phase writes it
     result = result_def(AnyBuffer)

@@ -25,7 +25,7 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     i32,
 )
-from xdsl.ir import Attribute, Dialect, ParametrizedAttribute
+from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute
 from xdsl.irdl import (
     AnyOf,
     BaseAttr,
@@ -48,6 +48,7 @@ from xdsl.utils.exceptions import VerifyException
 from ipu.dialects.graph import GaussianAttr
 from ipu.dialects.plan import LayoutAttr
 from ipu.dialects.repeat import RepeatBase
+from ipu.target.mapping import TileMapping
 
 MOVE_COLUMNS = 16  # TRANSFER_COLUMNS without `start`
 
@@ -125,6 +126,59 @@ class BufferType(ParametrizedAttribute, TypeAttribute):
 
 
 AnyBuffer = BaseAttr(BufferType)
+
+
+@irdl_attr_definition
+class MappingAttr(ParametrizedAttribute):
+    """`#tilemap.mapping<block = 64, width = 8>` (or `<identity>`): the logical-to-physical tile
+    mapping of a function (`ipu.target.mapping.TileMapping`); two integers at any tile count."""
+
+    name = "tilemap.mapping"
+    block: IntAttr
+    width: IntAttr
+
+    def __init__(self, block: int, width: int):
+        super().__init__(IntAttr(block), IntAttr(width))
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        parser.parse_punctuation("<")
+        if parser.parse_optional_keyword("identity"):
+            parser.parse_punctuation(">")
+            return MappingAttr(1, 1).parameters
+        vals = []
+        for i, key in enumerate(("block", "width")):
+            if i:
+                parser.parse_punctuation(",")
+            parser.parse_keyword(key)
+            parser.parse_punctuation("=")
+            vals.append(parser.parse_integer(allow_negative=False))
+        parser.parse_punctuation(">")
+        return MappingAttr(*vals).parameters
+
+    def print_parameters(self, printer: Printer) -> None:
+        if self.mapping.identity:
+            printer.print_string("<identity>")
+        else:
+            printer.print_string(f"<block = {self.block.data}, width = {self.width.data}>")
+
+    def verify(self) -> None:
+        b, w = self.block.data, self.width.data
+        if b < 1 or w < 1 or b % w:
+            raise VerifyException(f"tilemap.mapping: width {w} must be positive and divide block {b}")
+
+    @property
+    def mapping(self) -> TileMapping:
+        return TileMapping(self.block.data, self.width.data)
+
+
+MAPPING_ATTR = "tilemap.mapping"  # a mapped function's MappingAttr (its presence marks it mapped)
+PLAN_MAPPING_ATTR = "plan.tile_mapping"  # a plan function's screened mapping, applied by map-tiles
+
+
+def mapping_of(op: Operation) -> TileMapping:
+    a = op.attributes.get(MAPPING_ATTR)
+    return a.mapping if isinstance(a, MappingAttr) else TileMapping()
 
 
 def _check_view(op: IRDLOperation, tensor: TensorType, layout: LayoutAttr, buf: BufferType) -> None:
@@ -316,5 +370,5 @@ class RepeatOp(RepeatBase):
 Tilemap = Dialect(
     "tilemap",
     [HostWriteOp, WeightOp, HostReadOp, CheckpointOp, RunOp, AllocOp, MoveOp, RepeatOp, YieldOp],
-    [BufferType],
+    [BufferType, MappingAttr],
 )

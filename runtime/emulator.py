@@ -21,6 +21,7 @@ import numpy as np
 
 from ipu.runtime.copy_rows import copy_rows
 from ipu.runtime.exchange_check import (
+    Members,
     ScheduleError,
     check_counts,
     check_ports,
@@ -56,6 +57,7 @@ from ipu.runtime.package import (
     invalid_call_params,
 )
 from ipu.target import Target
+from ipu.target.mapping import TileMapping
 
 _SQRT_2_OVER_PI = np.float32(math.sqrt(2.0 / math.pi))
 
@@ -98,15 +100,27 @@ def _dtype(code: int, what: str) -> DType:
         raise EmulatorError(f"{what}: invalid dtype {code}") from None
 
 
-def _timing(ph: Phase) -> dict[str, int]:
-    """A phase's horizon from its table alone (what `exchange` measures, without moving data)."""
+def _route(m: Members, target: Target, mapping: TileMapping) -> int:
+    """The phase's longest send-to-mux route between the physical tiles its members join."""
+    perm = mapping.permutation(target.tiles)
+    return int(target.route_cycles(perm[m.src], perm[m.dst]).max())
+
+
+def _timing(ph: Phase, target: Target, mapping: TileMapping) -> dict[str, int]:
+    """A phase's horizon and route from its table alone (what `exchange` measures, without moving data)."""
     t = np.asarray(ph.transfers, np.int64).reshape(-1, len(TRANSFER_COLUMNS))
     if not len(t):
-        return {"horizon": 0, "lower_bound": ph.lower_bound, "transfers": 0, "families": 0}
+        return {"horizon": 0, "route_cycles": 0, "lower_bound": ph.lower_bound, "transfers": 0, "families": 0}
     c = {name: t[:, q] for q, name in enumerate(TRANSFER_COLUMNS)}
     end = c["start"] + (c["par_count"] - 1) * c["par_time_step"] + c["rows"] * c["row_words"]
     members = int((c["par_count"] * c["mc_count"]).sum())
-    return {"horizon": int(end.max()), "lower_bound": ph.lower_bound, "transfers": members, "families": len(t)}
+    return {
+        "horizon": int(end.max()),
+        "route_cycles": _route(expand_members(t), target, mapping),
+        "lower_bound": ph.lower_bound,
+        "transfers": members,
+        "families": len(t),
+    }
 
 
 def kernel_cycles(t: Target, name: str, p: dict[str, int], out_dt: DType) -> int:
@@ -464,7 +478,7 @@ class Emulator:
         """Execute one phase after checking the port and write rules; returns its measurements."""
         t = np.asarray(ph.transfers, np.int64).reshape(-1, len(TRANSFER_COLUMNS))
         if len(t) == 0:
-            return {"horizon": 0, "lower_bound": 0, "transfers": 0, "families": 0}
+            return {"horizon": 0, "route_cycles": 0, "lower_bound": 0, "transfers": 0, "families": 0}
         try:
             check_counts(t, ph.index)
             m = expand_members(t)
@@ -503,6 +517,7 @@ class Emulator:
         recv = np.bincount(m.dst, weights=dur, minlength=self.target.tiles)
         return {
             "horizon": int(m.end.max()),
+            "route_cycles": _route(m, self.target, self.package.tile_mapping),
             "lower_bound": int(max(sent.max(), recv.max())),
             "transfers": len(m),
             "families": len(t),
@@ -615,11 +630,11 @@ class Emulator:
                 if arg not in self._phases:
                     raise EmulatorError(f"control instruction {j}: no exchange phase {arg}")
                 ph = self._phases[arg]
-                m = self.exchange(ph) if self.execute else _timing(ph)
+                m = self.exchange(ph) if self.execute else _timing(ph, self.target, self.package.tile_mapping)
                 rec = {
                     "kind": "exchange",
                     "index": arg,
-                    "cycles": m["horizon"] + ex["route_tail_cycles"],
+                    "cycles": m["horizon"] + m["route_cycles"],
                     **m,
                     "scheduled_horizon": ph.horizon,
                     "scheduled_lower_bound": ph.lower_bound,

@@ -79,4 +79,12 @@ struct Package {
   contentDigest @13 :UInt64;     # SHA-256 (first 8 bytes, little-endian) of the whole message
                                  # with this field's 8 bytes zeroed: any damaged byte is caught
   hostCalls @14 :List(HostCall); # "initialize", then "run"
+  tileMapping @15 :TileMapping;  # which physical tile runs each logical tile (route delays)
+}
+
+struct TileMapping {
+  # target.mapping.TileMapping: within each whole block of `block` logical tiles, interleave by
+  # `width`; block 1 is the identity.
+  block @0 :UInt32;
+  width @1 :UInt32;
 }

@@ -29,8 +29,9 @@ from ipu.runtime.isa import (
     param_offset,
 )
 from ipu.target import Target
+from ipu.target.mapping import MappingError, TileMapping
 
-SCHEMA_VERSION = 3  # 2: contentDigest; 3: hostCalls
+SCHEMA_VERSION = 4  # 2: contentDigest; 3: hostCalls; 4: tileMapping
 
 # A binding slice family: for r in range(rows), m in range(tile_count):
 #   logical elements [logical_offset + r*logical_stride, ... + row_elements)
@@ -169,6 +170,7 @@ class Package:
     checkpoints: list[Checkpoint]
     host_calls: list[HostCall] = field(default_factory=list)
     metrics: dict[str, int] = field(default_factory=dict)
+    tile_mapping: TileMapping = TileMapping()
     schema_version: int = SCHEMA_VERSION
 
 
@@ -337,6 +339,7 @@ def package_bytes(pkg: Package) -> bytes:
         b.name = call.name
         for st, step in zip(b.init("steps", len(call.steps)), call.steps, strict=True):
             st.kind, st.binding, st.bytes, st.cycles = step.kind, step.binding, step.nbytes, step.cycles
+    m.tileMapping.block, m.tileMapping.width = pkg.tile_mapping.block, pkg.tile_mapping.width
     return message_bytes(m)
 
 
@@ -463,6 +466,7 @@ def _read_message(m: Any, file_bytes: int) -> Package:
         checkpoints=checkpoints,
         host_calls=host_calls,
         metrics={str(x.name): int(x.value) for x in items("metrics")},
+        tile_mapping=TileMapping(int(m.tileMapping.block), int(m.tileMapping.width)),
         schema_version=int(m.schemaVersion),
     )
 
@@ -614,6 +618,10 @@ def validate_package(pkg: Package, target: Target) -> None:
     ):
         if have != want:
             raise PackageError(f"package {what} is {have!r}, target {target.name} has {want!r}")
+    try:
+        pkg.tile_mapping.check(target.tiles)
+    except MappingError as e:
+        raise PackageError(str(e)) from None
     phase_ids = [ph.index for ph in pkg.phases]
     if len(set(phase_ids)) != len(phase_ids):
         raise PackageError("duplicate exchange phase indices")

@@ -192,7 +192,10 @@ def summarize_package(pkg: Package, target: Target) -> str:
     fams = [len(ph.transfers) for ph in pkg.phases]
     pc, mc = TRANSFER_COLUMNS.index("par_count"), TRANSFER_COLUMNS.index("mc_count")
     members = [int((ph.transfers[:, pc] * ph.transfers[:, mc]).sum()) if len(ph.transfers) else 0 for ph in pkg.phases]
-    out.append(f"exchange: {len(pkg.phases)} phases, {sum(fams)} transfer families, {sum(members)} transfers")
+    out.append(
+        f"exchange: {len(pkg.phases)} phases, {sum(fams)} transfer families, {sum(members)} transfers, "
+        f"tile mapping {pkg.tile_mapping}"
+    )
     out += _capped(
         [
             f"  phase {ph.index}: lower_bound {ph.lower_bound} horizon {ph.horizon} scheduler {ph.scheduler} "

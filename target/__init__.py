@@ -10,6 +10,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 TARGET_DIR = Path(__file__).parent
 DEFAULT_TARGET = "mk2"
 
@@ -169,8 +171,21 @@ class Target:
         raise TargetError(f"target {self.name}: no cycle model for kernel '{name}'")
 
     def phase_overhead_cycles(self) -> int:
-        """Sync plus route tail that every exchange phase pays above its horizon."""
+        """Sync plus the worst route tail: what an exchange phase pays above its horizon before
+        tile mapping fixes its routes (the analytical plan cost's view)."""
         return self.exchange["sync_cycles"] + self.exchange["route_tail_cycles"]
+
+    @property
+    def columns(self) -> int:
+        return -(-self.tiles // self.exchange["tiles_per_column"])
+
+    def route_cycles(self, src_phys: np.ndarray, dst_phys: np.ndarray) -> np.ndarray:
+        """Send-to-receiver-mux delay between physical tiles: a base plus a cost per column
+        crossed (MF 1.5: the delay depends on the two tiles' positions). Vectorized."""
+        x = self.exchange
+        tpc = x["tiles_per_column"]
+        cols = np.abs(np.asarray(src_phys) // tpc - np.asarray(dst_phys) // tpc)
+        return x["route_base_cycles"] + x["route_cycles_per_column"] * cols
 
     def host_transfer_cycles(self, nbytes: int) -> int:
         """One host-exchange phase moving `nbytes` over the host link (a host call's write or read
@@ -228,5 +243,17 @@ def _check(t: Target) -> None:
         raise TargetError(
             f"target {t.name}: [rates] needs a positive host_bytes_per_cycle and a non-negative host_phase_cycles"
         )
+    x = t.exchange
+    if (
+        min(x.get("tiles_per_column", 0), x.get("route_base_cycles", 0)) <= 0
+        or x.get("route_cycles_per_column", -1) < 0
+    ):
+        raise TargetError(
+            f"target {t.name}: [exchange] needs positive tiles_per_column and route_base_cycles, "
+            "non-negative route_cycles_per_column"
+        )
+    worst = x["route_base_cycles"] + x["route_cycles_per_column"] * (t.columns - 1)
+    if x.get("route_tail_cycles") != worst:
+        raise TargetError(f"target {t.name}: route_tail_cycles must be the longest route, {worst}")
     if t.loadable_end and not t.memory_base < t.loadable_end <= t.memory_end:
         raise TargetError(f"target {t.name}: loadable_end {t.loadable_end:#x} outside memory")

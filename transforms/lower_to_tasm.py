@@ -200,4 +200,7 @@ class LowerToTasmPass(ModulePass):
                 op.body.block.erase_op(f)
                 op.attributes["tasm.target"] = StringAttr(t.name)
                 op.attributes["tasm.memory"] = f.attributes["exchange.memory"]
+                m = f.attributes.get(tilemap.MAPPING_ATTR)
+                if isinstance(m, tilemap.MappingAttr) and not m.mapping.identity:
+                    op.attributes["tasm.tile_mapping"] = m
                 log_event("lowered to tile programs", target=t.name, **figures)

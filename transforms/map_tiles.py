@@ -1,4 +1,4 @@
-"""`map-tiles`: place plan shards on physical tiles (identity mapping) as `tilemap` IR.
+"""`map-tiles`: place plan shards on tiles as `tilemap` IR, recording the tile mapping.
 
 Every plan value becomes a per-tile buffer; every plan op becomes kernel runs over its tile
 group, and every layout conversion a `tilemap.move` whose transfer families come from
@@ -141,7 +141,7 @@ def map_function(f: func.FuncOp) -> dict[str, int]:
     old.erase(safe_erase=False)
     f.body.add_block(new)
     f.function_type = builtin.FunctionType.from_lists([], [])
-    f.attributes["tilemap.mapping"] = StringAttr("identity")
+    f.attributes[tilemap.MAPPING_ATTR] = f.attributes.pop(tilemap.PLAN_MAPPING_ATTR, None) or tilemap.MappingAttr(1, 1)
     return {"moves": mp.moves, "transfer_families": mp.families, "checkpoints": mp.checkpoints}
 
 
@@ -421,15 +421,16 @@ def _serial_gemm(mp: _Mapper, op: plan.SerialGemmOp, ins: list[SSAValue], out_t:
 
 @dataclass(frozen=True)
 class MapTilesPass(ModulePass):
-    """Lower `plan` to `tilemap` with the identity logical-to-physical tile mapping."""
+    """Lower `plan` to `tilemap`; the function keeps the tile mapping select-finalist screened
+    for it (`plan.tile_mapping`), else the identity."""
 
     name = "map-tiles"
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         for f in list(op.walk()):
-            if isinstance(f, func.FuncOp) and "ipu.inputs" in f.attributes and "tilemap.mapping" not in f.attributes:
+            if isinstance(f, func.FuncOp) and "ipu.inputs" in f.attributes and tilemap.MAPPING_ATTR not in f.attributes:
                 figures = map_function(f)
-                log_event("mapped tiles", function=f.sym_name.data, mapping="identity", **figures)
+                log_event("mapped tiles", function=f.sym_name.data, mapping=str(tilemap.mapping_of(f)), **figures)
 
 
 __all__ = ["MapTilesPass", "buffer_type"]

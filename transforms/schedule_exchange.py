@@ -7,15 +7,25 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects import builtin
+from xdsl.dialects import builtin, func
 from xdsl.dialects.builtin import IntegerAttr, StringAttr
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from ipu.dialects import exchange, tilemap
+from ipu.dialects.tilemap import mapping_of
 from ipu.runtime.exchange_check import ScheduleError, validate_schedule
 from ipu.target import load_target
 from ipu.transforms.exchange_schedule import MC, PC, PhaseCache
 from ipu.transforms.log import log_event
+from ipu.transforms.tile_screen import move_route_cycles
+
+
+def _func_of(op: Operation) -> Operation:
+    f = op.parent_op()
+    while f is not None and not isinstance(f, func.FuncOp):
+        f = f.parent_op()
+    return f if f is not None else op
 
 
 @dataclass(frozen=True)
@@ -31,7 +41,8 @@ class ScheduleExchangePass(ModulePass):
     cpsat: bool = True  # let CP-SAT prove or improve small phases
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        tiles = load_target(self.target).tiles
+        target = load_target(self.target)
+        tiles = target.tiles
         cache = PhaseCache(cpsat=self.cpsat)
         index = 0
         for mv in [o for o in op.walk() if isinstance(o, tilemap.MoveOp)]:
@@ -46,6 +57,7 @@ class ScheduleExchangePass(ModulePass):
                     full = validate_schedule(logical, table, tiles, index, trust_logical=True, max_rows=self.check_rows)
                 except ScheduleError as e:  # a scheduler bug, never the user's input
                     raise AssertionError(f"schedule-exchange produced an invalid schedule: {e}") from None
+            route = move_route_cycles(logical, mapping_of(_func_of(mv)), target)
             members = int((logical[:, PC] * logical[:, MC]).sum()) if len(logical) else 0
             runs = int((t[:, PC] * t[:, MC]).sum()) if len(t) else 0
             attrs = {
@@ -55,6 +67,7 @@ class ScheduleExchangePass(ModulePass):
                 "scheduler": StringAttr(s.scheduler),
                 "transfers": tilemap.table_attr(table),
                 "logical_transfers": IntegerAttr(members, 64),
+                "route_cycles": IntegerAttr(route, 64),
             }
             if mv.reason:
                 attrs["reason"] = mv.reason
@@ -73,6 +86,7 @@ class ScheduleExchangePass(ModulePass):
                 endpoint_lower_bound=s.lower_bound,
                 selected_horizon=s.horizon,
                 lower_bound_gap=s.horizon - s.lower_bound,
+                route_cycles=route,
                 runs_per_transfer=f"{runs / max(members, 1):.3f}",
                 selected_kind=s.scheduler,
                 seconds=f"{seconds:.3f}",

@@ -8,7 +8,9 @@ Finalists are ranked with quick (longest-first) schedules, each phase counted at
 the full scheduler attains from it (the bound for unicast phases); the selected plan is scheduled
 in full afterwards. Refined cycles follow the machine's bulk-synchronous order: per superstep (between exchange
 phases) the busiest tile range's kernel cycles from the target's formulas, plus per phase its
-scheduled horizon, route tail and sync; loop bodies count once per iteration.
+scheduled horizon, its longest route under the finalist's tile mapping, and sync; loop bodies
+count once per iteration. Each finalist's tile mapping is screened (`tile_screen`) before it is
+scheduled, and the selected plan function carries it as `plan.tile_mapping`.
 """
 
 from __future__ import annotations
@@ -29,14 +31,20 @@ from ipu.transforms.log import log_event
 from ipu.transforms.map_tiles import MapTilesPass
 from ipu.transforms.place_storage import place_function
 from ipu.transforms.schedule_exchange import ScheduleExchangePass
+from ipu.transforms.tile_screen import screen
 
 
 def refined_cycles(f: func.FuncOp, t: Target, attainable: bool = False) -> tuple[int, int]:
     """(total cycles, scheduled exchange cycles) of a scheduled tilemap/exchange function; with
     `attainable`, each phase counts the horizon a full-effort schedule reaches from its quick one."""
-    over = t.phase_overhead_cycles()
-    total, exch = _block(f.body.block, t, over, attainable)
+    total, exch = _block(f.body.block, t, attainable)
     return total, exch
+
+
+def phase_cycles(op: exchange.PhaseOp, t: Target, horizon: int) -> int:
+    """Horizon plus sync plus the phase's route (the worst route if it was never mapped)."""
+    route = op.route_cycles.value.data if op.route_cycles is not None else t.exchange["route_tail_cycles"]
+    return horizon + t.exchange["sync_cycles"] + route
 
 
 def _horizon(op: exchange.PhaseOp, t: Target, attainable: bool) -> int:
@@ -47,7 +55,7 @@ def _horizon(op: exchange.PhaseOp, t: Target, attainable: bool) -> int:
     return attainable_horizon(moves, t.tiles, h, op.lower_bound.value.data)
 
 
-def _block(block: Block, t: Target, over: int, attainable: bool) -> tuple[int, int]:
+def _block(block: Block, t: Target, attainable: bool) -> tuple[int, int]:
     total = exch = 0
     seg: dict[tuple[int, int], int] = {}
 
@@ -70,12 +78,12 @@ def _block(block: Block, t: Target, over: int, attainable: bool) -> tuple[int, i
             seg[key] = seg.get(key, 0) + t.kernel_cycles(op.kernel.data, p, r.esize)
         elif isinstance(op, exchange.PhaseOp):
             total += flush()
-            cost = _horizon(op, t, attainable) + over
+            cost = phase_cycles(op, t, _horizon(op, t, attainable))
             total += cost
             exch += cost
         elif isinstance(op, tilemap.RepeatOp):
             total += flush()
-            body, bx = _block(op.body.block, t, over, attainable)
+            body, bx = _block(op.body.block, t, attainable)
             total += op.count.value.data * body
             exch += op.count.value.data * bx
     total += flush()
@@ -103,6 +111,22 @@ class SelectFinalistPass(ModulePass):
                 scratch = builtin.ModuleOp([f.clone()])
                 try:
                     MapTilesPass().apply(ctx, scratch)
+                    g = next(o for o in scratch.body.block.ops if isinstance(o, func.FuncOp))
+                    sc = screen(g, t)
+                    log_event(
+                        "screened tile mappings by exchange resource load",
+                        finalist=idx,
+                        candidates=sc.candidates,
+                        baseline_cycles=sc.baseline_cycles,
+                        candidate_cycles=sc.candidate_cycles,
+                        baseline_pressure=sc.baseline_pressure,
+                        candidate_pressure=sc.candidate_pressure,
+                        mapping=str(sc.mapping),
+                    )
+                    if not sc.mapping.identity:
+                        attr = tilemap.MappingAttr(sc.mapping.block, sc.mapping.width)
+                        g.attributes[tilemap.MAPPING_ATTR] = attr
+                        f.attributes[tilemap.PLAN_MAPPING_ATTR] = attr
                     ScheduleExchangePass(target=self.target, effort=1, check=False).apply(ctx, scratch)
                     g = next(o for o in scratch.body.block.ops if isinstance(o, func.FuncOp))
                     cycles, exch = refined_cycles(g, t, attainable=True)
@@ -113,7 +137,7 @@ class SelectFinalistPass(ModulePass):
                 log_event(
                     "scheduled operator-plan finalist",
                     finalist=idx,
-                    mapped="identity",
+                    mapped=str(sc.mapping),
                     analytical_cycles=metrics["estimated_cycles"].value.data,
                     analytical_exchange_cycles=metrics["estimated_exchange_cycles"].value.data,
                     scheduled_exchange_cycles=exch,

@@ -40,6 +40,7 @@ from ipu.runtime.package import (
     write_package,
 )
 from ipu.target import load_target
+from ipu.target.mapping import TileMapping
 from ipu.tools.common import make_context, parse_file
 from ipu.tools.ipu_run import cli as run_cli
 from ipu.tools.ipu_translate import cli as translate_cli
@@ -231,6 +232,16 @@ CASES = [
     Case("wrong_target_name", _edit(lambda p: setattr(p, "target", "sim64")), r"package tiles is 16, target sim64"),
     Case("wrong_target_option", lambda _, r: r, r"package target is 'sim16', target mk2", args=("--target", "mk2")),
     Case("unknown_target", _edit(lambda p: setattr(p, "target", "nosuch")), r"unknown target 'nosuch'", run=True),
+    Case(
+        "tile_mapping_not_a_permutation",
+        _edit(lambda p: setattr(p, "tile_mapping", TileMapping(16, 3))),
+        r"tile mapping block=16 width=3 is not a permutation of 16 tiles",
+    ),
+    Case(
+        "tile_mapping_block_too_large",
+        _edit(lambda p: setattr(p, "tile_mapping", TileMapping(32, 2))),
+        r"tile mapping block=32 width=2 is not a permutation of 16 tiles",
+    ),
     Case(
         "overlapping_programs",
         _edit(lambda p: p.programs.append(Program(8, 8, p.programs[0].code_address, p.programs[0].code))),

@@ -28,7 +28,20 @@ def test_mk2_geometry() -> None:
 def test_sim_targets_follow_mk2_rules() -> None:
     mk2, sim = load_target("mk2"), load_target("sim16")
     assert sim.tiles == 16
-    assert (sim.regions, sim.costs, sim.exchange) == (mk2.regions, mk2.costs, mk2.exchange)
+    geometry = ("route_base_cycles", "route_cycles_per_column", "tiles_per_column")
+    same = {k: v for k, v in sim.exchange.items() if k not in geometry}
+    assert (sim.regions, sim.costs, same) == (mk2.regions, mk2.costs, {k: mk2.exchange[k] for k in same})
+    # columns differ (a small machine), the longest route does not
+    assert sim.route_cycles(0, sim.tiles - 1) == mk2.route_cycles(0, mk2.tiles - 1) == sim.exchange["route_tail_cycles"]
+
+
+def test_route_cycles_grow_with_column_distance() -> None:
+    t = load_target("sim64")  # 8 columns of 8 tiles
+    x = t.exchange
+    assert t.columns == 8
+    assert t.route_cycles(0, 7) == x["route_base_cycles"]  # same column
+    assert t.route_cycles(0, 8) == x["route_base_cycles"] + x["route_cycles_per_column"]
+    assert list(t.route_cycles([63, 0], [0, 63])) == [x["route_tail_cycles"]] * 2
 
 
 def test_unknown_target() -> None:

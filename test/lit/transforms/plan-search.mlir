@@ -157,7 +157,8 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 // LOG-NEXT: selected physically scheduled operator-plan finalist selected=0 refined_cycles=[[T0]]
 // Square: the weight-fetching finalists' exchange is scheduled for real.
 // LOG:      retained operator-plan finalist finalist=1 values=4 operations=3 {{.*}} conversion_sources="[weight fetch]"
-// LOG:      scheduled operator-plan finalist finalist=1 mapped=identity analytical_cycles={{[0-9]+}} analytical_exchange_cycles={{[1-9][0-9]*}} scheduled_exchange_cycles={{[1-9][0-9]*}} refined_cycles={{[0-9]+}}
+// LOG:      screened tile mappings by exchange resource load finalist=1 candidates=4 baseline_cycles=32888 candidate_cycles=32876 {{.*}} mapping=block=16,width=4
+// LOG:      scheduled operator-plan finalist finalist=1 mapped=block=16,width=4 analytical_cycles={{[0-9]+}} analytical_exchange_cycles={{[1-9][0-9]*}} scheduled_exchange_cycles={{[1-9][0-9]*}} refined_cycles={{[0-9]+}}
 // LOG:      selected physically scheduled operator-plan finalist selected=0
 // Few heads: three attention grids; many heads: one.
 // LOG:      planned operation op=0 name=graph.attention form=materialized grid=1x1x4x4

@@ -93,3 +93,10 @@ func.func @f(%a: !tilemap.buffer<4xf32, tiles = [0, 0], memory = standard>) {
   func.return
 }
 // CHECK: tilemap.buffer: tile range must be non-empty
+
+// -----
+
+func.func @f() attributes {tilemap.mapping = #tilemap.mapping<block = 16, width = 3>} {
+  func.return
+}
+// CHECK: tilemap.mapping: width 3 must be positive and divide block 16

@@ -1,0 +1,139 @@
+"""Screen logical-to-physical tile mappings against an exchange resource-load model.
+
+The model has no timing. Per exchange phase (`tilemap.move`, weighted by how often its enclosing
+repeats run) it takes the larger of the endpoint load (words a tile sends or receives; a
+permutation moves a tile's ports with it, so this never changes) and the load on the shared send
+bus of each physical tile pair (`tiles_per_send_bus` tiles, one word each a cycle), and adds the
+phase's longest route delay under the mapping (the target's column geometry). Memory-element
+load is left out: a tile's memory moves with it, so no mapping changes it. `pressure`
+(sum of bus load squared over sum of bus load) breaks ties towards spreading senders across pairs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.ir import Block
+
+from ipu.dialects import tilemap
+from ipu.target import Target
+from ipu.target.mapping import IDENTITY, TileMapping, candidates
+from ipu.transforms.exchange_schedule import D_TILE, MC, MCS, PC, PDS, PSS, ROWS, S_TILE, WORDS
+
+
+@dataclass(frozen=True)
+class PhaseLoad:
+    """One phase's traffic in mapping-independent form."""
+
+    weight: int  # how many times the phase runs
+    endpoint: int  # max over tiles of words sent or received
+    senders: np.ndarray  # logical tiles that send, with the words each sends
+    sent: np.ndarray
+    src: np.ndarray  # (source, destination) logical tiles of every member
+    dst: np.ndarray
+
+
+@dataclass(frozen=True)
+class Screening:
+    mapping: TileMapping
+    candidates: int
+    baseline_cycles: int
+    candidate_cycles: int
+    baseline_pressure: int
+    candidate_pressure: int
+
+
+def _moves(block: Block, weight: int) -> Iterator[tuple[tilemap.MoveOp, int]]:
+    for op in block.ops:
+        if isinstance(op, tilemap.MoveOp):
+            yield op, weight
+        elif isinstance(op, tilemap.RepeatOp):
+            yield from _moves(op.body.block, weight * op.count.value.data)
+
+
+def member_tiles(t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(source tile, destination tile, words, is-sender) of every member of a move table: the
+    part of `expand_members` a load model needs, at a fraction of its cost."""
+    cnt = t[:, PC] * t[:, MC]
+    fam = np.repeat(np.arange(len(t)), cnt)
+    local = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+    mc = t[fam, MC]
+    p, c = local // mc, local % mc
+    src = t[fam, S_TILE] + p * t[fam, PSS]
+    dst = t[fam, D_TILE] + p * t[fam, PDS] + c * t[fam, MCS]
+    return src, dst, (t[:, ROWS] * t[:, WORDS])[fam], c == 0
+
+
+def phase_loads(f: func.FuncOp, tiles: int) -> list[PhaseLoad]:
+    out = []
+    for op, w in _moves(f.body.block, 1):
+        t = tilemap.table_of(op.transfers)
+        if not len(t):
+            continue
+        src, dst, words, first = member_tiles(t)
+        sent = np.bincount(src[first], weights=words[first], minlength=tiles).astype(np.int64)
+        recv = np.bincount(dst, weights=words, minlength=tiles).astype(np.int64)
+        senders = np.flatnonzero(sent)
+        out.append(PhaseLoad(w, int(max(sent.max(), recv.max())), senders, sent[senders], src, dst))
+    return out
+
+
+def route_cycles(src: np.ndarray, dst: np.ndarray, mapping: TileMapping, t: Target) -> int:
+    """The longest send-to-mux delay among (src, dst) logical tile pairs under `mapping`."""
+    if not len(src):
+        return 0
+    col = mapping.permutation(t.tiles) // t.exchange["tiles_per_column"]
+    cross = int(np.abs(col[src] - col[dst]).max())
+    return t.exchange["route_base_cycles"] + t.exchange["route_cycles_per_column"] * cross
+
+
+def move_route_cycles(table16: np.ndarray, mapping: TileMapping, t: Target) -> int:
+    """The longest route of a move table's (source, destination) tiles under `mapping`."""
+    if not len(table16):
+        return 0
+    src, dst, _, _ = member_tiles(table16)
+    return route_cycles(src, dst, mapping, t)
+
+
+def load_of(loads: list[PhaseLoad], mapping: TileMapping, t: Target) -> tuple[int, int]:
+    """(modelled exchange cycles, pressure) of all phases under `mapping`."""
+    cycles = sq = tot = 0
+    bus_tiles = t.tiles_per_send_bus
+    for p in loads:
+        bus = np.bincount(mapping.physical(p.senders, t.tiles) // bus_tiles, weights=p.sent).astype(np.int64)
+        bus_cycles = -(-int(bus.max()) // bus_tiles)
+        cycles += p.weight * (max(p.endpoint, bus_cycles) + route_cycles(p.src, p.dst, mapping, t))
+        sq += p.weight * int((bus * bus).sum())
+        tot += p.weight * int(bus.sum())
+    return cycles, sq // max(tot, 1)
+
+
+def _shape_hints(f: func.FuncOp, t: Target) -> tuple[set[int], set[int]]:
+    """Blocks: tile-group sizes of the buffers and the machine; widths: tile strides and counts of
+    the transfer families, plus powers of two."""
+    blocks, widths = {t.tiles}, {1 << k for k in range(1, 7)}
+    for op in f.walk():
+        for r in op.results:
+            if isinstance(r.type, tilemap.BufferType):
+                blocks.add(r.type.count.data)
+    for op, _ in _moves(f.body.block, 1):
+        tab = tilemap.table_of(op.transfers)
+        for col in (PSS, PDS, MCS, PC, MC):
+            widths.update(int(abs(v)) for v in np.unique(tab[:, col]))
+    return blocks, widths
+
+
+def screen(f: func.FuncOp, t: Target) -> Screening:
+    """The candidate mapping with the least modelled exchange load (then pressure; identity on ties)."""
+    loads = phase_loads(f, t.tiles)
+    cands = candidates(t.tiles, *_shape_hints(f, t))
+    base = load_of(loads, IDENTITY, t)
+    best, best_load = IDENTITY, base
+    for m in cands:
+        ld = load_of(loads, m, t)
+        if ld < best_load:
+            best, best_load = m, ld
+    return Screening(best, len(cands), base[0], best_load[0], base[1], best_load[1])
