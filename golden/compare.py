@@ -16,6 +16,18 @@ class Comparison:
     reason: str = ""
 
 
+# (atol, rtol) by the observed tensor's dtype: fp16 storage rounds every operation's result to
+# 11 significant bits (2^-11 = 4.9e-4 relative per rounding, compounded over a model's depth);
+# fp32 results differ from the reference only by summation order.
+TOLERANCES: dict[str, tuple[float, float]] = {"float16": (3e-2, 3e-2), "float32": (1e-3, 1e-3)}
+
+
+def tolerance(dtype: np.dtype, atol: float | None = None, rtol: float | None = None) -> tuple[float, float]:
+    """The tolerances for `dtype`, each overridden when given."""
+    a, r = TOLERANCES.get(np.dtype(dtype).name, TOLERANCES["float16"])
+    return (a if atol is None else atol, r if rtol is None else rtol)
+
+
 def sample_indices(n: int, limit: int = 256) -> np.ndarray:
     """Up to `limit` evenly spaced flat indices into an array of `n` elements (first and last included)."""
     if n <= 0 or limit <= 0:

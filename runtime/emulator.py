@@ -319,6 +319,8 @@ class Emulator:
 
     def _call(self, first: int, count: int, w: np.ndarray, where: str) -> int:
         if not self.execute:
+            if not 0 <= int(w[1]) < len(KERNEL_NAMES):
+                raise EmulatorError(f"{where}: invalid kernel index {int(w[1])}")
             name = KERNEL_NAMES[int(w[1])]
             p = {pn: int(v) for pn, v in decode_call_params(name, w).items()}
             return kernel_cycles(self.target, name, p, _dtype((int(w[2]) >> 8) & 0xFF, where))
@@ -593,14 +595,18 @@ class Emulator:
             j += 1
             cw = skeleton[j]
             seg = 0
+            calls: list[tuple[int, str, int, int, int]] = []  # (program, kernel, first tile, tiles, cycles)
             for i, p in enumerate(pkg.programs):
                 where = f"program {i} segment {j}"
-                cyc = sum(self._call(p.first_tile, p.tile_count, w, where) for w in split[i][0][j])
+                cyc = 0
+                for w in split[i][0][j]:
+                    c = self._call(p.first_tile, p.tile_count, w, where)
+                    calls.append((i, KERNEL_NAMES[int(w[1])], p.first_tile, p.tile_count, c))
+                    cyc += c
                 seg = max(seg, cyc)
             op, arg = int(cw[0]), int(cw[1])
-            calls = any(len(s[0][j]) for s in split)
             if calls:
-                result.profile.append({"kind": "compute", "index": j, "cycles": seg})
+                result.profile.append({"kind": "compute", "index": j, "cycles": seg, "calls": calls})
             if op == Opcode.HOST_IN and (worked or calls):
                 raise EmulatorError(f"control instruction {j}: HOST_IN after device work (the run call writes first)")
             work = calls or op in DEVICE_WORK

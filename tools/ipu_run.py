@@ -1,73 +1,72 @@
 """`ipu-run MODEL`: compile when needed, run on the emulator, check against the reference.
 
 Prints one line per checkpoint, then `numericalTest=PASS|FAIL`, `hostCycles=N` (the host
-calls' host-exchange phases: initialize and run) and `totalCycles=N` (the device's compute,
-exchange and sync); exits non-zero on FAIL. The emulator only sees the package; the reference only sees the graph IR.
+calls' host-exchange phases: initialize and run), `totalCycles=N` (the device's compute,
+exchange and sync) and `estimatedCycles=N` (the compiler's final estimate of the same) with
+their ratio; exits non-zero on FAIL. The emulator only sees the package; the reference only sees
+the graph IR. `--profile` writes where the cycles and memory went (JSON), `--report` draws it
+(HTML, or PNG by extension); `--bisect` names the first operation whose value diverges.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 import click
 import numpy as np
-from xdsl.dialects import builtin
 
-from ipu.codegen.ipuexe import build_package
-from ipu.golden.compare import compare
-from ipu.golden.evaluator import evaluate, main_function, make_inputs
-from ipu.runtime.emulator import Emulator
+from ipu import api
+from ipu.golden.evaluator import main_function
 from ipu.runtime.package import Package, read_package, validate_package, write_package
-from ipu.target import DEFAULT_TARGET, Target, load_target
+from ipu.runtime.profile import build_profile
+from ipu.target import DEFAULT_TARGET, load_target
 from ipu.tools.common import ToolError, make_context, parse_file, setup_logging, user_errors
 from ipu.transforms.log import log_event, phase
-from ipu.transforms.pipeline import IpuCompilePass
-
-
-def _graph_function(module: builtin.ModuleOp):
-    if "tasm.target" in module.attributes:
-        return None
-    return main_function(module)
-
-
-def _compile(path: str, target: Target) -> tuple[Package, object]:
-    ctx = make_context()
-    module = parse_file(ctx, path)
-    reference = _graph_function(parse_file(make_context(), path))
-    if "tasm.target" not in module.attributes:
-        IpuCompilePass(target=target.name).apply(ctx, module)
-    with phase("build_package"):
-        pkg = build_package(module, target)
-    return pkg, reference
 
 
 def _load_inputs(path: str | None, pkg: Package, func_op, seed: int) -> dict[str, np.ndarray]:
-    if path:
-        if not Path(path).is_file():
-            raise ToolError(f"no such inputs file: {path}")
-        try:
-            with np.load(path, allow_pickle=False) as z:
-                return {k: z[k] for k in z.files}
-        except (OSError, ValueError) as e:
-            raise ToolError(f"cannot read inputs {path}: {e}") from None
-    if func_op is not None:
-        return make_inputs(func_op, seed)
-    rng = np.random.default_rng(seed)
-    from ipu.runtime.isa import NUMPY_DTYPE
-
-    return {b.name: rng.standard_normal(b.shape, dtype=np.float32).astype(NUMPY_DTYPE[b.dtype]) for b in pkg.inputs}
+    if not path:
+        return api.default_inputs(pkg, func_op, seed)
+    if not Path(path).is_file():
+        raise ToolError(f"no such inputs file: {path}")
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            return {k: z[k] for k in z.files}
+    except (OSError, ValueError) as e:
+        raise ToolError(f"cannot read inputs {path}: {e}") from None
 
 
-def _reference(gold, operation: int, aspect: str):
-    """The golden value a checkpoint compares with: an op's value, an auxiliary view, or a key
-    window `scores@<first key>` of an attention's scores."""
-    if aspect == "value":
-        return gold.values.get(operation)
-    if aspect.startswith("scores@"):
-        full = gold.aux.get((operation, "scores"))
-        return None if full is None else (int(aspect.split("@")[1]), full)
-    return gold.aux.get((operation, aspect))
+def _atomic_write(path: str, write) -> None:
+    """Write through `write(tmp_path)` to a temporary file beside `path`, then rename it."""
+    p = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=p.suffix, dir=p.parent if str(p.parent) else ".")
+    os.close(fd)
+    try:
+        write(tmp)
+        os.replace(tmp, p)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _print_checks(checks: list[api.Check]) -> bool:
+    ok = True
+    for c in checks:
+        r = c.result
+        ok &= r.passed
+        tail = "" if r.passed else f" FAIL {r.reason}"
+        if c.kind == "checkpoint":
+            print(
+                f"checkpoint={c.index} operation={c.operation} name={c.name} aspect={c.aspect} samples={r.samples} "
+                f"maximumAbsoluteError={r.max_abs_error:.6f}" + tail
+            )
+        else:
+            print(f"output={c.name} samples={r.samples} maximumAbsoluteError={r.max_abs_error:.6f}" + tail)
+    return ok
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
@@ -83,9 +82,22 @@ def _reference(gold, operation: int, aspect: str):
     help="graph .mlir to check a prebuilt .ipuexe against",
 )
 @click.option("--package", "package_path", type=click.Path(dir_okay=False), help="also write the package here")
-@click.option("--samples", default=256, show_default=True, help="checkpoint samples per tensor")
-@click.option("--atol", default=0.03, show_default=True)
-@click.option("--rtol", default=0.03, show_default=True)
+@click.option(
+    "--check",
+    "check_mode",
+    type=click.Choice(["none", "outputs", "sampled", "all"]),
+    default="sampled",
+    show_default=True,
+    help="what to compare: nothing, the outputs, also --samples elements of every op's value, or all of them",
+)
+@click.option("--samples", default=256, show_default=True, help="checkpoint samples per tensor (--check sampled)")
+@click.option("--atol", type=float, default=None, help="absolute tolerance (default by dtype: f16 0.03, f32 0.001)")
+@click.option("--rtol", type=float, default=None, help="relative tolerance (default by dtype: f16 0.03, f32 0.001)")
+@click.option("--bisect", is_flag=True, help="check every element of every op and name the first that diverges")
+@click.option(
+    "--profile", "profile_path", type=click.Path(dir_okay=False), help="write the cycle/memory profile (JSON)"
+)
+@click.option("--report", "report_path", type=click.Path(dir_okay=False), help="draw the profile: .html or .png")
 @click.option("--log-level", default="warning", show_default=True)
 @user_errors
 def cli(
@@ -96,81 +108,118 @@ def cli(
     seed: int,
     reference_path: str | None,
     package_path: str | None,
+    check_mode: str,
     samples: int,
-    atol: float,
-    rtol: float,
+    atol: float | None,
+    rtol: float | None,
+    bisect: bool,
+    profile_path: str | None,
+    report_path: str | None,
     log_level: str,
 ) -> None:
     """Compile (if needed) and emulate MODEL (.mlir or .ipuexe), checking numerics."""
     setup_logging(log_level)
+    if report_path and not report_path.endswith((".html", ".png")):
+        raise ToolError(f"--report {report_path}: the name must end in .html or .png")
     if not Path(model).is_file():
         raise ToolError(f"no such file: {model}")
+    source: str | None = model
     if model.endswith(".ipuexe"):
         with phase("read_package"):
             pkg = read_package(model)
         tg = load_target(target or pkg.target)
-        reference = main_function(parse_file(make_context(), reference_path)) if reference_path else None
-    else:
-        tg = load_target(target or DEFAULT_TARGET)
-        pkg, reference = _compile(model, tg)
+        validate_package(pkg, tg)
+        reference, source = None, reference_path
         if reference_path:
             reference = main_function(parse_file(make_context(), reference_path))
-    validate_package(pkg, tg)
+    else:
+        tg = load_target(target or DEFAULT_TARGET)
+        try:
+            compiled = api.compile(model, tg)
+        except api.ApiError as e:
+            raise ToolError(str(e)) from None
+        pkg, reference = compiled.package, compiled.reference
+        if reference_path:
+            reference, source = main_function(parse_file(make_context(), reference_path)), reference_path
     if package_path:
         write_package(pkg, package_path)
         log_event("application package written", path=package_path, tiles=pkg.tiles)
     inputs = _load_inputs(inputs_path, pkg, reference, seed)
-    with phase("emulate"):
-        emu = Emulator(pkg, tg)
-        result = emu.run(inputs)
+    if bisect:
+        check_mode = "all"
+    try:
+        report = api.run(
+            pkg,
+            inputs,
+            reference=reference if check_mode != "none" else None,
+            target=tg,
+            samples=None if check_mode == "all" else samples,
+            atol=atol,
+            rtol=rtol,
+            checkpoints=check_mode in ("sampled", "all"),
+        )
+    except api.ApiError as e:
+        raise ToolError(str(e)) from None
+    result = report.result
     for rec in result.profile:
         if rec.get("kind") == "exchange":
             log_event("emulated exchange phase", **{k: v for k, v in rec.items() if k != "kind"})
         elif rec.get("kind") in ("host_write", "host_read"):
             log_event("emulated host step", **rec)
     if outputs_path:
-        tmp = Path(outputs_path).with_name(Path(outputs_path).name + ".partial.npz")
-        np.savez(tmp, **result.outputs)
-        tmp.replace(outputs_path)
+        _atomic_write(outputs_path, lambda tmp: np.savez(tmp, **result.outputs))
     ok = True
-    if reference is not None:
-        with phase("reference"):
-            gold = evaluate(reference, {k: v for k, v in inputs.items()})
-        for c in pkg.checkpoints:
-            ref = _reference(gold, c.operation, c.aspect)
-            if ref is None:
-                raise ToolError(
-                    f"checkpoint {c.index} names operation {c.operation} ({c.aspect}), absent from the reference"
-                )
-            obs = result.checkpoints[c.index]
-            if isinstance(ref, tuple):  # a key window of the scores
-                k0, full = ref
-                ref = full[:, :, k0 : k0 + obs.shape[2]]
-            r = compare(obs, ref, samples, atol, rtol)
-            ok &= r.passed
-            print(
-                f"checkpoint={c.index} operation={c.operation} name={c.name} aspect={c.aspect} samples={r.samples} "
-                f"maximumAbsoluteError={r.max_abs_error:.6f}" + ("" if r.passed else f" FAIL {r.reason}")
-            )
-        for i, b in enumerate(pkg.outputs):
-            r = compare(result.outputs[b.name], gold.outputs[i], gold.outputs[i].size, atol, rtol)
-            ok &= r.passed
-            print(
-                f"output={b.name} samples={r.samples} maximumAbsoluteError={r.max_abs_error:.6f}"
-                + ("" if r.passed else f" FAIL {r.reason}")
-            )
+    if report.checks:
+        ok = _print_checks(report.checks)
         print(
-            f"diagnosticCheckpoints={len(pkg.checkpoints)} sampleLimit={samples} "
+            f"diagnosticCheckpoints={len(pkg.checkpoints)} check={check_mode} "
+            f"sampleLimit={'all' if check_mode == 'all' else samples} "
             f"numericalTest={'PASS' if ok else 'FAIL'}"
         )
+    elif check_mode == "none":
+        print("numericalTest=SKIPPED (--check none)")
     else:
         print("numericalTest=SKIPPED (no reference: pass --reference model.mlir)")
+    locations = api.op_locations(reference, source) if reference is not None else {}
+    if bisect and reference is not None:
+        bad = api.first_divergence(report.checks)
+        if bad is None:
+            print("firstDivergence=none")
+        else:
+            where = locations.get(bad.operation, "")
+            print(
+                f"firstDivergence {bad.kind}={bad.name} operation={bad.operation} aspect={bad.aspect}"
+                + (f" location={where}" if where else "")
+                + f" reason={bad.result.reason}"
+            )
+            if where:
+                print(f"  {_source_line(where)}")
+    if profile_path or report_path:
+        prof = build_profile(pkg, tg, result, locations)
+        if profile_path:
+            _atomic_write(profile_path, lambda tmp: Path(tmp).write_text(json.dumps(prof, indent=1)))
+        if report_path:
+            from ipu.runtime import report as rep
+
+            draw = rep.render_png if report_path.endswith(".png") else rep.render_html
+            _atomic_write(report_path, lambda tmp: draw(prof, tmp))
     exch = sum(r["cycles"] for r in result.profile if r.get("kind") == "exchange")
     print(f"package={model} target={tg.name} tiles={pkg.tiles} exchangeCycles={exch}")
     print(f"hostCycles={result.host_cycles}")
     print(f"totalCycles={result.total_cycles}")
+    est = pkg.metrics.get("estimated_cycles")
+    if est:
+        print(f"estimatedCycles={est} estimatedOverEmulated={est / max(result.total_cycles, 1):.4f}")
     if not ok:
         sys.exit(1)
+
+
+def _source_line(location: str) -> str:
+    path, _, line = location.rpartition(":")
+    try:
+        return Path(path).read_text().splitlines()[int(line) - 1].strip()
+    except (OSError, ValueError, IndexError):
+        return location
 
 
 def main() -> None:

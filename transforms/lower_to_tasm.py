@@ -23,6 +23,7 @@ from ipu.target import Target, load_target
 from ipu.transforms.exchange_schedule import D_OFF, S_OFF
 from ipu.transforms.log import log_event
 from ipu.transforms.place_storage import slot
+from ipu.transforms.select_finalist import refined_cycles
 
 # the kernel ABI (parameter names in encoding order) is the ISA's
 KERNEL_PARAMS = {name: params for name, (_, params) in KERNELS.items()}
@@ -194,13 +195,17 @@ class LowerToTasmPass(ModulePass):
         t = load_target(self.target)
         for f in list(op.body.block.ops):
             if isinstance(f, func.FuncOp) and "exchange.memory" in f.attributes:
+                estimate, exch = refined_cycles(f, t)
                 new_ops, figures = lower_function(f, t)
                 for n in new_ops:
                     op.body.block.insert_op_before(n, f)
                 op.body.block.erase_op(f)
                 op.attributes["tasm.target"] = StringAttr(t.name)
-                op.attributes["tasm.memory"] = f.attributes["exchange.memory"]
+                memory = dict(f.attributes["exchange.memory"].data)  # type: ignore[union-attr]
+                memory["estimated_cycles"] = IntegerAttr(estimate, 64)
+                memory["estimated_exchange_cycles"] = IntegerAttr(exch, 64)
+                op.attributes["tasm.memory"] = DictionaryAttr(memory)
                 m = f.attributes.get(tilemap.MAPPING_ATTR)
                 if isinstance(m, tilemap.MappingAttr) and not m.mapping.identity:
                     op.attributes["tasm.tile_mapping"] = m
-                log_event("lowered to tile programs", target=t.name, **figures)
+                log_event("lowered to tile programs", target=t.name, estimated_cycles=estimate, **figures)

@@ -49,10 +49,12 @@ func.func @main(%x: tensor<32x64xf16>) -> (tensor<32x64xf16>, tensor<32xf32>) {
 // CHECK-NEXT: checkpoint=16 operation=20 name=rs aspect=value samples=32
 // CHECK-NEXT: output=output0 samples=2048 maximumAbsoluteError={{[0-9.]+}}
 // CHECK-NEXT: output=output1 samples=32 maximumAbsoluteError={{[0-9.]+}}
-// CHECK-NEXT: diagnosticCheckpoints=17 sampleLimit=256 numericalTest=PASS
+// CHECK-NEXT: diagnosticCheckpoints=17 check=sampled sampleLimit=256 numericalTest=PASS
 // CHECK-NEXT: package={{.*}}ipu-run.mlir target=sim16 tiles=16 exchangeCycles={{[0-9]+}}
 // CHECK-NEXT: hostCycles={{[1-9][0-9]*}}
-// CHECK-NEXT: totalCycles={{[0-9]+}}
+// CHECK-NEXT: totalCycles=[[TOTAL:[0-9]+]]
+// The compiler's final estimate of the same device cycles, and their ratio.
+// CHECK-NEXT: estimatedCycles={{[0-9]+}} estimatedOverEmulated={{0\.9[5-9][0-9]*|1\.0[0-4][0-9]*}}
 
 // TASM:      tasm.call "layer_norm_rows" {{.*}} {rows = 2 : i64, cols = 64 : i64, valid = 64 : i64, eps_bits = {{[0-9]+}} : i64} : f16 -> f16
 // TASM:      tasm.call "attention_init"

@@ -1,0 +1,331 @@
+"""The Python API: the same path as the tools, as functions.
+
+    import ipu
+    compiled = ipu.compile("examples/mlp_small.mlir", target="sim16")
+    report = ipu.run(compiled, seed=0)          # emulate, then check against the reference
+    report.passed, report.total_cycles, report.outputs["output0"]
+
+`compile` takes a graph-level module (a path, IR text or a parsed `ModuleOp`) through the whole
+ladder and builds the package; `run` emulates a package (or a `Compiled`) and, when a reference
+graph function is known, compares every checkpoint and output with the independent evaluator.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import builtin, func
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import DiagnosticException, ParseError
+
+from ipu.codegen.ipuexe import build_package
+from ipu.golden.compare import Comparison, compare, tolerance
+from ipu.golden.evaluator import evaluate, main_function, make_inputs
+from ipu.runtime.emulator import Emulator, RunResult
+from ipu.runtime.package import Package, validate_package
+from ipu.target import DEFAULT_TARGET, Target, load_target
+from ipu.transforms.log import phase
+from ipu.transforms.pipeline import compile_passes
+
+
+class ApiError(ValueError):
+    """A user error from the API: a model that does not parse, verify or fit, or bad inputs."""
+
+
+@dataclass
+class Compiled:
+    """A compiled model: its package, the graph function the reference evaluates (None for a
+    module that was already at tasm level), and the seconds each pipeline phase took. An imported
+    ONNX model also carries its `oracle` (onnx.reference on the ONNX file: inputs -> outputs by name)."""
+
+    package: Package
+    target: Target
+    reference: func.FuncOp | None
+    phase_seconds: dict[str, float] = field(default_factory=dict)
+    oracle: Callable[[dict[str, np.ndarray]], dict[str, np.ndarray]] | None = None
+
+    @property
+    def estimated_cycles(self) -> int | None:
+        """The compiler's final estimate of the device cycles (package metric), if recorded."""
+        return self.package.metrics.get("estimated_cycles")
+
+
+@dataclass
+class Check:
+    """One checkpoint's or output's comparison with the reference."""
+
+    kind: str  # "checkpoint", "output" or "oracle" (an output against an ONNX model's oracle)
+    name: str
+    index: int
+    operation: int  # graph op index (-1 for outputs)
+    aspect: str
+    result: Comparison
+
+
+@dataclass
+class Report:
+    """A run: the emulator's result plus the numerical checks (empty without a reference)."""
+
+    result: RunResult
+    inputs: dict[str, np.ndarray]
+    checks: list[Check] = field(default_factory=list)
+
+    @property
+    def outputs(self) -> dict[str, np.ndarray]:
+        return self.result.outputs
+
+    @property
+    def total_cycles(self) -> int:
+        return self.result.total_cycles
+
+    @property
+    def host_cycles(self) -> int:
+        return self.result.host_cycles
+
+    @property
+    def profile(self) -> list[dict[str, Any]]:
+        return self.result.profile
+
+    @property
+    def passed(self) -> bool | None:
+        """True/False after a check, None when there was no reference to check against."""
+        return all(c.result.passed for c in self.checks) if self.checks else None
+
+
+def context():
+    from ipu.tools.common import make_context
+
+    return make_context()
+
+
+def parse(source: str | Path | builtin.ModuleOp | Any) -> builtin.ModuleOp:
+    """A verified module from a path, IR text, or a module (cloned, so the caller's is untouched);
+    an ONNX model (a `.onnx` path or an `onnx.ModelProto`) is imported to the graph level."""
+    onnx_model = _onnx_source(source)
+    if onnx_model is not None:
+        from ipu.frontends.onnx_import import OnnxImportError, import_model
+
+        try:
+            return import_model(onnx_model)
+        except OnnxImportError as e:
+            raise ApiError(str(e)) from None
+    if isinstance(source, builtin.ModuleOp):
+        m = source.clone()
+        try:
+            m.verify()
+        except DiagnosticException as e:
+            raise ApiError(f"verification failed:\n{e}") from None
+        return m
+    text, name = (Path(source).read_text(), str(source)) if _is_path(source) else (str(source), "<string>")
+    try:
+        m = Parser(context(), text, name).parse_module()
+        m.verify()
+    except ParseError as e:
+        raise ApiError(f"parse error in {name}:\n{e}") from None
+    except DiagnosticException as e:
+        raise ApiError(f"verification failed in {name}:\n{e}") from None
+    return m
+
+
+def _onnx_source(source: Any) -> Any:
+    """The `onnx.ModelProto` behind `source` (a `.onnx` path or a proto), else None."""
+    if type(source).__name__ == "ModelProto":
+        return source
+    if isinstance(source, str | Path) and str(source).endswith(".onnx") and "\n" not in str(source):
+        from ipu.frontends.onnx_import import OnnxImportError, load_onnx
+
+        try:
+            return load_onnx(source)
+        except OnnxImportError as e:
+            raise ApiError(str(e)) from None
+    return None
+
+
+def _is_path(source: str | Path) -> bool:
+    """A Path, or a one-line string naming a file (a missing `.mlir`/`.ipuexe` file is an error)."""
+    if isinstance(source, str) and ("\n" in source or not source.endswith((".mlir", ".ipuexe"))):
+        return Path(source).is_file() if "\n" not in source else False
+    if not Path(source).is_file():
+        raise ApiError(f"no such file: {source}")
+    return True
+
+
+def compile(  # noqa: A001
+    source: str | Path | builtin.ModuleOp,
+    target: str | Target = DEFAULT_TARGET,
+    *,
+    options: dict[str, int] | None = None,
+) -> Compiled:
+    """Lower a graph-level model through every pass and build its package for `target`;
+    `options` sets the planner's search knobs (`PLAN_OPTIONS`: finalists, beam, candidates)."""
+    tg = target if isinstance(target, Target) else load_target(target)
+    try:
+        passes = compile_passes(tg.name, options)
+    except ValueError as e:
+        raise ApiError(str(e)) from None
+    onnx_model = _onnx_source(source)
+    module = parse(source if onnx_model is None else onnx_model)
+    reference = None if "tasm.target" in module.attributes else main_function(module.clone())
+    ctx = context()
+    seconds: dict[str, float] = {}
+    if "tasm.target" not in module.attributes:
+        for label, p in passes:
+            t0 = time.perf_counter()
+            with phase(label):
+                p.apply(ctx, module)
+            seconds[label] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    with phase("build_package"):
+        pkg = build_package(module, tg)
+    seconds["package"] = time.perf_counter() - t0
+    validate_package(pkg, tg)
+    oracle = None
+    if onnx_model is not None:
+        from ipu.frontends.onnx_oracle import onnx_oracle
+
+        oracle = onnx_oracle(onnx_model)
+    return Compiled(pkg, tg, reference, seconds, oracle)
+
+
+def reference_value(gold: Any, operation: int, aspect: str, shape: tuple[int, ...]) -> np.ndarray | None:
+    """The golden value a checkpoint compares with: an op's value, an auxiliary view, or a key
+    window `scores@<first key>` of an attention's scores (cut to the checkpoint's `shape`)."""
+    if aspect == "value":
+        return gold.values.get(operation)
+    if aspect.startswith("scores@"):
+        full = gold.aux.get((operation, "scores"))
+        k0 = int(aspect.split("@")[1])
+        return None if full is None else full[:, :, k0 : k0 + shape[2]]
+    return gold.aux.get((operation, aspect))
+
+
+def check(
+    package: Package,
+    result: RunResult,
+    reference: func.FuncOp,
+    inputs: dict[str, np.ndarray],
+    samples: int | None = 256,
+    atol: float | None = None,
+    rtol: float | None = None,
+    checkpoints: bool = True,
+) -> list[Check]:
+    """Compare the checkpoints (`samples` evenly spaced elements each, or all with None; skipped
+    without `checkpoints`) and every element of every output with the reference, at the
+    tolerances of each tensor's dtype unless `atol`/`rtol` are given. Checkpoints come in
+    program order, so the first failing one is the first divergence."""
+    with phase("reference"):
+        gold = evaluate(reference, dict(inputs))
+    out = []
+    for c in package.checkpoints if checkpoints else []:
+        obs = result.checkpoints[c.index]
+        ref = reference_value(gold, c.operation, c.aspect, obs.shape)
+        if ref is None:
+            raise ApiError(
+                f"checkpoint {c.index} names operation {c.operation} ({c.aspect}), absent from the reference"
+            )
+        a, r = tolerance(obs.dtype, atol, rtol)
+        n = obs.size if samples is None else samples
+        out.append(Check("checkpoint", c.name, c.index, c.operation, c.aspect, compare(obs, ref, n, a, r)))
+    for i, b in enumerate(package.outputs):
+        ref, obs = gold.outputs[i], result.outputs[b.name]
+        a, r = tolerance(obs.dtype, atol, rtol)
+        out.append(Check("output", b.name, i, -1, "value", compare(obs, ref, ref.size, a, r)))
+    return out
+
+
+def op_locations(reference: func.FuncOp, source: str | Path | None) -> dict[int, str]:
+    """`file:line` of every graph operation (by op index) in the source text it was parsed from,
+    found by its result name (`%h = graph.matmul`); ops whose line cannot be found are left out."""
+    import re
+
+    from ipu.golden.evaluator import op_indices
+
+    if source is None or not Path(source).is_file():
+        return {}
+    lines = Path(source).read_text().splitlines()
+    out = {}
+    for op, i in op_indices(reference).items():
+        hint = op.results[0].name_hint if op.results else None
+        if not hint:
+            continue
+        pat = re.compile(rf"%{re.escape(hint)}\b[^=]*=\s*\"?{re.escape(op.name)}")
+        line = next((n for n, text in enumerate(lines, 1) if pat.search(text)), None)
+        if line is not None:
+            out[i] = f"{source}:{line}"
+    return out
+
+
+def default_inputs(package: Package, reference: func.FuncOp | None, seed: int = 0) -> dict[str, np.ndarray]:
+    """Seeded standard-normal inputs, from the reference's signature when there is one."""
+    if reference is not None:
+        return make_inputs(reference, seed)
+    from ipu.runtime.isa import NUMPY_DTYPE
+
+    rng = np.random.default_rng(seed)
+    return {b.name: rng.standard_normal(b.shape, dtype=np.float32).astype(NUMPY_DTYPE[b.dtype]) for b in package.inputs}
+
+
+def run(
+    model: Compiled | Package,
+    inputs: dict[str, np.ndarray] | None = None,
+    *,
+    seed: int = 0,
+    reference: func.FuncOp | None = None,
+    target: str | Target | None = None,
+    samples: int | None = 256,
+    atol: float | None = None,
+    rtol: float | None = None,
+    checkpoints: bool = True,
+) -> Report:
+    """Emulate a package and, with a reference (a `Compiled`'s own, or `reference`), check it
+    (see `check` for `samples`, `atol`, `rtol` and `checkpoints`)."""
+    if isinstance(model, Compiled):
+        pkg, tg, ref = model.package, model.target, reference or model.reference
+    else:
+        pkg, ref = model, reference
+        tg = target if isinstance(target, Target) else load_target(target or pkg.target)
+        validate_package(pkg, tg)
+    x = inputs if inputs is not None else default_inputs(pkg, ref, seed)
+    with phase("emulate"):
+        result = Emulator(pkg, tg).run(x)
+    checks = check(pkg, result, ref, x, samples, atol, rtol, checkpoints) if ref is not None else []
+    if isinstance(model, Compiled) and model.oracle is not None:
+        checks += check_oracle(model.oracle, result, x, atol, rtol)
+    return Report(result, x, checks)
+
+
+def check_oracle(
+    oracle: Callable[[dict[str, np.ndarray]], dict[str, np.ndarray]],
+    result: RunResult,
+    inputs: dict[str, np.ndarray],
+    atol: float | None = None,
+    rtol: float | None = None,
+) -> list[Check]:
+    """Compare every output, all elements, with an independent oracle's (matched by output name;
+    the dtype's tolerances unless `atol`/`rtol` are given)."""
+    with phase("oracle"):
+        want = oracle(dict(inputs))
+    missing = sorted(set(want) - set(result.outputs))
+    if missing:
+        raise ApiError(f"the package has no output(s) {missing} that the oracle computes")
+    out = []
+    for i, (name, ref) in enumerate(want.items()):
+        obs = result.outputs[name]
+        a, r = tolerance(obs.dtype, atol, rtol)
+        out.append(Check("oracle", name, i, -1, "value", compare(obs, ref, ref.size, a, r)))
+    return out
+
+
+def first_divergence(checks: list[Check]) -> Check | None:
+    """The first failing checkpoint in program order, else the first failing output, else None."""
+    return next((c for c in checks if not c.result.passed and c.kind == "checkpoint"), None) or next(
+        (c for c in checks if not c.result.passed), None
+    )
+
+
+__all__ = ["ApiError", "Check", "Compiled", "Report", "check", "compile", "first_divergence", "parse", "run"]
