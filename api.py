@@ -281,9 +281,11 @@ def run(
     atol: float | None = None,
     rtol: float | None = None,
     checkpoints: bool = True,
+    checked: bool = False,
 ) -> Report:
     """Emulate a package and, with a reference (a `Compiled`'s own, or `reference`), check it
-    (see `check` for `samples`, `atol`, `rtol` and `checkpoints`)."""
+    (see `check` for `samples`, `atol`, `rtol` and `checkpoints`). `checked` stops at any read of
+    memory never written (one flag per byte: slower, and a byte of host memory per tile byte)."""
     if isinstance(model, Compiled):
         pkg, tg, ref = model.package, model.target, reference or model.reference
     else:
@@ -292,7 +294,7 @@ def run(
         validate_package(pkg, tg)
     x = inputs if inputs is not None else default_inputs(pkg, ref, seed)
     with phase("emulate"):
-        result = Emulator(pkg, tg).run(x)
+        result = Emulator(pkg, tg, checked=checked).run(x)
     checks = check(pkg, result, ref, x, samples, atol, rtol, checkpoints) if ref is not None else []
     if isinstance(model, Compiled) and model.oracle is not None:
         checks += check_oracle(model.oracle, result, x, atol, rtol)

@@ -55,3 +55,20 @@ def copy_rows(mem32, s_tile, s_word, d_tile, d_word, words):  # noqa: ANN001, AN
         n = words[i]
         mem32[d_tile[i], d_word[i] : d_word[i] + n] = buf[o : o + n]
         o += n
+
+
+@njit(cache=True)
+def first_unwritten(written, tile, off, nbytes):  # noqa: ANN001, ANN201
+    """(row, byte) of the first row byte whose `written` flag is clear, or (-1, -1)."""
+    for i in range(len(nbytes)):
+        for b in range(nbytes[i]):
+            if not written[tile[i], off[i] + b]:
+                return i, off[i] + b
+    return -1, -1
+
+
+@njit(cache=True)
+def mark_written(written, tile, off, nbytes):  # noqa: ANN001, ANN201
+    """Set the `written` flags of every row's bytes."""
+    for i in range(len(nbytes)):
+        written[tile[i], off[i] : off[i] + nbytes[i]] = True

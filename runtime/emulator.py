@@ -19,9 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from ipu.runtime.copy_rows import copy_rows
+from ipu.runtime.copy_rows import copy_rows, first_unwritten, mark_written
 from ipu.runtime.exchange_check import (
     Members,
+    Rows,
     ScheduleError,
     check_counts,
     check_ports,
@@ -131,9 +132,10 @@ def kernel_cycles(t: Target, name: str, p: dict[str, int], out_dt: DType) -> int
 class Emulator:
     """Runs `package` on a model of `target`; `load()` then `run(inputs)`."""
 
-    def __init__(self, package: Package, target: Target, execute: bool = True) -> None:
+    def __init__(self, package: Package, target: Target, execute: bool = True, checked: bool = False) -> None:
         """`execute=False` counts cycles only (kernels and exchange timing are data-independent):
-        no tile memory is allocated and no data moves."""
+        no tile memory is allocated and no data moves. `checked` also tracks which bytes have
+        been written (one flag per byte) and stops at the first read of a byte never written."""
         if (package.target, package.tiles, package.memory_base, package.memory_size) != (
             target.name,
             target.tiles,
@@ -152,6 +154,20 @@ class Emulator:
         self._loading_profile: list[dict[str, Any]] = []  # the initialize call's, for the next run
         self._phases = {ph.index: ph for ph in package.phases}
         self._checkpoints = {c.index: c for c in package.checkpoints}
+        self.checked = checked and execute
+        self.written = np.zeros_like(self.mem, dtype=bool) if self.checked else None
+        # region boundaries as offsets, and each program's code as (first, end tile, start, end offset)
+        self._region_starts = np.array([r.start - self.base for r in target.regions], np.int64)
+        self._code = [
+            (
+                p.first_tile,
+                p.first_tile + p.tile_count,
+                p.code_address - self.base,
+                p.code_address - self.base + len(p.code),
+            )
+            for p in package.programs
+        ]
+        self.cycle = 0  # device cycle at the start of the instruction being executed
 
     # ---------------------------------------------------------------- memory helpers
 
@@ -163,11 +179,43 @@ class Emulator:
             )
         return off
 
-    def _view(self, first: int, count: int, addr: int, elements: int, dtype: DType, what: str) -> np.ndarray:
-        """[count, elements] view of `elements` values at `addr` on tiles first..first+count."""
+    def _view(
+        self, first: int, count: int, addr: int, elements: int, dtype: DType, what: str, access: str = "r"
+    ) -> np.ndarray:
+        """[count, elements] view of `elements` values at `addr` on tiles first..first+count, after
+        the access rules: inside one memory region, no write to code, and (checked mode) no read
+        of a byte never written. `access` is "r", "w" or "rw"."""
         nbytes = elements * DTYPE_SIZE[dtype]
         off = self._offset(addr, nbytes, what)
+        self._check_access(first, count, off, nbytes, what, access)
         return self.mem[first : first + count, off : off + nbytes].view(NUMPY_DTYPE[dtype])
+
+    def _check_access(self, first: int, count: int, off: int, nbytes: int, what: str, access: str) -> None:
+        if nbytes <= 0:
+            return
+        lo, hi = (int(x) for x in np.searchsorted(self._region_starts, [off, off + nbytes - 1], side="right"))
+        if lo != hi:
+            r0, r1 = self.target.regions[lo - 1], self.target.regions[hi - 1]
+            raise EmulatorError(
+                f"{what}: bytes [{off + self.base:#x}, {off + nbytes + self.base:#x}) cross from region "
+                f"{r0.name} into region {r1.name} on tile {first}"
+            )
+        if "w" in access:
+            for t0, t1, c0, c1 in self._code:
+                if t0 < first + count and first < t1 and c0 < off + nbytes and off < c1:
+                    raise EmulatorError(
+                        f"{what}: writes [{off + self.base:#x}, {off + nbytes + self.base:#x}) over the code at "
+                        f"[{c0 + self.base:#x}, {c1 + self.base:#x}) on tile {max(first, t0)}"
+                    )
+        if self.written is not None:
+            block = self.written[first : first + count, off : off + nbytes]
+            if "r" in access and not block.all():
+                t, b = (int(x) for x in np.argwhere(~block)[0])
+                raise EmulatorError(
+                    f"{what}: reads uninitialized memory at {off + b + self.base:#x} on tile {first + t} (checked mode)"
+                )
+            if "w" in access:
+                block[...] = True
 
     def _slice_indices(self, b: Binding, s: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(member tiles [M], logical byte index [R, B], tile byte offset [R, B]) of one slice."""
@@ -220,9 +268,13 @@ class Emulator:
             if block is not None:
                 tiles, lb, off, n = block
                 self.mem[tiles, off : off + n] = raw[lb : lb + n]
+                if self.written is not None:
+                    self.written[tiles, off : off + n] = True
                 continue
             tiles, logical, offs = self._slice_indices(binding, s)
             self.mem[tiles[:, None, None], offs[None]] = raw[logical][None]
+            if self.written is not None:
+                self.written[tiles[:, None, None], offs[None]] = True
 
     def gather(self, binding: Binding) -> np.ndarray:
         """Read a logical array from the first replica (m = 0) of each slice of `binding`."""
@@ -233,10 +285,21 @@ class Emulator:
             if block is not None:
                 tiles, lb, off, n = block
                 raw[lb : lb + n] = self.mem[tiles.start, off : off + n]
+                if self.written is not None and not self.written[tiles.start, off : off + n].all():
+                    self._unwritten(
+                        binding, tiles.start, off + int(np.argmin(self.written[tiles.start, off : off + n]))
+                    )
                 continue
             tiles, logical, offs = self._slice_indices(binding, s)
             raw[logical] = self.mem[tiles[0], offs]
+            if self.written is not None and not self.written[tiles[0], offs].all():
+                self._unwritten(binding, int(tiles[0]), int(offs.reshape(-1)[np.argmin(self.written[tiles[0], offs])]))
         return raw.view(NUMPY_DTYPE[binding.dtype]).reshape(binding.shape).copy()
+
+    def _unwritten(self, binding: Binding, tile: int, off: int) -> None:
+        raise EmulatorError(
+            f"reading '{binding.name}': byte {off + self.base:#x} on tile {tile} was never written (checked mode)"
+        )
 
     # ---------------------------------------------------------------- loading
 
@@ -250,6 +313,8 @@ class Emulator:
                 raise EmulatorError(f"program {i}: tiles out of range")
             if self.execute:
                 self.mem[p.first_tile : p.first_tile + p.tile_count, off : off + code.size] = code
+            if self.written is not None:
+                self.written[p.first_tile : p.first_tile + p.tile_count, off : off + code.size] = True
         self._loading_profile = self.initialize()
         self.loaded = True
 
@@ -343,13 +408,15 @@ class Emulator:
             raise EmulatorError(f"{where}: {name} with invalid parameters {p}")
         out_el, in_els = call_operand_elements(name, p)
         out_dt, in_dts = call_operand_dtypes(name, in_dt, out_dt)
+        n_read = 4 if name == "attention_update" else n_in  # its fifth address is a scratch it writes
         ins = [
             self._view(first, count, int(w[4 + j]), in_els[j], in_dts[j], f"{where} {name} input {j}").astype(
                 np.float32, copy=False
             )
-            for j in range(n_in)
+            for j in range(n_read)
         ]
-        out = self._view(first, count, int(w[3]), out_el, out_dt, f"{where} {name} output")
+        reads_out = name in ("amp_matmul_acc", "attention_update")  # accumulators: read, then written
+        out = self._view(first, count, int(w[3]), out_el, out_dt, f"{where} {name} output", "rw" if reads_out else "w")
         t = self.target
         if name == "amp_matmul":
             m, kk, n = p["m"], p["k"], p["n"]
@@ -470,11 +537,47 @@ class Emulator:
         new[:, :, :d] = acc * alpha[:, :, None] + np.matmul(pr, v)
         new[:, :, d] = m_new
         new[:, :, d + 1] = l_ * alpha + pr.sum(axis=2, dtype=np.float32)
-        scratch = self._view(first, count, int(w[4 + 4]), qr * kr, DType.F32, f"{where} attention_update scratch")
+        scratch = self._view(first, count, int(w[4 + 4]), qr * kr, DType.F32, f"{where} attention_update scratch", "w")
         scratch[...] = s.reshape(count, qr * kr)
         return new
 
     # ---------------------------------------------------------------- exchange
+
+    def _check_rows(
+        self, phase: int, r: Rows, m: Members, s_off: np.ndarray, d_off: np.ndarray, nb: np.ndarray
+    ) -> None:
+        """Memory rules for a phase's rows: each row inside one region, no row written over code,
+        and (checked mode) every source byte written before."""
+
+        def fail(j: int, text: str) -> None:
+            k = int(r.member[j])
+            raise EmulatorError(f"phase {phase}: transfer {r.fam[j]} (cycles {m.start[k]}..{m.end[k]}) {text}")
+
+        for what, tile, off in (("source", r.src, s_off), ("destination", r.dst, d_off)):
+            lo = np.searchsorted(self._region_starts, off, side="right")
+            bad = np.flatnonzero(lo != np.searchsorted(self._region_starts, off + nb - 1, side="right"))
+            if bad.size:
+                j = int(bad[0])
+                fail(
+                    j,
+                    f"{what} bytes [{off[j] + self.base:#x}, {off[j] + nb[j] + self.base:#x}) on tile {tile[j]} "
+                    "cross a region boundary",
+                )
+        for t0, t1, c0, c1 in self._code:
+            bad = np.flatnonzero((r.dst >= t0) & (r.dst < t1) & (d_off < c1) & (d_off + nb > c0))
+            if bad.size:
+                j = int(bad[0])
+                fail(
+                    j,
+                    f"writes [{d_off[j] + self.base:#x}, {d_off[j] + nb[j] + self.base:#x}) over the code on "
+                    f"tile {r.dst[j]}",
+                )
+        if self.written is not None:
+            i64 = np.int64
+            j, byte = first_unwritten(self.written, r.src.astype(i64), s_off.astype(i64), nb.astype(i64))
+            if j >= 0:
+                fail(int(j), f"reads uninitialized memory at {byte + self.base:#x} on tile {r.src[j]} (checked mode)")
+            mark_written(self.written, r.dst.astype(i64), d_off.astype(i64), nb.astype(i64))
 
     def exchange(self, ph: Phase) -> dict[str, int]:
         """Execute one phase after checking the port and write rules; returns its measurements."""
@@ -500,6 +603,7 @@ class Emulator:
         except ScheduleError as e:
             raise EmulatorError(str(e)) from None
         s_tile, d_tile = r.src, r.dst
+        self._check_rows(ph.index, r, m, s_off, d_off, nb)
         # move data in 32-bit words (transfers are whole words at word-aligned addresses):
         # every source row is read before any is written (runtime.copy_rows)
         if ((s_off | d_off) & 3).any():
@@ -579,11 +683,13 @@ class Emulator:
         worked = False  # device work has run
         # per program: segments of CALLs, each followed by one control instruction
         split: list[tuple[list[np.ndarray], np.ndarray]] = []
+        seg_start: list[np.ndarray] = []  # per program: instruction index of each segment's first word
         for i, p in enumerate(pkg.programs):
             words = self._decode(i, p)
             ctrl = np.flatnonzero(words[:, 0] != Opcode.CALL)
             segs = np.split(words, ctrl + 1)[:-1]
             split.append(([s[:-1] for s in segs], words[ctrl]))
+            seg_start.append(np.concatenate([[0], ctrl[:-1] + 1]))
         skeleton = split[0][1]
         for i, (_, ctrl) in enumerate(split):
             if not np.array_equal(ctrl, skeleton):
@@ -596,10 +702,14 @@ class Emulator:
             cw = skeleton[j]
             seg = 0
             calls: list[tuple[int, str, int, int, int]] = []  # (program, kernel, first tile, tiles, cycles)
+            self.cycle = result.total_cycles
             for i, p in enumerate(pkg.programs):
-                where = f"program {i} segment {j}"
                 cyc = 0
-                for w in split[i][0][j]:
+                for n, w in enumerate(split[i][0][j]):
+                    where = (
+                        f"program {i} instruction {int(seg_start[i][j]) + n} (CALL) on tiles "
+                        f"{p.first_tile}..{p.first_tile + p.tile_count - 1} at cycle {self.cycle + cyc}"
+                    )
                     c = self._call(p.first_tile, p.tile_count, w, where)
                     calls.append((i, KERNEL_NAMES[int(w[1])], p.first_tile, p.tile_count, c))
                     cyc += c
@@ -636,7 +746,12 @@ class Emulator:
                 if arg not in self._phases:
                     raise EmulatorError(f"control instruction {j}: no exchange phase {arg}")
                 ph = self._phases[arg]
-                m = self.exchange(ph) if self.execute else _timing(ph, self.target, self.package.tile_mapping)
+                try:
+                    m = self.exchange(ph) if self.execute else _timing(ph, self.target, self.package.tile_mapping)
+                except EmulatorError as e:
+                    raise EmulatorError(
+                        f"control instruction {j} (EXCHANGE {arg}) at cycle {result.total_cycles + seg}: {e}"
+                    ) from None
                 rec = {
                     "kind": "exchange",
                     "index": arg,

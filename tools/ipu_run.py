@@ -93,6 +93,7 @@ def _print_checks(checks: list[api.Check]) -> bool:
 @click.option("--samples", default=256, show_default=True, help="checkpoint samples per tensor (--check sampled)")
 @click.option("--atol", type=float, default=None, help="absolute tolerance (default by dtype: f16 0.03, f32 0.001)")
 @click.option("--rtol", type=float, default=None, help="relative tolerance (default by dtype: f16 0.03, f32 0.001)")
+@click.option("--checked", is_flag=True, help="stop at the first read of memory never written (slower)")
 @click.option("--bisect", is_flag=True, help="check every element of every op and name the first that diverges")
 @click.option(
     "--profile", "profile_path", type=click.Path(dir_okay=False), help="write the cycle/memory profile (JSON)"
@@ -112,6 +113,7 @@ def cli(
     samples: int,
     atol: float | None,
     rtol: float | None,
+    checked: bool,
     bisect: bool,
     profile_path: str | None,
     report_path: str | None,
@@ -157,6 +159,7 @@ def cli(
             atol=atol,
             rtol=rtol,
             checkpoints=check_mode in ("sampled", "all"),
+            checked=checked,
         )
     except api.ApiError as e:
         raise ToolError(str(e)) from None
