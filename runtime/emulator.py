@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ipu.runtime.copy_rows import copy_rows, first_unwritten, mark_written
+from ipu.runtime.copy_rows import copy_rows, f16_to_f32, first_unwritten, mark_written
 from ipu.runtime.exchange_check import (
     Members,
     Rows,
@@ -122,6 +122,11 @@ def _timing(ph: Phase, target: Target, mapping: TileMapping) -> dict[str, int]:
         "transfers": members,
         "families": len(t),
     }
+
+
+def _as_f32(v: np.ndarray) -> np.ndarray:
+    """A kernel input in float32: fp16 widened (a copy), fp32 as the view itself."""
+    return f16_to_f32(v) if v.dtype == np.float16 else v.astype(np.float32, copy=False)
 
 
 def kernel_cycles(t: Target, name: str, p: dict[str, int], out_dt: DType) -> int:
@@ -410,9 +415,7 @@ class Emulator:
         out_dt, in_dts = call_operand_dtypes(name, in_dt, out_dt)
         n_read = 4 if name == "attention_update" else n_in  # its fifth address is a scratch it writes
         ins = [
-            self._view(first, count, int(w[4 + j]), in_els[j], in_dts[j], f"{where} {name} input {j}").astype(
-                np.float32, copy=False
-            )
+            _as_f32(self._view(first, count, int(w[4 + j]), in_els[j], in_dts[j], f"{where} {name} input {j}"))
             for j in range(n_read)
         ]
         reads_out = name in ("amp_matmul_acc", "attention_update")  # accumulators: read, then written
