@@ -245,6 +245,9 @@ def op_locations(reference: func.FuncOp, source: str | Path | None) -> dict[int,
 
     from ipu.golden.evaluator import op_indices
 
+    nodes = {i: op.attributes["onnx.node"] for op, i in op_indices(reference).items() if "onnx.node" in op.attributes}
+    if nodes:  # an imported ONNX model: each op names its node (`name:OpType`)
+        return {i: f"{source}@{n.data}" for i, n in nodes.items() if isinstance(n, builtin.StringAttr)}
     if source is None or not Path(source).is_file():
         return {}
     lines = Path(source).read_text().splitlines()

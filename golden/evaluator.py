@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import Builtin, ModuleOp, TensorType
+from xdsl.dialects.builtin import ArrayAttr, Builtin, ModuleOp, StringAttr, TensorType
 from xdsl.dialects.func import Func, FuncOp, ReturnOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.parser import Parser
@@ -53,6 +53,11 @@ def main_function(module: ModuleOp) -> FuncOp:
 
 
 def _arg_names(func_op: FuncOp) -> list[str]:
+    """Input names: the function's `ipu.inputs` when declared (an imported model's own names),
+    else each argument's name hint, else `arg{i}`."""
+    declared = func_op.attributes.get("ipu.inputs")
+    if isinstance(declared, ArrayAttr) and len(declared.data) == len(func_op.args):
+        return [x.data for x in declared.data if isinstance(x, StringAttr)]
     return [a.name_hint if a.name_hint is not None else f"arg{i}" for i, a in enumerate(func_op.args)]
 
 

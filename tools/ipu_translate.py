@@ -1,4 +1,5 @@
-"""`ipu-translate`: tasm IR <-> `.ipuexe` packages, and a readable package summary (`--inspect`)."""
+"""`ipu-translate`: tasm IR <-> `.ipuexe` packages, a readable package summary (`--inspect`), and
+ONNX models -> graph-level IR (`--import-onnx`)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from ipu.transforms.log import phase
 @click.option("--to-ipuexe", "to_ipuexe", is_flag=True, help="encode tasm IR into a package")
 @click.option("--from-ipuexe", "from_ipuexe", is_flag=True, help="disassemble a package to tasm")
 @click.option("--inspect", "inspect", is_flag=True, help="validate a package and summarize it")
+@click.option("--import-onnx", "import_onnx", is_flag=True, help="import an ONNX model and print its graph IR")
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="output file (default stdout for text)")
 @click.option("--target", default=None, help="machine model (default: the one the input was built for)")
 @click.option("--log-level", default="warning", show_default=True)
@@ -32,15 +34,26 @@ def cli(
     to_ipuexe: bool,
     from_ipuexe: bool,
     inspect: bool,
+    import_onnx: bool,
     output: str | None,
     target: str | None,
     log_level: str,
 ) -> None:
-    """Translate between tasm IR and .ipuexe packages, or summarize a package (--inspect)."""
+    """Translate between tasm IR and .ipuexe packages, summarize a package (--inspect), or import
+    an ONNX model to graph IR (--import-onnx)."""
     setup_logging(log_level)
-    if to_ipuexe + from_ipuexe + inspect != 1:
-        raise ToolError("choose exactly one of --to-ipuexe, --from-ipuexe and --inspect")
-    if to_ipuexe:
+    if to_ipuexe + from_ipuexe + inspect + import_onnx != 1:
+        raise ToolError("choose exactly one of --to-ipuexe, --from-ipuexe, --inspect and --import-onnx")
+    if import_onnx:
+        from ipu.frontends.onnx_import import import_file
+
+        with phase("import_onnx"):
+            text = str(import_file(input_path)) + "\n"
+        if output:
+            _write_text(output, text)
+        else:
+            sys.stdout.write(text)
+    elif to_ipuexe:
         if not output:
             raise ToolError("--to-ipuexe writes a binary package: give -o FILE")
         module = parse_file(make_context(), input_path)

@@ -60,9 +60,13 @@ class _Emitter:
             b.add_op(make())
 
     def call(self, lo: int, hi: int, props: dict) -> None:
+        covered = 0
         for (s0, s1), b in zip(self.segments, self.blocks, strict=True):
             if lo <= s0 and s1 <= hi:
                 b.add_op(tasm.KernelCallOp.create(properties=dict(props)))
+                covered += s1 - s0
+        if covered != hi - lo:  # a group that is no union of programs would silently skip tiles
+            raise DiagnosticException(f"lower-to-tasm: tiles [{lo}, {hi}) of a call are not a union of programs")
         self.calls += 1
 
     def copy(self, src: SSAValue, dst_slot: int) -> None:
@@ -164,6 +168,10 @@ def lower_function(f: func.FuncOp, target: Target) -> tuple[list[Operation], dic
         if isinstance(op, tilemap.RunOp) or (isinstance(op, exchange.PhaseOp) and op.zero_fill is not None):
             t = op.result.type
             bounds |= {t.first.data, t.first.data + t.count.data}
+        elif isinstance(op, tilemap.RepeatOp):  # groups that copy carried values (`_Emitter.copy`)
+            for a in op.body.block.args:
+                t = a.type
+                bounds |= {t.first.data, t.first.data + t.count.data}
     edges = sorted(b for b in bounds if 0 <= b <= target.tiles)
     em = _Emitter(list(zip(edges[:-1], edges[1:], strict=True)))
     em.emit(list(f.body.block.ops))

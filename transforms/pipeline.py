@@ -18,10 +18,21 @@ from ipu.transforms.plan_ops import PlanOpsPass
 from ipu.transforms.schedule_exchange import ScheduleExchangePass
 from ipu.transforms.select_finalist import SelectFinalistPass
 
+PLAN_OPTIONS = ("finalists", "beam", "candidates")
+"""The pipeline options a caller may set: `PlanOpsPass`'s search knobs."""
 
-def compile_passes(target: str) -> list[tuple[str, ModulePass]]:
+
+def compile_passes(target: str, options: dict[str, int] | None = None) -> list[tuple[str, ModulePass]]:
+    """The ladder's passes, labelled; `options` (names in `PLAN_OPTIONS`, positive ints) go to plan-ops."""
+    options = dict(options or {})
+    unknown = sorted(set(options) - set(PLAN_OPTIONS))
+    if unknown:
+        raise ValueError(f"unknown pipeline option(s) {', '.join(unknown)} (known: {', '.join(PLAN_OPTIONS)})")
+    for k, v in options.items():
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise ValueError(f"pipeline option {k} must be a positive integer, got {v!r}")
     return [
-        ("plan_ops", PlanOpsPass(target=target)),
+        ("plan_ops", PlanOpsPass(target=target, **options)),
         ("select_finalist", SelectFinalistPass(target=target)),
         ("map_tiles", MapTilesPass()),
         ("schedule_exchange", ScheduleExchangePass(target=target)),

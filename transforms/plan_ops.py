@@ -277,13 +277,22 @@ def plan_function(
     old.erase(safe_erase=False)
     f.body.add_block(new)
     f.function_type = builtin.FunctionType.from_lists([a.type for a in new.args], [v.type for v in outs])
-    names = [a.name_hint or f"arg{i}" for i, a in enumerate(new.args)]
-    f.attributes["ipu.inputs"] = ArrayAttr([StringAttr(n) for n in names])
-    f.attributes["ipu.outputs"] = ArrayAttr([StringAttr(f"output{i}") for i in range(len(outs))])
+    names = [StringAttr(a.name_hint or f"arg{i}") for i, a in enumerate(new.args)]
+    outputs = [StringAttr(f"output{i}") for i in range(len(outs))]
+    # names declared by the graph function (e.g. an imported model's own) are kept
+    f.attributes["ipu.inputs"] = _declared_names(f, "ipu.inputs", len(names)) or ArrayAttr(names)
+    f.attributes["ipu.outputs"] = _declared_names(f, "ipu.outputs", len(outs)) or ArrayAttr(outputs)
     f.attributes["ipu.target"] = StringAttr(target.name)
     if decisions is not None:
         decisions.update(p.decisions)
     return {"operations": index, "conversions": len(p.conversions), "gemms": len(gemm_grids)}
+
+
+def _declared_names(f: func.FuncOp, key: str, n: int) -> ArrayAttr | None:
+    a = f.attributes.get(key)
+    if isinstance(a, ArrayAttr) and len(a.data) == n and all(isinstance(x, StringAttr) for x in a.data):
+        return a
+    return None
 
 
 def _plan_block(p: _Planner, block: Block, index: int, grids: list[str]) -> tuple[int, Operation | None]:

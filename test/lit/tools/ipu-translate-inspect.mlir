@@ -50,5 +50,5 @@
 // CHECK-NEXT:   programs = 1
 // CHECK:        peak_total_bytes = {{[0-9]+}}
 
-// BOTH: error: choose exactly one of --to-ipuexe, --from-ipuexe and --inspect
+// BOTH: error: choose exactly one of --to-ipuexe, --from-ipuexe, --inspect and --import-onnx
 // BOTH-NOT: Traceback

@@ -1,0 +1,1072 @@
+"""ONNX -> `graph` import: a `ModelProto` becomes a module with one graph-level `func.func @main`.
+
+Static shapes only. Every tensor of rank >= 3 is carried as its 2-D row collapse
+`[prod(leading), last]` (what the backend plans); inputs and outputs keep their ONNX shapes and
+names (`ipu.inputs` / `ipu.outputs`). Initializers become `graph.parameter`s carrying their
+values; nodes whose inputs are all known (constants, `Shape` of a static tensor, ...) are folded
+at import time. Each emitted op carries `onnx.node = "<node name>:<op type>"`, and its result is
+named after the node's output. Anything the `graph` dialect (or the backend) cannot express
+raises `OnnxImportError` naming the node: never a silently different computation. The one
+documented approximation is erf-GeLU, computed as the tanh form `graph.gelu`
+(|difference| <= 4.8e-4 per element), marked `onnx.approximation` on the op.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    BytesAttr,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    FunctionType,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+    UnitAttr,
+    f16,
+    f32,
+    f64,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.utils.exceptions import DiagnosticException
+
+from ipu.dialects import graph as g
+from ipu.frontends.onnx_patterns import MATCHERS, Fused, GraphView
+
+ERF_GELU_NOTE = "erf GeLU as tanh GeLU, |error| <= 4.8e-4"
+"""Marks (in the IR) a `graph.gelu` standing for the exact erf GeLU: the one approximation."""
+
+MIN_OPSET = 7
+"""Oldest default-domain opset accepted (older models predate today's broadcasting rules)."""
+
+FLOAT_TYPES = {onnx.TensorProto.FLOAT: (np.float32, f32), onnx.TensorProto.FLOAT16: (np.float16, f16)}
+
+# ops folded at import time when every input is known; never folded: randomness
+_NO_FOLD = {"RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike", "Bernoulli", "Multinomial"}
+
+
+class OnnxImportError(DiagnosticException):
+    """An ONNX model (or one node of it) the importer cannot express in the `graph` dialect."""
+
+
+@dataclass
+class Val:
+    """A computed tensor: its graph value (row-collapsed form) and its ONNX shape and dtype."""
+
+    ssa: SSAValue
+    shape: tuple[int, ...]
+    dtype: type
+
+
+def collapsed(shape: Sequence[int]) -> tuple[int, ...]:
+    """The graph-level form of an ONNX shape: rank 0 -> [1], rank >= 3 -> [rows, last]."""
+    if len(shape) == 0:
+        return (1,)
+    if len(shape) <= 2:
+        return tuple(shape)
+    return (math.prod(shape[:-1]), shape[-1])
+
+
+def _tt(shape: Sequence[int], dtype: type) -> TensorType:
+    return TensorType(f16 if dtype == np.float16 else f32, list(shape))
+
+
+def _hint(name: str) -> str | None:
+    """A valid SSA name hint from an ONNX value name (None when nothing usable remains)."""
+    s = re.sub(r"[^\w$.-]", "_", name)
+    s = re.sub(r"_\d+$", "", s) if not re.fullmatch(r"_\d+", s) else s
+    return s if re.fullmatch(r"[A-Za-z_$.-][\w$.-]*", s) else (f"v{s}" if s and re.fullmatch(r"[\w$.-]+", s) else None)
+
+
+def dense(values: np.ndarray, dtype: type) -> DenseIntOrFPElementsAttr:
+    """A dense attribute holding `values` (little-endian bytes at `dtype`)."""
+    a = np.ascontiguousarray(values, dtype=np.dtype(dtype).newbyteorder("<"))
+    return DenseIntOrFPElementsAttr(_tt(a.shape, dtype), BytesAttr(a.tobytes()))
+
+
+def opset_of(model: onnx.ModelProto) -> int:
+    for o in model.opset_import:
+        if o.domain in ("", "ai.onnx"):
+            return o.version
+    raise OnnxImportError("model imports no default-domain (ai.onnx) opset")
+
+
+def _attrs(node: onnx.NodeProto) -> dict[str, object]:
+    return {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+
+
+class _Importer:
+    def __init__(self, model: onnx.ModelProto, constants: dict[str, np.ndarray]):
+        self.opset = opset_of(model)
+        if self.opset < MIN_OPSET:
+            raise OnnxImportError(f"opset {self.opset} is older than the oldest supported ({MIN_OPSET})")
+        if self.opset > onnx.defs.onnx_opset_version():
+            raise OnnxImportError(
+                f"opset {self.opset} is newer than this onnx package knows ({onnx.defs.onnx_opset_version()})"
+            )
+        try:
+            model = onnx.shape_inference.infer_shapes(model, data_prop=True)
+        except Exception:  # noqa: BLE001 -- inference is a convenience; nodes still check their own shapes
+            pass
+        self.model = model
+        self.graph = model.graph
+        self.block = Block()
+        self.consts: dict[str, np.ndarray] = {i.name: numpy_helper.to_array(i) for i in self.graph.initializer}
+        self.initializers = set(self.consts)
+        self.consts.update({k: np.asarray(v) for k, v in constants.items()})
+        self.vals: dict[str, Val] = {}
+        self.static_shapes: dict[str, tuple[int, ...]] = {}
+        for vi in [*self.graph.input, *self.graph.value_info, *self.graph.output]:
+            s = _static_shape(vi)
+            if s is not None:
+                self.static_shapes[vi.name] = s
+        self.param_names: set[str] = set()
+        # checkpoint names come from result hints: keep them clear of the input and output names
+        self.hints: set[str] = {h for vi in [*self.graph.input, *self.graph.output] if (h := _hint(vi.name))}
+        self.hints |= {vi.name for vi in [*self.graph.input, *self.graph.output]}
+        self.param_cache: dict[tuple[str, tuple[int, ...], type], SSAValue] = {}
+        self.node: onnx.NodeProto | None = None
+        self.node_label = ""
+
+    # -- diagnostics and emission -------------------------------------------------------------
+
+    def fail(self, msg: str) -> OnnxImportError:
+        where = f"node '{self.node_label}' ({self.node.op_type})" if self.node is not None else "model"
+        return OnnxImportError(f"onnx import: {where}: {msg}")
+
+    def emit(self, op: Operation, hint: str | None = None) -> SSAValue:
+        if self.node is not None:
+            op.attributes["onnx.node"] = StringAttr(f"{self.node_label}:{self.node.op_type}")
+        self.block.add_op(op)
+        r = op.results[0]
+        h = _hint(hint) if hint else None
+        if h is not None:  # unique: hints name the package's checkpoints
+            base, k = h, 1
+            while h in self.hints:
+                h, k = f"{base}.{k}", k + 1
+            self.hints.add(h)
+        r.name_hint = h
+        return r
+
+    def param(self, values: np.ndarray, dtype: type, shape: Sequence[int], name: str) -> SSAValue:
+        """A `graph.parameter` holding `values` (a single value is kept as a splat)."""
+        base = re.sub(r"[^\w.$-]", "_", name) or "const"
+        sym, k = base, 1
+        while sym in self.param_names or sym in self.hints:  # weights, checkpoints and streams share symbols
+            sym, k = f"{base}_{k}", k + 1
+        self.param_names.add(sym)
+        v = np.asarray(values)
+        init = dense(v.reshape(1) if v.size == 1 else v.reshape(shape), dtype)
+        return self.emit(g.ParameterOp(sym, init, _tt(shape, dtype)), name)
+
+    # -- values ---------------------------------------------------------------------------------
+
+    def get(self, name: str) -> Val | np.ndarray:
+        if name in self.consts:
+            return self.consts[name]
+        if name in self.vals:
+            return self.vals[name]
+        raise self.fail(f"value '{name}' is not available")
+
+    def const(self, name: str, what: str) -> np.ndarray:
+        if name not in self.consts:
+            raise self.fail(f"{what} ('{name}') must be a constant (an initializer or a folded value)")
+        return self.consts[name]
+
+    def val(self, x: Val | np.ndarray, like: Val, name: str, shape: Sequence[int] | None = None) -> Val:
+        """`x` as a graph value; a constant becomes a parameter at `shape` (default its own)."""
+        if isinstance(x, Val):
+            return x
+        if not np.issubdtype(x.dtype, np.floating):
+            raise self.fail(f"constant '{name}' has element type {x.dtype}; only float tensors are supported")
+        s = tuple(shape) if shape is not None else tuple(x.shape)
+        key = (name, s, like.dtype)
+        if self.consts.get(name) is not x or key not in self.param_cache:  # a named constant is declared once
+            arr = np.broadcast_to(x.astype(like.dtype), s)
+            p = self.param(arr, like.dtype, collapsed(s), name)
+            if self.consts.get(name) is not x:
+                return Val(p, s, like.dtype)
+            self.param_cache[key] = p
+        return Val(self.param_cache[key], s, like.dtype)
+
+    def reshape(self, x: Val, shape: Sequence[int], hint: str | None = None) -> Val:
+        """`x` with ONNX shape `shape`: free when the collapsed forms agree, else a graph.reshape."""
+        shape = tuple(shape)
+        a, b = collapsed(x.shape), collapsed(shape)
+        if a == b:
+            return Val(x.ssa, shape, x.dtype)
+        return Val(self.raw_reshape(x.ssa, b, x.dtype, hint), shape, x.dtype)
+
+    def raw_reshape(self, v: SSAValue, shape: Sequence[int], dtype: type, hint: str | None = None) -> SSAValue:
+        a, b = tuple(v.type.get_shape()), tuple(shape)
+        if a == b:
+            return v
+        rows = (math.prod(a[:-1]), math.prod(b[:-1]))
+        if a[-1] != b[-1] and rows != (1, 1) and (a[-1] % 2 or b[-1] % 2):
+            raise self.fail(f"reshape {a} -> {b} moves an odd-sized last dimension, which the backend cannot lay out")
+        return self.emit(g.ReshapeOp(v, _tt(b, dtype)), hint)
+
+    # -- import ---------------------------------------------------------------------------------
+
+    def run(self) -> ModuleOp:
+        self.check_io()
+        self.fold_constants()
+        view = GraphView(
+            producer={o: n for n in self.graph.node for o in n.output if o},
+            consumers=self.consumer_map(),
+            consts=self.consts,
+            outputs={o.name for o in self.graph.output},
+            last_axis_reduce=self.is_last_axis_mean,
+        )
+        fused = self.match(view)
+        needed = self.needed_nodes(view, fused)
+        args = self.make_args()
+        for i, node in enumerate(self.graph.node):
+            if id(node) not in needed:
+                continue
+            self.node, self.node_label = node, node.name or f"{node.op_type}#{i}"
+            root = fused.get(id(node))
+            if root is not None:
+                self.vals[node.output[0]] = self.lower_fused(root, node.output[0])
+            else:
+                self.lower(node)
+        self.node = None
+        return self.finish(args)
+
+    def check_io(self) -> None:
+        for vi in self.graph.input:
+            if vi.name in self.initializers or vi.name in self.consts:
+                continue
+            self.io_type(vi, "input")
+        for vi in self.graph.output:
+            self.io_type(vi, "output")
+        for n in self.graph.node:
+            if n.domain not in ("", "ai.onnx"):
+                self.node, self.node_label = n, n.name or n.op_type
+                raise self.fail(f"operator domain '{n.domain}' is not supported")
+        self.node = None
+
+    def io_type(self, vi: onnx.ValueInfoProto, kind: str) -> tuple[tuple[int, ...], type]:
+        if not vi.type.HasField("tensor_type"):
+            raise self.fail(f"{kind} '{vi.name}' is not a tensor")
+        tt = vi.type.tensor_type
+        if tt.elem_type not in FLOAT_TYPES:
+            name = onnx.TensorProto.DataType.Name(tt.elem_type)
+            raise self.fail(f"{kind} '{vi.name}' has element type {name}; only FLOAT and FLOAT16 are supported")
+        shape = _static_shape(vi)
+        if shape is None:
+            raise self.fail(f"{kind} '{vi.name}' has a dynamic or unknown shape; only static shapes are supported")
+        if not 1 <= len(shape) <= 3:
+            raise self.fail(
+                f"{kind} '{vi.name}' has rank {len(shape)}; the backend plans inputs and outputs of rank 1-3"
+            )
+        if 0 in shape:
+            raise self.fail(f"{kind} '{vi.name}' has an empty shape {list(shape)}")
+        return shape, FLOAT_TYPES[tt.elem_type][0]
+
+    def consumer_map(self) -> dict[str, list[onnx.NodeProto]]:
+        out: dict[str, list[onnx.NodeProto]] = {}
+        for n in self.graph.node:
+            for i in n.input:
+                if i:
+                    out.setdefault(i, []).append(n)
+        return out
+
+    def fold_constants(self) -> None:
+        """Evaluate every node whose inputs are all known (or only its static shape is read)."""
+        from onnx.reference import ReferenceEvaluator
+
+        for i, node in enumerate(self.graph.node):
+            if node.op_type in _NO_FOLD or node.domain not in ("", "ai.onnx"):
+                continue
+            self.node, self.node_label = node, node.name or f"{node.op_type}#{i}"
+            if node.op_type in ("Shape", "Size") and node.input[0] in self.static_shapes:
+                shape = np.array(self.static_shapes[node.input[0]], dtype=np.int64)
+                a = _attrs(node)
+                if node.op_type == "Size":
+                    self.consts[node.output[0]] = np.array(shape.prod(), dtype=np.int64)
+                else:
+                    self.consts[node.output[0]] = shape[a.get("start", 0) : a.get("end", len(shape))]
+                continue
+            if any(x and x not in self.consts for x in node.input) or any(
+                a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS) for a in node.attribute
+            ):
+                continue
+            try:
+                ev = ReferenceEvaluator(node, opsets={"": self.opset})
+                outs = ev.run(None, {x: self.consts[x] for x in node.input if x})
+            except Exception as e:  # noqa: BLE001
+                raise self.fail(f"cannot fold constant node: {type(e).__name__}: {e}") from None
+            for name, v in zip(node.output, outs, strict=False):
+                if name:
+                    self.consts[name] = np.asarray(v)
+        self.node = None
+
+    def is_last_axis_mean(self, node: onnx.NodeProto) -> bool:
+        """A ReduceMean over the last axis only, keeping dims."""
+        a = _attrs(node)
+        if not a.get("keepdims", 1):
+            return False
+        axes = a.get("axes")
+        if axes is None and len(node.input) > 1 and node.input[1]:
+            axes = self.consts.get(node.input[1])
+        shape = self.static_shapes.get(node.input[0])
+        if axes is None or shape is None:
+            return False
+        axes = [int(x) % len(shape) for x in np.asarray(axes).reshape(-1)]
+        return axes == [len(shape) - 1]
+
+    def match(self, view: GraphView) -> dict[int, Fused]:
+        out: dict[int, Fused] = {}
+        for n in self.graph.node:
+            if not n.output or n.output[0] in self.consts:
+                continue
+            for m in MATCHERS:
+                f = m(view, n)
+                if f is not None:
+                    out[id(n)] = f
+                    break
+        return out
+
+    def needed_nodes(self, view: GraphView, fused: dict[int, Fused]) -> set[int]:
+        """Nodes some output depends on (a fused root reads only its pattern's input)."""
+        needed: set[int] = set()
+        stack = [o.name for o in self.graph.output]
+        seen: set[str] = set()
+        while stack:
+            name = stack.pop()
+            if name in seen or name in self.consts:
+                continue
+            seen.add(name)
+            n = view.producer.get(name)
+            if n is None:
+                continue
+            needed.add(id(n))
+            f = fused.get(id(n))
+            stack.extend([f.input] if f is not None else [i for i in n.input if i])
+        return needed
+
+    def make_args(self) -> list[tuple[str, SSAValue]]:
+        args = []
+        for vi in self.graph.input:
+            if vi.name in self.consts:
+                continue
+            shape, dt = self.io_type(vi, "input")
+            a = self.block.insert_arg(_tt(shape, dt), len(self.block.args))
+            a.name_hint = _hint(vi.name)
+            args.append((vi.name, a))
+            v = Val(a, shape, dt)
+            if len(shape) == 3:  # the row collapse, before anything reads it
+                v = Val(self.raw_reshape(a, collapsed(shape), dt, vi.name), shape, dt)
+            self.vals[vi.name] = v
+        return args
+
+    def finish(self, args: list[tuple[str, SSAValue]]) -> ModuleOp:
+        outs = []
+        for vi in self.graph.output:
+            shape, dt = self.io_type(vi, "output")
+            x = self.consts.get(vi.name)
+            if x is not None:
+                raise self.fail(f"output '{vi.name}' is a constant; there is nothing to compute")
+            v = self.vals.get(vi.name)
+            if v is None:
+                raise self.fail(f"output '{vi.name}' is not computed by any node")
+            if v.shape != shape or v.dtype != dt:
+                raise self.fail(
+                    f"output '{vi.name}' is computed as {list(v.shape)} {np.dtype(v.dtype)}, "
+                    f"declared {list(shape)} {np.dtype(dt)}"
+                )
+            r = self.raw_reshape(v.ssa, shape, dt, vi.name) if len(shape) == 3 else v.ssa
+            if isinstance(r.owner, Block) or isinstance(r.owner, g.ParameterOp):
+                raise self.fail(f"output '{vi.name}' is an input or a parameter unchanged; there is nothing to compute")
+            outs.append(r)
+        self.block.add_op(func.ReturnOp(*outs))
+        f = func.FuncOp("main", FunctionType.from_lists([a.type for _, a in args], [o.type for o in outs]))
+        f.body.detach_block(0)
+        f.body.add_block(self.block)
+        f.attributes["ipu.inputs"] = ArrayAttr([StringAttr(n) for n, _ in args])
+        f.attributes["ipu.outputs"] = ArrayAttr([StringAttr(o.name) for o in self.graph.output])
+        f.attributes["onnx.opset"] = IntegerAttr(self.opset, 64)
+        return ModuleOp([f])
+
+    # -- nodes ------------------------------------------------------------------------------------
+
+    def lower(self, node: onnx.NodeProto) -> None:
+        if node.output[0] in self.consts:
+            return  # folded
+        fn = _LOWERINGS.get(node.op_type)
+        if fn is None:
+            ins = [i for i in node.input if i]
+            if ins and all(i in self.consts for i in ins):
+                raise self.fail("constant node could not be folded")
+            raise self.fail(f"operator {node.op_type} is not supported by the graph dialect")
+        since = _SINCE.get(node.op_type, 1)
+        if self.opset < since:
+            raise self.fail(f"{node.op_type} needs opset >= {since}; the model imports opset {self.opset}")
+        extra = [o for o in node.output[1:] if o]
+        fn(self, node, _attrs(node))
+        for o in extra:
+            if o not in self.vals:
+                raise self.fail(f"optional output '{o}' is not supported")
+
+    def out(self, node: onnx.NodeProto, v: Val) -> None:
+        self.vals[node.output[0]] = v
+
+    def lower_fused(self, f: Fused, out_name: str) -> Val:
+        x = self.get(f.input)
+        if not isinstance(x, Val):
+            raise self.fail("fused pattern over a constant")
+        if f.kind == "gelu":
+            op = g.GeluOp(x.ssa)
+            if f.attrs.get("erf"):
+                op.attributes["onnx.approximation"] = StringAttr(ERF_GELU_NOTE)
+            return Val(self.emit(op, out_name), x.shape, x.dtype)
+        c = x.shape[-1]
+        ones = self.param(np.ones(1), x.dtype, (c,), f"{self.node_label}_gamma")
+        op: Operation
+        if f.kind == "layer_norm":
+            zeros = self.param(np.zeros(1), x.dtype, (c,), f"{self.node_label}_beta")
+            op = g.LayerNormOp.create(operands=[x.ssa, ones, zeros], result_types=[x.ssa.type])
+        else:
+            op = g.RmsNormOp.create(operands=[x.ssa, ones], result_types=[x.ssa.type])
+        op.attributes["epsilon"] = FloatAttr(f.attrs["epsilon"], f64)
+        return Val(self.emit(op, out_name), x.shape, x.dtype)
+
+    # helpers shared by the lowerings
+
+    def unary(self, cls: type, x: Val, hint: str | None) -> Val:
+        return Val(self.emit(cls(x.ssa), hint), x.shape, x.dtype)
+
+    def splat(self, value: float, like: Val, name: str) -> SSAValue:
+        return self.param(np.array(value), like.dtype, collapsed(like.shape), name)
+
+    def scale(self, x: Val, k: float, hint: str | None) -> Val:
+        s = self.splat(k, x, f"{self.node_label}_k")
+        return Val(self.emit(g.MulOp(x.ssa, s, x.ssa.type), hint), x.shape, x.dtype)
+
+    def binary(self, kind: str, a_name: str, b_name: str, hint: str | None) -> Val:
+        return self.binary_values(kind, self.get(a_name), self.get(b_name), a_name, b_name, hint)
+
+    def binary_values(
+        self, kind: str, a: Val | np.ndarray, b: Val | np.ndarray, a_name: str, b_name: str, hint: str | None
+    ) -> Val:
+        """NumPy-broadcast `a <kind> b`: the full-shape operand goes first; a non-constant other
+        operand may only be a vector along the last axis; constants are materialized."""
+        cls = {"add": g.AddOp, "sub": g.SubOp, "mul": g.MulOp, "max": g.MaxOp}[kind]
+        sa, sb = (
+            tuple(np.shape(a) if not isinstance(a, Val) else a.shape),
+            tuple(np.shape(b) if not isinstance(b, Val) else b.shape),
+        )
+        try:
+            shape = tuple(np.broadcast_shapes(sa, sb))
+        except ValueError:
+            raise self.fail(f"shapes {list(sa)} and {list(sb)} do not broadcast") from None
+        like = a if isinstance(a, Val) else b
+        assert isinstance(like, Val)
+        if (isinstance(a, Val) and isinstance(b, Val)) and a.dtype != b.dtype:
+            raise self.fail("operand element types differ")
+        if sa != shape and sb == shape and kind != "sub":
+            a, b, a_name, b_name, sa, sb = b, a, b_name, a_name, sb, sa
+        negate = False
+        if sa != shape:
+            if isinstance(a, Val) and kind == "sub" and sb == shape:  # vector - full = -(full - vector)
+                a, b, a_name, b_name, sa, sb, negate = b, a, b_name, a_name, sb, sa, True
+            else:
+                a = self.full(a, like, shape, a_name)
+        av = self.val(a, like, a_name)
+        bv = self.rhs_operand(b, av, shape, b_name)
+        r = Val(self.emit(cls(av.ssa, bv, av.ssa.type), None if negate else hint), shape, av.dtype)
+        return self.scale(r, -1.0, hint) if negate else r
+
+    def full(self, x: Val | np.ndarray, like: Val, shape: tuple[int, ...], name: str) -> Val:
+        if isinstance(x, Val):
+            if x.shape == shape:
+                return x
+            raise self.fail(
+                f"broadcasting the computed tensor '{name}' {list(x.shape)} to {list(shape)} is not supported"
+            )
+        return self.val(x, like, name, shape)
+
+    def rhs_operand(self, b: Val | np.ndarray, a: Val, shape: tuple[int, ...], name: str) -> SSAValue:
+        sb = b.shape if isinstance(b, Val) else tuple(np.shape(b))
+        if sb == shape:
+            return self.val(b, a, name).ssa
+        core = sb[next((i for i, d in enumerate(sb) if d != 1), len(sb)) :]
+        if len(shape) >= 2 and core == shape[-1:]:
+            if isinstance(b, Val):
+                return self.reshape(b, core).ssa
+            return self.val(np.reshape(b, core), a, name).ssa
+        return self.full(b, a, shape, name).ssa
+
+
+def _static_shape(vi: onnx.ValueInfoProto) -> tuple[int, ...] | None:
+    if not vi.type.HasField("tensor_type") or not vi.type.tensor_type.HasField("shape"):
+        return None
+    dims = vi.type.tensor_type.shape.dim
+    if any(not d.HasField("dim_value") for d in dims):
+        return None
+    return tuple(int(d.dim_value) for d in dims)
+
+
+# -- per-op lowerings ---------------------------------------------------------------------------
+
+Lowering = Callable[[_Importer, onnx.NodeProto, dict[str, object]], None]
+_LOWERINGS: dict[str, Lowering] = {}
+_SINCE: dict[str, int] = {}
+
+
+def lowering(*op_types: str, since: int = 1) -> Callable[[Lowering], Lowering]:
+    def reg(fn: Lowering) -> Lowering:
+        for t in op_types:
+            _LOWERINGS[t] = fn
+            _SINCE[t] = since
+        return fn
+
+    return reg
+
+
+def _val_input(im: _Importer, node: onnx.NodeProto, i: int = 0) -> Val:
+    x = im.get(node.input[i])
+    if not isinstance(x, Val):
+        raise im.fail(f"input '{node.input[i]}' is a constant where a computed tensor was expected")
+    return x
+
+
+def _no_attrs(im: _Importer, attrs: dict[str, object], allowed: Sequence[str] = ()) -> None:
+    bad = sorted(set(attrs) - set(allowed))
+    if bad:
+        raise im.fail(f"attribute(s) {', '.join(bad)} not supported")
+
+
+@lowering("Add", "Sub", "Mul", "Max", "Sum", "Mean")
+def _elementwise(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    _no_attrs(im, attrs)
+    kind = {"Add": "add", "Sub": "sub", "Mul": "mul", "Max": "max", "Sum": "add", "Mean": "add"}[node.op_type]
+    ins = list(node.input)
+    if len(ins) == 1:
+        raise im.fail(f"a one-input {node.op_type} is an identity; not lowered")
+    acc = im.get(ins[0])
+    hint = node.output[0] if len(ins) == 2 and node.op_type != "Mean" else None
+    for k, name in enumerate(ins[1:], 1):
+        acc = im.binary_values(kind, acc, im.get(name), ins[0] if k == 1 else node.output[0], name, hint)
+    assert isinstance(acc, Val)
+    if node.op_type == "Mean":
+        acc = im.scale(acc, 1.0 / len(ins), node.output[0])
+    elif len(ins) > 2:
+        acc.ssa.name_hint = _hint(node.output[0])
+    im.out(node, acc)
+
+
+@lowering("Div")
+def _div(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    _no_attrs(im, attrs)
+    b = im.get(node.input[1])
+    if isinstance(b, Val):
+        raise im.fail("division by a computed tensor is not expressible in the graph dialect (only by constants)")
+    if not np.issubdtype(b.dtype, np.floating):
+        raise im.fail(f"divisor has element type {b.dtype}")
+    if np.any(b == 0):
+        raise im.fail("division by a constant containing zeros")
+    recip = (np.float64(1.0) / b.astype(np.float64)).astype(b.dtype)
+    im.out(node, im.binary_values("mul", im.get(node.input[0]), recip, node.input[0], node.input[1], node.output[0]))
+
+
+@lowering("Relu", "Tanh", "Exp")
+def _unary(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    _no_attrs(im, attrs)
+    cls = {"Relu": g.ReluOp, "Tanh": g.TanhOp, "Exp": g.ExpOp}[node.op_type]
+    im.out(node, im.unary(cls, _val_input(im, node), node.output[0]))
+
+
+@lowering("Gelu", since=20)
+def _gelu(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    _no_attrs(im, attrs, ("approximate",))
+    approx = attrs.get("approximate", b"none")
+    approx = approx.decode() if isinstance(approx, bytes) else approx
+    if approx not in ("none", "tanh"):
+        raise im.fail(f"approximate = '{approx}' is not supported")
+    y = im.unary(g.GeluOp, _val_input(im, node), node.output[0])
+    if approx == "none":
+        y.ssa.owner.attributes["onnx.approximation"] = StringAttr(ERF_GELU_NOTE)
+    im.out(node, y)
+
+
+@lowering("Sigmoid")
+def _sigmoid(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """sigmoid(x) = 0.5 * tanh(x / 2) + 0.5, exactly."""
+    _no_attrs(im, attrs)
+    x = _val_input(im, node)
+    t = im.unary(g.TanhOp, im.scale(x, 0.5, None), None)
+    h = im.scale(t, 0.5, None)
+    im.out(node, im.binary_values("add", h, np.array(0.5, x.dtype), "", f"{im.node_label}_half", node.output[0]))
+
+
+@lowering("Neg")
+def _neg(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    _no_attrs(im, attrs)
+    im.out(node, im.scale(_val_input(im, node), -1.0, node.output[0]))
+
+
+@lowering("Abs")
+def _abs(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    _no_attrs(im, attrs)
+    x = _val_input(im, node)
+    im.out(node, im.binary_values("max", x, im.scale(x, -1.0, None), "", "", node.output[0]))
+
+
+@lowering("LeakyRelu")
+def _leaky_relu(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    _no_attrs(im, attrs, ("alpha",))
+    alpha = float(attrs.get("alpha", 0.01))  # type: ignore[arg-type]
+    if not 0.0 <= alpha <= 1.0:
+        raise im.fail(f"alpha = {alpha} outside [0, 1] (max(x, alpha*x) would not hold)")
+    x = _val_input(im, node)
+    im.out(node, im.binary_values("max", x, im.scale(x, alpha, None), "", "", node.output[0]))
+
+
+@lowering("Pow")
+def _pow(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    _no_attrs(im, attrs)
+    e = im.const(node.input[1], "the exponent")
+    x = _val_input(im, node)
+    if e.size != 1 or float(e.reshape(-1)[0]) not in (1.0, 2.0, 3.0):
+        raise im.fail("only constant exponents 1, 2 and 3 are supported (as products)")
+    n = int(e.reshape(-1)[0])
+    acc = x
+    for k in range(1, n):
+        acc = Val(
+            im.emit(g.MulOp(acc.ssa, x.ssa, x.ssa.type), node.output[0] if k == n - 1 else None), x.shape, x.dtype
+        )
+    im.out(node, acc)
+
+
+@lowering("Identity", "Dropout")
+def _identity(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    if node.op_type == "Dropout":
+        _no_attrs(im, attrs, ("seed",))
+        if len(node.input) > 2 and node.input[2]:
+            mode = im.const(node.input[2], "training_mode")
+            if bool(mode.reshape(-1)[0]):
+                raise im.fail("training_mode = true is not supported")
+    im.out(node, _val_input(im, node))
+
+
+@lowering("Cast")
+def _cast(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    _no_attrs(im, attrs, ("to", "saturate", "round_mode"))
+    to = int(attrs["to"])  # type: ignore[arg-type]
+    if to not in FLOAT_TYPES:
+        raise im.fail(f"cast to {onnx.TensorProto.DataType.Name(to)}; only FLOAT and FLOAT16 are supported")
+    x = _val_input(im, node)
+    dt = FLOAT_TYPES[to][0]
+    if dt == x.dtype:
+        im.out(node, x)
+        return
+    im.out(node, Val(im.emit(g.CastOp(x.ssa, _tt(collapsed(x.shape), dt)), node.output[0]), x.shape, dt))
+
+
+@lowering("CastLike", since=15)
+def _cast_like(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    _no_attrs(im, attrs, ("saturate", "round_mode"))
+    like = im.get(node.input[1])
+    dt = like.dtype if isinstance(like, Val) else np.dtype(like.dtype).type
+    x = _val_input(im, node)
+    if dt not in (np.float32, np.float16):
+        raise im.fail(f"cast to {np.dtype(dt)}; only float32 and float16 are supported")
+    if dt == x.dtype:
+        im.out(node, x)
+        return
+    im.out(node, Val(im.emit(g.CastOp(x.ssa, _tt(collapsed(x.shape), dt)), node.output[0]), x.shape, dt))
+
+
+def _matmul_core(im: _Importer, a: Val, b: SSAValue, n: int, hint: str | None) -> Val:
+    rows = collapsed(a.shape)[0] if len(a.shape) >= 2 else 1
+    av = a.ssa if len(a.shape) >= 2 else im.raw_reshape(a.ssa, (1, a.shape[0]), a.dtype)
+    r = im.emit(g.MatmulOp(av, b, _tt((rows, n), a.dtype)), hint if len(a.shape) >= 2 else None)
+    shape = (*a.shape[:-1], n)
+    if len(a.shape) == 1:
+        return Val(im.raw_reshape(r, (n,), a.dtype, hint), shape, a.dtype)
+    return Val(r, shape, a.dtype)
+
+
+@lowering("MatMul")
+def _matmul(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    _no_attrs(im, attrs)
+    a, b = im.get(node.input[0]), im.get(node.input[1])
+    if not isinstance(a, Val):
+        if len(np.shape(a)) != 2:
+            raise im.fail("a constant left operand must be rank 2")
+        a = im.val(a, b, node.input[0])  # type: ignore[arg-type]
+    sb = b.shape if isinstance(b, Val) else tuple(np.shape(b))
+    if len(sb) != 2:
+        raise im.fail(f"right operand of rank {len(sb)}: only rank-2 right operands (no batched MatMul) are supported")
+    if a.shape[-1] != sb[0]:
+        raise im.fail(f"contraction sizes differ ({a.shape[-1]} vs {sb[0]})")
+    bv = im.val(b, a, node.input[1]).ssa
+    im.out(node, _matmul_core(im, a, bv, sb[1], node.output[0]))
+
+
+def _transpose2d(im: _Importer, x: SSAValue, dtype: type, hint: str | None = None) -> SSAValue:
+    r, c = x.type.get_shape()
+    perm = {"perm": DenseArrayBase.from_list(i64, [1, 0])}
+    return im.emit(g.TransposeOp.create(operands=[x], result_types=[_tt((c, r), dtype)], attributes=perm), hint)
+
+
+@lowering("Gemm")
+def _gemm(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    _no_attrs(im, attrs, ("alpha", "beta", "transA", "transB", "broadcast"))
+    alpha, beta = float(attrs.get("alpha", 1.0)), float(attrs.get("beta", 1.0))  # type: ignore[arg-type]
+    a, b = im.get(node.input[0]), im.get(node.input[1])
+    like = a if isinstance(a, Val) else b
+    if not isinstance(like, Val):
+        raise im.fail("both operands are constants")
+    if isinstance(a, np.ndarray):
+        a = im.val(a.T if attrs.get("transA") else a, like, node.input[0])
+    elif attrs.get("transA"):
+        a = Val(_transpose2d(im, a.ssa, a.dtype), a.shape[::-1], a.dtype)
+    if isinstance(b, np.ndarray):
+        b = b.T if attrs.get("transB") else b
+        if alpha != 1.0:
+            b, alpha = (b.astype(np.float64) * alpha).astype(b.dtype), 1.0
+        bv = im.val(b, like, node.input[1])
+    elif attrs.get("transB"):
+        bv = Val(_transpose2d(im, b.ssa, b.dtype), b.shape[::-1], b.dtype)
+    else:
+        bv = b
+    if len(a.shape) != 2 or len(bv.shape) != 2 or a.shape[1] != bv.shape[0]:
+        raise im.fail(f"operand shapes {list(a.shape)} and {list(bv.shape)} do not multiply")
+    has_c = len(node.input) > 2 and node.input[2] and beta != 0.0
+    y = _matmul_core(im, a, bv.ssa, bv.shape[1], None if has_c or alpha != 1.0 else node.output[0])
+    if alpha != 1.0:
+        y = im.scale(y, alpha, None if has_c else node.output[0])
+    if has_c:
+        c = im.get(node.input[2])
+        if isinstance(c, np.ndarray):
+            c = (c.astype(np.float64) * beta).astype(c.dtype)
+        elif beta != 1.0:
+            c = im.scale(c, beta, None)
+        y = im.binary_values("add", y, c, "", node.input[2], node.output[0])
+    im.out(node, y)
+
+
+def _axes(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object], rank: int) -> list[int] | None:
+    """Axes from the attribute or the (constant) second input; None when absent."""
+    axes = attrs.get("axes")
+    if axes is None and len(node.input) > 1 and node.input[1]:
+        axes = im.const(node.input[1], "axes").reshape(-1).tolist()
+    if axes is None:
+        return None
+    out = []
+    for a in axes:  # type: ignore[union-attr]
+        if not -rank <= int(a) < rank:
+            raise im.fail(f"axis {a} out of range for rank {rank}")
+        out.append(int(a) % rank)
+    return sorted(set(out))
+
+
+def _reduce_rows(
+    im: _Importer, x: SSAValue, kind: str, dtype: type, out: tuple[int, ...], hint: str | None
+) -> SSAValue:
+    """Reduce the last axis of a 2-D value [R, C] to the collapsed shape `out` (R elements).
+
+    The reduction runs on a rank-3 view [p, q, C] whose leading dims are `out` itself (or
+    [1, R] for a 1-D `out`), so only last-dim-preserving reshapes are needed; the backend lays
+    out a rank-2 -> rank-1 reduction wrongly."""
+    c = x.type.get_shape()[1]
+    lead = out if len(out) == 2 else (1, out[0])
+    x3 = im.raw_reshape(x, (*lead, c), dtype)
+    attrs = {"kind": StringAttr(kind), "axis": IntegerAttr(2, i64)}
+    red = im.emit(g.ReduceOp.create(operands=[x3], result_types=[_tt(lead, dtype)], attributes=attrs), hint)
+    return im.raw_reshape(red, out, dtype, hint)
+
+
+@lowering("ReduceSum", "ReduceMean", "ReduceMax")
+def _reduce(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    _no_attrs(im, attrs, ("axes", "keepdims", "noop_with_empty_axes"))
+    x = _val_input(im, node)
+    rank = len(x.shape)
+    axes = _axes(im, node, attrs, rank)
+    if not axes:
+        if attrs.get("noop_with_empty_axes"):
+            im.out(node, x)
+            return
+        axes = list(range(rank))
+    keep = bool(attrs.get("keepdims", 1))
+    out_shape = (
+        tuple(1 if i in axes else d for i, d in enumerate(x.shape))
+        if keep
+        else tuple(d for i, d in enumerate(x.shape) if i not in axes)
+    )
+    kind = {"ReduceSum": "sum", "ReduceMean": "mean", "ReduceMax": "max"}[node.op_type]
+    if axes == list(range(axes[0], rank)):  # trailing axes: collapse them into one row
+        rows, cols = math.prod(x.shape[: axes[0]]), math.prod(x.shape[axes[0] :])
+        flat = im.raw_reshape(x.ssa, (rows, cols), x.dtype)
+    elif rank == 2 and axes == [0]:
+        flat = _transpose2d(im, x.ssa, x.dtype)
+    else:
+        raise im.fail(f"reduction over axes {axes} of a rank-{rank} tensor (only trailing axes) is not supported")
+    if not out_shape:
+        raise im.fail("a reduction to a rank-0 scalar is not supported")
+    r = _reduce_rows(im, flat, kind, x.dtype, collapsed(out_shape), node.output[0])
+    im.out(node, Val(r, out_shape, x.dtype))
+
+
+@lowering("Softmax")
+def _softmax(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    _no_attrs(im, attrs, ("axis",))
+    x = _val_input(im, node)
+    rank = len(x.shape)
+    if im.opset >= 13:
+        axis = int(attrs.get("axis", -1))  # type: ignore[arg-type]
+        if not -rank <= axis < rank:
+            raise im.fail(f"axis {axis} out of range for rank {rank}")
+        axis %= rank
+        if axis == rank - 1:
+            y = im.emit(g.SoftmaxOp(x.ssa), node.output[0])
+        elif rank == 2:
+            t = _transpose2d(im, x.ssa, x.dtype)
+            y = _transpose2d(im, im.emit(g.SoftmaxOp(t)), x.dtype, node.output[0])
+        else:
+            raise im.fail(f"softmax over axis {axis} of a rank-{rank} tensor (only the last axis) is not supported")
+        im.out(node, Val(y, x.shape, x.dtype))
+        return
+    # opset < 13: softmax over the flattened trailing dims [prod(:axis), prod(axis:)]
+    axis = int(attrs.get("axis", 1)) % max(rank, 1)  # type: ignore[arg-type]
+    two = (math.prod(x.shape[:axis]), math.prod(x.shape[axis:]))
+    flat = im.raw_reshape(x.ssa, two, x.dtype)
+    y = im.emit(g.SoftmaxOp(flat), node.output[0])
+    im.out(node, Val(im.raw_reshape(y, collapsed(x.shape), x.dtype, node.output[0]), x.shape, x.dtype))
+
+
+def _norm(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object], rms: bool) -> None:
+    _no_attrs(im, attrs, ("axis", "epsilon", "stash_type"))
+    if int(attrs.get("stash_type", 1)) != 1:  # type: ignore[arg-type]
+        raise im.fail("stash_type other than FLOAT is not supported")
+    x = _val_input(im, node)
+    rank = len(x.shape)
+    axis = int(attrs.get("axis", -1))  # type: ignore[arg-type]
+    if not -rank <= axis < rank:
+        raise im.fail(f"axis {axis} out of range for rank {rank}")
+    axis %= rank
+    rows, cols = math.prod(x.shape[:axis]), math.prod(x.shape[axis:])
+    flat = im.raw_reshape(x.ssa, (rows, cols), x.dtype)
+
+    def vec(i: int, default: float, what: str) -> SSAValue:
+        if len(node.input) <= i or not node.input[i]:
+            return im.param(np.array(default), x.dtype, (cols,), f"{im.node_label}_{what}")
+        v = im.get(node.input[i])
+        s = v.shape if isinstance(v, Val) else tuple(np.shape(v))
+        if math.prod(s) != cols and math.prod(s) != 1:
+            raise im.fail(f"{what} of shape {list(s)} is not one value per normalized element (broadcast {what})")
+        if isinstance(v, Val):
+            if math.prod(s) != cols or s[: len(s) - (rank - axis)] not in ((), (1,) * (len(s) - (rank - axis))):
+                raise im.fail(f"a computed {what} must cover exactly the normalized axes")
+            return im.raw_reshape(v.ssa, (cols,), x.dtype)
+        return im.param(
+            np.broadcast_to(v, (cols,)) if v.size == 1 else v.reshape(cols), x.dtype, (cols,), node.input[i]
+        )
+
+    gamma = vec(1, 1.0, "scale")
+    operands = [flat, gamma] if rms else [flat, gamma, vec(2, 0.0, "bias")]
+    cls = g.RmsNormOp if rms else g.LayerNormOp
+    op = cls.create(operands=operands, result_types=[flat.type])
+    op.attributes["epsilon"] = FloatAttr(float(attrs.get("epsilon", 1e-5)), f64)  # type: ignore[arg-type]
+    y = im.emit(op, node.output[0])
+    im.out(node, Val(im.raw_reshape(y, collapsed(x.shape), x.dtype, node.output[0]), x.shape, x.dtype))
+
+
+@lowering("LayerNormalization", since=17)
+def _layer_norm(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    _norm(im, node, attrs, rms=False)
+
+
+@lowering("RMSNormalization", since=23)
+def _rms_norm(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    _norm(im, node, attrs, rms=True)
+
+
+@lowering("Transpose")
+def _transpose(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    _no_attrs(im, attrs, ("perm",))
+    x = _val_input(im, node)
+    rank = len(x.shape)
+    perm = [int(p) for p in attrs.get("perm", list(range(rank))[::-1])]  # type: ignore[union-attr]
+    if sorted(perm) != list(range(rank)):
+        raise im.fail(f"perm {perm} is not a permutation of rank {rank}")
+    shape = tuple(x.shape[p] for p in perm)
+    moved = [p for p in perm if x.shape[p] != 1]
+    if moved == sorted(moved):  # only unit axes move: a reshape
+        im.out(node, im.reshape(x, shape, node.output[0]))
+        return
+    if rank != 2:
+        raise im.fail(f"transpose {perm} of a rank-{rank} tensor (only rank 2) is not supported")
+    im.out(node, Val(_transpose2d(im, x.ssa, x.dtype, node.output[0]), shape, x.dtype))
+
+
+def _target_shape(im: _Importer, x: Val, spec: Sequence[int], allowzero: bool) -> tuple[int, ...]:
+    out = [x.shape[i] if (d == 0 and not allowzero and i < len(x.shape)) else int(d) for i, d in enumerate(spec)]
+    if out.count(-1) > 1:
+        raise im.fail("more than one -1 in the target shape")
+    if -1 in out:
+        known = math.prod(d for d in out if d != -1)
+        out[out.index(-1)] = math.prod(x.shape) // known if known else 0
+    if math.prod(out) != math.prod(x.shape) or any(d <= 0 for d in out):
+        raise im.fail(f"cannot reshape {list(x.shape)} to {list(spec)}")
+    return tuple(out)
+
+
+@lowering("Reshape", since=5)
+def _reshape(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    _no_attrs(im, attrs, ("allowzero",))
+    x = _val_input(im, node)
+    spec = im.const(node.input[1], "the target shape").reshape(-1).tolist()
+    shape = _target_shape(im, x, spec, bool(attrs.get("allowzero", 0)))
+    im.out(node, im.reshape(x, shape, node.output[0]))
+
+
+@lowering("Flatten")
+def _flatten(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    _no_attrs(im, attrs, ("axis",))
+    x = _val_input(im, node)
+    axis = int(attrs.get("axis", 1)) % (len(x.shape) + 1)  # type: ignore[arg-type]
+    im.out(node, im.reshape(x, (math.prod(x.shape[:axis]), math.prod(x.shape[axis:])), node.output[0]))
+
+
+@lowering("Squeeze", "Unsqueeze")
+def _squeeze(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    _no_attrs(im, attrs, ("axes",))
+    x = _val_input(im, node)
+    if node.op_type == "Squeeze":
+        axes = _axes(im, node, attrs, len(x.shape))
+        axes = [i for i, d in enumerate(x.shape) if d == 1] if axes is None else axes
+        if any(x.shape[a] != 1 for a in axes):
+            raise im.fail(f"cannot squeeze axes {axes} of {list(x.shape)}")
+        shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
+    else:
+        n = (
+            len(attrs["axes"])
+            if "axes" in attrs
+            else im.const(node.input[1], "axes").size
+            if len(node.input) > 1
+            else 0
+        )
+        axes = _axes(im, node, attrs, len(x.shape) + n)
+        if not axes:
+            raise im.fail("Unsqueeze needs axes")
+        shape_l = list(x.shape)
+        for a in axes:
+            shape_l.insert(a, 1)
+        shape = tuple(shape_l)
+    im.out(node, im.reshape(x, shape, node.output[0]))
+
+
+@lowering("Attention", since=23)
+def _attention(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """Batch-1 attention, 3-D ([1, S, H*D], with q/kv_num_heads) or 4-D ([1, H, S, D]) inputs."""
+    _no_attrs(im, attrs, ("is_causal", "kv_num_heads", "q_num_heads", "scale", "softcap", "qk_matmul_output_mode"))
+    if float(attrs.get("softcap", 0.0)) != 0.0:  # type: ignore[arg-type]
+        raise im.fail("softcap is not supported")
+    if int(attrs.get("qk_matmul_output_mode", 0)) != 0:  # type: ignore[arg-type]
+        raise im.fail("qk_matmul_output_mode is not supported")
+    if any(i for i in node.input[3:]):
+        raise im.fail("attention masks, past key/values and padding lengths are not supported")
+    if any(o for o in node.output[1:]):
+        raise im.fail("present key/value and qk outputs are not supported")
+    q, k, v = (_val_input(im, node, i) for i in range(3))
+    if len({q.dtype, k.dtype, v.dtype}) != 1:
+        raise im.fail("q, k and v element types differ")
+    if k.shape != v.shape:
+        raise im.fail(f"k {list(k.shape)} and v {list(v.shape)} differ (distinct value head size not supported)")
+    if q.shape[0] != 1:
+        raise im.fail(f"batch size {q.shape[0]}; only batch 1 is supported")
+
+    def heads3(x: Val, h: int, tag: str) -> SSAValue:
+        if len(x.shape) == 3:
+            _, s, hd = x.shape
+            if h <= 0 or hd % h:
+                raise im.fail(f"{h} heads do not divide {hd}")
+            return im.emit(
+                g.SplitHeadsOp.create(
+                    operands=[x.ssa],
+                    result_types=[_tt((h, s, hd // h), x.dtype)],
+                    attributes={"heads": IntegerAttr(h, i64)},
+                ),
+                f"{tag}.heads",
+            )
+        _, hh, s, d = x.shape
+        return im.raw_reshape(x.ssa, (hh, s, d), x.dtype, f"{tag}.heads")
+
+    if len(q.shape) == 3:
+        hq, hkv = int(attrs.get("q_num_heads", 0)), int(attrs.get("kv_num_heads", 0))  # type: ignore[arg-type]
+    elif len(q.shape) == 4:
+        hq, hkv = q.shape[1], k.shape[1]
+    else:
+        raise im.fail(f"q of rank {len(q.shape)}; 3-D or 4-D inputs expected")
+    qh, kh, vh = heads3(q, hq, node.input[0]), heads3(k, hkv, node.input[1]), heads3(v, hkv, node.input[2])
+    (nq, s, d), (nk, sk, dk) = qh.type.get_shape(), kh.type.get_shape()
+    if nq % nk or d != dk:
+        raise im.fail(f"{nq} query heads of size {d} do not group over {nk} KV heads of size {dk}")
+    causal = bool(attrs.get("is_causal", 0))
+    if causal and s != sk:
+        raise im.fail("causal attention needs equal query and key lengths")
+    at: dict[str, Attribute] = {"form": StringAttr("materialized")}
+    if causal:
+        at["causal"] = UnitAttr()
+    if "scale" in attrs:
+        at["scale"] = FloatAttr(float(attrs["scale"]), f64)  # type: ignore[arg-type]
+    a = im.emit(
+        g.AttentionOp.create(operands=[qh, kh, vh], result_types=[qh.type], attributes=at),
+        node.output[0] if len(q.shape) == 4 else None,
+    )
+    if len(q.shape) == 3:
+        y = im.emit(g.MergeHeadsOp(a, _tt((s, nq * d), q.dtype)), node.output[0])
+        im.out(node, Val(y, (1, s, nq * d), q.dtype))
+    else:
+        im.out(node, Val(im.raw_reshape(a, (nq * s, d), q.dtype, node.output[0]), (1, nq, s, d), q.dtype))
+
+
+# -- entry points ---------------------------------------------------------------------------------
+
+
+def import_model(model: onnx.ModelProto, constants: dict[str, np.ndarray] | None = None) -> ModuleOp:
+    """The graph-level module of `model`; `constants` binds graph inputs to compile-time values
+    (e.g. integer shape or axes inputs of a static-shape model)."""
+    if not isinstance(model, onnx.ModelProto):
+        raise OnnxImportError("onnx import: not an ONNX ModelProto")
+    module = _Importer(model, dict(constants or {})).run()
+    try:
+        module.verify()
+    except DiagnosticException as e:
+        raise OnnxImportError(f"onnx import: the imported module does not verify:\n{e}") from None
+    return module
+
+
+def load_onnx(path: str | Path) -> onnx.ModelProto:
+    p = Path(path)
+    if not p.is_file():
+        raise OnnxImportError(f"no such file: {p}")
+    try:
+        return onnx.load(str(p))
+    except Exception as e:  # noqa: BLE001 -- protobuf raises several kinds
+        raise OnnxImportError(f"cannot read ONNX model {p}: {e}") from None
+
+
+def import_file(path: str | Path) -> ModuleOp:
+    """`import_model` of the ONNX file at `path`."""
+    return import_model(load_onnx(path))
+
+
+__all__ = ["OnnxImportError", "collapsed", "import_file", "import_model", "load_onnx", "opset_of"]

@@ -1,0 +1,191 @@
+"""Subgraph patterns the ONNX importer fuses into one `graph` op.
+
+Exporters spell GeLU, LayerNorm and RMSNorm as chains of primitive nodes, several of which
+(`Erf`, `Sqrt`, `Div` by a tensor) the `graph` dialect cannot express on their own. Each matcher
+looks at a root node (the last node of the chain) and returns a `Fused` description: the kind
+of op, the ONNX value it reads and its attributes. Interior nodes are then lowered only if
+something else still reads their values.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import onnx
+
+
+@dataclass
+class Fused:
+    kind: str  # "gelu" | "layer_norm" | "rms_norm"
+    input: str
+    attrs: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class GraphView:
+    """Producers, consumers and folded constants of an ONNX graph, for matching."""
+
+    producer: dict[str, onnx.NodeProto]
+    consumers: dict[str, list[onnx.NodeProto]]
+    consts: dict[str, np.ndarray]
+    outputs: set[str]
+    last_axis_reduce: Callable[[onnx.NodeProto], bool]  # a ReduceMean over the last axis, keepdims
+
+    def node(self, name: str, *op_types: str) -> onnx.NodeProto | None:
+        n = self.producer.get(name)
+        return n if n is not None and n.op_type in op_types and name not in self.consts else None
+
+    def private(self, name: str) -> bool:
+        """Read by exactly one node and not a graph output: safe to fold into a pattern."""
+        return len(self.consumers.get(name, [])) == 1 and name not in self.outputs
+
+    def scalar(self, name: str) -> float | None:
+        c = self.consts.get(name)
+        if c is None or c.size != 1 or c.dtype.kind not in "fiu":
+            return None
+        return float(c.reshape(-1)[0])
+
+
+def _near(v: float | None, want: float, rel: float = 1e-4) -> bool:
+    return v is not None and abs(v - want) <= rel * abs(want)
+
+
+def _mul_leaves(v: GraphView, name: str, depth: int = 3) -> list[str]:
+    """The factors of a product tree of private `Mul` nodes (constants included as names)."""
+    n = v.node(name, "Mul")
+    if n is None or depth == 0 or not v.private(name):
+        return [name]
+    return [x for i in n.input for x in _mul_leaves(v, i, depth - 1)]
+
+
+def _split_factors(v: GraphView, names: list[str]) -> tuple[float, list[str]]:
+    scale, rest = 1.0, []
+    for f in names:
+        s = v.scalar(f)
+        if s is None:
+            rest.append(f)
+        else:
+            scale *= s
+    return scale, rest
+
+
+def _add_one(v: GraphView, name: str) -> str | None:
+    """`1 + t` (Add or two-input Sum, either order): the name of t."""
+    n = v.node(name, "Add", "Sum")
+    if n is None or len(n.input) != 2 or not v.private(name):
+        return None
+    a, b = n.input
+    if _near(v.scalar(a), 1.0):
+        return b
+    if _near(v.scalar(b), 1.0):
+        return a
+    return None
+
+
+def _erf_arg(v: GraphView, name: str) -> str | None:
+    """The x of `erf(x / sqrt 2)` (Div by sqrt 2 or Mul by 1/sqrt 2)."""
+    e = v.node(name, "Erf")
+    if e is None or not v.private(name):
+        return None
+    u = e.input[0]
+    d = v.node(u, "Div")
+    if d is not None and v.private(u) and _near(v.scalar(d.input[1]), math.sqrt(2.0)):
+        return d.input[0]
+    scale, rest = _split_factors(v, _mul_leaves(v, u))
+    return rest[0] if len(rest) == 1 and _near(scale, 1 / math.sqrt(2.0)) else None
+
+
+def _tanh_gelu_arg(v: GraphView, name: str) -> str | None:
+    """The x of `tanh(sqrt(2/pi) * (x + 0.044715 x^3))`."""
+    t = v.node(name, "Tanh")
+    if t is None or not v.private(name):
+        return None
+    scale, rest = _split_factors(v, _mul_leaves(v, t.input[0]))
+    if len(rest) != 1 or not _near(scale, math.sqrt(2.0 / math.pi)):
+        return None
+    s = v.node(rest[0], "Add", "Sum")
+    if s is None or len(s.input) != 2 or not v.private(rest[0]):
+        return None
+    for x, cube in (s.input, s.input[::-1]):
+        c_scale, c_rest = _split_factors(v, _mul_leaves(v, cube))
+        if not _near(c_scale, 0.044715):
+            continue
+        if c_rest == [x, x, x]:
+            return x
+        if len(c_rest) == 1:
+            p = v.node(c_rest[0], "Pow")
+            if p is not None and p.input[0] == x and _near(v.scalar(p.input[1]), 3.0) and v.private(c_rest[0]):
+                return x
+    return None
+
+
+def match_gelu(v: GraphView, root: onnx.NodeProto) -> Fused | None:
+    """`0.5 * x * (1 + erf(x / sqrt 2))` or `0.5 * x * (1 + tanh(...))`, factors in any order."""
+    if root.op_type != "Mul":
+        return None
+    scale, rest = _split_factors(v, [f for i in root.input for f in _mul_leaves(v, i)])
+    if not _near(scale, 0.5) or len(rest) != 2:
+        return None
+    for x, t in (rest, rest[::-1]):
+        inner = _add_one(v, t)
+        if inner is None:
+            continue
+        if _erf_arg(v, inner) == x:
+            return Fused("gelu", x, {"erf": 1.0})
+        if _tanh_gelu_arg(v, inner) == x:
+            return Fused("gelu", x)
+    return None
+
+
+def _square_of(v: GraphView, name: str) -> str | None:
+    n = v.node(name, "Pow", "Mul")
+    if n is None or not v.private(name):
+        return None
+    if n.op_type == "Pow":
+        return n.input[0] if _near(v.scalar(n.input[1]), 2.0) else None
+    return n.input[0] if n.input[0] == n.input[1] else None
+
+
+def match_norm(v: GraphView, root: onnx.NodeProto) -> Fused | None:
+    """`t / sqrt(mean(t^2) + eps)` over the last axis (or `t * reciprocal(...)`): RMSNorm of t,
+    or LayerNorm of x when t = x - mean(x)."""
+    if root.op_type == "Div":
+        num, den = root.input
+    elif root.op_type == "Mul":
+        for n, r in (root.input, root.input[::-1]):
+            rec = v.node(r, "Reciprocal")
+            if rec is not None and v.private(r):
+                num, den = n, rec.input[0]
+                break
+        else:
+            return None
+    else:
+        return None
+    sq = v.node(den, "Sqrt")
+    if sq is None or not v.private(den):
+        return None
+    add = v.node(sq.input[0], "Add")
+    if add is None or not v.private(sq.input[0]):
+        return None
+    for var, eps_name in (add.input, add.input[::-1]):
+        eps = v.scalar(eps_name)
+        mean = v.node(var, "ReduceMean")
+        if eps is None or mean is None or not v.private(var) or not v.last_axis_reduce(mean):
+            continue
+        if _square_of(v, mean.input[0]) != num:
+            continue
+        sub = v.node(num, "Sub")
+        if sub is not None:
+            m = v.node(sub.input[1], "ReduceMean")
+            if m is not None and m.input[0] == sub.input[0] and v.last_axis_reduce(m):
+                # `num` is read by the square and the division: not private, by construction
+                if len(v.consumers.get(num, [])) == 2 and num not in v.outputs and v.private(sub.input[1]):
+                    return Fused("layer_norm", sub.input[0], {"epsilon": eps})
+        return Fused("rms_norm", num, {"epsilon": eps})
+    return None
+
+
+MATCHERS = (match_gelu, match_norm)

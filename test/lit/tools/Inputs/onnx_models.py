@@ -1,0 +1,49 @@
+"""Write the small ONNX models the ipu-translate --import-onnx lit test reads: `mlp OUT` or `bad OUT`."""
+
+import math
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+F = TensorProto.FLOAT
+
+
+def mlp() -> onnx.ModelProto:
+    rng = np.random.default_rng(0)
+    inits = [
+        numpy_helper.from_array(rng.standard_normal((8, 16)).astype(np.float32), "fc1.weight"),
+        numpy_helper.from_array(rng.standard_normal(16).astype(np.float32), "fc1.bias"),
+        numpy_helper.from_array(np.float32(math.sqrt(2)), "sqrt2"),
+        numpy_helper.from_array(np.float32(1), "one"),
+        numpy_helper.from_array(np.float32(0.5), "half"),
+    ]
+    nodes = [
+        helper.make_node("MatMul", ["input.1", "fc1.weight"], ["h"], name="/fc1/MatMul"),
+        helper.make_node("Add", ["h", "fc1.bias"], ["hb"], name="/fc1/Add"),
+        helper.make_node("Div", ["hb", "sqrt2"], ["d"], name="/act/Div"),
+        helper.make_node("Erf", ["d"], ["e"], name="/act/Erf"),
+        helper.make_node("Add", ["e", "one"], ["a"], name="/act/Add"),
+        helper.make_node("Mul", ["hb", "a"], ["m"], name="/act/Mul"),
+        helper.make_node("Mul", ["m", "half"], ["g"], name="/act/Mul_1"),
+        helper.make_node("Softmax", ["g"], ["probs"], name="/softmax/Softmax", axis=-1),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "mlp",
+        [helper.make_tensor_value_info("input.1", F, [4, 8])],
+        [helper.make_tensor_value_info("probs", F, [4, 16])],
+        inits,
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def bad() -> onnx.ModelProto:
+    nodes = [helper.make_node("Sin", ["x"], ["y"], name="/head/Sin")]
+    vi = [helper.make_tensor_value_info(n, F, [4]) for n in ("x", "y")]
+    return helper.make_model(helper.make_graph(nodes, "bad", vi[:1], vi[1:]), opset_imports=[helper.make_opsetid("", 17)])
+
+
+if __name__ == "__main__":
+    onnx.save({"mlp": mlp, "bad": bad}[sys.argv[1]](), sys.argv[2])

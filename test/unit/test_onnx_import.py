@@ -1,0 +1,336 @@
+"""ONNX import: per-op lowering, fused patterns, names and locations, opset handling, and
+diagnostics that name the node; compiled models run on sim targets against onnx.reference."""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+
+from conftest import EXAMPLES  # noqa: E402
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+from ipu import api  # noqa: E402
+from ipu.frontends.onnx_import import OnnxImportError, import_model  # noqa: E402
+
+F = TensorProto.FLOAT
+
+
+def model(
+    nodes: list, inputs: dict[str, list[int]], outputs: dict[str, list[int]], inits=(), opset: int = 21, dtype=F
+) -> onnx.ModelProto:
+    g = helper.make_graph(
+        nodes,
+        "m",
+        [helper.make_tensor_value_info(n, dtype, s) for n, s in inputs.items()],
+        [helper.make_tensor_value_info(n, dtype, s) for n, s in outputs.items()],
+        [numpy_helper.from_array(np.asarray(v), k) for k, v in dict(inits).items()],
+    )
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def rand(*shape: int, seed: int = 1) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+def ir(m: onnx.ModelProto) -> str:
+    return str(import_model(m))
+
+
+def runs(m: onnx.ModelProto, target: str = "sim16") -> api.Report:
+    """Compile and emulate; the report must pass both the graph reference and the ONNX oracle."""
+    report = api.run(api.compile(m, target), seed=3)
+    oracle = [c for c in report.checks if c.kind == "oracle"]
+    assert oracle, "no oracle check"
+    assert report.passed, [(c.kind, c.name, c.result.reason) for c in report.checks if not c.result.passed]
+    return report
+
+
+@pytest.mark.parametrize(
+    ("op", "graph_op"),
+    [("Add", "graph.add"), ("Sub", "graph.sub"), ("Mul", "graph.mul"), ("Max", "graph.max")],
+)
+def test_binary_with_bias_vector(op: str, graph_op: str) -> None:
+    m = model([helper.make_node(op, ["x", "b"], ["y"], name="n0")], {"x": [4, 6]}, {"y": [4, 6]}, {"b": rand(6)})
+    text = ir(m)
+    assert f'{graph_op} %x, %b {{onnx.node = "n0:{op}"}}' in text
+    runs(m)
+
+
+def test_vector_minus_matrix() -> None:
+    """A computed vector minus a matrix is -(matrix - vector); a constant one is materialized."""
+    nodes = [helper.make_node("Sub", ["v", "x"], ["y"]), helper.make_node("Sub", ["b", "x"], ["z"])]
+    m = model(nodes, {"x": [4, 6], "v": [6]}, {"y": [4, 6], "z": [4, 6]}, {"b": rand(6)})
+    text = ir(m)
+    assert "graph.sub %x, %v" in text and "graph.sub %b, %x" in text
+    assert 'graph.parameter "b" dense<[[' in text  # broadcast to the full shape
+    runs(m)
+
+
+@pytest.mark.parametrize("op", ["Relu", "Tanh", "Exp", "Sigmoid", "Neg", "Abs", "LeakyRelu"])
+def test_unary(op: str) -> None:
+    runs(model([helper.make_node(op, ["x"], ["y"])], {"x": [4, 6]}, {"y": [4, 6]}))
+
+
+def test_div_by_constant_is_a_product() -> None:
+    m = model([helper.make_node("Div", ["x", "d"], ["y"])], {"x": [4, 6]}, {"y": [4, 6]}, {"d": np.float32(4.0)})
+    assert "graph.mul" in ir(m)
+    runs(m)
+
+
+def test_matmul_gemm_and_rank3() -> None:
+    nodes = [
+        helper.make_node("MatMul", ["x", "w"], ["h"], name="mm"),
+        helper.make_node("Reshape", ["h", "s"], ["h2"]),
+        helper.make_node("Gemm", ["h2", "w2", "c"], ["y"], name="gemm", transB=1, alpha=0.5, beta=2.0),
+    ]
+    inits = {"w": rand(8, 6), "w2": rand(4, 6), "c": rand(4), "s": np.array([6, 6], np.int64)}
+    m = model(nodes, {"x": [2, 3, 8]}, {"y": [6, 4]}, inits)
+    text = ir(m)
+    assert "graph.reshape %x : tensor<2x3x8xf32> -> tensor<6x8xf32>" in text
+    assert "tensor<6x8xf32>, tensor<8x6xf32>) -> tensor<6x6xf32>" in text
+    runs(m)
+
+
+def test_softmax_reduce_transpose_cast() -> None:
+    nodes = [
+        helper.make_node("Softmax", ["x"], ["s"], axis=-1),
+        helper.make_node("ReduceSum", ["s", "ax"], ["r"], keepdims=1),
+        helper.make_node("Transpose", ["x"], ["t"], perm=[1, 0]),
+        helper.make_node("ReduceMax", ["t"], ["m"], axes=[1], keepdims=0),
+        helper.make_node("Cast", ["x"], ["h"], to=TensorProto.FLOAT16),
+        helper.make_node("Cast", ["h"], ["c"], to=F),
+    ]
+    m = model(nodes, {"x": [4, 6]}, {"r": [4, 1], "m": [6], "c": [4, 6]}, {"ax": np.array([-1], np.int64)}, opset=17)
+    text = ir(m)
+    for op in ("graph.softmax", "graph.reduce", "graph.transpose", "graph.cast"):
+        assert op in text
+    report = runs(m)
+    assert set(report.outputs) == {"r", "m", "c"}
+
+
+def test_layer_and_rms_norm_ops() -> None:
+    nodes = [
+        helper.make_node("LayerNormalization", ["x", "g", "b"], ["n"], epsilon=1e-5),
+        helper.make_node("RMSNormalization", ["n", "g"], ["y"], epsilon=1e-6),
+    ]
+    m = model(nodes, {"x": [8, 16]}, {"y": [8, 16]}, {"g": rand(16), "b": rand(16)}, opset=23)
+    text = ir(m)
+    assert "graph.layer_norm" in text and "graph.rms_norm" in text
+    runs(m)
+
+
+def _erf_gelu() -> list:
+    return [
+        helper.make_node("Div", ["x", "sqrt2"], ["d"]),
+        helper.make_node("Erf", ["d"], ["e"]),
+        helper.make_node("Add", ["e", "one"], ["a"]),
+        helper.make_node("Mul", ["x", "a"], ["m"]),
+        helper.make_node("Mul", ["m", "half"], ["y"], name="gelu_out"),
+    ]
+
+
+GELU_CONSTS = {"sqrt2": np.float32(math.sqrt(2)), "one": np.float32(1), "half": np.float32(0.5)}
+
+
+def test_erf_gelu_pattern_is_marked_approximate() -> None:
+    m = model(_erf_gelu(), {"x": [4, 8]}, {"y": [4, 8]}, GELU_CONSTS)
+    text = ir(m)
+    assert text.count("graph.") == 1 + text.count("graph.parameter")
+    assert 'graph.gelu %x {onnx.approximation = "erf GeLU as tanh GeLU' in text
+    runs(m)
+
+
+def test_tanh_gelu_pattern() -> None:
+    nodes = [
+        helper.make_node("Pow", ["x", "three"], ["p"]),
+        helper.make_node("Mul", ["c", "p"], ["cp"]),
+        helper.make_node("Add", ["x", "cp"], ["i"]),
+        helper.make_node("Mul", ["i", "k"], ["ik"]),
+        helper.make_node("Tanh", ["ik"], ["t"]),
+        helper.make_node("Add", ["one", "t"], ["a"]),
+        helper.make_node("Mul", ["half", "x"], ["hx"]),
+        helper.make_node("Mul", ["hx", "a"], ["y"]),
+    ]
+    consts = GELU_CONSTS | {"three": np.float32(3), "c": np.float32(0.044715), "k": np.float32(math.sqrt(2 / math.pi))}
+    text = ir(model(nodes, {"x": [4, 8]}, {"y": [4, 8]}, consts))
+    assert "graph.gelu %x {onnx.node" in text and "graph.tanh" not in text and "approximation" not in text
+
+
+def test_decomposed_layer_norm_and_rms_norm() -> None:
+    ln = [
+        helper.make_node("ReduceMean", ["x"], ["mu"], axes=[-1]),
+        helper.make_node("Sub", ["x", "mu"], ["d"]),
+        helper.make_node("Pow", ["d", "two"], ["d2"]),
+        helper.make_node("ReduceMean", ["d2"], ["var"], axes=[-1]),
+        helper.make_node("Add", ["var", "eps"], ["ve"]),
+        helper.make_node("Sqrt", ["ve"], ["sd"]),
+        helper.make_node("Div", ["d", "sd"], ["n"], name="ln_div"),
+        helper.make_node("Mul", ["n", "g"], ["y"]),
+    ]
+    rms = [
+        helper.make_node("Mul", ["x", "x"], ["x2"]),
+        helper.make_node("ReduceMean", ["x2"], ["ms"], axes=[-1]),
+        helper.make_node("Add", ["ms", "eps"], ["me"]),
+        helper.make_node("Sqrt", ["me"], ["r"]),
+        helper.make_node("Reciprocal", ["r"], ["ir"]),
+        helper.make_node("Mul", ["x", "ir"], ["z"], name="rms_mul"),
+    ]
+    consts = {"two": np.float32(2), "eps": np.float32(1e-5), "g": rand(16)}
+    m = model(ln + rms, {"x": [8, 16]}, {"y": [8, 16], "z": [8, 16]}, consts, opset=17)
+    text = ir(m)
+    assert "graph.layer_norm %x, %ln_div_gamma, %ln_div_beta {epsilon = " in text
+    assert '"ln_div:Div"' in text and '"rms_mul:Mul"' in text and "graph.rms_norm %x" in text
+    assert "graph.reduce" not in text
+    runs(m)
+
+
+def test_names_and_locations_survive_compilation(tool, tmp_path: Path) -> None:
+    m = model(
+        [helper.make_node("Relu", ["input.1"], ["out:0"], name="act/relu")], {"input.1": [4, 6]}, {"out:0": [4, 6]}
+    )
+    text = ir(m)
+    assert 'ipu.inputs = ["input.1"], ipu.outputs = ["out:0"]' in text
+    assert 'onnx.node = "act/relu:Relu"' in text
+    path = tmp_path / "m.onnx"
+    onnx.save(m, path)
+    report = runs(m)
+    assert list(report.outputs) == ["out:0"]
+    r = tool("ipu-translate", "--import-onnx", str(path))
+    assert r.returncode == 0, r.stderr
+    opt = tool("ipu-opt", "--target", "sim16", "-p", "ipu-compile", str(_write(tmp_path / "m.mlir", r.stdout)))
+    assert opt.returncode == 0, opt.stderr
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+def test_api_accepts_onnx_paths(tmp_path: Path) -> None:
+    m = model([helper.make_node("Tanh", ["x"], ["y"])], {"x": [4, 6]}, {"y": [4, 6]})
+    path = tmp_path / "m.onnx"
+    onnx.save(m, path)
+    assert "graph.tanh" in str(api.parse(str(path)))
+    compiled = api.compile(path, "sim16")
+    assert compiled.oracle is not None
+    x = {"x": rand(4, 6)}
+    report = api.run(compiled, x)
+    assert report.passed
+    np.testing.assert_allclose(report.outputs["y"], np.tanh(x["x"]), atol=1e-5)
+
+
+def test_opset_handling() -> None:
+    # opset 11 Softmax: over the flattened trailing dims from `axis` (default 1)
+    sm = model([helper.make_node("Softmax", ["x"], ["y"])], {"x": [2, 3, 4]}, {"y": [2, 3, 4]}, opset=11)
+    assert "tensor<6x4xf32> -> tensor<2x12xf32>" in ir(sm)
+    # onnx.reference applies the opset-13 rule (last axis) to every opset, so check against the spec
+    x = rand(2, 3, 4)
+    report = api.run(api.compile(sm, "sim16"), {"x": x})
+    graph_checks = [c for c in report.checks if c.kind != "oracle"]
+    assert all(c.result.passed for c in graph_checks)
+    e = np.exp(x.reshape(2, 12) - x.reshape(2, 12).max(1, keepdims=True))
+    np.testing.assert_allclose(report.outputs["y"], (e / e.sum(1, keepdims=True)).reshape(2, 3, 4), atol=1e-5)
+    # opset 11 ReduceSum takes axes as an attribute; opset 13 as an input
+    r11 = model(
+        [helper.make_node("ReduceSum", ["x"], ["y"], axes=[1], keepdims=0)], {"x": [4, 6]}, {"y": [4]}, opset=11
+    )
+    r13 = model(
+        [helper.make_node("ReduceSum", ["x", "a"], ["y"], keepdims=0)],
+        {"x": [4, 6]},
+        {"y": [4]},
+        {"a": np.array([1], np.int64)},
+        opset=13,
+    )
+    assert ir(r11).replace("11", "") == ir(r13).replace("13", "")
+    ln = model(
+        [helper.make_node("LayerNormalization", ["x", "g"], ["y"], name="ln")],
+        {"x": [4, 6]},
+        {"y": [4, 6]},
+        {"g": rand(6)},
+        opset=16,
+    )
+    with pytest.raises(
+        OnnxImportError, match=r"node 'ln' \(LayerNormalization\): LayerNormalization needs opset >= 17"
+    ):
+        import_model(ln)
+    with pytest.raises(OnnxImportError, match="opset 6 is older"):
+        import_model(model([helper.make_node("Relu", ["x"], ["y"])], {"x": [4]}, {"y": [4]}, opset=6))
+
+
+@pytest.mark.parametrize(
+    ("nodes", "inits", "match"),
+    [
+        ([helper.make_node("Sin", ["x"], ["y"], name="s1")], {}, r"node 's1' \(Sin\): operator Sin is not supported"),
+        (
+            [helper.make_node("Div", ["x", "x"], ["y"], name="d1")],
+            {},
+            r"node 'd1' \(Div\): division by a computed tensor",
+        ),
+        (
+            [helper.make_node("Softmax", ["x"], ["y"], name="sm", axis=0)],
+            {},
+            r"node 'sm' \(Softmax\): softmax over axis 0 of a rank-3 tensor",
+        ),
+        (
+            [helper.make_node("Transpose", ["x"], ["y"], name="tr", perm=[2, 1, 0])],
+            {},
+            r"node 'tr' \(Transpose\): transpose \[2, 1, 0\] of a rank-3 tensor",
+        ),
+        (
+            [helper.make_node("LeakyRelu", ["x"], ["y"], name="lr", alpha=2.0)],
+            {},
+            r"node 'lr' \(LeakyRelu\): alpha = 2.0 outside",
+        ),
+        (
+            [helper.make_node("Pow", ["x", "e"], ["y"], name="p")],
+            {"e": np.float32(0.5)},
+            r"node 'p' \(Pow\): only constant exponents",
+        ),
+    ],
+)
+def test_unsupported_diagnostics_name_the_node(nodes: list, inits: dict, match: str) -> None:
+    shape = [2, 3, 4]
+    with pytest.raises(OnnxImportError, match=match):
+        import_model(model(nodes, {"x": shape}, {"y": [4, 3, 2] if "tr" in match else shape}, inits))
+
+
+def test_model_level_diagnostics() -> None:
+    relu = [helper.make_node("Relu", ["x"], ["y"])]
+    with pytest.raises(OnnxImportError, match="input 'x' has element type DOUBLE"):
+        import_model(model(relu, {"x": [4]}, {"y": [4]}, dtype=TensorProto.DOUBLE))
+    with pytest.raises(OnnxImportError, match="input 'x' has a dynamic or unknown shape"):
+        import_model(model(relu, {"x": ["n", 4]}, {"y": ["n", 4]}))
+    foreign = [helper.make_node("FusedGemm", ["x"], ["y"], name="fg", domain="com.microsoft")]
+    m = model(foreign, {"x": [4]}, {"y": [4]})
+    m.opset_import.append(helper.make_opsetid("com.microsoft", 1))
+    with pytest.raises(OnnxImportError, match=r"node 'fg' \(FusedGemm\): operator domain 'com.microsoft'"):
+        import_model(m)
+
+
+def test_tool_diagnostics(tool, tmp_path: Path) -> None:
+    path = tmp_path / "bad.onnx"
+    onnx.save(model([helper.make_node("Sin", ["x"], ["y"], name="s1")], {"x": [4]}, {"y": [4]}), path)
+    r = tool("ipu-translate", "--import-onnx", str(path))
+    assert r.returncode == 1
+    assert r.stderr.startswith("error: onnx import: node 's1' (Sin)") and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("gelu", ["tanh", "erf"])
+def test_transformer_block_sim64(gelu: str) -> None:
+    """The ONNX transformer block (GQA causal attention, LayerNorm, GeLU, residuals) on sim64;
+    bench/onnx_transformer_block.py runs the larger one on mk2."""
+    sys.path.insert(0, str(EXAMPLES))
+    from onnx_transformer_block import build_block
+
+    m = build_block(seq=64, d_model=128, heads=8, kv_heads=2, ffn=512, gelu=gelu)
+    text = ir(m)
+    for op in ("graph.layer_norm", "graph.split_heads", "graph.attention", "graph.merge_heads", "graph.gelu"):
+        assert op in text
+    assert "causal" in text and "graph.tanh" not in text
+    runs(m, "sim64")
