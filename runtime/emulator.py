@@ -124,6 +124,9 @@ def _timing(ph: Phase, target: Target, mapping: TileMapping) -> dict[str, int]:
     }
 
 
+AMP_STREAMED = ("amp_matmul", "amp_matmul_acc")  # kernels whose right operand the AMP streams (ld128putcs)
+
+
 def _as_f32(v: np.ndarray) -> np.ndarray:
     """A kernel input in float32: fp16 widened (a copy), fp32 as the view itself."""
     return f16_to_f32(v) if v.dtype == np.float16 else v.astype(np.float32, copy=False)
@@ -185,26 +188,41 @@ class Emulator:
         return off
 
     def _view(
-        self, first: int, count: int, addr: int, elements: int, dtype: DType, what: str, access: str = "r"
+        self,
+        first: int,
+        count: int,
+        addr: int,
+        elements: int,
+        dtype: DType,
+        what: str,
+        access: str = "r",
+        interleaved: bool = False,
     ) -> np.ndarray:
         """[count, elements] view of `elements` values at `addr` on tiles first..first+count, after
-        the access rules: inside one memory region, no write to code, and (checked mode) no read
-        of a byte never written. `access` is "r", "w" or "rw"."""
+        the access rules: inside memory, wholly in one interleaved region when `interleaved` (an
+        operand streamed by 128-bit loads), no write to code, and (checked mode) no read of a
+        byte never written. `access` is "r", "w" or "rw"."""
         nbytes = elements * DTYPE_SIZE[dtype]
         off = self._offset(addr, nbytes, what)
-        self._check_access(first, count, off, nbytes, what, access)
+        self._check_access(first, count, off, nbytes, what, access, interleaved)
         return self.mem[first : first + count, off : off + nbytes].view(NUMPY_DTYPE[dtype])
 
-    def _check_access(self, first: int, count: int, off: int, nbytes: int, what: str, access: str) -> None:
+    def _check_access(
+        self, first: int, count: int, off: int, nbytes: int, what: str, access: str, interleaved: bool = False
+    ) -> None:
         if nbytes <= 0:
             return
-        lo, hi = (int(x) for x in np.searchsorted(self._region_starts, [off, off + nbytes - 1], side="right"))
-        if lo != hi:
+        if interleaved:  # streamed with 128-bit loads: only interleaved memory serves them (MF 1.3)
+            lo, hi = (int(x) for x in np.searchsorted(self._region_starts, [off, off + nbytes - 1], side="right"))
             r0, r1 = self.target.regions[lo - 1], self.target.regions[hi - 1]
-            raise EmulatorError(
-                f"{what}: bytes [{off + self.base:#x}, {off + nbytes + self.base:#x}) cross from region "
-                f"{r0.name} into region {r1.name} on tile {first}"
-            )
+            if lo != hi or not r0.interleaved:
+                where = (
+                    f"crosses from region {r0.name} into region {r1.name}" if lo != hi else f"lies in region {r0.name}"
+                )
+                raise EmulatorError(
+                    f"{what}: bytes [{off + self.base:#x}, {off + nbytes + self.base:#x}) are streamed with 128-bit "
+                    f"loads but the operand {where} (it must lie in one interleaved region) on tile {first}"
+                )
         if "w" in access:
             for t0, t1, c0, c1 in self._code:
                 if t0 < first + count and first < t1 and c0 < off + nbytes and off < c1:
@@ -415,7 +433,17 @@ class Emulator:
         out_dt, in_dts = call_operand_dtypes(name, in_dt, out_dt)
         n_read = 4 if name == "attention_update" else n_in  # its fifth address is a scratch it writes
         ins = [
-            _as_f32(self._view(first, count, int(w[4 + j]), in_els[j], in_dts[j], f"{where} {name} input {j}"))
+            _as_f32(
+                self._view(
+                    first,
+                    count,
+                    int(w[4 + j]),
+                    in_els[j],
+                    in_dts[j],
+                    f"{where} {name} input {j}",
+                    interleaved=j == 1 and name in AMP_STREAMED,
+                )
+            )
             for j in range(n_read)
         ]
         reads_out = name in ("amp_matmul_acc", "attention_update")  # accumulators: read, then written
@@ -549,23 +577,13 @@ class Emulator:
     def _check_rows(
         self, phase: int, r: Rows, m: Members, s_off: np.ndarray, d_off: np.ndarray, nb: np.ndarray
     ) -> None:
-        """Memory rules for a phase's rows: each row inside one region, no row written over code,
-        and (checked mode) every source byte written before."""
+        """Memory rules for a phase's rows: no row written over code, and (checked mode) every
+        source byte written before."""
 
         def fail(j: int, text: str) -> None:
             k = int(r.member[j])
             raise EmulatorError(f"phase {phase}: transfer {r.fam[j]} (cycles {m.start[k]}..{m.end[k]}) {text}")
 
-        for what, tile, off in (("source", r.src, s_off), ("destination", r.dst, d_off)):
-            lo = np.searchsorted(self._region_starts, off, side="right")
-            bad = np.flatnonzero(lo != np.searchsorted(self._region_starts, off + nb - 1, side="right"))
-            if bad.size:
-                j = int(bad[0])
-                fail(
-                    j,
-                    f"{what} bytes [{off[j] + self.base:#x}, {off[j] + nb[j] + self.base:#x}) on tile {tile[j]} "
-                    "cross a region boundary",
-                )
         for t0, t1, c0, c1 in self._code:
             bad = np.flatnonzero((r.dst >= t0) & (r.dst < t1) & (d_off < c1) & (d_off + nb > c0))
             if bad.size:

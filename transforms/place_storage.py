@@ -6,8 +6,8 @@ phase plus 28 per transfer family a tile takes part in, the busiest tile's count
 above them and below the loader's limit. Lifetimes run from a buffer's defining op to its last
 use (weights live for the whole program), and dead buffers' space is reused. Interleaved
 buffers are placed first-fit from the top of the interleaved region down; standard buffers
-first-fit from the end of the reserved ranges up, in the non-interleaved region or else in the
-interleaved one (standard data has no element rule), never straddling the two. An AMP
+first-fit from the end of the reserved ranges up, through the non-interleaved region and on into
+the interleaved one (the regions are adjacent, and standard data has no element rule). An AMP
 call's output never shares a memory element (an element pair in the interleaved region) with
 its left operand, whose stream it reads in the same cycles. Every address is 32-byte aligned
 (AMP operands; MF 1.3). A model that does not fit gets a diagnostic naming the value, its op,
@@ -58,15 +58,13 @@ def exchange_row_bytes(f: func.FuncOp, tiles: int) -> int:
 
 
 def _ranges(target: Target, memory: str, data_start: int) -> list[tuple[int, int, str]]:
-    """Where a class may live, region by region (a buffer never straddles two regions: the
-    emulator stops any access that crosses a region boundary). Standard data may use every
-    region, the non-interleaved one first; interleaved data only the interleaved region."""
-    out = [
-        (max(r.start, data_start), min(r.end, target.data_end), r.name)
-        for r in target.regions
-        if (r.interleaved or memory != "interleaved") and max(r.start, data_start) < min(r.end, target.data_end)
-    ]
-    return out
+    """Where a class may live. Standard data may use all data memory (the regions are adjacent,
+    so a standard buffer may straddle them); interleaved data only the interleaved region."""
+    if memory == "interleaved":
+        return [
+            (max(r.start, data_start), min(r.end, target.data_end), r.name) for r in target.regions if r.interleaved
+        ]
+    return [(data_start, target.data_end, "standard")]
 
 
 def _element_span(target: Target, lo: int, hi: int) -> tuple[int, int]:
@@ -227,7 +225,7 @@ def place_function(f: func.FuncOp, target: Target) -> dict[str, int]:
         peaks["standard"] = max(peaks["standard"], total - inter)
         if total >= peaks["total"]:
             peaks["total"] = total
-            free_at_peak = max(_largest_free(live, lo, hi) for lo, hi, _ in _ranges(target, "standard", data_start))
+            free_at_peak = _largest_free(live, data_start, target.data_end)
     figures = {
         "peak_standard_bytes": peaks["standard"],
         "peak_interleaved_bytes": peaks["interleaved"],

@@ -54,14 +54,20 @@ def test_access_outside_memory(compiled: ipu.Compiled) -> None:
         _run(compiled, pkg)
 
 
-def test_access_across_regions(compiled: ipu.Compiled) -> None:
+def test_amp_weights_across_regions(compiled: ipu.Compiled) -> None:
     boundary = compiled.target.region("interleaved").start
-    pkg, i = _with_call(compiled, "gelu", 4, boundary - 64)  # input straddles standard | interleaved
+    pkg, i = _with_call(compiled, "amp_matmul", 5, boundary - 64)  # the streamed operand straddles the regions
     with pytest.raises(
         EmulatorError,
-        match=rf"instruction {i} \(CALL\) .* at cycle \d+ gelu input 0: .* cross from "
-        "region standard into region interleaved on tile 0",
+        match=rf"instruction {i} \(CALL\) .* at cycle \d+ amp_matmul input 1: .* streamed with 128-bit loads but the "
+        "operand crosses from region standard into region interleaved",
     ):
+        _run(compiled, pkg)
+
+
+def test_amp_weights_in_standard_memory(compiled: ipu.Compiled) -> None:
+    pkg, i = _with_call(compiled, "amp_matmul", 5, compiled.target.region("standard").start + 0x8000)
+    with pytest.raises(EmulatorError, match=rf"instruction {i} .* amp_matmul input 1: .* lies in region standard"):
         _run(compiled, pkg)
 
 
@@ -103,12 +109,6 @@ def test_exchange_write_over_code(compiled: ipu.Compiled) -> None:
         match=r"control instruction \d+ \(EXCHANGE 0\) at cycle \d+: phase 0: transfer 0 "
         r"\(cycles \d+\.\.\d+\) writes .* over the code on tile \d+",
     ):
-        _run(compiled, pkg)
-
-
-def test_exchange_across_regions(compiled: ipu.Compiled) -> None:
-    pkg = _with_transfer(compiled, S_ADDR, compiled.target.region("interleaved").start - 4)
-    with pytest.raises(EmulatorError, match=r"\(EXCHANGE 0\) at cycle \d+: .* source bytes .* cross a region boundary"):
         _run(compiled, pkg)
 
 
