@@ -1,4 +1,5 @@
-"""The exchange data mover: a compiled loop over row copies (numba, cached on disk).
+"""The emulator's compiled loops (numba, cached on disk): the exchange data mover and its
+checks, and the fp16 widening of kernel inputs.
 
 A phase moves up to ~2M rows of a few words each; NumPy fancy indexing spends most of its time
 building index arrays for that, a plain loop over contiguous word slices does not.
@@ -78,15 +79,86 @@ _F16_TO_F32 = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.floa
 
 
 @njit(cache=True)
-def _widen(src, table, out):  # noqa: ANN001, ANN202
+def _widen_rows(src, table, out):  # noqa: ANN001, ANN202
     for i in range(src.shape[0]):
-        for j in range(src.shape[1]):
-            out[i, j] = table[src[i, j]]
+        r, o = src[i], out[i]  # one contiguous row each: the inner loop vectorizes
+        for j in range(r.shape[0]):
+            o[j] = table[r[j]]
 
 
 def f16_to_f32(view: np.ndarray) -> np.ndarray:
     """A contiguous float32 copy of a float16 [rows, n] view of tile memory (strided rows): a
-    table lookup per element, several times faster than NumPy's cast on strided rows."""
+    lookup in the 65,536-entry table of every half's value, about twice NumPy's cast rate here."""
     out = np.empty(view.shape, np.float32)
-    _widen(view.view(np.uint16), _F16_TO_F32, out)
+    _widen_rows(view.view(np.uint16), _F16_TO_F32, out)
     return out
+
+
+@njit(cache=True)
+def any_double_write(bits, d_tile, d_word, words):  # noqa: ANN001, ANN201
+    """Whether some destination word is written by two rows: marks each row's words in `bits`
+    (a zeroed [tiles, words per tile / 8] bitset, zeroed again on return). O(words), no sort."""
+    n = len(words)
+    done = n
+    found = False
+    for i in range(n):
+        t = d_tile[i]
+        for w in range(d_word[i], d_word[i] + words[i]):
+            b = np.uint8(1 << (w & 7))
+            if bits[t, w >> 3] & b:
+                found = True
+                break
+            bits[t, w >> 3] |= b
+        if found:
+            done = i + 1
+            break
+    for i in range(done):
+        t = d_tile[i]
+        for w in range(d_word[i], d_word[i] + words[i]):
+            bits[t, w >> 3] = 0
+    return found
+
+
+@njit(cache=True)
+def first_bad_slice(slices, es, tiles, logical_bytes, mem_bytes, base):  # noqa: ANN001, ANN201
+    """Index of the first binding slice that leaves its tensor, the tiles or tile memory, else -1
+    (SLICE_COLUMNS: logical offset and stride, rows, row elements, tile, tile count, tile step,
+    address, address stride)."""
+    for k in range(slices.shape[0]):
+        lo, ls, rows, re, tile, tc, ts, addr, tstride = slices[k]
+        if tc <= 0 or rows <= 0 or re <= 0:
+            return k
+        last = tile + (tc - 1) * ts
+        if min(tile, last) < 0 or max(tile, last) >= tiles:
+            return k
+        l_end = lo + ls * (rows - 1)
+        if min(lo, l_end) < 0 or (max(lo, l_end) + re) * es > logical_bytes:
+            return k
+        o_end = addr - base + tstride * (rows - 1)
+        if min(addr - base, o_end) < 0 or max(addr - base, o_end) + re * es > mem_bytes:
+            return k
+    return -1
+
+
+@njit(cache=True)
+def scatter_slices(mem, raw, slices, es, base):  # noqa: ANN001, ANN201
+    """Write logical bytes `raw` into every replica tile of every (checked) slice."""
+    for k in range(slices.shape[0]):
+        lo, ls, rows, re, tile, tc, ts, addr, tstride = slices[k]
+        n = re * es
+        for m in range(tc):
+            t = tile + m * ts
+            for r in range(rows):
+                a, b = (lo + ls * r) * es, addr - base + tstride * r
+                mem[t, b : b + n] = raw[a : a + n]
+
+
+@njit(cache=True)
+def gather_slices(mem, raw, slices, es, base):  # noqa: ANN001, ANN201
+    """Read every (checked) slice's first replica into logical bytes `raw`."""
+    for k in range(slices.shape[0]):
+        lo, ls, rows, re, tile, tc, ts, addr, tstride = slices[k]
+        n = re * es
+        for r in range(rows):
+            a, b = (lo + ls * r) * es, addr - base + tstride * r
+            raw[a : a + n] = mem[tile, b : b + n]

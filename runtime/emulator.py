@@ -14,15 +14,25 @@ host-exchange phase costing host cycles (the package's figures, recomputed from 
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
-from ipu.runtime.copy_rows import copy_rows, f16_to_f32, first_unwritten, mark_written
+from ipu.runtime.copy_rows import (
+    any_double_write,
+    copy_rows,
+    f16_to_f32,
+    first_bad_slice,
+    first_unwritten,
+    gather_slices,
+    mark_written,
+    scatter_slices,
+)
 from ipu.runtime.exchange_check import (
     Members,
-    Rows,
     ScheduleError,
     check_counts,
     check_ports,
@@ -77,6 +87,24 @@ def _attention_combine(x: np.ndarray) -> np.ndarray:
         return np.where(total[..., None] != 0, num / total[..., None], np.float32(0))
 
 
+PREPARED_ROWS = 1 << 24  # exchange rows whose checked word copies an emulator keeps (about 0.9 GB at most)
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """A phase after its static checks: measurements and one word copy per row."""
+
+    measures: dict[str, int]
+    s_tile: np.ndarray
+    s_word: np.ndarray
+    d_tile: np.ndarray
+    d_word: np.ndarray
+    n_words: np.ndarray
+    fam: np.ndarray  # per row: its transfer family and its member's busy cycles, for messages
+    start: np.ndarray
+    end: np.ndarray
+
+
 class EmulatorError(RuntimeError):
     """A package that misbehaves at run time (bad access, exchange rule violation, bad inputs)."""
 
@@ -125,6 +153,22 @@ def _timing(ph: Phase, target: Target, mapping: TileMapping) -> dict[str, int]:
 
 
 AMP_STREAMED = ("amp_matmul", "amp_matmul_acc")  # kernels whose right operand the AMP streams (ld128putcs)
+
+
+def blas_threads() -> int:
+    """BLAS threads for kernels: 1 unless IPU_EMULATOR_THREADS says otherwise. On a shared or
+    small machine OpenBLAS's spinning worker threads slowed the mk2 transformer block's batched
+    matmuls 5-10x (77 s against 19 s on this 2-core machine under load); one thread is steady."""
+    try:
+        return max(1, int(os.environ.get("IPU_EMULATOR_THREADS", "1")))
+    except ValueError:
+        return 1
+
+
+def _matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Batched float32 matmul through BLAS: NumPy falls back to a loop 10-20x slower when an
+    operand's matrices are not contiguous (a transposed view, a strided fp32 view of memory)."""
+    return np.matmul(np.ascontiguousarray(a), np.ascontiguousarray(b))
 
 
 def _as_f32(v: np.ndarray) -> np.ndarray:
@@ -176,6 +220,9 @@ class Emulator:
             for p in package.programs
         ]
         self.cycle = 0  # device cycle at the start of the instruction being executed
+        self._bits: np.ndarray | None = None  # one bit per memory word: the double-write check's scratch
+        self._prepared: dict[int, _Prepared] = {}
+        self._cached_rows = 0
 
     # ---------------------------------------------------------------- memory helpers
 
@@ -256,6 +303,18 @@ class Emulator:
             raise EmulatorError(f"binding '{b.name}': slice {s.tolist()} out of range")
         return tiles, logical, offs
 
+    def _checked_slices(self, b: Binding) -> np.ndarray:
+        """`b`'s slice table, every slice inside its tensor, the tiles and tile memory (the first
+        that is not is reported by the general path's checks)."""
+        sl = np.ascontiguousarray(b.slices.reshape(-1, len(SLICE_COLUMNS)), np.int64)
+        es = DTYPE_SIZE[b.dtype]
+        size = int(np.prod(b.shape, dtype=np.int64)) * es
+        k = first_bad_slice(sl, es, self.target.tiles, size, self.size, self.base)
+        if k >= 0:
+            self._slice_indices(b, sl[k])  # raises with the slice named
+            raise EmulatorError(f"binding '{b.name}': slice {sl[k].tolist()} out of range")
+        return sl
+
     def _contiguous(self, b: Binding, s: np.ndarray) -> tuple[Any, int, int, int] | None:
         """(tile index, logical byte start, tile byte offset, bytes) when a slice is one block."""
         lo, ls, rows, re, tile, tc, ts, addr, tstride = (int(x) for x in s)
@@ -286,6 +345,9 @@ class Emulator:
         if flat.size != int(np.prod(binding.shape, dtype=np.int64)):
             raise EmulatorError(f"binding '{binding.name}': {flat.size} elements for shape {binding.shape}")
         raw = flat.view(np.uint8)
+        if self.written is None:  # the compiled path (checked mode also marks what it writes)
+            scatter_slices(self.mem, raw, self._checked_slices(binding), DTYPE_SIZE[binding.dtype], self.base)
+            return
         for s in binding.slices.reshape(-1, len(SLICE_COLUMNS)):
             block = self._contiguous(binding, s)
             if block is not None:
@@ -303,6 +365,9 @@ class Emulator:
         """Read a logical array from the first replica (m = 0) of each slice of `binding`."""
         es = DTYPE_SIZE[binding.dtype]
         raw = np.zeros(int(np.prod(binding.shape, dtype=np.int64)) * es, np.uint8)
+        if self.written is None:  # the compiled path (checked mode also checks what it reads)
+            gather_slices(self.mem, raw, self._checked_slices(binding), es, self.base)
+            return raw.view(NUMPY_DTYPE[binding.dtype]).reshape(binding.shape)
         for s in binding.slices.reshape(-1, len(SLICE_COLUMNS)):
             block = self._contiguous(binding, s)
             if block is not None:
@@ -451,13 +516,14 @@ class Emulator:
         t = self.target
         if name == "amp_matmul":
             m, kk, n = p["m"], p["k"], p["n"]
-            res = np.matmul(ins[0].reshape(count, m, kk), ins[1].reshape(count, kk, n))
+            res = _matmul(ins[0].reshape(count, m, kk), ins[1].reshape(count, kk, n))
         elif name == "amp_matmul_acc":
             m, kk, n = p["m"], p["k"], p["n"]
             acc = out.astype(np.float32).reshape(count, m, n)
-            res = acc + np.matmul(ins[0].reshape(count, m, kk), ins[1].reshape(count, kk, n))
+            res = acc + _matmul(ins[0].reshape(count, m, kk), ins[1].reshape(count, kk, n))
         elif name == "zero":
-            res = np.zeros((count, p["elements"]), np.float32)
+            out[...] = 0
+            return kernel_cycles(t, name, p, out_dt)
         elif name in ("add", "mul", "sub", "max"):
             m, n, br, bc = p["m"], p["n"], p["b_rows"], p["b_cols"]
             op = {"add": np.add, "mul": np.multiply, "sub": np.subtract, "max": np.maximum}[name]
@@ -547,7 +613,7 @@ class Emulator:
         off = np.rint(offsets).astype(np.int64)
         state = out.astype(np.float32).reshape(count, qr, d + 2)
         acc, m, l_ = state[:, :, :d], state[:, :, d], state[:, :, d + 1]
-        s = np.matmul(q, k.transpose(0, 2, 1)) * np.float32(bits_float(p["scale_bits"]))
+        s = _matmul(q, k.transpose(0, 2, 1)) * np.float32(bits_float(p["scale_bits"]))
         gk = off[:, 1, None] + p["k_base"] + np.arange(kr)  # [count, kr]
         in_range = gk < off[:, 2, None]
         # keys past the tile's key end do not exist: their (padding) value rows are not read
@@ -565,7 +631,7 @@ class Emulator:
             alpha = np.where(np.isneginf(m), np.float32(0), np.exp(m - safe))
             pr = np.where(valid, np.exp(s - safe[:, :, None]), np.float32(0))
         new = np.empty_like(state)
-        new[:, :, :d] = acc * alpha[:, :, None] + np.matmul(pr, v)
+        new[:, :, :d] = acc * alpha[:, :, None] + _matmul(pr, v)
         new[:, :, d] = m_new
         new[:, :, d + 1] = l_ * alpha + pr.sum(axis=2, dtype=np.float32)
         scratch = self._view(first, count, int(w[4 + 4]), qr * kr, DType.F32, f"{where} attention_update scratch", "w")
@@ -574,37 +640,10 @@ class Emulator:
 
     # ---------------------------------------------------------------- exchange
 
-    def _check_rows(
-        self, phase: int, r: Rows, m: Members, s_off: np.ndarray, d_off: np.ndarray, nb: np.ndarray
-    ) -> None:
-        """Memory rules for a phase's rows: no row written over code, and (checked mode) every
-        source byte written before."""
-
-        def fail(j: int, text: str) -> None:
-            k = int(r.member[j])
-            raise EmulatorError(f"phase {phase}: transfer {r.fam[j]} (cycles {m.start[k]}..{m.end[k]}) {text}")
-
-        for t0, t1, c0, c1 in self._code:
-            bad = np.flatnonzero((r.dst >= t0) & (r.dst < t1) & (d_off < c1) & (d_off + nb > c0))
-            if bad.size:
-                j = int(bad[0])
-                fail(
-                    j,
-                    f"writes [{d_off[j] + self.base:#x}, {d_off[j] + nb[j] + self.base:#x}) over the code on "
-                    f"tile {r.dst[j]}",
-                )
-        if self.written is not None:
-            i64 = np.int64
-            j, byte = first_unwritten(self.written, r.src.astype(i64), s_off.astype(i64), nb.astype(i64))
-            if j >= 0:
-                fail(int(j), f"reads uninitialized memory at {byte + self.base:#x} on tile {r.src[j]} (checked mode)")
-            mark_written(self.written, r.dst.astype(i64), d_off.astype(i64), nb.astype(i64))
-
-    def exchange(self, ph: Phase) -> dict[str, int]:
-        """Execute one phase after checking the port and write rules; returns its measurements."""
-        t = np.asarray(ph.transfers, np.int64).reshape(-1, len(TRANSFER_COLUMNS))
-        if len(t) == 0:
-            return {"horizon": 0, "route_cycles": 0, "lower_bound": 0, "transfers": 0, "families": 0}
+    def _prepare(self, ph: Phase, t: np.ndarray) -> _Prepared:
+        """Everything about a phase that does not depend on the data, checked once: counts, tile
+        ranges, the port rule, memory bounds, word alignment, no byte written twice, no write
+        over code; then its rows as word copies and its measurements."""
         try:
             check_counts(t, ph.index)
             m = expand_members(t)
@@ -612,43 +651,75 @@ class Emulator:
             check_ports(m, ph.index)
             r = expand_rows(m)
             s_off, d_off, nb = r.src_addr - self.base, r.dst_addr - self.base, r.words * 4
+
+            def fail(j: int, text: str) -> None:
+                k = int(r.member[j])
+                raise EmulatorError(f"phase {ph.index}: transfer {r.fam[j]} (cycles {m.start[k]}..{m.end[k]}) {text}")
+
             for what, off in (("source", s_off), ("destination", d_off)):
                 bad = np.flatnonzero((off < 0) | (off + nb > self.size))
                 if bad.size:
-                    j, k = int(bad[0]), int(r.member[bad[0]])
-                    raise EmulatorError(
-                        f"phase {ph.index}: transfer {r.fam[j]} {what} bytes [{off[j] + self.base:#x}, "
-                        f"{off[j] + nb[j] + self.base:#x}) outside memory (cycles {m.start[k]}..{m.end[k]})"
-                    )
-            check_writes(r, ph.index)
+                    j = int(bad[0])
+                    fail(j, f"{what} bytes [{off[j] + self.base:#x}, {off[j] + nb[j] + self.base:#x}) outside memory")
+            # data moves in 32-bit words: transfers are whole words at word-aligned addresses
+            if ((s_off | d_off) & 3).any():
+                raise EmulatorError(f"phase {ph.index}: a transfer address is not word aligned")
+            i64 = np.int64
+            s_word, d_word, n_words = (s_off >> 2).astype(i64), (d_off >> 2).astype(i64), (nb >> 2).astype(i64)
+            if self._bits is None:
+                self._bits = np.zeros((self.target.tiles, self.size // 32 + 1), np.uint8)
+            if any_double_write(self._bits, r.dst.astype(i64), d_word, n_words):
+                check_writes(r, ph.index)  # finds and names the two transfers
         except ScheduleError as e:
             raise EmulatorError(str(e)) from None
-        s_tile, d_tile = r.src, r.dst
-        self._check_rows(ph.index, r, m, s_off, d_off, nb)
-        # move data in 32-bit words (transfers are whole words at word-aligned addresses):
-        # every source row is read before any is written (runtime.copy_rows)
-        if ((s_off | d_off) & 3).any():
-            raise EmulatorError(f"phase {ph.index}: a transfer address is not word aligned")
-        words32 = self.mem.view(np.uint32)
-        i64 = np.int64
-        copy_rows(
-            words32,
-            s_tile.astype(i64),
-            (s_off >> 2).astype(i64),
-            d_tile.astype(i64),
-            (d_off >> 2).astype(i64),
-            (nb >> 2).astype(i64),
-        )
+        near = np.flatnonzero(d_off < max((c1 for _t0, _t1, _c0, c1 in self._code), default=0))
+        for t0, t1, c0, c1 in self._code:  # only rows that start below the code's end can reach it
+            sel = near[(r.dst[near] >= t0) & (r.dst[near] < t1) & (d_off[near] + nb[near] > c0) & (d_off[near] < c1)]
+            if sel.size:
+                j = int(sel[0])
+                fail(
+                    j,
+                    f"writes [{d_off[j] + self.base:#x}, {d_off[j] + nb[j] + self.base:#x}) over the code on "
+                    f"tile {r.dst[j]}",
+                )
         dur = m.end - m.start
         sent = np.bincount(m.src[m.sender], weights=dur[m.sender], minlength=self.target.tiles)
         recv = np.bincount(m.dst, weights=dur, minlength=self.target.tiles)
-        return {
+        measures = {
             "horizon": int(m.end.max()),
             "route_cycles": _route(m, self.target, self.package.tile_mapping),
             "lower_bound": int(max(sent.max(), recv.max())),
             "transfers": len(m),
             "families": len(t),
         }
+        start, end = m.start[r.member], m.end[r.member]
+        return _Prepared(measures, r.src.astype(i64), s_word, r.dst.astype(i64), d_word, n_words, r.fam, start, end)
+
+    def exchange(self, ph: Phase) -> dict[str, int]:
+        """Execute one phase: its static rules are checked on its first execution (and the result
+        kept for later ones while rows fit the cache); then, in checked mode, every source byte
+        must have been written; then the rows move. Returns the phase's measurements."""
+        t = np.asarray(ph.transfers, np.int64).reshape(-1, len(TRANSFER_COLUMNS))
+        if len(t) == 0:
+            return {"horizon": 0, "route_cycles": 0, "lower_bound": 0, "transfers": 0, "families": 0}
+        prep = self._prepared.get(ph.index)
+        if prep is None:
+            prep = self._prepare(ph, t)
+            if self._cached_rows + len(prep.n_words) <= PREPARED_ROWS:
+                self._prepared[ph.index] = prep
+                self._cached_rows += len(prep.n_words)
+        if self.written is not None:
+            nb = prep.n_words * 4
+            j, byte = first_unwritten(self.written, prep.s_tile, prep.s_word * 4, nb)
+            if j >= 0:
+                raise EmulatorError(
+                    f"phase {ph.index}: transfer {prep.fam[j]} (cycles {prep.start[j]}..{prep.end[j]}) reads "
+                    f"uninitialized memory at {byte + self.base:#x} on tile {prep.s_tile[j]} (checked mode)"
+                )
+            mark_written(self.written, prep.d_tile, prep.d_word * 4, nb)
+        # every source row is read before any is written (runtime.copy_rows)
+        copy_rows(self.mem.view(np.uint32), prep.s_tile, prep.s_word, prep.d_tile, prep.d_word, prep.n_words)
+        return dict(prep.measures)
 
     # ---------------------------------------------------------------- run
 
@@ -680,7 +751,8 @@ class Emulator:
         streams = {kind: [st.binding for st in steps if st.kind == kind] for kind in ("write", "read")}
         for j, step in enumerate(steps):
             if step.kind == "execute":
-                self._execute(result, streams)
+                with threadpool_limits(limits=blas_threads(), user_api="blas"):
+                    self._execute(result, streams)
                 continue
             if step.kind not in ("write", "read"):
                 raise EmulatorError(f"host call 'run': step {j} has invalid kind '{step.kind}'")

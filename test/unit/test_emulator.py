@@ -16,6 +16,7 @@ T = load_target("sim16")
 BASE = T.memory_base
 CODE = BASE
 DATA = 0x50000
+WEIGHTS = 0x80000  # AMP right operands stream from the interleaved region
 
 
 def code(*instrs: np.ndarray) -> bytes:
@@ -116,7 +117,7 @@ def test_matmul_add_gelu_matches_numpy() -> None:
     x = rng.standard_normal((64, 8)).astype(np.float16)
     w = rng.standard_normal((8, 16)).astype(np.float16)
     b = rng.standard_normal((1, 16)).astype(np.float32)
-    X, W, B, TMP, TMP2, Y = DATA, DATA + 0x100, DATA + 0x200, DATA + 0x300, DATA + 0x500, DATA + 0x700
+    X, W, B, TMP, TMP2, Y = DATA, WEIGHTS, DATA + 0x200, DATA + 0x300, DATA + 0x500, DATA + 0x700
     prog = code(
         encode_simple(Opcode.HOST_IN, 0),
         encode_call("amp_matmul", DType.F16, DType.F32, TMP, [X, W], [4, 8, 16]),
@@ -244,7 +245,7 @@ def test_exchange_rule_violations(transfers: list[list[int]], message: str) -> N
 
 
 def test_cycles_two_programs_take_the_max() -> None:
-    A, B_, O = DATA, DATA + 0x400, DATA + 0x800
+    A, B_, O = DATA, WEIGHTS, DATA + 0x800
     tail = [encode_simple(Opcode.SYNC), encode_simple(Opcode.EXCHANGE, 0), encode_simple(Opcode.END)]
     heavy = code(encode_call("amp_matmul", DType.F16, DType.F32, O, [A, B_], [8, 32, 16]), *tail)
     light = code(encode_call("add", DType.F32, DType.F32, O, [A, B_], [8, 16, 1, 1]), *tail)
