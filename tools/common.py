@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from xdsl.context import Context
@@ -32,7 +34,11 @@ def parse_file(ctx: Context, path: str | Path) -> builtin.ModuleOp:
     if not p.is_file():
         raise ToolError(f"no such file: {p}")
     try:
-        module = Parser(ctx, p.read_text(), str(p)).parse_module()
+        text = p.read_text()
+    except UnicodeDecodeError as e:
+        raise ToolError(f"{p} is not UTF-8 text ({e.reason} at byte {e.start})") from None
+    try:
+        module = Parser(ctx, text, str(p)).parse_module()
         module.verify()
     except ParseError as e:
         raise ToolError(f"parse error in {p}:\n{e}") from None
@@ -83,3 +89,26 @@ def user_errors(fn):
             internal_error(e)
 
     return run
+
+
+@contextmanager
+def progress(label: str) -> Iterator[None]:
+    """A spinner on stderr naming the pipeline phase in progress, when stderr is a terminal (never
+    in pipes, files or tests, so output stays plain and byte-stable)."""
+    from ipu.transforms.log import PHASE_HOOKS
+
+    if not sys.stderr.isatty():
+        yield
+        return
+    from rich.console import Console
+
+    with Console(stderr=True).status(f"{label}…") as status:
+
+        def hook(name: str) -> None:
+            status.update(f"{label}: {name.replace('_', ' ')}…")
+
+        PHASE_HOOKS.append(hook)
+        try:
+            yield
+        finally:
+            PHASE_HOOKS.remove(hook)

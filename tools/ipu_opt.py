@@ -7,7 +7,7 @@ import sys
 import tempfile
 from collections.abc import Sequence
 
-from xdsl.utils.exceptions import DiagnosticException, ParseError
+from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from ipu.dialects import get_all_dialects
@@ -105,6 +105,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     except FileNotFoundError as e:
         fail(f"no such file: {e.filename}")
     except ValueError as e:  # pass-pipeline syntax errors from xDSL
+        fail(str(e))
+    except ArgSpecParseError as e:  # a malformed pass pipeline (a BaseException in xDSL)
         fail(str(e))
     except Exception as e:  # noqa: BLE001
         internal_error(e)

@@ -24,7 +24,7 @@ from ipu.golden.evaluator import main_function
 from ipu.runtime.package import Package, read_package, validate_package, write_package
 from ipu.runtime.profile import build_profile
 from ipu.target import DEFAULT_TARGET, load_target
-from ipu.tools.common import ToolError, make_context, parse_file, setup_logging, user_errors
+from ipu.tools.common import ToolError, make_context, parse_file, progress, setup_logging, user_errors
 from ipu.transforms.log import log_event, phase
 
 
@@ -122,6 +122,43 @@ def cli(
 ) -> None:
     """Compile (if needed) and emulate MODEL (.mlir, .onnx or .ipuexe), checking numerics."""
     setup_logging(log_level)
+    with progress(f"ipu-run {Path(model).name}"):
+        _run(
+            model,
+            target,
+            inputs_path,
+            outputs_path,
+            seed,
+            reference_path,
+            package_path,
+            check_mode,
+            samples,
+            atol,
+            rtol,
+            checked,
+            bisect,
+            profile_path,
+            report_path,
+        )
+
+
+def _run(  # noqa: PLR0913
+    model: str,
+    target: str | None,
+    inputs_path: str | None,
+    outputs_path: str | None,
+    seed: int,
+    reference_path: str | None,
+    package_path: str | None,
+    check_mode: str,
+    samples: int,
+    atol: float | None,
+    rtol: float | None,
+    checked: bool,
+    bisect: bool,
+    profile_path: str | None,
+    report_path: str | None,
+) -> None:
     if report_path and not report_path.endswith((".html", ".png")):
         raise ToolError(f"--report {report_path}: the name must end in .html or .png")
     if not Path(model).is_file():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 LOGGER = logging.getLogger("ipu")
@@ -20,9 +20,14 @@ def log_event(message: str, level: int = logging.INFO, **fields: object) -> None
         LOGGER.log(level, "%s %s", message, " ".join(f"{k}={_fmt(v)}" for k, v in fields.items()))
 
 
+PHASE_HOOKS: list[Callable[[str], None]] = []  # called with each phase's name as it starts (progress displays)
+
+
 @contextmanager
 def phase(name: str) -> Iterator[None]:
     """Log `package build phase finished phase=… elapsed_ms=…` around a build step."""
+    for hook in PHASE_HOOKS:
+        hook(name)
     t0 = time.perf_counter()
     ok = False
     try:
