@@ -215,9 +215,20 @@ class _Unary(_OneToOne):
 
 @irdl_op_definition
 class GeluOp(_Unary):
-    """GeLU, tanh approximation."""
+    """GeLU: the tanh approximation (default), or exact, 0.5 x (1 + erf(x / sqrt 2)), with
+    `{approximate = "none"}` (the attribute's name and values follow ONNX and PyTorch)."""
 
     name = "graph.gelu"
+    approximate = opt_attr_def(StringAttr)
+
+    def verify_(self) -> None:
+        super().verify_()
+        if self.approximate is not None and self.approximate.data not in ("tanh", "none"):
+            raise VerifyException(f'graph.gelu: approximate must be "tanh" or "none", not "{self.approximate.data}"')
+
+    @property
+    def exact(self) -> bool:
+        return self.approximate is not None and self.approximate.data == "none"
 
 
 @irdl_op_definition

@@ -348,7 +348,7 @@ class RearrangeOp(IRDLOperation):
             raise VerifyException("plan.rearrange: partial sums are reduced with plan.reduce")
 
 
-UNARY_KINDS = ("gelu", "relu", "exp", "tanh")
+UNARY_KINDS = ("gelu", "relu", "exp", "tanh", "gelu_erf")
 BINARY_KINDS = ("add", "sub", "mul", "max")
 
 

@@ -6,9 +6,8 @@ names (`ipu.inputs` / `ipu.outputs`). Initializers become `graph.parameter`s car
 values; nodes whose inputs are all known (constants, `Shape` of a static tensor, ...) are folded
 at import time. Each emitted op carries `onnx.node = "<node name>:<op type>"`, and its result is
 named after the node's output. Anything the `graph` dialect (or the backend) cannot express
-raises `OnnxImportError` naming the node: never a silently different computation. The one
-documented approximation is erf-GeLU, computed as the tanh form `graph.gelu`
-(|difference| <= 4.8e-4 per element), marked `onnx.approximation` on the op.
+raises `OnnxImportError` naming the node: never a silently different computation. Erf-based
+GeLU becomes the exact `graph.gelu {approximate = "none"}`, tanh-based GeLU the default form.
 """
 
 from __future__ import annotations
@@ -46,8 +45,6 @@ from xdsl.utils.exceptions import DiagnosticException
 from ipu.dialects import graph as g
 from ipu.frontends.onnx_patterns import MATCHERS, Fused, GraphView
 
-ERF_GELU_NOTE = "erf GeLU as tanh GeLU, |error| <= 4.8e-4"
-"""Marks (in the IR) a `graph.gelu` standing for the exact erf GeLU: the one approximation."""
 
 MIN_OPSET = 7
 """Oldest default-domain opset accepted (older models predate today's broadcasting rules)."""
@@ -432,7 +429,7 @@ class _Importer:
         if f.kind == "gelu":
             op = g.GeluOp(x.ssa)
             if f.attrs.get("erf"):
-                op.attributes["onnx.approximation"] = StringAttr(ERF_GELU_NOTE)
+                op.attributes["approximate"] = StringAttr("none")
             return Val(self.emit(op, out_name), x.shape, x.dtype)
         c = x.shape[-1]
         ones = self.param(np.ones(1), x.dtype, (c,), f"{self.node_label}_gamma")
@@ -599,8 +596,7 @@ def _gelu(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None
     if approx not in ("none", "tanh"):
         raise im.fail(f"approximate = '{approx}' is not supported")
     y = im.unary(g.GeluOp, _val_input(im, node), node.output[0])
-    if approx == "none":
-        y.ssa.owner.attributes["onnx.approximation"] = StringAttr(ERF_GELU_NOTE)
+    y.ssa.owner.attributes["approximate"] = StringAttr(approx)
     im.out(node, y)
 
 

@@ -155,6 +155,18 @@ def _timing(ph: Phase, target: Target, mapping: TileMapping) -> dict[str, int]:
 AMP_STREAMED = ("amp_matmul", "amp_matmul_acc")  # kernels whose right operand the AMP streams (ld128putcs)
 
 
+# Abramowitz & Stegun 7.1.26: |error| <= 1.5e-7, well inside fp16 and fp32 result rounding.
+_AS_P, _AS_A = 0.3275911, (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429)
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    """erf in float64 by a rational approximation (NumPy has none; the kernel's own form)."""
+    a = np.abs(x)
+    t = 1.0 / (1.0 + _AS_P * a)
+    poly = t * (_AS_A[0] + t * (_AS_A[1] + t * (_AS_A[2] + t * (_AS_A[3] + t * _AS_A[4]))))
+    return np.sign(x) * (1.0 - poly * np.exp(-a * a))
+
+
 def blas_threads() -> int:
     """BLAS threads for kernels: 1 unless IPU_EMULATOR_THREADS says otherwise. On a shared or
     small machine OpenBLAS's spinning worker threads slowed the mk2 transformer block's batched
@@ -531,6 +543,9 @@ class Emulator:
         elif name == "gelu":
             x = ins[0]
             res = np.float32(0.5) * x * (1 + np.tanh(_SQRT_2_OVER_PI * (x + np.float32(0.044715) * x**3)))
+        elif name == "gelu_erf":
+            x = ins[0].astype(np.float64)
+            res = 0.5 * x * (1.0 + _erf(x * (1.0 / math.sqrt(2.0))))
         elif name == "relu":
             res = np.maximum(ins[0], np.float32(0))
         elif name in ("exp", "tanh"):

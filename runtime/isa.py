@@ -77,6 +77,8 @@ KERNELS: dict[str, tuple[int, tuple[str, ...]]] = {
     # out[qr, d] (out dtype) = normalised combination of `parts` f32 states in[parts, qr, d + 2]
     # (the in dtype field is ignored); rows without any counted key are written as 0
     "attention_combine": (1, ("parts", "qr", "d")),
+    # exact GeLU, 0.5 x (1 + erf(x / sqrt 2)) (appended: kernel indices are the ABI)
+    "gelu_erf": (1, ("elements",)),
 }
 KERNEL_NAMES: tuple[str, ...] = tuple(KERNELS)
 

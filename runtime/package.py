@@ -505,7 +505,7 @@ def call_operand_elements(kernel: str, p: dict[str, Any]) -> tuple[Any, list[Any
         return p["m"] * p["n"], [p["m"] * p["n"]]
     if kernel == "reduce_sum":
         return p["elements"], [p["parts"] * p["elements"]]
-    if kernel in ("gelu", "relu", "copy", "exp", "tanh"):
+    if kernel in ("gelu", "gelu_erf", "relu", "copy", "exp", "tanh"):
         return p["elements"], [p["elements"]]
     if kernel == "softmax_rows":
         return p["rows"] * p["cols"], [p["rows"] * p["cols"]]

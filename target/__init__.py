@@ -88,7 +88,7 @@ class Target:
     def elementwise_cycles(self, kind: str, elements: int) -> int:
         """Vector kernels (ST 3.3): GeLU is scalar, add/mul/relu run 16 elements a cycle."""
         c = self.costs
-        if kind in ("gelu",):
+        if kind in ("gelu", "gelu_erf"):  # the measured cost is of the exact scalar GeLU (ST 3.3)
             return c["gelu_per_element"] * elements + c["kernel_launch"]
         if kind in ("transpose",):
             return c["transform_per_element"] * elements + c["kernel_launch"]
@@ -143,7 +143,7 @@ class Target:
             return self.amp_matmul_cycles(p["m"], p["k"], p["n"])
         if name in ("add", "mul", "sub", "max"):
             return self.elementwise_cycles(name, p["m"] * p["n"])
-        if name in ("gelu", "relu"):
+        if name in ("gelu", "gelu_erf", "relu"):
             return self.elementwise_cycles(name, p["elements"])
         if name in ("exp", "tanh"):
             return self.transcendental_cycles(p["elements"])

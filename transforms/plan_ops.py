@@ -316,7 +316,7 @@ def _plan_block(p: _Planner, block: Block, index: int, grids: list[str]) -> tupl
             _plan_binary(p, op, index)
         elif isinstance(op, graph.GeluOp | graph.ReluOp | graph.ExpOp | graph.TanhOp):
             x = p.get(op.input, None, op.name)
-            kind = op.name.split(".")[1]
+            kind = "gelu_erf" if isinstance(op, graph.GeluOp) and op.exact else op.name.split(".")[1]
             p.set(op.result, p.emit(plan.UnaryOp(kind, x, index)).results[0])
         elif isinstance(op, graph.TransposeOp):
             _plan_transpose(p, op, index)

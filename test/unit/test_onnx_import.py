@@ -138,11 +138,11 @@ def _erf_gelu() -> list:
 GELU_CONSTS = {"sqrt2": np.float32(math.sqrt(2)), "one": np.float32(1), "half": np.float32(0.5)}
 
 
-def test_erf_gelu_pattern_is_marked_approximate() -> None:
+def test_erf_gelu_pattern_is_exact_gelu() -> None:
     m = model(_erf_gelu(), {"x": [4, 8]}, {"y": [4, 8]}, GELU_CONSTS)
     text = ir(m)
     assert text.count("graph.") == 1 + text.count("graph.parameter")
-    assert 'graph.gelu %x {onnx.approximation = "erf GeLU as tanh GeLU' in text
+    assert 'graph.gelu %x {approximate = "none"' in text
     runs(m)
 
 

@@ -15,7 +15,7 @@
 // CHECK-NEXT:   %h = graph.matmul %input.1, %fc1.weight {onnx.node = "/fc1/MatMul:MatMul"} : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
 // CHECK-NEXT:   %fc1.bias = graph.parameter "fc1.bias" dense<{{.*}}> : tensor<16xf32> {onnx.node = "/fc1/Add:Add"} : tensor<16xf32>
 // CHECK-NEXT:   %hb = graph.add %h, %fc1.bias {onnx.node = "/fc1/Add:Add"} : (tensor<4x16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
-// CHECK-NEXT:   %g = graph.gelu %hb {onnx.approximation = "erf GeLU as tanh GeLU, |error| <= 4.8e-4", onnx.node = "/act/Mul_1:Mul"} : tensor<4x16xf32> -> tensor<4x16xf32>
+// CHECK-NEXT:   %g = graph.gelu %hb {approximate = "none", onnx.node = "/act/Mul_1:Mul"} : tensor<4x16xf32> -> tensor<4x16xf32>
 // CHECK-NEXT:   %probs.1 = graph.softmax %g {onnx.node = "/softmax/Softmax:Softmax"} : tensor<4x16xf32> -> tensor<4x16xf32>
 // CHECK-NEXT:   func.return %probs.1 : tensor<4x16xf32>
 
