@@ -6,11 +6,9 @@ byte addresses, strides are in bytes unless named otherwise.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import math
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,6 +16,7 @@ from typing import Any
 import capnp
 import numpy as np
 
+from ipu.atomic import write_bytes
 from ipu.runtime.isa import (
     DTYPE_SIZE,
     INSTRUCTION_BYTES,
@@ -345,17 +344,7 @@ def package_bytes(pkg: Package) -> bytes:
 
 def write_package(pkg: Package, path: str | os.PathLike[str]) -> None:
     """Write `pkg` atomically: a temporary file in the same directory, then os.replace."""
-    data = package_bytes(pkg)
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    write_bytes(path, package_bytes(pkg))
 
 
 def read_package(path: str | os.PathLike[str], traversal_limit_words: int | None = None) -> Package:

@@ -12,19 +12,18 @@ same story in a few lines of text.
 from __future__ import annotations
 
 import base64
-import contextlib
 import html
 import io
 import os
-import tempfile
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
+
+from ipu.atomic import write_bytes
 
 BAR_LIMIT = 128  # longer series are drawn as filled steps, not bars
 TOP_OPS = 20  # operations in the per-op panel
@@ -240,20 +239,6 @@ def figure_titles(fig: Figure) -> list[str]:
 # ----------------------------------------------------------------------------- output
 
 
-def _write_atomic(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write `data` atomically: a temporary file in the same directory, then os.replace."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
 def png_bytes(profile: dict[str, Any]) -> bytes:
     """The report figure as PNG bytes."""
     buf = io.BytesIO()
@@ -263,7 +248,7 @@ def png_bytes(profile: dict[str, Any]) -> bytes:
 
 def render_png(profile: dict[str, Any], path: str | os.PathLike[str]) -> None:
     """Write the report figure as a PNG file."""
-    _write_atomic(path, png_bytes(profile))
+    write_bytes(path, png_bytes(profile))
 
 
 def _table(head: Sequence[str], rows: Iterable[Sequence[Any]], limit: int = TABLE_LIMIT) -> str:
@@ -364,7 +349,7 @@ def html_text(profile: dict[str, Any]) -> str:
 
 def render_html(profile: dict[str, Any], path: str | os.PathLike[str]) -> None:
     """Write the self-contained report page."""
-    _write_atomic(path, html_text(profile).encode("utf-8"))
+    write_bytes(path, html_text(profile).encode("utf-8"))
 
 
 def profile_summary(profile: dict[str, Any]) -> str:

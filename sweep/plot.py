@@ -64,7 +64,7 @@ def plot(rows: list[dict[str, Any]], out_dir: str | Path, title: str = "sweep") 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ipu.sweep.results import atomic_write_bytes
+    from ipu.atomic import write_bytes
 
     ok = [r for r in rows if r["status"] == "ok" and _cycles(r) is not None]
     if not ok:
@@ -101,7 +101,7 @@ def plot(rows: list[dict[str, Any]], out_dir: str | Path, title: str = "sweep") 
     ax.set_title(f"{title}: cycles vs memory")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    written.append(_save(fig, out / "cycles_vs_memory.png", atomic_write_bytes))
+    written.append(_save(fig, out / "cycles_vs_memory.png", write_bytes))
     plt.close(fig)
 
     axes = varying_axes(ok) or ["target"]
@@ -132,7 +132,7 @@ def plot(rows: list[dict[str, Any]], out_dir: str | Path, title: str = "sweep") 
     subs[0][0].set_ylabel(ykey.replace("_", " "))
     subs[0][-1].legend(fontsize=7)
     fig.suptitle(title)
-    written.append(_save(fig, out / "cycles_by_option.png", atomic_write_bytes))
+    written.append(_save(fig, out / "cycles_by_option.png", write_bytes))
     plt.close(fig)
     return written
 

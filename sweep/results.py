@@ -6,11 +6,10 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from ipu.atomic import write_text
 from ipu.sweep.metrics import GROUPS
 
 FINISHED = ("ok", "failed")
@@ -19,29 +18,7 @@ METRIC_ORDER = [m for g in GROUPS.values() for m in g if m != "seconds_*"]
 
 def atomic_write(path: Path, text: str) -> None:
     """Write `text` to `path` via a temporary file in the same directory, so readers never see half a file."""
-    atomic_write_bytes(path, text.encode())
-
-
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """`atomic_write` for bytes (the plots)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp's 0600 would outlive the replace
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+    write_text(path, text)
 
 
 def _cell(v: Any) -> Any:
@@ -119,4 +96,4 @@ class Results:
         atomic_write(self.csv_path, buf.getvalue())
 
 
-__all__ = ["FINISHED", "Results", "atomic_write", "atomic_write_bytes"]
+__all__ = ["FINISHED", "Results", "atomic_write"]

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
 from collections.abc import Sequence
 
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from ipu.atomic import atomic_path
 from ipu.dialects import get_all_dialects
 from ipu.target import DEFAULT_TARGET, TargetError, load_target
 from ipu.tools.common import ToolError, fail, internal_error, setup_logging
@@ -85,15 +84,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             IpuOptMain(args=args).run()
             return
         # write to a temporary file next to the output and rename on success: nothing half-written
-        d = os.path.dirname(os.path.abspath(out_path))
-        fd, tmp = tempfile.mkstemp(prefix=".ipu-opt-", dir=d)
-        os.close(fd)
-        try:
+        with atomic_path(out_path) as tmp:
             IpuOptMain(args=[*args, "-o", tmp]).run()
-            os.replace(tmp, out_path)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
     except TargetError as e:
         fail(str(e))
     except ToolError as e:

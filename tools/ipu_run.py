@@ -11,15 +11,16 @@ the graph IR. `--profile` writes where the cycles and memory went (JSON), `--rep
 from __future__ import annotations
 
 import json
-import os
 import sys
-import tempfile
+import zipfile
 from pathlib import Path
+from typing import Any
 
 import click
 import numpy as np
 
 from ipu import api
+from ipu.atomic import atomic_path, write_text
 from ipu.golden.evaluator import main_function
 from ipu.runtime.package import Package, read_package, validate_package, write_package
 from ipu.runtime.profile import build_profile
@@ -33,24 +34,42 @@ def _load_inputs(path: str | None, pkg: Package, func_op, seed: int) -> dict[str
         return api.default_inputs(pkg, func_op, seed)
     if not Path(path).is_file():
         raise ToolError(f"no such inputs file: {path}")
+    _check_npz(path, {b.name: tuple(b.shape) for b in pkg.inputs})
     try:
         with np.load(path, allow_pickle=False) as z:
             return {k: z[k] for k in z.files}
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as e:
         raise ToolError(f"cannot read inputs {path}: {e}") from None
 
 
-def _atomic_write(path: str, write) -> None:
-    """Write through `write(tmp_path)` to a temporary file beside `path`, then rename it."""
-    p = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=p.suffix, dir=p.parent if str(p.parent) else ".")
-    os.close(fd)
+def _check_npz(path: str, want: dict[str, tuple[int, ...]]) -> None:
+    """Refuse an inputs file from its array headers alone, before any data is read or allocated:
+    not an .npz, missing or unexpected names, object (pickled) or non-numeric arrays, wrong shapes."""
+    found: dict[str, tuple[tuple[int, ...], np.dtype]] = {}
+    headers = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
     try:
-        write(tmp)
-        os.replace(tmp, p)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        with zipfile.ZipFile(path) as z:
+            for info in z.infolist():
+                if not info.filename.endswith(".npy"):
+                    raise ValueError(f"member '{info.filename}' is not a .npy array")
+                with z.open(info) as f:
+                    version = np.lib.format.read_magic(f)
+                    if version not in headers:
+                        raise ValueError(f"member '{info.filename}': unsupported .npy version {version}")
+                    shape, _, dtype = headers[version](f)
+                found[info.filename[: -len(".npy")]] = (tuple(shape), dtype)
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as e:
+        raise ToolError(f"cannot read inputs {path}: {e}") from None
+    missing, extra = sorted(set(want) - set(found)), sorted(set(found) - set(want))
+    if missing or extra:
+        raise ToolError(f"inputs: missing {missing}, unexpected {extra}")
+    for name, (shape, dtype) in found.items():
+        if dtype.hasobject:
+            raise ToolError(f"cannot read inputs {path}: '{name}' holds Python objects (pickles are never loaded)")
+        if dtype.kind not in "biuf":
+            raise ToolError(f"input '{name}': dtype {dtype} is not a real number type")
+        if shape != want[name]:
+            raise ToolError(f"input '{name}': shape {shape}, expected {want[name]}")
 
 
 def _print_checks(checks: list[api.Check]) -> bool:
@@ -102,47 +121,14 @@ def _print_checks(checks: list[api.Check]) -> bool:
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), help="draw the profile: .html or .png")
 @click.option("--log-level", default="warning", show_default=True)
 @user_errors
-def cli(
-    model: str,
-    target: str | None,
-    inputs_path: str | None,
-    outputs_path: str | None,
-    seed: int,
-    reference_path: str | None,
-    package_path: str | None,
-    check_mode: str,
-    samples: int,
-    atol: float | None,
-    rtol: float | None,
-    checked: bool,
-    bisect: bool,
-    profile_path: str | None,
-    report_path: str | None,
-    log_level: str,
-) -> None:
+def cli(log_level: str, **opts: Any) -> None:
     """Compile (if needed) and emulate MODEL (.mlir, .onnx or .ipuexe), checking numerics."""
     setup_logging(log_level)
-    with progress(f"ipu-run {Path(model).name}"):
-        _run(
-            model,
-            target,
-            inputs_path,
-            outputs_path,
-            seed,
-            reference_path,
-            package_path,
-            check_mode,
-            samples,
-            atol,
-            rtol,
-            checked,
-            bisect,
-            profile_path,
-            report_path,
-        )
+    with progress(f"ipu-run {Path(opts['model']).name}"):
+        _run(**opts)
 
 
-def _run(  # noqa: PLR0913
+def _run(
     model: str,
     target: str | None,
     inputs_path: str | None,
@@ -159,10 +145,14 @@ def _run(  # noqa: PLR0913
     profile_path: str | None,
     report_path: str | None,
 ) -> None:
+    """The tool's body, options as `cli` parsed them."""
     if report_path and not report_path.endswith((".html", ".png")):
         raise ToolError(f"--report {report_path}: the name must end in .html or .png")
     if not Path(model).is_file():
         raise ToolError(f"no such file: {model}")
+    for out in (outputs_path, package_path, profile_path, report_path):
+        if out and not Path(out).resolve().parent.is_dir():
+            raise ToolError(f"cannot write {out}: no such directory {Path(out).resolve().parent}")
     source: str | None = model
     compiled: api.Compiled | None = None
     if model.endswith(".ipuexe"):
@@ -182,9 +172,6 @@ def _run(  # noqa: PLR0913
         pkg, reference = compiled.package, compiled.reference
         if reference_path:
             reference, source = main_function(parse_file(make_context(), reference_path)), reference_path
-    if package_path:
-        write_package(pkg, package_path)
-        log_event("application package written", path=package_path, tiles=pkg.tiles)
     inputs = _load_inputs(inputs_path, pkg, reference, seed)
     if bisect:
         check_mode = "all"
@@ -202,6 +189,9 @@ def _run(  # noqa: PLR0913
         )
     except api.ApiError as e:
         raise ToolError(str(e)) from None
+    if package_path:  # only once the run got through: a failed run leaves no package behind
+        write_package(pkg, package_path)
+        log_event("application package written", path=package_path, tiles=pkg.tiles)
     result = report.result
     for rec in result.profile:
         if rec.get("kind") == "exchange":
@@ -209,7 +199,8 @@ def _run(  # noqa: PLR0913
         elif rec.get("kind") in ("host_write", "host_read"):
             log_event("emulated host step", **rec)
     if outputs_path:
-        _atomic_write(outputs_path, lambda tmp: np.savez(tmp, **result.outputs))
+        with atomic_path(outputs_path) as tmp, open(tmp, "wb") as f:
+            np.savez(f, **result.outputs)
     ok = True
     if report.checks:
         ok = _print_checks(report.checks)
@@ -239,12 +230,12 @@ def _run(  # noqa: PLR0913
     if profile_path or report_path:
         prof = build_profile(pkg, tg, result, locations)
         if profile_path:
-            _atomic_write(profile_path, lambda tmp: Path(tmp).write_text(json.dumps(prof, indent=1)))
+            write_text(profile_path, json.dumps(prof, indent=1))
         if report_path:
             from ipu.runtime import report as rep
 
             draw = rep.render_png if report_path.endswith(".png") else rep.render_html
-            _atomic_write(report_path, lambda tmp: draw(prof, tmp))
+            draw(prof, report_path)  # atomic
     exch = sum(r["cycles"] for r in result.profile if r.get("kind") == "exchange")
     print(f"package={model} target={tg.name} tiles={pkg.tiles} exchangeCycles={exch}")
     print(f"hostCycles={result.host_cycles}")

@@ -3,14 +3,12 @@ ONNX models -> graph-level IR (`--import-onnx`)."""
 
 from __future__ import annotations
 
-import contextlib
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 import click
 
+from ipu.atomic import write_text
 from ipu.codegen.ipuexe import build_package, disassemble
 from ipu.runtime.package import read_package, validate_package, write_package
 from ipu.runtime.summary import summarize_package
@@ -50,7 +48,7 @@ def cli(
         with phase("import_onnx"):
             text = str(import_file(input_path)) + "\n"
         if output:
-            _write_text(output, text)
+            write_text(output, text)
         else:
             sys.stdout.write(text)
     elif to_ipuexe:
@@ -72,26 +70,9 @@ def cli(
         validate_package(pkg, tg)
         text = summarize_package(pkg, tg) if inspect else disassemble(pkg, tg)
         if output:
-            _write_text(output, text)
+            write_text(output, text)
         else:
             sys.stdout.write(text)
-
-
-def _write_text(path: str, text: str) -> None:
-    """Write `text` atomically (a temporary file beside `path`, then os.replace)."""
-    dest = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # as an ordinary open() would create it
-        os.replace(tmp, dest)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 def main() -> None:
