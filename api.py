@@ -34,7 +34,9 @@ from ipu.transforms.pipeline import compile_passes
 
 
 class ApiError(ValueError):
-    """A user error from the API: a model that does not parse, verify or fit, or bad inputs."""
+    """A user error the API itself detects: a model that does not parse or verify, a missing or
+    non-text file, an unknown or invalid pipeline option. Passes that cannot compile a model (e.g.
+    it does not fit) raise their `DiagnosticException`; bad run inputs raise `EmulatorError`."""
 
 
 @dataclass
@@ -121,7 +123,10 @@ def parse(source: str | Path | builtin.ModuleOp | Any) -> builtin.ModuleOp:
         except DiagnosticException as e:
             raise ApiError(f"verification failed:\n{e}") from None
         return m
-    text, name = (Path(source).read_text(), str(source)) if _is_path(source) else (str(source), "<string>")
+    try:
+        text, name = (Path(source).read_text(), str(source)) if _is_path(source) else (str(source), "<string>")
+    except UnicodeDecodeError as e:
+        raise ApiError(f"{source} is not UTF-8 text ({e.reason} at byte {e.start})") from None
     try:
         m = Parser(context(), text, name).parse_module()
         m.verify()
@@ -162,7 +167,9 @@ def compile(  # noqa: A001
     options: dict[str, int] | None = None,
 ) -> Compiled:
     """Lower a graph-level model through every pass and build its package for `target`;
-    `options` sets the planner's search knobs (`PLAN_OPTIONS`: finalists, beam, candidates)."""
+    `options` sets the planner's search knobs (`PLAN_OPTIONS`: finalists, beam, candidates).
+    Raises `TargetError` for an unknown target, `ApiError` for a bad source or option, and a
+    pass's `DiagnosticException` when the model cannot be compiled (does not fit, unsupported)."""
     tg = target if isinstance(target, Target) else load_target(target)
     try:
         passes = compile_passes(tg.name, options)
@@ -288,7 +295,9 @@ def run(
 ) -> Report:
     """Emulate a package and, with a reference (a `Compiled`'s own, or `reference`), check it
     (see `check` for `samples`, `atol`, `rtol` and `checkpoints`). `checked` stops at any read of
-    memory never written (one flag per byte: slower, and a byte of host memory per tile byte)."""
+    memory never written (one flag per byte: slower, and a byte of host memory per tile byte).
+    `inputs` maps every input name to an array of its shape (default: seeded Gaussians); a missing,
+    extra or misshapen input raises `EmulatorError`."""
     if isinstance(model, Compiled):
         pkg, tg, ref = model.package, model.target, reference or model.reference
     else:

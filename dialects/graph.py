@@ -278,7 +278,8 @@ class TransposeOp(_OneToOne):
     perm = attr_def(DenseArrayBase)
 
     def __init__(self, input, perm: Sequence[int], result_type: Attribute):
-        super().__init__(
+        IRDLOperation.__init__(
+            self,
             operands=[input],
             result_types=[result_type],
             attributes={"perm": DenseArrayBase.from_list(i64, perm)},

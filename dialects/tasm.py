@@ -100,9 +100,17 @@ class KernelCallOp(IRDLOperation):
     )
 
     def verify_(self) -> None:
+        from ipu.runtime.isa import KERNELS
+
         for t in (self.in_type, self.out_type):
             if not isinstance(t, AnyFloat):
                 raise VerifyException("tasm.call: element types must be floats")
+        spec = KERNELS.get(self.kernel.data)
+        if spec is None:
+            raise VerifyException(f"tasm.call: unknown kernel '{self.kernel.data}'")
+        bad = [n for n in spec[1] if not isinstance(self.params.data.get(n), IntegerAttr)]
+        if bad:
+            raise VerifyException(f"tasm.call: kernel '{self.kernel.data}' needs integer parameters {bad}")
 
 
 @irdl_op_definition

@@ -154,13 +154,16 @@ def choose_gemm(
 
 
 def default_layout(shape: tuple[int, ...], tiles: int) -> Layout:
-    """Rows first, then columns, over as many tiles as the shape has useful blocks."""
-    if len(shape) == 1:
-        g = max(1, min(tiles, shape[0] // 2))
-        return Layout(shape, (g,), ((0,),))
-    gr = max(1, min(tiles, shape[0]))
-    gc = max(1, min(tiles // gr, shape[1] // 2))
-    return Layout(shape, (gr, gc), ((0,), (1,)))
+    """Outer axes first, then inner ones, over as many tiles as the shape has useful blocks (the
+    last axis in blocks of at least two elements: whole 32-bit words)."""
+    if not shape:
+        raise DiagnosticException("plan-ops: rank-0 tensors are not supported (give the value a shape [1])")
+    grid, left = [], tiles
+    for a, n in enumerate(shape):
+        g = max(1, min(left, n if a < len(shape) - 1 else n // 2))
+        grid.append(g)
+        left //= g
+    return Layout(shape, tuple(grid), tuple((a,) for a in range(len(shape))))
 
 
 @dataclass
@@ -592,7 +595,14 @@ def _plan_rowwise(p: _Planner, op: Operation, index: int) -> None:
         rt = x.type
     elif isinstance(op, graph.ReduceOp):
         kind = op.kind.data
-        rl = Layout(lay.shape[:-1], lay.grid, lay.split[:-1], -1, lay.first_tile)
+        if rank >= 2 and lay.block[-2] % 2:
+            # the result's last axis is the rows axis, whose block is padded to whole 32-bit words
+            # (even): give the input as many rows per tile, so tile t's results are its own rows
+            align = list(lay.align or (1,) * rank)
+            align[-2] = math.lcm(align[-2], 2)
+            lay = Layout(lay.shape, lay.grid, lay.split, lay.partial, lay.first_tile, tuple(align))
+            x = p.get(x_val, plan_type(x_val.type, lay), op.name)
+        rl = Layout(lay.shape[:-1], lay.grid, lay.split[:-1], -1, lay.first_tile, tuple(lay.align[:-1]))
         rt = plan_type(op.result.type, rl)
     else:
         kind = "softmax"
