@@ -542,7 +542,9 @@ def _plan_reshape(p: _Planner, op: graph.ReshapeOp, index: int, target: Target) 
     g = math.gcd(a[0], r[0]) if len(a) > 1 and len(r) > 1 else 1
     while g > target.tiles:
         g = max(d for d in range(1, target.tiles + 1) if g % d == 0)
-    ok = all(s[-1] % 2 == 0 for s in (a, r)) or op.input.type.element_type.bitwidth == 32
+    # layouts pad an odd last axis to whole 32-bit words of fp16 (for every dtype): a block copy
+    # is right only when both sides pad their rows alike (the same last axis) or not at all
+    ok = a[-1] == r[-1] or all(s[-1] % 2 == 0 for s in (a, r))
     if not ok or (len(a) == 1) != (len(r) == 1) and g != 1:
         raise DiagnosticException(f"plan-ops: reshape {a} -> {r} is not planned yet (odd last dimension)")
     ia = Layout(a, (g,), ((0,),) + ((),) * (len(a) - 1))
