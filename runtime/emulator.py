@@ -23,7 +23,7 @@ from threadpoolctl import threadpool_limits
 
 from ipu.runtime.copy_rows import (
     any_double_write,
-    copy_rows,
+    copy_members,
     f16_to_f32,
     first_bad_slice,
     first_unwritten,
@@ -87,20 +87,16 @@ def _attention_combine(x: np.ndarray) -> np.ndarray:
         return np.where(total[..., None] != 0, num / total[..., None], np.float32(0))
 
 
-PREPARED_ROWS = 1 << 24  # exchange rows whose checked word copies an emulator keeps (about 0.9 GB at most)
+PREPARED_MEMBERS = 1 << 24  # exchange members whose checked copies an emulator keeps (about 1 GB at most)
 
 
 @dataclass(frozen=True)
 class _Prepared:
-    """A phase after its static checks: measurements and one word copy per row."""
+    """A phase after its static checks: measurements and its members as strided word copies."""
 
     measures: dict[str, int]
-    s_tile: np.ndarray
-    s_word: np.ndarray
-    d_tile: np.ndarray
-    d_word: np.ndarray
-    n_words: np.ndarray
-    fam: np.ndarray  # per row: its transfer family and its member's busy cycles, for messages
+    copies: tuple[np.ndarray, ...]  # copy_members' arguments after mem32
+    fam: np.ndarray  # per member: its transfer family and busy cycles, for messages
     start: np.ndarray
     end: np.ndarray
 
@@ -183,9 +179,14 @@ def _matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.matmul(np.ascontiguousarray(a), np.ascontiguousarray(b))
 
 
-def _as_f32(v: np.ndarray) -> np.ndarray:
-    """A kernel input in float32: fp16 widened (a copy), fp32 as the view itself."""
-    return f16_to_f32(v) if v.dtype == np.float16 else v.astype(np.float32, copy=False)
+def _as_f32(v: np.ndarray, scratch: list[np.ndarray], slot: int) -> np.ndarray:
+    """A kernel input in float32: fp16 widened into the reusable buffer `scratch[slot]` (fresh
+    half-gigabyte arrays cost more in page faults than the widening itself), fp32 as the view."""
+    if v.dtype != np.float16:
+        return v.astype(np.float32, copy=False)
+    if scratch[slot].size < v.size:
+        scratch[slot] = np.empty(v.size, np.float32)
+    return f16_to_f32(v, scratch[slot][: v.size].reshape(v.shape))
 
 
 def kernel_cycles(t: Target, name: str, p: dict[str, int], out_dt: DType) -> int:
@@ -234,7 +235,8 @@ class Emulator:
         self.cycle = 0  # device cycle at the start of the instruction being executed
         self._bits: np.ndarray | None = None  # one bit per memory word: the double-write check's scratch
         self._prepared: dict[int, _Prepared] = {}
-        self._cached_rows = 0
+        self._widened = [np.empty(0, np.float32) for _ in range(8)]  # fp16 inputs widened, per input slot
+        self._cached_members = 0
 
     # ---------------------------------------------------------------- memory helpers
 
@@ -519,7 +521,9 @@ class Emulator:
                     in_dts[j],
                     f"{where} {name} input {j}",
                     interleaved=j == 1 and name in AMP_STREAMED,
-                )
+                ),
+                self._widened,
+                j,
             )
             for j in range(n_read)
         ]
@@ -658,45 +662,64 @@ class Emulator:
     def _prepare(self, ph: Phase, t: np.ndarray) -> _Prepared:
         """Everything about a phase that does not depend on the data, checked once: counts, tile
         ranges, the port rule, memory bounds, word alignment, no byte written twice, no write
-        over code; then its rows as word copies and its measurements."""
+        over code; then its members as strided word copies and its measurements. Rows stay
+        implicit (a member's rows are evenly strided), so no per-row arrays are built."""
         try:
             check_counts(t, ph.index)
             m = expand_members(t)
             check_tiles(m, self.target.tiles, ph.index)
             check_ports(m, ph.index)
-            r = expand_rows(m)
-            s_off, d_off, nb = r.src_addr - self.base, r.dst_addr - self.base, r.words * 4
-
-            def fail(j: int, text: str) -> None:
-                k = int(r.member[j])
-                raise EmulatorError(f"phase {ph.index}: transfer {r.fam[j]} (cycles {m.start[k]}..{m.end[k]}) {text}")
-
-            for what, off in (("source", s_off), ("destination", d_off)):
-                bad = np.flatnonzero((off < 0) | (off + nb > self.size))
-                if bad.size:
-                    j = int(bad[0])
-                    fail(j, f"{what} bytes [{off[j] + self.base:#x}, {off[j] + nb[j] + self.base:#x}) outside memory")
-            # data moves in 32-bit words: transfers are whole words at word-aligned addresses
-            if ((s_off | d_off) & 3).any():
-                raise EmulatorError(f"phase {ph.index}: a transfer address is not word aligned")
-            i64 = np.int64
-            s_word, d_word, n_words = (s_off >> 2).astype(i64), (d_off >> 2).astype(i64), (nb >> 2).astype(i64)
-            if self._bits is None:
-                self._bits = np.zeros((self.target.tiles, self.size // 32 + 1), np.uint8)
-            if any_double_write(self._bits, r.dst.astype(i64), d_word, n_words):
-                check_writes(r, ph.index)  # finds and names the two transfers
         except ScheduleError as e:
             raise EmulatorError(str(e)) from None
-        near = np.flatnonzero(d_off < max((c1 for _t0, _t1, _c0, c1 in self._code), default=0))
-        for t0, t1, c0, c1 in self._code:  # only rows that start below the code's end can reach it
-            sel = near[(r.dst[near] >= t0) & (r.dst[near] < t1) & (d_off[near] + nb[near] > c0) & (d_off[near] < c1)]
-            if sel.size:
-                j = int(sel[0])
-                fail(
-                    j,
-                    f"writes [{d_off[j] + self.base:#x}, {d_off[j] + nb[j] + self.base:#x}) over the code on "
-                    f"tile {r.dst[j]}",
-                )
+
+        def fail(k: int, text: str) -> None:
+            raise EmulatorError(f"phase {ph.index}: transfer {m.fam[k]} (cycles {m.start[k]}..{m.end[k]}) {text}")
+
+        nb, last = 4 * m.row_words, m.rows - 1
+        s_off, d_off = m.src_addr - self.base, m.dst_addr - self.base
+        spans = {}
+        for what, off, stride in (("source", s_off, m.src_stride), ("destination", d_off, m.dst_stride)):
+            lo, hi = off + np.minimum(0, last * stride), off + np.maximum(0, last * stride) + nb
+            bad = np.flatnonzero((lo < 0) | (hi > self.size))
+            if bad.size:
+                k = int(bad[0])
+                fail(k, f"{what} bytes [{lo[k] + self.base:#x}, {hi[k] + self.base:#x}) outside memory")
+            spans[what] = (lo, hi)
+        # data moves in 32-bit words: transfers are whole words at word-aligned addresses
+        if ((s_off | d_off | m.src_stride | m.dst_stride) & 3).any():
+            raise EmulatorError(f"phase {ph.index}: a transfer address is not word aligned")
+        i64 = np.int64
+        args = (
+            m.src.astype(i64),
+            (s_off >> 2).astype(i64),
+            (m.src_stride >> 2).astype(i64),
+            m.dst.astype(i64),
+            (d_off >> 2).astype(i64),
+            (m.dst_stride >> 2).astype(i64),
+            m.rows.astype(i64),
+            m.row_words.astype(i64),
+        )
+        if self._bits is None:
+            self._bits = np.zeros((self.target.tiles, self.size // 32 + 1), np.uint8)
+        if any_double_write(self._bits, *args[3:]):
+            try:
+                check_writes(expand_rows(m), ph.index)  # finds and names the two transfers
+            except ScheduleError as e:
+                raise EmulatorError(str(e)) from None
+        d_lo, d_hi = spans["destination"]
+        for t0, t1, c0, c1 in self._code:
+            near = np.flatnonzero((m.dst >= t0) & (m.dst < t1) & (d_lo < c1) & (d_hi > c0))
+            if near.size:  # a member whose span meets the code: look at its rows
+                r = expand_rows(m)
+                a = r.dst_addr - self.base
+                hit = np.flatnonzero(np.isin(r.member, near) & (a < c1) & (a + 4 * r.words > c0))
+                if hit.size:
+                    j = int(hit[0])
+                    fail(
+                        int(r.member[j]),
+                        f"writes [{a[j] + self.base:#x}, {a[j] + 4 * r.words[j] + self.base:#x}) over the code on "
+                        f"tile {r.dst[j]}",
+                    )
         dur = m.end - m.start
         sent = np.bincount(m.src[m.sender], weights=dur[m.sender], minlength=self.target.tiles)
         recv = np.bincount(m.dst, weights=dur, minlength=self.target.tiles)
@@ -707,33 +730,32 @@ class Emulator:
             "transfers": len(m),
             "families": len(t),
         }
-        start, end = m.start[r.member], m.end[r.member]
-        return _Prepared(measures, r.src.astype(i64), s_word, r.dst.astype(i64), d_word, n_words, r.fam, start, end)
+        return _Prepared(measures, args, m.fam, m.start, m.end)
 
     def exchange(self, ph: Phase) -> dict[str, int]:
         """Execute one phase: its static rules are checked on its first execution (and the result
-        kept for later ones while rows fit the cache); then, in checked mode, every source byte
-        must have been written; then the rows move. Returns the phase's measurements."""
+        kept for later ones while members fit the cache); then, in checked mode, every source
+        byte must have been written; then the rows move. Returns the phase's measurements."""
         t = np.asarray(ph.transfers, np.int64).reshape(-1, len(TRANSFER_COLUMNS))
         if len(t) == 0:
             return {"horizon": 0, "route_cycles": 0, "lower_bound": 0, "transfers": 0, "families": 0}
         prep = self._prepared.get(ph.index)
         if prep is None:
             prep = self._prepare(ph, t)
-            if self._cached_rows + len(prep.n_words) <= PREPARED_ROWS:
+            if self._cached_members + len(prep.fam) <= PREPARED_MEMBERS:
                 self._prepared[ph.index] = prep
-                self._cached_rows += len(prep.n_words)
+                self._cached_members += len(prep.fam)
+        a = prep.copies
         if self.written is not None:
-            nb = prep.n_words * 4
-            j, byte = first_unwritten(self.written, prep.s_tile, prep.s_word * 4, nb)
-            if j >= 0:
+            k, byte = first_unwritten(self.written, a[0], a[1], a[2], a[6], a[7])
+            if k >= 0:
                 raise EmulatorError(
-                    f"phase {ph.index}: transfer {prep.fam[j]} (cycles {prep.start[j]}..{prep.end[j]}) reads "
-                    f"uninitialized memory at {byte + self.base:#x} on tile {prep.s_tile[j]} (checked mode)"
+                    f"phase {ph.index}: transfer {prep.fam[k]} (cycles {prep.start[k]}..{prep.end[k]}) reads "
+                    f"uninitialized memory at {byte + self.base:#x} on tile {a[0][k]} (checked mode)"
                 )
-            mark_written(self.written, prep.d_tile, prep.d_word * 4, nb)
+            mark_written(self.written, a[3], a[4], a[5], a[6], a[7])
         # every source row is read before any is written (runtime.copy_rows)
-        copy_rows(self.mem.view(np.uint32), prep.s_tile, prep.s_word, prep.d_tile, prep.d_word, prep.n_words)
+        copy_members(self.mem.view(np.uint32), *a)
         return dict(prep.measures)
 
     # ---------------------------------------------------------------- run
