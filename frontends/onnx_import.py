@@ -45,7 +45,6 @@ from xdsl.utils.exceptions import DiagnosticException
 from ipu.dialects import graph as g
 from ipu.frontends.onnx_patterns import MATCHERS, Fused, GraphView
 
-
 MIN_OPSET = 7
 """Oldest default-domain opset accepted (older models predate today's broadcasting rules)."""
 
@@ -1055,9 +1054,14 @@ def load_onnx(path: str | Path) -> onnx.ModelProto:
     if not p.is_file():
         raise OnnxImportError(f"no such file: {p}")
     try:
-        return onnx.load(str(p))
+        # external tensor data would make the loader open files the model names: refused below
+        model = onnx.load(str(p), load_external_data=False)
     except Exception as e:  # noqa: BLE001 -- protobuf raises several kinds
         raise OnnxImportError(f"cannot read ONNX model {p}: {e}") from None
+    for t in model.graph.initializer:
+        if t.data_location == onnx.TensorProto.EXTERNAL:
+            raise OnnxImportError(f"{p}: initializer '{t.name}' keeps its data in an external file (not supported)")
+    return model
 
 
 def import_file(path: str | Path) -> ModuleOp:

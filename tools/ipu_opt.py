@@ -96,6 +96,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         fail(str(e))
     except FileNotFoundError as e:
         fail(f"no such file: {e.filename}")
+    except OSError as e:  # e.g. -o naming a directory
+        fail(f"cannot write {e.filename2 or e.filename}: {e.strerror}")
     except ValueError as e:  # pass-pipeline syntax errors from xDSL
         fail(str(e))
     except ArgSpecParseError as e:  # a malformed pass pipeline (a BaseException in xDSL)

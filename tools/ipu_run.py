@@ -150,9 +150,6 @@ def _run(
         raise ToolError(f"--report {report_path}: the name must end in .html or .png")
     if not Path(model).is_file():
         raise ToolError(f"no such file: {model}")
-    for out in (outputs_path, package_path, profile_path, report_path):
-        if out and not Path(out).resolve().parent.is_dir():
-            raise ToolError(f"cannot write {out}: no such directory {Path(out).resolve().parent}")
     source: str | None = model
     compiled: api.Compiled | None = None
     if model.endswith(".ipuexe"):

@@ -1,0 +1,4 @@
+func.func @main(%x: tensor<8x16xf16>) -> tensor<8x16xf32> {
+  %y = graph.gelu %x : tensor<8x16xf16> -> tensor<8x16xf32>
+  func.return %y : tensor<8x16xf32>
+}

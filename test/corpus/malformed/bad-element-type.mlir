@@ -1,0 +1,3 @@
+func.func @main(%x: tensor<4x8xf99>) -> tensor<4x8xf99> {
+  func.return %x : tensor<4x8xf99>
+}

@@ -1,0 +1,4 @@
+func.func @main(%x: tensor<?x8xf16>) -> tensor<?x8xf16> {
+  %y = graph.relu %x : tensor<?x8xf16> -> tensor<?x8xf16>
+  func.return %y : tensor<?x8xf16>
+}

@@ -1,0 +1,4 @@
+func.func @main(%x: tensor<4x8xf16>) -> tensor<4x8xf16> {
+  %y = graph.relu %x
+  func.return %y : tensor<4x8xf16>
+}

@@ -1,0 +1,2 @@
+func.func @main(%x: tensor<4x8xf16>) -> tensor<4x8xf16> {
+  %y = graph.matmul %x, 

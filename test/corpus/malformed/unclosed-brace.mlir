@@ -1,0 +1,3 @@
+func.func @main(%x: tensor<4x8xf16>) -> tensor<4x8xf16> {
+  %y = graph.relu %x : tensor<4x8xf16> -> tensor<4x8xf16>
+  func.return %y : tensor<4x8xf16>

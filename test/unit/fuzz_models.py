@@ -1,0 +1,337 @@
+"""Hypothesis strategies for random, well-typed `graph` models that fit the sim16/sim64 targets.
+
+`graph_models()` draws MLIR text of one `func.func @main`: random chains of elementwise, matmul,
+row (softmax, layer/rms norm, reduce), layout (transpose, reshape, cast) and attention blocks
+(grouped heads, materialized or streamed, causal or not), optionally under `graph.repeat`, in f16
+or f32. Models stay inside what the planner supports (row-vector broadcasts only, rank-2
+transposes, even last dimensions for f16 reshapes, last-axis softmax/reduce, untransposed matmul
+operands) and keep every value's magnitude bounded (`Value.scale`), so the dtype tolerances of the
+reference comparison hold and any failure is a compiler bug rather than rounding noise. Simpler
+choices come first in every list, so hypothesis shrinks towards small models.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from hypothesis import strategies as st
+
+F16, F32 = "f16", "f32"
+ROWS = (8, 4, 16, 2, 32, 6, 64, 12)
+COLS = (8, 16, 4, 32, 2, 64, 12, 24)
+MAX_SCALE = 8.0  # bound on |value| kept by every op (inputs are standard normal: about 4)
+
+
+def tensor(shape: tuple[int, ...], dtype: str) -> str:
+    """`tensor<AxBxf16>` text."""
+    return f"tensor<{'x'.join(map(str, shape))}x{dtype}>"
+
+
+@dataclass(frozen=True)
+class Value:
+    """An SSA value of the model being built: its name, type and a rough bound on its magnitude."""
+
+    name: str
+    shape: tuple[int, ...]
+    dtype: str
+    scale: float
+
+    @property
+    def type(self) -> str:
+        return tensor(self.shape, self.dtype)
+
+
+@dataclass
+class Builder:
+    """Accumulates the lines of one function (nested regions indent further)."""
+
+    lines: list[str] = field(default_factory=list)
+    indent: int = 1
+    counter: int = 0
+    seed: int = 100
+
+    def fresh(self, prefix: str = "v") -> str:
+        self.counter += 1
+        return f"%{prefix}{self.counter}"
+
+    def emit(self, line: str) -> None:
+        self.lines.append("  " * self.indent + line)
+
+    def op(self, text: str, shape: tuple[int, ...], dtype: str, scale: float, prefix: str = "v") -> Value:
+        """Emit `%new = <text>` and return the new value."""
+        v = Value(self.fresh(prefix), shape, dtype, scale)
+        self.emit(f"{v.name} = {text}")
+        return v
+
+    def gaussian(self, shape: tuple[int, ...], dtype: str, std: float) -> Value:
+        """A seeded Gaussian parameter (its std sets the scale bound at 4 sigma)."""
+        self.seed += 1
+        name = self.fresh("w")
+        init = f"#graph.gaussian<seed = {self.seed}, std = {std:.4g}>"
+        return self.op(
+            f'graph.parameter "{name[1:]}" {init} : {tensor(shape, dtype)}',
+            shape,
+            dtype,
+            4 * std,
+            "p",
+        )
+
+    def dense(self, shape: tuple[int, ...], dtype: str, value: float) -> Value:
+        """A splat dense parameter."""
+        name = self.fresh("c")
+        t = tensor(shape, dtype)
+        return self.op(f'graph.parameter "{name[1:]}" dense<{value!r}> : {t} : {t}', shape, dtype, abs(value), "p")
+
+
+Draw = Callable[[st.SearchStrategy], object]
+
+
+def _unary(draw: Draw, b: Builder, x: Value, pool: list[Value]) -> Value | None:
+    kind = draw(st.sampled_from(("relu", "gelu", "tanh", "exp")))
+    if kind == "exp" and x.scale > 2.0:
+        kind = "tanh"
+    scale = {"relu": x.scale, "gelu": x.scale, "tanh": min(1.0, x.scale), "exp": math.exp(x.scale)}[kind]
+    return b.op(f"graph.{kind} {x.name} : {x.type} -> {x.type}", x.shape, x.dtype, scale)
+
+
+def _binary(draw: Draw, b: Builder, x: Value, pool: list[Value]) -> Value | None:
+    kind = draw(st.sampled_from(("add", "mul", "sub", "max")))
+    how = draw(st.sampled_from(("vector", "same", "param")))
+    same = [v for v in pool if v.shape == x.shape and v.dtype == x.dtype]
+    if how == "same" and same:
+        y = draw(st.sampled_from(same))
+    elif how == "param":
+        y = b.gaussian(x.shape, x.dtype, 0.5)
+    else:  # a row vector [n] broadcast over the rows
+        vecs = [v for v in pool if v.shape == x.shape[-1:] and v.dtype == x.dtype]
+        y = draw(st.sampled_from(vecs)) if vecs and draw(st.booleans()) else b.gaussian(x.shape[-1:], x.dtype, 0.5)
+    scale = x.scale * y.scale if kind == "mul" else max(x.scale, y.scale) if kind == "max" else x.scale + y.scale
+    if scale > MAX_SCALE:
+        return None
+    t = f"({x.type}, {y.type}) -> {x.type}"
+    return b.op(f"graph.{kind} {x.name}, {y.name} : {t}", x.shape, x.dtype, scale)
+
+
+def _matmul(draw: Draw, b: Builder, x: Value, pool: list[Value]) -> Value | None:
+    m, k = x.shape
+    n = draw(st.sampled_from(COLS))
+    # weights with std 1/sqrt(k) keep the output's magnitude near the input's
+    w = b.gaussian((k, n), x.dtype, 1.0 / math.sqrt(k))
+    t = f"({x.type}, {w.type}) -> {tensor((m, n), x.dtype)}"
+    return b.op(f"graph.matmul {x.name}, {w.name} : {t}", (m, n), x.dtype, min(MAX_SCALE, x.scale * 1.5))
+
+
+def _matmul_activations(draw: Draw, b: Builder, x: Value, pool: list[Value]) -> Value | None:
+    """x [m,k] times another activation [k,n] (or the transpose of one [n,k])."""
+    m, k = x.shape
+    direct = [v for v in pool if len(v.shape) == 2 and v.shape[0] == k and v.dtype == x.dtype]
+    flipped = [v for v in pool if len(v.shape) == 2 and v.shape[1] == k and v.dtype == x.dtype]
+    if direct and draw(st.booleans()):
+        y = draw(st.sampled_from(direct))
+    elif flipped:
+        z = draw(st.sampled_from(flipped))
+        y = b.op(
+            f"graph.transpose {z.name} {{perm = array<i64: 1, 0>}} : {z.type} -> {tensor(z.shape[::-1], z.dtype)}",
+            z.shape[::-1],
+            z.dtype,
+            z.scale,
+        )
+    else:
+        return None
+    scale = x.scale * y.scale * math.sqrt(k)
+    if scale > MAX_SCALE:
+        return None
+    n = y.shape[1]
+    t = f"({x.type}, {y.type}) -> {tensor((m, n), x.dtype)}"
+    return b.op(f"graph.matmul {x.name}, {y.name} : {t}", (m, n), x.dtype, scale)
+
+
+def _rowwise(draw: Draw, b: Builder, x: Value, pool: list[Value]) -> Value | None:
+    kind = draw(st.sampled_from(("softmax", "layer_norm", "rms_norm")))
+    n = x.shape[-1]
+    eps = draw(st.sampled_from(("", " {epsilon = 1.0e-03 : f64}")))
+    if kind == "softmax":
+        ax = draw(st.sampled_from(("", " {axis = -1 : i64}", " {axis = 1 : i64}")))
+        return b.op(f"graph.softmax {x.name}{ax} : {x.type} -> {x.type}", x.shape, x.dtype, 1.0)
+    gamma = b.dense((n,), x.dtype, 1.0) if draw(st.booleans()) else b.gaussian((n,), x.dtype, 0.25)
+    scale = max(1.0, gamma.scale) * min(4.0, math.sqrt(n))
+    if kind == "rms_norm":
+        t = f"({x.type}, {gamma.type}) -> {x.type}"
+        return b.op(f"graph.rms_norm {x.name}, {gamma.name}{eps} : {t}", x.shape, x.dtype, scale)
+    beta = b.dense((n,), x.dtype, 0.0) if draw(st.booleans()) else b.gaussian((n,), x.dtype, 0.1)
+    t = f"({x.type}, {gamma.type}, {beta.type}) -> {x.type}"
+    return b.op(f"graph.layer_norm {x.name}, {gamma.name}, {beta.name}{eps} : {t}", x.shape, x.dtype, scale + 0.5)
+
+
+def _transpose(draw: Draw, b: Builder, x: Value, pool: list[Value]) -> Value | None:
+    r = x.shape[::-1]
+    return b.op(
+        f"graph.transpose {x.name} {{perm = array<i64: 1, 0>}} : {x.type} -> {tensor(r, x.dtype)}", r, x.dtype, x.scale
+    )
+
+
+def _reshape(draw: Draw, b: Builder, x: Value, pool: list[Value]) -> Value | None:
+    total = x.shape[0] * x.shape[1]
+    options = [c for c in COLS if total % c == 0 and (c % 2 == 0 or x.dtype == F32) and c != x.shape[1]]
+    if not options:
+        return None
+    c = draw(st.sampled_from(options))
+    r = (total // c, c)
+    return b.op(f"graph.reshape {x.name} : {x.type} -> {tensor(r, x.dtype)}", r, x.dtype, x.scale)
+
+
+def _cast(draw: Draw, b: Builder, x: Value, pool: list[Value]) -> Value | None:
+    dt = F32 if x.dtype == F16 else F16
+    return b.op(f"graph.cast {x.name} : {x.type} -> {tensor(x.shape, dt)}", x.shape, dt, x.scale)
+
+
+def _attention(draw: Draw, b: Builder, x: Value, pool: list[Value]) -> Value | None:
+    """q/k/v projections of x (keys optionally from another activation), split heads, attention,
+    merge heads and optionally an output projection."""
+    s, dm = x.shape
+    hkv = draw(st.sampled_from((1, 2, 4)))
+    hq = hkv * draw(st.sampled_from((1, 2, 4)))
+    d = draw(st.sampled_from((8, 4, 16)))
+    form = draw(st.sampled_from(("materialized", "streamed")))
+    src = [v for v in pool if len(v.shape) == 2 and v.shape[1] == dm and v.dtype == x.dtype]
+    kv_src = draw(st.sampled_from(src)) if src and draw(st.booleans()) else x
+    causal = kv_src.shape[0] == s and draw(st.booleans())
+    dt, sk = x.dtype, kv_src.shape[0]
+
+    def proj(v: Value, heads: int) -> Value:
+        w = b.gaussian((dm, heads * d), dt, 1.0 / math.sqrt(dm))
+        rows = v.shape[0]
+        p = b.op(
+            f"graph.matmul {v.name}, {w.name} : ({v.type}, {w.type}) -> {tensor((rows, heads * d), dt)}",
+            (rows, heads * d),
+            dt,
+            v.scale,
+        )
+        h = (heads, rows, d)
+        return b.op(f"graph.split_heads {p.name} {{heads = {heads} : i64}} : {p.type} -> {tensor(h, dt)}", h, dt, 1)
+
+    q, k, v = proj(x, hq), proj(kv_src, hkv), proj(kv_src, hkv)
+    attrs = [f'form = "{form}"'] + (["causal"] if causal else [])
+    if draw(st.booleans()):
+        attrs.append(f"scale = {draw(st.sampled_from((0.25, 0.125, 0.5)))} : f64")
+    t = f"({q.type}, {k.type}, {v.type}) -> {q.type}"
+    a = b.op(f"graph.attention {q.name}, {k.name}, {v.name} {{{', '.join(attrs)}}} : {t}", q.shape, dt, kv_src.scale)
+    merged = (s, hq * d)
+    m = b.op(f"graph.merge_heads {a.name} : {a.type} -> {tensor(merged, dt)}", merged, dt, a.scale)
+    del sk
+    if draw(st.booleans()):
+        return m
+    wo = b.gaussian((hq * d, dm), dt, 1.0 / math.sqrt(hq * d))
+    t = f"({m.type}, {wo.type}) -> {x.type}"
+    return b.op(f"graph.matmul {m.name}, {wo.name} : {t}", x.shape, dt, min(MAX_SCALE, m.scale * 1.5))
+
+
+OPS: dict[str, Callable[[Draw, Builder, Value, list[Value]], Value | None]] = {
+    "unary": _unary,
+    "binary": _binary,
+    "matmul": _matmul,
+    "rowwise": _rowwise,
+    "transpose": _transpose,
+    "reshape": _reshape,
+    "cast": _cast,
+    "matmul_activations": _matmul_activations,
+    "attention": _attention,
+}
+# ops whose result keeps its input's type (usable to close a repeat body)
+SHAPE_KEEPING = ("unary", "binary", "rowwise", "attention")
+BOUNDED = ("tanh", "softmax", "layer_norm", "rms_norm")
+
+
+def _steps(draw: Draw, b: Builder, pool: list[Value], count: int, kinds: tuple[str, ...]) -> None:
+    """Apply `count` random ops to values of `pool` (rank 2), appending their results."""
+    for _ in range(count):
+        kind = draw(st.sampled_from(kinds))
+        srcs = [v for v in pool if len(v.shape) == 2]
+        x = draw(st.sampled_from(srcs[::-1]))  # the newest value first
+        v = OPS[kind](draw, b, x, pool)
+        if v is not None:
+            pool.append(v)
+
+
+def _repeat(draw: Draw, b: Builder, pool: list[Value], permute: bool) -> None:
+    """A `graph.repeat` carrying one or two values through a body of shape-keeping ops that ends
+    in a bounded op (so magnitudes stay bounded over the iterations); with `permute` a carried value
+    may be yielded in another's place."""
+    srcs = [v for v in pool if len(v.shape) == 2]
+    carried = draw(st.lists(st.sampled_from(srcs[::-1]), min_size=1, max_size=2, unique_by=lambda v: v.name))
+    count = draw(st.integers(1, 3))
+    args = [Value(b.fresh("c"), v.shape, v.dtype, max(v.scale, 4.0)) for v in carried]
+    results = [b.fresh("r") for _ in carried]
+    inits = ", ".join(f"{a.name} = {v.name}" for a, v in zip(args, carried, strict=True))
+    types = ", ".join(v.type for v in carried)
+    head = ", ".join(results) if len(results) == 1 else ", ".join(results)
+    b.emit(f"{head} = graph.repeat {count} iter({inits}) : ({types}) {{")
+    b.indent += 1
+    body = list(args)
+    _steps(draw, b, body, draw(st.integers(0, 3)), SHAPE_KEEPING)
+    yields = []
+    for a in args:
+        same = [v for v in body if v.type == a.type and (permute or v is a or v not in args)]
+        y = draw(st.sampled_from(same[::-1]))
+        if y.scale > a.scale:  # bound it: the next iteration assumes the carried scale
+            y = b.op(f"graph.tanh {y.name} : {y.type} -> {y.type}", y.shape, y.dtype, 1.0)
+        yields.append(y)
+    b.emit(f"graph.yield {', '.join(y.name for y in yields)} : {', '.join(y.type for y in yields)}")
+    b.indent -= 1
+    b.emit("}")
+    for r, a in zip(results, args, strict=True):
+        pool.append(Value(r, a.shape, a.dtype, a.scale))
+
+
+@st.composite
+def graph_models(
+    draw: Draw, kinds: tuple[str, ...] = tuple(OPS), repeats: bool = True, known_bugs: bool = False
+) -> str:
+    """MLIR text of a random graph-level model (`func.func @main`) using the op families `kinds` and
+    `graph.repeat` regions (`repeats`). Constructs that hit open compiler bugs are drawn only with
+    `known_bugs` (see test/fuzz/regressions/*.mlir marked XFAIL): repeats that yield one carried
+    value in another's place."""
+    dtype = draw(st.sampled_from((F16, F32)))
+    rows, cols = draw(st.sampled_from(ROWS)), draw(st.sampled_from(COLS))
+    b = Builder()
+    args = [Value("%x", (rows, cols), dtype, 4.0)]
+    extra = draw(st.sampled_from(("", "matrix", "vector", "other")))
+    if extra == "matrix":
+        args.append(Value("%y", (rows, cols), dtype, 4.0))
+    elif extra == "vector":
+        args.append(Value("%y", (cols,), dtype, 4.0))
+    elif extra == "other":
+        args.append(Value("%y", (draw(st.sampled_from(ROWS)), cols), dtype, 4.0))
+    pool = list(args)
+    for _ in range(draw(st.integers(1, 3))):
+        if repeats and draw(st.integers(0, 3)) == 0:
+            _repeat(draw, b, pool, known_bugs)
+        else:
+            _steps(draw, b, pool, draw(st.integers(1, 3)), kinds)
+    if pool[-1] in args:  # at least one operation (a function of only arguments is no graph model)
+        pool.append(_unary(draw, b, pool[-1], pool))
+    outs = [pool[-1]]
+    extra_outs = draw(st.lists(st.sampled_from(pool), max_size=2, unique_by=lambda v: v.name))
+    outs += [v for v in extra_outs if v.name != outs[0].name]
+    if draw(st.integers(0, 4)) == 0:  # a row reduction as an extra output (rank 1)
+        x = draw(st.sampled_from([v for v in pool if len(v.shape) == 2][::-1]))
+        kind = draw(st.sampled_from(("mean", "max", "sum")))
+        r = x.shape[:1]
+        outs.append(
+            b.op(
+                f'graph.reduce {x.name} {{kind = "{kind}", axis = 1 : i64}} : {x.type} -> {tensor(r, x.dtype)}',
+                r,
+                x.dtype,
+                x.scale,
+            )
+        )
+    b.emit(f"func.return {', '.join(v.name for v in outs)} : {', '.join(v.type for v in outs)}")
+    sig = ", ".join(f"{a.name}: {a.type}" for a in args)
+    results = ", ".join(v.type for v in outs)
+    results = results if len(outs) == 1 else f"({results})"
+    return "\n".join([f"func.func @main({sig}) -> {results} {{", *b.lines, "}", ""])
+
+
+__all__ = ["OPS", "Value", "graph_models", "tensor"]
