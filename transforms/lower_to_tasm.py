@@ -78,6 +78,22 @@ class _Emitter:
         props = _run_props("copy", dst_slot, [slot(src).address.data], {"elements": n}, t.element_type, t.element_type)
         self.call(t.first.data, t.first.data + t.count.data, props)
 
+    def parallel_copy(self, values: list[SSAValue], dsts: list[int]) -> None:
+        """Copy every value into its slot as if all were read first (a loop's carried values):
+        a copy waits while its destination is still to be read by another; a cycle (a swap)
+        would need a temporary buffer, and is refused rather than computed wrong."""
+        todo = [(v, d) for v, d in zip(values, dsts, strict=True) if slot(v).address.data != d]
+        while todo:
+            ready = [(v, d) for v, d in todo if all(slot(w).address.data != d for w, e in todo if e != d)]
+            if not ready:
+                raise DiagnosticException(
+                    "lower-to-tasm: a repeat passes its carried values around in a cycle (e.g. yields them "
+                    "swapped); that needs a temporary buffer, which is not supported yet"
+                )
+            for v, d in ready[:1]:
+                self.copy(v, d)
+            todo = [(v, d) for v, d in todo if d != ready[0][1]]
+
     def emit(self, ops: list[Operation]) -> None:
         for op in ops:
             self.emit_op(op)
@@ -138,8 +154,7 @@ class _Emitter:
             self.defs.append(_bound(tasm.StreamOutOp, op, {"index": _i(idx)}, slot(op.input).address.data))
         elif isinstance(op, tilemap.RepeatOp):
             carried = [slot(a).address.data for a in op.body.block.args]
-            for v, dst in zip(op.inits, carried, strict=True):
-                self.copy(v, dst)
+            self.parallel_copy(list(op.inits), carried)
             outer = self.blocks
             loops = [
                 tasm.LoopOp.create(properties={"count": _i(op.count.value.data)}, regions=[Region(Block())])
@@ -150,8 +165,7 @@ class _Emitter:
             self.blocks = [lp.body.block for lp in loops]
             for inner in op.body.block.ops:
                 if isinstance(inner, tilemap.YieldOp):
-                    for v, dst in zip(inner.values, carried, strict=True):
-                        self.copy(v, dst)
+                    self.parallel_copy(list(inner.values), carried)
                 else:
                     self.emit_op(inner)
             self.blocks = outer
