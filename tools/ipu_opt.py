@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Sequence
 
@@ -60,6 +61,8 @@ def _with_target(argv: list[str]) -> list[str]:
                 name = p.split("{")[0]
                 if name in TARGETED and "{" not in p:
                     p = f"{name}{{target={target}}}"
+                elif name in TARGETED and not re.search(r"[{\s]target=", p):  # options, but no target
+                    p = p.replace("{", f"{{target={target} ", 1)
                 parts.append(p)
             a = ",".join(parts)
         out.append(a)
