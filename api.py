@@ -227,6 +227,7 @@ def check(
     program order, so the first failing one is the first divergence."""
     with phase("reference"):
         gold = evaluate(reference, dict(inputs))
+    floor = least_precise_dtype(reference)
     out = []
     for c in package.checkpoints if checkpoints else []:
         obs = result.checkpoints[c.index]
@@ -235,14 +236,25 @@ def check(
             raise ApiError(
                 f"checkpoint {c.index} names operation {c.operation} ({c.aspect}), absent from the reference"
             )
-        a, r = tolerance(obs.dtype, atol, rtol)
+        a, r = tolerance(obs.dtype, atol, rtol, floor)
         n = obs.size if samples is None else samples
         out.append(Check("checkpoint", c.name, c.index, c.operation, c.aspect, compare(obs, ref, n, a, r)))
     for i, b in enumerate(package.outputs):
         ref, obs = gold.outputs[i], result.outputs[b.name]
-        a, r = tolerance(obs.dtype, atol, rtol)
+        a, r = tolerance(obs.dtype, atol, rtol, floor)
         out.append(Check("output", b.name, i, -1, "value", compare(obs, ref, ref.size, a, r)))
     return out
+
+
+def least_precise_dtype(reference: func.FuncOp) -> np.dtype:
+    """The narrowest float dtype among the model's arguments and values (its tolerance floor)."""
+    widths = [
+        v.type.element_type.bitwidth
+        for op in reference.walk()
+        for v in (*op.results, *(op.body.block.args if isinstance(op, func.FuncOp) else ()))
+        if isinstance(v.type, builtin.TensorType) and hasattr(v.type.element_type, "bitwidth")
+    ]
+    return np.dtype(f"float{min(widths, default=32)}")
 
 
 def op_locations(reference: func.FuncOp, source: str | Path | None) -> dict[int, str]:

@@ -22,9 +22,16 @@ class Comparison:
 TOLERANCES: dict[str, tuple[float, float]] = {"float16": (3e-2, 3e-2), "float32": (1e-3, 1e-3)}
 
 
-def tolerance(dtype: np.dtype, atol: float | None = None, rtol: float | None = None) -> tuple[float, float]:
-    """The tolerances for `dtype`, each overridden when given."""
+def tolerance(
+    dtype: np.dtype, atol: float | None = None, rtol: float | None = None, floor: np.dtype | None = None
+) -> tuple[float, float]:
+    """The tolerances for `dtype`, each overridden when given. `floor`: the least precise dtype
+    the value was computed from (an fp32 value of a model that rounds to fp16 upstream carries
+    fp16 error), whose tolerances are the least this one gets."""
     a, r = TOLERANCES.get(np.dtype(dtype).name, TOLERANCES["float16"])
+    if floor is not None:
+        fa, fr = TOLERANCES.get(np.dtype(floor).name, TOLERANCES["float16"])
+        a, r = max(a, fa), max(r, fr)
     return (a if atol is None else atol, r if rtol is None else rtol)
 
 
