@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from xdsl.context import Context
 from xdsl.dialects import builtin, func
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError
@@ -123,18 +124,30 @@ def parse(source: str | Path | builtin.ModuleOp | Any) -> builtin.ModuleOp:
         except DiagnosticException as e:
             raise ApiError(f"verification failed:\n{e}") from None
         return m
+    if _is_path(source):
+        return parse_path(context(), Path(source))
+    return parse_text(context(), str(source), "<string>")
+
+
+def parse_text(ctx: Context, text: str, name: str) -> builtin.ModuleOp:
+    """A verified module from IR text (`name` is what messages call it)."""
     try:
-        text, name = (Path(source).read_text(), str(source)) if _is_path(source) else (str(source), "<string>")
-    except UnicodeDecodeError as e:
-        raise ApiError(f"{source} is not UTF-8 text ({e.reason} at byte {e.start})") from None
-    try:
-        m = Parser(context(), text, name).parse_module()
+        m = Parser(ctx, text, name).parse_module()
         m.verify()
     except ParseError as e:
         raise ApiError(f"parse error in {name}:\n{e}") from None
     except DiagnosticException as e:
         raise ApiError(f"verification failed in {name}:\n{e}") from None
     return m
+
+
+def parse_path(ctx: Context, path: Path) -> builtin.ModuleOp:
+    """A verified module from an IR file."""
+    try:
+        text = path.read_text()
+    except UnicodeDecodeError as e:
+        raise ApiError(f"{path} is not UTF-8 text ({e.reason} at byte {e.start})") from None
+    return parse_text(ctx, text, str(path))
 
 
 def _onnx_source(source: Any) -> Any:

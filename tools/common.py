@@ -10,8 +10,7 @@ from pathlib import Path
 
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
-from xdsl.parser import Parser
-from xdsl.utils.exceptions import DiagnosticException, ParseError
+from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import get_all_dialects
 
@@ -33,18 +32,12 @@ def parse_file(ctx: Context, path: str | Path) -> builtin.ModuleOp:
     p = Path(path)
     if not p.is_file():
         raise ToolError(f"no such file: {p}")
+    from ipu.api import ApiError, parse_path
+
     try:
-        text = p.read_text()
-    except UnicodeDecodeError as e:
-        raise ToolError(f"{p} is not UTF-8 text ({e.reason} at byte {e.start})") from None
-    try:
-        module = Parser(ctx, text, str(p)).parse_module()
-        module.verify()
-    except ParseError as e:
-        raise ToolError(f"parse error in {p}:\n{e}") from None
-    except DiagnosticException as e:
-        raise ToolError(f"verification failed in {p}:\n{e}") from None
-    return module
+        return parse_path(ctx, p)
+    except ApiError as e:
+        raise ToolError(str(e)) from None
 
 
 def setup_logging(level: str) -> None:
