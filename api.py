@@ -173,6 +173,28 @@ def _is_path(source: str | Path) -> bool:
     return True
 
 
+# function attributes that mark a module below the graph level, and the level each names
+_LEVEL_MARKS = (("exchange.memory", "exchange"), ("tilemap.mapping", "tilemap"), ("plan.metrics", "plan"))
+
+
+def _check_graph_level(module: builtin.ModuleOp) -> None:
+    """A model to compile is a graph-level module with static shapes; name what else it is."""
+    for f in module.body.block.ops:
+        if not isinstance(f, func.FuncOp):
+            continue
+        for mark, level in _LEVEL_MARKS:
+            if mark in f.attributes:
+                raise ApiError(
+                    f"@{f.sym_name.data} is a {level}-level function: compile takes a graph-level model "
+                    "(or a tasm-level module / .ipuexe package to run as it is)"
+                )
+        for op in f.walk():
+            for v in (*op.results, *(op.body.block.args if isinstance(op, func.FuncOp) else ())):
+                t = v.type
+                if isinstance(t, builtin.TensorType) and any(d < 0 for d in t.get_shape()):
+                    raise ApiError(f"@{f.sym_name.data}: {t} has a dynamic dimension; shapes must be static")
+
+
 def compile(  # noqa: A001
     source: str | Path | builtin.ModuleOp,
     target: str | Target = DEFAULT_TARGET,
@@ -190,6 +212,8 @@ def compile(  # noqa: A001
         raise ApiError(str(e)) from None
     onnx_model = _onnx_source(source)
     module = parse(source if onnx_model is None else onnx_model)
+    if "tasm.target" not in module.attributes:
+        _check_graph_level(module)
     reference = None if "tasm.target" in module.attributes else main_function(module.clone())
     ctx = context()
     seconds: dict[str, float] = {}

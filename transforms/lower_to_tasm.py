@@ -215,6 +215,11 @@ class LowerToTasmPass(ModulePass):
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         t = load_target(self.target)
+        funcs = [f for f in op.body.block.ops if isinstance(f, func.FuncOp)]
+        if funcs and not any("exchange.memory" in f.attributes for f in funcs):
+            raise DiagnosticException(
+                "lower-to-tasm: no placed exchange-level function (run schedule-exchange and place-storage first)"
+            )
         for f in list(op.body.block.ops):
             if isinstance(f, func.FuncOp) and "exchange.memory" in f.attributes:
                 estimate, exch = refined_cycles(f, t)

@@ -823,6 +823,8 @@ class PlanOpsPass(ModulePass):
         from ipu.transforms.plan_search import emit_finalists, search
 
         t = load_target(self.target)
+        if "tasm.target" in op.attributes:
+            raise DiagnosticException("plan-ops: the module is at the tasm level; plan-ops takes graph-level functions")
         for f in [f for f in op.body.block.ops if isinstance(f, func.FuncOp)]:
             if not any(o.dialect_name() == "graph" for o in f.body.walk()):
                 continue
