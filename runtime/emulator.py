@@ -128,7 +128,7 @@ def _dtype(code: int, what: str) -> DType:
 def _route(m: Members, target: Target, mapping: TileMapping) -> int:
     """The phase's longest send-to-mux route between the physical tiles its members join."""
     perm = mapping.permutation(target.tiles)
-    return int(target.route_cycles(perm[m.src], perm[m.dst]).max())
+    return target.longest_route(perm[m.src], perm[m.dst])
 
 
 def _timing(ph: Phase, target: Target, mapping: TileMapping) -> dict[str, int]:

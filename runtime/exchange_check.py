@@ -76,15 +76,47 @@ def _table(t: np.ndarray, cols: int, what: str) -> np.ndarray:
     return t
 
 
+def _member_index(pc: np.ndarray, mc: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(family, p, c) of every member of families with `pc` x `mc` members each."""
+    cnt = pc * mc
+    fam = np.repeat(np.arange(len(cnt)), cnt)
+    local = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+    m = mc[fam]
+    return fam, local // m, local % m
+
+
+def member_tiles(table17: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(source tile, destination tile, words, sends) of every member of a phase table: the part
+    of `expand_members` a load model needs, at a fraction of its cost (`sends`: the one member
+    per (family, p) that occupies the send port)."""
+    t = _table(table17, PHASE_COLUMNS, "phase")
+    fam, p, c = _member_index(t[:, PC], t[:, MC])
+    src = t[fam, S_TILE] + p * t[fam, PSS]
+    dst = t[fam, D_TILE] + p * t[fam, PDS] + c * t[fam, MCS]
+    return src, dst, (t[:, ROWS] * t[:, WORDS])[fam], c == 0
+
+
+def port_words(table17: np.ndarray, tiles: int, unicast: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """(words sent, words received) per tile; a multicast member sends once (or, with
+    `unicast`, once per destination)."""
+    src, dst, words, sends = member_tiles(table17)
+    return tile_words(src, dst, words, np.ones(len(src), bool) if unicast else sends, tiles)
+
+
+def tile_words(
+    src: np.ndarray, dst: np.ndarray, words: np.ndarray, sends: np.ndarray, tiles: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """(words sent, words received) per tile of members given by `member_tiles`."""
+    sent = np.bincount(src[sends], weights=words[sends], minlength=tiles)
+    recv = np.bincount(dst, weights=words, minlength=tiles)
+    return sent.astype(np.int64), recv.astype(np.int64)
+
+
 def expand_members(table17: np.ndarray) -> Members:
     """Every (family, p, c) member of a 17-column phase table (counts must be positive)."""
     t = _table(table17, PHASE_COLUMNS, "phase")
-    cnt = t[:, PC] * t[:, MC]
-    fam = np.repeat(np.arange(len(t)), cnt)
-    local = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+    fam, p, c = _member_index(t[:, PC], t[:, MC])
     f = t[fam]
-    mc = f[:, MC]
-    p, c = local // mc, local % mc
     start = f[:, START] + p * f[:, PTS]
     return Members(
         fam=fam,

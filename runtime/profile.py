@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ipu.runtime.emulator import RunResult
+from ipu.runtime.exchange_check import port_words
 from ipu.runtime.isa import DTYPE_SIZE
 from ipu.runtime.package import SLICE_COLUMNS, TRANSFER_COLUMNS, Binding, Package
 from ipu.target import Target
@@ -56,19 +57,11 @@ def memory_per_tile(pkg: Package, tiles: int) -> dict[str, list[int]]:
 
 def _phase_words(pkg: Package, tiles: int) -> dict[int, tuple[list[int], list[int]]]:
     """Per phase index: words each tile sends and receives (a multicast member sends once)."""
-    from ipu.runtime.exchange_check import expand_members
-
     out = {}
     for ph in pkg.phases:
         t = np.asarray(ph.transfers, np.int64).reshape(-1, len(TRANSFER_COLUMNS))
-        if not len(t):
-            out[ph.index] = ([0] * tiles, [0] * tiles)
-            continue
-        m = expand_members(t)
-        words = m.rows * m.row_words
-        sent = np.bincount(m.src[m.sender], weights=words[m.sender], minlength=tiles)
-        recv = np.bincount(m.dst, weights=words, minlength=tiles)
-        out[ph.index] = (sent.astype(np.int64).tolist(), recv.astype(np.int64).tolist())
+        sent, recv = port_words(t, tiles) if len(t) else (np.zeros(tiles, np.int64),) * 2
+        out[ph.index] = (sent.tolist(), recv.tolist())
     return out
 
 

@@ -187,6 +187,10 @@ class Target:
         cols = np.abs(np.asarray(src_phys) // tpc - np.asarray(dst_phys) // tpc)
         return x["route_base_cycles"] + x["route_cycles_per_column"] * cols
 
+    def longest_route(self, src_phys: np.ndarray, dst_phys: np.ndarray) -> int:
+        """The longest `route_cycles` among (source, destination) physical tile pairs (0 if none)."""
+        return int(self.route_cycles(src_phys, dst_phys).max()) if len(src_phys) else 0
+
     def host_transfer_cycles(self, nbytes: int) -> int:
         """One host-exchange phase moving `nbytes` over the host link (a host call's write or read
         step): the phase's host sync plus the bytes at the link's rate. Host cycles, not device

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ipu.runtime.exchange_check import expand_members, validate_schedule
+from ipu.runtime.exchange_check import port_words, validate_schedule
 
 # columns of a move table (TRANSFER_COLUMNS without `start`)
 S_TILE, S_OFF, S_STR, D_TILE, D_OFF, D_STR, ROWS, WORDS, PC, PSS, PDS, MC, MCS, PSO, PDO, PTS = range(16)
@@ -33,12 +33,12 @@ def family_tiles(t: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
 def port_loads(t: np.ndarray, tiles: int, unicast: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """(words sent, words received) per tile; a multicast member sends once (or, with
     `unicast`, once per destination)."""
-    m = expand_members(np.concatenate([np.zeros((len(t), 1), np.int64), t], axis=1))
-    words = m.rows * m.row_words
-    send = np.ones(len(m), bool) if unicast else m.sender
-    sent = np.bincount(m.src[send], weights=words[send], minlength=tiles)
-    recv = np.bincount(m.dst, weights=words, minlength=tiles)
-    return sent.astype(np.int64), recv.astype(np.int64)
+    return port_words(with_start(t), tiles, unicast)
+
+
+def with_start(t: np.ndarray) -> np.ndarray:
+    """A move table as a phase table (a zero `start` column in front)."""
+    return np.concatenate([np.zeros((len(t), 1), np.int64), t], axis=1)
 
 
 def endpoint_lower_bound(t: np.ndarray, tiles: int) -> int:

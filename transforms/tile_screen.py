@@ -19,9 +19,10 @@ from xdsl.dialects import func
 from xdsl.ir import Block
 
 from ipu.dialects import tilemap
+from ipu.runtime.exchange_check import member_tiles, tile_words
 from ipu.target import Target
 from ipu.target.mapping import IDENTITY, TileMapping, candidates
-from ipu.transforms.exchange_schedule import D_TILE, MC, MCS, PC, PDS, PSS, ROWS, S_TILE, WORDS
+from ipu.transforms.exchange_schedule import MC, MCS, PC, PDS, PSS, with_start
 
 
 @dataclass(frozen=True)
@@ -54,28 +55,14 @@ def _moves(block: Block, weight: int) -> Iterator[tuple[tilemap.MoveOp, int]]:
             yield from _moves(op.body.block, weight * op.count.value.data)
 
 
-def member_tiles(t: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(source tile, destination tile, words, is-sender) of every member of a move table: the
-    part of `expand_members` a load model needs, at a fraction of its cost."""
-    cnt = t[:, PC] * t[:, MC]
-    fam = np.repeat(np.arange(len(t)), cnt)
-    local = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-    mc = t[fam, MC]
-    p, c = local // mc, local % mc
-    src = t[fam, S_TILE] + p * t[fam, PSS]
-    dst = t[fam, D_TILE] + p * t[fam, PDS] + c * t[fam, MCS]
-    return src, dst, (t[:, ROWS] * t[:, WORDS])[fam], c == 0
-
-
 def phase_loads(f: func.FuncOp, tiles: int) -> list[PhaseLoad]:
     out = []
     for op, w in _moves(f.body.block, 1):
         t = tilemap.table_of(op.transfers)
         if not len(t):
             continue
-        src, dst, words, first = member_tiles(t)
-        sent = np.bincount(src[first], weights=words[first], minlength=tiles).astype(np.int64)
-        recv = np.bincount(dst, weights=words, minlength=tiles).astype(np.int64)
+        src, dst, words, sends = member_tiles(with_start(t))
+        sent, recv = tile_words(src, dst, words, sends, tiles)
         senders = np.flatnonzero(sent)
         out.append(PhaseLoad(w, int(max(sent.max(), recv.max())), senders, sent[senders], src, dst))
     return out
@@ -83,18 +70,15 @@ def phase_loads(f: func.FuncOp, tiles: int) -> list[PhaseLoad]:
 
 def route_cycles(src: np.ndarray, dst: np.ndarray, mapping: TileMapping, t: Target) -> int:
     """The longest send-to-mux delay among (src, dst) logical tile pairs under `mapping`."""
-    if not len(src):
-        return 0
-    col = mapping.permutation(t.tiles) // t.exchange["tiles_per_column"]
-    cross = int(np.abs(col[src] - col[dst]).max())
-    return t.exchange["route_base_cycles"] + t.exchange["route_cycles_per_column"] * cross
+    perm = mapping.permutation(t.tiles)
+    return t.longest_route(perm[src], perm[dst])
 
 
 def move_route_cycles(table16: np.ndarray, mapping: TileMapping, t: Target) -> int:
     """The longest route of a move table's (source, destination) tiles under `mapping`."""
     if not len(table16):
         return 0
-    src, dst, _, _ = member_tiles(table16)
+    src, dst, _, _ = member_tiles(with_start(table16))
     return route_cycles(src, dst, mapping, t)
 
 
