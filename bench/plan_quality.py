@@ -21,7 +21,6 @@ from ipu.codegen.ipuexe import build_package
 from ipu.runtime.emulator import Emulator
 from ipu.target import load_target
 from ipu.transforms.pipeline import compile_passes
-from ipu.transforms.plan_ops import PlanOpsPass
 
 sys.path.insert(0, str(Path(__file__).parent))
 from common import example_parser, example_path, parse_example  # noqa: E402
@@ -38,8 +37,7 @@ def main() -> None:
         path = example_path(name)
         ref, ctx, module = parse_example(path)
         cf, xf, kf = all_floors(ref, t)
-        passes = compile_passes(t.name)
-        passes[0] = ("plan_ops", PlanOpsPass(target=t.name, finalists=a.finalists))
+        passes = compile_passes(t.name, {"finalists": a.finalists})
         t0 = time.perf_counter()
         passes[0][1].apply(ctx, module)
         kept = sum(1 for o in module.body.block.ops if isinstance(o, func.FuncOp))
