@@ -42,6 +42,7 @@ from ipu.runtime.exchange_check import (
     expand_rows,
 )
 from ipu.runtime.isa import (
+    AMP_KERNELS,
     DTYPE_SIZE,
     INSTRUCTION_BYTES,
     INSTRUCTION_WORDS,
@@ -146,9 +147,6 @@ def _timing(ph: Phase, target: Target, mapping: TileMapping) -> dict[str, int]:
         "transfers": members,
         "families": len(t),
     }
-
-
-AMP_STREAMED = ("amp_matmul", "amp_matmul_acc")  # kernels whose right operand the AMP streams (ld128putcs)
 
 
 # Abramowitz & Stegun 7.1.26: |error| <= 1.5e-7, well inside fp16 and fp32 result rounding.
@@ -520,7 +518,7 @@ class Emulator:
                     in_els[j],
                     in_dts[j],
                     f"{where} {name} input {j}",
-                    interleaved=j == 1 and name in AMP_STREAMED,
+                    interleaved=j == 1 and name in AMP_KERNELS,
                 ),
                 self._widened,
                 j,

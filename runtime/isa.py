@@ -81,6 +81,9 @@ KERNELS: dict[str, tuple[int, tuple[str, ...]]] = {
     "gelu_erf": (1, ("elements",)),
 }
 KERNEL_NAMES: tuple[str, ...] = tuple(KERNELS)
+# The AMP kernels: they stream their right operand with 128-bit loads (ld128putcs), so it must lie
+# in one interleaved region, and they read their left operand in the cycles they write the output.
+AMP_KERNELS = ("amp_matmul", "amp_matmul_acc")
 
 
 class DType(IntEnum):

@@ -30,12 +30,12 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import exchange, tilemap
 from ipu.runtime.exchange_check import expand_members
+from ipu.runtime.isa import AMP_KERNELS
 from ipu.target import Target, load_target
 from ipu.transforms.log import log_event
 
 ALIGN = 32  # AMP operands are 32-byte aligned (MF 1.3)
 ROW_WORDS_PER_FAMILY = 7  # exchange-row words per transfer family a tile takes part in (ST 3.4)
-AMP_KERNELS = ("amp_matmul", "amp_matmul_acc")
 
 
 def exchange_row_bytes(f: func.FuncOp, tiles: int) -> int:
