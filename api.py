@@ -210,14 +210,15 @@ def compile(  # noqa: A001
         passes = compile_passes(tg.name, options)
     except ValueError as e:
         raise ApiError(str(e)) from None
-    onnx_model = _onnx_source(source)
+    onnx_model = _onnx_source(source)  # read once: parsed here, and run by the oracle
     module = parse(source if onnx_model is None else onnx_model)
-    if "tasm.target" not in module.attributes:
+    lowered = "tasm.target" in module.attributes  # a tasm-level module is packaged as it is
+    if not lowered:
         _check_graph_level(module)
-    reference = None if "tasm.target" in module.attributes else main_function(module.clone())
+    reference = None if lowered else main_function(module.clone())
     ctx = context()
     seconds: dict[str, float] = {}
-    if "tasm.target" not in module.attributes:
+    if not lowered:
         for label, p in passes:
             t0 = time.perf_counter()
             with phase(label):

@@ -65,6 +65,10 @@ def _phase_words(pkg: Package, tiles: int) -> dict[int, tuple[list[int], list[in
     return out
 
 
+def _superstep(index: int, start: int) -> dict[str, Any]:
+    return {"index": index, "start": start, "compute_cycles": 0, "sync_cycles": 0, "exchange_cycles": 0}
+
+
 def build_profile(
     pkg: Package, target: Target, result: RunResult, locations: dict[int, str] | None = None
 ) -> dict[str, Any]:
@@ -81,7 +85,7 @@ def build_profile(
     tile_compute = np.zeros(tiles + 1, np.int64)
     pending: dict[str, int] = {"compute_cycles": 0, "exchange_cycles": 0, "calls": 0}
     clock = 0
-    step: dict[str, Any] = {"index": 0, "start": 0, "compute_cycles": 0, "sync_cycles": 0, "exchange_cycles": 0}
+    step = _superstep(0, 0)
     for rec in result.profile:
         kind = rec["kind"]
         if kind in ("host_write", "host_read"):
@@ -122,8 +126,7 @@ def build_profile(
             step["exchange_cycles"] += cyc
             step["phase"] = rec["index"]
             supersteps.append(step)
-            step = {"index": len(supersteps), "start": clock + cyc, "compute_cycles": 0, "sync_cycles": 0}
-            step["exchange_cycles"] = 0
+            step = _superstep(len(supersteps), clock + cyc)
         elif kind == "checkpoint":
             op = ckpt_op.get(rec["index"], -1)
             for key, v in pending.items():
