@@ -1,0 +1,116 @@
+"""Each kernel's ABI and cycle model, pinned to the values before kernels were defined in one place.
+
+The numbers were computed from the elif chains this registry replaced (`Target.kernel_cycles`,
+`package.call_operand_elements` / `call_operand_dtypes`): a refactor of the kernel table must
+change no cost and no operand layout.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ipu.runtime.isa import KERNEL_NAMES, DType
+from ipu.runtime.package import call_operand_dtypes, call_operand_elements
+from ipu.target import load_target
+
+# The kernel indices are the package ABI: this order may only grow at the end.
+ABI_ORDER = (
+    "amp_matmul", "amp_matmul_acc", "zero", "add", "mul", "sub", "max", "gelu", "relu", "exp", "tanh",
+    "transpose", "reduce_sum", "copy", "softmax_rows", "reduce_rows", "layer_norm_rows", "rms_norm_rows",
+    "attention_init", "attention_update", "attention_combine", "gelu_erf",
+)  # fmt: skip
+
+# (target, kernel, params, output element size, cycles of one call on one tile)
+CYCLES = [
+    ("sim16", "amp_matmul", {"m": 16, "k": 64, "n": 32}, 2, 3198),
+    ("sim16", "amp_matmul", {"m": 7, "k": 100, "n": 9}, 2, 2331),
+    ("sim16", "amp_matmul_acc", {"m": 16, "k": 64, "n": 32}, 2, 3198),
+    ("sim16", "amp_matmul_acc", {"m": 7, "k": 100, "n": 9}, 2, 2331),
+    ("sim16", "zero", {"elements": 1}, 2, 12),
+    ("sim16", "zero", {"elements": 1000}, 2, 74),
+    ("sim16", "add", {"m": 16, "n": 64, "b_rows": 1, "b_cols": 64}, 2, 75),
+    ("sim16", "add", {"m": 3, "n": 5, "b_rows": 3, "b_cols": 5}, 2, 12),
+    ("sim16", "mul", {"m": 16, "n": 64, "b_rows": 1, "b_cols": 64}, 2, 75),
+    ("sim16", "sub", {"m": 16, "n": 64, "b_rows": 16, "b_cols": 64}, 2, 75),
+    ("sim16", "max", {"m": 3, "n": 5, "b_rows": 3, "b_cols": 1}, 2, 12),
+    ("sim16", "gelu", {"elements": 1}, 2, 21),
+    ("sim16", "gelu", {"elements": 1000}, 2, 10011),
+    ("sim16", "relu", {"elements": 1}, 2, 12),
+    ("sim16", "relu", {"elements": 1000}, 2, 74),
+    ("sim16", "exp", {"elements": 1}, 2, 21),
+    ("sim16", "exp", {"elements": 1000}, 2, 10011),
+    ("sim16", "tanh", {"elements": 1}, 2, 21),
+    ("sim16", "tanh", {"elements": 1000}, 2, 10011),
+    ("sim16", "transpose", {"m": 16, "n": 64}, 2, 10251),
+    ("sim16", "transpose", {"m": 3, "n": 5}, 2, 161),
+    ("sim16", "reduce_sum", {"parts": 4, "elements": 256}, 2, 4107),
+    ("sim16", "reduce_sum", {"parts": 3, "elements": 7}, 2, 95),
+    ("sim16", "copy", {"elements": 1000}, 2, 538),
+    ("sim16", "copy", {"elements": 1000}, 4, 788),
+    ("sim16", "copy", {"elements": 7}, 2, 290),
+    ("sim16", "copy", {"elements": 7}, 4, 292),
+    ("sim16", "softmax_rows", {"rows": 16, "cols": 64, "valid": 60}, 2, 10443),
+    ("sim16", "softmax_rows", {"rows": 3, "cols": 5, "valid": 5}, 2, 164),
+    ("sim16", "reduce_rows", {"rows": 16, "cols": 64, "valid": 60, "kind": 1}, 2, 91),
+    ("sim16", "reduce_rows", {"rows": 3, "cols": 5, "valid": 5, "kind": 3}, 2, 15),
+    ("sim16", "layer_norm_rows", {"rows": 16, "cols": 64, "valid": 60, "eps_bits": 0}, 2, 427),
+    ("sim16", "rms_norm_rows", {"rows": 3, "cols": 5, "valid": 5, "eps_bits": 0}, 2, 45),
+    ("sim16", "attention_init", {"qr": 16, "d": 64}, 2, 77),
+    ("sim16", "attention_init", {"qr": 3, "d": 5}, 2, 13),
+    ("sim16", "attention_update", {"qr": 16, "kr": 32, "d": 64, "causal": 1, "scale_bits": 0, "k_base": 0}, 2, 11751),
+    ("sim16", "attention_update", {"qr": 3, "kr": 5, "d": 7, "causal": 0, "scale_bits": 0, "k_base": 2}, 2, 1274),
+    ("sim16", "attention_combine", {"parts": 4, "qr": 16, "d": 64}, 2, 1179),
+    ("sim16", "attention_combine", {"parts": 2, "qr": 3, "d": 5}, 2, 79),
+    ("sim16", "gelu_erf", {"elements": 1}, 2, 21),
+    ("sim16", "gelu_erf", {"elements": 1000}, 2, 10011),
+]
+
+# One parameter set for every kernel's operand shapes.
+P = {"m": 2, "k": 3, "n": 5, "elements": 7, "b_rows": 1, "b_cols": 5, "parts": 3, "rows": 2, "cols": 5, "valid": 4}
+P |= {"kind": 1, "eps_bits": 0, "qr": 2, "kr": 3, "d": 5, "causal": 0, "scale_bits": 0, "k_base": 0}
+
+# (kernel, output elements, input elements, output dtype, input dtypes) for in = out = f16
+OPERANDS = [
+    ("amp_matmul", 10, [6, 15], "F16", ["F16", "F16"]),
+    ("amp_matmul_acc", 10, [6, 15], "F32", ["F16", "F16"]),
+    ("zero", 7, [], "F16", []),
+    ("add", 10, [10, 5], "F16", ["F16", "F16"]),
+    ("mul", 10, [10, 5], "F16", ["F16", "F16"]),
+    ("sub", 10, [10, 5], "F16", ["F16", "F16"]),
+    ("max", 10, [10, 5], "F16", ["F16", "F16"]),
+    ("gelu", 7, [7], "F16", ["F16"]),
+    ("relu", 7, [7], "F16", ["F16"]),
+    ("exp", 7, [7], "F16", ["F16"]),
+    ("tanh", 7, [7], "F16", ["F16"]),
+    ("transpose", 10, [10], "F16", ["F16"]),
+    ("reduce_sum", 7, [21], "F16", ["F16"]),
+    ("copy", 7, [7], "F16", ["F16"]),
+    ("softmax_rows", 10, [10], "F16", ["F16"]),
+    ("reduce_rows", 2, [10], "F16", ["F16"]),
+    ("layer_norm_rows", 10, [10, 5, 5], "F16", ["F16", "F16", "F16"]),
+    ("rms_norm_rows", 10, [10, 5], "F16", ["F16", "F16"]),
+    ("attention_init", 14, [], "F32", []),
+    ("attention_update", 14, [10, 15, 15, 3, 6], "F32", ["F16", "F16", "F16", "F32", "F32"]),
+    ("attention_combine", 10, [42], "F16", ["F32"]),
+    ("gelu_erf", 7, [7], "F16", ["F16"]),
+]
+
+
+def test_kernel_order_is_the_abi() -> None:
+    assert KERNEL_NAMES[: len(ABI_ORDER)] == ABI_ORDER
+
+
+@pytest.mark.parametrize(("target", "kernel", "params", "out_esize", "cycles"), CYCLES)
+def test_kernel_cycles_unchanged(target: str, kernel: str, params: dict[str, int], out_esize: int, cycles: int) -> None:
+    assert load_target(target).kernel_cycles(kernel, params, out_esize) == cycles
+
+
+@pytest.mark.parametrize(("kernel", "out_el", "in_els", "out_dt", "in_dts"), OPERANDS)
+def test_kernel_operands_unchanged(kernel: str, out_el: int, in_els: list[int], out_dt: str, in_dts: list[str]) -> None:
+    from ipu.runtime.isa import KERNELS
+
+    p = {name: P[name] for name in KERNELS[kernel][1]}
+    o, i = call_operand_elements(kernel, p)
+    assert (o, [int(x) for x in i]) == (out_el, in_els)
+    od, idt = call_operand_dtypes(kernel, DType.F16, DType.F16)
+    assert (DType(od).name, [DType(d).name for d in idt]) == (out_dt, in_dts)
