@@ -324,7 +324,7 @@ def default_inputs(package: Package, reference: func.FuncOp | None, seed: int = 
     """Seeded standard-normal inputs, from the reference's signature when there is one."""
     if reference is not None:
         return make_inputs(reference, seed)
-    from ipu.runtime.isa import NUMPY_DTYPE
+    from ipu.abi.isa import NUMPY_DTYPE
 
     rng = np.random.default_rng(seed)
     return {b.name: rng.standard_normal(b.shape, dtype=np.float32).astype(NUMPY_DTYPE[b.dtype]) for b in package.inputs}

@@ -1,6 +1,6 @@
 """Encode a `tasm` module into a `Package`, and disassemble a package back into tasm.
 
-Programs become instruction streams (runtime.isa) loaded at the base of the executable
+Programs become instruction streams (ipu.abi.isa) loaded at the base of the executable
 region; phase tables, host streams, weights and checkpoints become package tables whose slice
 families are derived from each value's layout by `layout.binding_slices`, or taken as written
 from an explicit `slices` table. The host calls follow from the weights and the programs'
@@ -20,11 +20,12 @@ from xdsl.ir import Attribute
 from xdsl.utils.exceptions import DiagnosticException
 
 import ipu
+from ipu.abi import isa
+from ipu.abi.kernels import KERNEL_NAMES, KERNELS, encode_call
 from ipu.dialects import tasm, tilemap
 from ipu.dialects.graph import initializer_values
 from ipu.dialects.layout import binding_slices
 from ipu.dialects.tilemap import table_of
-from ipu.runtime import isa
 from ipu.runtime.package import Binding, Checkpoint, HostCall, Package, Phase, Program, make_host_calls
 from ipu.target import Target, load_target
 from ipu.target.mapping import TileMapping
@@ -77,10 +78,10 @@ def _encode_block(block) -> list[np.ndarray]:
             words.extend(_encode_block(op.body.block))
             words.append(isa.encode_simple(isa.Opcode.LOOP_END))
         if isinstance(op, tasm.KernelCallOp):
-            names = isa.KERNELS[op.kernel.data][1]
+            names = KERNELS[op.kernel.data].param_names
             params = [op.params.data[n].value.data for n in names]  # type: ignore[union-attr]
             words.append(
-                isa.encode_call(
+                encode_call(
                     op.kernel.data,
                     _dtype(op.in_type),
                     _dtype(op.out_type),
@@ -272,8 +273,8 @@ def _disassemble_code(code: bytes) -> list[str]:
         if op == isa.Opcode.END:
             break
         if op == isa.Opcode.CALL:
-            kname = isa.KERNEL_NAMES[int(ins[1])]
-            n_in, pn = isa.KERNELS[kname]
+            kname = KERNEL_NAMES[int(ins[1])]
+            n_in, pn = KERNELS[kname].n_in, KERNELS[kname].param_names
             ins_s = ", ".join(str(int(a)) for a in ins[4 : 4 + n_in])
             params = ", ".join(
                 f"{n} = {int(v)} : i64" for n, v in zip(pn, ins[4 + n_in : 4 + n_in + len(pn)], strict=True)

@@ -52,6 +52,7 @@ from xdsl.printer import Printer
 from xdsl.traits import HasParent, IsolatedFromAbove, NoTerminator, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 
+from ipu.abi.kernels import KERNELS
 from ipu.dialects.exchange import PHASE_COLUMNS
 from ipu.dialects.graph import GaussianAttr
 from ipu.dialects.plan import LayoutAttr
@@ -100,15 +101,13 @@ class KernelCallOp(IRDLOperation):
     )
 
     def verify_(self) -> None:
-        from ipu.runtime.isa import KERNELS
-
         for t in (self.in_type, self.out_type):
             if not isinstance(t, AnyFloat):
                 raise VerifyException("tasm.call: element types must be floats")
         spec = KERNELS.get(self.kernel.data)
         if spec is None:
             raise VerifyException(f"tasm.call: unknown kernel '{self.kernel.data}'")
-        bad = [n for n in spec[1] if not isinstance(self.params.data.get(n), IntegerAttr)]
+        bad = [n for n in spec.param_names if not isinstance(self.params.data.get(n), IntegerAttr)]
         if bad:
             raise VerifyException(f"tasm.call: kernel '{self.kernel.data}' needs integer parameters {bad}")
 

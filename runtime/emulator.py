@@ -13,7 +13,6 @@ host-exchange phase costing host cycles (the package's figures, recomputed from 
 
 from __future__ import annotations
 
-import math
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +20,8 @@ from typing import Any
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from ipu.abi.isa import DTYPE_SIZE, INSTRUCTION_BYTES, INSTRUCTION_WORDS, NUMPY_DTYPE, DType, Opcode
+from ipu.abi.kernels import KERNEL_NAMES, KERNELS, Kernel, KernelError, Role, decode_call_params
 from ipu.runtime.copy_rows import (
     any_double_write,
     copy_members,
@@ -41,18 +42,6 @@ from ipu.runtime.exchange_check import (
     expand_members,
     expand_rows,
 )
-from ipu.runtime.isa import (
-    AMP_KERNELS,
-    DTYPE_SIZE,
-    INSTRUCTION_BYTES,
-    INSTRUCTION_WORDS,
-    KERNEL_NAMES,
-    KERNELS,
-    NUMPY_DTYPE,
-    DType,
-    Opcode,
-    bits_float,
-)
 from ipu.runtime.package import (
     DEVICE_WORK,
     SLICE_COLUMNS,
@@ -63,30 +52,9 @@ from ipu.runtime.package import (
     Phase,
     Program,
     binding_bytes,
-    call_operand_dtypes,
-    call_operand_elements,
-    decode_call_params,
-    invalid_call_params,
 )
 from ipu.target import Target
 from ipu.target.mapping import TileMapping
-
-_SQRT_2_OVER_PI = np.float32(math.sqrt(2.0 / math.pi))
-
-
-def _attention_combine(x: np.ndarray) -> np.ndarray:
-    """Normalised combination of states x[count, parts, qr, d + 2] -> [count, qr, d]."""
-    d = x.shape[-1] - 2
-    acc, m, l_ = x[..., :d], x[..., d], x[..., d + 1]
-    mx = m.max(axis=1)  # [count, qr]
-    safe = np.where(np.isfinite(mx), mx, np.float32(0))
-    with np.errstate(invalid="ignore", over="ignore"):
-        wgt = np.where(np.isneginf(m), np.float32(0), np.exp(m - safe[:, None]))
-    total = (wgt * l_).sum(axis=1, dtype=np.float32)
-    num = (wgt[..., None] * acc).sum(axis=1, dtype=np.float32)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(total[..., None] != 0, num / total[..., None], np.float32(0))
-
 
 PREPARED_MEMBERS = 1 << 24  # exchange members whose checked copies an emulator keeps (about 1 GB at most)
 
@@ -149,18 +117,6 @@ def _timing(ph: Phase, target: Target, mapping: TileMapping) -> dict[str, int]:
     }
 
 
-# Abramowitz & Stegun 7.1.26: |error| <= 1.5e-7, well inside fp16 and fp32 result rounding.
-_AS_P, _AS_A = 0.3275911, (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429)
-
-
-def _erf(x: np.ndarray) -> np.ndarray:
-    """erf in float64 by a rational approximation (NumPy has none; the kernel's own form)."""
-    a = np.abs(x)
-    t = 1.0 / (1.0 + _AS_P * a)
-    poly = t * (_AS_A[0] + t * (_AS_A[1] + t * (_AS_A[2] + t * (_AS_A[3] + t * _AS_A[4]))))
-    return np.sign(x) * (1.0 - poly * np.exp(-a * a))
-
-
 def blas_threads() -> int:
     """BLAS threads for kernels: 1 unless IPU_EMULATOR_THREADS says otherwise. On a shared or
     small machine OpenBLAS's spinning worker threads slowed the mk2 transformer block's batched
@@ -171,12 +127,6 @@ def blas_threads() -> int:
         return 1
 
 
-def _matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Batched float32 matmul through BLAS: NumPy falls back to a loop 10-20x slower when an
-    operand's matrices are not contiguous (a transposed view, a strided fp32 view of memory)."""
-    return np.matmul(np.ascontiguousarray(a), np.ascontiguousarray(b))
-
-
 def _as_f32(v: np.ndarray, scratch: list[np.ndarray], slot: int) -> np.ndarray:
     """A kernel input in float32: fp16 widened into the reusable buffer `scratch[slot]` (fresh
     half-gigabyte arrays cost more in page faults than the widening itself), fp32 as the view."""
@@ -185,11 +135,6 @@ def _as_f32(v: np.ndarray, scratch: list[np.ndarray], slot: int) -> np.ndarray:
     if scratch[slot].size < v.size:
         scratch[slot] = np.empty(v.size, np.float32)
     return f16_to_f32(v, scratch[slot][: v.size].reshape(v.shape))
-
-
-def kernel_cycles(t: Target, name: str, p: dict[str, int], out_dt: DType) -> int:
-    """One tile's cycles for a CALL (the target's formulas, shared with the compiler)."""
-    return t.kernel_cycles(name, p, DTYPE_SIZE[out_dt])
 
 
 class Emulator:
@@ -483,32 +428,30 @@ class Emulator:
     # ---------------------------------------------------------------- kernels
 
     def _call(self, first: int, count: int, w: np.ndarray, where: str) -> int:
-        if not self.execute:
-            if not 0 <= int(w[1]) < len(KERNEL_NAMES):
-                raise EmulatorError(f"{where}: invalid kernel index {int(w[1])}")
-            name = KERNEL_NAMES[int(w[1])]
-            p = {pn: int(v) for pn, v in decode_call_params(name, w).items()}
-            return kernel_cycles(self.target, name, p, _dtype((int(w[2]) >> 8) & 0xFF, where))
-        # padding and uninitialised memory may hold any bit pattern: like the hardware, compute on
-        # it silently (only valid elements are ever checked or read back)
-        with np.errstate(all="ignore"):
-            return self._call_kernel(first, count, w, where)
+        if not 0 <= int(w[1]) < len(KERNEL_NAMES):
+            raise EmulatorError(f"{where}: invalid kernel index {int(w[1])}")
+        kernel = KERNELS[KERNEL_NAMES[int(w[1])]]
+        p = {pn: int(v) for pn, v in decode_call_params(kernel.name, w).items()}
+        out_dt = _dtype((int(w[2]) >> 8) & 0xFF, where)
+        if self.execute:
+            # padding and uninitialised memory may hold any bit pattern: like the hardware, compute
+            # on it silently (only valid elements are ever checked or read back)
+            with np.errstate(all="ignore"):
+                out_dt = self._call_kernel(kernel, p, first, count, w, where)
+        return kernel.cycles(self.target, p, DTYPE_SIZE[out_dt])
 
-    def _call_kernel(self, first: int, count: int, w: np.ndarray, where: str) -> int:
-        """Execute one CALL on tiles [first, first+count); returns its cycles on one tile."""
-        k = int(w[1])
-        if k >= len(KERNEL_NAMES):
-            raise EmulatorError(f"{where}: invalid kernel index {k}")
-        name = KERNEL_NAMES[k]
-        n_in = KERNELS[name][0]
+    def _call_kernel(
+        self, kernel: Kernel, p: dict[str, int], first: int, count: int, w: np.ndarray, where: str
+    ) -> DType:
+        """Execute one CALL on tiles [first, first+count) by the kernel's own semantics, its
+        operands accessed by their roles; returns the output's dtype."""
+        name = kernel.name
         in_dt = _dtype(int(w[2]) & 0xFF, where)
         out_dt = _dtype((int(w[2]) >> 8) & 0xFF, where)
-        p = {pn: int(v) for pn, v in decode_call_params(name, w).items()}
-        if invalid_call_params(name, p):
+        if kernel.invalid(p):
             raise EmulatorError(f"{where}: {name} with invalid parameters {p}")
-        out_el, in_els = call_operand_elements(name, p)
-        out_dt, in_dts = call_operand_dtypes(name, in_dt, out_dt)
-        n_read = 4 if name == "attention_update" else n_in  # its fifth address is a scratch it writes
+        out_el, in_els = kernel.operand_elements(p)
+        out_dt, in_dts = kernel.operand_dtypes(in_dt, out_dt)
         ins = [
             _as_f32(
                 self._view(
@@ -518,142 +461,27 @@ class Emulator:
                     in_els[j],
                     in_dts[j],
                     f"{where} {name} input {j}",
-                    interleaved=j == 1 and name in AMP_KERNELS,
+                    interleaved=j == 1 and kernel.amp,
                 ),
                 self._widened,
                 j,
             )
-            for j in range(n_read)
+            for j in kernel.reads()
         ]
-        reads_out = name in ("amp_matmul_acc", "attention_update")  # accumulators: read, then written
-        out = self._view(first, count, int(w[3]), out_el, out_dt, f"{where} {name} output", "rw" if reads_out else "w")
-        t = self.target
-        if name == "amp_matmul":
-            m, kk, n = p["m"], p["k"], p["n"]
-            res = _matmul(ins[0].reshape(count, m, kk), ins[1].reshape(count, kk, n))
-        elif name == "amp_matmul_acc":
-            m, kk, n = p["m"], p["k"], p["n"]
-            acc = out.astype(np.float32).reshape(count, m, n)
-            res = acc + _matmul(ins[0].reshape(count, m, kk), ins[1].reshape(count, kk, n))
-        elif name == "zero":
-            out[...] = 0
-            return kernel_cycles(t, name, p, out_dt)
-        elif name in ("add", "mul", "sub", "max"):
-            m, n, br, bc = p["m"], p["n"], p["b_rows"], p["b_cols"]
-            op = {"add": np.add, "mul": np.multiply, "sub": np.subtract, "max": np.maximum}[name]
-            res = op(ins[0].reshape(count, m, n), ins[1].reshape(count, br, bc))
-        elif name == "gelu":
-            x = ins[0]
-            res = np.float32(0.5) * x * (1 + np.tanh(_SQRT_2_OVER_PI * (x + np.float32(0.044715) * x**3)))
-        elif name == "gelu_erf":
-            x = ins[0].astype(np.float64)
-            res = 0.5 * x * (1.0 + _erf(x * (1.0 / math.sqrt(2.0))))
-        elif name == "relu":
-            res = np.maximum(ins[0], np.float32(0))
-        elif name in ("exp", "tanh"):
+        acc = kernel.out.role is Role.ACCUMULATOR
+        out = self._view(first, count, int(w[3]), out_el, out_dt, f"{where} {name} output", "rw" if acc else "w")
+        written = [(out, out_el)] + [
+            (self._view(first, count, int(w[4 + j]), in_els[j], in_dts[j], f"{where} {name} scratch", "w"), in_els[j])
+            for j in kernel.scratches()
+        ]
+        try:
+            res = kernel.run(p, count, ins, out.astype(np.float32) if acc else None)
+        except KernelError as e:
+            raise EmulatorError(f"{where}: {e}") from None
+        for (view, elements), values in zip(written, res if isinstance(res, tuple) else (res,), strict=True):
             with np.errstate(over="ignore"):
-                res = np.exp(ins[0]) if name == "exp" else np.tanh(ins[0])
-        elif name == "transpose":
-            res = ins[0].reshape(count, p["m"], p["n"]).transpose(0, 2, 1)
-        elif name == "reduce_sum":
-            res = ins[0].reshape(count, p["parts"], p["elements"]).sum(axis=1, dtype=np.float32)
-        elif name == "copy":
-            res = ins[0]
-        elif name in ("softmax_rows", "reduce_rows", "layer_norm_rows", "rms_norm_rows"):
-            res, _ = self._rows_kernel(name, p, count, ins)
-        elif name == "attention_init":
-            res = np.zeros((count, p["qr"], p["d"] + 2), np.float32)
-            res[:, :, p["d"]] = -np.inf
-        elif name == "attention_update":
-            res = self._attention_update(first, count, w, p, ins, out, where)
-        elif name == "attention_combine":
-            res = _attention_combine(ins[0].reshape(count, p["parts"], p["qr"], p["d"] + 2))
-        else:  # pragma: no cover - every KERNELS entry is handled above
-            raise EmulatorError(f"{where}: kernel {name} is not implemented")
-        with np.errstate(over="ignore"):
-            out[...] = res.reshape(count, out_el)  # numpy rounds to the output dtype on assignment
-        return kernel_cycles(t, name, p, out_dt)
-
-    def _rows_kernel(self, name: str, p: dict[str, int], count: int, ins: list[np.ndarray]) -> tuple[np.ndarray, int]:
-        """Row-wise kernels over x[count, rows, cols] using the first `valid` columns."""
-        t = self.target
-        rows, cols, valid = p["rows"], p["cols"], p["valid"]
-        x = ins[0].reshape(count, rows, cols)[:, :, :valid]
-        if name == "reduce_rows":
-            kind = p["kind"]
-            if kind == 2:
-                r = x.max(axis=2)
-            else:
-                r = x.sum(axis=2, dtype=np.float32)
-                if kind == 3:
-                    r = r / np.float32(valid)
-            return r, t.reduce_rows_cycles(rows, cols)
-        res = np.zeros((count, rows, cols), np.float32)
-        if name == "softmax_rows":
-            with np.errstate(invalid="ignore"):
-                e = np.exp(x - x.max(axis=2, keepdims=True))
-                res[:, :, :valid] = e / e.sum(axis=2, keepdims=True, dtype=np.float32)
-            return res, t.softmax_cycles(rows, cols)
-        eps = np.float32(bits_float(p["eps_bits"]))
-        gamma = ins[1].reshape(count, 1, cols)[:, :, :valid]
-        if name == "layer_norm_rows":
-            mean = x.mean(axis=2, keepdims=True, dtype=np.float32)
-            c = x - mean
-            var = (c * c).mean(axis=2, keepdims=True, dtype=np.float32)
-            beta = ins[2].reshape(count, 1, cols)[:, :, :valid]
-            res[:, :, :valid] = c / np.sqrt(var + eps) * gamma + beta
-        else:  # rms_norm_rows
-            ms = (x * x).mean(axis=2, keepdims=True, dtype=np.float32)
-            res[:, :, :valid] = x / np.sqrt(ms + eps) * gamma
-        return res, t.norm_cycles(rows, cols)
-
-    def _attention_update(
-        self,
-        first: int,
-        count: int,
-        w: np.ndarray,
-        p: dict[str, int],
-        ins: list[np.ndarray],
-        out: np.ndarray,
-        where: str,
-    ) -> np.ndarray:
-        """One online-softmax step of each tile's state (read from `out`) with its key block.
-
-        The scratch receives the scaled scores q k^T * scale, masked keys written as -inf."""
-        qr, kr, d = p["qr"], p["kr"], p["d"]
-        q = ins[0].reshape(count, qr, d)
-        k = ins[1].reshape(count, kr, d)
-        v = ins[2].reshape(count, kr, d)
-        offsets = ins[3].reshape(count, 3)
-        if not np.isfinite(offsets).all():
-            raise EmulatorError(f"{where}: attention_update offsets are not finite")
-        off = np.rint(offsets).astype(np.int64)
-        state = out.astype(np.float32).reshape(count, qr, d + 2)
-        acc, m, l_ = state[:, :, :d], state[:, :, d], state[:, :, d + 1]
-        s = _matmul(q, k.transpose(0, 2, 1)) * np.float32(bits_float(p["scale_bits"]))
-        gk = off[:, 1, None] + p["k_base"] + np.arange(kr)  # [count, kr]
-        in_range = gk < off[:, 2, None]
-        # keys past the tile's key end do not exist: their (padding) value rows are not read
-        v = np.where(in_range[:, :, None], v, np.float32(0))
-        valid = in_range[:, None, :]  # [count, 1, kr]
-        if p["causal"]:
-            gq = off[:, 0, None] + np.arange(qr)  # [count, qr]
-            valid = valid & (gk[:, None, :] <= gq[:, :, None])
-        valid = np.broadcast_to(valid, s.shape)
-        s = np.where(valid, s, np.float32(-np.inf))
-        m_new = np.maximum(m, s.max(axis=2))
-        finite = np.isfinite(m_new)
-        safe = np.where(finite, m_new, np.float32(0))
-        with np.errstate(invalid="ignore", over="ignore"):
-            alpha = np.where(np.isneginf(m), np.float32(0), np.exp(m - safe))
-            pr = np.where(valid, np.exp(s - safe[:, :, None]), np.float32(0))
-        new = np.empty_like(state)
-        new[:, :, :d] = acc * alpha[:, :, None] + _matmul(pr, v)
-        new[:, :, d] = m_new
-        new[:, :, d + 1] = l_ * alpha + pr.sum(axis=2, dtype=np.float32)
-        scratch = self._view(first, count, int(w[4 + 4]), qr * kr, DType.F32, f"{where} attention_update scratch", "w")
-        scratch[...] = s.reshape(count, qr * kr)
-        return new
+                view[...] = values.reshape(count, elements)  # numpy rounds to the output dtype on assignment
+        return out_dt
 
     # ---------------------------------------------------------------- exchange
 

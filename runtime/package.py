@@ -16,17 +16,9 @@ from typing import Any
 import capnp
 import numpy as np
 
+from ipu.abi.isa import DTYPE_SIZE, INSTRUCTION_BYTES, INSTRUCTION_WORDS, DType, Opcode
+from ipu.abi.kernels import KERNEL_NAMES, KERNELS, decode_call_params
 from ipu.atomic import write_bytes
-from ipu.runtime.isa import (
-    DTYPE_SIZE,
-    INSTRUCTION_BYTES,
-    INSTRUCTION_WORDS,
-    KERNEL_NAMES,
-    KERNELS,
-    DType,
-    Opcode,
-    param_offset,
-)
 from ipu.target import Target
 from ipu.target.mapping import MappingError, TileMapping
 
@@ -109,7 +101,7 @@ class Program:
     first_tile: int
     tile_count: int
     code_address: int
-    code: bytes  # INSTRUCTION_BYTES per instruction, see runtime.isa
+    code: bytes  # INSTRUCTION_BYTES per instruction, see ipu.abi.isa
 
 
 @dataclass
@@ -482,97 +474,6 @@ def packages_equal(a: Package, b: Package) -> bool:
 # --------------------------------------------------------------------------------------------
 
 
-def call_operand_elements(kernel: str, p: dict[str, Any]) -> tuple[Any, list[Any]]:
-    """(output elements, [input elements]) of a CALL; works on ints or numpy param columns."""
-    if kernel in ("amp_matmul", "amp_matmul_acc"):
-        return p["m"] * p["n"], [p["m"] * p["k"], p["k"] * p["n"]]
-    if kernel == "zero":
-        return p["elements"], []
-    if kernel in ("add", "mul", "sub", "max"):
-        return p["m"] * p["n"], [p["m"] * p["n"], p["b_rows"] * p["b_cols"]]
-    if kernel == "transpose":
-        return p["m"] * p["n"], [p["m"] * p["n"]]
-    if kernel == "reduce_sum":
-        return p["elements"], [p["parts"] * p["elements"]]
-    if kernel in ("gelu", "gelu_erf", "relu", "copy", "exp", "tanh"):
-        return p["elements"], [p["elements"]]
-    if kernel == "softmax_rows":
-        return p["rows"] * p["cols"], [p["rows"] * p["cols"]]
-    if kernel == "reduce_rows":
-        return p["rows"], [p["rows"] * p["cols"]]
-    if kernel == "layer_norm_rows":
-        return p["rows"] * p["cols"], [p["rows"] * p["cols"], p["cols"], p["cols"]]
-    if kernel == "rms_norm_rows":
-        return p["rows"] * p["cols"], [p["rows"] * p["cols"], p["cols"]]
-    if kernel == "attention_init":
-        return p["qr"] * (p["d"] + 2), []
-    if kernel == "attention_update":
-        qr, kr, d = p["qr"], p["kr"], p["d"]
-        return qr * (d + 2), [qr * d, kr * d, kr * d, 3 + 0 * qr, qr * kr]
-    if kernel == "attention_combine":
-        return p["qr"] * p["d"], [p["parts"] * p["qr"] * (p["d"] + 2)]
-    raise KeyError(kernel)
-
-
-def call_operand_dtypes(kernel: str, in_dtype: Any, out_dtype: Any) -> tuple[Any, list[Any]]:
-    """(output dtype, [input dtypes]) of a CALL given its dtype word's in/out codes.
-
-    Most kernels read every input as `in_dtype` and write `out_dtype`; the attention state,
-    offsets and score scratch are always f32 (works on DType values or numpy code columns)."""
-    f32 = DType.F32 if isinstance(in_dtype, DType) else int(DType.F32)
-    n_in = KERNELS[kernel][0]
-    if kernel == "attention_init":
-        return f32, []
-    if kernel == "amp_matmul_acc":
-        return f32, [in_dtype, in_dtype]
-    if kernel == "attention_update":
-        return f32, [in_dtype, in_dtype, in_dtype, f32, f32]
-    if kernel == "attention_combine":
-        return out_dtype, [f32]
-    return out_dtype, [in_dtype] * n_in
-
-
-# Parameters that may be zero (flags, offsets); `*_bits` are raw float32 bit patterns; every
-# other parameter is a shape and must be positive.
-NONNEGATIVE_PARAMS = frozenset({"causal", "k_base"})
-
-
-def decode_call_params(kernel: str, words: np.ndarray) -> dict[str, Any]:
-    """Parameter columns of CALL words [..., 16] (int64 of the u32 words): `*_bits` stay raw
-    u32, all others are read as signed 32-bit values (so a stored -1 reads as -1)."""
-    off = param_offset(kernel)
-    out = {}
-    for q, name in enumerate(KERNELS[kernel][1]):
-        v = np.asarray(words[..., off + q], np.int64) & 0xFFFFFFFF
-        out[name] = v if name.endswith("_bits") else (v ^ 0x80000000) - 0x80000000
-    return out
-
-
-def invalid_call_params(kernel: str, p: dict[str, Any]) -> Any:
-    """Boolean (column) marking CALLs whose parameters break the kernel's rules."""
-    bad: Any = np.zeros(np.shape(next(iter(p.values()))) if p else (), bool)
-    for name, v in p.items():
-        if name.endswith("_bits"):
-            f = (np.asarray(v, np.int64) & 0xFFFFFFFF).astype(np.uint32).view(np.float32)
-            bad = bad | ~np.isfinite(f)
-            if name == "eps_bits":
-                bad = bad | (f < 0)
-        elif name in NONNEGATIVE_PARAMS:
-            bad = bad | (v < 0)
-        else:
-            bad = bad | (v <= 0)
-    if kernel in ("add", "mul", "sub", "max"):
-        bad = bad | ((p["b_rows"] != 1) & (p["b_rows"] != p["m"]))
-        bad = bad | ((p["b_cols"] != 1) & (p["b_cols"] != p["n"]))
-    if "valid" in p:
-        bad = bad | (p["valid"] > p["cols"])
-    if kernel == "reduce_rows":
-        bad = bad | (p["kind"] < 1) | (p["kind"] > 3)
-    if "causal" in p:
-        bad = bad | (p["causal"] > 1)
-    return bad
-
-
 _DTYPE_SIZE_BY_CODE = np.zeros(256, np.int64)
 for _d, _s in DTYPE_SIZE.items():
     _DTYPE_SIZE_BY_CODE[int(_d)] = _s
@@ -734,19 +635,20 @@ def _validate_calls(i: int, words: np.ndarray, op: np.ndarray, base: int, end: i
         if not sel.any():
             continue
         c, at = calls[sel], idx[sel]
+        kernel = KERNELS[name]
         params = decode_call_params(name, c)
-        bad = invalid_call_params(name, params)
-        for pn, v in params.items():  # a shape larger than a tile's memory is absurd (and would overflow)
-            if not pn.endswith("_bits") and pn not in NONNEGATIVE_PARAMS:
-                bad = bad | (v > memory_size)
+        bad = kernel.invalid(params)
+        for q in kernel.params:  # a shape larger than a tile's memory is absurd (and would overflow)
+            if q.kind == "shape":
+                bad = bad | (params[q.name] > memory_size)
         if bad.any():
             j = _first(bad)
             raise PackageError(
                 f"program {i}: instruction {at[j]} ({name}) has invalid parameters "
                 f"{dict((pn, int(v[j])) for pn, v in params.items())}"
             )
-        out_el, in_els = call_operand_elements(name, params)
-        out_code, in_codes = call_operand_dtypes(name, c[:, 2] & 0xFF, (c[:, 2] >> 8) & 0xFF)
+        out_el, in_els = kernel.operand_elements(params)
+        out_code, in_codes = kernel.operand_dtypes(c[:, 2] & 0xFF, (c[:, 2] >> 8) & 0xFF)
         operands = [(3, out_el * _DTYPE_SIZE_BY_CODE[out_code])] + [
             (4 + q, e * _DTYPE_SIZE_BY_CODE[dc]) for q, (e, dc) in enumerate(zip(in_els, in_codes, strict=True))
         ]

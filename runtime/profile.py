@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
+from ipu.abi.isa import DTYPE_SIZE
 from ipu.runtime.emulator import RunResult
 from ipu.runtime.exchange_check import port_words
-from ipu.runtime.isa import DTYPE_SIZE
 from ipu.runtime.package import SLICE_COLUMNS, TRANSFER_COLUMNS, Binding, Package
 from ipu.target import Target
 

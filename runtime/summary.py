@@ -10,17 +10,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from ipu.abi.isa import DTYPE_NAMES, DTYPE_SIZE, INSTRUCTION_WORDS, Opcode
+from ipu.abi.kernels import KERNEL_NAMES, KERNELS, decode_call_params
 from ipu.runtime.exchange_check import expand_members
-from ipu.runtime.isa import DTYPE_NAMES, DTYPE_SIZE, INSTRUCTION_WORDS, KERNEL_NAMES, Opcode
 from ipu.runtime.package import (
     SLICE_COLUMNS,
     TRANSFER_COLUMNS,
     Binding,
     HostCall,
     Package,
-    call_operand_dtypes,
-    call_operand_elements,
-    decode_call_params,
 )
 from ipu.target import Target
 
@@ -96,8 +94,8 @@ def _program_ranges(pkg: Package) -> tuple[Ranges, Ranges]:
             cw = calls[calls[:, 1] == k]
             if not len(cw):
                 continue
-            out_el, in_els = call_operand_elements(name, decode_call_params(name, cw))
-            out_dt, in_dts = call_operand_dtypes(name, cw[:, 2] & 0xFF, (cw[:, 2] >> 8) & 0xFF)
+            out_el, in_els = KERNELS[name].operand_elements(decode_call_params(name, cw))
+            out_dt, in_dts = KERNELS[name].operand_dtypes(cw[:, 2] & 0xFF, (cw[:, 2] >> 8) & 0xFF)
             for slot, (el, dt) in enumerate([(out_el, out_dt), *zip(in_els, in_dts, strict=True)]):
                 nbytes = np.asarray(el, np.int64) * _SIZE_BY_CODE[np.broadcast_to(np.asarray(dt, np.int64), len(cw))]
                 addr = cw[:, 3 + slot]

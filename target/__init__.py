@@ -85,14 +85,17 @@ class Target:
         )
         return c["amp_call"] + slices * per_slice
 
-    def elementwise_cycles(self, kind: str, elements: int) -> int:
-        """Vector kernels (ST 3.3): GeLU is scalar, add/mul/relu run 16 elements a cycle."""
-        c = self.costs
-        if kind in ("gelu", "gelu_erf"):  # the measured cost is of the exact scalar GeLU (ST 3.3)
-            return c["gelu_per_element"] * elements + c["kernel_launch"]
-        if kind in ("transpose",):
-            return c["transform_per_element"] * elements + c["kernel_launch"]
-        return -(-elements // c["add_elements_per_cycle"]) + c["kernel_launch"]
+    def vector_cycles(self, elements: int) -> int:
+        """Vector kernels (ST 3.3): add/mul/sub/max/relu run `add_elements_per_cycle` elements a cycle."""
+        return -(-elements // self.costs["add_elements_per_cycle"]) + self.costs["kernel_launch"]
+
+    def transform_cycles(self, elements: int) -> int:
+        """Element permutations (transpose): `transform_per_element` cycles an element."""
+        return self.costs["transform_per_element"] * elements + self.costs["kernel_launch"]
+
+    def local_copy_cycles(self, nbytes: int) -> int:
+        """A copy within one tile's memory (with a dtype conversion) of `nbytes` output bytes."""
+        return self.costs["local_copy_call"] + -(-nbytes // self.costs["local_copy_bytes_per_cycle"])
 
     def reduce_cycles(self, parts: int, elements: int) -> int:
         """Sum of `parts` fp32 partial slices of `elements` each (ST 3.1/3.2: parallel
@@ -101,7 +104,8 @@ class Target:
         return parts * elements * 4 // c["reduce_bytes_per_cycle"] + c["kernel_launch"]
 
     def transcendental_cycles(self, elements: int) -> int:
-        """exp / tanh / GeLU: the scalar per-element cost (ST 3.3, measured for GeLU)."""
+        """exp / tanh / GeLU: the scalar per-element cost `gelu_per_element` (ST 3.3,
+        measured for the exact GeLU)."""
         return self.costs["gelu_per_element"] * elements + self.costs["kernel_launch"]
 
     def _passes(self, n: int, elements: int) -> int:
@@ -138,37 +142,11 @@ class Target:
         return self.costs["kernel_launch"] + self._passes(1, elements)
 
     def kernel_cycles(self, name: str, p: dict[str, int], out_esize: int) -> int:
-        """One tile's cycles for one call of kernel `name` with parameters `p` (data-independent)."""
-        if name in ("amp_matmul", "amp_matmul_acc"):
-            return self.amp_matmul_cycles(p["m"], p["k"], p["n"])
-        if name in ("add", "mul", "sub", "max"):
-            return self.elementwise_cycles(name, p["m"] * p["n"])
-        if name in ("gelu", "gelu_erf", "relu"):
-            return self.elementwise_cycles(name, p["elements"])
-        if name in ("exp", "tanh"):
-            return self.transcendental_cycles(p["elements"])
-        if name == "transpose":
-            return self.elementwise_cycles("transpose", p["m"] * p["n"])
-        if name == "reduce_sum":
-            return self.reduce_cycles(p["parts"], p["elements"])
-        if name == "copy":
-            nbytes = p["elements"] * out_esize
-            return self.costs["local_copy_call"] + -(-nbytes // self.costs["local_copy_bytes_per_cycle"])
-        if name == "zero":
-            return self.fill_cycles(p["elements"])
-        if name == "softmax_rows":
-            return self.softmax_cycles(p["rows"], p["cols"])
-        if name == "reduce_rows":
-            return self.reduce_rows_cycles(p["rows"], p["cols"])
-        if name in ("layer_norm_rows", "rms_norm_rows"):
-            return self.norm_cycles(p["rows"], p["cols"])
-        if name == "attention_init":
-            return self.fill_cycles(p["qr"] * (p["d"] + 2))
-        if name == "attention_update":
-            return self.attention_update_cycles(p["qr"], p["kr"], p["d"])
-        if name == "attention_combine":
-            return self.attention_combine_cycles(p["parts"], p["qr"], p["d"])
-        raise TargetError(f"target {self.name}: no cycle model for kernel '{name}'")
+        """One tile's cycles for one call of kernel `name` with parameters `p` (data-independent):
+        the kernel's own cycle model in `ipu.abi.kernels`, which calls the rate methods above."""
+        from ipu.abi.kernels import kernel_cycles  # the kernels read the target: import at use
+
+        return kernel_cycles(self, name, p, out_esize)
 
     def phase_overhead_cycles(self) -> int:
         """Sync plus the worst route tail: what an exchange phase pays above its horizon before

@@ -17,8 +17,8 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
+from ipu.abi.kernels import KERNELS
 from ipu.dialects import exchange, tasm, tilemap
-from ipu.runtime.isa import KERNELS
 from ipu.target import Target, load_target
 from ipu.transforms.exchange_schedule import D_OFF, S_OFF
 from ipu.transforms.log import log_event
@@ -26,7 +26,7 @@ from ipu.transforms.place_storage import slot
 from ipu.transforms.select_finalist import refined_cycles
 
 # the kernel ABI (parameter names in encoding order) is the ISA's
-KERNEL_PARAMS = {name: params for name, (_, params) in KERNELS.items()}
+KERNEL_PARAMS = {name: k.param_names for name, k in KERNELS.items()}
 
 
 def _i(v: int) -> IntegerAttr:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from xdsl.dialects import func
 from xdsl.ir import Block, Operation, SSAValue
 
+from ipu.abi.kernels import KERNELS
 from ipu.dialects import plan
 from ipu.dialects.layout import Layout, _lift, _overlaps
 from ipu.target import Target
@@ -145,15 +146,16 @@ def op_cost(op: Operation, t: Target) -> tuple[int, int, int, int]:
         return 0, x, 1, f
     if isinstance(op, plan.UnaryOp):
         n = op.result.type.layout.block_elements
-        kind = op.kind.data
-        return (t.transcendental_cycles(n) if kind in ("exp", "tanh") else t.elementwise_cycles(kind, n)), 0, 0, 0
+        return KERNELS[op.kind.data].cycles(t, {"elements": n}, _esize(op.result.type)), 0, 0, 0
     if isinstance(op, plan.BinaryOp):
-        return t.elementwise_cycles(op.kind.data, op.result.type.layout.block_elements), 0, 0, 0
+        n = op.result.type.layout.block_elements
+        p = {"m": 1, "n": n, "b_rows": 1, "b_cols": n}
+        return KERNELS[op.kind.data].cycles(t, p, _esize(op.result.type)), 0, 0, 0
     if isinstance(op, plan.CastOp | plan.ReshapeOp):
         n = op.result.type.layout.block_elements * _esize(op.result.type)
         return t.costs["local_copy_call"] + n // t.costs["local_copy_bytes_per_cycle"], 0, 0, 0
     if isinstance(op, plan.TransposeOp):
-        return t.elementwise_cycles("transpose", op.result.type.layout.block_elements), 0, 0, 0
+        return t.transform_cycles(op.result.type.layout.block_elements), 0, 0, 0
     if isinstance(op, plan.RowwiseOp):
         a = op.input.type.layout
         rows, cols = math.prod(a.block[:-1]), a.block[-1]

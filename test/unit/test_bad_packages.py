@@ -21,8 +21,8 @@ import pytest
 from click.testing import CliRunner, Result
 from conftest import EXAMPLES
 
+from ipu.abi.isa import INSTRUCTION_WORDS, Opcode, encode_simple
 from ipu.codegen.ipuexe import build_package
-from ipu.runtime.isa import INSTRUCTION_WORDS, Opcode, encode_simple
 from ipu.runtime.package import (
     SCHEMA_VERSION,
     SLICE_COLUMNS,

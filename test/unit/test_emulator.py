@@ -7,8 +7,9 @@ import math
 import numpy as np
 import pytest
 
+from ipu.abi.isa import DType, Opcode, encode_simple, float_bits
+from ipu.abi.kernels import KERNELS, encode_call
 from ipu.runtime.emulator import Emulator, EmulatorError
-from ipu.runtime.isa import DType, Opcode, encode_call, encode_simple, float_bits, param_offset
 from ipu.runtime.package import Binding, Package, PackageError, Phase, Program, host_calls_for, validate_package
 from ipu.target import load_target
 
@@ -142,10 +143,7 @@ def test_matmul_add_gelu_matches_numpy() -> None:
     assert res.outputs["y"].dtype == np.float32
     np.testing.assert_allclose(res.outputs["y"], want, rtol=1e-5, atol=1e-5)
     expected = (
-        T.amp_matmul_cycles(4, 8, 16)
-        + T.elementwise_cycles("add", 64)
-        + T.elementwise_cycles("gelu", 64)
-        + T.exchange["sync_cycles"]
+        T.amp_matmul_cycles(4, 8, 16) + T.vector_cycles(64) + T.transcendental_cycles(64) + T.exchange["sync_cycles"]
     )
     assert res.total_cycles == expected
 
@@ -177,11 +175,7 @@ def test_kernels_transpose_reduce_copy_relu_broadcast() -> None:
     np.testing.assert_array_equal(get(MX, 15, np.float32), (a - col).reshape(16, -1))
     copy_cycles = T.costs["local_copy_call"] + -(-30 // T.costs["local_copy_bytes_per_cycle"])
     assert res.total_cycles == (
-        T.elementwise_cycles("transpose", 15)
-        + T.reduce_cycles(3, 5)
-        + copy_cycles
-        + T.elementwise_cycles("relu", 15)
-        + T.elementwise_cycles("sub", 15)
+        T.transform_cycles(15) + T.reduce_cycles(3, 5) + copy_cycles + T.vector_cycles(15) + T.vector_cycles(15)
     )
 
 
@@ -263,7 +257,7 @@ def test_cycles_two_programs_take_the_max() -> None:
     )
     validate_package(pkg, T)
     res = Emulator(pkg, T).run({})
-    compute = max(T.amp_matmul_cycles(8, 32, 16), T.elementwise_cycles("add", 128))
+    compute = max(T.amp_matmul_cycles(8, 32, 16), T.vector_cycles(128))
     assert compute == T.amp_matmul_cycles(8, 32, 16)
     assert res.total_cycles == compute + T.exchange["sync_cycles"] + 16 + T.exchange["route_tail_cycles"]
     assert [r["kind"] for r in res.profile] == ["compute", "sync", "exchange"]
@@ -327,7 +321,7 @@ def test_host_calls_stream_in_phases_and_sum_to_host_cycles() -> None:
         ("run", "y", 1024, 600 + 45),
     ]
     assert res.host_cycles == sum(h[3] for h in host) == 1893
-    assert res.total_cycles == T.elementwise_cycles("add", 16)  # the device's cycles only
+    assert res.total_cycles == T.vector_cycles(16)  # the device's cycles only
     again = emu.run({"x": x})  # already loaded: the run call alone
     assert again.host_cycles == 2 * T.host_transfer_cycles(1024)
     counted = Emulator(pkg, T, execute=False).run({})
@@ -529,12 +523,12 @@ def test_attention_split_keys_match_full_softmax_attention(causal: int) -> None:
 
 def test_call_parameters_follow_the_inputs_and_flags_may_be_zero() -> None:
     upd = encode_call("attention_update", DType.F16, DType.F32, DATA, [DATA] * 5, [4, 4, 8, 0, float_bits(1.0), 0])
-    assert list(upd[param_offset("attention_update") :][:6]) == [4, 4, 8, 0, float_bits(1.0), 0]
-    assert param_offset("attention_init") == 4 and param_offset("amp_matmul") == 6
+    assert list(upd[KERNELS["attention_update"].param_offset :][:6]) == [4, 4, 8, 0, float_bits(1.0), 0]
+    assert KERNELS["attention_init"].param_offset == 4 and KERNELS["amp_matmul"].param_offset == 6
     pkg = _kernel_emulator(upd).package
     validate_package(pkg, T)  # causal = 0 and k_base = 0 are fine
     bad = upd.copy()
-    bad[param_offset("attention_update") + 5] = np.uint32(0xFFFFFFFF)  # k_base = -1
+    bad[KERNELS["attention_update"].param_offset + 5] = np.uint32(0xFFFFFFFF)  # k_base = -1
     emu = _kernel_emulator(bad)
     with pytest.raises(PackageError, match=r"attention_update\) has invalid parameters .*'k_base': -1"):
         validate_package(emu.package, T)

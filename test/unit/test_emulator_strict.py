@@ -10,9 +10,10 @@ import pytest
 from conftest import EXAMPLES
 
 import ipu
+from ipu.abi.isa import INSTRUCTION_WORDS, Opcode
+from ipu.abi.kernels import KERNEL_NAMES
 from ipu.api import default_inputs
 from ipu.runtime.emulator import Emulator, EmulatorError
-from ipu.runtime.isa import INSTRUCTION_WORDS, KERNEL_NAMES, Opcode
 from ipu.runtime.package import TRANSFER_COLUMNS, Package
 
 D_ADDR = TRANSFER_COLUMNS.index("dst_address")

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from ipu.runtime.isa import KERNEL_NAMES, DType
-from ipu.runtime.package import call_operand_dtypes, call_operand_elements
+from ipu.abi.isa import DType
+from ipu.abi.kernels import KERNEL_NAMES, KERNELS
 from ipu.target import load_target
 
 # The kernel indices are the package ABI: this order may only grow at the end.
@@ -107,10 +107,8 @@ def test_kernel_cycles_unchanged(target: str, kernel: str, params: dict[str, int
 
 @pytest.mark.parametrize(("kernel", "out_el", "in_els", "out_dt", "in_dts"), OPERANDS)
 def test_kernel_operands_unchanged(kernel: str, out_el: int, in_els: list[int], out_dt: str, in_dts: list[str]) -> None:
-    from ipu.runtime.isa import KERNELS
-
-    p = {name: P[name] for name in KERNELS[kernel][1]}
-    o, i = call_operand_elements(kernel, p)
+    k = KERNELS[kernel]
+    o, i = k.operand_elements({name: P[name] for name in k.param_names})
     assert (o, [int(x) for x in i]) == (out_el, in_els)
-    od, idt = call_operand_dtypes(kernel, DType.F16, DType.F16)
+    od, idt = k.operand_dtypes(DType.F16, DType.F16)
     assert (DType(od).name, [DType(d).name for d in idt]) == (out_dt, in_dts)

@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ipu.runtime.isa import INSTRUCTION_BYTES, DType, Opcode, encode_call, encode_simple, float_bits
+from ipu.abi.isa import INSTRUCTION_BYTES, DType, Opcode, encode_simple, float_bits
+from ipu.abi.kernels import encode_call
 from ipu.runtime.package import (
     Binding,
     Checkpoint,

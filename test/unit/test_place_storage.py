@@ -9,12 +9,12 @@ from conftest import EXAMPLES
 from xdsl.dialects import func
 from xdsl.utils.exceptions import DiagnosticException
 
+from ipu.abi.kernels import AMP_KERNELS
 from ipu.dialects import exchange, tilemap
 from ipu.target import load_target
 from ipu.tools.common import make_context, parse_file
 from ipu.transforms.pipeline import compile_passes
 from ipu.transforms.place_storage import (
-    AMP_KERNELS,
     _element_span,
     _largest_free,
     exchange_row_bytes,

@@ -1,0 +1,616 @@
+"""Every tile kernel, each defined once: its ABI, its cycle model and what it computes.
+
+A `CALL` instruction (see `ipu.abi.isa`) holds the kernel's index in `KERNELS` (word 1: the
+order is the package ABI, so new kernels are appended), the dtype word (word 2: in | out << 8),
+the output address (word 3), one address per entry of `Kernel.ins` (words 4..) and then the
+parameters in `Kernel.params` order.
+
+A `Kernel` entry states:
+- its operands with their roles: the output is `OUTPUT` (written) or `ACCUMULATOR` (read, then
+  written in place); each further address is an `INPUT` (read) or a `SCRATCH` (written, never
+  read), with its element count as a function of the parameters and its dtype (the CALL's in
+  or out dtype, or always f32);
+- its parameters: shapes (positive), indices and flags (may be zero), float32 bit patterns, and
+  any rule between them;
+- its cycle model: one tile's cycles for one call, from the target's rates and costs (the
+  `Target` methods), shared by the compiler's estimates and the emulator;
+- its semantics: `run(p, count, ins, acc)` on float32 arrays [count, elements] of the `INPUT`
+  operands (and the accumulator's current value), returning the output (and each scratch's
+  values, in address order) for `count` tiles at once. The emulator rounds to the output dtype.
+
+This module is a leaf: dialects, transforms, codegen and the runtime read it; it imports no
+dialect, pass or runtime module.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+
+from ipu.abi.isa import INSTRUCTION_WORDS, DType, Opcode, bits_float
+
+if TYPE_CHECKING:
+    from ipu.target import Target
+
+Params = dict[str, Any]  # parameter name -> int, or a numpy column of them (vectorised checks)
+Values = np.ndarray | tuple[np.ndarray, ...]
+
+
+class Role(StrEnum):
+    """What a kernel does with an operand's memory."""
+
+    INPUT = "input"  # read
+    OUTPUT = "output"  # written
+    ACCUMULATOR = "accumulator"  # read, then written in place
+    SCRATCH = "scratch"  # written, never read
+
+
+@dataclass(frozen=True)
+class Operand:
+    """One address of a CALL: its role, element count (from the parameters) and dtype."""
+
+    role: Role
+    elements: Callable[[Params], Any]
+    dtype: Literal["in", "out", "f32"] = "in"  # the CALL's in or out dtype, or always f32
+
+
+@dataclass(frozen=True)
+class Param:
+    """A CALL parameter: `shape` (positive), `index` (a flag or offset: may be zero) or `float`
+    (a float32's bit pattern, finite)."""
+
+    name: str
+    kind: Literal["shape", "index", "float"] = "shape"
+
+
+class KernelError(ValueError):
+    """Data a kernel cannot compute on (the emulator reports it with the call's position)."""
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """One kernel: operands, parameters, cycle model and semantics (see the module docstring)."""
+
+    name: str
+    out: Operand
+    ins: tuple[Operand, ...]
+    params: tuple[Param, ...]
+    cycles_fn: Callable[[Target, Params, int], int]  # (target, params, output element bytes)
+    run: Callable[[Params, int, list[np.ndarray], np.ndarray | None], Values]
+    rule: Callable[[Params], Any] | None = None  # True (per call) where parameters break a rule
+    unary: bool = False  # an elementwise map y = f(x): a `plan.unary` kind
+    amp: bool = False  # AMP: input 1 streamed by 128-bit loads (one interleaved region)
+
+    @property
+    def n_in(self) -> int:
+        """Addresses after the output (inputs and scratches)."""
+        return len(self.ins)
+
+    @property
+    def param_names(self) -> tuple[str, ...]:
+        return tuple(q.name for q in self.params)
+
+    @property
+    def param_offset(self) -> int:
+        """Word index of the first parameter."""
+        return 4 + self.n_in
+
+    def cycles(self, target: Target, p: Params, out_esize: int = 2) -> int:
+        """One tile's cycles for one call (data-independent)."""
+        return self.cycles_fn(target, p, out_esize)
+
+    def operand_elements(self, p: Params) -> tuple[Any, list[Any]]:
+        """(output elements, [elements of each further address]); ints or numpy columns."""
+        return self.out.elements(p), [o.elements(p) for o in self.ins]
+
+    def operand_dtypes(self, in_dtype: Any, out_dtype: Any) -> tuple[Any, list[Any]]:
+        """(output dtype, [dtypes]) given the dtype word's codes (DType values or numpy columns)."""
+        f32 = DType.F32 if isinstance(in_dtype, DType) else int(DType.F32)
+        pick = {"in": in_dtype, "out": out_dtype, "f32": f32}
+        return pick[self.out.dtype], [pick[o.dtype] for o in self.ins]
+
+    def reads(self) -> list[int]:
+        """Indices into `ins` of the operands the kernel reads (its `run` inputs)."""
+        return [j for j, o in enumerate(self.ins) if o.role is Role.INPUT]
+
+    def scratches(self) -> list[int]:
+        return [j for j, o in enumerate(self.ins) if o.role is Role.SCRATCH]
+
+    def invalid(self, p: Params) -> Any:
+        """True (per call, for numpy columns) where the parameters break the kernel's rules."""
+        bad: Any = np.zeros(np.shape(next(iter(p.values()))) if p else (), bool)
+        for q in self.params:
+            v = p[q.name]
+            if q.kind == "float":
+                bad = bad | ~np.isfinite(_as_float(v))
+            elif q.kind == "index":
+                bad = bad | (v < 0)
+            else:
+                bad = bad | (v <= 0)
+        return bad if self.rule is None else bad | self.rule(p)
+
+
+def _as_float(bits: Any) -> np.ndarray:
+    return (np.asarray(bits, np.int64) & 0xFFFFFFFF).astype(np.uint32).view(np.float32)
+
+
+# ---------------------------------------------------------------------------------------------
+# Shared numerics (float32 unless stated)
+# ---------------------------------------------------------------------------------------------
+
+_SQRT_2_OVER_PI = np.float32(math.sqrt(2.0 / math.pi))
+# Abramowitz & Stegun 7.1.26: |error| <= 1.5e-7, well inside fp16 and fp32 result rounding.
+_AS_P, _AS_A = 0.3275911, (0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429)
+
+
+def erf(x: np.ndarray) -> np.ndarray:
+    """erf in float64 by a rational approximation (NumPy has none; the kernel's own form)."""
+    a = np.abs(x)
+    t = 1.0 / (1.0 + _AS_P * a)
+    poly = t * (_AS_A[0] + t * (_AS_A[1] + t * (_AS_A[2] + t * (_AS_A[3] + t * _AS_A[4]))))
+    return np.sign(x) * (1.0 - poly * np.exp(-a * a))
+
+
+def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Batched float32 matmul through BLAS: NumPy falls back to a loop 10-20x slower when an
+    operand's matrices are not contiguous (a transposed view, a strided fp32 view of memory)."""
+    return np.matmul(np.ascontiguousarray(a), np.ascontiguousarray(b))
+
+
+def _elements(p: Params) -> Any:
+    return p["elements"]
+
+
+def _mn(p: Params) -> Any:
+    return p["m"] * p["n"]
+
+
+def _rows_cols(p: Params) -> Any:
+    return p["rows"] * p["cols"]
+
+
+def _cols(p: Params) -> Any:
+    return p["cols"]
+
+
+def _state(p: Params) -> Any:
+    """An attention state [qr, d + 2]: d accumulator values, running max, running sum."""
+    return p["qr"] * (p["d"] + 2)
+
+
+def _in(elements: Callable[[Params], Any], dtype: Literal["in", "out", "f32"] = "in") -> Operand:
+    return Operand(Role.INPUT, elements, dtype)
+
+
+def _out(elements: Callable[[Params], Any], dtype: Literal["in", "out", "f32"] = "out") -> Operand:
+    return Operand(Role.OUTPUT, elements, dtype)
+
+
+# ---------------------------------------------------------------------------------------------
+# Semantics
+# ---------------------------------------------------------------------------------------------
+
+
+def _amp_matmul(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
+    m, k, n = p["m"], p["k"], p["n"]
+    res = matmul(ins[0].reshape(count, m, k), ins[1].reshape(count, k, n))
+    return res if acc is None else acc.reshape(count, m, n) + res
+
+
+def _zero(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
+    return np.zeros((count, p["elements"]), np.float32)
+
+
+def _broadcasting(f: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable[..., Values]:
+    """a (op) b over [m, n] with b of shape [b_rows, b_cols] (1 broadcasts)."""
+
+    def run(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
+        return f(ins[0].reshape(count, p["m"], p["n"]), ins[1].reshape(count, p["b_rows"], p["b_cols"]))
+
+    return run
+
+
+def _map(f: Callable[[np.ndarray], np.ndarray]) -> Callable[..., Values]:
+    """An elementwise map of the one input."""
+
+    def run(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
+        return f(ins[0])
+
+    return run
+
+
+def _gelu_tanh(x: np.ndarray) -> np.ndarray:
+    return np.float32(0.5) * x * (1 + np.tanh(_SQRT_2_OVER_PI * (x + np.float32(0.044715) * x**3)))
+
+
+def _gelu_erf(x: np.ndarray) -> np.ndarray:
+    x = x.astype(np.float64)
+    return 0.5 * x * (1.0 + erf(x * (1.0 / math.sqrt(2.0))))
+
+
+def _exp(x: np.ndarray) -> np.ndarray:
+    with np.errstate(over="ignore"):
+        return np.exp(x)
+
+
+def _transpose(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
+    return ins[0].reshape(count, p["m"], p["n"]).transpose(0, 2, 1)
+
+
+def _reduce_sum(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
+    return ins[0].reshape(count, p["parts"], p["elements"]).sum(axis=1, dtype=np.float32)
+
+
+def _valid_cols(p: Params, count: int, x: np.ndarray) -> np.ndarray:
+    """x[count, rows, cols] restricted to its first `valid` columns."""
+    return x.reshape(count, p["rows"], p["cols"])[:, :, : p["valid"]]
+
+
+def _softmax_rows(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
+    x = _valid_cols(p, count, ins[0])
+    res = np.zeros((count, p["rows"], p["cols"]), np.float32)
+    with np.errstate(invalid="ignore"):
+        e = np.exp(x - x.max(axis=2, keepdims=True))
+        res[:, :, : p["valid"]] = e / e.sum(axis=2, keepdims=True, dtype=np.float32)
+    return res
+
+
+def _reduce_rows(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
+    x = _valid_cols(p, count, ins[0])
+    if p["kind"] == 2:
+        return x.max(axis=2)
+    r = x.sum(axis=2, dtype=np.float32)
+    return r / np.float32(p["valid"]) if p["kind"] == 3 else r
+
+
+def _norm_rows(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
+    """Layer norm (three inputs: x, gamma, beta) or RMS norm (two: x, gamma) of each row."""
+    valid = p["valid"]
+    x = _valid_cols(p, count, ins[0])
+    eps = np.float32(bits_float(p["eps_bits"]))
+    gamma = ins[1].reshape(count, 1, p["cols"])[:, :, :valid]
+    res = np.zeros((count, p["rows"], p["cols"]), np.float32)
+    if len(ins) == 3:
+        mean = x.mean(axis=2, keepdims=True, dtype=np.float32)
+        c = x - mean
+        var = (c * c).mean(axis=2, keepdims=True, dtype=np.float32)
+        beta = ins[2].reshape(count, 1, p["cols"])[:, :, :valid]
+        res[:, :, :valid] = c / np.sqrt(var + eps) * gamma + beta
+    else:
+        ms = (x * x).mean(axis=2, keepdims=True, dtype=np.float32)
+        res[:, :, :valid] = x / np.sqrt(ms + eps) * gamma
+    return res
+
+
+def _attention_init(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
+    res = np.zeros((count, p["qr"], p["d"] + 2), np.float32)
+    res[:, :, p["d"]] = -np.inf
+    return res
+
+
+def _attention_update(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
+    """One online-softmax step of each tile's state `acc` with its key block; returns the new
+    state and the scratch's scaled scores q k^T * scale (masked keys as -inf)."""
+    assert acc is not None
+    qr, kr, d = p["qr"], p["kr"], p["d"]
+    q = ins[0].reshape(count, qr, d)
+    k = ins[1].reshape(count, kr, d)
+    v = ins[2].reshape(count, kr, d)
+    offsets = ins[3].reshape(count, 3)
+    if not np.isfinite(offsets).all():
+        raise KernelError("attention_update offsets are not finite")
+    off = np.rint(offsets).astype(np.int64)
+    state = acc.reshape(count, qr, d + 2)
+    a, m, l_ = state[:, :, :d], state[:, :, d], state[:, :, d + 1]
+    s = matmul(q, k.transpose(0, 2, 1)) * np.float32(bits_float(p["scale_bits"]))
+    gk = off[:, 1, None] + p["k_base"] + np.arange(kr)  # [count, kr]
+    in_range = gk < off[:, 2, None]
+    # keys past the tile's key end do not exist: their (padding) value rows are not read
+    v = np.where(in_range[:, :, None], v, np.float32(0))
+    valid = in_range[:, None, :]  # [count, 1, kr]
+    if p["causal"]:
+        gq = off[:, 0, None] + np.arange(qr)  # [count, qr]
+        valid = valid & (gk[:, None, :] <= gq[:, :, None])
+    valid = np.broadcast_to(valid, s.shape)
+    s = np.where(valid, s, np.float32(-np.inf))
+    m_new = np.maximum(m, s.max(axis=2))
+    finite = np.isfinite(m_new)
+    safe = np.where(finite, m_new, np.float32(0))
+    with np.errstate(invalid="ignore", over="ignore"):
+        alpha = np.where(np.isneginf(m), np.float32(0), np.exp(m - safe))
+        pr = np.where(valid, np.exp(s - safe[:, :, None]), np.float32(0))
+    new = np.empty_like(state)
+    new[:, :, :d] = a * alpha[:, :, None] + matmul(pr, v)
+    new[:, :, d] = m_new
+    new[:, :, d + 1] = l_ * alpha + pr.sum(axis=2, dtype=np.float32)
+    return new, s
+
+
+def _attention_combine(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
+    """Normalised combination of states x[count, parts, qr, d + 2] -> [count, qr, d]."""
+    d = p["d"]
+    x = ins[0].reshape(count, p["parts"], p["qr"], d + 2)
+    a, m, l_ = x[..., :d], x[..., d], x[..., d + 1]
+    mx = m.max(axis=1)  # [count, qr]
+    safe = np.where(np.isfinite(mx), mx, np.float32(0))
+    with np.errstate(invalid="ignore", over="ignore"):
+        wgt = np.where(np.isneginf(m), np.float32(0), np.exp(m - safe[:, None]))
+    total = (wgt * l_).sum(axis=1, dtype=np.float32)
+    num = (wgt[..., None] * a).sum(axis=1, dtype=np.float32)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(total[..., None] != 0, num / total[..., None], np.float32(0))
+
+
+# ---------------------------------------------------------------------------------------------
+# Parameter rules
+# ---------------------------------------------------------------------------------------------
+
+
+def _broadcast_rule(p: Params) -> Any:
+    return ((p["b_rows"] != 1) & (p["b_rows"] != p["m"])) | ((p["b_cols"] != 1) & (p["b_cols"] != p["n"]))
+
+
+def _valid_rule(p: Params) -> Any:
+    return p["valid"] > p["cols"]
+
+
+def _norm_rule(p: Params) -> Any:
+    return _valid_rule(p) | (_as_float(p["eps_bits"]) < 0)
+
+
+# ---------------------------------------------------------------------------------------------
+# The kernels, in ABI order
+# ---------------------------------------------------------------------------------------------
+
+_MKN = (Param("m"), Param("k"), Param("n"))
+_BINARY_PARAMS = (Param("m"), Param("n"), Param("b_rows"), Param("b_cols"))
+_ROWS = (Param("rows"), Param("cols"), Param("valid"))
+
+
+def _amp(name: str, out: Operand) -> Kernel:
+    """out[m,n] (+)= a[m,k] @ b[k,n]; inputs f16, fp32 accumulation."""
+    return Kernel(
+        name,
+        out=out,
+        ins=(_in(lambda p: p["m"] * p["k"]), _in(lambda p: p["k"] * p["n"])),
+        params=_MKN,
+        cycles_fn=lambda t, p, e: t.amp_matmul_cycles(p["m"], p["k"], p["n"]),
+        run=_amp_matmul,
+        amp=True,
+    )
+
+
+def _binary(name: str, f: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Kernel:
+    """out = a (op) b over [m,n]; b has b_rows rows (1 = broadcast a row vector) and b_cols
+    columns (1 = broadcast a column vector). The vector rate (ST 3.3)."""
+    return Kernel(
+        name,
+        out=_out(_mn),
+        ins=(_in(_mn), _in(lambda p: p["b_rows"] * p["b_cols"])),
+        params=_BINARY_PARAMS,
+        cycles_fn=lambda t, p, e: t.vector_cycles(p["m"] * p["n"]),
+        run=_broadcasting(f),
+        rule=_broadcast_rule,
+    )
+
+
+def _unary(name: str, f: Callable[[np.ndarray], np.ndarray], cycles: Callable[[Target, int], int]) -> Kernel:
+    """out[e] = f(in[e]) over `elements`; `cycles(target, elements)` is its cost."""
+    return Kernel(
+        name,
+        out=_out(_elements),
+        ins=(_in(_elements),),
+        params=(Param("elements"),),
+        cycles_fn=lambda t, p, e: cycles(t, p["elements"]),
+        run=_map(f),
+        unary=True,
+    )
+
+
+def _transcendental(t: Target, elements: int) -> int:
+    """A scalar transcendental per element: the target's `gelu_per_element` cost (ST 3.3)."""
+    return t.transcendental_cycles(elements)
+
+
+def _vector(t: Target, elements: int) -> int:
+    """16 elements a cycle: the target's `add_elements_per_cycle` (ST 3.3)."""
+    return t.vector_cycles(elements)
+
+
+def _copy_cycles(t: Target, p: Params, out_esize: int) -> int:
+    return t.local_copy_cycles(p["elements"] * out_esize)
+
+
+_ALL: tuple[Kernel, ...] = (
+    _amp("amp_matmul", _out(_mn)),
+    # the output is an f32 accumulator, read then written in place
+    _amp("amp_matmul_acc", Operand(Role.ACCUMULATOR, _mn, "f32")),
+    # out[e] = 0 (an accumulator's start)
+    Kernel(
+        "zero",
+        out=_out(_elements),
+        ins=(),
+        params=(Param("elements"),),
+        cycles_fn=lambda t, p, e: t.fill_cycles(p["elements"]),
+        run=_zero,
+    ),
+    _binary("add", np.add),
+    _binary("mul", np.multiply),
+    _binary("sub", np.subtract),
+    _binary("max", np.maximum),
+    # GeLU, tanh approximation (the measured cost is of the exact scalar GeLU, ST 3.3)
+    _unary("gelu", _gelu_tanh, _transcendental),
+    _unary("relu", lambda x: np.maximum(x, np.float32(0)), _vector),
+    _unary("exp", _exp, _transcendental),
+    _unary("tanh", np.tanh, _transcendental),
+    # out[n,m] = in[m,n]^T
+    Kernel(
+        "transpose",
+        out=_out(_mn),
+        ins=(_in(_mn),),
+        params=(Param("m"), Param("n")),
+        cycles_fn=lambda t, p, e: t.transform_cycles(p["m"] * p["n"]),
+        run=_transpose,
+    ),
+    # out[e] = sum_p in[p, e]; inputs f32 partials
+    Kernel(
+        "reduce_sum",
+        out=_out(_elements),
+        ins=(_in(lambda p: p["parts"] * p["elements"]),),
+        params=(Param("parts"), Param("elements")),
+        cycles_fn=lambda t, p, e: t.reduce_cycles(p["parts"], p["elements"]),
+        run=_reduce_sum,
+    ),
+    # out[e] = in[e], converting dtype
+    Kernel(
+        "copy",
+        out=_out(_elements),
+        ins=(_in(_elements),),
+        params=(Param("elements"),),
+        cycles_fn=_copy_cycles,
+        run=_map(lambda x: x),
+    ),
+    # row-wise over in[rows, cols] using only the first `valid` columns; padding columns of the
+    # output are written as 0
+    Kernel(
+        "softmax_rows",
+        out=_out(_rows_cols),
+        ins=(_in(_rows_cols),),
+        params=_ROWS,
+        cycles_fn=lambda t, p, e: t.softmax_cycles(p["rows"], p["cols"]),
+        run=_softmax_rows,
+        rule=_valid_rule,
+    ),
+    # out[rows] = reduce of each row's first `valid` columns; kind 1 = sum, 2 = max, 3 = mean
+    Kernel(
+        "reduce_rows",
+        out=_out(lambda p: p["rows"]),
+        ins=(_in(_rows_cols),),
+        params=(*_ROWS, Param("kind")),
+        cycles_fn=lambda t, p, e: t.reduce_rows_cycles(p["rows"], p["cols"]),
+        run=_reduce_rows,
+        rule=lambda p: _valid_rule(p) | (p["kind"] < 1) | (p["kind"] > 3),
+    ),
+    # inputs x[rows, cols], gamma[cols], beta[cols]
+    Kernel(
+        "layer_norm_rows",
+        out=_out(_rows_cols),
+        ins=(_in(_rows_cols), _in(_cols), _in(_cols)),
+        params=(*_ROWS, Param("eps_bits", "float")),
+        cycles_fn=lambda t, p, e: t.norm_cycles(p["rows"], p["cols"]),
+        run=_norm_rows,
+        rule=_norm_rule,
+    ),
+    # inputs x[rows, cols], gamma[cols]
+    Kernel(
+        "rms_norm_rows",
+        out=_out(_rows_cols),
+        ins=(_in(_rows_cols), _in(_cols)),
+        params=(*_ROWS, Param("eps_bits", "float")),
+        cycles_fn=lambda t, p, e: t.norm_cycles(p["rows"], p["cols"]),
+        run=_norm_rows,
+        rule=_norm_rule,
+    ),
+    # out = attention state [qr, d + 2] f32 per row (whatever the out dtype field says): d
+    # accumulator values, running max m (-inf), running sum l (0); the accumulator starts at 0
+    Kernel(
+        "attention_init",
+        out=_out(_state, "f32"),
+        ins=(),
+        params=(Param("qr"), Param("d")),
+        cycles_fn=lambda t, p, e: t.fill_cycles(p["qr"] * (p["d"] + 2)),
+        run=_attention_init,
+    ),
+    # online-softmax update of the f32 state at `out` (an accumulator) with one key block.
+    # Inputs: q[qr, d], k[kr, d], v[kr, d] (in dtype), offsets f32 [3] = (first query row, first
+    # key, key end) of this tile; scratch f32 [qr, kr] receives the scaled scores, masked keys as
+    # -inf. Key j of the block has global index offsets[1] + k_base + j and counts when it is
+    # below offsets[2] and, with `causal`, not after the query's global row offsets[0] + i. Keys
+    # at or past offsets[2] do not exist: neither their k nor their v rows are read.
+    Kernel(
+        "attention_update",
+        out=Operand(Role.ACCUMULATOR, _state, "f32"),
+        ins=(
+            _in(lambda p: p["qr"] * p["d"]),
+            _in(lambda p: p["kr"] * p["d"]),
+            _in(lambda p: p["kr"] * p["d"]),
+            _in(lambda p: 3 + 0 * p["qr"], "f32"),
+            Operand(Role.SCRATCH, lambda p: p["qr"] * p["kr"], "f32"),
+        ),
+        params=(
+            Param("qr"),
+            Param("kr"),
+            Param("d"),
+            Param("causal", "index"),
+            Param("scale_bits", "float"),
+            Param("k_base", "index"),
+        ),
+        cycles_fn=lambda t, p, e: t.attention_update_cycles(p["qr"], p["kr"], p["d"]),
+        run=_attention_update,
+        rule=lambda p: p["causal"] > 1,
+    ),
+    # out[qr, d] (out dtype) = normalised combination of `parts` f32 states in[parts, qr, d + 2]
+    # (the in dtype field is ignored); rows without any counted key are written as 0
+    Kernel(
+        "attention_combine",
+        out=_out(lambda p: p["qr"] * p["d"]),
+        ins=(_in(lambda p: p["parts"] * p["qr"] * (p["d"] + 2), "f32"),),
+        params=(Param("parts"), Param("qr"), Param("d")),
+        cycles_fn=lambda t, p, e: t.attention_combine_cycles(p["parts"], p["qr"], p["d"]),
+        run=_attention_combine,
+    ),
+    # exact GeLU, 0.5 x (1 + erf(x / sqrt 2)) (appended: kernel indices are the ABI)
+    _unary("gelu_erf", _gelu_erf, _transcendental),
+)
+
+KERNELS: dict[str, Kernel] = {k.name: k for k in _ALL}
+assert len(KERNELS) == len(_ALL), "kernel names must be unique"
+KERNEL_NAMES: tuple[str, ...] = tuple(KERNELS)
+# The AMP kernels: they stream their right operand with 128-bit loads (ld128putcs), so it must lie
+# in one interleaved region, and they read their left operand in the cycles they write the output.
+AMP_KERNELS: tuple[str, ...] = tuple(k.name for k in _ALL if k.amp)
+# The elementwise maps y = f(x): the kinds of `plan.unary`, each lowered to the kernel of its name.
+UNARY_KERNELS: tuple[str, ...] = tuple(k.name for k in _ALL if k.unary)
+
+
+def kernel_cycles(target: Target, name: str, p: Params, out_esize: int) -> int:
+    """One tile's cycles for one call of kernel `name` with parameters `p`."""
+    return KERNELS[name].cycles(target, p, out_esize)
+
+
+# ---------------------------------------------------------------------------------------------
+# CALL words
+# ---------------------------------------------------------------------------------------------
+
+
+def encode_call(
+    kernel: str, in_dtype: DType, out_dtype: DType, out: int, ins: list[int], params: list[int]
+) -> np.ndarray:
+    """One CALL instruction. Word 2 packs (in_dtype | out_dtype << 8)."""
+    k = KERNELS[kernel]
+    if len(ins) != k.n_in or len(params) != len(k.params) or k.param_offset + len(k.params) > INSTRUCTION_WORDS:
+        raise ValueError(f"kernel {kernel}: expected {k.n_in} inputs and params {k.param_names}")
+    w = np.zeros(INSTRUCTION_WORDS, np.uint32)
+    w[0] = Opcode.CALL
+    w[1] = KERNEL_NAMES.index(kernel)
+    w[2] = int(in_dtype) | (int(out_dtype) << 8)
+    w[3] = out
+    w[4 : 4 + k.n_in] = ins
+    w[k.param_offset : k.param_offset + len(params)] = params
+    return w
+
+
+def decode_call_params(kernel: str, words: np.ndarray) -> Params:
+    """Parameter columns of CALL words [..., 16] (int64 of the u32 words): float parameters stay
+    raw u32, all others are read as signed 32-bit values (so a stored -1 reads as -1)."""
+    k = KERNELS[kernel]
+    out = {}
+    for q, param in enumerate(k.params):
+        v = np.asarray(words[..., k.param_offset + q], np.int64) & 0xFFFFFFFF
+        out[param.name] = v if param.kind == "float" else (v ^ 0x80000000) - 0x80000000
+    return out
