@@ -206,18 +206,7 @@ class GraphBuilder:
         """Elementwise maximum, broadcasting like NumPy."""
         return self._binary(g.MaxOp, lhs, rhs, name)
 
-    def gelu(self, x: SSAValue, *, name: str | None = None) -> SSAValue:
-        """GeLU (tanh approximation)."""
-        return self._unary(g.GeluOp, x, name)
-
-    def relu(self, x: SSAValue, *, name: str | None = None) -> SSAValue:
-        return self._unary(g.ReluOp, x, name)
-
-    def exp(self, x: SSAValue, *, name: str | None = None) -> SSAValue:
-        return self._unary(g.ExpOp, x, name)
-
-    def tanh(self, x: SSAValue, *, name: str | None = None) -> SSAValue:
-        return self._unary(g.TanhOp, x, name)
+    # gelu, relu, exp, tanh, ...: one method per `graph.ELEMENTWISE_UNARY_OPS` op, added below the class
 
     def cast(self, x: SSAValue, dtype: DType, *, name: str | None = None) -> SSAValue:
         """`x` at another precision (f16 <-> f32, round to nearest even)."""
@@ -554,6 +543,24 @@ class GraphBuilder:
         if name is not None and op.results:
             op.results[0].name_hint = name
         return op.results[0] if op.results else None  # type: ignore[return-value]
+
+
+def _unary_method(cls: type[g.ElementwiseUnaryOp]) -> Callable[..., SSAValue]:
+    """`GraphBuilder.<mnemonic>(x, *, name=None)` appending one `cls` op."""
+
+    def method(self: GraphBuilder, x: SSAValue, *, name: str | None = None) -> SSAValue:
+        return self._unary(cls, x, name)
+
+    method.__name__ = method.__qualname__ = cls.name.removeprefix("graph.")
+    method.__doc__ = f"`{cls.name}`: {(cls.__doc__ or cls.name).strip().splitlines()[0]}"
+    return method
+
+
+# Each elementwise unary op of the graph dialect is a builder method of its mnemonic (b.relu(x)).
+for _op in g.ELEMENTWISE_UNARY_OPS:
+    _name = _op.name.removeprefix("graph.")
+    assert not hasattr(GraphBuilder, _name), f"builder method {_name} would hide {_op.name}"
+    setattr(GraphBuilder, _name, _unary_method(_op))
 
 
 __all__ = ["GraphBuilder", "element_type", "tensor_type"]

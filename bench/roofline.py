@@ -1,7 +1,7 @@
 """Roofline figures per example on a target (default mk2): prints, never asserts.
 
 compute floor  = AMP FLOPs / (tiles x fp16->fp32 AMP rate) + vector work / tiles at the
-                 target's per-element costs (GeLU/exp/tanh scalar, add-class 16 per cycle,
+                 target's per-element costs (elementwise unary ops at their kernel's model, add-class 16 per cycle,
                  softmax = exp + 3 passes, norms = 4 passes + one rsqrt per row);
 exchange floor = per matmul (and per attention product) the 3-D algorithm's lower bound on
                  words a tile must receive, (m n k / tiles)^(2/3) elements, at 4 bytes/cycle;
@@ -22,6 +22,7 @@ import time
 from common import example_parser, example_path, parse_example  # bench/ is the script's directory
 from xdsl.ir import Block
 
+from ipu.abi.kernels import KERNELS
 from ipu.codegen.ipuexe import build_package
 from ipu.dialects import graph as g
 from ipu.golden.evaluator import flops
@@ -71,10 +72,11 @@ def _block_floors(block: Block, t: Target) -> tuple[float, float, float]:
             vec += op.count.value.data * v
             exch += op.count.value.data * e
             kern += op.count.value.data * kx
-        elif isinstance(op, g.AddOp | g.SubOp | g.MulOp | g.MaxOp | g.ReluOp):
+        elif isinstance(op, g.AddOp | g.SubOp | g.MulOp | g.MaxOp):
             vec += _elements(op.results[0]) * add
-        elif isinstance(op, g.GeluOp | g.ExpOp | g.TanhOp):
-            vec += _elements(op.results[0]) * per_elem_scalar
+        elif isinstance(op, g.ElementwiseUnaryOp):  # the kernel's own model, less its launch
+            kernel, n = KERNELS[op.kernel()], _elements(op.results[0])
+            vec += kernel.cycles(t, {"elements": n}) - kernel.cycles(t, {"elements": 0})
         elif isinstance(op, g.SoftmaxOp):
             vec += _elements(op.results[0]) * (per_elem_scalar + 3 * add)
         elif isinstance(op, g.LayerNormOp | g.RmsNormOp):

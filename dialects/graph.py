@@ -3,10 +3,16 @@
 Function arguments are host inputs; `graph.parameter` declares weights, either dense data or a
 seeded initializer (`#graph.gaussian<seed = 1, std = 0.02>`). Elementwise binary operations
 broadcast like NumPy.
+
+Each operation is defined once, here: its operands and syntax, its verifier (shapes and dtypes)
+and `reference`, its float32 semantics, which the golden evaluator runs. An elementwise unary
+operation (`ElementwiseUnaryOp`) also names the kernel it lowers to (`kernel()`, a
+`plan.unary` kind and an `ipu.abi.kernels` entry), so the passes below handle it generically.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import ClassVar
 
@@ -130,6 +136,59 @@ def initializer_values(init: Attribute, t: TensorType) -> np.ndarray:
     return np.broadcast_to(vals.reshape(init.get_shape() or ()), shape_of(t)).astype(dt)
 
 
+# --- reference numerics (float32 in, float32 out) shared by the ops' `reference` methods ---
+
+_SQRT_2_OVER_PI = np.float32(math.sqrt(2.0 / math.pi))
+_ERF = np.frompyfunc(math.erf, 1, 1)
+
+
+def gelu_exact(x: np.ndarray) -> np.ndarray:
+    """0.5 x (1 + erf(x / sqrt 2)), erf in double precision (the C library's), rounded to fp32."""
+    x64 = x.astype(np.float64)
+    return (0.5 * x64 * (1.0 + _ERF(x64 / math.sqrt(2.0)).astype(np.float64))).astype(np.float32)
+
+
+def gelu(x: np.ndarray) -> np.ndarray:
+    """The tanh approximation of GeLU in float32."""
+    x = x.astype(np.float32)
+    inner = _SQRT_2_OVER_PI * (x + np.float32(0.044715) * x * x * x)
+    return np.float32(0.5) * x * (np.float32(1.0) + np.tanh(inner))
+
+
+def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Numerically stable softmax in float32."""
+    x = x.astype(np.float32)
+    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return e / np.sum(e, axis=axis, keepdims=True, dtype=np.float32)
+
+
+def attention_scores(q: np.ndarray, k: np.ndarray, scale: float, causal: bool = False) -> np.ndarray:
+    """q k^T * scale in float32 with grouped KV heads; causally masked keys are -inf."""
+    q, k = q.astype(np.float32), k.astype(np.float32)
+    k = np.repeat(k, q.shape[0] // k.shape[0], axis=0)
+    scores = np.matmul(q, np.swapaxes(k, 1, 2)) * np.float32(scale)
+    if causal:
+        s, sk = scores.shape[1:]
+        mask = np.arange(sk)[None, :] > np.arange(s)[:, None]
+        scores = np.where(mask[None], np.float32(-np.inf), scores)
+    return scores
+
+
+def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: float, causal: bool = False) -> np.ndarray:
+    """Grouped-query attention in float32: query head h reads KV head h // (Hq / Hkv)."""
+    v = np.repeat(v.astype(np.float32), q.shape[0] // v.shape[0], axis=0)
+    return np.matmul(softmax(attention_scores(q, k, scale, causal), axis=-1), v)
+
+
+class GraphOp(IRDLOperation):
+    """A computing graph operation: one result, and `reference`, its semantics."""
+
+    def reference(self, *inputs: np.ndarray) -> np.ndarray:
+        """The result from the operands' values (float32, in operand order), in float32; the
+        golden evaluator rounds it to the result's element type."""
+        raise NotImplementedError(f"{self.name} defines no reference semantics")
+
+
 @irdl_op_definition
 class ParameterOp(IRDLOperation):
     """A weight: `graph.parameter "w1" #graph.gaussian<seed = 1, std = 0.02> : tensor<..>`."""
@@ -154,7 +213,7 @@ class ParameterOp(IRDLOperation):
                 )
 
 
-class _Binary(IRDLOperation):
+class _Binary(GraphOp):
     lhs = operand_def(FloatTensor)
     rhs = operand_def(FloatTensor)
     result = result_def(FloatTensor)
@@ -179,23 +238,35 @@ class _Binary(IRDLOperation):
 class AddOp(_Binary):
     name = "graph.add"
 
+    def reference(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.add(a, b)
+
 
 @irdl_op_definition
 class SubOp(_Binary):
     name = "graph.sub"
+
+    def reference(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.subtract(a, b)
 
 
 @irdl_op_definition
 class MulOp(_Binary):
     name = "graph.mul"
 
+    def reference(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.multiply(a, b)
+
 
 @irdl_op_definition
 class MaxOp(_Binary):
     name = "graph.max"
 
+    def reference(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.maximum(a, b)
 
-class _OneToOne(IRDLOperation):
+
+class _OneToOne(GraphOp):
     """One tensor in, one out; subclasses add attributes and the verifier."""
 
     input = operand_def(FloatTensor)
@@ -213,8 +284,18 @@ class _Unary(_OneToOne):
             raise VerifyException(f"{self.name}: result type must equal input type")
 
 
+class ElementwiseUnaryOp(_Unary):
+    """y = f(x) elementwise: `reference` is f; `kernel()` names the `ipu.abi.kernels` kernel (and
+    `plan.unary` kind) it lowers to. The builder and the ONNX importer derive their unary ops
+    from `ELEMENTWISE_UNARY_OPS`, plan-ops/map-tiles/lower-to-tasm handle them through `kernel()`."""
+
+    def kernel(self) -> str:
+        """The kernel computing this op on each tile's block."""
+        raise NotImplementedError(f"{self.name} names no kernel")
+
+
 @irdl_op_definition
-class GeluOp(_Unary):
+class GeluOp(ElementwiseUnaryOp):
     """GeLU: the tanh approximation (default), or exact, 0.5 x (1 + erf(x / sqrt 2)), with
     `{approximate = "none"}` (the attribute's name and values follow ONNX and PyTorch)."""
 
@@ -230,14 +311,28 @@ class GeluOp(_Unary):
     def exact(self) -> bool:
         return self.approximate is not None and self.approximate.data == "none"
 
+    def kernel(self) -> str:
+        return "gelu_erf" if self.exact else "gelu"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        return gelu_exact(x) if self.exact else gelu(x)
+
 
 @irdl_op_definition
-class ReluOp(_Unary):
+class ReluOp(ElementwiseUnaryOp):
+    """max(x, 0)."""
+
     name = "graph.relu"
 
+    def kernel(self) -> str:
+        return "relu"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        return np.maximum(x, np.float32(0.0))
+
 
 @irdl_op_definition
-class MatmulOp(IRDLOperation):
+class MatmulOp(GraphOp):
     """`[m,k] x [k,n] -> [m,n]` (optionally transposed operands), fp32 accumulation."""
 
     name = "graph.matmul"
@@ -269,6 +364,10 @@ class MatmulOp(IRDLOperation):
         if not (self.lhs.type.element_type == self.rhs.type.element_type == self.result.type.element_type):
             raise VerifyException("graph.matmul: element types differ")
 
+    def reference(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        ta, tb = self.flags()
+        return np.matmul(a.T if ta else a, b.T if tb else b)
+
 
 @irdl_op_definition
 class TransposeOp(_OneToOne):
@@ -293,6 +392,9 @@ class TransposeOp(_OneToOne):
         if tuple(s[i] for i in p) != shape_of(self.result.type):
             raise VerifyException(f"graph.transpose: result shape {shape_of(self.result.type)} does not match perm")
 
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        return np.transpose(x, tuple(self.perm.get_values()))
+
 
 @irdl_op_definition
 class ReshapeOp(_OneToOne):
@@ -307,15 +409,34 @@ class ReshapeOp(_OneToOne):
         if self.input.type.element_type != self.result.type.element_type:
             raise VerifyException("graph.reshape: element types differ")
 
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        return x.reshape(shape_of(self.result.type))
+
 
 @irdl_op_definition
-class ExpOp(_Unary):
+class ExpOp(ElementwiseUnaryOp):
+    """e^x."""
+
     name = "graph.exp"
 
+    def kernel(self) -> str:
+        return "exp"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        return np.exp(x)
+
 
 @irdl_op_definition
-class TanhOp(_Unary):
+class TanhOp(ElementwiseUnaryOp):
+    """tanh x."""
+
     name = "graph.tanh"
+
+    def kernel(self) -> str:
+        return "tanh"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        return np.tanh(x)
 
 
 @irdl_op_definition
@@ -327,6 +448,9 @@ class CastOp(_OneToOne):
     def verify_(self) -> None:
         if shape_of(self.input.type) != shape_of(self.result.type):
             raise VerifyException("graph.cast: shapes differ")
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        return x  # the evaluator rounds to the result's element type
 
 
 def _axis(op: IRDLOperation, rank: int) -> int:
@@ -350,6 +474,9 @@ class SoftmaxOp(_Unary):
 
     def axis_index(self) -> int:
         return _axis(self, len(shape_of(self.input.type)))
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        return softmax(x, self.axis_index())
 
 
 REDUCE_KINDS = ("sum", "max", "mean")
@@ -376,8 +503,16 @@ class ReduceOp(_OneToOne):
         if self.input.type.element_type != self.result.type.element_type:
             raise VerifyException("graph.reduce: element types differ")
 
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        kind, ax = self.kind.data, self.axis_index()
+        if kind == "sum":
+            return np.sum(x, axis=ax, dtype=np.float32)
+        if kind == "max":
+            return np.max(x, axis=ax)
+        return np.mean(x, axis=ax, dtype=np.float32)
 
-class _Norm(IRDLOperation):
+
+class _Norm(GraphOp):
     """Shared verifier; operands are declared by each subclass so their order is input first."""
 
     def eps(self) -> float:
@@ -408,6 +543,11 @@ class LayerNormOp(_Norm):
         "`->` type($result)"
     )
 
+    def reference(self, x: np.ndarray, gamma: np.ndarray, beta: np.ndarray) -> np.ndarray:
+        mean = np.mean(x, axis=-1, keepdims=True, dtype=np.float32)
+        var = np.mean(np.square(x - mean), axis=-1, keepdims=True, dtype=np.float32)
+        return (x - mean) / np.sqrt(var + np.float32(self.eps())) * gamma + beta
+
 
 @irdl_op_definition
 class RmsNormOp(_Norm):
@@ -420,6 +560,10 @@ class RmsNormOp(_Norm):
     epsilon = opt_attr_def(FloatAttr)
     traits = traits_def(Pure())
     assembly_format = "$input `,` $gamma attr-dict `:` `(` type($input) `,` type($gamma) `)` `->` type($result)"
+
+    def reference(self, x: np.ndarray, gamma: np.ndarray) -> np.ndarray:
+        ms = np.mean(np.square(x), axis=-1, keepdims=True, dtype=np.float32)
+        return x / np.sqrt(ms + np.float32(self.eps())) * gamma
 
 
 @irdl_op_definition
@@ -436,6 +580,11 @@ class SplitHeadsOp(_OneToOne):
         if r != (h, s[0], s[1] // h):
             raise VerifyException(f"graph.split_heads: result shape {r}, expected {(h, s[0], s[1] // h)}")
 
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        h = self.heads.value.data
+        s, c = x.shape
+        return x.reshape(s, h, c // h).transpose(1, 0, 2)
+
 
 @irdl_op_definition
 class MergeHeadsOp(_OneToOne):
@@ -448,12 +597,16 @@ class MergeHeadsOp(_OneToOne):
         if len(s) != 3 or r != (s[1], s[0] * s[2]):
             raise VerifyException(f"graph.merge_heads: {s} does not merge to {r}")
 
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        h, s, d = x.shape
+        return x.transpose(1, 0, 2).reshape(s, h * d)
+
 
 ATTENTION_FORMS = ("materialized", "streamed")
 
 
 @irdl_op_definition
-class AttentionOp(IRDLOperation):
+class AttentionOp(GraphOp):
     """softmax(q k^T * scale [+ causal mask]) v with grouped KV heads.
 
     q: [Hq, S, D], k and v: [Hkv, Sk, D], Hq a multiple of Hkv (query head h reads KV head
@@ -493,6 +646,9 @@ class AttentionOp(IRDLOperation):
         if self.form.data not in ATTENTION_FORMS:
             raise VerifyException(f"graph.attention: form must be one of {ATTENTION_FORMS}")
 
+    def reference(self, q: np.ndarray, k: np.ndarray, v: np.ndarray) -> np.ndarray:
+        return attention(q, k, v, self.scale_value(), self.causal is not None)
+
 
 @irdl_op_definition
 class YieldOp(IRDLOperation):
@@ -518,31 +674,33 @@ class RepeatOp(RepeatBase):
     YIELD_NAME: ClassVar[str] = "graph.yield"
 
 
-Graph = Dialect(
-    "graph",
-    [
-        ParameterOp,
-        AddOp,
-        SubOp,
-        MulOp,
-        MaxOp,
-        GeluOp,
-        ReluOp,
-        MatmulOp,
-        TransposeOp,
-        ReshapeOp,
-        ExpOp,
-        TanhOp,
-        CastOp,
-        SoftmaxOp,
-        ReduceOp,
-        LayerNormOp,
-        RmsNormOp,
-        SplitHeadsOp,
-        MergeHeadsOp,
-        AttentionOp,
-        YieldOp,
-        RepeatOp,
-    ],
-    [GaussianAttr],
+GRAPH_OPS: tuple[type[IRDLOperation], ...] = (
+    ParameterOp,
+    AddOp,
+    SubOp,
+    MulOp,
+    MaxOp,
+    GeluOp,
+    ReluOp,
+    MatmulOp,
+    TransposeOp,
+    ReshapeOp,
+    ExpOp,
+    TanhOp,
+    CastOp,
+    SoftmaxOp,
+    ReduceOp,
+    LayerNormOp,
+    RmsNormOp,
+    SplitHeadsOp,
+    MergeHeadsOp,
+    AttentionOp,
+    YieldOp,
+    RepeatOp,
 )
+# The elementwise unary ops, from which the builder and the ONNX importer take theirs.
+ELEMENTWISE_UNARY_OPS: tuple[type[ElementwiseUnaryOp], ...] = tuple(
+    op for op in GRAPH_OPS if issubclass(op, ElementwiseUnaryOp)
+)
+
+Graph = Dialect("graph", list(GRAPH_OPS), [GaussianAttr])

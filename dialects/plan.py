@@ -42,6 +42,7 @@ from xdsl.printer import Printer
 from xdsl.traits import HasParent, IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
+from ipu.abi.kernels import UNARY_KERNELS
 from ipu.dialects.graph import GaussianAttr
 from ipu.dialects.layout import Layout
 from ipu.dialects.repeat import RepeatBase
@@ -348,7 +349,7 @@ class RearrangeOp(IRDLOperation):
             raise VerifyException("plan.rearrange: partial sums are reduced with plan.reduce")
 
 
-UNARY_KINDS = ("gelu", "relu", "exp", "tanh", "gelu_erf")
+UNARY_KINDS = UNARY_KERNELS  # each kind is the elementwise kernel of that name (ipu.abi.kernels)
 BINARY_KINDS = ("add", "sub", "mul", "max")
 
 

@@ -580,11 +580,17 @@ def _div(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     im.out(node, im.binary_values("mul", im.get(node.input[0]), recip, node.input[0], node.input[1], node.output[0]))
 
 
-@lowering("Relu", "Tanh", "Exp")
+# ONNX op type -> graph op, for the attribute-free elementwise unary ops whose ONNX name is the
+# op's capitalised mnemonic (Relu -> graph.relu); Gelu has attributes and its own lowering below.
+UNARY_OPS: dict[str, type[g.ElementwiseUnaryOp]] = {
+    op.name.removeprefix("graph.").capitalize(): op for op in g.ELEMENTWISE_UNARY_OPS if op is not g.GeluOp
+}
+
+
+@lowering(*UNARY_OPS)
 def _unary(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     _no_attrs(im, attrs)
-    cls = {"Relu": g.ReluOp, "Tanh": g.TanhOp, "Exp": g.ExpOp}[node.op_type]
-    im.out(node, im.unary(cls, _val_input(im, node), node.output[0]))
+    im.out(node, im.unary(UNARY_OPS[node.op_type], _val_input(im, node), node.output[0]))
 
 
 @lowering("Gelu", since=20)

@@ -1,14 +1,14 @@
 """Golden reference evaluator for `graph` functions.
 
 Semantics: every operation computes in float32 from its operands at their storage dtype and the
-result is rounded to the result tensor's element type before it feeds the next operation.
+result is rounded to the result tensor's element type before it feeds the next operation. What
+each operation computes is its own `reference` method (`ipu.dialects.graph`); this module walks
+the function, handles parameters and `graph.repeat`, and records every value.
 This module deliberately does not import `ipu.runtime`: the reference never sees the package.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -78,108 +78,11 @@ def make_inputs(func_op: FuncOp, seed: int) -> dict[str, np.ndarray]:
     return out
 
 
-_SQRT_2_OVER_PI = np.float32(math.sqrt(2.0 / math.pi))
-
-
-_ERF = np.frompyfunc(math.erf, 1, 1)
-
-
-def gelu_exact(x: np.ndarray) -> np.ndarray:
-    """0.5 x (1 + erf(x / sqrt 2)), erf in double precision (the C library's), rounded to fp32."""
-    x64 = x.astype(np.float64)
-    return (0.5 * x64 * (1.0 + _ERF(x64 / math.sqrt(2.0)).astype(np.float64))).astype(np.float32)
-
-
-def gelu(x: np.ndarray) -> np.ndarray:
-    x = x.astype(np.float32)
-    inner = _SQRT_2_OVER_PI * (x + np.float32(0.044715) * x * x * x)
-    return np.float32(0.5) * x * (np.float32(1.0) + np.tanh(inner))
-
-
-_BINARY: dict[type[Operation], Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
-    g.AddOp: np.add,
-    g.SubOp: np.subtract,
-    g.MulOp: np.multiply,
-    g.MaxOp: np.maximum,
-}
-
-
-def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
-    """Numerically stable softmax in float32."""
-    x = x.astype(np.float32)
-    e = np.exp(x - np.max(x, axis=axis, keepdims=True))
-    return e / np.sum(e, axis=axis, keepdims=True, dtype=np.float32)
-
-
-def attention_scores(q: np.ndarray, k: np.ndarray, scale: float, causal: bool = False) -> np.ndarray:
-    """q k^T * scale in float32 with grouped KV heads; causally masked keys are -inf."""
-    q, k = q.astype(np.float32), k.astype(np.float32)
-    k = np.repeat(k, q.shape[0] // k.shape[0], axis=0)
-    scores = np.matmul(q, np.swapaxes(k, 1, 2)) * np.float32(scale)
-    if causal:
-        s, sk = scores.shape[1:]
-        mask = np.arange(sk)[None, :] > np.arange(s)[:, None]
-        scores = np.where(mask[None], np.float32(-np.inf), scores)
-    return scores
-
-
-def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: float, causal: bool = False) -> np.ndarray:
-    """Grouped-query attention in float32: query head h reads KV head h // (Hq / Hkv)."""
-    v = np.repeat(v.astype(np.float32), q.shape[0] // v.shape[0], axis=0)
-    return np.matmul(softmax(attention_scores(q, k, scale, causal), axis=-1), v)
-
-
 def _compute(op: Operation, env: dict[SSAValue, np.ndarray]) -> np.ndarray:
-    f = [env[v].astype(np.float32) for v in op.operands]
-    if type(op) in _BINARY:
-        return _BINARY[type(op)](f[0], f[1])
-    if isinstance(op, g.GeluOp):
-        return gelu_exact(f[0]) if op.exact else gelu(f[0])
-    if isinstance(op, g.ReluOp):
-        return np.maximum(f[0], np.float32(0.0))
-    if isinstance(op, g.ExpOp):
-        return np.exp(f[0])
-    if isinstance(op, g.TanhOp):
-        return np.tanh(f[0])
-    if isinstance(op, g.CastOp):
-        return f[0]
-    if isinstance(op, g.SoftmaxOp):
-        return softmax(f[0], op.axis_index())
-    if isinstance(op, g.ReduceOp):
-        kind, ax = op.kind.data, op.axis_index()
-        if kind == "sum":
-            return np.sum(f[0], axis=ax, dtype=np.float32)
-        if kind == "max":
-            return np.max(f[0], axis=ax)
-        return np.mean(f[0], axis=ax, dtype=np.float32)
-    if isinstance(op, g.LayerNormOp):
-        # By name: IRDL orders the operand list with the subclass's `beta` first.
-        x, gamma, beta = (env[v].astype(np.float32) for v in (op.input, op.gamma, op.beta))
-        mean = np.mean(x, axis=-1, keepdims=True, dtype=np.float32)
-        var = np.mean(np.square(x - mean), axis=-1, keepdims=True, dtype=np.float32)
-        return (x - mean) / np.sqrt(var + np.float32(op.eps())) * gamma + beta
-    if isinstance(op, g.RmsNormOp):
-        x, gamma = (env[v].astype(np.float32) for v in (op.input, op.gamma))
-        ms = np.mean(np.square(x), axis=-1, keepdims=True, dtype=np.float32)
-        return x / np.sqrt(ms + np.float32(op.eps())) * gamma
-    if isinstance(op, g.SplitHeadsOp):
-        h = op.heads.value.data
-        s, c = f[0].shape
-        return f[0].reshape(s, h, c // h).transpose(1, 0, 2)
-    if isinstance(op, g.MergeHeadsOp):
-        h, s, d = f[0].shape
-        return f[0].transpose(1, 0, 2).reshape(s, h * d)
-    if isinstance(op, g.AttentionOp):
-        q, k, v = (env[x] for x in (op.q, op.k, op.v))
-        return attention(q, k, v, op.scale_value(), op.causal is not None)
-    if isinstance(op, g.MatmulOp):
-        ta, tb = op.flags()
-        return np.matmul(f[0].T if ta else f[0], f[1].T if tb else f[1])
-    if isinstance(op, g.TransposeOp):
-        return np.transpose(f[0], tuple(op.perm.get_values()))
-    if isinstance(op, g.ReshapeOp):
-        return f[0].reshape(g.shape_of(op.result.type))
-    raise GoldenError(f"golden evaluator does not support operation '{op.name}'")
+    """The op's own reference semantics (`graph.GraphOp.reference`) on float32 operands."""
+    if not isinstance(op, g.GraphOp):
+        raise GoldenError(f"golden evaluator does not support operation '{op.name}'")
+    return op.reference(*(env[v].astype(np.float32) for v in op.operands))
 
 
 def op_indices(func_op: FuncOp) -> dict[Operation, int]:
@@ -225,7 +128,7 @@ class _Interpreter:
             self.result.values[index] = value
             if isinstance(op, g.AttentionOp):
                 q, k = self.env[op.q], self.env[op.k]
-                self.result.aux[(index, "scores")] = attention_scores(q, k, op.scale_value(), op.causal is not None)
+                self.result.aux[(index, "scores")] = g.attention_scores(q, k, op.scale_value(), op.causal is not None)
         return None
 
     def run_repeat(self, op: g.RepeatOp, index: int) -> None:

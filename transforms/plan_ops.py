@@ -317,10 +317,9 @@ def _plan_block(p: _Planner, block: Block, index: int, grids: list[str]) -> tupl
             _plan_matmul(p, op, index, p.target, grids)
         elif isinstance(op, graph.AddOp | graph.SubOp | graph.MulOp | graph.MaxOp):
             _plan_binary(p, op, index)
-        elif isinstance(op, graph.GeluOp | graph.ReluOp | graph.ExpOp | graph.TanhOp):
+        elif isinstance(op, graph.ElementwiseUnaryOp):
             x = p.get(op.input, None, op.name)
-            kind = "gelu_erf" if isinstance(op, graph.GeluOp) and op.exact else op.name.split(".")[1]
-            p.set(op.result, p.emit(plan.UnaryOp(kind, x, index)).results[0])
+            p.set(op.result, p.emit(plan.UnaryOp(op.kernel(), x, index)).results[0])
         elif isinstance(op, graph.TransposeOp):
             _plan_transpose(p, op, index)
         elif isinstance(op, graph.ReshapeOp):

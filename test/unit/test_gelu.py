@@ -10,7 +10,7 @@ import pytest
 
 import ipu
 from ipu.abi.kernels import erf
-from ipu.golden.evaluator import gelu, gelu_exact
+from ipu.dialects.graph import gelu, gelu_exact
 
 MODEL = """
 func.func @main(%x: tensor<64x256xf32>) -> tensor<64x256xf32> {{

@@ -244,7 +244,7 @@ def test_new_kernel_validation(call: np.ndarray, message: str) -> None:
 
 
 def test_new_kernels_valid_at_the_memory_edge() -> None:
-    """Exact-fit operands pass: sizes follow call_operand_elements and the f32 attention operands."""
+    """Exact-fit operands pass: sizes follow each Kernel's operand_elements and the f32 attention operands."""
     calls = [
         encode_call("attention_init", DType.F16, DType.F16, _END - 4 * 10 * 4, [], [4, 8]),
         encode_call(
