@@ -7,10 +7,12 @@ change no cost and no operand layout.
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
-from ipu.abi.isa import DType
-from ipu.abi.kernels import KERNEL_NAMES, KERNELS
+from ipu.abi.isa import DType, float_bits
+from ipu.abi.kernels import AMP_KERNELS, KERNEL_NAMES, KERNELS, Role
 from ipu.target import load_target
 
 # The kernel indices are the package ABI: this order may only grow at the end.
@@ -112,3 +114,33 @@ def test_kernel_operands_unchanged(kernel: str, out_el: int, in_els: list[int], 
     assert (o, [int(x) for x in i]) == (out_el, in_els)
     od, idt = k.operand_dtypes(DType.F16, DType.F16)
     assert (DType(od).name, [DType(d).name for d in idt]) == (out_dt, in_dts)
+
+
+def test_operand_roles_replace_the_special_cases_by_name() -> None:
+    """The accumulating kernels read their output; attention_update's fifth address is a scratch
+    it writes and never reads; every other address of every kernel is an input."""
+    acc = {name for name, k in KERNELS.items() if k.out.role is Role.ACCUMULATOR}
+    assert acc == {"amp_matmul_acc", "attention_update"}
+    scratch = {(name, j) for name, k in KERNELS.items() for j in k.scratches()}
+    assert scratch == {("attention_update", 4)}
+    assert KERNELS["attention_update"].reads() == [0, 1, 2, 3]
+    assert AMP_KERNELS == ("amp_matmul", "amp_matmul_acc")
+
+
+@pytest.mark.parametrize(
+    ("kernel", "params", "bad"),
+    [
+        ("add", {"m": 4, "n": 8, "b_rows": 1, "b_cols": 8}, False),
+        ("add", {"m": 4, "n": 8, "b_rows": 2, "b_cols": 8}, True),  # b_rows neither 1 nor m
+        ("add", {"m": 0, "n": 8, "b_rows": 1, "b_cols": 8}, True),  # a shape must be positive
+        ("softmax_rows", {"rows": 2, "cols": 4, "valid": 5}, True),  # valid beyond cols
+        ("reduce_rows", {"rows": 2, "cols": 4, "valid": 4, "kind": 4}, True),
+        ("layer_norm_rows", {"rows": 2, "cols": 4, "valid": 4, "eps_bits": float_bits(-1e-5)}, True),
+        ("layer_norm_rows", {"rows": 2, "cols": 4, "valid": 4, "eps_bits": float_bits(math.inf)}, True),
+        ("attention_update", {"qr": 2, "kr": 2, "d": 4, "causal": 0, "scale_bits": 0, "k_base": 0}, False),
+        ("attention_update", {"qr": 2, "kr": 2, "d": 4, "causal": 2, "scale_bits": 0, "k_base": 0}, True),
+        ("attention_update", {"qr": 2, "kr": 2, "d": 4, "causal": 0, "scale_bits": 0, "k_base": -1}, True),
+    ],
+)
+def test_parameter_rules(kernel: str, params: dict[str, int], bad: bool) -> None:
+    assert bool(KERNELS[kernel].invalid(params)) is bad
