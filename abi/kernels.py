@@ -238,6 +238,12 @@ def _exp(x: np.ndarray) -> np.ndarray:
         return np.exp(x)
 
 
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    """1 / (1 + exp(-x)); exp overflows to inf for very negative x, giving exactly 0."""
+    with np.errstate(over="ignore"):
+        return np.float32(1) / (np.float32(1) + np.exp(-x))
+
+
 def _transpose(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
     return ins[0].reshape(count, p["m"], p["n"]).transpose(0, 2, 1)
 
@@ -566,6 +572,8 @@ _ALL: tuple[Kernel, ...] = (
     ),
     # exact GeLU, 0.5 x (1 + erf(x / sqrt 2)) (appended: kernel indices are the ABI)
     _unary("gelu_erf", _gelu_erf, _transcendental),
+    # 1 / (1 + exp(-x)): one scalar exp per element, a transcendental like exp and tanh
+    _unary("sigmoid", _sigmoid, _transcendental),
 )
 
 KERNELS: dict[str, Kernel] = {k.name: k for k in _ALL}

@@ -440,6 +440,20 @@ class TanhOp(ElementwiseUnaryOp):
 
 
 @irdl_op_definition
+class SigmoidOp(ElementwiseUnaryOp):
+    """1 / (1 + exp(-x))."""
+
+    name = "graph.sigmoid"
+
+    def kernel(self) -> str:
+        return "sigmoid"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        with np.errstate(over="ignore"):  # exp(-x) = inf for x < -88 gives exactly 0
+            return np.float32(1) / (np.float32(1) + np.exp(-x))
+
+
+@irdl_op_definition
 class CastOp(_OneToOne):
     """Change precision between f16 and f32 (round to nearest even)."""
 
@@ -687,6 +701,7 @@ GRAPH_OPS: tuple[type[IRDLOperation], ...] = (
     ReshapeOp,
     ExpOp,
     TanhOp,
+    SigmoidOp,
     CastOp,
     SoftmaxOp,
     ReduceOp,

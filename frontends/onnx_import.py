@@ -605,16 +605,6 @@ def _gelu(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None
     im.out(node, y)
 
 
-@lowering("Sigmoid")
-def _sigmoid(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
-    """sigmoid(x) = 0.5 * tanh(x / 2) + 0.5, exactly."""
-    _no_attrs(im, attrs)
-    x = _val_input(im, node)
-    t = im.unary(g.TanhOp, im.scale(x, 0.5, None), None)
-    h = im.scale(t, 0.5, None)
-    im.out(node, im.binary_values("add", h, np.array(0.5, x.dtype), "", f"{im.node_label}_half", node.output[0]))
-
-
 @lowering("Neg")
 def _neg(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     _no_attrs(im, attrs)

@@ -432,6 +432,28 @@ def test_row_kernels_match_numpy_and_ignore_padding() -> None:
     )
 
 
+@pytest.mark.parametrize(("in_dt", "out_dt"), [(DType.F32, DType.F32), (DType.F16, DType.F16), (DType.F16, DType.F32)])
+def test_sigmoid_kernel_is_the_logistic_function(in_dt: DType, out_dt: DType) -> None:
+    np_in, np_out = (np.float16 if d is DType.F16 else np.float32 for d in (in_dt, out_dt))
+    n, X, Y = 96, DATA, DATA + 0x400
+    x = (np.random.default_rng(7).standard_normal((16, n)) * 6).astype(np_in)
+    x[:, :9] = [-100, -88, -20, -1, 0, 1, 20, 88, 100]  # exp(-x) overflows at the left end: 0, not nan
+    emu = _kernel_emulator(encode_call("sigmoid", in_dt, out_dt, Y, [X], [n]))
+    validate_package(emu.package, T)
+    _put(emu, X, x)
+    res = emu.run({})
+    y = _get(emu, Y, n, np_out)
+    xf = x.astype(np.float32)
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(y, (np.float32(1) / (np.float32(1) + np.exp(-xf))).astype(np_out))
+    truth = 1.0 / (1.0 + np.exp(-x.astype(np.float64)))
+    np.testing.assert_allclose(y.astype(np.float64), truth, atol=1e-3 if np_out is np.float16 else 1e-6)
+    assert y[:, 0].max() == 0 and y[:, 8].min() == 1
+    # a transcendental like exp and tanh: the target's gelu_per_element per element, plus the launch
+    assert res.total_cycles == T.costs["gelu_per_element"] * n + T.costs["kernel_launch"]
+    assert res.total_cycles == KERNELS["exp"].cycles(T, {"elements": n})
+
+
 def _attention_reference(
     q: np.ndarray, k: np.ndarray, v: np.ndarray, offsets: np.ndarray, scale: float, causal: bool
 ) -> np.ndarray:

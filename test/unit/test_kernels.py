@@ -19,7 +19,7 @@ from ipu.target import load_target
 ABI_ORDER = (
     "amp_matmul", "amp_matmul_acc", "zero", "add", "mul", "sub", "max", "gelu", "relu", "exp", "tanh",
     "transpose", "reduce_sum", "copy", "softmax_rows", "reduce_rows", "layer_norm_rows", "rms_norm_rows",
-    "attention_init", "attention_update", "attention_combine", "gelu_erf",
+    "attention_init", "attention_update", "attention_combine", "gelu_erf", "sigmoid",
 )  # fmt: skip
 
 # (target, kernel, params, output element size, cycles of one call on one tile)
@@ -65,6 +65,9 @@ CYCLES = [
     ("sim16", "attention_combine", {"parts": 2, "qr": 3, "d": 5}, 2, 79),
     ("sim16", "gelu_erf", {"elements": 1}, 2, 21),
     ("sim16", "gelu_erf", {"elements": 1000}, 2, 10011),
+    # appended with the sigmoid kernel: the transcendental class of exp and tanh
+    ("sim16", "sigmoid", {"elements": 1}, 2, 21),
+    ("sim16", "sigmoid", {"elements": 1000}, 2, 10011),
 ]
 
 # One parameter set for every kernel's operand shapes.
@@ -95,6 +98,7 @@ OPERANDS = [
     ("attention_update", 14, [10, 15, 15, 3, 6], "F32", ["F16", "F16", "F16", "F32", "F32"]),
     ("attention_combine", 10, [42], "F16", ["F32"]),
     ("gelu_erf", 7, [7], "F16", ["F16"]),
+    ("sigmoid", 7, [7], "F16", ["F16"]),
 ]
 
 
