@@ -3,7 +3,9 @@
 Memory is one uint8 array [tiles, memory_size]. Each program's code is decoded from the memory
 of its first tile; CALLs run batched across the program's tiles (one numpy op per call on a
 strided view), control instructions (SYNC, EXCHANGE, HOST_IN/OUT, CHECKPOINT) run once, in BSP
-order. Cycles come from the Target cost formulas shared with the compiler's estimates.
+order. What a CALL computes, which operands it reads and writes, and its cycles come from its
+kernel's one definition in `ipu.abi.kernels` (the cycle models call the Target's cost formulas,
+shared with the compiler's estimates).
 
 The host drives the package through its host calls: `initialize` writes the weights, `run`
 writes the inputs, executes the programs, reads the outputs. Each write or read is a

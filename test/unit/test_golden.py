@@ -454,3 +454,18 @@ def test_flops() -> None:
     }
     """
     assert flops(main_function(load_module(text))) == 2 * 4 * 6 * 5
+
+
+def test_every_computing_op_defines_its_reference() -> None:
+    """The evaluator has no per-op code: each graph op that computes a value (all but the
+    parameter and the repeat structure) must carry its own `reference`."""
+    from ipu.dialects import graph as g
+
+    structural = {g.ParameterOp, g.YieldOp, g.RepeatOp}
+    for op in g.GRAPH_OPS:
+        if op in structural:
+            assert not issubclass(op, g.GraphOp), op.name
+            continue
+        assert issubclass(op, g.GraphOp), f"{op.name} is not a GraphOp"
+        owner = next(c for c in op.__mro__ if "reference" in vars(c))
+        assert owner is not g.GraphOp, f"{op.name} does not define reference"

@@ -12,7 +12,7 @@ import math
 import pytest
 
 from ipu.abi.isa import DType, float_bits
-from ipu.abi.kernels import AMP_KERNELS, KERNEL_NAMES, KERNELS, Role
+from ipu.abi.kernels import AMP_KERNELS, KERNEL_NAMES, KERNELS, UNARY_KERNELS, Role
 from ipu.target import load_target
 
 # The kernel indices are the package ABI: this order may only grow at the end.
@@ -148,3 +148,25 @@ def test_operand_roles_replace_the_special_cases_by_name() -> None:
 )
 def test_parameter_rules(kernel: str, params: dict[str, int], bad: bool) -> None:
     assert bool(KERNELS[kernel].invalid(params)) is bad
+
+
+def test_every_elementwise_unary_op_lowers_to_a_unary_kernel() -> None:
+    """graph.ELEMENTWISE_UNARY_OPS name their kernel; each is a plan.unary kind (a unary kernel),
+    and every unary kernel is some op's (gelu's two forms by its `approximate` attribute)."""
+    from xdsl.dialects.builtin import StringAttr, TensorType, f32
+    from xdsl.ir import Block
+
+    from ipu.dialects import graph as g
+
+    x = Block(arg_types=[TensorType(f32, [4])]).args[0]
+    used = set()
+    for cls in g.ELEMENTWISE_UNARY_OPS:
+        ops = [cls(x)]
+        if cls is g.GeluOp:
+            ops.append(cls(x))
+            ops[-1].attributes["approximate"] = StringAttr("none")
+        for op in ops:
+            op.verify()
+            assert KERNELS[op.kernel()].unary, op.name
+            used.add(op.kernel())
+    assert used == set(UNARY_KERNELS)
