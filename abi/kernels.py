@@ -424,7 +424,7 @@ def _transcendental(t: Target, elements: int) -> int:
 
 
 def _vector(t: Target, elements: int) -> int:
-    """16 elements a cycle: the target's `add_elements_per_cycle` (ST 3.3)."""
+    """The vector rate: the target's `add_elements_per_cycle` elements a cycle (ST 3.3)."""
     return t.vector_cycles(elements)
 
 
