@@ -22,8 +22,8 @@ from ipu.runtime.isa import KERNELS
 from ipu.target import Target, load_target
 from ipu.transforms.exchange_schedule import D_OFF, S_OFF
 from ipu.transforms.log import log_event
-from ipu.transforms.place_storage import slot
-from ipu.transforms.select_finalist import refined_cycles
+from ipu.transforms.storage import slot
+from ipu.transforms.cycles import refined_cycles
 
 # the kernel ABI (parameter names in encoding order) is the ISA's
 KERNEL_PARAMS = {name: params for name, (_, params) in KERNELS.items()}
