@@ -5,13 +5,14 @@ group, and every layout conversion a `tilemap.move` whose transfer families come
 `layout.conversion_transfers`. Host inputs, outputs, weights and checkpoints keep their
 logical layouts so codegen can bind them.
 
-Each plan op kind has one `RewritePattern` (`Map<Op>`), applied in one forward sweep. Values
-cross the type boundary through `builtin.unrealized_conversion_cast`: a pattern casts its plan
-operands to buffers, reads the layouts from their plan types, and casts its buffer result back,
-so the next pattern still sees the plan type; the casts are reconciled away at the end. The
-function signature is converted once (`convert_signature`: arguments become host writes), and
-checkpoints are numbered in program order afterwards (`number_checkpoints`). An elementwise op
-that runs one kernel over each tile's block is one line in `PATTERNS` (`MapElementwise`).
+Each plan op kind has one `RewritePattern` (`Map<Op>`, listed in `PATTERNS`), applied in one
+forward sweep; an op no pattern maps is refused. Values cross the type boundary through
+`builtin.unrealized_conversion_cast`: a pattern casts its plan operands to buffers, reads the
+layouts from their plan types, and casts its buffer result back, so the next pattern still sees
+plan types; the casts are reconciled away at the end. What is not op-local stays in two small
+helpers: `convert_signature` (the arguments become host writes) and `number_checkpoints`
+(checkpoint indices in program order). An op that runs one kernel over every element of each
+tile's block is one `MapElementwise` line in `PATTERNS`.
 """
 
 from __future__ import annotations
@@ -200,8 +201,7 @@ class MapReturn(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: func.ReturnOp, rewriter: PatternRewriter) -> None:
         f = op.parent_op()
-        if not op.arguments or not isinstance(f, func.FuncOp):
-            return
+        assert isinstance(f, func.FuncOp)
         outs = [s.data for s in f.attributes["ipu.outputs"].data]  # type: ignore[union-attr]
         casts, ins = _as_buffers(op.arguments)
         reads = [
@@ -570,6 +570,13 @@ class MapSerialGemm(RewritePattern):
         _replace(rewriter, op, [*new_ops, out], [_named(out, name)])
 
 
+class RefuseUnmapped(RewritePattern):
+    """Last in the list: an op no pattern mapped is refused."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        raise DiagnosticException(f"map-tiles: no tile mapping for {op.name}")
+
+
 PATTERNS: tuple[RewritePattern, ...] = (
     MapReturn(),
     MapRepeat(),
@@ -589,20 +596,18 @@ PATTERNS: tuple[RewritePattern, ...] = (
     MapAttention(),
     MapAttentionCombine(),
     MapSerialGemm(),
+    RefuseUnmapped(),
 )
 """One pattern per plan op kind (tried in order; each matches one kind)."""
 
 
 def map_function(f: func.FuncOp) -> dict[str, int]:
     """Lower one plan function to tilemap in place; return its figures for the log."""
-    convert_signature(f)
     PatternRewriteWalker(
         GreedyRewritePatternApplier(list(PATTERNS), dce_enabled=False), apply_recursively=False
     ).rewrite_region(f.body)
+    convert_signature(f)
     PatternRewriteWalker(ReconcileUnrealizedCastsPattern()).rewrite_region(f.body)
-    for op in f.body.walk():
-        if op.dialect_name() == "plan" or isinstance(op, UnrealizedConversionCastOp):
-            raise DiagnosticException(f"map-tiles: no tile mapping for {op.name}")
     f.attributes[tilemap.MAPPING_ATTR] = f.attributes.pop(tilemap.PLAN_MAPPING_ATTR, None) or tilemap.MappingAttr(1, 1)
     moves = [op for op in f.body.walk() if isinstance(op, tilemap.MoveOp)]
     return {
