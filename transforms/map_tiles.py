@@ -143,17 +143,15 @@ def _replace(
     rewriter.erase(op)
 
 
-def _replace_by_run(
-    rewriter: PatternRewriter, op: Operation, kernel: str, inputs: Sequence[SSAValue] | None = None, **params: int
-) -> None:
-    """Replace `op` by one kernel run over its operands (or `inputs`) into its result's buffer."""
-    casts, ins = _as_buffers(op.operands if inputs is None else inputs)
+def _replace_by_run(rewriter: PatternRewriter, op: Operation, kernel: str, **params: int) -> None:
+    """Replace `op` by one kernel run over its operands into its result's buffer."""
+    casts, ins = _as_buffers(op.operands)
     res = op.results[0]
     r = _run(kernel, ins, buffer_type(res.type), **params)
     _replace(rewriter, op, [*casts, r], [_named(r, res.name_hint)])
 
 
-# --- the function boundary, not op-local -----------------------------------------------------
+# --- the function boundary ----------------------------------------------------------------
 
 
 def convert_signature(f: func.FuncOp) -> None:
