@@ -206,7 +206,7 @@ class LowerYield(RewritePattern):
         rewriter.replace(op, parallel_copy(list(op.values), _carried_slots(rep)))
 
 
-class EraseNoCode(RewritePattern):
+class LowerAllocOrReturn(RewritePattern):
     """Scratch allocations and the return run no code (their slots are all that matter)."""
 
     @op_type_rewrite_pattern
@@ -230,7 +230,7 @@ PATTERNS: tuple[RewritePattern, ...] = (
     LowerHostRead(),
     LowerRepeat(),
     LowerYield(),
-    EraseNoCode(),
+    LowerAllocOrReturn(),
     RefuseUnknown(),
 )
 """One pattern per op kind of a placed exchange-level function (tried in order)."""
