@@ -1,8 +1,15 @@
 """`lower-to-tasm`: emit tile programs shared by tiles that run identical code.
 
-The tile range is cut at every kernel group boundary; each segment gets one `tasm.program`.
-All programs carry the same control skeleton (host streams, syncs, exchanges, checkpoints)
-in the same order, which is what makes the machine bulk-synchronous.
+Two steps. First each tilemap/exchange op is rewritten in place by the pattern of its kind
+(`Lower<Op>`) into the tasm ops the machine runs for it, with absolute addresses from the
+storage slots: control that every tile takes part in (host streams, syncs, exchanges,
+checkpoints), kernel calls tagged with the tile group that runs them (`tiles = array<i64: first,
+end>`), and the module-level bindings and tables (streams, weights, phases, checkpoints). The
+sweep runs in reverse, so every op is lowered while the ops defining its operands, and their
+slots, still exist. Then `split_programs` cuts the tile range at every kernel group boundary
+(`program_segments`) and gives each segment one `tasm.program`: control in every program, a
+call in the programs of its group, bindings after the programs. All programs carry the same
+control skeleton in the same order, which is what makes the machine bulk-synchronous.
 """
 
 from __future__ import annotations
@@ -15,18 +22,28 @@ from xdsl.dialects import builtin, func
 from xdsl.dialects.builtin import DenseArrayBase, DictionaryAttr, IntegerAttr, StringAttr, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.abi.kernels import KERNELS
 from ipu.dialects import exchange, tasm, tilemap
 from ipu.target import Target, load_target
+from ipu.transforms.cycles import refined_cycles
 from ipu.transforms.exchange_schedule import D_OFF, S_OFF
 from ipu.transforms.log import log_event
-from ipu.transforms.place_storage import slot
-from ipu.transforms.select_finalist import refined_cycles
+from ipu.transforms.storage import address, slot
 
 # the kernel ABI (parameter names in encoding order) is the ISA's
 KERNEL_PARAMS = {name: k.param_names for name, k in KERNELS.items()}
+
+GROUP_ATTR = "tiles"  # a call's tile group [first, end) between the two steps
 
 
 def _i(v: int) -> IntegerAttr:
@@ -44,166 +61,265 @@ def _run_props(kernel: str, out: int, ins: list[int], params: dict[str, int], in
     }
 
 
-class _Emitter:
-    """Appends to every program's current block; loops nest a block per program."""
+def _call(group: tilemap.BufferType, props: dict) -> tasm.KernelCallOp:
+    """A kernel call run by the tiles of `group`'s buffers."""
+    op = tasm.KernelCallOp.create(properties=props)
+    first = group.first.data
+    op.attributes[GROUP_ATTR] = DenseArrayBase.from_list(i64, [first, first + group.count.data])
+    return op
 
-    def __init__(self, segments: list[tuple[int, int]]):
-        self.segments = segments
-        self.blocks = [Block() for _ in segments]
-        self.roots = list(self.blocks)
-        self.defs: list[Operation] = []
-        self.phases = 0
-        self.calls = 0
 
-    def control(self, make) -> None:
-        for b in self.blocks:
-            b.add_op(make())
+def _fill_call(kernel: str, dst_slot: int, srcs: list[SSAValue], t: tilemap.BufferType) -> tasm.KernelCallOp:
+    """`zero` or `copy` over a whole buffer of type `t` into `dst_slot`."""
+    n = int(np.prod(t.shape))
+    return _call(
+        t, _run_props(kernel, dst_slot, [address(v) for v in srcs], {"elements": n}, t.element_type, t.element_type)
+    )
 
-    def call(self, lo: int, hi: int, props: dict) -> None:
+
+def _bound(cls: type, op: Operation, extra: dict, addr: int) -> Operation:
+    props = {"sym_name": op.sym_name, "tensor": op.tensor, "layout": op.layout, "address": _i(addr)}
+    props.update(extra)
+    return cls.create(properties=props)
+
+
+def parallel_copy(values: list[SSAValue], dsts: list[int]) -> list[tasm.KernelCallOp]:
+    """Copies of every value into its slot as if all were read first (a loop's carried values):
+    a copy waits while its destination is still to be read by another; a cycle (a swap) would
+    need a temporary buffer, and is refused rather than computed wrong."""
+    calls = []
+    todo = [(v, d) for v, d in zip(values, dsts, strict=True) if address(v) != d]
+    while todo:
+        ready = [(v, d) for v, d in todo if all(address(w) != d for w, e in todo if e != d)]
+        if not ready:
+            raise DiagnosticException(
+                "lower-to-tasm: a repeat passes its carried values around in a cycle (e.g. yields them "
+                "swapped); that needs a temporary buffer, which is not supported yet"
+            )
+        v, d = ready[0]
+        calls.append(_fill_call("copy", d, [v], v.type))
+        todo = [(w, e) for w, e in todo if e != d]
+    return calls
+
+
+def _carried_slots(rep: tilemap.RepeatOp) -> list[int]:
+    return [address(a) for a in rep.body.block.args]
+
+
+# --- patterns: one per op kind ------------------------------------------------------------------
+
+
+class LowerHostWrite(RewritePattern):
+    """Run input `index`: the host streams it in (control) into the stream's binding."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: tilemap.HostWriteOp, rewriter: PatternRewriter) -> None:
+        idx = op.index.value.data
+        host_in = tasm.HostInOp.create(properties={"index": _i(idx)})
+        rewriter.replace(op, [host_in, _bound(tasm.StreamInOp, op, {"index": _i(idx)}, address(op.result))], [None])
+
+
+class LowerWeight(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: tilemap.WeightOp, rewriter: PatternRewriter) -> None:
+        rewriter.replace(op, [_bound(tasm.WeightOp, op, {"init": op.init}, address(op.result))], [None])
+
+
+class LowerRun(RewritePattern):
+    """A kernel run: one call, its parameters in the kernel's ABI order; an in-place operand
+    is the output, not an input."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: tilemap.RunOp, rewriter: PatternRewriter) -> None:
+        t = op.result.type
+        kernel = op.kernel.data
+        if kernel not in KERNEL_PARAMS:
+            raise DiagnosticException(f"lower-to-tasm: unknown kernel '{kernel}'")
+        ins = [v for j, v in enumerate(op.inputs) if j != op.inplace_operand()]
+        params = {k: op.param(k) for k in KERNEL_PARAMS[kernel]}
+        in_t = ins[0].type.element_type if ins else t.element_type
+        props = _run_props(kernel, address(op.result), [address(v) for v in ins], params, in_t, t.element_type)
+        rewriter.replace(op, [_call(t, props)], [None])
+
+
+class LowerPhase(RewritePattern):
+    """An exchange phase: zero a padded destination, sync, exchange (control); its table with
+    absolute addresses is a binding."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: exchange.PhaseOp, rewriter: PatternRewriter) -> None:
+        idx = op.index.value.data
+        new_ops: list[Operation] = []
+        if op.zero_fill is not None:
+            new_ops.append(_fill_call("zero", address(op.result), [], op.result.type))
+        table = tilemap.table_of(op.transfers).copy()
+        table[:, 1 + S_OFF] += slot(op.input).address.data
+        table[:, 1 + D_OFF] += slot(op.result).address.data
+        phase = tasm.PhaseOp.create(
+            properties={
+                "index": _i(idx),
+                "lower_bound": op.lower_bound,
+                "horizon": op.horizon,
+                "scheduler": op.scheduler,
+                "transfers": tilemap.table_attr(table.astype(np.int64)),
+            }
+        )
+        new_ops += [tasm.SyncOp.create(), tasm.ExchangeOp.create(properties={"index": _i(idx)}), phase]
+        rewriter.replace(op, new_ops, [None])
+
+
+class LowerCheckpoint(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: tilemap.CheckpointOp, rewriter: PatternRewriter) -> None:
+        idx = op.index.value.data
+        extra = {"index": op.index, "op": op.op} | ({"aspect": op.aspect} if op.aspect else {})
+        point = tasm.CheckpointOp.create(properties={"index": _i(idx)})
+        rewriter.replace(op, [point, _bound(tasm.CheckpointDefOp, op, extra, address(op.input))])
+
+
+class LowerHostRead(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: tilemap.HostReadOp, rewriter: PatternRewriter) -> None:
+        idx = op.index.value.data
+        host_out = tasm.HostOutOp.create(properties={"index": _i(idx)})
+        rewriter.replace(op, [host_out, _bound(tasm.StreamOutOp, op, {"index": _i(idx)}, address(op.input))])
+
+
+class LowerRepeat(RewritePattern):
+    """Copy the initial values into the carried slots, then loop over the (lowered) body."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: tilemap.RepeatOp, rewriter: PatternRewriter) -> None:
+        copies = parallel_copy(list(op.inits), _carried_slots(op))
+        loop = tasm.LoopOp.create(properties={"count": _i(op.count.value.data)}, regions=[Region(Block())])
+        rewriter.inline_block(op.body.block, InsertPoint.at_end(loop.body.block))
+        rewriter.replace(op, [*copies, loop], [None] * len(op.results))
+
+
+class LowerYield(RewritePattern):
+    """The next iteration's carried values: copies into the carried slots."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: tilemap.YieldOp, rewriter: PatternRewriter) -> None:
+        rep = op.parent_op()
+        assert isinstance(rep, tilemap.RepeatOp)
+        rewriter.replace(op, parallel_copy(list(op.values), _carried_slots(rep)))
+
+
+class LowerAllocOrReturn(RewritePattern):
+    """Scratch allocations and the return run no code (their slots are all that matter)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: tilemap.AllocOp | func.ReturnOp, rewriter: PatternRewriter) -> None:
+        rewriter.replace(op, [], [None] * len(op.results))
+
+
+class RefuseUnknown(RewritePattern):
+    """Last in the list: an op no pattern lowered is refused."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        raise DiagnosticException(f"lower-to-tasm: unexpected operation {op.name}")
+
+
+PATTERNS: tuple[RewritePattern, ...] = (
+    LowerHostWrite(),
+    LowerWeight(),
+    LowerRun(),
+    LowerPhase(),
+    LowerCheckpoint(),
+    LowerHostRead(),
+    LowerRepeat(),
+    LowerYield(),
+    LowerAllocOrReturn(),
+    RefuseUnknown(),
+)
+"""One pattern per op kind of a placed exchange-level function (tried in order)."""
+
+
+# --- programs: not op-local ------------------------------------------------------------------
+
+
+def program_segments(f: func.FuncOp, tiles: int) -> list[tuple[int, int]]:
+    """The tile range cut at every boundary of a group that runs code: kernels, zero fills
+    before exchanges, and copies of carried values (a repeat's groups)."""
+    bounds = {0, tiles}
+    for op in f.body.walk():
+        if isinstance(op, tilemap.RunOp) or (isinstance(op, exchange.PhaseOp) and op.zero_fill is not None):
+            t = op.result.type
+            bounds |= {t.first.data, t.first.data + t.count.data}
+        elif isinstance(op, tilemap.RepeatOp):
+            for a in op.body.block.args:
+                t = a.type
+                bounds |= {t.first.data, t.first.data + t.count.data}
+    edges = sorted(b for b in bounds if 0 <= b <= tiles)
+    return list(zip(edges[:-1], edges[1:], strict=True))
+
+
+BINDINGS = (tasm.StreamInOp, tasm.StreamOutOp, tasm.WeightOp, tasm.CheckpointDefOp, tasm.PhaseOp)
+
+
+@dataclass
+class _Programs:
+    """The bodies of one program per segment, filled from the lowered function in order."""
+
+    segments: list[tuple[int, int]]
+    bindings: list[Operation]
+    calls: int = 0
+
+    def place(self, src: Block, dsts: list[Block]) -> None:
+        for op in list(src.ops):
+            if isinstance(op, BINDINGS):
+                op.detach()
+                self.bindings.append(op)
+            elif isinstance(op, tasm.KernelCallOp):
+                self.place_call(op, dsts)
+            elif isinstance(op, tasm.LoopOp):
+                loops = [tasm.LoopOp.create(properties={"count": op.count}, regions=[Region(Block())]) for _ in dsts]
+                for b, lp in zip(dsts, loops, strict=True):
+                    b.add_op(lp)
+                self.place(op.body.block, [lp.body.block for lp in loops])
+            else:
+                for b in dsts:
+                    b.add_op(op.clone())
+
+    def place_call(self, op: tasm.KernelCallOp, dsts: list[Block]) -> None:
+        lo, hi = op.attributes[GROUP_ATTR].get_values()  # type: ignore[union-attr]
         covered = 0
-        for (s0, s1), b in zip(self.segments, self.blocks, strict=True):
+        for (s0, s1), b in zip(self.segments, dsts, strict=True):
             if lo <= s0 and s1 <= hi:
-                b.add_op(tasm.KernelCallOp.create(properties=dict(props)))
+                b.add_op(tasm.KernelCallOp.create(properties=dict(op.properties)))
                 covered += s1 - s0
         if covered != hi - lo:  # a group that is no union of programs would silently skip tiles
             raise DiagnosticException(f"lower-to-tasm: tiles [{lo}, {hi}) of a call are not a union of programs")
         self.calls += 1
 
-    def copy(self, src: SSAValue, dst_slot: int) -> None:
-        """Copy a buffer into another slot of its group (carried values of loops)."""
-        if slot(src).address.data == dst_slot:
-            return
-        t: tilemap.BufferType = src.type
-        n = int(np.prod(t.shape))
-        props = _run_props("copy", dst_slot, [slot(src).address.data], {"elements": n}, t.element_type, t.element_type)
-        self.call(t.first.data, t.first.data + t.count.data, props)
 
-    def parallel_copy(self, values: list[SSAValue], dsts: list[int]) -> None:
-        """Copy every value into its slot as if all were read first (a loop's carried values):
-        a copy waits while its destination is still to be read by another; a cycle (a swap)
-        would need a temporary buffer, and is refused rather than computed wrong."""
-        todo = [(v, d) for v, d in zip(values, dsts, strict=True) if slot(v).address.data != d]
-        while todo:
-            ready = [(v, d) for v, d in todo if all(slot(w).address.data != d for w, e in todo if e != d)]
-            if not ready:
-                raise DiagnosticException(
-                    "lower-to-tasm: a repeat passes its carried values around in a cycle (e.g. yields them "
-                    "swapped); that needs a temporary buffer, which is not supported yet"
-                )
-            for v, d in ready[:1]:
-                self.copy(v, d)
-            todo = [(v, d) for v, d in todo if d != ready[0][1]]
-
-    def emit(self, ops: list[Operation]) -> None:
-        for op in ops:
-            self.emit_op(op)
-
-    def emit_op(self, op: Operation) -> None:
-        if isinstance(op, tilemap.HostWriteOp):
-            idx = op.index.value.data
-            self.control(lambda: tasm.HostInOp.create(properties={"index": _i(idx)}))
-            self.defs.append(_bound(tasm.StreamInOp, op, {"index": _i(idx)}, slot(op.result).address.data))
-        elif isinstance(op, tilemap.WeightOp):
-            self.defs.append(_bound(tasm.WeightOp, op, {"init": op.init}, slot(op.result).address.data))
-        elif isinstance(op, tilemap.RunOp):
-            t = op.result.type
-            kernel = op.kernel.data
-            if kernel not in KERNEL_PARAMS:
-                raise DiagnosticException(f"lower-to-tasm: unknown kernel '{kernel}'")
-            ins = [v for j, v in enumerate(op.inputs) if j != op.inplace_operand()]
-            params = {k: op.param(k) for k in KERNEL_PARAMS[kernel]}
-            in_t = ins[0].type.element_type if ins else t.element_type
-            props = _run_props(
-                kernel, slot(op.result).address.data, [slot(v).address.data for v in ins], params, in_t, t.element_type
-            )
-            self.call(t.first.data, t.first.data + t.count.data, props)
-        elif isinstance(op, exchange.PhaseOp):
-            idx = op.index.value.data
-            if op.zero_fill is not None:
-                t: tilemap.BufferType = op.result.type
-                n = int(np.prod(t.shape))
-                props = _run_props(
-                    "zero", slot(op.result).address.data, [], {"elements": n}, t.element_type, t.element_type
-                )
-                self.call(t.first.data, t.first.data + t.count.data, props)
-            self.control(tasm.SyncOp.create)
-            self.control(lambda: tasm.ExchangeOp.create(properties={"index": _i(idx)}))
-            table = tilemap.table_of(op.transfers).copy()
-            table[:, 1 + S_OFF] += slot(op.input).address.data
-            table[:, 1 + D_OFF] += slot(op.result).address.data
-            self.defs.append(
-                tasm.PhaseOp.create(
-                    properties={
-                        "index": _i(idx),
-                        "lower_bound": op.lower_bound,
-                        "horizon": op.horizon,
-                        "scheduler": op.scheduler,
-                        "transfers": tilemap.table_attr(table.astype(np.int64)),
-                    }
-                )
-            )
-            self.phases += 1
-        elif isinstance(op, tilemap.CheckpointOp):
-            idx = op.index.value.data
-            self.control(lambda: tasm.CheckpointOp.create(properties={"index": _i(idx)}))
-            extra = {"index": op.index, "op": op.op} | ({"aspect": op.aspect} if op.aspect else {})
-            self.defs.append(_bound(tasm.CheckpointDefOp, op, extra, slot(op.input).address.data))
-        elif isinstance(op, tilemap.HostReadOp):
-            idx = op.index.value.data
-            self.control(lambda: tasm.HostOutOp.create(properties={"index": _i(idx)}))
-            self.defs.append(_bound(tasm.StreamOutOp, op, {"index": _i(idx)}, slot(op.input).address.data))
-        elif isinstance(op, tilemap.RepeatOp):
-            carried = [slot(a).address.data for a in op.body.block.args]
-            self.parallel_copy(list(op.inits), carried)
-            outer = self.blocks
-            loops = [
-                tasm.LoopOp.create(properties={"count": _i(op.count.value.data)}, regions=[Region(Block())])
-                for _ in outer
-            ]
-            for b, lp in zip(outer, loops, strict=True):
-                b.add_op(lp)
-            self.blocks = [lp.body.block for lp in loops]
-            for inner in op.body.block.ops:
-                if isinstance(inner, tilemap.YieldOp):
-                    self.parallel_copy(list(inner.values), carried)
-                else:
-                    self.emit_op(inner)
-            self.blocks = outer
-        elif isinstance(op, func.ReturnOp | tilemap.AllocOp):
-            return
-        else:
-            raise DiagnosticException(f"lower-to-tasm: unexpected operation {op.name}")
+def split_programs(f: func.FuncOp, segments: list[tuple[int, int]]) -> tuple[list[Operation], dict[str, int]]:
+    """One `tasm.program` per segment from the lowered function, then the bindings."""
+    progs = _Programs(segments, [])
+    roots = [Block() for _ in segments]
+    progs.place(f.body.block, roots)
+    programs: list[Operation] = [
+        tasm.ProgramOp.create(
+            properties={"sym_name": StringAttr(f"p{n}"), "first": _i(s0), "count": _i(s1 - s0)},
+            regions=[Region(b)],
+        )
+        for n, ((s0, s1), b) in enumerate(zip(segments, roots, strict=True))
+    ]
+    phases = sum(isinstance(b, tasm.PhaseOp) for b in progs.bindings)
+    return programs + progs.bindings, {"programs": len(programs), "phases": phases, "calls": progs.calls}
 
 
 def lower_function(f: func.FuncOp, target: Target) -> tuple[list[Operation], dict[str, int]]:
-    bounds = {0, target.tiles}
-    for op in f.body.walk():
-        # every group that runs code (kernels, and zero fills before exchanges) starts a program
-        if isinstance(op, tilemap.RunOp) or (isinstance(op, exchange.PhaseOp) and op.zero_fill is not None):
-            t = op.result.type
-            bounds |= {t.first.data, t.first.data + t.count.data}
-        elif isinstance(op, tilemap.RepeatOp):  # groups that copy carried values (`_Emitter.copy`)
-            for a in op.body.block.args:
-                t = a.type
-                bounds |= {t.first.data, t.first.data + t.count.data}
-    edges = sorted(b for b in bounds if 0 <= b <= target.tiles)
-    em = _Emitter(list(zip(edges[:-1], edges[1:], strict=True)))
-    em.emit(list(f.body.block.ops))
-    programs: list[Operation] = []
-    for n, ((s0, s1), b) in enumerate(zip(em.segments, em.roots, strict=True)):
-        programs.append(
-            tasm.ProgramOp.create(
-                properties={"sym_name": StringAttr(f"p{n}"), "first": _i(s0), "count": _i(s1 - s0)},
-                regions=[Region(b)],
-            )
-        )
-    return programs + em.defs, {"programs": len(programs), "phases": em.phases, "calls": em.calls}
-
-
-def _bound(cls: type, op: Operation, extra: dict, address: int) -> Operation:
-    props = {"sym_name": op.sym_name, "tensor": op.tensor, "layout": op.layout, "address": _i(address)}
-    props.update(extra)
-    return cls.create(properties=props)
+    """The programs and bindings of a placed exchange-level function (consumed)."""
+    segments = program_segments(f, target.tiles)
+    PatternRewriteWalker(
+        GreedyRewritePatternApplier(list(PATTERNS), dce_enabled=False),
+        apply_recursively=False,
+        walk_reverse=True,
+        walk_regions_first=True,
+    ).rewrite_region(f.body)
+    return split_programs(f, segments)
 
 
 @dataclass(frozen=True)

@@ -4,23 +4,50 @@ Every plan value becomes a per-tile buffer; every plan op becomes kernel runs ov
 group, and every layout conversion a `tilemap.move` whose transfer families come from
 `layout.conversion_transfers`. Host inputs, outputs, weights and checkpoints keep their
 logical layouts so codegen can bind them.
+
+Each plan op kind has one `RewritePattern` (`Map<Op>`, listed in `PATTERNS`), applied in one
+forward sweep; an op no pattern maps is refused. Values cross the type boundary through
+`builtin.unrealized_conversion_cast`: a pattern casts its plan operands to buffers, reads the
+layouts from their plan types, and casts its buffer result back, so the next pattern still sees
+plan types; the casts are reconciled away at the end. What is not op-local stays in two small
+helpers: `convert_signature` (the arguments become host writes) and `number_checkpoints`
+(checkpoint indices in program order). An op that runs one kernel over every element of each
+tile's block is one `MapElementwise` line in `PATTERNS`.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, DictionaryAttr, IntegerAttr, StringAttr, TensorType
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    DictionaryAttr,
+    IntegerAttr,
+    StringAttr,
+    TensorType,
+    UnrealizedConversionCastOp,
+)
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint
+from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPattern
 from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import plan, tilemap
 from ipu.dialects.layout import Layout, as_2d, conversion_transfers
+from ipu.runtime.isa import float_bits
 from ipu.transforms.log import log_event
 
 
@@ -63,217 +90,319 @@ def _move(
     )
 
 
-@dataclass
-class _Mapper:
-    block: Block
-    env: dict[SSAValue, SSAValue]
-    checkpoints: int = 0
-    moves: int = 0
-    families: int = 0
-
-    def emit(self, op: Operation, hint: str | None = None) -> SSAValue | None:
-        self.block.add_op(op)
-        if op.results and hint:
-            op.results[0].name_hint = hint
-        return op.results[0] if op.results else None
-
-    def checkpoint(self, op: Operation, buf: SSAValue, t: plan.PlanTensorType) -> None:
-        """Sample the value of `op`'s graph operation, if it has one."""
-        idx = plan.op_index_of(op)
-        if idx is not None:
-            self.emit_checkpoint(buf, op.results[0].name_hint or f"op{idx}", idx, t.tensor, t.layout_attr)
-
-    def emit_checkpoint(
-        self, buf: SSAValue, name: str, idx: int, tensor: TensorType, layout: plan.LayoutAttr, aspect: str = ""
-    ) -> None:
-        attrs = {
-            "sym_name": StringAttr(name),
-            "index": IntegerAttr(self.checkpoints, 64),
-            "op": IntegerAttr(idx, 64),
-            "tensor": tensor,
-            "layout": layout,
-        }
-        if aspect:
-            attrs["aspect"] = StringAttr(aspect)
-        self.emit(tilemap.CheckpointOp.create(operands=[buf], attributes=attrs))
-        self.checkpoints += 1
+def _named(op: Operation, hint: str | None) -> SSAValue:
+    """`op`'s first result, named `hint` (if any)."""
+    if hint:
+        op.results[0].name_hint = hint
+    return op.results[0]
 
 
-def map_function(f: func.FuncOp) -> dict[str, int]:
-    old = f.body.block
-    new = Block()
-    mp = _Mapper(new, {})
-    names = [s.data for s in f.attributes["ipu.inputs"].data]  # type: ignore[union-attr]
-    for i, a in enumerate(old.args):
-        t: plan.PlanTensorType = a.type
-        mp.env[a] = mp.emit(
-            tilemap.HostWriteOp.create(
-                result_types=[buffer_type(t)],
-                attributes={
-                    "sym_name": StringAttr(names[i]),
-                    "index": IntegerAttr(i, 64),
-                    "tensor": t.tensor,
-                    "layout": t.layout_attr,
-                },
-            ),
-            a.name_hint,
-        )
-    for op in list(old.ops):
-        if isinstance(op, func.ReturnOp):
-            outs = [s.data for s in f.attributes["ipu.outputs"].data]  # type: ignore[union-attr]
-            for i, v in enumerate(op.arguments):
-                t = v.type
-                mp.emit(
-                    tilemap.HostReadOp.create(
-                        operands=[mp.env[v]],
-                        attributes={
-                            "sym_name": StringAttr(outs[i]),
-                            "index": IntegerAttr(i, 64),
-                            "tensor": t.tensor,
-                            "layout": t.layout_attr,
-                        },
-                    )
-                )
-            mp.emit(func.ReturnOp())
-            continue
-        _map_op(mp, op)
-    f.body.detach_block(old)
-    old.erase(safe_erase=False)
-    f.body.add_block(new)
-    f.function_type = builtin.FunctionType.from_lists([], [])
-    f.attributes[tilemap.MAPPING_ATTR] = f.attributes.pop(tilemap.PLAN_MAPPING_ATTR, None) or tilemap.MappingAttr(1, 1)
-    return {"moves": mp.moves, "transfer_families": mp.families, "checkpoints": mp.checkpoints}
+def _checkpoint(
+    buf: SSAValue, name: str, idx: int, tensor: TensorType, layout: plan.LayoutAttr, aspect: str = ""
+) -> tilemap.CheckpointOp:
+    """Sample `buf` as the value (or `aspect`) of graph operation `idx`; `number_checkpoints`
+    gives it its index once the whole function is mapped."""
+    attrs = {
+        "sym_name": StringAttr(name),
+        "index": IntegerAttr(-1, 64),
+        "op": IntegerAttr(idx, 64),
+        "tensor": tensor,
+        "layout": layout,
+    }
+    if aspect:
+        attrs["aspect"] = StringAttr(aspect)
+    return tilemap.CheckpointOp.create(operands=[buf], attributes=attrs)
 
 
-def _map_repeat(mp: _Mapper, op: plan.RepeatOp) -> None:
-    """tilemap.repeat over the carried buffers; the body is mapped in place, once."""
-    outer = mp.block
-    body = Block(arg_types=[buffer_type(a.type) for a in op.body.block.args])
-    for pa, ba in zip(op.body.block.args, body.args, strict=True):
-        ba.name_hint = pa.name_hint
-        mp.env[pa] = ba
-    mp.block = body
-    for inner in op.body.block.ops:
-        if isinstance(inner, plan.YieldOp):
-            body.add_op(tilemap.YieldOp.create(operands=[mp.env[v] for v in inner.values]))
-        else:
-            _map_op(mp, inner)
-    mp.block = outer
-    r = tilemap.RepeatOp(op.count.value.data, [mp.env[v] for v in op.inits], Region(body))
-    mp.emit(r)
-    for pv, tv in zip(op.results, r.results, strict=True):
-        tv.name_hint = pv.name_hint
-        mp.env[pv] = tv
-    mp.checkpoint(op, r.results[0], op.results[0].type)
+def _value_checkpoint(op: Operation, buf: SSAValue) -> list[Operation]:
+    """The checkpoint of `op`'s graph operation (sampling its first result), if it has one."""
+    idx = plan.op_index_of(op)
+    if idx is None:
+        return []
+    t: plan.PlanTensorType = op.results[0].type
+    return [_checkpoint(buf, op.results[0].name_hint or f"op{idx}", idx, t.tensor, t.layout_attr)]
 
 
-def _map_op(mp: _Mapper, op: Operation) -> None:
-    if isinstance(op, plan.RepeatOp):
-        _map_repeat(mp, op)
-        return
+def _as_buffers(values: Sequence[SSAValue]) -> tuple[list[Operation], list[SSAValue]]:
+    """Casts of plan values to their buffers (folded away by the final reconcile)."""
+    casts = [UnrealizedConversionCastOp.cast_one(v, buffer_type(v.type)) for v in values]
+    return [c for c, _ in casts], [b for _, b in casts]
+
+
+def _replace(
+    rewriter: PatternRewriter, op: Operation, new_ops: list[Operation], bufs: Sequence[SSAValue], check: bool = True
+) -> None:
+    """Replace plan op `op` by `new_ops`, whose buffers `bufs` hold its results; then sample
+    the first for the numerical check (unless the pattern made its own checkpoints)."""
+    if check:
+        new_ops = new_ops + _value_checkpoint(op, bufs[0])
+    backs = [UnrealizedConversionCastOp.cast_one(b, r.type) for b, r in zip(bufs, op.results, strict=True)]
+    rewriter.insert([*new_ops, *(c for c, _ in backs)], InsertPoint.before(op))
+    for r, (_, v) in zip(op.results, backs, strict=True):
+        rewriter.replace_all_uses_with(r, v)
+    rewriter.erase(op)
+
+
+def _replace_by_run(rewriter: PatternRewriter, op: Operation, kernel: str, **params: int) -> None:
+    """Replace `op` by one kernel run over its operands into its result's buffer."""
+    casts, ins = _as_buffers(op.operands)
     res = op.results[0]
-    rt: plan.PlanTensorType = res.type
-    out_t = buffer_type(rt)
-    hint = res.name_hint
-    ins = [mp.env[v] for v in op.operands]
-    lay = rt.layout
-    if isinstance(op, plan.ParameterOp):
-        r = mp.emit(
-            tilemap.WeightOp.create(
-                result_types=[out_t],
+    r = _run(kernel, ins, buffer_type(res.type), **params)
+    _replace(rewriter, op, [*casts, r], [_named(r, res.name_hint)])
+
+
+# --- the function boundary ----------------------------------------------------------------
+
+
+def convert_signature(f: func.FuncOp) -> None:
+    """Turn the plan function's arguments into host writes of their buffers (casts to the plan
+    types keep their users unchanged) and give it no arguments or results."""
+    block = f.body.block
+    names = [s.data for s in f.attributes["ipu.inputs"].data]  # type: ignore[union-attr]
+    new_ops: list[Operation] = []
+    for i, a in enumerate(block.args):
+        t: plan.PlanTensorType = a.type
+        w = tilemap.HostWriteOp.create(
+            result_types=[buffer_type(t)],
+            attributes={
+                "sym_name": StringAttr(names[i]),
+                "index": IntegerAttr(i, 64),
+                "tensor": t.tensor,
+                "layout": t.layout_attr,
+            },
+        )
+        back, v = UnrealizedConversionCastOp.cast_one(_named(w, a.name_hint), t)
+        new_ops += [w, back]
+        a.replace_all_uses_with(v)
+    if block.first_op is None:
+        block.add_ops(new_ops)
+    else:
+        block.insert_ops_before(new_ops, block.first_op)
+    for a in reversed(block.args):
+        block.erase_arg(a)
+    f.function_type = builtin.FunctionType.from_lists([], [])
+
+
+def number_checkpoints(f: func.FuncOp) -> int:
+    """Index the checkpoints in program order (pre-order, loop bodies once); return their count."""
+    n = 0
+    for op in f.body.walk():
+        if isinstance(op, tilemap.CheckpointOp):
+            op.attributes["index"] = IntegerAttr(n, 64)
+            n += 1
+    return n
+
+
+class MapReturn(RewritePattern):
+    """`func.return` -> a host read per output, then an empty return."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: func.ReturnOp, rewriter: PatternRewriter) -> None:
+        f = op.parent_op()
+        assert isinstance(f, func.FuncOp)
+        outs = [s.data for s in f.attributes["ipu.outputs"].data]  # type: ignore[union-attr]
+        casts, ins = _as_buffers(op.arguments)
+        reads = [
+            tilemap.HostReadOp.create(
+                operands=[b],
                 attributes={
-                    "sym_name": op.sym_name,
-                    "init": op.init,
-                    "tensor": rt.tensor,
-                    "layout": rt.layout_attr,
+                    "sym_name": StringAttr(outs[i]),
+                    "index": IntegerAttr(i, 64),
+                    "tensor": v.type.tensor,
+                    "layout": v.type.layout_attr,
                 },
-            ),
-            hint,
+            )
+            for i, (v, b) in enumerate(zip(op.arguments, ins, strict=True))
+        ]
+        rewriter.replace(op, [*casts, *reads, func.ReturnOp()], [])
+
+
+# --- structure ---------------------------------------------------------------------------------
+
+
+class MapRepeat(RewritePattern):
+    """`plan.repeat` -> `tilemap.repeat` over the carried buffers; the body moves into it as is
+    (its ops are mapped in place by the same sweep, once)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: plan.RepeatOp, rewriter: PatternRewriter) -> None:
+        old = op.body.block
+        body = Block(arg_types=[buffer_type(a.type) for a in old.args])
+        args = []
+        for pa, ba in zip(old.args, body.args, strict=True):
+            ba.name_hint = pa.name_hint
+            back, v = UnrealizedConversionCastOp.cast_one(ba, pa.type)
+            body.add_op(back)
+            args.append(v)
+        rewriter.inline_block(old, InsertPoint.at_end(body), args)
+        casts, inits = _as_buffers(op.inits)
+        r = tilemap.RepeatOp(op.count.value.data, inits, Region(body))
+        for pv, tv in zip(op.results, r.results, strict=True):
+            tv.name_hint = pv.name_hint
+        _replace(rewriter, op, [*casts, r], list(r.results))
+
+
+class MapYield(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: plan.YieldOp, rewriter: PatternRewriter) -> None:
+        casts, vals = _as_buffers(op.values)
+        rewriter.replace(op, [*casts, tilemap.YieldOp.create(operands=vals)], [])
+
+
+# --- values and layout conversions -------------------------------------------------------------
+
+
+class MapParameter(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: plan.ParameterOp, rewriter: PatternRewriter) -> None:
+        rt: plan.PlanTensorType = op.result.type
+        w = tilemap.WeightOp.create(
+            result_types=[buffer_type(rt)],
+            attributes={"sym_name": op.sym_name, "init": op.init, "tensor": rt.tensor, "layout": rt.layout_attr},
         )
-    elif isinstance(op, plan.GemmOp):
-        a_l = op.lhs.type.layout
-        b_l = op.rhs.type.layout
-        r = mp.emit(_run("amp_matmul", ins, out_t, m=a_l.block[0], k=a_l.block[1], n=b_l.block[1]), hint)
-    elif isinstance(op, plan.ReduceOp):
+        _replace(rewriter, op, [w], [_named(w, op.result.name_hint)])
+
+
+class MapRearrange(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: plan.RearrangeOp, rewriter: PatternRewriter) -> None:
+        casts, ins = _as_buffers([op.input])
+        reason = op.reason.data if op.reason else "rearrange"
+        mv = _move(ins[0], buffer_type(op.result.type), op.input.type.layout, op.result.type.layout, reason)
+        _replace(rewriter, op, [*casts, mv], [_named(mv, op.result.name_hint)])
+
+
+class MapReduce(RewritePattern):
+    """Stage the partial sums on their reducing tiles (a move), then sum them."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: plan.ReduceOp, rewriter: PatternRewriter) -> None:
+        casts, ins = _as_buffers([op.input])
         src_l: Layout = op.input.type.layout
-        stage = tilemap.BufferType((src_l.partials, *lay.block), builtin.f32, lay.first_tile, lay.tiles, "standard")
-        s = mp.emit(_move(ins[0], stage, src_l, lay, "reduce"), f"{hint}_stage")
-        mp.moves += 1
-        mp.families += len(tilemap.table_of(s.owner.transfers))
-        r = mp.emit(_run("reduce_sum", [s], out_t, parts=src_l.partials, elements=lay.block_elements), hint)
-    elif isinstance(op, plan.RearrangeOp):
-        r = mp.emit(
-            _move(ins[0], out_t, op.input.type.layout, lay, op.reason.data if op.reason else "rearrange"),
-            hint,
+        lay: Layout = op.result.type.layout
+        hint = op.result.name_hint
+        stage_t = tilemap.BufferType((src_l.partials, *lay.block), builtin.f32, lay.first_tile, lay.tiles, "standard")
+        mv = _move(ins[0], stage_t, src_l, lay, "reduce")
+        r = _run(
+            "reduce_sum",
+            [_named(mv, f"{hint}_stage")],
+            buffer_type(op.result.type),
+            parts=src_l.partials,
+            elements=lay.block_elements,
         )
-        mp.moves += 1
-        mp.families += len(tilemap.table_of(r.owner.transfers))
-    elif isinstance(op, plan.UnaryOp):
-        r = mp.emit(_run(op.kind.data, ins, out_t, elements=lay.block_elements), hint)
-    elif isinstance(op, plan.BinaryOp):
+        _replace(rewriter, op, [*casts, mv, r], [_named(r, hint)])
+
+
+def _replace_by_heads_move(rewriter: PatternRewriter, op: Operation, src_l: Layout, dst_l: Layout) -> None:
+    """Replace `op` by one move between [S, H*D] seen as heads (`plan.heads_view`) and [H, S, D]."""
+    casts, ins = _as_buffers([op.operands[0]])
+    res = op.results[0]
+    mv = _move(ins[0], buffer_type(res.type), src_l, dst_l, op.name.removeprefix("plan."), perm=(1, 0, 2))
+    _replace(rewriter, op, [*casts, mv], [_named(mv, res.name_hint)])
+
+
+class MapSplitHeads(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: plan.SplitHeadsOp, rewriter: PatternRewriter) -> None:
+        lay: Layout = op.result.type.layout
+        _replace_by_heads_move(rewriter, op, plan.heads_view(op.input.type.layout, lay.shape[2]), lay)
+
+
+class MapMergeHeads(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: plan.MergeHeadsOp, rewriter: PatternRewriter) -> None:
+        a_l: Layout = op.input.type.layout
+        _replace_by_heads_move(rewriter, op, a_l, plan.heads_view(op.result.type.layout, a_l.shape[2]))
+
+
+# --- kernels -----------------------------------------------------------------------------------
+
+
+@dataclass
+class MapElementwise(RewritePattern):
+    """An op that runs one kernel over every element of each tile's block (`elements` = the
+    block size): unary activations (kernel = their kind), reshapes and casts (`copy`). A new
+    elementwise op is one more instance of this pattern."""
+
+    op_type: type[Operation]
+    kernel: Callable[[Operation], str]
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if isinstance(op, self.op_type):
+            _replace_by_run(rewriter, op, self.kernel(op), elements=op.results[0].type.layout.block_elements)
+
+
+class MapGemm(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: plan.GemmOp, rewriter: PatternRewriter) -> None:
+        a_l: Layout = op.lhs.type.layout
+        b_l: Layout = op.rhs.type.layout
+        _replace_by_run(rewriter, op, "amp_matmul", m=a_l.block[0], k=a_l.block[1], n=b_l.block[1])
+
+
+class MapBinary(RewritePattern):
+    """Elementwise binary kernels; the rhs is the same block or a row broadcast over it."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: plan.BinaryOp, rewriter: PatternRewriter) -> None:
+        lay: Layout = op.result.type.layout
         m, n = as_2d(lay.block)
         b_l: Layout = op.rhs.type.layout
-        if b_l.shape == lay.shape:
-            br, bc = m, n
-        else:
-            br, bc = 1, n
-        r = mp.emit(_run(op.kind.data, ins, out_t, m=m, n=n, b_rows=br, b_cols=bc), hint)
-    elif isinstance(op, plan.TransposeOp):
+        br, bc = (m, n) if b_l.shape == lay.shape else (1, n)
+        _replace_by_run(rewriter, op, op.kind.data, m=m, n=n, b_rows=br, b_cols=bc)
+
+
+class MapTranspose(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: plan.TransposeOp, rewriter: PatternRewriter) -> None:
         m, n = op.input.type.layout.block
-        r = mp.emit(_run("transpose", ins, out_t, m=m, n=n), hint)
-    elif isinstance(op, plan.ReshapeOp | plan.CastOp):
-        r = mp.emit(_run("copy", ins, out_t, elements=lay.block_elements), hint)
-    elif isinstance(op, plan.RowwiseOp):
-        r = mp.emit(_rowwise(op, ins, out_t), hint)
-    elif isinstance(op, plan.SplitHeadsOp):
-        a_l: Layout = op.input.type.layout
-        view = plan.heads_view(a_l, lay.shape[2])
-        r = mp.emit(_move(ins[0], out_t, view, lay, "split_heads", perm=(1, 0, 2)), hint)
-        mp.moves += 1
-    elif isinstance(op, plan.MergeHeadsOp):
-        a_l = op.input.type.layout
-        view = plan.heads_view(lay, a_l.shape[2])
-        r = mp.emit(_move(ins[0], out_t, a_l, view, "merge_heads", perm=(1, 0, 2)), hint)
-        mp.moves += 1
-    elif isinstance(op, plan.AttentionOp):
-        r = _attention(mp, op, ins, out_t)
-    elif isinstance(op, plan.SerialGemmOp):
-        r = _serial_gemm(mp, op, ins, out_t)
-    elif isinstance(op, plan.AttentionCombineOp):
-        src_l = op.input.type.layout
-        full = Layout(
-            src_l.shape, src_l.grid, (src_l.split[0], src_l.split[1] + (src_l.partial,), ()), -1, src_l.first_tile
-        )
-        stage = tilemap.BufferType((src_l.partials, *full.block), builtin.f32, lay.first_tile, lay.tiles, "standard")
-        s = mp.emit(_move(ins[0], stage, src_l, full, "attention_combine"), f"{hint}_stage")
-        mp.moves += 1
-        r = mp.emit(_run("attention_combine", [s], out_t, parts=src_l.partials, qr=full.block[1], d=lay.shape[2]), hint)
-    else:
-        raise DiagnosticException(f"map-tiles: no tile mapping for {op.name}")
-    assert r is not None
-    mp.env[res] = r
-    if not isinstance(op, plan.AttentionOp):
-        mp.checkpoint(op, r, rt)
+        _replace_by_run(rewriter, op, "transpose", m=m, n=n)
 
 
 ROW_KERNELS = {"softmax": "softmax_rows", "layer_norm": "layer_norm_rows", "rms_norm": "rms_norm_rows"}
 REDUCE_CODES = {"sum": 1, "max": 2, "mean": 3}
 
 
-def _rowwise(op: plan.RowwiseOp, ins: list[SSAValue], out_t: tilemap.BufferType) -> tilemap.RunOp:
-    a: Layout = op.input.type.layout
-    rows, cols, valid = math.prod(a.block[:-1]), a.block[-1], a.shape[-1]
-    k = op.kind.data
-    if k in REDUCE_CODES:
-        return _run("reduce_rows", ins, out_t, rows=rows, cols=cols, valid=valid, kind=REDUCE_CODES[k])
-    if k == "softmax":
-        return _run("softmax_rows", ins, out_t, rows=rows, cols=cols, valid=valid)
-    eps = float_bits(op.epsilon.value.data if op.epsilon else 1e-5)
-    return _run(ROW_KERNELS[k], ins, out_t, rows=rows, cols=cols, valid=valid, eps_bits=eps)
+class MapRowwise(RewritePattern):
+    """Row kernels over whole rows: reductions, softmax, and the norms (with their epsilon)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: plan.RowwiseOp, rewriter: PatternRewriter) -> None:
+        a: Layout = op.input.type.layout
+        rows, cols, valid = math.prod(a.block[:-1]), a.block[-1], a.shape[-1]
+        k = op.kind.data
+        if k in REDUCE_CODES:
+            _replace_by_run(rewriter, op, "reduce_rows", rows=rows, cols=cols, valid=valid, kind=REDUCE_CODES[k])
+        elif k == "softmax":
+            _replace_by_run(rewriter, op, "softmax_rows", rows=rows, cols=cols, valid=valid)
+        else:
+            eps = float_bits(op.epsilon.value.data if op.epsilon else 1e-5)
+            _replace_by_run(rewriter, op, ROW_KERNELS[k], rows=rows, cols=cols, valid=valid, eps_bits=eps)
 
 
-def float_bits(x: float) -> int:
-    return int(np.array(x, np.float32).view(np.uint32))
+class MapAttentionCombine(RewritePattern):
+    """Stage every key block's partial attention state on its query tiles, then combine them."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: plan.AttentionCombineOp, rewriter: PatternRewriter) -> None:
+        casts, ins = _as_buffers([op.input])
+        src_l: Layout = op.input.type.layout
+        lay: Layout = op.result.type.layout
+        hint = op.result.name_hint
+        full = Layout(
+            src_l.shape, src_l.grid, (src_l.split[0], src_l.split[1] + (src_l.partial,), ()), -1, src_l.first_tile
+        )
+        stage_t = tilemap.BufferType((src_l.partials, *full.block), builtin.f32, lay.first_tile, lay.tiles, "standard")
+        mv = _move(ins[0], stage_t, src_l, full, "attention_combine")
+        r = _run(
+            "attention_combine",
+            [_named(mv, f"{hint}_stage")],
+            buffer_type(op.result.type),
+            parts=src_l.partials,
+            qr=full.block[1],
+            d=lay.shape[2],
+        )
+        _replace(rewriter, op, [*casts, mv, r], [_named(r, hint)])
 
 
 def _layout_attr(lay: Layout, memory: str = "standard") -> plan.LayoutAttr:
@@ -295,21 +424,29 @@ def attention_offsets(q: Layout, kv: Layout | None, sk: int) -> np.ndarray:
     return out
 
 
-def _attention(mp: _Mapper, op: plan.AttentionOp, ins: list[SSAValue], out_t: tilemap.BufferType) -> SSAValue:
-    q_l: Layout = op.q.type.layout
-    k_l: Layout = op.k.type.layout
-    st_l: Layout = op.result.type.layout
-    hq, s, d = q_l.shape
-    hkv, sk, _ = k_l.shape
-    qr = st_l.block[1]
-    grid_t = (st_l.first_tile, st_l.tiles)
-    materialized = op.form.data == "materialized"
-    name = op.result.name_hint or "attention"
-    off = attention_offsets(q_l, k_l if materialized else None, sk)
-    off_lay = Layout((st_l.tiles, 4), st_l.grid, (tuple(range(len(st_l.grid))), ()), -1, st_l.first_tile)
-    off_tt = TensorType(builtin.f32, [st_l.tiles, 4])
-    offsets = mp.emit(
-        tilemap.WeightOp.create(
+class MapAttention(RewritePattern):
+    """Attention as kernel runs over a per-tile state: an offsets weight, `attention_init`, then
+    `attention_update` over all keys (materialized) or per key window moved in (streamed);
+    the score scratch is checkpointed (the last window's, when streamed)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: plan.AttentionOp, rewriter: PatternRewriter) -> None:
+        casts, ins = _as_buffers(op.operands)
+        out_t = buffer_type(op.result.type)
+        q_l: Layout = op.q.type.layout
+        k_l: Layout = op.k.type.layout
+        st_l: Layout = op.result.type.layout
+        hq, s, d = q_l.shape
+        hkv, sk, _ = k_l.shape
+        qr = st_l.block[1]
+        grid_t = (st_l.first_tile, st_l.tiles)
+        materialized = op.form.data == "materialized"
+        name = op.result.name_hint or "attention"
+        idx = plan.op_index_of(op)
+        off = attention_offsets(q_l, k_l if materialized else None, sk)
+        off_lay = Layout((st_l.tiles, 4), st_l.grid, (tuple(range(len(st_l.grid))), ()), -1, st_l.first_tile)
+        off_tt = TensorType(builtin.f32, [st_l.tiles, 4])
+        offsets_op = tilemap.WeightOp.create(
             result_types=[tilemap.BufferType(off_lay.block, builtin.f32, *grid_t, "standard")],
             attributes={
                 "sym_name": StringAttr(f"{name}_offsets"),
@@ -317,106 +454,165 @@ def _attention(mp: _Mapper, op: plan.AttentionOp, ins: list[SSAValue], out_t: ti
                 "tensor": off_tt,
                 "layout": plan.LayoutAttr(off_lay.grid, off_lay.split, -1, off_lay.first_tile),
             },
-        ),
-        f"{name}_offsets",
-    )
-    state = mp.emit(_run("attention_init", [], out_t, qr=qr, d=d), f"{name}_init")
-    common = {"qr": qr, "d": d, "causal": int(op.causal is not None), "scale_bits": float_bits(op.scale.value.data)}
-    if materialized:
-        kr = k_l.block_size(1)
-        sc_lay = Layout((hq, s, sk), st_l.grid, ((0, 1), (2,), (3,)), -1, st_l.first_tile, (1, qr, kr))
-        if sc_lay.block != (1, qr, kr):
-            raise DiagnosticException(f"map-tiles: score block {sc_lay.block} does not match [1, {qr}, {kr}]")
-        scratch = mp.emit(
-            tilemap.AllocOp.create(result_types=[tilemap.BufferType(sc_lay.block, builtin.f32, *grid_t, "standard")]),
-            f"{name}_scores",
         )
-        upd = _run("attention_update", [*ins, offsets, scratch, state], out_t, kr=kr, k_base=0, **common)
-        upd.attributes["inplace"] = IntegerAttr(5, 64)
-        state = mp.emit(upd, name)
-        idx = plan.op_index_of(op)
-        if idx is not None:
-            mp.emit_checkpoint(
-                scratch, f"{name}_scores", idx, TensorType(builtin.f32, [hq, s, sk]), _layout_attr(sc_lay), "scores"
+        offsets = _named(offsets_op, f"{name}_offsets")
+        init = _run("attention_init", [], out_t, qr=qr, d=d)
+        state = _named(init, f"{name}_init")
+        new_ops: list[Operation] = [*casts, offsets_op, init]
+        common = {"qr": qr, "d": d, "causal": int(op.causal is not None), "scale_bits": float_bits(op.scale.value.data)}
+        if materialized:
+            kr = k_l.block_size(1)
+            sc_lay = Layout((hq, s, sk), st_l.grid, ((0, 1), (2,), (3,)), -1, st_l.first_tile, (1, qr, kr))
+            if sc_lay.block != (1, qr, kr):
+                raise DiagnosticException(f"map-tiles: score block {sc_lay.block} does not match [1, {qr}, {kr}]")
+            alloc = tilemap.AllocOp.create(
+                result_types=[tilemap.BufferType(sc_lay.block, builtin.f32, *grid_t, "standard")]
             )
-        return state
-    kb = op.key_block.value.data
-    scratch = mp.emit(
-        tilemap.AllocOp.create(result_types=[tilemap.BufferType((1, qr, kb), builtin.f32, *grid_t, "standard")]),
-        f"{name}_scores",
-    )
-    for t0 in range(0, sk, kb):
-        wk = min(kb, sk - t0)
-        win = Layout((hkv, wk, d), st_l.grid, ((0,), (), ()), -1, st_l.first_tile)
-        wt = tilemap.BufferType(win.block, op.k.type.tensor.element_type, *grid_t, "interleaved")
-        kw = mp.emit(_move(ins[1], wt, k_l, win, "attention window", offset=(0, t0, 0)), f"{name}_k{t0}")
-        vw = mp.emit(_move(ins[2], wt, op.v.type.layout, win, "attention window", offset=(0, t0, 0)), f"{name}_v{t0}")
-        mp.moves += 2
-        upd = _run("attention_update", [ins[0], kw, vw, offsets, scratch, state], out_t, kr=wk, k_base=t0, **common)
-        upd.attributes["inplace"] = IntegerAttr(5, 64)
-        state = mp.emit(upd, name)
-    # the scratch keeps the last window's scores: check them (aspect "scores@<first key>")
-    t_last = (sk - 1) // kb * kb
-    idx = plan.op_index_of(op)
-    if idx is not None and sk - t_last == kb and kb % 2 == 0:
-        sc_lay = Layout((hq, s, kb), st_l.grid, ((0, 1), (2,), ()), -1, st_l.first_tile, (1, qr, 1))
-        mp.emit_checkpoint(
-            scratch,
-            f"{name}_scores",
-            idx,
-            TensorType(builtin.f32, [hq, s, kb]),
-            _layout_attr(sc_lay),
-            f"scores@{t_last}",
-        )
-    return state
+            scratch = _named(alloc, f"{name}_scores")
+            upd = _run("attention_update", [*ins, offsets, scratch, state], out_t, kr=kr, k_base=0, **common)
+            upd.attributes["inplace"] = IntegerAttr(5, 64)
+            state = _named(upd, name)
+            new_ops += [alloc, upd]
+            if idx is not None:
+                new_ops.append(
+                    _checkpoint(
+                        scratch,
+                        f"{name}_scores",
+                        idx,
+                        TensorType(builtin.f32, [hq, s, sk]),
+                        _layout_attr(sc_lay),
+                        "scores",
+                    )
+                )
+            _replace(rewriter, op, new_ops, [state], check=False)
+            return
+        kb = op.key_block.value.data
+        alloc = tilemap.AllocOp.create(result_types=[tilemap.BufferType((1, qr, kb), builtin.f32, *grid_t, "standard")])
+        scratch = _named(alloc, f"{name}_scores")
+        new_ops.append(alloc)
+        for t0 in range(0, sk, kb):
+            wk = min(kb, sk - t0)
+            win = Layout((hkv, wk, d), st_l.grid, ((0,), (), ()), -1, st_l.first_tile)
+            wt = tilemap.BufferType(win.block, op.k.type.tensor.element_type, *grid_t, "interleaved")
+            km = _move(ins[1], wt, k_l, win, "attention window", offset=(0, t0, 0))
+            vm = _move(ins[2], wt, op.v.type.layout, win, "attention window", offset=(0, t0, 0))
+            kw, vw = _named(km, f"{name}_k{t0}"), _named(vm, f"{name}_v{t0}")
+            upd = _run("attention_update", [ins[0], kw, vw, offsets, scratch, state], out_t, kr=wk, k_base=t0, **common)
+            upd.attributes["inplace"] = IntegerAttr(5, 64)
+            state = _named(upd, name)
+            new_ops += [km, vm, upd]
+        # the scratch keeps the last window's scores: check them (aspect "scores@<first key>")
+        t_last = (sk - 1) // kb * kb
+        if idx is not None and sk - t_last == kb and kb % 2 == 0:
+            sc_lay = Layout((hq, s, kb), st_l.grid, ((0, 1), (2,), ()), -1, st_l.first_tile, (1, qr, 1))
+            new_ops.append(
+                _checkpoint(
+                    scratch,
+                    f"{name}_scores",
+                    idx,
+                    TensorType(builtin.f32, [hq, s, kb]),
+                    _layout_attr(sc_lay),
+                    f"scores@{t_last}",
+                )
+            )
+        _replace(rewriter, op, new_ops, [state], check=False)
 
 
-def _serial_gemm(mp: _Mapper, op: plan.SerialGemmOp, ins: list[SSAValue], out_t: tilemap.BufferType) -> SSAValue:
+class MapSerialGemm(RewritePattern):
     """Zero an fp32 accumulator, then per contraction step exchange the two windows and accumulate."""
-    a_l: Layout = op.lhs.type.layout
-    b_l: Layout = op.rhs.type.layout
-    r_l: Layout = op.result.type.layout
-    (m, k), n = a_l.shape, b_l.shape[1]
-    bm, bn = r_l.block
-    steps = op.k_steps.value.data
-    kc = math.ceil(k / steps)
-    kc += kc % 2
-    name = op.result.name_hint or "gemm"
-    grid_t = (r_l.first_tile, r_l.tiles)
-    el = op.lhs.type.tensor.element_type
-    acc_t = tilemap.BufferType((bm, bn), builtin.f32, *grid_t, "interleaved")
-    acc = mp.emit(_run("zero", [], acc_t, elements=bm * bn), f"{name}_acc")
-    for k0 in range(0, k, kc):
-        kw = min(kc, k - k0)
-        aw_l = Layout((m, kw), r_l.grid, ((0,), ()), -1, r_l.first_tile)
-        bw_l = Layout((kw, n), r_l.grid, ((), (1,)), -1, r_l.first_tile, (aw_l.block[1], 1))
-        aw = mp.emit(
-            _move(
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: plan.SerialGemmOp, rewriter: PatternRewriter) -> None:
+        casts, ins = _as_buffers(op.operands)
+        a_l: Layout = op.lhs.type.layout
+        b_l: Layout = op.rhs.type.layout
+        r_l: Layout = op.result.type.layout
+        (m, k), n = a_l.shape, b_l.shape[1]
+        bm, bn = r_l.block
+        steps = op.k_steps.value.data
+        kc = math.ceil(k / steps)
+        kc += kc % 2
+        name = op.result.name_hint or "gemm"
+        grid_t = (r_l.first_tile, r_l.tiles)
+        el = op.lhs.type.tensor.element_type
+        acc_t = tilemap.BufferType((bm, bn), builtin.f32, *grid_t, "interleaved")
+        zero = _run("zero", [], acc_t, elements=bm * bn)
+        acc = _named(zero, f"{name}_acc")
+        new_ops: list[Operation] = [*casts, zero]
+        for k0 in range(0, k, kc):
+            kw = min(kc, k - k0)
+            aw_l = Layout((m, kw), r_l.grid, ((0,), ()), -1, r_l.first_tile)
+            bw_l = Layout((kw, n), r_l.grid, ((), (1,)), -1, r_l.first_tile, (aw_l.block[1], 1))
+            am = _move(
                 ins[0],
                 tilemap.BufferType(aw_l.block, el, *grid_t, "standard"),
                 a_l,
                 aw_l,
                 "gemm window",
                 offset=(0, k0),
-            ),
-            f"{name}_a{k0}",
-        )
-        bw = mp.emit(
-            _move(
+            )
+            bm_ = _move(
                 ins[1],
                 tilemap.BufferType(bw_l.block, el, *grid_t, "interleaved"),
                 b_l,
                 bw_l,
                 "gemm window",
                 offset=(k0, 0),
-            ),
-            f"{name}_b{k0}",
-        )
-        mp.moves += 2
-        upd = _run("amp_matmul_acc", [aw, bw, acc], acc_t, m=bm, k=aw_l.block[1], n=bn)
-        upd.attributes["inplace"] = IntegerAttr(2, 64)
-        acc = mp.emit(upd, f"{name}_acc")
-    return mp.emit(_run("copy", [acc], out_t, elements=bm * bn), name)
+            )
+            aw, bw = _named(am, f"{name}_a{k0}"), _named(bm_, f"{name}_b{k0}")
+            upd = _run("amp_matmul_acc", [aw, bw, acc], acc_t, m=bm, k=aw_l.block[1], n=bn)
+            upd.attributes["inplace"] = IntegerAttr(2, 64)
+            acc = _named(upd, f"{name}_acc")
+            new_ops += [am, bm_, upd]
+        out = _run("copy", [acc], buffer_type(op.result.type), elements=bm * bn)
+        _replace(rewriter, op, [*new_ops, out], [_named(out, name)])
+
+
+class RefuseUnmapped(RewritePattern):
+    """Last in the list: an op no pattern mapped is refused."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        raise DiagnosticException(f"map-tiles: no tile mapping for {op.name}")
+
+
+PATTERNS: tuple[RewritePattern, ...] = (
+    MapReturn(),
+    MapRepeat(),
+    MapYield(),
+    MapParameter(),
+    MapRearrange(),
+    MapReduce(),
+    MapSplitHeads(),
+    MapMergeHeads(),
+    MapElementwise(plan.UnaryOp, lambda op: op.kind.data),  # type: ignore[attr-defined]
+    MapElementwise(plan.ReshapeOp, lambda _: "copy"),
+    MapElementwise(plan.CastOp, lambda _: "copy"),
+    MapGemm(),
+    MapBinary(),
+    MapTranspose(),
+    MapRowwise(),
+    MapAttention(),
+    MapAttentionCombine(),
+    MapSerialGemm(),
+    RefuseUnmapped(),
+)
+"""One pattern per plan op kind (tried in order; each matches one kind)."""
+
+
+def map_function(f: func.FuncOp) -> dict[str, int]:
+    """Lower one plan function to tilemap in place; return its figures for the log."""
+    PatternRewriteWalker(
+        GreedyRewritePatternApplier(list(PATTERNS), dce_enabled=False), apply_recursively=False
+    ).rewrite_region(f.body)
+    convert_signature(f)
+    PatternRewriteWalker(ReconcileUnrealizedCastsPattern()).rewrite_region(f.body)
+    f.attributes[tilemap.MAPPING_ATTR] = f.attributes.pop(tilemap.PLAN_MAPPING_ATTR, None) or tilemap.MappingAttr(1, 1)
+    moves = [op for op in f.body.walk() if isinstance(op, tilemap.MoveOp)]
+    return {
+        "moves": len(moves),
+        "transfer_families": sum(len(tilemap.table_of(m.transfers)) for m in moves),
+        "checkpoints": number_checkpoints(f),
+    }
 
 
 @dataclass(frozen=True)
@@ -433,4 +629,4 @@ class MapTilesPass(ModulePass):
                 log_event("mapped tiles", function=f.sym_name.data, mapping=str(tilemap.mapping_of(f)), **figures)
 
 
-__all__ = ["MapTilesPass", "buffer_type"]
+__all__ = ["PATTERNS", "MapTilesPass", "buffer_type"]

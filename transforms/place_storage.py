@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr
+from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
@@ -33,6 +33,7 @@ from ipu.dialects import exchange, tilemap
 from ipu.runtime.exchange_check import expand_members
 from ipu.target import Target, load_target
 from ipu.transforms.log import log_event
+from ipu.transforms.storage import set_slots, slot
 
 ALIGN = 32  # AMP operands are 32-byte aligned (MF 1.3)
 ROW_WORDS_PER_FAMILY = 7  # exchange-row words per transfer family a tile takes part in (ST 3.4)
@@ -215,10 +216,7 @@ def place_function(f: func.FuncOp, target: Target) -> dict[str, int]:
             slots.append(exchange.SlotAttr(addr, size, reg))
             if bt.memory.data == "standard":
                 biggest_std = max(biggest_std, size)
-        if isinstance(op, tilemap.RepeatOp):
-            op.attributes["carried_slots"] = ArrayAttr(slots)
-        else:
-            op.attributes["slot"] = slots[0]
+        set_slots(op, slots)
         inter = sum(e - s for s, e, x in live if x.type.memory.data == "interleaved")
         total = sum(e - s for s, e, _ in live)
         peaks["interleaved"] = max(peaks["interleaved"], inter)
@@ -236,19 +234,6 @@ def place_function(f: func.FuncOp, target: Target) -> dict[str, int]:
     }
     f.attributes["exchange.memory"] = DictionaryAttr({k: IntegerAttr(v, 64) for k, v in figures.items()})
     return figures
-
-
-def slot(v: SSAValue) -> exchange.SlotAttr:
-    """The storage slot of a buffer (carried buffers and repeat results: the repeat's)."""
-    rep = v.block.parent_op() if isinstance(v, BlockArgument) else v.owner
-    if isinstance(rep, tilemap.RepeatOp):
-        slots = rep.attributes.get("carried_slots")
-        s = slots.data[v.index] if isinstance(slots, ArrayAttr) else None
-    else:
-        s = v.owner.attributes.get("slot")  # type: ignore[union-attr]
-    if not isinstance(s, exchange.SlotAttr):
-        raise DiagnosticException(f"value %{v.name_hint} has no storage slot; run place-storage first")
-    return s
 
 
 @dataclass(frozen=True)

@@ -20,74 +20,17 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
 from xdsl.dialects.builtin import StringAttr
-from xdsl.ir import Block
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
-from ipu.dialects import exchange, tilemap
-from ipu.target import Target, load_target
-from ipu.transforms.exchange_schedule import attainable_horizon
+from ipu.dialects import tilemap
+from ipu.target import load_target
+from ipu.transforms.cycles import refined_cycles
 from ipu.transforms.log import log_event
 from ipu.transforms.map_tiles import MapTilesPass
 from ipu.transforms.place_storage import place_function
 from ipu.transforms.schedule_exchange import ScheduleExchangePass
 from ipu.transforms.tile_screen import screen
-
-
-def refined_cycles(f: func.FuncOp, t: Target, attainable: bool = False) -> tuple[int, int]:
-    """(total cycles, scheduled exchange cycles) of a scheduled tilemap/exchange function; with
-    `attainable`, each phase counts the horizon a full-effort schedule reaches from its quick one."""
-    total, exch = _block(f.body.block, t, attainable)
-    return total, exch
-
-
-def phase_cycles(op: exchange.PhaseOp, t: Target, horizon: int) -> int:
-    """Horizon plus sync plus the phase's route (the worst route if it was never mapped)."""
-    route = op.route_cycles.value.data if op.route_cycles is not None else t.exchange["route_tail_cycles"]
-    return horizon + t.exchange["sync_cycles"] + route
-
-
-def _horizon(op: exchange.PhaseOp, t: Target, attainable: bool) -> int:
-    h = op.horizon.value.data
-    if not attainable:
-        return h
-    moves = tilemap.table_of(op.transfers)[:, 1:]
-    return attainable_horizon(moves, t.tiles, h, op.lower_bound.value.data)
-
-
-def _block(block: Block, t: Target, attainable: bool) -> tuple[int, int]:
-    total = exch = 0
-    seg: dict[tuple[int, int], int] = {}
-
-    def flush() -> int:
-        if not seg:
-            return 0
-        edges = sorted({b for lo, hi in seg for b in (lo, hi)})
-        best = 0
-        for a, b in zip(edges[:-1], edges[1:], strict=False):
-            best = max(best, sum(c for (lo, hi), c in seg.items() if lo <= a and b <= hi))
-        seg.clear()
-        return best
-
-    for op in block.ops:
-        if isinstance(op, tilemap.RunOp):
-            r = op.result.type
-            names = list(op.params.data)
-            p = {k: op.param(k) for k in names}
-            key = (r.first.data, r.first.data + r.count.data)
-            seg[key] = seg.get(key, 0) + t.kernel_cycles(op.kernel.data, p, r.esize)
-        elif isinstance(op, exchange.PhaseOp):
-            total += flush()
-            cost = phase_cycles(op, t, _horizon(op, t, attainable))
-            total += cost
-            exch += cost
-        elif isinstance(op, tilemap.RepeatOp):
-            total += flush()
-            body, bx = _block(op.body.block, t, attainable)
-            total += op.count.value.data * body
-            exch += op.count.value.data * bx
-    total += flush()
-    return total, exch
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,8 @@ from ipu.transforms.place_storage import (
     _largest_free,
     exchange_row_bytes,
     place_function,
-    slot,
 )
+from ipu.transforms.storage import slot
 
 T = load_target("sim16")
 
