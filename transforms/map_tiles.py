@@ -45,9 +45,9 @@ from xdsl.rewriter import InsertPoint
 from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsPattern
 from xdsl.utils.exceptions import DiagnosticException
 
+from ipu.abi.isa import float_bits
 from ipu.dialects import plan, tilemap
 from ipu.dialects.layout import Layout, as_2d, conversion_transfers
-from ipu.runtime.isa import float_bits
 from ipu.transforms.log import log_event
 
 
