@@ -13,8 +13,7 @@ from __future__ import annotations
 import numpy as np
 from ortools.sat.python import cp_model
 
-from ipu.transforms.exchange_exact import member_rows
-from ipu.transforms.exchange_schedule import D_TILE, MC, MCS, ROWS, WORDS
+from ipu.abi.transfers import D_TILE, MC, MCS, ROWS, WORDS, member_rows
 
 MAX_MEMBERS = 600
 DETERMINISTIC_SECONDS = 2.0

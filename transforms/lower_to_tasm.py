@@ -17,10 +17,10 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
+from ipu.abi.transfers import D_OFF, S_OFF
 from ipu.dialects import exchange, tasm, tilemap
 from ipu.runtime.isa import KERNELS
 from ipu.target import Target, load_target
-from ipu.transforms.exchange_schedule import D_OFF, S_OFF
 from ipu.transforms.log import log_event
 from ipu.transforms.place_storage import slot
 from ipu.transforms.select_finalist import refined_cycles

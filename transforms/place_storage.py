@@ -28,8 +28,8 @@ from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
+from ipu.abi.transfers import expand_members
 from ipu.dialects import exchange, tilemap
-from ipu.runtime.exchange_check import expand_members
 from ipu.runtime.isa import AMP_KERNELS
 from ipu.target import Target, load_target
 from ipu.transforms.log import log_event

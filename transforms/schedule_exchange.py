@@ -5,18 +5,18 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
 from xdsl.dialects.builtin import IntegerAttr, StringAttr
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
+from ipu.abi.transfers import MC, PC, with_start
 from ipu.dialects import exchange, tilemap
 from ipu.dialects.tilemap import mapping_of
 from ipu.runtime.exchange_check import ScheduleError, validate_schedule
 from ipu.target import load_target
-from ipu.transforms.exchange_schedule import MC, PC, PhaseCache
+from ipu.transforms.exchange_schedule import PhaseCache
 from ipu.transforms.log import log_event
 from ipu.transforms.tile_screen import move_route_cycles
 
@@ -50,7 +50,7 @@ class ScheduleExchangePass(ModulePass):
             t0 = time.perf_counter()
             t, s = cache.schedule(logical, tiles, effort=self.effort)
             seconds = time.perf_counter() - t0
-            table = np.concatenate([s.starts[:, None], t], axis=1) if len(t) else np.zeros((0, 17), np.int64)
+            table = with_start(t, s.starts)
             full = True
             if self.check and len(t) and not s.scheduler.startswith("reused-"):
                 try:

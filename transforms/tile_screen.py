@@ -18,11 +18,10 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.ir import Block
 
+from ipu.abi.transfers import MC, MCS, PC, PDS, PSS, member_tiles, tile_words, with_start
 from ipu.dialects import tilemap
-from ipu.runtime.exchange_check import member_tiles, tile_words
 from ipu.target import Target
 from ipu.target.mapping import IDENTITY, TileMapping, candidates
-from ipu.transforms.exchange_schedule import MC, MCS, PC, PDS, PSS, with_start
 
 
 @dataclass(frozen=True)
