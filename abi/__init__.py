@@ -1,0 +1,1 @@
+"""The ABI every layer shares: table schemas, transfer-family expansion, the kernel table (a leaf)."""
