@@ -12,13 +12,14 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
-from xdsl.dialects.builtin import DenseArrayBase, DictionaryAttr, IntegerAttr, StringAttr, i64
+from xdsl.dialects.builtin import DenseArrayBase, DictionaryAttr, IntegerAttr, StringAttr, SymbolRefAttr, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
-from ipu.abi.transfers import D_OFF, S_OFF
+from ipu.abi.tables import TRANSFER
 from ipu.dialects import exchange, tasm, tilemap
+from ipu.dialects.table import table_attr, table_of
 from ipu.runtime.isa import KERNELS
 from ipu.target import Target, load_target
 from ipu.transforms.log import log_event
@@ -100,9 +101,9 @@ class _Emitter:
 
     def emit_op(self, op: Operation) -> None:
         if isinstance(op, tilemap.HostWriteOp):
-            idx = op.index.value.data
-            self.control(lambda: tasm.HostInOp.create(properties={"index": _i(idx)}))
-            self.defs.append(_bound(tasm.StreamInOp, op, {"index": _i(idx)}, slot(op.result).address.data))
+            ref = SymbolRefAttr(op.sym_name)
+            self.control(lambda: tasm.HostInOp.create(properties={"ref": ref}))
+            self.defs.append(_bound(tasm.StreamInOp, op, {}, slot(op.result).address.data))
         elif isinstance(op, tilemap.WeightOp):
             self.defs.append(_bound(tasm.WeightOp, op, {"init": op.init}, slot(op.result).address.data))
         elif isinstance(op, tilemap.RunOp):
@@ -118,7 +119,7 @@ class _Emitter:
             )
             self.call(t.first.data, t.first.data + t.count.data, props)
         elif isinstance(op, exchange.PhaseOp):
-            idx = op.index.value.data
+            name = StringAttr(f"phase{self.phases}")
             if op.zero_fill is not None:
                 t: tilemap.BufferType = op.result.type
                 n = int(np.prod(t.shape))
@@ -127,31 +128,31 @@ class _Emitter:
                 )
                 self.call(t.first.data, t.first.data + t.count.data, props)
             self.control(tasm.SyncOp.create)
-            self.control(lambda: tasm.ExchangeOp.create(properties={"index": _i(idx)}))
-            table = tilemap.table_of(op.transfers).copy()
-            table[:, 1 + S_OFF] += slot(op.input).address.data
-            table[:, 1 + D_OFF] += slot(op.result).address.data
+            self.control(lambda: tasm.ExchangeOp.create(properties={"ref": SymbolRefAttr(name)}))
+            table = table_of(op.transfers)
+            table[:, TRANSFER.index("src_address")] += slot(op.input).address.data
+            table[:, TRANSFER.index("dst_address")] += slot(op.result).address.data
             self.defs.append(
                 tasm.PhaseOp.create(
                     properties={
-                        "index": _i(idx),
+                        "sym_name": name,
                         "lower_bound": op.lower_bound,
                         "horizon": op.horizon,
                         "scheduler": op.scheduler,
-                        "transfers": tilemap.table_attr(table.astype(np.int64)),
+                        "transfers": table_attr(table, TRANSFER),
                     }
                 )
             )
             self.phases += 1
         elif isinstance(op, tilemap.CheckpointOp):
-            idx = op.index.value.data
-            self.control(lambda: tasm.CheckpointOp.create(properties={"index": _i(idx)}))
-            extra = {"index": op.index, "op": op.op} | ({"aspect": op.aspect} if op.aspect else {})
+            ref = SymbolRefAttr(op.sym_name)
+            self.control(lambda: tasm.CheckpointOp.create(properties={"ref": ref}))
+            extra = {"op": op.op} | ({"aspect": op.aspect} if op.aspect else {})
             self.defs.append(_bound(tasm.CheckpointDefOp, op, extra, slot(op.input).address.data))
         elif isinstance(op, tilemap.HostReadOp):
-            idx = op.index.value.data
-            self.control(lambda: tasm.HostOutOp.create(properties={"index": _i(idx)}))
-            self.defs.append(_bound(tasm.StreamOutOp, op, {"index": _i(idx)}, slot(op.input).address.data))
+            ref = SymbolRefAttr(op.sym_name)
+            self.control(lambda: tasm.HostOutOp.create(properties={"ref": ref}))
+            self.defs.append(_bound(tasm.StreamOutOp, op, {}, slot(op.input).address.data))
         elif isinstance(op, tilemap.RepeatOp):
             carried = [slot(a).address.data for a in op.body.block.args]
             self.parallel_copy(list(op.inits), carried)

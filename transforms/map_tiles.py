@@ -14,13 +14,15 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, DictionaryAttr, IntegerAttr, StringAttr, TensorType
+from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, StringAttr, TensorType
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
+from ipu.abi.tables import ATTENTION_OFFSETS, MOVE
 from ipu.dialects import plan, tilemap
 from ipu.dialects.layout import Layout, as_2d, conversion_transfers
+from ipu.dialects.table import table_attr
 from ipu.transforms.log import log_event
 
 
@@ -58,7 +60,7 @@ def _move(
     return tilemap.MoveOp.create(
         operands=[src],
         result_types=[dst_t],
-        attributes={"transfers": tilemap.table_attr(table), "reason": StringAttr(reason)}
+        attributes={"transfers": table_attr(table, MOVE), "reason": StringAttr(reason)}
         | ({"zero_fill": builtin.UnitAttr()} if zero else {}),
     )
 
@@ -88,7 +90,6 @@ class _Mapper:
     ) -> None:
         attrs = {
             "sym_name": StringAttr(name),
-            "index": IntegerAttr(self.checkpoints, 64),
             "op": IntegerAttr(idx, 64),
             "tensor": tensor,
             "layout": layout,
@@ -111,7 +112,6 @@ def map_function(f: func.FuncOp) -> dict[str, int]:
                 result_types=[buffer_type(t)],
                 attributes={
                     "sym_name": StringAttr(names[i]),
-                    "index": IntegerAttr(i, 64),
                     "tensor": t.tensor,
                     "layout": t.layout_attr,
                 },
@@ -128,7 +128,6 @@ def map_function(f: func.FuncOp) -> dict[str, int]:
                         operands=[mp.env[v]],
                         attributes={
                             "sym_name": StringAttr(outs[i]),
-                            "index": IntegerAttr(i, 64),
                             "tensor": t.tensor,
                             "layout": t.layout_attr,
                         },
@@ -313,7 +312,7 @@ def _attention(mp: _Mapper, op: plan.AttentionOp, ins: list[SSAValue], out_t: ti
             result_types=[tilemap.BufferType(off_lay.block, builtin.f32, *grid_t, "standard")],
             attributes={
                 "sym_name": StringAttr(f"{name}_offsets"),
-                "init": DenseIntOrFPElementsAttr.from_list(off_tt, off.ravel().tolist()),
+                "init": table_attr(off, ATTENTION_OFFSETS),
                 "tensor": off_tt,
                 "layout": plan.LayoutAttr(off_lay.grid, off_lay.split, -1, off_lay.first_tile),
             },

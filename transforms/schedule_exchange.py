@@ -11,8 +11,10 @@ from xdsl.dialects.builtin import IntegerAttr, StringAttr
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
+from ipu.abi.tables import TRANSFER
 from ipu.abi.transfers import MC, PC, with_start
 from ipu.dialects import exchange, tilemap
+from ipu.dialects.table import table_attr
 from ipu.dialects.tilemap import mapping_of
 from ipu.runtime.exchange_check import ScheduleError, validate_schedule
 from ipu.target import load_target
@@ -61,11 +63,10 @@ class ScheduleExchangePass(ModulePass):
             members = int((logical[:, PC] * logical[:, MC]).sum()) if len(logical) else 0
             runs = int((t[:, PC] * t[:, MC]).sum()) if len(t) else 0
             attrs = {
-                "index": IntegerAttr(index, 64),
                 "lower_bound": IntegerAttr(s.lower_bound, 64),
                 "horizon": IntegerAttr(s.horizon, 64),
                 "scheduler": StringAttr(s.scheduler),
-                "transfers": tilemap.table_attr(table),
+                "transfers": table_attr(table, TRANSFER),
                 "logical_transfers": IntegerAttr(members, 64),
                 "route_cycles": IntegerAttr(route, 64),
             }

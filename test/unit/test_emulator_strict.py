@@ -10,13 +10,14 @@ import pytest
 from conftest import EXAMPLES
 
 import ipu
+from ipu.abi.tables import TRANSFER
 from ipu.api import default_inputs
 from ipu.runtime.emulator import Emulator, EmulatorError
 from ipu.runtime.isa import INSTRUCTION_WORDS, KERNEL_NAMES, Opcode
-from ipu.runtime.package import TRANSFER_COLUMNS, Package
+from ipu.runtime.package import Package
 
-D_ADDR = TRANSFER_COLUMNS.index("dst_address")
-S_ADDR = TRANSFER_COLUMNS.index("src_address")
+D_ADDR = TRANSFER.index("dst_address")
+S_ADDR = TRANSFER.index("src_address")
 
 
 @pytest.fixture(scope="module")
