@@ -15,7 +15,7 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 // CHECK-NEXT:   tasm.program @p0 tiles(0, 16) {
 // CHECK-NEXT:     tasm.host_in @x
 // CHECK-NEXT:     tasm.call "gelu"
-// CHECK-NEXT:     tasm.checkpoint @r
+// CHECK-NEXT:     tasm.checkpoint @c0
 // CHECK-NEXT:     tasm.sync
 // CHECK-NEXT:     tasm.exchange @phase0
 // CHECK-NEXT:     tasm.call "amp_matmul" out(908192) in(array<i64: 344736, 916384>) {m = 64 : i64, k = 512 : i64, n = 32 : i64} : f16 -> f32

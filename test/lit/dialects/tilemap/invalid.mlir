@@ -67,10 +67,11 @@ func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
 // -----
 
 func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
-  %c = tilemap.move %b transfers = #table.transfers<[src_tile, src_address, src_stride, dst_tile, dst_address, dst_stride, rows, row_words, par_count, par_src_step, par_dst_step, mc_count, mc_step, par_src_offset_step, par_dst_offset_step, par_time_step] [0, 0, 8, 0, 0, 8, 1, 2, 4, 1, 1, 1, 0, 0, 0]> : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
+  %c = tilemap.move %b transfers = #table.transfers<[start, src_tile, src_address, src_stride, dst_tile, dst_address, dst_stride, rows, row_words, par_count, par_src_step, par_dst_step, mc_count, mc_step, par_src_offset_step, par_dst_offset_step, par_time_step] [0, 0, 0, 8, 0, 0, 8, 1, 2, 4, 1, 1, 1, 0, 0, 0, 0]> : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
   func.return
 }
-// CHECK: Operation does not verify: tilemap.move: transfer table must be [n, 16]
+// A move is not scheduled: its table has no `start` column.
+// CHECK: Operation does not verify: tilemap.move: transfer table columns must be [src_tile, src_address, {{.*}}, par_time_step]
 
 // -----
 
@@ -100,3 +101,12 @@ func.func @f() attributes {tilemap.mapping = #tilemap.mapping<block = 16, width 
   func.return
 }
 // CHECK: tilemap.mapping: width 3 must be positive and divide block 16
+
+// -----
+
+// A host stream names one of its function's run inputs or outputs.
+func.func @main() attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"]} {
+  %x = tilemap.host_write "z" : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard> -> !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>
+  func.return
+}
+// CHECK: Operation does not verify: tilemap.host_write: "z" is not in the function's ipu.inputs ["x"]
