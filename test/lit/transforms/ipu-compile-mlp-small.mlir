@@ -8,11 +8,11 @@
 // CHECK-NEXT:   tasm.program @p0 tiles(0, 16) {
 // CHECK-NEXT:     tasm.host_in @x
 // CHECK-NEXT:     tasm.call "amp_matmul" out(875424) in(array<i64: 328032, 916384>) {m = 64 : i64, k = 256 : i64, n = 64 : i64} : f16 -> f16
-// CHECK-NEXT:     tasm.checkpoint @c0
+// CHECK-NEXT:     tasm.checkpoint @h
 // CHECK-NEXT:     tasm.call "add" {{.*}} {m = 64 : i64, n = 64 : i64, b_rows = 1 : i64, b_cols = 64 : i64} : f16 -> f16
-// CHECK-NEXT:     tasm.checkpoint @c1
+// CHECK-NEXT:     tasm.checkpoint @hb
 // CHECK-NEXT:     tasm.call "gelu" {{.*}} {elements = 4096 : i64} : f16 -> f16
-// CHECK-NEXT:     tasm.checkpoint @c2
+// CHECK-NEXT:     tasm.checkpoint @g
 // CHECK-NEXT:     tasm.sync
 // CHECK-NEXT:     tasm.exchange @phase0
 // CHECK-NEXT:     tasm.call "amp_matmul" {{.*}} {m = 64 : i64, k = 512 : i64, n = 32 : i64} : f16 -> f32
@@ -21,9 +21,9 @@
 // CHECK-NEXT:     tasm.sync
 // CHECK-NEXT:     tasm.exchange @phase1
 // CHECK-NEXT:     tasm.call "reduce_sum" {{.*}} {parts = 2 : i64, elements = 1024 : i64} : f32 -> f16
-// CHECK-NEXT:     tasm.checkpoint @c3
+// CHECK-NEXT:     tasm.checkpoint @y
 // CHECK-NEXT:     tasm.call "add" {{.*}} {m = 64 : i64, n = 16 : i64, b_rows = 1 : i64, b_cols = 16 : i64} : f16 -> f16
-// CHECK-NEXT:     tasm.checkpoint @c4
+// CHECK-NEXT:     tasm.checkpoint @yb
 // CHECK-NEXT:     tasm.host_out @output0
 // CHECK-NEXT:   }
 // CHECK:        tasm.stream_in @x : tensor<64x256xf16> layout #plan.layout<grid = [1, 16, 1], split = {{\[\[}}0], [2]], align = [1, 2], memory = standard> at 328032

@@ -15,7 +15,7 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 // CHECK-NEXT:   tasm.program @p0 tiles(0, 16) {
 // CHECK-NEXT:     tasm.host_in @x
 // CHECK-NEXT:     tasm.call "gelu"
-// CHECK-NEXT:     tasm.checkpoint @c0
+// CHECK-NEXT:     tasm.checkpoint @g
 // CHECK-NEXT:     tasm.sync
 // CHECK-NEXT:     tasm.exchange @phase0
 // CHECK-NEXT:     tasm.call "amp_matmul" out(908192) in(array<i64: 344736, 916384>) {m = 64 : i64, k = 512 : i64, n = 32 : i64} : f16 -> f32
@@ -23,9 +23,9 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 // CHECK-NEXT:     tasm.sync
 // CHECK-NEXT:     tasm.exchange @phase1
 // CHECK-NEXT:     tasm.call "reduce_sum" {{.*}} : f32 -> f16
-// CHECK-NEXT:     tasm.checkpoint @c1
+// CHECK-NEXT:     tasm.checkpoint @y
 // CHECK-NEXT:     tasm.call "add"
-// CHECK-NEXT:     tasm.checkpoint @c2
+// CHECK-NEXT:     tasm.checkpoint @yb
 // CHECK-NEXT:     tasm.host_out @output0
 // CHECK-NEXT:   }
 // CHECK-NOT:    tasm.program

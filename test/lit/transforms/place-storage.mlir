@@ -20,10 +20,12 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 // CHECK-NEXT: %x = tilemap.host_write "x" {{.*}} {slot = #exchange.slot<0x502a0, 8192, standard>}
 // CHECK-NEXT: %g = tilemap.run "gelu"(%x) {elements = 4096 : i64} {slot = #exchange.slot<0x522a0, 8192, standard>}
 // CHECK-NEXT: tilemap.checkpoint "g" op 2 %g : {{[^{]*}}{{$}}
-// CHECK-NEXT: %g_r = exchange.phase %g {{.*}}slot = #exchange.slot<0x542a0, 65536, standard>}
+// CHECK-NEXT: %g_r = exchange.phase %g transfers = #table.transfers<[start, {{.*}}]
+// CHECK:      ]> {{.*}}slot = #exchange.slot<0x542a0, 65536, standard>}
 // CHECK-NEXT: %w2 = tilemap.weight "w2" {{.*}} {slot = #exchange.slot<0xdfba0, 32768, interleaved>}
 // CHECK-NEXT: %y_partial = tilemap.run "amp_matmul"(%g_r, %w2) {{.*}} {slot = #exchange.slot<0xddba0, 8192, interleaved>}
-// CHECK-NEXT: %y_stage = exchange.phase %y_partial {{.*}}slot = #exchange.slot<0x502a0, 8192, standard>}
+// CHECK-NEXT: %y_stage = exchange.phase %y_partial transfers = #table.transfers<[start, {{.*}}]
+// CHECK:      ]> {{.*}}slot = #exchange.slot<0x502a0, 8192, standard>}
 // CHECK-NEXT: %y = tilemap.run "reduce_sum"(%y_stage) {{.*}} {slot = #exchange.slot<0x522a0, 2048, standard>}
 // CHECK-NEXT: tilemap.checkpoint "y"
 // CHECK-NEXT: %b2 = tilemap.weight "b2" {{.*}} {slot = #exchange.slot<0x50280, 32, standard>}

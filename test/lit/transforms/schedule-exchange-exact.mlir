@@ -16,10 +16,20 @@ func.func @f(%b: !tilemap.buffer<1x32xf32, tiles = [0, 4], memory = standard>) {
 }
 
 // CHECK-NOT:  tilemap.move
-// CHECK:      %m = exchange.phase %b transfers = dense<"0x{{[0-9A-F]+}}"> : tensor<6x17xi32>
-// CHECK-SAME: {lower_bound = 6 : i64, horizon = 6 : i64, scheduler = "exact-preemptive", logical_transfers = 5 : i64, route_cycles = 108 : i64}
-// CHECK:      %n = exchange.phase %m transfers = dense<"0x{{[0-9A-F]+}}"> : tensor<6x17xi32>
-// CHECK-SAME: {lower_bound = 6 : i64, horizon = 6 : i64, scheduler = "reused-exact-preemptive", logical_transfers = 5 : i64, route_cycles = 108 : i64}
+// CHECK:      %m = exchange.phase %b transfers = #table.transfers<[start, src_tile, {{.*}}]
+// CHECK-NEXT: {{^ +\[[-0-9, ]+\],$}}
+// CHECK-NEXT: {{^ +\[[-0-9, ]+\],$}}
+// CHECK-NEXT: {{^ +\[[-0-9, ]+\],$}}
+// CHECK-NEXT: {{^ +\[[-0-9, ]+\],$}}
+// CHECK-NEXT: {{^ +\[[-0-9, ]+\],$}}
+// CHECK-NEXT: {{^ +\[[-0-9, ]+\]}}> {lower_bound = 6 : i64, horizon = 6 : i64, scheduler = "exact-preemptive", logical_transfers = 5 : i64, route_cycles = 108 : i64}
+// CHECK:      %n = exchange.phase %m transfers = #table.transfers<[start, src_tile, {{.*}}]
+// CHECK-NEXT: {{^ +\[[-0-9, ]+\],$}}
+// CHECK-NEXT: {{^ +\[[-0-9, ]+\],$}}
+// CHECK-NEXT: {{^ +\[[-0-9, ]+\],$}}
+// CHECK-NEXT: {{^ +\[[-0-9, ]+\],$}}
+// CHECK-NEXT: {{^ +\[[-0-9, ]+\],$}}
+// CHECK-NEXT: {{^ +\[[-0-9, ]+\]}}> {lower_bound = 6 : i64, horizon = 6 : i64, scheduler = "reused-exact-preemptive", logical_transfers = 5 : i64, route_cycles = 108 : i64}
 
 // LOG: optimized physical exchange schedule phase=0 transfers=5 families=6 endpoint_lower_bound=6 selected_horizon=6 lower_bound_gap=0 route_cycles=108 runs_per_transfer=1.200 selected_kind=exact-preemptive
 // LOG: optimized physical exchange schedule phase=1 transfers=5 families=6 endpoint_lower_bound=6 selected_horizon=6 lower_bound_gap=0 route_cycles=108 runs_per_transfer=1.200 selected_kind=reused-exact-preemptive
