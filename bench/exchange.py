@@ -22,10 +22,11 @@ import numpy as np
 from common import example_parser, example_path  # bench/ is the script's directory
 from xdsl.dialects import func
 
+from ipu.abi.transfers import MC, PC, split_start
 from ipu.dialects import exchange, tilemap
 from ipu.target import load_target
 from ipu.tools.common import make_context, parse_file
-from ipu.transforms.exchange_schedule import MC, PC, endpoint_lower_bound, schedule_phase
+from ipu.transforms.exchange_schedule import endpoint_lower_bound, schedule_phase
 from ipu.transforms.pipeline import compile_passes
 
 
@@ -43,15 +44,15 @@ def example_phases(path: Path, target: str) -> None:
     lbs = hs = 0
     f = next(o for o in module.walk() if isinstance(o, func.FuncOp) and tilemap.MAPPING_ATTR in o.attributes)
     print(f"  tile_mapping={tilemap.mapping_of(f)}")
-    for ph in (o for o in module.walk() if isinstance(o, exchange.PhaseOp)):
-        t = tilemap.table_of(ph.transfers)
+    for index, ph in enumerate(o for o in module.walk() if isinstance(o, exchange.PhaseOp)):
+        t = split_start(tilemap.table_of(ph.transfers))[1]
         logical = ph.logical_transfers.value.data if ph.logical_transfers else 0
-        runs = int((t[:, 1 + PC] * t[:, 1 + MC]).sum())
+        runs = int((t[:, PC] * t[:, MC]).sum())
         lb, h = ph.lower_bound.value.data, ph.horizon.value.data
         lbs, hs = lbs + lb, hs + h
-        multicast = bool((t[:, 1 + MC] > 1).any()) or ph.scheduler.data.endswith("unicast-expanded")
+        multicast = bool((t[:, MC] > 1).any()) or ph.scheduler.data.endswith("unicast-expanded")
         print(
-            f"  phase={ph.index.value.data} transfers={logical} families={len(t)} lower_bound={lb} horizon={h} "
+            f"  phase={index} transfers={logical} families={len(t)} lower_bound={lb} horizon={h} "
             f"gap={h - lb} ({(h - lb) / max(lb, 1):.1%}) runs_per_transfer={runs / max(logical, 1):.3f} "
             f"multicast={int(multicast)} route_cycles={ph.route_cycles.value.data if ph.route_cycles else '-'} "
             f"scheduler={ph.scheduler.data}"

@@ -270,7 +270,7 @@ def disassemble(pkg: Package, target: Target | None = None) -> str:
         lines.append(f"  tasm.program @p{i} tiles({p.first_tile}, {p.tile_count}){at} {{")
         lines.extend(_disassemble_code(p.code, pkg))
         lines.append("  }")
-    for ph in sorted(pkg.phases, key=lambda p: p.index):
+    for ph in pkg.phases:
         lines.append(
             f"  tasm.phase @{_phase(ph.index)} lower_bound {ph.lower_bound} horizon {ph.horizon} "
             f"scheduler {_lit(ph.scheduler)} transfers = {_table(ph.transfers, TRANSFER)}"
@@ -282,7 +282,7 @@ def disassemble(pkg: Package, target: Target | None = None) -> str:
     for kind, bs in (("stream_in", pkg.inputs), ("stream_out", pkg.outputs)):
         for b in bs:
             lines.append(f"  tasm.{kind} {_sym(b.name)} : {_tensor(b)} {_slices(b)}")
-    for c in sorted(pkg.checkpoints, key=lambda c: c.index):
+    for c in pkg.checkpoints:
         aspect = f" aspect {_lit(c.aspect)}" if c.aspect != "value" else ""
         lines.append(
             f"  tasm.checkpoint_def {_sym(c.name)} op {c.operation}{aspect} : {_tensor(c.binding)} {_slices(c.binding)}"
