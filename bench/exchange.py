@@ -22,7 +22,23 @@ import numpy as np
 from common import example_parser, example_path  # bench/ is the script's directory
 from xdsl.dialects import func
 
-from ipu.abi.transfers import MC, PC, split_start
+from ipu.abi.tables import MOVE
+from ipu.abi.transfers import (
+    D_OFF,
+    D_STR,
+    D_TILE,
+    MC,
+    MCS,
+    PC,
+    PDS,
+    PSS,
+    ROWS,
+    S_OFF,
+    S_STR,
+    S_TILE,
+    WORDS,
+    split_start,
+)
 from ipu.dialects import exchange, tilemap
 from ipu.target import load_target
 from ipu.tools.common import make_context, parse_file
@@ -80,17 +96,17 @@ def synthetic(kind: str, tiles: int, rng: np.random.Generator) -> np.ndarray:
         if kind == "balanced":  # a union of permutations: every port carries the same load
             src = np.tile(np.arange(tiles), n // tiles + 1)[:n]
             dst = np.concatenate([rng.permutation(tiles) for _ in range(n // tiles + 1)])[:n]
-    t = np.zeros((n, 16), np.int64)
-    t[:, 0], t[:, 3] = src, dst
+    t = np.zeros((n, len(MOVE)), np.int64)
+    t[:, S_TILE], t[:, D_TILE] = src, dst
     order = np.argsort(dst, kind="stable")
     off = np.zeros(n, np.int64)
     w4 = 4 * words[order]
     csum = np.cumsum(w4) - w4
     first = np.searchsorted(dst[order], dst[order])
     off[order] = csum - csum[first]
-    t[:, 1], t[:, 2], t[:, 4], t[:, 5] = 0, 4 * words, off, 4 * words
-    t[:, 6], t[:, 7] = 1, words
-    t[:, 8:13] = 1
+    t[:, S_OFF], t[:, S_STR], t[:, D_OFF], t[:, D_STR] = 0, 4 * words, off, 4 * words
+    t[:, ROWS], t[:, WORDS] = 1, words
+    t[:, [PC, PSS, PDS, MC, MCS]] = 1
     return t
 
 
