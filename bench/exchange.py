@@ -40,6 +40,7 @@ from ipu.abi.transfers import (
     split_start,
 )
 from ipu.dialects import exchange, tilemap
+from ipu.dialects.table import table_of
 from ipu.target import load_target
 from ipu.tools.common import make_context, parse_file
 from ipu.transforms.exchange_schedule import endpoint_lower_bound, schedule_phase
@@ -61,7 +62,7 @@ def example_phases(path: Path, target: str) -> None:
     f = next(o for o in module.walk() if isinstance(o, func.FuncOp) and tilemap.MAPPING_ATTR in o.attributes)
     print(f"  tile_mapping={tilemap.mapping_of(f)}")
     for index, ph in enumerate(o for o in module.walk() if isinstance(o, exchange.PhaseOp)):
-        t = split_start(tilemap.table_of(ph.transfers))[1]
+        t = split_start(table_of(ph.transfers))[1]
         logical = ph.logical_transfers.value.data if ph.logical_transfers else 0
         runs = int((t[:, PC] * t[:, MC]).sum())
         lb, h = ph.lower_bound.value.data, ph.horizon.value.data

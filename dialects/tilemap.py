@@ -67,10 +67,8 @@ from ipu.abi.transfers import (
 from ipu.dialects.graph import GaussianAttr
 from ipu.dialects.plan import LayoutAttr
 from ipu.dialects.repeat import RepeatBase
-from ipu.dialects.table import OffsetsAttr, TransfersAttr, table_of, verify_schema
+from ipu.dialects.table import OffsetsAttr, TransfersAttr, verify_schema
 from ipu.target.mapping import TileMapping
-
-__all__ = ["table_of"]  # the rows of a move's (or phase's) `transfers`
 
 
 @irdl_attr_definition

@@ -198,7 +198,7 @@ def _map_op(mp: _Mapper, op: Operation) -> None:
         stage = tilemap.BufferType((src_l.partials, *lay.block), builtin.f32, lay.first_tile, lay.tiles, "standard")
         s = mp.emit(_move(ins[0], stage, src_l, lay, "reduce"), f"{hint}_stage")
         mp.moves += 1
-        mp.families += len(tilemap.table_of(s.owner.transfers))
+        mp.families += len(s.owner.transfers)
         r = mp.emit(_run("reduce_sum", [s], out_t, parts=src_l.partials, elements=lay.block_elements), hint)
     elif isinstance(op, plan.RearrangeOp):
         r = mp.emit(
@@ -206,7 +206,7 @@ def _map_op(mp: _Mapper, op: Operation) -> None:
             hint,
         )
         mp.moves += 1
-        mp.families += len(tilemap.table_of(r.owner.transfers))
+        mp.families += len(r.owner.transfers)
     elif isinstance(op, plan.UnaryOp):
         r = mp.emit(_run(op.kind.data, ins, out_t, elements=lay.block_elements), hint)
     elif isinstance(op, plan.BinaryOp):

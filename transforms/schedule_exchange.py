@@ -14,7 +14,7 @@ from xdsl.passes import ModulePass
 from ipu.abi.tables import TRANSFER
 from ipu.abi.transfers import MC, PC, with_start
 from ipu.dialects import exchange, tilemap
-from ipu.dialects.table import table_attr
+from ipu.dialects.table import table_attr, table_of
 from ipu.dialects.tilemap import mapping_of
 from ipu.runtime.exchange_check import ScheduleError, validate_schedule
 from ipu.target import load_target
@@ -48,7 +48,7 @@ class ScheduleExchangePass(ModulePass):
         cache = PhaseCache(cpsat=self.cpsat)
         index = 0
         for mv in [o for o in op.walk() if isinstance(o, tilemap.MoveOp)]:
-            logical = tilemap.table_of(mv.transfers)
+            logical = table_of(mv.transfers)
             t0 = time.perf_counter()
             t, s = cache.schedule(logical, tiles, effort=self.effort)
             seconds = time.perf_counter() - t0

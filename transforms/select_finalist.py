@@ -26,6 +26,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.abi.transfers import split_start
 from ipu.dialects import exchange, tilemap
+from ipu.dialects.table import table_of
 from ipu.target import Target, load_target
 from ipu.transforms.exchange_schedule import attainable_horizon
 from ipu.transforms.log import log_event
@@ -52,7 +53,7 @@ def _horizon(op: exchange.PhaseOp, t: Target, attainable: bool) -> int:
     h = op.horizon.value.data
     if not attainable:
         return h
-    moves = split_start(tilemap.table_of(op.transfers))[1]
+    moves = split_start(table_of(op.transfers))[1]
     return attainable_horizon(moves, t.tiles, h, op.lower_bound.value.data)
 
 
