@@ -94,7 +94,7 @@ def definitions(module: Operation | None) -> dict[type[IRDLOperation], dict[str,
     out: dict[type[IRDLOperation], dict[str, IRDLOperation]] = {k: {} for k in _REFERENCED}
     if module is None:
         return out
-    for op in module.regions[0].block.ops if module.regions else ():
+    for op in (op for region in module.regions for block in region.blocks for op in block.ops):
         names = out.get(type(op))
         if names is None:
             continue
