@@ -1,1 +1,2 @@
-"""The machine ABI shared by dialects, transforms, codegen and runtime (a leaf: imports no pass or dialect)."""
+"""The ABI every layer shares: instruction encoding, the kernel table, table schemas and
+transfer-family expansion (a leaf: imports no dialect, pass or runtime module)."""

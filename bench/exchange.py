@@ -22,10 +22,28 @@ import numpy as np
 from common import example_parser, example_path  # bench/ is the script's directory
 from xdsl.dialects import func
 
+from ipu.abi.tables import MOVE
+from ipu.abi.transfers import (
+    D_OFF,
+    D_STR,
+    D_TILE,
+    MC,
+    MCS,
+    PC,
+    PDS,
+    PSS,
+    ROWS,
+    S_OFF,
+    S_STR,
+    S_TILE,
+    WORDS,
+    split_start,
+)
 from ipu.dialects import exchange, tilemap
+from ipu.dialects.table import table_of
 from ipu.target import load_target
 from ipu.tools.common import make_context, parse_file
-from ipu.transforms.exchange_schedule import MC, PC, endpoint_lower_bound, schedule_phase
+from ipu.transforms.exchange_schedule import endpoint_lower_bound, schedule_phase
 from ipu.transforms.pipeline import compile_passes
 
 
@@ -43,15 +61,15 @@ def example_phases(path: Path, target: str) -> None:
     lbs = hs = 0
     f = next(o for o in module.walk() if isinstance(o, func.FuncOp) and tilemap.MAPPING_ATTR in o.attributes)
     print(f"  tile_mapping={tilemap.mapping_of(f)}")
-    for ph in (o for o in module.walk() if isinstance(o, exchange.PhaseOp)):
-        t = tilemap.table_of(ph.transfers)
+    for index, ph in enumerate(o for o in module.walk() if isinstance(o, exchange.PhaseOp)):
+        t = split_start(table_of(ph.transfers))[1]
         logical = ph.logical_transfers.value.data if ph.logical_transfers else 0
-        runs = int((t[:, 1 + PC] * t[:, 1 + MC]).sum())
+        runs = int((t[:, PC] * t[:, MC]).sum())
         lb, h = ph.lower_bound.value.data, ph.horizon.value.data
         lbs, hs = lbs + lb, hs + h
-        multicast = bool((t[:, 1 + MC] > 1).any()) or ph.scheduler.data.endswith("unicast-expanded")
+        multicast = bool((t[:, MC] > 1).any()) or ph.scheduler.data.endswith("unicast-expanded")
         print(
-            f"  phase={ph.index.value.data} transfers={logical} families={len(t)} lower_bound={lb} horizon={h} "
+            f"  phase={index} transfers={logical} families={len(t)} lower_bound={lb} horizon={h} "
             f"gap={h - lb} ({(h - lb) / max(lb, 1):.1%}) runs_per_transfer={runs / max(logical, 1):.3f} "
             f"multicast={int(multicast)} route_cycles={ph.route_cycles.value.data if ph.route_cycles else '-'} "
             f"scheduler={ph.scheduler.data}"
@@ -79,17 +97,17 @@ def synthetic(kind: str, tiles: int, rng: np.random.Generator) -> np.ndarray:
         if kind == "balanced":  # a union of permutations: every port carries the same load
             src = np.tile(np.arange(tiles), n // tiles + 1)[:n]
             dst = np.concatenate([rng.permutation(tiles) for _ in range(n // tiles + 1)])[:n]
-    t = np.zeros((n, 16), np.int64)
-    t[:, 0], t[:, 3] = src, dst
+    t = np.zeros((n, len(MOVE)), np.int64)
+    t[:, S_TILE], t[:, D_TILE] = src, dst
     order = np.argsort(dst, kind="stable")
     off = np.zeros(n, np.int64)
     w4 = 4 * words[order]
     csum = np.cumsum(w4) - w4
     first = np.searchsorted(dst[order], dst[order])
     off[order] = csum - csum[first]
-    t[:, 1], t[:, 2], t[:, 4], t[:, 5] = 0, 4 * words, off, 4 * words
-    t[:, 6], t[:, 7] = 1, words
-    t[:, 8:13] = 1
+    t[:, S_OFF], t[:, S_STR], t[:, D_OFF], t[:, D_STR] = 0, 4 * words, off, 4 * words
+    t[:, ROWS], t[:, WORDS] = 1, words
+    t[:, [PC, PSS, PDS, MC, MCS]] = 1
     return t
 
 

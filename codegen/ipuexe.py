@@ -3,13 +3,16 @@
 Programs become instruction streams (ipu.abi.isa) loaded at the base of the executable
 region; phase tables, host streams, weights and checkpoints become package tables whose slice
 families are derived from each value's layout by `layout.binding_slices`, or taken as written
-from an explicit `slices` table. The host calls follow from the weights and the programs'
-host_in/host_out order, so the disassembly is that explicit form with nothing added: it
-re-encodes to the same package bytes.
+from an explicit `slices` table. Phases, streams and checkpoints are numbered in module order
+(per kind), and the program's references to them (`tasm.exchange @phase0`) become those
+numbers. The host calls follow from the weights and the programs' host_in/host_out order, so
+the disassembly is that explicit form with nothing added: it re-encodes to the same package
+bytes.
 """
 
 from __future__ import annotations
 
+import io
 import math
 import re
 
@@ -17,15 +20,17 @@ import numpy as np
 from xdsl.dialects import builtin
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, Float16Type, Float32Type
 from xdsl.ir import Attribute
+from xdsl.printer import Printer
 from xdsl.utils.exceptions import DiagnosticException
 
 import ipu
 from ipu.abi import isa
 from ipu.abi.kernels import KERNEL_NAMES, KERNELS, encode_call
+from ipu.abi.tables import SLICE, TRANSFER, Schema
 from ipu.dialects import tasm, tilemap
 from ipu.dialects.graph import initializer_values
 from ipu.dialects.layout import binding_slices
-from ipu.dialects.tilemap import table_of
+from ipu.dialects.table import OffsetsAttr, table_attr, table_of
 from ipu.runtime.package import Binding, Checkpoint, HostCall, Package, Phase, Program, make_host_calls
 from ipu.target import Target, load_target
 from ipu.target.mapping import TileMapping
@@ -44,7 +49,7 @@ def _binding(op: tasm._BoundValue, replicas: bool, data: bytes | None = None) ->
     shape = tuple(t.get_shape())
     dt = _dtype(t.element_type)
     if op.slices is not None:
-        slices = tasm.slice_table(op.slices)
+        slices = table_of(op.slices)
     else:
         assert op.layout is not None and op.address is not None, "verified: a layout comes with an address"
         slices = binding_slices(op.layout.layout(shape), isa.DTYPE_SIZE[dt], op.address.value.data, replicas)
@@ -55,6 +60,8 @@ def _weight_bytes(op: tasm.WeightOp) -> bytes:
     """Logical row-major bytes of a weight: a full dense initializer of the tensor's element type
     as stored (bit-exact), anything else materialized at the storage dtype."""
     init, t = op.init, op.tensor
+    if isinstance(init, OffsetsAttr):  # a compiler table stored at the tensor's element type
+        return np.ascontiguousarray(table_of(init).astype(isa.NUMPY_DTYPE[_dtype(t.element_type)])).tobytes()
     if (
         isinstance(init, DenseIntOrFPElementsAttr)
         and init.get_element_type() == t.element_type
@@ -64,18 +71,35 @@ def _weight_bytes(op: tasm.WeightOp) -> bytes:
     return np.ascontiguousarray(initializer_values(init, t)).tobytes()
 
 
-def encode_program(p: tasm.ProgramOp) -> bytes:
-    words = _encode_block(p.body.block)
+Numbers = dict[type, dict[str, int]]  # per definition kind (tasm.PhaseOp, ...): name -> package index
+
+
+def numbering(module: builtin.ModuleOp) -> Numbers:
+    """The package index of every phase, stream and checkpoint: its position among the module's
+    definitions of its kind."""
+    return {k: {n: i for i, n in enumerate(names)} for k, names in tasm.definitions(module).items()}
+
+
+def encode_program(p: tasm.ProgramOp, numbers: Numbers) -> bytes:
+    words = _encode_block(p.body.block, numbers)
     words.append(isa.encode_simple(isa.Opcode.END))
     return np.concatenate(words).astype("<u4").tobytes()
 
 
-def _encode_block(block) -> list[np.ndarray]:
+_REF_OPCODES = {
+    tasm.ExchangeOp: isa.Opcode.EXCHANGE,
+    tasm.HostInOp: isa.Opcode.HOST_IN,
+    tasm.HostOutOp: isa.Opcode.HOST_OUT,
+    tasm.CheckpointOp: isa.Opcode.CHECKPOINT,
+}
+
+
+def _encode_block(block, numbers: Numbers) -> list[np.ndarray]:
     words: list[np.ndarray] = []
     for op in block.ops:
         if isinstance(op, tasm.LoopOp):
             words.append(isa.encode_simple(isa.Opcode.LOOP_BEGIN, op.count.value.data))
-            words.extend(_encode_block(op.body.block))
+            words.extend(_encode_block(op.body.block, numbers))
             words.append(isa.encode_simple(isa.Opcode.LOOP_END))
         if isinstance(op, tasm.KernelCallOp):
             names = KERNELS[op.kernel.data].param_names
@@ -92,15 +116,18 @@ def _encode_block(block) -> list[np.ndarray]:
             )
         elif isinstance(op, tasm.SyncOp):
             words.append(isa.encode_simple(isa.Opcode.SYNC))
-        elif isinstance(op, tasm.ExchangeOp):
-            words.append(isa.encode_simple(isa.Opcode.EXCHANGE, op.index.value.data))
-        elif isinstance(op, tasm.HostInOp):
-            words.append(isa.encode_simple(isa.Opcode.HOST_IN, op.index.value.data))
-        elif isinstance(op, tasm.HostOutOp):
-            words.append(isa.encode_simple(isa.Opcode.HOST_OUT, op.index.value.data))
-        elif isinstance(op, tasm.CheckpointOp):
-            words.append(isa.encode_simple(isa.Opcode.CHECKPOINT, op.index.value.data))
+        elif isinstance(op, tasm._RefOp):
+            words.append(isa.encode_simple(_REF_OPCODES[type(op)], _number(op, numbers)))
     return words
+
+
+def _number(op: tasm._RefOp, numbers: Numbers) -> int:
+    """The package index a reference names (verified to exist)."""
+    name = op.ref.string_value()
+    n = numbers[op.DEFINITION].get(name)
+    if n is None:
+        raise DiagnosticException(f"codegen: {op.name} @{name} names no {op.DEFINITION.name}")
+    return n
 
 
 def build_package(module: builtin.ModuleOp, target: Target) -> Package:
@@ -111,10 +138,11 @@ def build_package(module: builtin.ModuleOp, target: Target) -> Package:
     if tname.data != target.name:
         raise DiagnosticException(f"codegen: module was compiled for {tname.data}, not {target.name}")
     code_start = next(r for r in target.regions if r.executable).start
+    numbers = numbering(module)
     programs, phases, weights, inputs, outputs, checkpoints = [], [], [], [], [], []
     for op in module.body.block.ops:
         if isinstance(op, tasm.ProgramOp):
-            code = encode_program(op)
+            code = encode_program(op, numbers)
             if len(code) > target.code_reserve_bytes:
                 raise DiagnosticException(
                     f"codegen: program @{op.sym_name.data} needs {len(code)} code bytes, "
@@ -125,7 +153,7 @@ def build_package(module: builtin.ModuleOp, target: Target) -> Package:
         elif isinstance(op, tasm.PhaseOp):
             phases.append(
                 Phase(
-                    op.index.value.data,
+                    numbers[tasm.PhaseOp][op.sym_name.data],
                     op.lower_bound.value.data,
                     op.horizon.value.data,
                     op.scheduler.data,
@@ -135,13 +163,13 @@ def build_package(module: builtin.ModuleOp, target: Target) -> Package:
         elif isinstance(op, tasm.WeightOp):
             weights.append(_binding(op, True, _weight_bytes(op)))
         elif isinstance(op, tasm.StreamInOp):
-            inputs.append((op.index.value.data, _binding(op, True)))
+            inputs.append((numbers[tasm.StreamInOp][op.sym_name.data], _binding(op, True)))
         elif isinstance(op, tasm.StreamOutOp):
-            outputs.append((op.index.value.data, _binding(op, False)))
+            outputs.append((numbers[tasm.StreamOutOp][op.sym_name.data], _binding(op, False)))
         elif isinstance(op, tasm.CheckpointDefOp):
             checkpoints.append(
                 Checkpoint(
-                    op.index.value.data,
+                    numbers[tasm.CheckpointDefOp][op.sym_name.data],
                     op.sym_name.data,
                     op.op.value.data,
                     _binding(op, False),
@@ -149,7 +177,7 @@ def build_package(module: builtin.ModuleOp, target: Target) -> Package:
                 )
             )
     version = module.attributes.get("tasm.compiler")
-    host_calls = _host_calls(module, weights, dict(inputs), dict(outputs), target)
+    host_calls = _host_calls(module, weights, dict(inputs), dict(outputs), target, numbers)
     return Package(
         compiler_version=version.data if isinstance(version, builtin.StringAttr) else ipu.__version__,
         target=target.name,
@@ -183,6 +211,7 @@ def _host_calls(
     inputs: dict[int, Binding],
     outputs: dict[int, Binding],
     target: Target,
+    numbers: Numbers,
 ) -> list[HostCall]:
     """`initialize` writes the weights in module order; `run` writes the stream_in values in the
     order the first program's host_in ops run, executes, reads the stream_out values in host_out
@@ -191,7 +220,7 @@ def _host_calls(
     order: dict[type, list[int]] = {tasm.HostInOp: [], tasm.HostOutOp: []}
     for op in first.walk() if first is not None else ():
         if type(op) in order:
-            order[type(op)].append(op.index.value.data)
+            order[type(op)].append(_number(op, numbers))
     # an index without a value, or a value no program streams, is left to validate_package to name
     ins, outs = (
         [values[i] for i in indices if i in values] + [b for i, b in sorted(values.items()) if i not in indices]
@@ -240,31 +269,39 @@ def disassemble(pkg: Package, target: Target | None = None) -> str:
     for i, p in enumerate(pkg.programs):
         at = f" at {p.code_address}" if p.code_address != code_start else ""
         lines.append(f"  tasm.program @p{i} tiles({p.first_tile}, {p.tile_count}){at} {{")
-        lines.extend(_disassemble_code(p.code))
+        lines.extend(_disassemble_code(p.code, pkg))
         lines.append("  }")
     for ph in pkg.phases:
         lines.append(
-            f"  tasm.phase {ph.index} lower_bound {ph.lower_bound} horizon {ph.horizon} "
-            f"scheduler {_lit(ph.scheduler)} transfers = {_dense(_i32(ph.transfers, f'phase {ph.index}'), 'i32')}"
+            f"  tasm.phase @{_phase(ph.index)} lower_bound {ph.lower_bound} horizon {ph.horizon} "
+            f"scheduler {_lit(ph.scheduler)} transfers = {_table(ph.transfers, TRANSFER)}"
         )
     for b in pkg.weights:
         assert b.data is not None, "validated: weights carry their bytes"
         data = f'dense<"0x{bytes(b.data).hex().upper()}">' if b.data else "dense<>"
-        lines.append(f"  tasm.weight {_lit(b.name)} {data} : {_tensor(b)} : {_tensor(b)} {_slices(b)}")
+        lines.append(f"  tasm.weight {_sym(b.name)} {data} : {_tensor(b)} : {_tensor(b)} {_slices(b)}")
     for kind, bs in (("stream_in", pkg.inputs), ("stream_out", pkg.outputs)):
-        for i, b in enumerate(bs):
-            lines.append(f"  tasm.{kind} {i} {_lit(b.name)} : {_tensor(b)} {_slices(b)}")
+        for b in bs:
+            lines.append(f"  tasm.{kind} {_sym(b.name)} : {_tensor(b)} {_slices(b)}")
     for c in pkg.checkpoints:
         aspect = f" aspect {_lit(c.aspect)}" if c.aspect != "value" else ""
         lines.append(
-            f"  tasm.checkpoint_def {c.index} {_lit(c.name)} op {c.operation}{aspect} : "
-            f"{_tensor(c.binding)} {_slices(c.binding)}"
+            f"  tasm.checkpoint_def {_sym(c.name)} op {c.operation}{aspect} : {_tensor(c.binding)} {_slices(c.binding)}"
         )
     lines.append("}")
     return "\n".join(lines) + "\n"
 
 
-def _disassemble_code(code: bytes) -> list[str]:
+def _disassemble_code(code: bytes, pkg: Package) -> list[str]:
+    """The program's instructions as tasm; an exchange, stream or checkpoint operand as the
+    symbol its definition gets (`@phase3`, `@x`), or `@"#N"` when the package lacks it (which
+    validation refuses)."""
+    names = {
+        isa.Opcode.EXCHANGE: {ph.index: _phase(ph.index) for ph in pkg.phases},
+        isa.Opcode.HOST_IN: dict(enumerate(b.name for b in pkg.inputs)),
+        isa.Opcode.HOST_OUT: dict(enumerate(b.name for b in pkg.outputs)),
+        isa.Opcode.CHECKPOINT: {c.index: c.name for c in pkg.checkpoints},
+    }
     lines = []
     depth = 0
     for ins in np.frombuffer(code, "<u4").reshape(-1, isa.INSTRUCTION_WORDS):
@@ -297,7 +334,7 @@ def _disassemble_code(code: bytes) -> list[str]:
                 isa.Opcode.HOST_OUT: "host_out",
                 isa.Opcode.CHECKPOINT: "checkpoint",
             }[op]
-            lines.append(f"{pad}tasm.{mn} {int(ins[1])}")
+            lines.append(f"{pad}tasm.{mn} {_sym(names[op].get(int(ins[1]), f'#{int(ins[1])}'))}")
     return lines
 
 
@@ -317,18 +354,21 @@ def _tensor(b: Binding) -> str:
     return f"tensor<{''.join(f'{d}x' for d in b.shape)}{isa.DTYPE_NAMES[b.dtype]}>"
 
 
-def _dense(t: np.ndarray, element: str) -> str:
-    body = "[" + ", ".join("[" + ", ".join(str(int(x)) for x in r) + "]" for r in t) + "]" if len(t) else ""
-    return f"dense<{body}> : tensor<{t.shape[0]}x{t.shape[1]}x{element}>"
+def _phase(index: int) -> str:
+    return f"phase{index}"
+
+
+def _sym(name: str) -> str:
+    """`name` as a symbol: bare when it is an identifier, else quoted."""
+    return "@" + (name if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$.]*", name) else _lit(name))
+
+
+def _table(t: np.ndarray, schema: Schema) -> str:
+    """A table attribute of a module-level op as the printer writes it (rows on their own lines)."""
+    text = io.StringIO()
+    Printer(stream=text).print_attribute(table_attr(t, schema))
+    return text.getvalue().replace("\n", "\n  ")
 
 
 def _slices(b: Binding) -> str:
-    return f"slices = {_dense(b.slices.reshape(-1, tasm.SLICE_COLUMNS), 'i64')}"
-
-
-def _i32(t: np.ndarray, what: str) -> np.ndarray:
-    """`t` as the i32 table `tasm.phase` holds, refused when a value does not fit."""
-    t32 = t.astype(np.int32)
-    if not np.array_equal(t32, t):
-        raise DiagnosticException(f"codegen: {what}: a transfer table value does not fit in i32")
-    return t32
+    return f"slices = {_table(b.slices.reshape(-1, len(SLICE)), SLICE)}"

@@ -1,4 +1,4 @@
-"""The dialect ladder: graph, plan, tilemap, exchange, tasm (one dialect per file)."""
+"""The dialect ladder: graph, plan, tilemap, exchange, tasm, and `table` (named-column tables), one per file."""
 
 from __future__ import annotations
 
@@ -33,4 +33,9 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
 
         return Tasm
 
-    return {"graph": graph, "plan": plan, "tilemap": tilemap, "exchange": exchange, "tasm": tasm}
+    def table():
+        from ipu.dialects.table import Table
+
+        return Table
+
+    return {"table": table, "graph": graph, "plan": plan, "tilemap": tilemap, "exchange": exchange, "tasm": tasm}

@@ -1,7 +1,8 @@
 """The `exchange` dialect: physically scheduled exchange phases and placed storage.
 
-`exchange.phase` replaces a logical `tilemap.move`: every transfer family gets a start cycle,
-and the phase records its endpoint lower bound, horizon and the scheduler that produced it.
+`exchange.phase` replaces a logical `tilemap.move`: every transfer family gets a start cycle
+(its `#table.transfers` gains the `start` column), and the phase records its endpoint lower
+bound, horizon and the scheduler that produced it.
 `place-storage` then gives every buffer a `#exchange.slot<address, bytes, region>`.
 """
 
@@ -9,8 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
-from xdsl.dialects.builtin import I64, DenseIntOrFPElementsAttr, IntAttr, IntegerAttr, StringAttr, UnitAttr
+from xdsl.dialects.builtin import I64, IntAttr, IntegerAttr, StringAttr, UnitAttr
 from xdsl.ir import Attribute, Dialect, ParametrizedAttribute
 from xdsl.irdl import (
     IRDLOperation,
@@ -25,9 +25,10 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from ipu.dialects.tilemap import MOVE_COLUMNS, AnyBuffer, table_of, verify_transfers
-
-PHASE_COLUMNS = MOVE_COLUMNS + 1  # `start` first, then the move columns
+from ipu.abi.tables import TRANSFER
+from ipu.abi.transfers import phase_end, split_start
+from ipu.dialects.table import TransfersAttr, verify_schema
+from ipu.dialects.tilemap import AnyBuffer, verify_transfers
 
 
 @irdl_attr_definition
@@ -70,34 +71,28 @@ class PhaseOp(IRDLOperation):
     """One exchange phase: start cycle + transfer family per row."""
 
     name = "exchange.phase"
-    index = attr_def(IntegerAttr[I64])
     input = operand_def(AnyBuffer)
     lower_bound = attr_def(IntegerAttr[I64])
     horizon = attr_def(IntegerAttr[I64])
     scheduler = attr_def(StringAttr)
-    transfers = attr_def(DenseIntOrFPElementsAttr)
+    transfers = attr_def(TransfersAttr)
     logical_transfers = opt_attr_def(IntegerAttr[I64])  # members of the move before scheduling
     route_cycles = opt_attr_def(IntegerAttr[I64])  # longest send-to-mux route under the tile mapping
     reason = opt_attr_def(StringAttr)
     zero_fill = opt_attr_def(UnitAttr)  # zero the destination before the phase writes it
     result = result_def(AnyBuffer)
-    assembly_format = "$index $input `transfers` `=` $transfers attr-dict `:` type($input) `->` type($result)"
+    assembly_format = "$input `transfers` `=` qualified($transfers) attr-dict `:` type($input) `->` type($result)"
 
     def verify_(self) -> None:
-        t = table_of(self.transfers)
-        if t.ndim != 2 or t.shape[1] != PHASE_COLUMNS:
-            raise VerifyException(f"exchange.phase: transfer table must be [n, {PHASE_COLUMNS}] (start + move columns)")
-        verify_transfers(self, t[:, 1:], MOVE_COLUMNS, self.input.type, self.result.type, 0)
+        verify_schema(self.name, self.transfers, TRANSFER)
+        t = self.transfers.table
+        starts, moves = split_start(t)
+        verify_transfers(self, moves, self.input.type, self.result.type)
         if len(t):
-            end = t[:, 0] + t[:, 7] * t[:, 8] + (t[:, 9] - 1) * t[:, 16]
-            if (t[:, 0] < 0).any() or int(end.max()) > self.horizon.value.data:
+            if (starts < 0).any() or int(phase_end(t).max()) > self.horizon.value.data:
                 raise VerifyException("exchange.phase: a transfer ends after the phase horizon")
         if self.lower_bound.value.data > self.horizon.value.data:
             raise VerifyException("exchange.phase: horizon below the lower bound")
-
-
-def starts_and_moves(t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    return t[:, 0], t[:, 1:]
 
 
 Exchange = Dialect("exchange", [PhaseOp], [SlotAttr])

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ipu.abi.tables import MOVE, SLICE
+
 
 def ceil_div(a: int, b: int) -> int:
     return -(-a // b)
@@ -147,7 +149,7 @@ def _slabs(lo: tuple[int, ...], hi: tuple[int, ...]):
 
 
 def binding_slices(lay: Layout, esize: int, address: int, replicas: bool) -> np.ndarray:
-    """Host binding slice families (runtime.package.SLICE_COLUMNS) for a value at `address`.
+    """Host binding slice families (ipu.abi.tables.SLICE) for a value at `address`.
 
     With `replicas` every copy is written (inputs, weights); otherwise one holder of each block
     is listed (outputs, checkpoints). Partial layouts cannot be bound.
@@ -190,7 +192,7 @@ def binding_slices(lay: Layout, esize: int, address: int, replicas: bool) -> np.
                         bstr[-2] * esize,
                     )
                 )
-    return np.array(recs, np.int64).reshape(-1, 9)
+    return np.array(recs, np.int64).reshape(-1, len(SLICE))
 
 
 def arithmetic_runs(values) -> list[tuple[int, int, int]]:
@@ -248,7 +250,7 @@ def conversion_transfers(
     perm: tuple[int, ...] | None = None,
     offset: tuple[int, ...] | None = None,
 ) -> np.ndarray:
-    """Transfer families (TRANSFER_COLUMNS without `start`) that rebuild `dst` from `src`.
+    """Transfer families (ipu.abi.tables.MOVE) that rebuild `dst` from `src`.
 
     Destination axis i reads source axis perm[i] (default identity; the last axis must stay
     last) at source coordinate dst + offset[i] (a window of the source). Offsets are bytes
@@ -323,7 +325,7 @@ def compress_transfers(recs: np.ndarray, src_stride: int, dst_stride: int) -> np
     2. equal offsets on runs of source and destination tiles: members run together;
     3. what is left, one tile sending to (or gathering from) a run of tiles with offsets that
        step evenly: members run one after another (time step = transfer length).
-    Returns int64 [n, 16] (runtime.package.TRANSFER_COLUMNS without `start`).
+    Returns int64 [n, 16] (ipu.abi.tables.MOVE).
     """
     mc: dict[tuple[int, ...], list[int]] = {}
     for s, so, d, do, r, w in recs.tolist():
@@ -352,7 +354,7 @@ def fold_families(recs: list[tuple[int, ...]], src_stride: int, dst_stride: int)
                 single.append((s0, so, s0 + delta, do, r, w, cnt, step))
     out.extend(_serial_runs(single, src_stride, dst_stride))
     out.sort()
-    return np.array(out, np.int64).reshape(-1, 16)
+    return np.array(out, np.int64).reshape(-1, len(MOVE))
 
 
 def _runs(items: list[tuple[int, int, int]]) -> list[tuple[int, int, tuple[int, int, int]]]:

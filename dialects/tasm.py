@@ -4,14 +4,20 @@ Tiles that run identical code share one `tasm.program`; what differs per tile li
 phase transfer tables and the placements of streams, weights and checkpoints. Addresses are
 absolute tile byte addresses. `ipu-translate --to-ipuexe` encodes this level.
 
+Phases, host streams and checkpoints are defined once at module level under a name
+(`tasm.phase @phase0 ...`, `tasm.stream_in @x ...`, `tasm.checkpoint_def @h ...`) that program
+code refers to (`tasm.exchange @phase0`, `tasm.host_in @x`, `tasm.checkpoint @h`); each kind
+has its own namespace, as in the package, whose writer numbers them in module order.
+
 A binding (stream, weight, checkpoint) is placed in one of two forms: `layout #plan.layout<...>
-at ADDRESS` (compiler output), or `slices = dense<...> : tensor<Nx9xi64>`, the package's slice
-table itself (`ipu-translate --from-ipuexe`, whose weights carry their bytes as `dense<"0x...">`).
+at ADDRESS` (compiler output), or `slices = #table.slices<...>`, the package's slice table
+itself (`ipu-translate --from-ipuexe`, whose weights carry their bytes as `dense<"0x...">`).
 """
 
 from __future__ import annotations
 
 import io
+from typing import ClassVar
 
 import numpy as np
 from xdsl.context import Context
@@ -24,10 +30,10 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     StringAttr,
     SymbolNameConstraint,
+    SymbolRefAttr,
     TensorType,
-    i64,
 )
-from xdsl.ir import Dialect
+from xdsl.ir import Dialect, Operation
 from xdsl.irdl import (
     AnyAttr,
     AnyOf,
@@ -53,10 +59,12 @@ from xdsl.traits import HasParent, IsolatedFromAbove, NoTerminator, SymbolOpInte
 from xdsl.utils.exceptions import VerifyException
 
 from ipu.abi.kernels import KERNELS
-from ipu.dialects.exchange import PHASE_COLUMNS
+from ipu.abi.tables import SLICE, TRANSFER
+from ipu.abi.transfers import phase_end
 from ipu.dialects.graph import GaussianAttr
 from ipu.dialects.plan import LayoutAttr
-from ipu.dialects.tilemap import table_of
+from ipu.dialects.table import OffsetsAttr, SlicesAttr, TransfersAttr, verify_schema
+from ipu.dialects.tilemap import verify_table_init
 
 
 @irdl_op_definition
@@ -78,6 +86,35 @@ class ProgramOp(IRDLOperation):
             raise VerifyException("tasm.program: tile range must be non-empty")
         if self.code_address is not None and self.code_address.value.data < 0:
             raise VerifyException("tasm.program: code address must be non-negative")
+        _check_references(self)
+
+
+def definitions(module: Operation | None) -> dict[type[IRDLOperation], dict[str, IRDLOperation]]:
+    """The phases, streams and checkpoints of a module by kind and name; VerifyException when
+    two of one kind share a name."""
+    out: dict[type[IRDLOperation], dict[str, IRDLOperation]] = {k: {} for k in _REFERENCED}
+    if module is None:
+        return out
+    for op in (op for region in module.regions for block in region.blocks for op in block.ops):
+        names = out.get(type(op))
+        if names is None:
+            continue
+        n = op.sym_name.data  # type: ignore[attr-defined]
+        if n in names:
+            raise VerifyException(f"{op.name}: @{n} is defined twice in the module")
+        names[n] = op
+    return out
+
+
+def _check_references(program: ProgramOp) -> None:
+    """Every exchange, host stream and checkpoint reference of `program` names a definition of
+    its kind at module level."""
+    defs = definitions(program.parent_op())
+    for op in program.walk():
+        if isinstance(op, _RefOp) and op.ref.string_value() not in defs[op.DEFINITION]:
+            raise VerifyException(
+                f"{op.name} @{op.ref.string_value()}: no {op.DEFINITION.name} @{op.ref.string_value()} in the module"
+            )
 
 
 def _in_program():
@@ -141,30 +178,13 @@ class SyncOp(IRDLOperation):
     assembly_format = "attr-dict"
 
 
-class _IndexedOp(IRDLOperation):
-    index = prop_def(IntegerAttr[I64])
+class _RefOp(IRDLOperation):
+    """A reference from program code to a module-level definition of kind DEFINITION."""
+
+    ref = prop_def(SymbolRefAttr)
     traits = _in_program()
-    assembly_format = "$index attr-dict"
-
-
-@irdl_op_definition
-class ExchangeOp(_IndexedOp):
-    name = "tasm.exchange"
-
-
-@irdl_op_definition
-class HostInOp(_IndexedOp):
-    name = "tasm.host_in"
-
-
-@irdl_op_definition
-class HostOutOp(_IndexedOp):
-    name = "tasm.host_out"
-
-
-@irdl_op_definition
-class CheckpointOp(_IndexedOp):
-    name = "tasm.checkpoint"
+    assembly_format = "$ref attr-dict"
+    DEFINITION: ClassVar[type[IRDLOperation]]
 
 
 @irdl_op_definition
@@ -172,44 +192,36 @@ class PhaseOp(IRDLOperation):
     """A phase's scheduled transfer families with absolute addresses."""
 
     name = "tasm.phase"
-    index = prop_def(IntegerAttr[I64])
+    sym_name = prop_def(SymbolNameConstraint())
     lower_bound = prop_def(IntegerAttr[I64])
     horizon = prop_def(IntegerAttr[I64])
     scheduler = prop_def(StringAttr)
-    transfers = prop_def(DenseIntOrFPElementsAttr)
+    transfers = prop_def(TransfersAttr)
     assembly_format = (
-        "$index `lower_bound` $lower_bound `horizon` $horizon `scheduler` $scheduler "
-        "`transfers` `=` $transfers attr-dict"
+        "$sym_name `lower_bound` $lower_bound `horizon` $horizon `scheduler` $scheduler "
+        "`transfers` `=` qualified($transfers) attr-dict"
     )
 
     def verify_(self) -> None:
-        t = table_of(self.transfers)
-        if t.ndim != 2 or t.shape[1] != PHASE_COLUMNS:
-            raise VerifyException(f"tasm.phase: transfer table must be [n, {PHASE_COLUMNS}]")
-        if len(t) and int((t[:, 0] + t[:, 7] * t[:, 8] + (t[:, 9] - 1) * t[:, 16]).max()) > self.horizon.value.data:
+        verify_schema(self.name, self.transfers, TRANSFER)
+        t = self.transfers.table
+        if len(t) and int(phase_end(t).max()) > self.horizon.value.data:
             raise VerifyException("tasm.phase: a transfer ends after the horizon")
 
 
-SLICE_COLUMNS = 9  # len(runtime.package.SLICE_COLUMNS): the dialect does not import the runtime
-
-_PLACEMENT = "(`layout` qualified($layout)^ `at` $address)? (`slices` `=` $slices^)?"
-
-
-def slice_table(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
-    """The int64 [n, SLICE_COLUMNS] table of a `slices = dense<...> : tensor<nx9xi64>` property."""
-    return np.frombuffer(attr.data.data, dtype="<i8").reshape(tuple(attr.get_shape())).astype(np.int64)
+_PLACEMENT = "(`layout` qualified($layout)^ `at` $address)? (`slices` `=` qualified($slices)^)?"
 
 
 class _BoundValue(IRDLOperation):
     """A host-visible value placed either by a layout at an address (compiler output) or by an
-    explicit package slice table (`runtime.package.SLICE_COLUMNS`, absolute addresses; the
-    disassembly of a package)."""
+    explicit package slice table (`#table.slices`, absolute addresses; the disassembly of a
+    package)."""
 
-    sym_name = prop_def(StringAttr)
+    sym_name = prop_def(SymbolNameConstraint())
     tensor = prop_def(TensorType)
     layout = opt_prop_def(LayoutAttr)
     address = opt_prop_def(IntegerAttr[I64])
-    slices = opt_prop_def(DenseIntOrFPElementsAttr)
+    slices = opt_prop_def(SlicesAttr)
 
     def verify_(self) -> None:
         if (self.layout is None) == (self.slices is None):
@@ -218,32 +230,26 @@ class _BoundValue(IRDLOperation):
             raise VerifyException(f"{self.name}: a layout needs an address, a slice table takes none")
         if self.slices is None:
             return
-        if self.slices.get_element_type() != i64 or len(self.slices.get_shape()) != 2:
-            raise VerifyException(f"{self.name}: the slice table must be a 2-d i64 tensor")
-        t = slice_table(self.slices)
-        if t.shape[1] != SLICE_COLUMNS:
-            raise VerifyException(f"{self.name}: the slice table must be [n, {SLICE_COLUMNS}], not {list(t.shape)}")
+        t = self.slices.table
         if (t < 0).any():
             r, c = (int(x) for x in np.argwhere(t < 0)[0])
-            raise VerifyException(f"{self.name}: slice {r} column {c} is negative ({t[r, c]})")
+            raise VerifyException(f"{self.name}: slice {r} column {SLICE.columns[c]} is negative ({t[r, c]})")
 
 
 @irdl_op_definition
 class StreamInOp(_BoundValue):
-    """Run input `index`: host bytes written to every holder of each element."""
+    """Run input `@name`: host bytes written to every holder of each element."""
 
     name = "tasm.stream_in"
-    index = prop_def(IntegerAttr[I64])
-    assembly_format = f"$index $sym_name `:` $tensor {_PLACEMENT} attr-dict"
+    assembly_format = f"$sym_name `:` $tensor {_PLACEMENT} attr-dict"
 
 
 @irdl_op_definition
 class StreamOutOp(_BoundValue):
-    """Run output `index`: host bytes read from one holder of each element."""
+    """Run output `@name`: host bytes read from one holder of each element."""
 
     name = "tasm.stream_out"
-    index = prop_def(IntegerAttr[I64])
-    assembly_format = f"$index $sym_name `:` $tensor {_PLACEMENT} attr-dict"
+    assembly_format = f"$sym_name `:` $tensor {_PLACEMENT} attr-dict"
 
 
 def _prints_exactly(attr: DenseIntOrFPElementsAttr) -> bool:
@@ -283,7 +289,7 @@ class WeightOp(_BoundValue):
     """A weight: a seeded initializer (compiler output) or its bytes as a dense attribute."""
 
     name = "tasm.weight"
-    init = prop_def(AnyOf([BaseAttr(GaussianAttr), BaseAttr(DenseIntOrFPElementsAttr)]))
+    init = prop_def(AnyOf([BaseAttr(GaussianAttr), BaseAttr(DenseIntOrFPElementsAttr), BaseAttr(OffsetsAttr)]))
     custom_directives = (ExactInit,)
     assembly_format = f"$sym_name custom<ExactInit>($init) `:` $tensor {_PLACEMENT} attr-dict"
 
@@ -293,18 +299,52 @@ class WeightOp(_BoundValue):
             shape, want = tuple(self.init.get_shape()), tuple(self.tensor.get_shape())
             if shape != want and len(self.init) != 1:
                 raise VerifyException(f"tasm.weight: dense initializer shape {list(shape)} is not {list(want)}")
+        verify_table_init(self, self.init, self.tensor)
 
 
 @irdl_op_definition
 class CheckpointDefOp(_BoundValue):
-    """Checkpoint `index`: the value of graph operation `op` (or one of its aspects)."""
+    """Checkpoint `@name`: the value of graph operation `op` (or one of its aspects)."""
 
     name = "tasm.checkpoint_def"
-    index = prop_def(IntegerAttr[I64])
     op = prop_def(IntegerAttr[I64])
     aspect = opt_prop_def(StringAttr)
-    assembly_format = f"$index $sym_name `op` $op (`aspect` $aspect^)? `:` $tensor {_PLACEMENT} attr-dict"
+    assembly_format = f"$sym_name `op` $op (`aspect` $aspect^)? `:` $tensor {_PLACEMENT} attr-dict"
 
+
+@irdl_op_definition
+class ExchangeOp(_RefOp):
+    """Run exchange phase `@phase` (all tiles, after a sync)."""
+
+    name = "tasm.exchange"
+    DEFINITION: ClassVar[type[IRDLOperation]] = PhaseOp
+
+
+@irdl_op_definition
+class HostInOp(_RefOp):
+    """Receive run input `@name` from the host."""
+
+    name = "tasm.host_in"
+    DEFINITION: ClassVar[type[IRDLOperation]] = StreamInOp
+
+
+@irdl_op_definition
+class HostOutOp(_RefOp):
+    """Send run output `@name` to the host."""
+
+    name = "tasm.host_out"
+    DEFINITION: ClassVar[type[IRDLOperation]] = StreamOutOp
+
+
+@irdl_op_definition
+class CheckpointOp(_RefOp):
+    """Sample checkpoint `@name` (its value as the program reaches this point)."""
+
+    name = "tasm.checkpoint"
+    DEFINITION: ClassVar[type[IRDLOperation]] = CheckpointDefOp
+
+
+_REFERENCED: tuple[type[IRDLOperation], ...] = (PhaseOp, StreamInOp, StreamOutOp, CheckpointDefOp)
 
 Tasm = Dialect(
     "tasm",

@@ -2,8 +2,9 @@
 
 A `!tilemap.buffer<64x48xf16, tiles = [0, 1472], memory = interleaved>` is one block of that
 shape on every tile of the group, at one shared address. Host streams and weights keep their
-logical view (`tensor` type + `#plan.layout`); moves carry their transfer families as a dense
-table (principle 1: the IR does not grow with the tile count).
+logical view (`tensor` type + `#plan.layout`) and name the function's input or output they are;
+moves carry their transfer families as a `#table.transfers` table (principle 1: the IR does not
+grow with the tile count).
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from xdsl.dialects.builtin import (
     TensorType,
     TypeAttribute,
     UnitAttr,
-    i32,
 )
 from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute
 from xdsl.irdl import (
@@ -45,25 +45,30 @@ from xdsl.printer import Printer
 from xdsl.traits import HasParent, IsTerminator
 from xdsl.utils.exceptions import VerifyException
 
+from ipu.abi.tables import MOVE
+from ipu.abi.transfers import (
+    D_OFF,
+    D_STR,
+    D_TILE,
+    MC,
+    MCS,
+    PC,
+    PDO,
+    PDS,
+    PSO,
+    PSS,
+    PTS,
+    ROWS,
+    S_OFF,
+    S_STR,
+    S_TILE,
+    WORDS,
+)
 from ipu.dialects.graph import GaussianAttr
 from ipu.dialects.plan import LayoutAttr
 from ipu.dialects.repeat import RepeatBase
+from ipu.dialects.table import OffsetsAttr, TransfersAttr, verify_schema
 from ipu.target.mapping import TileMapping
-
-MOVE_COLUMNS = 16  # TRANSFER_COLUMNS without `start`
-
-
-def table_attr(a: np.ndarray) -> DenseIntOrFPElementsAttr:
-    """An int32 [n, c] table as a dense attribute (printed as hex when large)."""
-    a = np.ascontiguousarray(a, dtype=np.int32)
-    from xdsl.dialects.builtin import BytesAttr
-
-    return DenseIntOrFPElementsAttr(TensorType(i32, list(a.shape)), BytesAttr(a.tobytes()))
-
-
-def table_of(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
-    shape = tuple(attr.get_shape())
-    return np.frombuffer(attr.data.data, dtype=np.int32).reshape(shape).astype(np.int64)
 
 
 @irdl_attr_definition
@@ -191,29 +196,42 @@ def _check_view(op: IRDLOperation, tensor: TensorType, layout: LayoutAttr, buf: 
         raise VerifyException(f"{op.name}: element types differ")
 
 
+def _check_stream(op: IRDLOperation, name: str, key: str) -> None:
+    """A host stream names one of its function's run inputs (`ipu.inputs`) or outputs (`ipu.outputs`)."""
+    f = op.parent_op()
+    while f is not None and key not in f.attributes:
+        f = f.parent_op()
+    names = f.attributes[key] if f is not None else None
+    if isinstance(names, ArrayAttr) and StringAttr(name) not in names.data:
+        have = ", ".join(f'"{n.data}"' for n in names.data if isinstance(n, StringAttr))
+        raise VerifyException(f'{op.name}: "{name}" is not in the function\'s {key} [{have}]')
+
+
 @irdl_op_definition
 class HostWriteOp(IRDLOperation):
-    """Run input `index` streamed by the host into every holder's block."""
+    """Run input `sym_name` (one of the function's `ipu.inputs`) streamed by the host into every
+    holder's block."""
 
     name = "tilemap.host_write"
     sym_name = attr_def(StringAttr)
-    index = attr_def(IntegerAttr[I64])
     tensor = attr_def(TensorType)
     layout = attr_def(LayoutAttr)
     result = result_def(AnyBuffer)
-    assembly_format = "$sym_name `index` $index `:` $tensor `layout` qualified($layout) attr-dict `->` type($result)"
+    assembly_format = "$sym_name `:` $tensor `layout` qualified($layout) attr-dict `->` type($result)"
 
     def verify_(self) -> None:
         _check_view(self, self.tensor, self.layout, self.result.type)
+        _check_stream(self, self.sym_name.data, "ipu.inputs")
 
 
 @irdl_op_definition
 class WeightOp(IRDLOperation):
-    """A weight loaded by the `initialize` call."""
+    """A weight loaded by the `initialize` call: seeded, dense, or a table of the compiler's
+    (e.g. `#table.offsets`, stored at the tensor's element type)."""
 
     name = "tilemap.weight"
     sym_name = attr_def(StringAttr)
-    init = attr_def(AnyOf([BaseAttr(GaussianAttr), BaseAttr(DenseIntOrFPElementsAttr)]))
+    init = attr_def(AnyOf([BaseAttr(GaussianAttr), BaseAttr(DenseIntOrFPElementsAttr), BaseAttr(OffsetsAttr)]))
     tensor = attr_def(TensorType)
     layout = attr_def(LayoutAttr)
     result = result_def(AnyBuffer)
@@ -221,41 +239,46 @@ class WeightOp(IRDLOperation):
 
     def verify_(self) -> None:
         _check_view(self, self.tensor, self.layout, self.result.type)
+        verify_table_init(self, self.init, self.tensor)
+
+
+def verify_table_init(op: IRDLOperation, init: Attribute, tensor: TensorType) -> None:
+    """A table initializer has the tensor's shape (rows x columns)."""
+    if isinstance(init, OffsetsAttr) and (len(init), len(init.columns)) != tuple(tensor.get_shape()):
+        raise VerifyException(
+            f"{op.name}: the {len(init)}x{len(init.columns)} table does not fill tensor {list(tensor.get_shape())}"
+        )
 
 
 @irdl_op_definition
 class HostReadOp(IRDLOperation):
-    """Run output `index`, read by the host from one holder of each block."""
+    """Run output `sym_name` (one of the function's `ipu.outputs`), read by the host from one
+    holder of each block."""
 
     name = "tilemap.host_read"
     sym_name = attr_def(StringAttr)
-    index = attr_def(IntegerAttr[I64])
     input = operand_def(AnyBuffer)
     tensor = attr_def(TensorType)
     layout = attr_def(LayoutAttr)
-    assembly_format = (
-        "$sym_name `index` $index $input `:` type($input) `as` $tensor `layout` qualified($layout) attr-dict"
-    )
+    assembly_format = "$sym_name $input `:` type($input) `as` $tensor `layout` qualified($layout) attr-dict"
 
     def verify_(self) -> None:
         _check_view(self, self.tensor, self.layout, self.input.type)
+        _check_stream(self, self.sym_name.data, "ipu.outputs")
 
 
 @irdl_op_definition
 class CheckpointOp(IRDLOperation):
-    """Sample the value of graph operation `op` for the numerical check."""
+    """Sample the value of graph operation `op` for the numerical check, as checkpoint `sym_name`."""
 
     name = "tilemap.checkpoint"
     sym_name = attr_def(StringAttr)
-    index = attr_def(IntegerAttr[I64])
     op = attr_def(IntegerAttr[I64])
     input = operand_def(AnyBuffer)
     tensor = attr_def(TensorType)
     layout = attr_def(LayoutAttr)
     aspect = opt_attr_def(StringAttr)
-    assembly_format = (
-        "$sym_name `index` $index `op` $op $input `:` type($input) `as` $tensor `layout` qualified($layout) attr-dict"
-    )
+    assembly_format = "$sym_name `op` $op $input `:` type($input) `as` $tensor `layout` qualified($layout) attr-dict"
 
     def verify_(self) -> None:
         _check_view(self, self.tensor, self.layout, self.input.type)
@@ -305,28 +328,28 @@ class AllocOp(IRDLOperation):
 
 @irdl_op_definition
 class MoveOp(IRDLOperation):
-    """A logical exchange: transfer families (offsets relative to the two buffers)."""
+    """A logical exchange: transfer families without `start` (addresses relative to the two buffers)."""
 
     name = "tilemap.move"
     input = operand_def(AnyBuffer)
-    transfers = attr_def(DenseIntOrFPElementsAttr)
+    transfers = attr_def(TransfersAttr)
     reason = opt_attr_def(StringAttr)
     zero_fill = opt_attr_def(UnitAttr)  # zero the destination first (it has padding)
     result = result_def(AnyBuffer)
-    assembly_format = "$input `transfers` `=` $transfers attr-dict `:` type($input) `->` type($result)"
+    assembly_format = "$input `transfers` `=` qualified($transfers) attr-dict `:` type($input) `->` type($result)"
 
     def verify_(self) -> None:
-        verify_transfers(self, table_of(self.transfers), MOVE_COLUMNS, self.input.type, self.result.type, 0)
+        verify_schema(self.name, self.transfers, MOVE)
+        verify_transfers(self, self.transfers.table, self.input.type, self.result.type)
 
 
-def verify_transfers(op: IRDLOperation, t: np.ndarray, cols: int, src: BufferType, dst: BufferType, c0: int) -> None:
-    """Shape, tile-range and buffer-bounds checks shared by moves and phases."""
-    if t.ndim != 2 or t.shape[1] != cols:
-        raise VerifyException(f"{op.name}: transfer table must be [n, {cols}]")
+def verify_transfers(op: IRDLOperation, t: np.ndarray, src: BufferType, dst: BufferType, relative: bool = True) -> None:
+    """Count, tile-range and (for `relative` addresses) buffer-bounds checks of a move table,
+    shared by moves and phases."""
     if not len(t):
         return
     s_tile, s_off, s_str, d_tile, d_off, d_str, rows, words, pc, pss, pds, mc, mcs, pso, pdo, pts = (
-        t[:, c0 + i] for i in range(16)
+        t[:, i] for i in (S_TILE, S_OFF, S_STR, D_TILE, D_OFF, D_STR, ROWS, WORDS, PC, PSS, PDS, MC, MCS, PSO, PDO, PTS)
     )
     if (rows <= 0).any() or (words <= 0).any() or (pc <= 0).any() or (mc <= 0).any() or (pts < 0).any():
         raise VerifyException(f"{op.name}: rows, words and counts must be positive")
@@ -337,7 +360,7 @@ def verify_transfers(op: IRDLOperation, t: np.ndarray, cols: int, src: BufferTyp
         bad = (np.minimum(lo, hi) < f) | (np.maximum(lo, hi) >= f + n)
         if bad.any():
             raise VerifyException(f"{op.name}: transfer {int(np.argmax(bad))} has a {what} tile outside [{f}, {f + n})")
-    if c0 == 0:  # relative offsets: check against the buffers
+    if relative:  # offsets within the buffers: check against their sizes
         s_lo, d_lo = s_off + np.minimum((pc - 1) * pso, 0), d_off + np.minimum((pc - 1) * pdo, 0)
         s_end = s_off + np.maximum((pc - 1) * pso, 0) + (rows - 1) * s_str + words * 4
         d_end = d_off + np.maximum((pc - 1) * pdo, 0) + (rows - 1) * d_str + words * 4

@@ -168,7 +168,7 @@ def f16_to_f32(view: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
 @njit(cache=True)
 def first_bad_slice(slices, es, tiles, logical_bytes, mem_bytes, base):  # noqa: ANN001, ANN201
     """Index of the first binding slice that leaves its tensor, the tiles or tile memory, else -1
-    (SLICE_COLUMNS: logical offset and stride, rows, row elements, tile, tile count, tile step,
+    (ipu.abi.tables.SLICE: logical offset and stride, rows, row elements, tile, tile count, tile step,
     address, address stride)."""
     for k in range(slices.shape[0]):
         lo, ls, rows, re, tile, tc, ts, addr, tstride = slices[k]

@@ -24,6 +24,8 @@ from threadpoolctl import threadpool_limits
 
 from ipu.abi.isa import DTYPE_SIZE, INSTRUCTION_BYTES, INSTRUCTION_WORDS, NUMPY_DTYPE, DType, Opcode
 from ipu.abi.kernels import KERNEL_NAMES, KERNELS, Kernel, KernelError, Role, decode_call_params
+from ipu.abi.tables import SLICE, TRANSFER
+from ipu.abi.transfers import Members, expand_members, expand_rows
 from ipu.runtime.copy_rows import (
     any_double_write,
     copy_members,
@@ -34,20 +36,9 @@ from ipu.runtime.copy_rows import (
     mark_written,
     scatter_slices,
 )
-from ipu.runtime.exchange_check import (
-    Members,
-    ScheduleError,
-    check_counts,
-    check_ports,
-    check_tiles,
-    check_writes,
-    expand_members,
-    expand_rows,
-)
+from ipu.runtime.exchange_check import ScheduleError, check_counts, check_ports, check_tiles, check_writes
 from ipu.runtime.package import (
     DEVICE_WORK,
-    SLICE_COLUMNS,
-    TRANSFER_COLUMNS,
     Binding,
     HostStep,
     Package,
@@ -104,10 +95,10 @@ def _route(m: Members, target: Target, mapping: TileMapping) -> int:
 
 def _timing(ph: Phase, target: Target, mapping: TileMapping) -> dict[str, int]:
     """A phase's horizon and route from its table alone (what `exchange` measures, without moving data)."""
-    t = np.asarray(ph.transfers, np.int64).reshape(-1, len(TRANSFER_COLUMNS))
+    t = np.asarray(ph.transfers, np.int64).reshape(-1, len(TRANSFER))
     if not len(t):
         return {"horizon": 0, "route_cycles": 0, "lower_bound": ph.lower_bound, "transfers": 0, "families": 0}
-    c = {name: t[:, q] for q, name in enumerate(TRANSFER_COLUMNS)}
+    c = {name: t[:, q] for q, name in enumerate(TRANSFER.columns)}
     end = c["start"] + (c["par_count"] - 1) * c["par_time_step"] + c["rows"] * c["row_words"]
     members = int((c["par_count"] * c["mc_count"]).sum())
     return {
@@ -265,7 +256,7 @@ class Emulator:
     def _checked_slices(self, b: Binding) -> np.ndarray:
         """`b`'s slice table, every slice inside its tensor, the tiles and tile memory (the first
         that is not is reported by the general path's checks)."""
-        sl = np.ascontiguousarray(b.slices.reshape(-1, len(SLICE_COLUMNS)), np.int64)
+        sl = np.ascontiguousarray(b.slices.reshape(-1, len(SLICE)), np.int64)
         es = DTYPE_SIZE[b.dtype]
         size = int(np.prod(b.shape, dtype=np.int64)) * es
         k = first_bad_slice(sl, es, self.target.tiles, size, self.size, self.base)
@@ -307,7 +298,7 @@ class Emulator:
         if self.written is None:  # the compiled path (checked mode also marks what it writes)
             scatter_slices(self.mem, raw, self._checked_slices(binding), DTYPE_SIZE[binding.dtype], self.base)
             return
-        for s in binding.slices.reshape(-1, len(SLICE_COLUMNS)):
+        for s in binding.slices.reshape(-1, len(SLICE)):
             block = self._contiguous(binding, s)
             if block is not None:
                 tiles, lb, off, n = block
@@ -327,7 +318,7 @@ class Emulator:
         if self.written is None:  # the compiled path (checked mode also checks what it reads)
             gather_slices(self.mem, raw, self._checked_slices(binding), es, self.base)
             return raw.view(NUMPY_DTYPE[binding.dtype]).reshape(binding.shape)
-        for s in binding.slices.reshape(-1, len(SLICE_COLUMNS)):
+        for s in binding.slices.reshape(-1, len(SLICE)):
             block = self._contiguous(binding, s)
             if block is not None:
                 tiles, lb, off, n = block
@@ -564,7 +555,7 @@ class Emulator:
         """Execute one phase: its static rules are checked on its first execution (and the result
         kept for later ones while members fit the cache); then, in checked mode, every source
         byte must have been written; then the rows move. Returns the phase's measurements."""
-        t = np.asarray(ph.transfers, np.int64).reshape(-1, len(TRANSFER_COLUMNS))
+        t = np.asarray(ph.transfers, np.int64).reshape(-1, len(TRANSFER))
         if len(t) == 0:
             return {"horizon": 0, "route_cycles": 0, "lower_bound": 0, "transfers": 0, "families": 0}
         prep = self._prepared.get(ph.index)

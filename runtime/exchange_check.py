@@ -1,26 +1,19 @@
-"""An independent checker for exchange-phase schedules (shared with the emulator).
+"""An independent checker for exchange-phase schedules (shared with the emulator): the rules only.
 
-A phase table has 17 columns: `start`, then the 16 move columns of TRANSFER_COLUMNS. Row i is a
-transfer family; member (p, c), p < par_count, c < mc_count, copies `rows` rows of `row_words`
-32-bit words from tile src_tile + p*par_src_step at src_address + p*par_src_offset_step (row stride
-src_stride) to tile dst_tile + p*par_dst_step + c*mc_step at dst_address + p*par_dst_offset_step
-(row stride dst_stride), starting at cycle start + p*par_time_step. A member holds its source's
-send port (once per p, however many destinations) and each destination's receive port for
-rows*row_words consecutive cycles.
-
-Everything is vectorized with numpy: a phase may hold ~130k members and ~2M rows.
+A phase table (`ipu.abi.tables.TRANSFER`: `start`, then the move columns) is expanded into its
+members and rows by `ipu.abi.transfers`; this module says which expansions are valid: counts
+positive, tiles in range, one word out and one in per tile per cycle, no byte written twice, and
+the same words moved as the logical move.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-# columns of a phase table, in package.TRANSFER_COLUMNS order (pinned by a test); a move table lacks `start`
-START, S_TILE, S_ADDR, S_STR, D_TILE, D_ADDR, D_STR, ROWS, WORDS, PC, PSS, PDS, MC, MCS, PSO, PDO, PTS = range(17)
-PHASE_COLUMNS = 17
-MOVE_COLUMNS = 16
+from ipu.abi.tables import MOVE, TRANSFER
+from ipu.abi.transfers import MC, PC, ROWS, WORDS, Members, Rows, expand_members, expand_rows, split_start
+from ipu.abi.transfers import with_start as with_start_column
+
 _DIAGNOSE_WORDS = 1 << 22  # bound on words expanded to explain a difference between tables
 
 
@@ -28,132 +21,12 @@ class ScheduleError(Exception):
     """A phase table that breaks a port, write, range or data rule; the message names it."""
 
 
-@dataclass(frozen=True)
-class Members:
-    """One entry per (family, p, c): a member's tiles, base addresses and busy cycles [start, end)."""
-
-    fam: np.ndarray  # table row of the family
-    p: np.ndarray  # parallel index
-    c: np.ndarray  # multicast index
-    src: np.ndarray
-    dst: np.ndarray
-    src_addr: np.ndarray  # byte address of row 0
-    dst_addr: np.ndarray
-    src_stride: np.ndarray
-    dst_stride: np.ndarray
-    rows: np.ndarray
-    row_words: np.ndarray
-    start: np.ndarray
-    end: np.ndarray
-    sender: np.ndarray  # bool: c == 0, the one member per (family, p) that occupies the send port
-
-    def __len__(self) -> int:
-        return len(self.fam)
-
-
-@dataclass(frozen=True)
-class Rows:
-    """One entry per row of every member: row_words words from (src, src_addr) to (dst, dst_addr)."""
-
-    member: np.ndarray  # index into Members
-    fam: np.ndarray
-    src: np.ndarray
-    dst: np.ndarray
-    src_addr: np.ndarray
-    dst_addr: np.ndarray
-    words: np.ndarray
-
-    def __len__(self) -> int:
-        return len(self.fam)
-
-
-def _table(t: np.ndarray, cols: int, what: str) -> np.ndarray:
-    t = np.asarray(t, np.int64)
-    if t.size == 0:
-        return t.reshape(0, cols)
-    if t.ndim != 2 or t.shape[1] != cols:
-        raise ScheduleError(f"{what} table must be [n, {cols}], got {list(t.shape)}")
-    return t
-
-
-def _member_index(pc: np.ndarray, mc: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(family, p, c) of every member of families with `pc` x `mc` members each."""
-    cnt = pc * mc
-    fam = np.repeat(np.arange(len(cnt)), cnt)
-    local = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-    m = mc[fam]
-    return fam, local // m, local % m
-
-
-def member_tiles(table17: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(source tile, destination tile, words, sends) of every member of a phase table: the part
-    of `expand_members` a load model needs, at a fraction of its cost (`sends`: the one member
-    per (family, p) that occupies the send port)."""
-    t = _table(table17, PHASE_COLUMNS, "phase")
-    fam, p, c = _member_index(t[:, PC], t[:, MC])
-    src = t[fam, S_TILE] + p * t[fam, PSS]
-    dst = t[fam, D_TILE] + p * t[fam, PDS] + c * t[fam, MCS]
-    return src, dst, (t[:, ROWS] * t[:, WORDS])[fam], c == 0
-
-
-def port_words(table17: np.ndarray, tiles: int, unicast: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """(words sent, words received) per tile; a multicast member sends once (or, with
-    `unicast`, once per destination)."""
-    src, dst, words, sends = member_tiles(table17)
-    return tile_words(src, dst, words, np.ones(len(src), bool) if unicast else sends, tiles)
-
-
-def tile_words(
-    src: np.ndarray, dst: np.ndarray, words: np.ndarray, sends: np.ndarray, tiles: int
-) -> tuple[np.ndarray, np.ndarray]:
-    """(words sent, words received) per tile of members given by `member_tiles`."""
-    sent = np.bincount(src[sends], weights=words[sends], minlength=tiles)
-    recv = np.bincount(dst, weights=words, minlength=tiles)
-    return sent.astype(np.int64), recv.astype(np.int64)
-
-
-def expand_members(table17: np.ndarray) -> Members:
-    """Every (family, p, c) member of a 17-column phase table (counts must be positive)."""
-    t = _table(table17, PHASE_COLUMNS, "phase")
-    fam, p, c = _member_index(t[:, PC], t[:, MC])
-    f = t[fam]
-    start = f[:, START] + p * f[:, PTS]
-    return Members(
-        fam=fam,
-        p=p,
-        c=c,
-        src=f[:, S_TILE] + p * f[:, PSS],
-        dst=f[:, D_TILE] + p * f[:, PDS] + c * f[:, MCS],
-        src_addr=f[:, S_ADDR] + p * f[:, PSO],
-        dst_addr=f[:, D_ADDR] + p * f[:, PDO],
-        src_stride=f[:, S_STR],
-        dst_stride=f[:, D_STR],
-        rows=f[:, ROWS],
-        row_words=f[:, WORDS],
-        start=start,
-        end=start + f[:, ROWS] * f[:, WORDS],
-        sender=c == 0,
-    )
-
-
-def expand_rows(m: Members, coalesce: bool = False) -> Rows:
-    """Every row of every member, in member order. `coalesce`: a member whose rows are contiguous
-    on both sides becomes one row of all its words (the same bytes; far fewer rows to sort)."""
-    rows, words = m.rows, m.row_words
-    if coalesce:
-        whole = (m.src_stride == 4 * words) & (m.dst_stride == 4 * words)
-        rows, words = np.where(whole, 1, rows), np.where(whole, rows * words, words)
-    member = np.repeat(np.arange(len(m)), rows)
-    r = np.arange(len(member)) - np.repeat(np.cumsum(rows) - rows, rows)
-    return Rows(
-        member=member,
-        fam=m.fam[member],
-        src=m.src[member],
-        dst=m.dst[member],
-        src_addr=m.src_addr[member] + r * m.src_stride[member],
-        dst_addr=m.dst_addr[member] + r * m.dst_stride[member],
-        words=words[member],
-    )
+def _table(t: np.ndarray, phase: bool, what: str) -> np.ndarray:
+    """`t` as a phase (TRANSFER) or move (MOVE) table, ScheduleError when its shape is not that."""
+    try:
+        return (TRANSFER if phase else MOVE).rows(t, what)
+    except ValueError as e:
+        raise ScheduleError(str(e)) from None
 
 
 def _name(m: Members, i: int) -> str:
@@ -167,7 +40,7 @@ def _name(m: Members, i: int) -> str:
 def check_counts(table17: np.ndarray, phase: int = 0, what: str = "transfer") -> None:
     """Rows, row words, par and multicast counts must be positive (expansion needs it); `what`
     names a row in the message."""
-    t = _table(table17, PHASE_COLUMNS, "phase")
+    _, t = split_start(_table(table17, True, "phase"))
     bad = np.flatnonzero((t[:, [ROWS, WORDS, PC, MC]] <= 0).any(axis=1))
     if bad.size:
         raise ScheduleError(f"phase {phase}: {what} {bad[0]} has non-positive rows/words/counts")
@@ -254,9 +127,9 @@ def word_segments(table: np.ndarray, with_start: bool) -> np.ndarray:
     (src_tile, src_byte, dst_tile, dst_byte, words), maximal runs contiguous on both sides, sorted
     by destination then source. Independent of how a transfer is cut into rows, runs or families.
     `with_start`: the table has the 17 phase columns, else the 16 move columns."""
-    t = _table(table, PHASE_COLUMNS if with_start else MOVE_COLUMNS, "phase" if with_start else "move")
+    t = _table(table, with_start, "phase" if with_start else "move")
     if not with_start:
-        t = np.concatenate([np.zeros((len(t), 1), np.int64), t], axis=1)
+        t = with_start_column(t)
     check_counts(t)
     return _merge(expand_rows(expand_members(t), coalesce=True))
 
@@ -379,9 +252,9 @@ def validate_schedule(
     only its timing checked. `max_rows`: when the word comparison would expand more rows than
     this, compare words sent per (source, destination) tile pair instead (a summary check).
     Returns whether every word was compared."""
-    lt = _table(logical16, MOVE_COLUMNS, "logical")
-    st = _table(scheduled17, PHASE_COLUMNS, "scheduled")
-    lt17 = np.concatenate([np.zeros((len(lt), 1), np.int64), lt], axis=1)
+    lt = _table(logical16, False, "logical")
+    st = _table(scheduled17, True, "scheduled")
+    lt17 = with_start_column(lt)
     check_counts(lt17, phase, "logical transfer")
     check_counts(st, phase)
     sm, lm = expand_members(st), expand_members(lt17)
@@ -390,7 +263,7 @@ def validate_schedule(
         j = int(neg[0])
         raise ScheduleError(f"phase {phase}: {_name(sm, j)} has negative start {sm.start[j]}")
     check_tiles(sm, tiles, phase)
-    if trust_logical and st.shape == lt17.shape and np.array_equal(st[:, 1:], lt17[:, 1:]):
+    if trust_logical and st.shape == lt17.shape and np.array_equal(split_start(st)[1], lt):
         # the schedule keeps the logical families as they are and only sets their starts: the same
         # words move by construction, so the timing rules are what is left to check
         check_ports(sm, phase)

@@ -1,7 +1,7 @@
 """The `.ipuexe` package: an in-memory model, a Cap'n Proto file format, a validating reader.
 
-Tables are NumPy int64 arrays whose columns are named below; all addresses are absolute tile
-byte addresses, strides are in bytes unless named otherwise.
+Tables are NumPy int64 arrays whose columns are named in `ipu.abi.tables` (SLICE, TRANSFER);
+all addresses are absolute tile byte addresses, strides are in bytes unless named otherwise.
 """
 
 from __future__ import annotations
@@ -18,57 +18,12 @@ import numpy as np
 
 from ipu.abi.isa import DTYPE_SIZE, INSTRUCTION_BYTES, INSTRUCTION_WORDS, DType, Opcode
 from ipu.abi.kernels import KERNEL_NAMES, KERNELS, decode_call_params
+from ipu.abi.tables import SLICE, TRANSFER
 from ipu.atomic import write_bytes
 from ipu.target import Target
 from ipu.target.mapping import MappingError, TileMapping
 
 SCHEMA_VERSION = 4  # 2: contentDigest; 3: hostCalls; 4: tileMapping
-
-# A binding slice family: for r in range(rows), m in range(tile_count):
-#   logical elements [logical_offset + r*logical_stride, ... + row_elements)
-#   <-> tile (tile + m*tile_step), bytes [address + r*tile_stride, ... + row_elements*esize)
-SLICE_COLUMNS = (
-    "logical_offset",
-    "logical_stride",
-    "rows",
-    "row_elements",
-    "tile",
-    "tile_count",
-    "tile_step",
-    "address",
-    "tile_stride",
-)
-
-# A transfer family of one exchange phase. For p in range(par_count), c in range(mc_count):
-#   source tile  s = src_tile + p*par_src_step,
-#   destination  d = dst_tile + p*par_dst_step + c*mc_step,
-#   for r in range(rows): row_words 32-bit words from
-#       s:[src_address + p*par_src_offset_step + r*src_stride]
-#    to d:[dst_address + p*par_dst_offset_step + r*dst_stride].
-# Member p occupies its source's send port and every destination's receive port during cycles
-# [start + p*par_time_step, ... + rows*row_words) of the phase (multicast: one send, many
-# receives). A time step of 0 runs the members together; a source scattering to (or a
-# destination gathering from) a progression of tiles steps by the transfer's length.
-TRANSFER_COLUMNS = (
-    "start",
-    "src_tile",
-    "src_address",
-    "src_stride",
-    "dst_tile",
-    "dst_address",
-    "dst_stride",
-    "rows",
-    "row_words",
-    "par_count",
-    "par_src_step",
-    "par_dst_step",
-    "mc_count",
-    "mc_step",
-    "par_src_offset_step",
-    "par_dst_offset_step",
-    "par_time_step",
-)
-
 
 # The host calls of a package, in order, and the kinds of their steps (see HostStep).
 HOST_CALLS = ("initialize", "run")
@@ -90,7 +45,7 @@ class Binding:
     name: str
     dtype: DType
     shape: tuple[int, ...]
-    slices: np.ndarray  # int64 [n, len(SLICE_COLUMNS)]
+    slices: np.ndarray  # int64 [n, len(SLICE)]
     data: bytes | None = None  # logical row-major bytes, weights only
 
 
@@ -112,7 +67,7 @@ class Phase:
     lower_bound: int
     horizon: int
     scheduler: str
-    transfers: np.ndarray  # int64 [n, len(TRANSFER_COLUMNS)]
+    transfers: np.ndarray  # int64 [n, len(TRANSFER)]
 
 
 @dataclass
@@ -239,7 +194,7 @@ def _put_binding(b: Any, src: Binding) -> None:
     b.name = src.name
     b.dtype = int(src.dtype)
     b.shape = [int(x) for x in src.shape]
-    _put_table(b.slices, src.slices, len(SLICE_COLUMNS))
+    _put_table(b.slices, src.slices, len(SLICE))
     b.hasData = src.data is not None
     if src.data is not None:
         b.data = bytes(src.data)
@@ -316,7 +271,7 @@ def package_bytes(pkg: Package) -> bytes:
         b.code = bytes(p.code)
     for b, ph in zip(m.init("phases", len(pkg.phases)), pkg.phases, strict=True):
         b.index, b.lowerBound, b.horizon, b.scheduler = ph.index, ph.lower_bound, ph.horizon, ph.scheduler
-        _put_table(b.transfers, ph.transfers, len(TRANSFER_COLUMNS))
+        _put_table(b.transfers, ph.transfers, len(TRANSFER))
     for field_name in ("weights", "inputs", "outputs"):
         src = getattr(pkg, field_name)
         for b, binding in zip(m.init(field_name, len(src)), src, strict=True):
@@ -665,19 +620,17 @@ def _validate_calls(i: int, words: np.ndarray, op: np.ndarray, base: int, end: i
 
 def _validate_transfers(ph: Phase, target: Target) -> None:
     t = ph.transfers
-    if t.ndim != 2 or t.shape[1] != len(TRANSFER_COLUMNS):
-        raise PackageError(
-            f"phase {ph.index}: transfer table has shape {t.shape}, expected [n, {len(TRANSFER_COLUMNS)}]"
-        )
+    if t.ndim != 2 or t.shape[1] != len(TRANSFER):
+        raise PackageError(f"phase {ph.index}: transfer table has shape {t.shape}, expected [n, {len(TRANSFER)}]")
     if len(t) == 0:
         return
-    c = {name: t[:, q].astype(np.int64) for q, name in enumerate(TRANSFER_COLUMNS)}
+    c = {name: t[:, q].astype(np.int64) for q, name in enumerate(TRANSFER.columns)}
     bad = (c["rows"] <= 0) | (c["row_words"] <= 0) | (c["par_count"] <= 0) | (c["mc_count"] <= 0)
     bad |= (c["start"] < 0) | (c["par_time_step"] < 0)
     if bad.any():
         j = _first(bad)
         raise PackageError(f"phase {ph.index}: transfer {j} has non-positive rows/row_words/counts or a negative start")
-    _check_magnitudes(t, TRANSFER_COLUMNS, _capacity(target), f"phase {ph.index}: transfer")
+    _check_magnitudes(t, TRANSFER.columns, _capacity(target), f"phase {ph.index}: transfer")
     # no destination byte is written twice in a phase: a phase moves at most what the tiles hold
     words = c["par_count"].astype(np.float64) * c["mc_count"] * c["rows"] * c["row_words"]
     limit = _capacity(target) // 4
@@ -742,17 +695,17 @@ def _validate_binding(b: Binding, what: str, target: Target, need_data: bool, ne
             have = None if b.data is None else len(b.data)
             raise PackageError(f"{label}: data has {have} bytes, shape {b.shape} {dtype.name} needs {size * esize}")
     s = b.slices
-    if s.ndim != 2 or s.shape[1] != len(SLICE_COLUMNS):
-        raise PackageError(f"{label}: slice table has shape {s.shape}, expected [n, {len(SLICE_COLUMNS)}]")
+    if s.ndim != 2 or s.shape[1] != len(SLICE):
+        raise PackageError(f"{label}: slice table has shape {s.shape}, expected [n, {len(SLICE)}]")
     if len(s) == 0:
         if size and (need_data or need_cover):
             raise PackageError(f"{label}: no slices")
         return
-    c = {name: s[:, q].astype(np.int64) for q, name in enumerate(SLICE_COLUMNS)}
+    c = {name: s[:, q].astype(np.int64) for q, name in enumerate(SLICE.columns)}
     bad = (c["rows"] <= 0) | (c["row_elements"] <= 0) | (c["tile_count"] <= 0)
     if bad.any():
         raise PackageError(f"{label}: slice {_first(bad)} has non-positive rows/row_elements/tile_count")
-    _check_magnitudes(s, SLICE_COLUMNS, _capacity(target), f"{label}: slice")
+    _check_magnitudes(s, SLICE.columns, _capacity(target), f"{label}: slice")
     bad = c["tile_count"] > target.tiles
     if bad.any():
         j = _first(bad)

@@ -16,9 +16,10 @@ from typing import Any
 import numpy as np
 
 from ipu.abi.isa import DTYPE_SIZE
+from ipu.abi.tables import SLICE, TRANSFER
+from ipu.abi.transfers import port_words
 from ipu.runtime.emulator import RunResult
-from ipu.runtime.exchange_check import port_words
-from ipu.runtime.package import SLICE_COLUMNS, TRANSFER_COLUMNS, Binding, Package
+from ipu.runtime.package import Binding, Package
 from ipu.target import Target
 
 SCHEMA = "ipu-profile/1"
@@ -27,7 +28,7 @@ SCHEMA = "ipu-profile/1"
 def _tile_bytes(b: Binding, tiles: int) -> np.ndarray:
     """Bytes each tile holds of binding `b` (every replica counts)."""
     out = np.zeros(tiles, np.int64)
-    s = b.slices.reshape(-1, len(SLICE_COLUMNS))
+    s = b.slices.reshape(-1, len(SLICE))
     es = DTYPE_SIZE[b.dtype]
     for lo, ls, rows, re, tile, tc, ts, addr, tstride in s.tolist():
         del lo, ls, addr, tstride
@@ -59,7 +60,7 @@ def _phase_words(pkg: Package, tiles: int) -> dict[int, tuple[list[int], list[in
     """Per phase index: words each tile sends and receives (a multicast member sends once)."""
     out = {}
     for ph in pkg.phases:
-        t = np.asarray(ph.transfers, np.int64).reshape(-1, len(TRANSFER_COLUMNS))
+        t = np.asarray(ph.transfers, np.int64).reshape(-1, len(TRANSFER))
         sent, recv = port_words(t, tiles) if len(t) else (np.zeros(tiles, np.int64),) * 2
         out[ph.index] = (sent.tolist(), recv.tolist())
     return out

@@ -12,10 +12,9 @@ import numpy as np
 
 from ipu.abi.isa import DTYPE_NAMES, DTYPE_SIZE, INSTRUCTION_WORDS, Opcode
 from ipu.abi.kernels import KERNEL_NAMES, KERNELS, decode_call_params
-from ipu.runtime.exchange_check import expand_members
+from ipu.abi.tables import SLICE, TRANSFER
+from ipu.abi.transfers import expand_members
 from ipu.runtime.package import (
-    SLICE_COLUMNS,
-    TRANSFER_COLUMNS,
     Binding,
     HostCall,
     Package,
@@ -68,8 +67,8 @@ def _per_region(r: Ranges, groups: int, target: Target) -> np.ndarray:
 
 def _binding_ranges(b: Binding) -> Ranges:
     """Every (tile, byte range) a binding's slices occupy; contiguous rows become one range."""
-    s = b.slices.reshape(-1, len(SLICE_COLUMNS)).astype(np.int64)
-    c = {name: s[:, q] for q, name in enumerate(SLICE_COLUMNS)}
+    s = b.slices.reshape(-1, len(SLICE)).astype(np.int64)
+    c = {name: s[:, q] for q, name in enumerate(SLICE.columns)}
     row_bytes = c["row_elements"] * DTYPE_SIZE[b.dtype]
     whole = (c["rows"] == 1) | (c["tile_stride"] == row_bytes)
     rows = np.where(whole, 1, c["rows"])
@@ -135,9 +134,9 @@ def _stats(label: str, per_tile: np.ndarray) -> str:
 
 
 def _binding_line(kind: str, b: Binding, note: str = "") -> str:
-    s = b.slices.reshape(-1, len(SLICE_COLUMNS)).astype(np.int64)
+    s = b.slices.reshape(-1, len(SLICE)).astype(np.int64)
     size = int(np.prod(b.shape, dtype=np.int64)) * DTYPE_SIZE[b.dtype]
-    rows, row_elements, tile_count = (s[:, SLICE_COLUMNS.index(k)] for k in ("rows", "row_elements", "tile_count"))
+    rows, row_elements, tile_count = (s[:, SLICE.columns.index(k)] for k in ("rows", "row_elements", "tile_count"))
     on_tiles = int((rows * row_elements * tile_count).sum()) * DTYPE_SIZE[b.dtype]
     return (
         f"  {kind} {b.name}{note} {DTYPE_NAMES[b.dtype]} {list(b.shape)}: {len(s)} slices, {size} bytes"
@@ -188,7 +187,7 @@ def summarize_package(pkg: Package, target: Target) -> str:
         "programs",
     )
     fams = [len(ph.transfers) for ph in pkg.phases]
-    pc, mc = TRANSFER_COLUMNS.index("par_count"), TRANSFER_COLUMNS.index("mc_count")
+    pc, mc = TRANSFER.columns.index("par_count"), TRANSFER.columns.index("mc_count")
     members = [int((ph.transfers[:, pc] * ph.transfers[:, mc]).sum()) if len(ph.transfers) else 0 for ph in pkg.phases]
     out.append(
         f"exchange: {len(pkg.phases)} phases, {sum(fams)} transfer families, {sum(members)} transfers, "

@@ -10,7 +10,9 @@ from __future__ import annotations
 from xdsl.dialects import func
 from xdsl.ir import Block
 
+from ipu.abi.transfers import split_start
 from ipu.dialects import exchange, tilemap
+from ipu.dialects.table import table_of
 from ipu.target import Target
 from ipu.transforms.exchange_schedule import attainable_horizon
 
@@ -32,7 +34,7 @@ def _horizon(op: exchange.PhaseOp, t: Target, attainable: bool) -> int:
     h = op.horizon.value.data
     if not attainable:
         return h
-    moves = tilemap.table_of(op.transfers)[:, 1:]
+    moves = split_start(table_of(op.transfers))[1]
     return attainable_horizon(moves, t.tiles, h, op.lower_bound.value.data)
 
 

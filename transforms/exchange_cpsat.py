@@ -13,8 +13,7 @@ from __future__ import annotations
 import numpy as np
 from ortools.sat.python import cp_model
 
-from ipu.transforms.exchange_exact import member_rows
-from ipu.transforms.exchange_schedule import D_TILE, MC, MCS, ROWS, WORDS
+from ipu.abi.transfers import D_TILE, MC, MCS, ROWS, S_TILE, WORDS, member_rows
 
 MAX_MEMBERS = 600
 DETERMINISTIC_SECONDS = 2.0
@@ -39,7 +38,7 @@ def schedule_cpsat(
     ivs = [m.new_fixed_size_interval_var(s, int(d), f"i{i}") for i, (s, d) in enumerate(zip(starts, dur, strict=True))]
     send: dict[int, list] = {}
     recv: dict[int, list] = {}
-    for i, (src, ds) in enumerate(zip(mem[:, 0], dests, strict=True)):
+    for i, (src, ds) in enumerate(zip(mem[:, S_TILE], dests, strict=True)):
         send.setdefault(int(src), []).append(ivs[i])
         for d in ds:
             recv.setdefault(int(d), []).append(ivs[i])

@@ -15,23 +15,22 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from ipu.transforms.exchange_schedule import (
+from ipu.abi.transfers import (
     D_OFF,
     D_STR,
     D_TILE,
     MC,
     MCS,
     PC,
-    PDO,
     PDS,
-    PSO,
     PSS,
-    PTS,
     ROWS,
     S_OFF,
     S_STR,
     S_TILE,
     WORDS,
+    member_rows,
+    unicast_members,
 )
 
 
@@ -207,31 +206,6 @@ def _schedule(src, dst, w, n, horizon):  # noqa: ANN001
     return ok, r_edge[:nr], r_start[:nr], r_first[:nr], r_len[:nr]
 
 
-def member_rows(t: np.ndarray) -> np.ndarray:
-    """Every member as a single-member row that keeps its multicast (family-major, member-minor)."""
-    pc = t[:, PC]
-    fam = np.repeat(np.arange(len(t)), pc)
-    p = np.arange(int(pc.sum())) - np.repeat(np.cumsum(pc) - pc, pc)
-    out = t[fam].copy()
-    out[:, S_TILE] += p * t[fam, PSS]
-    out[:, D_TILE] += p * t[fam, PDS]
-    out[:, S_OFF] += p * t[fam, PSO]
-    out[:, D_OFF] += p * t[fam, PDO]
-    out[:, PC], out[:, PSS], out[:, PDS], out[:, PSO], out[:, PDO], out[:, PTS] = 1, 1, 1, 0, 0, 0
-    return out
-
-
-def members(t: np.ndarray) -> np.ndarray:
-    """Every member as its own single-member unicast row: a multicast member becomes one row
-    per destination."""
-    mem = member_rows(t)
-    mc = mem[:, MC]
-    out = np.repeat(mem, mc, axis=0)
-    out[:, D_TILE] += (np.arange(int(mc.sum())) - np.repeat(np.cumsum(mc) - mc, mc)) * out[:, MCS]
-    out[:, MC], out[:, MCS] = 1, 1
-    return out
-
-
 def _pieces(mem: np.ndarray, edge, start, first, length) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001
     """Cut each run at row boundaries: a partial head row, whole rows, a partial tail row."""
     wr = mem[edge, WORDS]
@@ -325,7 +299,7 @@ def schedule_exact(t: np.ndarray, tiles: int, horizon: int) -> tuple[np.ndarray,
     per transfer."""
     if not len(t):
         return None
-    mem = members(t)
+    mem = unicast_members(t)
     words = mem[:, ROWS] * mem[:, WORDS]
     order = np.lexsort(((mem[:, D_TILE] - mem[:, S_TILE]) % tiles, -words))
     mem, words = mem[order], words[order]

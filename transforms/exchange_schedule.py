@@ -14,31 +14,31 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ipu.runtime.exchange_check import port_words, validate_schedule
-
-# columns of a move table (TRANSFER_COLUMNS without `start`)
-S_TILE, S_OFF, S_STR, D_TILE, D_OFF, D_STR, ROWS, WORDS, PC, PSS, PDS, MC, MCS, PSO, PDO, PTS = range(16)
-
-
-def family_tiles(t: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """Per family: its members' source tiles [pc] and destination tiles [pc, mc]."""
-    srcs, dsts = [], []
-    for r in t:
-        p = np.arange(r[PC])
-        srcs.append(r[S_TILE] + p * r[PSS])
-        dsts.append((r[D_TILE] + p * r[PDS])[:, None] + np.arange(r[MC])[None, :] * r[MCS])
-    return srcs, dsts
+from ipu.abi.transfers import (
+    D_OFF,
+    D_TILE,
+    MC,
+    PC,
+    PDO,
+    PDS,
+    PSO,
+    PSS,
+    PTS,
+    ROWS,
+    S_OFF,
+    S_TILE,
+    WORDS,
+    family_tiles,
+    port_words,
+    with_start,
+)
+from ipu.runtime.exchange_check import validate_schedule
 
 
 def port_loads(t: np.ndarray, tiles: int, unicast: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """(words sent, words received) per tile; a multicast member sends once (or, with
     `unicast`, once per destination)."""
     return port_words(with_start(t), tiles, unicast)
-
-
-def with_start(t: np.ndarray) -> np.ndarray:
-    """A move table as a phase table (a zero `start` column in front)."""
-    return np.concatenate([np.zeros((len(t), 1), np.int64), t], axis=1)
 
 
 def endpoint_lower_bound(t: np.ndarray, tiles: int) -> int:
@@ -146,7 +146,7 @@ class PhaseCache:
             moved = table.copy()
             moved[:, S_OFF] += base[0] - old_base[0]
             moved[:, D_OFF] += base[1] - old_base[1]
-            sched17 = np.concatenate([s.starts[:, None], moved], axis=1)
+            sched17 = with_start(moved, s.starts)
             validate_schedule(t, sched17, tiles, trust_logical=True, max_rows=1 << 20)
             self._items.move_to_end(key)
             name = s.scheduler if s.scheduler.startswith("reused-") else f"reused-{s.scheduler}"

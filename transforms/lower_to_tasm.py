@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
-from xdsl.dialects.builtin import DenseArrayBase, DictionaryAttr, IntegerAttr, StringAttr, i64
+from xdsl.dialects.builtin import DenseArrayBase, DictionaryAttr, IntegerAttr, StringAttr, SymbolRefAttr, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -33,10 +33,11 @@ from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.abi.kernels import KERNELS
+from ipu.abi.tables import TRANSFER
 from ipu.dialects import exchange, tasm, tilemap
+from ipu.dialects.table import table_attr, table_of
 from ipu.target import Target, load_target
 from ipu.transforms.cycles import refined_cycles
-from ipu.transforms.exchange_schedule import D_OFF, S_OFF
 from ipu.transforms.log import log_event
 from ipu.transforms.storage import address, slot
 
@@ -110,13 +111,12 @@ def _carried_slots(rep: tilemap.RepeatOp) -> list[int]:
 
 
 class LowerHostWrite(RewritePattern):
-    """Run input `index`: the host streams it in (control) into the stream's binding."""
+    """A run input: the host streams it in (control) into the stream's binding."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: tilemap.HostWriteOp, rewriter: PatternRewriter) -> None:
-        idx = op.index.value.data
-        host_in = tasm.HostInOp.create(properties={"index": _i(idx)})
-        rewriter.replace(op, [host_in, _bound(tasm.StreamInOp, op, {"index": _i(idx)}, address(op.result))], [None])
+        host_in = tasm.HostInOp.create(properties={"ref": SymbolRefAttr(op.sym_name)})
+        rewriter.replace(op, [host_in, _bound(tasm.StreamInOp, op, {}, address(op.result))], [None])
 
 
 class LowerWeight(RewritePattern):
@@ -142,47 +142,49 @@ class LowerRun(RewritePattern):
         rewriter.replace(op, [_call(t, props)], [None])
 
 
+@dataclass
 class LowerPhase(RewritePattern):
     """An exchange phase: zero a padded destination, sync, exchange (control); its table with
-    absolute addresses is a binding."""
+    absolute addresses is a binding, named `@phaseN` in program order (`names`, filled by
+    `name_phases` before the sweep, which runs in reverse)."""
+
+    names: dict[exchange.PhaseOp, StringAttr]
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: exchange.PhaseOp, rewriter: PatternRewriter) -> None:
-        idx = op.index.value.data
+        name = self.names[op]
         new_ops: list[Operation] = []
         if op.zero_fill is not None:
             new_ops.append(_fill_call("zero", address(op.result), [], op.result.type))
-        table = tilemap.table_of(op.transfers).copy()
-        table[:, 1 + S_OFF] += slot(op.input).address.data
-        table[:, 1 + D_OFF] += slot(op.result).address.data
+        table = table_of(op.transfers)
+        table[:, TRANSFER.index("src_address")] += slot(op.input).address.data
+        table[:, TRANSFER.index("dst_address")] += slot(op.result).address.data
         phase = tasm.PhaseOp.create(
             properties={
-                "index": _i(idx),
+                "sym_name": name,
                 "lower_bound": op.lower_bound,
                 "horizon": op.horizon,
                 "scheduler": op.scheduler,
-                "transfers": tilemap.table_attr(table.astype(np.int64)),
+                "transfers": table_attr(table, TRANSFER),
             }
         )
-        new_ops += [tasm.SyncOp.create(), tasm.ExchangeOp.create(properties={"index": _i(idx)}), phase]
+        new_ops += [tasm.SyncOp.create(), tasm.ExchangeOp.create(properties={"ref": SymbolRefAttr(name)}), phase]
         rewriter.replace(op, new_ops, [None])
 
 
 class LowerCheckpoint(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: tilemap.CheckpointOp, rewriter: PatternRewriter) -> None:
-        idx = op.index.value.data
-        extra = {"index": op.index, "op": op.op} | ({"aspect": op.aspect} if op.aspect else {})
-        point = tasm.CheckpointOp.create(properties={"index": _i(idx)})
+        extra = {"op": op.op} | ({"aspect": op.aspect} if op.aspect else {})
+        point = tasm.CheckpointOp.create(properties={"ref": SymbolRefAttr(op.sym_name)})
         rewriter.replace(op, [point, _bound(tasm.CheckpointDefOp, op, extra, address(op.input))])
 
 
 class LowerHostRead(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: tilemap.HostReadOp, rewriter: PatternRewriter) -> None:
-        idx = op.index.value.data
-        host_out = tasm.HostOutOp.create(properties={"index": _i(idx)})
-        rewriter.replace(op, [host_out, _bound(tasm.StreamOutOp, op, {"index": _i(idx)}, address(op.input))])
+        host_out = tasm.HostOutOp.create(properties={"ref": SymbolRefAttr(op.sym_name)})
+        rewriter.replace(op, [host_out, _bound(tasm.StreamOutOp, op, {}, address(op.input))])
 
 
 class LowerRepeat(RewritePattern):
@@ -221,19 +223,26 @@ class RefuseUnknown(RewritePattern):
         raise DiagnosticException(f"lower-to-tasm: unexpected operation {op.name}")
 
 
-PATTERNS: tuple[RewritePattern, ...] = (
-    LowerHostWrite(),
-    LowerWeight(),
-    LowerRun(),
-    LowerPhase(),
-    LowerCheckpoint(),
-    LowerHostRead(),
-    LowerRepeat(),
-    LowerYield(),
-    LowerAllocOrReturn(),
-    RefuseUnknown(),
-)
-"""One pattern per op kind of a placed exchange-level function (tried in order)."""
+def patterns(phase_names: dict[exchange.PhaseOp, StringAttr]) -> list[RewritePattern]:
+    """One pattern per op kind of a placed exchange-level function (tried in order)."""
+    return [
+        LowerHostWrite(),
+        LowerWeight(),
+        LowerRun(),
+        LowerPhase(phase_names),
+        LowerCheckpoint(),
+        LowerHostRead(),
+        LowerRepeat(),
+        LowerYield(),
+        LowerAllocOrReturn(),
+        RefuseUnknown(),
+    ]
+
+
+def name_phases(f: func.FuncOp) -> dict[exchange.PhaseOp, StringAttr]:
+    """`@phase0`, `@phase1`, … for the function's exchange phases in program order."""
+    ops = [op for op in f.body.walk() if isinstance(op, exchange.PhaseOp)]
+    return {op: StringAttr(f"phase{n}") for n, op in enumerate(ops)}
 
 
 # --- programs: not op-local ------------------------------------------------------------------
@@ -314,7 +323,7 @@ def lower_function(f: func.FuncOp, target: Target) -> tuple[list[Operation], dic
     """The programs and bindings of a placed exchange-level function (consumed)."""
     segments = program_segments(f, target.tiles)
     PatternRewriteWalker(
-        GreedyRewritePatternApplier(list(PATTERNS), dce_enabled=False),
+        GreedyRewritePatternApplier(patterns(name_phases(f)), dce_enabled=False),
         apply_recursively=False,
         walk_reverse=True,
         walk_regions_first=True,

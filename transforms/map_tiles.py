@@ -25,7 +25,6 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
 from xdsl.dialects.builtin import (
-    DenseIntOrFPElementsAttr,
     DictionaryAttr,
     IntegerAttr,
     StringAttr,
@@ -46,8 +45,10 @@ from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsP
 from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.abi.isa import float_bits
+from ipu.abi.tables import ATTENTION_OFFSETS, MOVE
 from ipu.dialects import plan, tilemap
 from ipu.dialects.layout import Layout, as_2d, conversion_transfers
+from ipu.dialects.table import table_attr
 from ipu.transforms.log import log_event
 
 
@@ -85,7 +86,7 @@ def _move(
     return tilemap.MoveOp.create(
         operands=[src],
         result_types=[dst_t],
-        attributes={"transfers": tilemap.table_attr(table), "reason": StringAttr(reason)}
+        attributes={"transfers": table_attr(table, MOVE), "reason": StringAttr(reason)}
         | ({"zero_fill": builtin.UnitAttr()} if zero else {}),
     )
 
@@ -100,11 +101,9 @@ def _named(op: Operation, hint: str | None) -> SSAValue:
 def _checkpoint(
     buf: SSAValue, name: str, idx: int, tensor: TensorType, layout: plan.LayoutAttr, aspect: str = ""
 ) -> tilemap.CheckpointOp:
-    """Sample `buf` as the value (or `aspect`) of graph operation `idx`; `number_checkpoints`
-    gives it its index once the whole function is mapped."""
+    """Sample `buf` as the value (or `aspect`) of graph operation `idx`."""
     attrs = {
         "sym_name": StringAttr(name),
-        "index": IntegerAttr(-1, 64),
         "op": IntegerAttr(idx, 64),
         "tensor": tensor,
         "layout": layout,
@@ -166,7 +165,6 @@ def convert_signature(f: func.FuncOp) -> None:
             result_types=[buffer_type(t)],
             attributes={
                 "sym_name": StringAttr(names[i]),
-                "index": IntegerAttr(i, 64),
                 "tensor": t.tensor,
                 "layout": t.layout_attr,
             },
@@ -183,14 +181,9 @@ def convert_signature(f: func.FuncOp) -> None:
     f.function_type = builtin.FunctionType.from_lists([], [])
 
 
-def number_checkpoints(f: func.FuncOp) -> int:
-    """Index the checkpoints in program order (pre-order, loop bodies once); return their count."""
-    n = 0
-    for op in f.body.walk():
-        if isinstance(op, tilemap.CheckpointOp):
-            op.attributes["index"] = IntegerAttr(n, 64)
-            n += 1
-    return n
+def count_checkpoints(f: func.FuncOp) -> int:
+    """The function's checkpoints (loop bodies once)."""
+    return sum(isinstance(op, tilemap.CheckpointOp) for op in f.body.walk())
 
 
 class MapReturn(RewritePattern):
@@ -207,7 +200,6 @@ class MapReturn(RewritePattern):
                 operands=[b],
                 attributes={
                     "sym_name": StringAttr(outs[i]),
-                    "index": IntegerAttr(i, 64),
                     "tensor": v.type.tensor,
                     "layout": v.type.layout_attr,
                 },
@@ -450,7 +442,7 @@ class MapAttention(RewritePattern):
             result_types=[tilemap.BufferType(off_lay.block, builtin.f32, *grid_t, "standard")],
             attributes={
                 "sym_name": StringAttr(f"{name}_offsets"),
-                "init": DenseIntOrFPElementsAttr.from_list(off_tt, off.ravel().tolist()),
+                "init": table_attr(off, ATTENTION_OFFSETS),
                 "tensor": off_tt,
                 "layout": plan.LayoutAttr(off_lay.grid, off_lay.split, -1, off_lay.first_tile),
             },
@@ -610,8 +602,8 @@ def map_function(f: func.FuncOp) -> dict[str, int]:
     moves = [op for op in f.body.walk() if isinstance(op, tilemap.MoveOp)]
     return {
         "moves": len(moves),
-        "transfer_families": sum(len(tilemap.table_of(m.transfers)) for m in moves),
-        "checkpoints": number_checkpoints(f),
+        "transfer_families": sum(len(m.transfers) for m in moves),
+        "checkpoints": count_checkpoints(f),
     }
 
 

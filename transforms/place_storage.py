@@ -29,8 +29,9 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.abi.kernels import AMP_KERNELS
+from ipu.abi.transfers import expand_members
 from ipu.dialects import exchange, tilemap
-from ipu.runtime.exchange_check import expand_members
+from ipu.dialects.table import table_of
 from ipu.target import Target, load_target
 from ipu.transforms.log import log_event
 from ipu.transforms.storage import set_slots, slot
@@ -48,7 +49,7 @@ def exchange_row_bytes(f: func.FuncOp, tiles: int) -> int:
         if not isinstance(ph, exchange.PhaseOp):
             continue
         phases += 1
-        t = tilemap.table_of(ph.transfers)
+        t = table_of(ph.transfers)
         if not len(t):
             continue
         m = expand_members(t)

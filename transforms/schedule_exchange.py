@@ -5,18 +5,20 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
 from xdsl.dialects.builtin import IntegerAttr, StringAttr
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
+from ipu.abi.tables import TRANSFER
+from ipu.abi.transfers import MC, PC, with_start
 from ipu.dialects import exchange, tilemap
+from ipu.dialects.table import table_attr, table_of
 from ipu.dialects.tilemap import mapping_of
 from ipu.runtime.exchange_check import ScheduleError, validate_schedule
 from ipu.target import load_target
-from ipu.transforms.exchange_schedule import MC, PC, PhaseCache
+from ipu.transforms.exchange_schedule import PhaseCache
 from ipu.transforms.log import log_event
 from ipu.transforms.tile_screen import move_route_cycles
 
@@ -46,11 +48,11 @@ class ScheduleExchangePass(ModulePass):
         cache = PhaseCache(cpsat=self.cpsat)
         index = 0
         for mv in [o for o in op.walk() if isinstance(o, tilemap.MoveOp)]:
-            logical = tilemap.table_of(mv.transfers)
+            logical = table_of(mv.transfers)
             t0 = time.perf_counter()
             t, s = cache.schedule(logical, tiles, effort=self.effort)
             seconds = time.perf_counter() - t0
-            table = np.concatenate([s.starts[:, None], t], axis=1) if len(t) else np.zeros((0, 17), np.int64)
+            table = with_start(t, s.starts)
             full = True
             if self.check and len(t) and not s.scheduler.startswith("reused-"):
                 try:
@@ -61,11 +63,10 @@ class ScheduleExchangePass(ModulePass):
             members = int((logical[:, PC] * logical[:, MC]).sum()) if len(logical) else 0
             runs = int((t[:, PC] * t[:, MC]).sum()) if len(t) else 0
             attrs = {
-                "index": IntegerAttr(index, 64),
                 "lower_bound": IntegerAttr(s.lower_bound, 64),
                 "horizon": IntegerAttr(s.horizon, 64),
                 "scheduler": StringAttr(s.scheduler),
-                "transfers": tilemap.table_attr(table),
+                "transfers": table_attr(table, TRANSFER),
                 "logical_transfers": IntegerAttr(members, 64),
                 "route_cycles": IntegerAttr(route, 64),
             }

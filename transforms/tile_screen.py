@@ -18,11 +18,11 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.ir import Block
 
+from ipu.abi.transfers import MC, MCS, PC, PDS, PSS, member_tiles, tile_words, with_start
 from ipu.dialects import tilemap
-from ipu.runtime.exchange_check import member_tiles, tile_words
+from ipu.dialects.table import table_of
 from ipu.target import Target
 from ipu.target.mapping import IDENTITY, TileMapping, candidates
-from ipu.transforms.exchange_schedule import MC, MCS, PC, PDS, PSS, with_start
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ def _moves(block: Block, weight: int) -> Iterator[tuple[tilemap.MoveOp, int]]:
 def phase_loads(f: func.FuncOp, tiles: int) -> list[PhaseLoad]:
     out = []
     for op, w in _moves(f.body.block, 1):
-        t = tilemap.table_of(op.transfers)
+        t = table_of(op.transfers)
         if not len(t):
             continue
         src, dst, words, sends = member_tiles(with_start(t))
@@ -104,7 +104,7 @@ def _shape_hints(f: func.FuncOp, t: Target) -> tuple[set[int], set[int]]:
             if isinstance(r.type, tilemap.BufferType):
                 blocks.add(r.type.count.data)
     for op, _ in _moves(f.body.block, 1):
-        tab = tilemap.table_of(op.transfers)
+        tab = table_of(op.transfers)
         for col in (PSS, PDS, MCS, PC, MC):
             widths.update(int(abs(v)) for v in np.unique(tab[:, col]))
     return blocks, widths

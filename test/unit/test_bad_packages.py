@@ -22,11 +22,10 @@ from click.testing import CliRunner, Result
 from conftest import EXAMPLES
 
 from ipu.abi.isa import INSTRUCTION_WORDS, Opcode, encode_simple
+from ipu.abi.tables import SLICE, TRANSFER
 from ipu.codegen.ipuexe import build_package
 from ipu.runtime.package import (
     SCHEMA_VERSION,
-    SLICE_COLUMNS,
-    TRANSFER_COLUMNS,
     HostStep,
     Package,
     PackageError,
@@ -48,8 +47,8 @@ from ipu.transforms.pipeline import IpuCompilePass
 
 T = load_target("sim16")
 PEAK_LIMIT = 64 << 20  # bytes: reading and validating a hostile file stays far below this
-S = {name: q for q, name in enumerate(SLICE_COLUMNS)}
-X = {name: q for q, name in enumerate(TRANSFER_COLUMNS)}
+S = {name: q for q, name in enumerate(SLICE.columns)}
+X = {name: q for q, name in enumerate(TRANSFER.columns)}
 
 
 @pytest.fixture(scope="module")

@@ -25,7 +25,7 @@ def code(*instrs: np.ndarray) -> bytes:
 
 
 def sl(*cols: int) -> list[int]:
-    """A slice row in SLICE_COLUMNS order."""
+    """A slice row in ipu.abi.tables.SLICE order."""
     assert len(cols) == 9
     return list(cols)
 
@@ -71,7 +71,7 @@ def xfer(
 
 
 def phase(index: int, rows: list[list[int]]) -> Phase:
-    """A phase from 14-column rows (no offset or time steps) or full TRANSFER_COLUMNS rows."""
+    """A phase from 14-column rows (no offset or time steps) or full ipu.abi.tables.TRANSFER rows."""
     t = np.array(rows, np.int64)
     t = t.reshape(-1, t.shape[-1] if t.size else 14)
     if t.shape[1] == 14:

@@ -12,12 +12,13 @@ from conftest import EXAMPLES
 import ipu
 from ipu.abi.isa import INSTRUCTION_WORDS, Opcode
 from ipu.abi.kernels import KERNEL_NAMES
+from ipu.abi.tables import TRANSFER
 from ipu.api import default_inputs
 from ipu.runtime.emulator import Emulator, EmulatorError
-from ipu.runtime.package import TRANSFER_COLUMNS, Package
+from ipu.runtime.package import Package
 
-D_ADDR = TRANSFER_COLUMNS.index("dst_address")
-S_ADDR = TRANSFER_COLUMNS.index("src_address")
+D_ADDR = TRANSFER.index("dst_address")
+S_ADDR = TRANSFER.index("src_address")
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from conftest import EXAMPLES
 
+from ipu.abi.tables import TRANSFER
 from ipu.runtime.package import read_package, write_package
-from ipu.transforms.exchange_schedule import D_OFF
 
 
 def test_mlp_small_passes_on_sim16(tool, tmp_path: Path) -> None:
@@ -55,7 +55,7 @@ def test_corrupted_transfer_destination_fails(tool, package: Path) -> None:
     pkg = read_package(package)
     ph = pkg.phases[0]
     row = int(np.argmax(ph.transfers[:, 7] * ph.transfers[:, 8]))
-    ph.transfers[row, 1 + D_OFF] += 64  # shift one transfer's destination by 64 bytes
+    ph.transfers[row, TRANSFER.index("dst_address")] += 64  # shift one transfer's destination by 64 bytes
     write_package(pkg, package)
     rc, text = _run_corrupted(tool, package)
     assert rc != 0
@@ -98,7 +98,7 @@ def test_translate_round_trip(tool, tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     r = tool("ipu-translate", str(pkg_path), "--from-ipuexe")
     assert r.returncode == 0, r.stderr
-    assert 'tasm.call "amp_matmul"' in r.stdout and "tasm.exchange 1" in r.stdout
+    assert 'tasm.call "amp_matmul"' in r.stdout and "tasm.exchange @phase1" in r.stdout
     # the disassembled programs and phases parse back as tasm
     dis = tmp_path / "dis.mlir"
     dis.write_text(r.stdout)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ipu.runtime import exchange_check as xc
+from ipu.abi import transfers as tr
+from ipu.abi.tables import MOVE, TRANSFER
 from ipu.runtime.exchange_check import (
     ScheduleError,
     check_ports,
@@ -15,7 +16,6 @@ from ipu.runtime.exchange_check import (
     validate_schedule,
     word_segments,
 )
-from ipu.runtime.package import TRANSFER_COLUMNS
 
 TILES = 16
 
@@ -67,12 +67,13 @@ MULTICAST = table(
 )
 
 
-def test_columns_follow_the_package_format() -> None:
-    assert xc.PHASE_COLUMNS == len(TRANSFER_COLUMNS) == xc.MOVE_COLUMNS + 1
-    named = {"src_address": xc.S_ADDR, "dst_address": xc.D_ADDR, "row_words": xc.WORDS, "mc_step": xc.MCS}
+def test_short_column_names_follow_the_schema() -> None:
+    """The expansion's short indices name the schema's columns (a phase table is [start | move])."""
+    assert len(TRANSFER) == len(MOVE) + 1 and TRANSFER.columns[tr.START] == "start"
+    named = {"src_address": tr.S_OFF, "dst_address": tr.D_OFF, "row_words": tr.WORDS, "mc_step": tr.MCS}
+    named |= {"src_tile": tr.S_TILE, "par_time_step": tr.PTS, "par_count": tr.PC, "mc_count": tr.MC}
     for name, col in named.items():
-        assert TRANSFER_COLUMNS[col] == name
-    assert TRANSFER_COLUMNS[xc.START] == "start" and TRANSFER_COLUMNS[xc.PTS] == "par_time_step"
+        assert MOVE.columns[col] == name and TRANSFER.columns[col + 1] == name
 
 
 def test_same_words_cut_differently_around_a_double_write() -> None:

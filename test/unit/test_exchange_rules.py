@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from ipu.abi.transfers import family_tiles
 from ipu.dialects.layout import Layout, binding_slices, conversion_transfers
-from ipu.transforms.exchange_schedule import endpoint_lower_bound, family_tiles, schedule_greedy
+from ipu.transforms.exchange_schedule import endpoint_lower_bound, schedule_greedy
 
 
 def _scatter(lay: Layout, x: np.ndarray, esize_dtype) -> np.ndarray:

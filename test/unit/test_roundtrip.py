@@ -15,9 +15,10 @@ from xdsl.dialects import builtin
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 
+from ipu.abi.tables import ATTENTION_OFFSETS, MOVE, SLICE, TRANSFER
 from ipu.codegen.ipuexe import build_package, disassemble
 from ipu.dialects import tasm
-from ipu.runtime import package
+from ipu.dialects.table import table_attr, table_of
 from ipu.runtime.package import Package, host_calls_for, package_bytes, read_package, validate_package
 from ipu.target import Target, load_target
 from ipu.tools.common import make_context, parse_file
@@ -122,22 +123,34 @@ def test_small_weights_keep_their_bits_through_print_and_parse() -> None:
     a splat): such a weight prints as the hex of its bytes; ordinary values stay decimal."""
     head = '"builtin.module"() ({\n'
     tail = '\n}) {tasm.target = "sim16"} : () -> ()\n'
-    placed = "slices = dense<[[0, 4, 1, 4, 0, 16, 1, 327680, 8]]> : tensor<1x9xi64>"
+    placed = f"slices = #table.slices<[{', '.join(SLICE.columns)}] [0, 4, 1, 4, 0, 16, 1, 327680, 8]>"
     for hexdata, printed in (
         ("0x003C0080017E00FC", 'dense<"0x003C0080017E00FC">'),
         ("0x0000008000000000", 'dense<"0x0000008000000000">'),
         ("0x003C003C003C003C", "dense<1.000000e+00>"),
         ("0x003C004000420044", "dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]>"),
     ):
-        src = f'  tasm.weight "w" dense<"{hexdata}"> : tensor<4xf16> : tensor<4xf16> {placed}'
+        src = f'  tasm.weight @w dense<"{hexdata}"> : tensor<4xf16> : tensor<4xf16> {placed}'
         op = next(o for o in _parse(head + src + tail).walk() if isinstance(o, tasm.WeightOp))
         out = io.StringIO()
         Printer(stream=out).print_op(op)
-        assert out.getvalue().startswith(f'tasm.weight "w" {printed} : tensor<4xf16> : tensor<4xf16> slices')
+        assert out.getvalue().startswith(f"tasm.weight @w {printed} : tensor<4xf16> : tensor<4xf16> slices")
         back = next(o for o in _parse(head + out.getvalue() + tail).walk() if isinstance(o, tasm.WeightOp))
         assert isinstance(back.init, builtin.DenseIntOrFPElementsAttr)
         assert back.init.data.data == bytes.fromhex(hexdata[2:])
 
 
-def test_slice_columns_match_the_package() -> None:
-    assert tasm.SLICE_COLUMNS == len(package.SLICE_COLUMNS)
+def test_tables_print_named_columns_in_decimal_and_parse_back() -> None:
+    """Every table schema: a large table prints its header once and its rows in decimal (no hex),
+    and parses back to the same rows, in custom and generic form alike."""
+    rng = np.random.default_rng(0)
+    for schema in (SLICE, TRANSFER, MOVE, ATTENTION_OFFSETS):
+        rows = rng.integers(-(1 << 40), 1 << 40, (300, len(schema)))
+        attr = table_attr(rows, schema)
+        out = io.StringIO()
+        Printer(stream=out).print_attribute(attr)
+        text = out.getvalue()
+        assert '"0x' not in text and text.count(schema.columns[-1]) == 1
+        assert f"[{', '.join(str(v) for v in rows[7])}]" in text
+        back = Parser(make_context(), text).parse_attribute()
+        assert back == attr and np.array_equal(table_of(back), rows)

@@ -19,7 +19,7 @@
 // CHECK-NEXT:   %probs.1 = graph.softmax %g {onnx.node = "/softmax/Softmax:Softmax"} : tensor<4x16xf32> -> tensor<4x16xf32>
 // CHECK-NEXT:   func.return %probs.1 : tensor<4x16xf32>
 
-// TASM: tasm.stream_in {{.*}}"input.1"
-// TASM: tasm.stream_out {{.*}}"probs"
+// TASM: tasm.stream_in @input.1 :
+// TASM: tasm.stream_out @probs :
 
 // BAD: error: onnx import: node '/head/Sin' (Sin): operator Sin is not supported by the graph dialect

@@ -18,11 +18,13 @@
 // CHECK:      // package: target=sim16 tiles=16 compiler="[[V:[0-9.]+]]" schema=4
 // CHECK-NEXT: builtin.module attributes {tasm.target = "sim16", tasm.compiler = "[[V]]", tasm.memory = {peak_standard_bytes = {{[0-9]+}} : i64, {{.*}}}} {
 // CHECK-NEXT:   tasm.program @p0 tiles(0, 16) {
-// CHECK-NEXT:     tasm.host_in 0
-// CHECK:        tasm.phase 0 lower_bound {{[0-9]+}} horizon {{[0-9]+}} scheduler "{{[a-z0-9-]+}}" transfers = dense<{{.*}}> : tensor<{{[0-9]+}}x17xi32>
-// CHECK:        tasm.weight "w1" dense<"0x{{[0-9A-F]+}}"> : tensor<256x1024xf16> : tensor<256x1024xf16> slices = dense<{{.*}}> : tensor<{{[0-9]+}}x9xi64>
-// CHECK-NEXT:   tasm.weight "b1" dense<"0x{{[0-9A-F]+}}"> : tensor<1024xf16> : tensor<1024xf16> slices = dense<{{.*}}> : tensor<{{[0-9]+}}x9xi64>
-// CHECK:        tasm.stream_in 0 "x" : tensor<64x256xf16> slices = dense<{{\[\[}}{{.*}}]]> : tensor<{{[0-9]+}}x9xi64>
-// CHECK-NEXT:   tasm.stream_out 0 "output0" : tensor<64x256xf16> slices = dense<{{.*}}> : tensor<{{[0-9]+}}x9xi64>
-// CHECK-NEXT:   tasm.checkpoint_def 0 "h" op 4 : tensor<64x1024xf16> slices = dense<{{.*}}> : tensor<{{[0-9]+}}x9xi64>
+// CHECK-NEXT:     tasm.host_in @x
+// CHECK:        tasm.phase @phase0 lower_bound {{[0-9]+}} horizon {{[0-9]+}} scheduler "{{[a-z0-9-]+}}" transfers = #table.transfers<[start, src_tile, {{.*}}, par_time_step]
+// CHECK-NEXT:     [{{[-0-9, ]+}}]
+// CHECK:        tasm.weight @w1 dense<"0x{{[0-9A-F]+}}"> : tensor<256x1024xf16> : tensor<256x1024xf16> slices = #table.slices<[logical_offset, {{.*}}, tile_stride]
+// CHECK:        tasm.weight @b1 dense<"0x{{[0-9A-F]+}}"> : tensor<1024xf16> : tensor<1024xf16> slices = #table.slices<[logical_offset, {{.*}}]
+// CHECK:        tasm.stream_in @x : tensor<64x256xf16> slices = #table.slices<[logical_offset, {{.*}}]
+// CHECK-NEXT:     [{{[-0-9, ]+}}]
+// CHECK:        tasm.stream_out @output0 : tensor<64x256xf16> slices = #table.slices<[logical_offset, {{.*}}]
+// CHECK:        tasm.checkpoint_def @h op 4 : tensor<64x1024xf16> slices = #table.slices<[logical_offset, {{.*}}]
 // CHECK:      }

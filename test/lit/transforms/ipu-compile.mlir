@@ -13,28 +13,28 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 // CHECK-NOT:  {{graph|plan|tilemap|exchange}}.
 // CHECK:      builtin.module attributes {tasm.target = "sim16", tasm.memory = {peak_standard_bytes = 73760 : i64, peak_interleaved_bytes = 40960 : i64, peak_total_bytes = 106528 : i64, maximum_standard_allocation_bytes = 65536 : i64, exchange_row_bytes = 640 : i64, largest_free_bytes_at_peak = 497920 : i64, estimated_cycles = {{[1-9][0-9]*}} : i64, estimated_exchange_cycles = {{[1-9][0-9]*}} : i64}} {
 // CHECK-NEXT:   tasm.program @p0 tiles(0, 16) {
-// CHECK-NEXT:     tasm.host_in 0
+// CHECK-NEXT:     tasm.host_in @x
 // CHECK-NEXT:     tasm.call "gelu"
-// CHECK-NEXT:     tasm.checkpoint 0
+// CHECK-NEXT:     tasm.checkpoint @g
 // CHECK-NEXT:     tasm.sync
-// CHECK-NEXT:     tasm.exchange 0
+// CHECK-NEXT:     tasm.exchange @phase0
 // CHECK-NEXT:     tasm.call "amp_matmul" out(908192) in(array<i64: 344736, 916384>) {m = 64 : i64, k = 512 : i64, n = 32 : i64} : f16 -> f32
 // CHECK-NEXT:     tasm.call "zero" out(328352) in(array<i64>) {elements = 2048 : i64} : f32 -> f32
 // CHECK-NEXT:     tasm.sync
-// CHECK-NEXT:     tasm.exchange 1
+// CHECK-NEXT:     tasm.exchange @phase1
 // CHECK-NEXT:     tasm.call "reduce_sum" {{.*}} : f32 -> f16
-// CHECK-NEXT:     tasm.checkpoint 1
+// CHECK-NEXT:     tasm.checkpoint @y
 // CHECK-NEXT:     tasm.call "add"
-// CHECK-NEXT:     tasm.checkpoint 2
-// CHECK-NEXT:     tasm.host_out 0
+// CHECK-NEXT:     tasm.checkpoint @yb
+// CHECK-NEXT:     tasm.host_out @output0
 // CHECK-NEXT:   }
 // CHECK-NOT:    tasm.program
-// CHECK:        tasm.stream_in 0 "x"
-// CHECK:        tasm.phase 0 lower_bound 16384 horizon 16384 scheduler "exact-preemptive-grouped"
-// CHECK:        tasm.weight "w2" #graph.gaussian<seed = 3, std = 0.02>
-// CHECK:        tasm.phase 1 lower_bound 2048 horizon 2048 scheduler "greedy-shift-mod-2"
-// CHECK:        tasm.weight "b2" #graph.gaussian<seed = 4, std = 0.02>
-// CHECK:        tasm.stream_out 0 "output0" : tensor<64x256xf16>
+// CHECK:        tasm.stream_in @x
+// CHECK:        tasm.phase @phase0 lower_bound 16384 horizon 16384 scheduler "exact-preemptive-grouped"
+// CHECK:        tasm.weight @w2 #graph.gaussian<seed = 3, std = 0.02>
+// CHECK:        tasm.phase @phase1 lower_bound 2048 horizon 2048 scheduler "greedy-shift-mod-2"
+// CHECK:        tasm.weight @b2 #graph.gaussian<seed = 4, std = 0.02>
+// CHECK:        tasm.stream_out @output0 : tensor<64x256xf16>
 
 // -----
 
@@ -46,16 +46,16 @@ func.func @small(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
 }
 
 // CHECK:      tasm.program @p0 tiles(0, 8) {
-// CHECK-NEXT:   tasm.host_in 0
+// CHECK-NEXT:   tasm.host_in @x
 // CHECK-NEXT:   tasm.call "relu" out({{[0-9]+}}) in(array<i64: {{[0-9]+}}>) {elements = 2 : i64} : f32 -> f32
-// CHECK-NEXT:   tasm.checkpoint 0
-// CHECK-NEXT:   tasm.host_out 0
+// CHECK-NEXT:   tasm.checkpoint @r
+// CHECK-NEXT:   tasm.host_out @output0
 // CHECK-NEXT: }
 // CHECK-NEXT: tasm.program @p1 tiles(8, 8) {
-// CHECK-NEXT:   tasm.host_in 0
-// CHECK-NEXT:   tasm.checkpoint 0
-// CHECK-NEXT:   tasm.host_out 0
+// CHECK-NEXT:   tasm.host_in @x
+// CHECK-NEXT:   tasm.checkpoint @r
+// CHECK-NEXT:   tasm.host_out @output0
 // CHECK-NEXT: }
-// CHECK-NEXT: tasm.stream_in 0 "x" : tensor<4x4xf32> layout #plan.layout<grid = [4, 2], split = {{\[\[}}0], [1]], memory = standard> at {{[0-9]+}}
-// CHECK-NEXT: tasm.checkpoint_def 0 "r" op 0 : tensor<4x4xf32>
-// CHECK-NEXT: tasm.stream_out 0 "output0" : tensor<4x4xf32>
+// CHECK-NEXT: tasm.stream_in @x : tensor<4x4xf32> layout #plan.layout<grid = [4, 2], split = {{\[\[}}0], [1]], memory = standard> at {{[0-9]+}}
+// CHECK-NEXT: tasm.checkpoint_def @r op 0 : tensor<4x4xf32>
+// CHECK-NEXT: tasm.stream_out @output0 : tensor<4x4xf32>

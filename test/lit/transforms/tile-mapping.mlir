@@ -19,9 +19,12 @@
 // TILEMAP-NOT: plan.tile_mapping
 
 // Every scheduled phase records its longest route under the mapping.
-// EXCHANGE: exchange.phase 0 {{.*}} route_cycles = 116
-// EXCHANGE: exchange.phase 1 {{.*}} route_cycles = 120
-// EXCHANGE: exchange.phase 4 {{.*}} route_cycles = 108
+// EXCHANGE: exchange.phase %x transfers
+// EXCHANGE: route_cycles = 116
+// EXCHANGE: exchange.phase %q transfers
+// EXCHANGE: route_cycles = 120
+// EXCHANGE: exchange.phase %k_r transfers
+// EXCHANGE: route_cycles = 108
 
 // ... and the tile programs' module keeps it for the package.
 // TASM: builtin.module attributes {{{.*}}tasm.tile_mapping = #tilemap.mapping<block = 16, width = 2>

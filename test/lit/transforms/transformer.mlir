@@ -49,15 +49,18 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // --- map-tiles on attention_small: the materialized attention keeps each tile's [32 x 16]
 // score block in a tilemap.alloc buffer that attention_update writes (and checkpoints) in place.
 // MAP:        %qh = tilemap.move %q_r
-// MAP:        tilemap.checkpoint "qh" index 3 op 7 %qh : !tilemap.buffer<1x32x16xf16, tiles = [0, 64], memory = interleaved> as tensor<8x64x16xf16>
-// MAP:        %a_state_offsets = tilemap.weight "a_state_offsets" {{.*}} : tensor<64x4xf32> : tensor<64x4xf32> layout #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0, 1, 2, 3], []], memory = standard> -> !tilemap.buffer<1x4xf32, tiles = [0, 64], memory = standard>
+// MAP:        tilemap.checkpoint "qh" op 7 %qh : !tilemap.buffer<1x32x16xf16, tiles = [0, 64], memory = interleaved> as tensor<8x64x16xf16>
+// MAP:        %a_state_offsets = tilemap.weight "a_state_offsets" #table.offsets<[query_row, key_begin, key_end, pad]
+// MAP-NEXT:     [0, 0, 16, 0],
+// MAP:          [32, 48, 64, 0]> : tensor<64x4xf32> layout #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0, 1, 2, 3], []], memory = standard> -> !tilemap.buffer<1x4xf32, tiles = [0, 64], memory = standard>
 // MAP-NEXT:   %a_state_init = tilemap.run "attention_init"() {qr = 32 : i64, d = 16 : i64} : () -> !tilemap.buffer<1x32x18xf32, tiles = [0, 64], memory = standard>
 // MAP-NEXT:   %a_state_scores = tilemap.alloc : !tilemap.buffer<1x32x16xf32, tiles = [0, 64], memory = standard>
 // MAP-NEXT:   %a_state = tilemap.run "attention_update"(%qh, %kh, %vh, %a_state_offsets, %a_state_scores, %a_state_init) {kr = 16 : i64, k_base = 0 : i64, qr = 32 : i64, d = 16 : i64, causal = 0 : i64, scale_bits = 1048576000 : i64} {inplace = 5 : i64} : ({{.*}}) -> !tilemap.buffer<1x32x18xf32, tiles = [0, 64], memory = standard>
-// MAP-NEXT:   tilemap.checkpoint "a_state_scores" index 6 op 10 %a_state_scores : !tilemap.buffer<1x32x16xf32, tiles = [0, 64], memory = standard> as tensor<8x64x64xf32> layout #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0, 1], [2], [3]], align = [1, 32, 16], memory = standard> {aspect = "scores"}
-// MAP-NEXT:   %a_stage = tilemap.move %a_state transfers = {{.*}} {reason = "attention_combine", zero_fill} : !tilemap.buffer<1x32x18xf32, {{.*}}> -> !tilemap.buffer<4x1x8x18xf32, tiles = [0, 64], memory = standard>
+// MAP-NEXT:   tilemap.checkpoint "a_state_scores" op 10 %a_state_scores : !tilemap.buffer<1x32x16xf32, tiles = [0, 64], memory = standard> as tensor<8x64x64xf32> layout #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0, 1], [2], [3]], align = [1, 32, 16], memory = standard> {aspect = "scores"}
+// MAP-NEXT:   %a_stage = tilemap.move %a_state transfers = #table.transfers<[src_tile, {{.*}}]
+// MAP:        ]> {reason = "attention_combine", zero_fill} : !tilemap.buffer<1x32x18xf32, {{.*}}> -> !tilemap.buffer<4x1x8x18xf32, tiles = [0, 64], memory = standard>
 // MAP-NEXT:   %a = tilemap.run "attention_combine"(%a_stage) {parts = 4 : i64, qr = 8 : i64, d = 16 : i64} : (!tilemap.buffer<4x1x8x18xf32, tiles = [0, 64], memory = standard>) -> !tilemap.buffer<1x8x16xf16, tiles = [0, 64], memory = standard>
-// MAP-NEXT:   tilemap.checkpoint "a" index 7 op 10 %a
+// MAP-NEXT:   tilemap.checkpoint "a" op 10 %a
 // MAP-NEXT:   %m = tilemap.move %a
 // MAP-NOT:    attention_update
 
@@ -68,28 +71,29 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // TB:         tasm.call "layer_norm_rows" out({{[0-9]+}}) in(array<i64: {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}>) {rows = 1 : i64, cols = 128 : i64, valid = 128 : i64, eps_bits = {{[0-9]+}} : i64} : f16 -> f16
 // TB:         tasm.call "attention_init" out([[STATE:[0-9]+]]) in(array<i64>) {qr = 32 : i64, d = 16 : i64} : f32 -> f32
 // TB-NEXT:    tasm.call "attention_update" out([[STATE]]) in(array<i64: {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, [[SCORES:[0-9]+]]>) {qr = 32 : i64, kr = 16 : i64, d = 16 : i64, causal = 1 : i64, scale_bits = 1048576000 : i64, k_base = 0 : i64} : f16 -> f32
-// TB-NEXT:    tasm.checkpoint {{[0-9]+}}
+// TB-NEXT:    tasm.checkpoint @{{[a-z_0-9]+}}
 // TB:         tasm.call "attention_combine" {{.*}} {parts = 4 : i64, qr = 8 : i64, d = 16 : i64} : f32 -> f16
 // TB:         tasm.call "layer_norm_rows" {{.*}} {rows = 1 : i64, cols = 128 : i64, valid = 128 : i64, eps_bits = {{[0-9]+}} : i64} : f16 -> f16
 // TB:         tasm.call "gelu"
-// TB:         tasm.host_out 0
+// TB:         tasm.host_out @output0
 // TB-NEXT:    }
-// TB:         tasm.checkpoint_def 7 "a_state_scores" op 19 aspect "scores" : tensor<8x64x64xf32> layout #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0, 1], [2], [3]], align = [1, 32, 16], memory = standard> at [[SCORES]]
-// TB:         tasm.stream_out 0 "output0" : tensor<64x128xf16>
+// TB:         tasm.checkpoint_def @a_state_scores op 19 aspect "scores" : tensor<8x64x64xf32> layout #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0, 1], [2], [3]], align = [1, 32, 16], memory = standard> at [[SCORES]]
+// TB:         tasm.stream_out @output0 : tensor<64x128xf16>
 // TB-NOT:     softmax_rows
 
 // --- ipu-compile on attention_small: the same attention kernels, non-causal.
 // ATT:        tasm.call "attention_init" out([[ASTATE:[0-9]+]]) in(array<i64>) {qr = 32 : i64, d = 16 : i64} : f32 -> f32
 // ATT-NEXT:   tasm.call "attention_update" out([[ASTATE]]) in(array<i64: {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, [[OFFS:[0-9]+]], [[ASCORES:[0-9]+]]>) {qr = 32 : i64, kr = 16 : i64, d = 16 : i64, causal = 0 : i64, scale_bits = 1048576000 : i64, k_base = 0 : i64} : f16 -> f32
-// ATT-NEXT:   tasm.checkpoint 6
+// ATT-NEXT:   tasm.checkpoint @a_state_scores
 // The partial attention states' staging buffer (4 x 8 x 18 f32 per tile) is zeroed before its phase.
 // ATT-NEXT:   tasm.call "zero" out({{[0-9]+}}) in(array<i64>) {elements = 576 : i64} : f32 -> f32
 // ATT-NEXT:   tasm.sync
-// ATT-NEXT:   tasm.exchange {{[0-9]+}}
+// ATT-NEXT:   tasm.exchange @phase{{[0-9]+}}
 // ATT-NEXT:   tasm.call "attention_combine" {{.*}} {parts = 4 : i64, qr = 8 : i64, d = 16 : i64} : f32 -> f16
 // ATT-NOT:    tasm.call "attention_update"
-// ATT:        tasm.weight "a_state_offsets" {{.*}} : tensor<64x4xf32> : tensor<64x4xf32> layout #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0, 1, 2, 3], []], memory = standard> at [[OFFS]]
-// ATT-NEXT:   tasm.checkpoint_def 6 "a_state_scores" op 10 aspect "scores" : tensor<8x64x64xf32> {{.*}} at [[ASCORES]]
+// ATT:        tasm.weight @a_state_offsets #table.offsets<[query_row, key_begin, key_end, pad]
+// ATT:        ]> : tensor<64x4xf32> layout #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0, 1, 2, 3], []], memory = standard> at [[OFFS]]
+// ATT-NEXT:   tasm.checkpoint_def @a_state_scores op 10 aspect "scores" : tensor<8x64x64xf32> {{.*}} at [[ASCORES]]
 // ATT-NOT:    softmax_rows
 
 // --- plan-ops on the streamed causal model: keys are not split over tiles (grid dimension 3
@@ -103,11 +107,14 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 
 // SMAP:       %a_state_init = tilemap.run "attention_init"() {qr = 8 : i64, d = 16 : i64}
 // SMAP-NEXT:  %a_state_scores = tilemap.alloc : !tilemap.buffer<1x8x64xf32, tiles = [0, 64], memory = standard>
-// SMAP-NEXT:  %a_state_k0 = tilemap.move %kh {{.*}} {reason = "attention window"} : {{.*}} -> !tilemap.buffer<1x64x16xf16, tiles = [0, 64], memory = interleaved>
-// SMAP-NEXT:  %a_state_v0 = tilemap.move %vh {{.*}} {reason = "attention window"} : {{.*}} -> !tilemap.buffer<1x64x16xf16, tiles = [0, 64], memory = interleaved>
+// SMAP-NEXT:  %a_state_k0 = tilemap.move %kh transfers = #table.transfers<[{{.*}}]
+// SMAP:       ]> {reason = "attention window"} : {{.*}} -> !tilemap.buffer<1x64x16xf16, tiles = [0, 64], memory = interleaved>
+// SMAP-NEXT:  %a_state_v0 = tilemap.move %vh transfers = #table.transfers<[{{.*}}]
+// SMAP:       ]> {reason = "attention window"} : {{.*}} -> !tilemap.buffer<1x64x16xf16, tiles = [0, 64], memory = interleaved>
 // SMAP-NEXT:  %a_state = tilemap.run "attention_update"(%qh, %a_state_k0, %a_state_v0, %a_state_offsets, %a_state_scores, %a_state_init) {kr = 64 : i64, k_base = 0 : i64, qr = 8 : i64, d = 16 : i64, causal = 1 : i64, scale_bits = 1048576000 : i64} {inplace = 5 : i64}
-// SMAP-NEXT:  tilemap.checkpoint "a_state_scores" index 6 op 9 %a_state_scores : {{.*}} as tensor<8x64x64xf32> {{.*}} {aspect = "scores@0"}
-// SMAP-NEXT:  %a_stage = tilemap.move %a_state {{.*}} {reason = "attention_combine", zero_fill}
+// SMAP-NEXT:  tilemap.checkpoint "a_state_scores" op 9 %a_state_scores : {{.*}} as tensor<8x64x64xf32> {{.*}} {aspect = "scores@0"}
+// SMAP-NEXT:  %a_stage = tilemap.move %a_state transfers = #table.transfers<[{{.*}}]
+// SMAP:       ]> {reason = "attention_combine", zero_fill}
 // SMAP-NEXT:  %a = tilemap.run "attention_combine"(%a_stage) {parts = 1 : i64, qr = 8 : i64, d = 16 : i64}
 // SMAP-NOT:   attention_update
 
@@ -115,19 +122,28 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // moved to every tile of its KV group and folded into the state in place.
 // WMAP:       %a_state_init = tilemap.run "attention_init"() {qr = 8 : i64, d = 16 : i64}
 // WMAP-NEXT:  %a_state_scores = tilemap.alloc : !tilemap.buffer<1x8x16xf32, tiles = [0, 64], memory = standard>
-// WMAP-NEXT:  %a_state_k0 = tilemap.move %kh {{.*}} {reason = "attention window"} : !tilemap.buffer<1x2x16xf16, tiles = [0, 64], memory = standard> -> !tilemap.buffer<1x16x16xf16, tiles = [0, 64], memory = interleaved>
-// WMAP-NEXT:  %a_state_v0 = tilemap.move %vh {{.*}} {reason = "attention window"}
+// WMAP-NEXT:  %a_state_k0 = tilemap.move %kh transfers = #table.transfers<[{{.*}}]
+// WMAP:       ]> {reason = "attention window"} : !tilemap.buffer<1x2x16xf16, tiles = [0, 64], memory = standard> -> !tilemap.buffer<1x16x16xf16, tiles = [0, 64], memory = interleaved>
+// WMAP-NEXT:  %a_state_v0 = tilemap.move %vh transfers = #table.transfers<[{{.*}}]
+// WMAP:       ]> {reason = "attention window"}
 // WMAP-NEXT:  %a_state = tilemap.run "attention_update"(%qh, %a_state_k0, %a_state_v0, %a_state_offsets, %a_state_scores, %a_state_init) {kr = 16 : i64, k_base = 0 : i64, {{.*}}causal = 1 : i64{{.*}}} {inplace = 5 : i64}
-// WMAP-NEXT:  %a_state_k16 = tilemap.move %kh {{.*}} {reason = "attention window"}
-// WMAP-NEXT:  %a_state_v16 = tilemap.move %vh {{.*}} {reason = "attention window"}
+// WMAP-NEXT:  %a_state_k16 = tilemap.move %kh transfers = #table.transfers<[{{.*}}]
+// WMAP:       ]> {reason = "attention window"}
+// WMAP-NEXT:  %a_state_v16 = tilemap.move %vh transfers = #table.transfers<[{{.*}}]
+// WMAP:       ]> {reason = "attention window"}
 // WMAP-NEXT:  %a_state_1 = tilemap.run "attention_update"(%qh, %a_state_k16, %a_state_v16, %a_state_offsets, %a_state_scores, %a_state) {kr = 16 : i64, k_base = 16 : i64, {{.*}}} {inplace = 5 : i64}
-// WMAP-NEXT:  %a_state_k32 = tilemap.move %kh {{.*}} {reason = "attention window"}
-// WMAP-NEXT:  %a_state_v32 = tilemap.move %vh {{.*}} {reason = "attention window"}
+// WMAP-NEXT:  %a_state_k32 = tilemap.move %kh transfers = #table.transfers<[{{.*}}]
+// WMAP:       ]> {reason = "attention window"}
+// WMAP-NEXT:  %a_state_v32 = tilemap.move %vh transfers = #table.transfers<[{{.*}}]
+// WMAP:       ]> {reason = "attention window"}
 // WMAP-NEXT:  %a_state_2 = tilemap.run "attention_update"(%qh, %a_state_k32, %a_state_v32, %a_state_offsets, %a_state_scores, %a_state_1) {kr = 16 : i64, k_base = 32 : i64, {{.*}}} {inplace = 5 : i64}
-// WMAP-NEXT:  %a_state_k48 = tilemap.move %kh {{.*}} {reason = "attention window"}
-// WMAP-NEXT:  %a_state_v48 = tilemap.move %vh {{.*}} {reason = "attention window"}
+// WMAP-NEXT:  %a_state_k48 = tilemap.move %kh transfers = #table.transfers<[{{.*}}]
+// WMAP:       ]> {reason = "attention window"}
+// WMAP-NEXT:  %a_state_v48 = tilemap.move %vh transfers = #table.transfers<[{{.*}}]
+// WMAP:       ]> {reason = "attention window"}
 // WMAP-NEXT:  %a_state_3 = tilemap.run "attention_update"(%qh, %a_state_k48, %a_state_v48, %a_state_offsets, %a_state_scores, %a_state_2) {kr = 16 : i64, k_base = 48 : i64, {{.*}}} {inplace = 5 : i64}
-// WMAP-NEXT:  %a_stage = tilemap.move %a_state_3 {{.*}} {reason = "attention_combine", zero_fill}
+// WMAP-NEXT:  %a_stage = tilemap.move %a_state_3 transfers = #table.transfers<[{{.*}}]
+// WMAP:       ]> {reason = "attention_combine", zero_fill}
 // WMAP-NEXT:  %a = tilemap.run "attention_combine"(%a_stage) {parts = 1 : i64, qr = 8 : i64, d = 16 : i64}
 
 // WTASM:      tasm.call "attention_init" out([[WSTATE:[0-9]+]])

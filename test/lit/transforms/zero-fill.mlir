@@ -11,8 +11,10 @@ func.func @main(%x: tensor<10x20xf32>, %w: tensor<20x30xf32>) -> tensor<10x30xf3
   func.return %y : tensor<10x30xf32>
 }
 
-// MAP:      %r_r = tilemap.move %r transfers = {{.*}} {reason = "graph.matmul"} : !tilemap.buffer<1x20xf32, tiles = [0, 10], memory = standard> -> !tilemap.buffer<2x20xf32, tiles = [0, 10], memory = standard>
-// MAP-NEXT: %v_r = tilemap.move %v transfers = {{.*}} {reason = "graph.matmul", zero_fill} : !tilemap.buffer<2x30xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<20x16xf32, tiles = [0, 10], memory = interleaved>
+// MAP:      %r_r = tilemap.move %r transfers = #table.transfers<[src_tile, {{.*}}]
+// MAP:      ]> {reason = "graph.matmul"} : !tilemap.buffer<1x20xf32, tiles = [0, 10], memory = standard> -> !tilemap.buffer<2x20xf32, tiles = [0, 10], memory = standard>
+// MAP-NEXT: %v_r = tilemap.move %v transfers = #table.transfers<[src_tile, {{.*}}]
+// MAP:      ]> {reason = "graph.matmul", zero_fill} : !tilemap.buffer<2x30xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<20x16xf32, tiles = [0, 10], memory = interleaved>
 // MAP-NEXT: %y = tilemap.run "amp_matmul"(%r_r, %v_r) {m = 2 : i64, k = 20 : i64, n = 16 : i64}
 // MAP-NOT:  zero_fill
 
@@ -20,18 +22,22 @@ func.func @main(%x: tensor<10x20xf32>, %w: tensor<20x30xf32>) -> tensor<10x30xf3
 // the program of the destination's tiles [0, 10).
 // TASM:      tasm.program @p0 tiles(0, 10) {
 // TASM:        tasm.call "relu" out({{[0-9]+}}) in(array<i64: {{[0-9]+}}>) {elements = 60 : i64} : f32 -> f32
-// TASM-NEXT:   tasm.checkpoint 1
+// TASM-NEXT:   tasm.checkpoint @v
 // TASM-NEXT:   tasm.sync
-// TASM-NEXT:   tasm.exchange 0
+// TASM-NEXT:   tasm.exchange @phase0
 // TASM-NEXT:   tasm.call "zero" out([[RHS:[0-9]+]]) in(array<i64>) {elements = 320 : i64} : f32 -> f32
 // TASM-NEXT:   tasm.sync
-// TASM-NEXT:   tasm.exchange 1
+// TASM-NEXT:   tasm.exchange @phase1
 // TASM-NEXT:   tasm.call "amp_matmul" out({{[0-9]+}}) in(array<i64: {{[0-9]+}}, [[RHS]]>) {m = 2 : i64, k = 20 : i64, n = 16 : i64} : f32 -> f32
 // TASM:      tasm.program @p1 tiles(10, 6) {
 // TASM-NOT:    tasm.call "zero"
-// TASM:        tasm.exchange 1
-// TASM-NEXT:   tasm.checkpoint 2
+// TASM:        tasm.exchange @phase1
+// TASM-NEXT:   tasm.checkpoint @y
 // The rhs broadcast (multicast, 100 members) needs 348 cycles in the best list schedule of its
 // two families; CP-SAT finds a non-preemptive multicast schedule at the bound, 320, and proves it.
-// TASM:      tasm.phase 0 lower_bound 40 horizon 40 scheduler "greedy-longest-first" {{.*}} : tensor<2x17xi32>
-// TASM-NEXT: tasm.phase 1 lower_bound 320 horizon 320 scheduler "cp-sat-optimal" {{.*}} : tensor<20x17xi32>
+// TASM:      tasm.phase @phase0 lower_bound 40 horizon 40 scheduler "greedy-longest-first" transfers = #table.transfers<[start, {{.*}}]
+// TASM-NEXT: {{^ +\[[-0-9, ]+\],$}}
+// TASM-NEXT: {{^ +\[[-0-9, ]+\]>$}}
+// TASM-NEXT: tasm.phase @phase1 lower_bound 320 horizon 320 scheduler "cp-sat-optimal" transfers = #table.transfers<[start, {{.*}}]
+// TASM-COUNT-19: {{^ +\[[-0-9, ]+\],$}}
+// TASM-NEXT: {{^ +\[[-0-9, ]+\]>$}}

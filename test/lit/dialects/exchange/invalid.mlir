@@ -2,7 +2,7 @@
 
 // Row 1 starts at cycle 3 and moves rows * words = 1 * 2 words: it ends at cycle 5 > horizon 4.
 func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
-  %c = exchange.phase 0 %b transfers = dense<[[0, 0, 0, 8, 0, 0, 8, 1, 2, 4, 1, 1, 1, 1, 0, 0, 0], [3, 4, 0, 8, 0, 8, 8, 1, 2, 4, 1, 1, 1, 1, 0, 0, 0]]> : tensor<2x17xi32> {lower_bound = 4 : i64, horizon = 4 : i64, scheduler = "greedy-longest-first"} : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
+  %c = exchange.phase %b transfers = #table.transfers<[start, src_tile, src_address, src_stride, dst_tile, dst_address, dst_stride, rows, row_words, par_count, par_src_step, par_dst_step, mc_count, mc_step, par_src_offset_step, par_dst_offset_step, par_time_step] [0, 0, 0, 8, 0, 0, 8, 1, 2, 4, 1, 1, 1, 1, 0, 0, 0], [3, 4, 0, 8, 0, 8, 8, 1, 2, 4, 1, 1, 1, 1, 0, 0, 0]> {lower_bound = 4 : i64, horizon = 4 : i64, scheduler = "greedy-longest-first"} : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
   func.return
 }
 // CHECK: Operation does not verify: exchange.phase: a transfer ends after the phase horizon
@@ -10,7 +10,7 @@ func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
 // -----
 
 func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
-  %c = exchange.phase 0 %b transfers = dense<[[-1, 0, 0, 8, 0, 0, 8, 1, 2, 4, 1, 1, 1, 1, 0, 0, 0]]> : tensor<1x17xi32> {lower_bound = 2 : i64, horizon = 4 : i64, scheduler = "greedy-longest-first"} : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
+  %c = exchange.phase %b transfers = #table.transfers<[start, src_tile, src_address, src_stride, dst_tile, dst_address, dst_stride, rows, row_words, par_count, par_src_step, par_dst_step, mc_count, mc_step, par_src_offset_step, par_dst_offset_step, par_time_step] [-1, 0, 0, 8, 0, 0, 8, 1, 2, 4, 1, 1, 1, 1, 0, 0, 0]> {lower_bound = 2 : i64, horizon = 4 : i64, scheduler = "greedy-longest-first"} : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
   func.return
 }
 // CHECK: Operation does not verify: exchange.phase: a transfer ends after the phase horizon
@@ -18,7 +18,7 @@ func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
 // -----
 
 func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
-  %c = exchange.phase 0 %b transfers = dense<[[0, 0, 0, 8, 0, 0, 8, 1, 2, 4, 1, 1, 1, 1, 0, 0, 0]]> : tensor<1x17xi32> {lower_bound = 8 : i64, horizon = 4 : i64, scheduler = "greedy-longest-first"} : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
+  %c = exchange.phase %b transfers = #table.transfers<[start, src_tile, src_address, src_stride, dst_tile, dst_address, dst_stride, rows, row_words, par_count, par_src_step, par_dst_step, mc_count, mc_step, par_src_offset_step, par_dst_offset_step, par_time_step] [0, 0, 0, 8, 0, 0, 8, 1, 2, 4, 1, 1, 1, 1, 0, 0, 0]> {lower_bound = 8 : i64, horizon = 4 : i64, scheduler = "greedy-longest-first"} : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
   func.return
 }
 // CHECK: Operation does not verify: exchange.phase: horizon below the lower bound
@@ -26,7 +26,7 @@ func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
 // -----
 
 func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
-  %c = exchange.phase 0 %b transfers = dense<[[0, 0, 4, 8, 0, 0, 8, 1, 2, 4, 1, 1, 1, 1, 0, 0, 0]]> : tensor<1x17xi32> {lower_bound = 2 : i64, horizon = 4 : i64, scheduler = "greedy-longest-first"} : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
+  %c = exchange.phase %b transfers = #table.transfers<[start, src_tile, src_address, src_stride, dst_tile, dst_address, dst_stride, rows, row_words, par_count, par_src_step, par_dst_step, mc_count, mc_step, par_src_offset_step, par_dst_offset_step, par_time_step] [0, 0, 4, 8, 0, 0, 8, 1, 2, 4, 1, 1, 1, 1, 0, 0, 0]> {lower_bound = 2 : i64, horizon = 4 : i64, scheduler = "greedy-longest-first"} : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
   func.return
 }
 // CHECK: Operation does not verify: exchange.phase: a transfer reads outside the source buffer (8 bytes)
@@ -35,7 +35,7 @@ func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
 
 // Destination tiles 2 + (pc - 1) * pds + (mc - 1) * mcs = 2 + 3 + 3 * 4 = 17 >= 16.
 func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
-  %c = exchange.phase 0 %b transfers = dense<[[0, 0, 0, 8, 2, 0, 8, 1, 2, 4, 1, 1, 4, 4, 0, 0, 0]]> : tensor<1x17xi32> {lower_bound = 2 : i64, horizon = 4 : i64, scheduler = "greedy-longest-first"} : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
+  %c = exchange.phase %b transfers = #table.transfers<[start, src_tile, src_address, src_stride, dst_tile, dst_address, dst_stride, rows, row_words, par_count, par_src_step, par_dst_step, mc_count, mc_step, par_src_offset_step, par_dst_offset_step, par_time_step] [0, 0, 0, 8, 2, 0, 8, 1, 2, 4, 1, 1, 4, 4, 0, 0, 0]> {lower_bound = 2 : i64, horizon = 4 : i64, scheduler = "greedy-longest-first"} : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
   func.return
 }
 // CHECK: Operation does not verify: exchange.phase: transfer 0 has a destination tile outside [0, 16)

@@ -1,12 +1,12 @@
 // RUN: ipu-opt %s --split-input-file --verify-diagnostics | filecheck %s
 
-tasm.phase 0 lower_bound 2 horizon 2 scheduler "greedy-longest-first" transfers = dense<[[0, 327744, 8, 0, 327712, 8, 1, 2, 1, 1, 1, 1, 1, 0, 0, 0]]> : tensor<1x16xi32>
-// CHECK: Operation does not verify: tasm.phase: transfer table must be [n, 17]
+tasm.phase @phase0 lower_bound 2 horizon 2 scheduler "greedy-longest-first" transfers = #table.transfers<[src_tile, src_address, src_stride, dst_tile, dst_address, dst_stride, rows, row_words, par_count, par_src_step, par_dst_step, mc_count, mc_step, par_src_offset_step, par_dst_offset_step, par_time_step] [0, 327744, 8, 0, 327712, 8, 1, 2, 1, 1, 1, 1, 1, 0, 0, 0]>
+// CHECK: Operation does not verify: tasm.phase: transfer table columns must be [start, src_tile, src_address, {{.*}}, par_time_step]
 
 // -----
 
 // rows * words = 4 * 2 = 8 cycles (and words * pc = 8): the family ends at cycle 8 > horizon 4.
-tasm.phase 0 lower_bound 4 horizon 4 scheduler "greedy-longest-first" transfers = dense<[[0, 0, 327744, 8, 0, 327712, 8, 4, 2, 4, 1, 1, 1, 1, 0, 0, 0]]> : tensor<1x17xi32>
+tasm.phase @phase0 lower_bound 4 horizon 4 scheduler "greedy-longest-first" transfers = #table.transfers<[start, src_tile, src_address, src_stride, dst_tile, dst_address, dst_stride, rows, row_words, par_count, par_src_step, par_dst_step, mc_count, mc_step, par_src_offset_step, par_dst_offset_step, par_time_step] [0, 0, 327744, 8, 0, 327712, 8, 4, 2, 4, 1, 1, 1, 1, 0, 0, 0]>
 // CHECK: Operation does not verify: tasm.phase: a transfer ends after the horizon
 
 // -----
@@ -41,47 +41,37 @@ func.func @f() {
 // -----
 
 // A binding is placed by a layout at an address, or by a slice table: exactly one of them.
-tasm.stream_in 0 "x" : tensor<4x8xf32>
+tasm.stream_in @x : tensor<4x8xf32>
 // CHECK: Operation does not verify: tasm.stream_in: exactly one of a layout or a slice table is required
 
 // -----
 
-tasm.stream_in 0 "x" : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard> at 327712 slices = dense<[[0, 8, 4, 2, 0, 4, 1, 327712, 8]]> : tensor<1x9xi64>
+tasm.stream_in @x : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard> at 327712 slices = #table.slices<[logical_offset, logical_stride, rows, row_elements, tile, tile_count, tile_step, address, tile_stride] [0, 8, 4, 2, 0, 4, 1, 327712, 8]>
 // CHECK: Operation does not verify: tasm.stream_in: exactly one of a layout or a slice table is required
 
 // -----
 
-"tasm.stream_out"() <{index = 0 : i64, sym_name = "y", tensor = tensor<4x8xf32>, address = 327712 : i64, slices = dense<[[0, 8, 4, 2, 0, 4, 1, 327712, 8]]> : tensor<1x9xi64>}> : () -> ()
+"tasm.stream_out"() <{sym_name = "y", tensor = tensor<4x8xf32>, address = 327712 : i64, slices = #table.slices<[logical_offset, logical_stride, rows, row_elements, tile, tile_count, tile_step, address, tile_stride] [0, 8, 4, 2, 0, 4, 1, 327712, 8]>}> : () -> ()
 // CHECK: Operation does not verify: tasm.stream_out: a layout needs an address, a slice table takes none
 
 // -----
 
-"tasm.stream_out"() <{index = 0 : i64, sym_name = "y", tensor = tensor<4x8xf32>, layout = #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard>}> : () -> ()
+"tasm.stream_out"() <{sym_name = "y", tensor = tensor<4x8xf32>, layout = #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard>}> : () -> ()
 // CHECK: Operation does not verify: tasm.stream_out: a layout needs an address, a slice table takes none
 
 // -----
 
-tasm.stream_out 0 "y" : tensor<4x8xf32> slices = dense<[[0, 8, 4, 2, 0, 4, 1, 327712]]> : tensor<1x8xi64>
-// CHECK: Operation does not verify: tasm.stream_out: the slice table must be [n, 9], not [1, 8]
+tasm.stream_out @y : tensor<4x8xf32> slices = dense<[[0, 8, 4, 2, 0, 4, 1, 327712, 8]]> : tensor<1x9xi32>
+// CHECK: Operation does not verify: dense<{{.*}}> : tensor<1x9xi32> should be of base attribute table.slices
 
 // -----
 
-tasm.stream_out 0 "y" : tensor<4x8xf32> slices = dense<[[0, 8, 4, 2, 0, 4, 1, 327712, 8]]> : tensor<1x9xi32>
-// CHECK: Operation does not verify: tasm.stream_out: the slice table must be a 2-d i64 tensor
+tasm.checkpoint_def @g op 1 : tensor<4x8xf32> slices = #table.slices<[logical_offset, logical_stride, rows, row_elements, tile, tile_count, tile_step, address, tile_stride] [0, 8, 4, 2, 0, 4, -1, 327712, 8]>
+// CHECK: Operation does not verify: tasm.checkpoint_def: slice 0 column tile_step is negative (-1)
 
 // -----
 
-tasm.stream_out 0 "y" : tensor<4x8xf32> slices = dense<[0, 8, 4, 2, 0, 4, 1, 327712, 8]> : tensor<9xi64>
-// CHECK: Operation does not verify: tasm.stream_out: the slice table must be a 2-d i64 tensor
-
-// -----
-
-tasm.checkpoint_def 0 "g" op 1 : tensor<4x8xf32> slices = dense<[[0, 8, 4, 2, 0, 4, -1, 327712, 8]]> : tensor<1x9xi64>
-// CHECK: Operation does not verify: tasm.checkpoint_def: slice 0 column 6 is negative (-1)
-
-// -----
-
-tasm.weight "b" dense<[1.0, 2.0]> : tensor<2xf32> : tensor<4xf32> slices = dense<[[0, 4, 1, 4, 0, 16, 1, 327680, 16]]> : tensor<1x9xi64>
+tasm.weight @b dense<[1.0, 2.0]> : tensor<2xf32> : tensor<4xf32> slices = #table.slices<[logical_offset, logical_stride, rows, row_elements, tile, tile_count, tile_step, address, tile_stride] [0, 4, 1, 4, 0, 16, 1, 327680, 16]>
 // CHECK: Operation does not verify: tasm.weight: dense initializer shape [2] is not [4]
 
 // -----
@@ -90,3 +80,40 @@ tasm.program @p0 tiles(0, 16) at -64 {
   tasm.sync
 }
 // CHECK: Operation does not verify: tasm.program: code address must be non-negative
+
+// -----
+
+// Program code refers to phases, streams and checkpoints by symbol; each must be defined.
+tasm.program @p0 tiles(0, 16) {
+  tasm.sync
+  tasm.exchange @phase1
+}
+tasm.phase @phase0 lower_bound 0 horizon 0 scheduler "empty" transfers = #table.transfers<[start, src_tile, src_address, src_stride, dst_tile, dst_address, dst_stride, rows, row_words, par_count, par_src_step, par_dst_step, mc_count, mc_step, par_src_offset_step, par_dst_offset_step, par_time_step]>
+// CHECK: Operation does not verify: tasm.exchange @phase1: no tasm.phase @phase1 in the module
+
+// -----
+
+tasm.program @p0 tiles(0, 16) {
+  tasm.host_in @y
+}
+tasm.stream_in @x : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard> at 327712
+tasm.stream_out @y : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard> at 327712
+// CHECK: Operation does not verify: tasm.host_in @y: no tasm.stream_in @y in the module
+
+// -----
+
+tasm.program @p0 tiles(0, 16) {
+  tasm.loop 2 {
+    tasm.checkpoint @h
+  }
+}
+// CHECK: Operation does not verify: tasm.checkpoint @h: no tasm.checkpoint_def @h in the module
+
+// -----
+
+tasm.program @p0 tiles(0, 16) {
+  tasm.host_out @y
+}
+tasm.stream_out @y : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard> at 327712
+tasm.stream_out @y : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard> at 327712
+// CHECK: Operation does not verify: tasm.stream_out: @y is defined twice in the module

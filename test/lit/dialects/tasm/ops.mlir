@@ -7,24 +7,24 @@
 // CHECK: builtin.module attributes {tasm.target = "sim16"} {
 builtin.module attributes {tasm.target = "sim16"} {
   // CHECK-NEXT: tasm.program @p0 tiles(0, 16) {
-  // CHECK-NEXT:   tasm.host_in 0
+  // CHECK-NEXT:   tasm.host_in @x
   // CHECK-NEXT:   tasm.call "relu" out(327744) in(array<i64: 327712>) {elements = 2 : i64} : f32 -> f32
-  // CHECK-NEXT:   tasm.checkpoint 0
+  // CHECK-NEXT:   tasm.checkpoint @g
   // CHECK-NEXT:   tasm.sync
-  // CHECK-NEXT:   tasm.exchange 0
+  // CHECK-NEXT:   tasm.exchange @phase0
   // CHECK-NEXT:   tasm.call "transpose" out(327744) in(array<i64: 327712>) {m = 2 : i64, n = 2 : i64} : f32 -> f32
   // CHECK-NEXT:   tasm.call "add" out(327712) in(array<i64: 327744, 327680>) {m = 2 : i64, n = 2 : i64, b_rows = 1 : i64, b_cols = 2 : i64} : f32 -> f16
-  // CHECK-NEXT:   tasm.host_out 0
+  // CHECK-NEXT:   tasm.host_out @output0
   // CHECK-NEXT: }
   tasm.program @p0 tiles(0, 16) {
-    tasm.host_in 0
+    tasm.host_in @x
     tasm.call "relu" out(327744) in(array<i64: 327712>) {elements = 2 : i64} : f32 -> f32
-    tasm.checkpoint 0
+    tasm.checkpoint @g
     tasm.sync
-    tasm.exchange 0
+    tasm.exchange @phase0
     tasm.call "transpose" out(327744) in(array<i64: 327712>) {m = 2 : i64, n = 2 : i64} : f32 -> f32
     tasm.call "add" out(327712) in(array<i64: 327744, 327680>) {m = 2 : i64, n = 2 : i64, b_rows = 1 : i64, b_cols = 2 : i64} : f32 -> f16
-    tasm.host_out 0
+    tasm.host_out @output0
   }
   // CHECK-NEXT: tasm.program @p1 tiles(16, 48) {
   // CHECK-NEXT:   tasm.sync
@@ -32,18 +32,19 @@ builtin.module attributes {tasm.target = "sim16"} {
   tasm.program @p1 tiles(16, 48) {
     tasm.sync
   }
-  // CHECK-NEXT: tasm.stream_in 0 "x" : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = {{\[\[}}0], [1]], memory = standard> at 327712
-  tasm.stream_in 0 "x" : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard> at 327712
-  // CHECK-NEXT: tasm.checkpoint_def 0 "g" op 1 : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = {{\[\[}}0], [1]], memory = standard> at 327744
-  tasm.checkpoint_def 0 "g" op 1 : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard> at 327744
-  // CHECK-NEXT: tasm.phase 0 lower_bound 2 horizon 2 scheduler "greedy-longest-first" transfers = dense<{{\[\[}}0, 0, 327744, 8, 0, 327712, 8, 1, 2, 1, 1, 1, 1, 1, 0, 0, 0]]> : tensor<1x17xi32>
-  tasm.phase 0 lower_bound 2 horizon 2 scheduler "greedy-longest-first" transfers = dense<[[0, 0, 327744, 8, 0, 327712, 8, 1, 2, 1, 1, 1, 1, 1, 0, 0, 0]]> : tensor<1x17xi32>
-  // CHECK-NEXT: tasm.weight "b" dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]> : tensor<4xf32> : tensor<4xf32> layout #plan.layout<grid = [4, 4], split = {{\[\[}}0]], align = [2], memory = standard> at 327680
-  tasm.weight "b" dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32> : tensor<4xf32> layout #plan.layout<grid = [4, 4], split = [[0]], align = [2], memory = standard> at 327680
-  // CHECK-NEXT: tasm.weight "w" #graph.gaussian<seed = 3, std = 0.02> : tensor<1024x256xf16> layout #plan.layout<grid = [1, 8, 2], split = {{\[\[}}2], [1]], align = [2, 32], memory = interleaved> at 524288
-  tasm.weight "w" #graph.gaussian<seed = 3, std = 0.02> : tensor<1024x256xf16> layout #plan.layout<grid = [1, 8, 2], split = [[2], [1]], align = [2, 32], memory = interleaved> at 524288
-  // CHECK-NEXT: tasm.stream_out 0 "output0" : tensor<8x4xf32> layout #plan.layout<grid = [4, 4], split = {{\[\[}}1], [0]], align = [2, 2], memory = standard> at 327712
-  tasm.stream_out 0 "output0" : tensor<8x4xf32> layout #plan.layout<grid = [4, 4], split = [[1], [0]], align = [2, 2], memory = standard> at 327712
+  // CHECK-NEXT: tasm.stream_in @x : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = {{\[\[}}0], [1]], memory = standard> at 327712
+  tasm.stream_in @x : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard> at 327712
+  // CHECK-NEXT: tasm.checkpoint_def @g op 1 : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = {{\[\[}}0], [1]], memory = standard> at 327744
+  tasm.checkpoint_def @g op 1 : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard> at 327744
+  // CHECK-NEXT: tasm.phase @phase0 lower_bound 2 horizon 2 scheduler "greedy-longest-first" transfers = #table.transfers<[start, src_tile, src_address, src_stride, dst_tile, dst_address, dst_stride, rows, row_words, par_count, par_src_step, par_dst_step, mc_count, mc_step, par_src_offset_step, par_dst_offset_step, par_time_step]
+  // CHECK-NEXT: [0, 0, 327744, 8, 0, 327712, 8, 1, 2, 1, 1, 1, 1, 1, 0, 0, 0]>
+  tasm.phase @phase0 lower_bound 2 horizon 2 scheduler "greedy-longest-first" transfers = #table.transfers<[start, src_tile, src_address, src_stride, dst_tile, dst_address, dst_stride, rows, row_words, par_count, par_src_step, par_dst_step, mc_count, mc_step, par_src_offset_step, par_dst_offset_step, par_time_step] [0, 0, 327744, 8, 0, 327712, 8, 1, 2, 1, 1, 1, 1, 1, 0, 0, 0]>
+  // CHECK-NEXT: tasm.weight @b dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]> : tensor<4xf32> : tensor<4xf32> layout #plan.layout<grid = [4, 4], split = {{\[\[}}0]], align = [2], memory = standard> at 327680
+  tasm.weight @b dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32> : tensor<4xf32> layout #plan.layout<grid = [4, 4], split = [[0]], align = [2], memory = standard> at 327680
+  // CHECK-NEXT: tasm.weight @w #graph.gaussian<seed = 3, std = 0.02> : tensor<1024x256xf16> layout #plan.layout<grid = [1, 8, 2], split = {{\[\[}}2], [1]], align = [2, 32], memory = interleaved> at 524288
+  tasm.weight @w #graph.gaussian<seed = 3, std = 0.02> : tensor<1024x256xf16> layout #plan.layout<grid = [1, 8, 2], split = [[2], [1]], align = [2, 32], memory = interleaved> at 524288
+  // CHECK-NEXT: tasm.stream_out @output0 : tensor<8x4xf32> layout #plan.layout<grid = [4, 4], split = {{\[\[}}1], [0]], align = [2, 2], memory = standard> at 327712
+  tasm.stream_out @output0 : tensor<8x4xf32> layout #plan.layout<grid = [4, 4], split = [[1], [0]], align = [2, 2], memory = standard> at 327712
   // CHECK-NEXT: }
 }
 
@@ -58,22 +59,26 @@ builtin.module attributes {tasm.target = "sim16"} {
 // CHECK: builtin.module attributes {tasm.target = "sim16", tasm.compiler = "0.1.0", tasm.metrics = {programs = 1 : i64, phases = 0 : i64}} {
 builtin.module attributes {tasm.target = "sim16", tasm.compiler = "0.1.0", tasm.metrics = {programs = 1 : i64, phases = 0 : i64}} {
   // CHECK-NEXT: tasm.program @p0 tiles(0, 16) at 311360 {
-  // CHECK-NEXT:   tasm.host_in 0
-  // CHECK-NEXT:   tasm.checkpoint 0
-  // CHECK-NEXT:   tasm.host_out 0
+  // CHECK-NEXT:   tasm.host_in @x
+  // CHECK-NEXT:   tasm.checkpoint @a_state_scores
+  // CHECK-NEXT:   tasm.host_out @output0
   // CHECK-NEXT: }
   tasm.program @p0 tiles(0, 16) at 311360 {
-    tasm.host_in 0
-    tasm.checkpoint 0
-    tasm.host_out 0
+    tasm.host_in @x
+    tasm.checkpoint @a_state_scores
+    tasm.host_out @output0
   }
-  // CHECK-NEXT: tasm.stream_in 0 "x" : tensor<4x8xf32> slices = dense<{{\[\[}}0, 8, 4, 2, 0, 4, 1, 327712, 8], [2, 8, 4, 2, 4, 4, 1, 327712, 8]]> : tensor<2x9xi64>
-  tasm.stream_in 0 "x" : tensor<4x8xf32> slices = dense<[[0, 8, 4, 2, 0, 4, 1, 327712, 8], [2, 8, 4, 2, 4, 4, 1, 327712, 8]]> : tensor<2x9xi64>
-  // CHECK-NEXT: tasm.weight "b" dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]> : tensor<4xf32> : tensor<4xf32> slices = dense<{{\[\[}}0, 4, 1, 4, 0, 16, 1, 327680, 16]]> : tensor<1x9xi64>
-  tasm.weight "b" dense<"0x0000803F000000400000404000008040"> : tensor<4xf32> : tensor<4xf32> slices = dense<[[0, 4, 1, 4, 0, 16, 1, 327680, 16]]> : tensor<1x9xi64>
-  // CHECK-NEXT: tasm.checkpoint_def 0 "a_state_scores" op 3 aspect "scores" : tensor<4x8xf32> slices = dense<{{\[\[}}0, 8, 4, 8, 0, 1, 1, 327744, 32]]> : tensor<1x9xi64>
-  tasm.checkpoint_def 0 "a_state_scores" op 3 aspect "scores" : tensor<4x8xf32> slices = dense<[[0, 8, 4, 8, 0, 1, 1, 327744, 32]]> : tensor<1x9xi64>
-  // CHECK-NEXT: tasm.stream_out 0 "output0" : tensor<0xf32> slices = dense<> : tensor<0x9xi64>
-  tasm.stream_out 0 "output0" : tensor<0xf32> slices = dense<> : tensor<0x9xi64>
+  // CHECK-NEXT: tasm.stream_in @x : tensor<4x8xf32> slices = #table.slices<[logical_offset, logical_stride, rows, row_elements, tile, tile_count, tile_step, address, tile_stride]
+  // CHECK-NEXT: [0, 8, 4, 2, 0, 4, 1, 327712, 8],
+  // CHECK-NEXT: [2, 8, 4, 2, 4, 4, 1, 327712, 8]>
+  tasm.stream_in @x : tensor<4x8xf32> slices = #table.slices<[logical_offset, logical_stride, rows, row_elements, tile, tile_count, tile_step, address, tile_stride] [0, 8, 4, 2, 0, 4, 1, 327712, 8], [2, 8, 4, 2, 4, 4, 1, 327712, 8]>
+  // CHECK-NEXT: tasm.weight @b dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]> : tensor<4xf32> : tensor<4xf32> slices = #table.slices<[logical_offset, logical_stride, rows, row_elements, tile, tile_count, tile_step, address, tile_stride]
+  // CHECK-NEXT: [0, 4, 1, 4, 0, 16, 1, 327680, 16]>
+  tasm.weight @b dense<"0x0000803F000000400000404000008040"> : tensor<4xf32> : tensor<4xf32> slices = #table.slices<[logical_offset, logical_stride, rows, row_elements, tile, tile_count, tile_step, address, tile_stride] [0, 4, 1, 4, 0, 16, 1, 327680, 16]>
+  // CHECK-NEXT: tasm.checkpoint_def @a_state_scores op 3 aspect "scores" : tensor<4x8xf32> slices = #table.slices<[logical_offset, logical_stride, rows, row_elements, tile, tile_count, tile_step, address, tile_stride]
+  // CHECK-NEXT: [0, 8, 4, 8, 0, 1, 1, 327744, 32]>
+  tasm.checkpoint_def @a_state_scores op 3 aspect "scores" : tensor<4x8xf32> slices = #table.slices<[logical_offset, logical_stride, rows, row_elements, tile, tile_count, tile_step, address, tile_stride] [0, 8, 4, 8, 0, 1, 1, 327744, 32]>
+  // CHECK-NEXT: tasm.stream_out @output0 : tensor<0xf32> slices = #table.slices<[logical_offset, logical_stride, rows, row_elements, tile, tile_count, tile_step, address, tile_stride]>
+  tasm.stream_out @output0 : tensor<0xf32> slices = #table.slices<[logical_offset, logical_stride, rows, row_elements, tile, tile_count, tile_step, address, tile_stride]>
   // CHECK-NEXT: }
 }

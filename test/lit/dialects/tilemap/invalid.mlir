@@ -1,7 +1,7 @@
 // RUN: ipu-opt %s --split-input-file --verify-diagnostics | filecheck %s
 
 func.func @f() {
-  %x = tilemap.host_write "x" index 0 : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
+  %x = tilemap.host_write "x" : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
   func.return
 }
 // CHECK: Operation does not verify: tilemap.host_write: layout block (1, 2) does not match buffer block (2, 2)
@@ -17,7 +17,7 @@ func.func @f() {
 // -----
 
 func.func @f(%b: !tilemap.buffer<4x4xf16, tiles = [0, 4], memory = standard>) {
-  tilemap.host_read "out" index 0 %b : !tilemap.buffer<4x4xf16, tiles = [0, 4], memory = standard> as tensor<8x8xf32> layout #plan.layout<grid = [2, 2], split = [[0], [1]], memory = standard>
+  tilemap.host_read "out" %b : !tilemap.buffer<4x4xf16, tiles = [0, 4], memory = standard> as tensor<8x8xf32> layout #plan.layout<grid = [2, 2], split = [[0], [1]], memory = standard>
   func.return
 }
 // CHECK: Operation does not verify: tilemap.host_read: element types differ
@@ -25,7 +25,7 @@ func.func @f(%b: !tilemap.buffer<4x4xf16, tiles = [0, 4], memory = standard>) {
 // -----
 
 func.func @f(%b: !tilemap.buffer<4x4xf16, tiles = [0, 4], memory = standard>) {
-  tilemap.checkpoint "c" index 0 op 3 %b : !tilemap.buffer<4x4xf16, tiles = [0, 4], memory = standard> as tensor<8x16xf16> layout #plan.layout<grid = [2, 2], split = [[0], [1]], memory = standard>
+  tilemap.checkpoint "c" op 3 %b : !tilemap.buffer<4x4xf16, tiles = [0, 4], memory = standard> as tensor<8x16xf16> layout #plan.layout<grid = [2, 2], split = [[0], [1]], memory = standard>
   func.return
 }
 // CHECK: Operation does not verify: tilemap.checkpoint: layout block (4, 8) does not match buffer block (4, 4)
@@ -34,7 +34,7 @@ func.func @f(%b: !tilemap.buffer<4x4xf16, tiles = [0, 4], memory = standard>) {
 
 // Row 1 reads 2 words at offset 4 of an 8-byte source block: it ends at byte 12.
 func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
-  %c = tilemap.move %b transfers = dense<[[0, 0, 8, 0, 0, 8, 1, 2, 4, 1, 1, 1, 1, 0, 0, 0], [4, 4, 8, 0, 8, 8, 1, 2, 4, 1, 1, 1, 1, 0, 0, 0]]> : tensor<2x16xi32> : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
+  %c = tilemap.move %b transfers = #table.transfers<[src_tile, src_address, src_stride, dst_tile, dst_address, dst_stride, rows, row_words, par_count, par_src_step, par_dst_step, mc_count, mc_step, par_src_offset_step, par_dst_offset_step, par_time_step] [0, 0, 8, 0, 0, 8, 1, 2, 4, 1, 1, 1, 1, 0, 0, 0], [4, 4, 8, 0, 8, 8, 1, 2, 4, 1, 1, 1, 1, 0, 0, 0]> : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
   func.return
 }
 // CHECK: Operation does not verify: tilemap.move: a transfer reads outside the source buffer (8 bytes)
@@ -42,7 +42,7 @@ func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
 // -----
 
 func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
-  %c = tilemap.move %b transfers = dense<[[0, 0, 8, 0, 12, 8, 1, 2, 4, 1, 1, 1, 1, 0, 0, 0]]> : tensor<1x16xi32> : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
+  %c = tilemap.move %b transfers = #table.transfers<[src_tile, src_address, src_stride, dst_tile, dst_address, dst_stride, rows, row_words, par_count, par_src_step, par_dst_step, mc_count, mc_step, par_src_offset_step, par_dst_offset_step, par_time_step] [0, 0, 8, 0, 12, 8, 1, 2, 4, 1, 1, 1, 1, 0, 0, 0]> : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
   func.return
 }
 // CHECK: Operation does not verify: tilemap.move: a transfer writes outside the destination buffer (16 bytes)
@@ -51,7 +51,7 @@ func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
 
 // Row 0 sends from tiles 14, 15, 16, 17 (pc = 4, pss = 1): tiles 16 and 17 are not in [0, 16).
 func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
-  %c = tilemap.move %b transfers = dense<[[14, 0, 8, 0, 0, 8, 1, 2, 4, 1, 1, 1, 1, 0, 0, 0]]> : tensor<1x16xi32> : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
+  %c = tilemap.move %b transfers = #table.transfers<[src_tile, src_address, src_stride, dst_tile, dst_address, dst_stride, rows, row_words, par_count, par_src_step, par_dst_step, mc_count, mc_step, par_src_offset_step, par_dst_offset_step, par_time_step] [14, 0, 8, 0, 0, 8, 1, 2, 4, 1, 1, 1, 1, 0, 0, 0]> : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
   func.return
 }
 // CHECK: Operation does not verify: tilemap.move: transfer 0 has a source tile outside [0, 16)
@@ -59,7 +59,7 @@ func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
 // -----
 
 func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
-  %c = tilemap.move %b transfers = dense<[[0, 0, 8, 0, 0, 8, 0, 2, 4, 1, 1, 1, 1, 0, 0, 0]]> : tensor<1x16xi32> : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
+  %c = tilemap.move %b transfers = #table.transfers<[src_tile, src_address, src_stride, dst_tile, dst_address, dst_stride, rows, row_words, par_count, par_src_step, par_dst_step, mc_count, mc_step, par_src_offset_step, par_dst_offset_step, par_time_step] [0, 0, 8, 0, 0, 8, 0, 2, 4, 1, 1, 1, 1, 0, 0, 0]> : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
   func.return
 }
 // CHECK: Operation does not verify: tilemap.move: rows, words and counts must be positive
@@ -67,10 +67,11 @@ func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
 // -----
 
 func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
-  %c = tilemap.move %b transfers = dense<[[0, 0, 8, 0, 0, 8, 1, 2, 4, 1, 1, 1, 0, 0, 0]]> : tensor<1x15xi32> : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
+  %c = tilemap.move %b transfers = #table.transfers<[start, src_tile, src_address, src_stride, dst_tile, dst_address, dst_stride, rows, row_words, par_count, par_src_step, par_dst_step, mc_count, mc_step, par_src_offset_step, par_dst_offset_step, par_time_step] [0, 0, 0, 8, 0, 0, 8, 1, 2, 4, 1, 1, 1, 0, 0, 0, 0]> : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
   func.return
 }
-// CHECK: Operation does not verify: tilemap.move: transfer table must be [n, 16]
+// A move is not scheduled: its table has no `start` column.
+// CHECK: Operation does not verify: tilemap.move: transfer table columns must be [src_tile, src_address, {{.*}}, par_time_step]
 
 // -----
 
@@ -100,3 +101,12 @@ func.func @f() attributes {tilemap.mapping = #tilemap.mapping<block = 16, width 
   func.return
 }
 // CHECK: tilemap.mapping: width 3 must be positive and divide block 16
+
+// -----
+
+// A host stream names one of its function's run inputs or outputs.
+func.func @main() attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"]} {
+  %x = tilemap.host_write "z" : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard> -> !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>
+  func.return
+}
+// CHECK: Operation does not verify: tilemap.host_write: "z" is not in the function's ipu.inputs ["x"]
