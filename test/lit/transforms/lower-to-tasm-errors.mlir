@@ -14,12 +14,12 @@ func.func @main() attributes {ipu.inputs = [], ipu.outputs = [], tilemap.mapping
 
 // A repeat that yields its carried values swapped needs a temporary buffer for the parallel copy.
 func.func @main() attributes {ipu.inputs = ["x", "y"], ipu.outputs = ["output0"], tilemap.mapping = #tilemap.mapping<identity>, exchange.memory = {peak_total_bytes = 128 : i64}} {
-  %x = tilemap.host_write "x" index 0 : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard> {slot = #exchange.slot<0x50000, 32, standard>} -> !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>
-  %y = tilemap.host_write "y" index 1 : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard> {slot = #exchange.slot<0x50020, 32, standard>} -> !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>
+  %x = tilemap.host_write "x" : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard> {slot = #exchange.slot<0x50000, 32, standard>} -> !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>
+  %y = tilemap.host_write "y" : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard> {slot = #exchange.slot<0x50020, 32, standard>} -> !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>
   %a, %b = tilemap.repeat 2 iter(%c1 = %x, %c2 = %y) : (!tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>, !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
     tilemap.yield %c2, %c1 : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>, !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>
   } {carried_slots = [#exchange.slot<0x50040, 32, standard>, #exchange.slot<0x50060, 32, standard>]}
-  tilemap.host_read "output0" index 0 %a : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> as tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard>
+  tilemap.host_read "output0" %a : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> as tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard>
   func.return
 }
 
@@ -30,7 +30,7 @@ func.func @main() attributes {ipu.inputs = ["x", "y"], ipu.outputs = ["output0"]
 
 // A value without a storage slot (place-storage did not run, or skipped it).
 func.func @main() attributes {ipu.inputs = ["x"], ipu.outputs = [], tilemap.mapping = #tilemap.mapping<identity>, exchange.memory = {peak_total_bytes = 32 : i64}} {
-  %x = tilemap.host_write "x" index 0 : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard> -> !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>
+  %x = tilemap.host_write "x" : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard> -> !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>
   func.return
 }
 

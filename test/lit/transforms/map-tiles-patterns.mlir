@@ -17,15 +17,16 @@ func.func @main(%x: !plan.tensor<32x16xf32, #plan.layout<grid = [16, 1], split =
 }
 
 // CHECK:      func.func @main() attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"], ipu.target = "sim16", tilemap.mapping = #tilemap.mapping<identity>} {
-// CHECK-NEXT:   %x = tilemap.host_write "x" index 0 : tensor<32x16xf32> layout #plan.layout<grid = [16, 1], split = {{\[\[}}0], [1]], memory = standard> -> !tilemap.buffer<2x16xf32, tiles = [0, 16], memory = standard>
+// CHECK-NEXT:   %x = tilemap.host_write "x" : tensor<32x16xf32> layout #plan.layout<grid = [16, 1], split = {{\[\[}}0], [1]], memory = standard> -> !tilemap.buffer<2x16xf32, tiles = [0, 16], memory = standard>
 // CHECK-NEXT:   %t = tilemap.run "tanh"(%x) {elements = 32 : i64} : (!tilemap.buffer<2x16xf32, tiles = [0, 16], memory = standard>) -> !tilemap.buffer<2x16xf32, tiles = [0, 16], memory = standard>
-// CHECK-NEXT:   tilemap.checkpoint "t" index 0 op 0 %t : !tilemap.buffer<2x16xf32, tiles = [0, 16], memory = standard> as tensor<32x16xf32>
-// CHECK-NEXT:   %t_r = tilemap.move %t transfers = {{.*}} {reason = "graph.reshape"} : !tilemap.buffer<2x16xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x16xf32, tiles = [0, 16], memory = standard>
+// CHECK-NEXT:   tilemap.checkpoint "t" op 0 %t : !tilemap.buffer<2x16xf32, tiles = [0, 16], memory = standard> as tensor<32x16xf32>
+// CHECK-NEXT:   %t_r = tilemap.move %t transfers = #table.transfers<[src_tile, {{.*}}
+// CHECK:      {{^ +\[.*\]}}> {reason = "graph.reshape"} : !tilemap.buffer<2x16xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x16xf32, tiles = [0, 16], memory = standard>
 // CHECK-NEXT:   %r = tilemap.run "copy"(%t_r) {elements = 32 : i64} : (!tilemap.buffer<2x16xf32, tiles = [0, 16], memory = standard>) -> !tilemap.buffer<1x32xf32, tiles = [0, 16], memory = standard>
-// CHECK-NEXT:   tilemap.checkpoint "r" index 1 op 1 %r
+// CHECK-NEXT:   tilemap.checkpoint "r" op 1 %r
 // CHECK-NEXT:   %c = tilemap.run "copy"(%r) {elements = 32 : i64} : (!tilemap.buffer<1x32xf32, tiles = [0, 16], memory = standard>) -> !tilemap.buffer<1x32xf16, tiles = [0, 16], memory = standard>
-// CHECK-NEXT:   tilemap.checkpoint "c" index 2 op 2 %c
-// CHECK-NEXT:   tilemap.host_read "output0" index 0 %c : !tilemap.buffer<1x32xf16, tiles = [0, 16], memory = standard> as tensor<16x32xf16> layout #plan.layout<grid = [16], split = {{\[\[}}0], []], memory = standard>
+// CHECK-NEXT:   tilemap.checkpoint "c" op 2 %c
+// CHECK-NEXT:   tilemap.host_read "output0" %c : !tilemap.buffer<1x32xf16, tiles = [0, 16], memory = standard> as tensor<16x32xf16> layout #plan.layout<grid = [16], split = {{\[\[}}0], []], memory = standard>
 // CHECK-NEXT:   func.return
 // CHECK-NEXT: }
 
@@ -42,15 +43,15 @@ func.func @main(%x: !plan.tensor<32x16xf32, #plan.layout<grid = [16, 1], split =
   func.return %t : !plan.tensor<16x32xf32, #plan.layout<grid = [16, 1], split = [[1], [0]], align = [16, 2], memory = standard>>
 }
 
-// CHECK:      %x = tilemap.host_write "x" index 0
+// CHECK:      %x = tilemap.host_write "x"
 // CHECK-NEXT: %b = tilemap.weight "b" #graph.gaussian<seed = 1, std = 0.1> : tensor<16xf32> layout #plan.layout<grid = [16, 1], split = {{\[\[}}1]], memory = standard> -> !tilemap.buffer<16xf32, tiles = [0, 16], memory = standard>
 // CHECK-NEXT: %y = tilemap.run "add"(%x, %b) {m = 2 : i64, n = 16 : i64, b_rows = 1 : i64, b_cols = 16 : i64}
-// CHECK-NEXT: tilemap.checkpoint "y" index 0 op 1 %y
+// CHECK-NEXT: tilemap.checkpoint "y" op 1 %y
 // CHECK-NEXT: %z = tilemap.run "mul"(%y, %x) {m = 2 : i64, n = 16 : i64, b_rows = 2 : i64, b_cols = 16 : i64}
-// CHECK-NEXT: tilemap.checkpoint "z" index 1 op 2 %z
+// CHECK-NEXT: tilemap.checkpoint "z" op 2 %z
 // CHECK-NEXT: %t = tilemap.run "transpose"(%z) {m = 2 : i64, n = 16 : i64} : (!tilemap.buffer<2x16xf32, tiles = [0, 16], memory = standard>) -> !tilemap.buffer<16x2xf32, tiles = [0, 16], memory = standard>
-// CHECK-NEXT: tilemap.checkpoint "t" index 2 op 3 %t
-// CHECK-NEXT: tilemap.host_read "output0" index 0 %t
+// CHECK-NEXT: tilemap.checkpoint "t" op 3 %t
+// CHECK-NEXT: tilemap.host_read "output0" %t
 
 // -----
 
@@ -66,12 +67,12 @@ func.func @main(%x: !plan.tensor<32x16xf32, #plan.layout<grid = [16, 1], split =
 }
 
 // CHECK:      %s = tilemap.run "softmax_rows"(%x_r) {rows = 2 : i64, cols = 16 : i64, valid = 16 : i64}
-// CHECK-NEXT: tilemap.checkpoint "s" index 0 op 1 %s
+// CHECK-NEXT: tilemap.checkpoint "s" op 1 %s
 // CHECK-NEXT: %g = tilemap.weight "g"
 // CHECK-NEXT: %n = tilemap.run "rms_norm_rows"(%s, %g) {rows = 2 : i64, cols = 16 : i64, valid = 16 : i64, eps_bits = 897988541 : i64}
-// CHECK-NEXT: tilemap.checkpoint "n" index 1 op 2 %n
+// CHECK-NEXT: tilemap.checkpoint "n" op 2 %n
 // CHECK-NEXT: %m = tilemap.run "reduce_rows"(%n) {rows = 2 : i64, cols = 16 : i64, valid = 16 : i64, kind = 3 : i64} : (!tilemap.buffer<2x16xf32, tiles = [0, 16], memory = standard>) -> !tilemap.buffer<2xf32, tiles = [0, 16], memory = standard>
-// CHECK-NEXT: tilemap.checkpoint "m" index 2 op 3 %m
-// CHECK-NEXT: tilemap.host_read "output0" index 0 %n
-// CHECK-NEXT: tilemap.host_read "output1" index 1 %m
+// CHECK-NEXT: tilemap.checkpoint "m" op 3 %m
+// CHECK-NEXT: tilemap.host_read "output0" %n
+// CHECK-NEXT: tilemap.host_read "output1" %m
 // CHECK-NEXT: func.return

@@ -13,15 +13,15 @@ func.func @main(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> (tensor<4x8xf32>, t
   func.return %a, %b : tensor<4x8xf32>, tensor<4x8xf32>
 }
 
-// CHECK:      %y = tilemap.host_write "y" index 1 : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = {{\[\[}}0], [1]], memory = standard> -> [[B:!tilemap.buffer<1x2xf32, tiles = .0, 16., memory = standard>]]
+// CHECK:      %y = tilemap.host_write "y" : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = {{\[\[}}0], [1]], memory = standard> -> [[B:!tilemap.buffer<1x2xf32, tiles = .0, 16., memory = standard>]]
 // CHECK-NEXT: %a, %b = tilemap.repeat 2 iter(%c1 = %x, %c2 = %y) : ([[B]], [[B]]) {
 // CHECK-NEXT:   %t = tilemap.run "exp"(%c1) {elements = 2 : i64} : ([[B]]) -> [[B]]
-// CHECK-NEXT:   tilemap.checkpoint "t" index 0 op 1 %t
+// CHECK-NEXT:   tilemap.checkpoint "t" op 1 %t
 // CHECK-NEXT:   tilemap.yield %t, %c1 : [[B]], [[B]]
 // CHECK-NEXT: }
-// CHECK-NEXT: tilemap.checkpoint "a" index 1 op 0 %a
-// CHECK-NEXT: tilemap.host_read "output0" index 0 %a
-// CHECK-NEXT: tilemap.host_read "output1" index 1 %b
+// CHECK-NEXT: tilemap.checkpoint "a" op 0 %a
+// CHECK-NEXT: tilemap.host_read "output0" %a
+// CHECK-NEXT: tilemap.host_read "output1" %b
 // CHECK-NEXT: func.return
 
 // -----
@@ -36,15 +36,21 @@ func.func @main(%x: tensor<256x1024xf16>) -> tensor<256x1024xf16> {
 }
 
 // CHECK:      %y_acc = tilemap.run "zero"() {elements = 16384 : i64} : () -> !tilemap.buffer<256x64xf32, tiles = [0, 16], memory = interleaved>
-// CHECK-NEXT: %y_a0 = tilemap.move %x transfers = {{.*}} {reason = "gemm window"} : {{.*}} -> !tilemap.buffer<256x342xf16, tiles = [0, 16], memory = standard>
-// CHECK-NEXT: %y_b0 = tilemap.move %w transfers = {{.*}} {reason = "gemm window"} : {{.*}} -> !tilemap.buffer<342x64xf16, tiles = [0, 16], memory = interleaved>
+// CHECK-NEXT: %y_a0 = tilemap.move %x transfers = #table.transfers<[src_tile, {{.*}}
+// CHECK:      {{^ +\[.*\]}}> {reason = "gemm window"} : {{.*}} -> !tilemap.buffer<256x342xf16, tiles = [0, 16], memory = standard>
+// CHECK-NEXT: %y_b0 = tilemap.move %w transfers = #table.transfers<[src_tile, {{.*}}
+// CHECK:      {{^ +\[.*\]}}> {reason = "gemm window"} : {{.*}} -> !tilemap.buffer<342x64xf16, tiles = [0, 16], memory = interleaved>
 // CHECK-NEXT: %y_acc_1 = tilemap.run "amp_matmul_acc"(%y_a0, %y_b0, %y_acc) {m = 256 : i64, k = 342 : i64, n = 64 : i64} {inplace = 2 : i64}
 // CHECK-NEXT: %y_a342 = tilemap.move %x
+// CHECK:      {{^ +\[.*\]}}> {reason = "gemm window"}
 // CHECK-NEXT: %y_b342 = tilemap.move %w
+// CHECK:      {{^ +\[.*\]}}> {reason = "gemm window"}
 // CHECK-NEXT: %y_acc_2 = tilemap.run "amp_matmul_acc"(%y_a342, %y_b342, %y_acc_1) {m = 256 : i64, k = 342 : i64, n = 64 : i64} {inplace = 2 : i64}
 // CHECK-NEXT: %y_a684 = tilemap.move %x
+// CHECK:      {{^ +\[.*\]}}> {reason = "gemm window"}
 // CHECK-NEXT: %y_b684 = tilemap.move %w
+// CHECK:      {{^ +\[.*\]}}> {reason = "gemm window"}
 // CHECK-NEXT: %y_acc_3 = tilemap.run "amp_matmul_acc"(%y_a684, %y_b684, %y_acc_2) {m = 256 : i64, k = 340 : i64, n = 64 : i64} {inplace = 2 : i64}
 // CHECK-NEXT: %y = tilemap.run "copy"(%y_acc_3) {elements = 16384 : i64} : (!tilemap.buffer<256x64xf32, tiles = [0, 16], memory = interleaved>) -> !tilemap.buffer<256x64xf16, tiles = [0, 16], memory = standard>
-// CHECK-NEXT: tilemap.checkpoint "y" index 0 op 1 %y
-// CHECK-NEXT: tilemap.host_read "output0" index 0 %y
+// CHECK-NEXT: tilemap.checkpoint "y" op 1 %y
+// CHECK-NEXT: tilemap.host_read "output0" %y
