@@ -653,6 +653,7 @@ Plan = Dialect(
     [
         ParameterOp,
         GemmOp,
+        SerialGemmOp,
         ReduceOp,
         RearrangeOp,
         UnaryOp,
@@ -665,6 +666,8 @@ Plan = Dialect(
         MergeHeadsOp,
         AttentionOp,
         AttentionCombineOp,
+        RepeatOp,
+        YieldOp,
     ],
     [LayoutAttr, PlanTensorType],
 )
