@@ -13,6 +13,16 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return PlanOpsPass
 
+    def plan_decide():
+        from ipu.transforms.plan_decide import PlanDecidePass
+
+        return PlanDecidePass
+
+    def plan_materialize():
+        from ipu.transforms.plan_materialize import PlanMaterializePass
+
+        return PlanMaterializePass
+
     def map_tiles():
         from ipu.transforms.map_tiles import MapTilesPass
 
@@ -45,6 +55,8 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
     return {
         "plan-ops": plan_ops,
+        "plan-decide": plan_decide,
+        "plan-materialize": plan_materialize,
         "map-tiles": map_tiles,
         "schedule-exchange": schedule_exchange,
         "select-finalist": select_finalist,
