@@ -33,6 +33,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return ScheduleExchangePass
 
+    def screen_tiles():
+        from ipu.transforms.screen_tiles import ScreenTilesPass
+
+        return ScreenTilesPass
+
     def select_finalist():
         from ipu.transforms.select_finalist import SelectFinalistPass
 
@@ -59,6 +64,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "plan-materialize": plan_materialize,
         "map-tiles": map_tiles,
         "schedule-exchange": schedule_exchange,
+        "screen-tiles": screen_tiles,
         "select-finalist": select_finalist,
         "place-storage": place_storage,
         "lower-to-tasm": lower_to_tasm,

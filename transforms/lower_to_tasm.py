@@ -20,10 +20,10 @@ from xdsl.utils.exceptions import DiagnosticException
 from ipu.dialects import exchange, tasm, tilemap
 from ipu.runtime.isa import KERNELS
 from ipu.target import Target, load_target
+from ipu.transforms.cycles import refined_cycles
 from ipu.transforms.exchange_schedule import D_OFF, S_OFF
 from ipu.transforms.log import log_event
 from ipu.transforms.place_storage import slot
-from ipu.transforms.select_finalist import refined_cycles
 
 # the kernel ABI (parameter names in encoding order) is the ISA's
 KERNEL_PARAMS = {name: params for name, (_, params) in KERNELS.items()}

@@ -1,0 +1,94 @@
+"""Refined cycle estimates of a scheduled tilemap/exchange function, in the machine's
+bulk-synchronous order: per superstep (between exchange phases) the busiest tile range's kernel
+cycles from the target's formulas, plus per phase its scheduled horizon, its longest route
+under the function's tile mapping, and sync; loop bodies count once per iteration.
+
+Shared by select-finalist (ranking mapped finalists before their exchange is scheduled) and
+lower-to-tasm (the package's estimate).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.dialects import func
+from xdsl.ir import Block, Operation
+
+from ipu.dialects import exchange, tilemap
+from ipu.target import Target
+from ipu.transforms.exchange_schedule import PhaseCache, attainable_horizon
+from ipu.transforms.tile_screen import move_route_cycles
+
+
+def refined_cycles(f: func.FuncOp, t: Target, attainable: bool = False) -> tuple[int, int]:
+    """(total cycles, scheduled exchange cycles) of a scheduled tilemap/exchange function; with
+    `attainable`, each phase counts the horizon a full-effort schedule reaches from its quick one."""
+    return _block(f.body.block, t, lambda op: phase_cycles(op, t, _horizon(op, t, attainable)))
+
+
+def previewed_cycles(f: func.FuncOp, t: Target) -> tuple[int, int]:
+    """(total cycles, exchange cycles) of a mapped tilemap function whose moves are not scheduled
+    yet: each move is list-scheduled (as `schedule-exchange{effort=1}` would) and counted at the
+    horizon a full-effort schedule attains from that, plus sync and its route under `f`'s tile
+    mapping. The figure `refined_cycles(…, attainable=True)` gives after a quick schedule."""
+    cache = PhaseCache()
+    mapping = tilemap.mapping_of(f)
+
+    def price(op: Operation) -> int:
+        assert isinstance(op, tilemap.MoveOp)
+        logical = tilemap.table_of(op.transfers)
+        table, s = cache.schedule(logical, t.tiles, effort=1)
+        h = attainable_horizon(table, t.tiles, s.horizon, s.lower_bound)
+        return h + t.exchange["sync_cycles"] + move_route_cycles(logical, mapping, t)
+
+    return _block(f.body.block, t, price)
+
+
+def phase_cycles(op: exchange.PhaseOp, t: Target, horizon: int) -> int:
+    """Horizon plus sync plus the phase's route (the worst route if it was never mapped)."""
+    route = op.route_cycles.value.data if op.route_cycles is not None else t.exchange["route_tail_cycles"]
+    return horizon + t.exchange["sync_cycles"] + route
+
+
+def _horizon(op: exchange.PhaseOp, t: Target, attainable: bool) -> int:
+    h = op.horizon.value.data
+    if not attainable:
+        return h
+    moves = tilemap.table_of(op.transfers)[:, 1:]
+    return attainable_horizon(moves, t.tiles, h, op.lower_bound.value.data)
+
+
+def _block(block: Block, t: Target, price: Callable[[Operation], int]) -> tuple[int, int]:
+    """Kernel cycles per superstep (the busiest tile range) plus `price` of each exchange."""
+    total = exch = 0
+    seg: dict[tuple[int, int], int] = {}
+
+    def flush() -> int:
+        if not seg:
+            return 0
+        edges = sorted({b for lo, hi in seg for b in (lo, hi)})
+        best = 0
+        for a, b in zip(edges[:-1], edges[1:], strict=False):
+            best = max(best, sum(c for (lo, hi), c in seg.items() if lo <= a and b <= hi))
+        seg.clear()
+        return best
+
+    for op in block.ops:
+        if isinstance(op, tilemap.RunOp):
+            r = op.result.type
+            names = list(op.params.data)
+            p = {k: op.param(k) for k in names}
+            key = (r.first.data, r.first.data + r.count.data)
+            seg[key] = seg.get(key, 0) + t.kernel_cycles(op.kernel.data, p, r.esize)
+        elif isinstance(op, exchange.PhaseOp | tilemap.MoveOp):
+            total += flush()
+            cost = price(op)
+            total += cost
+            exch += cost
+        elif isinstance(op, tilemap.RepeatOp):
+            total += flush()
+            body, bx = _block(op.body.block, t, price)
+            total += op.count.value.data * body
+            exch += op.count.value.data * bx
+    total += flush()
+    return total, exch
