@@ -27,7 +27,14 @@ from ipu.transforms.plan_candidates import (
     choose_serial_gemm,
 )
 from ipu.transforms.plan_choices import recorded_choice, resolve_attention, resolve_matmul
-from ipu.transforms.plan_emit import CHOICE_ATTR, MatmulContext, MatmulPlan, attention_attr, graph_ops, plan_body
+from ipu.transforms.plan_emit import (
+    CHOICE_ATTR,
+    MatmulContext,
+    MatmulPlan,
+    attention_attr,
+    install,
+    plan_body,
+)
 
 
 @dataclass
@@ -86,11 +93,19 @@ def _serial(ctx: MatmulContext, t: Target, reserved: int, no_fit: DiagnosticExce
     return MatmulPlan(serial=c)
 
 
-def decide_function(f: func.FuncOp, t: Target, ranks: dict[int, int] | None = None) -> dict[int, int]:
+def decide_function(
+    f: func.FuncOp, t: Target, ranks: dict[int, int] | None = None, materialize: bool = False
+) -> dict[int, int]:
     """Record a `plan.choice` on each of `f`'s decision points (graph ops, in place); returns,
-    per op index whose choice was free, how many candidates fit (the search's branching)."""
+    per op index whose choice was free, how many candidates fit (the search's branching).
+
+    With `materialize`, `f` also becomes the plan those choices give, built in the same walk
+    (what `plan-materialize` builds from the recorded choices; the search evaluates many)."""
     chooser = CostChooser(dict(ranks or {}))
-    planned = plan_body(f, t, chooser, log=False)
+    planned = plan_body(f, t, chooser, log=materialize)
+    if materialize:
+        install(f, planned, t)
+        return chooser.counts
     planned.block.erase(safe_erase=False)
     for op, attr in chooser.chosen.items():
         op.attributes[CHOICE_ATTR] = attr  # type: ignore[assignment]
@@ -119,4 +134,4 @@ class PlanDecidePass(ModulePass):
             decide_function(f, t)
 
 
-__all__ = ["PlanDecidePass", "decide_function", "graph_functions", "graph_ops"]
+__all__ = ["PlanDecidePass", "decide_function", "graph_functions"]

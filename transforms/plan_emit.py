@@ -234,11 +234,6 @@ def _declared_names(f: func.FuncOp, key: str, n: int) -> ArrayAttr | None:
     return None
 
 
-def graph_ops(f: func.FuncOp) -> list[Operation]:
-    """`f`'s graph ops in pre-order, numbered as the golden evaluator numbers them."""
-    return [o for o in f.body.walk() if not isinstance(o, func.ReturnOp | graph.YieldOp)]
-
-
 def plan_block(p: Planner, block: Block, index: int) -> tuple[int, Operation | None]:
     """Plan the ops of `block` in order (op indices in pre-order, as the golden evaluator
     numbers them); returns the next index and the block's terminator."""
