@@ -239,6 +239,7 @@ def plan_block(p: Planner, block: Block, index: int) -> tuple[int, Operation | N
     numbers them); returns the next index and the block's terminator."""
     ret: Operation | None = None
     for op in list(block.ops):
+        _check_pins(op, index)
         if isinstance(op, graph.ParameterOp):
             p.params[op.result] = op
             index += 1
@@ -257,6 +258,19 @@ def plan_block(p: Planner, block: Block, index: int) -> tuple[int, Operation | N
         p.consumed(op)
         index += 1
     return index, ret
+
+
+def _check_pins(op: Operation, index: int) -> None:
+    """Refuse a pin the planner would otherwise ignore."""
+    if CHOICE_ATTR in op.attributes and not isinstance(op, graph.MatmulOp | graph.AttentionOp):
+        raise DiagnosticException(
+            f"plan-ops: {describe(op, index)}: {CHOICE_ATTR} applies to graph.matmul and graph.attention only"
+        )
+    if LAYOUT_ATTR in op.attributes and isinstance(op, graph.ParameterOp | graph.RepeatOp):
+        raise DiagnosticException(
+            f"plan-ops: {describe(op, index)}: {LAYOUT_ATTR} cannot be pinned here (a weight takes its first "
+            "consumer's layout and a repeat carries its inputs' layouts); pin the consumer or producer instead"
+        )
 
 
 def pinned_layout(op: Operation, index: int, target: Target) -> plan.PlanTensorType | None:

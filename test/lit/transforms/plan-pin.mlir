@@ -9,6 +9,7 @@
 // RUN: not ipu-opt %S/Inputs/plan-pin-too-many-tiles.mlir -p 'plan-ops{target=sim16}' 2>&1 | filecheck %s --check-prefix=TILES
 // RUN: not ipu-opt %S/Inputs/plan-pin-not-a-grid.mlir -p 'plan-ops{target=sim16}' 2>&1 | filecheck %s --check-prefix=GRID
 // RUN: not ipu-opt %S/Inputs/plan-pin-layout-tiles.mlir -p 'plan-ops{target=sim16}' 2>&1 | filecheck %s --check-prefix=LAYOUT
+// RUN: not ipu-opt %S/Inputs/plan-pin-not-a-choice.mlir -p 'plan-ops{target=sim16}' 2>&1 | filecheck %s --check-prefix=NOCHOICE
 // RUN: not ipu-opt %S/../../../examples/mlp_small.mlir -p 'plan-materialize{target=sim16}' 2>&1 | filecheck %s --check-prefix=UNDECIDED
 
 // Pinned layouts: a researcher writes the planner's decision attribute in the graph-level input.
@@ -80,3 +81,4 @@ func.func @attention(%q: tensor<4x64x32xf16>, %k: tensor<2x64x32xf16>, %v: tenso
 // GRID: error: plan-ops: graph.matmul %h (op 1): grid 3x5x1 does not divide matmul [64x256] x [256x1024] on sim16; the grids the planner can emit are 1x16x1, 1x8x2,
 // LAYOUT: error: plan-ops: graph.gelu %g (op 0): pinned layout grid 32 from tile 0 needs 32 tiles; target sim16 has 16
 // UNDECIDED: error: plan-materialize: graph.matmul %h (op 4) has no plan.choice; run plan-decide first
+// NOCHOICE: error: plan-ops: graph.gelu %g (op 0): plan.choice applies to graph.matmul and graph.attention only
