@@ -20,7 +20,7 @@ from ipu.transforms.plan_candidates import (
     op_budget,
     serial_candidate,
 )
-from ipu.transforms.plan_emit import CHOICE_ATTR, MatmulContext, MatmulPlan, describe
+from ipu.transforms.plan_state import CHOICE_ATTR, MatmulContext, MatmulPlan, describe
 
 
 def _grid(g: tuple[int, ...]) -> str:

@@ -27,14 +27,8 @@ from ipu.transforms.plan_candidates import (
     choose_serial_gemm,
 )
 from ipu.transforms.plan_choices import recorded_choice, resolve_attention, resolve_matmul
-from ipu.transforms.plan_emit import (
-    CHOICE_ATTR,
-    MatmulContext,
-    MatmulPlan,
-    attention_attr,
-    install,
-    plan_body,
-)
+from ipu.transforms.plan_emit import install, plan_body
+from ipu.transforms.plan_state import CHOICE_ATTR, MatmulContext, MatmulPlan, attention_attr
 
 
 @dataclass

@@ -23,7 +23,8 @@ from ipu.transforms.log import log_event
 from ipu.transforms.plan_candidates import AttentionChoice
 from ipu.transforms.plan_choices import recorded_choice, resolve_attention, resolve_matmul
 from ipu.transforms.plan_decide import graph_functions
-from ipu.transforms.plan_emit import CHOICE_ATTR, MatmulContext, MatmulPlan, describe, install, plan_body
+from ipu.transforms.plan_emit import install, plan_body
+from ipu.transforms.plan_state import CHOICE_ATTR, MatmulContext, MatmulPlan, describe
 
 
 def _require(op: graph.MatmulOp | graph.AttentionOp, index: int) -> None:

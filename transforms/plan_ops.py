@@ -2,8 +2,9 @@
 
 `plan-decide` then `plan-materialize` for one plan (`finalists=1`); otherwise the whole-graph
 search (`plan_search`) keeps K finalist plans, one function each, for select-finalist. The
-search space and its cost are in `plan_candidates`, the layouts in `plan_layouts`, the emitter in
-`plan_emit`.
+search space and its cost are in `plan_candidates`, the layouts in `plan_layouts`; the emitter
+walks a function (`plan_emit`) with its state (`plan_state`) and one emitter per op kind
+(`plan_emitters`); `plan_choices` turns a recorded or pinned choice back into its candidate.
 """
 
 from __future__ import annotations
