@@ -7,7 +7,7 @@ Refined cycles (`cycles`) count kernels per superstep from the target's formulas
 exchange at the horizon a full-effort schedule attains from a quick list schedule (the bound
 for unicast phases), plus sync and its route under the finalist's mapping; loop bodies count once
 per iteration. Finalists already scheduled (schedule-exchange run over all of them) are ranked
-from their phases. A finalist carrying `plan.rejected` is not a candidate.
+from their phases.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from ipu.transforms.log import log_event
 from ipu.transforms.screen_tiles import FINALIST_ATTR
 
 ENTRY_ATTR = "plan.entry"  # the graph function a finalist plans
-REJECTED_ATTR = "plan.rejected"  # why a finalist cannot be used (e.g. its storage does not place)
 
 
 def finalist_groups(module: builtin.ModuleOp) -> dict[str, list[func.FuncOp]]:
@@ -52,8 +51,6 @@ class SelectFinalistPass(ModulePass):
             scored = []
             for f in fs:
                 idx = f.attributes[FINALIST_ATTR].value.data  # type: ignore[union-attr]
-                if REJECTED_ATTR in f.attributes:
-                    continue
                 if tilemap.MAPPING_ATTR not in f.attributes:
                     raise DiagnosticException(
                         f"select-finalist: finalist @{f.sym_name.data} is not mapped; run map-tiles and "
@@ -74,8 +71,6 @@ class SelectFinalistPass(ModulePass):
                     refined_cycles=cycles,
                 )
                 scored.append((cycles, idx, f))
-            if not scored:
-                raise DiagnosticException(f"model does not fit target {t.name}: no finalist of @{entry} places")
             best = min(scored, key=lambda x: (x[0], x[1]))
             for f in fs:
                 if f is not best[2]:
