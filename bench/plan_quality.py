@@ -1,8 +1,8 @@
 """Plan quality per example on a target (default mk2): prints, never asserts.
 
-planner time (search + finalist selection), finalists kept, the selected finalist's estimated
-cycles, the emulated cycles of the compiled package (the emulator's cycle model: timing is
-data-independent, so kernels are not executed), and the ratio to the roofline floor of
+planner time (search, then each finalist mapped and screened, and one selected), finalists
+kept, the selected finalist's estimated cycles, the emulated cycles of the compiled package (the
+emulator's cycle model: timing is data-independent, so kernels are not executed), and the ratio to the roofline floor of
 bench/roofline.py and to its kernel floor (the best grid per matmul under the target's own AMP and
 reduction costs). The issue-4 goal is 1.3x of the floor for the MLP and the attention examples;
 where the kernel floor alone exceeds 1.3x of the floor, no plan under this cost model meets it.
@@ -38,15 +38,19 @@ def main() -> None:
         ref, ctx, module = parse_example(path)
         cf, xf, kf = all_floors(ref, t)
         passes = compile_passes(t.name, {"finalists": a.finalists})
+        labels = [label for label, _ in passes]
+        selected = labels.index("select_finalist") + 1
         t0 = time.perf_counter()
-        passes[0][1].apply(ctx, module)
-        kept = sum(1 for o in module.body.block.ops if isinstance(o, func.FuncOp))
-        passes[1][1].apply(ctx, module)
+        kept = 0
+        for label, p in passes[:selected]:
+            p.apply(ctx, module)
+            if label == "plan_ops":
+                kept = sum(1 for o in module.body.block.ops if isinstance(o, func.FuncOp))
         planner_s = time.perf_counter() - t0
         f = next(o for o in module.body.block.ops if isinstance(o, func.FuncOp))
         metrics = f.attributes.get("plan.metrics")
         est = metrics.data["estimated_cycles"].value.data if metrics else -1  # type: ignore[union-attr]
-        for _, p in passes[2:]:
+        for _, p in passes[selected:]:
             p.apply(ctx, module)
         pkg = build_package(module, t)
         cycles = Emulator(pkg, t, execute=False).run({}).total_cycles

@@ -156,6 +156,83 @@ class LayoutAttr(ParametrizedAttribute):
         )
 
 
+CHOICE_GRID_RANK = {"gemm": 3, "gemm_serial": 2, "attention": 4}
+WEIGHT_MODES = ("resident", "fetched")
+
+
+@irdl_attr_definition
+class ChoiceAttr(ParametrizedAttribute):
+    """A graph op's chosen implementation, recorded by `plan-decide` or pinned by hand:
+    `#plan.choice<gemm, grid = [4, 4, 1], weight = resident>`,
+    `#plan.choice<gemm_serial, grid = [2, 8], k_steps = 4>`,
+    `#plan.choice<attention, grid = [1, 4, 16, 1], key_block = 64>`.
+    `weight` (gemm with a parameter rhs; empty: the planner's rule), `k_steps` and `key_block`
+    (0: derived from the grid) are optional."""
+
+    name = "plan.choice"
+    impl: StringAttr
+    grid: ArrayAttr[IntAttr]
+    weight: StringAttr
+    k_steps: IntAttr
+    key_block: IntAttr
+
+    def __init__(self, impl: str, grid: Sequence[int], weight: str = "", k_steps: int = 0, key_block: int = 0):
+        super().__init__(
+            StringAttr(impl),
+            ArrayAttr(IntAttr(g) for g in grid),
+            StringAttr(weight),
+            IntAttr(k_steps),
+            IntAttr(key_block),
+        )
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        parser.parse_punctuation("<")
+        fields: dict[str, object] = {"impl": parser.parse_identifier()}
+        while parser.parse_optional_punctuation(","):
+            key = parser.parse_identifier()
+            parser.parse_punctuation("=")
+            if key == "grid":
+                fields[key] = _ints(parser)
+            elif key == "weight":
+                fields[key] = parser.parse_identifier()
+            elif key in ("k_steps", "key_block"):
+                fields[key] = parser.parse_integer()
+            else:
+                parser.raise_error(f"unknown plan.choice field '{key}'")
+        parser.parse_punctuation(">")
+        if "grid" not in fields:
+            parser.raise_error("plan.choice needs a grid")
+        return ChoiceAttr(**fields).parameters  # type: ignore[arg-type]
+
+    def print_parameters(self, printer: Printer) -> None:
+        s = f"<{self.impl.data}, grid = {_fmt(self.grid_dims)}"
+        if self.weight.data:
+            s += f", weight = {self.weight.data}"
+        if self.k_steps.data:
+            s += f", k_steps = {self.k_steps.data}"
+        if self.key_block.data:
+            s += f", key_block = {self.key_block.data}"
+        printer.print_string(s + ">")
+
+    @property
+    def grid_dims(self) -> tuple[int, ...]:
+        return tuple(g.data for g in self.grid.data)
+
+    def verify(self) -> None:
+        impl = self.impl.data
+        if impl not in CHOICE_GRID_RANK:
+            raise VerifyException(f"plan.choice: implementation must be one of {tuple(CHOICE_GRID_RANK)}, got {impl}")
+        if len(self.grid.data) != CHOICE_GRID_RANK[impl] or any(g < 1 for g in self.grid_dims):
+            raise VerifyException(f"plan.choice: {impl} takes a grid of {CHOICE_GRID_RANK[impl]} positive parts")
+        if self.weight.data and (impl != "gemm" or self.weight.data not in WEIGHT_MODES):
+            raise VerifyException(f"plan.choice: weight (one of {WEIGHT_MODES}) applies to gemm only")
+        if self.k_steps.data < 0 or self.k_steps.data and impl != "gemm_serial":
+            raise VerifyException("plan.choice: k_steps (positive) applies to gemm_serial only")
+        if self.key_block.data < 0 or self.key_block.data and impl != "attention":
+            raise VerifyException("plan.choice: key_block (positive) applies to attention only")
+
+
 @irdl_attr_definition
 class PlanTensorType(ParametrizedAttribute, TypeAttribute):
     """A logical tensor with its layout: `!plan.tensor<512x2048xf16, #plan.layout<...>>`."""
@@ -654,6 +731,7 @@ Plan = Dialect(
     [
         ParameterOp,
         GemmOp,
+        SerialGemmOp,
         ReduceOp,
         RearrangeOp,
         UnaryOp,
@@ -666,6 +744,8 @@ Plan = Dialect(
         MergeHeadsOp,
         AttentionOp,
         AttentionCombineOp,
+        RepeatOp,
+        YieldOp,
     ],
-    [LayoutAttr, PlanTensorType],
+    [LayoutAttr, ChoiceAttr, PlanTensorType],
 )

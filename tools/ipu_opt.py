@@ -15,7 +15,17 @@ from ipu.target import DEFAULT_TARGET, TargetError, load_target
 from ipu.tools.common import ToolError, fail, internal_error, setup_logging
 from ipu.transforms import get_all_passes
 
-TARGETED = ("plan-ops", "schedule-exchange", "select-finalist", "place-storage", "lower-to-tasm", "ipu-compile")
+TARGETED = (
+    "plan-ops",
+    "plan-decide",
+    "plan-materialize",
+    "screen-tiles",
+    "schedule-exchange",
+    "select-finalist",
+    "place-storage",
+    "lower-to-tasm",
+    "ipu-compile",
+)
 
 
 class IpuOptMain(xDSLOptMain):

@@ -13,6 +13,16 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return PlanOpsPass
 
+    def plan_decide():
+        from ipu.transforms.plan_decide import PlanDecidePass
+
+        return PlanDecidePass
+
+    def plan_materialize():
+        from ipu.transforms.plan_materialize import PlanMaterializePass
+
+        return PlanMaterializePass
+
     def map_tiles():
         from ipu.transforms.map_tiles import MapTilesPass
 
@@ -22,6 +32,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         from ipu.transforms.schedule_exchange import ScheduleExchangePass
 
         return ScheduleExchangePass
+
+    def screen_tiles():
+        from ipu.transforms.screen_tiles import ScreenTilesPass
+
+        return ScreenTilesPass
 
     def select_finalist():
         from ipu.transforms.select_finalist import SelectFinalistPass
@@ -45,8 +60,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
     return {
         "plan-ops": plan_ops,
+        "plan-decide": plan_decide,
+        "plan-materialize": plan_materialize,
         "map-tiles": map_tiles,
         "schedule-exchange": schedule_exchange,
+        "screen-tiles": screen_tiles,
         "select-finalist": select_finalist,
         "place-storage": place_storage,
         "lower-to-tasm": lower_to_tasm,

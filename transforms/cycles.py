@@ -1,27 +1,49 @@
 """Refined cycle estimates of a scheduled tilemap/exchange function, in the machine's
 bulk-synchronous order: per superstep (between exchange phases) the busiest tile range's kernel
-cycles from the target's formulas, plus per phase its scheduled horizon, its longest route under
-the tile mapping, and sync; loop bodies count once per iteration. select-finalist ranks
-finalists by them and lower-to-tasm records them as the package's estimate.
+cycles from the target's formulas, plus per phase its scheduled horizon, its longest route
+under the function's tile mapping, and sync; loop bodies count once per iteration.
+
+Shared by select-finalist (ranking mapped finalists before their exchange is scheduled) and
+lower-to-tasm (the package's estimate).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from xdsl.dialects import func
-from xdsl.ir import Block
+from xdsl.ir import Block, Operation
 
 from ipu.abi.transfers import split_start
 from ipu.dialects import exchange, tilemap
 from ipu.dialects.table import table_of
 from ipu.target import Target
-from ipu.transforms.exchange_schedule import attainable_horizon
+from ipu.transforms.exchange_schedule import PhaseCache, attainable_horizon
+from ipu.transforms.tile_screen import move_route_cycles
 
 
 def refined_cycles(f: func.FuncOp, t: Target, attainable: bool = False) -> tuple[int, int]:
     """(total cycles, scheduled exchange cycles) of a scheduled tilemap/exchange function; with
     `attainable`, each phase counts the horizon a full-effort schedule reaches from its quick one."""
-    total, exch = _block(f.body.block, t, attainable)
-    return total, exch
+    return _block(f.body.block, t, lambda op: phase_cycles(op, t, _horizon(op, t, attainable)))
+
+
+def previewed_cycles(f: func.FuncOp, t: Target) -> tuple[int, int]:
+    """(total cycles, exchange cycles) of a mapped tilemap function whose moves are not scheduled
+    yet: each move is list-scheduled (as `schedule-exchange{effort=1}` would) and counted at the
+    horizon a full-effort schedule attains from that, plus sync and its route under `f`'s tile
+    mapping. The figure `refined_cycles(…, attainable=True)` gives after a quick schedule."""
+    cache = PhaseCache()
+    mapping = tilemap.mapping_of(f)
+
+    def price(op: Operation) -> int:
+        assert isinstance(op, tilemap.MoveOp)
+        logical = table_of(op.transfers)
+        table, s = cache.schedule(logical, t.tiles, effort=1)
+        h = attainable_horizon(table, t.tiles, s.horizon, s.lower_bound)
+        return h + t.exchange["sync_cycles"] + move_route_cycles(logical, mapping, t)
+
+    return _block(f.body.block, t, price)
 
 
 def phase_cycles(op: exchange.PhaseOp, t: Target, horizon: int) -> int:
@@ -38,7 +60,8 @@ def _horizon(op: exchange.PhaseOp, t: Target, attainable: bool) -> int:
     return attainable_horizon(moves, t.tiles, h, op.lower_bound.value.data)
 
 
-def _block(block: Block, t: Target, attainable: bool) -> tuple[int, int]:
+def _block(block: Block, t: Target, price: Callable[[Operation], int]) -> tuple[int, int]:
+    """Kernel cycles per superstep (the busiest tile range) plus `price` of each exchange."""
     total = exch = 0
     seg: dict[tuple[int, int], int] = {}
 
@@ -59,14 +82,14 @@ def _block(block: Block, t: Target, attainable: bool) -> tuple[int, int]:
             p = {k: op.param(k) for k in names}
             key = (r.first.data, r.first.data + r.count.data)
             seg[key] = seg.get(key, 0) + t.kernel_cycles(op.kernel.data, p, r.esize)
-        elif isinstance(op, exchange.PhaseOp):
+        elif isinstance(op, exchange.PhaseOp | tilemap.MoveOp):
             total += flush()
-            cost = phase_cycles(op, t, _horizon(op, t, attainable))
+            cost = price(op)
             total += cost
             exch += cost
         elif isinstance(op, tilemap.RepeatOp):
             total += flush()
-            body, bx = _block(op.body.block, t, attainable)
+            body, bx = _block(op.body.block, t, price)
             total += op.count.value.data * body
             exch += op.count.value.data * bx
     total += flush()

@@ -1,5 +1,5 @@
-"""`ipu-compile{target=…}`: graph -> plan (K finalists, one selected) -> tilemap -> exchange
-(scheduled, placed) -> tasm."""
+"""`ipu-compile{target=…}`: graph -> plan (K finalists) -> tilemap (each finalist mapped, its
+tile mapping screened, one selected) -> exchange (scheduled, placed) -> tasm."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from ipu.transforms.map_tiles import MapTilesPass
 from ipu.transforms.place_storage import PlaceStoragePass
 from ipu.transforms.plan_ops import PlanOpsPass
 from ipu.transforms.schedule_exchange import ScheduleExchangePass
+from ipu.transforms.screen_tiles import ScreenTilesPass
 from ipu.transforms.select_finalist import SelectFinalistPass
 
 PLAN_OPTIONS = ("finalists", "beam", "candidates")
@@ -23,7 +24,8 @@ PLAN_OPTIONS = ("finalists", "beam", "candidates")
 
 
 def compile_passes(target: str, options: dict[str, int] | None = None) -> list[tuple[str, ModulePass]]:
-    """The ladder's passes, labelled; `options` (names in `PLAN_OPTIONS`, positive ints) go to plan-ops."""
+    """The ladder's passes, labelled; `options` (names in `PLAN_OPTIONS`, positive ints) go to plan-ops.
+    Every finalist is mapped and screened before select-finalist keeps one."""
     options = dict(options or {})
     unknown = sorted(set(options) - set(PLAN_OPTIONS))
     if unknown:
@@ -33,8 +35,9 @@ def compile_passes(target: str, options: dict[str, int] | None = None) -> list[t
             raise ValueError(f"pipeline option {k} must be a positive integer, got {v!r}")
     return [
         ("plan_ops", PlanOpsPass(target=target, **options)),
-        ("select_finalist", SelectFinalistPass(target=target)),
         ("map_tiles", MapTilesPass()),
+        ("screen_tiles", ScreenTilesPass(target=target)),
+        ("select_finalist", SelectFinalistPass(target=target)),
         ("schedule_exchange", ScheduleExchangePass(target=target)),
         ("place_storage", PlaceStoragePass(target=target)),
         ("lower_to_tasm", LowerToTasmPass(target=target)),

@@ -1,10 +1,11 @@
 """Whole-graph plan search: a beam over the ops that have a choice, Pareto-pruned, K finalists.
 
 Each decision point is an op with several fitting candidates (matmul grids, attention grids).
-A state is a partial assignment of candidate ranks; every state is completed greedily (each
-undecided op takes its cheapest fitting candidate), planned for real and priced from the
-emitted plan by `plan_cost.estimate`. After each decision point the beam keeps the states no
-other state dominates (cycles, exchange cycles, memory peaks, row bytes), best cycles first.
+A state is a partial assignment of candidate ranks; every state is completed greedily by
+`plan-decide` (each undecided op takes its cheapest fitting candidate), materialized in the
+same walk, and priced from the emitted plan by `plan_cost.estimate`. After each decision point
+the beam keeps the states no other state dominates (cycles, exchange cycles, memory peaks, row
+bytes), best cycles first.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from ipu.target import Target
 from ipu.transforms.log import log_event
 from ipu.transforms.plan_cost import PlanMetrics, dominates, estimate
-from ipu.transforms.plan_ops import plan_function
+from ipu.transforms.plan_decide import decide_function
 
 
 @dataclass
@@ -36,9 +37,8 @@ class Candidate:
 
 def _plan(graph_f: func.FuncOp, t: Target, choices: dict[int, int]) -> Candidate | None:
     f = graph_f.clone()
-    decisions: dict[int, int] = {}
     try:
-        plan_function(f, t, choices, decisions)
+        decisions = decide_function(f, t, choices, materialize=True)
     except DiagnosticException:
         return None
     m = estimate(f, t)
@@ -64,7 +64,7 @@ def search(graph_f: func.FuncOp, t: Target, finalists: int, beam: int, candidate
     first = _plan(graph_f, t, {})
     if first is None:
         # no completion fits: plan once more so the user sees the op that does not fit
-        plan_function(graph_f.clone(), t)
+        decide_function(graph_f.clone(), t, materialize=True)
         raise DiagnosticException(f"model does not fit target {t.name}: the plan's memory peaks exceed the tile")
     states = [first]
     evaluated = 1

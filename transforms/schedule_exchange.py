@@ -17,7 +17,7 @@ from ipu.dialects import exchange, tilemap
 from ipu.dialects.table import table_attr, table_of
 from ipu.dialects.tilemap import mapping_of
 from ipu.runtime.exchange_check import ScheduleError, validate_schedule
-from ipu.target import load_target
+from ipu.target import Target, load_target
 from ipu.transforms.exchange_schedule import PhaseCache
 from ipu.transforms.log import log_event
 from ipu.transforms.tile_screen import move_route_cycles
@@ -44,10 +44,17 @@ class ScheduleExchangePass(ModulePass):
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         target = load_target(self.target)
+        funcs = [f for f in op.walk() if isinstance(f, func.FuncOp)]
+        for f in funcs:
+            self.schedule_function(f, target)
+
+    def schedule_function(self, f: func.FuncOp, target: Target) -> None:
+        """Schedule `f`'s moves, numbering its phases from 0 with a cache of its own, so each
+        function (e.g. each plan finalist) is scheduled as if it were alone in the module."""
         tiles = target.tiles
         cache = PhaseCache(cpsat=self.cpsat)
         index = 0
-        for mv in [o for o in op.walk() if isinstance(o, tilemap.MoveOp)]:
+        for mv in [o for o in f.walk() if isinstance(o, tilemap.MoveOp)]:
             logical = table_of(mv.transfers)
             t0 = time.perf_counter()
             t, s = cache.schedule(logical, tiles, effort=self.effort)

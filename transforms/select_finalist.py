@@ -1,16 +1,13 @@
-"""`select-finalist`: model every plan finalist after tile mapping and exchange scheduling, keep
-the best one that places, and name it as the entry function again.
+"""`select-finalist`: of the plan finalists, already mapped (map-tiles) and given their tile
+mappings (screen-tiles) by the pipeline's earlier steps, keep the one with the fewest refined
+cycles and name it as the entry function again; the others are erased, so schedule-exchange,
+place-storage and lower-to-tasm see one plan.
 
-It runs on the plan level: each finalist is mapped, scheduled and placed on a scratch copy, so
-the IR handed to later passes holds one plan, not K.
-
-Finalists are ranked with quick (longest-first) schedules, each phase counted at the horizon
-the full scheduler attains from it (the bound for unicast phases); the selected plan is scheduled
-in full afterwards. Refined cycles follow the machine's bulk-synchronous order: per superstep (between exchange
-phases) the busiest tile range's kernel cycles from the target's formulas, plus per phase its
-scheduled horizon, its longest route under the finalist's tile mapping, and sync; loop bodies
-count once per iteration. Each finalist's tile mapping is screened (`tile_screen`) before it is
-scheduled, and the selected plan function carries it as `plan.tile_mapping`.
+Refined cycles (`cycles`) count kernels per superstep from the target's formulas and each
+exchange at the horizon a full-effort schedule attains from a quick list schedule (the bound
+for unicast phases), plus sync and its route under the finalist's mapping; loop bodies count once
+per iteration. Finalists already scheduled (schedule-exchange run over all of them) are ranked
+from their phases.
 """
 
 from __future__ import annotations
@@ -25,70 +22,55 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import tilemap
 from ipu.target import load_target
-from ipu.transforms.cycles import refined_cycles
+from ipu.transforms.cycles import previewed_cycles, refined_cycles
 from ipu.transforms.log import log_event
-from ipu.transforms.map_tiles import MapTilesPass
-from ipu.transforms.place_storage import place_function
-from ipu.transforms.schedule_exchange import ScheduleExchangePass
-from ipu.transforms.tile_screen import screen
+from ipu.transforms.screen_tiles import FINALIST_ATTR
+
+ENTRY_ATTR = "plan.entry"  # the graph function a finalist plans
+
+
+def finalist_groups(module: builtin.ModuleOp) -> dict[str, list[func.FuncOp]]:
+    """Finalist functions by the entry function they plan."""
+    groups: dict[str, list[func.FuncOp]] = {}
+    for f in module.body.block.ops:
+        if isinstance(f, func.FuncOp) and FINALIST_ATTR in f.attributes:
+            groups.setdefault(f.attributes[ENTRY_ATTR].data, []).append(f)  # type: ignore[union-attr]
+    return groups
 
 
 @dataclass(frozen=True)
 class SelectFinalistPass(ModulePass):
-    """Keep the finalist with the fewest refined cycles among those whose storage places."""
+    """Keep the mapped finalist with the fewest refined cycles."""
 
     name = "select-finalist"
     target: str = "mk2"
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         t = load_target(self.target)
-        groups: dict[str, list[func.FuncOp]] = {}
-        for f in op.body.block.ops:
-            if isinstance(f, func.FuncOp) and "plan.finalist" in f.attributes:
-                groups.setdefault(f.attributes["plan.entry"].data, []).append(f)  # type: ignore[union-attr]
-        for entry, fs in groups.items():
+        for entry, fs in finalist_groups(op).items():
             scored = []
             for f in fs:
-                idx = f.attributes["plan.finalist"].value.data  # type: ignore[union-attr]
-                metrics = f.attributes["plan.metrics"].data  # type: ignore[union-attr]
-                scratch = builtin.ModuleOp([f.clone()])
-                try:
-                    MapTilesPass().apply(ctx, scratch)
-                    g = next(o for o in scratch.body.block.ops if isinstance(o, func.FuncOp))
-                    sc = screen(g, t)
-                    log_event(
-                        "screened tile mappings by exchange resource load",
-                        finalist=idx,
-                        candidates=sc.candidates,
-                        baseline_cycles=sc.baseline_cycles,
-                        candidate_cycles=sc.candidate_cycles,
-                        baseline_pressure=sc.baseline_pressure,
-                        candidate_pressure=sc.candidate_pressure,
-                        mapping=str(sc.mapping),
+                idx = f.attributes[FINALIST_ATTR].value.data  # type: ignore[union-attr]
+                if tilemap.MAPPING_ATTR not in f.attributes:
+                    raise DiagnosticException(
+                        f"select-finalist: finalist @{f.sym_name.data} is not mapped; run map-tiles and "
+                        "screen-tiles on the finalists first"
                     )
-                    if not sc.mapping.identity:
-                        attr = tilemap.MappingAttr(sc.mapping.block, sc.mapping.width)
-                        g.attributes[tilemap.MAPPING_ATTR] = attr
-                        f.attributes[tilemap.PLAN_MAPPING_ATTR] = attr
-                    ScheduleExchangePass(target=self.target, effort=1, check=False).apply(ctx, scratch)
-                    g = next(o for o in scratch.body.block.ops if isinstance(o, func.FuncOp))
-                    cycles, exch = refined_cycles(g, t, attainable=True)
-                    place_function(g, t)
-                except DiagnosticException as e:
-                    log_event("rejected operator-plan finalist", finalist=idx, reason=str(e).split(";")[0])
-                    continue
+                metrics = f.attributes["plan.metrics"].data  # type: ignore[union-attr]
+                if any(isinstance(o, tilemap.MoveOp) for o in f.body.walk()):
+                    cycles, exch = previewed_cycles(f, t)
+                else:
+                    cycles, exch = refined_cycles(f, t, attainable=True)
                 log_event(
                     "scheduled operator-plan finalist",
                     finalist=idx,
-                    mapped=str(sc.mapping),
+                    mapped=str(tilemap.mapping_of(f)),
                     analytical_cycles=metrics["estimated_cycles"].value.data,
                     analytical_exchange_cycles=metrics["estimated_exchange_cycles"].value.data,
                     scheduled_exchange_cycles=exch,
                     refined_cycles=cycles,
                 )
                 scored.append((cycles, idx, f))
-            if not scored:
-                raise DiagnosticException(f"model does not fit target {t.name}: no finalist of @{entry} places")
             best = min(scored, key=lambda x: (x[0], x[1]))
             for f in fs:
                 if f is not best[2]:

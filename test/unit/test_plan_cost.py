@@ -10,7 +10,7 @@ from ipu.dialects import plan
 from ipu.dialects.layout import Layout
 from ipu.target import load_target
 from ipu.transforms.plan_cost import PlanMetrics, conversion_cost, dominates, estimate, fragments, op_cost
-from ipu.transforms.plan_ops import plan_type
+from ipu.transforms.plan_layouts import plan_type
 
 T = load_target("sim16")
 

@@ -1,12 +1,14 @@
 // RUN: ipu-opt %s --split-input-file -p 'plan-ops{target=sim16 finalists=1}' --target sim16 | filecheck %s --check-prefix=GREEDY
 // RUN: ipu-opt %s --split-input-file -p plan-ops --target sim16 | filecheck %s --check-prefix=SEARCH
-// RUN: ipu-opt %s --split-input-file -p plan-ops,select-finalist --target sim16 | filecheck %s --check-prefix=SELECT
-// RUN: ipu-opt %s --split-input-file -p plan-ops,select-finalist --target sim16 --log-level info -o %t 2>&1 | filecheck %s --check-prefix=LOG
+// RUN: ipu-opt %s --split-input-file -p 'plan-ops,map-tiles,screen-tiles{target=sim16},select-finalist' --target sim16 | filecheck %s --check-prefix=SELECT
+// RUN: ipu-opt %s --split-input-file -p 'plan-ops,map-tiles,screen-tiles{target=sim16},select-finalist' --target sim16 --log-level info -o %t 2>&1 | filecheck %s --check-prefix=LOG
+// RUN: not ipu-opt %s --split-input-file -p plan-ops,select-finalist --target sim16 2>&1 | filecheck %s --check-prefix=UNMAPPED
 // RUN: not ipu-opt %S/Inputs/plan-search-too-large.mlir -p plan-ops --target sim16 2>&1 | filecheck %s --check-prefix=LARGE
 // RUN: not ipu-opt %S/Inputs/plan-search-too-large.mlir -p 'plan-ops{target=sim16 finalists=1}' --target sim16 2>&1 | filecheck %s --check-prefix=LARGE
 
 // Whole-graph operator-plan search on sim16: the shape of an op decides its grid, the search keeps
-// several finalists (one function each, with plan.metrics), and select-finalist keeps one @main.
+// several finalists (one function each, with plan.metrics); map-tiles and screen-tiles lower every
+// finalist, and select-finalist keeps one, named as the entry function again.
 
 // Tall-skinny matmul: [4096x64] x [64x64] splits the rows over more tiles than the columns.
 func.func @tall(%x: tensor<4096x64xf16>) -> tensor<4096x64xf16> {
@@ -33,9 +35,10 @@ func.func @tall(%x: tensor<4096x64xf16>) -> tensor<4096x64xf16> {
 // SEARCH-NOT:  @tall_finalist_3
 // SEARCH-NOT:  func.func @tall(
 
+// The [4, 4, 1] grid's tile block: 1024 rows by 16 columns.
 // SELECT-LABEL: func.func @tall(
-// SELECT-SAME:  plan.finalist = 0 : i64, plan.entry = "tall"}
-// SELECT:       plan.gemm {{.*}} -> !plan.tensor<4096x64xf16, #plan.layout<grid = [4, 4, 1],
+// SELECT-SAME:  plan.finalist = 0 : i64, plan.entry = "tall", tilemap.mapping = #tilemap.mapping<identity>}
+// SELECT:       tilemap.run "amp_matmul"(%x, %w) {m = 1024 : i64, k = 64 : i64, n = 16 : i64}
 // SELECT-NOT:   finalist_
 
 // -----
@@ -59,7 +62,7 @@ func.func @square(%x: tensor<512x512xf16>) -> tensor<512x512xf16> {
 // SEARCH:      plan.gemm %x, %w_r {{.*}} -> !plan.tensor<512x512xf16, #plan.layout<grid = [4, 4, 1],
 
 // SELECT-LABEL: func.func @square(
-// SELECT:       plan.gemm {{.*}} -> !plan.tensor<512x512xf16, #plan.layout<grid = [2, 8, 1],
+// SELECT:       tilemap.run "amp_matmul"(%x, %w) {m = 256 : i64, k = 512 : i64, n = 64 : i64}
 // SELECT-NOT:   finalist_
 
 // -----
@@ -139,10 +142,11 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 // SEARCH-NOT:  func.func @main(
 // SEARCH-NOT:  @main_finalist_3
 
-// select-finalist maps, schedules and places each finalist and keeps exactly one, as @main.
+// select-finalist keeps exactly one mapped finalist, as @main: the [1, 8, 2] grid's gemm.
 // SELECT-LABEL: func.func @main(
-// SELECT-SAME:  plan.finalist = 0 : i64, plan.entry = "main"}
-// SELECT:       %g_r = plan.rearrange %g {reason = "graph.matmul"} : {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [1, 8, 2],
+// SELECT-SAME:  plan.finalist = 0 : i64, plan.entry = "main"
+// SELECT:       %g_r = tilemap.move %g
+// SELECT:       tilemap.run "amp_matmul"(%g_r, %w) {m = 64 : i64, k = 512 : i64, n = 32 : i64}
 // SELECT-NOT:   main_finalist
 // SELECT-NOT:   func.func
 
@@ -174,6 +178,9 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 // LOG:      scheduled operator-plan finalist finalist=2 mapped=identity
 // LOG:      selected physically scheduled operator-plan finalist selected=0 refined_cycles=[[M0]]
 // LOG-NOT:  Traceback
+
+// select-finalist ranks lowered finalists; it does not lower them itself.
+// UNMAPPED: error: select-finalist: finalist @tall_finalist_0 is not mapped; run map-tiles and screen-tiles on the finalists first
 
 // LARGE-NOT: Traceback
 // LARGE:     error: model does not fit target sim16: matmul [8192x4096] x [4096x4096] needs at least {{[0-9]+}} bytes per tile (grid {{[0-9]+}}x{{[0-9]+}}x{{[0-9]+}}); per-op budget is {{[0-9]+}} of 638976 bytes (0 held by live values)

@@ -125,3 +125,34 @@ func.func @f(%x: !plan.tensor<8x4xf32, #plan.layout<grid = [2], split = [[0], []
   func.return
 }
 // CHECK: Operation does not verify: plan.transpose: result must swap the axes and their splits
+
+// -----
+
+func.func @f(%x: tensor<8x8xf16>, %w: tensor<8x8xf16>) -> tensor<8x8xf16> {
+  %y = graph.matmul %x, %w {plan.choice = #plan.choice<gemm, grid = [2, 2]>} : (tensor<8x8xf16>, tensor<8x8xf16>) -> tensor<8x8xf16>
+  func.return %y : tensor<8x8xf16>
+}
+// CHECK: plan.choice: gemm takes a grid of 3 positive parts
+
+// -----
+
+func.func @f(%x: tensor<8x8xf16>, %w: tensor<8x8xf16>) -> tensor<8x8xf16> {
+  %y = graph.matmul %x, %w {plan.choice = #plan.choice<gemm_serial, grid = [2, 2], weight = resident>} : (tensor<8x8xf16>, tensor<8x8xf16>) -> tensor<8x8xf16>
+  func.return %y : tensor<8x8xf16>
+}
+// CHECK: plan.choice: weight (one of ('resident', 'fetched')) applies to gemm only
+
+// -----
+
+func.func @f(%x: tensor<8x8xf16>, %w: tensor<8x8xf16>) -> tensor<8x8xf16> {
+  %y = graph.matmul %x, %w {plan.choice = #plan.choice<conv, grid = [2, 2]>} : (tensor<8x8xf16>, tensor<8x8xf16>) -> tensor<8x8xf16>
+  func.return %y : tensor<8x8xf16>
+}
+// CHECK: plan.choice: implementation must be one of ('gemm', 'gemm_serial', 'attention'), got conv
+
+// -----
+
+func.func @f(%x: !plan.tensor<8x8xf16, #plan.layout<grid = [2], split = [[0], []], memory = standard>>) {
+  plan.yield %x : !plan.tensor<8x8xf16, #plan.layout<grid = [2], split = [[0], []], memory = standard>>
+}
+// CHECK: 'plan.yield' expects parent op 'plan.repeat'

@@ -1,0 +1,280 @@
+"""The planner's search space: every implementation an op may take, with its estimated cycles
+and working set per tile from the target's cost formulas, and the per-op memory budget."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from xdsl.utils.exceptions import DiagnosticException
+
+from ipu.dialects.layout import Layout
+from ipu.target import Target
+from ipu.transforms.plan_layouts import GemmLayouts, gemm_layouts
+
+MEMORY_FRACTION = 0.85  # of data memory, per-op working-set budget; place-storage checks what is really live
+WEIGHT_FRACTION = 0.12  # tile memory for weights kept resident in their consumer's (replicated) layout
+
+
+def op_budget(target: Target, reserved: int = 0) -> float:
+    """Bytes per tile one op's working set may use beside `reserved` bytes live elsewhere."""
+    return MEMORY_FRACTION * (target.memory_size - target.code_reserve_bytes) - reserved
+
+
+def divisor_like(n: int, limit: int) -> list[int]:
+    out = {1}
+    p = 1
+    while p * 2 <= min(n, limit):
+        p *= 2
+        out.add(p)
+    out |= {d for d in range(1, min(n, limit) + 1) if n % d == 0 and d <= 64}
+    return sorted(out)
+
+
+@dataclass(frozen=True)
+class GemmChoice:
+    pm: int
+    pn: int
+    pk: int
+    cycles: int
+    exchange_cycles: int
+    bytes_per_tile: int
+    weight_bytes: int  # the B block per tile
+    layouts: GemmLayouts
+
+    @property
+    def grid(self) -> tuple[int, int, int]:
+        return (self.pm, self.pn, self.pk)
+
+
+def gemm_candidate(
+    m: int,
+    k: int,
+    n: int,
+    esize: int,
+    a_moves: bool,
+    target: Target,
+    b_moves: bool,
+    head: int,
+    a_current: Layout | None,
+    grid: tuple[int, int, int],
+) -> GemmChoice:
+    """One (pm, pn, pk) grid priced: cycles (compute, exchange, reduce) and working set per tile."""
+    pm, pn, pk = grid
+    lays = gemm_layouts(m, k, n, pm, pn, pk, head, b_moves)
+    (bm, bk), bn = lays.a.block, lays.b.block[1]
+    a_moves_here = a_moves and lays.a != a_current
+    a, b = bm * bk * esize, bk * bn * esize
+    p = bm * bn * (4 if pk > 1 else esize)
+    # peak of the gemm step (a, b, partial) and the reduce step (partial, staging, result)
+    work = max(a + b + p, 2 * p + lays.result.block_elements * esize if pk > 1 else 0)
+    exch = (a // 4 if a_moves_here else 0) + (b // 4 if b_moves else 0)
+    cyc = target.amp_matmul_cycles(bm, bk, bn)
+    phases = int(a_moves_here or b_moves)
+    if pk > 1:
+        exch += (p - p // pk) // 4
+        cyc += target.reduce_cycles(pk, lays.result.block_elements)
+        phases += 1
+    exch += phases * target.phase_overhead_cycles()
+    return GemmChoice(pm, pn, pk, cyc + exch, exch, work, b, lays)
+
+
+def gemm_grids(m: int, k: int, n: int, tiles: int, head: int = 1) -> list[tuple[int, int, int]]:
+    """The (pm, pn, pk) grids the planner considers for an [m x k] x [k x n] matmul."""
+    out = []
+    n_parts = max(1, -(-n // max(head, 16)))
+    for pm in divisor_like(m, tiles):
+        for pk in divisor_like(max(k // 16, 1), tiles // pm):
+            pn = min(tiles // (pm * pk), max(1, n_parts // pk) if head > 1 else n_parts)
+            if pn >= 1:
+                out.append((pm, pn, pk))
+    return out
+
+
+def gemm_candidates(
+    m: int,
+    k: int,
+    n: int,
+    esize: int,
+    a_moves: bool,
+    target: Target,
+    b_moves: bool = False,
+    head: int = 1,
+    a_current: Layout | None = None,
+) -> list[GemmChoice]:
+    """Every (pm, pn, pk) grid with its estimated cycles and working set per tile.
+
+    `a_moves` says the lhs exists already (in `a_current` if given: a candidate whose lhs layout
+    equals it needs no exchange); `b_moves` says the rhs must be exchanged into place."""
+    return [
+        gemm_candidate(m, k, n, esize, a_moves, target, b_moves, head, a_current, g)
+        for g in gemm_grids(m, k, n, target.tiles, head)
+    ]
+
+
+def choose_gemm(
+    m: int,
+    k: int,
+    n: int,
+    esize: int,
+    a_moves: bool,
+    target: Target,
+    b_moves: bool = False,
+    head: int = 1,
+    a_current: Layout | None = None,
+    reserved: int = 0,
+    rank: int = 0,
+    counts: list[int] | None = None,
+) -> GemmChoice:
+    """The `rank`-th cheapest candidate whose working set fits beside `reserved` bytes live
+    elsewhere (rank 0: the cheapest); `counts` receives how many fit."""
+    cands = gemm_candidates(m, k, n, esize, a_moves, target, b_moves, head, a_current)
+    budget = op_budget(target, reserved)
+    fits = [c for c in cands if c.bytes_per_tile <= budget]
+    if not fits:
+        best = min(cands, key=lambda c: c.bytes_per_tile)
+        raise DiagnosticException(
+            f"model does not fit target {target.name}: matmul [{m}x{k}] x [{k}x{n}] needs at least "
+            f"{best.bytes_per_tile} bytes per tile (grid {best.pm}x{best.pn}x{best.pk}); "
+            f"per-op budget is {int(budget)} of {target.memory_size} bytes ({reserved} held by live values)"
+        )
+    fits.sort(key=lambda c: (c.cycles, c.bytes_per_tile))
+    if counts is not None:
+        counts.append(len(fits))
+    return fits[min(rank, len(fits) - 1)]
+
+
+@dataclass(frozen=True)
+class SerialChoice:
+    pm: int
+    pn: int
+    steps: int
+    cycles: int
+    bytes_per_tile: int
+
+
+SERIAL_STEPS = (2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)
+
+
+def serial_pn(n: int, pm: int, tiles: int) -> int:
+    """Column parts of the serial grid with `pm` row parts (blocks of at least 16 columns)."""
+    return min(tiles // pm, max(1, n // 16))
+
+
+def serial_candidate(m: int, k: int, n: int, esize: int, target: Target, pm: int, pn: int, steps: int) -> SerialChoice:
+    """An output-stationary (pm, pn) grid stepping the contraction in `steps` chunks, priced."""
+    over = target.phase_overhead_cycles()
+    bm, bn = math.ceil(m / pm), math.ceil(n / pn)
+    bn += bn % 2
+    kc = math.ceil(k / steps)
+    kc += kc % 2
+    mem = bm * kc * esize + kc * bn * esize + bm * bn * (4 + esize)
+    step = target.amp_matmul_cycles(bm, kc, bn) + (bm * kc + kc * bn) * esize // 4 + over
+    cyc = steps * step + target.costs["local_copy_call"] + bm * bn * esize // 8
+    return SerialChoice(pm, pn, steps, cyc, mem)
+
+
+def choose_serial_gemm(m: int, k: int, n: int, esize: int, target: Target, reserved: int) -> SerialChoice | None:
+    """Output-stationary (pm, pn) grid and the fewest contraction steps that fit."""
+    budget = op_budget(target, reserved)
+    best: SerialChoice | None = None
+    for pm in divisor_like(m, target.tiles):
+        pn = serial_pn(n, pm, target.tiles)
+        for steps in SERIAL_STEPS:
+            c = serial_candidate(m, k, n, esize, target, pm, pn, steps)
+            if c.bytes_per_tile > budget:
+                continue
+            if best is None or (c.cycles, c.bytes_per_tile) < (best.cycles, best.bytes_per_tile):
+                best = c
+            break
+    return best
+
+
+@dataclass(frozen=True)
+class AttentionChoice:
+    form: str
+    grid: tuple[int, int, int, int]
+    rows: int  # query rows per tile (state block)
+    out_rows: int  # rows per tile after the combine
+    keys: int  # keys per update call (materialized: the tile's key block; streamed: the window)
+    cycles: int
+    bytes_per_tile: int
+
+
+def attention_candidates(
+    hq: int, hkv: int, s: int, sk: int, d: int, esize: int, form: str, target: Target
+) -> list[AttentionChoice]:
+    """Grids (kv heads, group, query blocks, key blocks) and block sizes with estimated cycles."""
+    g = hq // hkv
+    per = target.tiles // hq
+    if per < 1:
+        raise DiagnosticException(
+            f"plan-ops: {hq} query heads need at least {hq} tiles; {target.name} has {target.tiles}"
+        )
+    over = target.phase_overhead_cycles()
+    cands: list[AttentionChoice] = []
+    if form == "materialized":
+        for pk in range(1, per + 1):
+            pq = min(per // pk, s)
+            ob = math.ceil(s / (pq * pk))
+            qr, kr = ob * pk, math.ceil(sk / pk)
+            kr += kr % 2
+            mem = (
+                qr * d * esize
+                + 2 * kr * d * esize
+                + qr * kr * 4
+                + qr * (d + 2) * 4
+                + pk * ob * (d + 2) * 4
+                + ob * d * esize
+                + 16
+            )
+            exch = (qr * d * esize + 2 * kr * d * esize + (pk - 1) * ob * (d + 2) * 4) // 4 + 2 * over
+            cyc = (
+                target.attention_update_cycles(qr, kr, d)
+                + target.attention_combine_cycles(pk, ob, d)
+                + target.fill_cycles(qr * (d + 2))
+                + exch
+            )
+            cands.append(AttentionChoice(form, (hkv, g, pq, pk), qr, ob, kr, cyc, mem))
+    else:
+        pq = min(per, s)
+        qr = math.ceil(s / pq)
+        for kb in (32, 64, 128, 256, 512, 1024):
+            if kb > max(sk, 32):
+                break
+            steps = math.ceil(sk / kb)
+            mem = qr * d * esize + 2 * kb * d * esize + qr * kb * 4 + 2 * qr * (d + 2) * 4 + qr * d * esize + 16
+            step = target.attention_update_cycles(qr, kb, d) + 2 * kb * d * esize // 4 + over
+            cyc = steps * step + target.attention_combine_cycles(1, qr, d) + target.fill_cycles(qr * (d + 2))
+            cands.append(AttentionChoice(form, (hkv, g, pq, 1), qr, qr, kb, cyc, mem))
+    return cands
+
+
+def choose_attention(
+    hq: int,
+    hkv: int,
+    s: int,
+    sk: int,
+    d: int,
+    esize: int,
+    form: str,
+    target: Target,
+    rank: int = 0,
+    counts: list[int] | None = None,
+) -> AttentionChoice:
+    """The `rank`-th cheapest attention candidate that fits (rank 0: the cheapest)."""
+    cands = attention_candidates(hq, hkv, s, sk, d, esize, form, target)
+    budget = op_budget(target)
+    fits = [c for c in cands if c.bytes_per_tile <= budget]
+    if not fits:
+        best = min(cands, key=lambda c: c.bytes_per_tile)
+        raise DiagnosticException(
+            f"model does not fit target {target.name}: {form} attention [{hq}x{s}x{d}] over {sk} keys needs at "
+            f"least {best.bytes_per_tile} bytes per tile (grid {'x'.join(map(str, best.grid))}); per-op budget is "
+            f"{int(budget)} of {target.memory_size} bytes"
+            + ('; try form = "streamed"' if form == "materialized" else "")
+        )
+    fits.sort(key=lambda c: (c.cycles, c.bytes_per_tile))
+    if counts is not None:
+        counts.append(len(fits))
+    return fits[min(rank, len(fits) - 1)]

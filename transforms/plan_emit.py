@@ -1,0 +1,204 @@
+"""The plan emitter: walks a graph function in order and builds its plan ops, asking the
+planner's `Chooser` at each decision point (a matmul's grid, an attention's grid) and letting
+each op's emitter (`plan_emitters`) convert operand layouts with explicit `plan.rearrange`.
+
+A `plan.layout` attribute on a graph op pins its result layout: the emitter rearranges the
+op's natural result into it. Materialization is one ordered walk rather than independent
+per-op rewrite patterns because its state is function-wide: an input or weight takes the layout
+of its first consumer, a rearranged value is shared by every consumer wanting that layout, and
+matmul budgets count the bytes live and held by resident weights at that point.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from xdsl.dialects import builtin, func
+from xdsl.dialects.builtin import ArrayAttr, StringAttr, TensorType
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.utils.exceptions import DiagnosticException
+
+from ipu.dialects import graph, plan
+from ipu.target import Target
+from ipu.transforms.plan_emitters import EMITTERS
+from ipu.transforms.plan_layouts import attention_layouts, attention_window, default_layout, plan_type
+from ipu.transforms.plan_state import CHOICE_ATTR, LAYOUT_ATTR, Chooser, Planner, describe
+
+
+@dataclass
+class Planned:
+    """A function planned into `block` (not yet installed): its outputs and summary figures."""
+
+    block: Block
+    outputs: list[SSAValue]
+    figures: dict[str, int]
+
+
+def plan_body(f: func.FuncOp, target: Target, chooser: Chooser, log: bool = True) -> Planned:
+    """Plan the graph function `f` into a new block, leaving `f` untouched."""
+    old = f.body.block
+    new = Block()
+    p = Planner(target, chooser, new, {a: i for i, a in enumerate(old.args)}, new, log)
+    _pre_plan(p, old)
+    index, ret = plan_block(p, old, 0)
+    if not isinstance(ret, func.ReturnOp):
+        raise DiagnosticException("plan-ops: function has no func.return")
+    outs = [p.get(v, None, "output") for v in ret.arguments]
+    for v in outs:
+        if v.type.layout.partial >= 0:
+            raise DiagnosticException("plan-ops: an output is still a partial sum")
+    new.add_op(func.ReturnOp(*outs))
+    for i, a in enumerate(old.args):  # unused inputs still get a layout
+        if i not in p.new_args:
+            p.arg(a, plan_type(a.type, default_layout(tuple(a.type.get_shape()), target.tiles)))
+    return Planned(new, outs, {"operations": index, "conversions": len(p.conversions), "gemms": p.gemms})
+
+
+def install(f: func.FuncOp, planned: Planned, target: Target) -> None:
+    """Replace `f`'s graph body by its plan and give it its plan-level signature and names."""
+    old, new, outs = f.body.block, planned.block, planned.outputs
+    f.body.detach_block(old)
+    old.erase(safe_erase=False)
+    f.body.add_block(new)
+    f.function_type = builtin.FunctionType.from_lists([a.type for a in new.args], [v.type for v in outs])
+    names = [StringAttr(a.name_hint or f"arg{i}") for i, a in enumerate(new.args)]
+    outputs = [StringAttr(f"output{i}") for i in range(len(outs))]
+    # names declared by the graph function (e.g. an imported model's own) are kept
+    f.attributes["ipu.inputs"] = _declared_names(f, "ipu.inputs", len(names)) or ArrayAttr(names)
+    f.attributes["ipu.outputs"] = _declared_names(f, "ipu.outputs", len(outs)) or ArrayAttr(outputs)
+    f.attributes["ipu.target"] = StringAttr(target.name)
+
+
+def _declared_names(f: func.FuncOp, key: str, n: int) -> ArrayAttr | None:
+    a = f.attributes.get(key)
+    if isinstance(a, ArrayAttr) and len(a.data) == n and all(isinstance(x, StringAttr) for x in a.data):
+        return a
+    return None
+
+
+def plan_block(p: Planner, block: Block, index: int) -> tuple[int, Operation | None]:
+    """Plan the ops of `block` in order (op indices in pre-order, as the golden evaluator
+    numbers them); returns the next index and the block's terminator."""
+    ret: Operation | None = None
+    for op in list(block.ops):
+        _check_pins(op, index)
+        if isinstance(op, graph.ParameterOp):
+            p.params[op.result] = op
+            index += 1
+            continue
+        if isinstance(op, func.ReturnOp | graph.YieldOp):
+            ret = op
+            continue
+        if isinstance(op, graph.RepeatOp):
+            index = _plan_repeat(p, op, index)
+            continue
+        emitter = EMITTERS.get(type(op))
+        if emitter is None:
+            raise DiagnosticException(f"plan-ops: no plan for operation {op.name}")
+        emitter(p, op, index)
+        _pin_layout(p, op, index)
+        p.consumed(op)
+        index += 1
+    return index, ret
+
+
+def _check_pins(op: Operation, index: int) -> None:
+    """Refuse a pin the planner would otherwise ignore."""
+    if CHOICE_ATTR in op.attributes and not isinstance(op, graph.MatmulOp | graph.AttentionOp):
+        raise DiagnosticException(
+            f"plan-ops: {describe(op, index)}: {CHOICE_ATTR} applies to graph.matmul and graph.attention only"
+        )
+    if LAYOUT_ATTR in op.attributes and isinstance(op, graph.ParameterOp | graph.RepeatOp):
+        raise DiagnosticException(
+            f"plan-ops: {describe(op, index)}: {LAYOUT_ATTR} cannot be pinned here (a weight takes its first "
+            "consumer's layout and a repeat carries its inputs' layouts); pin the consumer or producer instead"
+        )
+
+
+def pinned_layout(op: Operation, index: int, target: Target) -> plan.PlanTensorType | None:
+    """The result type a `plan.layout` attribute pins for `op`, checked against its result."""
+    attr = op.attributes.get(LAYOUT_ATTR)
+    if attr is None:
+        return None
+    where = describe(op, index)
+    if not isinstance(attr, plan.LayoutAttr):
+        raise DiagnosticException(f"plan-ops: {where}: {LAYOUT_ATTR} must be a #plan.layout<…>")
+    if len(op.results) != 1 or not isinstance(op.results[0].type, TensorType):
+        raise DiagnosticException(f"plan-ops: {where}: only an op with one tensor result can pin its layout")
+    shape = tuple(op.results[0].type.get_shape())
+    if len(attr.split.data) != len(shape):
+        raise DiagnosticException(
+            f"plan-ops: {where}: pinned layout splits {len(attr.split.data)} axes; the result has {len(shape)}"
+        )
+    if attr.partial.data >= 0:
+        raise DiagnosticException(f"plan-ops: {where}: a pinned result layout cannot be a partial sum")
+    tiles = math.prod(attr.grid_dims) + attr.first.data
+    if tiles > target.tiles:
+        raise DiagnosticException(
+            f"plan-ops: {where}: pinned layout grid {'x'.join(map(str, attr.grid_dims))} from tile {attr.first.data} "
+            f"needs {tiles} tiles; target {target.name} has {target.tiles}"
+        )
+    try:
+        attr.layout(shape)
+    except ValueError as e:
+        raise DiagnosticException(
+            f"plan-ops: {where}: pinned layout does not fit the result {list(shape)}: {e}"
+        ) from None
+    return plan.PlanTensorType(op.results[0].type, attr)
+
+
+def _pin_layout(p: Planner, op: Operation, index: int) -> None:
+    want = pinned_layout(op, index, p.target)
+    if want is not None:
+        p.current[op.results[0]] = p.get(op.results[0], want, "pinned layout")
+
+
+def _pre_plan(p: Planner, block: Block) -> None:
+    """Look ahead: op indices, use counts (for liveness-aware budgets), attention layouts."""
+    ops = [o for o in block.walk() if not isinstance(o, func.ReturnOp | graph.YieldOp)]
+    p.index_of = {o: i for i, o in enumerate(ops)}
+    for op in block.walk():
+        for v in op.operands:
+            p.uses_left[v] = p.uses_left.get(v, 0) + 1
+        if isinstance(op, graph.AttentionOp):
+            (hq, s, d), (hkv, sk, _) = op.q.type.get_shape(), op.k.type.get_shape()
+            c = p.chooser.attention(op, p.index_of[op], p.target)
+            p.attention[op] = c
+            lays = attention_layouts(c.grid, c.rows, hq, hkv, s, sk, d)
+            p.desired.setdefault(op.q, plan_type(op.q.type, lays["q"], "interleaved"))
+            if c.form == "materialized":
+                for v in (op.k, op.v):
+                    p.desired.setdefault(v, plan_type(v.type, lays["kv"], "interleaved"))
+            else:
+                win = attention_window(hkv, sk, d, c.keys)
+                for v in (op.k, op.v):
+                    p.desired.setdefault(v, plan_type(v.type, win))
+
+
+def _plan_repeat(p: Planner, op: graph.RepeatOp, index: int) -> int:
+    """A structured plan.repeat: carried values keep their entry layouts across iterations."""
+    inits = [p.get(v, None, op.name) for v in op.inits]
+    for v in inits:
+        if v.type.layout.partial >= 0:
+            raise DiagnosticException("plan-ops: a repeat cannot carry a partial sum")
+    outer, cache = p.block, dict(p.cache)
+    body = Block(arg_types=[v.type for v in inits])
+    for ga, na in zip(op.body.block.args, body.args, strict=True):
+        na.name_hint = ga.name_hint
+        p.current[ga] = na
+        p.cache[(ga, na.type)] = na
+    p.block = body
+    nxt, term = plan_block(p, op.body.block, index + 1)
+    assert isinstance(term, graph.YieldOp)
+    ys = [p.get(v, a.type, "carried layout") for v, a in zip(term.values, body.args, strict=True)]
+    body.add_op(plan.YieldOp.create(operands=ys))
+    p.block, p.cache = outer, cache
+    r = plan.RepeatOp(op.count.value.data, inits, Region(body))
+    r.attributes["op_index"] = builtin.IntegerAttr(index, 64)
+    p.emit(r)
+    for gv, nv in zip(op.results, r.results, strict=True):
+        p.set(gv, nv)
+    p.consumed(op)
+    p.event("planned repeat", op=index, count=op.count.value.data, body_operations=nxt - index - 1)
+    return nxt

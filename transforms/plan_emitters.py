@@ -1,0 +1,307 @@
+"""How each graph op becomes plan ops, given the layouts its operands have (`Planner.get`
+converts an operand with `plan.rearrange` where the op wants another layout). One emitter per
+op kind, looked up by op class in `EMITTERS`; every elementwise unary op shares one."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from xdsl.dialects import builtin
+from xdsl.dialects.builtin import StringAttr, TensorType
+from xdsl.ir import Attribute, Operation
+from xdsl.utils.exceptions import DiagnosticException
+
+from ipu.dialects import graph, plan
+from ipu.dialects.layout import Layout
+from ipu.transforms.plan_candidates import SerialChoice
+from ipu.transforms.plan_layouts import (
+    attention_layouts,
+    plan_type,
+    replicated_vector,
+    row_layout,
+    serial_gemm_layouts,
+)
+from ipu.transforms.plan_state import MatmulContext, Planner
+
+
+def _op_index(index: int) -> dict[str, Attribute]:
+    return {"op_index": builtin.IntegerAttr(index, 64)}
+
+
+def _plan_matmul(p: Planner, op: graph.MatmulOp, index: int) -> None:
+    if any(op.flags()):
+        raise DiagnosticException("plan-ops: transposed matmul operands are not planned yet; use graph.transpose")
+    (m, k), (_, n) = op.lhs.type.get_shape(), op.rhs.type.get_shape()
+    esize = op.lhs.type.element_type.bitwidth // 8
+    ctx = MatmulContext(
+        op,
+        index,
+        m,
+        k,
+        n,
+        esize,
+        p.has(op.lhs),
+        p.has(op.rhs),
+        p.current[op.lhs].type.layout if p.has(op.lhs) else None,
+        p.resident + p.live_bytes(exclude=(op.lhs, op.rhs)),
+        p.resident,
+        op.rhs in p.params and not p.has(op.rhs),
+        math.ceil(k * n / p.target.tiles) * esize,
+    )
+    mp = p.chooser.matmul(ctx, p.target)
+    if mp.serial is not None:
+        _emit_serial_gemm(p, op, index, mp.serial)
+        return
+    c = mp.gemm
+    assert c is not None
+    if mp.weight:
+        p.resident += ctx.home_bytes if mp.fetch else c.weight_bytes
+    lays = c.layouts
+    el = op.result.type.element_type
+    if mp.fetch:
+        assert lays.home is not None
+        p.get(op.rhs, plan_type(op.rhs.type, lays.home), "weight home")
+    a = p.get(op.lhs, plan_type(op.lhs.type, lays.a), op.name)
+    b = p.get(op.rhs, plan_type(op.rhs.type, lays.b, "interleaved"), "weight fetch" if mp.fetch else op.name)
+    r_t = TensorType(builtin.f32 if c.pk > 1 else el, [m, n])
+    g = p.emit(plan.GemmOp(a, b, plan_type(r_t, lays.partial, "interleaved"), None if c.pk > 1 else index)).results[0]
+    p.gemms += 1
+    p.event(
+        "planned operation",
+        op=index,
+        name=op.name,
+        grid=f"{c.pm}x{c.pn}x{c.pk}",
+        weight="fetched" if mp.fetch else "resident",
+        estimated_cycles=c.cycles,
+        estimated_exchange_cycles=c.exchange_cycles,
+        bytes_per_tile=c.bytes_per_tile,
+    )
+    if c.pk > 1:
+        g.name_hint = f"{op.result.name_hint or 'mm'}_partial"
+        g = p.emit(plan.ReduceOp(g, plan_type(op.result.type, lays.result), index)).results[0]
+    p.set(op.result, g)
+
+
+def _emit_serial_gemm(p: Planner, op: graph.MatmulOp, index: int, c: SerialChoice) -> None:
+    (m, k), (_, n) = op.lhs.type.get_shape(), op.rhs.type.get_shape()
+    la, lb, lo = serial_gemm_layouts(m, k, n, c.pm, c.pn)
+    a = p.get(op.lhs, plan_type(op.lhs.type, la), op.name)
+    b = p.get(op.rhs, plan_type(op.rhs.type, lb), "weight home")
+    r = plan.SerialGemmOp.create(
+        operands=[a, b],
+        result_types=[plan_type(op.result.type, lo)],
+        attributes={"k_steps": builtin.IntegerAttr(c.steps, 64), **_op_index(index)},
+    )
+    p.set(op.result, p.emit(r).results[0])
+    p.event(
+        "planned operation",
+        op=index,
+        name=op.name,
+        grid=f"{c.pm}x{c.pn}",
+        serial_k_steps=c.steps,
+        estimated_cycles=c.cycles,
+        bytes_per_tile=c.bytes_per_tile,
+    )
+
+
+def _plan_unary(p: Planner, op: graph.ElementwiseUnaryOp, index: int) -> None:
+    """Every elementwise unary op: computed in its operand's layout by the kernel the op names."""
+    x = p.get(op.input, None, op.name)
+    p.set(op.result, p.emit(plan.UnaryOp(op.kernel(), x, index)).results[0])
+
+
+def _plan_cast(p: Planner, op: graph.CastOp, index: int) -> None:
+    x = p.get(op.input, None, op.name)
+    r = plan.CastOp.create(
+        operands=[x],
+        result_types=[plan.PlanTensorType(op.result.type, x.type.layout_attr)],
+        attributes=_op_index(index),
+    )
+    p.set(op.result, p.emit(r).results[0])
+
+
+def _plan_binary(p: Planner, op: Operation, index: int) -> None:
+    lhs, rhs = op.operands
+    a = p.get(lhs, None, op.name)
+    lay = a.type.layout
+    rs = tuple(rhs.type.get_shape())
+    if rs == lay.shape:
+        want = a.type
+    elif len(rs) == 1 and len(lay.shape) == 2 and rs[0] == lay.shape[1]:
+        al = (lay.align[1],) if lay.align else ()
+        bl = Layout(rs, lay.grid, (lay.split[1],), -1, lay.first_tile, al)
+        want = plan_type(rhs.type, bl)
+    else:
+        raise DiagnosticException(f"plan-ops: {op.name} broadcast of {rs} to {lay.shape} is not planned yet")
+    b = p.get(rhs, want, op.name)
+    kind = op.name.split(".")[1]
+    p.set(op.results[0], p.emit(plan.BinaryOp(kind, a, b, index)).results[0])
+
+
+def _plan_transpose(p: Planner, op: graph.TransposeOp, index: int) -> None:
+    x = p.get(op.input, None, op.name)
+    lay = x.type.layout
+    if len(lay.shape) != 2:
+        raise DiagnosticException("plan-ops: only rank-2 transposes are planned")
+    if lay.block[0] % 2:
+        al = (2, lay.align[1] if lay.align else 1)
+        lay = Layout(lay.shape, lay.grid, lay.split, -1, lay.first_tile, al)
+        x = p.get(op.input, plan_type(op.input.type, lay, x.type.layout_attr.memory.data), "transpose alignment")
+    out = Layout(lay.shape[::-1], lay.grid, lay.split[::-1], -1, lay.first_tile, (lay.block[1], lay.block[0]))
+    r = plan.TransposeOp.create(
+        operands=[x],
+        result_types=[plan_type(op.result.type, out)],
+        attributes={"op_index": builtin.IntegerAttr(index, 64)},
+    )
+    p.set(op.result, p.emit(r).results[0])
+
+
+def _plan_reshape(p: Planner, op: graph.ReshapeOp, index: int) -> None:
+    target = p.target
+    a, r = tuple(op.input.type.get_shape()), tuple(op.result.type.get_shape())
+    g = math.gcd(a[0], r[0]) if len(a) > 1 and len(r) > 1 else 1
+    while g > target.tiles:
+        g = max(d for d in range(1, target.tiles + 1) if g % d == 0)
+    # layouts pad an odd last axis to whole 32-bit words of fp16 (for every dtype): a block copy
+    # is right only when both sides pad their rows alike (the same last axis) or not at all
+    ok = a[-1] == r[-1] or all(s[-1] % 2 == 0 for s in (a, r))
+    if not ok or (len(a) == 1) != (len(r) == 1) and g != 1:
+        raise DiagnosticException(f"plan-ops: reshape {a} -> {r} is not planned yet (odd last dimension)")
+    ia = Layout(a, (g,), ((0,),) + ((),) * (len(a) - 1))
+    ir = Layout(r, (g,), ((0,),) + ((),) * (len(r) - 1))
+    x = p.get(op.input, plan_type(op.input.type, ia), op.name)
+    res = plan.ReshapeOp.create(
+        operands=[x],
+        result_types=[plan_type(op.result.type, ir)],
+        attributes={"op_index": builtin.IntegerAttr(index, 64)},
+    )
+    p.set(op.result, p.emit(res).results[0])
+
+
+def _plan_rowwise(p: Planner, op: Operation, index: int) -> None:
+    x_val = op.operands[0]
+    rank = len(x_val.type.get_shape())
+    if isinstance(op, graph.SoftmaxOp | graph.ReduceOp) and op.axis_index() != rank - 1:
+        raise DiagnosticException(f"plan-ops: {op.name} over axis {op.axis_index()} is planned only on the last axis")
+    x = p.get(x_val, None, op.name)
+    lay = x.type.layout
+    if lay.partial >= 0 or lay.split[-1]:
+        lay = row_layout(lay.shape, p.target.tiles)
+        x = p.get(x_val, plan_type(x_val.type, lay), op.name)
+    params = []
+    attrs: dict[str, Attribute] = {"op_index": builtin.IntegerAttr(index, 64)}
+    if isinstance(op, graph.LayerNormOp | graph.RmsNormOp):
+        vec = replicated_vector(lay.shape[-1], lay)
+        ops = [op.gamma, op.beta] if isinstance(op, graph.LayerNormOp) else [op.gamma]
+        params = [p.get(v, plan_type(v.type, vec), op.name) for v in ops]
+        attrs["epsilon"] = builtin.FloatAttr(op.eps(), builtin.f64)
+        kind = "layer_norm" if isinstance(op, graph.LayerNormOp) else "rms_norm"
+        rt = x.type
+    elif isinstance(op, graph.ReduceOp):
+        kind = op.kind.data
+        if rank >= 2 and lay.block[-2] % 2:
+            # the result's last axis is the rows axis, whose block is padded to whole 32-bit words
+            # (even): give the input as many rows per tile, so tile t's results are its own rows
+            align = list(lay.align or (1,) * rank)
+            align[-2] = math.lcm(align[-2], 2)
+            lay = Layout(lay.shape, lay.grid, lay.split, lay.partial, lay.first_tile, tuple(align))
+            x = p.get(x_val, plan_type(x_val.type, lay), op.name)
+        rl = Layout(lay.shape[:-1], lay.grid, lay.split[:-1], -1, lay.first_tile, tuple(lay.align[:-1]))
+        rt = plan_type(op.result.type, rl)
+    else:
+        kind = "softmax"
+        rt = x.type
+    attrs["kind"] = StringAttr(kind)
+    r = plan.RowwiseOp.create(operands=[x, *params], result_types=[rt], attributes=attrs)
+    p.set(op.results[0], p.emit(r).results[0])
+
+
+def _plan_split_heads(p: Planner, op: graph.SplitHeadsOp, index: int) -> None:
+    h, s, d = op.result.type.get_shape()
+    want = p.desired.get(op.result) or plan_type(op.result.type, row_layout((h, s, d), p.target.tiles))
+    # the input in the 2-D layout whose head view is the result: the split then moves whole blocks
+    x = p.get(op.input, plan_type(op.input.type, plan.heads_2d(want.layout)), op.name)
+    r = plan.SplitHeadsOp.create(
+        operands=[x], result_types=[want], attributes={"op_index": builtin.IntegerAttr(index, 64)}
+    )
+    p.set(op.result, p.emit(r).results[0])
+
+
+def _plan_merge_heads(p: Planner, op: graph.MergeHeadsOp, index: int) -> None:
+    x = p.get(op.input, None, op.name)
+    if x.type.layout.partial >= 0:
+        raise DiagnosticException("plan-ops: merge_heads of a partial sum")
+    r = plan.MergeHeadsOp.create(
+        operands=[x],
+        result_types=[plan_type(op.result.type, plan.heads_2d(x.type.layout))],
+        attributes={"op_index": builtin.IntegerAttr(index, 64)},
+    )
+    p.set(op.result, p.emit(r).results[0])
+
+
+def _plan_attention(p: Planner, op: graph.AttentionOp, index: int) -> None:
+    c = p.attention[op]
+    (hq, s, d), (hkv, sk, _) = op.q.type.get_shape(), op.k.type.get_shape()
+    lays = attention_layouts(c.grid, c.rows, hq, hkv, s, sk, d)
+    q = p.get(op.q, plan_type(op.q.type, lays["q"], "interleaved"), op.name)
+    if c.form == "materialized":
+        k = p.get(op.k, plan_type(op.k.type, lays["kv"], "interleaved"), op.name)
+        v = p.get(op.v, plan_type(op.v.type, lays["kv"], "interleaved"), op.name)
+    else:
+        k, v = p.get(op.k, None, op.name), p.get(op.v, None, op.name)
+        for x, val in ((k, op.k), (v, op.v)):
+            if x.type.layout.partial >= 0:
+                raise DiagnosticException("plan-ops: streamed attention keys/values must not be partial sums")
+            del val
+    st_t = TensorType(builtin.f32, [hq, s, d + 2])
+    attrs: dict[str, Attribute] = {
+        "form": StringAttr(c.form),
+        "scale": builtin.FloatAttr(op.scale_value(), builtin.f64),
+        "key_block": builtin.IntegerAttr(c.keys, 64),
+    }
+    if op.causal is not None:
+        attrs["causal"] = builtin.UnitAttr()
+    attrs["op_index"] = builtin.IntegerAttr(index, 64)  # for the scores checkpoint
+    st = plan.AttentionOp.create(operands=[q, k, v], result_types=[plan_type(st_t, lays["state"])], attributes=attrs)
+    sv = p.emit(st).results[0]
+    sv.name_hint = f"{op.result.name_hint or 'attn'}_state"
+    comb = plan.AttentionCombineOp.create(
+        operands=[sv],
+        result_types=[plan_type(op.result.type, lays["out"])],
+        attributes={"op_index": builtin.IntegerAttr(index, 64)},
+    )
+    p.set(op.result, p.emit(comb).results[0])
+    p.event(
+        "planned operation",
+        op=index,
+        name=op.name,
+        form=c.form,
+        grid="x".join(map(str, c.grid)),
+        rows_per_tile=c.rows,
+        keys_per_update=c.keys,
+        estimated_cycles=c.cycles,
+        bytes_per_tile=c.bytes_per_tile,
+    )
+
+
+Emitter = Callable[[Planner, Operation, int], None]
+
+EMITTERS: dict[type[Operation], Emitter] = {
+    graph.MatmulOp: _plan_matmul,
+    graph.AddOp: _plan_binary,
+    graph.SubOp: _plan_binary,
+    graph.MulOp: _plan_binary,
+    graph.MaxOp: _plan_binary,
+    graph.TransposeOp: _plan_transpose,
+    graph.ReshapeOp: _plan_reshape,
+    graph.CastOp: _plan_cast,
+    graph.SoftmaxOp: _plan_rowwise,
+    graph.LayerNormOp: _plan_rowwise,
+    graph.RmsNormOp: _plan_rowwise,
+    graph.ReduceOp: _plan_rowwise,
+    graph.SplitHeadsOp: _plan_split_heads,
+    graph.MergeHeadsOp: _plan_merge_heads,
+    graph.AttentionOp: _plan_attention,
+} | dict.fromkeys(graph.ELEMENTWISE_UNARY_OPS, _plan_unary)  # type: ignore[dict-item]
+"""How each graph op (by class) becomes plan ops; `plan.repeat` and parameters are structural."""

@@ -1,0 +1,104 @@
+"""Layout arithmetic the planner shares between choosing and emitting: which layout each
+implementation reads and writes (a plan is priced from these, so they are defined once)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from xdsl.dialects.builtin import TensorType
+from xdsl.utils.exceptions import DiagnosticException
+
+from ipu.dialects import plan
+from ipu.dialects.layout import Layout
+
+
+def plan_type(t: TensorType, lay: Layout, memory: str = "standard") -> plan.PlanTensorType:
+    align = lay.align if any(a != 1 for a in lay.align) else ()
+    attr = plan.LayoutAttr(lay.grid, lay.split, lay.partial, lay.first_tile, align, memory)
+    return plan.PlanTensorType(t, attr)
+
+
+def drop_align(lay: Layout) -> Layout:
+    return Layout(lay.shape, lay.grid, lay.split, lay.partial, lay.first_tile)
+
+
+def default_layout(shape: tuple[int, ...], tiles: int) -> Layout:
+    """Outer axes first, then inner ones, over as many tiles as the shape has useful blocks (the
+    last axis in blocks of at least two elements: whole 32-bit words)."""
+    if not shape:
+        raise DiagnosticException("plan-ops: rank-0 tensors are not supported (give the value a shape [1])")
+    grid, left = [], tiles
+    for a, n in enumerate(shape):
+        g = max(1, min(left, n if a < len(shape) - 1 else n // 2))
+        grid.append(g)
+        left //= g
+    return Layout(shape, tuple(grid), tuple((a,) for a in range(len(shape))))
+
+
+def row_layout(shape: tuple[int, ...], tiles: int) -> Layout:
+    """Whole rows per tile: leading axes split, the last axis kept whole."""
+    if len(shape) == 1:
+        return Layout(shape, (1,), ((),))
+    if len(shape) == 2:
+        return Layout(shape, (max(1, min(tiles, shape[0])),), ((0,), ()))
+    per = max(1, min(tiles // shape[0], shape[1]))
+    return Layout(shape, (shape[0], per), ((0,), (1,), ()))
+
+
+def replicated_vector(n: int, lay: Layout) -> Layout:
+    return Layout((n,), lay.grid, ((),), -1, lay.first_tile)
+
+
+@dataclass(frozen=True)
+class GemmLayouts:
+    """The layouts one (pm, pn, pk) choice emits: the plan is priced from these (principle 2)."""
+
+    a: Layout
+    b: Layout
+    partial: Layout  # gemm result (partial over grid dim 2 when pk > 1)
+    result: Layout  # after plan.reduce (== partial when pk == 1)
+    home: Layout | None  # distributed home of a fetched weight
+
+
+def gemm_layouts(m: int, k: int, n: int, pm: int, pn: int, pk: int, head: int, fetch: bool) -> GemmLayouts:
+    grid = (pm, pn, pk)
+    q = Layout((m, n), grid, ((0,), (1, 2)), align=(1, head))
+    align_n = q.block_size(1) * pk if pk > 1 else head
+    hb = math.ceil(math.ceil(k / pk) / pm)
+    hb += hb % 2
+    kb_align = hb * pm if fetch else 2
+    a = Layout((m, k), grid, ((0,), (2,)), align=(1, kb_align))
+    b = Layout((k, n), grid, ((2,), (1,)), align=(kb_align, align_n))
+    part = Layout((m, n), grid, ((0,), (1,)), partial=2 if pk > 1 else -1, align=(1, align_n))
+    home = Layout((k, n), grid, ((2, 0), (1,)), align=(hb, align_n)) if fetch else None
+    return GemmLayouts(a, b, part, (q if head > 1 else drop_align(q)) if pk > 1 else part, home)
+
+
+def serial_gemm_layouts(m: int, k: int, n: int, pm: int, pn: int) -> tuple[Layout, Layout, Layout]:
+    """Both operands spread once, unreplicated, over the output grid: each step's windows then
+    come from a few whole blocks (one exchange per operand instead of fragmented windows)."""
+    grid = (pm, pn)
+    return (
+        Layout((m, k), grid, ((0,), (1,))),
+        Layout((k, n), grid, ((0,), (1,))),
+        Layout((m, n), grid, ((0,), (1,))),
+    )
+
+
+def attention_layouts(
+    grid: tuple[int, int, int, int], rows: int, hq: int, hkv: int, s: int, sk: int, d: int
+) -> dict[str, Layout]:
+    al = (1, rows, 1)
+    return {
+        "q": Layout((hq, s, d), grid, ((0, 1), (2,), ()), align=al),
+        "kv": Layout((hkv, sk, d), grid, ((0,), (3,), ()), align=(1, 2, 1)),
+        "state": Layout((hq, s, d + 2), grid, ((0, 1), (2,), ()), partial=3, align=al),
+        "out": Layout((hq, s, d), grid, ((0, 1), (2, 3), ())),
+    }
+
+
+def attention_window(hkv: int, sk: int, d: int, keys: int) -> Layout:
+    """Streamed attention's keys/values: one window of keys per block, so each streaming step
+    multicasts whole blocks."""
+    return Layout((hkv, sk, d), (hkv, math.ceil(sk / keys)), ((0,), (1,), ()), align=(1, keys, 1))

@@ -1,0 +1,70 @@
+"""`plan-materialize`: build the plan ops from the choices `plan-decide` recorded on the graph ops.
+
+Each graph op becomes its plan ops in the layouts its `plan.choice` implies (and its pinned
+`plan.layout`, if any); where a consumer wants another layout than its producer gave, a
+`plan.rearrange` (or the gemm's `plan.reduce`) is inserted. The rewrite is one walk over the
+function rather than independent per-op patterns: function arguments and weights take the
+layout of their first consumer, and a rearranged value is shared by every consumer that wants
+that layout, both function-wide state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import builtin, func
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import DiagnosticException
+
+from ipu.dialects import graph
+from ipu.target import Target, load_target
+from ipu.transforms.log import log_event
+from ipu.transforms.plan_candidates import AttentionChoice
+from ipu.transforms.plan_choices import recorded_choice, resolve_attention, resolve_matmul
+from ipu.transforms.plan_decide import graph_functions
+from ipu.transforms.plan_emit import install, plan_body
+from ipu.transforms.plan_state import CHOICE_ATTR, MatmulContext, MatmulPlan, describe
+
+
+def _require(op: graph.MatmulOp | graph.AttentionOp, index: int) -> None:
+    if CHOICE_ATTR not in op.attributes:
+        raise DiagnosticException(
+            f"plan-materialize: {describe(op, index)} has no {CHOICE_ATTR}; run plan-decide first"
+        )
+
+
+class RecordedChooser:
+    """Every decision point takes the choice recorded on its op."""
+
+    def matmul(self, ctx: MatmulContext, t: Target) -> MatmulPlan:
+        _require(ctx.op, ctx.index)
+        return resolve_matmul(ctx, recorded_choice(ctx.op, ctx.index, ("gemm", "gemm_serial")), t)
+
+    def attention(self, op: graph.AttentionOp, index: int, t: Target) -> AttentionChoice:
+        _require(op, index)
+        return resolve_attention(op, index, recorded_choice(op, index, ("attention",)), t)
+
+
+def materialize_function(f: func.FuncOp, t: Target) -> dict[str, int]:
+    """Rewrite the decided graph function `f` in place into plan ops; returns summary figures."""
+    planned = plan_body(f, t, RecordedChooser())
+    install(f, planned, t)
+    return planned.figures
+
+
+@dataclass(frozen=True)
+class PlanMaterializePass(ModulePass):
+    """Build the plan ops from recorded choices (the second half of plan-ops)."""
+
+    name = "plan-materialize"
+    target: str = "mk2"
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        t = load_target(self.target)
+        for f in graph_functions(op):
+            figures = materialize_function(f, t)
+            log_event("planned function", function=f.sym_name.data, target=t.name, **figures)
+
+
+__all__ = ["PlanMaterializePass", "materialize_function"]

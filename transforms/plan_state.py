@@ -1,0 +1,167 @@
+"""What the plan emitter knows while it walks a function, and the interface of whoever chooses.
+
+`Planner` holds the layout bookkeeping (which plan value holds each graph value, in which
+layouts, how many bytes per tile are live or held by resident weights); a `Chooser` picks each
+decision point's implementation (`plan_decide.CostChooser` by cost, `plan_materialize.
+RecordedChooser` from the recorded `plan.choice`), given a `MatmulContext` of that state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from xdsl.ir import Block, Operation, SSAValue
+
+from ipu.dialects import graph, plan
+from ipu.dialects.layout import Layout
+from ipu.target import Target
+from ipu.transforms.log import log_event
+from ipu.transforms.plan_candidates import AttentionChoice, GemmChoice, SerialChoice
+from ipu.transforms.plan_layouts import default_layout, plan_type
+
+CHOICE_ATTR = "plan.choice"  # a decision point's implementation (#plan.choice<…>)
+LAYOUT_ATTR = "plan.layout"  # a pinned result layout (#plan.layout<…>)
+
+
+def describe(op: Operation, index: int) -> str:
+    """How diagnostics name a graph op: its name, pre-order index and result name."""
+    res = f" %{op.results[0].name_hint}" if op.results and op.results[0].name_hint else ""
+    return f"{op.name}{res} (op {index})"
+
+
+@dataclass(frozen=True)
+class MatmulContext:
+    """What a matmul's choice depends on, as the emitter has it when it reaches the op."""
+
+    op: graph.MatmulOp
+    index: int
+    m: int
+    k: int
+    n: int
+    esize: int
+    a_moves: bool  # the lhs exists already
+    b_moves: bool  # the rhs exists already (must be exchanged into place)
+    a_current: Layout | None
+    reserved: int  # bytes per tile held by resident weights and live values
+    resident: int  # bytes per tile of weights kept resident so far
+    weight: bool  # the rhs is a parameter not yet placed: resident or fetched is a choice
+    home_bytes: int  # per tile, a fetched weight's distributed home
+
+
+@dataclass(frozen=True)
+class MatmulPlan:
+    """A matmul's implementation: a (pm, pn, pk) gemm, or the serial gemm when none fits."""
+
+    gemm: GemmChoice | None = None
+    serial: SerialChoice | None = None
+    fetch: bool = False  # the weight is stored spread over the grid and fetched before use
+    weight: bool = False  # the rhs was a parameter not yet placed (resident or fetched)
+
+    def attr(self) -> plan.ChoiceAttr:
+        if self.gemm is not None:
+            mode = ("fetched" if self.fetch else "resident") if self.weight else ""
+            return plan.ChoiceAttr("gemm", self.gemm.grid, weight=mode)
+        assert self.serial is not None
+        return plan.ChoiceAttr("gemm_serial", (self.serial.pm, self.serial.pn), k_steps=self.serial.steps)
+
+
+def attention_attr(c: AttentionChoice) -> plan.ChoiceAttr:
+    return plan.ChoiceAttr("attention", c.grid, key_block=c.keys)
+
+
+class Chooser(Protocol):
+    """Chooses each decision point's implementation while the emitter walks the function."""
+
+    def matmul(self, ctx: MatmulContext, target: Target) -> MatmulPlan: ...
+
+    def attention(self, op: graph.AttentionOp, index: int, target: Target) -> AttentionChoice: ...
+
+
+@dataclass
+class Planner:
+    """Layout bookkeeping while one function is planned into `top` (and repeat bodies)."""
+
+    target: Target
+    chooser: Chooser
+    block: Block
+    arg_map: dict[SSAValue, int]
+    top: Block = field(default=None)  # type: ignore[assignment]
+    log: bool = True  # log each op's plan (the materialized plan, not each trial of a search)
+    current: dict[SSAValue, SSAValue] = field(default_factory=dict)
+    cache: dict[tuple[SSAValue, plan.PlanTensorType], SSAValue] = field(default_factory=dict)
+    params: dict[SSAValue, graph.ParameterOp] = field(default_factory=dict)
+    new_args: dict[int, SSAValue] = field(default_factory=dict)
+    conversions: list[str] = field(default_factory=list)
+    desired: dict[SSAValue, plan.PlanTensorType] = field(default_factory=dict)  # consumer-chosen layouts
+    attention: dict[Operation, AttentionChoice] = field(default_factory=dict)
+    resident: int = 0  # bytes per tile of weights kept in their consumer's layout
+    gemms: int = 0
+    index_of: dict[Operation, int] = field(default_factory=dict)
+    uses_left: dict[SSAValue, int] = field(default_factory=dict)  # graph uses not yet planned
+
+    def live_bytes(self, exclude: tuple[SSAValue, ...] = ()) -> int:
+        """Per-tile bytes of planned values that later ops still read (weights excluded)."""
+        total = 0
+        for v, nv in self.current.items():
+            if v in exclude or v in self.params or self.uses_left.get(v, 0) <= 0:
+                continue
+            lay = nv.type.layout
+            total += lay.block_elements * nv.type.tensor.element_type.bitwidth // 8
+        return total
+
+    def consumed(self, op: Operation) -> None:
+        for v in op.operands:
+            self.uses_left[v] = self.uses_left.get(v, 0) - 1
+
+    def emit(self, op: Operation) -> Operation:
+        self.block.add_op(op)
+        return op
+
+    def has(self, v: SSAValue) -> bool:
+        return v in self.current
+
+    def arg(self, v: SSAValue, t: plan.PlanTensorType) -> SSAValue:
+        i = self.arg_map[v]
+        pos = sum(1 for j in self.new_args if j < i)
+        a = self.top.insert_arg(t, pos)
+        a.name_hint = v.name_hint
+        self.new_args[i] = a
+        return a
+
+    def get(self, v: SSAValue, want: plan.PlanTensorType | None, reason: str) -> SSAValue:
+        """The plan value for graph value `v` in layout `want` (materializing or converting)."""
+        if v not in self.current:
+            t = want or plan_type(v.type, default_layout(tuple(v.type.get_shape()), self.target.tiles))
+            if v in self.params:
+                p = self.params[v]
+                # weights are loaded once by `initialize`: declared at function level even when a
+                # repeat body uses them
+                decl = plan.ParameterOp(p.sym_name.data, p.init, t)
+                self.top.add_op(decl)
+                nv = decl.results[0]
+            else:
+                nv = self.arg(v, t)
+            nv.name_hint = v.name_hint
+            self.current[v] = nv
+            self.cache[(v, t)] = nv
+            return nv
+        cur = self.current[v]
+        if want is None or cur.type == want:
+            return cur
+        if (v, want) in self.cache:
+            return self.cache[(v, want)]
+        nv = self.emit(plan.RearrangeOp(cur, want, reason)).results[0]
+        nv.name_hint = f"{v.name_hint or 'v'}_r"
+        self.cache[(v, want)] = nv
+        self.conversions.append(reason)
+        return nv
+
+    def set(self, v: SSAValue, nv: SSAValue) -> None:
+        nv.name_hint = v.name_hint
+        self.current[v] = nv
+        self.cache[(v, nv.type)] = nv
+
+    def event(self, message: str, **fields: object) -> None:
+        if self.log:
+            log_event(message, **fields)

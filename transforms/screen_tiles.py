@@ -1,0 +1,57 @@
+"""`screen-tiles`: give each mapped plan finalist the logical-to-physical tile mapping with the
+least modelled exchange load (`tile_screen`), before its exchange is scheduled.
+
+Only finalists of the plan search (functions carrying `plan.finalist`) are screened: a plan
+made without a search (`plan-ops{finalists=1}`) keeps the identity mapping.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import builtin, func
+from xdsl.passes import ModulePass
+
+from ipu.dialects import exchange, tilemap
+from ipu.target import load_target
+from ipu.transforms.log import log_event
+from ipu.transforms.tile_screen import screen
+
+FINALIST_ATTR = "plan.finalist"  # a plan-search finalist's rank (plan_search.emit_finalists)
+
+
+def mapped_finalists(module: builtin.ModuleOp) -> list[func.FuncOp]:
+    """The module's tilemap-level functions that are plan finalists, in order."""
+    return [
+        f
+        for f in module.body.block.ops
+        if isinstance(f, func.FuncOp) and FINALIST_ATTR in f.attributes and tilemap.MAPPING_ATTR in f.attributes
+    ]
+
+
+@dataclass(frozen=True)
+class ScreenTilesPass(ModulePass):
+    """Choose each mapped finalist's tile mapping by exchange resource load."""
+
+    name = "screen-tiles"
+    target: str = "mk2"
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        t = load_target(self.target)
+        for f in mapped_finalists(op):
+            if any(isinstance(o, exchange.PhaseOp) for o in f.body.walk()):
+                continue  # already scheduled: its routes were priced under the mapping it has
+            sc = screen(f, t)
+            log_event(
+                "screened tile mappings by exchange resource load",
+                finalist=f.attributes[FINALIST_ATTR].value.data,  # type: ignore[union-attr]
+                candidates=sc.candidates,
+                baseline_cycles=sc.baseline_cycles,
+                candidate_cycles=sc.candidate_cycles,
+                baseline_pressure=sc.baseline_pressure,
+                candidate_pressure=sc.candidate_pressure,
+                mapping=str(sc.mapping),
+            )
+            if not sc.mapping.identity:
+                f.attributes[tilemap.MAPPING_ATTR] = tilemap.MappingAttr(sc.mapping.block, sc.mapping.width)
