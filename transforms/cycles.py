@@ -25,7 +25,7 @@ from ipu.transforms.tile_screen import move_route_cycles
 def refined_cycles(f: func.FuncOp, t: Target, attainable: bool = False) -> tuple[int, int]:
     """(total cycles, scheduled exchange cycles) of a scheduled tilemap/exchange function; with
     `attainable`, each phase counts the horizon a full-effort schedule reaches from its quick one."""
-    return _block(f.body.block, t, lambda op: phase_cycles(op, t, _horizon(op, t, attainable)))
+    return _block(f.body.block, t, exchange.PhaseOp, lambda op: phase_cycles(op, t, _horizon(op, t, attainable)))
 
 
 def previewed_cycles(f: func.FuncOp, t: Target) -> tuple[int, int]:
@@ -43,7 +43,7 @@ def previewed_cycles(f: func.FuncOp, t: Target) -> tuple[int, int]:
         h = attainable_horizon(table, t.tiles, s.horizon, s.lower_bound)
         return h + t.exchange["sync_cycles"] + move_route_cycles(logical, mapping, t)
 
-    return _block(f.body.block, t, price)
+    return _block(f.body.block, t, tilemap.MoveOp, price)
 
 
 def phase_cycles(op: exchange.PhaseOp, t: Target, horizon: int) -> int:
@@ -60,8 +60,9 @@ def _horizon(op: exchange.PhaseOp, t: Target, attainable: bool) -> int:
     return attainable_horizon(moves, t.tiles, h, op.lower_bound.value.data)
 
 
-def _block(block: Block, t: Target, price: Callable[[Operation], int]) -> tuple[int, int]:
-    """Kernel cycles per superstep (the busiest tile range) plus `price` of each exchange."""
+def _block(block: Block, t: Target, kind: type[Operation], price: Callable[[Operation], int]) -> tuple[int, int]:
+    """Kernel cycles per superstep (the busiest tile range) plus `price` of each exchange (an op of
+    type `kind`: scheduled phases, or moves still to schedule)."""
     total = exch = 0
     seg: dict[tuple[int, int], int] = {}
 
@@ -82,14 +83,14 @@ def _block(block: Block, t: Target, price: Callable[[Operation], int]) -> tuple[
             p = {k: op.param(k) for k in names}
             key = (r.first.data, r.first.data + r.count.data)
             seg[key] = seg.get(key, 0) + t.kernel_cycles(op.kernel.data, p, r.esize)
-        elif isinstance(op, exchange.PhaseOp | tilemap.MoveOp):
+        elif isinstance(op, kind):
             total += flush()
             cost = price(op)
             total += cost
             exch += cost
         elif isinstance(op, tilemap.RepeatOp):
             total += flush()
-            body, bx = _block(op.body.block, t, price)
+            body, bx = _block(op.body.block, t, kind, price)
             total += op.count.value.data * body
             exch += op.count.value.data * bx
     total += flush()
