@@ -25,13 +25,15 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
 from ipu.codegen.ipuexe import build_package
+from ipu.context import make_context
 from ipu.golden.compare import Comparison, compare, tolerance
 from ipu.golden.evaluator import evaluate, main_function, make_inputs
 from ipu.runtime.emulator import Emulator, RunResult
 from ipu.runtime.package import Package, validate_package
-from ipu.target import DEFAULT_TARGET, Target, load_target
+from ipu.target import Target, load_target
 from ipu.transforms.log import phase
 from ipu.transforms.pipeline import compile_passes
+from ipu.transforms.target_of import module_target
 
 
 class ApiError(ValueError):
@@ -100,9 +102,8 @@ class Report:
         return all(c.result.passed for c in self.checks) if self.checks else None
 
 
-def context():
-    from ipu.tools.common import make_context
-
+def context() -> Context:
+    """A fresh parsing context with every ipu dialect (see `ipu.context`)."""
     return make_context()
 
 
@@ -173,6 +174,11 @@ def _is_path(source: str | Path) -> bool:
     return True
 
 
+def is_tasm_level(module: builtin.ModuleOp) -> bool:
+    """Whether `module` is at the tasm level (its body holds tasm programs and tables)."""
+    return any(op.dialect_name() == "tasm" for op in module.body.block.ops)
+
+
 # function attributes that mark a module below the graph level, and the level each names
 _LEVEL_MARKS = (("exchange.memory", "exchange"), ("tilemap.mapping", "tilemap"), ("plan.metrics", "plan"))
 
@@ -197,22 +203,24 @@ def _check_graph_level(module: builtin.ModuleOp) -> None:
 
 def compile(  # noqa: A001
     source: str | Path | builtin.ModuleOp,
-    target: str | Target = DEFAULT_TARGET,
+    target: str | Target | None = None,
     *,
     options: dict[str, int] | None = None,
 ) -> Compiled:
-    """Lower a graph-level model through every pass and build its package for `target`;
+    """Lower a graph-level model through every pass and build its package for `target` (default:
+    the module's `#ipu.target`, else mk2);
     `options` sets the planner's search knobs (`PLAN_OPTIONS`: finalists, beam, candidates).
     Raises `TargetError` for an unknown target, `ApiError` for a bad source or option, and a
     pass's `DiagnosticException` when the model cannot be compiled (does not fit, unsupported)."""
-    tg = target if isinstance(target, Target) else load_target(target)
+    if target is not None and not isinstance(target, Target):
+        target = load_target(target)
     try:
-        passes = compile_passes(tg.name, options)
+        passes = compile_passes(target.name if target is not None else None, options)
     except ValueError as e:
         raise ApiError(str(e)) from None
     onnx_model = _onnx_source(source)  # read once: parsed here, and run by the oracle
     module = parse(source if onnx_model is None else onnx_model)
-    lowered = "tasm.target" in module.attributes  # a tasm-level module is packaged as it is
+    lowered = is_tasm_level(module)  # a tasm-level module is packaged as it is
     if not lowered:
         _check_graph_level(module)
     reference = None if lowered else main_function(module.clone())
@@ -224,6 +232,7 @@ def compile(  # noqa: A001
             with phase(label):
                 p.apply(ctx, module)
             seconds[label] = time.perf_counter() - t0
+    tg = module_target(module, target.name if target is not None else None, "ipu.compile")
     t0 = time.perf_counter()
     with phase("build_package"):
         pkg = build_package(module, tg)

@@ -26,6 +26,7 @@ from ipu.dialects.layout import binding_slices
 from ipu.dialects.tilemap import table_of
 from ipu.runtime import isa
 from ipu.runtime.package import Binding, Checkpoint, HostCall, Package, Phase, Program, make_host_calls
+from ipu.dialects.ipu import target_attr_of
 from ipu.target import Target, load_target
 from ipu.target.mapping import TileMapping
 
@@ -104,11 +105,11 @@ def _encode_block(block) -> list[np.ndarray]:
 
 def build_package(module: builtin.ModuleOp, target: Target) -> Package:
     """The package for a module at tasm level, built for `target`."""
-    tname = module.attributes.get("tasm.target")
-    if not isinstance(tname, builtin.StringAttr):
+    tattr = target_attr_of(module)
+    if tattr is None or not any(isinstance(op, tasm.ProgramOp) for op in module.body.block.ops):
         raise DiagnosticException("codegen: module is not at tasm level (run ipu-compile first)")
-    if tname.data != target.name:
-        raise DiagnosticException(f"codegen: module was compiled for {tname.data}, not {target.name}")
+    if tattr.target_name.data != target.name:
+        raise DiagnosticException(f"codegen: module was compiled for {tattr.target_name.data}, not {target.name}")
     code_start = next(r for r in target.regions if r.executable).start
     programs, phases, weights, inputs, outputs, checkpoints = [], [], [], [], [], []
     for op in module.body.block.ops:
@@ -224,7 +225,7 @@ def disassemble(pkg: Package, target: Target | None = None) -> str:
         f"// package: target={pkg.target} tiles={pkg.tiles} compiler={_lit(pkg.compiler_version)} "
         f"schema={pkg.schema_version}"
     ]
-    attrs = [f"tasm.target = {_lit(pkg.target)}", f"tasm.compiler = {_lit(pkg.compiler_version)}"]
+    attrs = [f"ipu.target = #ipu.target<{_lit(pkg.target)}>", f"tasm.compiler = {_lit(pkg.compiler_version)}"]
     tm = pkg.tile_mapping
     if tm != TileMapping():
         attrs.append(f"tasm.tile_mapping = #tilemap.mapping<block = {tm.block}, width = {tm.width}>")

@@ -1,4 +1,5 @@
-"""The dialect ladder: graph, plan, tilemap, exchange, tasm (one dialect per file)."""
+"""The dialect ladder: graph, plan, tilemap, exchange, tasm, and `ipu`'s shared attributes (one
+dialect per file)."""
 
 from __future__ import annotations
 
@@ -33,4 +34,9 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
 
         return Tasm
 
-    return {"graph": graph, "plan": plan, "tilemap": tilemap, "exchange": exchange, "tasm": tasm}
+    def ipu():
+        from ipu.dialects.ipu import Ipu
+
+        return Ipu
+
+    return {"ipu": ipu, "graph": graph, "plan": plan, "tilemap": tilemap, "exchange": exchange, "tasm": tasm}

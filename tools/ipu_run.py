@@ -91,7 +91,9 @@ def _print_checks(checks: list[api.Check]) -> bool:
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("model", type=click.Path(dir_okay=False))
-@click.option("--target", default=None, help=f"machine model (default {DEFAULT_TARGET}, or the package's)")
+@click.option(
+    "--target", default=None, help=f"machine model (default: the model's or package's own, else {DEFAULT_TARGET})"
+)
 @click.option("--inputs", "inputs_path", type=click.Path(dir_okay=False), help=".npz keyed by input names")
 @click.option("--outputs", "outputs_path", type=click.Path(dir_okay=False), help="write outputs to .npz")
 @click.option("--seed", default=0, show_default=True, help="seed for Gaussian inputs")
@@ -161,12 +163,11 @@ def _run(
         if reference_path:
             reference = main_function(parse_file(make_context(), reference_path))
     else:
-        tg = load_target(target or DEFAULT_TARGET)
         try:
-            compiled = api.compile(model, tg)
+            compiled = api.compile(model, target)
         except api.ApiError as e:
             raise ToolError(str(e)) from None
-        pkg, reference = compiled.package, compiled.reference
+        pkg, reference, tg = compiled.package, compiled.reference, compiled.target
         if reference_path:
             reference, source = main_function(parse_file(make_context(), reference_path)), reference_path
     inputs = _load_inputs(inputs_path, pkg, reference, seed)

@@ -19,11 +19,12 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import exchange, tasm, tilemap
 from ipu.runtime.isa import KERNELS
-from ipu.target import Target, load_target
+from ipu.target import Target
 from ipu.transforms.exchange_schedule import D_OFF, S_OFF
 from ipu.transforms.log import log_event
 from ipu.transforms.place_storage import slot
 from ipu.transforms.select_finalist import refined_cycles
+from ipu.transforms.target_of import module_target
 
 # the kernel ABI (parameter names in encoding order) is the ISA's
 KERNEL_PARAMS = {name: params for name, (_, params) in KERNELS.items()}
@@ -211,10 +212,10 @@ class LowerToTasmPass(ModulePass):
     """Replace the placed exchange-level function by tile programs and tables."""
 
     name = "lower-to-tasm"
-    target: str = "mk2"
+    target: str | None = None  # unset: the module's #ipu.target
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        t = load_target(self.target)
+        t = module_target(op, self.target, self.name)
         funcs = [f for f in op.body.block.ops if isinstance(f, func.FuncOp)]
         if funcs and not any("exchange.memory" in f.attributes for f in funcs):
             raise DiagnosticException(
@@ -227,7 +228,6 @@ class LowerToTasmPass(ModulePass):
                 for n in new_ops:
                     op.body.block.insert_op_before(n, f)
                 op.body.block.erase_op(f)
-                op.attributes["tasm.target"] = StringAttr(t.name)
                 memory = dict(f.attributes["exchange.memory"].data)  # type: ignore[union-attr]
                 memory["estimated_cycles"] = IntegerAttr(estimate, 64)
                 memory["estimated_exchange_cycles"] = IntegerAttr(exch, 64)

@@ -9,7 +9,6 @@ from xdsl.context import Context
 from xdsl.dialects import builtin
 from xdsl.passes import ModulePass
 
-from ipu.target import DEFAULT_TARGET, load_target
 from ipu.transforms.log import phase
 from ipu.transforms.lower_to_tasm import LowerToTasmPass
 from ipu.transforms.map_tiles import MapTilesPass
@@ -22,7 +21,7 @@ PLAN_OPTIONS = ("finalists", "beam", "candidates")
 """The pipeline options a caller may set: `PlanOpsPass`'s search knobs."""
 
 
-def compile_passes(target: str, options: dict[str, int] | None = None) -> list[tuple[str, ModulePass]]:
+def compile_passes(target: str | None, options: dict[str, int] | None = None) -> list[tuple[str, ModulePass]]:
     """The ladder's passes, labelled; `options` (names in `PLAN_OPTIONS`, positive ints) go to plan-ops."""
     options = dict(options or {})
     unknown = sorted(set(options) - set(PLAN_OPTIONS))
@@ -33,11 +32,11 @@ def compile_passes(target: str, options: dict[str, int] | None = None) -> list[t
             raise ValueError(f"pipeline option {k} must be a positive integer, got {v!r}")
     return [
         ("plan_ops", PlanOpsPass(target=target, **options)),
-        ("select_finalist", SelectFinalistPass(target=target)),
+        ("select_finalist", SelectFinalistPass()),
         ("map_tiles", MapTilesPass()),
-        ("schedule_exchange", ScheduleExchangePass(target=target)),
-        ("place_storage", PlaceStoragePass(target=target)),
-        ("lower_to_tasm", LowerToTasmPass(target=target)),
+        ("schedule_exchange", ScheduleExchangePass()),
+        ("place_storage", PlaceStoragePass()),
+        ("lower_to_tasm", LowerToTasmPass()),
     ]
 
 
@@ -46,10 +45,9 @@ class IpuCompilePass(ModulePass):
     """The whole lowering ladder for one target, logging each phase's elapsed time."""
 
     name = "ipu-compile"
-    target: str = DEFAULT_TARGET
+    target: str | None = None  # unset: the module's #ipu.target, else mk2 (plan-ops sets it)
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        load_target(self.target)
         for label, p in compile_passes(self.target):
             with phase(label):
                 p.apply(ctx, op)

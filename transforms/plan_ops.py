@@ -19,8 +19,9 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import graph, plan
 from ipu.dialects.layout import Layout
-from ipu.target import Target, load_target
+from ipu.target import Target
 from ipu.transforms.log import log_event
+from ipu.transforms.target_of import set_module_target
 
 MEMORY_FRACTION = 0.85  # of data memory, per-op working-set budget; place-storage checks what is really live
 WEIGHT_FRACTION = 0.12  # tile memory for weights kept resident in their consumer's (replicated) layout
@@ -285,7 +286,6 @@ def plan_function(
     # names declared by the graph function (e.g. an imported model's own) are kept
     f.attributes["ipu.inputs"] = _declared_names(f, "ipu.inputs", len(names)) or ArrayAttr(names)
     f.attributes["ipu.outputs"] = _declared_names(f, "ipu.outputs", len(outs)) or ArrayAttr(outputs)
-    f.attributes["ipu.target"] = StringAttr(target.name)
     if decisions is not None:
         decisions.update(p.decisions)
     return {"operations": index, "conversions": len(p.conversions), "gemms": len(gemm_grids)}
@@ -814,7 +814,7 @@ class PlanOpsPass(ModulePass):
     """Lower `graph` to `plan` for one target."""
 
     name = "plan-ops"
-    target: str = "mk2"
+    target: str | None = None  # unset: the module's #ipu.target, else mk2
     finalists: int = 4  # whole-graph plans kept for select-finalist (1: plan greedily, no search)
     beam: int = 4
     candidates: int = 3  # candidate ranks tried per decision point
@@ -822,9 +822,9 @@ class PlanOpsPass(ModulePass):
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         from ipu.transforms.plan_search import emit_finalists, search
 
-        t = load_target(self.target)
-        if "tasm.target" in op.attributes:
+        if any(o.dialect_name() == "tasm" for o in op.body.block.ops):
             raise DiagnosticException("plan-ops: the module is at the tasm level; plan-ops takes graph-level functions")
+        t = set_module_target(op, self.target, self.name)
         for f in [f for f in op.body.block.ops if isinstance(f, func.FuncOp)]:
             if not any(o.dialect_name() == "graph" for o in f.body.walk()):
                 continue

@@ -15,9 +15,9 @@ from xdsl.passes import ModulePass
 from ipu.dialects import exchange, tilemap
 from ipu.dialects.tilemap import mapping_of
 from ipu.runtime.exchange_check import ScheduleError, validate_schedule
-from ipu.target import load_target
 from ipu.transforms.exchange_schedule import MC, PC, PhaseCache
 from ipu.transforms.log import log_event
+from ipu.transforms.target_of import module_target
 from ipu.transforms.tile_screen import move_route_cycles
 
 
@@ -34,14 +34,14 @@ class ScheduleExchangePass(ModulePass):
     record its lower bound, horizon, gap, runs per transfer and the scheduler that won."""
 
     name = "schedule-exchange"
-    target: str = "mk2"
+    target: str | None = None  # unset: the module's #ipu.target
     effort: int = 2  # 1: longest-first list scheduling only
     check: bool = True  # validate every schedule against its logical move
     check_rows: int = 1 << 20  # above this many rows, compare words per tile pair (summary)
     cpsat: bool = True  # let CP-SAT prove or improve small phases
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        target = load_target(self.target)
+        target = module_target(op, self.target, self.name)
         tiles = target.tiles
         cache = PhaseCache(cpsat=self.cpsat)
         index = 0

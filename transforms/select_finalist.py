@@ -25,12 +25,14 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import exchange, tilemap
-from ipu.target import Target, load_target
+from ipu.dialects.ipu import TARGET_ATTR
+from ipu.target import Target
 from ipu.transforms.exchange_schedule import attainable_horizon
 from ipu.transforms.log import log_event
 from ipu.transforms.map_tiles import MapTilesPass
 from ipu.transforms.place_storage import place_function
 from ipu.transforms.schedule_exchange import ScheduleExchangePass
+from ipu.transforms.target_of import module_target
 from ipu.transforms.tile_screen import screen
 
 
@@ -95,10 +97,10 @@ class SelectFinalistPass(ModulePass):
     """Keep the finalist with the fewest refined cycles among those whose storage places."""
 
     name = "select-finalist"
-    target: str = "mk2"
+    target: str | None = None  # unset: the module's #ipu.target
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        t = load_target(self.target)
+        t = module_target(op, self.target, self.name)
         groups: dict[str, list[func.FuncOp]] = {}
         for f in op.body.block.ops:
             if isinstance(f, func.FuncOp) and "plan.finalist" in f.attributes:
@@ -108,7 +110,7 @@ class SelectFinalistPass(ModulePass):
             for f in fs:
                 idx = f.attributes["plan.finalist"].value.data  # type: ignore[union-attr]
                 metrics = f.attributes["plan.metrics"].data  # type: ignore[union-attr]
-                scratch = builtin.ModuleOp([f.clone()])
+                scratch = builtin.ModuleOp([f.clone()], {TARGET_ATTR: op.attributes[TARGET_ATTR]})
                 try:
                     MapTilesPass().apply(ctx, scratch)
                     g = next(o for o in scratch.body.block.ops if isinstance(o, func.FuncOp))
@@ -127,7 +129,7 @@ class SelectFinalistPass(ModulePass):
                         attr = tilemap.MappingAttr(sc.mapping.block, sc.mapping.width)
                         g.attributes[tilemap.MAPPING_ATTR] = attr
                         f.attributes[tilemap.PLAN_MAPPING_ATTR] = attr
-                    ScheduleExchangePass(target=self.target, effort=1, check=False).apply(ctx, scratch)
+                    ScheduleExchangePass(effort=1, check=False).apply(ctx, scratch)
                     g = next(o for o in scratch.body.block.ops if isinstance(o, func.FuncOp))
                     cycles, exch = refined_cycles(g, t, attainable=True)
                     place_function(g, t)
