@@ -12,16 +12,16 @@ from ipu.target import DEFAULT_TARGET, Target, load_target
 
 def module_target(module: ModuleOp, option: str | None, pass_name: str) -> Target:
     """The target `module` is compiled for. `option` is the pass's `target` option (None or ""
-    when unset): it may repeat the module's target but not contradict it. A module without a
-    target is refused: it has not been through plan-ops."""
+    when unset): it may repeat the module's target but not contradict it, and it supplies (and
+    records) the target of a module that carries none, e.g. a hand-written test input. A module
+    with neither is refused: it has not been through plan-ops."""
     attr = target_attr_of(module)
-    if attr is None:
+    if attr is None and not option:
         raise DiagnosticException(
-            f"{pass_name}: the module carries no {TARGET_ATTR} (run plan-ops first, or add "
+            f"{pass_name}: the module carries no {TARGET_ATTR} (run plan-ops first, pass a target, or add "
             f'`attributes {{{TARGET_ATTR} = #ipu.target<"NAME">}}` to the module)'
         )
-    _agree(attr, option, pass_name)
-    return attr.target
+    return set_module_target(module, option, pass_name)
 
 
 def set_module_target(module: ModuleOp, option: str | None, pass_name: str) -> Target:

@@ -121,7 +121,7 @@ def test_small_weights_keep_their_bits_through_print_and_parse() -> None:
     """NaN, infinities and -0.0 among 0.0 would change under the builtin dense syntax (integers,
     a splat): such a weight prints as the hex of its bytes; ordinary values stay decimal."""
     head = '"builtin.module"() ({\n'
-    tail = '\n}) {tasm.target = "sim16"} : () -> ()\n'
+    tail = '\n}) {ipu.target = #ipu.target<"sim16">} : () -> ()\n'
     placed = "slices = dense<[[0, 4, 1, 4, 0, 16, 1, 327680, 8]]> : tensor<1x9xi64>"
     for hexdata, printed in (
         ("0x003C0080017E00FC", 'dense<"0x003C0080017E00FC">'),

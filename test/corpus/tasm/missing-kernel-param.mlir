@@ -1,5 +1,5 @@
 // tasm/missing-kernel-param: a small matmul/transpose/softmax model compiled for sim16, then damaged
-builtin.module attributes {tasm.target = "sim16", tasm.memory = {peak_standard_bytes = 96 : i64, peak_interleaved_bytes = 608 : i64, peak_total_bytes = 640 : i64, maximum_standard_allocation_bytes = 64 : i64, exchange_row_bytes = 640 : i64, largest_free_bytes_at_peak = 620160 : i64, estimated_cycles = 2426 : i64, estimated_exchange_cycles = 1464 : i64}} {
+builtin.module attributes {ipu.target = #ipu.target<"sim16">, tasm.memory = {peak_standard_bytes = 96 : i64, peak_interleaved_bytes = 608 : i64, peak_total_bytes = 640 : i64, maximum_standard_allocation_bytes = 64 : i64, exchange_row_bytes = 640 : i64, largest_free_bytes_at_peak = 620160 : i64, estimated_cycles = 2426 : i64, estimated_exchange_cycles = 1464 : i64}} {
   tasm.program @p0 tiles(0, 8) {
     tasm.host_in 0
     tasm.call "amp_matmul" out(948608) in(array<i64: 328320, 948640>) {m = 1 : i64, n = 16 : i64} : f16 -> f16

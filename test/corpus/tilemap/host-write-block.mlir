@@ -1,6 +1,6 @@
 // tilemap/host-write-block: a small matmul/transpose/softmax model compiled for sim16, then damaged
-builtin.module {
-  func.func @main() attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"], ipu.target = "sim16", tilemap.mapping = #tilemap.mapping<identity>} {
+builtin.module attributes {ipu.target = #ipu.target<"sim16">} {
+  func.func @main() attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"], tilemap.mapping = #tilemap.mapping<identity>} {
     %x = tilemap.host_write "x" index 0 : tensor<8x16xf16> layout #plan.layout<grid = [8, 1, 1], split = [[0], [2]], align = [1, 2], memory = standard> -> !tilemap.buffer<2x16xf16, tiles = [0, 8], memory = standard>
     %w = tilemap.weight "w" #graph.gaussian<seed = 1, std = 0.1> : tensor<16x16xf16> layout #plan.layout<grid = [8, 1, 1], split = [[2], [1]], align = [2, 1], memory = interleaved> -> !tilemap.buffer<16x16xf16, tiles = [0, 8], memory = interleaved>
     %y = tilemap.run "amp_matmul"(%x, %w) {m = 1 : i64, k = 16 : i64, n = 16 : i64} : (!tilemap.buffer<2x16xf16, tiles = [0, 8], memory = standard>, !tilemap.buffer<16x16xf16, tiles = [0, 8], memory = interleaved>) -> !tilemap.buffer<1x16xf16, tiles = [0, 8], memory = interleaved>

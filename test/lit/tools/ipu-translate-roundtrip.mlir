@@ -16,7 +16,7 @@
 // version and the metrics the compiler took from `tasm.memory`.
 
 // CHECK:      // package: target=sim16 tiles=16 compiler="[[V:[0-9.]+]]" schema=4
-// CHECK-NEXT: builtin.module attributes {tasm.target = "sim16", tasm.compiler = "[[V]]", tasm.memory = {peak_standard_bytes = {{[0-9]+}} : i64, {{.*}}}} {
+// CHECK-NEXT: builtin.module attributes {ipu.target = #ipu.target<"sim16">, tasm.compiler = "[[V]]", tasm.memory = {peak_standard_bytes = {{[0-9]+}} : i64, {{.*}}}} {
 // CHECK-NEXT:   tasm.program @p0 tiles(0, 16) {
 // CHECK-NEXT:     tasm.host_in 0
 // CHECK:        tasm.phase 0 lower_bound {{[0-9]+}} horizon {{[0-9]+}} scheduler "{{[a-z0-9-]+}}" transfers = dense<{{.*}}> : tensor<{{[0-9]+}}x17xi32>

@@ -10,7 +10,7 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 }
 
 // CHECK-NOT: plan.{{[a-z]+}} %
-// CHECK:      func.func @main() attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"], ipu.target = "sim16", tilemap.mapping = #tilemap.mapping<identity>} {
+// CHECK:      func.func @main() attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"], tilemap.mapping = #tilemap.mapping<identity>} {
 // CHECK-NEXT: %x = tilemap.host_write "x" index 0 : tensor<64x1024xf16> layout #plan.layout<grid = [16, 1], split = {{\[\[}}0], [1]], memory = standard> -> !tilemap.buffer<4x1024xf16, tiles = [0, 16], memory = standard>
 // CHECK-NEXT: %g = tilemap.run "gelu"(%x) {elements = 4096 : i64} : (!tilemap.buffer<4x1024xf16, tiles = [0, 16], memory = standard>) -> !tilemap.buffer<4x1024xf16, tiles = [0, 16], memory = standard>
 // CHECK-NEXT: tilemap.checkpoint "g" index 0 op 2 %g : !tilemap.buffer<4x1024xf16, tiles = [0, 16], memory = standard> as tensor<64x1024xf16>

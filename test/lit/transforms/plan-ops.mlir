@@ -16,9 +16,9 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 
 // CHECK-NOT: graph.
 // SIM16:      func.func @main(%x: !plan.tensor<64x1024xf16, #plan.layout<grid = [16, 1], split = {{\[\[}}0], [1]], memory = standard>>)
-// SIM16-SAME: attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"], ipu.target = "sim16"}
+// SIM16-SAME: attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"]}
 // SIM64:      func.func @main(%x: !plan.tensor<64x1024xf16, #plan.layout<grid = [64, 1], split = {{\[\[}}0], [1]], memory = standard>>)
-// SIM64-SAME: attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"], ipu.target = "sim64"}
+// SIM64-SAME: attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"]}
 // CHECK-NEXT: %g = plan.unary "gelu" %x {op_index = 2 : i64}
 // SIM16-NEXT: %g_r = plan.rearrange %g {reason = "graph.matmul"} : {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [2]], align = [1, 2], memory = standard>>
 // SIM64-NEXT: %g_r = plan.rearrange %g {reason = "graph.matmul"} : {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [2, 8, 4], split = {{\[\[}}0], [2]], align = [1, 2], memory = standard>>

@@ -16,7 +16,7 @@ func.func @tall(%x: tensor<4096x64xf16>) -> tensor<4096x64xf16> {
 }
 
 // GREEDY-LABEL: func.func @tall(
-// GREEDY-SAME:  attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"], ipu.target = "sim16"}
+// GREEDY-SAME:  attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"]}
 // GREEDY:       %y = plan.gemm %x, %w {op_index = 1 : i64} : ({{.*}}) -> !plan.tensor<4096x64xf16, #plan.layout<grid = [4, 4, 1], split = {{\[\[}}0], [1]], memory = interleaved>>
 
 // Three fitting grids, three distinct finalists, the cheapest first.
@@ -117,7 +117,7 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 }
 
 // GREEDY-LABEL: func.func @main(
-// GREEDY-SAME:  attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"], ipu.target = "sim16"}
+// GREEDY-SAME:  attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"]}
 // GREEDY-NEXT:  %g = plan.unary "relu" %x {op_index = 1 : i64}
 // GREEDY-NEXT:  %g_r = plan.rearrange %g {reason = "graph.matmul"} : !plan.tensor<64x1024xf16, #plan.layout<grid = [16, 1], split = {{\[\[}}0], [1]], memory = standard>> -> !plan.tensor<64x1024xf16, #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [2]], align = [1, 2], memory = standard>>
 // GREEDY-NEXT:  %w = plan.parameter "w"
@@ -125,7 +125,7 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 // GREEDY-NOT:   finalist
 
 // SEARCH:      func.func @main_finalist_0(
-// SEARCH-SAME: attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"], ipu.target = "sim16", plan.metrics = {values = 6 : i64, operations = 5 : i64, estimated_cycles = {{[1-9][0-9]*}} : i64, estimated_exchange_cycles = {{[1-9][0-9]*}} : i64, exchange_row_bytes = {{[1-9][0-9]*}} : i64, peak_standard_bytes = {{[1-9][0-9]*}} : i64, peak_interleaved_bytes = {{[1-9][0-9]*}} : i64, peak_total_bytes = {{[1-9][0-9]*}} : i64, maximum_standard_allocation_bytes = {{[1-9][0-9]*}} : i64}, plan.finalist = 0 : i64, plan.entry = "main"}
+// SEARCH-SAME: attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"], plan.metrics = {values = 6 : i64, operations = 5 : i64, estimated_cycles = {{[1-9][0-9]*}} : i64, estimated_exchange_cycles = {{[1-9][0-9]*}} : i64, exchange_row_bytes = {{[1-9][0-9]*}} : i64, peak_standard_bytes = {{[1-9][0-9]*}} : i64, peak_interleaved_bytes = {{[1-9][0-9]*}} : i64, peak_total_bytes = {{[1-9][0-9]*}} : i64, maximum_standard_allocation_bytes = {{[1-9][0-9]*}} : i64}, plan.finalist = 0 : i64, plan.entry = "main"}
 // SEARCH-NEXT: %g = plan.unary "relu" %x
 // SEARCH-NEXT: %g_r = plan.rearrange %g {reason = "graph.matmul"} : {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [2]], align = [1, 2], memory = standard>>
 // SEARCH:      func.func @main_finalist_1(

@@ -4,8 +4,8 @@
 // From `ipu-opt -p ipu-compile --target sim16` on relu -> transpose -> add (4x8xf32); the
 // phase table is cut to one family with pc = 1.
 
-// CHECK: builtin.module attributes {tasm.target = "sim16"} {
-builtin.module attributes {tasm.target = "sim16"} {
+// CHECK: builtin.module attributes {ipu.target = #ipu.target<"sim16">} {
+builtin.module attributes {ipu.target = #ipu.target<"sim16">} {
   // CHECK-NEXT: tasm.program @p0 tiles(0, 16) {
   // CHECK-NEXT:   tasm.host_in 0
   // CHECK-NEXT:   tasm.call "relu" out(327744) in(array<i64: 327712>) {elements = 2 : i64} : f32 -> f32
@@ -55,8 +55,8 @@ builtin.module attributes {tasm.target = "sim16"} {
 // address; a weight carries its bytes (see weight-bytes.mlir for bytes the decimal syntax would
 // change). A program may name its code address.
 
-// CHECK: builtin.module attributes {tasm.target = "sim16", tasm.compiler = "0.1.0", tasm.metrics = {programs = 1 : i64, phases = 0 : i64}} {
-builtin.module attributes {tasm.target = "sim16", tasm.compiler = "0.1.0", tasm.metrics = {programs = 1 : i64, phases = 0 : i64}} {
+// CHECK: builtin.module attributes {ipu.target = #ipu.target<"sim16">, tasm.compiler = "0.1.0", tasm.metrics = {programs = 1 : i64, phases = 0 : i64}} {
+builtin.module attributes {ipu.target = #ipu.target<"sim16">, tasm.compiler = "0.1.0", tasm.metrics = {programs = 1 : i64, phases = 0 : i64}} {
   // CHECK-NEXT: tasm.program @p0 tiles(0, 16) at 311360 {
   // CHECK-NEXT:   tasm.host_in 0
   // CHECK-NEXT:   tasm.checkpoint 0

@@ -4,7 +4,7 @@
 // From `ipu-opt -p plan-ops,map-tiles --target sim16` on relu -> transpose -> add (4x8xf32).
 
 // CHECK-LABEL: func.func @main
-func.func @main() attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"], ipu.target = "sim16", tilemap.mapping = #tilemap.mapping<identity>} {
+func.func @main() attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"], tilemap.mapping = #tilemap.mapping<identity>} {
   // CHECK: %x = tilemap.host_write "x" index 0 : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = {{\[\[}}0], [1]], memory = standard> -> !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>
   %x = tilemap.host_write "x" index 0 : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard> -> !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>
   // CHECK-NEXT: %g = tilemap.run "relu"(%x) {elements = 2 : i64} : (!tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) -> !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>

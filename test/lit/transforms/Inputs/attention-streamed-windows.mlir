@@ -1,8 +1,8 @@
 // Plan-level input for transformer.mlir: the streamed causal attention of transformer.mlir's own
 // graph model as plan-ops emits it at sim64, with key_block lowered from 64 to 16 so that
 // map-tiles streams the 64 keys in four windows.
-builtin.module {
-  func.func @main(%x: !plan.tensor<64x128xf16, #plan.layout<grid = [8, 8, 1], split = [[0], [2]], align = [1, 2], memory = standard>>) -> !plan.tensor<64x128xf16, #plan.layout<grid = [2, 4, 8, 1], split = [[2, 3], [0, 1]], align = [1, 16], memory = standard>> attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"], ipu.target = "sim64"} {
+builtin.module attributes {ipu.target = #ipu.target<"sim64">} {
+  func.func @main(%x: !plan.tensor<64x128xf16, #plan.layout<grid = [8, 8, 1], split = [[0], [2]], align = [1, 2], memory = standard>>) -> !plan.tensor<64x128xf16, #plan.layout<grid = [2, 4, 8, 1], split = [[2, 3], [0, 1]], align = [1, 16], memory = standard>> attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"]} {
     %wq = plan.parameter "wq" #graph.gaussian<seed = 31, std = 0.05> : !plan.tensor<128x128xf16, #plan.layout<grid = [8, 8, 1], split = [[2], [1]], align = [2, 1], memory = interleaved>>
     %q = plan.gemm %x, %wq {op_index = 3 : i64} : (!plan.tensor<64x128xf16, #plan.layout<grid = [8, 8, 1], split = [[0], [2]], align = [1, 2], memory = standard>>, !plan.tensor<128x128xf16, #plan.layout<grid = [8, 8, 1], split = [[2], [1]], align = [2, 1], memory = interleaved>>) -> !plan.tensor<64x128xf16, #plan.layout<grid = [8, 8, 1], split = [[0], [1]], memory = interleaved>>
     %x_r = plan.rearrange %x {reason = "graph.matmul"} : !plan.tensor<64x128xf16, #plan.layout<grid = [8, 8, 1], split = [[0], [2]], align = [1, 2], memory = standard>> -> !plan.tensor<64x128xf16, #plan.layout<grid = [8, 2, 4], split = [[0], [2]], align = [1, 2], memory = standard>>
