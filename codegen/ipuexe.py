@@ -22,11 +22,11 @@ from xdsl.utils.exceptions import DiagnosticException
 import ipu
 from ipu.dialects import tasm, tilemap
 from ipu.dialects.graph import initializer_values
+from ipu.dialects.ipu import target_attr_of
 from ipu.dialects.layout import binding_slices
 from ipu.dialects.tilemap import table_of
 from ipu.runtime import isa
 from ipu.runtime.package import Binding, Checkpoint, HostCall, Package, Phase, Program, make_host_calls
-from ipu.dialects.ipu import target_attr_of
 from ipu.target import Target, load_target
 from ipu.target.mapping import TileMapping
 
@@ -143,7 +143,7 @@ def build_package(module: builtin.ModuleOp, target: Target) -> Package:
                 Checkpoint(
                     op.index.value.data,
                     op.sym_name.data,
-                    op.op.value.data,
+                    op.value.data,
                     _binding(op, False),
                     op.aspect.data if op.aspect else "value",
                 )
@@ -257,7 +257,7 @@ def disassemble(pkg: Package, target: Target | None = None) -> str:
     for c in pkg.checkpoints:
         aspect = f" aspect {_lit(c.aspect)}" if c.aspect != "value" else ""
         lines.append(
-            f"  tasm.checkpoint_def {c.index} {_lit(c.name)} op {c.operation}{aspect} : "
+            f"  tasm.checkpoint_def {c.index} {_lit(c.name)} value {_lit(c.value)}{aspect} : "
             f"{_tensor(c.binding)} {_slices(c.binding)}"
         )
     lines.append("}")

@@ -215,6 +215,14 @@ def op_index_of(op: IRDLOperation) -> int | None:
     return a.value.data if isinstance(a, IntegerAttr) else None
 
 
+def graph_value_of(op: IRDLOperation) -> str | None:
+    """The stable name of the graph value this op produces (its result's name, which plan-ops
+    carries over from the graph, `ipu.dialects.value_names`), if it produces one (`op_index`)."""
+    if op_index_of(op) is None or not op.results:
+        return None
+    return op.results[0].name_hint or f"op{op_index_of(op)}"
+
+
 class _OneToOne(IRDLOperation):
     """One planned value in, one out; what differs is the verifier."""
 

@@ -80,7 +80,7 @@ def _print_checks(checks: list[api.Check]) -> bool:
         tail = "" if r.passed else f" FAIL {r.reason}"
         if c.kind == "checkpoint":
             print(
-                f"checkpoint={c.index} operation={c.operation} name={c.name} aspect={c.aspect} samples={r.samples} "
+                f"checkpoint={c.index} name={c.name} value={c.value} aspect={c.aspect} samples={r.samples} "
                 f"maximumAbsoluteError={r.max_abs_error:.6f}" + tail
             )
         else:  # an output against the reference, or against an ONNX model's own oracle
@@ -217,9 +217,9 @@ def _run(
         if bad is None:
             print("firstDivergence=none")
         else:
-            where = locations.get(bad.operation, "")
+            where = locations.get(bad.value, "")
             print(
-                f"firstDivergence {bad.kind}={bad.name} operation={bad.operation} aspect={bad.aspect}"
+                f"firstDivergence {bad.kind}={bad.name} value={bad.value} aspect={bad.aspect}"
                 + (f" location={where}" if where else "")
                 + f" reason={bad.result.reason}"
             )

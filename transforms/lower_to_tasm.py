@@ -147,7 +147,7 @@ class _Emitter:
         elif isinstance(op, tilemap.CheckpointOp):
             idx = op.index.value.data
             self.control(lambda: tasm.CheckpointOp.create(properties={"index": _i(idx)}))
-            extra = {"index": op.index, "op": op.op} | ({"aspect": op.aspect} if op.aspect else {})
+            extra = {"index": op.index, "value": op.value} | ({"aspect": op.aspect} if op.aspect else {})
             self.defs.append(_bound(tasm.CheckpointDefOp, op, extra, slot(op.input).address.data))
         elif isinstance(op, tilemap.HostReadOp):
             idx = op.index.value.data

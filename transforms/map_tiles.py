@@ -79,17 +79,17 @@ class _Mapper:
 
     def checkpoint(self, op: Operation, buf: SSAValue, t: plan.PlanTensorType) -> None:
         """Sample the value of `op`'s graph operation, if it has one."""
-        idx = plan.op_index_of(op)
-        if idx is not None:
-            self.emit_checkpoint(buf, op.results[0].name_hint or f"op{idx}", idx, t.tensor, t.layout_attr)
+        value = plan.graph_value_of(op)
+        if value is not None:
+            self.emit_checkpoint(buf, value, value, t.tensor, t.layout_attr)
 
     def emit_checkpoint(
-        self, buf: SSAValue, name: str, idx: int, tensor: TensorType, layout: plan.LayoutAttr, aspect: str = ""
+        self, buf: SSAValue, name: str, value: str, tensor: TensorType, layout: plan.LayoutAttr, aspect: str = ""
     ) -> None:
         attrs = {
             "sym_name": StringAttr(name),
             "index": IntegerAttr(self.checkpoints, 64),
-            "op": IntegerAttr(idx, 64),
+            "value": StringAttr(value),
             "tensor": tensor,
             "layout": layout,
         }
@@ -334,10 +334,10 @@ def _attention(mp: _Mapper, op: plan.AttentionOp, ins: list[SSAValue], out_t: ti
         upd = _run("attention_update", [*ins, offsets, scratch, state], out_t, kr=kr, k_base=0, **common)
         upd.attributes["inplace"] = IntegerAttr(5, 64)
         state = mp.emit(upd, name)
-        idx = plan.op_index_of(op)
-        if idx is not None:
+        value = plan.graph_value_of(op)
+        if value is not None:
             mp.emit_checkpoint(
-                scratch, f"{name}_scores", idx, TensorType(builtin.f32, [hq, s, sk]), _layout_attr(sc_lay), "scores"
+                scratch, f"{name}_scores", value, TensorType(builtin.f32, [hq, s, sk]), _layout_attr(sc_lay), "scores"
             )
         return state
     kb = op.key_block.value.data
@@ -357,13 +357,13 @@ def _attention(mp: _Mapper, op: plan.AttentionOp, ins: list[SSAValue], out_t: ti
         state = mp.emit(upd, name)
     # the scratch keeps the last window's scores: check them (aspect "scores@<first key>")
     t_last = (sk - 1) // kb * kb
-    idx = plan.op_index_of(op)
-    if idx is not None and sk - t_last == kb and kb % 2 == 0:
+    value = plan.graph_value_of(op)
+    if value is not None and sk - t_last == kb and kb % 2 == 0:
         sc_lay = Layout((hq, s, kb), st_l.grid, ((0, 1), (2,), ()), -1, st_l.first_tile, (1, qr, 1))
         mp.emit_checkpoint(
             scratch,
             f"{name}_scores",
-            idx,
+            value,
             TensorType(builtin.f32, [hq, s, kb]),
             _layout_attr(sc_lay),
             f"scores@{t_last}",

@@ -19,6 +19,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import graph, plan
 from ipu.dialects.layout import Layout
+from ipu.dialects.value_names import name_values
 from ipu.target import Target
 from ipu.transforms.log import log_event
 from ipu.transforms.target_of import set_module_target
@@ -828,6 +829,7 @@ class PlanOpsPass(ModulePass):
         for f in [f for f in op.body.block.ops if isinstance(f, func.FuncOp)]:
             if not any(o.dialect_name() == "graph" for o in f.body.walk()):
                 continue
+            name_values(f)  # checkpoints carry the graph values' stable names
             if self.finalists <= 1:
                 figures = plan_function(f, t)
                 log_event("planned function", function=f.sym_name.data, target=t.name, **figures)
