@@ -21,7 +21,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     UnitAttr,
 )
-from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, TypeAttribute
+from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, TypeAttribute
 from xdsl.irdl import (
     AnyOf,
     BaseAttr,
@@ -215,12 +215,26 @@ def op_index_of(op: IRDLOperation) -> int | None:
     return a.value.data if isinstance(a, IntegerAttr) else None
 
 
-def graph_value_of(op: IRDLOperation) -> str | None:
-    """The stable name of the graph value this op produces (its result's name, which plan-ops
-    carries over from the graph, `ipu.dialects.value_names`), if it produces one (`op_index`)."""
-    if op_index_of(op) is None or not op.results:
-        return None
-    return op.results[0].name_hint or f"op{op_index_of(op)}"
+VALUE_ATTR = "value"
+"""A plan op's `value = "h"`: the stable name (`ipu.dialects.value_names`) of the graph value it
+computes, by which its checkpoint is matched with the reference."""
+
+
+def graph_value_of(op: Operation) -> str | None:
+    """The stable name of the graph value this op computes, if it computes one."""
+    a = op.attributes.get(VALUE_ATTR)
+    return a.data if isinstance(a, StringAttr) else None
+
+
+def label_graph_values(f: Operation, names: list[str]) -> None:
+    """Replace every op's `op_index` (the planner's pre-order number of the graph op it plans)
+    by `value`, the name `names[op_index]` of that graph op's value."""
+    for op in f.walk():
+        i = op_index_of(op)
+        if i is not None:  # in place, so the attribute keeps its position in the printed dict
+            attrs = {(VALUE_ATTR if k == "op_index" else k): v for k, v in op.attributes.items()}
+            attrs[VALUE_ATTR] = StringAttr(names[i])
+            op.attributes = attrs
 
 
 class _OneToOne(IRDLOperation):

@@ -213,7 +213,7 @@ def summarize_package(pkg: Package, target: Target) -> str:
         out += _capped([_binding_line(kind, b) for b in items], f"{kind}s")
     out += _capped(
         [
-            _binding_line(f"checkpoint {c.index}", c.binding, f" (value %{c.value}, {c.aspect})")
+            _binding_line(f"checkpoint {c.index}", c.binding, f" (%{c.value}, {c.aspect})")
             for c in pkg.checkpoints
         ],
         "checkpoints",

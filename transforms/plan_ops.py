@@ -19,7 +19,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import graph, plan
 from ipu.dialects.layout import Layout
-from ipu.dialects.value_names import name_values
+from ipu.dialects.value_names import name_values, named_ops
 from ipu.target import Target
 from ipu.transforms.log import log_event
 from ipu.transforms.target_of import set_module_target
@@ -830,11 +830,15 @@ class PlanOpsPass(ModulePass):
             if not any(o.dialect_name() == "graph" for o in f.body.walk()):
                 continue
             name_values(f)  # checkpoints carry the graph values' stable names
+            names = [o.results[0].name_hint or "" for o in named_ops(f)]
             if self.finalists <= 1:
                 figures = plan_function(f, t)
+                plan.label_graph_values(f, names)
                 log_event("planned function", function=f.sym_name.data, target=t.name, **figures)
                 continue
             kept = search(f, t, self.finalists, max(self.beam, self.finalists), self.candidates)
+            for c in kept:
+                plan.label_graph_values(c.function, names)
             emit_finalists(op, f, kept)
 
 

@@ -15,7 +15,7 @@
 // Bindings carry the package's slice tables, weights their bytes, the module the compiler
 // version and the metrics the compiler took from `tasm.memory`.
 
-// CHECK:      // package: target=sim16 tiles=16 compiler="[[V:[0-9.]+]]" schema=4
+// CHECK:      // package: target=sim16 tiles=16 compiler="[[V:[0-9.]+]]" schema=5
 // CHECK-NEXT: builtin.module attributes {ipu.target = #ipu.target<"sim16">, tasm.compiler = "[[V]]", tasm.memory = {peak_standard_bytes = {{[0-9]+}} : i64, {{.*}}}} {
 // CHECK-NEXT:   tasm.program @p0 tiles(0, 16) {
 // CHECK-NEXT:     tasm.host_in 0
@@ -24,5 +24,5 @@
 // CHECK-NEXT:   tasm.weight "b1" dense<"0x{{[0-9A-F]+}}"> : tensor<1024xf16> : tensor<1024xf16> slices = dense<{{.*}}> : tensor<{{[0-9]+}}x9xi64>
 // CHECK:        tasm.stream_in 0 "x" : tensor<64x256xf16> slices = dense<{{\[\[}}{{.*}}]]> : tensor<{{[0-9]+}}x9xi64>
 // CHECK-NEXT:   tasm.stream_out 0 "output0" : tensor<64x256xf16> slices = dense<{{.*}}> : tensor<{{[0-9]+}}x9xi64>
-// CHECK-NEXT:   tasm.checkpoint_def 0 "h" op 4 : tensor<64x1024xf16> slices = dense<{{.*}}> : tensor<{{[0-9]+}}x9xi64>
+// CHECK-NEXT:   tasm.checkpoint_def 0 "h" value "h" : tensor<64x1024xf16> slices = dense<{{.*}}> : tensor<{{[0-9]+}}x9xi64>
 // CHECK:      }

@@ -57,5 +57,5 @@ func.func @small(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
 // CHECK-NEXT:   tasm.host_out 0
 // CHECK-NEXT: }
 // CHECK-NEXT: tasm.stream_in 0 "x" : tensor<4x4xf32> layout #plan.layout<grid = [4, 2], split = {{\[\[}}0], [1]], memory = standard> at {{[0-9]+}}
-// CHECK-NEXT: tasm.checkpoint_def 0 "r" op 0 : tensor<4x4xf32>
+// CHECK-NEXT: tasm.checkpoint_def 0 "r" value "r" : tensor<4x4xf32>
 // CHECK-NEXT: tasm.stream_out 0 "output0" : tensor<4x4xf32>

@@ -33,13 +33,13 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 // CHECK-NEXT:     tasm.host_out 0
 // CHECK-NEXT:   }
 // CHECK-NEXT:   tasm.stream_in 0 "x" : tensor<64x1024xf16> layout #plan.layout<grid = [16, 1], split = {{\[\[}}0], [1]], memory = standard> at 328352
-// CHECK-NEXT:   tasm.checkpoint_def 0 "g" op 2 : tensor<64x1024xf16> layout #plan.layout<grid = [16, 1], split = {{\[\[}}0], [1]], memory = standard> at 336544
+// CHECK-NEXT:   tasm.checkpoint_def 0 "g" value "g" : tensor<64x1024xf16> layout #plan.layout<grid = [16, 1], split = {{\[\[}}0], [1]], memory = standard> at 336544
 // CHECK-NEXT:   tasm.phase 0 lower_bound 16384 horizon 16384 scheduler "exact-preemptive-grouped" transfers = dense<"0x{{[0-9A-F]+}}"> : tensor<{{[0-9]+}}x17xi32>
 // CHECK-NEXT:   tasm.weight "w2" #graph.gaussian<seed = 3, std = 0.02> : tensor<1024x256xf16> layout #plan.layout<grid = [1, 8, 2], split = {{\[\[}}2], [1]], align = [2, 32], memory = interleaved> at 916384
 // Phase offsets are now absolute: source 0xDE000 (909312) + relative offset, destination 0x50020 (327712) + relative offset.
 // CHECK-NEXT:   tasm.phase 1 lower_bound 2048 horizon 2048 scheduler "greedy-shift-mod-2" transfers = dense<{{\[\[}}0, 0, 908192, 128, 0, 328352, 64, 64, 16, 8, 2, 2, 1, 1, 0, 0, 0], [1024, 0, 908256, 128, 1, 328352, 64, 64, 16, 8, 2, 2, 1, 1, 0, 0, 0], [1024, 1, 908192, 128, 0, 332448, 64, 64, 16, 8, 2, 2, 1, 1, 0, 0, 0], [0, 1, 908256, 128, 1, 332448, 64, 64, 16, 8, 2, 2, 1, 1, 0, 0, 0]]> : tensor<4x17xi32>
-// CHECK-NEXT:   tasm.checkpoint_def 1 "y" op 3 : tensor<64x256xf16> layout #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [1, 2]], memory = standard> at 336544
+// CHECK-NEXT:   tasm.checkpoint_def 1 "y" value "y" : tensor<64x256xf16> layout #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [1, 2]], memory = standard> at 336544
 // CHECK-NEXT:   tasm.weight "b2" #graph.gaussian<seed = 4, std = 0.02> : tensor<256xf16> layout #plan.layout<grid = [1, 8, 2], split = {{\[\[}}1, 2]], memory = standard> at 328320
-// CHECK-NEXT:   tasm.checkpoint_def 2 "yb" op 4 : {{.*}} at 328352
+// CHECK-NEXT:   tasm.checkpoint_def 2 "yb" value "yb" : {{.*}} at 328352
 // CHECK-NEXT:   tasm.stream_out 0 "output0" : tensor<64x256xf16> layout #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [1, 2]], memory = standard> at 328352
 // CHECK-NEXT: }

@@ -13,15 +13,15 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 // CHECK:      func.func @main() attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"], tilemap.mapping = #tilemap.mapping<identity>} {
 // CHECK-NEXT: %x = tilemap.host_write "x" index 0 : tensor<64x1024xf16> layout #plan.layout<grid = [16, 1], split = {{\[\[}}0], [1]], memory = standard> -> !tilemap.buffer<4x1024xf16, tiles = [0, 16], memory = standard>
 // CHECK-NEXT: %g = tilemap.run "gelu"(%x) {elements = 4096 : i64} : (!tilemap.buffer<4x1024xf16, tiles = [0, 16], memory = standard>) -> !tilemap.buffer<4x1024xf16, tiles = [0, 16], memory = standard>
-// CHECK-NEXT: tilemap.checkpoint "g" index 0 op 2 %g : !tilemap.buffer<4x1024xf16, tiles = [0, 16], memory = standard> as tensor<64x1024xf16>
+// CHECK-NEXT: tilemap.checkpoint "g" index 0 value "g" %g : !tilemap.buffer<4x1024xf16, tiles = [0, 16], memory = standard> as tensor<64x1024xf16>
 // CHECK-NEXT: %g_r = tilemap.move %g transfers = dense<"0x{{[0-9A-F]+}}"> : tensor<{{[0-9]+}}x16xi32> {reason = "graph.matmul"} : !tilemap.buffer<4x1024xf16, tiles = [0, 16], memory = standard> -> !tilemap.buffer<64x512xf16, tiles = [0, 16], memory = standard>
 // CHECK-NEXT: %w2 = tilemap.weight "w2" #graph.gaussian<seed = 3, std = 0.02> : tensor<1024x256xf16> layout #plan.layout<grid = [1, 8, 2], split = {{\[\[}}2], [1]], align = [2, 32], memory = interleaved> -> !tilemap.buffer<512x32xf16, tiles = [0, 16], memory = interleaved>
 // CHECK-NEXT: %y_partial = tilemap.run "amp_matmul"(%g_r, %w2) {m = 64 : i64, k = 512 : i64, n = 32 : i64} : (!tilemap.buffer<64x512xf16, tiles = [0, 16], memory = standard>, !tilemap.buffer<512x32xf16, tiles = [0, 16], memory = interleaved>) -> !tilemap.buffer<64x32xf32, tiles = [0, 16], memory = interleaved>
 // CHECK-NEXT: %y_stage = tilemap.move %y_partial transfers = dense<{{\[\[}}0, 0, 128, 0, 0, 64, 64, 16, 8, 2, 2, 1, 1, 0, 0, 0], [0, 64, 128, 1, 0, 64, 64, 16, 8, 2, 2, 1, 1, 0, 0, 0], [1, 0, 128, 0, 4096, 64, 64, 16, 8, 2, 2, 1, 1, 0, 0, 0], [1, 64, 128, 1, 4096, 64, 64, 16, 8, 2, 2, 1, 1, 0, 0, 0]]> : tensor<4x16xi32> {reason = "reduce", zero_fill} : !tilemap.buffer<64x32xf32, tiles = [0, 16], memory = interleaved> -> !tilemap.buffer<2x64x16xf32, tiles = [0, 16], memory = standard>
 // CHECK-NEXT: %y = tilemap.run "reduce_sum"(%y_stage) {parts = 2 : i64, elements = 1024 : i64} : (!tilemap.buffer<2x64x16xf32, tiles = [0, 16], memory = standard>) -> !tilemap.buffer<64x16xf16, tiles = [0, 16], memory = standard>
-// CHECK-NEXT: tilemap.checkpoint "y" index 1 op 3 %y
+// CHECK-NEXT: tilemap.checkpoint "y" index 1 value "y" %y
 // CHECK-NEXT: %b2 = tilemap.weight "b2" #graph.gaussian<seed = 4, std = 0.02> : tensor<256xf16> layout #plan.layout<grid = [1, 8, 2], split = {{\[\[}}1, 2]], memory = standard> -> !tilemap.buffer<16xf16, tiles = [0, 16], memory = standard>
 // CHECK-NEXT: %yb = tilemap.run "add"(%y, %b2) {m = 64 : i64, n = 16 : i64, b_rows = 1 : i64, b_cols = 16 : i64}
-// CHECK-NEXT: tilemap.checkpoint "yb" index 2 op 4 %yb
+// CHECK-NEXT: tilemap.checkpoint "yb" index 2 value "yb" %yb
 // CHECK-NEXT: tilemap.host_read "output0" index 0 %yb : !tilemap.buffer<64x16xf16, tiles = [0, 16], memory = standard> as tensor<64x256xf16> layout #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [1, 2]], memory = standard>
 // CHECK-NEXT: func.return

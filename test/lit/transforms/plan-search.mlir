@@ -17,7 +17,7 @@ func.func @tall(%x: tensor<4096x64xf16>) -> tensor<4096x64xf16> {
 
 // GREEDY-LABEL: func.func @tall(
 // GREEDY-SAME:  attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"]}
-// GREEDY:       %y = plan.gemm %x, %w {op_index = 1 : i64} : ({{.*}}) -> !plan.tensor<4096x64xf16, #plan.layout<grid = [4, 4, 1], split = {{\[\[}}0], [1]], memory = interleaved>>
+// GREEDY:       %y = plan.gemm %x, %w {value = "y"} : ({{.*}}) -> !plan.tensor<4096x64xf16, #plan.layout<grid = [4, 4, 1], split = {{\[\[}}0], [1]], memory = interleaved>>
 
 // Three fitting grids, three distinct finalists, the cheapest first.
 // SEARCH:      func.func @tall_finalist_0(
@@ -48,7 +48,7 @@ func.func @square(%x: tensor<512x512xf16>) -> tensor<512x512xf16> {
 }
 
 // GREEDY-LABEL: func.func @square(
-// GREEDY:       %y = plan.gemm %x, %w {op_index = 1 : i64} : ({{.*}}) -> !plan.tensor<512x512xf16, #plan.layout<grid = [2, 8, 1], split = {{\[\[}}0], [1]], memory = interleaved>>
+// GREEDY:       %y = plan.gemm %x, %w {value = "y"} : ({{.*}}) -> !plan.tensor<512x512xf16, #plan.layout<grid = [2, 8, 1], split = {{\[\[}}0], [1]], memory = interleaved>>
 
 // The second and third finalists fetch the weights (a "weight fetch" conversion).
 // SEARCH:      func.func @square_finalist_0(
@@ -71,8 +71,8 @@ func.func @few_heads(%q: tensor<1x256x64xf16>, %k: tensor<1x256x64xf16>, %v: ten
 }
 
 // GREEDY-LABEL: func.func @few_heads(
-// GREEDY-NEXT:  %a_state = plan.attention %q, %k, %v {form = "materialized", scale = 1.250000e-01 : f64, key_block = 64 : i64, op_index = 0 : i64} : ({{.*}}) -> !plan.tensor<1x256x66xf32, #plan.layout<grid = [1, 1, 4, 4], split = {{\[\[}}0, 1], [2], []], partial = 3,
-// GREEDY-NEXT:  %a = plan.attention_combine %a_state {op_index = 0 : i64} : {{.*}} -> !plan.tensor<1x256x64xf16, #plan.layout<grid = [1, 1, 4, 4], split = {{\[\[}}0, 1], [2, 3], []], memory = standard>>
+// GREEDY-NEXT:  %a_state = plan.attention %q, %k, %v {form = "materialized", scale = 1.250000e-01 : f64, key_block = 64 : i64, value = "a"} : ({{.*}}) -> !plan.tensor<1x256x66xf32, #plan.layout<grid = [1, 1, 4, 4], split = {{\[\[}}0, 1], [2], []], partial = 3,
+// GREEDY-NEXT:  %a = plan.attention_combine %a_state {value = "a"} : {{.*}} -> !plan.tensor<1x256x64xf16, #plan.layout<grid = [1, 1, 4, 4], split = {{\[\[}}0, 1], [2, 3], []], memory = standard>>
 
 // SEARCH:      func.func @few_heads_finalist_0(
 // SEARCH:      plan.attention {{.*}} -> !plan.tensor<1x256x66xf32, #plan.layout<grid = [1, 1, 4, 4],
@@ -93,8 +93,8 @@ func.func @many_heads(%q: tensor<16x256x64xf16>, %k: tensor<16x256x64xf16>, %v: 
 }
 
 // GREEDY-LABEL: func.func @many_heads(
-// GREEDY-NEXT:  %a_state = plan.attention %q, %k, %v {form = "materialized", scale = 1.250000e-01 : f64, key_block = 256 : i64, op_index = 0 : i64} : ({{.*}}) -> !plan.tensor<16x256x66xf32, #plan.layout<grid = [16, 1, 1, 1], split = {{\[\[}}0, 1], [2], []], partial = 3,
-// GREEDY-NEXT:  %a = plan.attention_combine %a_state {op_index = 0 : i64} : {{.*}} -> !plan.tensor<16x256x64xf16, #plan.layout<grid = [16, 1, 1, 1], split = {{\[\[}}0, 1], [2, 3], []], memory = standard>>
+// GREEDY-NEXT:  %a_state = plan.attention %q, %k, %v {form = "materialized", scale = 1.250000e-01 : f64, key_block = 256 : i64, value = "a"} : ({{.*}}) -> !plan.tensor<16x256x66xf32, #plan.layout<grid = [16, 1, 1, 1], split = {{\[\[}}0, 1], [2], []], partial = 3,
+// GREEDY-NEXT:  %a = plan.attention_combine %a_state {value = "a"} : {{.*}} -> !plan.tensor<16x256x64xf16, #plan.layout<grid = [16, 1, 1, 1], split = {{\[\[}}0, 1], [2, 3], []], memory = standard>>
 
 // Only one grid fits, so the single finalist keeps the name.
 // SEARCH:      func.func @many_heads(
@@ -118,7 +118,7 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 
 // GREEDY-LABEL: func.func @main(
 // GREEDY-SAME:  attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"]}
-// GREEDY-NEXT:  %g = plan.unary "relu" %x {op_index = 1 : i64}
+// GREEDY-NEXT:  %g = plan.unary "relu" %x {value = "g"}
 // GREEDY-NEXT:  %g_r = plan.rearrange %g {reason = "graph.matmul"} : !plan.tensor<64x1024xf16, #plan.layout<grid = [16, 1], split = {{\[\[}}0], [1]], memory = standard>> -> !plan.tensor<64x1024xf16, #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [2]], align = [1, 2], memory = standard>>
 // GREEDY-NEXT:  %w = plan.parameter "w"
 // GREEDY-NEXT:  %y_partial = plan.gemm %g_r, %w

@@ -76,7 +76,7 @@ tasm.stream_out 0 "y" : tensor<4x8xf32> slices = dense<[0, 8, 4, 2, 0, 4, 1, 327
 
 // -----
 
-tasm.checkpoint_def 0 "g" op 1 : tensor<4x8xf32> slices = dense<[[0, 8, 4, 2, 0, 4, -1, 327712, 8]]> : tensor<1x9xi64>
+tasm.checkpoint_def 0 "g" value "g" : tensor<4x8xf32> slices = dense<[[0, 8, 4, 2, 0, 4, -1, 327712, 8]]> : tensor<1x9xi64>
 // CHECK: Operation does not verify: tasm.checkpoint_def: slice 0 column 6 is negative (-1)
 
 // -----

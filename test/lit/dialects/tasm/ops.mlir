@@ -34,8 +34,8 @@ builtin.module attributes {ipu.target = #ipu.target<"sim16">} {
   }
   // CHECK-NEXT: tasm.stream_in 0 "x" : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = {{\[\[}}0], [1]], memory = standard> at 327712
   tasm.stream_in 0 "x" : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard> at 327712
-  // CHECK-NEXT: tasm.checkpoint_def 0 "g" op 1 : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = {{\[\[}}0], [1]], memory = standard> at 327744
-  tasm.checkpoint_def 0 "g" op 1 : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard> at 327744
+  // CHECK-NEXT: tasm.checkpoint_def 0 "g" value "g" : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = {{\[\[}}0], [1]], memory = standard> at 327744
+  tasm.checkpoint_def 0 "g" value "g" : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard> at 327744
   // CHECK-NEXT: tasm.phase 0 lower_bound 2 horizon 2 scheduler "greedy-longest-first" transfers = dense<{{\[\[}}0, 0, 327744, 8, 0, 327712, 8, 1, 2, 1, 1, 1, 1, 1, 0, 0, 0]]> : tensor<1x17xi32>
   tasm.phase 0 lower_bound 2 horizon 2 scheduler "greedy-longest-first" transfers = dense<[[0, 0, 327744, 8, 0, 327712, 8, 1, 2, 1, 1, 1, 1, 1, 0, 0, 0]]> : tensor<1x17xi32>
   // CHECK-NEXT: tasm.weight "b" dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]> : tensor<4xf32> : tensor<4xf32> layout #plan.layout<grid = [4, 4], split = {{\[\[}}0]], align = [2], memory = standard> at 327680
@@ -71,8 +71,8 @@ builtin.module attributes {ipu.target = #ipu.target<"sim16">, tasm.compiler = "0
   tasm.stream_in 0 "x" : tensor<4x8xf32> slices = dense<[[0, 8, 4, 2, 0, 4, 1, 327712, 8], [2, 8, 4, 2, 4, 4, 1, 327712, 8]]> : tensor<2x9xi64>
   // CHECK-NEXT: tasm.weight "b" dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]> : tensor<4xf32> : tensor<4xf32> slices = dense<{{\[\[}}0, 4, 1, 4, 0, 16, 1, 327680, 16]]> : tensor<1x9xi64>
   tasm.weight "b" dense<"0x0000803F000000400000404000008040"> : tensor<4xf32> : tensor<4xf32> slices = dense<[[0, 4, 1, 4, 0, 16, 1, 327680, 16]]> : tensor<1x9xi64>
-  // CHECK-NEXT: tasm.checkpoint_def 0 "a_state_scores" op 3 aspect "scores" : tensor<4x8xf32> slices = dense<{{\[\[}}0, 8, 4, 8, 0, 1, 1, 327744, 32]]> : tensor<1x9xi64>
-  tasm.checkpoint_def 0 "a_state_scores" op 3 aspect "scores" : tensor<4x8xf32> slices = dense<[[0, 8, 4, 8, 0, 1, 1, 327744, 32]]> : tensor<1x9xi64>
+  // CHECK-NEXT: tasm.checkpoint_def 0 "a_state_scores" value "a" aspect "scores" : tensor<4x8xf32> slices = dense<{{\[\[}}0, 8, 4, 8, 0, 1, 1, 327744, 32]]> : tensor<1x9xi64>
+  tasm.checkpoint_def 0 "a_state_scores" value "a" aspect "scores" : tensor<4x8xf32> slices = dense<[[0, 8, 4, 8, 0, 1, 1, 327744, 32]]> : tensor<1x9xi64>
   // CHECK-NEXT: tasm.stream_out 0 "output0" : tensor<0xf32> slices = dense<> : tensor<0x9xi64>
   tasm.stream_out 0 "output0" : tensor<0xf32> slices = dense<> : tensor<0x9xi64>
   // CHECK-NEXT: }
