@@ -13,7 +13,7 @@ graph function is known, compares every checkpoint and output with the independe
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
 from xdsl.parser import Parser
+from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
 from ipu.codegen.ipuexe import build_package
@@ -207,10 +208,14 @@ def compile(  # noqa: A001
     target: str | Target | None = None,
     *,
     options: dict[str, int] | None = None,
+    graph_passes: Sequence[ModulePass] = (),
 ) -> Compiled:
     """Lower a graph-level model through every pass and build its package for `target` (default:
     the module's `#ipu.target`, else mk2);
-    `options` sets the planner's search knobs (`PLAN_OPTIONS`: finalists, beam, candidates).
+    `options` sets the planner's search knobs (`PLAN_OPTIONS`: finalists, beam, candidates);
+    `graph_passes` are a researcher's graph-level rewrites (fusions, reorders), run in order before
+    plan-ops; the reference stays the model as given, so the check verifies the rewrites too
+    (checkpoints are matched by value name, which a rewrite keeps for the values it keeps).
     Raises `TargetError` for an unknown target, `ApiError` for a bad source or option, and a
     pass's `DiagnosticException` when the model cannot be compiled (does not fit, unsupported)."""
     if target is not None and not isinstance(target, Target):
@@ -231,6 +236,10 @@ def compile(  # noqa: A001
     ctx = context()
     seconds: dict[str, float] = {}
     if not lowered:
+        for p in graph_passes:
+            with phase(p.name):
+                p.apply(ctx, module)
+            module.verify()
         for label, p in passes:
             t0 = time.perf_counter()
             with phase(label):

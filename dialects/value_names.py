@@ -5,8 +5,9 @@ A graph op's value is named by its result's SSA name hint (`%h = graph.matmul â€
 graph-level rewrite that keeps the names of the values it keeps (a reorder, a fusion that gives
 the fused op the name of the value it replaces) therefore keeps every checkpoint matched with the
 same reference value, where a pre-order op index would shift. Values without a usable hint
-(unnamed `%0`, or a hint already taken in the function, as a builder or importer may produce) get
-a generated one, `<hint or op>_<k>`, the first not taken in the function: `name_values` writes
+(unnamed `%0`, or a hint already taken in the function, as a builder or importer may produce, or
+as xDSL makes of `%h` and `%h_1`: it drops a `_<digits>` suffix from every hint) get a generated
+one, the op's name (`gelu`) or `<hint or op>.<k>`, the first not taken in the function: `name_values` writes
 them into the IR once, at the graph level, so that every later level carries the same names and
 the text form prints them verbatim (names are unique per function, so the printer adds no suffix).
 """
@@ -52,13 +53,12 @@ def _assign(func_op: FuncOp) -> dict[SSAValue, str]:
             claimed.add(hint)
             names[v] = hint
         elif hint or (op is not None and v is op.results[0]):
-            pending.append((v, hint or (op.name.split(".")[-1] if op is not None else "v")))
-    for v, base in pending:
-        k = 1
-        while f"{base}_{k}" in taken or f"{base}_{k}" in claimed:
-            k += 1
-        claimed.add(f"{base}_{k}")
-        names[v] = f"{base}_{k}"
+            pending.append((v, hint, hint or (op.name.split(".")[-1] if op is not None else "v")))
+    for v, hint, base in pending:
+        candidates = ([] if hint else [base]) + [f"{base}.{k}" for k in range(1, len(values) + 2)]
+        name = next(c for c in candidates if c not in taken and c not in claimed)
+        claimed.add(name)
+        names[v] = name
     return names
 
 
