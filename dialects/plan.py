@@ -687,6 +687,9 @@ Plan = Dialect(
         MergeHeadsOp,
         AttentionOp,
         AttentionCombineOp,
+        SerialGemmOp,
+        RepeatOp,
+        YieldOp,
     ],
     [LayoutAttr, PlanTensorType],
 )
