@@ -22,16 +22,17 @@ import numpy as np
 from common import example_parser, example_path  # bench/ is the script's directory
 from xdsl.dialects import func
 
+from ipu.api import parse
+from ipu.context import make_context
 from ipu.dialects import exchange, tilemap
 from ipu.target import load_target
-from ipu.tools.common import make_context, parse_file
 from ipu.transforms.exchange_schedule import MC, PC, endpoint_lower_bound, schedule_phase
 from ipu.transforms.pipeline import compile_passes
 
 
 def example_phases(path: Path, target: str) -> None:
     ctx = make_context()
-    module = parse_file(ctx, path)
+    module = parse(Path(path))
     seconds = 0.0
     for name, p in compile_passes(target):
         if name == "place_storage":

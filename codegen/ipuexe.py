@@ -19,7 +19,6 @@ from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, Float16Type, Float32
 from xdsl.ir import Attribute
 from xdsl.utils.exceptions import DiagnosticException
 
-import ipu
 from ipu.dialects import tasm, tilemap
 from ipu.dialects.graph import initializer_values
 from ipu.dialects.ipu import target_attr_of
@@ -29,6 +28,7 @@ from ipu.runtime import isa
 from ipu.runtime.package import Binding, Checkpoint, HostCall, Package, Phase, Program, make_host_calls
 from ipu.target import Target, load_target
 from ipu.target.mapping import TileMapping
+from ipu.version import __version__
 
 
 def _dtype(t: Attribute) -> isa.DType:
@@ -151,7 +151,7 @@ def build_package(module: builtin.ModuleOp, target: Target) -> Package:
     version = module.attributes.get("tasm.compiler")
     host_calls = _host_calls(module, weights, dict(inputs), dict(outputs), target)
     return Package(
-        compiler_version=version.data if isinstance(version, builtin.StringAttr) else ipu.__version__,
+        compiler_version=version.data if isinstance(version, builtin.StringAttr) else __version__,
         target=target.name,
         tiles=target.tiles,
         memory_base=target.memory_base,

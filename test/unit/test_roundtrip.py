@@ -20,7 +20,8 @@ from ipu.dialects import tasm
 from ipu.runtime import package
 from ipu.runtime.package import Package, host_calls_for, package_bytes, read_package, validate_package
 from ipu.target import Target, load_target
-from ipu.tools.common import make_context, parse_file
+from ipu.context import make_context
+from ipu.tools.common import parse_file
 from ipu.transforms.pipeline import IpuCompilePass
 
 # each example on the target its README row names; the stack adds a `tasm.loop`
