@@ -19,7 +19,7 @@ from ipu.atomic import write_text
 from ipu.codegen.ipuexe import build_package, disassemble
 from ipu.runtime.package import package_bytes, read_package, validate_package, write_package
 from ipu.runtime.summary import summarize_package
-from ipu.target import load_target
+from ipu.target import DEFAULT_TARGET, load_target
 from ipu.tools.common import ToolError, make_context, parse_file, setup_logging, user_errors
 from ipu.transforms.log import phase
 from ipu.transforms.target_of import module_target
@@ -63,7 +63,11 @@ def cli(
         if not output:
             raise ToolError("--to-ipuexe writes a binary package: give -o FILE (or -o - for standard output)")
         module = _parse_input(input_path)
-        tg = module_target(module, target, "ipu-translate")
+        # below the tasm level there is nothing to package: build_package says so
+        if api.is_tasm_level(module):
+            tg = module_target(module, target, "ipu-translate")
+        else:
+            tg = load_target(target or DEFAULT_TARGET)
         with phase("build_package"):
             pkg = build_package(module, tg)
             validate_package(pkg, tg)

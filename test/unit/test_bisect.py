@@ -53,7 +53,7 @@ def test_bisect_names_the_op_with_the_injected_error(tool, package: Path) -> Non
     assert f"location={MLP}:" in line
     assert "graph.gelu" in r.stdout.split(line)[1].splitlines()[1]  # the source line is printed
     # the ops before it still pass; the one after it fails too (it consumes g)
-    assert "name=hb aspect=value" in r.stdout and " FAIL " in r.stdout
+    assert "name=hb value=hb aspect=value" in r.stdout and " FAIL " in r.stdout
 
 
 def test_bisect_finds_an_error_late_in_the_model(tool, package: Path) -> None:
