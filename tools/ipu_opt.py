@@ -15,11 +15,13 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from ipu.atomic import atomic_path
 from ipu.dialects import get_all_dialects
+from ipu.dialects.ipu import target_attr_of
 from ipu.target import DEFAULT_TARGET, TargetError, available_targets, load_target
 from ipu.tools.common import ToolError, fail, internal_error, setup_logging
 from ipu.transforms import get_all_passes
@@ -99,6 +101,16 @@ class IpuOptMain(xDSLOptMain):
     def setup_pipeline(self) -> None:
         self.args.passes = with_target(self.args.passes, self.args.machine)
         super().setup_pipeline()
+
+    def apply_passes(self, prog: ModuleOp) -> None:
+        """`--target` must agree with the input's own target, whichever passes run."""
+        attr = target_attr_of(prog)
+        if self.args.machine and attr is not None and attr.target_name.data != self.args.machine:
+            raise ToolError(
+                f"--target {self.args.machine} contradicts the module's target {attr.target_name.data} "
+                f'(ipu.target = #ipu.target<"{attr.target_name.data}">)'
+            )
+        super().apply_passes(prog)
 
 
 def with_target(pipeline: str, target: str | None) -> str:

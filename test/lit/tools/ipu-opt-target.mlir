@@ -5,6 +5,7 @@
 // RUN: ipu-opt %s -p 'plan-ops{finalists=1}' --target sim16 | ipu-opt -p map-tiles | filecheck %s --check-prefix=KEPT
 // RUN: not ipu-opt %s -p 'plan-ops{target=sim64 finalists=1}' --target sim16 2>&1 | filecheck %s --check-prefix=BOTH
 // RUN: ipu-opt %s -p 'plan-ops{finalists=1}' --target sim16 | not ipu-opt -p map-tiles,schedule-exchange --target mk2 2>&1 | filecheck %s --check-prefix=LATER
+// RUN: ipu-opt %s -p 'plan-ops{finalists=1}' --target sim16 | not ipu-opt -p map-tiles --target sim64 2>&1 | filecheck %s --check-prefix=INPUT
 // RUN: not ipu-opt %s -t sim16 2>&1 | filecheck %s --check-prefix=DASH-T
 // RUN: env COLUMNS=400 ipu-opt --help | filecheck %s --check-prefix=HELP
 
@@ -25,7 +26,8 @@ func.func @main(%x: tensor<64x256xf16>) -> tensor<64x256xf16> {
 // KEPT:     builtin.module attributes {ipu.target = #ipu.target<"sim16">} {
 // KEPT:     tilemap.run "gelu"
 // BOTH:     error: --target sim16 contradicts plan-ops{target=sim64}
-// LATER:    error: schedule-exchange: option target=mk2 contradicts the module's target sim16
+// LATER:    error: --target mk2 contradicts the module's target sim16
+// INPUT:    error: --target sim64 contradicts the module's target sim16
 // DASH-T:   error: -t is not an option: --target NAME names the machine
 // HELP:       {{^}}  --target NAME
 // HELP-SAME:  machine to compile for
