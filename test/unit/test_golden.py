@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from ipu.dialects.graph import GaussianAttr
-from ipu.golden.compare import compare, sample_indices
 from ipu.dialects.value_names import named_ops, value_names
+from ipu.golden.compare import compare, sample_indices
 from ipu.golden.evaluator import GoldenError, evaluate, flops, load_module, main_function, make_inputs
 
 MLP = """

@@ -16,11 +16,11 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 
 from ipu.codegen.ipuexe import build_package, disassemble
+from ipu.context import make_context
 from ipu.dialects import tasm
 from ipu.runtime import package
 from ipu.runtime.package import Package, host_calls_for, package_bytes, read_package, validate_package
 from ipu.target import Target, load_target
-from ipu.context import make_context
 from ipu.tools.common import parse_file
 from ipu.transforms.pipeline import IpuCompilePass
 
