@@ -21,7 +21,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     UnitAttr,
 )
-from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, TypeAttribute
+from xdsl.ir import Attribute, Block, Dialect, Operation, ParametrizedAttribute, TypeAttribute
 from xdsl.irdl import (
     AnyOf,
     BaseAttr,
@@ -291,6 +291,29 @@ def op_index_of(op: IRDLOperation) -> int | None:
     """Index of the graph operation whose result this op produces, if any."""
     a = op.attributes.get("op_index")
     return a.value.data if isinstance(a, IntegerAttr) else None
+
+
+VALUE_ATTR = "value"
+"""A plan op's `value = "h"`: the stable name (`ipu.dialects.value_names`) of the graph value it
+computes, by which its checkpoint is matched with the reference."""
+
+
+def graph_value_of(op: Operation) -> str | None:
+    """The stable name of the graph value this op computes, if it computes one."""
+    a = op.attributes.get(VALUE_ATTR)
+    return a.data if isinstance(a, StringAttr) else None
+
+
+def label_graph_values(ops: Operation | Block, names: list[str]) -> None:
+    """Replace every op's `op_index` (the plan emitter's pre-order number of the graph op it
+    plans, internal to one emission) by `value`, the name `names[op_index]` of that graph op's
+    value."""
+    for op in ops.walk():
+        i = op_index_of(op)
+        if i is not None:  # in place, so the attribute keeps its position in the printed dict
+            attrs = {(VALUE_ATTR if k == "op_index" else k): v for k, v in op.attributes.items()}
+            attrs[VALUE_ATTR] = StringAttr(names[i])
+            op.attributes = attrs
 
 
 class _OneToOne(IRDLOperation):
