@@ -21,7 +21,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     UnitAttr,
 )
-from xdsl.ir import Attribute, Block, Dialect, Operation, ParametrizedAttribute, TypeAttribute
+from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, TypeAttribute
 from xdsl.irdl import (
     AnyOf,
     BaseAttr,
@@ -283,19 +283,13 @@ class PlanTensorType(ParametrizedAttribute, TypeAttribute):
 AnyPlan = BaseAttr(PlanTensorType)
 
 
-def _op_index_attr() -> object:
-    return opt_attr_def(IntegerAttr)
-
-
-def op_index_of(op: IRDLOperation) -> int | None:
-    """Index of the graph operation whose result this op produces, if any."""
-    a = op.attributes.get("op_index")
-    return a.value.data if isinstance(a, IntegerAttr) else None
-
-
 VALUE_ATTR = "value"
 """A plan op's `value = "h"`: the stable name (`ipu.dialects.value_names`) of the graph value it
 computes, by which its checkpoint is matched with the reference."""
+
+
+def _value_attr() -> object:
+    return opt_attr_def(StringAttr, attr_name=VALUE_ATTR)
 
 
 def graph_value_of(op: Operation) -> str | None:
@@ -304,24 +298,12 @@ def graph_value_of(op: Operation) -> str | None:
     return a.data if isinstance(a, StringAttr) else None
 
 
-def label_graph_values(ops: Operation | Block, names: list[str]) -> None:
-    """Replace every op's `op_index` (the plan emitter's pre-order number of the graph op it
-    plans, internal to one emission) by `value`, the name `names[op_index]` of that graph op's
-    value."""
-    for op in ops.walk():
-        i = op_index_of(op)
-        if i is not None:  # in place, so the attribute keeps its position in the printed dict
-            attrs = {(VALUE_ATTR if k == "op_index" else k): v for k, v in op.attributes.items()}
-            attrs[VALUE_ATTR] = StringAttr(names[i])
-            op.attributes = attrs
-
-
 class _OneToOne(IRDLOperation):
     """One planned value in, one out; what differs is the verifier."""
 
     input = operand_def(AnyPlan)
     result = result_def(AnyPlan)
-    op_index = _op_index_attr()
+    graph_value = _value_attr()
     traits = traits_def(Pure())
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
@@ -353,12 +335,12 @@ class GemmOp(IRDLOperation):
     lhs = operand_def(AnyPlan)
     rhs = operand_def(AnyPlan)
     result = result_def(AnyPlan)
-    op_index = _op_index_attr()
+    graph_value = _value_attr()
     traits = traits_def(Pure())
     assembly_format = "$lhs `,` $rhs attr-dict `:` `(` type($lhs) `,` type($rhs) `)` `->` type($result)"
 
-    def __init__(self, lhs, rhs, result_type: PlanTensorType, op_index: int | None = None):
-        attrs = {"op_index": IntegerAttr(op_index, 64)} if op_index is not None else {}
+    def __init__(self, lhs, rhs, result_type: PlanTensorType, value: str | None = None):
+        attrs = {VALUE_ATTR: StringAttr(value)} if value is not None else {}
         super().__init__(operands=[lhs, rhs], result_types=[result_type], attributes=attrs)
 
     def verify_(self) -> None:
@@ -394,7 +376,7 @@ class SerialGemmOp(IRDLOperation):
     rhs = operand_def(AnyPlan)
     result = result_def(AnyPlan)
     k_steps = attr_def(IntegerAttr)
-    op_index = _op_index_attr()
+    graph_value = _value_attr()
     traits = traits_def(Pure())
     assembly_format = "$lhs `,` $rhs attr-dict `:` `(` type($lhs) `,` type($rhs) `)` `->` type($result)"
 
@@ -414,8 +396,8 @@ class ReduceOp(_OneToOne):
 
     name = "plan.reduce"
 
-    def __init__(self, input, result_type: PlanTensorType, op_index: int | None = None):
-        attrs = {"op_index": IntegerAttr(op_index, 64)} if op_index is not None else {}
+    def __init__(self, input, result_type: PlanTensorType, value: str | None = None):
+        attrs = {VALUE_ATTR: StringAttr(value)} if value is not None else {}
         super().__init__(operands=[input], result_types=[result_type], attributes=attrs)
 
     def verify_(self) -> None:
@@ -461,14 +443,14 @@ class UnaryOp(IRDLOperation):
     kind = attr_def(StringAttr)
     input = operand_def(AnyPlan)
     result = result_def(AnyPlan)
-    op_index = _op_index_attr()
+    graph_value = _value_attr()
     traits = traits_def(Pure())
     assembly_format = "$kind $input attr-dict `:` type($input) `->` type($result)"
 
-    def __init__(self, kind: str, input, op_index: int | None = None):
+    def __init__(self, kind: str, input, value: str | None = None):
         attrs: dict[str, Attribute] = {"kind": StringAttr(kind)}
-        if op_index is not None:
-            attrs["op_index"] = IntegerAttr(op_index, 64)
+        if value is not None:
+            attrs[VALUE_ATTR] = StringAttr(value)
         super().__init__(operands=[input], result_types=[input.type], attributes=attrs)
 
     def verify_(self) -> None:
@@ -487,14 +469,14 @@ class BinaryOp(IRDLOperation):
     lhs = operand_def(AnyPlan)
     rhs = operand_def(AnyPlan)
     result = result_def(AnyPlan)
-    op_index = _op_index_attr()
+    graph_value = _value_attr()
     traits = traits_def(Pure())
     assembly_format = "$kind $lhs `,` $rhs attr-dict `:` `(` type($lhs) `,` type($rhs) `)` `->` type($result)"
 
-    def __init__(self, kind: str, lhs, rhs, op_index: int | None = None):
+    def __init__(self, kind: str, lhs, rhs, value: str | None = None):
         attrs: dict[str, Attribute] = {"kind": StringAttr(kind)}
-        if op_index is not None:
-            attrs["op_index"] = IntegerAttr(op_index, 64)
+        if value is not None:
+            attrs[VALUE_ATTR] = StringAttr(value)
         super().__init__(operands=[lhs, rhs], result_types=[lhs.type], attributes=attrs)
 
     def verify_(self) -> None:
@@ -611,7 +593,7 @@ class RowwiseOp(IRDLOperation):
     params = var_operand_def(AnyPlan)
     result = result_def(AnyPlan)
     epsilon = opt_attr_def(FloatAttr)
-    op_index = _op_index_attr()
+    graph_value = _value_attr()
     traits = traits_def(Pure())
     assembly_format = "$kind $input (`,` $params^)? attr-dict `:` functional-type(operands, results)"
 
@@ -745,7 +727,7 @@ class RepeatOp(RepeatBase):
     name = "plan.repeat"
     inits = var_operand_def(AnyPlan)
     results_ = var_result_def(AnyPlan)
-    op_index = _op_index_attr()
+    graph_value = _value_attr()
     YIELD_NAME: ClassVar[str] = "plan.yield"
 
 

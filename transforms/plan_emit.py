@@ -20,7 +20,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import graph, plan
-from ipu.dialects.value_names import name_values, named_ops
+from ipu.dialects.value_names import name_values
 from ipu.target import Target
 from ipu.transforms.plan_emitters import EMITTERS
 from ipu.transforms.plan_layouts import attention_layouts, attention_window, default_layout, plan_type
@@ -41,7 +41,6 @@ def plan_body(f: func.FuncOp, target: Target, chooser: Chooser, log: bool = True
     given their stable names once, `name_values`). Each plan op that computes a graph value
     carries that value's name (`value = "h"`), by which its checkpoint is matched."""
     name_values(f)
-    names = [o.results[0].name_hint or "" for o in named_ops(f)]
     old = f.body.block
     new = Block()
     p = Planner(target, chooser, new, {a: i for i, a in enumerate(old.args)}, new, log)
@@ -57,7 +56,6 @@ def plan_body(f: func.FuncOp, target: Target, chooser: Chooser, log: bool = True
     for i, a in enumerate(old.args):  # unused inputs still get a layout
         if i not in p.new_args:
             p.arg(a, plan_type(a.type, default_layout(tuple(a.type.get_shape()), target.tiles)))
-    plan.label_graph_values(new, names)
     return Planned(new, outs, {"operations": index, "conversions": len(p.conversions), "gemms": p.gemms})
 
 
@@ -83,9 +81,8 @@ def _declared_names(f: func.FuncOp, key: str, n: int) -> ArrayAttr | None:
 
 
 def plan_block(p: Planner, block: Block, index: int) -> tuple[int, Operation | None]:
-    """Plan the ops of `block` in order (op indices in pre-order, the order of
-    `value_names.named_ops`, by which `plan_body` names each op's value); returns the next index
-    and the block's terminator."""
+    """Plan the ops of `block` in order (op indices in pre-order, as diagnostics and the search's
+    choices number them); returns the next index and the block's terminator."""
     ret: Operation | None = None
     for op in list(block.ops):
         _check_pins(op, index)
@@ -201,7 +198,8 @@ def _plan_repeat(p: Planner, op: graph.RepeatOp, index: int) -> int:
     body.add_op(plan.YieldOp.create(operands=ys))
     p.block, p.cache = outer, cache
     r = plan.RepeatOp(op.count.value.data, inits, Region(body))
-    r.attributes["op_index"] = builtin.IntegerAttr(index, 64)
+    if op.results:
+        r.attributes[plan.VALUE_ATTR] = StringAttr(op.results[0].name_hint or "")
     p.emit(r)
     for gv, nv in zip(op.results, r.results, strict=True):
         p.set(gv, nv)
