@@ -1,6 +1,8 @@
 """ipu-compiler: graph -> plan -> tilemap -> exchange -> tasm -> .ipuexe -> emulator."""
 
-__version__ = "0.1.0"
+from ipu.version import __version__
+
+__all__ = ["__version__"]
 
 
 def __getattr__(name: str):

@@ -13,7 +13,7 @@ graph function is known, compares every checkpoint and output with the independe
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,16 +22,20 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
 from xdsl.parser import Parser
+from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 
 from ipu.codegen.ipuexe import build_package
+from ipu.context import make_context
+from ipu.dialects.value_names import name_values, value_names
 from ipu.golden.compare import Comparison, compare, tolerance
 from ipu.golden.evaluator import evaluate, main_function, make_inputs
 from ipu.runtime.emulator import Emulator, RunResult
 from ipu.runtime.package import Package, validate_package
-from ipu.target import DEFAULT_TARGET, Target, load_target
+from ipu.target import Target, load_target
 from ipu.transforms.log import phase
 from ipu.transforms.pipeline import compile_passes
+from ipu.transforms.target_of import module_target
 
 
 class ApiError(ValueError):
@@ -65,7 +69,7 @@ class Check:
     kind: str  # "checkpoint", "output" or "oracle" (an output against an ONNX model's oracle)
     name: str
     index: int
-    operation: int  # graph op index (-1 for outputs)
+    value: str  # the graph value's stable name ("" for outputs)
     aspect: str
     result: Comparison
 
@@ -100,9 +104,8 @@ class Report:
         return all(c.result.passed for c in self.checks) if self.checks else None
 
 
-def context():
-    from ipu.tools.common import make_context
-
+def context() -> Context:
+    """A fresh parsing context with every ipu dialect (see `ipu.context`)."""
     return make_context()
 
 
@@ -173,6 +176,11 @@ def _is_path(source: str | Path) -> bool:
     return True
 
 
+def is_tasm_level(module: builtin.ModuleOp) -> bool:
+    """Whether `module` is at the tasm level (its body holds tasm programs and tables)."""
+    return any(op.dialect_name() == "tasm" for op in module.body.block.ops)
+
+
 # function attributes that mark a module below the graph level, and the level each names
 _LEVEL_MARKS = (("exchange.memory", "exchange"), ("tilemap.mapping", "tilemap"), ("plan.metrics", "plan"))
 
@@ -197,33 +205,47 @@ def _check_graph_level(module: builtin.ModuleOp) -> None:
 
 def compile(  # noqa: A001
     source: str | Path | builtin.ModuleOp,
-    target: str | Target = DEFAULT_TARGET,
+    target: str | Target | None = None,
     *,
     options: dict[str, int] | None = None,
+    graph_passes: Sequence[ModulePass] = (),
 ) -> Compiled:
-    """Lower a graph-level model through every pass and build its package for `target`;
-    `options` sets the planner's search knobs (`PLAN_OPTIONS`: finalists, beam, candidates).
+    """Lower a graph-level model through every pass and build its package for `target` (default:
+    the module's `#ipu.target`, else mk2);
+    `options` sets the planner's search knobs (`PLAN_OPTIONS`: finalists, beam, candidates);
+    `graph_passes` are a researcher's graph-level rewrites (fusions, reorders), run in order before
+    plan-ops; the reference stays the model as given, so the check verifies the rewrites too
+    (checkpoints are matched by value name, which a rewrite keeps for the values it keeps).
     Raises `TargetError` for an unknown target, `ApiError` for a bad source or option, and a
     pass's `DiagnosticException` when the model cannot be compiled (does not fit, unsupported)."""
-    tg = target if isinstance(target, Target) else load_target(target)
+    if target is not None and not isinstance(target, Target):
+        target = load_target(target)
     try:
-        passes = compile_passes(tg.name, options)
+        passes = compile_passes(target.name if target is not None else None, options)
     except ValueError as e:
         raise ApiError(str(e)) from None
     onnx_model = _onnx_source(source)  # read once: parsed here, and run by the oracle
     module = parse(source if onnx_model is None else onnx_model)
-    lowered = "tasm.target" in module.attributes  # a tasm-level module is packaged as it is
+    lowered = is_tasm_level(module)  # a tasm-level module is packaged as it is
     if not lowered:
         _check_graph_level(module)
+        for f in module.body.block.ops:  # stable value names, shared by the reference and the package
+            if isinstance(f, func.FuncOp):
+                name_values(f)
     reference = None if lowered else main_function(module.clone())
     ctx = context()
     seconds: dict[str, float] = {}
     if not lowered:
+        for p in graph_passes:
+            with phase(p.name):
+                p.apply(ctx, module)
+            module.verify()
         for label, p in passes:
             t0 = time.perf_counter()
             with phase(label):
                 p.apply(ctx, module)
             seconds[label] = time.perf_counter() - t0
+    tg = module_target(module, target.name if target is not None else None, "ipu.compile")
     t0 = time.perf_counter()
     with phase("build_package"):
         pkg = build_package(module, tg)
@@ -237,16 +259,17 @@ def compile(  # noqa: A001
     return Compiled(pkg, tg, reference, seconds, oracle)
 
 
-def reference_value(gold: Any, operation: int, aspect: str, shape: tuple[int, ...]) -> np.ndarray | None:
-    """The golden value a checkpoint compares with: an op's value, an auxiliary view, or a key
-    window `scores@<first key>` of an attention's scores (cut to the checkpoint's `shape`)."""
+def reference_value(gold: Any, value: str, aspect: str, shape: tuple[int, ...]) -> np.ndarray | None:
+    """The golden value a checkpoint compares with, by the graph value's stable name: its value,
+    an auxiliary view, or a key window `scores@<first key>` of an attention's scores (cut to the
+    checkpoint's `shape`)."""
     if aspect == "value":
-        return gold.values.get(operation)
+        return gold.values.get(value)
     if aspect.startswith("scores@"):
-        full = gold.aux.get((operation, "scores"))
+        full = gold.aux.get((value, "scores"))
         k0 = int(aspect.split("@")[1])
         return None if full is None else full[:, :, k0 : k0 + shape[2]]
-    return gold.aux.get((operation, aspect))
+    return gold.aux.get((value, aspect))
 
 
 def check(
@@ -269,18 +292,19 @@ def check(
     out = []
     for c in package.checkpoints if checkpoints else []:
         obs = result.checkpoints[c.index]
-        ref = reference_value(gold, c.operation, c.aspect, obs.shape)
+        ref = reference_value(gold, c.value, c.aspect, obs.shape)
         if ref is None:
             raise ApiError(
-                f"checkpoint {c.index} names operation {c.operation} ({c.aspect}), absent from the reference"
+                f"checkpoint {c.index} ({c.name}) names graph value %{c.value} ({c.aspect}), absent from the "
+                "reference: is the reference the model this package was compiled from?"
             )
         a, r = tolerance(obs.dtype, atol, rtol, floor)
         n = obs.size if samples is None else samples
-        out.append(Check("checkpoint", c.name, c.index, c.operation, c.aspect, compare(obs, ref, n, a, r)))
+        out.append(Check("checkpoint", c.name, c.index, c.value, c.aspect, compare(obs, ref, n, a, r)))
     for i, b in enumerate(package.outputs):
         ref, obs = gold.outputs[i], result.outputs[b.name]
         a, r = tolerance(obs.dtype, atol, rtol, floor)
-        out.append(Check("output", b.name, i, -1, "value", compare(obs, ref, ref.size, a, r)))
+        out.append(Check("output", b.name, i, "", "value", compare(obs, ref, ref.size, a, r)))
     return out
 
 
@@ -295,23 +319,22 @@ def least_precise_dtype(reference: func.FuncOp) -> np.dtype:
     return np.dtype(f"float{min(widths, default=32)}")
 
 
-def op_locations(reference: func.FuncOp, source: str | Path | None) -> dict[int, str]:
-    """`file:line` of every graph operation (by op index) in the source text it was parsed from,
-    found by its result name (`%h = graph.matmul`); ops whose line cannot be found are left out."""
+def op_locations(reference: func.FuncOp, source: str | Path | None) -> dict[str, str]:
+    """`file:line` of every graph value (by its stable name) in the source text it was parsed
+    from, found by its result name (`%h = graph.matmul`); ops whose line cannot be found are left out."""
     import re
 
-    from ipu.golden.evaluator import op_indices
-
-    nodes = {i: op.attributes["onnx.node"] for op, i in op_indices(reference).items() if "onnx.node" in op.attributes}
+    names = value_names(reference)
+    nodes = {i: op.attributes["onnx.node"] for op, i in names.items() if "onnx.node" in op.attributes}
     if nodes:  # an imported ONNX model: each op names its node (`name:OpType`)
         return {i: f"{source}@{n.data}" for i, n in nodes.items() if isinstance(n, builtin.StringAttr)}
     if source is None or not Path(source).is_file():
         return {}
     lines = Path(source).read_text().splitlines()
     out = {}
-    for op, i in op_indices(reference).items():
-        hint = op.results[0].name_hint if op.results else None
-        if not hint:
+    for op, i in names.items():
+        hint = op.results[0].name_hint
+        if hint != i:  # a generated name is not in the source
             continue
         pat = re.compile(rf"%{re.escape(hint)}\b[^=]*=\s*\"?{re.escape(op.name)}")
         line = next((n for n, text in enumerate(lines, 1) if pat.search(text)), None)
@@ -381,7 +404,7 @@ def check_oracle(
     for i, (name, ref) in enumerate(want.items()):
         obs = result.outputs[name]
         a, r = tolerance(obs.dtype, atol, rtol)
-        out.append(Check("oracle", name, i, -1, "value", compare(obs, ref, ref.size, a, r)))
+        out.append(Check("oracle", name, i, "", "value", compare(obs, ref, ref.size, a, r)))
     return out
 
 

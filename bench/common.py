@@ -8,8 +8,9 @@ from pathlib import Path
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
 
+from ipu.api import parse
+from ipu.context import make_context
 from ipu.golden.evaluator import main_function
-from ipu.tools.common import make_context, parse_file
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 DEFAULT = ["mlp.mlir", "attention_gqa.mlir", "attention_long.mlir", "transformer_block.mlir", "transformer_stack.mlir"]
@@ -34,6 +35,6 @@ def example_path(name: str) -> Path:
 def parse_example(path: Path) -> tuple[func.FuncOp, Context, builtin.ModuleOp]:
     """(the reference's graph function, a fresh context, the module to compile), parsed twice so
     the reference never sees the compiled IR."""
-    ref = main_function(parse_file(make_context(), path))
+    ref = main_function(parse(Path(path)))
     ctx = make_context()
-    return ref, ctx, parse_file(ctx, path)
+    return ref, ctx, parse(Path(path))

@@ -39,17 +39,18 @@ from ipu.abi.transfers import (
     WORDS,
     split_start,
 )
+from ipu.api import parse
+from ipu.context import make_context
 from ipu.dialects import exchange, tilemap
 from ipu.dialects.table import table_of
 from ipu.target import load_target
-from ipu.tools.common import make_context, parse_file
 from ipu.transforms.exchange_schedule import endpoint_lower_bound, schedule_phase
 from ipu.transforms.pipeline import compile_passes
 
 
 def example_phases(path: Path, target: str) -> None:
     ctx = make_context()
-    module = parse_file(ctx, path)
+    module = parse(Path(path))
     seconds = 0.0
     for name, p in compile_passes(target):
         if name == "place_storage":

@@ -13,14 +13,15 @@ import tempfile
 import time
 from pathlib import Path
 
+from ipu.api import parse
 from ipu.codegen.ipuexe import build_package
+from ipu.context import make_context
 from ipu.dialects import graph
 from ipu.golden.compare import compare
 from ipu.golden.evaluator import evaluate, main_function, make_inputs
 from ipu.runtime.emulator import Emulator
 from ipu.runtime.package import read_package, write_package
 from ipu.target import load_target
-from ipu.tools.common import make_context, parse_file
 from ipu.transforms.pipeline import compile_passes
 
 
@@ -44,7 +45,7 @@ def main() -> None:
     sizes: dict[str, int] = {}
     for _ in range(a.repeat):
         ctx = make_context()
-        module = parse_file(ctx, a.model)
+        module = parse(Path(a.model))
         sizes["graph"] = len(str(module))
         for label, p in compile_passes(tg.name):
             t0 = time.perf_counter()
@@ -69,7 +70,7 @@ def main() -> None:
         write_package(pkg, path)
         print(f"package bytes={path.stat().st_size}")
         pkg = read_package(path)
-    ref = main_function(parse_file(make_context(), a.model))
+    ref = main_function(parse(Path(a.model)))
     inputs = make_inputs(ref, 0)
     emu_t = []
     for _ in range(a.repeat):

@@ -23,17 +23,18 @@ from xdsl.ir import Attribute
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import DiagnosticException
 
-import ipu
 from ipu.abi import isa
 from ipu.abi.kernels import KERNEL_NAMES, KERNELS, encode_call
 from ipu.abi.tables import SLICE, TRANSFER, Schema
 from ipu.dialects import tasm, tilemap
 from ipu.dialects.graph import initializer_values
+from ipu.dialects.ipu import target_attr_of
 from ipu.dialects.layout import binding_slices
 from ipu.dialects.table import OffsetsAttr, table_attr, table_of
 from ipu.runtime.package import Binding, Checkpoint, HostCall, Package, Phase, Program, make_host_calls
 from ipu.target import Target, load_target
 from ipu.target.mapping import TileMapping
+from ipu.version import __version__
 
 
 def _dtype(t: Attribute) -> isa.DType:
@@ -132,11 +133,11 @@ def _number(op: tasm._RefOp, numbers: Numbers) -> int:
 
 def build_package(module: builtin.ModuleOp, target: Target) -> Package:
     """The package for a module at tasm level, built for `target`."""
-    tname = module.attributes.get("tasm.target")
-    if not isinstance(tname, builtin.StringAttr):
+    tattr = target_attr_of(module)
+    if tattr is None or not any(isinstance(op, tasm.ProgramOp) for op in module.body.block.ops):
         raise DiagnosticException("codegen: module is not at tasm level (run ipu-compile first)")
-    if tname.data != target.name:
-        raise DiagnosticException(f"codegen: module was compiled for {tname.data}, not {target.name}")
+    if tattr.target_name.data != target.name:
+        raise DiagnosticException(f"codegen: module was compiled for {tattr.target_name.data}, not {target.name}")
     code_start = next(r for r in target.regions if r.executable).start
     numbers = numbering(module)
     programs, phases, weights, inputs, outputs, checkpoints = [], [], [], [], [], []
@@ -171,7 +172,7 @@ def build_package(module: builtin.ModuleOp, target: Target) -> Package:
                 Checkpoint(
                     numbers[tasm.CheckpointDefOp][op.sym_name.data],
                     op.sym_name.data,
-                    op.op.value.data,
+                    op.value.data,
                     _binding(op, False),
                     op.aspect.data if op.aspect else "value",
                 )
@@ -179,7 +180,7 @@ def build_package(module: builtin.ModuleOp, target: Target) -> Package:
     version = module.attributes.get("tasm.compiler")
     host_calls = _host_calls(module, weights, dict(inputs), dict(outputs), target, numbers)
     return Package(
-        compiler_version=version.data if isinstance(version, builtin.StringAttr) else ipu.__version__,
+        compiler_version=version.data if isinstance(version, builtin.StringAttr) else __version__,
         target=target.name,
         tiles=target.tiles,
         memory_base=target.memory_base,
@@ -254,7 +255,7 @@ def disassemble(pkg: Package, target: Target | None = None) -> str:
         f"// package: target={pkg.target} tiles={pkg.tiles} compiler={_lit(pkg.compiler_version)} "
         f"schema={pkg.schema_version}"
     ]
-    attrs = [f"tasm.target = {_lit(pkg.target)}", f"tasm.compiler = {_lit(pkg.compiler_version)}"]
+    attrs = [f"ipu.target = #ipu.target<{_lit(pkg.target)}>", f"tasm.compiler = {_lit(pkg.compiler_version)}"]
     tm = pkg.tile_mapping
     if tm != TileMapping():
         attrs.append(f"tasm.tile_mapping = #tilemap.mapping<block = {tm.block}, width = {tm.width}>")
@@ -286,7 +287,8 @@ def disassemble(pkg: Package, target: Target | None = None) -> str:
     for c in pkg.checkpoints:
         aspect = f" aspect {_lit(c.aspect)}" if c.aspect != "value" else ""
         lines.append(
-            f"  tasm.checkpoint_def {_sym(c.name)} op {c.operation}{aspect} : {_tensor(c.binding)} {_slices(c.binding)}"
+            f"  tasm.checkpoint_def {_sym(c.name)} value {_lit(c.value)}{aspect} : "
+            f"{_tensor(c.binding)} {_slices(c.binding)}"
         )
     lines.append("}")
     return "\n".join(lines) + "\n"

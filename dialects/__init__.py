@@ -1,4 +1,5 @@
-"""The dialect ladder: graph, plan, tilemap, exchange, tasm, and `table` (named-column tables), one per file."""
+"""The dialect ladder: graph, plan, tilemap, exchange, tasm, `table` (named-column tables) and `ipu`
+(attributes shared by every level), one dialect per file."""
 
 from __future__ import annotations
 
@@ -38,4 +39,17 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
 
         return Table
 
-    return {"table": table, "graph": graph, "plan": plan, "tilemap": tilemap, "exchange": exchange, "tasm": tasm}
+    def ipu():
+        from ipu.dialects.ipu import Ipu
+
+        return Ipu
+
+    return {
+        "ipu": ipu,
+        "table": table,
+        "graph": graph,
+        "plan": plan,
+        "tilemap": tilemap,
+        "exchange": exchange,
+        "tasm": tasm,
+    }

@@ -21,7 +21,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     UnitAttr,
 )
-from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, TypeAttribute
+from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, TypeAttribute
 from xdsl.irdl import (
     AnyOf,
     BaseAttr,
@@ -283,14 +283,19 @@ class PlanTensorType(ParametrizedAttribute, TypeAttribute):
 AnyPlan = BaseAttr(PlanTensorType)
 
 
-def _op_index_attr() -> object:
-    return opt_attr_def(IntegerAttr)
+VALUE_ATTR = "value"
+"""A plan op's `value = "h"`: the stable name (`ipu.dialects.value_names`) of the graph value it
+computes, by which its checkpoint is matched with the reference."""
 
 
-def op_index_of(op: IRDLOperation) -> int | None:
-    """Index of the graph operation whose result this op produces, if any."""
-    a = op.attributes.get("op_index")
-    return a.value.data if isinstance(a, IntegerAttr) else None
+def _value_attr() -> object:
+    return opt_attr_def(StringAttr, attr_name=VALUE_ATTR)
+
+
+def graph_value_of(op: Operation) -> str | None:
+    """The stable name of the graph value this op computes, if it computes one."""
+    a = op.attributes.get(VALUE_ATTR)
+    return a.data if isinstance(a, StringAttr) else None
 
 
 class _OneToOne(IRDLOperation):
@@ -298,7 +303,7 @@ class _OneToOne(IRDLOperation):
 
     input = operand_def(AnyPlan)
     result = result_def(AnyPlan)
-    op_index = _op_index_attr()
+    graph_value = _value_attr()
     traits = traits_def(Pure())
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
 
@@ -330,12 +335,12 @@ class GemmOp(IRDLOperation):
     lhs = operand_def(AnyPlan)
     rhs = operand_def(AnyPlan)
     result = result_def(AnyPlan)
-    op_index = _op_index_attr()
+    graph_value = _value_attr()
     traits = traits_def(Pure())
     assembly_format = "$lhs `,` $rhs attr-dict `:` `(` type($lhs) `,` type($rhs) `)` `->` type($result)"
 
-    def __init__(self, lhs, rhs, result_type: PlanTensorType, op_index: int | None = None):
-        attrs = {"op_index": IntegerAttr(op_index, 64)} if op_index is not None else {}
+    def __init__(self, lhs, rhs, result_type: PlanTensorType, value: str | None = None):
+        attrs = {VALUE_ATTR: StringAttr(value)} if value is not None else {}
         super().__init__(operands=[lhs, rhs], result_types=[result_type], attributes=attrs)
 
     def verify_(self) -> None:
@@ -371,7 +376,7 @@ class SerialGemmOp(IRDLOperation):
     rhs = operand_def(AnyPlan)
     result = result_def(AnyPlan)
     k_steps = attr_def(IntegerAttr)
-    op_index = _op_index_attr()
+    graph_value = _value_attr()
     traits = traits_def(Pure())
     assembly_format = "$lhs `,` $rhs attr-dict `:` `(` type($lhs) `,` type($rhs) `)` `->` type($result)"
 
@@ -391,8 +396,8 @@ class ReduceOp(_OneToOne):
 
     name = "plan.reduce"
 
-    def __init__(self, input, result_type: PlanTensorType, op_index: int | None = None):
-        attrs = {"op_index": IntegerAttr(op_index, 64)} if op_index is not None else {}
+    def __init__(self, input, result_type: PlanTensorType, value: str | None = None):
+        attrs = {VALUE_ATTR: StringAttr(value)} if value is not None else {}
         super().__init__(operands=[input], result_types=[result_type], attributes=attrs)
 
     def verify_(self) -> None:
@@ -438,14 +443,14 @@ class UnaryOp(IRDLOperation):
     kind = attr_def(StringAttr)
     input = operand_def(AnyPlan)
     result = result_def(AnyPlan)
-    op_index = _op_index_attr()
+    graph_value = _value_attr()
     traits = traits_def(Pure())
     assembly_format = "$kind $input attr-dict `:` type($input) `->` type($result)"
 
-    def __init__(self, kind: str, input, op_index: int | None = None):
+    def __init__(self, kind: str, input, value: str | None = None):
         attrs: dict[str, Attribute] = {"kind": StringAttr(kind)}
-        if op_index is not None:
-            attrs["op_index"] = IntegerAttr(op_index, 64)
+        if value is not None:
+            attrs[VALUE_ATTR] = StringAttr(value)
         super().__init__(operands=[input], result_types=[input.type], attributes=attrs)
 
     def verify_(self) -> None:
@@ -464,14 +469,14 @@ class BinaryOp(IRDLOperation):
     lhs = operand_def(AnyPlan)
     rhs = operand_def(AnyPlan)
     result = result_def(AnyPlan)
-    op_index = _op_index_attr()
+    graph_value = _value_attr()
     traits = traits_def(Pure())
     assembly_format = "$kind $lhs `,` $rhs attr-dict `:` `(` type($lhs) `,` type($rhs) `)` `->` type($result)"
 
-    def __init__(self, kind: str, lhs, rhs, op_index: int | None = None):
+    def __init__(self, kind: str, lhs, rhs, value: str | None = None):
         attrs: dict[str, Attribute] = {"kind": StringAttr(kind)}
-        if op_index is not None:
-            attrs["op_index"] = IntegerAttr(op_index, 64)
+        if value is not None:
+            attrs[VALUE_ATTR] = StringAttr(value)
         super().__init__(operands=[lhs, rhs], result_types=[lhs.type], attributes=attrs)
 
     def verify_(self) -> None:
@@ -588,7 +593,7 @@ class RowwiseOp(IRDLOperation):
     params = var_operand_def(AnyPlan)
     result = result_def(AnyPlan)
     epsilon = opt_attr_def(FloatAttr)
-    op_index = _op_index_attr()
+    graph_value = _value_attr()
     traits = traits_def(Pure())
     assembly_format = "$kind $input (`,` $params^)? attr-dict `:` functional-type(operands, results)"
 
@@ -722,7 +727,7 @@ class RepeatOp(RepeatBase):
     name = "plan.repeat"
     inits = var_operand_def(AnyPlan)
     results_ = var_result_def(AnyPlan)
-    op_index = _op_index_attr()
+    graph_value = _value_attr()
     YIELD_NAME: ClassVar[str] = "plan.yield"
 
 

@@ -304,12 +304,12 @@ class WeightOp(_BoundValue):
 
 @irdl_op_definition
 class CheckpointDefOp(_BoundValue):
-    """Checkpoint `@name`: the value of graph operation `op` (or one of its aspects)."""
+    """Checkpoint `@name`: graph value `value` (its stable name), or one of its aspects."""
 
     name = "tasm.checkpoint_def"
-    op = prop_def(IntegerAttr[I64])
+    value = prop_def(StringAttr)
     aspect = opt_prop_def(StringAttr)
-    assembly_format = f"$sym_name `op` $op (`aspect` $aspect^)? `:` $tensor {_PLACEMENT} attr-dict"
+    assembly_format = f"$sym_name `value` $value (`aspect` $aspect^)? `:` $tensor {_PLACEMENT} attr-dict"
 
 
 @irdl_op_definition

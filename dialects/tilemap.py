@@ -269,16 +269,19 @@ class HostReadOp(IRDLOperation):
 
 @irdl_op_definition
 class CheckpointOp(IRDLOperation):
-    """Sample the value of graph operation `op` for the numerical check, as checkpoint `sym_name`."""
+    """Sample graph value `value` (its stable name, `ipu.dialects.value_names`) for the numerical
+    check, as checkpoint `sym_name`."""
 
     name = "tilemap.checkpoint"
     sym_name = attr_def(StringAttr)
-    op = attr_def(IntegerAttr[I64])
+    value = attr_def(StringAttr)
     input = operand_def(AnyBuffer)
     tensor = attr_def(TensorType)
     layout = attr_def(LayoutAttr)
     aspect = opt_attr_def(StringAttr)
-    assembly_format = "$sym_name `op` $op $input `:` type($input) `as` $tensor `layout` qualified($layout) attr-dict"
+    assembly_format = (
+        "$sym_name `value` $value $input `:` type($input) `as` $tensor `layout` qualified($layout) attr-dict"
+    )
 
     def verify_(self) -> None:
         _check_view(self, self.tensor, self.layout, self.input.type)

@@ -19,6 +19,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.parser import Parser
 
 from ipu.dialects import graph as g
+from ipu.dialects.value_names import value_names
 
 
 class GoldenError(ValueError):
@@ -28,9 +29,10 @@ class GoldenError(ValueError):
 @dataclass
 class GoldenResult:
     outputs: list[np.ndarray]
-    values: dict[int, np.ndarray] = field(default_factory=dict)
-    # secondary views of an operation, e.g. (i, "scores") for attention: scaled, masked scores
-    aux: dict[tuple[int, str], np.ndarray] = field(default_factory=dict)
+    # every op's value by its stable name (`ipu.dialects.value_names`), as checkpoints name it
+    values: dict[str, np.ndarray] = field(default_factory=dict)
+    # secondary views of an operation, e.g. (name, "scores") for attention: scaled, masked scores
+    aux: dict[tuple[str, str], np.ndarray] = field(default_factory=dict)
 
 
 def load_module(text: str) -> ModuleOp:
@@ -85,22 +87,15 @@ def _compute(op: Operation, env: dict[SSAValue, np.ndarray]) -> np.ndarray:
     return op.reference(*(env[v].astype(np.float32) for v in op.operands))
 
 
-def op_indices(func_op: FuncOp) -> dict[Operation, int]:
-    """Index of every operation: its position in the pre-order walk of the body, skipping
-    `func.return` and `graph.yield` (a `graph.repeat` precedes the operations of its body)."""
-    ops = [op for op in func_op.body.walk() if not isinstance(op, ReturnOp | g.YieldOp)]
-    return {op: i for i, op in enumerate(ops)}
-
-
-def _check_shape(op: Operation, index: int, value: np.ndarray, v: SSAValue) -> None:
+def _check_shape(op: Operation, name: str, value: np.ndarray, v: SSAValue) -> None:
     want = g.shape_of(_tensor_type(v))
     if value.shape != want:
-        raise GoldenError(f"operation #{index} '{op.name}': computed shape {value.shape}, expected {want}")
+        raise GoldenError(f"operation %{name} '{op.name}': computed shape {value.shape}, expected {want}")
 
 
 class _Interpreter:
-    def __init__(self, indices: dict[Operation, int], result: GoldenResult):
-        self.indices = indices
+    def __init__(self, names: dict[Operation, str], result: GoldenResult):
+        self.names = names
         self.result = result
         self.env: dict[SSAValue, np.ndarray] = {}
         self.params: dict[Operation, np.ndarray] = {}
@@ -110,9 +105,9 @@ class _Interpreter:
         for op in block.ops:
             if isinstance(op, ReturnOp | g.YieldOp):
                 return [self.env[v] for v in op.operands]
-            index = self.indices[op]
+            name = self.names[op]
             if isinstance(op, g.RepeatOp):
-                self.run_repeat(op, index)
+                self.run_repeat(op, name)
                 continue
             if isinstance(op, g.ParameterOp):
                 if op not in self.params:
@@ -123,15 +118,15 @@ class _Interpreter:
                 value = np.asarray(raw).astype(g.numpy_dtype(_tensor_type(op.results[0])))
             if len(op.results) != 1:
                 raise GoldenError(f"operation '{op.name}' must have exactly one result")
-            _check_shape(op, index, value, op.results[0])
+            _check_shape(op, name, value, op.results[0])
             self.env[op.results[0]] = value
-            self.result.values[index] = value
+            self.result.values[name] = value
             if isinstance(op, g.AttentionOp):
                 q, k = self.env[op.q], self.env[op.k]
-                self.result.aux[(index, "scores")] = g.attention_scores(q, k, op.scale_value(), op.causal is not None)
+                self.result.aux[(name, "scores")] = g.attention_scores(q, k, op.scale_value(), op.causal is not None)
         return None
 
-    def run_repeat(self, op: g.RepeatOp, index: int) -> None:
+    def run_repeat(self, op: g.RepeatOp, name: str) -> None:
         carried = [self.env[v] for v in op.inits]
         block = op.body.block
         for _ in range(op.count.value.data):
@@ -139,21 +134,22 @@ class _Interpreter:
                 self.env[arg] = val
             out = self.run_block(block)
             if out is None:
-                raise GoldenError(f"operation #{index} 'graph.repeat': body has no graph.yield")
+                raise GoldenError(f"operation %{name} 'graph.repeat': body has no graph.yield")
             carried = out
         for r, val in zip(op.results, carried, strict=True):
-            _check_shape(op, index, val, r)
+            _check_shape(op, name, val, r)
             self.env[r] = val
         if carried:
-            self.result.values[index] = carried[0]
+            self.result.values[name] = carried[0]
 
 
 def evaluate(func_op: FuncOp, inputs: dict[str, np.ndarray]) -> GoldenResult:
     """Interpret `func_op` on `inputs` (keyed by argument name hint, or `arg{i}`).
 
-    `values[i]` is the value of the operation with index i (see `op_indices`); for an operation
-    inside a `graph.repeat` body it is the value from the last iteration, and for the repeat
-    itself it is its first result.
+    `values[name]` is the value of the operation whose result has that stable name (see
+    `ipu.dialects.value_names`: its SSA name, or a generated one); for an operation inside a
+    `graph.repeat` body it is the value from the last iteration, and for the repeat itself it is
+    its first result.
     """
     names = _arg_names(func_op)
     missing = [n for n in names if n not in inputs]
@@ -161,7 +157,7 @@ def evaluate(func_op: FuncOp, inputs: dict[str, np.ndarray]) -> GoldenResult:
     if missing or extra:
         raise GoldenError(f"input mismatch: missing {missing}, unexpected {extra} (expected {names})")
     result = GoldenResult(outputs=[])
-    interp = _Interpreter(op_indices(func_op), result)
+    interp = _Interpreter(value_names(func_op), result)
     for name, arg in zip(names, func_op.args, strict=True):
         t = _tensor_type(arg)
         x = np.asarray(inputs[name])

@@ -36,7 +36,7 @@ struct Phase {
 struct Checkpoint {
   index @0 :UInt32;
   name @1 :Text;
-  operation @2 :Int64;
+  value @2 :Text;                # the graph value's stable name (its SSA name)
   binding @3 :Binding;
   aspect @4 :Text;               # "value" (the op's result) or e.g. "scores" (attention)
 }

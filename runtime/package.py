@@ -23,7 +23,7 @@ from ipu.atomic import write_bytes
 from ipu.target import Target
 from ipu.target.mapping import MappingError, TileMapping
 
-SCHEMA_VERSION = 4  # 2: contentDigest; 3: hostCalls; 4: tileMapping
+SCHEMA_VERSION = 5  # 2: contentDigest; 3: hostCalls; 4: tileMapping; 5: checkpoints name their graph value
 
 # The host calls of a package, in order, and the kinds of their steps (see HostStep).
 HOST_CALLS = ("initialize", "run")
@@ -76,7 +76,7 @@ class Checkpoint:
 
     index: int
     name: str
-    operation: int  # index of the graph operation whose result this is
+    value: str  # the stable name of the graph value this is (`ipu.dialects.value_names`)
     binding: Binding
     aspect: str = "value"  # "value": the op's result; "scores": an attention op's scaled, masked scores
 
@@ -277,7 +277,7 @@ def package_bytes(pkg: Package) -> bytes:
         for b, binding in zip(m.init(field_name, len(src)), src, strict=True):
             _put_binding(b, binding)
     for b, c in zip(m.init("checkpoints", len(pkg.checkpoints)), pkg.checkpoints, strict=True):
-        b.index, b.name, b.operation, b.aspect = c.index, c.name, c.operation, c.aspect
+        b.index, b.name, b.value, b.aspect = c.index, c.name, c.value, c.aspect
         _put_binding(b.binding, c.binding)
     for b, (k, v) in zip(m.init("metrics", len(pkg.metrics)), pkg.metrics.items(), strict=True):
         b.name, b.value = k, int(v)
@@ -374,7 +374,7 @@ def _read_message(m: Any, file_bytes: int) -> Package:
     outputs = [_get_binding(b, "output") for b in items("outputs")]
     checkpoints = [
         Checkpoint(
-            int(c.index), str(c.name), int(c.operation), _get_binding(c.binding, "checkpoint"), str(c.aspect) or "value"
+            int(c.index), str(c.name), str(c.value), _get_binding(c.binding, "checkpoint"), str(c.aspect) or "value"
         )
         for c in items("checkpoints")
     ]

@@ -22,7 +22,7 @@ from ipu.runtime.emulator import RunResult
 from ipu.runtime.package import Binding, Package
 from ipu.target import Target
 
-SCHEMA = "ipu-profile/1"
+SCHEMA = "ipu-profile/2"  # 2: ops are keyed by graph value name ("op": "h"), not op index
 
 
 def _tile_bytes(b: Binding, tiles: int) -> np.ndarray:
@@ -71,18 +71,18 @@ def _superstep(index: int, start: int) -> dict[str, Any]:
 
 
 def build_profile(
-    pkg: Package, target: Target, result: RunResult, locations: dict[int, str] | None = None
+    pkg: Package, target: Target, result: RunResult, locations: dict[str, str] | None = None
 ) -> dict[str, Any]:
-    """The profile document of one run (JSON-serialisable). `locations` maps graph op indices to
-    their IR locations (`file:line`), when the source is known."""
+    """The profile document of one run (JSON-serialisable). `locations` maps graph values (their
+    stable names) to their IR locations (`file:line`), when the source is known."""
     tiles = target.tiles
-    names = {c.operation: c.name for c in pkg.checkpoints}
-    ckpt_op = {c.index: c.operation for c in pkg.checkpoints}
+    names = {c.value: c.name for c in pkg.checkpoints if c.aspect == "value"}
+    ckpt_op = {c.index: c.value for c in pkg.checkpoints}
     timeline: list[dict[str, Any]] = []
     supersteps: list[dict[str, Any]] = []
     phases: dict[int, dict[str, Any]] = {}
     kernels: dict[str, dict[str, int]] = defaultdict(lambda: {"calls": 0, "cycles": 0, "tile_cycles": 0})
-    per_op: dict[int, dict[str, int]] = defaultdict(lambda: {"compute_cycles": 0, "exchange_cycles": 0, "calls": 0})
+    per_op: dict[str, dict[str, int]] = defaultdict(lambda: {"compute_cycles": 0, "exchange_cycles": 0, "calls": 0})
     tile_compute = np.zeros(tiles + 1, np.int64)
     pending: dict[str, int] = {"compute_cycles": 0, "exchange_cycles": 0, "calls": 0}
     clock = 0
@@ -129,7 +129,7 @@ def build_profile(
             supersteps.append(step)
             step = _superstep(len(supersteps), clock + cyc)
         elif kind == "checkpoint":
-            op = ckpt_op.get(rec["index"], -1)
+            op = ckpt_op.get(rec["index"], "")
             for key, v in pending.items():
                 per_op[op][key] += v
                 pending[key] = 0
@@ -138,7 +138,7 @@ def build_profile(
     if step["compute_cycles"] or step["sync_cycles"]:
         supersteps.append(step)
     if any(pending.values()):
-        per_op[-1] = dict(pending)
+        per_op[""] = dict(pending)
     words = _phase_words(pkg, tiles)
     sent_total, recv_total = np.zeros(tiles, np.int64), np.zeros(tiles, np.int64)
     for idx, ph in phases.items():
@@ -174,7 +174,7 @@ def build_profile(
         "kernels": {k: dict(v) for k, v in sorted(kernels.items())},
         "ops": [
             {"op": op, "name": names.get(op, "(epilogue)"), "location": locs.get(op, "")} | v
-            for op, v in sorted(per_op.items(), key=lambda kv: (kv[0] < 0, kv[0]))
+            for op, v in sorted(per_op.items(), key=lambda kv: kv[0] == "")  # program order, epilogue last
         ],
         "tiles": {
             "compute_cycles": np.cumsum(tile_compute)[:tiles].tolist(),

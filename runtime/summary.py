@@ -209,10 +209,7 @@ def summarize_package(pkg: Package, target: Target) -> str:
     for kind, items in kinds:
         out += _capped([_binding_line(kind, b) for b in items], f"{kind}s")
     out += _capped(
-        [
-            _binding_line(f"checkpoint {c.index}", c.binding, f" (op {c.operation}, {c.aspect})")
-            for c in pkg.checkpoints
-        ],
+        [_binding_line(f"checkpoint {c.index}", c.binding, f" (%{c.value}, {c.aspect})") for c in pkg.checkpoints],
         "checkpoints",
     )
     out += _host_call_lines(pkg)

@@ -141,13 +141,6 @@ class Target:
     def fill_cycles(self, elements: int) -> int:
         return self.costs["kernel_launch"] + self._passes(1, elements)
 
-    def kernel_cycles(self, name: str, p: dict[str, int], out_esize: int) -> int:
-        """One tile's cycles for one call of kernel `name` with parameters `p` (data-independent):
-        the kernel's own cycle model in `ipu.abi.kernels`, which calls the rate methods above."""
-        from ipu.abi.kernels import kernel_cycles  # the kernels read the target: import at use
-
-        return kernel_cycles(self, name, p, out_esize)
-
     def phase_overhead_cycles(self) -> int:
         """Sync plus the worst route tail: what an exchange phase pays above its horizon before
         tile mapping fixes its routes (the analytical plan cost's view)."""

@@ -9,23 +9,16 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from xdsl.context import Context
-from xdsl.dialects import builtin, func
+from xdsl.dialects import builtin
 from xdsl.utils.exceptions import DiagnosticException
 
-from ipu.dialects import get_all_dialects
+from ipu.context import make_context
+
+__all__ = ["ToolError", "make_context", "parse_file", "setup_logging", "user_errors"]
 
 
 class ToolError(Exception):
     """A user-facing error: printed as one message, exit status 1."""
-
-
-def make_context() -> Context:
-    ctx = Context()
-    ctx.load_dialect(builtin.Builtin)
-    ctx.load_dialect(func.Func)
-    for name, factory in get_all_dialects().items():
-        ctx.register_dialect(name, factory)
-    return ctx
 
 
 def parse_file(ctx: Context, path: str | Path) -> builtin.ModuleOp:

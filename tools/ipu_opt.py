@@ -1,17 +1,29 @@
-"""`ipu-opt`: xDSL's opt driver with the ipu dialects, passes and a `--target` option."""
+"""`ipu-opt`: xDSL's opt driver over the ipu dialects and passes.
+
+It parses builtin, func and the ipu dialects, and offers our passes plus the generic ones that
+apply to our IR (`GENERIC_PASSES`); xDSL's printing and debugging flags (`--print-op-generic`,
+`--print-between-passes`, `--time-passes`, `--verify-diagnostics`, `--split-input-file`…) are kept.
+`--target NAME` is the machine: it sets the target of the passes that fix it (plan-ops,
+plan-decide, plan-materialize, ipu-compile) and must agree with every later pass's module
+target. xDSL's own `-t/--target` (the output format) is gone: our IR prints as MLIR text only,
+so there is nothing to choose."""
 
 from __future__ import annotations
 
+import argparse
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
 
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from ipu.atomic import atomic_path
 from ipu.dialects import get_all_dialects
-from ipu.target import DEFAULT_TARGET, TargetError, load_target
+from ipu.dialects.ipu import target_attr_of
+from ipu.target import DEFAULT_TARGET, TargetError, available_targets, load_target
 from ipu.tools.common import ToolError, fail, internal_error, setup_logging
 from ipu.transforms import get_all_passes
 
@@ -26,79 +38,141 @@ TARGETED = (
     "lower-to-tasm",
     "ipu-compile",
 )
+"""Our passes with a `target` option (unset by default: the module's `#ipu.target`)."""
+
+GENERIC_PASSES = ("canonicalize", "cse", "dce")
+"""xDSL's passes that apply to our IR (op-local folding, common subexpressions, dead code)."""
+
+_HIDDEN = ("--shrink", "--frontend", "--print-no-properties")
+"""xDSL flags kept working but left out of `--help` (no use on our IR)."""
 
 
 class IpuOptMain(xDSLOptMain):
+    version_format: ClassVar[str] = "ipu-opt (xdsl {xdsl_version})"
+
+    def __init__(self, args: Sequence[str] | None = None):
+        super().__init__(description="ipu-compiler optimizer: the ipu dialects and passes", args=args)
+
     def register_all_dialects(self) -> None:
-        super().register_all_dialects()
+        from xdsl.dialects.builtin import Builtin
+        from xdsl.dialects.func import Func
+
+        self.ctx.load_dialect(Builtin)
+        self.ctx.load_dialect(Func)
         for name, factory in get_all_dialects().items():
-            if name not in self.ctx.registered_dialect_names:
-                self.ctx.register_dialect(name, factory)
+            self.ctx.register_dialect(name, factory)
 
     def register_all_passes(self) -> None:
-        super().register_all_passes()
+        from xdsl.transforms import get_all_passes as xdsl_passes
+
+        generic = xdsl_passes()
+        for name in GENERIC_PASSES:
+            self.register_pass(name, generic[name])
         for name, factory in get_all_passes().items():
             self.register_pass(name, factory)
 
+    def register_all_targets(self) -> None:
+        from xdsl.targets import get_all_targets
 
-def _take(argv: list[str], flag: str, default: str) -> tuple[str, list[str]]:
-    """Remove `flag VALUE` / `flag=VALUE` from argv (xDSL's own `--target` means output format)."""
-    value, out, skip = default, [], False
-    for i, a in enumerate(argv):
-        if skip:
-            skip = False
-        elif a == flag:
-            if i + 1 >= len(argv):
-                raise ToolError(f"{flag} needs a value")
-            value, skip = argv[i + 1], True
-        elif a.startswith(flag + "="):
-            value = a.split("=", 1)[1]
-        else:
-            out.append(a)
-    return value, out
+        self.available_targets = {"mlir": get_all_targets()["mlir"]}
+
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
+        add: Callable[..., Any] = arg_parser.add_argument
+
+        def add_argument(*names: str, **kw: Any) -> Any:
+            if "--target" in names:  # xDSL's output format: MLIR text is our only one
+                arg_parser.set_defaults(target="mlir")
+                return add(
+                    "--target",
+                    dest="machine",
+                    metavar="NAME",
+                    default=None,
+                    help=f"machine to compile for ({', '.join(available_targets())}): the target of plan-ops "
+                    "(or plan-decide, plan-materialize) and ipu-compile (default: the module's #ipu.target, "
+                    f"else {DEFAULT_TARGET}); later passes "
+                    "read it from the module and refuse a different one",
+                )
+            if "--passes" in names:
+                kw["help"] = f"comma-separated pass pipeline; passes: {', '.join(self.available_passes)}"
+            if any(n in _HIDDEN for n in names):
+                kw["help"] = argparse.SUPPRESS
+            return add(*names, **kw)
+
+        arg_parser.add_argument = add_argument  # type: ignore[method-assign]
+        try:
+            super().register_all_arguments(arg_parser)
+        finally:
+            arg_parser.add_argument = add  # type: ignore[method-assign]
+        add(
+            "--log-level",
+            default="warning",
+            metavar="LEVEL",
+            help="structured events on stderr: debug, info, warning (default), error",
+        )
+
+    def setup_pipeline(self) -> None:
+        self.args.passes = with_target(self.args.passes, self.args.machine)
+        super().setup_pipeline()
+
+    def apply_passes(self, prog: ModuleOp) -> None:
+        """`--target` must agree with the input's own target, whichever passes run."""
+        attr = target_attr_of(prog)
+        if self.args.machine and attr is not None and attr.target_name.data != self.args.machine:
+            raise ToolError(
+                f"--target {self.args.machine} contradicts the module's target {attr.target_name.data} "
+                f'(ipu.target = #ipu.target<"{attr.target_name.data}">)'
+            )
+        super().apply_passes(prog)
 
 
-def _with_target(argv: list[str]) -> list[str]:
-    """Apply `--target` to every targeted pass in `-p` that has no explicit target option."""
-    target, argv = _take(argv, "--target", DEFAULT_TARGET)
+def with_target(pipeline: str, target: str | None) -> str:
+    """`pipeline` with `target` given to every targeted pass that names none; a pass naming a
+    different one is an error (a pass that names none and no `--target`: the module's)."""
+    if target is None:
+        return pipeline
     load_target(target)
-    out = []
-    for i, a in enumerate(argv):
-        prev = argv[i - 1] if i else ""
-        if prev in ("-p", "--passes"):
-            parts = []
-            for p in a.split(","):
-                name = p.split("{")[0]
-                if name in TARGETED and "{" not in p:
-                    p = f"{name}{{target={target}}}"
-                elif name in TARGETED and not re.search(r"[{\s]target=", p):  # options, but no target
-                    p = p.replace("{", f"{{target={target} ", 1)
-                parts.append(p)
-            a = ",".join(parts)
-        out.append(a)
-    return out
+    parts = []
+    for p in _split_pipeline(pipeline) if pipeline else []:
+        name = p.split("{")[0].strip()
+        if name in TARGETED:
+            m = re.search(r"[{\s]target=\"?([\w-]+)", p)
+            if m and m.group(1) != target:
+                raise ToolError(f"--target {target} contradicts {name}{{target={m.group(1)}}}")
+            if "{" not in p:
+                p = f"{name}{{target={target}}}"
+            elif not m:
+                p = p.replace("{", f"{{target={target} ", 1)
+        parts.append(p)
+    return ",".join(parts)
+
+
+def _split_pipeline(pipeline: str) -> list[str]:
+    """The pipeline's pass specs: split at the commas outside `{…}`."""
+    parts, depth, cur = [], 0, ""
+    for ch in pipeline:
+        depth += (ch == "{") - (ch == "}")
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    return [*parts, cur]
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     try:
-        if any(a in ("-h", "--help") for a in args):
-            print(
-                "ipu-opt extra options: --target NAME (mk2, mk1, ipu21, sim16, sim64; default mk2), "
-                "--log-level LEVEL (structured events on stderr)"
-            )
-        level, args = _take(args, "--log-level", "warning")
-        out_path, args = _take(args, "-o", "")
-        if not out_path:
-            out_path, args = _take(args, "--output-file", "")
-        args = _with_target(args)
+        if "-t" in args or any(a.startswith("-t=") for a in args):
+            raise ToolError("-t is not an option: --target NAME names the machine (ipu-opt prints MLIR only)")
+        level = _peek(args, "--log-level") or "warning"
         setup_logging(level)
-        if not out_path:
-            IpuOptMain(args=args).run()
+        out_path = _peek(args, "-o") or _peek(args, "--output-file")
+        if not out_path or out_path == "-":
+            IpuOptMain(args=_without(args, ("-o", "--output-file")) if out_path == "-" else args).run()
             return
         # write to a temporary file next to the output and rename on success: nothing half-written
         with atomic_path(out_path) as tmp:
-            IpuOptMain(args=[*args, "-o", tmp]).run()
+            IpuOptMain(args=[*_without(args, ("-o", "--output-file")), "-o", tmp]).run()
     except TargetError as e:
         fail(str(e))
     except ToolError as e:
@@ -118,6 +192,32 @@ def main(argv: Sequence[str] | None = None) -> None:
     except Exception as e:  # noqa: BLE001
         internal_error(e)
 
+
+def _peek(argv: list[str], flag: str) -> str | None:
+    """The value of `flag VALUE` / `flag=VALUE` in argv (the last one), else None."""
+    value = None
+    for i, a in enumerate(argv):
+        if a == flag and i + 1 < len(argv):
+            value = argv[i + 1]
+        elif a.startswith(flag + "="):
+            value = a.split("=", 1)[1]
+    return value
+
+
+def _without(argv: list[str], flags: tuple[str, ...]) -> list[str]:
+    """argv without any `flag VALUE` / `flag=VALUE` of `flags`."""
+    out, skip = [], False
+    for a in argv:
+        if skip:
+            skip = False
+        elif a in flags:
+            skip = True
+        elif not any(a.startswith(f + "=") for f in flags):
+            out.append(a)
+    return out
+
+
+__all__ = ["GENERIC_PASSES", "IpuOptMain", "main", "with_target"]
 
 if __name__ == "__main__":
     main()

@@ -80,7 +80,7 @@ def _print_checks(checks: list[api.Check]) -> bool:
         tail = "" if r.passed else f" FAIL {r.reason}"
         if c.kind == "checkpoint":
             print(
-                f"checkpoint={c.index} operation={c.operation} name={c.name} aspect={c.aspect} samples={r.samples} "
+                f"checkpoint={c.index} name={c.name} value={c.value} aspect={c.aspect} samples={r.samples} "
                 f"maximumAbsoluteError={r.max_abs_error:.6f}" + tail
             )
         else:  # an output against the reference, or against an ONNX model's own oracle
@@ -91,7 +91,9 @@ def _print_checks(checks: list[api.Check]) -> bool:
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("model", type=click.Path(dir_okay=False))
-@click.option("--target", default=None, help=f"machine model (default {DEFAULT_TARGET}, or the package's)")
+@click.option(
+    "--target", default=None, help=f"machine model (default: the model's or package's own, else {DEFAULT_TARGET})"
+)
 @click.option("--inputs", "inputs_path", type=click.Path(dir_okay=False), help=".npz keyed by input names")
 @click.option("--outputs", "outputs_path", type=click.Path(dir_okay=False), help="write outputs to .npz")
 @click.option("--seed", default=0, show_default=True, help="seed for Gaussian inputs")
@@ -161,12 +163,11 @@ def _run(
         if reference_path:
             reference = main_function(parse_file(make_context(), reference_path))
     else:
-        tg = load_target(target or DEFAULT_TARGET)
         try:
-            compiled = api.compile(model, tg)
+            compiled = api.compile(model, target)
         except api.ApiError as e:
             raise ToolError(str(e)) from None
-        pkg, reference = compiled.package, compiled.reference
+        pkg, reference, tg = compiled.package, compiled.reference, compiled.target
         if reference_path:
             reference, source = main_function(parse_file(make_context(), reference_path)), reference_path
     inputs = _load_inputs(inputs_path, pkg, reference, seed)
@@ -216,9 +217,9 @@ def _run(
         if bad is None:
             print("firstDivergence=none")
         else:
-            where = locations.get(bad.operation, "")
+            where = locations.get(bad.value, "")
             print(
-                f"firstDivergence {bad.kind}={bad.name} operation={bad.operation} aspect={bad.aspect}"
+                f"firstDivergence {bad.kind}={bad.name} value={bad.value} aspect={bad.aspect}"
                 + (f" location={where}" if where else "")
                 + f" reason={bad.result.reason}"
             )

@@ -1,30 +1,42 @@
 """`ipu-translate`: tasm IR <-> `.ipuexe` packages, a readable package summary (`--inspect`), and
-ONNX models -> graph-level IR (`--import-onnx`)."""
+ONNX models -> graph-level IR (`--import-onnx`). As MLIR's translate tools do, it reads standard
+input when INPUT is `-` or absent, and `-o -` writes to standard output (also a binary package, to
+a pipe or file), so `ipu-opt m.mlir -p ipu-compile | ipu-translate --to-ipuexe -o m.ipuexe` works."""
 
 from __future__ import annotations
 
 import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
+from xdsl.dialects import builtin
 
+from ipu import api
 from ipu.atomic import write_text
 from ipu.codegen.ipuexe import build_package, disassemble
-from ipu.runtime.package import read_package, validate_package, write_package
+from ipu.runtime.package import package_bytes, read_package, validate_package, write_package
 from ipu.runtime.summary import summarize_package
-from ipu.target import load_target
+from ipu.target import DEFAULT_TARGET, load_target
 from ipu.tools.common import ToolError, make_context, parse_file, setup_logging, user_errors
 from ipu.transforms.log import phase
+from ipu.transforms.target_of import module_target
 
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("input_path", metavar="INPUT", type=click.Path(dir_okay=False))
+@click.argument("input_path", metavar="[INPUT]", default="-", type=click.Path(dir_okay=False, allow_dash=True))
 @click.option("--to-ipuexe", "to_ipuexe", is_flag=True, help="encode tasm IR into a package")
 @click.option("--from-ipuexe", "from_ipuexe", is_flag=True, help="disassemble a package to tasm")
 @click.option("--inspect", "inspect", is_flag=True, help="validate a package and summarize it")
 @click.option("--import-onnx", "import_onnx", is_flag=True, help="import an ONNX model and print its graph IR")
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="output file (default stdout for text)")
-@click.option("--target", default=None, help="machine model (default: the one the input was built for)")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="output file (default or `-`: standard output)")
+@click.option(
+    "--target",
+    default=None,
+    help="machine to check against (default: the input's own, its #ipu.target or the package's)",
+)
 @click.option("--log-level", default="warning", show_default=True)
 @user_errors
 def cli(
@@ -38,41 +50,72 @@ def cli(
     log_level: str,
 ) -> None:
     """Translate between tasm IR and .ipuexe packages, summarize a package (--inspect), or import
-    an ONNX model to graph IR (--import-onnx)."""
+    an ONNX model to graph IR (--import-onnx). INPUT `-` or absent: standard input."""
     setup_logging(log_level)
     if to_ipuexe + from_ipuexe + inspect + import_onnx != 1:
         raise ToolError("choose exactly one of --to-ipuexe, --from-ipuexe, --inspect and --import-onnx")
     if import_onnx:
         from ipu.frontends.onnx_import import import_file
 
-        with phase("import_onnx"):
-            text = str(import_file(input_path)) + "\n"
-        if output:
-            write_text(output, text)
-        else:
-            sys.stdout.write(text)
+        with phase("import_onnx"), _binary_input(input_path, ".onnx") as path:
+            _write_text(output, str(import_file(path)) + "\n")
     elif to_ipuexe:
         if not output:
-            raise ToolError("--to-ipuexe writes a binary package: give -o FILE")
-        module = parse_file(make_context(), input_path)
-        tname = target or str(module.attributes.get("tasm.target", "mk2")).strip('"')
-        tg = load_target(tname)
+            raise ToolError("--to-ipuexe writes a binary package: give -o FILE (or -o - for standard output)")
+        module = _parse_input(input_path)
+        # below the tasm level there is nothing to package: build_package says so
+        if api.is_tasm_level(module):
+            tg = module_target(module, target, "ipu-translate")
+        else:
+            tg = load_target(target or DEFAULT_TARGET)
         with phase("build_package"):
             pkg = build_package(module, tg)
             validate_package(pkg, tg)
         with phase("write_package"):
-            write_package(pkg, output)
+            if output == "-":
+                if sys.stdout.isatty():
+                    raise ToolError("-o -: refusing to write a binary package to a terminal")
+                sys.stdout.buffer.write(package_bytes(pkg))
+                sys.stdout.buffer.flush()
+            else:
+                write_package(pkg, output)
     else:
-        if not Path(input_path).is_file():
-            raise ToolError(f"no such file: {input_path}")
-        pkg = read_package(input_path)
+        with _binary_input(input_path, ".ipuexe") as path:
+            pkg = read_package(path)
         tg = load_target(target or pkg.target)
         validate_package(pkg, tg)
-        text = summarize_package(pkg, tg) if inspect else disassemble(pkg, tg)
-        if output:
-            write_text(output, text)
-        else:
-            sys.stdout.write(text)
+        _write_text(output, summarize_package(pkg, tg) if inspect else disassemble(pkg, tg))
+
+
+def _parse_input(input_path: str) -> builtin.ModuleOp:
+    """The verified module in the file `input_path`, or on standard input for `-`."""
+    if input_path != "-":
+        return parse_file(make_context(), input_path)
+    try:
+        return api.parse_text(make_context(), sys.stdin.read(), "<stdin>")
+    except api.ApiError as e:
+        raise ToolError(str(e)) from None
+
+
+@contextmanager
+def _binary_input(input_path: str, suffix: str) -> Iterator[str]:
+    """A path to the input's bytes: the file itself, or standard input copied to a temporary file."""
+    if input_path != "-":
+        if not Path(input_path).is_file():
+            raise ToolError(f"no such file: {input_path}")
+        yield input_path
+        return
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / f"stdin{suffix}"
+        path.write_bytes(sys.stdin.buffer.read())
+        yield str(path)
+
+
+def _write_text(output: str | None, text: str) -> None:
+    if output and output != "-":
+        write_text(output, text)
+    else:
+        sys.stdout.write(text)
 
 
 def main() -> None:

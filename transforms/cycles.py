@@ -14,6 +14,7 @@ from collections.abc import Callable
 from xdsl.dialects import func
 from xdsl.ir import Block, Operation
 
+from ipu.abi.kernels import kernel_cycles
 from ipu.abi.transfers import split_start
 from ipu.dialects import exchange, tilemap
 from ipu.dialects.table import table_of
@@ -82,7 +83,7 @@ def _block(block: Block, t: Target, kind: type[Operation], price: Callable[[Oper
             names = list(op.params.data)
             p = {k: op.param(k) for k in names}
             key = (r.first.data, r.first.data + r.count.data)
-            seg[key] = seg.get(key, 0) + t.kernel_cycles(op.kernel.data, p, r.esize)
+            seg[key] = seg.get(key, 0) + kernel_cycles(t, op.kernel.data, p, r.esize)
         elif isinstance(op, kind):
             total += flush()
             cost = price(op)

@@ -36,10 +36,11 @@ from ipu.abi.kernels import KERNELS
 from ipu.abi.tables import TRANSFER
 from ipu.dialects import exchange, tasm, tilemap
 from ipu.dialects.table import table_attr, table_of
-from ipu.target import Target, load_target
+from ipu.target import Target
 from ipu.transforms.cycles import refined_cycles
 from ipu.transforms.log import log_event
 from ipu.transforms.storage import address, slot
+from ipu.transforms.target_of import module_target
 
 # the kernel ABI (parameter names in encoding order) is the ISA's
 KERNEL_PARAMS = {name: k.param_names for name, k in KERNELS.items()}
@@ -175,7 +176,7 @@ class LowerPhase(RewritePattern):
 class LowerCheckpoint(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: tilemap.CheckpointOp, rewriter: PatternRewriter) -> None:
-        extra = {"op": op.op} | ({"aspect": op.aspect} if op.aspect else {})
+        extra = {"value": op.value} | ({"aspect": op.aspect} if op.aspect else {})
         point = tasm.CheckpointOp.create(properties={"ref": SymbolRefAttr(op.sym_name)})
         rewriter.replace(op, [point, _bound(tasm.CheckpointDefOp, op, extra, address(op.input))])
 
@@ -336,10 +337,10 @@ class LowerToTasmPass(ModulePass):
     """Replace the placed exchange-level function by tile programs and tables."""
 
     name = "lower-to-tasm"
-    target: str = "mk2"
+    target: str | None = None  # unset: the module's #ipu.target
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        t = load_target(self.target)
+        t = module_target(op, self.target, self.name)
         funcs = [f for f in op.body.block.ops if isinstance(f, func.FuncOp)]
         if funcs and not any("exchange.memory" in f.attributes for f in funcs):
             raise DiagnosticException(
@@ -352,7 +353,6 @@ class LowerToTasmPass(ModulePass):
                 for n in new_ops:
                     op.body.block.insert_op_before(n, f)
                 op.body.block.erase_op(f)
-                op.attributes["tasm.target"] = StringAttr(t.name)
                 memory = dict(f.attributes["exchange.memory"].data)  # type: ignore[union-attr]
                 memory["estimated_cycles"] = IntegerAttr(estimate, 64)
                 memory["estimated_exchange_cycles"] = IntegerAttr(exch, 64)

@@ -99,12 +99,12 @@ def _named(op: Operation, hint: str | None) -> SSAValue:
 
 
 def _checkpoint(
-    buf: SSAValue, name: str, idx: int, tensor: TensorType, layout: plan.LayoutAttr, aspect: str = ""
+    buf: SSAValue, name: str, value: str, tensor: TensorType, layout: plan.LayoutAttr, aspect: str = ""
 ) -> tilemap.CheckpointOp:
-    """Sample `buf` as the value (or `aspect`) of graph operation `idx`."""
+    """Sample `buf` as checkpoint `name`: graph value `value` (its stable name), or its `aspect`."""
     attrs = {
         "sym_name": StringAttr(name),
-        "op": IntegerAttr(idx, 64),
+        "value": StringAttr(value),
         "tensor": tensor,
         "layout": layout,
     }
@@ -115,11 +115,11 @@ def _checkpoint(
 
 def _value_checkpoint(op: Operation, buf: SSAValue) -> list[Operation]:
     """The checkpoint of `op`'s graph operation (sampling its first result), if it has one."""
-    idx = plan.op_index_of(op)
-    if idx is None:
+    value = plan.graph_value_of(op)
+    if value is None:
         return []
     t: plan.PlanTensorType = op.results[0].type
-    return [_checkpoint(buf, op.results[0].name_hint or f"op{idx}", idx, t.tensor, t.layout_attr)]
+    return [_checkpoint(buf, value, value, t.tensor, t.layout_attr)]
 
 
 def _as_buffers(values: Sequence[SSAValue]) -> tuple[list[Operation], list[SSAValue]]:
@@ -434,7 +434,7 @@ class MapAttention(RewritePattern):
         grid_t = (st_l.first_tile, st_l.tiles)
         materialized = op.form.data == "materialized"
         name = op.result.name_hint or "attention"
-        idx = plan.op_index_of(op)
+        value = plan.graph_value_of(op)
         off = attention_offsets(q_l, k_l if materialized else None, sk)
         off_lay = Layout((st_l.tiles, 4), st_l.grid, (tuple(range(len(st_l.grid))), ()), -1, st_l.first_tile)
         off_tt = TensorType(builtin.f32, [st_l.tiles, 4])
@@ -465,12 +465,12 @@ class MapAttention(RewritePattern):
             upd.attributes["inplace"] = IntegerAttr(5, 64)
             state = _named(upd, name)
             new_ops += [alloc, upd]
-            if idx is not None:
+            if value is not None:
                 new_ops.append(
                     _checkpoint(
                         scratch,
                         f"{name}_scores",
-                        idx,
+                        value,
                         TensorType(builtin.f32, [hq, s, sk]),
                         _layout_attr(sc_lay),
                         "scores",
@@ -495,13 +495,13 @@ class MapAttention(RewritePattern):
             new_ops += [km, vm, upd]
         # the scratch keeps the last window's scores: check them (aspect "scores@<first key>")
         t_last = (sk - 1) // kb * kb
-        if idx is not None and sk - t_last == kb and kb % 2 == 0:
+        if value is not None and sk - t_last == kb and kb % 2 == 0:
             sc_lay = Layout((hq, s, kb), st_l.grid, ((0, 1), (2,), ()), -1, st_l.first_tile, (1, qr, 1))
             new_ops.append(
                 _checkpoint(
                     scratch,
                     f"{name}_scores",
-                    idx,
+                    value,
                     TensorType(builtin.f32, [hq, s, kb]),
                     _layout_attr(sc_lay),
                     f"scores@{t_last}",

@@ -9,7 +9,6 @@ from xdsl.context import Context
 from xdsl.dialects import builtin
 from xdsl.passes import ModulePass
 
-from ipu.target import DEFAULT_TARGET, load_target
 from ipu.transforms.log import phase
 from ipu.transforms.lower_to_tasm import LowerToTasmPass
 from ipu.transforms.map_tiles import MapTilesPass
@@ -23,9 +22,10 @@ PLAN_OPTIONS = ("finalists", "beam", "candidates")
 """The pipeline options a caller may set: `PlanOpsPass`'s search knobs."""
 
 
-def compile_passes(target: str, options: dict[str, int] | None = None) -> list[tuple[str, ModulePass]]:
+def compile_passes(target: str | None, options: dict[str, int] | None = None) -> list[tuple[str, ModulePass]]:
     """The ladder's passes, labelled; `options` (names in `PLAN_OPTIONS`, positive ints) go to plan-ops.
-    Every finalist is mapped and screened before select-finalist keeps one."""
+    Every finalist is mapped and screened before select-finalist keeps one. `target` (None: the
+    module's `#ipu.target`, else mk2) goes to plan-ops, which records it; the later passes read it."""
     options = dict(options or {})
     unknown = sorted(set(options) - set(PLAN_OPTIONS))
     if unknown:
@@ -36,11 +36,11 @@ def compile_passes(target: str, options: dict[str, int] | None = None) -> list[t
     return [
         ("plan_ops", PlanOpsPass(target=target, **options)),
         ("map_tiles", MapTilesPass()),
-        ("screen_tiles", ScreenTilesPass(target=target)),
-        ("select_finalist", SelectFinalistPass(target=target)),
-        ("schedule_exchange", ScheduleExchangePass(target=target)),
-        ("place_storage", PlaceStoragePass(target=target)),
-        ("lower_to_tasm", LowerToTasmPass(target=target)),
+        ("screen_tiles", ScreenTilesPass()),
+        ("select_finalist", SelectFinalistPass()),
+        ("schedule_exchange", ScheduleExchangePass()),
+        ("place_storage", PlaceStoragePass()),
+        ("lower_to_tasm", LowerToTasmPass()),
     ]
 
 
@@ -49,10 +49,9 @@ class IpuCompilePass(ModulePass):
     """The whole lowering ladder for one target, logging each phase's elapsed time."""
 
     name = "ipu-compile"
-    target: str = DEFAULT_TARGET
+    target: str | None = None  # unset: the module's #ipu.target, else mk2 (plan-ops sets it)
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        load_target(self.target)
         for label, p in compile_passes(self.target):
             with phase(label):
                 p.apply(ctx, op)

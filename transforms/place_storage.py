@@ -32,9 +32,10 @@ from ipu.abi.kernels import AMP_KERNELS
 from ipu.abi.transfers import expand_members
 from ipu.dialects import exchange, tilemap
 from ipu.dialects.table import table_of
-from ipu.target import Target, load_target
+from ipu.target import Target
 from ipu.transforms.log import log_event
 from ipu.transforms.storage import set_slots, slot
+from ipu.transforms.target_of import module_target
 
 ALIGN = 32  # AMP operands are 32-byte aligned (MF 1.3)
 ROW_WORDS_PER_FAMILY = 7  # exchange-row words per transfer family a tile takes part in (ST 3.4)
@@ -242,10 +243,10 @@ class PlaceStoragePass(ModulePass):
     """Assign each buffer an address within its memory class's regions."""
 
     name = "place-storage"
-    target: str = "mk2"
+    target: str | None = None  # unset: the module's #ipu.target
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        t = load_target(self.target)
+        t = module_target(op, self.target, self.name)
         for f in list(op.walk()):
             if isinstance(f, func.FuncOp) and "tilemap.mapping" in f.attributes:
                 figures = place_function(f, t)

@@ -18,7 +18,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import graph
-from ipu.target import Target, load_target
+from ipu.target import Target
 from ipu.transforms.plan_candidates import (
     WEIGHT_FRACTION,
     AttentionChoice,
@@ -29,6 +29,7 @@ from ipu.transforms.plan_candidates import (
 from ipu.transforms.plan_choices import recorded_choice, resolve_attention, resolve_matmul
 from ipu.transforms.plan_emit import install, plan_body
 from ipu.transforms.plan_state import CHOICE_ATTR, MatmulContext, MatmulPlan, attention_attr
+from ipu.transforms.target_of import set_module_target
 
 
 @dataclass
@@ -98,7 +99,7 @@ def decide_function(
     chooser = CostChooser(dict(ranks or {}))
     planned = plan_body(f, t, chooser, log=materialize)
     if materialize:
-        install(f, planned, t)
+        install(f, planned)
         return chooser.counts
     planned.block.erase(safe_erase=False)
     for op, attr in chooser.chosen.items():
@@ -120,10 +121,10 @@ class PlanDecidePass(ModulePass):
     """Choose and record each graph op's implementation (the first half of plan-ops)."""
 
     name = "plan-decide"
-    target: str = "mk2"
+    target: str | None = None  # unset: the module's #ipu.target, else mk2 (recorded on the module)
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        t = load_target(self.target)
+        t = set_module_target(op, self.target, self.name)
         for f in graph_functions(op):
             decide_function(f, t)
 

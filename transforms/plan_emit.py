@@ -20,6 +20,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import graph, plan
+from ipu.dialects.value_names import name_values
 from ipu.target import Target
 from ipu.transforms.plan_emitters import EMITTERS
 from ipu.transforms.plan_layouts import attention_layouts, attention_window, default_layout, plan_type
@@ -36,7 +37,10 @@ class Planned:
 
 
 def plan_body(f: func.FuncOp, target: Target, chooser: Chooser, log: bool = True) -> Planned:
-    """Plan the graph function `f` into a new block, leaving `f` untouched."""
+    """Plan the graph function `f` into a new block, leaving `f`'s ops untouched (its values are
+    given their stable names once, `name_values`). Each plan op that computes a graph value
+    carries that value's name (`value = "h"`), by which its checkpoint is matched."""
+    name_values(f)
     old = f.body.block
     new = Block()
     p = Planner(target, chooser, new, {a: i for i, a in enumerate(old.args)}, new, log)
@@ -55,7 +59,7 @@ def plan_body(f: func.FuncOp, target: Target, chooser: Chooser, log: bool = True
     return Planned(new, outs, {"operations": index, "conversions": len(p.conversions), "gemms": p.gemms})
 
 
-def install(f: func.FuncOp, planned: Planned, target: Target) -> None:
+def install(f: func.FuncOp, planned: Planned) -> None:
     """Replace `f`'s graph body by its plan and give it its plan-level signature and names."""
     old, new, outs = f.body.block, planned.block, planned.outputs
     f.body.detach_block(old)
@@ -67,7 +71,6 @@ def install(f: func.FuncOp, planned: Planned, target: Target) -> None:
     # names declared by the graph function (e.g. an imported model's own) are kept
     f.attributes["ipu.inputs"] = _declared_names(f, "ipu.inputs", len(names)) or ArrayAttr(names)
     f.attributes["ipu.outputs"] = _declared_names(f, "ipu.outputs", len(outs)) or ArrayAttr(outputs)
-    f.attributes["ipu.target"] = StringAttr(target.name)
 
 
 def _declared_names(f: func.FuncOp, key: str, n: int) -> ArrayAttr | None:
@@ -78,8 +81,8 @@ def _declared_names(f: func.FuncOp, key: str, n: int) -> ArrayAttr | None:
 
 
 def plan_block(p: Planner, block: Block, index: int) -> tuple[int, Operation | None]:
-    """Plan the ops of `block` in order (op indices in pre-order, as the golden evaluator
-    numbers them); returns the next index and the block's terminator."""
+    """Plan the ops of `block` in order (op indices in pre-order, as diagnostics and the search's
+    choices number them); returns the next index and the block's terminator."""
     ret: Operation | None = None
     for op in list(block.ops):
         _check_pins(op, index)
@@ -195,7 +198,8 @@ def _plan_repeat(p: Planner, op: graph.RepeatOp, index: int) -> int:
     body.add_op(plan.YieldOp.create(operands=ys))
     p.block, p.cache = outer, cache
     r = plan.RepeatOp(op.count.value.data, inits, Region(body))
-    r.attributes["op_index"] = builtin.IntegerAttr(index, 64)
+    if op.results:
+        r.attributes[plan.VALUE_ATTR] = StringAttr(op.results[0].name_hint or "")
     p.emit(r)
     for gv, nv in zip(op.results, r.results, strict=True):
         p.set(gv, nv)

@@ -25,8 +25,14 @@ from ipu.transforms.plan_layouts import (
 from ipu.transforms.plan_state import MatmulContext, Planner
 
 
-def _op_index(index: int) -> dict[str, Attribute]:
-    return {"op_index": builtin.IntegerAttr(index, 64)}
+def _value(op: Operation) -> dict[str, Attribute]:
+    """`value = "h"`: the stable name of the graph value `op` computes (`plan_body` named every
+    graph value before the walk), by which the plan op's checkpoint is matched."""
+    return {plan.VALUE_ATTR: builtin.StringAttr(_name(op))}
+
+
+def _name(op: Operation) -> str:
+    return op.results[0].name_hint or ""
 
 
 def _plan_matmul(p: Planner, op: graph.MatmulOp, index: int) -> None:
@@ -65,7 +71,8 @@ def _plan_matmul(p: Planner, op: graph.MatmulOp, index: int) -> None:
     a = p.get(op.lhs, plan_type(op.lhs.type, lays.a), op.name)
     b = p.get(op.rhs, plan_type(op.rhs.type, lays.b, "interleaved"), "weight fetch" if mp.fetch else op.name)
     r_t = TensorType(builtin.f32 if c.pk > 1 else el, [m, n])
-    g = p.emit(plan.GemmOp(a, b, plan_type(r_t, lays.partial, "interleaved"), None if c.pk > 1 else index)).results[0]
+    value = None if c.pk > 1 else _name(op)  # a partial sum is checked after its reduce
+    g = p.emit(plan.GemmOp(a, b, plan_type(r_t, lays.partial, "interleaved"), value)).results[0]
     p.gemms += 1
     p.event(
         "planned operation",
@@ -79,7 +86,7 @@ def _plan_matmul(p: Planner, op: graph.MatmulOp, index: int) -> None:
     )
     if c.pk > 1:
         g.name_hint = f"{op.result.name_hint or 'mm'}_partial"
-        g = p.emit(plan.ReduceOp(g, plan_type(op.result.type, lays.result), index)).results[0]
+        g = p.emit(plan.ReduceOp(g, plan_type(op.result.type, lays.result), _name(op))).results[0]
     p.set(op.result, g)
 
 
@@ -91,7 +98,7 @@ def _emit_serial_gemm(p: Planner, op: graph.MatmulOp, index: int, c: SerialChoic
     r = plan.SerialGemmOp.create(
         operands=[a, b],
         result_types=[plan_type(op.result.type, lo)],
-        attributes={"k_steps": builtin.IntegerAttr(c.steps, 64), **_op_index(index)},
+        attributes={"k_steps": builtin.IntegerAttr(c.steps, 64), **_value(op)},
     )
     p.set(op.result, p.emit(r).results[0])
     p.event(
@@ -108,7 +115,7 @@ def _emit_serial_gemm(p: Planner, op: graph.MatmulOp, index: int, c: SerialChoic
 def _plan_unary(p: Planner, op: graph.ElementwiseUnaryOp, index: int) -> None:
     """Every elementwise unary op: computed in its operand's layout by the kernel the op names."""
     x = p.get(op.input, None, op.name)
-    p.set(op.result, p.emit(plan.UnaryOp(op.kernel(), x, index)).results[0])
+    p.set(op.result, p.emit(plan.UnaryOp(op.kernel(), x, _name(op))).results[0])
 
 
 def _plan_cast(p: Planner, op: graph.CastOp, index: int) -> None:
@@ -116,7 +123,7 @@ def _plan_cast(p: Planner, op: graph.CastOp, index: int) -> None:
     r = plan.CastOp.create(
         operands=[x],
         result_types=[plan.PlanTensorType(op.result.type, x.type.layout_attr)],
-        attributes=_op_index(index),
+        attributes=_value(op),
     )
     p.set(op.result, p.emit(r).results[0])
 
@@ -136,7 +143,7 @@ def _plan_binary(p: Planner, op: Operation, index: int) -> None:
         raise DiagnosticException(f"plan-ops: {op.name} broadcast of {rs} to {lay.shape} is not planned yet")
     b = p.get(rhs, want, op.name)
     kind = op.name.split(".")[1]
-    p.set(op.results[0], p.emit(plan.BinaryOp(kind, a, b, index)).results[0])
+    p.set(op.results[0], p.emit(plan.BinaryOp(kind, a, b, _name(op))).results[0])
 
 
 def _plan_transpose(p: Planner, op: graph.TransposeOp, index: int) -> None:
@@ -152,7 +159,7 @@ def _plan_transpose(p: Planner, op: graph.TransposeOp, index: int) -> None:
     r = plan.TransposeOp.create(
         operands=[x],
         result_types=[plan_type(op.result.type, out)],
-        attributes={"op_index": builtin.IntegerAttr(index, 64)},
+        attributes=_value(op),
     )
     p.set(op.result, p.emit(r).results[0])
 
@@ -174,7 +181,7 @@ def _plan_reshape(p: Planner, op: graph.ReshapeOp, index: int) -> None:
     res = plan.ReshapeOp.create(
         operands=[x],
         result_types=[plan_type(op.result.type, ir)],
-        attributes={"op_index": builtin.IntegerAttr(index, 64)},
+        attributes=_value(op),
     )
     p.set(op.result, p.emit(res).results[0])
 
@@ -190,7 +197,7 @@ def _plan_rowwise(p: Planner, op: Operation, index: int) -> None:
         lay = row_layout(lay.shape, p.target.tiles)
         x = p.get(x_val, plan_type(x_val.type, lay), op.name)
     params = []
-    attrs: dict[str, Attribute] = {"op_index": builtin.IntegerAttr(index, 64)}
+    attrs: dict[str, Attribute] = _value(op)
     if isinstance(op, graph.LayerNormOp | graph.RmsNormOp):
         vec = replicated_vector(lay.shape[-1], lay)
         ops = [op.gamma, op.beta] if isinstance(op, graph.LayerNormOp) else [op.gamma]
@@ -222,9 +229,7 @@ def _plan_split_heads(p: Planner, op: graph.SplitHeadsOp, index: int) -> None:
     want = p.desired.get(op.result) or plan_type(op.result.type, row_layout((h, s, d), p.target.tiles))
     # the input in the 2-D layout whose head view is the result: the split then moves whole blocks
     x = p.get(op.input, plan_type(op.input.type, plan.heads_2d(want.layout)), op.name)
-    r = plan.SplitHeadsOp.create(
-        operands=[x], result_types=[want], attributes={"op_index": builtin.IntegerAttr(index, 64)}
-    )
+    r = plan.SplitHeadsOp.create(operands=[x], result_types=[want], attributes=_value(op))
     p.set(op.result, p.emit(r).results[0])
 
 
@@ -235,7 +240,7 @@ def _plan_merge_heads(p: Planner, op: graph.MergeHeadsOp, index: int) -> None:
     r = plan.MergeHeadsOp.create(
         operands=[x],
         result_types=[plan_type(op.result.type, plan.heads_2d(x.type.layout))],
-        attributes={"op_index": builtin.IntegerAttr(index, 64)},
+        attributes=_value(op),
     )
     p.set(op.result, p.emit(r).results[0])
 
@@ -262,14 +267,14 @@ def _plan_attention(p: Planner, op: graph.AttentionOp, index: int) -> None:
     }
     if op.causal is not None:
         attrs["causal"] = builtin.UnitAttr()
-    attrs["op_index"] = builtin.IntegerAttr(index, 64)  # for the scores checkpoint
+    attrs |= _value(op)  # for the scores checkpoint
     st = plan.AttentionOp.create(operands=[q, k, v], result_types=[plan_type(st_t, lays["state"])], attributes=attrs)
     sv = p.emit(st).results[0]
     sv.name_hint = f"{op.result.name_hint or 'attn'}_state"
     comb = plan.AttentionCombineOp.create(
         operands=[sv],
         result_types=[plan_type(op.result.type, lays["out"])],
-        attributes={"op_index": builtin.IntegerAttr(index, 64)},
+        attributes=_value(op),
     )
     p.set(op.result, p.emit(comb).results[0])
     p.event(

@@ -18,13 +18,14 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import graph
-from ipu.target import Target, load_target
+from ipu.target import Target
 from ipu.transforms.log import log_event
 from ipu.transforms.plan_candidates import AttentionChoice
 from ipu.transforms.plan_choices import recorded_choice, resolve_attention, resolve_matmul
 from ipu.transforms.plan_decide import graph_functions
 from ipu.transforms.plan_emit import install, plan_body
 from ipu.transforms.plan_state import CHOICE_ATTR, MatmulContext, MatmulPlan, describe
+from ipu.transforms.target_of import set_module_target
 
 
 def _require(op: graph.MatmulOp | graph.AttentionOp, index: int) -> None:
@@ -49,7 +50,7 @@ class RecordedChooser:
 def materialize_function(f: func.FuncOp, t: Target) -> dict[str, int]:
     """Rewrite the decided graph function `f` in place into plan ops; returns summary figures."""
     planned = plan_body(f, t, RecordedChooser())
-    install(f, planned, t)
+    install(f, planned)
     return planned.figures
 
 
@@ -58,10 +59,10 @@ class PlanMaterializePass(ModulePass):
     """Build the plan ops from recorded choices (the second half of plan-ops)."""
 
     name = "plan-materialize"
-    target: str = "mk2"
+    target: str | None = None  # unset: the module's #ipu.target, else mk2 (recorded on the module)
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        t = load_target(self.target)
+        t = set_module_target(op, self.target, self.name)
         for f in graph_functions(op):
             figures = materialize_function(f, t)
             log_event("planned function", function=f.sym_name.data, target=t.name, **figures)

@@ -16,11 +16,11 @@ from xdsl.dialects import builtin
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
-from ipu.target import load_target
 from ipu.transforms.log import log_event
 from ipu.transforms.plan_decide import decide_function, graph_functions
 from ipu.transforms.plan_materialize import materialize_function
 from ipu.transforms.plan_search import emit_finalists, search
+from ipu.transforms.target_of import set_module_target
 
 
 @dataclass(frozen=True)
@@ -28,15 +28,15 @@ class PlanOpsPass(ModulePass):
     """Lower `graph` to `plan` for one target."""
 
     name = "plan-ops"
-    target: str = "mk2"
+    target: str | None = None  # unset: the module's #ipu.target, else mk2 (recorded on the module)
     finalists: int = 4  # whole-graph plans kept for select-finalist (1: plan greedily, no search)
     beam: int = 4
     candidates: int = 3  # candidate ranks tried per decision point
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        t = load_target(self.target)
-        if "tasm.target" in op.attributes:
+        if any(o.dialect_name() == "tasm" for o in op.body.block.ops):
             raise DiagnosticException("plan-ops: the module is at the tasm level; plan-ops takes graph-level functions")
+        t = set_module_target(op, self.target, self.name)
         for f in graph_functions(op):
             if self.finalists <= 1:
                 decide_function(f, t)

@@ -17,9 +17,10 @@ from ipu.dialects import exchange, tilemap
 from ipu.dialects.table import table_attr, table_of
 from ipu.dialects.tilemap import mapping_of
 from ipu.runtime.exchange_check import ScheduleError, validate_schedule
-from ipu.target import Target, load_target
+from ipu.target import Target
 from ipu.transforms.exchange_schedule import PhaseCache
 from ipu.transforms.log import log_event
+from ipu.transforms.target_of import module_target
 from ipu.transforms.tile_screen import move_route_cycles
 
 
@@ -36,14 +37,14 @@ class ScheduleExchangePass(ModulePass):
     record its lower bound, horizon, gap, runs per transfer and the scheduler that won."""
 
     name = "schedule-exchange"
-    target: str = "mk2"
+    target: str | None = None  # unset: the module's #ipu.target
     effort: int = 2  # 1: longest-first list scheduling only
     check: bool = True  # validate every schedule against its logical move
     check_rows: int = 1 << 20  # above this many rows, compare words per tile pair (summary)
     cpsat: bool = True  # let CP-SAT prove or improve small phases
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        target = load_target(self.target)
+        target = module_target(op, self.target, self.name)
         funcs = [f for f in op.walk() if isinstance(f, func.FuncOp)]
         for f in funcs:
             self.schedule_function(f, target)

@@ -14,8 +14,8 @@ from xdsl.dialects import builtin, func
 from xdsl.passes import ModulePass
 
 from ipu.dialects import exchange, tilemap
-from ipu.target import load_target
 from ipu.transforms.log import log_event
+from ipu.transforms.target_of import module_target
 from ipu.transforms.tile_screen import screen
 
 FINALIST_ATTR = "plan.finalist"  # a plan-search finalist's rank (plan_search.emit_finalists)
@@ -35,10 +35,10 @@ class ScreenTilesPass(ModulePass):
     """Choose each mapped finalist's tile mapping by exchange resource load."""
 
     name = "screen-tiles"
-    target: str = "mk2"
+    target: str | None = None  # unset: the module's #ipu.target
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        t = load_target(self.target)
+        t = module_target(op, self.target, self.name)
         for f in mapped_finalists(op):
             if any(isinstance(o, exchange.PhaseOp) for o in f.body.walk()):
                 continue  # already scheduled: its routes were priced under the mapping it has

@@ -21,10 +21,10 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import tilemap
-from ipu.target import load_target
 from ipu.transforms.cycles import previewed_cycles, refined_cycles
 from ipu.transforms.log import log_event
 from ipu.transforms.screen_tiles import FINALIST_ATTR
+from ipu.transforms.target_of import module_target
 
 ENTRY_ATTR = "plan.entry"  # the graph function a finalist plans
 
@@ -43,10 +43,10 @@ class SelectFinalistPass(ModulePass):
     """Keep the mapped finalist with the fewest refined cycles."""
 
     name = "select-finalist"
-    target: str = "mk2"
+    target: str | None = None  # unset: the module's #ipu.target
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        t = load_target(self.target)
+        t = module_target(op, self.target, self.name)
         for entry, fs in finalist_groups(op).items():
             scored = []
             for f in fs:

@@ -50,11 +50,11 @@ def test_bisect_names_the_op_with_the_injected_error(tool, package: Path) -> Non
     r = tool("ipu-run", str(package), "--reference", str(MLP), "--bisect")
     assert r.returncode == 1
     line = next(x for x in r.stdout.splitlines() if x.startswith("firstDivergence"))
-    assert "checkpoint=g operation=6 aspect=value" in line
+    assert "checkpoint=g value=g aspect=value" in line
     assert f"location={MLP}:" in line
     assert "graph.gelu" in r.stdout.split(line)[1].splitlines()[1]  # the source line is printed
     # the ops before it still pass; the one after it fails too (it consumes g)
-    assert "name=hb aspect=value" in r.stdout and " FAIL " in r.stdout
+    assert "name=hb value=hb aspect=value" in r.stdout and " FAIL " in r.stdout
 
 
 def test_bisect_finds_an_error_late_in_the_model(tool, package: Path) -> None:
@@ -66,7 +66,7 @@ def test_bisect_finds_an_error_late_in_the_model(tool, package: Path) -> None:
     write_package(pkg, package)
     r = tool("ipu-run", str(package), "--reference", str(MLP), "--bisect")
     assert r.returncode == 1
-    assert "firstDivergence checkpoint=y operation=7" in r.stdout
+    assert "firstDivergence checkpoint=y value=y" in r.stdout
 
 
 def test_check_modes(tool, package: Path) -> None:

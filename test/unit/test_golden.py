@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from ipu.dialects.graph import GaussianAttr
+from ipu.dialects.value_names import named_ops, value_names
 from ipu.golden.compare import compare, sample_indices
-from ipu.golden.evaluator import GoldenError, evaluate, flops, load_module, main_function, make_inputs, op_indices
+from ipu.golden.evaluator import GoldenError, evaluate, flops, load_module, main_function, make_inputs
 
 MLP = """
 func.func @main(%x: tensor<8x16xf16>) -> tensor<8x16xf16> {
@@ -59,9 +60,9 @@ def test_mlp_matches_numpy() -> None:
     assert len(res.outputs) == 1
     assert res.outputs[0].dtype == np.float16
     np.testing.assert_array_equal(res.outputs[0], yb)
-    assert sorted(res.values) == list(range(9))  # 4 parameters + 5 computations
-    np.testing.assert_array_equal(res.values[0], w1)
-    np.testing.assert_array_equal(res.values[6], gl)
+    assert sorted(res.values) == ["b1", "b2", "g", "h", "hb", "w1", "w2", "y", "yb"]  # 4 parameters + 5 computations
+    np.testing.assert_array_equal(res.values["w1"], w1)
+    np.testing.assert_array_equal(res.values["g"], gl)
     assert compare(res.outputs[0], yb).passed
 
 
@@ -94,10 +95,10 @@ def test_transpose_reshape_and_matmul_flags() -> None:
     b = rng.standard_normal((4, 6), dtype=np.float32)
     res = run(text, a=a, b=b)
     r = np.transpose(a, (2, 0, 1)).reshape(4, 6)
-    np.testing.assert_array_equal(res.values[0], np.transpose(a, (2, 0, 1)))
+    np.testing.assert_array_equal(res.values["t"], np.transpose(a, (2, 0, 1)))
     np.testing.assert_array_equal(res.outputs[0], r)
-    np.testing.assert_allclose(res.values[2], r @ b.T, rtol=1e-6)
-    np.testing.assert_allclose(res.values[3], r.T @ (r @ b.T), rtol=1e-5)
+    np.testing.assert_allclose(res.values["m"], r @ b.T, rtol=1e-6)
+    np.testing.assert_allclose(res.values["mt"], r.T @ (r @ b.T), rtol=1e-5)
 
 
 def test_per_value_f16_rounding() -> None:
@@ -113,7 +114,7 @@ def test_per_value_f16_rounding() -> None:
     res = run(text, x=x)
     # Fused f32 path would give x back; rounding 1 + x to f16 first loses it.
     assert float(x[0]) != 0.0
-    np.testing.assert_array_equal(res.values[1], np.ones(4, np.float16))
+    np.testing.assert_array_equal(res.values["s"], np.ones(4, np.float16))
     np.testing.assert_array_equal(res.outputs[0], np.zeros(4, np.float16))
 
 
@@ -211,20 +212,20 @@ def test_elementwise_cast_softmax_reduce() -> None:
     xf = x.astype(F32)
     res = run(text, x=x)
     f16 = np.float16
-    assert res.values[0].dtype == f16
-    np.testing.assert_array_equal(res.values[0], np.exp(xf).astype(f16))
-    np.testing.assert_array_equal(res.values[1], np.tanh(xf).astype(f16))
-    assert res.values[2].dtype == F32
-    np.testing.assert_array_equal(res.values[2], xf)
+    assert res.values["e"].dtype == f16
+    np.testing.assert_array_equal(res.values["e"], np.exp(xf).astype(f16))
+    np.testing.assert_array_equal(res.values["t"], np.tanh(xf).astype(f16))
+    assert res.values["c"].dtype == F32
+    np.testing.assert_array_equal(res.values["c"], xf)
     np.testing.assert_array_equal(res.outputs[0], xf)
-    np.testing.assert_allclose(res.values[3].astype(F32), np_softmax(xf, -1).astype(f16).astype(F32), atol=1e-3)
-    np.testing.assert_allclose(res.values[3].astype(F32).sum(axis=1), 1.0, atol=5e-3)
-    np.testing.assert_allclose(res.values[4].astype(F32), np_softmax(xf, 0).astype(f16).astype(F32), atol=1e-3)
-    assert res.values[5].shape == (4,)
-    np.testing.assert_allclose(res.values[5].astype(F32), xf.sum(axis=1), rtol=2e-3, atol=2e-3)
-    np.testing.assert_array_equal(res.values[6], x.max(axis=0))
-    np.testing.assert_allclose(res.values[7].astype(F32), xf.mean(axis=1), rtol=2e-3, atol=2e-3)
-    np.testing.assert_array_equal(res.values[8], x)  # f16 -> f32 -> f16 is exact
+    np.testing.assert_allclose(res.values["s"].astype(F32), np_softmax(xf, -1).astype(f16).astype(F32), atol=1e-3)
+    np.testing.assert_allclose(res.values["s"].astype(F32).sum(axis=1), 1.0, atol=5e-3)
+    np.testing.assert_allclose(res.values["s0"].astype(F32), np_softmax(xf, 0).astype(f16).astype(F32), atol=1e-3)
+    assert res.values["rs"].shape == (4,)
+    np.testing.assert_allclose(res.values["rs"].astype(F32), xf.sum(axis=1), rtol=2e-3, atol=2e-3)
+    np.testing.assert_array_equal(res.values["rm"], x.max(axis=0))
+    np.testing.assert_allclose(res.values["ra"].astype(F32), xf.mean(axis=1), rtol=2e-3, atol=2e-3)
+    np.testing.assert_array_equal(res.values["cc"], x)  # f16 -> f32 -> f16 is exact
 
 
 def test_cast_f32_to_f16_rounds() -> None:
@@ -275,10 +276,10 @@ def test_layer_norm_and_rms_norm() -> None:
         return (xf - mu) / np.sqrt(var + eps) * gm + bt
 
     rms = xf / np.sqrt((xf**2).mean(axis=-1, keepdims=True) + 1e-6) * gm
-    for got, want in ((res.values[2], ln(1e-5)), (res.values[3], ln(0.5)), (res.outputs[0], rms)):
+    for got, want in ((res.values["ln"], ln(1e-5)), (res.values["ln2"], ln(0.5)), (res.outputs[0], rms)):
         assert got.dtype == np.float16
         np.testing.assert_allclose(got.astype(np.float64), want, rtol=2e-3, atol=2e-3)
-    assert not np.allclose(res.values[2].astype(F32), res.values[3].astype(F32), atol=1e-2)
+    assert not np.allclose(res.values["ln"].astype(F32), res.values["ln2"].astype(F32), atol=1e-2)
 
 
 def test_split_and_merge_heads() -> None:
@@ -292,7 +293,7 @@ def test_split_and_merge_heads() -> None:
     x = rng_array(5, (5, 12))
     res = run(text, x=x)
     for h in range(3):
-        np.testing.assert_array_equal(res.values[0][h], x[:, 4 * h : 4 * h + 4])
+        np.testing.assert_array_equal(res.values["s"][h], x[:, 4 * h : 4 * h + 4])
     np.testing.assert_array_equal(res.outputs[0], x)
 
 
@@ -394,28 +395,18 @@ def test_repeat_applies_body_count_times_and_indexes_body_ops() -> None:
     out = ref_gelu(h.astype(F32)).astype(f16)
 
     np.testing.assert_array_equal(res.outputs[0], out)
-    # Indices: w0=0, h0=1, repeat=2, body w=3, m=4, t=5, y=6 (yield skipped), gelu=7.
-    names = {i: op.name for op, i in op_indices(f).items()}
-    assert names == {
-        0: "graph.parameter",
-        1: "graph.matmul",
-        2: "graph.repeat",
-        3: "graph.parameter",
-        4: "graph.matmul",
-        5: "graph.tanh",
-        6: "graph.add",
-        7: "graph.gelu",
-    }
-    assert sorted(res.values) == list(range(8))
-    np.testing.assert_array_equal(res.values[1], h0)
-    np.testing.assert_array_equal(res.values[2], h)  # repeat result = final carried value
-    np.testing.assert_array_equal(res.values[3], w)
+    # Values by stable name, in pre-order: the repeat (its first result) precedes its body's.
+    assert [value_names(f)[op] for op in named_ops(f)] == ["w0", "h0", "r", "w", "m", "t", "y", "o"]
+    assert sorted(res.values) == ["h0", "m", "o", "r", "t", "w", "w0", "y"]
+    np.testing.assert_array_equal(res.values["h0"], h0)
+    np.testing.assert_array_equal(res.values["r"], h)  # repeat result = final carried value
+    np.testing.assert_array_equal(res.values["w"], w)
     m, t, y = trace[-1]  # body values come from the last iteration
-    np.testing.assert_array_equal(res.values[4], m)
-    np.testing.assert_array_equal(res.values[5], t)
-    np.testing.assert_array_equal(res.values[6], y)
+    np.testing.assert_array_equal(res.values["m"], m)
+    np.testing.assert_array_equal(res.values["t"], t)
+    np.testing.assert_array_equal(res.values["y"], y)
     assert not np.array_equal(trace[0][0], m)
-    np.testing.assert_array_equal(res.values[7], out)
+    np.testing.assert_array_equal(res.values["o"], out)
 
 
 def test_repeat_multiple_carried_values() -> None:
@@ -434,9 +425,9 @@ def test_repeat_multiple_carried_values() -> None:
     for _ in range(4):  # Fibonacci-like: (p, q) -> (q, p + q)
         p, q = q, p + q
     res = run(text, a=a, b=b)
-    np.testing.assert_array_equal(res.values[0], p)
+    np.testing.assert_array_equal(res.values["r"], p)
     np.testing.assert_array_equal(res.outputs[0], q - p)
-    assert sorted(res.values) == [0, 1, 2]
+    assert sorted(res.values) == ["d", "r", "s"]
 
 
 def test_flops() -> None:

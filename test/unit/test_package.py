@@ -68,7 +68,7 @@ def good_package() -> Package:
         weights=[Binding("w", DType.F16, (16, 16), np.array([[0, 0, 1, 256, 0, 16, 1, DATA + 0x400, 0]]), w.tobytes())],
         inputs=[Binding("x", DType.F16, (16, 16), replicated)],
         outputs=[out],
-        checkpoints=[Checkpoint(0, "mm", 3, dataclasses.replace(out, name="mm"))],
+        checkpoints=[Checkpoint(0, "mm", "mm", dataclasses.replace(out, name="mm"))],
         host_calls=[
             HostCall("initialize", [HostStep("write", "w", 512, T.host_transfer_cycles(512))]),
             HostCall(

@@ -17,11 +17,12 @@ from xdsl.printer import Printer
 
 from ipu.abi.tables import ATTENTION_OFFSETS, MOVE, SLICE, TRANSFER
 from ipu.codegen.ipuexe import build_package, disassemble
+from ipu.context import make_context
 from ipu.dialects import tasm
 from ipu.dialects.table import table_attr, table_of
 from ipu.runtime.package import Package, host_calls_for, package_bytes, read_package, validate_package
 from ipu.target import Target, load_target
-from ipu.tools.common import make_context, parse_file
+from ipu.tools.common import parse_file
 from ipu.transforms.pipeline import IpuCompilePass
 
 # each example on the target its README row names; the stack adds a `tasm.loop`
@@ -122,7 +123,7 @@ def test_small_weights_keep_their_bits_through_print_and_parse() -> None:
     """NaN, infinities and -0.0 among 0.0 would change under the builtin dense syntax (integers,
     a splat): such a weight prints as the hex of its bytes; ordinary values stay decimal."""
     head = '"builtin.module"() ({\n'
-    tail = '\n}) {tasm.target = "sim16"} : () -> ()\n'
+    tail = '\n}) {ipu.target = #ipu.target<"sim16">} : () -> ()\n'
     placed = f"slices = #table.slices<[{', '.join(SLICE.columns)}] [0, 4, 1, 4, 0, 16, 1, 327680, 8]>"
     for hexdata, printed in (
         ("0x003C0080017E00FC", 'dense<"0x003C0080017E00FC">'),

@@ -12,8 +12,8 @@ func.func @main(%x: tensor<64x256xf16>) -> tensor<64x128xf32> {
   func.return %p : tensor<64x128xf32>
 }
 
-// CHECK: name=s aspect=value samples=256 maximumAbsoluteError=
-// CHECK: name=p aspect=value samples=256 maximumAbsoluteError=
+// CHECK: name=s value=s aspect=value samples=256 maximumAbsoluteError=
+// CHECK: name=p value=p aspect=value samples=256 maximumAbsoluteError=
 // CHECK: output=output0 samples=8192
 // CHECK: numericalTest=PASS
 // CHECK: estimatedOverEmulated=1.0000

@@ -29,24 +29,24 @@ func.func @main(%x: tensor<32x64xf16>) -> (tensor<32x64xf16>, tensor<32xf32>) {
   func.return %y, %rs : tensor<32x64xf16>, tensor<32xf32>
 }
 
-// CHECK:      checkpoint=0 operation=5 name=n aspect=value samples=256 maximumAbsoluteError={{[0-9.]+}}
-// CHECK-NEXT: checkpoint=1 operation=6 name=q aspect=value
-// CHECK-NEXT: checkpoint=2 operation=7 name=k aspect=value
-// CHECK-NEXT: checkpoint=3 operation=8 name=v aspect=value
-// CHECK-NEXT: checkpoint=4 operation=9 name=qh aspect=value
-// CHECK-NEXT: checkpoint=5 operation=10 name=kh aspect=value
-// CHECK-NEXT: checkpoint=6 operation=11 name=vh aspect=value
+// CHECK:      checkpoint=0 name=n value=n aspect=value samples=256 maximumAbsoluteError={{[0-9.]+}}
+// CHECK-NEXT: checkpoint=1 name=q value=q aspect=value
+// CHECK-NEXT: checkpoint=2 name=k value=k aspect=value
+// CHECK-NEXT: checkpoint=3 name=v value=v aspect=value
+// CHECK-NEXT: checkpoint=4 name=qh value=qh aspect=value
+// CHECK-NEXT: checkpoint=5 name=kh value=kh aspect=value
+// CHECK-NEXT: checkpoint=6 name=vh value=vh aspect=value
 // The materialized scores are checked too (causal: only the unmasked entries are sampled).
-// CHECK-NEXT: checkpoint=7 operation=12 name=a_state_scores aspect=scores samples={{[0-9]+}} maximumAbsoluteError={{[0-9.]+}}
-// CHECK-NEXT: checkpoint=8 operation=12 name=a aspect=value
-// CHECK-NEXT: checkpoint=9 operation=13 name=m aspect=value
-// CHECK-NEXT: checkpoint=10 operation=14 name=r aspect=value
-// CHECK-NEXT: checkpoint=11 operation=15 name=s aspect=value
-// CHECK-NEXT: checkpoint=12 operation=16 name=t aspect=value
-// CHECK-NEXT: checkpoint=13 operation=17 name=y aspect=value
-// CHECK-NEXT: checkpoint=14 operation=18 name=e aspect=value
-// CHECK-NEXT: checkpoint=15 operation=19 name=c aspect=value
-// CHECK-NEXT: checkpoint=16 operation=20 name=rs aspect=value samples=32
+// CHECK-NEXT: checkpoint=7 name=a_state_scores value=a aspect=scores samples={{[0-9]+}} maximumAbsoluteError={{[0-9.]+}}
+// CHECK-NEXT: checkpoint=8 name=a value=a aspect=value
+// CHECK-NEXT: checkpoint=9 name=m value=m aspect=value
+// CHECK-NEXT: checkpoint=10 name=r value=r aspect=value
+// CHECK-NEXT: checkpoint=11 name=s value=s aspect=value
+// CHECK-NEXT: checkpoint=12 name=t value=t aspect=value
+// CHECK-NEXT: checkpoint=13 name=y value=y aspect=value
+// CHECK-NEXT: checkpoint=14 name=e value=e aspect=value
+// CHECK-NEXT: checkpoint=15 name=c value=c aspect=value
+// CHECK-NEXT: checkpoint=16 name=rs value=rs aspect=value samples=32
 // CHECK-NEXT: output=output0 samples=2048 maximumAbsoluteError={{[0-9.]+}}
 // CHECK-NEXT: output=output1 samples=32 maximumAbsoluteError={{[0-9.]+}}
 // CHECK-NEXT: diagnosticCheckpoints=17 check=sampled sampleLimit=256 numericalTest=PASS
@@ -66,4 +66,4 @@ func.func @main(%x: tensor<32x64xf16>) -> (tensor<32x64xf16>, tensor<32xf32>) {
 // TASM:      tasm.call "exp" {{.*}} : f16 -> f16
 // TASM:      tasm.call "copy" {{.*}} : f16 -> f32
 // TASM:      tasm.call "reduce_rows" {{.*}} {rows = 2 : i64, cols = 64 : i64, valid = 64 : i64, kind = {{[0-9]+}} : i64} : f32 -> f32
-// TASM:      tasm.checkpoint_def @a_state_scores op 12 aspect "scores" : tensor<4x32x32xf32>
+// TASM:      tasm.checkpoint_def @a_state_scores value "a" aspect "scores" : tensor<4x32x32xf32>

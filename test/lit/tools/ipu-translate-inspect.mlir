@@ -7,7 +7,7 @@
 
 // `--inspect` validates the package, then summarizes it: the MLP block of mlp_small.mlir on sim16.
 
-// CHECK:      package: schema 4, target sim16, compiler {{[0-9.]+}}
+// CHECK:      package: schema 5, target sim16, compiler {{[0-9.]+}}
 // CHECK-NEXT: tiles: 16, memory [0x4c000, 0xe8000) 638976 bytes per tile
 // CHECK-NEXT: programs: 1 (1 distinct) for 16 of 16 tiles
 // CHECK-NEXT:   program 0: tiles 0..15 (16), code {{[1-9][0-9]*}} bytes at 0x4c000
@@ -20,8 +20,8 @@
 // CHECK-NEXT:   weight b2 f16 [256]: {{[0-9]+}} slices, 512 bytes
 // CHECK-NEXT:   input x f16 [64, 256]: {{[0-9]+}} slices, 32768 bytes
 // CHECK-NEXT:   output output0 f16 [64, 256]: {{[0-9]+}} slices, 32768 bytes (32768 on tiles)
-// CHECK-NEXT:   checkpoint 0 h (op 4, value) f16 [64, 1024]: {{[0-9]+}} slices, 131072 bytes
-// CHECK:        checkpoint 4 yb (op 8, value) f16 [64, 256]: {{[0-9]+}} slices, 32768 bytes
+// CHECK-NEXT:   checkpoint 0 h (%h, value) f16 [64, 1024]: {{[0-9]+}} slices, 131072 bytes
+// CHECK:        checkpoint 4 yb (%yb, value) f16 [64, 256]: {{[0-9]+}} slices, 32768 bytes
 // Host calls: each write or read is a host-exchange phase of 600 + ceil(bytes / 23) cycles.
 // CHECK-NEXT: host calls: 2 (7 steps), 1116672 bytes over the host link, 52155 host cycles
 // CHECK-NEXT:   initialize: 4 steps, 1051136 bytes, 48105 cycles

@@ -15,8 +15,8 @@
 // Bindings carry the package's slice tables, weights their bytes, the module the compiler
 // version and the metrics the compiler took from `tasm.memory`.
 
-// CHECK:      // package: target=sim16 tiles=16 compiler="[[V:[0-9.]+]]" schema=4
-// CHECK-NEXT: builtin.module attributes {tasm.target = "sim16", tasm.compiler = "[[V]]", tasm.memory = {peak_standard_bytes = {{[0-9]+}} : i64, {{.*}}}} {
+// CHECK:      // package: target=sim16 tiles=16 compiler="[[V:[0-9.]+]]" schema=5
+// CHECK-NEXT: builtin.module attributes {ipu.target = #ipu.target<"sim16">, tasm.compiler = "[[V]]", tasm.memory = {peak_standard_bytes = {{[0-9]+}} : i64, {{.*}}}} {
 // CHECK-NEXT:   tasm.program @p0 tiles(0, 16) {
 // CHECK-NEXT:     tasm.host_in @x
 // CHECK:        tasm.phase @phase0 lower_bound {{[0-9]+}} horizon {{[0-9]+}} scheduler "{{[a-z0-9-]+}}" transfers = #table.transfers<[start, src_tile, {{.*}}, par_time_step]
@@ -26,5 +26,5 @@
 // CHECK:        tasm.stream_in @x : tensor<64x256xf16> slices = #table.slices<[logical_offset, {{.*}}]
 // CHECK-NEXT:     [{{[-0-9, ]+}}]
 // CHECK:        tasm.stream_out @output0 : tensor<64x256xf16> slices = #table.slices<[logical_offset, {{.*}}]
-// CHECK:        tasm.checkpoint_def @h op 4 : tensor<64x1024xf16> slices = #table.slices<[logical_offset, {{.*}}]
+// CHECK:        tasm.checkpoint_def @h value "h" : tensor<64x1024xf16> slices = #table.slices<[logical_offset, {{.*}}]
 // CHECK:      }

@@ -11,7 +11,7 @@ func.func @main() attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"], til
   %x = tilemap.host_write "x" : tensor<8x8xf32> layout #plan.layout<grid = [8, 1], split = [[0], [1]], memory = standard> {slot = #exchange.slot<0x50000, 32, standard>} -> !tilemap.buffer<1x8xf32, tiles = [0, 8], memory = standard>
   %w = tilemap.weight "w" #graph.gaussian<seed = 1, std = 0.1> : tensor<8xf32> layout #plan.layout<grid = [8, 1], split = [[]], memory = standard> {slot = #exchange.slot<0x50020, 32, standard>} -> !tilemap.buffer<8xf32, tiles = [0, 8], memory = standard>
   %g = tilemap.run "gelu"(%x) {elements = 8 : i64} {slot = #exchange.slot<0x50040, 32, standard>} : (!tilemap.buffer<1x8xf32, tiles = [0, 8], memory = standard>) -> !tilemap.buffer<1x8xf32, tiles = [0, 8], memory = standard>
-  tilemap.checkpoint "g" op 0 %g : !tilemap.buffer<1x8xf32, tiles = [0, 8], memory = standard> as tensor<8x8xf32> layout #plan.layout<grid = [8, 1], split = [[0], [1]], memory = standard>
+  tilemap.checkpoint "g" value "g" %g : !tilemap.buffer<1x8xf32, tiles = [0, 8], memory = standard> as tensor<8x8xf32> layout #plan.layout<grid = [8, 1], split = [[0], [1]], memory = standard>
   %y = tilemap.run "add"(%g, %w) {m = 1 : i64, n = 8 : i64, b_rows = 1 : i64, b_cols = 8 : i64} {slot = #exchange.slot<0x50000, 32, standard>} : (!tilemap.buffer<1x8xf32, tiles = [0, 8], memory = standard>, !tilemap.buffer<8xf32, tiles = [0, 8], memory = standard>) -> !tilemap.buffer<1x8xf32, tiles = [0, 8], memory = standard>
   %s = tilemap.alloc {slot = #exchange.slot<0x50060, 16, standard>} : !tilemap.buffer<4xf32, tiles = [4, 12], memory = standard>
   %z = tilemap.run "zero"() {elements = 4 : i64} {slot = #exchange.slot<0x50060, 16, standard>} : () -> !tilemap.buffer<4xf32, tiles = [4, 12], memory = standard>
@@ -19,7 +19,7 @@ func.func @main() attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"], til
   func.return
 }
 
-// CHECK:      builtin.module attributes {tasm.target = "sim16", tasm.memory = {peak_total_bytes = 112 : i64, estimated_cycles = {{[0-9]+}} : i64, estimated_exchange_cycles = 0 : i64}} {
+// CHECK:      builtin.module attributes {ipu.target = #ipu.target<"sim16">, tasm.memory = {peak_total_bytes = 112 : i64, estimated_cycles = {{[0-9]+}} : i64, estimated_exchange_cycles = 0 : i64}} {
 // CHECK-NEXT:   tasm.program @p0 tiles(0, 4) {
 // CHECK-NEXT:     tasm.host_in @x
 // CHECK-NEXT:     tasm.call "gelu" out(327744) in(array<i64: 327680>) {elements = 8 : i64} : f32 -> f32
@@ -43,7 +43,7 @@ func.func @main() attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"], til
 // CHECK-NEXT:   }
 // CHECK-NEXT:   tasm.stream_in @x : tensor<8x8xf32> layout #plan.layout<grid = [8, 1], split = {{\[\[}}0], [1]], memory = standard> at 327680
 // CHECK-NEXT:   tasm.weight @w #graph.gaussian<seed = 1, std = 0.1> : tensor<8xf32> layout #plan.layout<grid = [8, 1], split = {{\[\[}}]], memory = standard> at 327712
-// CHECK-NEXT:   tasm.checkpoint_def @g op 0 : tensor<8x8xf32> layout #plan.layout<grid = [8, 1], split = {{\[\[}}0], [1]], memory = standard> at 327744
+// CHECK-NEXT:   tasm.checkpoint_def @g value "g" : tensor<8x8xf32> layout #plan.layout<grid = [8, 1], split = {{\[\[}}0], [1]], memory = standard> at 327744
 // CHECK-NEXT:   tasm.stream_out @output0 : tensor<8x8xf32> layout #plan.layout<grid = [8, 1], split = {{\[\[}}0], [1]], memory = standard> at 327680
 // CHECK-NEXT: }
 
@@ -76,10 +76,10 @@ func.func @main() attributes {ipu.inputs = ["x", "y"], ipu.outputs = ["output0",
   %y = tilemap.host_write "y" : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard> {slot = #exchange.slot<0x50020, 32, standard>} -> !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>
   %a, %b = tilemap.repeat 2 iter(%c1 = %x, %c2 = %y) : (!tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>, !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
     %t = tilemap.run "exp"(%c1) {elements = 2 : i64} {slot = #exchange.slot<0x50000, 32, standard>} : (!tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) -> !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>
-    tilemap.checkpoint "t" op 1 %t : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> as tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard>
+    tilemap.checkpoint "t" value "t" %t : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> as tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard>
     tilemap.yield %t, %c1 : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>, !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>
   } {carried_slots = [#exchange.slot<0x50040, 32, standard>, #exchange.slot<0x50060, 32, standard>]}
-  tilemap.checkpoint "a" op 0 %a : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> as tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard>
+  tilemap.checkpoint "a" value "a" %a : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> as tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard>
   tilemap.host_read "output0" %a : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> as tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard>
   tilemap.host_read "output1" %b : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> as tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard>
   func.return
@@ -102,7 +102,7 @@ func.func @main() attributes {ipu.inputs = ["x", "y"], ipu.outputs = ["output0",
 // CHECK-NEXT: }
 // CHECK-NEXT: tasm.stream_in @x : tensor<4x8xf32> {{.*}} at 327680
 // CHECK-NEXT: tasm.stream_in @y : tensor<4x8xf32> {{.*}} at 327712
-// CHECK-NEXT: tasm.checkpoint_def @t op 1 : tensor<4x8xf32> {{.*}} at 327680
-// CHECK-NEXT: tasm.checkpoint_def @a op 0 : tensor<4x8xf32> {{.*}} at 327744
+// CHECK-NEXT: tasm.checkpoint_def @t value "t" : tensor<4x8xf32> {{.*}} at 327680
+// CHECK-NEXT: tasm.checkpoint_def @a value "a" : tensor<4x8xf32> {{.*}} at 327744
 // CHECK-NEXT: tasm.stream_out @output0 : tensor<4x8xf32> {{.*}} at 327744
 // CHECK-NEXT: tasm.stream_out @output1 : tensor<4x8xf32> {{.*}} at 327776

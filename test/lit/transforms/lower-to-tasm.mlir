@@ -14,7 +14,7 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 // 0x50020 = 327712, 0x52020 = 335904, 0x54020 = 344096), interleaved data from the top of memory
 // down (0xE0000 = 917504, 0xDE000 = 909312).
 // CHECK-NOT:  func.func
-// CHECK:      builtin.module attributes {tasm.target = "sim16", tasm.memory = {peak_standard_bytes = 73760 : i64, peak_interleaved_bytes = 40960 : i64, peak_total_bytes = 106528 : i64, maximum_standard_allocation_bytes = 65536 : i64, exchange_row_bytes = 640 : i64, largest_free_bytes_at_peak = 497920 : i64, estimated_cycles = {{[1-9][0-9]*}} : i64, estimated_exchange_cycles = {{[1-9][0-9]*}} : i64}} {
+// CHECK:      builtin.module attributes {ipu.target = #ipu.target<"sim16">, tasm.memory = {peak_standard_bytes = 73760 : i64, peak_interleaved_bytes = 40960 : i64, peak_total_bytes = 106528 : i64, maximum_standard_allocation_bytes = 65536 : i64, exchange_row_bytes = 640 : i64, largest_free_bytes_at_peak = 497920 : i64, estimated_cycles = {{[1-9][0-9]*}} : i64, estimated_exchange_cycles = {{[1-9][0-9]*}} : i64}} {
 // CHECK-NEXT:   tasm.program @p0 tiles(0, 16) {
 // CHECK-NEXT:     tasm.host_in @x
 // CHECK-NEXT:     tasm.call "gelu" out(336544) in(array<i64: 328352>) {elements = 4096 : i64} : f16 -> f16
@@ -33,7 +33,7 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 // CHECK-NEXT:     tasm.host_out @output0
 // CHECK-NEXT:   }
 // CHECK-NEXT:   tasm.stream_in @x : tensor<64x1024xf16> layout #plan.layout<grid = [16, 1], split = {{\[\[}}0], [1]], memory = standard> at 328352
-// CHECK-NEXT:   tasm.checkpoint_def @g op 2 : tensor<64x1024xf16> layout #plan.layout<grid = [16, 1], split = {{\[\[}}0], [1]], memory = standard> at 336544
+// CHECK-NEXT:   tasm.checkpoint_def @g value "g" : tensor<64x1024xf16> layout #plan.layout<grid = [16, 1], split = {{\[\[}}0], [1]], memory = standard> at 336544
 // CHECK-NEXT:   tasm.phase @phase0 lower_bound 16384 horizon 16384 scheduler "exact-preemptive-grouped" transfers = #table.transfers<[start, src_tile, {{.*}}]
 // CHECK:        {{^ +\[[-0-9, ]+\]>$}}
 // CHECK-NEXT:   tasm.weight @w2 #graph.gaussian<seed = 3, std = 0.02> : tensor<1024x256xf16> layout #plan.layout<grid = [1, 8, 2], split = {{\[\[}}2], [1]], align = [2, 32], memory = interleaved> at 916384
@@ -43,8 +43,8 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 // CHECK-NEXT: [1024, 0, 908256, 128, 1, 328352, 64, 64, 16, 8, 2, 2, 1, 1, 0, 0, 0],
 // CHECK-NEXT: [1024, 1, 908192, 128, 0, 332448, 64, 64, 16, 8, 2, 2, 1, 1, 0, 0, 0],
 // CHECK-NEXT: [0, 1, 908256, 128, 1, 332448, 64, 64, 16, 8, 2, 2, 1, 1, 0, 0, 0]>
-// CHECK-NEXT:   tasm.checkpoint_def @y op 3 : tensor<64x256xf16> layout #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [1, 2]], memory = standard> at 336544
+// CHECK-NEXT:   tasm.checkpoint_def @y value "y" : tensor<64x256xf16> layout #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [1, 2]], memory = standard> at 336544
 // CHECK-NEXT:   tasm.weight @b2 #graph.gaussian<seed = 4, std = 0.02> : tensor<256xf16> layout #plan.layout<grid = [1, 8, 2], split = {{\[\[}}1, 2]], memory = standard> at 328320
-// CHECK-NEXT:   tasm.checkpoint_def @yb op 4 : {{.*}} at 328352
+// CHECK-NEXT:   tasm.checkpoint_def @yb value "yb" : {{.*}} at 328352
 // CHECK-NEXT:   tasm.stream_out @output0 : tensor<64x256xf16> layout #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [1, 2]], memory = standard> at 328352
 // CHECK-NEXT: }

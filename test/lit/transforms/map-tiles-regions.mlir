@@ -16,10 +16,10 @@ func.func @main(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> (tensor<4x8xf32>, t
 // CHECK:      %y = tilemap.host_write "y" : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = {{\[\[}}0], [1]], memory = standard> -> [[B:!tilemap.buffer<1x2xf32, tiles = .0, 16., memory = standard>]]
 // CHECK-NEXT: %a, %b = tilemap.repeat 2 iter(%c1 = %x, %c2 = %y) : ([[B]], [[B]]) {
 // CHECK-NEXT:   %t = tilemap.run "exp"(%c1) {elements = 2 : i64} : ([[B]]) -> [[B]]
-// CHECK-NEXT:   tilemap.checkpoint "t" op 1 %t
+// CHECK-NEXT:   tilemap.checkpoint "t" value "t" %t
 // CHECK-NEXT:   tilemap.yield %t, %c1 : [[B]], [[B]]
 // CHECK-NEXT: }
-// CHECK-NEXT: tilemap.checkpoint "a" op 0 %a
+// CHECK-NEXT: tilemap.checkpoint "a" value "a" %a
 // CHECK-NEXT: tilemap.host_read "output0" %a
 // CHECK-NEXT: tilemap.host_read "output1" %b
 // CHECK-NEXT: func.return
@@ -52,5 +52,5 @@ func.func @main(%x: tensor<256x1024xf16>) -> tensor<256x1024xf16> {
 // CHECK:      {{^ +\[.*\]}}> {reason = "gemm window"}
 // CHECK-NEXT: %y_acc_3 = tilemap.run "amp_matmul_acc"(%y_a684, %y_b684, %y_acc_2) {m = 256 : i64, k = 340 : i64, n = 64 : i64} {inplace = 2 : i64}
 // CHECK-NEXT: %y = tilemap.run "copy"(%y_acc_3) {elements = 16384 : i64} : (!tilemap.buffer<256x64xf32, tiles = [0, 16], memory = interleaved>) -> !tilemap.buffer<256x64xf16, tiles = [0, 16], memory = standard>
-// CHECK-NEXT: tilemap.checkpoint "y" op 1 %y
+// CHECK-NEXT: tilemap.checkpoint "y" value "y" %y
 // CHECK-NEXT: tilemap.host_read "output0" %y

@@ -10,10 +10,10 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 }
 
 // CHECK-NOT: plan.{{[a-z]+}} %
-// CHECK:      func.func @main() attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"], ipu.target = "sim16", tilemap.mapping = #tilemap.mapping<identity>} {
+// CHECK:      func.func @main() attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"], tilemap.mapping = #tilemap.mapping<identity>} {
 // CHECK-NEXT: %x = tilemap.host_write "x" : tensor<64x1024xf16> layout #plan.layout<grid = [16, 1], split = {{\[\[}}0], [1]], memory = standard> -> !tilemap.buffer<4x1024xf16, tiles = [0, 16], memory = standard>
 // CHECK-NEXT: %g = tilemap.run "gelu"(%x) {elements = 4096 : i64} : (!tilemap.buffer<4x1024xf16, tiles = [0, 16], memory = standard>) -> !tilemap.buffer<4x1024xf16, tiles = [0, 16], memory = standard>
-// CHECK-NEXT: tilemap.checkpoint "g" op 2 %g : !tilemap.buffer<4x1024xf16, tiles = [0, 16], memory = standard> as tensor<64x1024xf16>
+// CHECK-NEXT: tilemap.checkpoint "g" value "g" %g : !tilemap.buffer<4x1024xf16, tiles = [0, 16], memory = standard> as tensor<64x1024xf16>
 // CHECK-NEXT: %g_r = tilemap.move %g transfers = #table.transfers<[src_tile, {{.*}}]
 // CHECK:      ]> {reason = "graph.matmul"} : !tilemap.buffer<4x1024xf16, tiles = [0, 16], memory = standard> -> !tilemap.buffer<64x512xf16, tiles = [0, 16], memory = standard>
 // CHECK-NEXT: %w2 = tilemap.weight "w2" #graph.gaussian<seed = 3, std = 0.02> : tensor<1024x256xf16> layout #plan.layout<grid = [1, 8, 2], split = {{\[\[}}2], [1]], align = [2, 32], memory = interleaved> -> !tilemap.buffer<512x32xf16, tiles = [0, 16], memory = interleaved>
@@ -24,9 +24,9 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 // CHECK-NEXT: [1, 0, 128, 0, 4096, 64, 64, 16, 8, 2, 2, 1, 1, 0, 0, 0],
 // CHECK-NEXT: [1, 64, 128, 1, 4096, 64, 64, 16, 8, 2, 2, 1, 1, 0, 0, 0]> {reason = "reduce", zero_fill} : !tilemap.buffer<64x32xf32, tiles = [0, 16], memory = interleaved> -> !tilemap.buffer<2x64x16xf32, tiles = [0, 16], memory = standard>
 // CHECK-NEXT: %y = tilemap.run "reduce_sum"(%y_stage) {parts = 2 : i64, elements = 1024 : i64} : (!tilemap.buffer<2x64x16xf32, tiles = [0, 16], memory = standard>) -> !tilemap.buffer<64x16xf16, tiles = [0, 16], memory = standard>
-// CHECK-NEXT: tilemap.checkpoint "y" op 3 %y
+// CHECK-NEXT: tilemap.checkpoint "y" value "y" %y
 // CHECK-NEXT: %b2 = tilemap.weight "b2" #graph.gaussian<seed = 4, std = 0.02> : tensor<256xf16> layout #plan.layout<grid = [1, 8, 2], split = {{\[\[}}1, 2]], memory = standard> -> !tilemap.buffer<16xf16, tiles = [0, 16], memory = standard>
 // CHECK-NEXT: %yb = tilemap.run "add"(%y, %b2) {m = 64 : i64, n = 16 : i64, b_rows = 1 : i64, b_cols = 16 : i64}
-// CHECK-NEXT: tilemap.checkpoint "yb" op 4 %yb
+// CHECK-NEXT: tilemap.checkpoint "yb" value "yb" %yb
 // CHECK-NEXT: tilemap.host_read "output0" %yb : !tilemap.buffer<64x16xf16, tiles = [0, 16], memory = standard> as tensor<64x256xf16> layout #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [1, 2]], memory = standard>
 // CHECK-NEXT: func.return

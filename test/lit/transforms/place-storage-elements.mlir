@@ -5,10 +5,10 @@
 // sits at the top (0xE73A0, below the loader's limit 0xE7BB0); the first free range below it,
 // 0xE6BA0, is in %l's element pair, which the AMP streams in the same cycles it writes its output,
 // so the output goes below the pair, to 0xDF800.
-func.func @main() attributes {ipu.inputs = ["a", "l"], ipu.outputs = [], ipu.target = "sim16", tilemap.mapping = #tilemap.mapping<identity>} {
+func.func @main() attributes {ipu.inputs = ["a", "l"], ipu.outputs = [], tilemap.mapping = #tilemap.mapping<identity>} {
   %a = tilemap.host_write "a" : tensor<16x294912xf16> layout #plan.layout<grid = [16, 1], split = [[0], [1]], memory = standard> -> !tilemap.buffer<1x294912xf16, tiles = [0, 16], memory = standard>
   %l = tilemap.host_write "l" : tensor<256x32xf16> layout #plan.layout<grid = [16, 1], split = [[0], [1]], memory = standard> -> !tilemap.buffer<16x32xf16, tiles = [0, 16], memory = standard>
-  tilemap.checkpoint "a" op 1 %a : !tilemap.buffer<1x294912xf16, tiles = [0, 16], memory = standard> as tensor<16x294912xf16> layout #plan.layout<grid = [16, 1], split = [[0], [1]], memory = standard>
+  tilemap.checkpoint "a" value "a" %a : !tilemap.buffer<1x294912xf16, tiles = [0, 16], memory = standard> as tensor<16x294912xf16> layout #plan.layout<grid = [16, 1], split = [[0], [1]], memory = standard>
   %w = tilemap.weight "w" #graph.gaussian<seed = 1, std = 0.1> : tensor<32x32xf16> layout #plan.layout<grid = [16], split = [[], []], memory = interleaved> -> !tilemap.buffer<32x32xf16, tiles = [0, 16], memory = interleaved>
   %o = tilemap.run "amp_matmul"(%l, %w) {m = 16 : i64, k = 32 : i64, n = 32 : i64} : (!tilemap.buffer<16x32xf16, tiles = [0, 16], memory = standard>, !tilemap.buffer<32x32xf16, tiles = [0, 16], memory = interleaved>) -> !tilemap.buffer<16x32xf32, tiles = [0, 16], memory = interleaved>
   func.return

@@ -19,7 +19,7 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 // CHECK-SAME: exchange.memory = {peak_standard_bytes = 73760 : i64, peak_interleaved_bytes = 40960 : i64, peak_total_bytes = 106528 : i64, maximum_standard_allocation_bytes = 65536 : i64, exchange_row_bytes = 640 : i64, largest_free_bytes_at_peak = 497920 : i64}
 // CHECK-NEXT: %x = tilemap.host_write "x" {{.*}} {slot = #exchange.slot<0x502a0, 8192, standard>}
 // CHECK-NEXT: %g = tilemap.run "gelu"(%x) {elements = 4096 : i64} {slot = #exchange.slot<0x522a0, 8192, standard>}
-// CHECK-NEXT: tilemap.checkpoint "g" op 2 %g : {{[^{]*}}{{$}}
+// CHECK-NEXT: tilemap.checkpoint "g" value "g" %g : {{[^{]*}}{{$}}
 // CHECK-NEXT: %g_r = exchange.phase %g transfers = #table.transfers<[start, {{.*}}]
 // CHECK:      ]> {{.*}}slot = #exchange.slot<0x542a0, 65536, standard>}
 // CHECK-NEXT: %w2 = tilemap.weight "w2" {{.*}} {slot = #exchange.slot<0xdfba0, 32768, interleaved>}

@@ -16,10 +16,10 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 
 // CHECK-NOT: graph.
 // SIM16:      func.func @main(%x: !plan.tensor<64x1024xf16, #plan.layout<grid = [16, 1], split = {{\[\[}}0], [1]], memory = standard>>)
-// SIM16-SAME: attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"], ipu.target = "sim16"}
+// SIM16-SAME: attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"]}
 // SIM64:      func.func @main(%x: !plan.tensor<64x1024xf16, #plan.layout<grid = [64, 1], split = {{\[\[}}0], [1]], memory = standard>>)
-// SIM64-SAME: attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"], ipu.target = "sim64"}
-// CHECK-NEXT: %g = plan.unary "gelu" %x {op_index = 2 : i64}
+// SIM64-SAME: attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"]}
+// CHECK-NEXT: %g = plan.unary "gelu" %x {value = "g"}
 // SIM16-NEXT: %g_r = plan.rearrange %g {reason = "graph.matmul"} : {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [2]], align = [1, 2], memory = standard>>
 // SIM64-NEXT: %g_r = plan.rearrange %g {reason = "graph.matmul"} : {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [2, 8, 4], split = {{\[\[}}0], [2]], align = [1, 2], memory = standard>>
 // SIM16-NEXT: %w2 = plan.parameter "w2" #graph.gaussian<seed = 3, std = 0.02> : !plan.tensor<1024x256xf16, #plan.layout<grid = [1, 8, 2], split = {{\[\[}}2], [1]], align = [2, 32], memory = interleaved>>
@@ -27,12 +27,12 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 // CHECK-NEXT: %y_partial = plan.gemm %g_r, %w2 : (
 // SIM16-SAME: -> !plan.tensor<64x256xf32, #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [1]], partial = 2, align = [1, 32], memory = interleaved>>
 // SIM64-SAME: -> !plan.tensor<64x256xf32, #plan.layout<grid = [2, 8, 4], split = {{\[\[}}0], [1]], partial = 2, align = [1, 32], memory = interleaved>>
-// CHECK-NEXT: %y = plan.reduce %y_partial {op_index = 3 : i64} :
+// CHECK-NEXT: %y = plan.reduce %y_partial {value = "y"} :
 // SIM16-SAME: -> !plan.tensor<64x256xf16, #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [1, 2]], memory = standard>>
 // SIM64-SAME: -> !plan.tensor<64x256xf16, #plan.layout<grid = [2, 8, 4], split = {{\[\[}}0], [1, 2]], memory = standard>>
 // SIM16-NEXT: %b2 = plan.parameter "b2" #graph.gaussian<seed = 4, std = 0.02> : !plan.tensor<256xf16, #plan.layout<grid = [1, 8, 2], split = {{\[\[}}1, 2]], memory = standard>>
 // SIM64-NEXT: %b2 = plan.parameter "b2" #graph.gaussian<seed = 4, std = 0.02> : !plan.tensor<256xf16, #plan.layout<grid = [2, 8, 4], split = {{\[\[}}1, 2]], memory = standard>>
-// CHECK-NEXT: %yb = plan.binary "add" %y, %b2 {op_index = 4 : i64}
+// CHECK-NEXT: %yb = plan.binary "add" %y, %b2 {value = "yb"}
 // CHECK-NEXT: func.return %yb
 
 // -----
@@ -49,8 +49,8 @@ func.func @transpose(%x: tensor<4x8xf32>) -> tensor<8x4xf32> {
 // CHECK-LABEL: func.func @transpose
 // SIM16-SAME: (%x: !plan.tensor<4x8xf32, #plan.layout<grid = [4, 4], split = {{\[\[}}0], [1]], memory = standard>>)
 // SIM64-SAME: (%x: !plan.tensor<4x8xf32, #plan.layout<grid = [4, 4], split = {{\[\[}}0], [1]], memory = standard>>)
-// CHECK-NEXT: %g = plan.unary "relu" %x {op_index = 1 : i64}
+// CHECK-NEXT: %g = plan.unary "relu" %x {value = "g"}
 // CHECK-NEXT: %g_r = plan.rearrange %g {reason = "transpose alignment"} : {{.*}} -> !plan.tensor<4x8xf32, #plan.layout<grid = [4, 4], split = {{\[\[}}0], [1]], align = [2, 1], memory = standard>>
-// CHECK-NEXT: %t = plan.transpose %g_r {op_index = 2 : i64} : {{.*}} -> !plan.tensor<8x4xf32, #plan.layout<grid = [4, 4], split = {{\[\[}}1], [0]], align = [2, 2], memory = standard>>
+// CHECK-NEXT: %t = plan.transpose %g_r {value = "t"} : {{.*}} -> !plan.tensor<8x4xf32, #plan.layout<grid = [4, 4], split = {{\[\[}}1], [0]], align = [2, 2], memory = standard>>
 // CHECK-NEXT: %b = plan.parameter "b" dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]> : tensor<4xf32> : !plan.tensor<4xf32, #plan.layout<grid = [4, 4], split = {{\[\[}}0]], align = [2], memory = standard>>
-// CHECK-NEXT: %y = plan.binary "add" %t, %b {op_index = 3 : i64}
+// CHECK-NEXT: %y = plan.binary "add" %t, %b {value = "y"}

@@ -34,8 +34,8 @@ func.func @main(%x: tensor<64x256xf16>) -> tensor<64x256xf16> {
 // CHECK-LABEL: func.func @main(
 // CHECK-SAME:  %x: !plan.tensor<64x256xf16, #plan.layout<grid = [4, 4, 1], split = {{\[\[}}0], [2]], align = [1, 256], memory = standard>>
 // CHECK:       %w1_r = plan.rearrange %w1 {reason = "weight fetch"}
-// CHECK-NEXT:  %h = plan.gemm %x, %w1_r {op_index = 4 : i64} : ({{.*}}) -> !plan.tensor<64x1024xf16, #plan.layout<grid = [4, 4, 1], split = {{\[\[}}0], [1]], memory = interleaved>>
-// CHECK:       %g = plan.unary "gelu" %hb {op_index = 6 : i64} : {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [4, 4, 1], split = {{\[\[}}0], [1]], memory = interleaved>>
+// CHECK-NEXT:  %h = plan.gemm %x, %w1_r {value = "h"} : ({{.*}}) -> !plan.tensor<64x1024xf16, #plan.layout<grid = [4, 4, 1], split = {{\[\[}}0], [1]], memory = interleaved>>
+// CHECK:       %g = plan.unary "gelu" %hb {value = "g"} : {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [4, 4, 1], split = {{\[\[}}0], [1]], memory = interleaved>>
 // CHECK-NEXT:  %g_r = plan.rearrange %g {reason = "pinned layout"} : {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [16], split = {{\[\[}}0], []], memory = standard>>
 // CHECK-NEXT:  %g_r_1 = plan.rearrange %g_r {reason = "graph.matmul"} : {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [2]], align = [1, 2], memory = standard>>
 // CHECK:       %y_partial = plan.gemm %g_r_1, %w2 : ({{.*}}) -> !plan.tensor<64x256xf32, #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [1]], partial = 2, align = [1, 32], memory = interleaved>>

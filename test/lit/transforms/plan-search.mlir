@@ -18,8 +18,8 @@ func.func @tall(%x: tensor<4096x64xf16>) -> tensor<4096x64xf16> {
 }
 
 // GREEDY-LABEL: func.func @tall(
-// GREEDY-SAME:  attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"], ipu.target = "sim16"}
-// GREEDY:       %y = plan.gemm %x, %w {op_index = 1 : i64} : ({{.*}}) -> !plan.tensor<4096x64xf16, #plan.layout<grid = [4, 4, 1], split = {{\[\[}}0], [1]], memory = interleaved>>
+// GREEDY-SAME:  attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"]}
+// GREEDY:       %y = plan.gemm %x, %w {value = "y"} : ({{.*}}) -> !plan.tensor<4096x64xf16, #plan.layout<grid = [4, 4, 1], split = {{\[\[}}0], [1]], memory = interleaved>>
 
 // Three fitting grids, three distinct finalists, the cheapest first.
 // SEARCH:      func.func @tall_finalist_0(
@@ -51,7 +51,7 @@ func.func @square(%x: tensor<512x512xf16>) -> tensor<512x512xf16> {
 }
 
 // GREEDY-LABEL: func.func @square(
-// GREEDY:       %y = plan.gemm %x, %w {op_index = 1 : i64} : ({{.*}}) -> !plan.tensor<512x512xf16, #plan.layout<grid = [2, 8, 1], split = {{\[\[}}0], [1]], memory = interleaved>>
+// GREEDY:       %y = plan.gemm %x, %w {value = "y"} : ({{.*}}) -> !plan.tensor<512x512xf16, #plan.layout<grid = [2, 8, 1], split = {{\[\[}}0], [1]], memory = interleaved>>
 
 // The second and third finalists fetch the weights (a "weight fetch" conversion).
 // SEARCH:      func.func @square_finalist_0(
@@ -74,8 +74,8 @@ func.func @few_heads(%q: tensor<1x256x64xf16>, %k: tensor<1x256x64xf16>, %v: ten
 }
 
 // GREEDY-LABEL: func.func @few_heads(
-// GREEDY-NEXT:  %a_state = plan.attention %q, %k, %v {form = "materialized", scale = 1.250000e-01 : f64, key_block = 64 : i64, op_index = 0 : i64} : ({{.*}}) -> !plan.tensor<1x256x66xf32, #plan.layout<grid = [1, 1, 4, 4], split = {{\[\[}}0, 1], [2], []], partial = 3,
-// GREEDY-NEXT:  %a = plan.attention_combine %a_state {op_index = 0 : i64} : {{.*}} -> !plan.tensor<1x256x64xf16, #plan.layout<grid = [1, 1, 4, 4], split = {{\[\[}}0, 1], [2, 3], []], memory = standard>>
+// GREEDY-NEXT:  %a_state = plan.attention %q, %k, %v {form = "materialized", scale = 1.250000e-01 : f64, key_block = 64 : i64, value = "a"} : ({{.*}}) -> !plan.tensor<1x256x66xf32, #plan.layout<grid = [1, 1, 4, 4], split = {{\[\[}}0, 1], [2], []], partial = 3,
+// GREEDY-NEXT:  %a = plan.attention_combine %a_state {value = "a"} : {{.*}} -> !plan.tensor<1x256x64xf16, #plan.layout<grid = [1, 1, 4, 4], split = {{\[\[}}0, 1], [2, 3], []], memory = standard>>
 
 // SEARCH:      func.func @few_heads_finalist_0(
 // SEARCH:      plan.attention {{.*}} -> !plan.tensor<1x256x66xf32, #plan.layout<grid = [1, 1, 4, 4],
@@ -96,8 +96,8 @@ func.func @many_heads(%q: tensor<16x256x64xf16>, %k: tensor<16x256x64xf16>, %v: 
 }
 
 // GREEDY-LABEL: func.func @many_heads(
-// GREEDY-NEXT:  %a_state = plan.attention %q, %k, %v {form = "materialized", scale = 1.250000e-01 : f64, key_block = 256 : i64, op_index = 0 : i64} : ({{.*}}) -> !plan.tensor<16x256x66xf32, #plan.layout<grid = [16, 1, 1, 1], split = {{\[\[}}0, 1], [2], []], partial = 3,
-// GREEDY-NEXT:  %a = plan.attention_combine %a_state {op_index = 0 : i64} : {{.*}} -> !plan.tensor<16x256x64xf16, #plan.layout<grid = [16, 1, 1, 1], split = {{\[\[}}0, 1], [2, 3], []], memory = standard>>
+// GREEDY-NEXT:  %a_state = plan.attention %q, %k, %v {form = "materialized", scale = 1.250000e-01 : f64, key_block = 256 : i64, value = "a"} : ({{.*}}) -> !plan.tensor<16x256x66xf32, #plan.layout<grid = [16, 1, 1, 1], split = {{\[\[}}0, 1], [2], []], partial = 3,
+// GREEDY-NEXT:  %a = plan.attention_combine %a_state {value = "a"} : {{.*}} -> !plan.tensor<16x256x64xf16, #plan.layout<grid = [16, 1, 1, 1], split = {{\[\[}}0, 1], [2, 3], []], memory = standard>>
 
 // Only one grid fits, so the single finalist keeps the name.
 // SEARCH:      func.func @many_heads(
@@ -120,15 +120,15 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 }
 
 // GREEDY-LABEL: func.func @main(
-// GREEDY-SAME:  attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"], ipu.target = "sim16"}
-// GREEDY-NEXT:  %g = plan.unary "relu" %x {op_index = 1 : i64}
+// GREEDY-SAME:  attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"]}
+// GREEDY-NEXT:  %g = plan.unary "relu" %x {value = "g"}
 // GREEDY-NEXT:  %g_r = plan.rearrange %g {reason = "graph.matmul"} : !plan.tensor<64x1024xf16, #plan.layout<grid = [16, 1], split = {{\[\[}}0], [1]], memory = standard>> -> !plan.tensor<64x1024xf16, #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [2]], align = [1, 2], memory = standard>>
 // GREEDY-NEXT:  %w = plan.parameter "w"
 // GREEDY-NEXT:  %y_partial = plan.gemm %g_r, %w
 // GREEDY-NOT:   finalist
 
 // SEARCH:      func.func @main_finalist_0(
-// SEARCH-SAME: attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"], ipu.target = "sim16", plan.metrics = {values = 6 : i64, operations = 5 : i64, estimated_cycles = {{[1-9][0-9]*}} : i64, estimated_exchange_cycles = {{[1-9][0-9]*}} : i64, exchange_row_bytes = {{[1-9][0-9]*}} : i64, peak_standard_bytes = {{[1-9][0-9]*}} : i64, peak_interleaved_bytes = {{[1-9][0-9]*}} : i64, peak_total_bytes = {{[1-9][0-9]*}} : i64, maximum_standard_allocation_bytes = {{[1-9][0-9]*}} : i64}, plan.finalist = 0 : i64, plan.entry = "main"}
+// SEARCH-SAME: attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"], plan.metrics = {values = 6 : i64, operations = 5 : i64, estimated_cycles = {{[1-9][0-9]*}} : i64, estimated_exchange_cycles = {{[1-9][0-9]*}} : i64, exchange_row_bytes = {{[1-9][0-9]*}} : i64, peak_standard_bytes = {{[1-9][0-9]*}} : i64, peak_interleaved_bytes = {{[1-9][0-9]*}} : i64, peak_total_bytes = {{[1-9][0-9]*}} : i64, maximum_standard_allocation_bytes = {{[1-9][0-9]*}} : i64}, plan.finalist = 0 : i64, plan.entry = "main"}
 // SEARCH-NEXT: %g = plan.unary "relu" %x
 // SEARCH-NEXT: %g_r = plan.rearrange %g {reason = "graph.matmul"} : {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [2]], align = [1, 2], memory = standard>>
 // SEARCH:      func.func @main_finalist_1(

@@ -31,36 +31,36 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // (kv heads 2, group 4, query blocks 2, key blocks 4) grid, materialized causal attention.
 // PLAN-NOT:   = graph.
 // PLAN:       %x_r = plan.rearrange %x {reason = "graph.layer_norm"} : {{.*}} -> !plan.tensor<64x128xf16, #plan.layout<grid = [64], split = {{\[\[}}0], []], memory = standard>>
-// PLAN:       %n1 = plan.rowwise "layer_norm" %x_r, %g1, %b1 {op_index = 12 : i64, epsilon = 1.000000e-05 : f64} : (!plan.tensor<64x128xf16, #plan.layout<grid = [64], split = {{\[\[}}0], []], memory = standard>>, !plan.tensor<128xf16, #plan.layout<grid = [64], split = {{\[\[}}]], memory = standard>>, !plan.tensor<128xf16, #plan.layout<grid = [64], split = {{\[\[}}]], memory = standard>>) -> !plan.tensor<64x128xf16, #plan.layout<grid = [64], split = {{\[\[}}0], []], memory = standard>>
+// PLAN:       %n1 = plan.rowwise "layer_norm" %x_r, %g1, %b1 {value = "n1", epsilon = 1.000000e-05 : f64} : (!plan.tensor<64x128xf16, #plan.layout<grid = [64], split = {{\[\[}}0], []], memory = standard>>, !plan.tensor<128xf16, #plan.layout<grid = [64], split = {{\[\[}}]], memory = standard>>, !plan.tensor<128xf16, #plan.layout<grid = [64], split = {{\[\[}}]], memory = standard>>) -> !plan.tensor<64x128xf16, #plan.layout<grid = [64], split = {{\[\[}}0], []], memory = standard>>
 // PLAN:       %q_r = plan.rearrange %q {reason = "graph.split_heads"}
-// PLAN-NEXT:  %qh = plan.split_heads %q_r {op_index = 16 : i64} : {{.*}} -> !plan.tensor<8x64x16xf16, #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0, 1], [2], []]
+// PLAN-NEXT:  %qh = plan.split_heads %q_r {value = "qh"} : {{.*}} -> !plan.tensor<8x64x16xf16, #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0, 1], [2], []]
 // PLAN-NEXT:  %k_r = plan.rearrange %k {reason = "graph.split_heads"}
-// PLAN-NEXT:  %kh = plan.split_heads %k_r {op_index = 17 : i64} : {{.*}} -> !plan.tensor<2x64x16xf16, #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0], [3], []]
+// PLAN-NEXT:  %kh = plan.split_heads %k_r {value = "kh"} : {{.*}} -> !plan.tensor<2x64x16xf16, #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0], [3], []]
 // PLAN-NEXT:  %v_r = plan.rearrange %v {reason = "graph.split_heads"}
-// PLAN-NEXT:  %vh = plan.split_heads %v_r {op_index = 18 : i64} : {{.*}} -> !plan.tensor<2x64x16xf16, #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0], [3], []]
-// PLAN-NEXT:  %a_state = plan.attention %qh, %kh, %vh {form = "materialized", scale = 2.500000e-01 : f64, key_block = 16 : i64, causal, op_index = 19 : i64} : ({{.*}}) -> !plan.tensor<8x64x18xf32, #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0, 1], [2], []], partial = 3,
-// PLAN-NEXT:  %a = plan.attention_combine %a_state {op_index = 19 : i64} : {{.*}} -> !plan.tensor<8x64x16xf16, #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0, 1], [2, 3], []], memory = standard>>
-// PLAN-NEXT:  %m = plan.merge_heads %a {op_index = 20 : i64} : {{.*}} -> !plan.tensor<64x128xf16, #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}2, 3], [0, 1]]
-// PLAN:       %n2 = plan.rowwise "layer_norm" %r1_r, %g2, %b2 {op_index = 23 : i64, epsilon = 1.000000e-05 : f64}
-// PLAN:       %ge = plan.unary "gelu" %hb {op_index = 26 : i64}
-// PLAN:       %y = plan.binary "add" %r1, %fb_r {op_index = 29 : i64}
+// PLAN-NEXT:  %vh = plan.split_heads %v_r {value = "vh"} : {{.*}} -> !plan.tensor<2x64x16xf16, #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0], [3], []]
+// PLAN-NEXT:  %a_state = plan.attention %qh, %kh, %vh {form = "materialized", scale = 2.500000e-01 : f64, key_block = 16 : i64, causal, value = "a"} : ({{.*}}) -> !plan.tensor<8x64x18xf32, #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0, 1], [2], []], partial = 3,
+// PLAN-NEXT:  %a = plan.attention_combine %a_state {value = "a"} : {{.*}} -> !plan.tensor<8x64x16xf16, #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0, 1], [2, 3], []], memory = standard>>
+// PLAN-NEXT:  %m = plan.merge_heads %a {value = "m"} : {{.*}} -> !plan.tensor<64x128xf16, #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}2, 3], [0, 1]]
+// PLAN:       %n2 = plan.rowwise "layer_norm" %r1_r, %g2, %b2 {value = "n2", epsilon = 1.000000e-05 : f64}
+// PLAN:       %ge = plan.unary "gelu" %hb {value = "ge"}
+// PLAN:       %y = plan.binary "add" %r1, %fb_r {value = "y"}
 // PLAN-NOT:   plan.rowwise "softmax"
 
 // --- map-tiles on attention_small: the materialized attention keeps each tile's [32 x 16]
 // score block in a tilemap.alloc buffer that attention_update writes (and checkpoints) in place.
 // MAP:        %qh = tilemap.move %q_r
-// MAP:        tilemap.checkpoint "qh" op 7 %qh : !tilemap.buffer<1x32x16xf16, tiles = [0, 64], memory = interleaved> as tensor<8x64x16xf16>
+// MAP:        tilemap.checkpoint "qh" value "qh" %qh : !tilemap.buffer<1x32x16xf16, tiles = [0, 64], memory = interleaved> as tensor<8x64x16xf16>
 // MAP:        %a_state_offsets = tilemap.weight "a_state_offsets" #table.offsets<[query_row, key_begin, key_end, pad]
 // MAP-NEXT:     [0, 0, 16, 0],
 // MAP:          [32, 48, 64, 0]> : tensor<64x4xf32> layout #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0, 1, 2, 3], []], memory = standard> -> !tilemap.buffer<1x4xf32, tiles = [0, 64], memory = standard>
 // MAP-NEXT:   %a_state_init = tilemap.run "attention_init"() {qr = 32 : i64, d = 16 : i64} : () -> !tilemap.buffer<1x32x18xf32, tiles = [0, 64], memory = standard>
 // MAP-NEXT:   %a_state_scores = tilemap.alloc : !tilemap.buffer<1x32x16xf32, tiles = [0, 64], memory = standard>
 // MAP-NEXT:   %a_state = tilemap.run "attention_update"(%qh, %kh, %vh, %a_state_offsets, %a_state_scores, %a_state_init) {kr = 16 : i64, k_base = 0 : i64, qr = 32 : i64, d = 16 : i64, causal = 0 : i64, scale_bits = 1048576000 : i64} {inplace = 5 : i64} : ({{.*}}) -> !tilemap.buffer<1x32x18xf32, tiles = [0, 64], memory = standard>
-// MAP-NEXT:   tilemap.checkpoint "a_state_scores" op 10 %a_state_scores : !tilemap.buffer<1x32x16xf32, tiles = [0, 64], memory = standard> as tensor<8x64x64xf32> layout #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0, 1], [2], [3]], align = [1, 32, 16], memory = standard> {aspect = "scores"}
+// MAP-NEXT:   tilemap.checkpoint "a_state_scores" value "a" %a_state_scores : !tilemap.buffer<1x32x16xf32, tiles = [0, 64], memory = standard> as tensor<8x64x64xf32> layout #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0, 1], [2], [3]], align = [1, 32, 16], memory = standard> {aspect = "scores"}
 // MAP-NEXT:   %a_stage = tilemap.move %a_state transfers = #table.transfers<[src_tile, {{.*}}]
 // MAP:        ]> {reason = "attention_combine", zero_fill} : !tilemap.buffer<1x32x18xf32, {{.*}}> -> !tilemap.buffer<4x1x8x18xf32, tiles = [0, 64], memory = standard>
 // MAP-NEXT:   %a = tilemap.run "attention_combine"(%a_stage) {parts = 4 : i64, qr = 8 : i64, d = 16 : i64} : (!tilemap.buffer<4x1x8x18xf32, tiles = [0, 64], memory = standard>) -> !tilemap.buffer<1x8x16xf16, tiles = [0, 64], memory = standard>
-// MAP-NEXT:   tilemap.checkpoint "a" op 10 %a
+// MAP-NEXT:   tilemap.checkpoint "a" value "a" %a
 // MAP-NEXT:   %m = tilemap.move %a
 // MAP-NOT:    attention_update
 
@@ -77,7 +77,7 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // TB:         tasm.call "gelu"
 // TB:         tasm.host_out @output0
 // TB-NEXT:    }
-// TB:         tasm.checkpoint_def @a_state_scores op 19 aspect "scores" : tensor<8x64x64xf32> layout #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0, 1], [2], [3]], align = [1, 32, 16], memory = standard> at [[SCORES]]
+// TB:         tasm.checkpoint_def @a_state_scores value "a" aspect "scores" : tensor<8x64x64xf32> layout #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0, 1], [2], [3]], align = [1, 32, 16], memory = standard> at [[SCORES]]
 // TB:         tasm.stream_out @output0 : tensor<64x128xf16>
 // TB-NOT:     softmax_rows
 
@@ -93,17 +93,17 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // ATT-NOT:    tasm.call "attention_update"
 // ATT:        tasm.weight @a_state_offsets #table.offsets<[query_row, key_begin, key_end, pad]
 // ATT:        ]> : tensor<64x4xf32> layout #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0, 1, 2, 3], []], memory = standard> at [[OFFS]]
-// ATT-NEXT:   tasm.checkpoint_def @a_state_scores op 10 aspect "scores" : tensor<8x64x64xf32> {{.*}} at [[ASCORES]]
+// ATT-NEXT:   tasm.checkpoint_def @a_state_scores value "a" aspect "scores" : tensor<8x64x64xf32> {{.*}} at [[ASCORES]]
 // ATT-NOT:    softmax_rows
 
 // --- plan-ops on the streamed causal model: keys are not split over tiles (grid dimension 3
 // is 1); at seq 64 the planner takes one 64-key window.
-// SPLAN:      %qh = plan.split_heads %q_r {op_index = 6 : i64} : {{.*}} -> !plan.tensor<8x64x16xf16, #plan.layout<grid = [2, 4, 8, 1], split = {{\[\[}}0, 1], [2], []]
-// SPLAN:      %kh = plan.split_heads %k_r {op_index = 7 : i64}
-// SPLAN:      %vh = plan.split_heads %v_r {op_index = 8 : i64}
-// SPLAN-NEXT: %a_state = plan.attention %qh, %kh, %vh {form = "streamed", scale = 2.500000e-01 : f64, key_block = 64 : i64, causal, op_index = 9 : i64} : ({{.*}}) -> !plan.tensor<8x64x18xf32, #plan.layout<grid = [2, 4, 8, 1], split = {{\[\[}}0, 1], [2], []], partial = 3,
-// SPLAN-NEXT: %a = plan.attention_combine %a_state {op_index = 9 : i64} : {{.*}} -> !plan.tensor<8x64x16xf16, #plan.layout<grid = [2, 4, 8, 1], split = {{\[\[}}0, 1], [2, 3], []], memory = standard>>
-// SPLAN-NEXT: %m = plan.merge_heads %a {op_index = 10 : i64}
+// SPLAN:      %qh = plan.split_heads %q_r {value = "qh"} : {{.*}} -> !plan.tensor<8x64x16xf16, #plan.layout<grid = [2, 4, 8, 1], split = {{\[\[}}0, 1], [2], []]
+// SPLAN:      %kh = plan.split_heads %k_r {value = "kh"}
+// SPLAN:      %vh = plan.split_heads %v_r {value = "vh"}
+// SPLAN-NEXT: %a_state = plan.attention %qh, %kh, %vh {form = "streamed", scale = 2.500000e-01 : f64, key_block = 64 : i64, causal, value = "a"} : ({{.*}}) -> !plan.tensor<8x64x18xf32, #plan.layout<grid = [2, 4, 8, 1], split = {{\[\[}}0, 1], [2], []], partial = 3,
+// SPLAN-NEXT: %a = plan.attention_combine %a_state {value = "a"} : {{.*}} -> !plan.tensor<8x64x16xf16, #plan.layout<grid = [2, 4, 8, 1], split = {{\[\[}}0, 1], [2, 3], []], memory = standard>>
+// SPLAN-NEXT: %m = plan.merge_heads %a {value = "m"}
 
 // SMAP:       %a_state_init = tilemap.run "attention_init"() {qr = 8 : i64, d = 16 : i64}
 // SMAP-NEXT:  %a_state_scores = tilemap.alloc : !tilemap.buffer<1x8x64xf32, tiles = [0, 64], memory = standard>
@@ -112,7 +112,7 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // SMAP-NEXT:  %a_state_v0 = tilemap.move %vh transfers = #table.transfers<[{{.*}}]
 // SMAP:       ]> {reason = "attention window"} : {{.*}} -> !tilemap.buffer<1x64x16xf16, tiles = [0, 64], memory = interleaved>
 // SMAP-NEXT:  %a_state = tilemap.run "attention_update"(%qh, %a_state_k0, %a_state_v0, %a_state_offsets, %a_state_scores, %a_state_init) {kr = 64 : i64, k_base = 0 : i64, qr = 8 : i64, d = 16 : i64, causal = 1 : i64, scale_bits = 1048576000 : i64} {inplace = 5 : i64}
-// SMAP-NEXT:  tilemap.checkpoint "a_state_scores" op 9 %a_state_scores : {{.*}} as tensor<8x64x64xf32> {{.*}} {aspect = "scores@0"}
+// SMAP-NEXT:  tilemap.checkpoint "a_state_scores" value "a" %a_state_scores : {{.*}} as tensor<8x64x64xf32> {{.*}} {aspect = "scores@0"}
 // SMAP-NEXT:  %a_stage = tilemap.move %a_state transfers = #table.transfers<[{{.*}}]
 // SMAP:       ]> {reason = "attention_combine", zero_fill}
 // SMAP-NEXT:  %a = tilemap.run "attention_combine"(%a_stage) {parts = 1 : i64, qr = 8 : i64, d = 16 : i64}

@@ -6,7 +6,7 @@
 
 // CHECK-LABEL: func.func @main
 // CHECK-SAME: exchange.memory = {peak_standard_bytes = 96 : i64, peak_interleaved_bytes = 0 : i64, peak_total_bytes = 96 : i64, maximum_standard_allocation_bytes = 32 : i64}
-func.func @main() attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"], ipu.target = "sim16", tilemap.mapping = #tilemap.mapping<identity>, exchange.memory = {peak_standard_bytes = 96 : i64, peak_interleaved_bytes = 0 : i64, peak_total_bytes = 96 : i64, maximum_standard_allocation_bytes = 32 : i64}} {
+func.func @main() attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"], tilemap.mapping = #tilemap.mapping<identity>, exchange.memory = {peak_standard_bytes = 96 : i64, peak_interleaved_bytes = 0 : i64, peak_total_bytes = 96 : i64, maximum_standard_allocation_bytes = 32 : i64}} {
   // CHECK: %x = tilemap.host_write "x" : tensor<4x8xf32> layout {{.*}} {slot = #exchange.slot<0x50020, 32, standard>} -> !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>
   %x = tilemap.host_write "x" : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard> {slot = #exchange.slot<0x50020, 32, standard>} -> !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>
   // CHECK-NEXT: %g = tilemap.run "relu"(%x) {elements = 2 : i64} {slot = #exchange.slot<0x50040, 32, standard>}

@@ -66,7 +66,7 @@ tasm.stream_out @y : tensor<4x8xf32> slices = dense<[[0, 8, 4, 2, 0, 4, 1, 32771
 
 // -----
 
-tasm.checkpoint_def @g op 1 : tensor<4x8xf32> slices = #table.slices<[logical_offset, logical_stride, rows, row_elements, tile, tile_count, tile_step, address, tile_stride] [0, 8, 4, 2, 0, 4, -1, 327712, 8]>
+tasm.checkpoint_def @g value "g" : tensor<4x8xf32> slices = #table.slices<[logical_offset, logical_stride, rows, row_elements, tile, tile_count, tile_step, address, tile_stride] [0, 8, 4, 2, 0, 4, -1, 327712, 8]>
 // CHECK: Operation does not verify: tasm.checkpoint_def: slice 0 column tile_step is negative (-1)
 
 // -----

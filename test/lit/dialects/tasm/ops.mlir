@@ -4,8 +4,8 @@
 // From `ipu-opt -p ipu-compile --target sim16` on relu -> transpose -> add (4x8xf32); the
 // phase table is cut to one family with pc = 1.
 
-// CHECK: builtin.module attributes {tasm.target = "sim16"} {
-builtin.module attributes {tasm.target = "sim16"} {
+// CHECK: builtin.module attributes {ipu.target = #ipu.target<"sim16">} {
+builtin.module attributes {ipu.target = #ipu.target<"sim16">} {
   // CHECK-NEXT: tasm.program @p0 tiles(0, 16) {
   // CHECK-NEXT:   tasm.host_in @x
   // CHECK-NEXT:   tasm.call "relu" out(327744) in(array<i64: 327712>) {elements = 2 : i64} : f32 -> f32
@@ -34,8 +34,8 @@ builtin.module attributes {tasm.target = "sim16"} {
   }
   // CHECK-NEXT: tasm.stream_in @x : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = {{\[\[}}0], [1]], memory = standard> at 327712
   tasm.stream_in @x : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard> at 327712
-  // CHECK-NEXT: tasm.checkpoint_def @g op 1 : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = {{\[\[}}0], [1]], memory = standard> at 327744
-  tasm.checkpoint_def @g op 1 : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard> at 327744
+  // CHECK-NEXT: tasm.checkpoint_def @g value "g" : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = {{\[\[}}0], [1]], memory = standard> at 327744
+  tasm.checkpoint_def @g value "g" : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard> at 327744
   // CHECK-NEXT: tasm.phase @phase0 lower_bound 2 horizon 2 scheduler "greedy-longest-first" transfers = #table.transfers<[start, src_tile, src_address, src_stride, dst_tile, dst_address, dst_stride, rows, row_words, par_count, par_src_step, par_dst_step, mc_count, mc_step, par_src_offset_step, par_dst_offset_step, par_time_step]
   // CHECK-NEXT: [0, 0, 327744, 8, 0, 327712, 8, 1, 2, 1, 1, 1, 1, 1, 0, 0, 0]>
   tasm.phase @phase0 lower_bound 2 horizon 2 scheduler "greedy-longest-first" transfers = #table.transfers<[start, src_tile, src_address, src_stride, dst_tile, dst_address, dst_stride, rows, row_words, par_count, par_src_step, par_dst_step, mc_count, mc_step, par_src_offset_step, par_dst_offset_step, par_time_step] [0, 0, 327744, 8, 0, 327712, 8, 1, 2, 1, 1, 1, 1, 1, 0, 0, 0]>
@@ -56,8 +56,8 @@ builtin.module attributes {tasm.target = "sim16"} {
 // address; a weight carries its bytes (see weight-bytes.mlir for bytes the decimal syntax would
 // change). A program may name its code address.
 
-// CHECK: builtin.module attributes {tasm.target = "sim16", tasm.compiler = "0.1.0", tasm.metrics = {programs = 1 : i64, phases = 0 : i64}} {
-builtin.module attributes {tasm.target = "sim16", tasm.compiler = "0.1.0", tasm.metrics = {programs = 1 : i64, phases = 0 : i64}} {
+// CHECK: builtin.module attributes {ipu.target = #ipu.target<"sim16">, tasm.compiler = "0.1.0", tasm.metrics = {programs = 1 : i64, phases = 0 : i64}} {
+builtin.module attributes {ipu.target = #ipu.target<"sim16">, tasm.compiler = "0.1.0", tasm.metrics = {programs = 1 : i64, phases = 0 : i64}} {
   // CHECK-NEXT: tasm.program @p0 tiles(0, 16) at 311360 {
   // CHECK-NEXT:   tasm.host_in @x
   // CHECK-NEXT:   tasm.checkpoint @a_state_scores
@@ -75,9 +75,9 @@ builtin.module attributes {tasm.target = "sim16", tasm.compiler = "0.1.0", tasm.
   // CHECK-NEXT: tasm.weight @b dense<[1.000000e+00, 2.000000e+00, 3.000000e+00, 4.000000e+00]> : tensor<4xf32> : tensor<4xf32> slices = #table.slices<[logical_offset, logical_stride, rows, row_elements, tile, tile_count, tile_step, address, tile_stride]
   // CHECK-NEXT: [0, 4, 1, 4, 0, 16, 1, 327680, 16]>
   tasm.weight @b dense<"0x0000803F000000400000404000008040"> : tensor<4xf32> : tensor<4xf32> slices = #table.slices<[logical_offset, logical_stride, rows, row_elements, tile, tile_count, tile_step, address, tile_stride] [0, 4, 1, 4, 0, 16, 1, 327680, 16]>
-  // CHECK-NEXT: tasm.checkpoint_def @a_state_scores op 3 aspect "scores" : tensor<4x8xf32> slices = #table.slices<[logical_offset, logical_stride, rows, row_elements, tile, tile_count, tile_step, address, tile_stride]
+  // CHECK-NEXT: tasm.checkpoint_def @a_state_scores value "a" aspect "scores" : tensor<4x8xf32> slices = #table.slices<[logical_offset, logical_stride, rows, row_elements, tile, tile_count, tile_step, address, tile_stride]
   // CHECK-NEXT: [0, 8, 4, 8, 0, 1, 1, 327744, 32]>
-  tasm.checkpoint_def @a_state_scores op 3 aspect "scores" : tensor<4x8xf32> slices = #table.slices<[logical_offset, logical_stride, rows, row_elements, tile, tile_count, tile_step, address, tile_stride] [0, 8, 4, 8, 0, 1, 1, 327744, 32]>
+  tasm.checkpoint_def @a_state_scores value "a" aspect "scores" : tensor<4x8xf32> slices = #table.slices<[logical_offset, logical_stride, rows, row_elements, tile, tile_count, tile_step, address, tile_stride] [0, 8, 4, 8, 0, 1, 1, 327744, 32]>
   // CHECK-NEXT: tasm.stream_out @output0 : tensor<0xf32> slices = #table.slices<[logical_offset, logical_stride, rows, row_elements, tile, tile_count, tile_step, address, tile_stride]>
   tasm.stream_out @output0 : tensor<0xf32> slices = #table.slices<[logical_offset, logical_stride, rows, row_elements, tile, tile_count, tile_step, address, tile_stride]>
   // CHECK-NEXT: }

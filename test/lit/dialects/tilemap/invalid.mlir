@@ -25,7 +25,7 @@ func.func @f(%b: !tilemap.buffer<4x4xf16, tiles = [0, 4], memory = standard>) {
 // -----
 
 func.func @f(%b: !tilemap.buffer<4x4xf16, tiles = [0, 4], memory = standard>) {
-  tilemap.checkpoint "c" op 3 %b : !tilemap.buffer<4x4xf16, tiles = [0, 4], memory = standard> as tensor<8x16xf16> layout #plan.layout<grid = [2, 2], split = [[0], [1]], memory = standard>
+  tilemap.checkpoint "c" value "c" %b : !tilemap.buffer<4x4xf16, tiles = [0, 4], memory = standard> as tensor<8x16xf16> layout #plan.layout<grid = [2, 2], split = [[0], [1]], memory = standard>
   func.return
 }
 // CHECK: Operation does not verify: tilemap.checkpoint: layout block (4, 8) does not match buffer block (4, 4)

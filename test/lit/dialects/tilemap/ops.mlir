@@ -4,13 +4,13 @@
 // From `ipu-opt -p plan-ops,map-tiles --target sim16` on relu -> transpose -> add (4x8xf32).
 
 // CHECK-LABEL: func.func @main
-func.func @main() attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"], ipu.target = "sim16", tilemap.mapping = #tilemap.mapping<identity>} {
+func.func @main() attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"], tilemap.mapping = #tilemap.mapping<identity>} {
   // CHECK: %x = tilemap.host_write "x" : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = {{\[\[}}0], [1]], memory = standard> -> !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>
   %x = tilemap.host_write "x" : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard> -> !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>
   // CHECK-NEXT: %g = tilemap.run "relu"(%x) {elements = 2 : i64} : (!tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) -> !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>
   %g = tilemap.run "relu"(%x) {elements = 2 : i64} : (!tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) -> !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>
-  // CHECK-NEXT: tilemap.checkpoint "g" op 1 %g : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> as tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = {{\[\[}}0], [1]], memory = standard>
-  tilemap.checkpoint "g" op 1 %g : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> as tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard>
+  // CHECK-NEXT: tilemap.checkpoint "g" value "g" %g : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> as tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = {{\[\[}}0], [1]], memory = standard>
+  tilemap.checkpoint "g" value "g" %g : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> as tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard>
   // CHECK-NEXT: %g_r = tilemap.move %g transfers = #table.transfers<[src_tile, src_address, src_stride, dst_tile, dst_address, dst_stride, rows, row_words, par_count, par_src_step, par_dst_step, mc_count, mc_step, par_src_offset_step, par_dst_offset_step, par_time_step]
   // CHECK-NEXT: [0, 0, 8, 0, 0, 8, 1, 2, 4, 1, 1, 1, 1, 0, 0, 0],
   // CHECK-NEXT: [4, 0, 8, 0, 8, 8, 1, 2, 4, 1, 1, 1, 1, 0, 0, 0],

@@ -1,0 +1,64 @@
+"""`ipu`: attributes shared by every level; today the machine a module is compiled for.
+
+`#ipu.target<"mk2">` on the module (key `ipu.target`) names a target of `target/*.toml`; plan-ops
+sets it and every later pass, the package builder and the tools read it, so the IR says which
+machine its layouts, schedules and addresses are for."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import ModuleOp, StringAttr
+from xdsl.ir import Attribute, Dialect, ParametrizedAttribute
+from xdsl.irdl import irdl_attr_definition
+from xdsl.parser import AttrParser
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import VerifyException
+
+from ipu.target import Target, TargetError, load_target
+
+TARGET_ATTR = "ipu.target"
+"""The module attribute that carries the `TargetAttr`."""
+
+
+@irdl_attr_definition
+class TargetAttr(ParametrizedAttribute):
+    """`#ipu.target<"sim16">`: a known target machine, by name."""
+
+    name = "ipu.target"
+    target_name: StringAttr
+
+    def __init__(self, name: str):
+        super().__init__(StringAttr(name))
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        parser.parse_punctuation("<")
+        name = parser.parse_str_literal()
+        parser.parse_punctuation(">")
+        return (StringAttr(name),)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string("<")
+        printer.print_string_literal(self.target_name.data)
+        printer.print_string(">")
+
+    def verify(self) -> None:
+        try:
+            load_target(self.target_name.data)
+        except TargetError as e:
+            raise VerifyException(f"#ipu.target: {e}") from None
+
+    @property
+    def target(self) -> Target:
+        """The loaded machine model."""
+        return load_target(self.target_name.data)
+
+
+def target_attr_of(module: ModuleOp) -> TargetAttr | None:
+    """The module's `#ipu.target`, if it carries one."""
+    a = module.attributes.get(TARGET_ATTR)
+    return a if isinstance(a, TargetAttr) else None
+
+
+Ipu = Dialect("ipu", [], [TargetAttr])
