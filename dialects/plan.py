@@ -284,6 +284,8 @@ AnyPlan = BaseAttr(PlanTensorType)
 
 
 VALUE_ATTR = "value"
+FINALIST_ATTR = "plan.finalist"  # on a plan-search finalist function: its rank
+ENTRY_ATTR = "plan.entry"  # on a finalist function: the graph function it plans
 """A plan op's `value = "h"`: the stable name (`ipu.dialects.value_names`) of the graph value it
 computes, by which its checkpoint is matched with the reference."""
 

@@ -17,6 +17,7 @@ from xdsl.dialects import builtin, func
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, StringAttr
 from xdsl.utils.exceptions import DiagnosticException
 
+from ipu.dialects import plan
 from ipu.target import Target
 from ipu.transforms.log import log_event
 from ipu.transforms.plan_cost import PlanMetrics, dominates, estimate
@@ -97,8 +98,8 @@ def emit_finalists(module: builtin.ModuleOp, graph_f: func.FuncOp, kept: list[Ca
         f.sym_name = StringAttr(name if len(kept) == 1 else f"{name}_finalist_{i}")
         fields = {k: IntegerAttr(v, 64) for k, v in c.metrics.log_fields().items() if isinstance(v, int)}
         f.attributes["plan.metrics"] = DictionaryAttr(fields)
-        f.attributes["plan.finalist"] = IntegerAttr(i, 64)
-        f.attributes["plan.entry"] = StringAttr(name)
+        f.attributes[plan.FINALIST_ATTR] = IntegerAttr(i, 64)
+        f.attributes[plan.ENTRY_ATTR] = StringAttr(name)
         module.body.block.insert_op_before(f, graph_f)
         log_event("retained operator-plan finalist", finalist=i, **c.metrics.log_fields())
     module.body.block.erase_op(graph_f)

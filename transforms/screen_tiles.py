@@ -13,12 +13,10 @@ from xdsl.context import Context
 from xdsl.dialects import builtin, func
 from xdsl.passes import ModulePass
 
-from ipu.dialects import exchange, tilemap
+from ipu.dialects import exchange, plan, tilemap
 from ipu.transforms.log import log_event
 from ipu.transforms.target_of import module_target
 from ipu.transforms.tile_screen import screen
-
-FINALIST_ATTR = "plan.finalist"  # a plan-search finalist's rank (plan_search.emit_finalists)
 
 
 def mapped_finalists(module: builtin.ModuleOp) -> list[func.FuncOp]:
@@ -26,7 +24,7 @@ def mapped_finalists(module: builtin.ModuleOp) -> list[func.FuncOp]:
     return [
         f
         for f in module.body.block.ops
-        if isinstance(f, func.FuncOp) and FINALIST_ATTR in f.attributes and tilemap.MAPPING_ATTR in f.attributes
+        if isinstance(f, func.FuncOp) and plan.FINALIST_ATTR in f.attributes and tilemap.MAPPING_ATTR in f.attributes
     ]
 
 
@@ -45,7 +43,7 @@ class ScreenTilesPass(ModulePass):
             sc = screen(f, t)
             log_event(
                 "screened tile mappings by exchange resource load",
-                finalist=f.attributes[FINALIST_ATTR].value.data,  # type: ignore[union-attr]
+                finalist=f.attributes[plan.FINALIST_ATTR].value.data,  # type: ignore[union-attr]
                 candidates=sc.candidates,
                 baseline_cycles=sc.baseline_cycles,
                 candidate_cycles=sc.candidate_cycles,

@@ -20,21 +20,18 @@ from xdsl.dialects.builtin import StringAttr
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
-from ipu.dialects import tilemap
+from ipu.dialects import plan, tilemap
 from ipu.transforms.cycles import previewed_cycles, refined_cycles
 from ipu.transforms.log import log_event
-from ipu.transforms.screen_tiles import FINALIST_ATTR
 from ipu.transforms.target_of import module_target
-
-ENTRY_ATTR = "plan.entry"  # the graph function a finalist plans
 
 
 def finalist_groups(module: builtin.ModuleOp) -> dict[str, list[func.FuncOp]]:
     """Finalist functions by the entry function they plan."""
     groups: dict[str, list[func.FuncOp]] = {}
     for f in module.body.block.ops:
-        if isinstance(f, func.FuncOp) and FINALIST_ATTR in f.attributes:
-            groups.setdefault(f.attributes[ENTRY_ATTR].data, []).append(f)  # type: ignore[union-attr]
+        if isinstance(f, func.FuncOp) and plan.FINALIST_ATTR in f.attributes:
+            groups.setdefault(f.attributes[plan.ENTRY_ATTR].data, []).append(f)  # type: ignore[union-attr]
     return groups
 
 
@@ -50,7 +47,7 @@ class SelectFinalistPass(ModulePass):
         for entry, fs in finalist_groups(op).items():
             scored = []
             for f in fs:
-                idx = f.attributes[FINALIST_ATTR].value.data  # type: ignore[union-attr]
+                idx = f.attributes[plan.FINALIST_ATTR].value.data  # type: ignore[union-attr]
                 if tilemap.MAPPING_ATTR not in f.attributes:
                     raise DiagnosticException(
                         f"select-finalist: finalist @{f.sym_name.data} is not mapped; run map-tiles and "
