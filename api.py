@@ -31,7 +31,8 @@ from ipu.dialects.value_names import name_values, value_names
 from ipu.golden.compare import Comparison, compare, tolerance
 from ipu.golden.evaluator import evaluate, main_function, make_inputs
 from ipu.runtime.emulator import Emulator, RunResult
-from ipu.runtime.package import Package, validate_package
+from ipu.runtime.package import Package
+from ipu.runtime.package_check import validate_package
 from ipu.target import Target, load_target
 from ipu.transforms.log import phase
 from ipu.transforms.pipeline import compile_passes

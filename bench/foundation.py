@@ -20,7 +20,7 @@ from ipu.dialects import graph
 from ipu.golden.compare import compare
 from ipu.golden.evaluator import evaluate, main_function, make_inputs
 from ipu.runtime.emulator import Emulator
-from ipu.runtime.package import read_package, write_package
+from ipu.runtime.package_io import read_package, write_package
 from ipu.target import load_target
 from ipu.transforms.pipeline import compile_passes
 

@@ -37,15 +37,7 @@ from ipu.runtime.copy_rows import (
     scatter_slices,
 )
 from ipu.runtime.exchange_check import ScheduleError, check_counts, check_ports, check_tiles, check_writes
-from ipu.runtime.package import (
-    DEVICE_WORK,
-    Binding,
-    HostStep,
-    Package,
-    Phase,
-    Program,
-    binding_bytes,
-)
+from ipu.runtime.package import DEVICE_WORK, Binding, HostStep, Package, Phase, Program, binding_bytes
 from ipu.target import Target
 from ipu.target.mapping import TileMapping
 

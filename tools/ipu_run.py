@@ -22,7 +22,9 @@ import numpy as np
 from ipu import api
 from ipu.atomic import atomic_path, write_text
 from ipu.golden.evaluator import main_function
-from ipu.runtime.package import Package, read_package, validate_package, write_package
+from ipu.runtime.package import Package
+from ipu.runtime.package_check import validate_package
+from ipu.runtime.package_io import read_package, write_package
 from ipu.runtime.profile import build_profile
 from ipu.target import DEFAULT_TARGET, load_target
 from ipu.tools.common import ToolError, make_context, parse_file, progress, setup_logging, user_errors

@@ -17,7 +17,8 @@ from xdsl.dialects import builtin
 from ipu import api
 from ipu.atomic import write_text
 from ipu.codegen.ipuexe import build_package, disassemble
-from ipu.runtime.package import package_bytes, read_package, validate_package, write_package
+from ipu.runtime.package_check import validate_package
+from ipu.runtime.package_io import package_bytes, read_package, write_package
 from ipu.runtime.summary import summarize_package
 from ipu.target import DEFAULT_TARGET, load_target
 from ipu.tools.common import ToolError, make_context, parse_file, setup_logging, user_errors

@@ -24,18 +24,14 @@ from conftest import EXAMPLES
 from ipu.abi.isa import INSTRUCTION_WORDS, Opcode, encode_simple
 from ipu.abi.tables import SLICE, TRANSFER
 from ipu.codegen.ipuexe import build_package
-from ipu.runtime.package import (
-    SCHEMA_VERSION,
-    HostStep,
-    Package,
-    PackageError,
-    Program,
+from ipu.runtime.package import SCHEMA_VERSION, HostStep, Package, PackageError, Program
+from ipu.runtime.package_check import validate_package
+from ipu.runtime.package_io import (
     _content_digest,
     _digest_position,
     _schema,
     message_bytes,
     read_package,
-    validate_package,
     write_package,
 )
 from ipu.target import load_target

@@ -88,7 +88,7 @@ def _onnx_bytes() -> bytes:
 
 def _package_sim16(path: Path) -> None:
     import ipu
-    from ipu.runtime.package import write_package
+    from ipu.runtime.package_io import write_package
 
     write_package(ipu.compile(CORPUS / "level" / "graph-module.mlir", target="sim16").package, path)
 

@@ -10,7 +10,8 @@ import pytest
 from ipu.abi.isa import DType, Opcode, encode_simple, float_bits
 from ipu.abi.kernels import KERNELS, encode_call
 from ipu.runtime.emulator import Emulator, EmulatorError
-from ipu.runtime.package import Binding, Package, PackageError, Phase, Program, host_calls_for, validate_package
+from ipu.runtime.package import Binding, Package, PackageError, Phase, Program, host_calls_for
+from ipu.runtime.package_check import validate_package
 from ipu.target import load_target
 
 T = load_target("sim16")

@@ -9,7 +9,7 @@ import pytest
 from conftest import EXAMPLES
 
 from ipu.abi.tables import TRANSFER
-from ipu.runtime.package import read_package, write_package
+from ipu.runtime.package_io import read_package, write_package
 
 
 def test_mlp_small_passes_on_sim16(tool, tmp_path: Path) -> None:

@@ -20,7 +20,9 @@ from ipu.codegen.ipuexe import build_package, disassemble
 from ipu.context import make_context
 from ipu.dialects import tasm
 from ipu.dialects.table import table_attr, table_of
-from ipu.runtime.package import Package, host_calls_for, package_bytes, read_package, validate_package
+from ipu.runtime.package import Package, host_calls_for
+from ipu.runtime.package_check import validate_package
+from ipu.runtime.package_io import package_bytes, read_package
 from ipu.target import Target, load_target
 from ipu.tools.common import parse_file
 from ipu.transforms.pipeline import IpuCompilePass

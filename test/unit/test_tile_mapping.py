@@ -63,7 +63,7 @@ def test_package_carries_the_mapping_and_the_emulator_times_routes_with_it(tool,
     from conftest import EXAMPLES
 
     from ipu.runtime.emulator import Emulator
-    from ipu.runtime.package import read_package
+    from ipu.runtime.package_io import read_package
 
     p = tmp_path / "a.ipuexe"
     r = tool("ipu-run", str(EXAMPLES / "attention_small.mlir"), "--target", "sim16", "--package", str(p))
