@@ -178,7 +178,6 @@ class MappingAttr(ParametrizedAttribute):
 
 
 MAPPING_ATTR = "tilemap.mapping"  # a mapped function's MappingAttr (its presence marks it mapped)
-PLAN_MAPPING_ATTR = "plan.tile_mapping"  # a plan function's screened mapping, applied by map-tiles
 
 
 def mapping_of(op: Operation) -> TileMapping:

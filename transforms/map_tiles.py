@@ -598,7 +598,7 @@ def map_function(f: func.FuncOp) -> dict[str, int]:
     ).rewrite_region(f.body)
     convert_signature(f)
     PatternRewriteWalker(ReconcileUnrealizedCastsPattern()).rewrite_region(f.body)
-    f.attributes[tilemap.MAPPING_ATTR] = f.attributes.pop(tilemap.PLAN_MAPPING_ATTR, None) or tilemap.MappingAttr(1, 1)
+    f.attributes[tilemap.MAPPING_ATTR] = tilemap.MappingAttr(1, 1)  # identity; screen-tiles may choose another
     moves = [op for op in f.body.walk() if isinstance(op, tilemap.MoveOp)]
     return {
         "moves": len(moves),
@@ -609,8 +609,8 @@ def map_function(f: func.FuncOp) -> dict[str, int]:
 
 @dataclass(frozen=True)
 class MapTilesPass(ModulePass):
-    """Lower `plan` to `tilemap`; the function keeps the tile mapping select-finalist screened
-    for it (`plan.tile_mapping`), else the identity."""
+    """Lower `plan` to `tilemap` (every finalist function), with the identity tile mapping:
+    `screen-tiles` then chooses each finalist's mapping."""
 
     name = "map-tiles"
 
