@@ -33,10 +33,12 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 
 from ipu.abi.isa import INSTRUCTION_WORDS, DType, Opcode, bits_float
+from ipu.abi.tables import ATTENTION_OFFSETS
 
 if TYPE_CHECKING:
     from ipu.target import Target
 
+_QUERY_ROW, _KEY_BEGIN, _KEY_END = (ATTENTION_OFFSETS.index(c) for c in ("query_row", "key_begin", "key_end"))
 Params = dict[str, Any]  # parameter name -> int, or a numpy column of them (vectorised checks)
 Values = np.ndarray | tuple[np.ndarray, ...]
 
@@ -314,13 +316,13 @@ def _attention_update(p: Params, count: int, ins: list[np.ndarray], acc: np.ndar
     state = acc.reshape(count, qr, d + 2)
     a, m, l_ = state[:, :, :d], state[:, :, d], state[:, :, d + 1]
     s = matmul(q, k.transpose(0, 2, 1)) * np.float32(bits_float(p["scale_bits"]))
-    gk = off[:, 1, None] + p["k_base"] + np.arange(kr)  # [count, kr]
-    in_range = gk < off[:, 2, None]
+    gk = off[:, _KEY_BEGIN, None] + p["k_base"] + np.arange(kr)  # [count, kr]
+    in_range = gk < off[:, _KEY_END, None]
     # keys past the tile's key end do not exist: their (padding) value rows are not read
     v = np.where(in_range[:, :, None], v, np.float32(0))
     valid = in_range[:, None, :]  # [count, 1, kr]
     if p["causal"]:
-        gq = off[:, 0, None] + np.arange(qr)  # [count, qr]
+        gq = off[:, _QUERY_ROW, None] + np.arange(qr)  # [count, qr]
         valid = valid & (gk[:, None, :] <= gq[:, :, None])
     valid = np.broadcast_to(valid, s.shape)
     s = np.where(valid, s, np.float32(-np.inf))

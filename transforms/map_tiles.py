@@ -405,14 +405,15 @@ def attention_offsets(q: Layout, kv: Layout | None, sk: int) -> np.ndarray:
     """Per tile (first query row, first key, key end) for the attention kernels, as f32 [tiles, 4]."""
     c = q.coords()
     qr = q.block_size(1)
-    out = np.zeros((q.tiles, 4), np.float32)
-    out[:, 0] = c[:, 2] * qr
+    col = ATTENTION_OFFSETS.index
+    out = np.zeros((q.tiles, len(ATTENTION_OFFSETS.columns)), np.float32)
+    out[:, col("query_row")] = c[:, 2] * qr
     if kv is None:  # streamed: keys arrive in windows, all keys count
-        out[:, 2] = sk
+        out[:, col("key_end")] = sk
     else:
         kr = kv.block_size(1)
-        out[:, 1] = c[:, 3] * kr
-        out[:, 2] = np.minimum(sk, (c[:, 3] + 1) * kr)
+        out[:, col("key_begin")] = c[:, 3] * kr
+        out[:, col("key_end")] = np.minimum(sk, (c[:, 3] + 1) * kr)
     return out
 
 
