@@ -89,10 +89,11 @@ Draw = Callable[[st.SearchStrategy], object]
 
 
 def _unary(draw: Draw, b: Builder, x: Value, pool: list[Value]) -> Value | None:
-    kind = draw(st.sampled_from(("relu", "gelu", "tanh", "exp")))
+    kind = draw(st.sampled_from(("relu", "gelu", "tanh", "exp", "sigmoid")))
     if kind == "exp" and x.scale > 2.0:
         kind = "tanh"
-    scale = {"relu": x.scale, "gelu": x.scale, "tanh": min(1.0, x.scale), "exp": math.exp(x.scale)}[kind]
+    bound = {"tanh": min(1.0, x.scale), "exp": math.exp(x.scale), "sigmoid": 1.0}
+    scale = bound.get(kind, x.scale)  # relu and gelu keep their input's scale
     return b.op(f"graph.{kind} {x.name} : {x.type} -> {x.type}", x.shape, x.dtype, scale)
 
 
