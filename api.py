@@ -49,7 +49,8 @@ class ApiError(ValueError):
 class Compiled:
     """A compiled model: its package, the graph function the reference evaluates (None for a
     module that was already at tasm level), and the seconds each pipeline phase took. An imported
-    ONNX model also carries its `oracle` (onnx.reference on the ONNX file: inputs -> outputs by name)."""
+    ONNX model also carries its `oracle` (the ONNX file run by onnxruntime, or onnx.reference where
+    onnxruntime is not installed: inputs -> outputs by name)."""
 
     package: Package
     target: Target
@@ -73,6 +74,7 @@ class Check:
     value: str  # the graph value's stable name ("" for outputs)
     aspect: str
     result: Comparison
+    source: str = ""  # for "oracle" checks: the runtime that computed the expected values
 
 
 @dataclass
@@ -405,7 +407,8 @@ def check_oracle(
     for i, (name, ref) in enumerate(want.items()):
         obs = result.outputs[name]
         a, r = tolerance(obs.dtype, atol, rtol)
-        out.append(Check("oracle", name, i, "", "value", compare(obs, ref, ref.size, a, r)))
+        source = getattr(oracle, "backend", "oracle")
+        out.append(Check("oracle", name, i, "", "value", compare(obs, ref, ref.size, a, r), source))
     return out
 
 

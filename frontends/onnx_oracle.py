@@ -1,33 +1,66 @@
-"""The numerical oracle for imported ONNX models: `onnx.reference.ReferenceEvaluator` running
-the ONNX file itself. It never sees the importer's graph IR or the compiled package."""
+"""The numerical oracle for imported ONNX models: the ONNX file itself, run by onnxruntime (what
+users trust) when it is installed, else by `onnx.reference.ReferenceEvaluator`. It never sees the
+importer's graph IR or the compiled package."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 import onnx
 
 Oracle = Callable[[dict[str, np.ndarray]], dict[str, np.ndarray]]
+Backend = Literal["auto", "onnxruntime", "reference"]
+BACKENDS: tuple[str, ...] = ("auto", "onnxruntime", "reference")
 
 
-def onnx_oracle(model: str | Path | onnx.ModelProto) -> Oracle:
-    """A function from inputs (keyed by ONNX input name) to outputs (keyed by ONNX output name)."""
-    from onnx.reference import ReferenceEvaluator
+def onnxruntime_available() -> bool:
+    try:
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
+
+@dataclass
+class OnnxOracle:
+    """Inputs (keyed by ONNX input name) -> outputs (keyed by ONNX output name); `backend` says
+    which runtime computes them."""
+
+    backend: str
+    _run: Callable[[dict[str, np.ndarray]], list[np.ndarray]]
+    dtypes: dict[str, np.dtype]
+    names: list[str]
+
+    def __call__(self, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        feed = {n: np.asarray(inputs[n]).astype(dt) for n, dt in self.dtypes.items()}
+        return dict(zip(self.names, (np.asarray(v) for v in self._run(feed)), strict=True))
+
+
+def onnx_oracle(model: str | Path | onnx.ModelProto, backend: Backend = "auto") -> OnnxOracle:
+    """The oracle of `model`: onnxruntime for `auto` when it is installed, else onnx.reference."""
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown ONNX oracle backend {backend!r} (known: {', '.join(BACKENDS)})")
     proto = model if isinstance(model, onnx.ModelProto) else onnx.load(str(model))
-    session = ReferenceEvaluator(proto)
     init = {i.name for i in proto.graph.initializer}
     feeds = [i for i in proto.graph.input if i.name not in init]
-    dtypes = {i.name: onnx.helper.tensor_dtype_to_np_dtype(i.type.tensor_type.elem_type) for i in feeds}
+    dtypes = {i.name: np.dtype(onnx.helper.tensor_dtype_to_np_dtype(i.type.tensor_type.elem_type)) for i in feeds}
     names = [o.name for o in proto.graph.output]
+    if backend == "onnxruntime" or (backend == "auto" and onnxruntime_available()):
+        import onnxruntime as ort
 
-    def run(inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        feed = {n: np.asarray(inputs[n]).astype(dt) for n, dt in dtypes.items()}
-        return dict(zip(names, session.run(None, feed), strict=True))
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = 1  # deterministic and polite on a shared machine
+        opts.log_severity_level = 3
+        session = ort.InferenceSession(proto.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+        return OnnxOracle("onnxruntime", lambda feed: session.run(names, feed), dtypes, names)
+    from onnx.reference import ReferenceEvaluator
 
-    return run
+    ref = ReferenceEvaluator(proto)
+    return OnnxOracle("onnx.reference", lambda feed: ref.run(None, feed), dtypes, names)
 
 
-__all__ = ["Oracle", "onnx_oracle"]
+__all__ = ["BACKENDS", "Oracle", "OnnxOracle", "onnx_oracle", "onnxruntime_available"]

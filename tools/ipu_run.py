@@ -86,8 +86,8 @@ def _print_checks(checks: list[api.Check]) -> bool:
                 f"maximumAbsoluteError={r.max_abs_error:.6f}" + tail
             )
         else:  # an output against the reference, or against an ONNX model's own oracle
-            kind = "output" if c.kind == "output" else "oracleOutput"
-            print(f"{kind}={c.name} samples={r.samples} maximumAbsoluteError={r.max_abs_error:.6f}" + tail)
+            head = f"output={c.name}" if c.kind == "output" else f"oracleOutput={c.name} oracle={c.source}"
+            print(f"{head} samples={r.samples} maximumAbsoluteError={r.max_abs_error:.6f}" + tail)
     return ok
 
 
