@@ -269,20 +269,24 @@ class MapReduce(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: plan.ReduceOp, rewriter: PatternRewriter) -> None:
-        casts, ins = _as_buffers([op.input])
-        src_l: Layout = op.input.type.layout
         lay: Layout = op.result.type.layout
-        hint = op.result.name_hint
-        stage_t = tilemap.BufferType((src_l.partials, *lay.block), builtin.f32, lay.first_tile, lay.tiles, "standard")
-        mv = _move(ins[0], stage_t, src_l, lay, "reduce")
-        r = _run(
-            "reduce_sum",
-            [_named(mv, f"{hint}_stage")],
-            buffer_type(op.result.type),
-            parts=src_l.partials,
-            elements=lay.block_elements,
-        )
-        _replace(rewriter, op, [*casts, mv, r], [_named(r, hint)])
+        _stage_and_combine(rewriter, op, lay, "reduce", "reduce_sum", elements=lay.block_elements)
+
+
+def _stage_and_combine(
+    rewriter: PatternRewriter, op: Operation, stage: Layout, reason: str, kernel: str, **params: int
+) -> None:
+    """Replace `op` (one partial-sum input, one result) by a move that stages every part of each
+    result block on its tile, f32 [parts, *stage.block] in `stage`'s layout, then `kernel` over it."""
+    src, res = op.operands[0], op.results[0]
+    casts, ins = _as_buffers([src])
+    src_l: Layout = src.type.layout
+    lay: Layout = res.type.layout
+    stage_t = tilemap.BufferType((src_l.partials, *stage.block), builtin.f32, lay.first_tile, lay.tiles, "standard")
+    mv = _move(ins[0], stage_t, src_l, stage, reason)
+    hint = res.name_hint
+    r = _run(kernel, [_named(mv, f"{hint}_stage")], buffer_type(res.type), parts=src_l.partials, **params)
+    _replace(rewriter, op, [*casts, mv, r], [_named(r, hint)])
 
 
 def _replace_by_heads_move(rewriter: PatternRewriter, op: Operation, src_l: Layout, dst_l: Layout) -> None:
@@ -377,24 +381,12 @@ class MapAttentionCombine(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: plan.AttentionCombineOp, rewriter: PatternRewriter) -> None:
-        casts, ins = _as_buffers([op.input])
         src_l: Layout = op.input.type.layout
-        lay: Layout = op.result.type.layout
-        hint = op.result.name_hint
         full = Layout(
             src_l.shape, src_l.grid, (src_l.split[0], src_l.split[1] + (src_l.partial,), ()), -1, src_l.first_tile
         )
-        stage_t = tilemap.BufferType((src_l.partials, *full.block), builtin.f32, lay.first_tile, lay.tiles, "standard")
-        mv = _move(ins[0], stage_t, src_l, full, "attention_combine")
-        r = _run(
-            "attention_combine",
-            [_named(mv, f"{hint}_stage")],
-            buffer_type(op.result.type),
-            parts=src_l.partials,
-            qr=full.block[1],
-            d=lay.shape[2],
-        )
-        _replace(rewriter, op, [*casts, mv, r], [_named(r, hint)])
+        d = op.result.type.layout.shape[2]
+        _stage_and_combine(rewriter, op, full, "attention_combine", "attention_combine", qr=full.block[1], d=d)
 
 
 def _layout_attr(lay: Layout, memory: str = "standard") -> plan.LayoutAttr:
