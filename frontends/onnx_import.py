@@ -43,7 +43,10 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import graph as g
+from ipu.frontends.onnx_attention import match_attention
 from ipu.frontends.onnx_patterns import MATCHERS, Fused, GraphView
+
+PATTERNS = (*MATCHERS, match_attention)
 
 MIN_OPSET = 7
 """Oldest default-domain opset accepted (older models predate today's broadcasting rules)."""
@@ -207,7 +210,10 @@ class _Importer:
         return Val(self.raw_reshape(x.ssa, b, x.dtype, hint), shape, x.dtype)
 
     def raw_reshape(self, v: SSAValue, shape: Sequence[int], dtype: type, hint: str | None = None) -> SSAValue:
-        a, b = tuple(v.type.get_shape()), tuple(shape)
+        b = tuple(shape)
+        while isinstance(v.owner, g.ReshapeOp):  # a reshape of a reshape reads the first's input
+            v = v.owner.input
+        a = tuple(v.type.get_shape())
         if a == b:
             return v
         rows = (math.prod(a[:-1]), math.prod(b[:-1]))
@@ -226,6 +232,8 @@ class _Importer:
             consts=self.consts,
             outputs={o.name for o in self.graph.output},
             last_axis_reduce=self.is_last_axis_mean,
+            shapes=self.static_shapes,
+            opset=self.opset,
         )
         fused = self.match(view)
         needed = self.needed_nodes(view, fused)
@@ -330,7 +338,7 @@ class _Importer:
         for n in self.graph.node:
             if not n.output or n.output[0] in self.consts:
                 continue
-            for m in MATCHERS:
+            for m in PATTERNS:
                 f = m(view, n)
                 if f is not None:
                     out[id(n)] = f
@@ -352,7 +360,7 @@ class _Importer:
                 continue
             needed.add(id(n))
             f = fused.get(id(n))
-            stack.extend([f.input] if f is not None else [i for i in n.input if i])
+            stack.extend(f.reads if f is not None else [i for i in n.input if i])
         return needed
 
     def make_args(self) -> list[tuple[str, SSAValue]]:
@@ -390,6 +398,7 @@ class _Importer:
                 raise self.fail(f"output '{vi.name}' is an input or a parameter unchanged; there is nothing to compute")
             outs.append(r)
         self.block.add_op(func.ReturnOp(*outs))
+        self.sweep_dead()
         f = func.FuncOp("main", FunctionType.from_lists([a.type for _, a in args], [o.type for o in outs]))
         f.body.detach_block(0)
         f.body.add_block(self.block)
@@ -422,9 +431,15 @@ class _Importer:
         self.vals[node.output[0]] = v
 
     def lower_fused(self, f: Fused, out_name: str) -> Val:
+        if f.kind == "refused":
+            raise self.fail(str(f.attrs["reason"]))
         x = self.get(f.input)
         if not isinstance(x, Val):
             raise self.fail("fused pattern over a constant")
+        if f.kind == "attention":
+            return self.attention(x, *(self.get(n) for n in f.more), f.attrs, out_name)
+        if f.kind == "rotate_half":
+            return self.rotate_half(x, out_name)
         if f.kind == "gelu":
             op = g.GeluOp(x.ssa)
             if f.attrs.get("erf"):
@@ -440,6 +455,54 @@ class _Importer:
             op = g.RmsNormOp.create(operands=[x.ssa, ones], result_types=[x.ssa.type])
         op.attributes["epsilon"] = FloatAttr(f.attrs["epsilon"], f64)
         return Val(self.emit(op, out_name), x.shape, x.dtype)
+
+    def heads(self, x: Val | np.ndarray, what: str, seq_major: bool = False) -> SSAValue:
+        """A `[1, H, S, D]` value as the graph's `[H, S, D]` (a free view of its row collapse);
+        a `seq_major` `[1, S, H, D]` one through `graph.split_heads`."""
+        if not isinstance(x, Val):
+            raise self.fail(f"attention {what} is a constant")
+        if seq_major:
+            _, s, h, d = x.shape
+            flat = self.raw_reshape(x.ssa, (s, h * d), x.dtype)
+            return self.emit(
+                g.SplitHeadsOp.create(
+                    operands=[flat], result_types=[_tt((h, s, d), x.dtype)], attributes={"heads": IntegerAttr(h, i64)}
+                )
+            )
+        _, h, s, d = x.shape
+        return self.raw_reshape(x.ssa, (h, s, d), x.dtype)
+
+    def attention(self, q: Val, k: Val | np.ndarray, v: Val | np.ndarray, attrs: dict, out_name: str) -> Val:
+        """The matched chain (`onnx_attention.match_attention`) as one `graph.attention`."""
+        qh, vh = self.heads(q, "query"), self.heads(v, "value")
+        kh = self.heads(k, "key", bool(attrs.get("k_seq_major")))
+        if not (q.dtype == k.dtype == v.dtype):  # type: ignore[union-attr]
+            raise self.fail("q, k and v element types differ")
+        at: dict[str, Attribute] = {"form": StringAttr("materialized")}
+        if attrs.get("causal"):
+            at["causal"] = UnitAttr()
+        at["scale"] = FloatAttr(float(attrs["scale"]), f64)  # type: ignore[arg-type]
+        a = self.emit(g.AttentionOp.create(operands=[qh, kh, vh], result_types=[qh.type], attributes=at), out_name)
+        hq, s, d = qh.type.get_shape()
+        return Val(self.raw_reshape(a, (hq * s, d), q.dtype, out_name), (1, hq, s, d), q.dtype)
+
+    def rotate_half(self, x: Val, out_name: str) -> Val:
+        """`concat(-x[..., D/2:], x[..., :D/2])` as x times the signed permutation that does it
+        (exact: every output is one input times +-1)."""
+        d = x.shape[-1]
+        h = d // 2
+        r = np.zeros((d, d), np.float32)
+        r[np.arange(h) + h, np.arange(h)] = -1.0
+        r[np.arange(h), np.arange(h) + h] = 1.0
+        w = self.param(r, x.dtype, (d, d), f"{self.node_label}_rotate_half")
+        return _matmul_core(self, x, w, d, out_name)
+
+    def sweep_dead(self) -> None:
+        """Drop graph ops nothing reads (a fused chain's or a folded reshape's leftovers)."""
+        for op in reversed(list(self.block.ops)):
+            if not isinstance(op, func.ReturnOp) and all(not r.uses for r in op.results):
+                op.detach()
+                op.erase()
 
     # helpers shared by the lowerings
 
@@ -902,9 +965,38 @@ def _transpose(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) ->
     if moved == sorted(moved):  # only unit axes move: a reshape
         im.out(node, im.reshape(x, shape, node.output[0]))
         return
-    if rank != 2:
-        raise im.fail(f"transpose {perm} of a rank-{rank} tensor (only rank 2) is not supported")
-    im.out(node, Val(_transpose2d(im, x.ssa, x.dtype, node.output[0]), shape, x.dtype))
+    real = [a for a in range(rank) if x.shape[a] != 1]  # the axes that are not unit axes
+    if len(real) == 2:  # a 2-D transpose once the unit axes are dropped
+        two = im.raw_reshape(x.ssa, tuple(x.shape[a] for a in real), x.dtype)
+        im.out(node, Val(_transpose2d(im, two, x.dtype, node.output[0]), shape, x.dtype))
+        return
+    if len(real) == 3 and moved == [real[1], real[0], real[2]]:
+        im.out(node, _swap_leading(im, x, real, shape, node.output[0]))
+        return
+    raise im.fail(
+        f"transpose {perm} of {list(x.shape)} is not supported (only 2-D transposes and swaps of the two "
+        "leading axes of [A, B, C], unit axes aside)"
+    )
+
+
+def _swap_leading(im: _Importer, x: Val, real: list[int], shape: tuple[int, ...], hint: str) -> Val:
+    """[A, B, C] -> [B, A, C] (unit axes aside): the head split [S, H*D] -> [H, S, D] when the
+    value is seen as [A, B*C], or the head merge [H, S, D] -> [S, H*D] when it already is [A, B, C]."""
+    a, b, c = (x.shape[i] for i in real)
+    src = x.ssa
+    while isinstance(src.owner, g.ReshapeOp):
+        src = src.owner.input
+    if tuple(src.type.get_shape()) == (a, b, c):
+        y = im.emit(g.MergeHeadsOp(src, _tt((b, a * c), x.dtype)), hint)
+    else:
+        flat = im.raw_reshape(x.ssa, (a, b * c), x.dtype)
+        y = im.emit(
+            g.SplitHeadsOp.create(
+                operands=[flat], result_types=[_tt((b, a, c), x.dtype)], attributes={"heads": IntegerAttr(b, i64)}
+            ),
+            hint,
+        )
+    return Val(im.raw_reshape(y, collapsed(shape), x.dtype, hint), shape, x.dtype)
 
 
 def _target_shape(im: _Importer, x: Val, spec: Sequence[int], allowzero: bool) -> tuple[int, ...]:
@@ -961,6 +1053,94 @@ def _squeeze(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> N
         for a in axes:
             shape_l.insert(a, 1)
         shape = tuple(shape_l)
+    im.out(node, im.reshape(x, shape, node.output[0]))
+
+
+def _split_sizes(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object], d: int) -> list[int]:
+    if "split" in attrs:
+        sizes = [int(x) for x in attrs["split"]]  # type: ignore[union-attr]
+    elif len(node.input) > 1 and node.input[1]:
+        sizes = [int(x) for x in im.const(node.input[1], "the split sizes").reshape(-1)]
+    else:
+        n = int(attrs.get("num_outputs", len(node.output)))  # type: ignore[arg-type]
+        per = -(-d // n)
+        sizes = [min(per, d - i * per) for i in range(n)]
+    if sum(sizes) != d or len(sizes) != len(node.output) or any(z <= 0 for z in sizes):
+        raise im.fail(f"split sizes {sizes} do not cut {d} into {len(node.output)} parts")
+    return sizes
+
+
+def _matmul_source(im: _Importer, name: str) -> tuple[Val, np.ndarray, np.ndarray | None] | None:
+    """A value computed as `lhs @ W (+ bias)` with W (and bias) constant, seen through reshapes
+    that keep its last axis: (lhs, W, bias)."""
+    producer = {o: n for n in im.graph.node for o in n.output}
+    last = im.static_shapes.get(name, (None,))[-1]
+    bias = None
+    while True:
+        n = producer.get(name)
+        if n is None:
+            return None
+        if n.op_type == "Reshape" and im.static_shapes.get(n.input[0], (None,))[-1] == last:
+            name = n.input[0]
+            continue
+        if n.op_type == "Add" and bias is None:
+            for x, c in (n.input, n.input[::-1]):
+                if c in im.consts and im.consts[c].reshape(-1).size == last:
+                    name, bias = x, im.consts[c].reshape(-1)
+                    break
+            else:
+                return None
+            continue
+        break
+    a = _attrs(n)
+    if n.op_type == "Gemm":
+        if a.get("transA") or float(a.get("alpha", 1.0)) != 1.0 or float(a.get("beta", 1.0)) != 1.0:  # type: ignore[arg-type]
+            return None
+        if len(n.input) > 2 and n.input[2]:
+            if bias is not None or n.input[2] not in im.consts:
+                return None
+            bias = np.broadcast_to(im.consts[n.input[2]], (last,))
+    elif n.op_type != "MatMul":
+        return None
+    lhs, w = im.vals.get(n.input[0]), im.consts.get(n.input[1])
+    if lhs is None or w is None or w.ndim != 2:
+        return None
+    return lhs, (w.T if a.get("transB") else w), bias
+
+
+@lowering("Split")
+def _split(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """A split along the last axis of a matmul's output (the fused QKV projection) becomes one
+    matmul per part, by the matching columns of the weight: no data is moved."""
+    _no_attrs(im, attrs, ("axis", "split", "num_outputs"))
+    x = _val_input(im, node)
+    axis = int(attrs.get("axis", 0)) % len(x.shape)  # type: ignore[arg-type]
+    if axis != len(x.shape) - 1:
+        raise im.fail(f"split along axis {axis} of {list(x.shape)} (only the last axis) is not supported")
+    src = _matmul_source(im, node.input[0])
+    if src is None:
+        raise im.fail("a split of a tensor that is not a matmul's output (by a constant weight) is not supported")
+    lhs, w, bias = src
+    lo = 0
+    for out, size in zip(node.output, _split_sizes(im, node, attrs, x.shape[-1]), strict=True):
+        wv = im.val(np.ascontiguousarray(w[:, lo : lo + size]), lhs, f"{out}.weight")
+        y = _matmul_core(im, lhs, wv.ssa, size, None if bias is not None else out)
+        if bias is not None:
+            y = im.binary_values("add", y, np.ascontiguousarray(bias[lo : lo + size]), "", f"{out}.bias", out)
+        im.vals[out] = im.reshape(y, (*x.shape[:-1], size), out)
+        lo += size
+
+
+@lowering("Gather")
+def _gather(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """A constant index into a unit axis of a computed tensor: a reshape."""
+    _no_attrs(im, attrs, ("axis",))
+    x = _val_input(im, node)
+    axis = int(attrs.get("axis", 0)) % len(x.shape)  # type: ignore[arg-type]
+    idx = im.get(node.input[1])
+    if not isinstance(idx, np.ndarray) or idx.size != 1 or x.shape[axis] != 1 or int(idx.reshape(-1)[0]) not in (0, -1):
+        raise im.fail(f"Gather along axis {axis} of {list(x.shape)} (only a constant index into a unit axis)")
+    shape = x.shape[:axis] + (1,) * idx.ndim + x.shape[axis + 1 :]
     im.out(node, im.reshape(x, shape, node.output[0]))
 
 

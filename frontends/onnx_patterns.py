@@ -19,9 +19,17 @@ import onnx
 
 @dataclass
 class Fused:
-    kind: str  # "gelu" | "layer_norm" | "rms_norm"
+    """A matched chain: `kind` ("gelu" | "layer_norm" | "rms_norm" | "rotate_half" | "attention"
+    | "refused"), the ONNX value(s) it reads (`input` first, then `more`) and its attributes."""
+
+    kind: str
     input: str
-    attrs: dict[str, float] = field(default_factory=dict)
+    attrs: dict[str, object] = field(default_factory=dict)
+    more: tuple[str, ...] = ()
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        return (self.input, *self.more)
 
 
 @dataclass
@@ -33,6 +41,8 @@ class GraphView:
     consts: dict[str, np.ndarray]
     outputs: set[str]
     last_axis_reduce: Callable[[onnx.NodeProto], bool]  # a ReduceMean over the last axis, keepdims
+    shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)  # static shapes, where inferred
+    opset: int = 17
 
     def node(self, name: str, *op_types: str) -> onnx.NodeProto | None:
         n = self.producer.get(name)
@@ -160,6 +170,10 @@ def match_norm(v: GraphView, root: onnx.NodeProto) -> Fused | None:
             if rec is not None and v.private(r):
                 num, den = n, rec.input[0]
                 break
+            one_over = v.node(r, "Div")  # the classic exporter's rsqrt: 1 / sqrt(...)
+            if one_over is not None and v.private(r) and _near(v.scalar(one_over.input[0]), 1.0):
+                num, den = n, one_over.input[1]
+                break
         else:
             return None
     else:
@@ -188,4 +202,42 @@ def match_norm(v: GraphView, root: onnx.NodeProto) -> Fused | None:
     return None
 
 
-MATCHERS = (match_gelu, match_norm)
+def _last_axis_slice(v: GraphView, name: str) -> tuple[str, int, int] | None:
+    """(x, start, stop) of a private step-1 `Slice` of x along its last axis."""
+    n = v.node(name, "Slice")
+    shape = v.shapes.get(n.input[0]) if n is not None else None
+    if n is None or shape is None or not v.private(name) or len(n.input) < 3:
+        return None
+    consts = [v.consts.get(i) for i in n.input[1:]]
+    if any(c is None for c in consts):
+        return None
+    starts, ends = consts[0].reshape(-1), consts[1].reshape(-1)
+    axes = consts[2].reshape(-1) if len(consts) > 2 and consts[2] is not None else np.arange(len(starts))
+    steps = consts[3].reshape(-1) if len(consts) > 3 and consts[3] is not None else np.ones_like(starts)
+    if len(starts) != 1 or int(axes[0]) % len(shape) != len(shape) - 1 or int(steps[0]) != 1:
+        return None
+    d = shape[-1]
+    lo, hi = (int(min(max(x if x >= 0 else x + d, 0), d)) for x in (starts[0], ends[0]))
+    return n.input[0], lo, hi
+
+
+def match_rotate_half(v: GraphView, root: onnx.NodeProto) -> Fused | None:
+    """Rotary embedding's `concat(-x[..., h:], x[..., :h])` over the last axis (h = D / 2): a
+    fixed signed permutation of x's last axis, lowered as a matmul by that permutation."""
+    if root.op_type != "Concat" or len(root.input) != 2:
+        return None
+    shape = v.shapes.get(root.output[0])
+    a = next((x.i for x in root.attribute if x.name == "axis"), None)
+    if shape is None or a is None or a % len(shape) != len(shape) - 1:
+        return None
+    neg = v.node(root.input[0], "Neg")
+    if neg is None or not v.private(root.input[0]):
+        return None
+    hi, lo = _last_axis_slice(v, neg.input[0]), _last_axis_slice(v, root.input[1])
+    d = shape[-1]
+    if hi is None or lo is None or hi[0] != lo[0] or d % 2 or hi[1:] != (d // 2, d) or lo[1:] != (0, d // 2):
+        return None
+    return Fused("rotate_half", hi[0])
+
+
+MATCHERS = (match_gelu, match_norm, match_rotate_half)

@@ -1,0 +1,282 @@
+"""Build the model zoo from configs with random weights and export it to ONNX.
+
+`python test/models/export_models.py [--out DIR] [--only NAME] [--scale small|full]`
+
+Needs the `[models]` extra (torch, transformers, onnxscript); CI never runs this: the small
+exports, their inputs and onnxruntime's outputs are committed under `test/models/fixtures/`, so
+the zoo test needs neither torch nor transformers. Nothing is downloaded: every model is built
+from a config (`from_config`, random init, seeded) and exported with
+
+- the classic TorchScript exporter at opset 17 (`dynamo=False`), and
+- the dynamo exporter at opsets 20 and 23 (`dynamo=True`).
+
+Each export writes `<name>.<exporter>.onnx`, `<name>.<exporter>.inputs.npz` (keyed by the ONNX
+input names) and `<name>.<exporter>.expected.npz` (onnxruntime's outputs, keyed by output name).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+EXPORTERS = {"classic17": (False, 17), "dynamo20": (True, 20), "dynamo23": (True, 23)}
+SEQ = 32
+
+
+@dataclass
+class Spec:
+    """One zoo entry: a module builder and its example inputs (name -> tensor)."""
+
+    build: Callable[[str], object]
+    inputs: Callable[[str], dict]
+
+
+def _torch():
+    import torch
+
+    torch.manual_seed(0)
+    return torch
+
+
+class _Logits:
+    """Wrap a transformers model so the export has one tensor output (the logits or hidden state)."""
+
+    def __new__(cls, model, field: str):
+        torch = _torch()
+
+        class W(torch.nn.Module):
+            def __init__(self) -> None:
+                super().__init__()
+                self.m = model
+
+            def forward(self, *args):
+                if field == "encoder":
+                    out = self.m(*args)
+                else:  # an explicit all-ones mask: without it the classic exporter meets aten::diff
+                    out = self.m(*args, attention_mask=torch.ones_like(args[0]), use_cache=False)
+                return getattr(out, field if field != "encoder" else "last_hidden_state")
+
+        return W().eval()
+
+
+def _ids(scale: str, vocab: int, seq: int = SEQ):
+    torch = _torch()
+    g = torch.Generator().manual_seed(1)
+    return torch.randint(0, vocab, (1, seq), generator=g, dtype=torch.int64)
+
+
+def _hidden(scale: str, d: int, seq: int = SEQ):
+    torch = _torch()
+    g = torch.Generator().manual_seed(2)
+    return torch.randn(1, seq, d, generator=g)
+
+
+def _dims(scale: str) -> dict:
+    if scale == "full":
+        return dict(d=768, heads=12, layers=12, ffn=3072, vocab=50257, kv=4)
+    return dict(d=64, heads=4, layers=2, ffn=128, vocab=256, kv=2)
+
+
+def gpt2_lm(scale: str):
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    k = _dims(scale)
+    cfg = GPT2Config(
+        n_embd=k["d"], n_head=k["heads"], n_layer=k["layers"], vocab_size=k["vocab"], n_positions=max(SEQ, 1024 if scale == "full" else SEQ),
+        attn_implementation="eager",
+    )
+    return _Logits(GPT2LMHeadModel(cfg).eval(), "logits")
+
+
+def gpt2_block(scale: str):
+    torch = _torch()
+    from transformers import GPT2Config
+    from transformers.models.gpt2.modeling_gpt2 import GPT2Block
+
+    k = _dims(scale)
+    cfg = GPT2Config(n_embd=k["d"], n_head=k["heads"], n_layer=1, attn_implementation="eager")
+    blk = GPT2Block(cfg).eval()
+
+    class B(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.b = blk
+
+        def forward(self, x):
+            return self.b(x)[0]
+
+    return B().eval()
+
+
+def bert(scale: str):
+    from transformers import BertConfig, BertModel
+
+    k = _dims(scale)
+    cfg = BertConfig(
+        hidden_size=k["d"], num_attention_heads=k["heads"], num_hidden_layers=k["layers"], intermediate_size=k["ffn"],
+        vocab_size=k["vocab"], max_position_embeddings=max(SEQ, 512), attn_implementation="eager",
+    )
+    return _Logits(BertModel(cfg, add_pooling_layer=False).eval(), "last_hidden_state")
+
+
+def _llama_cfg(scale: str):
+    from transformers import LlamaConfig
+
+    k = _dims(scale)
+    return LlamaConfig(
+        hidden_size=k["d"], num_attention_heads=k["heads"], num_key_value_heads=k["kv"], num_hidden_layers=k["layers"],
+        intermediate_size=k["ffn"], vocab_size=k["vocab"], max_position_embeddings=max(SEQ, 2048), attn_implementation="eager",
+    )
+
+
+def llama(scale: str):
+    from transformers import LlamaForCausalLM
+
+    return _Logits(LlamaForCausalLM(_llama_cfg(scale)).eval(), "logits")
+
+
+def llama_layer(scale: str):
+    torch = _torch()
+    from transformers.models.llama.modeling_llama import LlamaDecoderLayer, LlamaRotaryEmbedding
+
+    cfg = _llama_cfg(scale)
+    layer = LlamaDecoderLayer(cfg, 0).eval()
+    rope = LlamaRotaryEmbedding(cfg)
+
+    class L(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.layer, self.rope = layer, rope
+
+        def forward(self, x):
+            pos = torch.arange(x.shape[1]).unsqueeze(0)
+            cos, sin = self.rope(x, pos)
+            mask = torch.full((x.shape[1], x.shape[1]), float("-inf")).triu(1)[None, None]
+            out = self.layer(x, attention_mask=mask, position_ids=pos, position_embeddings=(cos, sin))
+            return out[0] if isinstance(out, tuple) else out
+
+    return L().eval()
+
+
+def qwen2(scale: str):
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+
+    k = _dims(scale)
+    cfg = Qwen2Config(
+        hidden_size=k["d"], num_attention_heads=k["heads"], num_key_value_heads=k["kv"], num_hidden_layers=k["layers"],
+        intermediate_size=k["ffn"], vocab_size=k["vocab"], max_position_embeddings=max(SEQ, 2048), attn_implementation="eager",
+    )
+    return _Logits(Qwen2ForCausalLM(cfg).eval(), "logits")
+
+
+def vit(scale: str):
+    from transformers import ViTConfig, ViTModel
+
+    k = _dims(scale)
+    cfg = ViTConfig(
+        hidden_size=k["d"], num_attention_heads=k["heads"], num_hidden_layers=k["layers"], intermediate_size=k["ffn"],
+        image_size=32, patch_size=8, num_channels=3, attn_implementation="eager",
+    )
+    return _Logits(ViTModel(cfg, add_pooling_layer=False).eval(), "encoder")
+
+
+def t5_encoder(scale: str):
+    from transformers import T5Config, T5EncoderModel
+
+    k = _dims(scale)
+    cfg = T5Config(
+        d_model=k["d"], num_heads=k["heads"], num_layers=k["layers"], d_ff=k["ffn"], d_kv=k["d"] // k["heads"],
+        vocab_size=k["vocab"], attn_implementation="eager",
+    )
+    return _Logits(T5EncoderModel(cfg).eval(), "encoder")
+
+
+def torch_encoder_layer(scale: str):
+    torch = _torch()
+    k = _dims(scale)
+    torch.backends.mha.set_fastpath_enabled(False)  # the fused fast path has no ONNX export
+    return torch.nn.TransformerEncoderLayer(k["d"], k["heads"], k["ffn"], dropout=0.0, batch_first=True).eval()
+
+
+def _image(scale: str):
+    torch = _torch()
+    return torch.randn(1, 3, 32, 32, generator=torch.Generator().manual_seed(3))
+
+
+ZOO: dict[str, Spec] = {
+    "gpt2_lm": Spec(gpt2_lm, lambda s: {"input_ids": _ids(s, _dims(s)["vocab"])}),
+    "gpt2_block": Spec(gpt2_block, lambda s: {"hidden": _hidden(s, _dims(s)["d"])}),
+    "bert": Spec(bert, lambda s: {"input_ids": _ids(s, _dims(s)["vocab"])}),
+    "llama": Spec(llama, lambda s: {"input_ids": _ids(s, _dims(s)["vocab"])}),
+    "llama_layer": Spec(llama_layer, lambda s: {"hidden": _hidden(s, _dims(s)["d"])}),
+    "qwen2": Spec(qwen2, lambda s: {"input_ids": _ids(s, _dims(s)["vocab"])}),
+    "vit": Spec(vit, lambda s: {"pixel_values": _image(s)}),
+    "t5_encoder": Spec(t5_encoder, lambda s: {"input_ids": _ids(s, _dims(s)["vocab"])}),
+    "torch_encoder_layer": Spec(torch_encoder_layer, lambda s: {"src": _hidden(s, _dims(s)["d"])}),
+}
+
+
+def export(name: str, exporter: str, out: Path, scale: str = "small") -> Path:
+    """Export one zoo model with one exporter; returns the .onnx path."""
+    import onnx
+    import onnxruntime as ort
+
+    torch = _torch()
+    spec = ZOO[name]
+    model = spec.build(scale)
+    inputs = spec.inputs(scale)
+    dynamo, opset = EXPORTERS[exporter]
+    path = out / f"{name}.{exporter}.onnx"
+    out.mkdir(parents=True, exist_ok=True)
+    args = tuple(inputs.values())
+    with torch.no_grad():
+        if dynamo:
+            prog = torch.onnx.export(
+                model, args, input_names=list(inputs), output_names=["out"], dynamo=True, opset_version=opset,
+                external_data=False, optimize=True,
+            )
+            prog.save(str(path), external_data=False)
+        else:
+            torch.onnx.export(
+                model, args, str(path), input_names=list(inputs), output_names=["out"], dynamo=False,
+                opset_version=opset, do_constant_folding=True,
+            )
+        ref = model(*args)
+    m = onnx.load(str(path))
+    names = [i.name for i in m.graph.input]
+    feeds = {n: v.numpy() for n, v in zip(names, args, strict=False)}
+    sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    outs = sess.run(None, feeds)
+    torch_out = (ref[0] if isinstance(ref, tuple) else ref).numpy()
+    err = float(np.max(np.abs(outs[0] - torch_out)))
+    np.savez(out / f"{name}.{exporter}.inputs.npz", **feeds)
+    np.savez(out / f"{name}.{exporter}.expected.npz", **{o.name: v for o, v in zip(m.graph.output, outs, strict=True)})
+    print(f"{name:20} {exporter:10} {path.stat().st_size / 1024:8.0f} KiB  ort-vs-torch max|d|={err:.2e}", flush=True)
+    return path
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, default=Path(__file__).parent / "fixtures")
+    ap.add_argument("--only", action="append", default=[])
+    ap.add_argument("--exporter", action="append", default=[])
+    ap.add_argument("--scale", choices=("small", "full"), default="small")
+    a = ap.parse_args()
+    failed = 0
+    for name in a.only or ZOO:
+        for ex in a.exporter or EXPORTERS:
+            try:
+                export(name, ex, a.out, a.scale)
+            except Exception as e:  # noqa: BLE001 -- report every export, go on with the next
+                failed += 1
+                print(f"{name:20} {ex:10} FAILED {type(e).__name__}: {str(e).splitlines()[0][:200]}", flush=True)
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
