@@ -124,6 +124,13 @@ def _repeat_source(v: GraphView, name: str) -> str:
 def _heads(v: GraphView, name: str) -> tuple[str, bool] | None:
     """K's source for `Transpose(K)` feeding the scores matmul: (K, seq_major). K is `[1, H, S,
     D]` for perm [0, 1, 3, 2] and `[1, S, H, D]` (seq_major) for perm [0, 2, 3, 1]."""
+    r = v.node(name, "Reshape")  # [H, D, S] given a leading unit axis
+    if r is not None and v.private(name) and len(v.shapes.get(r.input[0], ())) == 3:
+        t = v.node(r.input[0], "Transpose")
+        perm = next((list(a.ints) for a in t.attribute if a.name == "perm"), None) if t is not None else None
+        if perm == [0, 2, 1] and v.private(r.input[0]) and v.shapes.get(name) == (1, *v.shapes[r.input[0]]):
+            return t.input[0], False
+        return None
     t = v.node(name, "Transpose")
     if t is None or not v.private(name):
         return None
@@ -205,6 +212,7 @@ def match_attention(v: GraphView, root: onnx.NodeProto) -> Fused | None:
         return refuse(f"scale {scale} is not positive")
     k_name, v_src = (k_name if k_seq_major else _repeat_source(v, k_name)), _repeat_source(v, v_name)
     shapes = [v.shapes.get(x) for x in (q_name, k_name, v_src)]
+    shapes = [(1, *sh) if sh is not None and len(sh) == 3 else sh for sh in shapes]  # [H, S, D]
     if any(sh is None or len(sh) != 4 or sh[0] != 1 for sh in shapes):
         return None
     qs, ks, vs = shapes

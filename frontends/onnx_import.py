@@ -462,14 +462,14 @@ class _Importer:
         if not isinstance(x, Val):
             raise self.fail(f"attention {what} is a constant")
         if seq_major:
-            _, s, h, d = x.shape
+            s, h, d = x.shape[-3:]
             flat = self.raw_reshape(x.ssa, (s, h * d), x.dtype)
             return self.emit(
                 g.SplitHeadsOp.create(
                     operands=[flat], result_types=[_tt((h, s, d), x.dtype)], attributes={"heads": IntegerAttr(h, i64)}
                 )
             )
-        _, h, s, d = x.shape
+        h, s, d = x.shape[-3:]
         return self.raw_reshape(x.ssa, (h, s, d), x.dtype)
 
     def attention(self, q: Val, k: Val | np.ndarray, v: Val | np.ndarray, attrs: dict, out_name: str) -> Val:
@@ -1108,34 +1108,83 @@ def _matmul_source(im: _Importer, name: str) -> tuple[Val, np.ndarray, np.ndarra
     return lhs, (w.T if a.get("transB") else w), bias
 
 
+_VIEW_OPS = ("Reshape", "Transpose", "Squeeze", "Unsqueeze", "Gather", "Split", "Slice", "Flatten", "Identity")
+
+
+def _column_window(im: _Importer, name: str) -> tuple[Val, np.ndarray, np.ndarray | None, int, int] | None:
+    """`name` as a window of columns [lo, hi) of a matmul's output `lhs @ W (+ bias)`, seen
+    through view nodes (reshapes, transposes, squeezes, constant-index gathers, splits, slices):
+    (lhs, W, bias, lo, hi). Found by replaying the view chain on the source's element indices,
+    so any chain that picks whole rows' column ranges is recognised, and nothing else."""
+    producer = {o: n for n in im.graph.node for o in n.output}
+    chain, cur = [], name
+    while True:
+        src = _matmul_source(im, cur) if cur != name else None
+        if src is not None:
+            break
+        n = producer.get(cur)
+        if n is None or n.op_type not in _VIEW_OPS or not all(i in im.consts for i in n.input[1:] if i):
+            return None
+        chain.append((n, cur))
+        cur = n.input[0]
+    shape = im.static_shapes.get(cur)
+    if shape is None:
+        return None
+    from onnx.reference import ReferenceEvaluator
+
+    env = {cur: np.arange(math.prod(shape), dtype=np.int64).reshape(shape)}
+    for n, _out in reversed(chain):
+        ev = ReferenceEvaluator(n, opsets={"": im.opset})
+        res = ev.run(None, {x: env[x] if x in env else im.consts[x] for x in n.input if x})
+        env.update({o: np.asarray(r) for o, r in zip(n.output, res, strict=False) if o})
+    idx = env[name]
+    lhs, w, bias = src
+    cols = shape[-1]
+    rows = math.prod(shape[:-1])
+    width = idx.size // rows if idx.size % rows == 0 else 0
+    if width == 0:
+        return None
+    lo = int(idx.reshape(-1)[0])
+    want = (np.arange(rows)[:, None] * cols + lo + np.arange(width)[None, :]).reshape(idx.shape)
+    if lo >= cols or lo + width > cols or not (idx == want).all():
+        return None
+    return lhs, w, bias, lo, lo + width
+
+
+def _lower_window(im: _Importer, out: str, shape: tuple[int, ...], window: tuple) -> Val:
+    """The columns [lo, hi) of `lhs @ W (+ bias)` computed directly: `lhs @ W[:, lo:hi]`."""
+    lhs, w, bias, lo, hi = window
+    wv = im.val(np.ascontiguousarray(w[:, lo:hi]), lhs, f"{out}.weight")
+    y = _matmul_core(im, lhs, wv.ssa, hi - lo, None if bias is not None else out)
+    if bias is not None:
+        y = im.binary_values("add", y, np.ascontiguousarray(bias[lo:hi]), "", f"{out}.bias", out)
+    return im.reshape(y, shape, out)
+
+
 @lowering("Split")
 def _split(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
-    """A split along the last axis of a matmul's output (the fused QKV projection) becomes one
-    matmul per part, by the matching columns of the weight: no data is moved."""
+    """A split that picks column ranges of a matmul's output (the fused QKV projection) becomes
+    one matmul per part, by the matching columns of the weight: no data is moved."""
     _no_attrs(im, attrs, ("axis", "split", "num_outputs"))
-    x = _val_input(im, node)
-    axis = int(attrs.get("axis", 0)) % len(x.shape)  # type: ignore[arg-type]
-    if axis != len(x.shape) - 1:
-        raise im.fail(f"split along axis {axis} of {list(x.shape)} (only the last axis) is not supported")
-    src = _matmul_source(im, node.input[0])
-    if src is None:
-        raise im.fail("a split of a tensor that is not a matmul's output (by a constant weight) is not supported")
-    lhs, w, bias = src
-    lo = 0
-    for out, size in zip(node.output, _split_sizes(im, node, attrs, x.shape[-1]), strict=True):
-        wv = im.val(np.ascontiguousarray(w[:, lo : lo + size]), lhs, f"{out}.weight")
-        y = _matmul_core(im, lhs, wv.ssa, size, None if bias is not None else out)
-        if bias is not None:
-            y = im.binary_values("add", y, np.ascontiguousarray(bias[lo : lo + size]), "", f"{out}.bias", out)
-        im.vals[out] = im.reshape(y, (*x.shape[:-1], size), out)
-        lo += size
+    _val_input(im, node)
+    for out in node.output:
+        window = _column_window(im, out)
+        shape = im.static_shapes.get(out)
+        if window is None or shape is None:
+            raise im.fail("a split that is not a column range of a matmul's output (constant weight) is not supported")
+        im.vals[out] = _lower_window(im, out, shape, window)
 
 
 @lowering("Gather")
 def _gather(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
-    """A constant index into a unit axis of a computed tensor: a reshape."""
+    """A constant index into a unit axis of a computed tensor (a reshape), or a constant pick of
+    a column range of a matmul's output (the fused in-projection's q, k or v)."""
     _no_attrs(im, attrs, ("axis",))
     x = _val_input(im, node)
+    window = _column_window(im, node.output[0])
+    if window is not None and node.output[0] in im.static_shapes:
+        im.out(node, _lower_window(im, node.output[0], im.static_shapes[node.output[0]], window))
+        return
     axis = int(attrs.get("axis", 0)) % len(x.shape)  # type: ignore[arg-type]
     idx = im.get(node.input[1])
     if not isinstance(idx, np.ndarray) or idx.size != 1 or x.shape[axis] != 1 or int(idx.reshape(-1)[0]) not in (0, -1):

@@ -87,7 +87,11 @@ def gpt2_lm(scale: str):
 
     k = _dims(scale)
     cfg = GPT2Config(
-        n_embd=k["d"], n_head=k["heads"], n_layer=k["layers"], vocab_size=k["vocab"], n_positions=max(SEQ, 1024 if scale == "full" else SEQ),
+        n_embd=k["d"],
+        n_head=k["heads"],
+        n_layer=k["layers"],
+        vocab_size=k["vocab"],
+        n_positions=max(SEQ, 1024 if scale == "full" else SEQ),
         attn_implementation="eager",
     )
     return _Logits(GPT2LMHeadModel(cfg).eval(), "logits")
@@ -118,8 +122,13 @@ def bert(scale: str):
 
     k = _dims(scale)
     cfg = BertConfig(
-        hidden_size=k["d"], num_attention_heads=k["heads"], num_hidden_layers=k["layers"], intermediate_size=k["ffn"],
-        vocab_size=k["vocab"], max_position_embeddings=max(SEQ, 512), attn_implementation="eager",
+        hidden_size=k["d"],
+        num_attention_heads=k["heads"],
+        num_hidden_layers=k["layers"],
+        intermediate_size=k["ffn"],
+        vocab_size=k["vocab"],
+        max_position_embeddings=max(SEQ, 512),
+        attn_implementation="eager",
     )
     return _Logits(BertModel(cfg, add_pooling_layer=False).eval(), "last_hidden_state")
 
@@ -129,8 +138,14 @@ def _llama_cfg(scale: str):
 
     k = _dims(scale)
     return LlamaConfig(
-        hidden_size=k["d"], num_attention_heads=k["heads"], num_key_value_heads=k["kv"], num_hidden_layers=k["layers"],
-        intermediate_size=k["ffn"], vocab_size=k["vocab"], max_position_embeddings=max(SEQ, 2048), attn_implementation="eager",
+        hidden_size=k["d"],
+        num_attention_heads=k["heads"],
+        num_key_value_heads=k["kv"],
+        num_hidden_layers=k["layers"],
+        intermediate_size=k["ffn"],
+        vocab_size=k["vocab"],
+        max_position_embeddings=max(SEQ, 2048),
+        attn_implementation="eager",
     )
 
 
@@ -168,8 +183,14 @@ def qwen2(scale: str):
 
     k = _dims(scale)
     cfg = Qwen2Config(
-        hidden_size=k["d"], num_attention_heads=k["heads"], num_key_value_heads=k["kv"], num_hidden_layers=k["layers"],
-        intermediate_size=k["ffn"], vocab_size=k["vocab"], max_position_embeddings=max(SEQ, 2048), attn_implementation="eager",
+        hidden_size=k["d"],
+        num_attention_heads=k["heads"],
+        num_key_value_heads=k["kv"],
+        num_hidden_layers=k["layers"],
+        intermediate_size=k["ffn"],
+        vocab_size=k["vocab"],
+        max_position_embeddings=max(SEQ, 2048),
+        attn_implementation="eager",
     )
     return _Logits(Qwen2ForCausalLM(cfg).eval(), "logits")
 
@@ -179,8 +200,14 @@ def vit(scale: str):
 
     k = _dims(scale)
     cfg = ViTConfig(
-        hidden_size=k["d"], num_attention_heads=k["heads"], num_hidden_layers=k["layers"], intermediate_size=k["ffn"],
-        image_size=32, patch_size=8, num_channels=3, attn_implementation="eager",
+        hidden_size=k["d"],
+        num_attention_heads=k["heads"],
+        num_hidden_layers=k["layers"],
+        intermediate_size=k["ffn"],
+        image_size=32,
+        patch_size=8,
+        num_channels=3,
+        attn_implementation="eager",
     )
     return _Logits(ViTModel(cfg, add_pooling_layer=False).eval(), "encoder")
 
@@ -190,8 +217,13 @@ def t5_encoder(scale: str):
 
     k = _dims(scale)
     cfg = T5Config(
-        d_model=k["d"], num_heads=k["heads"], num_layers=k["layers"], d_ff=k["ffn"], d_kv=k["d"] // k["heads"],
-        vocab_size=k["vocab"], attn_implementation="eager",
+        d_model=k["d"],
+        num_heads=k["heads"],
+        num_layers=k["layers"],
+        d_ff=k["ffn"],
+        d_kv=k["d"] // k["heads"],
+        vocab_size=k["vocab"],
+        attn_implementation="eager",
     )
     return _Logits(T5EncoderModel(cfg).eval(), "encoder")
 
@@ -237,14 +269,26 @@ def export(name: str, exporter: str, out: Path, scale: str = "small") -> Path:
     with torch.no_grad():
         if dynamo:
             prog = torch.onnx.export(
-                model, args, input_names=list(inputs), output_names=["out"], dynamo=True, opset_version=opset,
-                external_data=False, optimize=True,
+                model,
+                args,
+                input_names=list(inputs),
+                output_names=["out"],
+                dynamo=True,
+                opset_version=opset,
+                external_data=False,
+                optimize=True,
             )
             prog.save(str(path), external_data=False)
         else:
             torch.onnx.export(
-                model, args, str(path), input_names=list(inputs), output_names=["out"], dynamo=False,
-                opset_version=opset, do_constant_folding=True,
+                model,
+                args,
+                str(path),
+                input_names=list(inputs),
+                output_names=["out"],
+                dynamo=False,
+                opset_version=opset,
+                do_constant_folding=True,
             )
         ref = model(*args)
     m = onnx.load(str(path))
