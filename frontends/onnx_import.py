@@ -226,6 +226,7 @@ class _Importer:
     def run(self) -> ModuleOp:
         self.check_io()
         self.fold_constants()
+        self.refine_shapes()
         view = GraphView(
             producer={o: n for n in self.graph.node for o in n.output if o},
             consumers=self.consumer_map(),
@@ -318,6 +319,36 @@ class _Importer:
                 if name:
                     self.consts[name] = np.asarray(v)
         self.node = None
+
+    def refine_shapes(self) -> None:
+        """Infer shapes once more with the folded values known: exporters compute shapes (of
+        `Expand`, `Reshape`, masks) at run time, which the first inference leaves dynamic."""
+        folded = {o for n in self.graph.node for o in n.output if o in self.consts}
+        if not folded:
+            return
+        g = onnx.helper.make_graph(
+            [n for n in self.graph.node if not all(o in self.consts for o in n.output if o)],
+            "refine",
+            [vi for vi in self.graph.input if vi.name not in self.consts],
+            list(self.graph.output),
+            [
+                numpy_helper.from_array(v, k)
+                for k, v in self.consts.items()
+                if (k in folded or k not in self.initializers) and v.size <= 1 << 16
+            ]
+            + [t for t in self.graph.initializer if t.name not in folded],
+        )
+        m = onnx.helper.make_model(g, opset_imports=self.model.opset_import, ir_version=self.model.ir_version)
+        try:
+            m = onnx.shape_inference.infer_shapes(m, data_prop=True)
+        except Exception:  # noqa: BLE001 -- a convenience, as the first inference
+            return
+        for vi in m.graph.value_info:
+            s = _static_shape(vi)
+            if s is not None:
+                self.static_shapes.setdefault(vi.name, s)
+        for k, v in self.consts.items():
+            self.static_shapes.setdefault(k, tuple(v.shape))
 
     def is_last_axis_mean(self, node: onnx.NodeProto) -> bool:
         """A ReduceMean over the last axis only, keeping dims."""
