@@ -44,6 +44,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import graph as g
 from ipu.frontends.onnx_attention import match_attention
+from ipu.frontends.onnx_fold import evaluate_node
 from ipu.frontends.onnx_patterns import MATCHERS, Fused, GraphView
 
 PATTERNS = (*MATCHERS, match_attention)
@@ -292,8 +293,6 @@ class _Importer:
 
     def fold_constants(self) -> None:
         """Evaluate every node whose inputs are all known (or only its static shape is read)."""
-        from onnx.reference import ReferenceEvaluator
-
         for i, node in enumerate(self.graph.node):
             if node.op_type in _NO_FOLD or node.domain not in ("", "ai.onnx"):
                 continue
@@ -311,8 +310,7 @@ class _Importer:
             ):
                 continue
             try:
-                ev = ReferenceEvaluator(node, opsets={"": self.opset})
-                outs = ev.run(None, {x: self.consts[x] for x in node.input if x})
+                outs = evaluate_node(node, {x: self.consts[x] for x in node.input if x}, self.opset)
             except Exception as e:  # noqa: BLE001
                 raise self.fail(f"cannot fold constant node: {type(e).__name__}: {e}") from None
             for name, v in zip(node.output, outs, strict=False):
@@ -1161,12 +1159,9 @@ def _column_window(im: _Importer, name: str) -> tuple[Val, np.ndarray, np.ndarra
     shape = im.static_shapes.get(cur)
     if shape is None:
         return None
-    from onnx.reference import ReferenceEvaluator
-
     env = {cur: np.arange(math.prod(shape), dtype=np.int64).reshape(shape)}
     for n, _out in reversed(chain):
-        ev = ReferenceEvaluator(n, opsets={"": im.opset})
-        res = ev.run(None, {x: env[x] if x in env else im.consts[x] for x in n.input if x})
+        res = evaluate_node(n, {x: env[x] if x in env else im.consts[x] for x in n.input if x}, im.opset)
         env.update({o: np.asarray(r) for o, r in zip(n.output, res, strict=False) if o})
     idx = env[name]
     lhs, w, bias = src
