@@ -141,13 +141,14 @@ def build_package(module: builtin.ModuleOp, target: Target) -> Package:
     code_start = next(r for r in target.regions if r.executable).start
     numbers = numbering(module)
     programs, phases, weights, inputs, outputs, checkpoints = [], [], [], [], [], []
+    reserve = code_region_bytes(module, target)
     for op in module.body.block.ops:
         if isinstance(op, tasm.ProgramOp):
             code = encode_program(op, numbers)
-            if len(code) > target.code_reserve_bytes:
+            assert len(code) == op.code_bytes(), "tasm.ProgramOp.code_bytes disagrees with the encoder"
+            if len(code) > reserve:
                 raise DiagnosticException(
-                    f"codegen: program @{op.sym_name.data} needs {len(code)} code bytes, "
-                    f"{target.code_reserve_bytes} are reserved"
+                    f"codegen: program @{op.sym_name.data} needs {len(code)} code bytes, {reserve} are reserved"
                 )
             at = op.code_address.value.data if op.code_address is not None else code_start
             programs.append(Program(op.first.value.data, op.count.value.data, at, code))
@@ -228,6 +229,14 @@ def _host_calls(
         for values, indices in ((inputs, order[tasm.HostInOp]), (outputs, order[tasm.HostOutOp]))
     )
     return make_host_calls(weights, ins, outs, target)
+
+
+def code_region_bytes(module: builtin.ModuleOp, target: Target) -> int:
+    """The code region place-storage left below the data (`tasm.memory`'s `code_bytes`: the
+    measured programs when they outgrow the target's `code_reserve_bytes`, else that reserve)."""
+    d = module.attributes.get("tasm.memory")
+    v = d.data.get("code_bytes") if isinstance(d, builtin.DictionaryAttr) else None
+    return v.value.data if isinstance(v, builtin.IntegerAttr) else target.code_reserve_bytes
 
 
 def _metrics(module: builtin.ModuleOp, programs: int, phases: int) -> dict[str, int]:

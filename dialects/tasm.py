@@ -33,7 +33,7 @@ from xdsl.dialects.builtin import (
     SymbolRefAttr,
     TensorType,
 )
-from xdsl.ir import Dialect, Operation
+from xdsl.ir import Block, Dialect, Operation
 from xdsl.irdl import (
     AnyAttr,
     AnyOf,
@@ -58,6 +58,7 @@ from xdsl.printer import Printer
 from xdsl.traits import HasParent, IsolatedFromAbove, NoTerminator, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 
+from ipu.abi.isa import INSTRUCTION_BYTES
 from ipu.abi.kernels import KERNELS
 from ipu.abi.tables import SLICE, TRANSFER
 from ipu.abi.transfers import phase_end
@@ -87,6 +88,21 @@ class ProgramOp(IRDLOperation):
         if self.code_address is not None and self.code_address.value.data < 0:
             raise VerifyException("tasm.program: code address must be non-negative")
         _check_references(self)
+
+    def code_bytes(self) -> int:
+        """The program's encoded size: one instruction per call, sync and reference, two per
+        loop (begin, end), and the final END."""
+
+        def count(block: Block) -> int:
+            n = 0
+            for op in block.ops:
+                if isinstance(op, LoopOp):
+                    n += 2 + count(op.body.block)
+                elif isinstance(op, KernelCallOp | SyncOp | _RefOp):
+                    n += 1
+            return n
+
+        return (count(self.body.block) + 1) * INSTRUCTION_BYTES
 
 
 def definitions(module: Operation | None) -> dict[type[IRDLOperation], dict[str, IRDLOperation]]:

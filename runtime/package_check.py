@@ -106,6 +106,9 @@ def _validate_programs(pkg: Package, target: Target) -> None:
             raise PackageError(f"programs {prev_i} and {i} overlap on tile {p.first_tile}")
         prev_end, prev_i = p.first_tile + p.tile_count, i
     skeleton: np.ndarray | None = None
+    # the code region the compiler left below the data: measured when the programs outgrow the
+    # target's reserve (the `code_bytes` metric), never smaller than the reserve
+    reserve = max(target.code_reserve_bytes, int(pkg.metrics.get("code_bytes", 0)))
     for i, p in enumerate(pkg.programs):
         n = len(p.code)
         if n == 0 or n % INSTRUCTION_BYTES:
@@ -119,10 +122,10 @@ def _validate_programs(pkg: Package, target: Target) -> None:
                 f"program {i}: code_address: code [{p.code_address:#x}, {p.code_address + n:#x}) "
                 "is not inside an executable region"
             )
-        if p.code_address + n > base + target.code_reserve_bytes:
+        if p.code_address + n > base + reserve:
             raise PackageError(
                 f"program {i}: code_address: code [{p.code_address:#x}, {p.code_address + n:#x}) leaves the "
-                f"code reserve [{base:#x}, {base + target.code_reserve_bytes:#x}) and overlaps data memory"
+                f"code region [{base:#x}, {base + reserve:#x}) and overlaps data memory"
             )
         words = np.frombuffer(p.code, dtype="<u4").reshape(-1, INSTRUCTION_WORDS).astype(np.int64)
         op = words[:, 0]

@@ -40,3 +40,14 @@ def phase(name: str) -> Iterator[None]:
             elapsed_ms=int((time.perf_counter() - t0) * 1000),
             success=str(ok).lower(),
         )
+
+
+@contextmanager
+def quiet() -> Iterator[None]:
+    """Silence events below WARNING (a pass run again on a scratch copy logs nothing twice)."""
+    old = LOGGER.level
+    LOGGER.setLevel(max(old, logging.WARNING))
+    try:
+        yield
+    finally:
+        LOGGER.setLevel(old)

@@ -30,10 +30,10 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.abi.kernels import AMP_KERNELS
 from ipu.abi.transfers import expand_members
-from ipu.dialects import exchange, tilemap
+from ipu.dialects import exchange, tasm, tilemap
 from ipu.dialects.table import table_of
 from ipu.target import Target
-from ipu.transforms.log import log_event
+from ipu.transforms.log import log_event, quiet
 from ipu.transforms.storage import set_slots, slot
 from ipu.transforms.target_of import module_target
 
@@ -146,13 +146,16 @@ def _lifetimes(seq: list[Operation], loops: list[tuple[tilemap.RepeatOp, int, in
     return last
 
 
-def place_function(f: func.FuncOp, target: Target) -> dict[str, int]:
+def place_function(f: func.FuncOp, target: Target, code_bytes: int | None = None) -> dict[str, int]:
+    """Place every buffer of `f` above the code region (`code_bytes`, default the target's
+    `code_reserve_bytes`) and the exchange rows; returns the memory figures it records."""
+    code = target.code_reserve_bytes if code_bytes is None else code_bytes
     xrows = -(-exchange_row_bytes(f, target.tiles) // ALIGN) * ALIGN
-    data_start = target.memory_base + target.code_reserve_bytes + xrows
+    data_start = target.memory_base + code + xrows
     executable_end = max((r.end for r in target.regions if r.executable), default=target.memory_base)
     if data_start > executable_end:
         raise DiagnosticException(
-            f"model does not fit target {target.name}: code ({target.code_reserve_bytes} bytes) and exchange rows "
+            f"model does not fit target {target.name}: code ({code} bytes) and exchange rows "
             f"({xrows} bytes per tile) exceed the executable region ({executable_end - target.memory_base} bytes)"
         )
     seq: list[Operation] = []
@@ -233,6 +236,7 @@ def place_function(f: func.FuncOp, target: Target) -> dict[str, int]:
         "maximum_standard_allocation_bytes": biggest_std,
         "exchange_row_bytes": xrows,
         "largest_free_bytes_at_peak": free_at_peak,
+        "code_bytes": code,
     }
     f.attributes["exchange.memory"] = DictionaryAttr({k: IntegerAttr(v, 64) for k, v in figures.items()})
     return figures
@@ -247,7 +251,33 @@ class PlaceStoragePass(ModulePass):
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         t = module_target(op, self.target, self.name)
-        for f in list(op.walk()):
-            if isinstance(f, func.FuncOp) and "tilemap.mapping" in f.attributes:
-                figures = place_function(f, t)
-                log_event("placed storage", function=f.sym_name.data, **figures)
+        funcs = [f for f in op.walk() if isinstance(f, func.FuncOp) and "tilemap.mapping" in f.attributes]
+        code = t.code_reserve_bytes
+        for f in funcs:
+            place_function(f, t, code)
+        need = measured_code_bytes(ctx, op) if funcs else 0
+        if need > code:  # the programs outgrow the reserve: give them what they need, place again
+            code = -(-need // CODE_GRAIN) * CODE_GRAIN
+            log_event("code region enlarged", reserve_bytes=t.code_reserve_bytes, code_bytes=code)
+        for f in funcs:
+            figures = place_function(f, t, code) if code != t.code_reserve_bytes else _figures(f)
+            log_event("placed storage", function=f.sym_name.data, **figures)
+
+
+CODE_GRAIN = 4096
+"""A code region larger than the target's reserve is a whole number of these bytes."""
+
+
+def _figures(f: func.FuncOp) -> dict[str, int]:
+    return {k: v.value.data for k, v in f.attributes["exchange.memory"].data.items()}  # type: ignore[union-attr]
+
+
+def measured_code_bytes(ctx: Context, module: builtin.ModuleOp) -> int:
+    """The largest tile program's code bytes, measured by lowering a copy of the placed module
+    (instruction counts do not depend on the addresses)."""
+    from ipu.transforms.lower_to_tasm import LowerToTasmPass
+
+    m = module.clone()
+    with quiet():
+        LowerToTasmPass().apply(ctx, m)
+    return max((p.code_bytes() for p in m.walk() if isinstance(p, tasm.ProgramOp)), default=0)

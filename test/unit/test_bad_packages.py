@@ -247,7 +247,7 @@ CASES = [
     Case(
         "code_past_code_reserve",
         _set_program(code_address=T.memory_base + T.code_reserve_bytes),
-        r"program 0: code_address: .* leaves the code reserve",
+        r"program 0: code_address: .* leaves the code region",
     ),
     Case(
         "program_tile_u32_minus_1",

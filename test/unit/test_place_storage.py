@@ -88,3 +88,40 @@ def test_does_not_fit_names_value_tiles_and_free_range() -> None:
     assert msg.startswith("model does not fit target sim16: value %")
     assert "on tiles [0, 16) (tile 0 first)" in msg
     assert "the largest free range is" in msg and "capacity is" in msg
+
+
+def _deep_chain(n: int):  # noqa: ANN202
+    from ipu.builder import GraphBuilder
+
+    b = GraphBuilder()
+    x = b.input("x", [64, 64], "f32")
+    for i in range(n):
+        x = b.add(b.relu(x, name=f"r{i}"), x, name=f"a{i}")
+    b.output(x, name="y")
+    return b.build()
+
+
+def test_code_region_grows_to_fit_the_programs() -> None:
+    """Programs larger than the target's code reserve get a measured code region (whole 4 KiB
+    steps) below the data; the package records it and the run still checks out."""
+    from ipu import api
+
+    small = api.compile(_deep_chain(4), "sim16")
+    assert small.package.metrics["code_bytes"] == T.code_reserve_bytes
+    big = api.compile(_deep_chain(120), "sim16")
+    code = big.package.metrics["code_bytes"]
+    longest = max(len(p.code) for p in big.package.programs)
+    assert longest > T.code_reserve_bytes and code >= longest and code % 4096 == 0
+    report = api.run(big)
+    assert report.checks and all(c.result.passed for c in report.checks)
+
+
+def test_validator_refuses_code_past_its_region() -> None:
+    from ipu import api
+    from ipu.runtime.package import PackageError
+    from ipu.runtime.package_check import validate_package
+
+    pkg = api.compile(_deep_chain(120), "sim16").package
+    pkg.metrics["code_bytes"] = T.code_reserve_bytes  # a package claiming the default reserve
+    with pytest.raises(PackageError, match="leaves the code region"):
+        validate_package(pkg, T)

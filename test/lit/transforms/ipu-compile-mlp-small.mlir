@@ -4,7 +4,7 @@
 // lhs (x, at 0x50120 = 327840) is standard data placed above the code and the biases; the
 // weights (w1 at 0xE0000 = 917504) and gemm results are interleaved, placed from the top down.
 
-// CHECK:      builtin.module attributes {ipu.target = #ipu.target<"sim16">, tasm.memory = {peak_standard_bytes = 65696 : i64, peak_interleaved_bytes = 81920 : i64, peak_total_bytes = 139424 : i64, maximum_standard_allocation_bytes = 65536 : i64, exchange_row_bytes = 192 : i64, largest_free_bytes_at_peak = 481856 : i64, estimated_cycles = {{[1-9][0-9]*}} : i64, estimated_exchange_cycles = {{[1-9][0-9]*}} : i64}} {
+// CHECK:      builtin.module attributes {ipu.target = #ipu.target<"sim16">, tasm.memory = {peak_standard_bytes = 65696 : i64, peak_interleaved_bytes = 81920 : i64, peak_total_bytes = 139424 : i64, maximum_standard_allocation_bytes = 65536 : i64, exchange_row_bytes = 192 : i64, largest_free_bytes_at_peak = 481856 : i64, code_bytes = 16384 : i64, estimated_cycles = {{[1-9][0-9]*}} : i64, estimated_exchange_cycles = {{[1-9][0-9]*}} : i64}} {
 // CHECK-NEXT:   tasm.program @p0 tiles(0, 16) {
 // CHECK-NEXT:     tasm.host_in @x
 // CHECK-NEXT:     tasm.call "amp_matmul" out(875424) in(array<i64: 328032, 916384>) {m = 64 : i64, k = 256 : i64, n = 64 : i64} : f16 -> f16

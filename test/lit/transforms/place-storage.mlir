@@ -16,7 +16,7 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 // lhs %g_r is standard data. Dead buffers' space is reused (%y_stage and %yb reuse x's slot, %y
 // reuses g's). At the peak the largest free range is 497920 bytes.
 // CHECK:      func.func @main()
-// CHECK-SAME: exchange.memory = {peak_standard_bytes = 73760 : i64, peak_interleaved_bytes = 40960 : i64, peak_total_bytes = 106528 : i64, maximum_standard_allocation_bytes = 65536 : i64, exchange_row_bytes = 640 : i64, largest_free_bytes_at_peak = 497920 : i64}
+// CHECK-SAME: exchange.memory = {peak_standard_bytes = 73760 : i64, peak_interleaved_bytes = 40960 : i64, peak_total_bytes = 106528 : i64, maximum_standard_allocation_bytes = 65536 : i64, exchange_row_bytes = 640 : i64, largest_free_bytes_at_peak = 497920 : i64, code_bytes = 16384 : i64}
 // CHECK-NEXT: %x = tilemap.host_write "x" {{.*}} {slot = #exchange.slot<0x502a0, 8192, standard>}
 // CHECK-NEXT: %g = tilemap.run "gelu"(%x) {elements = 4096 : i64} {slot = #exchange.slot<0x522a0, 8192, standard>}
 // CHECK-NEXT: tilemap.checkpoint "g" value "g" %g : {{[^{]*}}{{$}}
