@@ -13,6 +13,7 @@ from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    DenseArrayBase,
     DenseIntOrFPElementsAttr,
     FloatAttr,
     IntAttr,
@@ -523,6 +524,30 @@ def _row_split(lay: Layout) -> bool:
 
 
 @irdl_op_definition
+class PermuteOp(_OneToOne):
+    """Permute axes by exchange, the last axis staying last (result axis i is input axis
+    `perm[i]`): rows move between tiles whole, so no kernel runs. `graph.transpose` of rank >= 3
+    that keeps the last axis lowers to this (head splits, patch extraction)."""
+
+    name = "plan.permute"
+    perm = attr_def(DenseArrayBase)
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def permutation(self) -> tuple[int, ...]:
+        return tuple(self.perm.get_values())
+
+    def verify_(self) -> None:
+        a, r = self.input.type.layout, self.result.type.layout
+        p = self.permutation()
+        if sorted(p) != list(range(len(a.shape))) or p[-1] != len(a.shape) - 1:
+            raise VerifyException(f"plan.permute: perm {list(p)} must permute the axes and keep the last one last")
+        if r.shape != tuple(a.shape[i] for i in p):
+            raise VerifyException(f"plan.permute: {a.shape} permuted by {list(p)} is not {r.shape}")
+        if a.partial >= 0 or r.partial >= 0:
+            raise VerifyException("plan.permute: no partial sums")
+
+
+@irdl_op_definition
 class ReshapeOp(_OneToOne):
     """Reinterpret row blocks: both layouts split one axis, with only unit axes before it, over
     the same 1-D grid, so every tile's block is one contiguous range of elements."""
@@ -750,6 +775,7 @@ Plan = Dialect(
         UnaryOp,
         BinaryOp,
         TransposeOp,
+        PermuteOp,
         ReshapeOp,
         CastOp,
         RowwiseOp,

@@ -1000,9 +1000,19 @@ def _transpose(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) ->
     if len(real) == 3 and moved == [real[1], real[0], real[2]]:
         im.out(node, _swap_leading(im, x, real, shape, node.output[0]))
         return
+    if real and moved[-1] == real[-1]:  # the last real axis stays last: one exchange (plan.permute)
+        dims = tuple(x.shape[a] for a in real)
+        sub = [real.index(a) for a in moved]
+        full = im.raw_reshape(x.ssa, dims, x.dtype)
+        t = im.emit(
+            g.TransposeOp(full, sub, _tt(tuple(dims[i] for i in sub), x.dtype)),
+            None,
+        )
+        im.out(node, Val(im.raw_reshape(t, collapsed(shape), x.dtype, node.output[0]), shape, x.dtype))
+        return
     raise im.fail(
-        f"transpose {perm} of {list(x.shape)} is not supported (only 2-D transposes and swaps of the two "
-        "leading axes of [A, B, C], unit axes aside)"
+        f"transpose {perm} of {list(x.shape)} is not supported (a 2-D transpose, or any permutation that keeps "
+        "the last axis last, unit axes aside)"
     )
 
 

@@ -304,6 +304,17 @@ class MapSplitHeads(RewritePattern):
         _replace_by_heads_move(rewriter, op, plan.heads_view(op.input.type.layout, lay.shape[2]), lay)
 
 
+class MapPermute(RewritePattern):
+    """One move: destination axis i reads source axis perm[i]."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: plan.PermuteOp, rewriter: PatternRewriter) -> None:
+        casts, ins = _as_buffers([op.input])
+        src_l, dst_l = op.input.type.layout, op.result.type.layout
+        mv = _move(ins[0], buffer_type(op.result.type), src_l, dst_l, "permute", perm=op.permutation())
+        _replace(rewriter, op, [*casts, mv], [_named(mv, op.result.name_hint)])
+
+
 class MapMergeHeads(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: plan.MergeHeadsOp, rewriter: PatternRewriter) -> None:
@@ -569,6 +580,7 @@ PATTERNS: tuple[RewritePattern, ...] = (
     MapReduce(),
     MapSplitHeads(),
     MapMergeHeads(),
+    MapPermute(),
     MapElementwise(plan.UnaryOp, lambda op: op.kind.data),  # type: ignore[attr-defined]
     MapElementwise(plan.ReshapeOp, lambda _: "copy"),
     MapElementwise(plan.CastOp, lambda _: "copy"),

@@ -147,10 +147,17 @@ def _plan_binary(p: Planner, op: Operation, index: int) -> None:
 
 
 def _plan_transpose(p: Planner, op: graph.TransposeOp, index: int) -> None:
+    perm = tuple(op.perm.get_values())
+    if len(perm) >= 3 and perm[-1] == len(perm) - 1:
+        _plan_permute(p, op, perm)
+        return
     x = p.get(op.input, None, op.name)
     lay = x.type.layout
     if len(lay.shape) != 2:
-        raise DiagnosticException("plan-ops: only rank-2 transposes are planned")
+        raise DiagnosticException(
+            f"plan-ops: transpose {list(perm)} of rank {len(perm)} is not planned (rank 2, or any rank with the "
+            "last axis kept last)"
+        )
     if lay.block[0] % 2:
         al = (2, lay.align[1] if lay.align else 1)
         lay = Layout(lay.shape, lay.grid, lay.split, -1, lay.first_tile, al)
@@ -167,6 +174,18 @@ def _plan_transpose(p: Planner, op: graph.TransposeOp, index: int) -> None:
 def _lead_axis(shape: tuple[int, ...]) -> int:
     """The first axis before the last one that is not 1 (0 if there is none)."""
     return next((i for i, d in enumerate(shape[:-1]) if d != 1), 0)
+
+
+def _plan_permute(p: Planner, op: graph.TransposeOp, perm: tuple[int, ...]) -> None:
+    """A permutation that keeps the last axis: one exchange into the result's row layout."""
+    x = p.get(op.input, None, op.name)
+    if x.type.layout.partial >= 0:
+        x = p.get(op.input, plan_type(op.input.type, row_layout(x.type.layout.shape, p.target.tiles)), op.name)
+    out = p.desired.get(op.result) or plan_type(
+        op.result.type, row_layout(tuple(op.result.type.get_shape()), p.target.tiles)
+    )
+    r = plan.PermuteOp.create(operands=[x], result_types=[out], attributes={"perm": op.perm, **_value(op)})
+    p.set(op.result, p.emit(r).results[0])
 
 
 def _plan_reshape(p: Planner, op: graph.ReshapeOp, index: int) -> None:
