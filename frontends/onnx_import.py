@@ -1227,6 +1227,105 @@ def _gather(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> No
     im.out(node, im.reshape(x, shape, node.output[0]))
 
 
+@lowering("Conv")
+def _conv(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """A 2-D convolution whose stride equals its kernel (a ViT patch embedding): the patches
+    are extracted by one permutation of the image (`graph.transpose` keeping the last axis, a
+    plan.permute) and multiplied by the flattened filters."""
+    _no_attrs(im, attrs, ("group", "pads", "auto_pad", "strides", "dilations", "kernel_shape"))
+    x = _val_input(im, node)
+    w = im.const(node.input[1], "the filters")
+    if len(x.shape) != 4 or x.shape[0] != 1 or w.ndim != 4:
+        raise im.fail(f"only batch-1 2-D convolutions are supported (input {list(x.shape)})")
+    o, c, kh, kw = w.shape
+    strides = [int(v) for v in attrs.get("strides", [1, 1])]  # type: ignore[union-attr]
+    pads = [int(v) for v in attrs.get("pads", [0, 0, 0, 0])]  # type: ignore[union-attr]
+    dil = [int(v) for v in attrs.get("dilations", [1, 1])]  # type: ignore[union-attr]
+    auto = attrs.get("auto_pad", b"NOTSET")
+    auto = auto.decode() if isinstance(auto, bytes) else auto
+    _, cx, h, wd = x.shape
+    if (
+        int(attrs.get("group", 1)) != 1  # type: ignore[arg-type]
+        or strides != [kh, kw]
+        or any(pads)
+        or dil != [1, 1]
+        or auto not in ("NOTSET", "VALID")
+        or cx != c
+        or h % kh
+        or wd % kw
+    ):
+        raise im.fail(
+            "only patch-embedding convolutions (stride equal to the kernel, no padding, no dilation, one group, "
+            "the image a whole number of patches) are supported"
+        )
+    ph, pw = h // kh, wd // kw
+    img = im.raw_reshape(x.ssa, (c, ph, kh, pw, kw), x.dtype)
+    t = im.emit(g.TransposeOp(img, (1, 3, 0, 2, 4), _tt((ph, pw, c, kh, kw), x.dtype)), f"{node.output[0]}.patches")
+    patches = Val(im.raw_reshape(t, (ph * pw, c * kh * kw), x.dtype), (ph * pw, c * kh * kw), x.dtype)
+    filt = im.val(np.ascontiguousarray(w.reshape(o, c * kh * kw).T), x, f"{node.output[0]}.filters")
+    y = _matmul_core(im, patches, filt.ssa, o, None)  # [P, O]
+    if len(node.input) > 2 and node.input[2]:
+        y = im.binary_values("add", y, im.const(node.input[2], "the bias").reshape(-1), "", node.input[2], None)
+    yt = _transpose2d(im, y.ssa, x.dtype, node.output[0])  # [O, P]: NCHW
+    im.out(node, Val(im.raw_reshape(yt, (o * ph, pw), x.dtype, node.output[0]), (1, o, ph, pw), x.dtype))
+
+
+@lowering("Concat")
+def _concat(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """Concatenation along the rows of the row collapse (an axis with only unit axes before it:
+    a class token before the patches) or along the last axis, as a sum of selection matmuls
+    (each input times a 0/1 matrix placing it; constants added as they are). Exact, and priced
+    by the cost model as the matmuls it is."""
+    _no_attrs(im, attrs, ("axis",))
+    parts = [im.get(i) for i in node.input]
+    like = next((p for p in parts if isinstance(p, Val)), None)
+    if like is None:
+        raise im.fail("all inputs are constants")
+    rank = len(like.shape)
+    axis = int(attrs["axis"]) % rank  # type: ignore[arg-type]
+    shapes = [p.shape if isinstance(p, Val) else tuple(np.shape(p)) for p in parts]
+    out_shape = list(shapes[0])
+    out_shape[axis] = sum(sh[axis] for sh in shapes)
+    out_shape = tuple(out_shape)
+    last = axis == rank - 1
+    if not last and any(d != 1 for d in out_shape[:axis]):
+        raise im.fail(
+            f"concat along axis {axis} of {list(out_shape)} (only rows with unit axes before, or the last axis)"
+        )
+    rows_out, cols_out = collapsed(out_shape)
+    acc: Val | None = None
+    const = np.zeros((rows_out, cols_out), np.float32)
+    at = 0  # where the next part starts: a column (last axis) or a row of the collapse
+    for part, sh in zip(parts, shapes, strict=True):
+        r, c = collapsed(sh)
+        if isinstance(part, np.ndarray):
+            block = part.astype(np.float32).reshape(r, c)
+            if last:
+                const[:, at : at + c] = block
+            else:
+                const[at : at + r, :] = block
+        elif last:
+            sel = np.zeros((c, cols_out), np.float32)
+            sel[np.arange(c), at + np.arange(c)] = 1.0
+            y = _matmul_core(im, part, im.val(sel, part, f"{node.output[0]}.place").ssa, cols_out, None)
+            acc = y if acc is None else im.binary_values("add", acc, y, "", "", None)
+        else:
+            sel = np.zeros((rows_out, r), np.float32)
+            sel[at + np.arange(r), np.arange(r)] = 1.0
+            sv = im.val(sel, part, f"{node.output[0]}.place")
+            y = Val(
+                im.emit(g.MatmulOp(sv.ssa, part.ssa, _tt((rows_out, cols_out), part.dtype))),
+                (rows_out, cols_out),
+                part.dtype,
+            )
+            acc = y if acc is None else im.binary_values("add", acc, y, "", "", None)
+        at += c if last else r
+    assert acc is not None
+    if const.any():
+        acc = im.binary_values("add", acc, const.astype(like.dtype), "", f"{node.output[0]}.const", None)
+    im.out(node, im.reshape(Val(acc.ssa, (rows_out, cols_out), like.dtype), out_shape, node.output[0]))
+
+
 @lowering("Attention", since=23)
 def _attention(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     """Batch-1 attention, 3-D ([1, S, H*D], with q/kv_num_heads) or 4-D ([1, H, S, D]) inputs."""

@@ -29,7 +29,8 @@ class Fused:
 
     @property
     def reads(self) -> tuple[str, ...]:
-        return (self.input, *self.more)
+        """The values lowering it needs (none for a refusal: it fails before reading any)."""
+        return () if self.kind == "refused" else (self.input, *self.more)
 
 
 @dataclass

@@ -28,9 +28,6 @@ EXPECTED_FAILURES = {
         ],
         _INT_IDS,
     ),
-    **dict.fromkeys(
-        [f"vit.{e}" for e in ("classic17", "dynamo20", "dynamo23")], "rank-4 image input and the Conv patch embedding"
-    ),
 }
 
 
