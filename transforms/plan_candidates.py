@@ -325,23 +325,30 @@ def gather_grids(v: int, d: int, tiles: int) -> list[tuple[int, int]]:
 
 
 def choose_gather(
-    v: int, d: int, s: int, esize: int, target: Target, reserved: int = 0, pin: tuple[int, int] | None = None
+    v: int,
+    d: int,
+    s: int,
+    esize: int,
+    target: Target,
+    reserved: int = 0,
+    pin: tuple[int, int] | None = None,
+    where: str = "graph.gather",
 ) -> GatherChoice:
     """The cheapest grid whose working set fits beside `reserved` bytes and whose table block, a
     resident weight, stays within the weights' share of tile memory (the fewest bytes when no
     grid keeps it there); a pinned grid is priced and refused when it does not fit."""
     budget = op_budget(target, reserved)
     if pin is not None:
-        c = gather_candidate(v, d, s, esize, target, *pin)
         if pin[0] > v or pin[1] > max(d // 2, 1) or pin[0] * pin[1] > target.tiles:
             raise DiagnosticException(
-                f"plan-ops: gather grid {pin[0]}x{pin[1]} does not divide table [{v}x{d}] over {target.tiles} tiles "
-                "(row blocks at most V, column blocks of at least two columns)"
+                f"plan-ops: {where}: gather grid {pin[0]}x{pin[1]} does not fit table [{v}x{d}] on {target.name} "
+                f"({target.tiles} tiles; at most {v} row blocks and {max(d // 2, 1)} column blocks of two columns)"
             )
+        c = gather_candidate(v, d, s, esize, target, *pin)
         if c.bytes_per_tile > budget:
             raise DiagnosticException(
-                f"model does not fit target {target.name}: gather grid {pin[0]}x{pin[1]} needs {c.bytes_per_tile} "
-                f"bytes per tile; per-op budget is {int(budget)}"
+                f"plan-ops: {where}: gather grid {pin[0]}x{pin[1]} needs {c.bytes_per_tile} bytes per tile; "
+                f"target {target.name}'s per-op budget is {int(budget)}"
             )
         return c
     cands = [gather_candidate(v, d, s, esize, target, pv, pd) for pv, pd in gather_grids(v, d, target.tiles)]

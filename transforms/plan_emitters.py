@@ -305,7 +305,7 @@ def _plan_gather(p: Planner, op: graph.GatherOp, index: int) -> None:
             )
         pin = attr.grid_dims
     reserved = p.resident + p.live_bytes(exclude=(op.table, op.indices))
-    c = choose_gather(v, d, s, esize, p.target, reserved, pin)
+    c = choose_gather(v, d, s, esize, p.target, reserved, pin, describe(op, index))
     grid = c.grid
     if op.table in p.params and not p.has(op.table):
         p.resident += c.table_bytes
