@@ -1061,8 +1061,8 @@ def _attention(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) ->
 @lowering("Gather")
 def _gather(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     """An embedding lookup (rows of a constant table [V, D] by a runtime index input, axis 0) is a
-    `graph.gather`; constant indices into a computed tensor (picking tokens) are a one-hot
-    selection matmul; a constant table with constant indices was folded at import."""
+    `graph.gather`; constant indices into a computed tensor (picking tokens, or columns) are a
+    one-hot selection matmul; a constant table with constant indices was folded at import."""
     _no_attrs(im, attrs, ("axis",))
     data, idx = im.get(node.input[0]), im.get(node.input[1])
     axis = int(attrs.get("axis", 0))  # type: ignore[call-overload]
@@ -1101,14 +1101,15 @@ def _pick_rows(im: _Importer, node: onnx.NodeProto, data: Val, idx: np.ndarray, 
     if not -rank <= axis < rank:
         raise im.fail(f"axis {axis} out of range for rank {rank}")
     axis %= rank
-    if axis == rank - 1:
-        raise im.fail("constant indices along the last axis (picking columns) are not supported")
     if not np.issubdtype(idx.dtype, np.integer):
         raise im.fail(f"indices '{node.input[1]}' have element type {idx.dtype}; expected integers")
     n = data.shape[axis]
     bad = (idx < -n) | (idx >= n)
     if bad.any():
         raise im.fail(f"index {int(idx[bad].reshape(-1)[0])} out of range [{-n}, {n}) of axis {axis}")
+    if axis == rank - 1:
+        _pick_columns(im, node, data, np.where(idx < 0, idx + n, idx))
+        return
     lead = data.shape[:-1]
     rows = np.take(np.arange(math.prod(lead)).reshape(lead), np.where(idx < 0, idx + n, idx), axis=axis)
     out_shape = (*data.shape[:axis], *idx.shape, *data.shape[axis + 1 :])
@@ -1121,6 +1122,22 @@ def _pick_rows(im: _Importer, node: onnx.NodeProto, data: Val, idx: np.ndarray, 
     want = collapsed(out_shape)
     hint = node.output[0] if tuple(want) == (picked.size, data.shape[-1]) else None
     r = im.emit(g.MatmulOp(sel, x, mm_t), hint)
+    im.out(node, Val(im.raw_reshape(r, want, data.dtype, node.output[0]), out_shape, data.dtype))
+
+
+def _pick_columns(im: _Importer, node: onnx.NodeProto, data: Val, idx: np.ndarray) -> None:
+    """Constant indices along the last axis: the row collapse times a one-hot [columns, picked]."""
+    c = data.shape[-1]
+    picked = idx.reshape(-1)
+    onehot = np.zeros((c, picked.size), np.float32)
+    onehot[picked, np.arange(picked.size)] = 1
+    sel = im.param(onehot, data.dtype, onehot.shape, f"{im.node_label}_pick")
+    rows = math.prod(data.shape[:-1])
+    x = im.raw_reshape(data.ssa, (rows, c), data.dtype)
+    out_shape = (*data.shape[:-1], *idx.shape)
+    want = collapsed(out_shape)
+    hint = node.output[0] if tuple(want) == (rows, picked.size) else None
+    r = im.emit(g.MatmulOp(x, sel, _tt((rows, picked.size), data.dtype)), hint)
     im.out(node, Val(im.raw_reshape(r, want, data.dtype, node.output[0]), out_shape, data.dtype))
 
 

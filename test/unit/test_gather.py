@@ -211,6 +211,20 @@ def test_constant_indices_pick_rows_of_a_computed_tensor() -> None:
     np.testing.assert_array_equal(report.outputs["z"], h[:, -1])
 
 
+def test_constant_indices_pick_columns_of_a_computed_tensor() -> None:
+    """Gather(x [4, 6], [[5, 0], [-1, 2]], axis 1) -> [4, 2, 2]: x times a one-hot [6, 4]."""
+    m = _one_node(
+        helper.make_node("Gather", ["x", "k"], ["z"], axis=1, name="cols"),
+        {"x": (TensorProto.FLOAT, [4, 6])},
+        ("z", [4, 2, 2]),
+        [numpy_helper.from_array(np.array([[5, 0], [-1, 2]], np.int64), "k")],
+    )
+    x = np.random.default_rng(4).standard_normal((4, 6)).astype(np.float32)
+    report = ipu.run(ipu.compile(import_model(m), target="sim16"), {"x": x})
+    assert report.passed
+    np.testing.assert_array_equal(report.outputs["z"], np.take(x, [[5, 0], [-1, 2]], axis=1))
+
+
 def test_positional_embeddings_fold_to_a_parameter() -> None:
     """Gather(wpe, Range(0, S)) has constant inputs only: folded at import, no graph.gather left."""
     start, limit, delta = (numpy_helper.from_array(np.array(v, np.int64), n) for n, v in (("a", 0), ("b", 8), ("c", 1)))
@@ -265,12 +279,12 @@ def test_positional_embeddings_fold_to_a_parameter() -> None:
             [],
             r"runtime indices into a computed tensor are not supported",
         ),
-        (  # constant column indices
+        (  # constant indices that are not integers
             helper.make_node("Gather", ["x", "k"], ["y"], axis=1, name="g"),
             {"x": (TensorProto.FLOAT, [16, 4])},
             ("y", [16]),
-            [numpy_helper.from_array(np.array(2, np.int64), "k")],
-            r"constant indices along the last axis \(picking columns\) are not supported",
+            [numpy_helper.from_array(np.array(2.0, np.float32), "k")],
+            r"indices 'k' have element type float32; expected integers",
         ),
         (  # a constant index out of range
             helper.make_node("Gather", ["x", "k"], ["y"], axis=0, name="g"),
