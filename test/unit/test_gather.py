@@ -298,3 +298,22 @@ def test_positional_embeddings_fold_to_a_parameter() -> None:
 def test_unsupported_gathers_are_diagnosed(node, inputs, output, inits, match) -> None:
     with pytest.raises(OnnxImportError, match=match):
         import_model(_one_node(node, inputs, output, inits))
+
+
+def test_builder_declares_i32_ids_and_gathers() -> None:
+    from ipu.builder import GraphBuilder
+
+    b = GraphBuilder()
+    ids = b.input("ids", (8,), "i32")
+    x = b.gather(b.parameter("emb", (64, 32), "f16", std=0.5, seed=1), ids, name="x")
+    b.output(b.matmul(x, b.parameter("w", (32, 16), "f16", std=0.2, seed=2), name="y"))
+    module = b.build()
+    assert "graph.gather %emb, %ids {axis = 0 : i64} : (tensor<64x32xf16>, tensor<8xi32>) -> tensor<8x32xf16>" in str(
+        module
+    )
+    report = ipu.run(ipu.compile(module, target="sim16"), seed=3)
+    assert report.passed and report.inputs["ids"].dtype == np.int32
+    b2 = GraphBuilder()
+    table, floats = b2.parameter("t", (4, 4), "f32"), b2.input("f", (2,), "f32")
+    with pytest.raises(ValueError, match="graph.gather.*i32 ids"):
+        b2.gather(table, floats)
