@@ -15,8 +15,9 @@ A `Kernel` entry states:
 - its cycle model: one tile's cycles for one call, from the target's rates and costs (the
   `Target` methods), shared by the compiler's estimates and the emulator;
 - its semantics: `run(p, count, ins, acc)` on float32 arrays [count, elements] of the `INPUT`
-  operands (and the accumulator's current value), returning the output (and each scratch's
-  values, in address order) for `count` tiles at once. The emulator rounds to the output dtype.
+  operands (int32 for an operand of fixed dtype "i32", such as embedding ids) and the
+  accumulator's current value, returning the output (and each scratch's values, in address
+  order) for `count` tiles at once. The emulator rounds to the output dtype.
 
 This module is a leaf: dialects, transforms, codegen and the runtime read it; it imports no
 dialect, pass or runtime module.
