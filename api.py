@@ -29,7 +29,7 @@ from ipu.codegen.ipuexe import build_package
 from ipu.context import make_context
 from ipu.dialects.value_names import name_values, value_names
 from ipu.golden.compare import Comparison, compare, tolerance
-from ipu.golden.evaluator import evaluate, main_function, make_inputs
+from ipu.golden.evaluator import check_inputs, evaluate, main_function, make_inputs
 from ipu.runtime.emulator import Emulator, RunResult
 from ipu.runtime.package import Package
 from ipu.runtime.package_check import validate_package
@@ -347,13 +347,19 @@ def op_locations(reference: func.FuncOp, source: str | Path | None) -> dict[str,
 
 
 def default_inputs(package: Package, reference: func.FuncOp | None, seed: int = 0) -> dict[str, np.ndarray]:
-    """Seeded standard-normal inputs, from the reference's signature when there is one."""
+    """Seeded standard-normal inputs, from the reference's signature when there is one (an
+    index input then draws from its table's rows)."""
     if reference is not None:
         return make_inputs(reference, seed)
-    from ipu.abi.isa import NUMPY_DTYPE
+    from ipu.abi.isa import NUMPY_DTYPE, DType
 
     rng = np.random.default_rng(seed)
-    return {b.name: rng.standard_normal(b.shape, dtype=np.float32).astype(NUMPY_DTYPE[b.dtype]) for b in package.inputs}
+    return {  # without a reference an index input's table is unknown: index 0 is valid in any table
+        b.name: np.zeros(b.shape, np.int32)
+        if b.dtype == DType.INT32
+        else rng.standard_normal(b.shape, dtype=np.float32).astype(NUMPY_DTYPE[b.dtype])
+        for b in package.inputs
+    }
 
 
 def run(
@@ -381,6 +387,8 @@ def run(
         tg = target if isinstance(target, Target) else load_target(target or pkg.target)
         validate_package(pkg, tg)
     x = inputs if inputs is not None else default_inputs(pkg, ref, seed)
+    if ref is not None:  # integer (index) inputs: narrowed to int32, each checked against its table's rows
+        x = check_inputs(ref, x)
     with phase("emulate"):
         result = Emulator(pkg, tg, checked=checked).run(x)
     checks = check(pkg, result, ref, x, samples, atol, rtol, checkpoints) if ref is not None else []

@@ -39,6 +39,7 @@ from xdsl.dialects.builtin import (
     f16,
     f32,
     f64,
+    i32,
     i64,
 )
 from xdsl.ir import Block, Operation, Region, SSAValue
@@ -108,11 +109,17 @@ class GraphBuilder:
     # -- declarations ---------------------------------------------------------------------------
 
     def input(self, name: str, shape: Sequence[int], dtype: DType = "f16") -> SSAValue:
-        """A host input: the next function argument, fed by name (`inputs[name]`) at run time."""
+        """A host input: the next function argument, fed by name (`inputs[name]`) at run time
+        (dtype "f16", "f32", or "i32" for the ids of an embedding lookup)."""
         self._open()
         if len(self._blocks) > 1:
             raise ValueError(f"input {name!r}: inputs are declared at function level, not inside a repeat body")
-        t = tensor_type(shape, dtype)
+        # "i32": integer ids (the indices of `gather`), the device's one integer type
+        t = (
+            TensorType(i32, list(tensor_type(shape, "f32").get_shape()))
+            if dtype == "i32"
+            else tensor_type(shape, dtype)
+        )
         hint = self._claim(name, "input")
         arg = self._top.insert_arg(t, len(self._top.args))
         arg.name_hint = hint
@@ -246,6 +253,24 @@ class GraphBuilder:
         if transpose_rhs:
             op.attributes["transpose_rhs"] = UnitAttr()
         return self._emit(op, name)
+
+    def gather(self, table: SSAValue, ids: SSAValue, *, name: str | None = None) -> SSAValue:
+        """Embedding lookup: rows of `table` [V, D] by i32 `ids` [S] or [1, S] -> [S, D]."""
+        self._check_value(table, "graph.gather")
+        t, i = _shape(table), g.shape_of(ids.type)
+        if (
+            len(t) != 2
+            or not g.is_index_type(ids.type.element_type)
+            or len(i) not in (1, 2)
+            or len(i) == 2
+            and i[0] != 1
+        ):
+            raise self._error(
+                "graph.gather",
+                name,
+                f"needs a [V, D] table and i32 ids [S] or [1, S], got {_describe(table)} and {ids.type}",
+            )
+        return self._emit(g.GatherOp(table, ids, TensorType(table.type.element_type, [i[-1], t[1]])), name)
 
     def transpose(self, x: SSAValue, perm: Sequence[int], *, name: str | None = None) -> SSAValue:
         """Permute the axes of `x`: result axis i is input axis perm[i]."""

@@ -31,12 +31,16 @@ class Opcode(IntEnum):
 class DType(IntEnum):
     F16 = 1
     F32 = 2
+    INT32 = 3  # appended (codes are the package ABI): integer host inputs, e.g. embedding indices
 
 
-DTYPE_NAMES = {DType.F16: "f16", DType.F32: "f32"}
+DTYPE_NAMES = {DType.F16: "f16", DType.F32: "f32", DType.INT32: "i32"}
 DTYPE_BY_NAME = {v: k for k, v in DTYPE_NAMES.items()}
-DTYPE_SIZE = {DType.F16: 2, DType.F32: 4}
-NUMPY_DTYPE = {DType.F16: np.float16, DType.F32: np.float32}
+DTYPE_SIZE = {DType.F16: 2, DType.F32: 4, DType.INT32: 4}
+NUMPY_DTYPE = {DType.F16: np.float16, DType.F32: np.float32, DType.INT32: np.int32}
+# the dtypes a CALL's dtype word may name (kernels compute in floats; integer operands have a fixed
+# "i32" dtype in their kernel's ABI, never the CALL's in/out dtype)
+CALL_DTYPES = (DType.F16, DType.F32)
 
 
 def float_bits(x: float) -> int:

@@ -15,8 +15,9 @@ A `Kernel` entry states:
 - its cycle model: one tile's cycles for one call, from the target's rates and costs (the
   `Target` methods), shared by the compiler's estimates and the emulator;
 - its semantics: `run(p, count, ins, acc)` on float32 arrays [count, elements] of the `INPUT`
-  operands (and the accumulator's current value), returning the output (and each scratch's
-  values, in address order) for `count` tiles at once. The emulator rounds to the output dtype.
+  operands (int32 for an operand of fixed dtype "i32", such as embedding ids) and the
+  accumulator's current value, returning the output (and each scratch's values, in address
+  order) for `count` tiles at once. The emulator rounds to the output dtype.
 
 This module is a leaf: dialects, transforms, codegen and the runtime read it; it imports no
 dialect, pass or runtime module.
@@ -58,7 +59,7 @@ class Operand:
 
     role: Role
     elements: Callable[[Params], Any]
-    dtype: Literal["in", "out", "f32"] = "in"  # the CALL's in or out dtype, or always f32
+    dtype: Literal["in", "out", "f32", "i32"] = "in"  # the CALL's in or out dtype, or always f32 (i32)
 
 
 @dataclass(frozen=True)
@@ -112,8 +113,10 @@ class Kernel:
 
     def operand_dtypes(self, in_dtype: Any, out_dtype: Any) -> tuple[Any, list[Any]]:
         """(output dtype, [dtypes]) given the dtype word's codes (DType values or numpy columns)."""
-        f32 = DType.F32 if isinstance(in_dtype, DType) else int(DType.F32)
-        pick = {"in": in_dtype, "out": out_dtype, "f32": f32}
+        scalar = isinstance(in_dtype, DType)
+        f32 = DType.F32 if scalar else int(DType.F32)
+        i32 = DType.INT32 if scalar else int(DType.INT32)
+        pick = {"in": in_dtype, "out": out_dtype, "f32": f32, "i32": i32}
         return pick[self.out.dtype], [pick[o.dtype] for o in self.ins]
 
     def reads(self) -> list[int]:
@@ -185,7 +188,7 @@ def _state(p: Params) -> Any:
     return p["qr"] * (p["d"] + 2)
 
 
-def _in(elements: Callable[[Params], Any], dtype: Literal["in", "out", "f32"] = "in") -> Operand:
+def _in(elements: Callable[[Params], Any], dtype: Literal["in", "out", "f32", "i32"] = "in") -> Operand:
     return Operand(Role.INPUT, elements, dtype)
 
 
@@ -354,6 +357,19 @@ def _attention_combine(p: Params, count: int, ins: list[np.ndarray], acc: np.nda
         return np.where(total[..., None] != 0, num / total[..., None], np.float32(0))
 
 
+def _embedding_slice(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
+    """For each of the `indices` indices, the tile's table row when the index falls in the rows
+    [row_begin, row_end) its block holds, zeros otherwise: [count, indices, cols]."""
+    n, rows, cols = p["indices"], p["rows"], p["cols"]
+    table = ins[0].reshape(count, rows, cols)
+    idx = np.asarray(ins[1]).reshape(count, n).astype(np.int64)
+    rng = np.asarray(ins[2]).reshape(count, 2).astype(np.int64)
+    local = idx - rng[:, :1]
+    hit = (idx >= rng[:, :1]) & (idx < rng[:, 1:]) & (local < rows)
+    picked = np.take_along_axis(table, np.where(hit, local, 0)[:, :, None], axis=1)
+    return np.where(hit[:, :, None], picked, np.float32(0))
+
+
 # ---------------------------------------------------------------------------------------------
 # Parameter rules
 # ---------------------------------------------------------------------------------------------
@@ -432,6 +448,17 @@ def _vector(t: Target, elements: int) -> int:
 
 def _copy_cycles(t: Target, p: Params, out_esize: int) -> int:
     return t.local_copy_cycles(p["elements"] * out_esize)
+
+
+def _embedding_slice_kernel() -> Kernel:
+    return Kernel(
+        "embedding_slice",
+        out=_out(lambda p: p["indices"] * p["cols"]),
+        ins=(_in(_rows_cols), _in(lambda p: p["indices"], "i32"), _in(lambda p: 2 + 0 * p["rows"], "i32")),
+        params=(Param("indices"), Param("rows"), Param("cols")),
+        cycles_fn=lambda t, p, e: t.multi_slice_cycles(p["indices"], p["cols"] * e),
+        run=_embedding_slice,
+    )
 
 
 _ALL: tuple[Kernel, ...] = (
@@ -576,6 +603,11 @@ _ALL: tuple[Kernel, ...] = (
     _unary("gelu_erf", _gelu_erf, _transcendental),
     # 1 / (1 + exp(-x)): one scalar exp per element, a transcendental like exp and tanh
     _unary("sigmoid", _sigmoid, _transcendental),
+    # embedding lookup, PopLibs multiSlice style: out[i, :] = table[idx[i] - row_begin, :] when
+    # row_begin <= idx[i] < row_end, else 0 (a partial sum over the tiles holding the table's row
+    # blocks). Inputs: table block [rows, cols] (in dtype), indices i32 [indices], the tile's
+    # rows i32 [row_begin, row_end]. Cost: multiSlice's per-index shape (Target.multi_slice_cycles)
+    _embedding_slice_kernel(),
 )
 
 KERNELS: dict[str, Kernel] = {k.name: k for k in _ALL}

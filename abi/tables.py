@@ -105,7 +105,11 @@ MOVE = Schema("transfers", TRANSFER.columns[1:])
 # and the keys [key_begin, key_end) it attends to (`pad` keeps a row 16 bytes). Stored as f32.
 ATTENTION_OFFSETS = Schema("offsets", ("query_row", "key_begin", "key_end", "pad"))
 
-SCHEMAS: tuple[Schema, ...] = (SLICE, TRANSFER, MOVE, ATTENTION_OFFSETS)
+# Per tile of an embedding slice's tile group, the table rows [row_begin, row_end) its block holds
+# (the indices it answers for). Stored as i32.
+SLICE_ROWS = Schema("offsets", ("row_begin", "row_end"))
+
+SCHEMAS: tuple[Schema, ...] = (SLICE, TRANSFER, MOVE, ATTENTION_OFFSETS, SLICE_ROWS)
 
 
 def schemas_of(kind: str) -> tuple[Schema, ...]:

@@ -27,7 +27,7 @@ from ipu.abi import isa
 from ipu.abi.kernels import KERNEL_NAMES, KERNELS, encode_call
 from ipu.abi.tables import SLICE, TRANSFER, Schema
 from ipu.dialects import tasm, tilemap
-from ipu.dialects.graph import initializer_values
+from ipu.dialects.graph import initializer_values, is_index_type
 from ipu.dialects.ipu import target_attr_of
 from ipu.dialects.layout import binding_slices
 from ipu.dialects.table import OffsetsAttr, table_attr, table_of
@@ -42,6 +42,8 @@ def _dtype(t: Attribute) -> isa.DType:
         return isa.DType.F16
     if isinstance(t, Float32Type):
         return isa.DType.F32
+    if is_index_type(t):
+        return isa.DType.INT32
     raise DiagnosticException(f"codegen: unsupported element type {t}")
 
 

@@ -25,6 +25,8 @@ from xdsl.dialects.builtin import (
     FloatAttr,
     IntAttr,
     IntegerAttr,
+    IntegerType,
+    Signedness,
     StringAttr,
     TensorType,
     UnitAttr,
@@ -55,6 +57,11 @@ from xdsl.utils.exceptions import VerifyException
 from ipu.dialects.repeat import RepeatBase
 
 FloatTensor = TensorType.constr(AnyOf([BaseAttr(Float16Type), BaseAttr(Float32Type)]))
+
+
+def is_index_type(el: Attribute) -> bool:
+    """The device's one integer element type, i32 (signless), which indices (host inputs) have."""
+    return isinstance(el, IntegerType) and el.width.data == 32 and el.signedness.data == Signedness.SIGNLESS
 
 
 def shape_of(t: Attribute) -> tuple[int, ...]:
@@ -118,6 +125,8 @@ def numpy_dtype(t: Attribute) -> type:
         return np.float16
     if isinstance(el, Float32Type):
         return np.float32
+    if is_index_type(el):
+        return np.int32
     raise VerifyException(f"unsupported element type {el}")
 
 
@@ -665,6 +674,53 @@ class AttentionOp(GraphOp):
 
 
 @irdl_op_definition
+class GatherOp(GraphOp):
+    """Embedding lookup: `graph.gather %table, %ids {axis = 0}` picks rows of a float table
+    [V, D] by i32 indices [S] (or [1, S], one batch row) -> [S, D]: NumPy `take` along axis 0.
+    Indices are host inputs; each must lie in [0, V) (the host checks them when it loads them)."""
+
+    name = "graph.gather"
+    table = operand_def(FloatTensor)
+    indices = operand_def(TensorType)
+    result = result_def(FloatTensor)
+    axis = attr_def(IntegerAttr)
+    traits = traits_def(Pure())
+    assembly_format = "$table `,` $indices attr-dict `:` `(` type($table) `,` type($indices) `)` `->` type($result)"
+
+    def __init__(self, table, indices, result_type: Attribute):
+        super().__init__(operands=[table, indices], result_types=[result_type], attributes={"axis": IntegerAttr(0, 64)})
+
+    @property
+    def rows(self) -> int:
+        """V, the table's rows: every index must lie in [0, V)."""
+        return shape_of(self.table.type)[0]
+
+    def verify_(self) -> None:
+        t, i, r = shape_of(self.table.type), shape_of(self.indices.type), shape_of(self.result.type)
+        if self.axis.value.data != 0:
+            raise VerifyException(
+                f"graph.gather: only axis 0 (rows of the table) is supported, got {self.axis.value.data}"
+            )
+        if len(t) != 2:
+            raise VerifyException(f"graph.gather: table must be rank 2 [V, D], got {t}")
+        if not is_index_type(self.indices.type.element_type):
+            raise VerifyException(f"graph.gather: indices must be i32, got {self.indices.type.element_type}")
+        if len(i) not in (1, 2) or len(i) == 2 and i[0] != 1:
+            raise VerifyException(f"graph.gather: indices must be [S] or [1, S], got {i}")
+        if r != (i[-1], t[1]):
+            raise VerifyException(f"graph.gather: result shape {r}, expected {(i[-1], t[1])}")
+        if self.table.type.element_type != self.result.type.element_type:
+            raise VerifyException("graph.gather: table and result element types differ")
+
+    def reference(self, table: np.ndarray, indices: np.ndarray) -> np.ndarray:
+        idx = np.asarray(indices).reshape(-1).astype(np.int64)
+        bad = (idx < 0) | (idx >= table.shape[0])
+        if bad.any():
+            raise ValueError(f"graph.gather: index {int(idx[bad][0])} outside [0, {table.shape[0]})")
+        return np.take(table, idx, axis=0)
+
+
+@irdl_op_definition
 class YieldOp(IRDLOperation):
     """Values carried to the next iteration of `graph.repeat` (and out of the last)."""
 
@@ -712,6 +768,7 @@ GRAPH_OPS: tuple[type[IRDLOperation], ...] = (
     AttentionOp,
     YieldOp,
     RepeatOp,
+    GatherOp,
 )
 # The elementwise unary ops, from which the builder and the ONNX importer take theirs.
 ELEMENTWISE_UNARY_OPS: tuple[type[ElementwiseUnaryOp], ...] = tuple(

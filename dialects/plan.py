@@ -15,9 +15,11 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
+    Float32Type,
     FloatAttr,
     IntAttr,
     IntegerAttr,
+    IntegerType,
     StringAttr,
     TensorType,
     UnitAttr,
@@ -157,7 +159,7 @@ class LayoutAttr(ParametrizedAttribute):
         )
 
 
-CHOICE_GRID_RANK = {"gemm": 3, "gemm_serial": 2, "attention": 4}
+CHOICE_GRID_RANK = {"gemm": 3, "gemm_serial": 2, "attention": 4, "gather": 2}
 WEIGHT_MODES = ("resident", "fetched")
 
 
@@ -166,7 +168,8 @@ class ChoiceAttr(ParametrizedAttribute):
     """A graph op's chosen implementation, recorded by `plan-decide` or pinned by hand:
     `#plan.choice<gemm, grid = [4, 4, 1], weight = resident>`,
     `#plan.choice<gemm_serial, grid = [2, 8], k_steps = 4>`,
-    `#plan.choice<attention, grid = [1, 4, 16, 1], key_block = 64>`.
+    `#plan.choice<attention, grid = [1, 4, 16, 1], key_block = 64>`,
+    `#plan.choice<gather, grid = [4, 4]>` (table row blocks, column blocks).
     `weight` (gemm with a parameter rhs; empty: the planner's rule), `k_steps` and `key_block`
     (0: derived from the grid) are optional."""
 
@@ -744,6 +747,53 @@ class AttentionCombineOp(_OneToOne):
 
 
 @irdl_op_definition
+class EmbeddingSliceOp(IRDLOperation):
+    """An embedding lookup the PopLibs multiSlice way, on a (row blocks pv, column blocks pd) grid.
+
+    The table [V, D] stays where it lives, split [[0], [1]] (one block per tile, never whole on
+    every tile); the indices [S] (or [1, S]) are replicated on every tile of the grid. Each tile
+    writes, for every index, its block's row when the index falls in its rows and zeros
+    otherwise: the result [S, D], split [[], [1]], is a partial sum over grid dimension 0 (f32,
+    summed by `plan.reduce`) when pv > 1, and the lookup itself when pv = 1."""
+
+    name = "plan.embedding_slice"
+    table = operand_def(AnyPlan)
+    indices = operand_def(AnyPlan)
+    result = result_def(AnyPlan)
+    graph_value = _value_attr()
+    traits = traits_def(Pure())
+    assembly_format = "$table `,` $indices attr-dict `:` `(` type($table) `,` type($indices) `)` `->` type($result)"
+
+    def verify_(self) -> None:
+        t, i, r = self.table.type.layout, self.indices.type.layout, self.result.type.layout
+        el = self.indices.type.tensor.element_type
+        if len(t.shape) != 2 or len(t.grid) != 2 or t.split != ((0,), (1,)) or t.partial >= 0:
+            raise VerifyException("plan.embedding_slice: the table must be [V, D] split [[0], [1]] over a 2-d grid")
+        if not isinstance(el, IntegerType) or el.width.data != 32:
+            raise VerifyException(f"plan.embedding_slice: indices must be i32, got {el}")
+        if len(i.shape) not in (1, 2) or len(i.shape) == 2 and i.shape[0] != 1:
+            raise VerifyException(f"plan.embedding_slice: indices must be [S] or [1, S], got {list(i.shape)}")
+        if i.grid != t.grid or i.first_tile != t.first_tile or any(i.split) or i.partial >= 0:
+            raise VerifyException("plan.embedding_slice: indices must be replicated on every tile of the table's grid")
+        s, d = i.shape[-1], t.shape[1]
+        if r.shape != (s, d) or r.grid != t.grid or r.first_tile != t.first_tile or r.split != ((), (1,)):
+            raise VerifyException(
+                f"plan.embedding_slice: result must be [{s}, {d}] split [[], [1]] on the table's grid"
+            )
+        if r.block[1] != t.block[1]:
+            raise VerifyException(
+                f"plan.embedding_slice: result columns {r.block[1]} differ from the table's {t.block[1]}"
+            )
+        if (t.grid[0] > 1) != (r.partial == 0) or r.partial > 0:
+            raise VerifyException(
+                "plan.embedding_slice: more than one row block gives a result partial over grid dim 0, and vice versa"
+            )
+        want = Float32Type() if r.partial == 0 else self.table.type.tensor.element_type
+        if self.result.type.tensor.element_type != want:
+            raise VerifyException(f"plan.embedding_slice: result element type must be {want}")
+
+
+@irdl_op_definition
 class YieldOp(IRDLOperation):
     """Values carried to the next iteration of `plan.repeat` (in the block arguments' layouts)."""
 
@@ -785,6 +835,7 @@ Plan = Dialect(
         AttentionCombineOp,
         RepeatOp,
         YieldOp,
+        EmbeddingSliceOp,
     ],
     [LayoutAttr, ChoiceAttr, PlanTensorType],
 )

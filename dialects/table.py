@@ -26,7 +26,7 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from ipu.abi.tables import ATTENTION_OFFSETS, MOVE, SLICE, TRANSFER, Schema
+from ipu.abi.tables import ATTENTION_OFFSETS, MOVE, SLICE, SLICE_ROWS, TRANSFER, Schema
 
 _INT = re.compile(r"-?\d+")
 _ROW_PATTERNS: dict[int, re.Pattern[str]] = {}
@@ -159,10 +159,11 @@ class SlicesAttr(TableAttr):
 
 @irdl_attr_definition
 class OffsetsAttr(TableAttr):
-    """Per-tile row offsets of an attention op (a weight's initializer, stored as f32)."""
+    """Per-tile row offsets of an attention op (a weight's initializer, stored as f32) or of an
+    embedding slice (its table rows, stored as i32)."""
 
     name = "table.offsets"
-    SCHEMAS: ClassVar[tuple[Schema, ...]] = (ATTENTION_OFFSETS,)
+    SCHEMAS: ClassVar[tuple[Schema, ...]] = (ATTENTION_OFFSETS, SLICE_ROWS)
 
 
 _BY_SCHEMA: dict[Schema, type[TableAttr]] = {s: c for c in (TransfersAttr, SlicesAttr, OffsetsAttr) for s in c.SCHEMAS}

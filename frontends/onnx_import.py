@@ -37,6 +37,7 @@ from xdsl.dialects.builtin import (
     f16,
     f32,
     f64,
+    i32,
     i64,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
@@ -53,6 +54,9 @@ MIN_OPSET = 7
 """Oldest default-domain opset accepted (older models predate today's broadcasting rules)."""
 
 FLOAT_TYPES = {onnx.TensorProto.FLOAT: (np.float32, f32), onnx.TensorProto.FLOAT16: (np.float16, f16)}
+# integer inputs the importer accepts, as the indices of Gathers: carried as i32 on the device (an
+# int64 input is narrowed on the host when it is loaded, each value checked)
+INDEX_TYPES = (onnx.TensorProto.INT64, onnx.TensorProto.INT32)
 
 # ops folded at import time when every input is known; never folded: randomness
 _NO_FOLD = {"RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike", "Bernoulli", "Multinomial"}
@@ -81,6 +85,8 @@ def collapsed(shape: Sequence[int]) -> tuple[int, ...]:
 
 
 def _tt(shape: Sequence[int], dtype: type) -> TensorType:
+    if dtype == np.int32:  # an index input (int64 or int32 in the model), narrowed on the host
+        return TensorType(i32, list(shape))
     return TensorType(f16 if dtype == np.float16 else f32, list(shape))
 
 
@@ -269,6 +275,8 @@ class _Importer:
         if not vi.type.HasField("tensor_type"):
             raise self.fail(f"{kind} '{vi.name}' is not a tensor")
         tt = vi.type.tensor_type
+        if kind == "input" and tt.elem_type in INDEX_TYPES:
+            return self.index_input_type(vi)
         if tt.elem_type not in FLOAT_TYPES:
             name = onnx.TensorProto.DataType.Name(tt.elem_type)
             raise self.fail(f"{kind} '{vi.name}' has element type {name}; only FLOAT and FLOAT16 are supported")
@@ -280,6 +288,27 @@ class _Importer:
         if 0 in shape:
             raise self.fail(f"{kind} '{vi.name}' has an empty shape {list(shape)}")
         return shape, FLOAT_TYPES[tt.elem_type][0]
+
+    def index_input_type(self, vi: onnx.ValueInfoProto) -> tuple[tuple[int, ...], type]:
+        """An integer input: the indices of Gathers only, of shape [S] or [1, S] (token ids)."""
+        name = onnx.TensorProto.DataType.Name(vi.type.tensor_type.elem_type)
+        shape = _static_shape(vi)
+        if shape is None:
+            raise self.fail(f"input '{vi.name}' has a dynamic or unknown shape; only static shapes are supported")
+        if len(shape) not in (1, 2) or len(shape) == 2 and shape[0] != 1 or 0 in shape:
+            raise self.fail(
+                f"input '{vi.name}' ({name}) has shape {list(shape)}; integer inputs are token ids of shape [S] "
+                "or [1, S]"
+            )
+        for n in self.consumer_map().get(vi.name, []):
+            if n.op_type != "Gather" or list(n.input).index(vi.name) != 1:
+                self.node, self.node_label = n, n.name or n.op_type
+                raise self.fail(
+                    f"integer input '{vi.name}' ({name}) is read by {n.op_type}; integer inputs may only be the "
+                    "indices of a Gather"
+                )
+        self.node = None
+        return shape, np.int32
 
     def consumer_map(self) -> dict[str, list[onnx.NodeProto]]:
         out: dict[str, list[onnx.NodeProto]] = {}
@@ -1389,6 +1418,89 @@ def _attention(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) ->
         im.out(node, Val(y, (1, s, nq * d), q.dtype))
     else:
         im.out(node, Val(im.raw_reshape(a, (nq * s, d), q.dtype, node.output[0]), (1, nq, s, d), q.dtype))
+
+
+@lowering("Gather")
+def _gather(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """An embedding lookup (rows of a constant table [V, D] by a runtime index input, axis 0) is a
+    `graph.gather`; constant indices into a computed tensor (picking tokens, or columns) are a
+    one-hot selection matmul; a constant table with constant indices was folded at import."""
+    _no_attrs(im, attrs, ("axis",))
+    data, idx = im.get(node.input[0]), im.get(node.input[1])
+    axis = int(attrs.get("axis", 0))  # type: ignore[call-overload]
+    if isinstance(idx, Val):
+        _embedding_lookup(im, node, data, idx, axis)
+    elif isinstance(data, Val):
+        _pick_rows(im, node, data, np.asarray(idx), axis)
+    else:
+        raise im.fail("constant Gather could not be folded")
+
+
+def _embedding_lookup(im: _Importer, node: onnx.NodeProto, data: Val | np.ndarray, idx: Val, axis: int) -> None:
+    if isinstance(data, Val):
+        raise im.fail("runtime indices into a computed tensor are not supported (the table must be an initializer)")
+    if idx.dtype != np.int32:
+        raise im.fail(f"indices '{node.input[1]}' must be an integer input")
+    if data.ndim != 2 or axis not in (0, -2):
+        raise im.fail(
+            f"only the embedding lookup (axis 0 of a rank-2 table) is supported with runtime indices; got axis "
+            f"{axis} of a rank-{data.ndim} tensor"
+        )
+    if not np.issubdtype(data.dtype, np.floating):
+        raise im.fail(f"table '{node.input[0]}' has element type {data.dtype}; only float tables are supported")
+    dt = np.float16 if data.dtype == np.float16 else np.float32
+    table = im.val(data, Val(idx.ssa, data.shape, dt), node.input[0])
+    v, d = data.shape
+    s = idx.shape[-1]
+    r = im.emit(g.GatherOp(table.ssa, idx.ssa, _tt((s, d), dt)), node.output[0])
+    im.out(node, Val(r, (*idx.shape, d), dt))
+
+
+def _pick_rows(im: _Importer, node: onnx.NodeProto, data: Val, idx: np.ndarray, axis: int) -> None:
+    """Constant indices along a non-last axis of a computed tensor: the picked rows of its row
+    collapse, as a one-hot [picked, rows] matrix times the collapse (exact: one 1 per row)."""
+    rank = len(data.shape)
+    if not -rank <= axis < rank:
+        raise im.fail(f"axis {axis} out of range for rank {rank}")
+    axis %= rank
+    if not np.issubdtype(idx.dtype, np.integer):
+        raise im.fail(f"indices '{node.input[1]}' have element type {idx.dtype}; expected integers")
+    n = data.shape[axis]
+    bad = (idx < -n) | (idx >= n)
+    if bad.any():
+        raise im.fail(f"index {int(idx[bad].reshape(-1)[0])} out of range [{-n}, {n}) of axis {axis}")
+    if axis == rank - 1:
+        _pick_columns(im, node, data, np.where(idx < 0, idx + n, idx))
+        return
+    lead = data.shape[:-1]
+    rows = np.take(np.arange(math.prod(lead)).reshape(lead), np.where(idx < 0, idx + n, idx), axis=axis)
+    out_shape = (*data.shape[:axis], *idx.shape, *data.shape[axis + 1 :])
+    picked = rows.reshape(-1)
+    onehot = np.zeros((picked.size, math.prod(lead)), np.float32)
+    onehot[np.arange(picked.size), picked] = 1
+    sel = im.param(onehot, data.dtype, onehot.shape, f"{im.node_label}_pick")
+    x = data.ssa if len(data.ssa.type.get_shape()) == 2 else im.raw_reshape(data.ssa, (1, data.shape[-1]), data.dtype)
+    mm_t = _tt((picked.size, data.shape[-1]), data.dtype)
+    want = collapsed(out_shape)
+    hint = node.output[0] if tuple(want) == (picked.size, data.shape[-1]) else None
+    r = im.emit(g.MatmulOp(sel, x, mm_t), hint)
+    im.out(node, Val(im.raw_reshape(r, want, data.dtype, node.output[0]), out_shape, data.dtype))
+
+
+def _pick_columns(im: _Importer, node: onnx.NodeProto, data: Val, idx: np.ndarray) -> None:
+    """Constant indices along the last axis: the row collapse times a one-hot [columns, picked]."""
+    c = data.shape[-1]
+    picked = idx.reshape(-1)
+    onehot = np.zeros((c, picked.size), np.float32)
+    onehot[picked, np.arange(picked.size)] = 1
+    sel = im.param(onehot, data.dtype, onehot.shape, f"{im.node_label}_pick")
+    rows = math.prod(data.shape[:-1])
+    x = im.raw_reshape(data.ssa, (rows, c), data.dtype)
+    out_shape = (*data.shape[:-1], *idx.shape)
+    want = collapsed(out_shape)
+    hint = node.output[0] if tuple(want) == (rows, picked.size) else None
+    r = im.emit(g.MatmulOp(x, sel, _tt((rows, picked.size), data.dtype)), hint)
+    im.out(node, Val(im.raw_reshape(r, want, data.dtype, node.output[0]), out_shape, data.dtype))
 
 
 # -- entry points ---------------------------------------------------------------------------------

@@ -70,21 +70,71 @@ def _tensor_type(v: SSAValue) -> TensorType:
     return t
 
 
+def index_bound(func_op: FuncOp, arg: SSAValue) -> int | None:
+    """For an integer argument, the bound V every value must lie below: the fewest table rows of
+    the `graph.gather`s it indexes (None if it indexes none)."""
+    rows = [op.rows for op in func_op.walk() if isinstance(op, g.GatherOp) and op.indices == arg]
+    return min(rows) if rows else None
+
+
 def make_inputs(func_op: FuncOp, seed: int) -> dict[str, np.ndarray]:
-    """Seeded standard-normal inputs at each argument's shape and dtype."""
+    """Seeded standard-normal inputs at each argument's shape and dtype; an integer (index)
+    argument draws uniformly from the rows [0, V) of the tables it indexes."""
     rng = np.random.default_rng(seed)
     out: dict[str, np.ndarray] = {}
     for name, arg in zip(_arg_names(func_op), func_op.args, strict=True):
         t = _tensor_type(arg)
+        if g.is_index_type(t.element_type):
+            bound = index_bound(func_op, arg) or 1
+            out[name] = rng.integers(0, bound, g.shape_of(t)).astype(np.int32)
+            continue
         out[name] = rng.standard_normal(g.shape_of(t), dtype=np.float32).astype(g.numpy_dtype(t))
     return out
 
 
+def check_index_input(name: str, x: np.ndarray, bound: int | None) -> np.ndarray:
+    """An integer input narrowed to int32 (an ONNX model's int64 ids are narrowed on the host),
+    checked: integral values that fit int32 and, when it indexes tables, lie in [0, V)."""
+    if x.dtype.kind == "f" and x.size and not (np.isfinite(x).all() and (x == np.round(x)).all()):
+        raise GoldenError(f"input '{name}': integer input holds non-integral values")
+    if x.dtype.kind not in "biuf":
+        raise GoldenError(f"input '{name}': dtype {x.dtype} is not an integer type")
+    flat = x.reshape(-1)
+    info = np.iinfo(np.int32)
+    big = np.flatnonzero((flat < info.min) | (flat > info.max))
+    if big.size:
+        raise GoldenError(
+            f"input '{name}': value {int(flat[big[0]])} at element {int(big[0])} does not fit int32 "
+            "(the device's integer type)"
+        )
+    if bound is not None:
+        out = np.flatnonzero((flat < 0) | (flat >= bound))
+        if out.size:
+            k = int(out[0])
+            why = " (negative indices are not supported)" if flat[k] < 0 else ""
+            raise GoldenError(
+                f"input '{name}': index {int(flat[k])} at element {k} outside [0, {bound}), the rows of the "
+                f"table it indexes{why}"
+            )
+    return x.astype(np.int32)
+
+
+def check_inputs(func_op: FuncOp, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """`inputs` with every integer (index) input checked and narrowed to int32 (the others as
+    given): raises GoldenError naming the input whose value does not fit or is out of range."""
+    out = dict(inputs)
+    for name, arg in zip(_arg_names(func_op), func_op.args, strict=True):
+        if name in inputs and g.is_index_type(_tensor_type(arg).element_type):
+            out[name] = check_index_input(name, np.asarray(inputs[name]), index_bound(func_op, arg))
+    return out
+
+
 def _compute(op: Operation, env: dict[SSAValue, np.ndarray]) -> np.ndarray:
-    """The op's own reference semantics (`graph.GraphOp.reference`) on float32 operands."""
+    """The op's own reference semantics (`graph.GraphOp.reference`) on float32 operands (integer
+    operands, indices, as they are)."""
     if not isinstance(op, g.GraphOp):
         raise GoldenError(f"golden evaluator does not support operation '{op.name}'")
-    return op.reference(*(env[v].astype(np.float32) for v in op.operands))
+    return op.reference(*(env[v] if env[v].dtype.kind in "iu" else env[v].astype(np.float32) for v in op.operands))
 
 
 def _check_shape(op: Operation, name: str, value: np.ndarray, v: SSAValue) -> None:
@@ -157,6 +207,7 @@ def evaluate(func_op: FuncOp, inputs: dict[str, np.ndarray]) -> GoldenResult:
     if missing or extra:
         raise GoldenError(f"input mismatch: missing {missing}, unexpected {extra} (expected {names})")
     result = GoldenResult(outputs=[])
+    inputs = check_inputs(func_op, inputs)
     interp = _Interpreter(value_names(func_op), result)
     for name, arg in zip(names, func_op.args, strict=True):
         t = _tensor_type(arg)

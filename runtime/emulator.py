@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ipu.abi.isa import DTYPE_SIZE, INSTRUCTION_BYTES, INSTRUCTION_WORDS, NUMPY_DTYPE, DType, Opcode
+from ipu.abi.isa import CALL_DTYPES, DTYPE_SIZE, INSTRUCTION_BYTES, INSTRUCTION_WORDS, NUMPY_DTYPE, DType, Opcode
 from ipu.abi.kernels import KERNEL_NAMES, KERNELS, Kernel, KernelError, Role, decode_call_params
 from ipu.abi.tables import SLICE, TRANSFER
 from ipu.abi.transfers import Members, expand_members, expand_rows
@@ -73,10 +73,27 @@ class RunResult:
 
 
 def _dtype(code: int, what: str) -> DType:
-    try:
-        return DType(code)
-    except ValueError:
-        raise EmulatorError(f"{what}: invalid dtype {code}") from None
+    """A CALL dtype word's in or out dtype: a float (integer operands have fixed ABI dtypes)."""
+    if code not in CALL_DTYPES:
+        raise EmulatorError(f"{what}: invalid dtype {code}")
+    return DType(code)
+
+
+def narrow_int32(name: str, a: np.ndarray) -> np.ndarray:
+    """An integer input as int32 (the device's integer type), checked: integral values only (an
+    int64 array from an ONNX model is narrowed here), each within int32's range."""
+    if a.dtype.kind == "b":
+        a = a.astype(np.int64)
+    if a.dtype.kind == "f":
+        if a.size and not (np.isfinite(a).all() and (a == np.round(a)).all()):
+            raise EmulatorError(f"input '{name}': integer input holds non-integral values")
+    elif a.dtype.kind not in "iu":
+        raise EmulatorError(f"input '{name}': dtype {a.dtype} is not an integer type")
+    info = np.iinfo(np.int32)
+    if a.size and (a.min() < info.min or a.max() > info.max):
+        bad = a.reshape(-1)[np.flatnonzero((a.reshape(-1) < info.min) | (a.reshape(-1) > info.max))[0]]
+        raise EmulatorError(f"input '{name}': value {int(bad)} does not fit int32 (the device's integer type)")
+    return a.astype(np.int32)
 
 
 def _route(m: Members, target: Target, mapping: TileMapping) -> int:
@@ -115,6 +132,8 @@ def blas_threads() -> int:
 def _as_f32(v: np.ndarray, scratch: list[np.ndarray], slot: int) -> np.ndarray:
     """A kernel input in float32: fp16 widened into the reusable buffer `scratch[slot]` (fresh
     half-gigabyte arrays cost more in page faults than the widening itself), fp32 as the view."""
+    if v.dtype == np.int32:  # an integer operand (an "i32" ABI dtype) reaches the kernel as it is
+        return v
     if v.dtype != np.float16:
         return v.astype(np.float32, copy=False)
     if scratch[slot].size < v.size:
@@ -581,7 +600,7 @@ class Emulator:
             a = np.asarray(inputs[name])
             if tuple(a.shape) != tuple(b.shape):
                 raise EmulatorError(f"input '{name}': shape {tuple(a.shape)}, expected {tuple(b.shape)}")
-            out[name] = a.astype(NUMPY_DTYPE[b.dtype])
+            out[name] = narrow_int32(name, a) if b.dtype == DType.INT32 else a.astype(NUMPY_DTYPE[b.dtype])
         return out
 
     def run(self, inputs: dict[str, np.ndarray]) -> RunResult:

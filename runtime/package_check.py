@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from ipu.abi.isa import DTYPE_SIZE, INSTRUCTION_BYTES, INSTRUCTION_WORDS, DType, Opcode
+from ipu.abi.isa import CALL_DTYPES, DTYPE_SIZE, INSTRUCTION_BYTES, INSTRUCTION_WORDS, DType, Opcode
 from ipu.abi.kernels import KERNEL_NAMES, KERNELS, decode_call_params
 from ipu.abi.tables import SLICE, TRANSFER
 from ipu.runtime.package import (
@@ -31,6 +31,9 @@ from ipu.target.mapping import MappingError
 _DTYPE_SIZE_BY_CODE = np.zeros(256, np.int64)
 for _d, _s in DTYPE_SIZE.items():
     _DTYPE_SIZE_BY_CODE[int(_d)] = _s
+_CALL_DTYPE_SIZE = np.zeros(256, np.int64)  # the codes a CALL's dtype word may hold (floats only)
+for _d in CALL_DTYPES:
+    _CALL_DTYPE_SIZE[int(_d)] = DTYPE_SIZE[_d]
 
 
 def _first(mask: np.ndarray) -> int:
@@ -183,7 +186,7 @@ def _validate_calls(i: int, words: np.ndarray, op: np.ndarray, base: int, end: i
         j = _first(bad)
         raise PackageError(f"program {i}: instruction {idx[j]} calls invalid kernel index {kern[j]}")
     in_dt, out_dt = calls[:, 2] & 0xFF, (calls[:, 2] >> 8) & 0xFF
-    bad = (_DTYPE_SIZE_BY_CODE[in_dt] == 0) | (_DTYPE_SIZE_BY_CODE[out_dt] == 0) | (calls[:, 2] >> 16 != 0)
+    bad = (_CALL_DTYPE_SIZE[in_dt] == 0) | (_CALL_DTYPE_SIZE[out_dt] == 0) | (calls[:, 2] >> 16 != 0)
     if bad.any():
         j = _first(bad)
         raise PackageError(f"program {i}: instruction {idx[j]} has invalid dtype word {calls[j, 2]:#x}")

@@ -141,6 +141,17 @@ class Target:
     def fill_cycles(self, elements: int) -> int:
         return self.costs["kernel_launch"] + self._passes(1, elements)
 
+    def multi_slice_cycles(self, indices: int, row_bytes: int) -> int:
+        """An embedding slice on one tile: PopLibs multiSlice's per-index cost shape, a compare of
+        each index with the tile's row range (an indexed element: `transform_per_element`) and
+        then its row, or zeros, written at the local copy rate, behind one copy call."""
+        c = self.costs
+        return (
+            c["local_copy_call"]
+            + indices * c["transform_per_element"]
+            + indices * -(-row_bytes // c["local_copy_bytes_per_cycle"])
+        )
+
     def phase_overhead_cycles(self) -> int:
         """Sync plus the worst route tail: what an exchange phase pays above its horizon before
         tile mapping fixes its routes (the analytical plan cost's view)."""

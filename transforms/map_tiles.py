@@ -45,7 +45,7 @@ from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsP
 from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.abi.isa import float_bits
-from ipu.abi.tables import ATTENTION_OFFSETS, MOVE
+from ipu.abi.tables import ATTENTION_OFFSETS, MOVE, SLICE_ROWS
 from ipu.dialects import plan, tilemap
 from ipu.dialects.layout import Layout, as_2d, conversion_transfers
 from ipu.dialects.table import table_attr
@@ -564,6 +564,50 @@ class MapSerialGemm(RewritePattern):
         _replace(rewriter, op, [*new_ops, out], [_named(out, name)])
 
 
+def slice_rows(table: Layout) -> np.ndarray:
+    """Per tile of an embedding table's grid, the table rows [row_begin, row_end) its block holds,
+    as i32 [tiles, 2] (`SLICE_ROWS`)."""
+    rb = table.block_size(0)
+    c0 = table.coords()[:, 0]
+    out = np.zeros((table.tiles, len(SLICE_ROWS.columns)), np.int64)
+    out[:, SLICE_ROWS.index("row_begin")] = np.minimum(c0 * rb, table.shape[0])
+    out[:, SLICE_ROWS.index("row_end")] = np.minimum((c0 + 1) * rb, table.shape[0])
+    return out
+
+
+class MapEmbeddingSlice(RewritePattern):
+    """A rows weight (each tile's table rows), then `embedding_slice` on every tile of the table's
+    grid: for each index its block's row or zeros (the partial `plan.reduce` sums)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: plan.EmbeddingSliceOp, rewriter: PatternRewriter) -> None:
+        casts, ins = _as_buffers(op.operands)
+        t_l: Layout = op.table.type.layout
+        r_l: Layout = op.result.type.layout
+        name = (op.result.name_hint or "gather").removesuffix("_partial")
+        grid_t = (t_l.first_tile, t_l.tiles)
+        rows_lay = Layout((t_l.tiles, 2), t_l.grid, (tuple(range(len(t_l.grid))), ()), -1, t_l.first_tile)
+        rows_op = tilemap.WeightOp.create(
+            result_types=[tilemap.BufferType(rows_lay.block, builtin.i32, *grid_t, "standard")],
+            attributes={
+                "sym_name": StringAttr(f"{name}_rows"),
+                "init": table_attr(slice_rows(t_l), SLICE_ROWS),
+                "tensor": TensorType(builtin.i32, [t_l.tiles, 2]),
+                "layout": plan.LayoutAttr(rows_lay.grid, rows_lay.split, -1, rows_lay.first_tile),
+            },
+        )
+        rows = _named(rows_op, f"{name}_rows")
+        r = _run(
+            "embedding_slice",
+            [*ins, rows],
+            buffer_type(op.result.type),
+            indices=r_l.shape[0],
+            rows=t_l.block[0],
+            cols=t_l.block[1],
+        )
+        _replace(rewriter, op, [*casts, rows_op, r], [_named(r, op.result.name_hint)])
+
+
 class RefuseUnmapped(RewritePattern):
     """Last in the list: an op no pattern mapped is refused."""
 
@@ -591,6 +635,7 @@ PATTERNS: tuple[RewritePattern, ...] = (
     MapAttention(),
     MapAttentionCombine(),
     MapSerialGemm(),
+    MapEmbeddingSlice(),
     RefuseUnmapped(),
 )
 """One pattern per plan op kind (tried in order; each matches one kind)."""

@@ -278,3 +278,90 @@ def choose_attention(
     if counts is not None:
         counts.append(len(fits))
     return fits[min(rank, len(fits) - 1)]
+
+
+@dataclass(frozen=True)
+class GatherChoice:
+    """An embedding lookup's (row blocks pv, column blocks pd) grid, priced: the slice kernel,
+    and when pv > 1 the exchange of the f32 partials and their reduce."""
+
+    pv: int
+    pd: int
+    cycles: int
+    bytes_per_tile: int
+    table_bytes: int  # the table block per tile (resident)
+
+    @property
+    def grid(self) -> tuple[int, int]:
+        return (self.pv, self.pd)
+
+
+def gather_result_rows(s: int, pv: int) -> int:
+    """Row parts of the reduced result: the partials are summed into row blocks of the S rows."""
+    return max(1, min(pv, s))
+
+
+def gather_candidate(v: int, d: int, s: int, esize: int, target: Target, pv: int, pd: int) -> GatherChoice:
+    rb = math.ceil(v / pv)
+    cb = math.ceil(math.ceil(d / pd) / 2) * 2
+    table = rb * cb * esize
+    out_e = 4 if pv > 1 else esize
+    part = s * cb * out_e
+    work = table + s * 4 + 8 + part
+    cyc = target.multi_slice_cycles(s, cb * out_e)
+    if pv > 1:
+        rr = math.ceil(s / gather_result_rows(s, pv))
+        stage, res = pv * rr * cb * 4, rr * cb * esize
+        work = max(work, table + part + stage + res)
+        exch = (part - part // pv) // 4 + target.phase_overhead_cycles()
+        cyc += target.reduce_cycles(pv, rr * cb) + exch
+    return GatherChoice(pv, pd, cyc, work, table)
+
+
+def gather_grids(v: int, d: int, tiles: int) -> list[tuple[int, int]]:
+    """(pv, pd) grids: column blocks of at least two elements (whole 32-bit words), row blocks
+    of at least one row, over at most `tiles` tiles."""
+    return [(pv, pd) for pd in divisor_like(max(d // 2, 1), tiles) for pv in divisor_like(v, tiles // pd)]
+
+
+def choose_gather(
+    v: int,
+    d: int,
+    s: int,
+    esize: int,
+    target: Target,
+    reserved: int = 0,
+    pin: tuple[int, int] | None = None,
+    where: str = "graph.gather",
+) -> GatherChoice:
+    """The cheapest grid whose working set fits beside `reserved` bytes and whose table block, a
+    resident weight, stays within the weights' share of tile memory (the fewest bytes when no
+    grid keeps it there); a pinned grid is priced and refused when it does not fit."""
+    budget = op_budget(target, reserved)
+    if pin is not None:
+        if pin[0] > v or pin[1] > max(d // 2, 1) or pin[0] * pin[1] > target.tiles:
+            raise DiagnosticException(
+                f"plan-ops: {where}: gather grid {pin[0]}x{pin[1]} does not fit table [{v}x{d}] on {target.name} "
+                f"({target.tiles} tiles; at most {v} row blocks and {max(d // 2, 1)} column blocks of two columns)"
+            )
+        c = gather_candidate(v, d, s, esize, target, *pin)
+        if c.bytes_per_tile > budget:
+            raise DiagnosticException(
+                f"plan-ops: {where}: gather grid {pin[0]}x{pin[1]} needs {c.bytes_per_tile} bytes per tile; "
+                f"target {target.name}'s per-op budget is {int(budget)}"
+            )
+        return c
+    cands = [gather_candidate(v, d, s, esize, target, pv, pd) for pv, pd in gather_grids(v, d, target.tiles)]
+    fits = [c for c in cands if c.bytes_per_tile <= budget]
+    if not fits:
+        best = min(cands, key=lambda c: c.bytes_per_tile)
+        raise DiagnosticException(
+            f"model does not fit target {target.name}: gather from table [{v}x{d}] needs at least "
+            f"{best.bytes_per_tile} bytes per tile (grid {best.pv}x{best.pd}); per-op budget is {int(budget)} of "
+            f"{target.memory_size} bytes ({reserved} held by live values)"
+        )
+    share = WEIGHT_FRACTION * target.memory_size
+    small = [c for c in fits if c.table_bytes <= share]
+    if small:
+        return min(small, key=lambda c: (c.cycles, c.bytes_per_tile, c.pv))
+    return min(fits, key=lambda c: (c.table_bytes, c.cycles))

@@ -194,6 +194,10 @@ def op_cost(op: Operation, t: Target) -> tuple[int, int, int, int]:
         words = (r.block[0] * kc + kc * r.block[1]) * _esize(op.lhs.type) // 4
         comp = steps * t.amp_matmul_cycles(r.block[0], kc, r.block[1]) + t.fill_cycles(r.block_elements)
         return comp, steps * (words + t.phase_overhead_cycles()), 2 * steps, 2
+    if isinstance(op, plan.EmbeddingSliceOp):
+        r = op.result.type.layout
+        p = {"indices": r.shape[0], "rows": op.table.type.layout.block[0], "cols": r.block[1]}
+        return KERNELS["embedding_slice"].cycles(t, p, _esize(op.result.type)), 0, 0, 0
     return 0, 0, 0, 0
 
 

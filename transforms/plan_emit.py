@@ -108,9 +108,10 @@ def plan_block(p: Planner, block: Block, index: int) -> tuple[int, Operation | N
 
 def _check_pins(op: Operation, index: int) -> None:
     """Refuse a pin the planner would otherwise ignore."""
-    if CHOICE_ATTR in op.attributes and not isinstance(op, graph.MatmulOp | graph.AttentionOp):
+    if CHOICE_ATTR in op.attributes and not isinstance(op, graph.MatmulOp | graph.AttentionOp | graph.GatherOp):
         raise DiagnosticException(
-            f"plan-ops: {describe(op, index)}: {CHOICE_ATTR} applies to graph.matmul and graph.attention only"
+            f"plan-ops: {describe(op, index)}: {CHOICE_ATTR} applies to graph.matmul, graph.attention and "
+            "graph.gather only"
         )
     if LAYOUT_ATTR in op.attributes and isinstance(op, graph.ParameterOp | graph.RepeatOp):
         raise DiagnosticException(

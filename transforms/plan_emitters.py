@@ -14,7 +14,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import graph, plan
 from ipu.dialects.layout import Layout
-from ipu.transforms.plan_candidates import SerialChoice
+from ipu.transforms.plan_candidates import SerialChoice, choose_gather, gather_result_rows
 from ipu.transforms.plan_layouts import (
     attention_layouts,
     plan_type,
@@ -22,7 +22,7 @@ from ipu.transforms.plan_layouts import (
     row_layout,
     serial_gemm_layouts,
 )
-from ipu.transforms.plan_state import MatmulContext, Planner
+from ipu.transforms.plan_state import CHOICE_ATTR, MatmulContext, Planner, describe
 
 
 def _value(op: Operation) -> dict[str, Attribute]:
@@ -318,6 +318,53 @@ def _plan_attention(p: Planner, op: graph.AttentionOp, index: int) -> None:
     )
 
 
+def _plan_gather(p: Planner, op: graph.GatherOp, index: int) -> None:
+    """The embedding lookup the PopLibs multiSlice way: the table stays distributed over a
+    (pv, pd) grid, the indices are replicated on it, each tile slices its rows (`plan.embedding_slice`)
+    and, with pv > 1, `plan.reduce` sums the per-row-block partials into row blocks of the result."""
+    (v, d), s = op.table.type.get_shape(), op.result.type.get_shape()[0]
+    esize = op.table.type.element_type.bitwidth // 8
+    attr = op.attributes.get(CHOICE_ATTR)
+    pin = None
+    if attr is not None:
+        if not isinstance(attr, plan.ChoiceAttr) or attr.impl.data != "gather":
+            raise DiagnosticException(
+                f"plan-ops: {describe(op, index)}: {CHOICE_ATTR} must be a #plan.choice<gather, grid = [pv, pd]>"
+            )
+        pin = attr.grid_dims
+    reserved = p.resident + p.live_bytes(exclude=(op.table, op.indices))
+    c = choose_gather(v, d, s, esize, p.target, reserved, pin, describe(op, index))
+    grid = c.grid
+    if op.table in p.params and not p.has(op.table):
+        p.resident += c.table_bytes
+    table = p.get(op.table, plan_type(op.table.type, Layout((v, d), grid, ((0,), (1,)))), op.name)
+    ishape = tuple(op.indices.type.get_shape())
+    ids = p.get(op.indices, plan_type(op.indices.type, Layout(ishape, grid, ((),) * len(ishape))), op.name)
+    partial = c.pv > 1
+    el = builtin.f32 if partial else op.result.type.element_type
+    out_l = Layout((s, d), grid, ((), (1,)), 0 if partial else -1)
+    r = plan.EmbeddingSliceOp.create(
+        operands=[table, ids],
+        result_types=[plan_type(TensorType(el, [s, d]), out_l)],
+        attributes={} if partial else _value(op),  # a partial sum is checked after its reduce
+    )
+    g = p.emit(r).results[0]
+    p.event(
+        "planned operation",
+        op=index,
+        name=op.name,
+        grid=f"{c.pv}x{c.pd}",
+        estimated_cycles=c.cycles,
+        bytes_per_tile=c.bytes_per_tile,
+        table_bytes_per_tile=c.table_bytes,
+    )
+    if partial:
+        g.name_hint = f"{op.result.name_hint or 'gather'}_partial"
+        res_l = Layout((s, d), (gather_result_rows(s, c.pv), c.pd), ((0,), (1,)))
+        g = p.emit(plan.ReduceOp(g, plan_type(op.result.type, res_l), _name(op))).results[0]
+    p.set(op.result, g)
+
+
 Emitter = Callable[[Planner, Operation, int], None]
 
 EMITTERS: dict[type[Operation], Emitter] = {
@@ -336,5 +383,6 @@ EMITTERS: dict[type[Operation], Emitter] = {
     graph.SplitHeadsOp: _plan_split_heads,
     graph.MergeHeadsOp: _plan_merge_heads,
     graph.AttentionOp: _plan_attention,
+    graph.GatherOp: _plan_gather,
 } | dict.fromkeys(graph.ELEMENTWISE_UNARY_OPS, _plan_unary)  # type: ignore[dict-item]
 """How each graph op (by class) becomes plan ops; `plan.repeat` and parameters are structural."""

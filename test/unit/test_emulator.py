@@ -560,3 +560,52 @@ def test_call_parameters_follow_the_inputs_and_flags_may_be_zero() -> None:
     zero_shape = encode_call("softmax_rows", DType.F32, DType.F32, DATA, [DATA], [4, 8, 0])
     with pytest.raises(PackageError, match="softmax_rows"):
         validate_package(_kernel_emulator(zero_shape).package, T)
+
+
+@pytest.mark.parametrize(("in_dt", "out_dt"), [(DType.F16, DType.F32), (DType.F32, DType.F32), (DType.F16, DType.F16)])
+def test_embedding_slice_writes_the_tiles_rows_and_zeros(in_dt: DType, out_dt: DType) -> None:
+    """Each tile holds rows [row_begin, row_end) of a table: for every index it writes that row
+    (the i32 ids and rows read as integers, never as floats) or zeros; summed over the tiles
+    holding the row blocks that is the lookup. Cycles: multiSlice's per-index cost shape."""
+    np_in, np_out = (np.float16 if d is DType.F16 else np.float32 for d in (in_dt, out_dt))
+    rows, cols, n = 5, 6, 7  # 16 tiles: 4 row blocks of 5 rows (the last holds rows 15..17 of 18) x 4 replicas
+    rng = np.random.default_rng(11)
+    table = rng.standard_normal((18, cols)).astype(np_in)
+    blocks = np.zeros((16, rows, cols), np_in)
+    rng_rows = np.zeros((16, 2), np.int32)
+    for t in range(16):
+        b = t % 4
+        lo, hi = b * rows, min(18, (b + 1) * rows)
+        blocks[t, : hi - lo] = table[lo:hi]
+        blocks[t, hi - lo :] = np_in(1000)  # padding rows past V must never be read
+        rng_rows[t] = (lo, hi)
+    ids = np.array([0, 17, 4, 5, 15, 9, 16], np.int32)
+    T_, I_, R_, Y = DATA, DATA + 0x200, DATA + 0x280, DATA + 0x300
+    emu = _kernel_emulator(encode_call("embedding_slice", in_dt, out_dt, Y, [T_, I_, R_], [n, rows, cols]))
+    validate_package(emu.package, T)
+    _put(emu, T_, blocks)
+    _put(emu, I_, np.broadcast_to(ids, (16, n)))
+    _put(emu, R_, rng_rows)
+    res = emu.run({})
+    y = _get(emu, Y, n * cols, np_out).reshape(16, n, cols)
+    for t in range(16):
+        lo, hi = rng_rows[t]
+        want = np.where(((ids >= lo) & (ids < hi))[:, None], table[np.clip(ids, 0, 17)], 0).astype(np_out)
+        np.testing.assert_array_equal(y[t], want)
+    np.testing.assert_array_equal(y[:4].astype(np.float32).sum(axis=0), table[ids].astype(np_out).astype(np.float32))
+    esize = 2 if out_dt is DType.F16 else 4
+    assert res.total_cycles == T.multi_slice_cycles(n, cols * esize)
+    assert res.total_cycles == (
+        T.costs["local_copy_call"]
+        + n * T.costs["transform_per_element"]
+        + n * -(-cols * esize // T.costs["local_copy_bytes_per_cycle"])
+    )
+
+
+def test_a_call_dtype_word_naming_int32_is_refused() -> None:
+    """Integer operands have fixed "i32" dtypes in their kernel's ABI; a CALL's in/out dtype is a float."""
+    emu = _kernel_emulator(encode_call("copy", DType.INT32, DType.F32, DATA + 0x100, [DATA], [4]))
+    with pytest.raises(PackageError, match="invalid dtype word"):
+        validate_package(emu.package, T)
+    with pytest.raises(EmulatorError, match="invalid dtype 3"):
+        emu.run({})

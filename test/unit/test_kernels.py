@@ -20,6 +20,7 @@ ABI_ORDER = (
     "amp_matmul", "amp_matmul_acc", "zero", "add", "mul", "sub", "max", "gelu", "relu", "exp", "tanh",
     "transpose", "reduce_sum", "copy", "softmax_rows", "reduce_rows", "layer_norm_rows", "rms_norm_rows",
     "attention_init", "attention_update", "attention_combine", "gelu_erf", "sigmoid",
+    "embedding_slice",
 )  # fmt: skip
 
 # (target, kernel, params, output element size, cycles of one call on one tile)
@@ -68,11 +69,16 @@ CYCLES = [
     # appended with the sigmoid kernel: the transcendental class of exp and tanh
     ("sim16", "sigmoid", {"elements": 1}, 2, 21),
     ("sim16", "sigmoid", {"elements": 1000}, 2, 10011),
+    # appended with the embedding_slice kernel: multiSlice's per-index shape, a copy call plus per
+    # index a compare (10) and its row at 8 bytes a cycle: 288 + 8 * (10 + 32 / 8)
+    ("sim16", "embedding_slice", {"indices": 8, "rows": 16, "cols": 8}, 4, 400),
+    ("sim16", "embedding_slice", {"indices": 3, "rows": 5, "cols": 2}, 2, 321),
 ]
 
 # One parameter set for every kernel's operand shapes.
 P = {"m": 2, "k": 3, "n": 5, "elements": 7, "b_rows": 1, "b_cols": 5, "parts": 3, "rows": 2, "cols": 5, "valid": 4}
 P |= {"kind": 1, "eps_bits": 0, "qr": 2, "kr": 3, "d": 5, "causal": 0, "scale_bits": 0, "k_base": 0}
+P |= {"indices": 3}
 
 # (kernel, output elements, input elements, output dtype, input dtypes) for in = out = f16
 OPERANDS = [
@@ -99,6 +105,7 @@ OPERANDS = [
     ("attention_combine", 10, [42], "F16", ["F32"]),
     ("gelu_erf", 7, [7], "F16", ["F16"]),
     ("sigmoid", 7, [7], "F16", ["F16"]),
+    ("embedding_slice", 15, [10, 3, 2], "F16", ["F16", "INT32", "INT32"]),
 ]
 
 

@@ -81,4 +81,4 @@ func.func @attention(%q: tensor<4x64x32xf16>, %k: tensor<2x64x32xf16>, %v: tenso
 // GRID: error: plan-ops: graph.matmul %h (op 1): grid 3x5x1 does not divide matmul [64x256] x [256x1024] on sim16; the grids the planner can emit are 1x16x1, 1x8x2,
 // LAYOUT: error: plan-ops: graph.gelu %g (op 0): pinned layout grid 32 from tile 0 needs 32 tiles; target sim16 has 16
 // UNDECIDED: error: plan-materialize: graph.matmul %h (op 4) has no plan.choice; run plan-decide first
-// NOCHOICE: error: plan-ops: graph.gelu %g (op 0): plan.choice applies to graph.matmul and graph.attention only
+// NOCHOICE: error: plan-ops: graph.gelu %g (op 0): plan.choice applies to graph.matmul, graph.attention and graph.gather only
