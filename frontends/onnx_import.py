@@ -1238,22 +1238,20 @@ def _split(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> Non
         im.vals[out] = _lower_window(im, out, shape, window)
 
 
-@lowering("Gather")
-def _gather(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
-    """A constant index into a unit axis of a computed tensor (a reshape), or a constant pick of
-    a column range of a matmul's output (the fused in-projection's q, k or v)."""
-    _no_attrs(im, attrs, ("axis",))
-    x = _val_input(im, node)
+def _gather_view(im: _Importer, node: onnx.NodeProto, data: Val, idx: np.ndarray, axis: int) -> bool:
+    """Constant indices that need no data movement, lowered if so: a pick of a column range of a
+    matmul's output (the fused in-projection's q, k or v: a matmul by those weight columns), or
+    an index into a unit axis (a reshape)."""
     window = _column_window(im, node.output[0])
     if window is not None and node.output[0] in im.static_shapes:
         im.out(node, _lower_window(im, node.output[0], im.static_shapes[node.output[0]], window))
-        return
-    axis = int(attrs.get("axis", 0)) % len(x.shape)  # type: ignore[arg-type]
-    idx = im.get(node.input[1])
-    if not isinstance(idx, np.ndarray) or idx.size != 1 or x.shape[axis] != 1 or int(idx.reshape(-1)[0]) not in (0, -1):
-        raise im.fail(f"Gather along axis {axis} of {list(x.shape)} (only a constant index into a unit axis)")
-    shape = x.shape[:axis] + (1,) * idx.ndim + x.shape[axis + 1 :]
-    im.out(node, im.reshape(x, shape, node.output[0]))
+        return True
+    axis %= len(data.shape)
+    if idx.size == 1 and data.shape[axis] == 1 and int(idx.reshape(-1)[0]) in (0, -1):
+        shape = data.shape[:axis] + (1,) * idx.ndim + data.shape[axis + 1 :]
+        im.out(node, im.reshape(data, shape, node.output[0]))
+        return True
+    return False
 
 
 @lowering("Conv")
@@ -1431,7 +1429,8 @@ def _gather(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> No
     if isinstance(idx, Val):
         _embedding_lookup(im, node, data, idx, axis)
     elif isinstance(data, Val):
-        _pick_rows(im, node, data, np.asarray(idx), axis)
+        if not _gather_view(im, node, data, np.asarray(idx), axis):
+            _pick_rows(im, node, data, np.asarray(idx), axis)
     else:
         raise im.fail("constant Gather could not be folded")
 
