@@ -58,6 +58,9 @@ FLOAT_TYPES = {onnx.TensorProto.FLOAT: (np.float32, f32), onnx.TensorProto.FLOAT
 # int64 input is narrowed on the host when it is loaded, each value checked)
 INDEX_TYPES = (onnx.TensorProto.INT64, onnx.TensorProto.INT32)
 
+_ID_VIEWS = ("Reshape", "Squeeze", "Unsqueeze", "Flatten", "Identity")
+"""Nodes that only view integer ids (their shape), between an id input and its Gather."""
+
 # ops folded at import time when every input is known; never folded: randomness
 _NO_FOLD = {"RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike", "Bernoulli", "Multinomial"}
 
@@ -211,6 +214,10 @@ class _Importer:
     def reshape(self, x: Val, shape: Sequence[int], hint: str | None = None) -> Val:
         """`x` with ONNX shape `shape`: free when the collapsed forms agree, else a graph.reshape."""
         shape = tuple(shape)
+        if x.dtype == np.int32:  # token ids: a view, as long as they stay one row
+            if math.prod(shape[:-1]) != 1 or shape[-1] != math.prod(x.shape):
+                raise self.fail(f"integer ids {list(x.shape)} reshaped to {list(shape)} (only [S] or [1, S] views)")
+            return Val(x.ssa, shape, x.dtype)
         a, b = collapsed(x.shape), collapsed(shape)
         if a == b:
             return Val(x.ssa, shape, x.dtype)
@@ -300,13 +307,21 @@ class _Importer:
                 f"input '{vi.name}' ({name}) has shape {list(shape)}; integer inputs are token ids of shape [S] "
                 "or [1, S]"
             )
-        for n in self.consumer_map().get(vi.name, []):
-            if n.op_type != "Gather" or list(n.input).index(vi.name) != 1:
-                self.node, self.node_label = n, n.name or n.op_type
-                raise self.fail(
-                    f"integer input '{vi.name}' ({name}) is read by {n.op_type}; integer inputs may only be the "
-                    "indices of a Gather"
-                )
+        consumers, todo = self.consumer_map(), [vi.name]
+        while todo:  # through shape-only views (GPT-2 reshapes its ids to [-1, S] first)
+            v = todo.pop()
+            for n in consumers.get(v, []):
+                if n.op_type in _ID_VIEWS and n.input[0] == v:
+                    todo.extend(o for o in n.output if o)
+                    continue
+                if n.op_type == "Shape":
+                    continue
+                if n.op_type != "Gather" or list(n.input).index(v) != 1:
+                    self.node, self.node_label = n, n.name or n.op_type
+                    raise self.fail(
+                        f"integer input '{vi.name}' ({name}) is read by {n.op_type}; integer inputs may only be the "
+                        "indices of a Gather (through reshapes)"
+                    )
         self.node = None
         return shape, np.int32
 
