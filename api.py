@@ -212,6 +212,7 @@ def compile(  # noqa: A001
     *,
     options: dict[str, int] | None = None,
     graph_passes: Sequence[ModulePass] = (),
+    precision: str | None = None,
 ) -> Compiled:
     """Lower a graph-level model through every pass and build its package for `target` (default:
     the module's `#ipu.target`, else mk2);
@@ -219,6 +220,9 @@ def compile(  # noqa: A001
     `graph_passes` are a researcher's graph-level rewrites (fusions, reorders), run in order before
     plan-ops; the reference stays the model as given, so the check verifies the rewrites too
     (checkpoints are matched by value name, which a rewrite keeps for the values it keeps).
+    `precision="f16"` computes the model in half precision (`convert-precision`: float32 inside
+    becomes float16, the interface stays float32) and checks it against that half-precision model
+    and the oracle with float16 tolerances.
     Raises `TargetError` for an unknown target, `ApiError` for a bad source or option, and a
     pass's `DiagnosticException` when the model cannot be compiled (does not fit, unsupported)."""
     if target is not None and not isinstance(target, Target):
@@ -235,6 +239,13 @@ def compile(  # noqa: A001
         for f in module.body.block.ops:  # stable value names, shared by the reference and the package
             if isinstance(f, func.FuncOp):
                 name_values(f)
+    if precision is not None and not lowered:
+        from ipu.transforms.convert_precision import ConvertPrecisionPass
+
+        try:
+            ConvertPrecisionPass(dtype=precision).apply(context(), module)
+        except DiagnosticException as e:
+            raise ApiError(str(e)) from None
     reference = None if lowered else main_function(module.clone())
     ctx = context()
     seconds: dict[str, float] = {}
@@ -393,7 +404,8 @@ def run(
         result = Emulator(pkg, tg, checked=checked).run(x)
     checks = check(pkg, result, ref, x, samples, atol, rtol, checkpoints) if ref is not None else []
     if isinstance(model, Compiled) and model.oracle is not None:
-        checks += check_oracle(model.oracle, result, x, atol, rtol)
+        floor = least_precise_dtype(model.reference) if model.reference is not None else None
+        checks += check_oracle(model.oracle, result, x, atol, rtol, floor)
     return Report(result, x, checks)
 
 
@@ -403,9 +415,11 @@ def check_oracle(
     inputs: dict[str, np.ndarray],
     atol: float | None = None,
     rtol: float | None = None,
+    floor: np.dtype | None = None,
 ) -> list[Check]:
     """Compare every output, all elements, with an independent oracle's (matched by output name;
-    the dtype's tolerances unless `atol`/`rtol` are given)."""
+    the dtype's tolerances, no tighter than `floor`'s (the compiled model's narrowest float),
+    unless `atol`/`rtol` are given)."""
     with phase("oracle"):
         want = oracle(dict(inputs))
     missing = sorted(set(want) - set(result.outputs))
@@ -414,7 +428,7 @@ def check_oracle(
     out = []
     for i, (name, ref) in enumerate(want.items()):
         obs = result.outputs[name]
-        a, r = tolerance(obs.dtype, atol, rtol)
+        a, r = tolerance(obs.dtype, atol, rtol, floor)
         source = getattr(oracle, "backend", "oracle")
         out.append(Check("oracle", name, i, "", "value", compare(obs, ref, ref.size, a, r), source))
     return out

@@ -105,6 +105,12 @@ def _print_checks(checks: list[api.Check]) -> bool:
     type=click.Path(dir_okay=False),
     help="graph .mlir to check a prebuilt .ipuexe against",
 )
+@click.option(
+    "--precision",
+    type=click.Choice(["f16", "f32"]),
+    default=None,
+    help="compute in this float precision (f16: convert-precision; inputs and outputs stay as they are)",
+)
 @click.option("--package", "package_path", type=click.Path(dir_okay=False), help="also write the package here")
 @click.option(
     "--check",
@@ -139,6 +145,7 @@ def _run(
     outputs_path: str | None,
     seed: int,
     reference_path: str | None,
+    precision: str | None,
     package_path: str | None,
     check_mode: str,
     samples: int,
@@ -157,6 +164,8 @@ def _run(
     source: str | None = model
     compiled: api.Compiled | None = None
     if model.endswith(".ipuexe"):
+        if precision:
+            raise ToolError("--precision applies when compiling; a .ipuexe package is already compiled")
         with phase("read_package"):
             pkg = read_package(model)
         tg = load_target(target or pkg.target)
@@ -166,7 +175,7 @@ def _run(
             reference = main_function(parse_file(make_context(), reference_path))
     else:
         try:
-            compiled = api.compile(model, target)
+            compiled = api.compile(model, target, precision=precision)
         except api.ApiError as e:
             raise ToolError(str(e)) from None
         pkg, reference, tg = compiled.package, compiled.reference, compiled.target

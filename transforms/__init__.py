@@ -8,6 +8,11 @@ from xdsl.passes import ModulePass
 
 
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    def convert_precision():
+        from ipu.transforms.convert_precision import ConvertPrecisionPass
+
+        return ConvertPrecisionPass
+
     def plan_ops():
         from ipu.transforms.plan_ops import PlanOpsPass
 
@@ -59,6 +64,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         return IpuCompilePass
 
     return {
+        "convert-precision": convert_precision,
         "plan-ops": plan_ops,
         "plan-decide": plan_decide,
         "plan-materialize": plan_materialize,

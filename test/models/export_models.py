@@ -64,13 +64,15 @@ class _Logits:
         return W().eval()
 
 
-def _ids(scale: str, vocab: int, seq: int = SEQ):
+def _ids(scale: str, vocab: int, seq: int | None = None):
+    seq = seq or SEQ
     torch = _torch()
     g = torch.Generator().manual_seed(1)
     return torch.randint(0, vocab, (1, seq), generator=g, dtype=torch.int64)
 
 
-def _hidden(scale: str, d: int, seq: int = SEQ):
+def _hidden(scale: str, d: int, seq: int | None = None):
+    seq = seq or SEQ
     torch = _torch()
     g = torch.Generator().manual_seed(2)
     return torch.randn(1, seq, d, generator=g)
@@ -253,6 +255,12 @@ ZOO: dict[str, Spec] = {
 }
 
 
+def set_sequence(seq: int) -> None:
+    """The sequence length of every token model's example input."""
+    global SEQ
+    SEQ = seq
+
+
 def export(name: str, exporter: str, out: Path, scale: str = "small") -> Path:
     """Export one zoo model with one exporter; returns the .onnx path."""
     import onnx
@@ -310,7 +318,9 @@ def main() -> None:
     ap.add_argument("--only", action="append", default=[])
     ap.add_argument("--exporter", action="append", default=[])
     ap.add_argument("--scale", choices=("small", "full"), default="small")
+    ap.add_argument("--seq", type=int, default=SEQ, help="sequence length (default %(default)s)")
     a = ap.parse_args()
+    set_sequence(a.seq)
     failed = 0
     for name in a.only or ZOO:
         for ex in a.exporter or EXPORTERS:

@@ -67,3 +67,17 @@ def test_zoo_model(name: str) -> None:
         got = report.result.outputs[k]
         assert got.shape == want.shape
         np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-3)
+
+
+def test_zoo_model_in_half_precision() -> None:
+    """`precision="f16"`: the float32 export computed in float16 still matches onnxruntime's
+    float32 outputs within float16 tolerances, and costs fewer cycles."""
+    name = "llama_layer.dynamo23"
+    inputs = dict(np.load(FIXTURES / f"{name}.inputs.npz"))
+    full = api.run(api.compile(str(FIXTURES / f"{name}.onnx"), "sim64"), inputs)
+    half_c = api.compile(str(FIXTURES / f"{name}.onnx"), "sim64", precision="f16")
+    assert "f16" in str(half_c.reference) and "xf32> -> tensor<1x32x64xf16>" in str(half_c.reference)
+    half = api.run(half_c, inputs)
+    assert half.checks and all(c.result.passed for c in half.checks)
+    assert any(c.kind == "oracle" for c in half.checks)
+    assert half.result.total_cycles < full.result.total_cycles

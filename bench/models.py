@@ -1,0 +1,96 @@
+"""Real models at full scale: `python bench/models.py [--target mk2] [--model gpt2_lm:128 ...]`.
+
+Each model is a `torch.onnx.export` of a `transformers` model built from its published config
+with random weights (`test/models/export_models.py --scale full`; exporting needs the `[models]`
+extra, or `--exporter-python` naming an interpreter that has it; exports are cached in
+`--cache`). It is compiled for the target, emulated, and its outputs checked against
+onnxruntime (the oracle, all elements) and the graph's golden evaluator (sampled checkpoints).
+The float32 export is computed in `--precision` (default f16: fp16 storage and arithmetic, fp32
+matmul accumulation, as the IPU runs such models; GPT-2 small's float32 weights alone would take
+a third of the machine's SRAM). Printed per model: PASS/FAIL, compile seconds per phase, emulation seconds, emulated and
+estimated cycles, and memory per tile by class.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+EXPORTER = ROOT / "test" / "models" / "export_models.py"
+DEFAULT = ("gpt2_lm:128", "gpt2_lm:512", "bert:128")
+
+
+def export(name: str, seq: int, exporter: str, cache: Path, python: str) -> Path:
+    out = cache / f"{name}-s{seq}"
+    path = out / f"{name}.{exporter}.onnx"
+    if not path.is_file():
+        cmd = [python, str(EXPORTER), "--out", str(out), "--only", name, "--exporter", exporter]
+        subprocess.run([*cmd, "--scale", "full", "--seq", str(seq)], check=True)
+    return path
+
+
+def run(path: Path, target: str, precision: str | None) -> dict[str, object]:
+    from ipu import api
+
+    t0 = time.perf_counter()
+    compiled = api.compile(str(path), target, precision=precision)
+    compile_s = time.perf_counter() - t0
+    inputs = dict(np.load(str(path).removesuffix(".onnx") + ".inputs.npz"))
+    t0 = time.perf_counter()
+    report = api.run(compiled, inputs)
+    run_s = time.perf_counter() - t0
+    expected = dict(np.load(str(path).removesuffix(".onnx") + ".expected.npz"))
+    worst = max(float(np.max(np.abs(report.result.outputs[k] - v))) for k, v in expected.items())
+    ok = bool(report.checks) and all(c.result.passed for c in report.checks)
+    m = compiled.package.metrics
+    return {
+        "numerics": "PASS" if ok else "FAIL",
+        "max_abs_vs_export": worst,
+        "compile_s": compile_s,
+        "phases_s": compiled.seconds,
+        "emulate_and_check_s": run_s,
+        "cycles": report.result.total_cycles,
+        "estimated_cycles": m.get("estimated_cycles"),
+        "memory": {
+            k: m[k]
+            for k in ("peak_standard_bytes", "peak_interleaved_bytes", "peak_total_bytes", "code_bytes")
+            if k in m
+        },
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--target", default="mk2")
+    ap.add_argument("--model", action="append", default=[], help="NAME:SEQ from the zoo (default: %(default)s)")
+    ap.add_argument("--exporter", default="dynamo20", choices=("classic17", "dynamo20", "dynamo23"))
+    ap.add_argument("--cache", type=Path, default=Path("/tmp/ipu-models"))
+    ap.add_argument("--exporter-python", default=sys.executable, help="an interpreter with the [models] extra")
+    ap.add_argument("--precision", default="f16", choices=("f16", "f32"), help="compute precision (%(default)s)")
+    a = ap.parse_args()
+    for spec in a.model or DEFAULT:
+        name, seq = spec.split(":")
+        path = export(name, int(seq), a.exporter, a.cache, a.exporter_python)
+        r = run(path, a.target, a.precision)
+        phases = " ".join(f"{k}={v:.1f}" for k, v in r["phases_s"].items())  # type: ignore[union-attr]
+        mem = " ".join(f"{k}={v}" for k, v in r["memory"].items())  # type: ignore[union-attr]
+        print(
+            f"model={name} seq={seq} exporter={a.exporter} target={a.target} precision={a.precision} "
+            f"numericalTest={r['numerics']} "
+            f"maxAbsVsExport={r['max_abs_vs_export']:.2e} compileSeconds={r['compile_s']:.1f} "
+            f"emulateAndCheckSeconds={r['emulate_and_check_s']:.1f} totalCycles={r['cycles']} "
+            f"estimatedCycles={r['estimated_cycles']}",
+            flush=True,
+        )
+        print(f"  phases: {phases}", flush=True)
+        print(f"  memory per tile: {mem}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
