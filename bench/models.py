@@ -26,12 +26,13 @@ EXPORTER = ROOT / "test" / "models" / "export_models.py"
 DEFAULT = ("gpt2_lm:128", "gpt2_lm:512", "bert:128")
 
 
-def export(name: str, seq: int, exporter: str, cache: Path, python: str) -> Path:
-    out = cache / f"{name}-s{seq}"
+def export(name: str, seq: int, layers: int | None, exporter: str, cache: Path, python: str) -> Path:
+    out = cache / (f"{name}-s{seq}" + (f"-l{layers}" if layers else ""))
     path = out / f"{name}.{exporter}.onnx"
     if not path.is_file():
         cmd = [python, str(EXPORTER), "--out", str(out), "--only", name, "--exporter", exporter]
-        subprocess.run([*cmd, "--scale", "full", "--seq", str(seq)], check=True)
+        cmd += ["--scale", "full", "--seq", str(seq)] + (["--layers", str(layers)] if layers else [])
+        subprocess.run(cmd, check=True)
     return path
 
 
@@ -68,20 +69,22 @@ def run(path: Path, target: str, precision: str | None) -> dict[str, object]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--target", default="mk2")
-    ap.add_argument("--model", action="append", default=[], help="NAME:SEQ from the zoo (default: %(default)s)")
+    ap.add_argument("--model", action="append", default=[], help="NAME:SEQ[:LAYERS] (zoo name)")
     ap.add_argument("--exporter", default="dynamo20", choices=("classic17", "dynamo20", "dynamo23"))
     ap.add_argument("--cache", type=Path, default=Path("/tmp/ipu-models"))
     ap.add_argument("--exporter-python", default=sys.executable, help="an interpreter with the [models] extra")
     ap.add_argument("--precision", default="f16", choices=("f16", "f32"), help="compute precision (%(default)s)")
     a = ap.parse_args()
     for spec in a.model or DEFAULT:
-        name, seq = spec.split(":")
-        path = export(name, int(seq), a.exporter, a.cache, a.exporter_python)
+        name, seq, *depth = spec.split(":")
+        layers = int(depth[0]) if depth else None
+        path = export(name, int(seq), layers, a.exporter, a.cache, a.exporter_python)
         r = run(path, a.target, a.precision)
         phases = " ".join(f"{k}={v:.1f}" for k, v in r["phases_s"].items())  # type: ignore[union-attr]
         mem = " ".join(f"{k}={v}" for k, v in r["memory"].items())  # type: ignore[union-attr]
         print(
-            f"model={name} seq={seq} exporter={a.exporter} target={a.target} precision={a.precision} "
+            f"model={name} seq={seq} layers={layers or 'all'} exporter={a.exporter} target={a.target} "
+            f"precision={a.precision} "
             f"numericalTest={r['numerics']} "
             f"maxAbsVsExport={r['max_abs_vs_export']:.2e} compileSeconds={r['compile_s']:.1f} "
             f"emulateAndCheckSeconds={r['emulate_and_check_s']:.1f} totalCycles={r['cycles']} "

@@ -550,6 +550,24 @@ class PermuteOp(_OneToOne):
             raise VerifyException("plan.permute: no partial sums")
 
 
+def unit_axis_view(lay: Layout, shape: tuple[int, ...]) -> Layout | None:
+    """`lay` for `shape` when the reshape only adds or drops unit axes (the last axis kept): the
+    same grid and blocks, each split carried to its axis; None for any other reshape."""
+    a = lay.shape
+    ai = [i for i, d in enumerate(a) if d != 1]
+    ri = [i for i, d in enumerate(shape) if d != 1]
+    if [a[i] for i in ai] != [shape[i] for i in ri] or not a or not shape or a[-1] != shape[-1] or lay.partial >= 0:
+        return None
+    if any(lay.split[i] for i, d in enumerate(a) if d == 1):
+        return None
+    split: list[tuple[int, ...]] = [()] * len(shape)
+    align = [1] * len(shape)
+    al = lay.align or (1,) * len(a)
+    for i, j in zip(ai, ri, strict=True):
+        split[j], align[j] = lay.split[i], al[i]
+    return Layout(shape, lay.grid, tuple(split), -1, lay.first_tile, tuple(align))
+
+
 @irdl_op_definition
 class ReshapeOp(_OneToOne):
     """Reinterpret row blocks: both layouts split one axis, with only unit axes before it, over
@@ -568,8 +586,11 @@ class ReshapeOp(_OneToOne):
             and a.shape[-1] == a.block[-1]
             and r.shape[-1] == r.block[-1]
         )
-        if not ok:
-            raise VerifyException("plan.reshape: layouts must be equal row blocks of one 1-D grid")
+        if not ok and unit_axis_view(a, r.shape) != r:
+            raise VerifyException(
+                "plan.reshape: layouts must be equal row blocks of one 1-D grid, or the same layout with unit axes "
+                "added or dropped"
+            )
 
 
 def heads_view(lay: Layout, head_dim: int) -> Layout:

@@ -191,6 +191,15 @@ def _plan_permute(p: Planner, op: graph.TransposeOp, perm: tuple[int, ...]) -> N
 def _plan_reshape(p: Planner, op: graph.ReshapeOp, index: int) -> None:
     target = p.target
     a, r = tuple(op.input.type.get_shape()), tuple(op.result.type.get_shape())
+    if p.has(op.input):  # only unit axes change: the value stays where it is
+        view = plan.unit_axis_view(p.current[op.input].type.layout, r)
+        if view is not None:
+            x = p.get(op.input, None, op.name)
+            res = plan.ReshapeOp.create(
+                operands=[x], result_types=[plan_type(op.result.type, view)], attributes=_value(op)
+            )
+            p.set(op.result, p.emit(res).results[0])
+            return
     # each side is split along its first non-unit leading axis (an ONNX [1, C, H, W] input and
     # its row collapse [C*H, W] both cut in whole rows): with only unit axes before it, each
     # tile's block is one contiguous element range, the same on both sides

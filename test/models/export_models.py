@@ -78,10 +78,14 @@ def _hidden(scale: str, d: int, seq: int | None = None):
     return torch.randn(1, seq, d, generator=g)
 
 
+LAYERS: int | None = None
+"""Overrides the layer count (`--layers`): a full-width model at a depth one machine holds."""
+
+
 def _dims(scale: str) -> dict:
     if scale == "full":
-        return dict(d=768, heads=12, layers=12, ffn=3072, vocab=50257, kv=4)
-    return dict(d=64, heads=4, layers=2, ffn=128, vocab=256, kv=2)
+        return dict(d=768, heads=12, layers=LAYERS or 12, ffn=3072, vocab=50257, kv=4)
+    return dict(d=64, heads=4, layers=LAYERS or 2, ffn=128, vocab=256, kv=2)
 
 
 def gpt2_lm(scale: str):
@@ -319,8 +323,11 @@ def main() -> None:
     ap.add_argument("--exporter", action="append", default=[])
     ap.add_argument("--scale", choices=("small", "full"), default="small")
     ap.add_argument("--seq", type=int, default=SEQ, help="sequence length (default %(default)s)")
+    ap.add_argument("--layers", type=int, default=None, help="layer count (default: the config's)")
     a = ap.parse_args()
     set_sequence(a.seq)
+    global LAYERS
+    LAYERS = a.layers
     failed = 0
     for name in a.only or ZOO:
         for ex in a.exporter or EXPORTERS:
