@@ -54,7 +54,7 @@ def run(path: Path, target: str, precision: str | None) -> dict[str, object]:
         "numerics": "PASS" if ok else "FAIL",
         "max_abs_vs_export": worst,
         "compile_s": compile_s,
-        "phases_s": compiled.seconds,
+        "phases_s": compiled.phase_seconds,
         "emulate_and_check_s": run_s,
         "cycles": report.result.total_cycles,
         "estimated_cycles": m.get("estimated_cycles"),
