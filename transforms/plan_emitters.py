@@ -17,6 +17,7 @@ from ipu.dialects.layout import Layout
 from ipu.transforms.plan_candidates import SerialChoice, choose_gather, gather_result_rows
 from ipu.transforms.plan_layouts import (
     attention_layouts,
+    leading_layout,
     plan_type,
     replicated_vector,
     row_layout,
@@ -182,7 +183,7 @@ def _plan_permute(p: Planner, op: graph.TransposeOp, perm: tuple[int, ...]) -> N
     if x.type.layout.partial >= 0:
         x = p.get(op.input, plan_type(op.input.type, row_layout(x.type.layout.shape, p.target.tiles)), op.name)
     out = p.desired.get(op.result) or plan_type(
-        op.result.type, row_layout(tuple(op.result.type.get_shape()), p.target.tiles)
+        op.result.type, leading_layout(tuple(op.result.type.get_shape()), p.target.tiles)
     )
     r = plan.PermuteOp.create(operands=[x], result_types=[out], attributes={"perm": op.perm, **_value(op)})
     p.set(op.result, p.emit(r).results[0])

@@ -46,6 +46,24 @@ def row_layout(shape: tuple[int, ...], tiles: int) -> Layout:
     return Layout(shape, (shape[0], per), ((0,), (1,), *((),) * (len(shape) - 2)))
 
 
+def leading_layout(shape: tuple[int, ...], tiles: int) -> Layout:
+    """Whole rows per tile for any rank: the leading axes split in order while tiles remain (a
+    permutation's result, whose rows arrive whole)."""
+    grid: list[int] = []
+    split: list[tuple[int, ...]] = []
+    left = tiles
+    for n in shape[:-1]:
+        g = max(1, min(left, n))
+        if g > 1:
+            split.append((len(grid),))
+            grid.append(g)
+            left //= g
+        else:
+            split.append(())
+    split.append(())
+    return Layout(shape, tuple(grid) or (1,), tuple(split))
+
+
 def replicated_vector(n: int, lay: Layout) -> Layout:
     return Layout((n,), lay.grid, ((),), -1, lay.first_tile)
 

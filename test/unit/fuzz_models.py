@@ -173,6 +173,29 @@ def _transpose(draw: Draw, b: Builder, x: Value, pool: list[Value]) -> Value | N
     )
 
 
+def _permute(draw: Draw, b: Builder, x: Value, pool: list[Value]) -> Value | None:
+    """[a*c, d] seen as [a, c, d] (or [a, c, e, d]) with its leading axes permuted, the last kept
+    (a plan.permute), then collapsed back."""
+    rows, d = x.shape
+    splits = [(a, rows // a) for a in (2, 4, 3) if rows % a == 0 and rows // a > 1]
+    if not splits:
+        return None
+    a, c = draw(st.sampled_from(splits))
+    shape, perm = (a, c, d), (1, 0, 2)
+    if c % 2 == 0 and c > 2 and draw(st.booleans()):
+        shape, perm = (a, 2, c // 2, d), draw(st.sampled_from(((2, 0, 1, 3), (1, 2, 0, 3))))
+    v = b.op(f"graph.reshape {x.name} : {x.type} -> {tensor(shape, x.dtype)}", shape, x.dtype, x.scale)
+    out = tuple(shape[i] for i in perm)
+    p = ", ".join(map(str, perm))
+    t = b.op(
+        f"graph.transpose {v.name} {{perm = array<i64: {p}>}} : {v.type} -> {tensor(out, x.dtype)}",
+        out,
+        x.dtype,
+        x.scale,
+    )
+    return b.op(f"graph.reshape {t.name} : {t.type} -> {x.type}", x.shape, x.dtype, x.scale)
+
+
 def _reshape(draw: Draw, b: Builder, x: Value, pool: list[Value]) -> Value | None:
     total = x.shape[0] * x.shape[1]
     options = [c for c in COLS if total % c == 0 and (c % 2 == 0 or x.dtype == F32) and c != x.shape[1]]
@@ -236,12 +259,13 @@ OPS: dict[str, Callable[[Draw, Builder, Value, list[Value]], Value | None]] = {
     "rowwise": _rowwise,
     "transpose": _transpose,
     "reshape": _reshape,
+    "permute": _permute,
     "cast": _cast,
     "matmul_activations": _matmul_activations,
     "attention": _attention,
 }
 # ops whose result keeps its input's type (usable to close a repeat body)
-SHAPE_KEEPING = ("unary", "binary", "rowwise", "attention")
+SHAPE_KEEPING = ("unary", "binary", "rowwise", "attention", "permute")
 BOUNDED = ("tanh", "softmax", "layer_norm", "rms_norm")
 
 
