@@ -30,16 +30,16 @@ negative finite values and -inf all qualify)."""
 def _skip(v: GraphView, name: str, *op_types: str) -> str:
     """Walk back through private single-input no-op nodes (casts to the same type, identities)."""
     while True:
-        n = v.node(name, *op_types)
-        if n is None or not v.private(name):
+        n = v.sole(name, *op_types)
+        if n is None:
             return name
         name = n.input[0]
 
 
 def _nan_guard(v: GraphView, name: str) -> str:
     """`Where(IsNaN(p), 0, p)` (the dynamo exporter's guard for fully masked rows): p."""
-    w = v.node(name, "Where")
-    if w is None or not v.private(name):
+    w = v.sole(name, "Where")
+    if w is None:
         return name
     cond = v.node(w.input[0], "IsNaN")
     if cond is not None and w.input[2] == cond.input[0] and v.scalar(w.input[1]) == 0.0:
@@ -99,14 +99,14 @@ def _mask_kind(m: np.ndarray, s: int, sk: int, visible_is_true: bool | None) -> 
 def _repeat_source(v: GraphView, name: str) -> str:
     """Grouped KV heads repeated for the query heads (`Reshape(Expand(Unsqueeze(x, 2)))`, x
     `[1, Hkv, S, D]` to `[1, Hkv * r, S, D]`): x, which `graph.attention` groups natively."""
-    r = v.node(name, "Reshape")
-    if r is None or not v.private(name):
+    r = v.sole(name, "Reshape")
+    if r is None:
         return name
-    e = v.node(r.input[0], "Expand")
-    if e is None or not v.private(r.input[0]):
+    e = v.sole(r.input[0], "Expand")
+    if e is None:
         return name
-    u = v.node(e.input[0], "Unsqueeze")
-    if u is None or not v.private(e.input[0]):
+    u = v.sole(e.input[0], "Unsqueeze")
+    if u is None:
         return name
     x, out = u.input[0], v.shapes.get(name)
     xs = v.shapes.get(x)
@@ -131,8 +131,8 @@ def _heads(v: GraphView, name: str) -> tuple[str, bool] | None:
         if perm == [0, 2, 1] and v.private(r.input[0]) and v.shapes.get(name) == (1, *v.shapes[r.input[0]]):
             return t.input[0], False
         return None
-    t = v.node(name, "Transpose")
-    if t is None or not v.private(name):
+    t = v.sole(name, "Transpose")
+    if t is None:
         return None
     perm = next((list(a.ints) for a in t.attribute if a.name == "perm"), None)
     if perm == [0, 1, 3, 2]:

@@ -49,6 +49,11 @@ class GraphView:
         n = self.producer.get(name)
         return n if n is not None and n.op_type in op_types and name not in self.consts else None
 
+    def sole(self, name: str, *op_types: str) -> onnx.NodeProto | None:
+        """`node(name, ...)` when only one node reads `name` (the chain may be folded away)."""
+        n = self.node(name, *op_types)
+        return n if n is not None and self.private(name) else None
+
     def private(self, name: str) -> bool:
         """Read by exactly one node and not a graph output: safe to fold into a pattern."""
         return len(self.consumers.get(name, [])) == 1 and name not in self.outputs

@@ -32,15 +32,20 @@ def _narrow(t: Attribute, to: Attribute) -> Attribute:
     return t
 
 
-def _convert_block(block: Block, to: Attribute) -> None:
-    for arg in block.args:
-        arg._type = _narrow(arg.type, to)  # noqa: SLF001 -- retyping in place keeps every use
-    for op in list(block.ops):
+def _narrow_ops(block: Block, to: Attribute) -> None:
+    """Narrow the results of `block`'s ops and, inside their regions, the block arguments too."""
+    for op in block.ops:
         for r in op.results:
-            r._type = _narrow(r.type, to)  # noqa: SLF001
+            r._type = _narrow(r.type, to)  # noqa: SLF001 -- retyping in place keeps every use
         for region in op.regions:
             for b in region.blocks:
-                _convert_block(b, to)
+                for arg in b.args:
+                    arg._type = _narrow(arg.type, to)  # noqa: SLF001
+                _narrow_ops(b, to)
+
+
+def _drop_trivial_casts(f: func.FuncOp) -> None:
+    for op in list(f.walk()):
         if isinstance(op, graph.CastOp) and op.input.type == op.result.type:
             op.result.replace_all_uses_with(op.input)
             op.detach()
@@ -60,13 +65,7 @@ def convert_function(f: func.FuncOp, to: Attribute) -> int:
     if not isinstance(ret, func.ReturnOp):
         raise DiagnosticException(f"convert-precision: @{f.sym_name.data} does not end in func.return")
     out_types = [o.type for o in ret.arguments]
-    # narrow the body (the arguments keep their type: only their casts' results are narrowed)
-    for op in list(block.ops):
-        for r in op.results:
-            r._type = _narrow(r.type, to)  # noqa: SLF001
-        for region in op.regions:
-            for b in region.blocks:
-                _convert_block(b, to)
+    _narrow_ops(block, to)  # the arguments keep their type: their casts' results are narrowed
     for arg, c in reversed(entry_casts):
         arg.replace_all_uses_with(c.result)
         block.insert_op_before(c, block.first_op)
@@ -77,11 +76,7 @@ def convert_function(f: func.FuncOp, to: Attribute) -> int:
             back.result.name_hint = f"{v.name_hint or 'out'}.f32" if v.name_hint else None
             block.insert_op_before(back, ret)
             ret.operands[i] = back.result
-    for op in list(block.ops):
-        if isinstance(op, graph.CastOp) and op.input.type == op.result.type:
-            op.result.replace_all_uses_with(op.input)
-            op.detach()
-            op.erase()
+    _drop_trivial_casts(f)
     return len(entry_casts) + len(out_types)
 
 

@@ -139,11 +139,10 @@ def bert(scale: str):
     return _Logits(BertModel(cfg, add_pooling_layer=False).eval(), "last_hidden_state")
 
 
-def _llama_cfg(scale: str):
-    from transformers import LlamaConfig
-
+def _decoder_cfg(config_cls, scale: str):
+    """A Llama-family config (Llama, Qwen2): grouped KV heads, SwiGLU, rotary positions."""
     k = _dims(scale)
-    return LlamaConfig(
+    return config_cls(
         hidden_size=k["d"],
         num_attention_heads=k["heads"],
         num_key_value_heads=k["kv"],
@@ -153,6 +152,12 @@ def _llama_cfg(scale: str):
         max_position_embeddings=max(SEQ, 2048),
         attn_implementation="eager",
     )
+
+
+def _llama_cfg(scale: str):
+    from transformers import LlamaConfig
+
+    return _decoder_cfg(LlamaConfig, scale)
 
 
 def llama(scale: str):
@@ -187,18 +192,7 @@ def llama_layer(scale: str):
 def qwen2(scale: str):
     from transformers import Qwen2Config, Qwen2ForCausalLM
 
-    k = _dims(scale)
-    cfg = Qwen2Config(
-        hidden_size=k["d"],
-        num_attention_heads=k["heads"],
-        num_key_value_heads=k["kv"],
-        num_hidden_layers=k["layers"],
-        intermediate_size=k["ffn"],
-        vocab_size=k["vocab"],
-        max_position_embeddings=max(SEQ, 2048),
-        attn_implementation="eager",
-    )
-    return _Logits(Qwen2ForCausalLM(cfg).eval(), "logits")
+    return _Logits(Qwen2ForCausalLM(_decoder_cfg(Qwen2Config, scale)).eval(), "logits")
 
 
 def vit(scale: str):
