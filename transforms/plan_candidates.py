@@ -333,10 +333,13 @@ def choose_gather(
     reserved: int = 0,
     pin: tuple[int, int] | None = None,
     where: str = "graph.gather",
+    rank: int = 0,
+    counts: list[int] | None = None,
 ) -> GatherChoice:
-    """The cheapest grid whose working set fits beside `reserved` bytes and whose table block, a
-    resident weight, stays within the weights' share of tile memory (the fewest bytes when no
-    grid keeps it there); a pinned grid is priced and refused when it does not fit."""
+    """The `rank`-th cheapest grid (rank 0: the cheapest) whose working set fits beside
+    `reserved` bytes and whose table block, a resident weight, stays within the weights' share of
+    tile memory (the fewest bytes when no grid keeps it there); `counts` receives how many such
+    grids there are. A pinned grid is priced and refused when it does not fit."""
     budget = op_budget(target, reserved)
     if pin is not None:
         if pin[0] > v or pin[1] > max(d // 2, 1) or pin[0] * pin[1] > target.tiles:
@@ -361,7 +364,8 @@ def choose_gather(
             f"{target.memory_size} bytes ({reserved} held by live values)"
         )
     share = WEIGHT_FRACTION * target.memory_size
-    small = [c for c in fits if c.table_bytes <= share]
-    if small:
-        return min(small, key=lambda c: (c.cycles, c.bytes_per_tile, c.pv))
-    return min(fits, key=lambda c: (c.table_bytes, c.cycles))
+    small = sorted((c for c in fits if c.table_bytes <= share), key=lambda c: (c.cycles, c.bytes_per_tile, c.pv))
+    order = small or sorted(fits, key=lambda c: (c.table_bytes, c.cycles, c.pv))
+    if counts is not None:
+        counts.append(len(order))
+    return order[min(rank, len(order) - 1)]

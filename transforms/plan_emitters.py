@@ -14,7 +14,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import graph, plan
 from ipu.dialects.layout import Layout
-from ipu.transforms.plan_candidates import SerialChoice, choose_gather, gather_result_rows
+from ipu.transforms.plan_candidates import SerialChoice, gather_result_rows
 from ipu.transforms.plan_layouts import (
     attention_layouts,
     plan_type,
@@ -22,7 +22,7 @@ from ipu.transforms.plan_layouts import (
     row_layout,
     serial_gemm_layouts,
 )
-from ipu.transforms.plan_state import CHOICE_ATTR, MatmulContext, Planner, describe
+from ipu.transforms.plan_state import MatmulContext, Planner
 
 
 def _value(op: Operation) -> dict[str, Attribute]:
@@ -295,17 +295,8 @@ def _plan_gather(p: Planner, op: graph.GatherOp, index: int) -> None:
     (pv, pd) grid, the indices are replicated on it, each tile slices its rows (`plan.embedding_slice`)
     and, with pv > 1, `plan.reduce` sums the per-row-block partials into row blocks of the result."""
     (v, d), s = op.table.type.get_shape(), op.result.type.get_shape()[0]
-    esize = op.table.type.element_type.bitwidth // 8
-    attr = op.attributes.get(CHOICE_ATTR)
-    pin = None
-    if attr is not None:
-        if not isinstance(attr, plan.ChoiceAttr) or attr.impl.data != "gather":
-            raise DiagnosticException(
-                f"plan-ops: {describe(op, index)}: {CHOICE_ATTR} must be a #plan.choice<gather, grid = [pv, pd]>"
-            )
-        pin = attr.grid_dims
     reserved = p.resident + p.live_bytes(exclude=(op.table, op.indices))
-    c = choose_gather(v, d, s, esize, p.target, reserved, pin, describe(op, index))
+    c = p.chooser.gather(op, index, reserved, p.target)
     grid = c.grid
     if op.table in p.params and not p.has(op.table):
         p.resident += c.table_bytes
