@@ -126,6 +126,11 @@ def test_grid_choice_fits_and_never_puts_the_whole_table_on_every_tile() -> None
     assert narrow.pv > 1 and narrow.table_bytes <= WEIGHT_FRACTION * t.memory_size
     # without that pressure the cheapest grid has one row block: no partials, no reduce
     assert choose_gather(64, 32, 16, 2, t).grid == (1, 16)
+    # ranked like the other decision points: the search's branching is the number of fitting grids
+    counts: list[int] = []
+    ranked = [choose_gather(64, 32, 16, 2, t, rank=r, counts=counts) for r in range(3)]
+    assert counts[0] == len(gather_grids(64, 32, t.tiles)) and len(set(c.grid for c in ranked)) == 3
+    assert [c.cycles for c in ranked] == sorted(c.cycles for c in ranked)
     with pytest.raises(DiagnosticException, match="does not fit table"):
         choose_gather(64, 32, 16, 2, t, pin=(4, 32))
     with pytest.raises(DiagnosticException, match="model does not fit target sim16: gather"):
