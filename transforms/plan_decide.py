@@ -82,13 +82,16 @@ class CostChooser:
         self.chosen[op] = attention_attr(c)
         return c
 
-    def gather(self, op: graph.GatherOp, index: int, reserved: int, t: Target) -> GatherChoice:
+    def gather(
+        self, op: graph.GatherOp, index: int, reserved: int, t: Target, current: tuple[int, int] | None = None
+    ) -> GatherChoice:
         if CHOICE_ATTR in op.attributes:
             return resolve_gather(op, index, recorded_choice(op, index, ("gather",)), reserved, t)
         (v, d), s = op.table.type.get_shape(), op.result.type.get_shape()[0]
         es = op.table.type.element_type.bitwidth // 8
         counts: list[int] = []
-        c = choose_gather(v, d, s, es, t, reserved, None, describe(op, index), self.ranks.get(index, 0), counts)
+        rank = self.ranks.get(index, 0)
+        c = choose_gather(v, d, s, es, t, reserved, None, describe(op, index), rank, counts, current)
         self.counts[index] = counts[0]
         self.chosen[op] = gather_attr(c)
         return c

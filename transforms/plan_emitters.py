@@ -296,7 +296,12 @@ def _plan_gather(p: Planner, op: graph.GatherOp, index: int) -> None:
     and, with pv > 1, `plan.reduce` sums the per-row-block partials into row blocks of the result."""
     (v, d), s = op.table.type.get_shape(), op.result.type.get_shape()[0]
     reserved = p.resident + p.live_bytes(exclude=(op.table, op.indices))
-    c = p.chooser.gather(op, index, reserved, p.target)
+    current = None  # the grid an earlier lookup placed the table on: reusing it moves no table
+    if p.has(op.table):
+        t_l = p.current[op.table].type.layout
+        if len(t_l.grid) == 2 and t_l.split == ((0,), (1,)) and t_l.partial < 0 and not t_l.align:
+            current = (t_l.grid[0], t_l.grid[1])
+    c = p.chooser.gather(op, index, reserved, p.target, current)
     grid = c.grid
     if op.table in p.params and not p.has(op.table):
         p.resident += c.table_bytes

@@ -46,7 +46,9 @@ class RecordedChooser:
         _require(op, index)
         return resolve_attention(op, index, recorded_choice(op, index, ("attention",)), t)
 
-    def gather(self, op: graph.GatherOp, index: int, reserved: int, t: Target) -> GatherChoice:
+    def gather(
+        self, op: graph.GatherOp, index: int, reserved: int, t: Target, current: tuple[int, int] | None = None
+    ) -> GatherChoice:
         _require(op, index)
         return resolve_gather(op, index, recorded_choice(op, index, ("gather",)), reserved, t)
 

@@ -81,8 +81,11 @@ class Chooser(Protocol):
 
     def attention(self, op: graph.AttentionOp, index: int, target: Target) -> AttentionChoice: ...
 
-    def gather(self, op: graph.GatherOp, index: int, reserved: int, target: Target) -> GatherChoice:
-        """An embedding lookup's grid, given `reserved` bytes per tile held elsewhere."""
+    def gather(
+        self, op: graph.GatherOp, index: int, reserved: int, target: Target, current: tuple[int, int] | None = None
+    ) -> GatherChoice:
+        """An embedding lookup's grid, given `reserved` bytes per tile held elsewhere and the grid
+        the table already lives on (`current`, if an earlier lookup placed it)."""
         ...
 
 
