@@ -58,9 +58,6 @@ FLOAT_TYPES = {onnx.TensorProto.FLOAT: (np.float32, f32), onnx.TensorProto.FLOAT
 # int64 input is narrowed on the host when it is loaded, each value checked)
 INDEX_TYPES = (onnx.TensorProto.INT64, onnx.TensorProto.INT32)
 
-_ID_VIEWS = ("Reshape", "Squeeze", "Unsqueeze", "Flatten", "Identity")
-"""Nodes that only view integer ids (their shape), between an id input and its Gather."""
-
 # ops folded at import time when every input is known; never folded: randomness
 _NO_FOLD = {"RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike", "Bernoulli", "Multinomial"}
 
@@ -214,10 +211,6 @@ class _Importer:
     def reshape(self, x: Val, shape: Sequence[int], hint: str | None = None) -> Val:
         """`x` with ONNX shape `shape`: free when the collapsed forms agree, else a graph.reshape."""
         shape = tuple(shape)
-        if x.dtype == np.int32:  # token ids: a view, as long as they stay one row
-            if math.prod(shape[:-1]) != 1 or shape[-1] != math.prod(x.shape):
-                raise self.fail(f"integer ids {list(x.shape)} reshaped to {list(shape)} (only [S] or [1, S] views)")
-            return Val(x.ssa, shape, x.dtype)
         a, b = collapsed(x.shape), collapsed(shape)
         if a == b:
             return Val(x.ssa, shape, x.dtype)
@@ -307,21 +300,21 @@ class _Importer:
                 f"input '{vi.name}' ({name}) has shape {list(shape)}; integer inputs are token ids of shape [S] "
                 "or [1, S]"
             )
-        consumers, todo = self.consumer_map(), [vi.name]
-        while todo:  # through shape-only views (GPT-2 reshapes its ids to [-1, S] first)
+        consumers, todo, seen = self.consumer_map(), [vi.name], set()
+        while todo:  # the ids may be reshaped on their way (GPT-2: input_ids.view(-1, S)), then Gathered
             v = todo.pop()
+            seen.add(v)
             for n in consumers.get(v, []):
-                if n.op_type in _ID_VIEWS and n.input[0] == v:
-                    todo.extend(o for o in n.output if o)
+                if n.op_type == "Gather" and list(n.input).index(v) == 1:
                     continue
-                if n.op_type == "Shape":
+                if n.op_type in INDEX_VIEWS and n.input[0] == v:
+                    todo.extend(o for o in n.output[:1] if o not in seen)
                     continue
-                if n.op_type != "Gather" or list(n.input).index(v) != 1:
-                    self.node, self.node_label = n, n.name or n.op_type
-                    raise self.fail(
-                        f"integer input '{vi.name}' ({name}) is read by {n.op_type}; integer inputs may only be the "
-                        "indices of a Gather (through reshapes)"
-                    )
+                self.node, self.node_label = n, n.name or n.op_type
+                raise self.fail(
+                    f"integer input '{vi.name}' ({name}) is read by {n.op_type}; integer inputs may only be the "
+                    f"indices of a Gather (through {', '.join(INDEX_VIEWS)})"
+                )
         self.node = None
         return shape, np.int32
 
@@ -1515,6 +1508,33 @@ def _pick_columns(im: _Importer, node: onnx.NodeProto, data: Val, idx: np.ndarra
     hint = node.output[0] if tuple(want) == (rows, picked.size) else None
     r = im.emit(g.MatmulOp(x, sel, _tt((rows, picked.size), data.dtype)), hint)
     im.out(node, Val(im.raw_reshape(r, want, data.dtype, node.output[0]), out_shape, data.dtype))
+
+
+# reshapes an index input may take on its way to a Gather: between [S] and [1, S] they are the
+# same ids (graph.gather takes either), so they are free aliases
+INDEX_VIEWS = ("Reshape", "Squeeze", "Unsqueeze", "Flatten", "Identity")
+
+
+def _index_view(fn: Lowering) -> Lowering:
+    """`fn`, except on an index input: an alias of the same ids at the node's output shape."""
+
+    def lower(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+        x = im.get(node.input[0])
+        if not isinstance(x, Val) or x.dtype != np.int32:
+            fn(im, node, attrs)
+            return
+        shape = im.static_shapes.get(node.output[0])
+        if shape is None:
+            raise im.fail(f"the shape of '{node.output[0]}' (ids) is not known statically")
+        if len(shape) not in (1, 2) or len(shape) == 2 and shape[0] != 1 or shape[-1] != x.shape[-1]:
+            raise im.fail(f"ids {list(x.shape)} viewed as {list(shape)}; Gather indices are [S] or [1, S]")
+        im.out(node, Val(x.ssa, tuple(shape), np.int32))
+
+    return lower
+
+
+for _view in INDEX_VIEWS:
+    _LOWERINGS[_view] = _index_view(_LOWERINGS[_view])
 
 
 # -- entry points ---------------------------------------------------------------------------------

@@ -333,10 +333,16 @@ def choose_gather(
     reserved: int = 0,
     pin: tuple[int, int] | None = None,
     where: str = "graph.gather",
+    rank: int = 0,
+    counts: list[int] | None = None,
+    prefer: tuple[int, int] | None = None,
 ) -> GatherChoice:
-    """The cheapest grid whose working set fits beside `reserved` bytes and whose table block, a
-    resident weight, stays within the weights' share of tile memory (the fewest bytes when no
-    grid keeps it there); a pinned grid is priced and refused when it does not fit."""
+    """The `rank`-th cheapest grid (rank 0: the cheapest) whose working set fits beside
+    `reserved` bytes and whose table block, a resident weight, stays within the weights' share of
+    tile memory (the fewest bytes when no grid keeps it there); `counts` receives how many such
+    grids there are. `prefer` (the grid the table already lives on, placed by an earlier lookup)
+    ranks first when it fits: another grid would exchange the whole table on every run. A pinned
+    grid is priced and refused when it does not fit."""
     budget = op_budget(target, reserved)
     if pin is not None:
         if pin[0] > v or pin[1] > max(d // 2, 1) or pin[0] * pin[1] > target.tiles:
@@ -351,7 +357,10 @@ def choose_gather(
                 f"target {target.name}'s per-op budget is {int(budget)}"
             )
         return c
-    cands = [gather_candidate(v, d, s, esize, target, pv, pd) for pv, pd in gather_grids(v, d, target.tiles)]
+    grids = gather_grids(v, d, target.tiles)
+    if prefer is not None and prefer not in grids:
+        grids.append(prefer)  # the table's grid (a valid one: the emitter read it from its layout)
+    cands = [gather_candidate(v, d, s, esize, target, pv, pd) for pv, pd in grids]
     fits = [c for c in cands if c.bytes_per_tile <= budget]
     if not fits:
         best = min(cands, key=lambda c: c.bytes_per_tile)
@@ -361,7 +370,9 @@ def choose_gather(
             f"{target.memory_size} bytes ({reserved} held by live values)"
         )
     share = WEIGHT_FRACTION * target.memory_size
-    small = [c for c in fits if c.table_bytes <= share]
-    if small:
-        return min(small, key=lambda c: (c.cycles, c.bytes_per_tile, c.pv))
-    return min(fits, key=lambda c: (c.table_bytes, c.cycles))
+    small = sorted((c for c in fits if c.table_bytes <= share), key=lambda c: (c.cycles, c.bytes_per_tile, c.pv))
+    order = small or sorted(fits, key=lambda c: (c.table_bytes, c.cycles, c.pv))
+    order.sort(key=lambda c: c.grid != prefer)  # stable: the rest keep their order
+    if counts is not None:
+        counts.append(len(order))
+    return order[min(rank, len(order) - 1)]

@@ -13,8 +13,10 @@ from ipu.transforms.plan_candidates import (
     SERIAL_STEPS,
     WEIGHT_FRACTION,
     AttentionChoice,
+    GatherChoice,
     GemmChoice,
     attention_candidates,
+    choose_gather,
     gemm_candidate,
     gemm_grids,
     op_budget,
@@ -27,7 +29,9 @@ def _grid(g: tuple[int, ...]) -> str:
     return "x".join(map(str, g))
 
 
-def recorded_choice(op: graph.MatmulOp | graph.AttentionOp, index: int, impls: tuple[str, ...]) -> plan.ChoiceAttr:
+def recorded_choice(
+    op: graph.MatmulOp | graph.AttentionOp | graph.GatherOp, index: int, impls: tuple[str, ...]
+) -> plan.ChoiceAttr:
     attr = op.attributes.get(CHOICE_ATTR)
     if not isinstance(attr, plan.ChoiceAttr) or attr.impl.data not in impls:
         raise DiagnosticException(
@@ -117,3 +121,11 @@ def resolve_attention(op: graph.AttentionOp, index: int, attr: plan.ChoiceAttr, 
     c = match[0]
     _check_fit(where, f"grid {_grid(grid)}", c.bytes_per_tile, op_budget(t), t, 0)
     return c
+
+
+def resolve_gather(op: graph.GatherOp, index: int, attr: plan.ChoiceAttr, reserved: int, t: Target) -> GatherChoice:
+    """The embedding lookup's (row blocks, column blocks) grid `attr` names, priced."""
+    (v, d), s = op.table.type.get_shape(), op.result.type.get_shape()[0]
+    pv, pd = attr.grid_dims
+    es = op.table.type.element_type.bitwidth // 8
+    return choose_gather(v, d, s, es, t, reserved, (pv, pd), describe(op, index))

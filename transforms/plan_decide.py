@@ -22,13 +22,15 @@ from ipu.target import Target
 from ipu.transforms.plan_candidates import (
     WEIGHT_FRACTION,
     AttentionChoice,
+    GatherChoice,
     choose_attention,
+    choose_gather,
     choose_gemm,
     choose_serial_gemm,
 )
-from ipu.transforms.plan_choices import recorded_choice, resolve_attention, resolve_matmul
+from ipu.transforms.plan_choices import recorded_choice, resolve_attention, resolve_gather, resolve_matmul
 from ipu.transforms.plan_emit import install, plan_body
-from ipu.transforms.plan_state import CHOICE_ATTR, MatmulContext, MatmulPlan, attention_attr
+from ipu.transforms.plan_state import CHOICE_ATTR, MatmulContext, MatmulPlan, attention_attr, describe, gather_attr
 from ipu.transforms.target_of import set_module_target
 
 
@@ -78,6 +80,20 @@ class CostChooser:
         c = choose_attention(hq, hkv, s, sk, d, es, op.form.data, t, self.ranks.get(index, 0), counts)
         self.counts[index] = counts[0]
         self.chosen[op] = attention_attr(c)
+        return c
+
+    def gather(
+        self, op: graph.GatherOp, index: int, reserved: int, t: Target, current: tuple[int, int] | None = None
+    ) -> GatherChoice:
+        if CHOICE_ATTR in op.attributes:
+            return resolve_gather(op, index, recorded_choice(op, index, ("gather",)), reserved, t)
+        (v, d), s = op.table.type.get_shape(), op.result.type.get_shape()[0]
+        es = op.table.type.element_type.bitwidth // 8
+        counts: list[int] = []
+        rank = self.ranks.get(index, 0)
+        c = choose_gather(v, d, s, es, t, reserved, None, describe(op, index), rank, counts, current)
+        self.counts[index] = counts[0]
+        self.chosen[op] = gather_attr(c)
         return c
 
 

@@ -14,7 +14,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import graph, plan
 from ipu.dialects.layout import Layout
-from ipu.transforms.plan_candidates import SerialChoice, choose_gather, gather_result_rows
+from ipu.transforms.plan_candidates import SerialChoice, gather_result_rows
 from ipu.transforms.plan_layouts import (
     attention_layouts,
     leading_layout,
@@ -23,7 +23,7 @@ from ipu.transforms.plan_layouts import (
     row_layout,
     serial_gemm_layouts,
 )
-from ipu.transforms.plan_state import CHOICE_ATTR, MatmulContext, Planner, describe
+from ipu.transforms.plan_state import MatmulContext, Planner
 
 
 def _value(op: Operation) -> dict[str, Attribute]:
@@ -333,17 +333,13 @@ def _plan_gather(p: Planner, op: graph.GatherOp, index: int) -> None:
     (pv, pd) grid, the indices are replicated on it, each tile slices its rows (`plan.embedding_slice`)
     and, with pv > 1, `plan.reduce` sums the per-row-block partials into row blocks of the result."""
     (v, d), s = op.table.type.get_shape(), op.result.type.get_shape()[0]
-    esize = op.table.type.element_type.bitwidth // 8
-    attr = op.attributes.get(CHOICE_ATTR)
-    pin = None
-    if attr is not None:
-        if not isinstance(attr, plan.ChoiceAttr) or attr.impl.data != "gather":
-            raise DiagnosticException(
-                f"plan-ops: {describe(op, index)}: {CHOICE_ATTR} must be a #plan.choice<gather, grid = [pv, pd]>"
-            )
-        pin = attr.grid_dims
     reserved = p.resident + p.live_bytes(exclude=(op.table, op.indices))
-    c = choose_gather(v, d, s, esize, p.target, reserved, pin, describe(op, index))
+    current = None  # the grid an earlier lookup placed the table on: reusing it moves no table
+    if p.has(op.table):
+        t_l = p.current[op.table].type.layout
+        if len(t_l.grid) == 2 and t_l.split == ((0,), (1,)) and t_l.partial < 0 and not t_l.align:
+            current = (t_l.grid[0], t_l.grid[1])
+    c = p.chooser.gather(op, index, reserved, p.target, current)
     grid = c.grid
     if op.table in p.params and not p.has(op.table):
         p.resident += c.table_bytes

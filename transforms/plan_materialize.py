@@ -20,15 +20,15 @@ from xdsl.utils.exceptions import DiagnosticException
 from ipu.dialects import graph
 from ipu.target import Target
 from ipu.transforms.log import log_event
-from ipu.transforms.plan_candidates import AttentionChoice
-from ipu.transforms.plan_choices import recorded_choice, resolve_attention, resolve_matmul
+from ipu.transforms.plan_candidates import AttentionChoice, GatherChoice
+from ipu.transforms.plan_choices import recorded_choice, resolve_attention, resolve_gather, resolve_matmul
 from ipu.transforms.plan_decide import graph_functions
 from ipu.transforms.plan_emit import install, plan_body
 from ipu.transforms.plan_state import CHOICE_ATTR, MatmulContext, MatmulPlan, describe
 from ipu.transforms.target_of import set_module_target
 
 
-def _require(op: graph.MatmulOp | graph.AttentionOp, index: int) -> None:
+def _require(op: graph.MatmulOp | graph.AttentionOp | graph.GatherOp, index: int) -> None:
     if CHOICE_ATTR not in op.attributes:
         raise DiagnosticException(
             f"plan-materialize: {describe(op, index)} has no {CHOICE_ATTR}; run plan-decide first"
@@ -45,6 +45,12 @@ class RecordedChooser:
     def attention(self, op: graph.AttentionOp, index: int, t: Target) -> AttentionChoice:
         _require(op, index)
         return resolve_attention(op, index, recorded_choice(op, index, ("attention",)), t)
+
+    def gather(
+        self, op: graph.GatherOp, index: int, reserved: int, t: Target, current: tuple[int, int] | None = None
+    ) -> GatherChoice:
+        _require(op, index)
+        return resolve_gather(op, index, recorded_choice(op, index, ("gather",)), reserved, t)
 
 
 def materialize_function(f: func.FuncOp, t: Target) -> dict[str, int]:

@@ -17,7 +17,7 @@ from ipu.dialects import graph, plan
 from ipu.dialects.layout import Layout
 from ipu.target import Target
 from ipu.transforms.log import log_event
-from ipu.transforms.plan_candidates import AttentionChoice, GemmChoice, SerialChoice
+from ipu.transforms.plan_candidates import AttentionChoice, GatherChoice, GemmChoice, SerialChoice
 from ipu.transforms.plan_layouts import default_layout, plan_type
 
 CHOICE_ATTR = "plan.choice"  # a decision point's implementation (#plan.choice<…>)
@@ -70,12 +70,23 @@ def attention_attr(c: AttentionChoice) -> plan.ChoiceAttr:
     return plan.ChoiceAttr("attention", c.grid, key_block=c.keys)
 
 
+def gather_attr(c: GatherChoice) -> plan.ChoiceAttr:
+    return plan.ChoiceAttr("gather", c.grid)
+
+
 class Chooser(Protocol):
     """Chooses each decision point's implementation while the emitter walks the function."""
 
     def matmul(self, ctx: MatmulContext, target: Target) -> MatmulPlan: ...
 
     def attention(self, op: graph.AttentionOp, index: int, target: Target) -> AttentionChoice: ...
+
+    def gather(
+        self, op: graph.GatherOp, index: int, reserved: int, target: Target, current: tuple[int, int] | None = None
+    ) -> GatherChoice:
+        """An embedding lookup's grid, given `reserved` bytes per tile held elsewhere and the grid
+        the table already lives on (`current`, if an earlier lookup placed it)."""
+        ...
 
 
 @dataclass

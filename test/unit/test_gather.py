@@ -126,6 +126,11 @@ def test_grid_choice_fits_and_never_puts_the_whole_table_on_every_tile() -> None
     assert narrow.pv > 1 and narrow.table_bytes <= WEIGHT_FRACTION * t.memory_size
     # without that pressure the cheapest grid has one row block: no partials, no reduce
     assert choose_gather(64, 32, 16, 2, t).grid == (1, 16)
+    # ranked like the other decision points: the search's branching is the number of fitting grids
+    counts: list[int] = []
+    ranked = [choose_gather(64, 32, 16, 2, t, rank=r, counts=counts) for r in range(3)]
+    assert counts[0] == len(gather_grids(64, 32, t.tiles)) and len(set(c.grid for c in ranked)) == 3
+    assert [c.cycles for c in ranked] == sorted(c.cycles for c in ranked)
     with pytest.raises(DiagnosticException, match="does not fit table"):
         choose_gather(64, 32, 16, 2, t, pin=(4, 32))
     with pytest.raises(DiagnosticException, match="model does not fit target sim16: gather"):
@@ -317,3 +322,37 @@ def test_builder_declares_i32_ids_and_gathers() -> None:
     table, floats = b2.parameter("t", (4, 4), "f32"), b2.input("f", (2,), "f32")
     with pytest.raises(ValueError, match="graph.gather.*i32 ids"):
         b2.gather(table, floats)
+
+
+def _viewed_ids_model(shape: list[int]) -> onnx.ModelProto:
+    """GPT-2's `input_ids.view(-1, S)` and friends between the id input and its Gather."""
+    rng = np.random.default_rng(0)
+    nodes = [
+        helper.make_node("Reshape", ["input_ids", "shape"], ["ids2"], name="view"),
+        helper.make_node("Squeeze", ["ids2", "ax"], ["ids3"], name="sq"),
+        helper.make_node("Unsqueeze", ["ids3", "ax"], ["ids4"], name="unsq"),
+        helper.make_node("Gather", ["wte", "ids4"], ["tok"], axis=0, name="embed"),
+        helper.make_node("MatMul", ["tok", "w"], ["y"], name="proj"),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "m",
+        [helper.make_tensor_value_info("input_ids", TensorProto.INT64, [1, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, 16])],
+        [
+            numpy_helper.from_array(rng.standard_normal((64, 32)).astype(np.float32), "wte"),
+            numpy_helper.from_array((rng.standard_normal((32, 16)) * 0.2).astype(np.float32), "w"),
+            numpy_helper.from_array(np.array(shape, np.int64), "shape"),
+            numpy_helper.from_array(np.array([0], np.int64), "ax"),
+        ],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_reshaped_ids_are_aliases_of_the_input() -> None:
+    text = str(import_model(_viewed_ids_model([-1, 8])))
+    assert "graph.gather %wte, %input_ids" in text  # no op between the input and the lookup
+    report = ipu.run(ipu.compile(_viewed_ids_model([-1, 8]), target="sim16"), seed=1)
+    assert report.passed and any(c.source == "onnxruntime" for c in report.checks)
+    with pytest.raises(OnnxImportError, match=r"node 'view' \(Reshape\): ids \[1, 8\] viewed as \[2, 4\]"):
+        import_model(_viewed_ids_model([2, 4]))

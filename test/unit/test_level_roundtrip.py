@@ -33,7 +33,7 @@ SMALL = {
     "transformer_stack_small": "sim64",
     "embedding_small": "sim16",
 }
-MK2 = ["mlp", "attention_gqa", "attention_long", "transformer_block", "transformer_stack"]
+MK2 = ["mlp", "attention_gqa", "attention_long", "transformer_block", "transformer_stack", "gpt2_embedding"]
 MK2_EVERY_LEVEL = MK2 if os.environ.get("IPU_ROUNDTRIP_MK2") else ["mlp"]
 
 LEVELS = [

@@ -1,5 +1,9 @@
 // RUN: ipu-opt %s -p 'plan-ops{target=sim16 finalists=1}' --target sim16 | filecheck %s
 // RUN: ipu-opt %s -p 'plan-ops{target=sim16 finalists=1}' --target sim16 --log-level info 2>&1 >/dev/null | filecheck %s --check-prefix=LOG
+// RUN: ipu-opt %s -p 'plan-decide{target=sim16}' | filecheck %s --check-prefix=DECIDE
+// RUN: ipu-opt %s -p 'plan-decide{target=sim16}' | ipu-opt -p 'plan-materialize{target=sim16}' | filecheck %s
+// RUN: ipu-opt %s -p 'plan-ops{target=sim16}' | filecheck %s --check-prefix=SEARCH
+// RUN: not ipu-opt %s -p 'plan-materialize{target=sim16}' 2>&1 | filecheck %s --check-prefix=UNDECIDED
 
 // The planner chooses an embedding lookup's grid by cost. A small table is split by columns only
 // (16 column blocks of [64, 2]: no partials, no reduce). A narrow table whose column blocks (at
@@ -23,3 +27,11 @@ func.func @main(%ids: tensor<16xi32>) -> (tensor<16x32xf16>, tensor<16x8xf16>) {
 
 // LOG: planned operation {{.*}}grid=1x16
 // LOG: planned operation {{.*}}grid=2x4 {{.*}}table_bytes_per_tile=65536
+
+// plan-decide records each lookup's grid as a decision, which plan-materialize builds; the
+// whole-graph search (finalists > 1) may try other fitting grids and keeps the cheapest plan.
+// DECIDE: graph.gather %small, %ids {axis = 0 : i64, plan.choice = #plan.choice<gather, grid = [1, 16]>}
+// DECIDE: graph.gather %big, %ids {axis = 0 : i64, plan.choice = #plan.choice<gather, grid = [2, 4]>}
+// SEARCH: plan.embedding_slice %small
+// SEARCH: plan.embedding_slice %big
+// UNDECIDED: error: plan-materialize: graph.gather %x (op 1) has no plan.choice; run plan-decide first

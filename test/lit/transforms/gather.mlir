@@ -42,4 +42,4 @@ func.func @main(%ids: tensor<1x8xi32>) -> tensor<8x16xf16> {
 // TASM:      tasm.stream_in @ids {{.*}}tensor<1x8xi32>
 
 // LARGE: error: plan-ops: graph.gather %x (op 1): gather grid 4x8 does not fit table [64x32] on sim16 (16 tiles; at most 64 row blocks and 16 column blocks of two columns)
-// WRONG: error: plan-ops: graph.gather %x (op 1): plan.choice must be a #plan.choice<gather, grid = [pv, pd]>
+// WRONG: error: plan-ops: graph.gather %x (op 1): plan.choice must be a #plan.choice<…> of gather
