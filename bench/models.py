@@ -36,11 +36,11 @@ def export(name: str, seq: int, layers: int | None, exporter: str, cache: Path, 
     return path
 
 
-def run(path: Path, target: str, precision: str | None) -> dict[str, object]:
+def run(path: Path, target: str, precision: str | None, options: dict[str, int]) -> dict[str, object]:
     from ipu import api
 
     t0 = time.perf_counter()
-    compiled = api.compile(str(path), target, precision=precision)
+    compiled = api.compile(str(path), target, precision=precision, options=options)
     compile_s = time.perf_counter() - t0
     inputs = dict(np.load(str(path).removesuffix(".onnx") + ".inputs.npz"))
     t0 = time.perf_counter()
@@ -73,13 +73,14 @@ def main() -> None:
     ap.add_argument("--exporter", default="dynamo20", choices=("classic17", "dynamo20", "dynamo23"))
     ap.add_argument("--cache", type=Path, default=Path("/tmp/ipu-models"))
     ap.add_argument("--exporter-python", default=sys.executable, help="an interpreter with the [models] extra")
+    ap.add_argument("--finalists", type=int, default=None, help="plan-ops finalists (1: greedy; default: search)")
     ap.add_argument("--precision", default="f16", choices=("f16", "f32"), help="compute precision (%(default)s)")
     a = ap.parse_args()
     for spec in a.model or DEFAULT:
         name, seq, *depth = spec.split(":")
         layers = int(depth[0]) if depth else None
         path = export(name, int(seq), layers, a.exporter, a.cache, a.exporter_python)
-        r = run(path, a.target, a.precision)
+        r = run(path, a.target, a.precision, {"finalists": a.finalists} if a.finalists else {})
         phases = " ".join(f"{k}={v:.1f}" for k, v in r["phases_s"].items())  # type: ignore[union-attr]
         mem = " ".join(f"{k}={v}" for k, v in r["memory"].items())  # type: ignore[union-attr]
         print(
