@@ -268,8 +268,8 @@ class PlanTensorType(ParametrizedAttribute, TypeAttribute):
             raise VerifyException(
                 f"plan.tensor: layout split has rank {len(self.layout_attr.split.data)}, tensor {len(shape)}"
             )
-        if not 1 <= len(shape) <= 3:
-            raise VerifyException("plan.tensor: only rank 1 to 3 tensors are planned so far")
+        if not shape:
+            raise VerifyException("plan.tensor: rank-0 tensors are not planned (give the value a shape [1])")
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -513,9 +513,19 @@ class TransposeOp(_OneToOne):
             raise VerifyException(f"plan.transpose: blocks {a.block} and {r.block} are not transposes")
 
 
+def _row_split(lay: Layout) -> bool:
+    """Grid dimension 0 splits one axis evenly, every axis before it has size 1, none after is split."""
+    axes = [i for i, s in enumerate(lay.split) if s]
+    if not axes:
+        return lay.grid == (1,)
+    (i,) = axes if len(axes) == 1 else (-1,)
+    return i >= 0 and lay.split[i] == (0,) and all(d == 1 for d in lay.shape[:i]) and lay.shape[i] % lay.grid[0] == 0
+
+
 @irdl_op_definition
 class ReshapeOp(_OneToOne):
-    """Reinterpret row blocks: both layouts split only axis 0 over the same 1-D grid."""
+    """Reinterpret row blocks: both layouts split one axis, with only unit axes before it, over
+    the same 1-D grid, so every tile's block is one contiguous range of elements."""
 
     name = "plan.reshape"
 
@@ -525,14 +535,10 @@ class ReshapeOp(_OneToOne):
             a.grid == r.grid
             and a.first_tile == r.first_tile
             and len(a.grid) == 1
-            and a.split[0] == (0,)
-            and r.split[0] == (0,)
-            and all(not s for s in a.split[1:] + r.split[1:])
+            and all(_row_split(x) for x in (a, r))
             and a.block_elements == r.block_elements
             and a.shape[-1] == a.block[-1]
             and r.shape[-1] == r.block[-1]
-            and a.shape[0] % a.grid[0] == 0
-            and r.shape[0] % r.grid[0] == 0
         )
         if not ok:
             raise VerifyException("plan.reshape: layouts must be equal row blocks of one 1-D grid")

@@ -265,10 +265,8 @@ class _Importer:
         shape = _static_shape(vi)
         if shape is None:
             raise self.fail(f"{kind} '{vi.name}' has a dynamic or unknown shape; only static shapes are supported")
-        if not 1 <= len(shape) <= 3:
-            raise self.fail(
-                f"{kind} '{vi.name}' has rank {len(shape)}; the backend plans inputs and outputs of rank 1-3"
-            )
+        if not shape:
+            raise self.fail(f"{kind} '{vi.name}' has rank 0; the backend plans inputs and outputs of rank >= 1")
         if 0 in shape:
             raise self.fail(f"{kind} '{vi.name}' has an empty shape {list(shape)}")
         return shape, FLOAT_TYPES[tt.elem_type][0]
@@ -365,7 +363,7 @@ class _Importer:
             a.name_hint = _hint(vi.name)
             args.append((vi.name, a))
             v = Val(a, shape, dt)
-            if len(shape) == 3:  # the row collapse, before anything reads it
+            if len(shape) >= 3:  # the row collapse [prod(leading), last], before anything reads it
                 v = Val(self.raw_reshape(a, collapsed(shape), dt, vi.name), shape, dt)
             self.vals[vi.name] = v
         return args
@@ -385,7 +383,7 @@ class _Importer:
                     f"output '{vi.name}' is computed as {list(v.shape)} {np.dtype(v.dtype)}, "
                     f"declared {list(shape)} {np.dtype(dt)}"
                 )
-            r = self.raw_reshape(v.ssa, shape, dt, vi.name) if len(shape) == 3 else v.ssa
+            r = self.raw_reshape(v.ssa, shape, dt, vi.name) if len(shape) >= 3 else v.ssa
             if isinstance(r.owner, Block) or isinstance(r.owner, g.ParameterOp):
                 raise self.fail(f"output '{vi.name}' is an input or a parameter unchanged; there is nothing to compute")
             outs.append(r)

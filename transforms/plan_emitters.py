@@ -164,10 +164,19 @@ def _plan_transpose(p: Planner, op: graph.TransposeOp, index: int) -> None:
     p.set(op.result, p.emit(r).results[0])
 
 
+def _lead_axis(shape: tuple[int, ...]) -> int:
+    """The first axis before the last one that is not 1 (0 if there is none)."""
+    return next((i for i, d in enumerate(shape[:-1]) if d != 1), 0)
+
+
 def _plan_reshape(p: Planner, op: graph.ReshapeOp, index: int) -> None:
     target = p.target
     a, r = tuple(op.input.type.get_shape()), tuple(op.result.type.get_shape())
-    g = math.gcd(a[0], r[0]) if len(a) > 1 and len(r) > 1 else 1
+    # each side is split along its first non-unit leading axis (an ONNX [1, C, H, W] input and
+    # its row collapse [C*H, W] both cut in whole rows): with only unit axes before it, each
+    # tile's block is one contiguous element range, the same on both sides
+    ax, rx = _lead_axis(a), _lead_axis(r)
+    g = math.gcd(a[ax], r[rx]) if len(a) > 1 and len(r) > 1 else 1
     while g > target.tiles:
         g = max(d for d in range(1, target.tiles + 1) if g % d == 0)
     # layouts pad an odd last axis to whole 32-bit words of fp16 (for every dtype): a block copy
@@ -175,8 +184,8 @@ def _plan_reshape(p: Planner, op: graph.ReshapeOp, index: int) -> None:
     ok = a[-1] == r[-1] or all(s[-1] % 2 == 0 for s in (a, r))
     if not ok or (len(a) == 1) != (len(r) == 1) and g != 1:
         raise DiagnosticException(f"plan-ops: reshape {a} -> {r} is not planned yet (odd last dimension)")
-    ia = Layout(a, (g,), ((0,),) + ((),) * (len(a) - 1))
-    ir = Layout(r, (g,), ((0,),) + ((),) * (len(r) - 1))
+    ia = Layout(a, (g,), tuple((0,) if i == ax else () for i in range(len(a))))
+    ir = Layout(r, (g,), tuple((0,) if i == rx else () for i in range(len(r))))
     x = p.get(op.input, plan_type(op.input.type, ia), op.name)
     res = plan.ReshapeOp.create(
         operands=[x],

@@ -43,7 +43,7 @@ def row_layout(shape: tuple[int, ...], tiles: int) -> Layout:
     if len(shape) == 2:
         return Layout(shape, (max(1, min(tiles, shape[0])),), ((0,), ()))
     per = max(1, min(tiles // shape[0], shape[1]))
-    return Layout(shape, (shape[0], per), ((0,), (1,), ()))
+    return Layout(shape, (shape[0], per), ((0,), (1,), *((),) * (len(shape) - 2)))
 
 
 def replicated_vector(n: int, lay: Layout) -> Layout:
