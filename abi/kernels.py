@@ -246,6 +246,70 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
         return np.float32(1) / (np.float32(1) + np.exp(-x))
 
 
+def _f64(f: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
+    """`f` evaluated in float64 (NaN, inf and -inf where IEEE gives them): one rounding to the
+    output dtype, the correctly rounded result."""
+
+    def run(x: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            return f(x.astype(np.float64))
+
+    return run
+
+
+def _rsqrt(x: np.ndarray) -> np.ndarray:
+    """1 / sqrt x in float32, rounded after the square root and after the division, as ONNX
+    `Reciprocal(Sqrt(x))` is."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.float32(1) / np.sqrt(x.astype(np.float32))
+
+
+def _reciprocal(x: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore"):
+        return np.float32(1) / x
+
+
+_ERF_TERMS = 40  # Taylor terms for |x| < 2 (the last term is below 1e-17 there)
+_ERFC_DEPTH = 80  # continued-fraction depth for |x| >= 2
+
+
+def erf_precise(x: np.ndarray) -> np.ndarray:
+    """erf in float64 to about 1e-15: the Taylor series 2/sqrt(pi) sum (-1)^n x^(2n+1) / (n! (2n+1))
+    below |x| = 2, 1 - erfc(|x|) from erfc's continued fraction exp(-x^2)/sqrt(pi) /
+    (x + (1/2)/(x + 1/(x + (3/2)/(x + ...)))) above; NaN stays NaN."""
+    x = np.asarray(x, np.float64)
+    a = np.abs(x)
+    small = a < 2.0
+    xs = np.where(small, x, 0.0)
+    term, total = xs.copy(), xs.copy()
+    x2 = xs * xs
+    for n in range(1, _ERF_TERMS):
+        term = term * -x2 / n
+        total = total + term / (2 * n + 1)
+    series = total * (2.0 / math.sqrt(math.pi))
+    z = np.where(small, 2.0, np.minimum(a, 30.0))  # erfc(30) underflows: erf is +-1 exactly
+    frac = z.copy()
+    for k in range(_ERFC_DEPTH, 0, -1):
+        frac = z + (k / 2.0) / frac
+    erfc = np.exp(-z * z) / math.sqrt(math.pi) / frac
+    return np.where(small, series, np.sign(x) * (1.0 - erfc))
+
+
+def _silu(x: np.ndarray) -> np.ndarray:
+    """x * sigmoid(x) in float32: sigmoid's exp, its division and the product."""
+    return x * _sigmoid(x)
+
+
+def _power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return np.power(a.astype(np.float64), b.astype(np.float64))
+
+
+def _divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.divide(a, b)
+
+
 def _transpose(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
     return ins[0].reshape(count, p["m"], p["n"]).transpose(0, 2, 1)
 
@@ -393,15 +457,21 @@ def _amp(name: str, out: Operand) -> Kernel:
     )
 
 
-def _binary(name: str, f: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Kernel:
+def _binary(
+    name: str,
+    f: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    cycles: Callable[[Target, int], int] | None = None,
+) -> Kernel:
     """out = a (op) b over [m,n]; b has b_rows rows (1 = broadcast a row vector) and b_cols
-    columns (1 = broadcast a column vector). The vector rate (ST 3.3)."""
+    columns (1 = broadcast a column vector). `cycles(target, elements)`: the vector rate (ST 3.3)
+    unless given."""
+    rate = cycles or (lambda t, n: t.vector_cycles(n))
     return Kernel(
         name,
         out=_out(_mn),
         ins=(_in(_mn), _in(lambda p: p["b_rows"] * p["b_cols"])),
         params=_BINARY_PARAMS,
-        cycles_fn=lambda t, p, e: t.vector_cycles(p["m"] * p["n"]),
+        cycles_fn=lambda t, p, e: rate(t, p["m"] * p["n"]),
         run=_broadcasting(f),
         rule=_broadcast_rule,
     )
@@ -576,6 +646,28 @@ _ALL: tuple[Kernel, ...] = (
     _unary("gelu_erf", _gelu_erf, _transcendental),
     # 1 / (1 + exp(-x)): one scalar exp per element, a transcendental like exp and tanh
     _unary("sigmoid", _sigmoid, _transcendental),
+    # Square roots and reciprocals are per-element scalar work, not vector-rate maps: PopLibs'
+    # UnaryOp INVERSE and RSQRT run at 3-4.75 cycles an element, like EXPONENT and TANH (1-6),
+    # against RELU's 0.75-1.5 (reference/poplibs-cycle-model.md 1.6). They take the
+    # transcendental rate with exp and tanh; negation and absolute value (sign-bit operations)
+    # take the vector rate with relu.
+    _unary("sqrt", _f64(np.sqrt), _transcendental),
+    _unary("rsqrt", _rsqrt, _transcendental),
+    _unary("reciprocal", _reciprocal, _transcendental),
+    _unary("neg", np.negative, _vector),
+    _unary("abs", np.abs, _vector),
+    _unary("erf", _f64(erf_precise), _transcendental),
+    _unary("sin", _f64(np.sin), _transcendental),
+    _unary("cos", _f64(np.cos), _transcendental),
+    _unary("log", _f64(np.log), _transcendental),
+    # x * sigmoid(x): sigmoid's exp per element (PopLibs prices SWISH with GELU, 1.6)
+    _unary("silu", _silu, _transcendental),
+    _binary("min", np.minimum),
+    # a / b: a division per element, priced as the reciprocal it contains (PopLibs' DIVIDE is
+    # no vector-rate op either), at the transcendental rate
+    _binary("div", _divide, lambda t, n: t.transcendental_cycles(n)),
+    # a ** b = exp(b log a): two transcendentals per element; in float64, then rounded once
+    _binary("pow", _power, lambda t, n: t.transcendental_cycles(2 * n)),
 )
 
 KERNELS: dict[str, Kernel] = {k.name: k for k in _ALL}

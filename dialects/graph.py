@@ -266,6 +266,36 @@ class MaxOp(_Binary):
         return np.maximum(a, b)
 
 
+@irdl_op_definition
+class MinOp(_Binary):
+    name = "graph.min"
+
+    def reference(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.minimum(a, b)
+
+
+@irdl_op_definition
+class DivOp(_Binary):
+    """lhs / rhs (IEEE: x / 0 is +-inf, 0 / 0 NaN)."""
+
+    name = "graph.div"
+
+    def reference(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.divide(a, b)
+
+
+@irdl_op_definition
+class PowOp(_Binary):
+    """lhs ** rhs (NaN for a negative base and a non-integer exponent, as C's pow)."""
+
+    name = "graph.pow"
+
+    def reference(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return np.power(a, b)
+
+
 class _OneToOne(GraphOp):
     """One tensor in, one out; subclasses add attributes and the verifier."""
 
@@ -451,6 +481,141 @@ class SigmoidOp(ElementwiseUnaryOp):
     def reference(self, x: np.ndarray) -> np.ndarray:
         with np.errstate(over="ignore"):  # exp(-x) = inf for x < -88 gives exactly 0
             return np.float32(1) / (np.float32(1) + np.exp(-x))
+
+
+@irdl_op_definition
+class SqrtOp(ElementwiseUnaryOp):
+    """sqrt x (NaN below 0)."""
+
+    name = "graph.sqrt"
+
+    def kernel(self) -> str:
+        return "sqrt"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore"):
+            return np.sqrt(x)
+
+
+@irdl_op_definition
+class RsqrtOp(ElementwiseUnaryOp):
+    """1 / sqrt x, rounded twice as ONNX `Reciprocal(Sqrt(x))` is (inf at 0, NaN below 0)."""
+
+    name = "graph.rsqrt"
+
+    def kernel(self) -> str:
+        return "rsqrt"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.float32(1) / np.sqrt(x)
+
+
+@irdl_op_definition
+class ReciprocalOp(ElementwiseUnaryOp):
+    """1 / x (inf at 0)."""
+
+    name = "graph.reciprocal"
+
+    def kernel(self) -> str:
+        return "reciprocal"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore"):
+            return np.float32(1) / x
+
+
+@irdl_op_definition
+class NegOp(ElementwiseUnaryOp):
+    """-x."""
+
+    name = "graph.neg"
+
+    def kernel(self) -> str:
+        return "neg"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        return np.negative(x)
+
+
+@irdl_op_definition
+class AbsOp(ElementwiseUnaryOp):
+    """|x|."""
+
+    name = "graph.abs"
+
+    def kernel(self) -> str:
+        return "abs"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        return np.abs(x)
+
+
+@irdl_op_definition
+class ErfOp(ElementwiseUnaryOp):
+    """The error function, 2 / sqrt(pi) * integral_0^x exp(-t^2) dt."""
+
+    name = "graph.erf"
+
+    def kernel(self) -> str:
+        return "erf"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        return _ERF(x.astype(np.float64)).astype(np.float32)  # the C library's erf, rounded to fp32
+
+
+@irdl_op_definition
+class SinOp(ElementwiseUnaryOp):
+    """sin x."""
+
+    name = "graph.sin"
+
+    def kernel(self) -> str:
+        return "sin"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        return np.sin(x)
+
+
+@irdl_op_definition
+class CosOp(ElementwiseUnaryOp):
+    """cos x."""
+
+    name = "graph.cos"
+
+    def kernel(self) -> str:
+        return "cos"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        return np.cos(x)
+
+
+@irdl_op_definition
+class LogOp(ElementwiseUnaryOp):
+    """The natural logarithm (-inf at 0, NaN below 0)."""
+
+    name = "graph.log"
+
+    def kernel(self) -> str:
+        return "log"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.log(x)
+
+
+@irdl_op_definition
+class SiluOp(ElementwiseUnaryOp):
+    """SiLU (swish), x * sigmoid(x) = x / (1 + exp(-x))."""
+
+    name = "graph.silu"
+
+    def kernel(self) -> str:
+        return "silu"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        with np.errstate(over="ignore"):  # exp(-x) = inf for x < -88: x * 0 = -0
+            return x * (np.float32(1) / (np.float32(1) + np.exp(-x)))
 
 
 @irdl_op_definition
@@ -702,6 +867,19 @@ GRAPH_OPS: tuple[type[IRDLOperation], ...] = (
     ExpOp,
     TanhOp,
     SigmoidOp,
+    SqrtOp,
+    RsqrtOp,
+    ReciprocalOp,
+    NegOp,
+    AbsOp,
+    ErfOp,
+    SinOp,
+    CosOp,
+    LogOp,
+    SiluOp,
+    MinOp,
+    DivOp,
+    PowOp,
     CastOp,
     SoftmaxOp,
     ReduceOp,

@@ -434,7 +434,7 @@ class RearrangeOp(IRDLOperation):
 
 
 UNARY_KINDS = UNARY_KERNELS  # each kind is the elementwise kernel of that name (ipu.abi.kernels)
-BINARY_KINDS = ("add", "sub", "mul", "max")
+BINARY_KINDS = ("add", "sub", "mul", "max", "min", "div", "pow")
 
 
 @irdl_op_definition

@@ -423,6 +423,8 @@ class _Importer:
         x = self.get(f.input)
         if not isinstance(x, Val):
             raise self.fail("fused pattern over a constant")
+        if f.kind in ("silu", "rsqrt"):
+            return self.unary(g.SiluOp if f.kind == "silu" else g.RsqrtOp, x, out_name)
         if f.kind == "gelu":
             op = g.GeluOp(x.ssa)
             if f.attrs.get("erf"):
@@ -459,7 +461,7 @@ class _Importer:
     ) -> Val:
         """NumPy-broadcast `a <kind> b`: the full-shape operand goes first; a non-constant other
         operand may only be a vector along the last axis; constants are materialized."""
-        cls = {"add": g.AddOp, "sub": g.SubOp, "mul": g.MulOp, "max": g.MaxOp}[kind]
+        cls = BINARY_OPS[kind]
         sa, sb = (
             tuple(np.shape(a) if not isinstance(a, Val) else a.shape),
             tuple(np.shape(b) if not isinstance(b, Val) else b.shape),
@@ -472,7 +474,7 @@ class _Importer:
         assert isinstance(like, Val)
         if (isinstance(a, Val) and isinstance(b, Val)) and a.dtype != b.dtype:
             raise self.fail("operand element types differ")
-        if sa != shape and sb == shape and kind != "sub":
+        if sa != shape and sb == shape and kind not in ("sub", "div", "pow"):
             a, b, a_name, b_name, sa, sb = b, a, b_name, a_name, sb, sa
         negate = False
         if sa != shape:
@@ -504,6 +506,17 @@ class _Importer:
                 return self.reshape(b, core).ssa
             return self.val(np.reshape(b, core), a, name).ssa
         return self.full(b, a, shape, name).ssa
+
+
+BINARY_OPS: dict[str, type[g.GraphOp]] = {
+    "add": g.AddOp,
+    "sub": g.SubOp,
+    "mul": g.MulOp,
+    "max": g.MaxOp,
+    "min": g.MinOp,
+    "div": g.DivOp,
+    "pow": g.PowOp,
+}
 
 
 def _static_shape(vi: onnx.ValueInfoProto) -> tuple[int, ...] | None:
@@ -545,10 +558,12 @@ def _no_attrs(im: _Importer, attrs: dict[str, object], allowed: Sequence[str] = 
         raise im.fail(f"attribute(s) {', '.join(bad)} not supported")
 
 
-@lowering("Add", "Sub", "Mul", "Max", "Sum", "Mean")
+@lowering("Add", "Sub", "Mul", "Max", "Min", "Sum", "Mean")
 def _elementwise(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     _no_attrs(im, attrs)
-    kind = {"Add": "add", "Sub": "sub", "Mul": "mul", "Max": "max", "Sum": "add", "Mean": "add"}[node.op_type]
+    kind = {"Add": "add", "Sub": "sub", "Mul": "mul", "Max": "max", "Min": "min", "Sum": "add", "Mean": "add"}[
+        node.op_type
+    ]
     ins = list(node.input)
     if len(ins) == 1:
         raise im.fail(f"a one-input {node.op_type} is an identity; not lowered")
@@ -566,22 +581,36 @@ def _elementwise(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) 
 
 @lowering("Div")
 def _div(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """`graph.div`; by a constant whose reciprocals are exact (powers of two) a `graph.mul`, the
+    same values at the vector rate; 1 / x is `graph.reciprocal`."""
     _no_attrs(im, attrs)
-    b = im.get(node.input[1])
-    if isinstance(b, Val):
-        raise im.fail("division by a computed tensor is not expressible in the graph dialect (only by constants)")
-    if not np.issubdtype(b.dtype, np.floating):
-        raise im.fail(f"divisor has element type {b.dtype}")
-    if np.any(b == 0):
-        raise im.fail("division by a constant containing zeros")
-    recip = (np.float64(1.0) / b.astype(np.float64)).astype(b.dtype)
-    im.out(node, im.binary_values("mul", im.get(node.input[0]), recip, node.input[0], node.input[1], node.output[0]))
+    a, b = im.get(node.input[0]), im.get(node.input[1])
+    if not isinstance(a, Val) and not isinstance(b, Val):
+        raise im.fail("constant node could not be folded")
+    if isinstance(b, Val) and not isinstance(a, Val) and a.size == 1 and float(a.reshape(-1)[0]) == 1.0:
+        if math.prod(a.shape) == 1 and len(a.shape) <= len(b.shape):  # broadcasts to b's shape
+            im.out(node, im.unary(g.ReciprocalOp, b, node.output[0]))
+            return
+    if isinstance(b, np.ndarray):
+        if not np.issubdtype(b.dtype, np.floating):
+            raise im.fail(f"divisor has element type {b.dtype}")
+        dt = a.dtype if isinstance(a, Val) else b.dtype
+        mant = np.frexp(b.astype(np.float64))[0]
+        recip = (np.float64(1.0) / b.astype(np.float64)).astype(dt)
+        # 1/b is exact in the model's type: a normal power of two whose reciprocal is normal too
+        if np.all(np.abs(mant) == 0.5) and np.all(np.isfinite(recip)) and np.all(recip != 0):
+            if np.all(np.abs(recip) >= np.finfo(dt).tiny) and np.all(np.abs(b) >= np.finfo(dt).tiny):
+                im.out(node, im.binary_values("mul", a, recip, node.input[0], node.input[1], node.output[0]))
+                return
+    im.out(node, im.binary_values("div", a, b, node.input[0], node.input[1], node.output[0]))
 
 
 # ONNX op type -> graph op, for the attribute-free elementwise unary ops whose ONNX name is the
 # op's capitalised mnemonic (Relu -> graph.relu); Gelu has attributes and its own lowering below.
 UNARY_OPS: dict[str, type[g.ElementwiseUnaryOp]] = {
-    op.name.removeprefix("graph.").capitalize(): op for op in g.ELEMENTWISE_UNARY_OPS if op is not g.GeluOp
+    op.name.removeprefix("graph.").capitalize(): op
+    for op in g.ELEMENTWISE_UNARY_OPS
+    if op not in (g.GeluOp, g.SiluOp, g.RsqrtOp)  # Gelu has attributes; Swish and Reciprocal(Sqrt) below
 }
 
 
@@ -603,17 +632,48 @@ def _gelu(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None
     im.out(node, y)
 
 
-@lowering("Neg")
-def _neg(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
-    _no_attrs(im, attrs)
-    im.out(node, im.scale(_val_input(im, node), -1.0, node.output[0]))
-
-
-@lowering("Abs")
-def _abs(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
-    _no_attrs(im, attrs)
+@lowering("Swish", since=24)
+def _swish(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """x * sigmoid(alpha x): `graph.silu` for alpha = 1, else the product of a sigmoid."""
+    _no_attrs(im, attrs, ("alpha",))
+    alpha = float(attrs.get("alpha", 1.0))  # type: ignore[arg-type]
     x = _val_input(im, node)
-    im.out(node, im.binary_values("max", x, im.scale(x, -1.0, None), "", "", node.output[0]))
+    if alpha == 1.0:
+        im.out(node, im.unary(g.SiluOp, x, node.output[0]))
+        return
+    s = im.unary(g.SigmoidOp, im.scale(x, alpha, None), None)
+    im.out(node, Val(im.emit(g.MulOp(x.ssa, s.ssa, x.ssa.type), node.output[0]), x.shape, x.dtype))
+
+
+def _bound(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object], i: int, key: str) -> float | None:
+    """A Clip bound: the attribute (opset < 11) or the constant input `i`; None when absent."""
+    if im.opset < 11:
+        v = attrs.get(key)
+        return None if v is None else float(v)  # type: ignore[arg-type]
+    if len(node.input) <= i or not node.input[i]:
+        return None
+    c = im.const(node.input[i], f"the {key} bound")
+    if c.size != 1:
+        raise im.fail(f"the {key} bound must be a scalar")
+    return float(c.reshape(-1)[0])
+
+
+@lowering("Clip")
+def _clip(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """min(max(x, lo), hi) with constant bounds (`graph.max`, then `graph.min`, by splats)."""
+    _no_attrs(im, attrs, ("min", "max") if im.opset < 11 else ())
+    x = _val_input(im, node)
+    lo, hi = _bound(im, node, attrs, 1, "min"), _bound(im, node, attrs, 2, "max")
+    if lo is None and hi is None:
+        raise im.fail("a Clip without bounds is an identity; not lowered")
+    y = x
+    for kind, v in (("max", lo), ("min", hi)):
+        if v is not None:
+            s = im.splat(v, x, f"{im.node_label}_{'lo' if kind == 'max' else 'hi'}")
+            last = kind == "min" or hi is None
+            op = (g.MaxOp if kind == "max" else g.MinOp)(y.ssa, s, x.ssa.type)
+            y = Val(im.emit(op, node.output[0] if last else None), x.shape, x.dtype)
+    im.out(node, y)
 
 
 @lowering("LeakyRelu")
@@ -626,14 +686,29 @@ def _leaky_relu(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -
     im.out(node, im.binary_values("max", x, im.scale(x, alpha, None), "", "", node.output[0]))
 
 
+_POW_UNARY: dict[float, type[g.ElementwiseUnaryOp]] = {0.5: g.SqrtOp, -0.5: g.RsqrtOp, -1.0: g.ReciprocalOp}
+
+
 @lowering("Pow")
 def _pow(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """A constant exponent: 2 and 3 as products, 0.5 as `graph.sqrt`, -0.5 as `graph.rsqrt`,
+    -1 as `graph.reciprocal`; any other exponent (a computed one, or a constant of another
+    value) is a `graph.pow`."""
     _no_attrs(im, attrs)
-    e = im.const(node.input[1], "the exponent")
     x = _val_input(im, node)
-    if e.size != 1 or float(e.reshape(-1)[0]) not in (1.0, 2.0, 3.0):
-        raise im.fail("only constant exponents 1, 2 and 3 are supported (as products)")
-    n = int(e.reshape(-1)[0])
+    e = im.get(node.input[1])
+    if isinstance(e, np.ndarray) and not np.issubdtype(e.dtype, np.floating):
+        e = e.astype(x.dtype)  # an integer exponent (Pow's T1 may differ from T)
+    p = float(e.reshape(-1)[0]) if isinstance(e, np.ndarray) and e.size == 1 else None
+    if p in _POW_UNARY:
+        im.out(node, im.unary(_POW_UNARY[p], x, node.output[0]))
+        return
+    if p not in (1.0, 2.0, 3.0):
+        if isinstance(e, Val) and e.dtype != x.dtype:
+            raise im.fail("base and exponent element types differ")
+        im.out(node, im.binary_values("pow", x, e, node.input[0], node.input[1], node.output[0]))
+        return
+    n = int(p)
     acc = x
     for k in range(1, n):
         acc = Val(

@@ -19,7 +19,7 @@ import onnx
 
 @dataclass
 class Fused:
-    kind: str  # "gelu" | "layer_norm" | "rms_norm"
+    kind: str  # "gelu" | "layer_norm" | "rms_norm" | "silu" | "rsqrt"
     input: str
     attrs: dict[str, float] = field(default_factory=dict)
 
@@ -188,4 +188,27 @@ def match_norm(v: GraphView, root: onnx.NodeProto) -> Fused | None:
     return None
 
 
-MATCHERS = (match_gelu, match_norm)
+def match_silu(v: GraphView, root: onnx.NodeProto) -> Fused | None:
+    """`x * sigmoid(x)` (either order): SiLU of x."""
+    if root.op_type != "Mul" or len(root.input) != 2:
+        return None
+    for x, s in (root.input, root.input[::-1]):
+        sig = v.node(s, "Sigmoid")
+        if sig is not None and sig.input[0] == x and v.private(s):
+            return Fused("silu", x)
+    return None
+
+
+def match_rsqrt(v: GraphView, root: onnx.NodeProto) -> Fused | None:
+    """`Reciprocal(Sqrt(x))` or `1 / Sqrt(x)`: rsqrt of x (the same two roundings)."""
+    if root.op_type == "Reciprocal":
+        den = root.input[0]
+    elif root.op_type == "Div" and v.scalar(root.input[0]) == 1.0 and root.input[0] in v.consts:
+        den = root.input[1]
+    else:
+        return None
+    sq = v.node(den, "Sqrt")
+    return Fused("rsqrt", sq.input[0]) if sq is not None and v.private(den) else None
+
+
+MATCHERS = (match_gelu, match_norm, match_silu, match_rsqrt)

@@ -20,6 +20,7 @@ ABI_ORDER = (
     "amp_matmul", "amp_matmul_acc", "zero", "add", "mul", "sub", "max", "gelu", "relu", "exp", "tanh",
     "transpose", "reduce_sum", "copy", "softmax_rows", "reduce_rows", "layer_norm_rows", "rms_norm_rows",
     "attention_init", "attention_update", "attention_combine", "gelu_erf", "sigmoid",
+    "sqrt", "rsqrt", "reciprocal", "neg", "abs", "erf", "sin", "cos", "log", "silu", "min", "div", "pow",
 )  # fmt: skip
 
 # (target, kernel, params, output element size, cycles of one call on one tile)
@@ -68,6 +69,16 @@ CYCLES = [
     # appended with the sigmoid kernel: the transcendental class of exp and tanh
     ("sim16", "sigmoid", {"elements": 1}, 2, 21),
     ("sim16", "sigmoid", {"elements": 1000}, 2, 10011),
+    # appended with the elementwise ops of real exports: square roots, reciprocals, erf, sin, cos,
+    # log and SiLU at the transcendental rate, neg and abs at the vector rate
+    *(("sim16", k, {"elements": 1000}, 2, 10011) for k in ("sqrt", "rsqrt", "reciprocal", "erf", "sin", "cos")),
+    *(("sim16", k, {"elements": 1000}, 2, 10011) for k in ("log", "silu")),
+    ("sim16", "neg", {"elements": 1000}, 2, 74),
+    ("sim16", "abs", {"elements": 1}, 2, 12),
+    ("sim16", "min", {"m": 16, "n": 64, "b_rows": 1, "b_cols": 64}, 2, 75),
+    # a division per element (transcendental rate); pow is exp(b log a), two per element
+    ("sim16", "div", {"m": 16, "n": 64, "b_rows": 1, "b_cols": 64}, 2, 10251),
+    ("sim16", "pow", {"m": 3, "n": 5, "b_rows": 3, "b_cols": 5}, 2, 311),
 ]
 
 # One parameter set for every kernel's operand shapes.
@@ -99,6 +110,11 @@ OPERANDS = [
     ("attention_combine", 10, [42], "F16", ["F32"]),
     ("gelu_erf", 7, [7], "F16", ["F16"]),
     ("sigmoid", 7, [7], "F16", ["F16"]),
+    *((k, 7, [7], "F16", ["F16"]) for k in ("sqrt", "rsqrt", "reciprocal", "neg", "abs", "erf", "sin", "cos")),
+    *((k, 7, [7], "F16", ["F16"]) for k in ("log", "silu")),
+    ("min", 10, [10, 5], "F16", ["F16", "F16"]),
+    ("div", 10, [10, 5], "F16", ["F16", "F16"]),
+    ("pow", 10, [10, 5], "F16", ["F16", "F16"]),
 ]
 
 
