@@ -297,7 +297,8 @@ def erf_precise(x: np.ndarray) -> np.ndarray:
 
 def _silu(x: np.ndarray) -> np.ndarray:
     """x * sigmoid(x) in float32: sigmoid's exp, its division and the product."""
-    return x * _sigmoid(x)
+    with np.errstate(invalid="ignore"):  # -inf * 0 is NaN
+        return x * _sigmoid(x)
 
 
 def _power(a: np.ndarray, b: np.ndarray) -> np.ndarray:

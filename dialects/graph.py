@@ -574,7 +574,8 @@ class SinOp(ElementwiseUnaryOp):
         return "sin"
 
     def reference(self, x: np.ndarray) -> np.ndarray:
-        return np.sin(x)
+        with np.errstate(invalid="ignore"):  # sin(+-inf) is NaN
+            return np.sin(x)
 
 
 @irdl_op_definition
@@ -587,7 +588,8 @@ class CosOp(ElementwiseUnaryOp):
         return "cos"
 
     def reference(self, x: np.ndarray) -> np.ndarray:
-        return np.cos(x)
+        with np.errstate(invalid="ignore"):  # cos(+-inf) is NaN
+            return np.cos(x)
 
 
 @irdl_op_definition
@@ -614,7 +616,7 @@ class SiluOp(ElementwiseUnaryOp):
         return "silu"
 
     def reference(self, x: np.ndarray) -> np.ndarray:
-        with np.errstate(over="ignore"):  # exp(-x) = inf for x < -88: x * 0 = -0
+        with np.errstate(over="ignore", invalid="ignore"):  # x < -88: x * 0 = -0; -inf * 0 is NaN
             return x * (np.float32(1) / (np.float32(1) + np.exp(-x)))
 
 

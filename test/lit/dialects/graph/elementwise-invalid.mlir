@@ -1,0 +1,111 @@
+// RUN: ipu-opt %s --split-input-file --verify-diagnostics | filecheck %s
+
+func.func @sqrt_dtype(%x: tensor<4x8xf16>) -> tensor<4x8xf32> {
+  %s = graph.sqrt %x : tensor<4x8xf16> -> tensor<4x8xf32>
+  func.return %s : tensor<4x8xf32>
+}
+// CHECK: Operation does not verify: graph.sqrt: result type must equal input type
+
+// -----
+
+func.func @rsqrt_dtype(%x: tensor<4x8xf16>) -> tensor<4x8xf32> {
+  %s = graph.rsqrt %x : tensor<4x8xf16> -> tensor<4x8xf32>
+  func.return %s : tensor<4x8xf32>
+}
+// CHECK: Operation does not verify: graph.rsqrt: result type must equal input type
+
+// -----
+
+func.func @reciprocal_dtype(%x: tensor<4x8xf16>) -> tensor<4x8xf32> {
+  %s = graph.reciprocal %x : tensor<4x8xf16> -> tensor<4x8xf32>
+  func.return %s : tensor<4x8xf32>
+}
+// CHECK: Operation does not verify: graph.reciprocal: result type must equal input type
+
+// -----
+
+func.func @neg_dtype(%x: tensor<4x8xf16>) -> tensor<4x8xf32> {
+  %s = graph.neg %x : tensor<4x8xf16> -> tensor<4x8xf32>
+  func.return %s : tensor<4x8xf32>
+}
+// CHECK: Operation does not verify: graph.neg: result type must equal input type
+
+// -----
+
+func.func @abs_dtype(%x: tensor<4x8xf16>) -> tensor<4x8xf32> {
+  %s = graph.abs %x : tensor<4x8xf16> -> tensor<4x8xf32>
+  func.return %s : tensor<4x8xf32>
+}
+// CHECK: Operation does not verify: graph.abs: result type must equal input type
+
+// -----
+
+func.func @erf_dtype(%x: tensor<4x8xf16>) -> tensor<4x8xf32> {
+  %s = graph.erf %x : tensor<4x8xf16> -> tensor<4x8xf32>
+  func.return %s : tensor<4x8xf32>
+}
+// CHECK: Operation does not verify: graph.erf: result type must equal input type
+
+// -----
+
+func.func @sin_dtype(%x: tensor<4x8xf16>) -> tensor<4x8xf32> {
+  %s = graph.sin %x : tensor<4x8xf16> -> tensor<4x8xf32>
+  func.return %s : tensor<4x8xf32>
+}
+// CHECK: Operation does not verify: graph.sin: result type must equal input type
+
+// -----
+
+func.func @cos_dtype(%x: tensor<4x8xf16>) -> tensor<4x8xf32> {
+  %s = graph.cos %x : tensor<4x8xf16> -> tensor<4x8xf32>
+  func.return %s : tensor<4x8xf32>
+}
+// CHECK: Operation does not verify: graph.cos: result type must equal input type
+
+// -----
+
+func.func @log_dtype(%x: tensor<4x8xf16>) -> tensor<4x8xf32> {
+  %s = graph.log %x : tensor<4x8xf16> -> tensor<4x8xf32>
+  func.return %s : tensor<4x8xf32>
+}
+// CHECK: Operation does not verify: graph.log: result type must equal input type
+
+// -----
+
+func.func @silu_dtype(%x: tensor<4x8xf16>) -> tensor<4x8xf32> {
+  %s = graph.silu %x : tensor<4x8xf16> -> tensor<4x8xf32>
+  func.return %s : tensor<4x8xf32>
+}
+// CHECK: Operation does not verify: graph.silu: result type must equal input type
+
+// -----
+
+func.func @min_shape(%x: tensor<4x8xf32>, %y: tensor<3xf32>) -> tensor<4x8xf32> {
+  %s = graph.min %x, %y : (tensor<4x8xf32>, tensor<3xf32>) -> tensor<4x8xf32>
+  func.return %s : tensor<4x8xf32>
+}
+// CHECK: Operation does not verify: graph.min: shapes (4, 8) and (3,) do not broadcast
+
+// -----
+
+func.func @div_shape(%x: tensor<4x8xf32>, %y: tensor<3xf32>) -> tensor<4x8xf32> {
+  %s = graph.div %x, %y : (tensor<4x8xf32>, tensor<3xf32>) -> tensor<4x8xf32>
+  func.return %s : tensor<4x8xf32>
+}
+// CHECK: Operation does not verify: graph.div: shapes (4, 8) and (3,) do not broadcast
+
+// -----
+
+func.func @pow_shape(%x: tensor<4x8xf32>, %y: tensor<3xf32>) -> tensor<4x8xf32> {
+  %s = graph.pow %x, %y : (tensor<4x8xf32>, tensor<3xf32>) -> tensor<4x8xf32>
+  func.return %s : tensor<4x8xf32>
+}
+// CHECK: Operation does not verify: graph.pow: shapes (4, 8) and (3,) do not broadcast
+
+// -----
+
+func.func @div_dtype(%x: tensor<4x8xf32>, %y: tensor<4x8xf16>) -> tensor<4x8xf32> {
+  %s = graph.div %x, %y : (tensor<4x8xf32>, tensor<4x8xf16>) -> tensor<4x8xf32>
+  func.return %s : tensor<4x8xf32>
+}
+// CHECK: Operation does not verify: graph.div: element types differ
