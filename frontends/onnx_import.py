@@ -295,19 +295,26 @@ class _Importer:
                 else:
                     self.consts[node.output[0]] = shape[a.get("start", 0) : a.get("end", len(shape))]
                 continue
-            if any(x and x not in self.consts for x in node.input) or any(
-                a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS) for a in node.attribute
-            ):
-                continue
-            try:
-                ev = ReferenceEvaluator(node, opsets={"": self.opset})
-                outs = ev.run(None, {x: self.consts[x] for x in node.input if x})
-            except Exception as e:  # noqa: BLE001
-                raise self.fail(f"cannot fold constant node: {type(e).__name__}: {e}") from None
-            for name, v in zip(node.output, outs, strict=False):
-                if name:
-                    self.consts[name] = np.asarray(v)
+            self.fold(node, ReferenceEvaluator)
         self.node = None
+
+    def fold(self, node: onnx.NodeProto, evaluator: type | None = None) -> bool:
+        """Evaluate `node` when all its inputs are known constants (and it has no subgraph)."""
+        if any(x and x not in self.consts for x in node.input) or any(
+            a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS) for a in node.attribute
+        ):
+            return False
+        if evaluator is None:
+            from onnx.reference import ReferenceEvaluator as evaluator
+        try:
+            ev = evaluator(node, opsets={"": self.opset})
+            outs = ev.run(None, {x: self.consts[x] for x in node.input if x})
+        except Exception as e:  # noqa: BLE001
+            raise self.fail(f"cannot fold constant node: {type(e).__name__}: {e}") from None
+        for name, v in zip(node.output, outs, strict=False):
+            if name:
+                self.consts[name] = np.asarray(v)
+        return True
 
     def is_last_axis_mean(self, node: onnx.NodeProto) -> bool:
         """A ReduceMean over the last axis only, keeping dims."""
@@ -401,6 +408,8 @@ class _Importer:
     def lower(self, node: onnx.NodeProto) -> None:
         if node.output[0] in self.consts:
             return  # folded
+        if node.op_type not in _NO_FOLD and self.fold(node):
+            return  # its inputs became constants while lowering (CastLike of a constant)
         fn = _LOWERINGS.get(node.op_type)
         if fn is None:
             ins = [i for i in node.input if i]
@@ -747,6 +756,10 @@ def _cast_like(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) ->
     _no_attrs(im, attrs, ("saturate", "round_mode"))
     like = im.get(node.input[1])
     dt = like.dtype if isinstance(like, Val) else np.dtype(like.dtype).type
+    c = im.get(node.input[0])
+    if isinstance(c, np.ndarray):  # a constant cast to a computed tensor's type: still a constant
+        im.consts[node.output[0]] = c.astype(dt)
+        return
     x = _val_input(im, node)
     if dt not in (np.float32, np.float16):
         raise im.fail(f"cast to {np.dtype(dt)}; only float32 and float16 are supported")

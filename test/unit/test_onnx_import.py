@@ -342,3 +342,18 @@ def test_transformer_block_sim64(gelu: str) -> None:
         assert op in text
     assert "causal" in text and "graph.tanh" not in text
     runs(m, "sim64")
+
+
+def test_castlike_of_a_constant_stays_a_constant() -> None:
+    """Expanded ONNX functions cast their constants to the input's type (CastLike(alpha, x)):
+    the cast is folded, and so is what reads only constants after it (Sqrt of the cast)."""
+    nodes = [
+        helper.make_node("CastLike", ["a", "x"], ["ac"]),
+        helper.make_node("Sqrt", ["ac"], ["as"]),
+        helper.make_node("Mul", ["x", "as"], ["y"], name="m"),
+    ]
+    m = model(nodes, {"x": [4, 6]}, {"y": [4, 6]}, {"a": np.array(4.0, np.float64)})
+    text = ir(m)
+    assert "graph.sqrt" not in text and 'graph.mul %x, %as {onnx.node = "m:Mul"}' in text
+    report = runs(m)
+    assert report.passed
