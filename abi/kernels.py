@@ -306,6 +306,29 @@ def _power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.power(a.astype(np.float64), b.astype(np.float64))
 
 
+def _even(n: Any) -> Any:
+    """A row's stored length: the layouts pad the last axis to whole 32-bit words of fp16."""
+    return n + n % 2
+
+
+def _repad_elements_in(p: Params) -> Any:
+    return p["rows"] * _even(p["cols"])
+
+
+def _repad_elements_out(p: Params) -> Any:
+    return p["out_rows"] * _even(p["out_cols"])
+
+
+def _repad(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
+    """The valid elements of in[rows, even(cols)] in order, as out[out_rows, even(out_cols)]
+    (padding columns written as 0)."""
+    rows, cols, orows, ocols = p["rows"], p["cols"], p["out_rows"], p["out_cols"]
+    x = ins[0].reshape(count, rows, _even(cols))[:, :, :cols].reshape(count, orows, ocols)
+    out = np.zeros((count, orows, _even(ocols)), np.float32)
+    out[:, :, :ocols] = x
+    return out
+
+
 def _divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.divide(a, b)
@@ -669,6 +692,17 @@ _ALL: tuple[Kernel, ...] = (
     _binary("div", _divide, lambda t, n: t.transcendental_cycles(n)),
     # a ** b = exp(b log a): two transcendentals per element; in float64, then rounded once
     _binary("pow", _power, lambda t, n: t.transcendental_cycles(2 * n)),
+    # a reshape between row lengths padded differently (an odd last axis): the valid elements
+    # of in[rows, cols] re-cut into out[out_rows, out_cols]; priced as the copy it is
+    Kernel(
+        "repad",
+        out=_out(_repad_elements_out),
+        ins=(_in(_repad_elements_in),),
+        params=(Param("rows"), Param("cols"), Param("out_rows"), Param("out_cols")),
+        cycles_fn=lambda t, p, e: t.local_copy_cycles(_repad_elements_out(p) * e),
+        run=_repad,
+        rule=lambda p: p["rows"] * p["cols"] != p["out_rows"] * p["out_cols"],
+    ),
 )
 
 KERNELS: dict[str, Kernel] = {k.name: k for k in _ALL}

@@ -525,7 +525,8 @@ def _row_split(lay: Layout) -> bool:
 @irdl_op_definition
 class ReshapeOp(_OneToOne):
     """Reinterpret row blocks: both layouts split one axis, with only unit axes before it, over
-    the same 1-D grid, so every tile's block is one contiguous range of elements."""
+    the same 1-D grid, so every tile's block is one contiguous range of elements (its rows
+    re-cut when the two last axes are padded differently)."""
 
     name = "plan.reshape"
 
@@ -536,9 +537,8 @@ class ReshapeOp(_OneToOne):
             and a.first_tile == r.first_tile
             and len(a.grid) == 1
             and all(_row_split(x) for x in (a, r))
-            and a.block_elements == r.block_elements
-            and a.shape[-1] == a.block[-1]
-            and r.shape[-1] == r.block[-1]
+            and math.prod(a.block) // a.block[-1] * a.shape[-1] == math.prod(r.block) // r.block[-1] * r.shape[-1]
+            and all(x.block[-1] == x.shape[-1] + x.shape[-1] % 2 for x in (a, r))
         )
         if not ok:
             raise VerifyException("plan.reshape: layouts must be equal row blocks of one 1-D grid")

@@ -210,9 +210,6 @@ class _Importer:
         a, b = tuple(v.type.get_shape()), tuple(shape)
         if a == b:
             return v
-        rows = (math.prod(a[:-1]), math.prod(b[:-1]))
-        if a[-1] != b[-1] and rows != (1, 1) and (a[-1] % 2 or b[-1] % 2):
-            raise self.fail(f"reshape {a} -> {b} moves an odd-sized last dimension, which the backend cannot lay out")
         return self.emit(g.ReshapeOp(v, _tt(b, dtype)), hint)
 
     # -- import ---------------------------------------------------------------------------------

@@ -180,10 +180,8 @@ def _plan_reshape(p: Planner, op: graph.ReshapeOp, index: int) -> None:
     while g > target.tiles:
         g = max(d for d in range(1, target.tiles + 1) if g % d == 0)
     # layouts pad an odd last axis to whole 32-bit words of fp16 (for every dtype): a block copy
-    # is right only when both sides pad their rows alike (the same last axis) or not at all
-    ok = a[-1] == r[-1] or all(s[-1] % 2 == 0 for s in (a, r))
-    if not ok or (len(a) == 1) != (len(r) == 1) and g != 1:
-        raise DiagnosticException(f"plan-ops: reshape {a} -> {r} is not planned yet (odd last dimension)")
+    # is right when both sides pad their rows alike (the same last axis) or not at all; otherwise
+    # map-tiles re-cuts each tile's rows (the `repad` kernel), the same elements in order
     ia = Layout(a, (g,), tuple((0,) if i == ax else () for i in range(len(a))))
     ir = Layout(r, (g,), tuple((0,) if i == rx else () for i in range(len(r))))
     x = p.get(op.input, plan_type(op.input.type, ia), op.name)

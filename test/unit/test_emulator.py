@@ -519,6 +519,23 @@ def test_min_div_pow_kernels_broadcast_a_row(kernel: str, f) -> None:
     assert res.total_cycles == rate
 
 
+@pytest.mark.parametrize(("dt", "np_dt"), [(DType.F32, np.float32), (DType.F16, np.float16)])
+def test_repad_recuts_padded_rows(dt: DType, np_dt: type) -> None:
+    """[4, 5] stored as [4, 6] becomes [20, 1] stored as [20, 2]: the valid elements in order,
+    the padding column of the input never read and that of the output written as 0."""
+    X, Y = DATA, DATA + 0x400
+    x = np.random.default_rng(13).standard_normal((16, 4, 6)).astype(np_dt)
+    x[:, :, 5] = np_dt(1000)  # padding garbage
+    emu = _kernel_emulator(encode_call("repad", dt, dt, Y, [X], [4, 5, 20, 1]))
+    validate_package(emu.package, T)
+    _put(emu, X, x)
+    res = emu.run({})
+    y = _get(emu, Y, 40, np_dt).reshape(16, 20, 2)
+    np.testing.assert_array_equal(y[:, :, 0], x[:, :, :5].reshape(16, 20))
+    assert (y[:, :, 1] == 0).all()
+    assert res.total_cycles == T.local_copy_cycles(40 * np.dtype(np_dt).itemsize)
+
+
 def _attention_reference(
     q: np.ndarray, k: np.ndarray, v: np.ndarray, offsets: np.ndarray, scale: float, causal: bool
 ) -> np.ndarray:

@@ -21,6 +21,7 @@ ABI_ORDER = (
     "transpose", "reduce_sum", "copy", "softmax_rows", "reduce_rows", "layer_norm_rows", "rms_norm_rows",
     "attention_init", "attention_update", "attention_combine", "gelu_erf", "sigmoid",
     "sqrt", "rsqrt", "reciprocal", "neg", "abs", "erf", "sin", "cos", "log", "silu", "min", "div", "pow",
+    "repad",
 )  # fmt: skip
 
 # (target, kernel, params, output element size, cycles of one call on one tile)
@@ -79,11 +80,14 @@ CYCLES = [
     # a division per element (transcendental rate); pow is exp(b log a), two per element
     ("sim16", "div", {"m": 16, "n": 64, "b_rows": 1, "b_cols": 64}, 2, 10251),
     ("sim16", "pow", {"m": 3, "n": 5, "b_rows": 3, "b_cols": 5}, 2, 311),
+    # a copy of the output's stored rows: 20 x 2 elements of 4 bytes
+    ("sim16", "repad", {"rows": 4, "cols": 5, "out_rows": 20, "out_cols": 1}, 4, 308),
 ]
 
 # One parameter set for every kernel's operand shapes.
 P = {"m": 2, "k": 3, "n": 5, "elements": 7, "b_rows": 1, "b_cols": 5, "parts": 3, "rows": 2, "cols": 5, "valid": 4}
 P |= {"kind": 1, "eps_bits": 0, "qr": 2, "kr": 3, "d": 5, "causal": 0, "scale_bits": 0, "k_base": 0}
+P |= {"out_rows": 5, "out_cols": 2}
 
 # (kernel, output elements, input elements, output dtype, input dtypes) for in = out = f16
 OPERANDS = [
@@ -115,6 +119,7 @@ OPERANDS = [
     ("min", 10, [10, 5], "F16", ["F16", "F16"]),
     ("div", 10, [10, 5], "F16", ["F16", "F16"]),
     ("pow", 10, [10, 5], "F16", ["F16", "F16"]),
+    ("repad", 10, [12], "F16", ["F16"]),  # [2, 5] stored as [2, 6] -> [5, 2]
 ]
 
 
@@ -160,6 +165,8 @@ def test_operand_roles_replace_the_special_cases_by_name() -> None:
         ("attention_update", {"qr": 2, "kr": 2, "d": 4, "causal": 0, "scale_bits": 0, "k_base": 0}, False),
         ("attention_update", {"qr": 2, "kr": 2, "d": 4, "causal": 2, "scale_bits": 0, "k_base": 0}, True),
         ("attention_update", {"qr": 2, "kr": 2, "d": 4, "causal": 0, "scale_bits": 0, "k_base": -1}, True),
+        ("repad", {"rows": 4, "cols": 5, "out_rows": 2, "out_cols": 10}, False),
+        ("repad", {"rows": 4, "cols": 5, "out_rows": 3, "out_cols": 7}, True),  # 20 elements in, 21 out
     ],
 )
 def test_parameter_rules(kernel: str, params: dict[str, int], bad: bool) -> None:
