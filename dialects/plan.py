@@ -464,13 +464,15 @@ class UnaryOp(IRDLOperation):
 
 @irdl_op_definition
 class BinaryOp(IRDLOperation):
-    """Elementwise binary op; rhs is same-layout or a block-aligned broadcast row vector."""
+    """Elementwise binary op; rhs is same-layout or a block-aligned broadcast row vector, or with
+    `column` a column vector (one value per lhs row, split like the lhs rows)."""
 
     name = "plan.binary"
     kind = attr_def(StringAttr)
     lhs = operand_def(AnyPlan)
     rhs = operand_def(AnyPlan)
     result = result_def(AnyPlan)
+    column = opt_attr_def(UnitAttr)
     graph_value = _value_attr()
     traits = traits_def(Pure())
     assembly_format = "$kind $lhs `,` $rhs attr-dict `:` `(` type($lhs) `,` type($rhs) `)` `->` type($result)"
@@ -489,7 +491,12 @@ class BinaryOp(IRDLOperation):
             raise VerifyException("plan.binary: result type must equal the non-partial lhs type")
         if a.grid != b.grid or a.first_tile != b.first_tile:
             raise VerifyException("plan.binary: operands must share one tile grid")
-        if b.shape == a.shape:
+        if self.column is not None:
+            if len(b.shape) != 1 or len(a.shape) != 2 or b.shape[0] != a.shape[0]:
+                raise VerifyException(f"plan.binary: a column rhs {b.shape} must hold one value per row of {a.shape}")
+            if b.split[0] != a.split[0] or b.block[0] != a.block[0]:
+                raise VerifyException("plan.binary: broadcast column vector must be split like the lhs rows")
+        elif b.shape == a.shape:
             if b != a:
                 raise VerifyException("plan.binary: same-shape operands need the same layout")
         elif len(b.shape) == 1 and len(a.shape) == 2 and b.shape[0] == a.shape[1]:

@@ -507,6 +507,8 @@ class _Importer:
         if sb == shape:
             return self.val(b, a, name).ssa
         core = sb[next((i for i, d in enumerate(sb) if d != 1), len(sb)) :]
+        if isinstance(b, Val) and len(shape) >= 2 and sb == (*shape[:-1], 1):  # a column: one value per row
+            return b.ssa  # its row collapse [rows, 1]
         if len(shape) >= 2 and core == shape[-1:]:
             if isinstance(b, Val):
                 return self.reshape(b, core).ssa

@@ -359,7 +359,7 @@ class MapBinary(RewritePattern):
         lay: Layout = op.result.type.layout
         m, n = as_2d(lay.block)
         b_l: Layout = op.rhs.type.layout
-        br, bc = (m, n) if b_l.shape == lay.shape else (1, n)
+        br, bc = (m, 1) if op.column is not None else (m, n) if b_l.shape == lay.shape else (1, n)
         _replace_by_run(rewriter, op, op.kind.data, m=m, n=n, b_rows=br, b_cols=bc)
 
 

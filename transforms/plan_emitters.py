@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from xdsl.dialects import builtin
 from xdsl.dialects.builtin import StringAttr, TensorType
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import graph, plan
@@ -139,11 +139,43 @@ def _plan_binary(p: Planner, op: Operation, index: int) -> None:
         al = (lay.align[1],) if lay.align else ()
         bl = Layout(rs, lay.grid, (lay.split[1],), -1, lay.first_tile, al)
         want = plan_type(rhs.type, bl)
+    elif len(rs) == 2 and len(lay.shape) == 2 and rs == (lay.shape[0], 1):
+        _plan_column_binary(p, op, a)
+        return
     else:
         raise DiagnosticException(f"plan-ops: {op.name} broadcast of {rs} to {lay.shape} is not planned yet")
     b = p.get(rhs, want, op.name)
     kind = op.name.split(".")[1]
     p.set(op.results[0], p.emit(plan.BinaryOp(kind, a, b, _name(op))).results[0])
+
+
+def _plan_column_binary(p: Planner, op: Operation, a: SSAValue) -> None:
+    """lhs [R, C] (op) rhs [R, 1]: the column, gathered on one tile as the vector [R] (a
+    reshape), goes to every tile in the lhs rows' split (a rearrange). The lhs rows are cut in
+    even blocks so the vector's blocks (its one axis padded to whole words) hold the same rows."""
+    lhs, rhs = op.operands
+    lay = a.type.layout
+    if lay.parts(0) > 1 and lay.block[0] % 2:
+        al = (math.lcm(lay.align[0] if lay.align else 1, 2), lay.align[1] if lay.align else 1)
+        lay = Layout(lay.shape, lay.grid, lay.split, -1, lay.first_tile, al)
+        a = p.get(lhs, plan_type(lhs.type, lay, a.type.layout_attr.memory.data), "column broadcast alignment")
+    rows = lay.shape[0]
+    el = rhs.type.element_type
+    col = p.get(rhs, plan_type(rhs.type, Layout((rows, 1), (1,), ((), ()))), op.name)
+    vec_t = TensorType(el, [rows])
+    want = plan_type(vec_t, Layout((rows,), lay.grid, (lay.split[0],), -1, lay.first_tile, lay.align[:1]))
+    key = (rhs, want)
+    if key not in p.cache:
+        flat = plan.ReshapeOp.create(operands=[col], result_types=[plan_type(vec_t, Layout((rows,), (1,), ((),)))])
+        v = p.emit(flat).results[0]
+        v.name_hint = f"{rhs.name_hint or 'v'}_col"
+        v = p.emit(plan.RearrangeOp(v, want, "column broadcast")).results[0]
+        v.name_hint = f"{rhs.name_hint or 'v'}_cols"
+        p.conversions.append("column broadcast")
+        p.cache[key] = v
+    r = plan.BinaryOp(op.name.split(".")[1], a, p.cache[key], _name(op))
+    r.attributes["column"] = builtin.UnitAttr()
+    p.set(op.results[0], p.emit(r).results[0])
 
 
 def _plan_transpose(p: Planner, op: graph.TransposeOp, index: int) -> None:

@@ -357,3 +357,24 @@ def test_castlike_of_a_constant_stays_a_constant() -> None:
     assert "graph.sqrt" not in text and 'graph.mul %x, %as {onnx.node = "m:Mul"}' in text
     report = runs(m)
     assert report.passed
+
+
+def test_column_broadcast_of_a_computed_tensor() -> None:
+    """Softmax as exporters spell it: x - ReduceMax(x, keepdims) and e / ReduceSum(e, keepdims)
+    broadcast a computed [..., 1] column over the last axis (plan.binary {column})."""
+    nodes = [
+        helper.make_node("ReduceMax", ["x", "ax"], ["m"], keepdims=1),
+        helper.make_node("Sub", ["x", "m"], ["s"], name="sub"),
+        helper.make_node("Exp", ["s"], ["e"]),
+        helper.make_node("ReduceSum", ["e", "ax"], ["t"], keepdims=1),
+        helper.make_node("Div", ["e", "t"], ["y"], name="div"),
+    ]
+    m = model(nodes, {"x": [3, 4, 5]}, {"y": [3, 4, 5]}, {"ax": np.array([-1], np.int64)}, opset=18)
+    text = ir(m)
+    assert "(tensor<12x5xf32>, tensor<12x1xf32>) -> tensor<12x5xf32>" in text
+    assert 'graph.div %e, %t {onnx.node = "div:Div"}' in text
+    x = rand(3, 4, 5)
+    report = api.run(api.compile(m, "sim16"), {"x": x})
+    assert report.passed
+    e = np.exp(x - x.max(-1, keepdims=True))
+    np.testing.assert_allclose(report.outputs["y"], e / e.sum(-1, keepdims=True), rtol=1e-6, atol=1e-7)
