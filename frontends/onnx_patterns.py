@@ -1,7 +1,8 @@
 """Subgraph patterns the ONNX importer fuses into one `graph` op.
 
-Exporters spell GeLU, LayerNorm and RMSNorm as chains of primitive nodes, several of which
-(`Erf`, `Sqrt`, `Div` by a tensor) the `graph` dialect cannot express on their own. Each matcher
+Exporters spell GeLU, LayerNorm, RMSNorm, SiLU (`x * Sigmoid(x)`) and rsqrt (`Reciprocal(Sqrt(x))`)
+as chains of primitive nodes, which one fused `graph` op computes in fewer kernels and passes
+over the data (with the same roundings for SiLU and rsqrt). Each matcher
 looks at a root node (the last node of the chain) and returns a `Fused` description: the kind
 of op, the ONNX value it reads and its attributes. Interior nodes are then lowered only if
 something else still reads their values.
