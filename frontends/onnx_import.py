@@ -869,7 +869,31 @@ def _reduce_rows(
     return im.raw_reshape(red, out, dtype, hint)
 
 
-@lowering("ReduceSum", "ReduceMean", "ReduceMax")
+# ONNX reduction -> the graph.reduce kind it sums, maxes or averages with (the others are spelled
+# with elementwise ops around it: -max(-x), sum(x * x), sqrt(sum(x * x)), sum(|x|), log(sum(x)),
+# and log(sum(exp(x - max x))) + max x, as onnxruntime computes them)
+_REDUCE_KIND = {
+    "ReduceSum": "sum",
+    "ReduceMean": "mean",
+    "ReduceMax": "max",
+    "ReduceMin": "max",
+    "ReduceSumSquare": "sum",
+    "ReduceL1": "sum",
+    "ReduceL2": "sum",
+    "ReduceLogSum": "sum",
+    "ReduceLogSumExp": "sum",
+}
+
+
+def _emit2(im: _Importer, cls: type, a: SSAValue, b: SSAValue, hint: str | None = None) -> SSAValue:
+    return im.emit(cls(a, b, a.type), hint)
+
+
+def _emit1(im: _Importer, cls: type, a: SSAValue, hint: str | None = None) -> SSAValue:
+    return im.emit(cls(a), hint)
+
+
+@lowering(*_REDUCE_KIND)
 def _reduce(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     _no_attrs(im, attrs, ("axes", "keepdims", "noop_with_empty_axes"))
     x = _val_input(im, node)
@@ -886,7 +910,7 @@ def _reduce(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> No
         if keep
         else tuple(d for i, d in enumerate(x.shape) if i not in axes)
     )
-    kind = {"ReduceSum": "sum", "ReduceMean": "mean", "ReduceMax": "max"}[node.op_type]
+    kind, t = _REDUCE_KIND[node.op_type], node.op_type
     if axes == list(range(axes[0], rank)):  # trailing axes: collapse them into one row
         rows, cols = math.prod(x.shape[: axes[0]]), math.prod(x.shape[axes[0] :])
         flat = im.raw_reshape(x.ssa, (rows, cols), x.dtype)
@@ -896,8 +920,35 @@ def _reduce(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> No
         raise im.fail(f"reduction over axes {axes} of a rank-{rank} tensor (only trailing axes) is not supported")
     if not out_shape:
         raise im.fail("a reduction to a rank-0 scalar is not supported")
-    r = _reduce_rows(im, flat, kind, x.dtype, collapsed(out_shape), node.output[0])
-    im.out(node, Val(r, out_shape, x.dtype))
+    if t == "ReduceSum" or t == "ReduceMean" or t == "ReduceMax":
+        r = _reduce_rows(im, flat, kind, x.dtype, collapsed(out_shape), node.output[0])
+        im.out(node, Val(r, out_shape, x.dtype))
+        return
+    col = (flat.type.get_shape()[0], 1)  # one value per row, broadcast back over the row where needed
+    # the last op is named after the node's output when no reshape follows it
+    hint = node.output[0] if collapsed(out_shape) == col else None
+    m = None
+    if t == "ReduceMin":
+        flat = _emit1(im, g.NegOp, flat)
+    elif t in ("ReduceSumSquare", "ReduceL2"):
+        flat = _emit2(im, g.MulOp, flat, flat)
+    elif t == "ReduceL1":
+        flat = _emit1(im, g.AbsOp, flat)
+    elif t == "ReduceLogSumExp":
+        m = _reduce_rows(im, flat, "max", x.dtype, col, None)
+        flat = _emit1(im, g.ExpOp, _emit2(im, g.SubOp, flat, m))
+    last = t in ("ReduceSumSquare", "ReduceL1")
+    r = _reduce_rows(im, flat, kind, x.dtype, col, hint if last else None)
+    if t == "ReduceMin":
+        r = _emit1(im, g.NegOp, r, hint)
+    elif t == "ReduceL2":
+        r = _emit1(im, g.SqrtOp, r, hint)
+    elif t == "ReduceLogSum":
+        r = _emit1(im, g.LogOp, r, hint)
+    elif t == "ReduceLogSumExp":
+        assert m is not None
+        r = _emit2(im, g.AddOp, _emit1(im, g.LogOp, r), m, hint)
+    im.out(node, Val(im.raw_reshape(r, collapsed(out_shape), x.dtype, node.output[0]), out_shape, x.dtype))
 
 
 @lowering("Softmax")
@@ -924,6 +975,28 @@ def _softmax(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> N
     two = (math.prod(x.shape[:axis]), math.prod(x.shape[axis:]))
     flat = im.raw_reshape(x.ssa, two, x.dtype)
     y = im.emit(g.SoftmaxOp(flat), node.output[0])
+    im.out(node, Val(im.raw_reshape(y, collapsed(x.shape), x.dtype, node.output[0]), x.shape, x.dtype))
+
+
+@lowering("LogSoftmax")
+def _log_softmax(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """(x - max x) - log(sum(exp(x - max x))) over the last axis (opset >= 13) or the flattened
+    trailing dims from `axis` (opset < 13), each step as onnxruntime computes it."""
+    _no_attrs(im, attrs, ("axis",))
+    x = _val_input(im, node)
+    rank = len(x.shape)
+    axis = int(attrs.get("axis", -1 if im.opset >= 13 else 1))  # type: ignore[arg-type]
+    if not -rank <= axis < rank:
+        raise im.fail(f"axis {axis} out of range for rank {rank}")
+    axis %= rank
+    if im.opset >= 13 and axis != rank - 1:
+        raise im.fail(f"log-softmax over axis {axis} of a rank-{rank} tensor (only the last axis) is not supported")
+    rows, cols = math.prod(x.shape[:axis]), math.prod(x.shape[axis:])
+    flat = im.raw_reshape(x.ssa, (rows, cols), x.dtype)
+    m = _reduce_rows(im, flat, "max", x.dtype, (rows, 1), None)
+    s = _emit2(im, g.SubOp, flat, m)
+    t = _reduce_rows(im, _emit1(im, g.ExpOp, s), "sum", x.dtype, (rows, 1), None)
+    y = _emit2(im, g.SubOp, s, _emit1(im, g.LogOp, t), node.output[0])
     im.out(node, Val(im.raw_reshape(y, collapsed(x.shape), x.dtype, node.output[0]), x.shape, x.dtype))
 
 

@@ -378,3 +378,51 @@ def test_column_broadcast_of_a_computed_tensor() -> None:
     assert report.passed
     e = np.exp(x - x.max(-1, keepdims=True))
     np.testing.assert_allclose(report.outputs["y"], e / e.sum(-1, keepdims=True), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize(
+    ("op", "want", "spelled"),
+    [
+        ("ReduceMin", lambda x: x.min(-1, keepdims=True), ["graph.neg", "graph.reduce"]),
+        ("ReduceSumSquare", lambda x: (x * x).sum(-1, keepdims=True), ["graph.mul", "graph.reduce"]),
+        ("ReduceL1", lambda x: np.abs(x).sum(-1, keepdims=True), ["graph.abs", "graph.reduce"]),
+        ("ReduceL2", lambda x: np.sqrt((x * x).sum(-1, keepdims=True)), ["graph.mul", "graph.sqrt"]),
+        ("ReduceLogSum", lambda x: np.log(np.abs(x).sum(-1, keepdims=True)), ["graph.log"]),
+        (
+            "ReduceLogSumExp",
+            lambda x: np.log(np.exp(x - x.max(-1, keepdims=True)).sum(-1, keepdims=True)) + x.max(-1, keepdims=True),
+            ["graph.exp", "graph.log", "graph.add"],
+        ),
+    ],
+)
+def test_reductions_spelled_around_graph_reduce(op: str, want, spelled: list[str]) -> None:
+    """ReduceMin, ReduceSumSquare, ReduceL1/L2, ReduceLogSum(Exp) over trailing axes: a
+    graph.reduce with the elementwise ops onnxruntime applies before and after it."""
+    nodes = [helper.make_node(op, ["x", "ax"], ["y"], keepdims=1)]
+    if op == "ReduceLogSum":  # of a positive tensor
+        nodes = [helper.make_node("Abs", ["x"], ["a"]), helper.make_node(op, ["a", "ax"], ["y"], keepdims=1)]
+    m = model(nodes, {"x": [3, 4, 6]}, {"y": [3, 4, 1]}, {"ax": np.array([-1], np.int64)}, opset=18)
+    text = ir(m)
+    for s in spelled:
+        assert s in text, s
+    x = rand(3, 4, 6) * 3
+    report = api.run(api.compile(m, "sim16"), {"x": x})
+    assert report.passed, [(c.kind, c.name, c.result.reason) for c in report.checks if not c.result.passed]
+    np.testing.assert_allclose(report.outputs["y"], want(x.astype(np.float64)), rtol=2e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("opset", [11, 13])
+def test_log_softmax(opset: int) -> None:
+    m = model(
+        [helper.make_node("LogSoftmax", ["x"], ["y"], axis=-1 if opset >= 13 else 1)],
+        {"x": [2, 6]},
+        {"y": [2, 6]},
+        opset=opset,
+    )
+    text = ir(m)
+    assert "graph.log" in text and "graph.softmax" not in text
+    x = rand(2, 6) * 40  # large differences: log(softmax) would underflow where this does not
+    report = api.run(api.compile(m, "sim16"), {"x": x})
+    assert report.passed
+    s = x.astype(np.float64) - x.max(-1, keepdims=True)
+    np.testing.assert_allclose(report.outputs["y"], s - np.log(np.exp(s).sum(-1, keepdims=True)), rtol=1e-6, atol=1e-5)
