@@ -1032,9 +1032,35 @@ def _norm(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object], rms: bo
     operands = [flat, gamma] if rms else [flat, gamma, vec(2, 0.0, "bias")]
     cls = g.RmsNormOp if rms else g.LayerNormOp
     op = cls.create(operands=operands, result_types=[flat.type])
-    op.attributes["epsilon"] = FloatAttr(float(attrs.get("epsilon", 1e-5)), f64)  # type: ignore[arg-type]
+    eps = float(attrs.get("epsilon", 1e-5))  # type: ignore[arg-type]
+    op.attributes["epsilon"] = FloatAttr(eps, f64)
     y = im.emit(op, node.output[0])
     im.out(node, Val(im.raw_reshape(y, collapsed(x.shape), x.dtype, node.output[0]), x.shape, x.dtype))
+    if not rms and any(o for o in node.output[1:]):
+        _norm_statistics(im, node, flat, x, axis, eps)
+
+
+def _norm_statistics(im: _Importer, node: onnx.NodeProto, flat: SSAValue, x: Val, axis: int, eps: float) -> None:
+    """LayerNormalization's optional outputs, in float32 (the stash type): the mean and
+    1 / sqrt(variance + epsilon) of each normalized row, at the input's shape with the
+    normalized axes kept as 1."""
+    rows = flat.type.get_shape()[0]
+    if x.dtype != np.float32:
+        flat = im.emit(g.CastOp(flat, _tt(flat.type.get_shape(), np.float32)))
+    shape = (*x.shape[:axis], *(1,) * (len(x.shape) - axis))
+    like = Val(flat, (rows, 1), np.float32)
+    mean = _reduce_rows(im, flat, "mean", np.float32, (rows, 1), None)
+    if len(node.output) > 2 and node.output[2]:
+        d = _emit2(im, g.SubOp, flat, mean)
+        var = _reduce_rows(im, _emit2(im, g.MulOp, d, d), "mean", np.float32, (rows, 1), None)
+        ve = _emit2(im, g.AddOp, var, im.splat(eps, like, f"{im.node_label}_epsilon"))
+        inv = _emit1(im, g.RsqrtOp, ve, node.output[2])
+        inv = im.raw_reshape(inv, collapsed(shape), np.float32, node.output[2])
+        im.vals[node.output[2]] = Val(inv, shape, np.float32)
+    if node.output[1]:
+        mean.name_hint = None
+        m = im.emit(g.ReshapeOp(mean, _tt(collapsed(shape), np.float32)), node.output[1])
+        im.vals[node.output[1]] = Val(m, shape, np.float32)
 
 
 @lowering("LayerNormalization", since=17)
@@ -1090,7 +1116,11 @@ def _reshape(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> N
 def _flatten(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     _no_attrs(im, attrs, ("axis",))
     x = _val_input(im, node)
-    axis = int(attrs.get("axis", 1)) % (len(x.shape) + 1)  # type: ignore[arg-type]
+    rank = len(x.shape)
+    axis = int(attrs.get("axis", 1))  # type: ignore[arg-type]
+    if not -rank <= axis <= rank:
+        raise im.fail(f"axis {axis} out of range for rank {rank}")
+    axis = axis + rank if axis < 0 else axis  # -1 flattens all but the last axis
     im.out(node, im.reshape(x, (math.prod(x.shape[:axis]), math.prod(x.shape[axis:])), node.output[0]))
 
 

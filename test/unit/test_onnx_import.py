@@ -426,3 +426,33 @@ def test_log_softmax(opset: int) -> None:
     assert report.passed
     s = x.astype(np.float64) - x.max(-1, keepdims=True)
     np.testing.assert_allclose(report.outputs["y"], s - np.log(np.exp(s).sum(-1, keepdims=True)), rtol=1e-6, atol=1e-5)
+
+
+@pytest.mark.parametrize(("axis", "out"), [(-1, [24, 5]), (-3, [2, 60]), (0, [1, 120]), (4, [120, 1])])
+def test_flatten_axis_counts_from_the_end_when_negative(axis: int, out: list[int]) -> None:
+    m = model([helper.make_node("Flatten", ["x"], ["y"], axis=axis)], {"x": [2, 3, 4, 5]}, {"y": out})
+    x = rand(2, 3, 4, 5)
+    report = api.run(api.compile(m, "sim16"), {"x": x})
+    assert report.passed
+    np.testing.assert_array_equal(report.outputs["y"], x.reshape(out))
+
+
+def test_layer_norm_mean_and_inverse_std_outputs() -> None:
+    node = helper.make_node("LayerNormalization", ["x", "g", "b"], ["y", "mean", "inv"], axis=-2, epsilon=1e-3)
+    m = model(
+        [node],
+        {"x": [2, 3, 4]},
+        {"y": [2, 3, 4], "mean": [2, 1, 1], "inv": [2, 1, 1]},
+        {"g": rand(3, 4), "b": rand(3, 4)},
+        opset=17,
+    )
+    text = ir(m)
+    assert "graph.layer_norm" in text and "graph.rsqrt" in text
+    x = rand(2, 3, 4)
+    report = api.run(api.compile(m, "sim16"), {"x": x})
+    assert report.passed, [(c.kind, c.name, c.result.reason) for c in report.checks if not c.result.passed]
+    x64 = x.astype(np.float64)
+    mean = x64.mean(axis=(1, 2), keepdims=True)
+    np.testing.assert_allclose(report.outputs["mean"], mean, rtol=1e-6, atol=1e-7)
+    inv = 1 / np.sqrt(((x64 - mean) ** 2).mean(axis=(1, 2), keepdims=True) + 1e-3)
+    np.testing.assert_allclose(report.outputs["inv"], inv, rtol=1e-5)
