@@ -653,6 +653,29 @@ def _swish(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> Non
     im.out(node, Val(im.emit(g.MulOp(x.ssa, s.ssa, x.ssa.type), node.output[0]), x.shape, x.dtype))
 
 
+def _hard_sigmoid(im: _Importer, x: Val, alpha: float, beta: float, hint: str | None) -> Val:
+    """max(0, min(1, alpha x + beta)): a product, a sum and the two clamps, each rounded as
+    onnxruntime rounds them."""
+    t = im.scale(x, alpha, None)
+    t = Val(im.emit(g.AddOp(t.ssa, im.splat(beta, x, f"{im.node_label}_beta"), x.ssa.type)), x.shape, x.dtype)
+    t = Val(im.emit(g.MinOp(t.ssa, im.splat(1.0, x, f"{im.node_label}_one"), x.ssa.type)), x.shape, x.dtype)
+    return Val(im.emit(g.MaxOp(t.ssa, im.splat(0.0, x, f"{im.node_label}_zero"), x.ssa.type), hint), x.shape, x.dtype)
+
+
+@lowering("HardSigmoid", "HardSwish")
+def _hard(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """HardSigmoid(alpha = 0.2, beta = 0.5); HardSwish is x * HardSigmoid(x) with alpha = 1/6."""
+    x = _val_input(im, node)
+    if node.op_type == "HardSigmoid":
+        _no_attrs(im, attrs, ("alpha", "beta"))
+        alpha, beta = float(attrs.get("alpha", 0.2)), float(attrs.get("beta", 0.5))  # type: ignore[arg-type]
+        im.out(node, _hard_sigmoid(im, x, alpha, beta, node.output[0]))
+        return
+    _no_attrs(im, attrs)
+    h = _hard_sigmoid(im, x, 1.0 / 6.0, 0.5, None)
+    im.out(node, Val(im.emit(g.MulOp(x.ssa, h.ssa, x.ssa.type), node.output[0]), x.shape, x.dtype))
+
+
 def _bound(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object], i: int, key: str) -> float | None:
     """A Clip bound: the attribute (opset < 11) or the constant input `i`; None when absent."""
     if im.opset < 11:

@@ -236,3 +236,18 @@ def test_ieee_exact_ops_equal_onnxruntime_bit_for_bit(nodes: list) -> None:
     report = api.run(api.compile(m, "sim16"), feeds)
     assert report.passed
     np.testing.assert_array_equal(report.outputs["y"], oracle(feeds)["y"])
+
+
+@pytest.mark.parametrize(("op", "attrs"), [("HardSigmoid", {"alpha": 0.3, "beta": 0.4}), ("HardSwish", {})])
+def test_hard_sigmoid_and_hard_swish(op: str, attrs: dict) -> None:
+    """max(0, min(1, alpha x + beta)) with graph.mul/add/min/max by splats (MobileNetV3's
+    activations); HardSwish multiplies it by x, with alpha = 1/6 and beta = 1/2."""
+    m = _model([helper.make_node(op, ["x"], ["y"], **attrs)], {"x": [4, 8]}, {"y": [4, 8]}, opset=22)
+    text = str(import_model(m))
+    assert "graph.min" in text and "graph.max" in text
+    x = (np.random.default_rng(9).standard_normal((4, 8)) * 4).astype(np.float32)
+    report = _run(m, {"x": x})
+    a, b = (attrs.get("alpha", 1 / 6), attrs.get("beta", 0.5))
+    h = np.clip(a * x.astype(np.float64) + b, 0, 1)
+    np.testing.assert_allclose(report.outputs["y"], h if op == "HardSigmoid" else x * h, rtol=1e-6, atol=1e-7)
+    assert (report.outputs["y"] == 0).any()  # the lower clamp is reached
