@@ -937,8 +937,9 @@ def _reduce(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> No
     if axes == list(range(axes[0], rank)):  # trailing axes: collapse them into one row
         rows, cols = math.prod(x.shape[: axes[0]]), math.prod(x.shape[axes[0] :])
         flat = im.raw_reshape(x.ssa, (rows, cols), x.dtype)
-    elif rank == 2 and axes == [0]:
-        flat = _transpose2d(im, x.ssa, x.dtype)
+    elif axes == list(range(len(axes))):  # leading axes: the transpose of their collapse
+        rows, cols = math.prod(x.shape[: len(axes)]), math.prod(x.shape[len(axes) :])
+        flat = _transpose2d(im, im.raw_reshape(x.ssa, (rows, cols), x.dtype), x.dtype)
     else:
         raise im.fail(f"reduction over axes {axes} of a rank-{rank} tensor (only trailing axes) is not supported")
     if not out_shape:

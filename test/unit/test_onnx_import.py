@@ -456,3 +456,21 @@ def test_layer_norm_mean_and_inverse_std_outputs() -> None:
     np.testing.assert_allclose(report.outputs["mean"], mean, rtol=1e-6, atol=1e-7)
     inv = 1 / np.sqrt(((x64 - mean) ** 2).mean(axis=(1, 2), keepdims=True) + 1e-3)
     np.testing.assert_allclose(report.outputs["inv"], inv, rtol=1e-5)
+
+
+@pytest.mark.parametrize(("op", "axes", "out"), [("ReduceSum", [0], [2, 4]), ("ReduceMax", [0, 1], [4])])
+def test_reduction_over_leading_axes(op: str, axes: list[int], out: list[int]) -> None:
+    """Leading axes reduce as the rows of their collapse's transpose."""
+    m = model(
+        [helper.make_node(op, ["x", "ax"], ["y"], keepdims=0)],
+        {"x": [3, 2, 4]},
+        {"y": out},
+        {"ax": np.array(axes, np.int64)},
+        opset=18,
+    )
+    assert "graph.transpose" in ir(m)
+    x = rand(3, 2, 4)
+    report = api.run(api.compile(m, "sim16"), {"x": x})
+    assert report.passed
+    f = np.sum if op == "ReduceSum" else np.max
+    np.testing.assert_allclose(report.outputs["y"], f(x, axis=tuple(axes)), rtol=1e-6, atol=1e-6)
