@@ -295,6 +295,12 @@ def erf_precise(x: np.ndarray) -> np.ndarray:
     return np.where(small, series, np.sign(x) * (1.0 - erfc))
 
 
+def _softsign(x: np.ndarray) -> np.ndarray:
+    """x / (1 + |x|) in float32, rounded after the sum and after the division."""
+    with np.errstate(invalid="ignore"):  # inf / inf is NaN
+        return x / (np.float32(1) + np.abs(x))
+
+
 def _silu(x: np.ndarray) -> np.ndarray:
     """x * sigmoid(x) in float32: sigmoid's exp, its division and the product."""
     with np.errstate(invalid="ignore"):  # -inf * 0 is NaN
@@ -703,6 +709,25 @@ _ALL: tuple[Kernel, ...] = (
         run=_repad,
         rule=lambda p: p["rows"] * p["cols"] != p["out_rows"] * p["out_cols"],
     ),
+    # Rounding to integers and the sign edit exponent and mantissa bits, no series: the vector
+    # rate with neg and abs [U: PopLibs' UnaryOp table (reference/poplibs-cycle-model.md 1.6)
+    # has no FLOOR, CEIL, ROUND or SIGNUM row]
+    _unary("floor", np.floor, _vector),
+    _unary("ceil", np.ceil, _vector),
+    _unary("round", np.round, _vector),  # halves to even, as ONNX Round
+    _unary("sign", np.sign, _vector),
+    # series and divisions per element: the transcendental rate with sin, cos, exp and log
+    _unary("tan", _f64(np.tan), _transcendental),
+    _unary("sinh", _f64(np.sinh), _transcendental),
+    _unary("cosh", _f64(np.cosh), _transcendental),
+    _unary("asin", _f64(np.arcsin), _transcendental),
+    _unary("acos", _f64(np.arccos), _transcendental),
+    _unary("atan", _f64(np.arctan), _transcendental),
+    _unary("asinh", _f64(np.arcsinh), _transcendental),
+    _unary("acosh", _f64(np.arccosh), _transcendental),
+    _unary("atanh", _f64(np.arctanh), _transcendental),
+    _unary("softplus", _f64(lambda x: np.logaddexp(0.0, x)), _transcendental),
+    _unary("softsign", _softsign, _transcendental),
 )
 
 KERNELS: dict[str, Kernel] = {k.name: k for k in _ALL}

@@ -621,6 +621,209 @@ class SiluOp(ElementwiseUnaryOp):
 
 
 @irdl_op_definition
+class FloorOp(ElementwiseUnaryOp):
+    """The largest integer not above x."""
+
+    name = "graph.floor"
+
+    def kernel(self) -> str:
+        return "floor"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        return np.floor(x)
+
+
+@irdl_op_definition
+class CeilOp(ElementwiseUnaryOp):
+    """The smallest integer not below x."""
+
+    name = "graph.ceil"
+
+    def kernel(self) -> str:
+        return "ceil"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        return np.ceil(x)
+
+
+@irdl_op_definition
+class RoundOp(ElementwiseUnaryOp):
+    """x rounded to the nearest integer, halves to even (as ONNX Round)."""
+
+    name = "graph.round"
+
+    def kernel(self) -> str:
+        return "round"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        return np.round(x)
+
+
+@irdl_op_definition
+class SignOp(ElementwiseUnaryOp):
+    """-1, 0 or 1 by the sign of x (NaN stays NaN)."""
+
+    name = "graph.sign"
+
+    def kernel(self) -> str:
+        return "sign"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        return np.sign(x)
+
+
+@irdl_op_definition
+class TanOp(ElementwiseUnaryOp):
+    """tan x."""
+
+    name = "graph.tan"
+
+    def kernel(self) -> str:
+        return "tan"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore"):
+            return np.tan(x)
+
+
+@irdl_op_definition
+class SinhOp(ElementwiseUnaryOp):
+    """sinh x."""
+
+    name = "graph.sinh"
+
+    def kernel(self) -> str:
+        return "sinh"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        with np.errstate(over="ignore"):
+            return np.sinh(x)
+
+
+@irdl_op_definition
+class CoshOp(ElementwiseUnaryOp):
+    """cosh x."""
+
+    name = "graph.cosh"
+
+    def kernel(self) -> str:
+        return "cosh"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        with np.errstate(over="ignore"):
+            return np.cosh(x)
+
+
+@irdl_op_definition
+class AsinOp(ElementwiseUnaryOp):
+    """arcsin x (NaN outside [-1, 1])."""
+
+    name = "graph.asin"
+
+    def kernel(self) -> str:
+        return "asin"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore"):
+            return np.arcsin(x)
+
+
+@irdl_op_definition
+class AcosOp(ElementwiseUnaryOp):
+    """arccos x (NaN outside [-1, 1])."""
+
+    name = "graph.acos"
+
+    def kernel(self) -> str:
+        return "acos"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore"):
+            return np.arccos(x)
+
+
+@irdl_op_definition
+class AtanOp(ElementwiseUnaryOp):
+    """arctan x."""
+
+    name = "graph.atan"
+
+    def kernel(self) -> str:
+        return "atan"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        return np.arctan(x)
+
+
+@irdl_op_definition
+class AsinhOp(ElementwiseUnaryOp):
+    """arsinh x."""
+
+    name = "graph.asinh"
+
+    def kernel(self) -> str:
+        return "asinh"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        return np.arcsinh(x)
+
+
+@irdl_op_definition
+class AcoshOp(ElementwiseUnaryOp):
+    """arcosh x (NaN below 1)."""
+
+    name = "graph.acosh"
+
+    def kernel(self) -> str:
+        return "acosh"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore"):
+            return np.arccosh(x)
+
+
+@irdl_op_definition
+class AtanhOp(ElementwiseUnaryOp):
+    """artanh x (+-inf at +-1, NaN outside)."""
+
+    name = "graph.atanh"
+
+    def kernel(self) -> str:
+        return "atanh"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.arctanh(x)
+
+
+@irdl_op_definition
+class SoftplusOp(ElementwiseUnaryOp):
+    """log(1 + exp(x)), without overflow for large x."""
+
+    name = "graph.softplus"
+
+    def kernel(self) -> str:
+        return "softplus"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        return np.logaddexp(np.float32(0), x)
+
+
+@irdl_op_definition
+class SoftsignOp(ElementwiseUnaryOp):
+    """x / (1 + |x|)."""
+
+    name = "graph.softsign"
+
+    def kernel(self) -> str:
+        return "softsign"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore"):  # inf / inf is NaN, as in onnxruntime
+            return x / (np.float32(1) + np.abs(x))
+
+
+@irdl_op_definition
 class CastOp(_OneToOne):
     """Change precision between f16 and f32 (round to nearest even)."""
 
@@ -879,6 +1082,21 @@ GRAPH_OPS: tuple[type[IRDLOperation], ...] = (
     CosOp,
     LogOp,
     SiluOp,
+    FloorOp,
+    CeilOp,
+    RoundOp,
+    SignOp,
+    TanOp,
+    SinhOp,
+    CoshOp,
+    AsinOp,
+    AcosOp,
+    AtanOp,
+    AsinhOp,
+    AcoshOp,
+    AtanhOp,
+    SoftplusOp,
+    SoftsignOp,
     MinOp,
     DivOp,
     PowOp,

@@ -21,7 +21,8 @@ ABI_ORDER = (
     "transpose", "reduce_sum", "copy", "softmax_rows", "reduce_rows", "layer_norm_rows", "rms_norm_rows",
     "attention_init", "attention_update", "attention_combine", "gelu_erf", "sigmoid",
     "sqrt", "rsqrt", "reciprocal", "neg", "abs", "erf", "sin", "cos", "log", "silu", "min", "div", "pow",
-    "repad",
+    "repad", "floor", "ceil", "round", "sign", "tan", "sinh", "cosh", "asin", "acos", "atan", "asinh", "acosh",
+    "atanh", "softplus", "softsign",
 )  # fmt: skip
 
 # (target, kernel, params, output element size, cycles of one call on one tile)
@@ -82,6 +83,10 @@ CYCLES = [
     ("sim16", "pow", {"m": 3, "n": 5, "b_rows": 3, "b_cols": 5}, 2, 311),
     # a copy of the output's stored rows: 20 x 2 elements of 4 bytes
     ("sim16", "repad", {"rows": 4, "cols": 5, "out_rows": 20, "out_cols": 1}, 4, 308),
+    # appended: rounding and the sign at the vector rate, the other maps at the transcendental rate
+    *(("sim16", k, {"elements": 1000}, 2, 74) for k in ("floor", "ceil", "round", "sign")),
+    *(("sim16", k, {"elements": 1000}, 2, 10011) for k in ("tan", "sinh", "cosh", "asin", "acos", "atan")),
+    *(("sim16", k, {"elements": 1000}, 2, 10011) for k in ("asinh", "acosh", "atanh", "softplus", "softsign")),
 ]
 
 # One parameter set for every kernel's operand shapes.
@@ -120,6 +125,8 @@ OPERANDS = [
     ("div", 10, [10, 5], "F16", ["F16", "F16"]),
     ("pow", 10, [10, 5], "F16", ["F16", "F16"]),
     ("repad", 10, [12], "F16", ["F16"]),  # [2, 5] stored as [2, 6] -> [5, 2]
+    *((k, 7, [7], "F16", ["F16"]) for k in ("floor", "ceil", "round", "sign", "tan", "sinh", "cosh", "asin")),
+    *((k, 7, [7], "F16", ["F16"]) for k in ("acos", "atan", "asinh", "acosh", "atanh", "softplus", "softsign")),
 ]
 
 

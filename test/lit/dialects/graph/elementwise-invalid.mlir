@@ -109,3 +109,123 @@ func.func @div_dtype(%x: tensor<4x8xf32>, %y: tensor<4x8xf16>) -> tensor<4x8xf32
   func.return %s : tensor<4x8xf32>
 }
 // CHECK: Operation does not verify: graph.div: element types differ
+
+// -----
+
+func.func @floor_dtype(%x: tensor<4x8xf16>) -> tensor<4x8xf32> {
+  %s = graph.floor %x : tensor<4x8xf16> -> tensor<4x8xf32>
+  func.return %s : tensor<4x8xf32>
+}
+// CHECK: Operation does not verify: graph.floor: result type must equal input type
+
+// -----
+
+func.func @ceil_dtype(%x: tensor<4x8xf16>) -> tensor<4x8xf32> {
+  %s = graph.ceil %x : tensor<4x8xf16> -> tensor<4x8xf32>
+  func.return %s : tensor<4x8xf32>
+}
+// CHECK: Operation does not verify: graph.ceil: result type must equal input type
+
+// -----
+
+func.func @round_dtype(%x: tensor<4x8xf16>) -> tensor<4x8xf32> {
+  %s = graph.round %x : tensor<4x8xf16> -> tensor<4x8xf32>
+  func.return %s : tensor<4x8xf32>
+}
+// CHECK: Operation does not verify: graph.round: result type must equal input type
+
+// -----
+
+func.func @sign_dtype(%x: tensor<4x8xf16>) -> tensor<4x8xf32> {
+  %s = graph.sign %x : tensor<4x8xf16> -> tensor<4x8xf32>
+  func.return %s : tensor<4x8xf32>
+}
+// CHECK: Operation does not verify: graph.sign: result type must equal input type
+
+// -----
+
+func.func @tan_dtype(%x: tensor<4x8xf16>) -> tensor<4x8xf32> {
+  %s = graph.tan %x : tensor<4x8xf16> -> tensor<4x8xf32>
+  func.return %s : tensor<4x8xf32>
+}
+// CHECK: Operation does not verify: graph.tan: result type must equal input type
+
+// -----
+
+func.func @sinh_dtype(%x: tensor<4x8xf16>) -> tensor<4x8xf32> {
+  %s = graph.sinh %x : tensor<4x8xf16> -> tensor<4x8xf32>
+  func.return %s : tensor<4x8xf32>
+}
+// CHECK: Operation does not verify: graph.sinh: result type must equal input type
+
+// -----
+
+func.func @cosh_dtype(%x: tensor<4x8xf16>) -> tensor<4x8xf32> {
+  %s = graph.cosh %x : tensor<4x8xf16> -> tensor<4x8xf32>
+  func.return %s : tensor<4x8xf32>
+}
+// CHECK: Operation does not verify: graph.cosh: result type must equal input type
+
+// -----
+
+func.func @asin_dtype(%x: tensor<4x8xf16>) -> tensor<4x8xf32> {
+  %s = graph.asin %x : tensor<4x8xf16> -> tensor<4x8xf32>
+  func.return %s : tensor<4x8xf32>
+}
+// CHECK: Operation does not verify: graph.asin: result type must equal input type
+
+// -----
+
+func.func @acos_dtype(%x: tensor<4x8xf16>) -> tensor<4x8xf32> {
+  %s = graph.acos %x : tensor<4x8xf16> -> tensor<4x8xf32>
+  func.return %s : tensor<4x8xf32>
+}
+// CHECK: Operation does not verify: graph.acos: result type must equal input type
+
+// -----
+
+func.func @atan_dtype(%x: tensor<4x8xf16>) -> tensor<4x8xf32> {
+  %s = graph.atan %x : tensor<4x8xf16> -> tensor<4x8xf32>
+  func.return %s : tensor<4x8xf32>
+}
+// CHECK: Operation does not verify: graph.atan: result type must equal input type
+
+// -----
+
+func.func @asinh_dtype(%x: tensor<4x8xf16>) -> tensor<4x8xf32> {
+  %s = graph.asinh %x : tensor<4x8xf16> -> tensor<4x8xf32>
+  func.return %s : tensor<4x8xf32>
+}
+// CHECK: Operation does not verify: graph.asinh: result type must equal input type
+
+// -----
+
+func.func @acosh_dtype(%x: tensor<4x8xf16>) -> tensor<4x8xf32> {
+  %s = graph.acosh %x : tensor<4x8xf16> -> tensor<4x8xf32>
+  func.return %s : tensor<4x8xf32>
+}
+// CHECK: Operation does not verify: graph.acosh: result type must equal input type
+
+// -----
+
+func.func @atanh_dtype(%x: tensor<4x8xf16>) -> tensor<4x8xf32> {
+  %s = graph.atanh %x : tensor<4x8xf16> -> tensor<4x8xf32>
+  func.return %s : tensor<4x8xf32>
+}
+// CHECK: Operation does not verify: graph.atanh: result type must equal input type
+
+// -----
+
+func.func @softplus_dtype(%x: tensor<4x8xf16>) -> tensor<4x8xf32> {
+  %s = graph.softplus %x : tensor<4x8xf16> -> tensor<4x8xf32>
+  func.return %s : tensor<4x8xf32>
+}
+// CHECK: Operation does not verify: graph.softplus: result type must equal input type
+
+// -----
+
+func.func @softsign_dtype(%x: tensor<4x8xf16>) -> tensor<4x8xf32> {
+  %s = graph.softsign %x : tensor<4x8xf16> -> tensor<4x8xf32>
+  func.return %s : tensor<4x8xf32>
+}
+// CHECK: Operation does not verify: graph.softsign: result type must equal input type

@@ -2,7 +2,7 @@
 // RUN: IPU_GENERIC_ROUNDTRIP
 // RUN: ipu-opt %s --print-op-generic | filecheck %s --check-prefix=GENERIC
 
-// The elementwise ops of real exports in custom and generic form: ten unary maps (f16 and f32)
+// The elementwise ops of real exports in custom and generic form: the unary maps (f16 and f32)
 // and the binary min, div and pow, which broadcast like NumPy.
 
 // CHECK-LABEL: func.func @unary
@@ -47,8 +47,68 @@ func.func @unary(%x: tensor<4x8xf16>, %y: tensor<16xf32>) -> (tensor<4x8xf16>, t
   %a9 = graph.silu %a8 : tensor<4x8xf16> -> tensor<4x8xf16>
   // CHECK-NEXT: %b9 = graph.silu %b8 : tensor<16xf32> -> tensor<16xf32>
   %b9 = graph.silu %b8 : tensor<16xf32> -> tensor<16xf32>
-  // CHECK-NEXT: func.return %a9, %b9 : tensor<4x8xf16>, tensor<16xf32>
-  func.return %a9, %b9 : tensor<4x8xf16>, tensor<16xf32>
+  // CHECK-NEXT: %a10 = graph.floor %a9 : tensor<4x8xf16> -> tensor<4x8xf16>
+  %a10 = graph.floor %a9 : tensor<4x8xf16> -> tensor<4x8xf16>
+  // CHECK-NEXT: %b10 = graph.floor %b9 : tensor<16xf32> -> tensor<16xf32>
+  %b10 = graph.floor %b9 : tensor<16xf32> -> tensor<16xf32>
+  // CHECK-NEXT: %a11 = graph.ceil %a10 : tensor<4x8xf16> -> tensor<4x8xf16>
+  %a11 = graph.ceil %a10 : tensor<4x8xf16> -> tensor<4x8xf16>
+  // CHECK-NEXT: %b11 = graph.ceil %b10 : tensor<16xf32> -> tensor<16xf32>
+  %b11 = graph.ceil %b10 : tensor<16xf32> -> tensor<16xf32>
+  // CHECK-NEXT: %a12 = graph.round %a11 : tensor<4x8xf16> -> tensor<4x8xf16>
+  %a12 = graph.round %a11 : tensor<4x8xf16> -> tensor<4x8xf16>
+  // CHECK-NEXT: %b12 = graph.round %b11 : tensor<16xf32> -> tensor<16xf32>
+  %b12 = graph.round %b11 : tensor<16xf32> -> tensor<16xf32>
+  // CHECK-NEXT: %a13 = graph.sign %a12 : tensor<4x8xf16> -> tensor<4x8xf16>
+  %a13 = graph.sign %a12 : tensor<4x8xf16> -> tensor<4x8xf16>
+  // CHECK-NEXT: %b13 = graph.sign %b12 : tensor<16xf32> -> tensor<16xf32>
+  %b13 = graph.sign %b12 : tensor<16xf32> -> tensor<16xf32>
+  // CHECK-NEXT: %a14 = graph.tan %a13 : tensor<4x8xf16> -> tensor<4x8xf16>
+  %a14 = graph.tan %a13 : tensor<4x8xf16> -> tensor<4x8xf16>
+  // CHECK-NEXT: %b14 = graph.tan %b13 : tensor<16xf32> -> tensor<16xf32>
+  %b14 = graph.tan %b13 : tensor<16xf32> -> tensor<16xf32>
+  // CHECK-NEXT: %a15 = graph.sinh %a14 : tensor<4x8xf16> -> tensor<4x8xf16>
+  %a15 = graph.sinh %a14 : tensor<4x8xf16> -> tensor<4x8xf16>
+  // CHECK-NEXT: %b15 = graph.sinh %b14 : tensor<16xf32> -> tensor<16xf32>
+  %b15 = graph.sinh %b14 : tensor<16xf32> -> tensor<16xf32>
+  // CHECK-NEXT: %a16 = graph.cosh %a15 : tensor<4x8xf16> -> tensor<4x8xf16>
+  %a16 = graph.cosh %a15 : tensor<4x8xf16> -> tensor<4x8xf16>
+  // CHECK-NEXT: %b16 = graph.cosh %b15 : tensor<16xf32> -> tensor<16xf32>
+  %b16 = graph.cosh %b15 : tensor<16xf32> -> tensor<16xf32>
+  // CHECK-NEXT: %a17 = graph.asin %a16 : tensor<4x8xf16> -> tensor<4x8xf16>
+  %a17 = graph.asin %a16 : tensor<4x8xf16> -> tensor<4x8xf16>
+  // CHECK-NEXT: %b17 = graph.asin %b16 : tensor<16xf32> -> tensor<16xf32>
+  %b17 = graph.asin %b16 : tensor<16xf32> -> tensor<16xf32>
+  // CHECK-NEXT: %a18 = graph.acos %a17 : tensor<4x8xf16> -> tensor<4x8xf16>
+  %a18 = graph.acos %a17 : tensor<4x8xf16> -> tensor<4x8xf16>
+  // CHECK-NEXT: %b18 = graph.acos %b17 : tensor<16xf32> -> tensor<16xf32>
+  %b18 = graph.acos %b17 : tensor<16xf32> -> tensor<16xf32>
+  // CHECK-NEXT: %a19 = graph.atan %a18 : tensor<4x8xf16> -> tensor<4x8xf16>
+  %a19 = graph.atan %a18 : tensor<4x8xf16> -> tensor<4x8xf16>
+  // CHECK-NEXT: %b19 = graph.atan %b18 : tensor<16xf32> -> tensor<16xf32>
+  %b19 = graph.atan %b18 : tensor<16xf32> -> tensor<16xf32>
+  // CHECK-NEXT: %a20 = graph.asinh %a19 : tensor<4x8xf16> -> tensor<4x8xf16>
+  %a20 = graph.asinh %a19 : tensor<4x8xf16> -> tensor<4x8xf16>
+  // CHECK-NEXT: %b20 = graph.asinh %b19 : tensor<16xf32> -> tensor<16xf32>
+  %b20 = graph.asinh %b19 : tensor<16xf32> -> tensor<16xf32>
+  // CHECK-NEXT: %a21 = graph.acosh %a20 : tensor<4x8xf16> -> tensor<4x8xf16>
+  %a21 = graph.acosh %a20 : tensor<4x8xf16> -> tensor<4x8xf16>
+  // CHECK-NEXT: %b21 = graph.acosh %b20 : tensor<16xf32> -> tensor<16xf32>
+  %b21 = graph.acosh %b20 : tensor<16xf32> -> tensor<16xf32>
+  // CHECK-NEXT: %a22 = graph.atanh %a21 : tensor<4x8xf16> -> tensor<4x8xf16>
+  %a22 = graph.atanh %a21 : tensor<4x8xf16> -> tensor<4x8xf16>
+  // CHECK-NEXT: %b22 = graph.atanh %b21 : tensor<16xf32> -> tensor<16xf32>
+  %b22 = graph.atanh %b21 : tensor<16xf32> -> tensor<16xf32>
+  // CHECK-NEXT: %a23 = graph.softplus %a22 : tensor<4x8xf16> -> tensor<4x8xf16>
+  %a23 = graph.softplus %a22 : tensor<4x8xf16> -> tensor<4x8xf16>
+  // CHECK-NEXT: %b23 = graph.softplus %b22 : tensor<16xf32> -> tensor<16xf32>
+  %b23 = graph.softplus %b22 : tensor<16xf32> -> tensor<16xf32>
+  // CHECK-NEXT: %a24 = graph.softsign %a23 : tensor<4x8xf16> -> tensor<4x8xf16>
+  %a24 = graph.softsign %a23 : tensor<4x8xf16> -> tensor<4x8xf16>
+  // CHECK-NEXT: %b24 = graph.softsign %b23 : tensor<16xf32> -> tensor<16xf32>
+  %b24 = graph.softsign %b23 : tensor<16xf32> -> tensor<16xf32>
+  // CHECK-NEXT: func.return %a24, %b24 : tensor<4x8xf16>, tensor<16xf32>
+  func.return %a24, %b24 : tensor<4x8xf16>, tensor<16xf32>
 }
 
 // GENERIC: "graph.sqrt"(%{{.*}}) : (tensor<4x8xf16>) -> tensor<4x8xf16>
@@ -71,6 +131,36 @@ func.func @unary(%x: tensor<4x8xf16>, %y: tensor<16xf32>) -> (tensor<4x8xf16>, t
 // GENERIC: "graph.log"(%{{.*}}) : (tensor<16xf32>) -> tensor<16xf32>
 // GENERIC: "graph.silu"(%{{.*}}) : (tensor<4x8xf16>) -> tensor<4x8xf16>
 // GENERIC: "graph.silu"(%{{.*}}) : (tensor<16xf32>) -> tensor<16xf32>
+// GENERIC: "graph.floor"(%{{.*}}) : (tensor<4x8xf16>) -> tensor<4x8xf16>
+// GENERIC: "graph.floor"(%{{.*}}) : (tensor<16xf32>) -> tensor<16xf32>
+// GENERIC: "graph.ceil"(%{{.*}}) : (tensor<4x8xf16>) -> tensor<4x8xf16>
+// GENERIC: "graph.ceil"(%{{.*}}) : (tensor<16xf32>) -> tensor<16xf32>
+// GENERIC: "graph.round"(%{{.*}}) : (tensor<4x8xf16>) -> tensor<4x8xf16>
+// GENERIC: "graph.round"(%{{.*}}) : (tensor<16xf32>) -> tensor<16xf32>
+// GENERIC: "graph.sign"(%{{.*}}) : (tensor<4x8xf16>) -> tensor<4x8xf16>
+// GENERIC: "graph.sign"(%{{.*}}) : (tensor<16xf32>) -> tensor<16xf32>
+// GENERIC: "graph.tan"(%{{.*}}) : (tensor<4x8xf16>) -> tensor<4x8xf16>
+// GENERIC: "graph.tan"(%{{.*}}) : (tensor<16xf32>) -> tensor<16xf32>
+// GENERIC: "graph.sinh"(%{{.*}}) : (tensor<4x8xf16>) -> tensor<4x8xf16>
+// GENERIC: "graph.sinh"(%{{.*}}) : (tensor<16xf32>) -> tensor<16xf32>
+// GENERIC: "graph.cosh"(%{{.*}}) : (tensor<4x8xf16>) -> tensor<4x8xf16>
+// GENERIC: "graph.cosh"(%{{.*}}) : (tensor<16xf32>) -> tensor<16xf32>
+// GENERIC: "graph.asin"(%{{.*}}) : (tensor<4x8xf16>) -> tensor<4x8xf16>
+// GENERIC: "graph.asin"(%{{.*}}) : (tensor<16xf32>) -> tensor<16xf32>
+// GENERIC: "graph.acos"(%{{.*}}) : (tensor<4x8xf16>) -> tensor<4x8xf16>
+// GENERIC: "graph.acos"(%{{.*}}) : (tensor<16xf32>) -> tensor<16xf32>
+// GENERIC: "graph.atan"(%{{.*}}) : (tensor<4x8xf16>) -> tensor<4x8xf16>
+// GENERIC: "graph.atan"(%{{.*}}) : (tensor<16xf32>) -> tensor<16xf32>
+// GENERIC: "graph.asinh"(%{{.*}}) : (tensor<4x8xf16>) -> tensor<4x8xf16>
+// GENERIC: "graph.asinh"(%{{.*}}) : (tensor<16xf32>) -> tensor<16xf32>
+// GENERIC: "graph.acosh"(%{{.*}}) : (tensor<4x8xf16>) -> tensor<4x8xf16>
+// GENERIC: "graph.acosh"(%{{.*}}) : (tensor<16xf32>) -> tensor<16xf32>
+// GENERIC: "graph.atanh"(%{{.*}}) : (tensor<4x8xf16>) -> tensor<4x8xf16>
+// GENERIC: "graph.atanh"(%{{.*}}) : (tensor<16xf32>) -> tensor<16xf32>
+// GENERIC: "graph.softplus"(%{{.*}}) : (tensor<4x8xf16>) -> tensor<4x8xf16>
+// GENERIC: "graph.softplus"(%{{.*}}) : (tensor<16xf32>) -> tensor<16xf32>
+// GENERIC: "graph.softsign"(%{{.*}}) : (tensor<4x8xf16>) -> tensor<4x8xf16>
+// GENERIC: "graph.softsign"(%{{.*}}) : (tensor<16xf32>) -> tensor<16xf32>
 
 // -----
 

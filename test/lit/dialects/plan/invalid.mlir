@@ -121,10 +121,10 @@ func.func @f(%a: !plan.tensor<16x16xf32, #plan.layout<grid = [4], split = [[0], 
 // -----
 
 func.func @f(%a: !plan.tensor<16x16xf32, #plan.layout<grid = [4], split = [[0], []], memory = standard>>) {
-  %c = plan.unary "softplus" %a : !plan.tensor<16x16xf32, #plan.layout<grid = [4], split = [[0], []], memory = standard>> -> !plan.tensor<16x16xf32, #plan.layout<grid = [4], split = [[0], []], memory = standard>>
+  %c = plan.unary "mish" %a : !plan.tensor<16x16xf32, #plan.layout<grid = [4], split = [[0], []], memory = standard>> -> !plan.tensor<16x16xf32, #plan.layout<grid = [4], split = [[0], []], memory = standard>>
   func.return
 }
-// CHECK: Operation does not verify: plan.unary: unknown kind 'softplus'
+// CHECK: Operation does not verify: plan.unary: unknown kind 'mish'
 
 // -----
 
