@@ -720,6 +720,19 @@ def _leaky_relu(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -
 _POW_UNARY: dict[float, type[g.ElementwiseUnaryOp]] = {0.5: g.SqrtOp, -0.5: g.RsqrtOp, -1.0: g.ReciprocalOp}
 
 
+@lowering("PRelu")
+def _prelu(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """max(x, 0) + slope * min(x, 0): x where x > 0 (x + slope * 0 is x), slope * x elsewhere,
+    as onnxruntime's x > 0 ? x : slope * x."""
+    _no_attrs(im, attrs)
+    x = _val_input(im, node)
+    zero = im.splat(0.0, x, f"{im.node_label}_zero")
+    pos = Val(im.emit(g.MaxOp(x.ssa, zero, x.ssa.type)), x.shape, x.dtype)
+    neg = Val(im.emit(g.MinOp(x.ssa, zero, x.ssa.type)), x.shape, x.dtype)
+    scaled = im.binary_values("mul", neg, im.get(node.input[1]), "", node.input[1], None)
+    im.out(node, im.binary_values("add", pos, scaled, "", "", node.output[0]))
+
+
 @lowering("Pow")
 def _pow(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     """A constant exponent: 2 and 3 as products, 0.5 as `graph.sqrt`, -0.5 as `graph.rsqrt`,

@@ -291,3 +291,15 @@ def test_hard_sigmoid_and_hard_swish(op: str, attrs: dict) -> None:
     h = np.clip(a * x.astype(np.float64) + b, 0, 1)
     np.testing.assert_allclose(report.outputs["y"], h if op == "HardSigmoid" else x * h, rtol=1e-6, atol=1e-7)
     assert (report.outputs["y"] == 0).any()  # the lower clamp is reached
+
+
+@pytest.mark.parametrize("slope_shape", [[8], [4, 8]])
+def test_prelu_with_a_computed_slope(slope_shape: list[int]) -> None:
+    """max(x, 0) + slope * min(x, 0) equals onnxruntime's x > 0 ? x : slope * x bit for bit."""
+    m = _model([helper.make_node("PRelu", ["x", "s"], ["y"])], {"x": [4, 8], "s": slope_shape}, {"y": [4, 8]})
+    text = str(import_model(m))
+    assert "graph.max" in text and "graph.min" in text
+    rng = np.random.default_rng(10)
+    feeds = {"x": rng.standard_normal((4, 8)).astype(np.float32), "s": rng.random(slope_shape).astype(np.float32)}
+    report = _run(m, feeds)
+    np.testing.assert_array_equal(report.outputs["y"], onnx_oracle(m, "onnxruntime")(feeds)["y"])
