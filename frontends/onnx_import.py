@@ -466,7 +466,8 @@ class _Importer:
         self, kind: str, a: Val | np.ndarray, b: Val | np.ndarray, a_name: str, b_name: str, hint: str | None
     ) -> Val:
         """NumPy-broadcast `a <kind> b`: the full-shape operand goes first; a non-constant other
-        operand may only be a vector along the last axis; constants are materialized."""
+        operand may only be a vector along the last axis or a column ([..., 1], one value per
+        row); constants are materialized."""
         cls = BINARY_OPS[kind]
         sa, sb = (
             tuple(np.shape(a) if not isinstance(a, Val) else a.shape),
