@@ -213,6 +213,18 @@ class GraphBuilder:
         """Elementwise maximum, broadcasting like NumPy."""
         return self._binary(g.MaxOp, lhs, rhs, name)
 
+    def min(self, lhs: SSAValue, rhs: SSAValue, *, name: str | None = None) -> SSAValue:
+        """Elementwise minimum, broadcasting like NumPy."""
+        return self._binary(g.MinOp, lhs, rhs, name)
+
+    def div(self, lhs: SSAValue, rhs: SSAValue, *, name: str | None = None) -> SSAValue:
+        """lhs / rhs, broadcasting like NumPy."""
+        return self._binary(g.DivOp, lhs, rhs, name)
+
+    def pow(self, lhs: SSAValue, rhs: SSAValue, *, name: str | None = None) -> SSAValue:
+        """lhs ** rhs, broadcasting like NumPy."""
+        return self._binary(g.PowOp, lhs, rhs, name)
+
     # gelu, relu, exp, tanh, ...: one method per `graph.ELEMENTWISE_UNARY_OPS` op, added below the class
 
     def cast(self, x: SSAValue, dtype: DType, *, name: str | None = None) -> SSAValue:

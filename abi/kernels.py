@@ -249,6 +249,100 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
         return np.float32(1) / (np.float32(1) + np.exp(-x))
 
 
+def _f64(f: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
+    """`f` evaluated in float64 (NaN, inf and -inf where IEEE gives them): one rounding to the
+    output dtype, the correctly rounded result."""
+
+    def run(x: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            return f(x.astype(np.float64))
+
+    return run
+
+
+def _rsqrt(x: np.ndarray) -> np.ndarray:
+    """1 / sqrt x in float32, rounded after the square root and after the division, as ONNX
+    `Reciprocal(Sqrt(x))` is."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.float32(1) / np.sqrt(x.astype(np.float32))
+
+
+def _reciprocal(x: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore"):
+        return np.float32(1) / x
+
+
+_ERF_TERMS = 40  # Taylor terms for |x| < 2 (the last term is below 1e-17 there)
+_ERFC_DEPTH = 80  # continued-fraction depth for |x| >= 2
+
+
+def erf_precise(x: np.ndarray) -> np.ndarray:
+    """erf in float64 to about 1e-15: the Taylor series 2/sqrt(pi) sum (-1)^n x^(2n+1) / (n! (2n+1))
+    below |x| = 2, 1 - erfc(|x|) from erfc's continued fraction exp(-x^2)/sqrt(pi) /
+    (x + (1/2)/(x + 1/(x + (3/2)/(x + ...)))) above; NaN stays NaN."""
+    x = np.asarray(x, np.float64)
+    a = np.abs(x)
+    small = a < 2.0
+    xs = np.where(small, x, 0.0)
+    term, total = xs.copy(), xs.copy()
+    x2 = xs * xs
+    for n in range(1, _ERF_TERMS):
+        term = term * -x2 / n
+        total = total + term / (2 * n + 1)
+    series = total * (2.0 / math.sqrt(math.pi))
+    z = np.where(small, 2.0, np.minimum(a, 30.0))  # erfc(30) underflows: erf is +-1 exactly
+    frac = z.copy()
+    for k in range(_ERFC_DEPTH, 0, -1):
+        frac = z + (k / 2.0) / frac
+    erfc = np.exp(-z * z) / math.sqrt(math.pi) / frac
+    return np.where(small, series, np.sign(x) * (1.0 - erfc))
+
+
+def _softsign(x: np.ndarray) -> np.ndarray:
+    """x / (1 + |x|) in float32, rounded after the sum and after the division."""
+    with np.errstate(invalid="ignore"):  # inf / inf is NaN
+        return x / (np.float32(1) + np.abs(x))
+
+
+def _silu(x: np.ndarray) -> np.ndarray:
+    """x * sigmoid(x) in float32: sigmoid's exp, its division and the product."""
+    with np.errstate(invalid="ignore"):  # -inf * 0 is NaN
+        return x * _sigmoid(x)
+
+
+def _power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return np.power(a.astype(np.float64), b.astype(np.float64))
+
+
+def _even(n: Any) -> Any:
+    """A row's stored length: the layouts pad the last axis to whole 32-bit words of fp16."""
+    return n + n % 2
+
+
+def _repad_elements_in(p: Params) -> Any:
+    return p["rows"] * _even(p["cols"])
+
+
+def _repad_elements_out(p: Params) -> Any:
+    return p["out_rows"] * _even(p["out_cols"])
+
+
+def _repad(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
+    """The valid elements of in[rows, even(cols)] in order, as out[out_rows, even(out_cols)]
+    (padding columns written as 0)."""
+    rows, cols, orows, ocols = p["rows"], p["cols"], p["out_rows"], p["out_cols"]
+    x = ins[0].reshape(count, rows, _even(cols))[:, :, :cols].reshape(count, orows, ocols)
+    out = np.zeros((count, orows, _even(ocols)), np.float32)
+    out[:, :, :ocols] = x
+    return out
+
+
+def _divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.divide(a, b)
+
+
 def _transpose(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
     return ins[0].reshape(count, p["m"], p["n"]).transpose(0, 2, 1)
 
@@ -409,15 +503,21 @@ def _amp(name: str, out: Operand) -> Kernel:
     )
 
 
-def _binary(name: str, f: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Kernel:
+def _binary(
+    name: str,
+    f: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    cycles: Callable[[Target, int], int] | None = None,
+) -> Kernel:
     """out = a (op) b over [m,n]; b has b_rows rows (1 = broadcast a row vector) and b_cols
-    columns (1 = broadcast a column vector). The vector rate (ST 3.3)."""
+    columns (1 = broadcast a column vector). `cycles(target, elements)`: the vector rate (ST 3.3)
+    unless given."""
+    rate = cycles or (lambda t, n: t.vector_cycles(n))
     return Kernel(
         name,
         out=_out(_mn),
         ins=(_in(_mn), _in(lambda p: p["b_rows"] * p["b_cols"])),
         params=_BINARY_PARAMS,
-        cycles_fn=lambda t, p, e: t.vector_cycles(p["m"] * p["n"]),
+        cycles_fn=lambda t, p, e: rate(t, p["m"] * p["n"]),
         run=_broadcasting(f),
         rule=_broadcast_rule,
     )
@@ -608,6 +708,58 @@ _ALL: tuple[Kernel, ...] = (
     # blocks). Inputs: table block [rows, cols] (in dtype), indices i32 [indices], the tile's
     # rows i32 [row_begin, row_end]. Cost: multiSlice's per-index shape (Target.multi_slice_cycles)
     _embedding_slice_kernel(),
+    # Square roots and reciprocals are per-element scalar work, not vector-rate maps: PopLibs'
+    # UnaryOp INVERSE and RSQRT run at 3-4.75 cycles an element, like EXPONENT and TANH (1-6),
+    # against RELU's 0.75-1.5 (reference/poplibs-cycle-model.md 1.6). They take the
+    # transcendental rate with exp and tanh; negation and absolute value (sign-bit operations)
+    # take the vector rate with relu.
+    _unary("sqrt", _f64(np.sqrt), _transcendental),
+    _unary("rsqrt", _rsqrt, _transcendental),
+    _unary("reciprocal", _reciprocal, _transcendental),
+    _unary("neg", np.negative, _vector),
+    _unary("abs", np.abs, _vector),
+    _unary("erf", _f64(erf_precise), _transcendental),
+    _unary("sin", _f64(np.sin), _transcendental),
+    _unary("cos", _f64(np.cos), _transcendental),
+    _unary("log", _f64(np.log), _transcendental),
+    # x * sigmoid(x): sigmoid's exp per element (PopLibs prices SWISH with GELU, 1.6)
+    _unary("silu", _silu, _transcendental),
+    _binary("min", np.minimum),
+    # a / b: a division per element, priced as the reciprocal it contains (PopLibs' DIVIDE is
+    # no vector-rate op either), at the transcendental rate
+    _binary("div", _divide, lambda t, n: t.transcendental_cycles(n)),
+    # a ** b = exp(b log a): two transcendentals per element; in float64, then rounded once
+    _binary("pow", _power, lambda t, n: t.transcendental_cycles(2 * n)),
+    # a reshape between row lengths padded differently (an odd last axis): the valid elements
+    # of in[rows, cols] re-cut into out[out_rows, out_cols]; priced as the copy it is
+    Kernel(
+        "repad",
+        out=_out(_repad_elements_out),
+        ins=(_in(_repad_elements_in),),
+        params=(Param("rows"), Param("cols"), Param("out_rows"), Param("out_cols")),
+        cycles_fn=lambda t, p, e: t.local_copy_cycles(_repad_elements_out(p) * e),
+        run=_repad,
+        rule=lambda p: p["rows"] * p["cols"] != p["out_rows"] * p["out_cols"],
+    ),
+    # Rounding to integers and the sign edit exponent and mantissa bits, no series: the vector
+    # rate with neg and abs [U: PopLibs' UnaryOp table (reference/poplibs-cycle-model.md 1.6)
+    # has no FLOOR, CEIL, ROUND or SIGNUM row]
+    _unary("floor", np.floor, _vector),
+    _unary("ceil", np.ceil, _vector),
+    _unary("round", np.round, _vector),  # halves to even, as ONNX Round
+    _unary("sign", np.sign, _vector),
+    # series and divisions per element: the transcendental rate with sin, cos, exp and log
+    _unary("tan", _f64(np.tan), _transcendental),
+    _unary("sinh", _f64(np.sinh), _transcendental),
+    _unary("cosh", _f64(np.cosh), _transcendental),
+    _unary("asin", _f64(np.arcsin), _transcendental),
+    _unary("acos", _f64(np.arccos), _transcendental),
+    _unary("atan", _f64(np.arctan), _transcendental),
+    _unary("asinh", _f64(np.arcsinh), _transcendental),
+    _unary("acosh", _f64(np.arccosh), _transcendental),
+    _unary("atanh", _f64(np.arctanh), _transcendental),
+    _unary("softplus", _f64(lambda x: np.logaddexp(0.0, x)), _transcendental),
+    _unary("softsign", _softsign, _transcendental),
 )
 
 KERNELS: dict[str, Kernel] = {k.name: k for k in _ALL}

@@ -275,6 +275,36 @@ class MaxOp(_Binary):
         return np.maximum(a, b)
 
 
+@irdl_op_definition
+class MinOp(_Binary):
+    name = "graph.min"
+
+    def reference(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.minimum(a, b)
+
+
+@irdl_op_definition
+class DivOp(_Binary):
+    """lhs / rhs (IEEE: x / 0 is +-inf, 0 / 0 NaN)."""
+
+    name = "graph.div"
+
+    def reference(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.divide(a, b)
+
+
+@irdl_op_definition
+class PowOp(_Binary):
+    """lhs ** rhs (NaN for a negative base and a non-integer exponent, as C's pow)."""
+
+    name = "graph.pow"
+
+    def reference(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            return np.power(a, b)
+
+
 class _OneToOne(GraphOp):
     """One tensor in, one out; subclasses add attributes and the verifier."""
 
@@ -460,6 +490,346 @@ class SigmoidOp(ElementwiseUnaryOp):
     def reference(self, x: np.ndarray) -> np.ndarray:
         with np.errstate(over="ignore"):  # exp(-x) = inf for x < -88 gives exactly 0
             return np.float32(1) / (np.float32(1) + np.exp(-x))
+
+
+@irdl_op_definition
+class SqrtOp(ElementwiseUnaryOp):
+    """sqrt x (NaN below 0)."""
+
+    name = "graph.sqrt"
+
+    def kernel(self) -> str:
+        return "sqrt"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore"):
+            return np.sqrt(x)
+
+
+@irdl_op_definition
+class RsqrtOp(ElementwiseUnaryOp):
+    """1 / sqrt x, rounded twice as ONNX `Reciprocal(Sqrt(x))` is (inf at 0, NaN below 0)."""
+
+    name = "graph.rsqrt"
+
+    def kernel(self) -> str:
+        return "rsqrt"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.float32(1) / np.sqrt(x)
+
+
+@irdl_op_definition
+class ReciprocalOp(ElementwiseUnaryOp):
+    """1 / x (inf at 0)."""
+
+    name = "graph.reciprocal"
+
+    def kernel(self) -> str:
+        return "reciprocal"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore"):
+            return np.float32(1) / x
+
+
+@irdl_op_definition
+class NegOp(ElementwiseUnaryOp):
+    """-x."""
+
+    name = "graph.neg"
+
+    def kernel(self) -> str:
+        return "neg"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        return np.negative(x)
+
+
+@irdl_op_definition
+class AbsOp(ElementwiseUnaryOp):
+    """|x|."""
+
+    name = "graph.abs"
+
+    def kernel(self) -> str:
+        return "abs"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        return np.abs(x)
+
+
+@irdl_op_definition
+class ErfOp(ElementwiseUnaryOp):
+    """The error function, 2 / sqrt(pi) * integral_0^x exp(-t^2) dt."""
+
+    name = "graph.erf"
+
+    def kernel(self) -> str:
+        return "erf"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        return _ERF(x.astype(np.float64)).astype(np.float32)  # the C library's erf, rounded to fp32
+
+
+@irdl_op_definition
+class SinOp(ElementwiseUnaryOp):
+    """sin x."""
+
+    name = "graph.sin"
+
+    def kernel(self) -> str:
+        return "sin"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore"):  # sin(+-inf) is NaN
+            return np.sin(x)
+
+
+@irdl_op_definition
+class CosOp(ElementwiseUnaryOp):
+    """cos x."""
+
+    name = "graph.cos"
+
+    def kernel(self) -> str:
+        return "cos"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore"):  # cos(+-inf) is NaN
+            return np.cos(x)
+
+
+@irdl_op_definition
+class LogOp(ElementwiseUnaryOp):
+    """The natural logarithm (-inf at 0, NaN below 0)."""
+
+    name = "graph.log"
+
+    def kernel(self) -> str:
+        return "log"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.log(x)
+
+
+@irdl_op_definition
+class SiluOp(ElementwiseUnaryOp):
+    """SiLU (swish), x * sigmoid(x) = x / (1 + exp(-x))."""
+
+    name = "graph.silu"
+
+    def kernel(self) -> str:
+        return "silu"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        with np.errstate(over="ignore", invalid="ignore"):  # x < -88: x * 0 = -0; -inf * 0 is NaN
+            return x * (np.float32(1) / (np.float32(1) + np.exp(-x)))
+
+
+@irdl_op_definition
+class FloorOp(ElementwiseUnaryOp):
+    """The largest integer not above x."""
+
+    name = "graph.floor"
+
+    def kernel(self) -> str:
+        return "floor"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        return np.floor(x)
+
+
+@irdl_op_definition
+class CeilOp(ElementwiseUnaryOp):
+    """The smallest integer not below x."""
+
+    name = "graph.ceil"
+
+    def kernel(self) -> str:
+        return "ceil"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        return np.ceil(x)
+
+
+@irdl_op_definition
+class RoundOp(ElementwiseUnaryOp):
+    """x rounded to the nearest integer, halves to even (as ONNX Round)."""
+
+    name = "graph.round"
+
+    def kernel(self) -> str:
+        return "round"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        return np.round(x)
+
+
+@irdl_op_definition
+class SignOp(ElementwiseUnaryOp):
+    """-1, 0 or 1 by the sign of x (NaN stays NaN)."""
+
+    name = "graph.sign"
+
+    def kernel(self) -> str:
+        return "sign"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        return np.sign(x)
+
+
+@irdl_op_definition
+class TanOp(ElementwiseUnaryOp):
+    """tan x."""
+
+    name = "graph.tan"
+
+    def kernel(self) -> str:
+        return "tan"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore"):
+            return np.tan(x)
+
+
+@irdl_op_definition
+class SinhOp(ElementwiseUnaryOp):
+    """sinh x."""
+
+    name = "graph.sinh"
+
+    def kernel(self) -> str:
+        return "sinh"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        with np.errstate(over="ignore"):
+            return np.sinh(x)
+
+
+@irdl_op_definition
+class CoshOp(ElementwiseUnaryOp):
+    """cosh x."""
+
+    name = "graph.cosh"
+
+    def kernel(self) -> str:
+        return "cosh"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        with np.errstate(over="ignore"):
+            return np.cosh(x)
+
+
+@irdl_op_definition
+class AsinOp(ElementwiseUnaryOp):
+    """arcsin x (NaN outside [-1, 1])."""
+
+    name = "graph.asin"
+
+    def kernel(self) -> str:
+        return "asin"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore"):
+            return np.arcsin(x)
+
+
+@irdl_op_definition
+class AcosOp(ElementwiseUnaryOp):
+    """arccos x (NaN outside [-1, 1])."""
+
+    name = "graph.acos"
+
+    def kernel(self) -> str:
+        return "acos"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore"):
+            return np.arccos(x)
+
+
+@irdl_op_definition
+class AtanOp(ElementwiseUnaryOp):
+    """arctan x."""
+
+    name = "graph.atan"
+
+    def kernel(self) -> str:
+        return "atan"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        return np.arctan(x)
+
+
+@irdl_op_definition
+class AsinhOp(ElementwiseUnaryOp):
+    """arsinh x."""
+
+    name = "graph.asinh"
+
+    def kernel(self) -> str:
+        return "asinh"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        return np.arcsinh(x)
+
+
+@irdl_op_definition
+class AcoshOp(ElementwiseUnaryOp):
+    """arcosh x (NaN below 1)."""
+
+    name = "graph.acosh"
+
+    def kernel(self) -> str:
+        return "acosh"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore"):
+            return np.arccosh(x)
+
+
+@irdl_op_definition
+class AtanhOp(ElementwiseUnaryOp):
+    """artanh x (+-inf at +-1, NaN outside)."""
+
+    name = "graph.atanh"
+
+    def kernel(self) -> str:
+        return "atanh"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.arctanh(x)
+
+
+@irdl_op_definition
+class SoftplusOp(ElementwiseUnaryOp):
+    """log(1 + exp(x)), without overflow for large x."""
+
+    name = "graph.softplus"
+
+    def kernel(self) -> str:
+        return "softplus"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        return np.logaddexp(np.float32(0), x)
+
+
+@irdl_op_definition
+class SoftsignOp(ElementwiseUnaryOp):
+    """x / (1 + |x|)."""
+
+    name = "graph.softsign"
+
+    def kernel(self) -> str:
+        return "softsign"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore"):  # inf / inf is NaN, as in onnxruntime
+            return x / (np.float32(1) + np.abs(x))
 
 
 @irdl_op_definition
@@ -758,6 +1128,34 @@ GRAPH_OPS: tuple[type[IRDLOperation], ...] = (
     ExpOp,
     TanhOp,
     SigmoidOp,
+    SqrtOp,
+    RsqrtOp,
+    ReciprocalOp,
+    NegOp,
+    AbsOp,
+    ErfOp,
+    SinOp,
+    CosOp,
+    LogOp,
+    SiluOp,
+    FloorOp,
+    CeilOp,
+    RoundOp,
+    SignOp,
+    TanOp,
+    SinhOp,
+    CoshOp,
+    AsinOp,
+    AcosOp,
+    AtanOp,
+    AsinhOp,
+    AcoshOp,
+    AtanhOp,
+    SoftplusOp,
+    SoftsignOp,
+    MinOp,
+    DivOp,
+    PowOp,
     CastOp,
     SoftmaxOp,
     ReduceOp,

@@ -1,6 +1,6 @@
 """Block layouts over a tile grid, and the tables derived from them.
 
-A layout places a logical tensor (rank 1 or 2) on `prod(grid)` consecutive tiles starting at
+A layout places a logical tensor (any rank >= 1) on `prod(grid)` consecutive tiles starting at
 `first_tile`. Tensor axis `a` is cut into `parts(a)` equal blocks along the grid dimensions
 `split[a]` (major first); grid dimensions that split no axis hold replicas, except `partial`,
 whose copies are partial sums still to be added. Every tile of the layout keeps one padded

@@ -438,7 +438,7 @@ class RearrangeOp(IRDLOperation):
 
 
 UNARY_KINDS = UNARY_KERNELS  # each kind is the elementwise kernel of that name (ipu.abi.kernels)
-BINARY_KINDS = ("add", "sub", "mul", "max")
+BINARY_KINDS = ("add", "sub", "mul", "max", "min", "div", "pow")
 
 
 @irdl_op_definition
@@ -468,13 +468,15 @@ class UnaryOp(IRDLOperation):
 
 @irdl_op_definition
 class BinaryOp(IRDLOperation):
-    """Elementwise binary op; rhs is same-layout or a block-aligned broadcast row vector."""
+    """Elementwise binary op; rhs is same-layout or a block-aligned broadcast row vector, or with
+    `column` a column vector (one value per lhs row, split like the lhs rows)."""
 
     name = "plan.binary"
     kind = attr_def(StringAttr)
     lhs = operand_def(AnyPlan)
     rhs = operand_def(AnyPlan)
     result = result_def(AnyPlan)
+    column = opt_attr_def(UnitAttr)
     graph_value = _value_attr()
     traits = traits_def(Pure())
     assembly_format = "$kind $lhs `,` $rhs attr-dict `:` `(` type($lhs) `,` type($rhs) `)` `->` type($result)"
@@ -493,7 +495,12 @@ class BinaryOp(IRDLOperation):
             raise VerifyException("plan.binary: result type must equal the non-partial lhs type")
         if a.grid != b.grid or a.first_tile != b.first_tile:
             raise VerifyException("plan.binary: operands must share one tile grid")
-        if b.shape == a.shape:
+        if self.column is not None:
+            if len(b.shape) != 1 or len(a.shape) != 2 or b.shape[0] != a.shape[0]:
+                raise VerifyException(f"plan.binary: a column rhs {b.shape} must hold one value per row of {a.shape}")
+            if b.split[0] != a.split[0] or b.block[0] != a.block[0]:
+                raise VerifyException("plan.binary: broadcast column vector must be split like the lhs rows")
+        elif b.shape == a.shape:
             if b != a:
                 raise VerifyException("plan.binary: same-shape operands need the same layout")
         elif len(b.shape) == 1 and len(a.shape) == 2 and b.shape[0] == a.shape[1]:
@@ -571,7 +578,8 @@ def unit_axis_view(lay: Layout, shape: tuple[int, ...]) -> Layout | None:
 @irdl_op_definition
 class ReshapeOp(_OneToOne):
     """Reinterpret row blocks: both layouts split one axis, with only unit axes before it, over
-    the same 1-D grid, so every tile's block is one contiguous range of elements."""
+    the same 1-D grid, so every tile's block is one contiguous range of elements (its rows
+    re-cut when the two last axes are padded differently)."""
 
     name = "plan.reshape"
 
@@ -582,9 +590,8 @@ class ReshapeOp(_OneToOne):
             and a.first_tile == r.first_tile
             and len(a.grid) == 1
             and all(_row_split(x) for x in (a, r))
-            and a.block_elements == r.block_elements
-            and a.shape[-1] == a.block[-1]
-            and r.shape[-1] == r.block[-1]
+            and math.prod(a.block) // a.block[-1] * a.shape[-1] == math.prod(r.block) // r.block[-1] * r.shape[-1]
+            and all(x.block[-1] == x.shape[-1] + x.shape[-1] % 2 for x in (a, r))
         )
         if not ok and unit_axis_view(a, r.shape) != r:
             raise VerifyException(

@@ -223,9 +223,6 @@ class _Importer:
         a = tuple(v.type.get_shape())
         if a == b:
             return v
-        rows = (math.prod(a[:-1]), math.prod(b[:-1]))
-        if a[-1] != b[-1] and rows != (1, 1) and (a[-1] % 2 or b[-1] % 2):
-            raise self.fail(f"reshape {a} -> {b} moves an odd-sized last dimension, which the backend cannot lay out")
         return self.emit(g.ReshapeOp(v, _tt(b, dtype)), hint)
 
     # -- import ---------------------------------------------------------------------------------
@@ -340,18 +337,24 @@ class _Importer:
                 else:
                     self.consts[node.output[0]] = shape[a.get("start", 0) : a.get("end", len(shape))]
                 continue
-            if any(x and x not in self.consts for x in node.input) or any(
-                a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS) for a in node.attribute
-            ):
-                continue
-            try:
-                outs = evaluate_node(node, {x: self.consts[x] for x in node.input if x}, self.opset)
-            except Exception as e:  # noqa: BLE001
-                raise self.fail(f"cannot fold constant node: {type(e).__name__}: {e}") from None
-            for name, v in zip(node.output, outs, strict=False):
-                if name:
-                    self.consts[name] = np.asarray(v)
+            self.fold(node)
         self.node = None
+
+    def fold(self, node: onnx.NodeProto) -> bool:
+        """Evaluate `node` when all its inputs are known constants (and it has no subgraph), by
+        onnxruntime where installed (`onnx_fold.evaluate_node`)."""
+        if any(x and x not in self.consts for x in node.input) or any(
+            a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS) for a in node.attribute
+        ):
+            return False
+        try:
+            outs = evaluate_node(node, {x: self.consts[x] for x in node.input if x}, self.opset)
+        except Exception as e:  # noqa: BLE001
+            raise self.fail(f"cannot fold constant node: {type(e).__name__}: {e}") from None
+        for name, v in zip(node.output, outs, strict=False):
+            if name:
+                self.consts[name] = np.asarray(v)
+        return True
 
     def refine_shapes(self) -> None:
         """Infer shapes once more with the folded values known: exporters compute shapes (of
@@ -476,6 +479,8 @@ class _Importer:
     def lower(self, node: onnx.NodeProto) -> None:
         if node.output[0] in self.consts:
             return  # folded
+        if node.op_type not in _NO_FOLD and self.fold(node):
+            return  # its inputs became constants while lowering (CastLike of a constant)
         fn = _LOWERINGS.get(node.op_type)
         if fn is None:
             ins = [i for i in node.input if i]
@@ -504,6 +509,8 @@ class _Importer:
             return self.attention(x, *(self.get(n) for n in f.more), f.attrs, out_name)
         if f.kind == "rotate_half":
             return self.rotate_half(x, out_name)
+        if f.kind in ("silu", "rsqrt"):
+            return self.unary(g.SiluOp if f.kind == "silu" else g.RsqrtOp, x, out_name)
         if f.kind == "gelu":
             op = g.GeluOp(x.ssa)
             if f.attrs.get("erf"):
@@ -587,8 +594,9 @@ class _Importer:
         self, kind: str, a: Val | np.ndarray, b: Val | np.ndarray, a_name: str, b_name: str, hint: str | None
     ) -> Val:
         """NumPy-broadcast `a <kind> b`: the full-shape operand goes first; a non-constant other
-        operand may only be a vector along the last axis; constants are materialized."""
-        cls = {"add": g.AddOp, "sub": g.SubOp, "mul": g.MulOp, "max": g.MaxOp}[kind]
+        operand may only be a vector along the last axis or a column ([..., 1], one value per
+        row); constants are materialized."""
+        cls = BINARY_OPS[kind]
         sa, sb = (
             tuple(np.shape(a) if not isinstance(a, Val) else a.shape),
             tuple(np.shape(b) if not isinstance(b, Val) else b.shape),
@@ -601,7 +609,7 @@ class _Importer:
         assert isinstance(like, Val)
         if (isinstance(a, Val) and isinstance(b, Val)) and a.dtype != b.dtype:
             raise self.fail("operand element types differ")
-        if sa != shape and sb == shape and kind != "sub":
+        if sa != shape and sb == shape and kind not in ("sub", "div", "pow"):
             a, b, a_name, b_name, sa, sb = b, a, b_name, a_name, sb, sa
         negate = False
         if sa != shape:
@@ -628,11 +636,24 @@ class _Importer:
         if sb == shape:
             return self.val(b, a, name).ssa
         core = sb[next((i for i, d in enumerate(sb) if d != 1), len(sb)) :]
+        if isinstance(b, Val) and len(shape) >= 2 and sb == (*shape[:-1], 1):  # a column: one value per row
+            return b.ssa  # its row collapse [rows, 1]
         if len(shape) >= 2 and core == shape[-1:]:
             if isinstance(b, Val):
                 return self.reshape(b, core).ssa
             return self.val(np.reshape(b, core), a, name).ssa
         return self.full(b, a, shape, name).ssa
+
+
+BINARY_OPS: dict[str, type[g.GraphOp]] = {
+    "add": g.AddOp,
+    "sub": g.SubOp,
+    "mul": g.MulOp,
+    "max": g.MaxOp,
+    "min": g.MinOp,
+    "div": g.DivOp,
+    "pow": g.PowOp,
+}
 
 
 def _static_shape(vi: onnx.ValueInfoProto) -> tuple[int, ...] | None:
@@ -674,10 +695,12 @@ def _no_attrs(im: _Importer, attrs: dict[str, object], allowed: Sequence[str] = 
         raise im.fail(f"attribute(s) {', '.join(bad)} not supported")
 
 
-@lowering("Add", "Sub", "Mul", "Max", "Sum", "Mean")
+@lowering("Add", "Sub", "Mul", "Max", "Min", "Sum", "Mean")
 def _elementwise(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     _no_attrs(im, attrs)
-    kind = {"Add": "add", "Sub": "sub", "Mul": "mul", "Max": "max", "Sum": "add", "Mean": "add"}[node.op_type]
+    kind = {"Add": "add", "Sub": "sub", "Mul": "mul", "Max": "max", "Min": "min", "Sum": "add", "Mean": "add"}[
+        node.op_type
+    ]
     ins = list(node.input)
     if len(ins) == 1:
         raise im.fail(f"a one-input {node.op_type} is an identity; not lowered")
@@ -695,22 +718,36 @@ def _elementwise(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) 
 
 @lowering("Div")
 def _div(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """`graph.div`; by a constant whose reciprocals are exact (powers of two) a `graph.mul`, the
+    same values at the vector rate; 1 / x is `graph.reciprocal`."""
     _no_attrs(im, attrs)
-    b = im.get(node.input[1])
-    if isinstance(b, Val):
-        raise im.fail("division by a computed tensor is not expressible in the graph dialect (only by constants)")
-    if not np.issubdtype(b.dtype, np.floating):
-        raise im.fail(f"divisor has element type {b.dtype}")
-    if np.any(b == 0):
-        raise im.fail("division by a constant containing zeros")
-    recip = (np.float64(1.0) / b.astype(np.float64)).astype(b.dtype)
-    im.out(node, im.binary_values("mul", im.get(node.input[0]), recip, node.input[0], node.input[1], node.output[0]))
+    a, b = im.get(node.input[0]), im.get(node.input[1])
+    if not isinstance(a, Val) and not isinstance(b, Val):
+        raise im.fail("constant node could not be folded")
+    if isinstance(b, Val) and not isinstance(a, Val) and a.size == 1 and float(a.reshape(-1)[0]) == 1.0:
+        if math.prod(a.shape) == 1 and len(a.shape) <= len(b.shape):  # broadcasts to b's shape
+            im.out(node, im.unary(g.ReciprocalOp, b, node.output[0]))
+            return
+    if isinstance(b, np.ndarray):
+        if not np.issubdtype(b.dtype, np.floating):
+            raise im.fail(f"divisor has element type {b.dtype}")
+        dt = a.dtype if isinstance(a, Val) else b.dtype
+        mant = np.frexp(b.astype(np.float64))[0]
+        recip = (np.float64(1.0) / b.astype(np.float64)).astype(dt)
+        # 1/b is exact in the model's type: a normal power of two whose reciprocal is normal too
+        if np.all(np.abs(mant) == 0.5) and np.all(np.isfinite(recip)) and np.all(recip != 0):
+            if np.all(np.abs(recip) >= np.finfo(dt).tiny) and np.all(np.abs(b) >= np.finfo(dt).tiny):
+                im.out(node, im.binary_values("mul", a, recip, node.input[0], node.input[1], node.output[0]))
+                return
+    im.out(node, im.binary_values("div", a, b, node.input[0], node.input[1], node.output[0]))
 
 
 # ONNX op type -> graph op, for the attribute-free elementwise unary ops whose ONNX name is the
 # op's capitalised mnemonic (Relu -> graph.relu); Gelu has attributes and its own lowering below.
 UNARY_OPS: dict[str, type[g.ElementwiseUnaryOp]] = {
-    op.name.removeprefix("graph.").capitalize(): op for op in g.ELEMENTWISE_UNARY_OPS if op is not g.GeluOp
+    op.name.removeprefix("graph.").capitalize(): op
+    for op in g.ELEMENTWISE_UNARY_OPS
+    if op not in (g.GeluOp, g.SiluOp, g.RsqrtOp)  # Gelu has attributes; Swish and Reciprocal(Sqrt) below
 }
 
 
@@ -732,17 +769,71 @@ def _gelu(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None
     im.out(node, y)
 
 
-@lowering("Neg")
-def _neg(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
-    _no_attrs(im, attrs)
-    im.out(node, im.scale(_val_input(im, node), -1.0, node.output[0]))
-
-
-@lowering("Abs")
-def _abs(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
-    _no_attrs(im, attrs)
+@lowering("Swish", since=24)
+def _swish(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """x * sigmoid(alpha x): `graph.silu` for alpha = 1, else the product of a sigmoid."""
+    _no_attrs(im, attrs, ("alpha",))
+    alpha = float(attrs.get("alpha", 1.0))  # type: ignore[arg-type]
     x = _val_input(im, node)
-    im.out(node, im.binary_values("max", x, im.scale(x, -1.0, None), "", "", node.output[0]))
+    if alpha == 1.0:
+        im.out(node, im.unary(g.SiluOp, x, node.output[0]))
+        return
+    s = im.unary(g.SigmoidOp, im.scale(x, alpha, None), None)
+    im.out(node, Val(im.emit(g.MulOp(x.ssa, s.ssa, x.ssa.type), node.output[0]), x.shape, x.dtype))
+
+
+def _hard_sigmoid(im: _Importer, x: Val, alpha: float, beta: float, hint: str | None) -> Val:
+    """max(0, min(1, alpha x + beta)): a product, a sum and the two clamps, each rounded as
+    onnxruntime rounds them."""
+    t = im.scale(x, alpha, None)
+    t = Val(im.emit(g.AddOp(t.ssa, im.splat(beta, x, f"{im.node_label}_beta"), x.ssa.type)), x.shape, x.dtype)
+    t = Val(im.emit(g.MinOp(t.ssa, im.splat(1.0, x, f"{im.node_label}_one"), x.ssa.type)), x.shape, x.dtype)
+    return Val(im.emit(g.MaxOp(t.ssa, im.splat(0.0, x, f"{im.node_label}_zero"), x.ssa.type), hint), x.shape, x.dtype)
+
+
+@lowering("HardSigmoid", "HardSwish")
+def _hard(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """HardSigmoid(alpha = 0.2, beta = 0.5); HardSwish is x * HardSigmoid(x) with alpha = 1/6."""
+    x = _val_input(im, node)
+    if node.op_type == "HardSigmoid":
+        _no_attrs(im, attrs, ("alpha", "beta"))
+        alpha, beta = float(attrs.get("alpha", 0.2)), float(attrs.get("beta", 0.5))  # type: ignore[arg-type]
+        im.out(node, _hard_sigmoid(im, x, alpha, beta, node.output[0]))
+        return
+    _no_attrs(im, attrs)
+    h = _hard_sigmoid(im, x, 1.0 / 6.0, 0.5, None)
+    im.out(node, Val(im.emit(g.MulOp(x.ssa, h.ssa, x.ssa.type), node.output[0]), x.shape, x.dtype))
+
+
+def _bound(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object], i: int, key: str) -> float | None:
+    """A Clip bound: the attribute (opset < 11) or the constant input `i`; None when absent."""
+    if im.opset < 11:
+        v = attrs.get(key)
+        return None if v is None else float(v)  # type: ignore[arg-type]
+    if len(node.input) <= i or not node.input[i]:
+        return None
+    c = im.const(node.input[i], f"the {key} bound")
+    if c.size != 1:
+        raise im.fail(f"the {key} bound must be a scalar")
+    return float(c.reshape(-1)[0])
+
+
+@lowering("Clip")
+def _clip(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """min(max(x, lo), hi) with constant bounds (`graph.max`, then `graph.min`, by splats)."""
+    _no_attrs(im, attrs, ("min", "max") if im.opset < 11 else ())
+    x = _val_input(im, node)
+    lo, hi = _bound(im, node, attrs, 1, "min"), _bound(im, node, attrs, 2, "max")
+    if lo is None and hi is None:
+        raise im.fail("a Clip without bounds is an identity; not lowered")
+    y = x
+    for kind, v in (("max", lo), ("min", hi)):
+        if v is not None:
+            s = im.splat(v, x, f"{im.node_label}_{'lo' if kind == 'max' else 'hi'}")
+            last = kind == "min" or hi is None
+            op = (g.MaxOp if kind == "max" else g.MinOp)(y.ssa, s, x.ssa.type)
+            y = Val(im.emit(op, node.output[0] if last else None), x.shape, x.dtype)
+    im.out(node, y)
 
 
 @lowering("LeakyRelu")
@@ -755,14 +846,42 @@ def _leaky_relu(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -
     im.out(node, im.binary_values("max", x, im.scale(x, alpha, None), "", "", node.output[0]))
 
 
+_POW_UNARY: dict[float, type[g.ElementwiseUnaryOp]] = {0.5: g.SqrtOp, -0.5: g.RsqrtOp, -1.0: g.ReciprocalOp}
+
+
+@lowering("PRelu")
+def _prelu(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """max(x, 0) + slope * min(x, 0): x where x > 0 (x + slope * 0 is x), slope * x elsewhere,
+    as onnxruntime's x > 0 ? x : slope * x."""
+    _no_attrs(im, attrs)
+    x = _val_input(im, node)
+    zero = im.splat(0.0, x, f"{im.node_label}_zero")
+    pos = Val(im.emit(g.MaxOp(x.ssa, zero, x.ssa.type)), x.shape, x.dtype)
+    neg = Val(im.emit(g.MinOp(x.ssa, zero, x.ssa.type)), x.shape, x.dtype)
+    scaled = im.binary_values("mul", neg, im.get(node.input[1]), "", node.input[1], None)
+    im.out(node, im.binary_values("add", pos, scaled, "", "", node.output[0]))
+
+
 @lowering("Pow")
 def _pow(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """A constant exponent: 2 and 3 as products, 0.5 as `graph.sqrt`, -0.5 as `graph.rsqrt`,
+    -1 as `graph.reciprocal`; any other exponent (a computed one, or a constant of another
+    value) is a `graph.pow`."""
     _no_attrs(im, attrs)
-    e = im.const(node.input[1], "the exponent")
     x = _val_input(im, node)
-    if e.size != 1 or float(e.reshape(-1)[0]) not in (1.0, 2.0, 3.0):
-        raise im.fail("only constant exponents 1, 2 and 3 are supported (as products)")
-    n = int(e.reshape(-1)[0])
+    e = im.get(node.input[1])
+    if isinstance(e, np.ndarray) and not np.issubdtype(e.dtype, np.floating):
+        e = e.astype(x.dtype)  # an integer exponent (Pow's T1 may differ from T)
+    p = float(e.reshape(-1)[0]) if isinstance(e, np.ndarray) and e.size == 1 else None
+    if p in _POW_UNARY:
+        im.out(node, im.unary(_POW_UNARY[p], x, node.output[0]))
+        return
+    if p not in (1.0, 2.0, 3.0):
+        if isinstance(e, Val) and e.dtype != x.dtype:
+            raise im.fail("base and exponent element types differ")
+        im.out(node, im.binary_values("pow", x, e, node.input[0], node.input[1], node.output[0]))
+        return
+    n = int(p)
     acc = x
     for k in range(1, n):
         acc = Val(
@@ -801,6 +920,10 @@ def _cast_like(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) ->
     _no_attrs(im, attrs, ("saturate", "round_mode"))
     like = im.get(node.input[1])
     dt = like.dtype if isinstance(like, Val) else np.dtype(like.dtype).type
+    c = im.get(node.input[0])
+    if isinstance(c, np.ndarray):  # a constant cast to a computed tensor's type: still a constant
+        im.consts[node.output[0]] = c.astype(dt)
+        return
     x = _val_input(im, node)
     if dt not in (np.float32, np.float16):
         raise im.fail(f"cast to {np.dtype(dt)}; only float32 and float16 are supported")
@@ -911,7 +1034,31 @@ def _reduce_rows(
     return im.raw_reshape(red, out, dtype, hint)
 
 
-@lowering("ReduceSum", "ReduceMean", "ReduceMax")
+# ONNX reduction -> the graph.reduce kind it sums, maxes or averages with (the others are spelled
+# with elementwise ops around it: -max(-x), sum(x * x), sqrt(sum(x * x)), sum(|x|), log(sum(x)),
+# and log(sum(exp(x - max x))) + max x, as onnxruntime computes them)
+_REDUCE_KIND = {
+    "ReduceSum": "sum",
+    "ReduceMean": "mean",
+    "ReduceMax": "max",
+    "ReduceMin": "max",
+    "ReduceSumSquare": "sum",
+    "ReduceL1": "sum",
+    "ReduceL2": "sum",
+    "ReduceLogSum": "sum",
+    "ReduceLogSumExp": "sum",
+}
+
+
+def _emit2(im: _Importer, cls: type, a: SSAValue, b: SSAValue, hint: str | None = None) -> SSAValue:
+    return im.emit(cls(a, b, a.type), hint)
+
+
+def _emit1(im: _Importer, cls: type, a: SSAValue, hint: str | None = None) -> SSAValue:
+    return im.emit(cls(a), hint)
+
+
+@lowering(*_REDUCE_KIND)
 def _reduce(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     _no_attrs(im, attrs, ("axes", "keepdims", "noop_with_empty_axes"))
     x = _val_input(im, node)
@@ -928,18 +1075,46 @@ def _reduce(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> No
         if keep
         else tuple(d for i, d in enumerate(x.shape) if i not in axes)
     )
-    kind = {"ReduceSum": "sum", "ReduceMean": "mean", "ReduceMax": "max"}[node.op_type]
+    kind, t = _REDUCE_KIND[node.op_type], node.op_type
     if axes == list(range(axes[0], rank)):  # trailing axes: collapse them into one row
         rows, cols = math.prod(x.shape[: axes[0]]), math.prod(x.shape[axes[0] :])
         flat = im.raw_reshape(x.ssa, (rows, cols), x.dtype)
-    elif rank == 2 and axes == [0]:
-        flat = _transpose2d(im, x.ssa, x.dtype)
+    elif axes == list(range(len(axes))):  # leading axes: the transpose of their collapse
+        rows, cols = math.prod(x.shape[: len(axes)]), math.prod(x.shape[len(axes) :])
+        flat = _transpose2d(im, im.raw_reshape(x.ssa, (rows, cols), x.dtype), x.dtype)
     else:
         raise im.fail(f"reduction over axes {axes} of a rank-{rank} tensor (only trailing axes) is not supported")
     if not out_shape:
         raise im.fail("a reduction to a rank-0 scalar is not supported")
-    r = _reduce_rows(im, flat, kind, x.dtype, collapsed(out_shape), node.output[0])
-    im.out(node, Val(r, out_shape, x.dtype))
+    if t == "ReduceSum" or t == "ReduceMean" or t == "ReduceMax":
+        r = _reduce_rows(im, flat, kind, x.dtype, collapsed(out_shape), node.output[0])
+        im.out(node, Val(r, out_shape, x.dtype))
+        return
+    col = (flat.type.get_shape()[0], 1)  # one value per row, broadcast back over the row where needed
+    # the last op is named after the node's output when no reshape follows it
+    hint = node.output[0] if collapsed(out_shape) == col else None
+    m = None
+    if t == "ReduceMin":
+        flat = _emit1(im, g.NegOp, flat)
+    elif t in ("ReduceSumSquare", "ReduceL2"):
+        flat = _emit2(im, g.MulOp, flat, flat)
+    elif t == "ReduceL1":
+        flat = _emit1(im, g.AbsOp, flat)
+    elif t == "ReduceLogSumExp":
+        m = _reduce_rows(im, flat, "max", x.dtype, col, None)
+        flat = _emit1(im, g.ExpOp, _emit2(im, g.SubOp, flat, m))
+    last = t in ("ReduceSumSquare", "ReduceL1")
+    r = _reduce_rows(im, flat, kind, x.dtype, col, hint if last else None)
+    if t == "ReduceMin":
+        r = _emit1(im, g.NegOp, r, hint)
+    elif t == "ReduceL2":
+        r = _emit1(im, g.SqrtOp, r, hint)
+    elif t == "ReduceLogSum":
+        r = _emit1(im, g.LogOp, r, hint)
+    elif t == "ReduceLogSumExp":
+        assert m is not None
+        r = _emit2(im, g.AddOp, _emit1(im, g.LogOp, r), m, hint)
+    im.out(node, Val(im.raw_reshape(r, collapsed(out_shape), x.dtype, node.output[0]), out_shape, x.dtype))
 
 
 @lowering("Softmax")
@@ -966,6 +1141,28 @@ def _softmax(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> N
     two = (math.prod(x.shape[:axis]), math.prod(x.shape[axis:]))
     flat = im.raw_reshape(x.ssa, two, x.dtype)
     y = im.emit(g.SoftmaxOp(flat), node.output[0])
+    im.out(node, Val(im.raw_reshape(y, collapsed(x.shape), x.dtype, node.output[0]), x.shape, x.dtype))
+
+
+@lowering("LogSoftmax")
+def _log_softmax(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """(x - max x) - log(sum(exp(x - max x))) over the last axis (opset >= 13) or the flattened
+    trailing dims from `axis` (opset < 13), each step as onnxruntime computes it."""
+    _no_attrs(im, attrs, ("axis",))
+    x = _val_input(im, node)
+    rank = len(x.shape)
+    axis = int(attrs.get("axis", -1 if im.opset >= 13 else 1))  # type: ignore[arg-type]
+    if not -rank <= axis < rank:
+        raise im.fail(f"axis {axis} out of range for rank {rank}")
+    axis %= rank
+    if im.opset >= 13 and axis != rank - 1:
+        raise im.fail(f"log-softmax over axis {axis} of a rank-{rank} tensor (only the last axis) is not supported")
+    rows, cols = math.prod(x.shape[:axis]), math.prod(x.shape[axis:])
+    flat = im.raw_reshape(x.ssa, (rows, cols), x.dtype)
+    m = _reduce_rows(im, flat, "max", x.dtype, (rows, 1), None)
+    s = _emit2(im, g.SubOp, flat, m)
+    t = _reduce_rows(im, _emit1(im, g.ExpOp, s), "sum", x.dtype, (rows, 1), None)
+    y = _emit2(im, g.SubOp, s, _emit1(im, g.LogOp, t), node.output[0])
     im.out(node, Val(im.raw_reshape(y, collapsed(x.shape), x.dtype, node.output[0]), x.shape, x.dtype))
 
 
@@ -1001,9 +1198,35 @@ def _norm(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object], rms: bo
     operands = [flat, gamma] if rms else [flat, gamma, vec(2, 0.0, "bias")]
     cls = g.RmsNormOp if rms else g.LayerNormOp
     op = cls.create(operands=operands, result_types=[flat.type])
-    op.attributes["epsilon"] = FloatAttr(float(attrs.get("epsilon", 1e-5)), f64)  # type: ignore[arg-type]
+    eps = float(attrs.get("epsilon", 1e-5))  # type: ignore[arg-type]
+    op.attributes["epsilon"] = FloatAttr(eps, f64)
     y = im.emit(op, node.output[0])
     im.out(node, Val(im.raw_reshape(y, collapsed(x.shape), x.dtype, node.output[0]), x.shape, x.dtype))
+    if not rms and any(o for o in node.output[1:]):
+        _norm_statistics(im, node, flat, x, axis, eps)
+
+
+def _norm_statistics(im: _Importer, node: onnx.NodeProto, flat: SSAValue, x: Val, axis: int, eps: float) -> None:
+    """LayerNormalization's optional outputs, in float32 (the stash type): the mean and
+    1 / sqrt(variance + epsilon) of each normalized row, at the input's shape with the
+    normalized axes kept as 1."""
+    rows = flat.type.get_shape()[0]
+    if x.dtype != np.float32:
+        flat = im.emit(g.CastOp(flat, _tt(flat.type.get_shape(), np.float32)))
+    shape = (*x.shape[:axis], *(1,) * (len(x.shape) - axis))
+    like = Val(flat, (rows, 1), np.float32)
+    mean = _reduce_rows(im, flat, "mean", np.float32, (rows, 1), None)
+    if len(node.output) > 2 and node.output[2]:
+        d = _emit2(im, g.SubOp, flat, mean)
+        var = _reduce_rows(im, _emit2(im, g.MulOp, d, d), "mean", np.float32, (rows, 1), None)
+        ve = _emit2(im, g.AddOp, var, im.splat(eps, like, f"{im.node_label}_epsilon"))
+        inv = _emit1(im, g.RsqrtOp, ve, node.output[2])
+        inv = im.raw_reshape(inv, collapsed(shape), np.float32, node.output[2])
+        im.vals[node.output[2]] = Val(inv, shape, np.float32)
+    if node.output[1]:
+        mean.name_hint = None
+        m = im.emit(g.ReshapeOp(mean, _tt(collapsed(shape), np.float32)), node.output[1])
+        im.vals[node.output[1]] = Val(m, shape, np.float32)
 
 
 @lowering("LayerNormalization", since=17)
@@ -1098,7 +1321,11 @@ def _reshape(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> N
 def _flatten(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     _no_attrs(im, attrs, ("axis",))
     x = _val_input(im, node)
-    axis = int(attrs.get("axis", 1)) % (len(x.shape) + 1)  # type: ignore[arg-type]
+    rank = len(x.shape)
+    axis = int(attrs.get("axis", 1))  # type: ignore[arg-type]
+    if not -rank <= axis <= rank:
+        raise im.fail(f"axis {axis} out of range for rank {rank}")
+    axis = axis + rank if axis < 0 else axis  # -1 flattens all but the last axis
     im.out(node, im.reshape(x, (math.prod(x.shape[:axis]), math.prod(x.shape[axis:])), node.output[0]))
 
 

@@ -1,7 +1,8 @@
 """Subgraph patterns the ONNX importer fuses into one `graph` op.
 
-Exporters spell GeLU, LayerNorm and RMSNorm as chains of primitive nodes, several of which
-(`Erf`, `Sqrt`, `Div` by a tensor) the `graph` dialect cannot express on their own. Each matcher
+Exporters spell GeLU, LayerNorm, RMSNorm, SiLU (`x * Sigmoid(x)`) and rsqrt (`Reciprocal(Sqrt(x))`)
+as chains of primitive nodes, which one fused `graph` op computes in fewer kernels and passes
+over the data (with the same roundings for SiLU and rsqrt). Each matcher
 looks at a root node (the last node of the chain) and returns a `Fused` description: the kind
 of op, the ONNX value it reads and its attributes. Interior nodes are then lowered only if
 something else still reads their values.
@@ -19,8 +20,9 @@ import onnx
 
 @dataclass
 class Fused:
-    """A matched chain: `kind` ("gelu" | "layer_norm" | "rms_norm" | "rotate_half" | "attention"
-    | "refused"), the ONNX value(s) it reads (`input` first, then `more`) and its attributes."""
+    """A matched chain: `kind` ("gelu" | "layer_norm" | "rms_norm" | "silu" | "rsqrt" |
+    "rotate_half" | "attention" | "refused"), the ONNX value(s) it reads (`input` first, then
+    `more`) and its attributes."""
 
     kind: str
     input: str
@@ -246,4 +248,27 @@ def match_rotate_half(v: GraphView, root: onnx.NodeProto) -> Fused | None:
     return Fused("rotate_half", hi[0])
 
 
-MATCHERS = (match_gelu, match_norm, match_rotate_half)
+def match_silu(v: GraphView, root: onnx.NodeProto) -> Fused | None:
+    """`x * sigmoid(x)` (either order): SiLU of x."""
+    if root.op_type != "Mul" or len(root.input) != 2:
+        return None
+    for x, s in (root.input, root.input[::-1]):
+        sig = v.node(s, "Sigmoid")
+        if sig is not None and sig.input[0] == x and v.private(s):
+            return Fused("silu", x)
+    return None
+
+
+def match_rsqrt(v: GraphView, root: onnx.NodeProto) -> Fused | None:
+    """`Reciprocal(Sqrt(x))` or `1 / Sqrt(x)`: rsqrt of x (the same two roundings)."""
+    if root.op_type == "Reciprocal":
+        den = root.input[0]
+    elif root.op_type == "Div" and v.scalar(root.input[0]) == 1.0 and root.input[0] in v.consts:
+        den = root.input[1]
+    else:
+        return None
+    sq = v.node(den, "Sqrt")
+    return Fused("rsqrt", sq.input[0]) if sq is not None and v.private(den) else None
+
+
+MATCHERS = (match_gelu, match_norm, match_silu, match_rsqrt, match_rotate_half)

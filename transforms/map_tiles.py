@@ -339,6 +339,21 @@ class MapElementwise(RewritePattern):
             _replace_by_run(rewriter, op, self.kernel(op), elements=op.results[0].type.layout.block_elements)
 
 
+class MapReshape(RewritePattern):
+    """A reshape copies each tile's block; when the two sides pad their rows differently (an odd
+    last axis that changes) the `repad` kernel re-cuts the rows."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: plan.ReshapeOp, rewriter: PatternRewriter) -> None:
+        a: Layout = op.input.type.layout
+        r: Layout = op.result.type.layout
+        if a.shape[-1] == r.shape[-1] or (a.block[-1] == a.shape[-1] and r.block[-1] == r.shape[-1]):
+            _replace_by_run(rewriter, op, "copy", elements=r.block_elements)
+            return
+        rows, out_rows = a.block_elements // a.block[-1], r.block_elements // r.block[-1]
+        _replace_by_run(rewriter, op, "repad", rows=rows, cols=a.shape[-1], out_rows=out_rows, out_cols=r.shape[-1])
+
+
 class MapGemm(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: plan.GemmOp, rewriter: PatternRewriter) -> None:
@@ -355,7 +370,7 @@ class MapBinary(RewritePattern):
         lay: Layout = op.result.type.layout
         m, n = as_2d(lay.block)
         b_l: Layout = op.rhs.type.layout
-        br, bc = (m, n) if b_l.shape == lay.shape else (1, n)
+        br, bc = (m, 1) if op.column is not None else (m, n) if b_l.shape == lay.shape else (1, n)
         _replace_by_run(rewriter, op, op.kind.data, m=m, n=n, b_rows=br, b_cols=bc)
 
 
@@ -626,7 +641,7 @@ PATTERNS: tuple[RewritePattern, ...] = (
     MapMergeHeads(),
     MapPermute(),
     MapElementwise(plan.UnaryOp, lambda op: op.kind.data),  # type: ignore[attr-defined]
-    MapElementwise(plan.ReshapeOp, lambda _: "copy"),
+    MapReshape(),
     MapElementwise(plan.CastOp, lambda _: "copy"),
     MapGemm(),
     MapBinary(),

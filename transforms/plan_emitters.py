@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from xdsl.dialects import builtin
 from xdsl.dialects.builtin import StringAttr, TensorType
-from xdsl.ir import Attribute, Operation
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import graph, plan
@@ -140,11 +140,43 @@ def _plan_binary(p: Planner, op: Operation, index: int) -> None:
         al = (lay.align[1],) if lay.align else ()
         bl = Layout(rs, lay.grid, (lay.split[1],), -1, lay.first_tile, al)
         want = plan_type(rhs.type, bl)
+    elif len(rs) == 2 and len(lay.shape) == 2 and rs == (lay.shape[0], 1):
+        _plan_column_binary(p, op, a)
+        return
     else:
         raise DiagnosticException(f"plan-ops: {op.name} broadcast of {rs} to {lay.shape} is not planned yet")
     b = p.get(rhs, want, op.name)
     kind = op.name.split(".")[1]
     p.set(op.results[0], p.emit(plan.BinaryOp(kind, a, b, _name(op))).results[0])
+
+
+def _plan_column_binary(p: Planner, op: Operation, a: SSAValue) -> None:
+    """lhs [R, C] (op) rhs [R, 1]: the column, gathered on one tile as the vector [R] (a
+    reshape), goes to every tile in the lhs rows' split (a rearrange). The lhs rows are cut in
+    even blocks so the vector's blocks (its one axis padded to whole words) hold the same rows."""
+    lhs, rhs = op.operands
+    lay = a.type.layout
+    if lay.parts(0) > 1 and lay.block[0] % 2:
+        al = (math.lcm(lay.align[0] if lay.align else 1, 2), lay.align[1] if lay.align else 1)
+        lay = Layout(lay.shape, lay.grid, lay.split, -1, lay.first_tile, al)
+        a = p.get(lhs, plan_type(lhs.type, lay, a.type.layout_attr.memory.data), "column broadcast alignment")
+    rows = lay.shape[0]
+    el = rhs.type.element_type
+    col = p.get(rhs, plan_type(rhs.type, Layout((rows, 1), (1,), ((), ()))), op.name)
+    vec_t = TensorType(el, [rows])
+    want = plan_type(vec_t, Layout((rows,), lay.grid, (lay.split[0],), -1, lay.first_tile, lay.align[:1]))
+    key = (rhs, want)
+    if key not in p.cache:
+        flat = plan.ReshapeOp.create(operands=[col], result_types=[plan_type(vec_t, Layout((rows,), (1,), ((),)))])
+        v = p.emit(flat).results[0]
+        v.name_hint = f"{rhs.name_hint or 'v'}_col"
+        v = p.emit(plan.RearrangeOp(v, want, "column broadcast")).results[0]
+        v.name_hint = f"{rhs.name_hint or 'v'}_cols"
+        p.conversions.append("column broadcast")
+        p.cache[key] = v
+    r = plan.BinaryOp(op.name.split(".")[1], a, p.cache[key], _name(op))
+    r.attributes["column"] = builtin.UnitAttr()
+    p.set(op.results[0], p.emit(r).results[0])
 
 
 def _plan_transpose(p: Planner, op: graph.TransposeOp, index: int) -> None:
@@ -209,10 +241,8 @@ def _plan_reshape(p: Planner, op: graph.ReshapeOp, index: int) -> None:
     while g > target.tiles:
         g = max(d for d in range(1, target.tiles + 1) if g % d == 0)
     # layouts pad an odd last axis to whole 32-bit words of fp16 (for every dtype): a block copy
-    # is right only when both sides pad their rows alike (the same last axis) or not at all
-    ok = a[-1] == r[-1] or all(s[-1] % 2 == 0 for s in (a, r))
-    if not ok or (len(a) == 1) != (len(r) == 1) and g != 1:
-        raise DiagnosticException(f"plan-ops: reshape {a} -> {r} is not planned yet (odd last dimension)")
+    # is right when both sides pad their rows alike (the same last axis) or not at all; otherwise
+    # map-tiles re-cuts each tile's rows (the `repad` kernel), the same elements in order
     ia = Layout(a, (g,), tuple((0,) if i == ax else () for i in range(len(a))))
     ir = Layout(r, (g,), tuple((0,) if i == rx else () for i in range(len(r))))
     x = p.get(op.input, plan_type(op.input.type, ia), op.name)
@@ -379,6 +409,9 @@ EMITTERS: dict[type[Operation], Emitter] = {
     graph.SubOp: _plan_binary,
     graph.MulOp: _plan_binary,
     graph.MaxOp: _plan_binary,
+    graph.MinOp: _plan_binary,
+    graph.DivOp: _plan_binary,
+    graph.PowOp: _plan_binary,
     graph.TransposeOp: _plan_transpose,
     graph.ReshapeOp: _plan_reshape,
     graph.CastOp: _plan_cast,

@@ -455,6 +455,103 @@ def test_sigmoid_kernel_is_the_logistic_function(in_dt: DType, out_dt: DType) ->
     assert res.total_cycles == KERNELS["exp"].cycles(T, {"elements": n})
 
 
+# The elementwise kernels of real exports: float64 truth, the special values IEEE gives, and the rate.
+_MATH = {
+    "sqrt": (np.sqrt, "transcendental"),
+    "rsqrt": (lambda x: 1.0 / np.sqrt(x), "transcendental"),
+    "reciprocal": (lambda x: 1.0 / x, "transcendental"),
+    "neg": (np.negative, "vector"),
+    "abs": (np.abs, "vector"),
+    "erf": (np.frompyfunc(math.erf, 1, 1), "transcendental"),
+    "sin": (np.sin, "transcendental"),
+    "cos": (np.cos, "transcendental"),
+    "log": (np.log, "transcendental"),
+    "silu": (lambda x: x / (1.0 + np.exp(-x)), "transcendental"),
+    "floor": (np.floor, "vector"),
+    "ceil": (np.ceil, "vector"),
+    "round": (np.round, "vector"),
+    "sign": (np.sign, "vector"),
+    "tan": (np.tan, "transcendental"),
+    "sinh": (np.sinh, "transcendental"),
+    "cosh": (np.cosh, "transcendental"),
+    "asin": (np.arcsin, "transcendental"),
+    "acos": (np.arccos, "transcendental"),
+    "atan": (np.arctan, "transcendental"),
+    "asinh": (np.arcsinh, "transcendental"),
+    "acosh": (np.arccosh, "transcendental"),
+    "atanh": (np.arctanh, "transcendental"),
+    "softplus": (lambda x: np.logaddexp(0.0, x), "transcendental"),
+    "softsign": (lambda x: x / (1.0 + np.abs(x)), "transcendental"),
+}
+_SPECIAL = [0.0, -0.0, 1.0, -1.0, 4.0, 1e-30, np.inf, -np.inf, np.nan, -100.0, 100.0, 0.5, 2.5, -0.5, 0.25]
+
+
+@pytest.mark.parametrize("kernel", sorted(_MATH))
+@pytest.mark.parametrize(("in_dt", "out_dt"), [(DType.F32, DType.F32), (DType.F16, DType.F16), (DType.F16, DType.F32)])
+def test_elementwise_kernels_match_float64_math(kernel: str, in_dt: DType, out_dt: DType) -> None:
+    np_in, np_out = (np.float16 if d is DType.F16 else np.float32 for d in (in_dt, out_dt))
+    n, X, Y = 96, DATA, DATA + 0x400
+    x = (np.random.default_rng(11).standard_normal((16, n)) * 3).astype(np_in)
+    x[:, : len(_SPECIAL)] = np.array(_SPECIAL, np.float32).astype(np_in)
+    emu = _kernel_emulator(encode_call(kernel, in_dt, out_dt, Y, [X], [n]))
+    validate_package(emu.package, T)
+    _put(emu, X, x)
+    res = emu.run({})
+    y = _get(emu, Y, n, np_out).astype(np.float64)
+    f, rate = _MATH[kernel]
+    with np.errstate(all="ignore"):
+        truth = np.asarray(f(x.astype(np.float64)), np.float64)
+    with np.errstate(over="ignore"):  # cosh(100) is inf in f16
+        want = truth.astype(np_out).astype(np.float64)  # the truth rounded once to the output type
+    np.testing.assert_array_equal(np.isnan(y), np.isnan(want))
+    ok = ~np.isnan(want)
+    # correctly rounded in float64 (sqrt, erf, sin, cos, log), or float32 steps (rsqrt and silu
+    # round after each step as their ONNX spellings do: a few units in the last place)
+    tol = 1e-3 if np_out is np.float16 else 6e-7 if kernel in ("rsqrt", "silu", "softsign") else 2e-7
+    np.testing.assert_allclose(y[ok], want[ok], rtol=tol, atol=tol * 1e-3)
+    if kernel in ("sqrt", "neg", "abs", "reciprocal", "floor", "ceil", "round", "sign"):  # IEEE-exact
+        np.testing.assert_array_equal(y[ok], want[ok])
+    cycles = T.transcendental_cycles(n) if rate == "transcendental" else T.vector_cycles(n)
+    assert res.total_cycles == cycles == KERNELS[kernel].cycles(T, {"elements": n})
+
+
+@pytest.mark.parametrize(("kernel", "f"), [("min", np.minimum), ("div", np.divide), ("pow", np.power)])
+def test_min_div_pow_kernels_broadcast_a_row(kernel: str, f) -> None:
+    m, n, X, B, Y = 4, 24, DATA, DATA + 0x400, DATA + 0x800
+    rng = np.random.default_rng(12)
+    a = (np.abs(rng.standard_normal((16, m, n))) + 0.25).astype(np.float32)
+    b = rng.standard_normal((16, 1, n)).astype(np.float32)
+    b[:, 0, :3] = [0.0, -0.0, 2.0]  # x / 0 = inf, x ** 0 = 1
+    emu = _kernel_emulator(encode_call(kernel, DType.F32, DType.F32, Y, [X, B], [m, n, 1, n]))
+    validate_package(emu.package, T)
+    _put(emu, X, a)
+    _put(emu, B, b)
+    res = emu.run({})
+    y = _get(emu, Y, m * n, np.float32).reshape(16, m, n)
+    with np.errstate(divide="ignore"):
+        want = f(a.astype(np.float64), b.astype(np.float64)).astype(np.float32)
+    np.testing.assert_array_equal(y, want)  # one rounding of the float64 result: exact
+    rate = T.vector_cycles(m * n) if kernel == "min" else T.transcendental_cycles((2 if kernel == "pow" else 1) * m * n)
+    assert res.total_cycles == rate
+
+
+@pytest.mark.parametrize(("dt", "np_dt"), [(DType.F32, np.float32), (DType.F16, np.float16)])
+def test_repad_recuts_padded_rows(dt: DType, np_dt: type) -> None:
+    """[4, 5] stored as [4, 6] becomes [20, 1] stored as [20, 2]: the valid elements in order,
+    the padding column of the input never read and that of the output written as 0."""
+    X, Y = DATA, DATA + 0x400
+    x = np.random.default_rng(13).standard_normal((16, 4, 6)).astype(np_dt)
+    x[:, :, 5] = np_dt(1000)  # padding garbage
+    emu = _kernel_emulator(encode_call("repad", dt, dt, Y, [X], [4, 5, 20, 1]))
+    validate_package(emu.package, T)
+    _put(emu, X, x)
+    res = emu.run({})
+    y = _get(emu, Y, 40, np_dt).reshape(16, 20, 2)
+    np.testing.assert_array_equal(y[:, :, 0], x[:, :, :5].reshape(16, 20))
+    assert (y[:, :, 1] == 0).all()
+    assert res.total_cycles == T.local_copy_cycles(40 * np.dtype(np_dt).itemsize)
+
+
 def _attention_reference(
     q: np.ndarray, k: np.ndarray, v: np.ndarray, offsets: np.ndarray, scale: float, causal: bool
 ) -> np.ndarray:

@@ -21,6 +21,9 @@ ABI_ORDER = (
     "transpose", "reduce_sum", "copy", "softmax_rows", "reduce_rows", "layer_norm_rows", "rms_norm_rows",
     "attention_init", "attention_update", "attention_combine", "gelu_erf", "sigmoid",
     "embedding_slice",
+    "sqrt", "rsqrt", "reciprocal", "neg", "abs", "erf", "sin", "cos", "log", "silu", "min", "div", "pow",
+    "repad", "floor", "ceil", "round", "sign", "tan", "sinh", "cosh", "asin", "acos", "atan", "asinh", "acosh",
+    "atanh", "softplus", "softsign",
 )  # fmt: skip
 
 # (target, kernel, params, output element size, cycles of one call on one tile)
@@ -73,12 +76,29 @@ CYCLES = [
     # index a compare (10) and its row at 8 bytes a cycle: 288 + 8 * (10 + 32 / 8)
     ("sim16", "embedding_slice", {"indices": 8, "rows": 16, "cols": 8}, 4, 400),
     ("sim16", "embedding_slice", {"indices": 3, "rows": 5, "cols": 2}, 2, 321),
+    # appended with the elementwise ops of real exports: square roots, reciprocals, erf, sin, cos,
+    # log and SiLU at the transcendental rate, neg and abs at the vector rate
+    *(("sim16", k, {"elements": 1000}, 2, 10011) for k in ("sqrt", "rsqrt", "reciprocal", "erf", "sin", "cos")),
+    *(("sim16", k, {"elements": 1000}, 2, 10011) for k in ("log", "silu")),
+    ("sim16", "neg", {"elements": 1000}, 2, 74),
+    ("sim16", "abs", {"elements": 1}, 2, 12),
+    ("sim16", "min", {"m": 16, "n": 64, "b_rows": 1, "b_cols": 64}, 2, 75),
+    # a division per element (transcendental rate); pow is exp(b log a), two per element
+    ("sim16", "div", {"m": 16, "n": 64, "b_rows": 1, "b_cols": 64}, 2, 10251),
+    ("sim16", "pow", {"m": 3, "n": 5, "b_rows": 3, "b_cols": 5}, 2, 311),
+    # a copy of the output's stored rows: 20 x 2 elements of 4 bytes
+    ("sim16", "repad", {"rows": 4, "cols": 5, "out_rows": 20, "out_cols": 1}, 4, 308),
+    # appended: rounding and the sign at the vector rate, the other maps at the transcendental rate
+    *(("sim16", k, {"elements": 1000}, 2, 74) for k in ("floor", "ceil", "round", "sign")),
+    *(("sim16", k, {"elements": 1000}, 2, 10011) for k in ("tan", "sinh", "cosh", "asin", "acos", "atan")),
+    *(("sim16", k, {"elements": 1000}, 2, 10011) for k in ("asinh", "acosh", "atanh", "softplus", "softsign")),
 ]
 
 # One parameter set for every kernel's operand shapes.
 P = {"m": 2, "k": 3, "n": 5, "elements": 7, "b_rows": 1, "b_cols": 5, "parts": 3, "rows": 2, "cols": 5, "valid": 4}
 P |= {"kind": 1, "eps_bits": 0, "qr": 2, "kr": 3, "d": 5, "causal": 0, "scale_bits": 0, "k_base": 0}
 P |= {"indices": 3}
+P |= {"out_rows": 5, "out_cols": 2}
 
 # (kernel, output elements, input elements, output dtype, input dtypes) for in = out = f16
 OPERANDS = [
@@ -106,6 +126,14 @@ OPERANDS = [
     ("gelu_erf", 7, [7], "F16", ["F16"]),
     ("sigmoid", 7, [7], "F16", ["F16"]),
     ("embedding_slice", 15, [10, 3, 2], "F16", ["F16", "INT32", "INT32"]),
+    *((k, 7, [7], "F16", ["F16"]) for k in ("sqrt", "rsqrt", "reciprocal", "neg", "abs", "erf", "sin", "cos")),
+    *((k, 7, [7], "F16", ["F16"]) for k in ("log", "silu")),
+    ("min", 10, [10, 5], "F16", ["F16", "F16"]),
+    ("div", 10, [10, 5], "F16", ["F16", "F16"]),
+    ("pow", 10, [10, 5], "F16", ["F16", "F16"]),
+    ("repad", 10, [12], "F16", ["F16"]),  # [2, 5] stored as [2, 6] -> [5, 2]
+    *((k, 7, [7], "F16", ["F16"]) for k in ("floor", "ceil", "round", "sign", "tan", "sinh", "cosh", "asin")),
+    *((k, 7, [7], "F16", ["F16"]) for k in ("acos", "atan", "asinh", "acosh", "atanh", "softplus", "softsign")),
 ]
 
 
@@ -151,6 +179,8 @@ def test_operand_roles_replace_the_special_cases_by_name() -> None:
         ("attention_update", {"qr": 2, "kr": 2, "d": 4, "causal": 0, "scale_bits": 0, "k_base": 0}, False),
         ("attention_update", {"qr": 2, "kr": 2, "d": 4, "causal": 2, "scale_bits": 0, "k_base": 0}, True),
         ("attention_update", {"qr": 2, "kr": 2, "d": 4, "causal": 0, "scale_bits": 0, "k_base": -1}, True),
+        ("repad", {"rows": 4, "cols": 5, "out_rows": 2, "out_cols": 10}, False),
+        ("repad", {"rows": 4, "cols": 5, "out_rows": 3, "out_cols": 7}, True),  # 20 elements in, 21 out
     ],
 )
 def test_parameter_rules(kernel: str, params: dict[str, int], bad: bool) -> None:

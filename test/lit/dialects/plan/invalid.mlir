@@ -73,10 +73,26 @@ func.func @f(%a: !plan.tensor<16x16xf16, #plan.layout<grid = [2, 2], split = [[0
 // -----
 
 func.func @f(%a: !plan.tensor<16x16xf16, #plan.layout<grid = [2, 2], split = [[0], [1]], memory = standard>>) {
-  %c = plan.binary "div" %a, %a : (!plan.tensor<16x16xf16, #plan.layout<grid = [2, 2], split = [[0], [1]], memory = standard>>, !plan.tensor<16x16xf16, #plan.layout<grid = [2, 2], split = [[0], [1]], memory = standard>>) -> !plan.tensor<16x16xf16, #plan.layout<grid = [2, 2], split = [[0], [1]], memory = standard>>
+  %c = plan.binary "rem" %a, %a : (!plan.tensor<16x16xf16, #plan.layout<grid = [2, 2], split = [[0], [1]], memory = standard>>, !plan.tensor<16x16xf16, #plan.layout<grid = [2, 2], split = [[0], [1]], memory = standard>>) -> !plan.tensor<16x16xf16, #plan.layout<grid = [2, 2], split = [[0], [1]], memory = standard>>
   func.return
 }
-// CHECK: Operation does not verify: plan.binary: unknown kind 'div'
+// CHECK: Operation does not verify: plan.binary: unknown kind 'rem'
+
+// -----
+
+func.func @f(%a: !plan.tensor<16x8xf16, #plan.layout<grid = [2, 2], split = [[0], [1]], memory = standard>>, %b: !plan.tensor<8xf16, #plan.layout<grid = [2, 2], split = [[0]], memory = standard>>) {
+  %c = plan.binary "sub" %a, %b {column} : (!plan.tensor<16x8xf16, #plan.layout<grid = [2, 2], split = [[0], [1]], memory = standard>>, !plan.tensor<8xf16, #plan.layout<grid = [2, 2], split = [[0]], memory = standard>>) -> !plan.tensor<16x8xf16, #plan.layout<grid = [2, 2], split = [[0], [1]], memory = standard>>
+  func.return
+}
+// CHECK: Operation does not verify: plan.binary: a column rhs (8,) must hold one value per row of (16, 8)
+
+// -----
+
+func.func @f(%a: !plan.tensor<16x8xf16, #plan.layout<grid = [2, 2], split = [[0], [1]], memory = standard>>, %b: !plan.tensor<16xf16, #plan.layout<grid = [2, 2], split = [[1]], memory = standard>>) {
+  %c = plan.binary "sub" %a, %b {column} : (!plan.tensor<16x8xf16, #plan.layout<grid = [2, 2], split = [[0], [1]], memory = standard>>, !plan.tensor<16xf16, #plan.layout<grid = [2, 2], split = [[1]], memory = standard>>) -> !plan.tensor<16x8xf16, #plan.layout<grid = [2, 2], split = [[0], [1]], memory = standard>>
+  func.return
+}
+// CHECK: Operation does not verify: plan.binary: broadcast column vector must be split like the lhs rows
 
 // -----
 
@@ -105,10 +121,10 @@ func.func @f(%a: !plan.tensor<16x16xf32, #plan.layout<grid = [4], split = [[0], 
 // -----
 
 func.func @f(%a: !plan.tensor<16x16xf32, #plan.layout<grid = [4], split = [[0], []], memory = standard>>) {
-  %c = plan.unary "softplus" %a : !plan.tensor<16x16xf32, #plan.layout<grid = [4], split = [[0], []], memory = standard>> -> !plan.tensor<16x16xf32, #plan.layout<grid = [4], split = [[0], []], memory = standard>>
+  %c = plan.unary "mish" %a : !plan.tensor<16x16xf32, #plan.layout<grid = [4], split = [[0], []], memory = standard>> -> !plan.tensor<16x16xf32, #plan.layout<grid = [4], split = [[0], []], memory = standard>>
   func.return
 }
-// CHECK: Operation does not verify: plan.unary: unknown kind 'softplus'
+// CHECK: Operation does not verify: plan.unary: unknown kind 'mish'
 
 // -----
 

@@ -1,4 +1,5 @@
-"""Write the small ONNX models the ipu-translate --import-onnx lit test reads: `mlp OUT` or `bad OUT`."""
+"""Write the small ONNX models the ipu-translate --import-onnx lit tests read: `mlp OUT`, `act OUT`
+or `bad OUT`."""
 
 import math
 import sys
@@ -39,11 +40,36 @@ def mlp() -> onnx.ModelProto:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 
 
+def act() -> onnx.ModelProto:
+    """A rank-4 input through the activations of real exports: SiLU as x * Sigmoid(x), an RMS
+    scale as Reciprocal(Sqrt(.)), Div by a computed tensor, Clip with constant bounds, Neg."""
+    inits = [numpy_helper.from_array(np.float32(v), n) for n, v in (("lo", -2.0), ("hi", 2.0), ("eps", 1e-6))]
+    nodes = [
+        helper.make_node("Sigmoid", ["x"], ["sg"], name="/act/Sigmoid"),
+        helper.make_node("Mul", ["x", "sg"], ["h"], name="/act/Mul"),
+        helper.make_node("Mul", ["h", "h"], ["sq"], name="/rms/Mul"),
+        helper.make_node("Add", ["sq", "eps"], ["se"], name="/rms/Add"),
+        helper.make_node("Sqrt", ["se"], ["rt"], name="/rms/Sqrt"),
+        helper.make_node("Reciprocal", ["rt"], ["inv"], name="/rms/Reciprocal"),
+        helper.make_node("Div", ["h", "inv"], ["d"], name="/div/Div"),
+        helper.make_node("Clip", ["d", "lo", "hi"], ["c"], name="/clip/Clip"),
+        helper.make_node("Neg", ["c"], ["y"], name="/out/Neg"),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "act",
+        [helper.make_tensor_value_info("x", F, [1, 2, 4, 8])],
+        [helper.make_tensor_value_info("y", F, [1, 2, 4, 8])],
+        inits,
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
 def bad() -> onnx.ModelProto:
-    nodes = [helper.make_node("Sin", ["x"], ["y"], name="/head/Sin")]
+    nodes = [helper.make_node("Mish", ["x"], ["y"], name="/head/Mish")]
     vi = [helper.make_tensor_value_info(n, F, [4]) for n in ("x", "y")]
-    return helper.make_model(helper.make_graph(nodes, "bad", vi[:1], vi[1:]), opset_imports=[helper.make_opsetid("", 17)])
+    return helper.make_model(helper.make_graph(nodes, "bad", vi[:1], vi[1:]), opset_imports=[helper.make_opsetid("", 18)])
 
 
 if __name__ == "__main__":
-    onnx.save({"mlp": mlp, "bad": bad}[sys.argv[1]](), sys.argv[2])
+    onnx.save({"mlp": mlp, "act": act, "bad": bad}[sys.argv[1]](), sys.argv[2])
