@@ -1534,10 +1534,10 @@ def _conv(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None
 
 @lowering("Concat")
 def _concat(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
-    """Concatenation along the rows of the row collapse (an axis with only unit axes before it:
-    a class token before the patches) or along the last axis, as a sum of selection matmuls
-    (each input times a 0/1 matrix placing it; constants added as they are). Exact, and priced
-    by the cost model as the matmuls it is."""
+    """Concatenation as a sum of selection matmuls: each computed input times a 0/1 matrix that
+    places its rows (any axis but the last: a class token before the patches, a cache before
+    new keys) or its columns (the last axis) in the result; constants are added as they are.
+    Exact, and priced by the cost model as the matmuls it is."""
     _no_attrs(im, attrs, ("axis",))
     parts = [im.get(i) for i in node.input]
     like = next((p for p in parts if isinstance(p, Val)), None)
@@ -1550,38 +1550,36 @@ def _concat(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> No
     out_shape[axis] = sum(sh[axis] for sh in shapes)
     out_shape = tuple(out_shape)
     last = axis == rank - 1
-    if not last and any(d != 1 for d in out_shape[:axis]):
-        raise im.fail(
-            f"concat along axis {axis} of {list(out_shape)} (only rows with unit axes before, or the last axis)"
-        )
-    rows_out, cols_out = collapsed(out_shape)
+    rows_out, cols_out = math.prod(out_shape[:-1]), out_shape[-1]  # a vector as one row
+    out_rows = np.arange(rows_out).reshape(out_shape[:-1])
     acc: Val | None = None
     const = np.zeros((rows_out, cols_out), np.float32)
-    at = 0  # where the next part starts: a column (last axis) or a row of the collapse
+    at = 0  # where the next part starts along `axis`
     for part, sh in zip(parts, shapes, strict=True):
-        r, c = collapsed(sh)
+        r, c = math.prod(sh[:-1]), sh[-1]
+        rows = None if last else out_rows[(slice(None),) * axis + (slice(at, at + sh[axis]),)].reshape(-1)
         if isinstance(part, np.ndarray):
             block = part.astype(np.float32).reshape(r, c)
             if last:
                 const[:, at : at + c] = block
             else:
-                const[at : at + r, :] = block
-        elif last:
+                const[rows, :] = block
+            at += sh[axis]
+            continue
+        x = Val(im.raw_reshape(part.ssa, (r, c), part.dtype), (r, c), part.dtype)
+        if last:
             sel = np.zeros((c, cols_out), np.float32)
             sel[np.arange(c), at + np.arange(c)] = 1.0
-            y = _matmul_core(im, part, im.val(sel, part, f"{node.output[0]}.place").ssa, cols_out, None)
-            acc = y if acc is None else im.binary_values("add", acc, y, "", "", None)
+            y = _matmul_core(im, x, im.val(sel, x, f"{node.output[0]}.place").ssa, cols_out, None)
         else:
             sel = np.zeros((rows_out, r), np.float32)
-            sel[at + np.arange(r), np.arange(r)] = 1.0
-            sv = im.val(sel, part, f"{node.output[0]}.place")
+            sel[rows, np.arange(r)] = 1.0
+            sv = im.val(sel, x, f"{node.output[0]}.place")
             y = Val(
-                im.emit(g.MatmulOp(sv.ssa, part.ssa, _tt((rows_out, cols_out), part.dtype))),
-                (rows_out, cols_out),
-                part.dtype,
+                im.emit(g.MatmulOp(sv.ssa, x.ssa, _tt((rows_out, cols_out), x.dtype))), (rows_out, cols_out), x.dtype
             )
-            acc = y if acc is None else im.binary_values("add", acc, y, "", "", None)
-        at += c if last else r
+        acc = y if acc is None else im.binary_values("add", acc, y, "", "", None)
+        at += sh[axis]
     assert acc is not None
     if const.any():
         acc = im.binary_values("add", acc, const.astype(like.dtype), "", f"{node.output[0]}.const", None)
