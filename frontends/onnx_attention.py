@@ -72,7 +72,7 @@ def _strip_scale(v: GraphView, name: str) -> tuple[str, float]:
 
 
 def _mask_kind(m: np.ndarray, s: int, sk: int, visible_is_true: bool | None) -> str | None:
-    """"none" | "causal" for a constant mask broadcast over [.., s, sk]; None when neither.
+    """ "none" | "causal" for a constant mask broadcast over [.., s, sk]; None when neither.
 
     `visible_is_true` None: an additive mask (0 visible, <= MASKED hidden); True/False: a bool
     condition whose true entries are the visible (True) or the hidden (False) keys."""
@@ -160,8 +160,6 @@ def match_attention(v: GraphView, root: onnx.NodeProto) -> Fused | None:
     def refuse(why: str) -> Fused:
         return Fused("refused", p_name, {"reason": f"attention chain ending at '{root.output[0]}': {why}"})
 
-    if out[0] != 1:
-        return refuse(f"batch size {out[0]}; only batch 1 is supported")
     s, sk = ps[2], ps[3]
     name, scale, mask = _skip(v, sm.input[0], "Cast", "Identity"), 1.0, "none"
     while True:  # scores: scale, mask and casts in any order, back to the Q K^T matmul
@@ -178,7 +176,7 @@ def match_attention(v: GraphView, root: onnx.NodeProto) -> Fused | None:
             name, scale = f[0], scale * f[1]
             continue
         if n.op_type == "Add":
-            x, m = (n.input if n.input[1] in v.consts else n.input[::-1])
+            x, m = n.input if n.input[1] in v.consts else n.input[::-1]
             if m not in v.consts:
                 return refuse("a mask computed at run time is not supported")
             kind = _mask_kind(v.consts[m], s, sk, None)
@@ -213,11 +211,14 @@ def match_attention(v: GraphView, root: onnx.NodeProto) -> Fused | None:
     k_name, v_src = (k_name if k_seq_major else _repeat_source(v, k_name)), _repeat_source(v, v_name)
     shapes = [v.shapes.get(x) for x in (q_name, k_name, v_src)]
     shapes = [(1, *sh) if sh is not None and len(sh) == 3 else sh for sh in shapes]  # [H, S, D]
-    if any(sh is None or len(sh) != 4 or sh[0] != 1 for sh in shapes):
+    if any(sh is None or len(sh) != 4 for sh in shapes):
         return None
+    if len({sh[0] for sh in shapes}) != 1 or (k_seq_major and shapes[1][0] != 1):
+        return refuse(f"batches of q, k and v differ ({[sh[0] for sh in shapes]}), or keys of batch > 1 are seq-major")
     qs, ks, vs = shapes
     if k_seq_major:
         ks = (ks[0], ks[2], ks[1], ks[3])
+    # a batch folds into the heads: query head b*Hq + h reads KV head (b*Hq + h) // r = b*Hkv + h // r
     if ks != vs or qs[1] % ks[1] or qs[3] != ks[3] or qs[2] != s or ks[2] != sk:
         return refuse(f"q {list(qs)}, k {list(ks)} and v {list(vs)} do not form grouped-query attention")
     attrs: dict[str, object] = {"scale": scale, "k_seq_major": k_seq_major}

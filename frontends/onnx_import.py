@@ -541,7 +541,8 @@ class _Importer:
                 )
             )
         h, s, d = x.shape[-3:]
-        return self.raw_reshape(x.ssa, (h, s, d), x.dtype)
+        lead = math.prod(x.shape[:-3])  # a batch folds into the heads
+        return self.raw_reshape(x.ssa, (lead * h, s, d), x.dtype)
 
     def attention(self, q: Val, k: Val | np.ndarray, v: Val | np.ndarray, attrs: dict, out_name: str) -> Val:
         """The matched chain (`onnx_attention.match_attention`) as one `graph.attention`."""
@@ -555,7 +556,8 @@ class _Importer:
         at["scale"] = FloatAttr(float(attrs["scale"]), f64)  # type: ignore[arg-type]
         a = self.emit(g.AttentionOp.create(operands=[qh, kh, vh], result_types=[qh.type], attributes=at), out_name)
         hq, s, d = qh.type.get_shape()
-        return Val(self.raw_reshape(a, (hq * s, d), q.dtype, out_name), (1, hq, s, d), q.dtype)
+        shape = (*q.shape[:-3], q.shape[-3], s, d) if len(q.shape) == 4 else (1, hq, s, d)
+        return Val(self.raw_reshape(a, (hq * s, d), q.dtype, out_name), shape, q.dtype)
 
     def rotate_half(self, x: Val, out_name: str) -> Val:
         """`concat(-x[..., D/2:], x[..., :D/2])` as x times the signed permutation that does it
@@ -1260,20 +1262,32 @@ def _transpose(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) ->
     if len(real) == 3 and moved == [real[1], real[0], real[2]]:
         im.out(node, _swap_leading(im, x, real, shape, node.output[0]))
         return
-    if real and moved[-1] == real[-1]:  # the last real axis stays last: one exchange (plan.permute)
-        dims = tuple(x.shape[a] for a in real)
-        sub = [real.index(a) for a in moved]
-        full = im.raw_reshape(x.ssa, dims, x.dtype)
-        t = im.emit(
-            g.TransposeOp(full, sub, _tt(tuple(dims[i] for i in sub), x.dtype)),
-            None,
-        )
-        im.out(node, Val(im.raw_reshape(t, collapsed(shape), x.dtype, node.output[0]), shape, x.dtype))
-        return
-    raise im.fail(
-        f"transpose {perm} of {list(x.shape)} is not supported (a 2-D transpose, or any permutation that keeps "
-        "the last axis last, unit axes aside)"
-    )
+    dims = tuple(x.shape[a] for a in real)
+    sub = [real.index(a) for a in moved]  # the permutation of the real axes
+    full = im.raw_reshape(x.ssa, dims, x.dtype)
+    if sub[-1] == len(sub) - 1:  # the last real axis stays last: one exchange (plan.permute)
+        t = _permute(im, full, sub, x.dtype)
+    else:
+        # the last axis moves: bring the new last axis j first (a permute keeping the old last
+        # axis L last), transpose that 2-D view ([j, rest.. L] -> [rest.. L, j]), then move L
+        # to its place (a permute keeping j last)
+        j, last = sub[-1], len(sub) - 1
+        rest = [a for a in sub[:-1] if a != last]
+        a1 = _permute(im, full, [j, *rest, last], x.dtype)
+        n_j = dims[j]
+        t2 = _transpose2d(im, im.raw_reshape(a1, (n_j, math.prod(dims) // n_j), x.dtype), x.dtype)
+        mid = [*rest, last, j]  # axes of t2 (in the original numbering)
+        t3 = im.raw_reshape(t2, tuple(dims[a] for a in mid), x.dtype)
+        t = _permute(im, t3, [mid.index(a) for a in sub], x.dtype)
+    im.out(node, Val(im.raw_reshape(t, collapsed(shape), x.dtype, node.output[0]), shape, x.dtype))
+
+
+def _permute(im: _Importer, v: SSAValue, perm: list[int], dtype: type) -> SSAValue:
+    """`graph.transpose` by `perm` (the last axis kept last), or `v` for the identity."""
+    if perm == sorted(perm):
+        return v
+    dims = tuple(v.type.get_shape())
+    return im.emit(g.TransposeOp(v, perm, _tt(tuple(dims[i] for i in perm), dtype)))
 
 
 def _swap_leading(im: _Importer, x: Val, real: list[int], shape: tuple[int, ...], hint: str) -> Val:
@@ -1489,6 +1503,25 @@ def _gather_view(im: _Importer, node: onnx.NodeProto, data: Val, idx: np.ndarray
     return False
 
 
+@lowering("Expand", since=8)
+def _expand(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """Broadcast to a shape: `ones(shape) * x`, which NumPy-broadcasts x exactly (signed zeros,
+    infinities and NaNs kept); x must be a vector along the last axis or a column, as for any
+    broadcast operand."""
+    _no_attrs(im, attrs)
+    x = _val_input(im, node)
+    spec = tuple(int(d) for d in im.const(node.input[1], "the target shape").reshape(-1))
+    try:
+        shape = tuple(np.broadcast_shapes(x.shape, spec))
+    except ValueError:
+        raise im.fail(f"{list(x.shape)} does not broadcast to {list(spec)}") from None
+    if shape == x.shape or collapsed(shape) == collapsed(x.shape):
+        im.out(node, im.reshape(x, shape, node.output[0]))
+        return
+    ones = np.ones(shape, np.float32)
+    im.out(node, im.binary_values("mul", ones, x, f"{node.output[0]}.ones", node.input[0], node.output[0]))
+
+
 @lowering("Conv")
 def _conv(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     """A 2-D convolution whose stride equals its kernel (a ViT patch embedding): the patches
@@ -1603,8 +1636,11 @@ def _attention(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) ->
         raise im.fail("q, k and v element types differ")
     if k.shape != v.shape:
         raise im.fail(f"k {list(k.shape)} and v {list(v.shape)} differ (distinct value head size not supported)")
-    if q.shape[0] != 1:
-        raise im.fail(f"batch size {q.shape[0]}; only batch 1 is supported")
+    batch = q.shape[0]
+    if batch != 1 and (len(q.shape) != 4 or k.shape[0] != batch):
+        raise im.fail(
+            f"batch size {batch} of 3-D inputs; only batch 1 is supported (4-D inputs fold the batch into the heads)"
+        )
 
     def heads3(x: Val, h: int, tag: str) -> SSAValue:
         if len(x.shape) == 3:
@@ -1619,8 +1655,8 @@ def _attention(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) ->
                 ),
                 f"{tag}.heads",
             )
-        _, hh, s, d = x.shape
-        return im.raw_reshape(x.ssa, (hh, s, d), x.dtype, f"{tag}.heads")
+        b, hh, s, d = x.shape  # a batch folds into the heads (KV head groups stay within a batch)
+        return im.raw_reshape(x.ssa, (b * hh, s, d), x.dtype, f"{tag}.heads")
 
     if len(q.shape) == 3:
         hq, hkv = int(attrs.get("q_num_heads", 0)), int(attrs.get("kv_num_heads", 0))  # type: ignore[arg-type]
@@ -1648,7 +1684,8 @@ def _attention(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) ->
         y = im.emit(g.MergeHeadsOp(a, _tt((s, nq * d), q.dtype)), node.output[0])
         im.out(node, Val(y, (1, s, nq * d), q.dtype))
     else:
-        im.out(node, Val(im.raw_reshape(a, (nq * s, d), q.dtype, node.output[0]), (1, nq, s, d), q.dtype))
+        shape = (batch, nq // batch, s, d)
+        im.out(node, Val(im.raw_reshape(a, (nq * s, d), q.dtype, node.output[0]), shape, q.dtype))
 
 
 @lowering("Gather")

@@ -294,7 +294,9 @@ def _plan_rowwise(p: Planner, op: Operation, index: int) -> None:
 
 def _plan_split_heads(p: Planner, op: graph.SplitHeadsOp, index: int) -> None:
     h, s, d = op.result.type.get_shape()
-    want = p.desired.get(op.result) or plan_type(op.result.type, row_layout((h, s, d), p.target.tiles))
+    want = p.desired.get(op.result)
+    if want is None or want.layout.split[2]:  # head_dim stays whole (the consumer converts)
+        want = plan_type(op.result.type, row_layout((h, s, d), p.target.tiles))
     # the input in the 2-D layout whose head view is the result: the split then moves whole blocks
     x = p.get(op.input, plan_type(op.input.type, plan.heads_2d(want.layout)), op.name)
     r = plan.SplitHeadsOp.create(operands=[x], result_types=[want], attributes=_value(op))
@@ -303,8 +305,8 @@ def _plan_split_heads(p: Planner, op: graph.SplitHeadsOp, index: int) -> None:
 
 def _plan_merge_heads(p: Planner, op: graph.MergeHeadsOp, index: int) -> None:
     x = p.get(op.input, None, op.name)
-    if x.type.layout.partial >= 0:
-        raise DiagnosticException("plan-ops: merge_heads of a partial sum")
+    if x.type.layout.partial >= 0 or x.type.layout.split[2]:  # whole heads, no partial sums
+        x = p.get(op.input, plan_type(op.input.type, row_layout(x.type.layout.shape, p.target.tiles)), op.name)
     r = plan.MergeHeadsOp.create(
         operands=[x],
         result_types=[plan_type(op.result.type, plan.heads_2d(x.type.layout))],
