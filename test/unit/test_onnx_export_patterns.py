@@ -182,3 +182,28 @@ def test_constant_folding_uses_onnxruntime() -> None:
     m = model(nodes, {"x": [1, 8]}, {"y": [1, 8]}, inits, opset=17)
     import_model(m)
     runs(m)
+
+
+@pytest.mark.parametrize("perm", [[2, 1, 0], [0, 2, 1], [1, 2, 0, 3], [3, 0, 2, 1]])
+def test_transposes_that_move_the_last_axis(perm: list[int]) -> None:
+    """permute (last axis kept), a 2-D transpose of that view, permute again."""
+    shape = [2, 3, 4] if len(perm) == 3 else [2, 3, 4, 6]
+    out = [shape[p] for p in perm]
+    m = model([helper.make_node("Transpose", ["x"], ["y"], perm=perm)], {"x": shape}, {"y": out}, opset=17)
+    assert "graph.transpose" in str(import_model(m))
+    runs(m)
+
+
+def test_batched_attention_folds_the_batch_into_the_heads() -> None:
+    b, h, s, d = 2, 2, 8, 16
+    nodes = [
+        helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]),
+        helper.make_node("MatMul", ["q", "kt"], ["sc"]),
+        helper.make_node("Mul", ["sc", "scale"], ["ss"]),
+        helper.make_node("Softmax", ["ss"], ["p"], axis=-1),
+        helper.make_node("MatMul", ["p", "v"], ["y"]),
+    ]
+    shapes = {n: [b, h, s, d] for n in "qkv"}
+    m = model(nodes, shapes, {"y": [b, h, s, d]}, {"scale": np.array(0.25, np.float32)}, opset=17)
+    assert "tensor<4x8x16xf32>" in str(import_model(m))
+    runs(m)
