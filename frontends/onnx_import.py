@@ -130,6 +130,7 @@ class _Importer:
         self.model = model
         self.graph = model.graph
         self.block = Block()
+        self.producer: dict[str, onnx.NodeProto] = {}  # by output name, set in run()
         self.consts: dict[str, np.ndarray] = {i.name: numpy_helper.to_array(i) for i in self.graph.initializer}
         self.initializers = set(self.consts)
         self.consts.update({k: np.asarray(v) for k, v in constants.items()})
@@ -231,8 +232,9 @@ class _Importer:
         self.check_io()
         self.fold_constants()
         self.refine_shapes()
+        self.producer = {o: n for n in self.graph.node for o in n.output if o}
         view = GraphView(
-            producer={o: n for n in self.graph.node for o in n.output if o},
+            producer=self.producer,
             consumers=self.consumer_map(),
             consts=self.consts,
             outputs={o.name for o in self.graph.output},
@@ -534,15 +536,18 @@ class _Importer:
             raise self.fail(f"attention {what} is a constant")
         if seq_major:
             s, h, d = x.shape[-3:]
-            flat = self.raw_reshape(x.ssa, (s, h * d), x.dtype)
-            return self.emit(
-                g.SplitHeadsOp.create(
-                    operands=[flat], result_types=[_tt((h, s, d), x.dtype)], attributes={"heads": IntegerAttr(h, i64)}
-                )
-            )
+            return self.split_heads(self.raw_reshape(x.ssa, (s, h * d), x.dtype), h, x.dtype)
         h, s, d = x.shape[-3:]
         lead = math.prod(x.shape[:-3])  # a batch folds into the heads
         return self.raw_reshape(x.ssa, (lead * h, s, d), x.dtype)
+
+    def split_heads(self, v: SSAValue, heads: int, dtype: type, hint: str | None = None) -> SSAValue:
+        """`graph.split_heads` of a `[S, H*D]` value into `[H, S, D]`."""
+        s, hd = v.type.get_shape()
+        t = _tt((heads, s, hd // heads), dtype)
+        return self.emit(
+            g.SplitHeadsOp.create(operands=[v], result_types=[t], attributes={"heads": IntegerAttr(heads, i64)}), hint
+        )
 
     def attention(self, q: Val, k: Val | np.ndarray, v: Val | np.ndarray, attrs: dict, out_name: str) -> Val:
         """The matched chain (`onnx_attention.match_attention`) as one `graph.attention`."""
@@ -556,7 +561,7 @@ class _Importer:
         at["scale"] = FloatAttr(float(attrs["scale"]), f64)  # type: ignore[arg-type]
         a = self.emit(g.AttentionOp.create(operands=[qh, kh, vh], result_types=[qh.type], attributes=at), out_name)
         hq, s, d = qh.type.get_shape()
-        shape = (*q.shape[:-3], q.shape[-3], s, d) if len(q.shape) == 4 else (1, hq, s, d)
+        shape = q.shape if len(q.shape) == 4 else (1, hq, s, d)
         return Val(self.raw_reshape(a, (hq * s, d), q.dtype, out_name), shape, q.dtype)
 
     def rotate_half(self, x: Val, out_name: str) -> Val:
@@ -1300,13 +1305,7 @@ def _swap_leading(im: _Importer, x: Val, real: list[int], shape: tuple[int, ...]
     if tuple(src.type.get_shape()) == (a, b, c):
         y = im.emit(g.MergeHeadsOp(src, _tt((b, a * c), x.dtype)), hint)
     else:
-        flat = im.raw_reshape(x.ssa, (a, b * c), x.dtype)
-        y = im.emit(
-            g.SplitHeadsOp.create(
-                operands=[flat], result_types=[_tt((b, a, c), x.dtype)], attributes={"heads": IntegerAttr(b, i64)}
-            ),
-            hint,
-        )
+        y = im.split_heads(im.raw_reshape(x.ssa, (a, b * c), x.dtype), b, x.dtype, hint)
     return Val(im.raw_reshape(y, collapsed(shape), x.dtype, hint), shape, x.dtype)
 
 
@@ -1388,7 +1387,7 @@ def _split_sizes(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object], 
 def _matmul_source(im: _Importer, name: str) -> tuple[Val, np.ndarray, np.ndarray | None] | None:
     """A value computed as `lhs @ W (+ bias)` with W (and bias) constant, seen through reshapes
     that keep its last axis: (lhs, W, bias)."""
-    producer = {o: n for n in im.graph.node for o in n.output}
+    producer = im.producer
     last = im.static_shapes.get(name, (None,))[-1]
     bias = None
     while True:
@@ -1431,7 +1430,7 @@ def _column_window(im: _Importer, name: str) -> tuple[Val, np.ndarray, np.ndarra
     through view nodes (reshapes, transposes, squeezes, constant-index gathers, splits, slices):
     (lhs, W, bias, lo, hi). Found by replaying the view chain on the source's element indices,
     so any chain that picks whole rows' column ranges is recognised, and nothing else."""
-    producer = {o: n for n in im.graph.node for o in n.output}
+    producer = im.producer
     chain, cur = [], name
     while True:
         src = _matmul_source(im, cur) if cur != name else None
@@ -1647,14 +1646,7 @@ def _attention(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) ->
             _, s, hd = x.shape
             if h <= 0 or hd % h:
                 raise im.fail(f"{h} heads do not divide {hd}")
-            return im.emit(
-                g.SplitHeadsOp.create(
-                    operands=[x.ssa],
-                    result_types=[_tt((h, s, hd // h), x.dtype)],
-                    attributes={"heads": IntegerAttr(h, i64)},
-                ),
-                f"{tag}.heads",
-            )
+            return im.split_heads(x.ssa, h, x.dtype, f"{tag}.heads")
         b, hh, s, d = x.shape  # a batch folds into the heads (KV head groups stay within a batch)
         return im.raw_reshape(x.ssa, (b * hh, s, d), x.dtype, f"{tag}.heads")
 
