@@ -10,7 +10,8 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects.layout import Layout
 from ipu.target import Target
-from ipu.transforms.plan_layouts import GemmLayouts, gemm_layouts
+from ipu.transforms.plan_cost import fragments
+from ipu.transforms.plan_layouts import GemmLayouts, drop_align, gemm_layouts
 
 MEMORY_FRACTION = 0.85  # of data memory, per-op working-set budget; place-storage checks what is really live
 WEIGHT_FRACTION = 0.12  # tile memory for weights kept resident in their consumer's (replicated) layout
@@ -58,8 +59,14 @@ def gemm_candidate(
     head: int,
     a_current: Layout | None,
     grid: tuple[int, int, int],
+    r_want: Layout | None = None,
 ) -> GemmChoice:
-    """One (pm, pn, pk) grid priced: cycles (compute, exchange, reduce) and working set per tile."""
+    """One (pm, pn, pk) grid priced: cycles (compute, exchange, reduce) and working set per tile.
+
+    `r_want` (the layout the result's consumer reads it in, when the graph says) adds the
+    conversion of the result into it, fragments included: a grid whose output is cut into many
+    column blocks pays for the gather a norm or softmax after it needs. (The lhs side is priced
+    by its words only: its producer often takes the layout this op asks for.)"""
     pm, pn, pk = grid
     lays = gemm_layouts(m, k, n, pm, pn, pk, head, b_moves)
     (bm, bk), bn = lays.a.block, lays.b.block[1]
@@ -69,6 +76,10 @@ def gemm_candidate(
     # peak of the gemm step (a, b, partial) and the reduce step (partial, staging, result)
     work = max(a + b + p, 2 * p + lays.result.block_elements * esize if pk > 1 else 0)
     exch = (a // 4 if a_moves_here else 0) + (b // 4 if b_moves else 0)
+    if r_want is not None and drop_align(lays.result) != drop_align(r_want):
+        words = math.ceil(r_want.block_elements * esize / 4)
+        exch += words + fragments(lays.result, r_want) * target.exchange["fragment_cycles"]
+        exch += target.phase_overhead_cycles()
     cyc = target.amp_matmul_cycles(bm, bk, bn)
     phases = int(a_moves_here or b_moves)
     if pk > 1:
@@ -101,13 +112,14 @@ def gemm_candidates(
     b_moves: bool = False,
     head: int = 1,
     a_current: Layout | None = None,
+    r_want: Layout | None = None,
 ) -> list[GemmChoice]:
     """Every (pm, pn, pk) grid with its estimated cycles and working set per tile.
 
     `a_moves` says the lhs exists already (in `a_current` if given: a candidate whose lhs layout
     equals it needs no exchange); `b_moves` says the rhs must be exchanged into place."""
     return [
-        gemm_candidate(m, k, n, esize, a_moves, target, b_moves, head, a_current, g)
+        gemm_candidate(m, k, n, esize, a_moves, target, b_moves, head, a_current, g, r_want)
         for g in gemm_grids(m, k, n, target.tiles, head)
     ]
 
@@ -125,10 +137,11 @@ def choose_gemm(
     reserved: int = 0,
     rank: int = 0,
     counts: list[int] | None = None,
+    r_want: Layout | None = None,
 ) -> GemmChoice:
     """The `rank`-th cheapest candidate whose working set fits beside `reserved` bytes live
     elsewhere (rank 0: the cheapest); `counts` receives how many fit."""
-    cands = gemm_candidates(m, k, n, esize, a_moves, target, b_moves, head, a_current)
+    cands = gemm_candidates(m, k, n, esize, a_moves, target, b_moves, head, a_current, r_want)
     budget = op_budget(target, reserved)
     fits = [c for c in cands if c.bytes_per_tile <= budget]
     if not fits:

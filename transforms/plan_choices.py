@@ -80,7 +80,9 @@ def resolve_matmul(ctx: MatmulContext, attr: plan.ChoiceAttr, t: Target) -> Matm
         )
 
     def price(b_moves: bool) -> GemmChoice:
-        return gemm_candidate(ctx.m, ctx.k, ctx.n, ctx.esize, ctx.a_moves, t, b_moves, 1, ctx.a_current, gemm)
+        return gemm_candidate(
+            ctx.m, ctx.k, ctx.n, ctx.esize, ctx.a_moves, t, b_moves, 1, ctx.a_current, gemm, ctx.r_want
+        )
 
     gemm = (grid[0], grid[1], grid[2])
 

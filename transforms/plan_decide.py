@@ -54,7 +54,9 @@ class CostChooser:
         m, k, n, es = ctx.m, ctx.k, ctx.n, ctx.esize
         counts: list[int] = []
         try:
-            c = choose_gemm(m, k, n, es, ctx.a_moves, t, ctx.b_moves, 1, ctx.a_current, ctx.reserved, rank, counts)
+            c = choose_gemm(
+                m, k, n, es, ctx.a_moves, t, ctx.b_moves, 1, ctx.a_current, ctx.reserved, rank, counts, ctx.r_want
+            )
         except DiagnosticException as no_fit:
             return _serial(ctx, t, ctx.reserved, no_fit)
         fetch = False
@@ -65,7 +67,7 @@ class CostChooser:
             reserved = ctx.reserved + ctx.home_bytes
             counts.clear()
             try:
-                c = choose_gemm(m, k, n, es, ctx.a_moves, t, True, 1, ctx.a_current, reserved, rank, counts)
+                c = choose_gemm(m, k, n, es, ctx.a_moves, t, True, 1, ctx.a_current, reserved, rank, counts, ctx.r_want)
             except DiagnosticException as no_fit:
                 return _serial(ctx, t, reserved, no_fit)
         self.counts[ctx.index] = counts[-1] if counts else 1

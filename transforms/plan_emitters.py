@@ -55,6 +55,7 @@ def _plan_matmul(p: Planner, op: graph.MatmulOp, index: int) -> None:
         p.resident,
         op.rhs in p.params and not p.has(op.rhs),
         math.ceil(k * n / p.target.tiles) * esize,
+        _consumer_layout(p, op.result),
     )
     mp = p.chooser.matmul(ctx, p.target)
     if mp.serial is not None:
@@ -89,6 +90,35 @@ def _plan_matmul(p: Planner, op: graph.MatmulOp, index: int) -> None:
         g.name_hint = f"{op.result.name_hint or 'mm'}_partial"
         g = p.emit(plan.ReduceOp(g, plan_type(op.result.type, lays.result), _name(op))).results[0]
     p.set(op.result, g)
+
+
+ROWWISE = (graph.LayerNormOp, graph.RmsNormOp, graph.SoftmaxOp)
+
+
+def _consumer_layout(p: Planner, v: SSAValue, depth: int = 3) -> Layout | None:
+    """The layout a consumer of `v` will convert it to, looking through elementwise ops that
+    keep their lhs's layout: whole rows for a norm or softmax (`_plan_rowwise`), the lhs's layout
+    when `v` is the rhs of a binary op whose lhs is planned. None when the graph does not say."""
+    shape = tuple(v.type.get_shape())
+    for use in v.uses:
+        op = use.operation
+        if isinstance(op, ROWWISE) and use.index == 0:
+            return row_layout(shape, p.target.tiles)
+        if isinstance(op, graph.ElementwiseUnaryOp) and depth:
+            want = _consumer_layout(p, op.results[0], depth - 1)
+        elif isinstance(op, graph._Binary) and tuple(op.results[0].type.get_shape()) == shape:
+            lhs = op.operands[0]
+            if use.index == 1 and lhs is not v and p.has(lhs):
+                want = p.current[lhs].type.layout
+            elif use.index == 0 and depth:
+                want = _consumer_layout(p, op.results[0], depth - 1)
+            else:
+                want = None
+        else:
+            want = None
+        if want is not None and want.shape == shape:
+            return want
+    return None
 
 
 def _emit_serial_gemm(p: Planner, op: graph.MatmulOp, index: int, c: SerialChoice) -> None:

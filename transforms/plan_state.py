@@ -47,6 +47,7 @@ class MatmulContext:
     resident: int  # bytes per tile of weights kept resident so far
     weight: bool  # the rhs is a parameter not yet placed: resident or fetched is a choice
     home_bytes: int  # per tile, a fetched weight's distributed home
+    r_want: Layout | None = None  # the layout the result's consumer will read it in, if known
 
 
 @dataclass(frozen=True)

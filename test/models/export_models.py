@@ -123,6 +123,11 @@ def gpt2_block(scale: str):
     return B().eval()
 
 
+def _bert_vocab(scale: str) -> int:
+    """BERT-base's WordPiece vocabulary at full scale."""
+    return 30522 if scale == "full" else _dims(scale)["vocab"]
+
+
 def bert(scale: str):
     from transformers import BertConfig, BertModel
 
@@ -132,7 +137,7 @@ def bert(scale: str):
         num_attention_heads=k["heads"],
         num_hidden_layers=k["layers"],
         intermediate_size=k["ffn"],
-        vocab_size=k["vocab"],
+        vocab_size=_bert_vocab(scale),
         max_position_embeddings=max(SEQ, 512),
         attn_implementation="eager",
     )
@@ -243,7 +248,7 @@ def _image(scale: str):
 ZOO: dict[str, Spec] = {
     "gpt2_lm": Spec(gpt2_lm, lambda s: {"input_ids": _ids(s, _dims(s)["vocab"])}),
     "gpt2_block": Spec(gpt2_block, lambda s: {"hidden": _hidden(s, _dims(s)["d"])}),
-    "bert": Spec(bert, lambda s: {"input_ids": _ids(s, _dims(s)["vocab"])}),
+    "bert": Spec(bert, lambda s: {"input_ids": _ids(s, _bert_vocab(s))}),
     "llama": Spec(llama, lambda s: {"input_ids": _ids(s, _dims(s)["vocab"])}),
     "llama_layer": Spec(llama_layer, lambda s: {"hidden": _hidden(s, _dims(s)["d"])}),
     "qwen2": Spec(qwen2, lambda s: {"input_ids": _ids(s, _dims(s)["vocab"])}),
