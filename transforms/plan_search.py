@@ -1,11 +1,13 @@
 """Whole-graph plan search: a beam over the ops that have a choice, Pareto-pruned, K finalists.
 
 Each decision point is an op with several fitting candidates (matmul grids, attention grids).
-A state is a partial assignment of candidate ranks; every state is completed greedily by
-`plan-decide` (each undecided op takes its cheapest fitting candidate), materialized in the
-same walk, and priced from the emitted plan by `plan_cost.estimate`. After each decision point
-the beam keeps the states no other state dominates (cycles, exchange cycles, memory peaks, row
-bytes), best cycles first.
+Points that are the same op on the same types feeding the same kinds of op (the layers of a
+transformer: one decision for all twelve query projections) are decided together, so the
+search grows with the kinds of op, not with depth. A state is a partial assignment of candidate
+ranks; every state is completed greedily by `plan-decide` (each undecided op takes its cheapest
+fitting candidate), materialized in the same walk, and priced from the emitted plan by
+`plan_cost.estimate`. After each decision group the beam keeps the states no other state
+dominates (cycles, exchange cycles, memory peaks, row bytes), best cycles first.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from xdsl.dialects import builtin, func
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, StringAttr
 from xdsl.utils.exceptions import DiagnosticException
 
-from ipu.dialects import plan
+from ipu.dialects import graph, plan
 from ipu.target import Target
 from ipu.transforms.log import log_event
 from ipu.transforms.plan_cost import PlanMetrics, dominates, estimate
@@ -59,6 +61,20 @@ def _front(cands: list[Candidate], width: int) -> list[Candidate]:
     return sorted(keep, key=lambda c: c.metrics.pareto_key())
 
 
+def decision_groups(graph_f: func.FuncOp, points: list[int]) -> list[list[int]]:
+    """The decision points (op indices, pre-order as `plan_body` numbers them) grouped by what
+    the op is: its name, operand and result types, and the kinds of op that read its result;
+    in order of each group's first point."""
+    ops = [o for o in graph_f.body.walk() if not isinstance(o, func.ReturnOp | graph.YieldOp)]
+    groups: dict[tuple[object, ...], list[int]] = {}
+    for d in points:
+        op = ops[d]
+        readers = tuple(sorted({u.operation.name for r in op.results for u in r.uses}))
+        key = (op.name, tuple(str(v.type) for v in op.operands), tuple(str(r.type) for r in op.results), readers)
+        groups.setdefault(key, []).append(d)
+    return list(groups.values())
+
+
 def search(graph_f: func.FuncOp, t: Target, finalists: int, beam: int, candidates: int) -> list[Candidate]:
     """K finalists for one graph function (the cheapest first)."""
     t0 = time.perf_counter()
@@ -70,11 +86,12 @@ def search(graph_f: func.FuncOp, t: Target, finalists: int, beam: int, candidate
     states = [first]
     evaluated = 1
     points = sorted(first.decisions)
-    for d in points:
+    groups = decision_groups(graph_f, points)
+    for group in groups:
         grown: list[Candidate] = list(states)
         for s in states:
-            for rank in range(1, min(candidates, s.decisions.get(d, 1))):
-                c = _plan(graph_f, t, {**s.choices, d: rank})
+            for rank in range(1, min(candidates, min(s.decisions.get(d, 1) for d in group))):
+                c = _plan(graph_f, t, {**s.choices, **dict.fromkeys(group, rank)})
                 evaluated += 1
                 if c is not None:
                     grown.append(c)
@@ -83,6 +100,7 @@ def search(graph_f: func.FuncOp, t: Target, finalists: int, beam: int, candidate
     log_event(
         "searched operator plans",
         decision_points=len(points),
+        decision_groups=len(groups),
         evaluated=evaluated,
         finalists=len(kept),
         elapsed_ms=int((time.perf_counter() - t0) * 1000),
