@@ -131,7 +131,11 @@ def as_2d(shape: tuple[int, ...]) -> tuple[int, int]:
 
 def _ranges(lay: Layout) -> list[np.ndarray]:
     """Per axis: [parts, 2] array of logical [lo, hi)."""
-    return [np.array([lay.extent(a, p) for p in range(lay.parts(a))], np.int64) for a in range(len(lay.shape))]
+    out = []
+    for a, n in enumerate(lay.shape):
+        lo = np.minimum(np.arange(lay.parts(a), dtype=np.int64) * lay.block_size(a), n)
+        out.append(np.stack([lo, np.minimum(lo + lay.block_size(a), n)], axis=1))
+    return out
 
 
 def _strides(shape: tuple[int, ...]) -> tuple[int, ...]:

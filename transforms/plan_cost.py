@@ -12,6 +12,7 @@ Every figure is derived from the layouts the plan will emit (principle 2):
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -86,6 +87,7 @@ def _bytes(v: SSAValue) -> int:
     return v.type.layout.block_elements * _esize(v.type)
 
 
+@functools.lru_cache(maxsize=4096)
 def fragments(src: Layout, dst: Layout, perm: tuple[int, ...] | None = None) -> int:
     """Source blocks overlapping one destination block (the worst one): incoming fragments."""
     s_shape, _, s_ranges, _ = _lift(src)

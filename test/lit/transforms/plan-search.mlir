@@ -151,7 +151,7 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 // SELECT-NOT:   func.func
 
 // LOG:      planned operation op=1 name=graph.matmul grid=4x4x1 weight=resident
-// LOG:      searched operator plans decision_points=1 evaluated=3 finalists=3
+// LOG:      searched operator plans decision_points=1 decision_groups=1 evaluated=3 finalists=3
 // LOG-NEXT: retained operator-plan finalist finalist=0 values=3 operations=2 estimated_cycles={{[1-9][0-9]*}} estimated_exchange_cycles=0 exchange_row_bytes=0 peak_standard_bytes={{[1-9][0-9]*}} peak_interleaved_bytes={{[1-9][0-9]*}} peak_total_bytes={{[1-9][0-9]*}} maximum_standard_allocation_bytes=0 active_tile_counts={16} padding_group_counts={} conversion_sources=[]
 // LOG-NEXT: retained operator-plan finalist finalist=1
 // LOG-NEXT: retained operator-plan finalist finalist=2
@@ -166,9 +166,9 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 // LOG:      selected physically scheduled operator-plan finalist selected=0
 // Few heads: three attention grids; many heads: one.
 // LOG:      planned operation op=0 name=graph.attention form=materialized grid=1x1x4x4
-// LOG:      searched operator plans decision_points=1 evaluated=3 finalists=3
+// LOG:      searched operator plans decision_points=1 decision_groups=1 evaluated=3 finalists=3
 // LOG:      planned operation op=0 name=graph.attention form=materialized grid=16x1x1x1
-// LOG:      searched operator plans decision_points=1 evaluated=1 finalists=1
+// LOG:      searched operator plans decision_points=1 decision_groups=1 evaluated=1 finalists=1
 // @main: the conversion is named in every finalist's metrics.
 // LOG:      retained operator-plan finalist finalist=0 values=6 operations=5 {{.*}} conversion_sources=[graph.matmul]
 // LOG-NEXT: retained operator-plan finalist finalist=1 values=6 operations=5 {{.*}} conversion_sources=[graph.matmul]
