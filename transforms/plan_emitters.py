@@ -284,6 +284,17 @@ def _plan_reshape(p: Planner, op: graph.ReshapeOp, index: int) -> None:
     p.set(op.result, p.emit(res).results[0])
 
 
+def _rotated_rows(p: Planner, shape: tuple[int, ...]) -> Layout:
+    """Whole rows per tile on the next tile range in turn: were every norm's and softmax's
+    gather to land on tiles [0, rows), those tiles' exchange code (a family per source block)
+    and replicated norm vectors would grow with the model's depth."""
+    lay = row_layout(shape, p.target.tiles)
+    slots = max(1, p.target.tiles // lay.tiles)
+    first = p.row_turn % slots * lay.tiles
+    p.row_turn += 1
+    return Layout(lay.shape, lay.grid, lay.split, lay.partial, first, lay.align)
+
+
 def _plan_rowwise(p: Planner, op: Operation, index: int) -> None:
     x_val = op.operands[0]
     rank = len(x_val.type.get_shape())
@@ -292,7 +303,7 @@ def _plan_rowwise(p: Planner, op: Operation, index: int) -> None:
     x = p.get(x_val, None, op.name)
     lay = x.type.layout
     if lay.partial >= 0 or lay.split[-1]:
-        lay = row_layout(lay.shape, p.target.tiles)
+        lay = _rotated_rows(p, lay.shape)
         x = p.get(x_val, plan_type(x_val.type, lay), op.name)
     params = []
     attrs: dict[str, Attribute] = _value(op)

@@ -109,6 +109,7 @@ class Planner:
     attention: dict[Operation, AttentionChoice] = field(default_factory=dict)
     resident: int = 0  # bytes per tile of weights kept in their consumer's layout
     gemms: int = 0
+    row_turn: int = 0  # rowwise ops given a rotated row layout so far (`plan_emitters._rotated_rows`)
     index_of: dict[Operation, int] = field(default_factory=dict)
     uses_left: dict[SSAValue, int] = field(default_factory=dict)  # graph uses not yet planned
 
