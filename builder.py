@@ -407,7 +407,9 @@ class GraphBuilder:
             raise self._error(op_name, name, f"causal attention needs equal query and key lengths ({qs[1]} vs {ks[1]})")
         if form not in g.ATTENTION_FORMS:
             raise self._error(op_name, name, f"form {form!r} is not one of {g.ATTENTION_FORMS}")
-        if bias is not None and (len(_shape(bias)) != 3 or _shape(bias)[0] not in (1, qs[0]) or _shape(bias)[1:] != (qs[1], ks[1])):
+        if bias is not None and (
+            len(_shape(bias)) != 3 or _shape(bias)[0] not in (1, qs[0]) or _shape(bias)[1:] != (qs[1], ks[1])
+        ):
             raise self._error(op_name, name, f"bias {_shape(bias)} is not [{qs[0]} or 1, {qs[1]}, {ks[1]}]")
         self._same_dtype(op_name, name, q, k, v, *([] if bias is None else [bias]))
         operands = [q, k, v] if bias is None else [q, k, v, bias]

@@ -522,7 +522,9 @@ class MapAttention(RewritePattern):
             new_ops += [km, vm]
             bw = []
             if bias:  # this window's keys of each tile's bias rows (a copy on the tile)
-                bwin = Layout((b_l.shape[0], s, wk), st_l.grid, (b_l.split[0], (2,), ()), -1, st_l.first_tile, b_l.align)
+                bwin = Layout(
+                    (b_l.shape[0], s, wk), st_l.grid, (b_l.split[0], (2,), ()), -1, st_l.first_tile, b_l.align
+                )
                 bt = tilemap.BufferType(bwin.block, op.bias.type.tensor.element_type, *grid_t, "standard")
                 bm = _move(ins[3], bt, b_l, bwin, "attention bias window", offset=(0, 0, t0))
                 bw = [_named(bm, f"{name}_bias{t0}")]

@@ -234,10 +234,7 @@ def attention_candidates(
             )
             exch = (qr * d * esize + 2 * kr * d * esize + (pk - 1) * ob * (d + 2) * 4) // 4 + 2 * over
             cyc = (
-                update(qr, kr, d)
-                + target.attention_combine_cycles(pk, ob, d)
-                + target.fill_cycles(qr * (d + 2))
-                + exch
+                update(qr, kr, d) + target.attention_combine_cycles(pk, ob, d) + target.fill_cycles(qr * (d + 2)) + exch
             )
             cands.append(AttentionChoice(form, (hkv, g, pq, pk), qr, ob, kr, cyc, mem))
     else:
