@@ -508,7 +508,8 @@ class _Importer:
         if not isinstance(x, Val):
             raise self.fail("fused pattern over a constant")
         if f.kind == "attention":
-            return self.attention(x, *(self.get(n) for n in f.more), f.attrs, out_name)
+            k, v, *biases = (self.get(n) for n in f.more)
+            return self.attention(x, k, v, f.attrs, out_name, biases)
         if f.kind == "rotate_half":
             return self.rotate_half(x, out_name)
         if f.kind in ("silu", "rsqrt"):
@@ -549,7 +550,15 @@ class _Importer:
             g.SplitHeadsOp.create(operands=[v], result_types=[t], attributes={"heads": IntegerAttr(heads, i64)}), hint
         )
 
-    def attention(self, q: Val, k: Val | np.ndarray, v: Val | np.ndarray, attrs: dict, out_name: str) -> Val:
+    def attention(
+        self,
+        q: Val,
+        k: Val | np.ndarray,
+        v: Val | np.ndarray,
+        attrs: dict,
+        out_name: str,
+        biases: Sequence[Val | np.ndarray] = (),
+    ) -> Val:
         """The matched chain (`onnx_attention.match_attention`) as one `graph.attention`."""
         qh, vh = self.heads(q, "query"), self.heads(v, "value")
         kh = self.heads(k, "key", bool(attrs.get("k_seq_major")))
@@ -559,10 +568,67 @@ class _Importer:
         if attrs.get("causal"):
             at["causal"] = UnitAttr()
         at["scale"] = FloatAttr(float(attrs["scale"]), f64)  # type: ignore[arg-type]
-        a = self.emit(g.AttentionOp.create(operands=[qh, kh, vh], result_types=[qh.type], attributes=at), out_name)
+        consts = list(attrs.get("bias_consts", ()))  # type: ignore[call-overload]
+        runtime = list(zip(biases, attrs.get("bias_runtime", ()), strict=True))  # type: ignore[call-overload]
+        bias = self.attention_bias(consts, runtime, qh, kh, q.shape[0] if len(q.shape) == 4 else 1, q.dtype)
+        operands = [qh, kh, vh] if bias is None else [qh, kh, vh, bias]
+        a = self.emit(g.AttentionOp.create(operands=operands, result_types=[qh.type], attributes=at), out_name)
         hq, s, d = qh.type.get_shape()
         shape = q.shape if len(q.shape) == 4 else (1, hq, s, d)
         return Val(self.raw_reshape(a, (hq * s, d), q.dtype, out_name), shape, q.dtype)
+
+    def attention_bias(
+        self,
+        consts: list[tuple[str, np.ndarray, float]],
+        runtime: list[tuple[Val | np.ndarray, float]],
+        qh: SSAValue,
+        kh: SSAValue,
+        batch: int,
+        dtype: type,
+    ) -> SSAValue | None:
+        """The additive attention bias `graph.attention` takes, [heads or 1, S, Sk] with the
+        batch folded into the heads like q's: the sum of the constant terms (each times the
+        scale between it and the softmax) and of the terms computed at run time (which must
+        cover every query row and key, per head or shared). A lone constant term is declared
+        once however many attentions add it (T5 shares its position bias between layers)."""
+        nh, s, _ = qh.type.get_shape()
+        sk = kh.type.get_shape()[1]
+        terms: list[SSAValue] = []
+        for x, after in runtime:
+            if not isinstance(x, Val):
+                raise self.fail("an attention bias folded to a constant after matching")
+            sh = (1,) * (4 - len(x.shape)) + tuple(x.shape)
+            if len(sh) != 4 or sh[2:] != (s, sk) or math.prod(sh[:2]) not in (1, nh) or sh[0] not in (1, batch):
+                raise self.fail(
+                    f"an attention bias computed at run time of shape {list(x.shape)}: only [..., {s}, {sk}] biases "
+                    f"per head ({nh} with the batch) or shared by all heads are supported"
+                )
+            if x.dtype != dtype:
+                raise self.fail("the attention bias's element type differs from the query's")
+            y = self.raw_reshape(x.ssa, (math.prod(sh[:2]), s, sk), dtype)
+            if after != 1.0:
+                y = self.scale(Val(y, (math.prod(sh[:2]), s, sk), dtype), after, None).ssa
+            terms.append(y)
+        hb = max((t.type.get_shape()[0] for t in terms), default=1)
+        if consts:
+            full = np.zeros((1, 1, s, sk), np.float32)
+            for _, m, after in consts:
+                full = full + np.float32(after) * m.astype(np.float32)
+            hb = nh if math.prod(full.shape[:2]) > 1 else hb
+            arr = np.broadcast_to(full, (batch, nh // batch, s, sk) if hb == nh else (1, 1, s, sk))
+            name = consts[0][0] if len(consts) == 1 and consts[0][2] == 1.0 else f"{self.node_label}_bias"
+            key = (f"{name}#attention_bias", (hb, s, sk), dtype)
+            if key not in self.param_cache:
+                self.param_cache[key] = self.param(arr.reshape(hb, s, sk), dtype, (hb, s, sk), name)
+            terms.insert(0, self.param_cache[key])
+        if any(t.type.get_shape()[0] != hb for t in terms):
+            raise self.fail("attention bias terms computed at run time are shared by all heads, others per head")
+        if not terms:
+            return None
+        acc = terms[0]
+        for t in terms[1:]:
+            acc = self.emit(g.AddOp(acc, t, acc.type))
+        return acc
 
     def rotate_half(self, x: Val, out_name: str) -> Val:
         """`concat(-x[..., D/2:], x[..., :D/2])` as x times the signed permutation that does it
