@@ -74,7 +74,7 @@ def _strip_scale(v: GraphView, name: str) -> tuple[str, float]:
         name, scale = f[0], scale * f[1]
 
 
-def _mask_kind(m: np.ndarray, s: int, sk: int, visible_is_true: bool | None) -> str | None:
+def mask_kind(m: np.ndarray, s: int, sk: int, visible_is_true: bool | None) -> str | None:
     """ "none" | "causal" for a constant mask broadcast over [.., s, sk]; None when neither.
 
     `visible_is_true` None: an additive mask (0 visible, <= MASKED hidden); True/False: a bool
@@ -179,7 +179,8 @@ def match_attention(v: GraphView, root: onnx.NodeProto) -> Fused | None:
     guarded = _nan_guard(v, p_name) != p_name  # fully masked rows (NaN) become 0
     p_name = _skip(v, _nan_guard(v, p_name), "Cast", "Identity")
     sm = v.node(p_name, "Softmax")
-    if sm is None or not v.private(p_name) or out is None or len(out) != 4:
+    only_guard = guarded and len(v.consumers.get(p_name, [])) == 2 and p_name not in v.outputs  # IsNaN, Where
+    if sm is None or not (v.private(p_name) or only_guard) or out is None or len(out) != 4:
         return None
     ps = v.shapes.get(p_name)
     axis = next((a.i for a in sm.attribute if a.name == "axis"), -1 if v.opset >= 13 else 1)
@@ -215,7 +216,7 @@ def match_attention(v: GraphView, root: onnx.NodeProto) -> Fused | None:
                 runtime.append((m, scale))
                 name = x
                 continue
-            kind = _mask_kind(v.consts[m], s, sk, None)
+            kind = mask_kind(v.consts[m], s, sk, None)
             if kind is None:
                 consts.append((m, v.consts[m], scale))
         elif n.op_type == "Where":
@@ -225,10 +226,10 @@ def match_attention(v: GraphView, root: onnx.NodeProto) -> Fused | None:
             fill_a, fill_b = v.scalar(a), v.scalar(b)
             if fill_b is not None and fill_b <= MASKED and a not in v.consts:
                 x, visible, fill = a, v.consts[cond].astype(bool), fill_b
-                kind = _mask_kind(v.consts[cond], s, sk, True)
+                kind = mask_kind(v.consts[cond], s, sk, True)
             elif fill_a is not None and fill_a <= MASKED and b not in v.consts:
                 x, visible, fill = b, ~v.consts[cond].astype(bool), fill_a
-                kind = _mask_kind(v.consts[cond], s, sk, False)
+                kind = mask_kind(v.consts[cond], s, sk, False)
             else:
                 return refuse("a Where that is not a constant mask")
             if kind is None:  # the replaced scores as an additive mask: 0 visible, the fill hidden
@@ -284,4 +285,4 @@ def match_attention(v: GraphView, root: onnx.NodeProto) -> Fused | None:
     return Fused("attention", q_name, attrs, (k_name, v_src, *(r for r, _ in runtime)))
 
 
-__all__ = ["match_attention"]
+__all__ = ["mask_kind", "match_attention"]

@@ -44,7 +44,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import graph as g
-from ipu.frontends.onnx_attention import match_attention
+from ipu.frontends.onnx_attention import mask_kind, match_attention
 from ipu.frontends.onnx_fold import evaluate_node
 from ipu.frontends.onnx_patterns import MATCHERS, Fused, GraphView
 
@@ -606,8 +606,9 @@ class _Importer:
             if x.dtype != dtype:
                 raise self.fail("the attention bias's element type differs from the query's")
             y = self.raw_reshape(x.ssa, (math.prod(sh[:2]), s, sk), dtype)
-            if after != 1.0:
-                y = self.scale(Val(y, (math.prod(sh[:2]), s, sk), dtype), after, None).ssa
+            if after != 1.0:  # the scale between this term and the softmax
+                k = self.param(np.array(after), dtype, y.type.get_shape(), f"{self.node_label}_bias_scale")
+                y = self.emit(g.MulOp(y, k, y.type))
             terms.append(y)
         hb = max((t.type.get_shape()[0] for t in terms), default=1)
         if consts:
@@ -1684,6 +1685,42 @@ def _concat(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> No
     im.out(node, im.reshape(Val(acc.ssa, (rows_out, cols_out), like.dtype), out_shape, node.output[0]))
 
 
+def _attention_mask(
+    im: _Importer, name: str, causal: bool, qh: SSAValue, kh: SSAValue, batch: int, dtype: type
+) -> tuple[bool, SSAValue | None]:
+    """The Attention op's `attn_mask` as (causal, additive bias): a bool mask keeps the keys
+    where it is true (the others -inf), a float mask is added to the scaled scores; a mask
+    shorter than the keys hides the rest. A constant all-visible mask is no bias, a constant
+    causal one the causal flag; a float mask may also be computed at run time. (Rows with every
+    key hidden give 0, as onnxruntime's Attention does.)"""
+    s, sk = qh.type.get_shape()[1], kh.type.get_shape()[1]
+    m = im.get(name)
+    if isinstance(m, Val):
+        return causal, im.attention_bias([], [(m, 1.0)], qh, kh, batch, dtype)
+    if m.dtype != np.bool_ and not np.issubdtype(m.dtype, np.floating):
+        raise im.fail(f"attn_mask '{name}' has element type {m.dtype}; bool or float expected")
+    if m.ndim < 2 or m.ndim > 4:
+        raise im.fail(f"attn_mask '{name}' of rank {m.ndim}; rank 2 to 4 expected")
+    if m.shape[-1] > sk:
+        raise im.fail(f"attn_mask '{name}' has {m.shape[-1]} keys, more than the {sk} keys")
+    pad = [(0, 0)] * (m.ndim - 1) + [(0, sk - m.shape[-1])]
+    if m.dtype == np.bool_:
+        m = np.pad(m, pad, constant_values=False)
+        add = np.where(m, np.float32(0), np.float32(-np.inf))
+    else:
+        add = np.pad(m.astype(np.float32), pad, constant_values=-np.inf)
+    try:
+        add = np.broadcast_to(add, (*add.shape[:-2], s, sk))
+    except ValueError:
+        raise im.fail(f"attn_mask '{name}' of shape {list(m.shape)} does not broadcast to [{s}, {sk}]") from None
+    kind = mask_kind(add, s, sk, None)
+    if kind == "none":
+        return causal, None
+    if kind == "causal" and s == sk:
+        return True, None
+    return causal, im.attention_bias([(name, add, 1.0)], [], qh, kh, batch, dtype)
+
+
 @lowering("Attention", since=23)
 def _attention(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     """Batch-1 attention, 3-D ([1, S, H*D], with q/kv_num_heads) or 4-D ([1, H, S, D]) inputs."""
@@ -1692,8 +1729,10 @@ def _attention(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) ->
         raise im.fail("softcap is not supported")
     if int(attrs.get("qk_matmul_output_mode", 0)) != 0:  # type: ignore[arg-type]
         raise im.fail("qk_matmul_output_mode is not supported")
-    if any(i for i in node.input[3:]):
-        raise im.fail("attention masks, past key/values and padding lengths are not supported")
+    if any(i for i in node.input[4:6]):
+        raise im.fail("past key/values (a KV cache) are not supported")
+    if any(i for i in node.input[6:]):
+        raise im.fail("padding lengths (nonpad_kv_seqlen) are not supported")
     if any(o for o in node.output[1:]):
         raise im.fail("present key/value and qk outputs are not supported")
     q, k, v = (_val_input(im, node, i) for i in range(3))
@@ -1729,13 +1768,18 @@ def _attention(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) ->
     causal = bool(attrs.get("is_causal", 0))
     if causal and s != sk:
         raise im.fail("causal attention needs equal query and key lengths")
+    bias = None
+    if len(node.input) > 3 and node.input[3]:
+        causal, bias = _attention_mask(im, node.input[3], causal, qh, kh, batch, q.dtype)
     at: dict[str, Attribute] = {"form": StringAttr("materialized")}
     if causal:
         at["causal"] = UnitAttr()
     if "scale" in attrs:
         at["scale"] = FloatAttr(float(attrs["scale"]), f64)  # type: ignore[arg-type]
     a = im.emit(
-        g.AttentionOp.create(operands=[qh, kh, vh], result_types=[qh.type], attributes=at),
+        g.AttentionOp.create(
+            operands=[qh, kh, vh] if bias is None else [qh, kh, vh, bias], result_types=[qh.type], attributes=at
+        ),
         node.output[0] if len(q.shape) == 4 else None,
     )
     if len(q.shape) == 3:
