@@ -521,7 +521,9 @@ class MapAttention(RewritePattern):
             kw, vw = _named(km, f"{name}_k{t0}"), _named(vm, f"{name}_v{t0}")
             new_ops += [km, vm]
             bw = []
-            if bias:  # this window's keys of each tile's bias rows (a copy on the tile)
+            if bias and wk == sk:  # one window of all keys: the bias block as it is
+                bw = bias
+            elif bias:  # this window's keys of each tile's bias rows
                 bwin = Layout(
                     (b_l.shape[0], s, wk), st_l.grid, (b_l.split[0], (2,), ()), -1, st_l.first_tile, b_l.align
                 )

@@ -246,7 +246,7 @@ def attention_candidates(
             steps = math.ceil(sk / kb)
             mem = qr * d * esize + 2 * kb * d * esize + qr * kb * 4 + 2 * qr * (d + 2) * 4 + qr * d * esize + 16
             mem += qr * (sk + sk % 2) * esize if bias else 0
-            step = update(qr, kb, d) + 2 * kb * d * esize // 4 + over
+            step = update(qr, kb, d) + (2 * kb * d + (qr * kb if bias else 0)) * esize // 4 + over
             cyc = steps * step + target.attention_combine_cycles(1, qr, d) + target.fill_cycles(qr * (d + 2))
             cands.append(AttentionChoice(form, (hkv, g, pq, 1), qr, qr, kb, cyc, mem))
     return cands

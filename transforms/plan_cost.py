@@ -179,6 +179,8 @@ def op_cost(op: Operation, t: Target) -> tuple[int, int, int, int]:
         kb = op.key_block.value.data
         steps = math.ceil(op.k.type.shape[1] / kb)
         win_words = 2 * kb * d * _esize(op.k.type) // 4
+        if op.bias is not None:  # each window's bias columns of the tile's rows move in too
+            win_words += qr * kb * _esize(op.bias.type) // 4
         exch = steps * (win_words + t.phase_overhead_cycles() + t.exchange["fragment_cycles"])
         return init + steps * update(qr, kb, d), exch, 2 * steps, 2
     if isinstance(op, plan.AttentionCombineOp):
