@@ -211,8 +211,10 @@ def match_attention(v: GraphView, root: onnx.NodeProto) -> Fused | None:
             a, b = n.input
             x, m = (a, b) if b in v.consts or (a not in v.consts and _scores_path(v, a)) else (b, a)
             if m not in v.consts:
-                if not _scores_path(v, x):
-                    return refuse("neither operand of an Add before the softmax leads back to the scores")
+                if not _scores_path(v, x):  # walk on along the scores' own (private) operand to name
+                    x = a if v.private(a) else b  # what stands between them and the softmax
+                    name = x
+                    continue
                 runtime.append((m, scale))
                 name = x
                 continue

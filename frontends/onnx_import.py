@@ -1686,17 +1686,24 @@ def _concat(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> No
 
 
 def _attention_mask(
-    im: _Importer, name: str, causal: bool, qh: SSAValue, kh: SSAValue, batch: int, dtype: type
-) -> tuple[bool, SSAValue | None]:
-    """The Attention op's `attn_mask` as (causal, additive bias): a bool mask keeps the keys
-    where it is true (the others -inf), a float mask is added to the scaled scores; a mask
-    shorter than the keys hides the rest. A constant all-visible mask is no bias, a constant
-    causal one the causal flag; a float mask may also be computed at run time. (Rows with every
-    key hidden give 0, as onnxruntime's Attention does.)"""
-    s, sk = qh.type.get_shape()[1], kh.type.get_shape()[1]
+    im: _Importer,
+    name: str,
+    causal: bool,
+    s: int,
+    sk: int,
+    consts: list[tuple[str, np.ndarray, float]],
+    runtime: list[tuple[Val | np.ndarray, float]],
+) -> bool:
+    """The Attention op's `attn_mask` as a term of the additive bias (appended to `consts` or
+    `runtime`); returns whether the attention is causal. A bool mask keeps the keys where it is
+    true (the others -inf), a float mask is added to the scaled scores; a mask shorter than the
+    keys hides the rest. A constant all-visible mask adds nothing, a constant causal one makes
+    the attention causal; a float mask may also be computed at run time. (Rows with every key
+    hidden give 0, as onnxruntime's Attention does.)"""
     m = im.get(name)
     if isinstance(m, Val):
-        return causal, im.attention_bias([], [(m, 1.0)], qh, kh, batch, dtype)
+        runtime.append((m, 1.0))
+        return causal
     if m.dtype != np.bool_ and not np.issubdtype(m.dtype, np.floating):
         raise im.fail(f"attn_mask '{name}' has element type {m.dtype}; bool or float expected")
     if m.ndim < 2 or m.ndim > 4:
@@ -1714,11 +1721,11 @@ def _attention_mask(
     except ValueError:
         raise im.fail(f"attn_mask '{name}' of shape {list(m.shape)} does not broadcast to [{s}, {sk}]") from None
     kind = mask_kind(add, s, sk, None)
-    if kind == "none":
-        return causal, None
-    if kind == "causal" and s == sk:
-        return True, None
-    return causal, im.attention_bias([(name, add, 1.0)], [], qh, kh, batch, dtype)
+    if kind == "causal":
+        return True
+    if kind != "none":
+        consts.append((name, add, 1.0))
+    return causal
 
 
 @lowering("Attention", since=23)
@@ -1766,11 +1773,14 @@ def _attention(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) ->
     if nq % nk or d != dk:
         raise im.fail(f"{nq} query heads of size {d} do not group over {nk} KV heads of size {dk}")
     causal = bool(attrs.get("is_causal", 0))
-    if causal and s != sk:
-        raise im.fail("causal attention needs equal query and key lengths")
-    bias = None
+    consts: list[tuple[str, np.ndarray, float]] = []
+    runtime: list[tuple[Val | np.ndarray, float]] = []
     if len(node.input) > 3 and node.input[3]:
-        causal, bias = _attention_mask(im, node.input[3], causal, qh, kh, batch, q.dtype)
+        causal = _attention_mask(im, node.input[3], causal, s, sk, consts, runtime)
+    if causal and s != sk:  # ONNX aligns the causal mask top-left: query i sees keys 0 .. i
+        consts.append((f"{im.node_label}_top_left_mask", np.triu(np.full((s, sk), -np.inf, np.float32), 1), 1.0))
+        causal = False
+    bias = im.attention_bias(consts, runtime, qh, kh, batch, q.dtype)
     at: dict[str, Attribute] = {"form": StringAttr("materialized")}
     if causal:
         at["causal"] = UnitAttr()

@@ -197,3 +197,15 @@ def test_attention_op_refusals_stay_clear(inputs: list[str], attrs: dict, messag
     g = helper.make_graph([node], "m", vis, [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, H, S, D])])
     with pytest.raises(OnnxImportError, match=message):
         import_model(helper.make_model(g, opset_imports=[helper.make_opsetid("", 23)]))
+
+
+def test_attention_op_causal_with_more_keys_than_queries() -> None:
+    """is_causal with S < Sk: the mask aligns top-left (query i sees keys 0 .. i), a constant bias."""
+    vis = [helper.make_tensor_value_info("q", TensorProto.FLOAT, [1, H, 4, D])]
+    vis += [helper.make_tensor_value_info(n, TensorProto.FLOAT, [1, H, 6, D]) for n in "kv"]
+    node = helper.make_node("Attention", ["q", "k", "v"], ["y"], is_causal=1)
+    g = helper.make_graph([node], "m", vis, [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, H, 4, D])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 23)])
+    line = _attention_line(str(import_model(m)))
+    assert "causal" not in line and "bias %" in line and "tensor<1x4x6xf32>) ->" in line
+    runs(m)
