@@ -613,10 +613,16 @@ class _Importer:
         hb = max((t.type.get_shape()[0] for t in terms), default=1)
         if consts:
             full = np.zeros((1, 1, s, sk), np.float32)
-            for _, m, after in consts:
-                full = full + np.float32(after) * m.astype(np.float32)
-            hb = nh if math.prod(full.shape[:2]) > 1 else hb
-            arr = np.broadcast_to(full, (batch, nh // batch, s, sk) if hb == nh else (1, 1, s, sk))
+            try:
+                for _, m, after in consts:
+                    full = full + np.float32(after) * m.astype(np.float32)
+                hb = nh if math.prod(full.shape[:2]) > 1 else hb
+                arr = np.broadcast_to(full, (batch, nh // batch, s, sk) if hb == nh else (1, 1, s, sk))
+            except ValueError:
+                shapes = [list(m.shape) for _, m, _ in consts]
+                raise self.fail(
+                    f"attention bias terms of shapes {shapes} do not broadcast to [{batch}, {nh // batch}, {s}, {sk}]"
+                ) from None
             name = consts[0][0] if len(consts) == 1 and consts[0][2] == 1.0 else f"{self.node_label}_bias"
             key = (f"{name}#attention_bias", (hb, s, sk), dtype)
             if key not in self.param_cache:

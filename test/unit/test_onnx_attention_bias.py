@@ -209,3 +209,9 @@ def test_attention_op_causal_with_more_keys_than_queries() -> None:
     line = _attention_line(str(import_model(m)))
     assert "causal" not in line and "bias %" in line and "tensor<1x4x6xf32>) ->" in line
     runs(m)
+
+
+def test_attention_op_mask_that_does_not_broadcast_is_refused() -> None:
+    m = _attention_op(rand(3, S, S, seed=9))  # 3 heads' masks for 2 heads
+    with pytest.raises(OnnxImportError, match=r"attention bias terms of shapes \[\[3, 8, 8\]\] do not broadcast"):
+        import_model(m)
