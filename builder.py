@@ -384,13 +384,15 @@ class GraphBuilder:
         form: str = "materialized",
         causal: bool = False,
         scale: float | None = None,
+        bias: SSAValue | None = None,
         name: str | None = None,
     ) -> SSAValue:
-        """softmax(q k^T * scale [+ causal mask]) v: q [Hq, S, D], k and v [Hkv, Sk, D] with Hq a
-        multiple of Hkv (grouped-query attention). `form` = materialized keeps the scores in
-        SRAM, streamed runs an online softmax over key blocks; `scale` defaults to 1/sqrt(D)."""
+        """softmax(q k^T * scale [+ bias] [+ causal mask]) v: q [Hq, S, D], k and v [Hkv, Sk, D]
+        with Hq a multiple of Hkv (grouped-query attention). `form` = materialized keeps the
+        scores in SRAM, streamed runs an online softmax over key blocks; `scale` defaults to
+        1/sqrt(D); `bias` [Hq or 1, S, Sk] is added to the scaled scores (-inf hides a key)."""
         op_name = "graph.attention"
-        for x in (q, k, v):
+        for x in (q, k, v) if bias is None else (q, k, v, bias):
             self._check_value(x, op_name)
         qs, ks, vs = _shape(q), _shape(k), _shape(v)
         if len(qs) != 3 or len(ks) != 3 or len(vs) != 3:
@@ -405,8 +407,13 @@ class GraphBuilder:
             raise self._error(op_name, name, f"causal attention needs equal query and key lengths ({qs[1]} vs {ks[1]})")
         if form not in g.ATTENTION_FORMS:
             raise self._error(op_name, name, f"form {form!r} is not one of {g.ATTENTION_FORMS}")
-        self._same_dtype(op_name, name, q, k, v)
-        op = g.AttentionOp.create(operands=[q, k, v], result_types=[q.type], attributes={"form": StringAttr(form)})
+        if bias is not None and (
+            len(_shape(bias)) != 3 or _shape(bias)[0] not in (1, qs[0]) or _shape(bias)[1:] != (qs[1], ks[1])
+        ):
+            raise self._error(op_name, name, f"bias {_shape(bias)} is not [{qs[0]} or 1, {qs[1]}, {ks[1]}]")
+        self._same_dtype(op_name, name, q, k, v, *([] if bias is None else [bias]))
+        operands = [q, k, v] if bias is None else [q, k, v, bias]
+        op = g.AttentionOp.create(operands=operands, result_types=[q.type], attributes={"form": StringAttr(form)})
         if causal:
             op.attributes["causal"] = UnitAttr()
         if scale is not None:

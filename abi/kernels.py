@@ -406,6 +406,10 @@ def _attention_update(p: Params, count: int, ins: list[np.ndarray], acc: np.ndar
     q = ins[0].reshape(count, qr, d)
     k = ins[1].reshape(count, kr, d)
     v = ins[2].reshape(count, kr, d)
+    bias = None
+    if len(ins) == 5:  # attention_update_bias: the bias block [qr, even kr] comes before the offsets
+        bias = ins[3].reshape(count, qr, _even(kr))[:, :, :kr].astype(np.float32)
+        ins = [*ins[:3], ins[4]]
     offsets = ins[3].reshape(count, 3)
     if not np.isfinite(offsets).all():
         raise KernelError("attention_update offsets are not finite")
@@ -413,6 +417,8 @@ def _attention_update(p: Params, count: int, ins: list[np.ndarray], acc: np.ndar
     state = acc.reshape(count, qr, d + 2)
     a, m, l_ = state[:, :, :d], state[:, :, d], state[:, :, d + 1]
     s = matmul(q, k.transpose(0, 2, 1)) * np.float32(bits_float(p["scale_bits"]))
+    if bias is not None:
+        s = s + bias
     gk = off[:, _KEY_BEGIN, None] + p["k_base"] + np.arange(kr)  # [count, kr]
     in_range = gk < off[:, _KEY_END, None]
     # keys past the tile's key end do not exist: their (padding) value rows are not read
@@ -760,6 +766,34 @@ _ALL: tuple[Kernel, ...] = (
     _unary("atanh", _f64(np.arctanh), _transcendental),
     _unary("softplus", _f64(lambda x: np.logaddexp(0.0, x)), _transcendental),
     _unary("softsign", _softsign, _transcendental),
+    # attention_update with an additive bias (a position bias or a mask, -inf hiding a key) on
+    # the scaled scores before the online softmax: inputs q, k, v as attention_update, then the
+    # bias block of this call's keys [qr, kr] (in dtype; rows padded to an even length, as a
+    # tensor block's last axis is), then offsets and the score scratch. A query row whose keys
+    # all score -inf counts none of them.
+    Kernel(
+        "attention_update_bias",
+        out=Operand(Role.ACCUMULATOR, _state, "f32"),
+        ins=(
+            _in(lambda p: p["qr"] * p["d"]),
+            _in(lambda p: p["kr"] * p["d"]),
+            _in(lambda p: p["kr"] * p["d"]),
+            _in(lambda p: p["qr"] * _even(p["kr"])),
+            _in(lambda p: 3 + 0 * p["qr"], "f32"),
+            Operand(Role.SCRATCH, lambda p: p["qr"] * p["kr"], "f32"),
+        ),
+        params=(
+            Param("qr"),
+            Param("kr"),
+            Param("d"),
+            Param("causal", "index"),
+            Param("scale_bits", "float"),
+            Param("k_base", "index"),
+        ),
+        cycles_fn=lambda t, p, e: t.attention_bias_update_cycles(p["qr"], p["kr"], p["d"]),
+        run=_attention_update,
+        rule=lambda p: p["causal"] > 1,
+    ),
 )
 
 KERNELS: dict[str, Kernel] = {k.name: k for k in _ALL}

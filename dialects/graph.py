@@ -44,6 +44,7 @@ from xdsl.irdl import (
     lazy_traits_def,
     operand_def,
     opt_attr_def,
+    opt_operand_def,
     result_def,
     traits_def,
     var_operand_def,
@@ -171,11 +172,16 @@ def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
     return e / np.sum(e, axis=axis, keepdims=True, dtype=np.float32)
 
 
-def attention_scores(q: np.ndarray, k: np.ndarray, scale: float, causal: bool = False) -> np.ndarray:
-    """q k^T * scale in float32 with grouped KV heads; causally masked keys are -inf."""
+def attention_scores(
+    q: np.ndarray, k: np.ndarray, scale: float, causal: bool = False, bias: np.ndarray | None = None
+) -> np.ndarray:
+    """q k^T * scale [+ bias] in float32 with grouped KV heads; causally masked keys are -inf.
+    `bias` [1 or Hq, S, Sk] is added after the scale (a shared one to every head)."""
     q, k = q.astype(np.float32), k.astype(np.float32)
     k = np.repeat(k, q.shape[0] // k.shape[0], axis=0)
     scores = np.matmul(q, np.swapaxes(k, 1, 2)) * np.float32(scale)
+    if bias is not None:
+        scores = scores + bias.astype(np.float32)
     if causal:
         s, sk = scores.shape[1:]
         mask = np.arange(sk)[None, :] > np.arange(s)[:, None]
@@ -183,10 +189,25 @@ def attention_scores(q: np.ndarray, k: np.ndarray, scale: float, causal: bool = 
     return scores
 
 
-def attention(q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: float, causal: bool = False) -> np.ndarray:
-    """Grouped-query attention in float32: query head h reads KV head h // (Hq / Hkv)."""
+def masked_softmax(x: np.ndarray) -> np.ndarray:
+    """Softmax over the last axis in float32 where a row whose every score is -inf (every key
+    masked) is all zeros rather than NaN (the attention kernels count no key there)."""
+    x = x.astype(np.float32)
+    m = np.max(x, axis=-1, keepdims=True)
+    safe = np.where(np.isneginf(m), np.float32(0), m)
+    e = np.exp(x - safe)
+    total = np.sum(e, axis=-1, keepdims=True, dtype=np.float32)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(total != 0, e / total, np.float32(0))
+
+
+def attention(
+    q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: float, causal: bool = False, bias: np.ndarray | None = None
+) -> np.ndarray:
+    """Grouped-query attention in float32: query head h reads KV head h // (Hq / Hkv); a query
+    row with every key masked (-inf) gives zeros."""
     v = np.repeat(v.astype(np.float32), q.shape[0] // v.shape[0], axis=0)
-    return np.matmul(softmax(attention_scores(q, k, scale, causal), axis=-1), v)
+    return np.matmul(masked_softmax(attention_scores(q, k, scale, causal, bias)), v)
 
 
 class GraphOp(IRDLOperation):
@@ -1000,23 +1021,30 @@ ATTENTION_FORMS = ("materialized", "streamed")
 
 @irdl_op_definition
 class AttentionOp(GraphOp):
-    """softmax(q k^T * scale [+ causal mask]) v with grouped KV heads.
+    """softmax(q k^T * scale [+ bias] [+ causal mask]) v with grouped KV heads.
 
     q: [Hq, S, D], k and v: [Hkv, Sk, D], Hq a multiple of Hkv (query head h reads KV head
     h // (Hq / Hkv)). `form` = materialized keeps the scores in SRAM; streamed processes keys
-    in blocks with an online softmax. The scale defaults to 1/sqrt(D).
+    in blocks with an online softmax. The scale defaults to 1/sqrt(D). The optional additive
+    `bias` [Hq, S, Sk] (one per head) or [1, S, Sk] (shared by all heads), of q's element type,
+    is added to the scaled scores: a learned position bias, or a mask (0 visible, -inf or a
+    large negative hidden). A query row whose every key is -inf attends to nothing and is 0.
     """
 
     name = "graph.attention"
     q = operand_def(FloatTensor)
     k = operand_def(FloatTensor)
     v = operand_def(FloatTensor)
+    bias = opt_operand_def(FloatTensor)
     result = result_def(FloatTensor)
     causal = opt_attr_def(UnitAttr)
     form = attr_def(StringAttr)
     scale = opt_attr_def(FloatAttr)
     traits = traits_def(Pure())
-    assembly_format = "$q `,` $k `,` $v attr-dict `:` `(` type($q) `,` type($k) `,` type($v) `)` `->` type($result)"
+    assembly_format = (
+        "$q `,` $k `,` $v (`bias` $bias^)? attr-dict `:` `(` type($q) `,` type($k) `,` type($v)"
+        " (`,` type($bias)^)? `)` `->` type($result)"
+    )
 
     def scale_value(self) -> float:
         d = shape_of(self.q.type)[2]
@@ -1038,9 +1066,20 @@ class AttentionOp(GraphOp):
             raise VerifyException("graph.attention: causal attention needs equal query and key lengths")
         if self.form.data not in ATTENTION_FORMS:
             raise VerifyException(f"graph.attention: form must be one of {ATTENTION_FORMS}")
+        if self.bias is not None:
+            b = shape_of(self.bias.type)
+            if len(b) != 3 or b[0] not in (1, q[0]) or b[1:] != (q[1], k[1]):
+                raise VerifyException(
+                    f"graph.attention: bias {b} is not [{q[0]} or 1, {q[1]}, {k[1]}] (per head or shared)"
+                )
+            if self.bias.type.element_type != self.q.type.element_type:
+                raise VerifyException(
+                    f"graph.attention: bias element type {self.bias.type.element_type} differs from q's "
+                    f"{self.q.type.element_type}"
+                )
 
-    def reference(self, q: np.ndarray, k: np.ndarray, v: np.ndarray) -> np.ndarray:
-        return attention(q, k, v, self.scale_value(), self.causal is not None)
+    def reference(self, q: np.ndarray, k: np.ndarray, v: np.ndarray, bias: np.ndarray | None = None) -> np.ndarray:
+        return attention(q, k, v, self.scale_value(), self.causal is not None, bias)
 
 
 @irdl_op_definition

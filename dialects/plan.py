@@ -35,6 +35,7 @@ from xdsl.irdl import (
     lazy_traits_def,
     operand_def,
     opt_attr_def,
+    opt_operand_def,
     result_def,
     traits_def,
     var_operand_def,
@@ -730,13 +731,14 @@ class AttentionOp(IRDLOperation):
     q = operand_def(AnyPlan)
     k = operand_def(AnyPlan)
     v = operand_def(AnyPlan)
+    bias = opt_operand_def(AnyPlan)
     result = result_def(AnyPlan)
     form = attr_def(StringAttr)
     causal = opt_attr_def(UnitAttr)
     scale = attr_def(FloatAttr)
     key_block = attr_def(IntegerAttr)
     traits = traits_def(Pure())
-    assembly_format = "$q `,` $k `,` $v attr-dict `:` functional-type(operands, results)"
+    assembly_format = "$q `,` $k `,` $v (`bias` $bias^)? attr-dict `:` functional-type(operands, results)"
 
     def verify_(self) -> None:
         q, k, v, r = (x.type.layout for x in (self.q, self.k, self.v, self.result))
@@ -760,6 +762,21 @@ class AttentionOp(IRDLOperation):
             raise VerifyException("plan.attention: streamed attention does not split keys over tiles")
         if self.key_block.value.data <= 0:
             raise VerifyException("plan.attention: key_block must be positive")
+        if self.bias is not None:
+            self._verify_bias(self.bias.type.layout, q, sk)
+
+    def _verify_bias(self, b: Layout, q: Layout, sk: int) -> None:
+        """The bias is laid out like the scores it is added to: heads (unless shared) and query
+        rows as q, keys as k when materialized, every key on each tile when streamed."""
+        hq, s, _ = q.shape
+        if len(b.shape) != 3 or b.shape[0] not in (1, hq) or b.shape[1:] != (s, sk):
+            raise VerifyException(f"plan.attention: bias {list(b.shape)} is not [{hq} or 1, {s}, {sk}]")
+        keys = (3,) if self.form.data == "materialized" else ()
+        want = ((0, 1) if b.shape[0] == hq else (), (2,), keys)
+        if b.grid != q.grid or b.split != want or b.partial >= 0:
+            raise VerifyException(f"plan.attention: bias must be split {[list(x) for x in want]} over q's grid")
+        if b.block[1] != q.block[1]:
+            raise VerifyException("plan.attention: bias rows must match the query block")
 
 
 @irdl_op_definition

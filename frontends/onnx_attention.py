@@ -9,10 +9,13 @@ with the scale on the scores (Mul or Div by a constant) or split over Q and K, t
 additive constant or a `Where` on a constant condition, casts and a NaN guard around the
 softmax, and grouped KV heads repeated by `Unsqueeze` + `Expand` + `Reshape`. `match_attention`
 recognises that chain at its root (the second MatMul) and returns a `Fused("attention", q,
-more=(k, v))`: q, k, v are the head tensors before any repeat. A constant all-visible mask
-becomes no mask, a constant causal one `causal`; any other mask, and anything else in the chain
-we cannot express, is matched as `Fused("refused", ...)` so the diagnostic names what is wrong
-instead of failing later on a batched MatMul.
+more=(k, v, runtime biases...))`: q, k, v are the head tensors before any repeat. A constant
+all-visible mask becomes no mask, a constant causal one `causal`; every other additive term
+between the scores and the softmax (a learned position bias such as T5's, a padding mask, a
+tensor computed at run time) and every other constant `Where` mask becomes the additive bias of
+`graph.attention`, scaled by whatever scale follows it. Anything else in the chain we cannot
+express is matched as `Fused("refused", ...)` so the diagnostic names what is wrong instead of
+failing later on a batched MatMul.
 """
 
 from __future__ import annotations
@@ -71,7 +74,7 @@ def _strip_scale(v: GraphView, name: str) -> tuple[str, float]:
         name, scale = f[0], scale * f[1]
 
 
-def _mask_kind(m: np.ndarray, s: int, sk: int, visible_is_true: bool | None) -> str | None:
+def mask_kind(m: np.ndarray, s: int, sk: int, visible_is_true: bool | None) -> str | None:
     """ "none" | "causal" for a constant mask broadcast over [.., s, sk]; None when neither.
 
     `visible_is_true` None: an additive mask (0 visible, <= MASKED hidden); True/False: a bool
@@ -142,15 +145,42 @@ def _heads(v: GraphView, name: str) -> tuple[str, bool] | None:
     return None
 
 
+def _scores_path(v: GraphView, name: str) -> bool:
+    """Whether `name` leads back, through casts, scalar scales, additive terms and `Where`
+    masks, to the Q K^T matmul (which operand of an Add is the scores, the other the bias)."""
+    for _ in range(32):
+        n = v.producer.get(name)
+        if n is None or name in v.consts:
+            return False
+        if n.op_type == "MatMul":
+            return _heads(v, n.input[1]) is not None or _heads(v, _strip_scale(v, n.input[1])[0]) is not None
+        f = _scalar_factor(v, n)
+        if f is not None:
+            name = f[0]
+        elif n.op_type in ("Cast", "Identity"):
+            name = n.input[0]
+        elif n.op_type == "Add":
+            a, b = n.input
+            name = a if b in v.consts or not _scores_path(v, b) else b
+        elif n.op_type == "Where":
+            name = n.input[2] if n.input[1] in v.consts else n.input[1]
+        else:
+            return False
+    return False
+
+
 def match_attention(v: GraphView, root: onnx.NodeProto) -> Fused | None:
     """`MatMul(softmax(scores), V)` of rank-4 batch-1 heads (see the module docstring)."""
     if root.op_type != "MatMul":
         return None
     out = v.shapes.get(root.output[0])
     p_name, v_name = root.input
-    p_name = _skip(v, _nan_guard(v, _skip(v, p_name, "Cast", "Identity")), "Cast", "Identity")
+    p_name = _skip(v, p_name, "Cast", "Identity")
+    guarded = _nan_guard(v, p_name) != p_name  # fully masked rows (NaN) become 0
+    p_name = _skip(v, _nan_guard(v, p_name), "Cast", "Identity")
     sm = v.node(p_name, "Softmax")
-    if sm is None or not v.private(p_name) or out is None or len(out) != 4:
+    only_guard = guarded and len(v.consumers.get(p_name, [])) == 2 and p_name not in v.outputs  # IsNaN, Where
+    if sm is None or not (v.private(p_name) or only_guard) or out is None or len(out) != 4:
         return None
     ps = v.shapes.get(p_name)
     axis = next((a.i for a in sm.attribute if a.name == "axis"), -1 if v.opset >= 13 else 1)
@@ -162,6 +192,8 @@ def match_attention(v: GraphView, root: onnx.NodeProto) -> Fused | None:
 
     s, sk = ps[2], ps[3]
     name, scale, mask = _skip(v, sm.input[0], "Cast", "Identity"), 1.0, "none"
+    consts: list[tuple[str, np.ndarray, float]] = []  # (name, additive constant, scale after it)
+    runtime: list[tuple[str, float]] = []  # (value, scale after it)
     while True:  # scores: scale, mask and casts in any order, back to the Q K^T matmul
         n = v.producer.get(name)
         if n is None or name in v.consts or not v.private(name):
@@ -176,25 +208,36 @@ def match_attention(v: GraphView, root: onnx.NodeProto) -> Fused | None:
             name, scale = f[0], scale * f[1]
             continue
         if n.op_type == "Add":
-            x, m = n.input if n.input[1] in v.consts else n.input[::-1]
+            a, b = n.input
+            x, m = (a, b) if b in v.consts or (a not in v.consts and _scores_path(v, a)) else (b, a)
             if m not in v.consts:
-                return refuse("a mask computed at run time is not supported")
-            kind = _mask_kind(v.consts[m], s, sk, None)
+                if not _scores_path(v, x):  # walk on along the scores' own (private) operand to name
+                    x = a if v.private(a) else b  # what stands between them and the softmax
+                    name = x
+                    continue
+                runtime.append((m, scale))
+                name = x
+                continue
+            kind = mask_kind(v.consts[m], s, sk, None)
+            if kind is None:
+                consts.append((m, v.consts[m], scale))
         elif n.op_type == "Where":
             cond, a, b = n.input
             if cond not in v.consts:
-                return refuse("a mask computed at run time is not supported")
+                return refuse("a Where mask on a condition computed at run time is not supported")
             fill_a, fill_b = v.scalar(a), v.scalar(b)
             if fill_b is not None and fill_b <= MASKED and a not in v.consts:
-                x, kind = a, _mask_kind(v.consts[cond], s, sk, True)
+                x, visible, fill = a, v.consts[cond].astype(bool), fill_b
+                kind = mask_kind(v.consts[cond], s, sk, True)
             elif fill_a is not None and fill_a <= MASKED and b not in v.consts:
-                x, kind = b, _mask_kind(v.consts[cond], s, sk, False)
+                x, visible, fill = b, ~v.consts[cond].astype(bool), fill_a
+                kind = mask_kind(v.consts[cond], s, sk, False)
             else:
                 return refuse("a Where that is not a constant mask")
+            if kind is None:  # the replaced scores as an additive mask: 0 visible, the fill hidden
+                consts.append((f"{n.output[0]}.mask", np.where(visible, np.float32(0), np.float32(fill)), scale))
         else:
             return refuse(f"{n.op_type} between the scores matmul and the softmax is not supported")
-        if kind is None:
-            return refuse("a mask that is neither all-visible nor causal is not supported")
         if kind == "causal":
             mask = "causal"
         name = x
@@ -224,7 +267,24 @@ def match_attention(v: GraphView, root: onnx.NodeProto) -> Fused | None:
     attrs: dict[str, object] = {"scale": scale, "k_seq_major": k_seq_major}
     if mask == "causal":
         attrs["causal"] = True
-    return Fused("attention", q_name, attrs, (k_name, v_src))
+    # graph.attention adds its bias to the fully scaled scores: a term met with scale c between
+    # it and the softmax adds c * term (a scale on q or k scales the scores alone)
+    total = np.zeros((1, 1, s, sk), np.float32)
+    for m_name, m, after in consts:
+        try:
+            total = total + np.float32(after) * m.astype(np.float32)
+        except ValueError:
+            return refuse(f"additive term '{m_name}' of shape {list(m.shape)} does not broadcast to the scores")
+    if total.ndim != 4 or total.shape[0] not in (1, qs[0]) or total.shape[1] not in (1, qs[1]):
+        return refuse(f"additive terms of shape {list(total.shape)} do not broadcast to the scores")
+    hidden = np.isneginf(total) | (np.triu(np.ones((s, sk), bool), 1) if mask == "causal" else False)
+    if consts and not guarded and hidden.all(axis=-1).any():
+        return refuse("the mask hides every key of some query row (its softmax is NaN) and nothing replaces it")
+    if consts:
+        attrs["bias_consts"] = consts
+    if runtime:
+        attrs["bias_runtime"] = [w for _, w in runtime]
+    return Fused("attention", q_name, attrs, (k_name, v_src, *(r for r, _ in runtime)))
 
 
-__all__ = ["match_attention"]
+__all__ = ["mask_kind", "match_attention"]

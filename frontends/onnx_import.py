@@ -44,7 +44,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import graph as g
-from ipu.frontends.onnx_attention import match_attention
+from ipu.frontends.onnx_attention import mask_kind, match_attention
 from ipu.frontends.onnx_fold import evaluate_node
 from ipu.frontends.onnx_patterns import MATCHERS, Fused, GraphView
 
@@ -508,7 +508,8 @@ class _Importer:
         if not isinstance(x, Val):
             raise self.fail("fused pattern over a constant")
         if f.kind == "attention":
-            return self.attention(x, *(self.get(n) for n in f.more), f.attrs, out_name)
+            k, v, *biases = (self.get(n) for n in f.more)
+            return self.attention(x, k, v, f.attrs, out_name, biases)
         if f.kind == "rotate_half":
             return self.rotate_half(x, out_name)
         if f.kind in ("silu", "rsqrt"):
@@ -549,7 +550,15 @@ class _Importer:
             g.SplitHeadsOp.create(operands=[v], result_types=[t], attributes={"heads": IntegerAttr(heads, i64)}), hint
         )
 
-    def attention(self, q: Val, k: Val | np.ndarray, v: Val | np.ndarray, attrs: dict, out_name: str) -> Val:
+    def attention(
+        self,
+        q: Val,
+        k: Val | np.ndarray,
+        v: Val | np.ndarray,
+        attrs: dict,
+        out_name: str,
+        biases: Sequence[Val | np.ndarray] = (),
+    ) -> Val:
         """The matched chain (`onnx_attention.match_attention`) as one `graph.attention`."""
         qh, vh = self.heads(q, "query"), self.heads(v, "value")
         kh = self.heads(k, "key", bool(attrs.get("k_seq_major")))
@@ -559,10 +568,74 @@ class _Importer:
         if attrs.get("causal"):
             at["causal"] = UnitAttr()
         at["scale"] = FloatAttr(float(attrs["scale"]), f64)  # type: ignore[arg-type]
-        a = self.emit(g.AttentionOp.create(operands=[qh, kh, vh], result_types=[qh.type], attributes=at), out_name)
+        consts = list(attrs.get("bias_consts", ()))  # type: ignore[call-overload]
+        runtime = list(zip(biases, attrs.get("bias_runtime", ()), strict=True))  # type: ignore[call-overload]
+        bias = self.attention_bias(consts, runtime, qh, kh, q.shape[0] if len(q.shape) == 4 else 1, q.dtype)
+        operands = [qh, kh, vh] if bias is None else [qh, kh, vh, bias]
+        a = self.emit(g.AttentionOp.create(operands=operands, result_types=[qh.type], attributes=at), out_name)
         hq, s, d = qh.type.get_shape()
         shape = q.shape if len(q.shape) == 4 else (1, hq, s, d)
         return Val(self.raw_reshape(a, (hq * s, d), q.dtype, out_name), shape, q.dtype)
+
+    def attention_bias(
+        self,
+        consts: list[tuple[str, np.ndarray, float]],
+        runtime: list[tuple[Val | np.ndarray, float]],
+        qh: SSAValue,
+        kh: SSAValue,
+        batch: int,
+        dtype: type,
+    ) -> SSAValue | None:
+        """The additive attention bias `graph.attention` takes, [heads or 1, S, Sk] with the
+        batch folded into the heads like q's: the sum of the constant terms (each times the
+        scale between it and the softmax) and of the terms computed at run time (which must
+        cover every query row and key, per head or shared). A lone constant term is declared
+        once however many attentions add it (T5 shares its position bias between layers)."""
+        nh, s, _ = qh.type.get_shape()
+        sk = kh.type.get_shape()[1]
+        terms: list[SSAValue] = []
+        for x, after in runtime:
+            if not isinstance(x, Val):
+                raise self.fail("an attention bias folded to a constant after matching")
+            sh = (1,) * (4 - len(x.shape)) + tuple(x.shape)
+            if len(sh) != 4 or sh[2:] != (s, sk) or math.prod(sh[:2]) not in (1, nh) or sh[0] not in (1, batch):
+                raise self.fail(
+                    f"an attention bias computed at run time of shape {list(x.shape)}: only [..., {s}, {sk}] biases "
+                    f"per head ({nh} with the batch) or shared by all heads are supported"
+                )
+            if x.dtype != dtype:
+                raise self.fail("the attention bias's element type differs from the query's")
+            y = self.raw_reshape(x.ssa, (math.prod(sh[:2]), s, sk), dtype)
+            if after != 1.0:  # the scale between this term and the softmax
+                k = self.param(np.array(after), dtype, y.type.get_shape(), f"{self.node_label}_bias_scale")
+                y = self.emit(g.MulOp(y, k, y.type))
+            terms.append(y)
+        hb = max((t.type.get_shape()[0] for t in terms), default=1)
+        if consts:
+            full = np.zeros((1, 1, s, sk), np.float32)
+            try:
+                for _, m, after in consts:
+                    full = full + np.float32(after) * m.astype(np.float32)
+                hb = nh if math.prod(full.shape[:2]) > 1 else hb
+                arr = np.broadcast_to(full, (batch, nh // batch, s, sk) if hb == nh else (1, 1, s, sk))
+            except ValueError:
+                shapes = [list(m.shape) for _, m, _ in consts]
+                raise self.fail(
+                    f"attention bias terms of shapes {shapes} do not broadcast to [{batch}, {nh // batch}, {s}, {sk}]"
+                ) from None
+            name = consts[0][0] if len(consts) == 1 and consts[0][2] == 1.0 else f"{self.node_label}_bias"
+            key = (f"{name}#attention_bias", (hb, s, sk), dtype)
+            if key not in self.param_cache:
+                self.param_cache[key] = self.param(arr.reshape(hb, s, sk), dtype, (hb, s, sk), name)
+            terms.insert(0, self.param_cache[key])
+        if any(t.type.get_shape()[0] != hb for t in terms):
+            raise self.fail("attention bias terms computed at run time are shared by all heads, others per head")
+        if not terms:
+            return None
+        acc = terms[0]
+        for t in terms[1:]:
+            acc = self.emit(g.AddOp(acc, t, acc.type))
+        return acc
 
     def rotate_half(self, x: Val, out_name: str) -> Val:
         """`concat(-x[..., D/2:], x[..., :D/2])` as x times the signed permutation that does it
@@ -1618,6 +1691,49 @@ def _concat(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> No
     im.out(node, im.reshape(Val(acc.ssa, (rows_out, cols_out), like.dtype), out_shape, node.output[0]))
 
 
+def _attention_mask(
+    im: _Importer,
+    name: str,
+    causal: bool,
+    s: int,
+    sk: int,
+    consts: list[tuple[str, np.ndarray, float]],
+    runtime: list[tuple[Val | np.ndarray, float]],
+) -> bool:
+    """The Attention op's `attn_mask` as a term of the additive bias (appended to `consts` or
+    `runtime`); returns whether the attention is causal. A bool mask keeps the keys where it is
+    true (the others -inf), a float mask is added to the scaled scores; a mask shorter than the
+    keys hides the rest. A constant all-visible mask adds nothing, a constant causal one makes
+    the attention causal; a float mask may also be computed at run time. (Rows with every key
+    hidden give 0, as onnxruntime's Attention does.)"""
+    m = im.get(name)
+    if isinstance(m, Val):
+        runtime.append((m, 1.0))
+        return causal
+    if m.dtype != np.bool_ and not np.issubdtype(m.dtype, np.floating):
+        raise im.fail(f"attn_mask '{name}' has element type {m.dtype}; bool or float expected")
+    if m.ndim < 2 or m.ndim > 4:
+        raise im.fail(f"attn_mask '{name}' of rank {m.ndim}; rank 2 to 4 expected")
+    if m.shape[-1] > sk:
+        raise im.fail(f"attn_mask '{name}' has {m.shape[-1]} keys, more than the {sk} keys")
+    pad = [(0, 0)] * (m.ndim - 1) + [(0, sk - m.shape[-1])]
+    if m.dtype == np.bool_:
+        m = np.pad(m, pad, constant_values=False)
+        add = np.where(m, np.float32(0), np.float32(-np.inf))
+    else:
+        add = np.pad(m.astype(np.float32), pad, constant_values=-np.inf)
+    try:
+        add = np.broadcast_to(add, (*add.shape[:-2], s, sk))
+    except ValueError:
+        raise im.fail(f"attn_mask '{name}' of shape {list(m.shape)} does not broadcast to [{s}, {sk}]") from None
+    kind = mask_kind(add, s, sk, None)
+    if kind == "causal":
+        return True
+    if kind != "none":
+        consts.append((name, add, 1.0))
+    return causal
+
+
 @lowering("Attention", since=23)
 def _attention(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     """Batch-1 attention, 3-D ([1, S, H*D], with q/kv_num_heads) or 4-D ([1, H, S, D]) inputs."""
@@ -1626,8 +1742,10 @@ def _attention(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) ->
         raise im.fail("softcap is not supported")
     if int(attrs.get("qk_matmul_output_mode", 0)) != 0:  # type: ignore[arg-type]
         raise im.fail("qk_matmul_output_mode is not supported")
-    if any(i for i in node.input[3:]):
-        raise im.fail("attention masks, past key/values and padding lengths are not supported")
+    if any(i for i in node.input[4:6]):
+        raise im.fail("past key/values (a KV cache) are not supported")
+    if any(i for i in node.input[6:]):
+        raise im.fail("padding lengths (nonpad_kv_seqlen) are not supported")
     if any(o for o in node.output[1:]):
         raise im.fail("present key/value and qk outputs are not supported")
     q, k, v = (_val_input(im, node, i) for i in range(3))
@@ -1661,15 +1779,23 @@ def _attention(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) ->
     if nq % nk or d != dk:
         raise im.fail(f"{nq} query heads of size {d} do not group over {nk} KV heads of size {dk}")
     causal = bool(attrs.get("is_causal", 0))
-    if causal and s != sk:
-        raise im.fail("causal attention needs equal query and key lengths")
+    consts: list[tuple[str, np.ndarray, float]] = []
+    runtime: list[tuple[Val | np.ndarray, float]] = []
+    if len(node.input) > 3 and node.input[3]:
+        causal = _attention_mask(im, node.input[3], causal, s, sk, consts, runtime)
+    if causal and s != sk:  # ONNX aligns the causal mask top-left: query i sees keys 0 .. i
+        consts.append((f"{im.node_label}_top_left_mask", np.triu(np.full((s, sk), -np.inf, np.float32), 1), 1.0))
+        causal = False
+    bias = im.attention_bias(consts, runtime, qh, kh, batch, q.dtype)
     at: dict[str, Attribute] = {"form": StringAttr("materialized")}
     if causal:
         at["causal"] = UnitAttr()
     if "scale" in attrs:
         at["scale"] = FloatAttr(float(attrs["scale"]), f64)  # type: ignore[arg-type]
     a = im.emit(
-        g.AttentionOp.create(operands=[qh, kh, vh], result_types=[qh.type], attributes=at),
+        g.AttentionOp.create(
+            operands=[qh, kh, vh] if bias is None else [qh, kh, vh, bias], result_types=[qh.type], attributes=at
+        ),
         node.output[0] if len(q.shape) == 4 else None,
     )
     if len(q.shape) == 3:

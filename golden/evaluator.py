@@ -173,7 +173,8 @@ class _Interpreter:
             self.result.values[name] = value
             if isinstance(op, g.AttentionOp):
                 q, k = self.env[op.q], self.env[op.k]
-                self.result.aux[(name, "scores")] = g.attention_scores(q, k, op.scale_value(), op.causal is not None)
+                b = self.env[op.bias] if op.bias is not None else None
+                self.result.aux[(name, "scores")] = g.attention_scores(q, k, op.scale_value(), op.causal is not None, b)
         return None
 
     def run_repeat(self, op: g.RepeatOp, name: str) -> None:

@@ -131,6 +131,10 @@ class Target:
             + self._passes(2, qr * d)
         )
 
+    def attention_bias_update_cycles(self, qr: int, kr: int, d: int) -> int:
+        """`attention_update` plus one vector pass adding the [qr, kr] bias block to the scores."""
+        return self.attention_update_cycles(qr, kr, d) + self._passes(1, qr * kr)
+
     def attention_combine_cycles(self, parts: int, qr: int, d: int) -> int:
         return (
             self.costs["kernel_launch"]

@@ -471,6 +471,15 @@ class MapAttention(RewritePattern):
         state = _named(init, f"{name}_init")
         new_ops: list[Operation] = [*casts, offsets_op, init]
         common = {"qr": qr, "d": d, "causal": int(op.causal is not None), "scale_bits": float_bits(op.scale.value.data)}
+        # an additive bias: attention_update_bias reads it after v, laid out like the scores
+        # (materialized: the tile's [qr, kr] block; streamed: [qr, all keys], a window moved out
+        # of it for each call)
+        kernel, bias, state_at = "attention_update", [], 5
+        if op.bias is not None:
+            b_l: Layout = op.bias.type.layout
+            kernel, bias, state_at = "attention_update_bias", [ins[3]], 6
+            if b_l.block[1] != qr:
+                raise DiagnosticException(f"map-tiles: bias block {b_l.block} does not have the {qr} query rows")
         if materialized:
             kr = k_l.block_size(1)
             sc_lay = Layout((hq, s, sk), st_l.grid, ((0, 1), (2,), (3,)), -1, st_l.first_tile, (1, qr, kr))
@@ -480,8 +489,10 @@ class MapAttention(RewritePattern):
                 result_types=[tilemap.BufferType(sc_lay.block, builtin.f32, *grid_t, "standard")]
             )
             scratch = _named(alloc, f"{name}_scores")
-            upd = _run("attention_update", [*ins, offsets, scratch, state], out_t, kr=kr, k_base=0, **common)
-            upd.attributes["inplace"] = IntegerAttr(5, 64)
+            if bias and b_l.block[2] != kr:
+                raise DiagnosticException(f"map-tiles: bias block {b_l.block} does not match the {kr} keys a tile")
+            upd = _run(kernel, [*ins[:3], *bias, offsets, scratch, state], out_t, kr=kr, k_base=0, **common)
+            upd.attributes["inplace"] = IntegerAttr(state_at, 64)
             state = _named(upd, name)
             new_ops += [alloc, upd]
             if value is not None:
@@ -508,10 +519,22 @@ class MapAttention(RewritePattern):
             km = _move(ins[1], wt, k_l, win, "attention window", offset=(0, t0, 0))
             vm = _move(ins[2], wt, op.v.type.layout, win, "attention window", offset=(0, t0, 0))
             kw, vw = _named(km, f"{name}_k{t0}"), _named(vm, f"{name}_v{t0}")
-            upd = _run("attention_update", [ins[0], kw, vw, offsets, scratch, state], out_t, kr=wk, k_base=t0, **common)
-            upd.attributes["inplace"] = IntegerAttr(5, 64)
+            new_ops += [km, vm]
+            bw = []
+            if bias and wk == sk:  # one window of all keys: the bias block as it is
+                bw = bias
+            elif bias:  # this window's keys of each tile's bias rows
+                bwin = Layout(
+                    (b_l.shape[0], s, wk), st_l.grid, (b_l.split[0], (2,), ()), -1, st_l.first_tile, b_l.align
+                )
+                bt = tilemap.BufferType(bwin.block, op.bias.type.tensor.element_type, *grid_t, "standard")
+                bm = _move(ins[3], bt, b_l, bwin, "attention bias window", offset=(0, 0, t0))
+                bw = [_named(bm, f"{name}_bias{t0}")]
+                new_ops.append(bm)
+            upd = _run(kernel, [ins[0], kw, vw, *bw, offsets, scratch, state], out_t, kr=wk, k_base=t0, **common)
+            upd.attributes["inplace"] = IntegerAttr(state_at, 64)
             state = _named(upd, name)
-            new_ops += [km, vm, upd]
+            new_ops.append(upd)
         # the scratch keeps the last window's scores: check them (aspect "scores@<first key>")
         t_last = (sk - 1) // kb * kb
         if value is not None and sk - t_last == kb and kb % 2 == 0:

@@ -215,9 +215,12 @@ class AttentionChoice:
 
 
 def attention_candidates(
-    hq: int, hkv: int, s: int, sk: int, d: int, esize: int, form: str, target: Target
+    hq: int, hkv: int, s: int, sk: int, d: int, esize: int, form: str, target: Target, bias: bool = False
 ) -> list[AttentionChoice]:
-    """Grids (kv heads, group, query blocks, key blocks) and block sizes with estimated cycles."""
+    """Grids (kv heads, group, query blocks, key blocks) and block sizes with estimated cycles.
+    With an additive `bias`, each tile also holds its bias block, laid out like its scores
+    (materialized: [qr, kr]; streamed: [qr, Sk], all keys), and adds it in every update."""
+    update = target.attention_bias_update_cycles if bias else target.attention_update_cycles
     g = hq // hkv
     per = target.tiles // hq
     if per < 1:
@@ -240,13 +243,11 @@ def attention_candidates(
                 + pk * ob * (d + 2) * 4
                 + ob * d * esize
                 + 16
+                + (qr * kr * esize if bias else 0)
             )
             exch = (qr * d * esize + 2 * kr * d * esize + (pk - 1) * ob * (d + 2) * 4) // 4 + 2 * over
             cyc = (
-                target.attention_update_cycles(qr, kr, d)
-                + target.attention_combine_cycles(pk, ob, d)
-                + target.fill_cycles(qr * (d + 2))
-                + exch
+                update(qr, kr, d) + target.attention_combine_cycles(pk, ob, d) + target.fill_cycles(qr * (d + 2)) + exch
             )
             cands.append(AttentionChoice(form, (hkv, g, pq, pk), qr, ob, kr, cyc, mem))
     else:
@@ -257,7 +258,8 @@ def attention_candidates(
                 break
             steps = math.ceil(sk / kb)
             mem = qr * d * esize + 2 * kb * d * esize + qr * kb * 4 + 2 * qr * (d + 2) * 4 + qr * d * esize + 16
-            step = target.attention_update_cycles(qr, kb, d) + 2 * kb * d * esize // 4 + over
+            mem += qr * (sk + sk % 2) * esize if bias else 0
+            step = update(qr, kb, d) + (2 * kb * d + (qr * kb if bias else 0)) * esize // 4 + over
             cyc = steps * step + target.attention_combine_cycles(1, qr, d) + target.fill_cycles(qr * (d + 2))
             cands.append(AttentionChoice(form, (hkv, g, pq, 1), qr, qr, kb, cyc, mem))
     return cands
@@ -274,9 +276,10 @@ def choose_attention(
     target: Target,
     rank: int = 0,
     counts: list[int] | None = None,
+    bias: bool = False,
 ) -> AttentionChoice:
     """The `rank`-th cheapest attention candidate that fits (rank 0: the cheapest)."""
-    cands = attention_candidates(hq, hkv, s, sk, d, esize, form, target)
+    cands = attention_candidates(hq, hkv, s, sk, d, esize, form, target, bias)
     budget = op_budget(target)
     fits = [c for c in cands if c.bytes_per_tile <= budget]
     if not fits:

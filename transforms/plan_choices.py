@@ -110,7 +110,7 @@ def resolve_attention(op: graph.AttentionOp, index: int, attr: plan.ChoiceAttr, 
     grid = attr.grid_dims
     _check_tiles(where, grid, t)
     es = op.q.type.element_type.bitwidth // 8
-    cands = attention_candidates(hq, hkv, s, sk, d, es, op.form.data, t)
+    cands = attention_candidates(hq, hkv, s, sk, d, es, op.form.data, t, op.bias is not None)
     keys = attr.key_block.data
     match = [c for c in cands if c.grid == grid and (not keys or c.keys == keys)]
     if not match:

@@ -79,7 +79,9 @@ class CostChooser:
         (hq, s, d), (hkv, sk, _) = op.q.type.get_shape(), op.k.type.get_shape()
         es = op.q.type.element_type.bitwidth // 8
         counts: list[int] = []
-        c = choose_attention(hq, hkv, s, sk, d, es, op.form.data, t, self.ranks.get(index, 0), counts)
+        c = choose_attention(
+            hq, hkv, s, sk, d, es, op.form.data, t, self.ranks.get(index, 0), counts, op.bias is not None
+        )
         self.counts[index] = counts[0]
         self.chosen[op] = attention_attr(c)
         return c

@@ -23,7 +23,13 @@ from ipu.dialects import graph, plan
 from ipu.dialects.value_names import name_values
 from ipu.target import Target
 from ipu.transforms.plan_emitters import EMITTERS
-from ipu.transforms.plan_layouts import attention_layouts, attention_window, default_layout, plan_type
+from ipu.transforms.plan_layouts import (
+    attention_bias_layout,
+    attention_layouts,
+    attention_window,
+    default_layout,
+    plan_type,
+)
 from ipu.transforms.plan_state import CHOICE_ATTR, LAYOUT_ATTR, Chooser, Planner, describe
 
 
@@ -178,6 +184,9 @@ def _pre_plan(p: Planner, block: Block) -> None:
                 win = attention_window(hkv, sk, d, c.keys)
                 for v in (op.k, op.v):
                     p.desired.setdefault(v, plan_type(v.type, win))
+            if op.bias is not None:
+                b_lay = attention_bias_layout(c.grid, c.rows, hq, op.bias.type.get_shape()[0], s, sk, c.form)
+                p.desired.setdefault(op.bias, plan_type(op.bias.type, b_lay))
 
 
 def _plan_repeat(p: Planner, op: graph.RepeatOp, index: int) -> int:

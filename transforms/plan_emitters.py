@@ -16,6 +16,7 @@ from ipu.dialects import graph, plan
 from ipu.dialects.layout import Layout
 from ipu.transforms.plan_candidates import SerialChoice, gather_result_rows
 from ipu.transforms.plan_layouts import (
+    attention_bias_layout,
     attention_layouts,
     leading_layout,
     plan_type,
@@ -370,6 +371,11 @@ def _plan_attention(p: Planner, op: graph.AttentionOp, index: int) -> None:
             if x.type.layout.partial >= 0:
                 raise DiagnosticException("plan-ops: streamed attention keys/values must not be partial sums")
             del val
+    operands = [q, k, v]
+    if op.bias is not None:
+        hb = op.bias.type.get_shape()[0]
+        b_lay = attention_bias_layout(c.grid, c.rows, hq, hb, s, sk, c.form)
+        operands.append(p.get(op.bias, plan_type(op.bias.type, b_lay), op.name))
     st_t = TensorType(builtin.f32, [hq, s, d + 2])
     attrs: dict[str, Attribute] = {
         "form": StringAttr(c.form),
@@ -379,7 +385,7 @@ def _plan_attention(p: Planner, op: graph.AttentionOp, index: int) -> None:
     if op.causal is not None:
         attrs["causal"] = builtin.UnitAttr()
     attrs |= _value(op)  # for the scores checkpoint
-    st = plan.AttentionOp.create(operands=[q, k, v], result_types=[plan_type(st_t, lays["state"])], attributes=attrs)
+    st = plan.AttentionOp.create(operands=operands, result_types=[plan_type(st_t, lays["state"])], attributes=attrs)
     sv = p.emit(st).results[0]
     sv.name_hint = f"{op.result.name_hint or 'attn'}_state"
     comb = plan.AttentionCombineOp.create(

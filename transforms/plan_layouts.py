@@ -116,6 +116,16 @@ def attention_layouts(
     }
 
 
+def attention_bias_layout(
+    grid: tuple[int, int, int, int], rows: int, hq: int, hb: int, s: int, sk: int, form: str
+) -> Layout:
+    """An additive attention bias [hb, S, Sk] laid out like the scores it is added to: heads
+    as q's (a shared bias, hb = 1, on every head's tiles), query rows as q's, keys as k's when
+    materialized (each tile its key block) and whole when streamed (each window a slice)."""
+    keys = (3,) if form == "materialized" else ()
+    return Layout((hb, s, sk), grid, ((0, 1) if hb == hq else (), (2,), keys), align=(1, rows, 1))
+
+
 def attention_window(hkv: int, sk: int, d: int, keys: int) -> Layout:
     """Streamed attention's keys/values: one window of keys per block, so each streaming step
     multicasts whole blocks."""

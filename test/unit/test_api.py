@@ -425,6 +425,55 @@ def test_attention_errors(qkv, kw, message: str) -> None:
         b.attention(q, k, v, name="a", **kw)
 
 
+def test_attention_bias_errors() -> None:
+    b = GraphBuilder()
+    q, k = b.input("q", (4, 64, 16)), b.input("k", (2, 32, 16))
+    with pytest.raises(ValueError, match=r"graph.attention %a: bias \(4, 64, 64\) is not \[4 or 1, 64, 32\]"):
+        b.attention(q, k, k, bias=b.input("b", (4, 64, 64)), name="a")
+    with pytest.raises(ValueError, match="graph.attention %c: element types differ"):
+        b.attention(q, k, k, bias=b.input("c", (1, 64, 32), "f32"), name="c")
+
+
+@pytest.mark.parametrize("form", ["materialized", "streamed"])
+def test_attention_with_a_bias_and_a_fully_masked_row(form: str) -> None:
+    """softmax(q k^T * scale + bias) v with a per-head bias on one attention and a shared -inf
+    mask on another (row 5 hides every key: it attends to nothing and is 0), against numpy."""
+    b = GraphBuilder()
+    x = b.input("x", (64, 64))
+    pos, mask = b.input("pos", (4, 64, 64)), b.input("mask", (1, 64, 64))
+    q = b.split_heads(b.matmul(x, b.parameter("wq", (64, 64), std=0.1, seed=5), name="q"), 4, name="qh")
+    k = b.split_heads(b.matmul(x, b.parameter("wk", (64, 32), std=0.1, seed=6), name="k"), 2, name="kh")
+    v = b.split_heads(b.matmul(x, b.parameter("wv", (64, 32), std=0.1, seed=7), name="v"), 2, name="vh")
+    b.output(b.merge_heads(b.attention(q, k, v, form=form, scale=1.0, bias=pos, name="a"), name="m"))
+    b.output(b.merge_heads(b.attention(q, k, v, form=form, causal=True, bias=mask, name="c"), name="mc"))
+    rng = np.random.default_rng(7)
+    hidden = rng.random((1, 64, 64)) < 0.3
+    hidden[:, :, 0] = False
+    hidden[:, 5, :] = True
+    xs = inputs_for({"x": (64, 64)}, seed=4)
+    xs["pos"] = rng.standard_normal((4, 64, 64)).astype(np.float16)
+    xs["mask"] = np.where(hidden, -np.inf, 0).astype(np.float16)
+    report = ipu.run(ipu.compile(b.build(), target="sim16"), xs)
+    assert report.passed is True
+
+    def heads(t: np.ndarray, h: int) -> np.ndarray:
+        return t.reshape(64, h, -1).transpose(1, 0, 2)
+
+    xf = f32(xs["x"])
+    qv = heads(r16(xf @ f32(gaussian((64, 64), 5, 0.1))), 4)
+    kv = np.repeat(heads(r16(xf @ f32(gaussian((64, 32), 6, 0.1))), 2), 2, axis=0)
+    vv = np.repeat(heads(r16(xf @ f32(gaussian((64, 32), 7, 0.1))), 2), 2, axis=0)
+    qk = f32(qv) @ f32(kv).transpose(0, 2, 1)
+    want = r16(np_softmax(qk + xs["pos"]) @ f32(vv)).transpose(1, 0, 2).reshape(64, 64)
+    assert_close(report.outputs["output0"], want)
+    s = np.where(np.triu(np.ones((64, 64), bool), 1)[None] | hidden, -np.inf, qk * np.float32(0.25))
+    with np.errstate(invalid="ignore"):
+        p = np.nan_to_num(np_softmax(s), nan=0.0)  # the fully hidden row: 0, not NaN
+    want_c = r16(p @ f32(vv)).transpose(1, 0, 2).reshape(64, 64)
+    assert_close(report.outputs["output1"], want_c)
+    assert (report.outputs["output1"][5] == 0).all()
+
+
 def test_build_errors() -> None:
     b, x = _fresh()
     with pytest.raises(ValueError, match="no outputs"):

@@ -706,3 +706,42 @@ def test_a_call_dtype_word_naming_int32_is_refused() -> None:
         validate_package(emu.package, T)
     with pytest.raises(EmulatorError, match="invalid dtype 3"):
         emu.run({})
+
+
+def test_attention_update_bias_adds_the_bias_and_masks_with_minus_inf() -> None:
+    """attention_update_bias: the bias block (rows padded to an even length) is added to the
+    scaled scores before the online softmax; -inf hides a key, and a row whose keys are all
+    hidden combines to 0."""
+    rng = np.random.default_rng(21)
+    qr, kr, d, scale = 3, 5, 8, 0.5
+    q = rng.standard_normal((16, qr, d)).astype(np.float16)
+    k = rng.standard_normal((16, kr, d)).astype(np.float16)
+    v = rng.standard_normal((16, kr, d)).astype(np.float16)
+    bias = rng.standard_normal((16, qr, kr + 1)).astype(np.float16)  # [qr, even(kr)] blocks
+    bias[:, :, kr] = np.float16(np.nan)  # the padding column is never read
+    bias[:, 0, 1] = -np.inf
+    bias[:, 2, :] = -np.inf  # every key of row 2 hidden
+    offsets = np.tile(np.array([0, 0, kr, 0], np.float32)[:3], (16, 1))
+    Q, K, V, B, OFF, SCR, S1, O1 = (DATA + 0x100 * i for i in range(8))
+    sb = float_bits(scale)
+    emu = _kernel_emulator(
+        encode_call("attention_init", DType.F32, DType.F32, S1, [], [qr, d]),
+        encode_call("attention_update_bias", DType.F16, DType.F32, S1, [Q, K, V, B, OFF, SCR], [qr, kr, d, 0, sb, 0]),
+        encode_call("attention_combine", DType.F32, DType.F32, O1, [S1], [1, qr, d]),
+    )
+    validate_package(emu.package, T)
+    for addr, a in ((Q, q), (K, k), (V, v), (B, bias), (OFF, offsets)):
+        _put(emu, addr, a)
+    res = emu.run({})
+    s = q.astype(np.float64) @ k.astype(np.float64).transpose(0, 2, 1) * scale + bias[:, :, :kr].astype(np.float64)
+    mx = s.max(axis=2, keepdims=True)
+    p = np.exp(s - np.where(np.isfinite(mx), mx, 0))
+    den = p.sum(axis=2, keepdims=True)
+    want = np.where(den > 0, (p @ v.astype(np.float64)) / np.where(den > 0, den, 1), 0)
+    got = _get(emu, O1, qr * d, np.float32).reshape(16, qr, d)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    assert (got[:, 2] == 0).all()
+    np.testing.assert_allclose(_get(emu, SCR, qr * kr, np.float32).reshape(16, qr, kr), s, rtol=1e-5)
+    assert res.total_cycles == (
+        T.fill_cycles(qr * (d + 2)) + T.attention_bias_update_cycles(qr, kr, d) + T.attention_combine_cycles(1, qr, d)
+    )

@@ -23,8 +23,10 @@ ABI_ORDER = (
     "embedding_slice",
     "sqrt", "rsqrt", "reciprocal", "neg", "abs", "erf", "sin", "cos", "log", "silu", "min", "div", "pow",
     "repad", "floor", "ceil", "round", "sign", "tan", "sinh", "cosh", "asin", "acos", "atan", "asinh", "acosh",
-    "atanh", "softplus", "softsign",
+    "atanh", "softplus", "softsign", "attention_update_bias",
 )  # fmt: skip
+
+_AU = {"causal": 0, "scale_bits": 0, "k_base": 0}
 
 # (target, kernel, params, output element size, cycles of one call on one tile)
 CYCLES = [
@@ -92,6 +94,10 @@ CYCLES = [
     *(("sim16", k, {"elements": 1000}, 2, 74) for k in ("floor", "ceil", "round", "sign")),
     *(("sim16", k, {"elements": 1000}, 2, 10011) for k in ("tan", "sinh", "cosh", "asin", "acos", "atan")),
     *(("sim16", k, {"elements": 1000}, 2, 10011) for k in ("asinh", "acosh", "atanh", "softplus", "softsign")),
+    # appended with the additive attention bias: attention_update plus one vector pass over the
+    # [qr, kr] scores (11751 + 16 * 32 / 16 and 1274 + ceil(15 / 16))
+    ("sim16", "attention_update_bias", {**_AU, "qr": 16, "kr": 32, "d": 64, "causal": 1}, 2, 11783),
+    ("sim16", "attention_update_bias", {**_AU, "qr": 3, "kr": 5, "d": 7, "k_base": 2}, 2, 1275),
 ]
 
 # One parameter set for every kernel's operand shapes.
@@ -134,6 +140,7 @@ OPERANDS = [
     ("repad", 10, [12], "F16", ["F16"]),  # [2, 5] stored as [2, 6] -> [5, 2]
     *((k, 7, [7], "F16", ["F16"]) for k in ("floor", "ceil", "round", "sign", "tan", "sinh", "cosh", "asin")),
     *((k, 7, [7], "F16", ["F16"]) for k in ("acos", "atan", "asinh", "acosh", "atanh", "softplus", "softsign")),
+    ("attention_update_bias", 14, [10, 15, 15, 8, 3, 6], "F32", ["F16", "F16", "F16", "F16", "F32", "F32"]),
 ]
 
 
@@ -159,10 +166,11 @@ def test_operand_roles_replace_the_special_cases_by_name() -> None:
     """The accumulating kernels read their output; attention_update's fifth address is a scratch
     it writes and never reads; every other address of every kernel is an input."""
     acc = {name for name, k in KERNELS.items() if k.out.role is Role.ACCUMULATOR}
-    assert acc == {"amp_matmul_acc", "attention_update"}
+    assert acc == {"amp_matmul_acc", "attention_update", "attention_update_bias"}
     scratch = {(name, j) for name, k in KERNELS.items() for j in k.scratches()}
-    assert scratch == {("attention_update", 4)}
+    assert scratch == {("attention_update", 4), ("attention_update_bias", 5)}
     assert KERNELS["attention_update"].reads() == [0, 1, 2, 3]
+    assert KERNELS["attention_update_bias"].reads() == [0, 1, 2, 3, 4]
     assert AMP_KERNELS == ("amp_matmul", "amp_matmul_acc")
 
 
@@ -179,6 +187,8 @@ def test_operand_roles_replace_the_special_cases_by_name() -> None:
         ("attention_update", {"qr": 2, "kr": 2, "d": 4, "causal": 0, "scale_bits": 0, "k_base": 0}, False),
         ("attention_update", {"qr": 2, "kr": 2, "d": 4, "causal": 2, "scale_bits": 0, "k_base": 0}, True),
         ("attention_update", {"qr": 2, "kr": 2, "d": 4, "causal": 0, "scale_bits": 0, "k_base": -1}, True),
+        ("attention_update_bias", {**_AU, "qr": 2, "kr": 2, "d": 4, "k_base": 30}, False),
+        ("attention_update_bias", {**_AU, "qr": 2, "kr": 2, "d": 4, "causal": 2}, True),
         ("repad", {"rows": 4, "cols": 5, "out_rows": 2, "out_cols": 10}, False),
         ("repad", {"rows": 4, "cols": 5, "out_rows": 3, "out_cols": 7}, True),  # 20 elements in, 21 out
     ],

@@ -60,13 +60,13 @@ def test_attention_chain_becomes_graph_attention(mask: str) -> None:
     runs(m)
 
 
-def test_attention_with_a_bias_is_refused_by_name() -> None:
+def test_attention_with_a_bias_becomes_its_bias_operand() -> None:
+    """A constant that is neither all-visible nor causal is an additive bias (shared by the heads)."""
     nodes, inits = _attention_nodes("bias")
     m = model(nodes, {n: [1, S, H * D] for n in "qkv"}, {"y": [1, S, H * D]}, inits, opset=17)
-    with pytest.raises(
-        OnnxImportError, match="attention chain ending at 'o': a mask that is neither all-visible nor causal"
-    ):
-        import_model(m)
+    text = str(import_model(m))
+    assert "bias %mask" in text and "graph.softmax" not in text
+    runs(m)
 
 
 def test_fused_qkv_split_becomes_one_matmul_per_part() -> None:

@@ -77,3 +77,26 @@ def test_padding_groups_by_hand() -> None:
     assert Layout((128, 384), (1, 2), ((0,), (1,)), align=(1, 64)).padding_groups == ()
     # an alignment of 2 keeps 32-bit words whole; it forms no groups even when it pads
     assert Layout((128, 30), (1, 4), ((0,), (1,)), align=(1, 2)).padding_groups == ()
+
+
+def test_attention_bias_is_priced_by_hand() -> None:
+    """A bias adds one vector pass over each update's [qr, kr] scores and its block's bytes
+    (materialized: [qr, kr]; streamed: [qr, all keys], plus each window's columns exchanged)."""
+    from ipu.transforms.plan_candidates import attention_candidates
+
+    hq, hkv, s, sk, d = 8, 2, 64, 64, 16
+    for form in ("materialized", "streamed"):
+        plain = attention_candidates(hq, hkv, s, sk, d, 2, form, T)
+        biased = attention_candidates(hq, hkv, s, sk, d, 2, form, T, bias=True)
+        assert [c.grid for c in plain] == [c.grid for c in biased]
+        for a, b in zip(plain, biased, strict=True):
+            qr, kr = a.rows, a.keys
+            if form == "materialized":
+                assert b.bytes_per_tile - a.bytes_per_tile == qr * kr * 2
+                assert b.cycles - a.cycles == -(-qr * kr // T.costs["add_elements_per_cycle"])
+            else:
+                steps = -(-sk // kr)
+                assert b.bytes_per_tile - a.bytes_per_tile == qr * sk * 2
+                add = -(-qr * kr // T.costs["add_elements_per_cycle"])
+                assert b.cycles - a.cycles == steps * (add + qr * kr * 2 // 4)
+    assert T.attention_bias_update_cycles(16, 32, 64) == T.attention_update_cycles(16, 32, 64) + 32

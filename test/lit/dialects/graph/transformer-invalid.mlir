@@ -72,6 +72,30 @@ func.func @f(%q: tensor<64x128xf16>, %k: tensor<64x32xf16>, %v: tensor<64x32xf16
 
 // -----
 
+func.func @f(%q: tensor<8x64x16xf16>, %k: tensor<2x32x16xf16>, %v: tensor<2x32x16xf16>, %b: tensor<8x64x64xf16>) {
+  %a = graph.attention %q, %k, %v bias %b {form = "materialized"} : (tensor<8x64x16xf16>, tensor<2x32x16xf16>, tensor<2x32x16xf16>, tensor<8x64x64xf16>) -> tensor<8x64x16xf16>
+  func.return
+}
+// CHECK: Operation does not verify: graph.attention: bias (8, 64, 64) is not [8 or 1, 64, 32] (per head or shared)
+
+// -----
+
+func.func @f(%q: tensor<8x64x16xf16>, %k: tensor<2x64x16xf16>, %v: tensor<2x64x16xf16>, %b: tensor<2x64x64xf16>) {
+  %a = graph.attention %q, %k, %v bias %b {form = "materialized"} : (tensor<8x64x16xf16>, tensor<2x64x16xf16>, tensor<2x64x16xf16>, tensor<2x64x64xf16>) -> tensor<8x64x16xf16>
+  func.return
+}
+// CHECK: Operation does not verify: graph.attention: bias (2, 64, 64) is not [8 or 1, 64, 64] (per head or shared)
+
+// -----
+
+func.func @f(%q: tensor<8x64x16xf16>, %k: tensor<2x64x16xf16>, %v: tensor<2x64x16xf16>, %b: tensor<8x64x64xf32>) {
+  %a = graph.attention %q, %k, %v bias %b {form = "materialized"} : (tensor<8x64x16xf16>, tensor<2x64x16xf16>, tensor<2x64x16xf16>, tensor<8x64x64xf32>) -> tensor<8x64x16xf16>
+  func.return
+}
+// CHECK: Operation does not verify: graph.attention: bias element type f32 differs from q's f16
+
+// -----
+
 func.func @f(%x: tensor<4x8xf32>) {
   %s = graph.softmax %x {axis = 2 : i64} : tensor<4x8xf32> -> tensor<4x8xf32>
   func.return

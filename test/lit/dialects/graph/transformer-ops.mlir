@@ -72,6 +72,20 @@ func.func @attention(%q: tensor<64x128xf16>, %k: tensor<64x32xf16>, %v: tensor<6
 
 // -----
 
+// An additive bias on the scaled scores: one per head (T5's relative positions) or shared by
+// every head (a mask), with or without the causal mask.
+// CHECK-LABEL: func.func @attention_bias
+func.func @attention_bias(%q: tensor<8x64x16xf16>, %k: tensor<2x64x16xf16>, %v: tensor<2x64x16xf16>, %b: tensor<8x64x64xf16>, %m: tensor<1x64x64xf16>) -> (tensor<8x64x16xf16>, tensor<8x64x16xf16>) {
+  // CHECK: %a = graph.attention %q, %k, %v bias %b {form = "materialized", scale = 1.000000e+00 : f32} : (tensor<8x64x16xf16>, tensor<2x64x16xf16>, tensor<2x64x16xf16>, tensor<8x64x64xf16>) -> tensor<8x64x16xf16>
+  %a = graph.attention %q, %k, %v bias %b {form = "materialized", scale = 1.0 : f32} : (tensor<8x64x16xf16>, tensor<2x64x16xf16>, tensor<2x64x16xf16>, tensor<8x64x64xf16>) -> tensor<8x64x16xf16>
+  // CHECK-NEXT: %c = graph.attention %q, %k, %v bias %m {form = "streamed", causal} : (tensor<8x64x16xf16>, tensor<2x64x16xf16>, tensor<2x64x16xf16>, tensor<1x64x64xf16>) -> tensor<8x64x16xf16>
+  %c = graph.attention %q, %k, %v bias %m {form = "streamed", causal} : (tensor<8x64x16xf16>, tensor<2x64x16xf16>, tensor<2x64x16xf16>, tensor<1x64x64xf16>) -> tensor<8x64x16xf16>
+  // CHECK-NEXT: func.return %a, %c
+  func.return %a, %c : tensor<8x64x16xf16>, tensor<8x64x16xf16>
+}
+
+// -----
+
 // A repeated block with two carried values and a weight shared by all iterations.
 // CHECK-LABEL: func.func @repeat
 func.func @repeat(%x: tensor<4x8xf16>, %s: tensor<4x8xf16>) -> tensor<4x8xf16> {

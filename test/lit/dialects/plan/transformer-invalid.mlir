@@ -159,3 +159,22 @@ func.func @f(%s: !plan.tensor<8x64x18xf32, #plan.layout<grid = [2, 4, 2, 4], spl
   func.return
 }
 // CHECK: Operation does not verify: plan.attention_combine: [H, S, D + 2] partial state -> [H, S, D]
+
+// -----
+
+// A streamed attention's bias keeps every key on each tile (keys are not split: grid dim 3 is 1,
+// but the split names it).
+func.func @f(%qh: !plan.tensor<8x64x16xf16, #plan.layout<grid = [2, 4, 8, 1], split = [[0, 1], [2], []], memory = standard>>, %kh: !plan.tensor<2x64x16xf16, #plan.layout<grid = [2, 4, 8, 1], split = [[0], [], []], memory = standard>>, %b: !plan.tensor<1x64x64xf16, #plan.layout<grid = [2, 4, 8, 1], split = [[], [2], [3]], memory = standard>>) {
+  %s = plan.attention %qh, %kh, %kh bias %b {form = "streamed", scale = 1.0 : f64, key_block = 16 : i64} : (!plan.tensor<8x64x16xf16, #plan.layout<grid = [2, 4, 8, 1], split = [[0, 1], [2], []], memory = standard>>, !plan.tensor<2x64x16xf16, #plan.layout<grid = [2, 4, 8, 1], split = [[0], [], []], memory = standard>>, !plan.tensor<2x64x16xf16, #plan.layout<grid = [2, 4, 8, 1], split = [[0], [], []], memory = standard>>, !plan.tensor<1x64x64xf16, #plan.layout<grid = [2, 4, 8, 1], split = [[], [2], [3]], memory = standard>>) -> !plan.tensor<8x64x18xf32, #plan.layout<grid = [2, 4, 8, 1], split = [[0, 1], [2], []], partial = 3, memory = standard>>
+  func.return
+}
+// CHECK: Operation does not verify: plan.attention: bias must be split {{\[\[}}], [2], []] over q's grid
+
+// -----
+
+// A bias has one head (shared) or one per query head.
+func.func @f(%qh: !plan.tensor<8x64x16xf16, #plan.layout<grid = [2, 4, 8, 1], split = [[0, 1], [2], []], memory = standard>>, %kh: !plan.tensor<2x64x16xf16, #plan.layout<grid = [2, 4, 8, 1], split = [[0], [], []], memory = standard>>, %b: !plan.tensor<4x64x64xf16, #plan.layout<grid = [2, 4, 8, 1], split = [[], [2], []], memory = standard>>) {
+  %s = plan.attention %qh, %kh, %kh bias %b {form = "streamed", scale = 1.0 : f64, key_block = 16 : i64} : (!plan.tensor<8x64x16xf16, #plan.layout<grid = [2, 4, 8, 1], split = [[0, 1], [2], []], memory = standard>>, !plan.tensor<2x64x16xf16, #plan.layout<grid = [2, 4, 8, 1], split = [[0], [], []], memory = standard>>, !plan.tensor<2x64x16xf16, #plan.layout<grid = [2, 4, 8, 1], split = [[0], [], []], memory = standard>>, !plan.tensor<4x64x64xf16, #plan.layout<grid = [2, 4, 8, 1], split = [[], [2], []], memory = standard>>) -> !plan.tensor<8x64x18xf32, #plan.layout<grid = [2, 4, 8, 1], split = [[0, 1], [2], []], partial = 3, memory = standard>>
+  func.return
+}
+// CHECK: Operation does not verify: plan.attention: bias [4, 64, 64] is not [8 or 1, 64, 64]
