@@ -282,8 +282,6 @@ class _Importer:
         shape = _static_shape(vi)
         if shape is None:
             raise self.fail(f"{kind} '{vi.name}' has a dynamic or unknown shape; only static shapes are supported")
-        if not shape:
-            raise self.fail(f"{kind} '{vi.name}' has rank 0; the backend plans inputs and outputs of rank >= 1")
         if 0 in shape:
             raise self.fail(f"{kind} '{vi.name}' has an empty shape {list(shape)}")
         return shape, FLOAT_TYPES[tt.elem_type][0]
@@ -442,7 +440,7 @@ class _Importer:
             a.name_hint = _hint(vi.name)
             args.append((vi.name, a))
             v = Val(a, shape, dt)
-            if len(shape) >= 3:  # the row collapse [prod(leading), last], before anything reads it
+            if len(shape) >= 3 or not shape:  # the row collapse ([1] for a scalar), before anything reads it
                 v = Val(self.raw_reshape(a, collapsed(shape), dt, vi.name), shape, dt)
             self.vals[vi.name] = v
         return args
@@ -453,7 +451,8 @@ class _Importer:
             shape, dt = self.io_type(vi, "output")
             x = self.consts.get(vi.name)
             if x is not None:
-                raise self.fail(f"output '{vi.name}' is a constant; there is nothing to compute")
+                outs.append(self.constant_output(vi.name, x, shape, dt))
+                continue
             v = self.vals.get(vi.name)
             if v is None:
                 raise self.fail(f"output '{vi.name}' is not computed by any node")
@@ -462,9 +461,12 @@ class _Importer:
                     f"output '{vi.name}' is computed as {list(v.shape)} {np.dtype(v.dtype)}, "
                     f"declared {list(shape)} {np.dtype(dt)}"
                 )
-            r = self.raw_reshape(v.ssa, shape, dt, vi.name) if len(shape) >= 3 else v.ssa
+            reshaped = len(shape) >= 3 or not shape
+            r = self.raw_reshape(v.ssa, shape, dt, vi.name) if reshaped else v.ssa
             if isinstance(r.owner, Block) or isinstance(r.owner, g.ParameterOp):
-                raise self.fail(f"output '{vi.name}' is an input or a parameter unchanged; there is nothing to compute")
+                # an input or a weight unchanged: the device copies it (in its row-collapsed form)
+                c = self.copy(v.ssa, vi.name)
+                r = self.raw_reshape(c, shape, dt, vi.name) if reshaped else c
             outs.append(r)
         self.block.add_op(func.ReturnOp(*outs))
         self.sweep_dead()
@@ -475,6 +477,20 @@ class _Importer:
         f.attributes["ipu.outputs"] = ArrayAttr([StringAttr(o.name) for o in self.graph.output])
         f.attributes["onnx.opset"] = IntegerAttr(self.opset, 64)
         return ModuleOp([f])
+
+    def copy(self, v: SSAValue, hint: str) -> SSAValue:
+        """A device copy of `v` (`graph.cast` to its own type): an output must be a value the
+        programs write, not an input's or a weight's buffer itself."""
+        return self.emit(g.CastOp(v, v.type), hint)
+
+    def constant_output(self, name: str, x: np.ndarray, shape: tuple[int, ...], dt: type) -> SSAValue:
+        """An output known at compile time: its values become a weight (bytes in the package,
+        loaded by `initialize`) that the programs copy into the output on every run."""
+        if tuple(x.shape) != shape:
+            raise self.fail(f"output '{name}' is the constant of shape {list(x.shape)}, declared {list(shape)}")
+        p = self.param(x.astype(dt), dt, collapsed(shape), name)
+        r = self.copy(p, name)
+        return self.raw_reshape(r, shape, dt, name) if len(shape) >= 3 or not shape else r
 
     # -- nodes ------------------------------------------------------------------------------------
 
@@ -1089,10 +1105,11 @@ def _reduce(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> No
     elif axes == list(range(len(axes))):  # leading axes: the transpose of their collapse
         rows, cols = math.prod(x.shape[: len(axes)]), math.prod(x.shape[len(axes) :])
         flat = _transpose2d(im, im.raw_reshape(x.ssa, (rows, cols), x.dtype), x.dtype)
-    else:
-        raise im.fail(f"reduction over axes {axes} of a rank-{rank} tensor (only trailing axes) is not supported")
-    if not out_shape:
-        raise im.fail("a reduction to a rank-0 scalar is not supported")
+    else:  # any other axes: a transpose brings them last (kept axes in order), then trailing rows
+        kept = [a for a in range(rank) if a not in axes]
+        moved = _transposed(im, x, [*kept, *axes], None)
+        rows, cols = math.prod(x.shape[a] for a in kept), math.prod(x.shape[a] for a in axes)
+        flat = im.raw_reshape(moved.ssa, (rows, cols), x.dtype)
     if t == "ReduceSum" or t == "ReduceMean" or t == "ReduceMax":
         r = _reduce_rows(im, flat, kind, x.dtype, collapsed(out_shape), node.output[0])
         im.out(node, Val(r, out_shape, x.dtype))
@@ -1254,19 +1271,24 @@ def _transpose(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) ->
     perm = [int(p) for p in attrs.get("perm", list(range(rank))[::-1])]  # type: ignore[union-attr]
     if sorted(perm) != list(range(rank)):
         raise im.fail(f"perm {perm} is not a permutation of rank {rank}")
+    im.out(node, _transposed(im, x, perm, node.output[0]))
+
+
+def _transposed(im: _Importer, x: Val, perm: list[int], hint: str | None) -> Val:
+    """`x` with its axes permuted by `perm` (any permutation): a reshape when only unit axes
+    move, a 2-D transpose, a swap of leading axes, or permutes around one 2-D transpose."""
+    rank = len(x.shape)
     shape = tuple(x.shape[p] for p in perm)
     moved = [p for p in perm if x.shape[p] != 1]
     if moved == sorted(moved):  # only unit axes move: a reshape
-        im.out(node, im.reshape(x, shape, node.output[0]))
-        return
+        return im.reshape(x, shape, hint)
     real = [a for a in range(rank) if x.shape[a] != 1]  # the axes that are not unit axes
     if len(real) == 2:  # a 2-D transpose once the unit axes are dropped
         two = im.raw_reshape(x.ssa, tuple(x.shape[a] for a in real), x.dtype)
-        im.out(node, Val(_transpose2d(im, two, x.dtype, node.output[0]), shape, x.dtype))
-        return
+        t2 = _transpose2d(im, two, x.dtype, hint)
+        return Val(im.raw_reshape(t2, collapsed(shape), x.dtype, hint), shape, x.dtype)
     if len(real) == 3 and moved == [real[1], real[0], real[2]]:
-        im.out(node, _swap_leading(im, x, real, shape, node.output[0]))
-        return
+        return _swap_leading(im, x, real, shape, hint)
     dims = tuple(x.shape[a] for a in real)
     sub = [real.index(a) for a in moved]  # the permutation of the real axes
     full = im.raw_reshape(x.ssa, dims, x.dtype)
@@ -1284,7 +1306,7 @@ def _transpose(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) ->
         mid = [*rest, last, j]  # axes of t2 (in the original numbering)
         t3 = im.raw_reshape(t2, tuple(dims[a] for a in mid), x.dtype)
         t = _permute(im, t3, [mid.index(a) for a in sub], x.dtype)
-    im.out(node, Val(im.raw_reshape(t, collapsed(shape), x.dtype, node.output[0]), shape, x.dtype))
+    return Val(im.raw_reshape(t, collapsed(shape), x.dtype, hint), shape, x.dtype)
 
 
 def _permute(im: _Importer, v: SSAValue, perm: list[int], dtype: type) -> SSAValue:

@@ -81,6 +81,8 @@ def _fill_call(kernel: str, dst_slot: int, srcs: list[SSAValue], t: tilemap.Buff
 
 def _bound(cls: type, op: Operation, extra: dict, addr: int) -> Operation:
     props = {"sym_name": op.sym_name, "tensor": op.tensor, "layout": op.layout, "address": _i(addr)}
+    if getattr(op, "host_shape", None) is not None:  # a host stream's declared shape
+        props["host_shape"] = op.host_shape
     props.update(extra)
     return cls.create(properties=props)
 

@@ -15,15 +15,15 @@ import math
 from dataclasses import dataclass
 
 from xdsl.dialects import builtin, func
-from xdsl.dialects.builtin import ArrayAttr, StringAttr, TensorType
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, DictionaryAttr, StringAttr, TensorType, i64
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import graph, plan
 from ipu.dialects.value_names import name_values
 from ipu.target import Target
 from ipu.transforms.plan_emitters import EMITTERS
-from ipu.transforms.plan_layouts import attention_layouts, attention_window, default_layout, plan_type
+from ipu.transforms.plan_layouts import attention_layouts, attention_window, default_layout, plan_type, scalar_layout
 from ipu.transforms.plan_state import CHOICE_ATTR, LAYOUT_ATTR, Chooser, Planner, describe
 
 
@@ -55,13 +55,15 @@ def plan_body(f: func.FuncOp, target: Target, chooser: Chooser, log: bool = True
     new.add_op(func.ReturnOp(*outs))
     for i, a in enumerate(old.args):  # unused inputs still get a layout
         if i not in p.new_args:
-            p.arg(a, plan_type(a.type, default_layout(tuple(a.type.get_shape()), target.tiles)))
+            shape = tuple(a.type.get_shape())
+            p.arg(a, plan_type(a.type, default_layout(shape, target.tiles) if shape else scalar_layout()))
     return Planned(new, outs, {"operations": index, "conversions": len(p.conversions), "gemms": p.gemms})
 
 
 def install(f: func.FuncOp, planned: Planned) -> None:
     """Replace `f`'s graph body by its plan and give it its plan-level signature and names."""
     old, new, outs = f.body.block, planned.block, planned.outputs
+    declared = [a.type for a in old.args], [v.type for v in old.last_op.operands] if old.last_op else []
     f.body.detach_block(old)
     old.erase(safe_erase=False)
     f.body.add_block(new)
@@ -71,6 +73,25 @@ def install(f: func.FuncOp, planned: Planned) -> None:
     # names declared by the graph function (e.g. an imported model's own) are kept
     f.attributes["ipu.inputs"] = _declared_names(f, "ipu.inputs", len(names)) or ArrayAttr(names)
     f.attributes["ipu.outputs"] = _declared_names(f, "ipu.outputs", len(outs)) or ArrayAttr(outputs)
+    record_host_shapes(f, *declared)
+
+
+HOST_SHAPES = "ipu.host_shapes"
+"""Function attribute: run input or output name -> its declared shape, for the streams whose
+device tensor has another shape of the same elements (a scalar carried as [1])."""
+
+
+def record_host_shapes(f: func.FuncOp, arg_types: list[Attribute], result_types: list[Attribute]) -> None:
+    """Record in `ipu.host_shapes` the graph-level shape of every rank-0 input and output of `f`
+    (planned as [1]: the host still writes and reads the declared scalar)."""
+    entries: dict[str, Attribute] = {}
+    for key, types in (("ipu.inputs", arg_types), ("ipu.outputs", result_types)):
+        names = f.attributes[key].data  # type: ignore[union-attr]
+        for n, t in zip(names, types, strict=True):
+            if isinstance(t, TensorType) and not t.get_shape():
+                entries[n.data] = DenseArrayBase.from_list(i64, [])
+    if entries:
+        f.attributes[HOST_SHAPES] = DictionaryAttr(entries)
 
 
 def _declared_names(f: func.FuncOp, key: str, n: int) -> ArrayAttr | None:

@@ -224,6 +224,20 @@ def _plan_permute(p: Planner, op: graph.TransposeOp, perm: tuple[int, ...]) -> N
 def _plan_reshape(p: Planner, op: graph.ReshapeOp, index: int) -> None:
     target = p.target
     a, r = tuple(op.input.type.get_shape()), tuple(op.result.type.get_shape())
+    if not a or not r:  # a scalar at the function boundary, carried as [1]: only unit axes change
+        x = p.get(op.input, None, op.name)
+        view = x.type.layout if x.type.layout.shape == (r or (1,)) else plan.unit_axis_view(x.type.layout, r or (1,))
+        if view is None:  # its one element held with a unit axis split: gather it unsplit first
+            whole = Layout(x.type.layout.shape, (1,), ((),) * len(x.type.layout.shape))
+            x = p.get(op.input, plan_type(op.input.type, whole), op.name)
+            view = plan.unit_axis_view(whole, r or (1,))
+            assert view is not None, "an unsplit one-element layout views as any unit shape"
+        if view == x.type.layout:  # the same value (its name stays the input's)
+            p.current[op.result], p.cache[(op.result, x.type)] = x, x
+        else:
+            res = plan.ReshapeOp.create(operands=[x], result_types=[plan_type(op.result.type, view)], attributes=_value(op))
+            p.set(op.result, p.emit(res).results[0])
+        return
     if p.has(op.input):  # only unit axes change: the value stays where it is
         view = plan.unit_axis_view(p.current[op.input].type.layout, r)
         if view is not None:
