@@ -235,7 +235,9 @@ def _plan_reshape(p: Planner, op: graph.ReshapeOp, index: int) -> None:
         if view == x.type.layout:  # the same value (its name stays the input's)
             p.current[op.result], p.cache[(op.result, x.type)] = x, x
         else:
-            res = plan.ReshapeOp.create(operands=[x], result_types=[plan_type(op.result.type, view)], attributes=_value(op))
+            res = plan.ReshapeOp.create(
+                operands=[x], result_types=[plan_type(op.result.type, view)], attributes=_value(op)
+            )
             p.set(op.result, p.emit(res).results[0])
         return
     if p.has(op.input):  # only unit axes change: the value stays where it is
