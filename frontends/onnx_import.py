@@ -1156,8 +1156,12 @@ def _softmax(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> N
         elif rank == 2:
             t = _transpose2d(im, x.ssa, x.dtype)
             y = _transpose2d(im, im.emit(g.SoftmaxOp(t)), x.dtype, node.output[0])
-        else:
-            raise im.fail(f"softmax over axis {axis} of a rank-{rank} tensor (only the last axis) is not supported")
+        else:  # another axis: transposed last, the softmax of the rows, transposed back
+            perm = [*(a for a in range(rank) if a != axis), axis]
+            t = _transposed(im, x, perm, None)
+            sm = Val(im.emit(g.SoftmaxOp(t.ssa)), t.shape, x.dtype)
+            im.out(node, _transposed(im, sm, [perm.index(a) for a in range(rank)], node.output[0]))
+            return
         im.out(node, Val(y, x.shape, x.dtype))
         return
     # opset < 13: softmax over the flattened trailing dims [prod(:axis), prod(axis:)]
@@ -1179,15 +1183,24 @@ def _log_softmax(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) 
     if not -rank <= axis < rank:
         raise im.fail(f"axis {axis} out of range for rank {rank}")
     axis %= rank
-    if im.opset >= 13 and axis != rank - 1:
-        raise im.fail(f"log-softmax over axis {axis} of a rank-{rank} tensor (only the last axis) is not supported")
+    if im.opset >= 13 and axis != rank - 1:  # another axis: transposed last, then back
+        perm = [*(a for a in range(rank) if a != axis), axis]
+        t = _transposed(im, x, perm, None)
+        y = _log_softmax_rows(im, t, rank - 1, None)
+        im.out(node, _transposed(im, y, [perm.index(a) for a in range(rank)], node.output[0]))
+        return
+    im.out(node, _log_softmax_rows(im, x, axis, node.output[0]))
+
+
+def _log_softmax_rows(im: _Importer, x: Val, axis: int, hint: str | None) -> Val:
+    """Log-softmax of the rows of `x` flattened to [prod(:axis), prod(axis:)]."""
     rows, cols = math.prod(x.shape[:axis]), math.prod(x.shape[axis:])
     flat = im.raw_reshape(x.ssa, (rows, cols), x.dtype)
     m = _reduce_rows(im, flat, "max", x.dtype, (rows, 1), None)
     s = _emit2(im, g.SubOp, flat, m)
     t = _reduce_rows(im, _emit1(im, g.ExpOp, s), "sum", x.dtype, (rows, 1), None)
-    y = _emit2(im, g.SubOp, s, _emit1(im, g.LogOp, t), node.output[0])
-    im.out(node, Val(im.raw_reshape(y, collapsed(x.shape), x.dtype, node.output[0]), x.shape, x.dtype))
+    y = _emit2(im, g.SubOp, s, _emit1(im, g.LogOp, t), hint)
+    return Val(im.raw_reshape(y, collapsed(x.shape), x.dtype, hint), x.shape, x.dtype)
 
 
 def _norm(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object], rms: bool) -> None:

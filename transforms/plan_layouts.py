@@ -57,8 +57,9 @@ def row_layout(shape: tuple[int, ...], tiles: int) -> Layout:
         return Layout(shape, (1,), ((),))
     if len(shape) == 2:
         return Layout(shape, (max(1, min(tiles, shape[0])),), ((0,), ()))
-    per = max(1, min(tiles // shape[0], shape[1]))
-    return Layout(shape, (shape[0], per), ((0,), (1,), *((),) * (len(shape) - 2)))
+    lead = max(1, min(tiles, shape[0]))  # more leading rows than tiles: several per tile
+    per = max(1, min(tiles // lead, shape[1]))
+    return Layout(shape, (lead, per), ((0,), (1,), *((),) * (len(shape) - 2)))
 
 
 def leading_layout(shape: tuple[int, ...], tiles: int) -> Layout:
