@@ -27,6 +27,7 @@ from xdsl.dialects.builtin import (
     BytesAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
+    DictionaryAttr,
     FloatAttr,
     FunctionType,
     IntegerAttr,
@@ -141,6 +142,9 @@ class _Importer:
             if s is not None:
                 self.static_shapes[vi.name] = s
         self.param_names: set[str] = set()
+        # zero-size inputs and outputs: no bytes on the device, streamed by the host as empty arrays
+        self.empty_inputs: dict[str, TensorType] = {}
+        self.empty_outputs: dict[str, TensorType] = {}
         # checkpoint names come from result hints: keep them clear of the input and output names
         self.hints: set[str] = {h for vi in [*self.graph.input, *self.graph.output] if (h := _hint(vi.name))}
         self.hints |= {vi.name for vi in [*self.graph.input, *self.graph.output]}
@@ -175,6 +179,11 @@ class _Importer:
         while sym in self.param_names or sym in self.hints:  # weights, checkpoints and streams share symbols
             sym, k = f"{base}_{k}", k + 1
         self.param_names.add(sym)
+        if 0 in tuple(shape):
+            raise self.fail(
+                f"'{name}' is a zero-size tensor {list(shape)} read by an op that is not folded away; only ops "
+                "whose inputs are all known (an empty input is) fold, an empty tensor has no device form"
+            )
         v = np.asarray(values)
         init = dense(v.reshape(1) if v.size == 1 else v.reshape(shape), dtype)
         return self.emit(g.ParameterOp(sym, init, _tt(shape, dtype)), name)
@@ -261,7 +270,10 @@ class _Importer:
         for vi in self.graph.input:
             if vi.name in self.initializers or vi.name in self.consts:
                 continue
-            self.io_type(vi, "input")
+            shape, dt = self.io_type(vi, "input")
+            if 0 in shape:  # no elements: a known (empty) value, whatever the host writes
+                self.consts[vi.name] = np.zeros(shape, dt)
+                self.empty_inputs[vi.name] = _tt(shape, dt)
         for vi in self.graph.output:
             self.io_type(vi, "output")
         for n in self.graph.node:
@@ -282,8 +294,6 @@ class _Importer:
         shape = _static_shape(vi)
         if shape is None:
             raise self.fail(f"{kind} '{vi.name}' has a dynamic or unknown shape; only static shapes are supported")
-        if 0 in shape:
-            raise self.fail(f"{kind} '{vi.name}' has an empty shape {list(shape)}")
         return shape, FLOAT_TYPES[tt.elem_type][0]
 
     def index_input_type(self, vi: onnx.ValueInfoProto) -> tuple[tuple[int, ...], type]:
@@ -449,6 +459,9 @@ class _Importer:
         outs = []
         for vi in self.graph.output:
             shape, dt = self.io_type(vi, "output")
+            if 0 in shape:  # no elements, whatever computes it: the host reads an empty array
+                self.empty_outputs[vi.name] = _tt(shape, dt)
+                continue
             x = self.consts.get(vi.name)
             if x is not None:
                 outs.append(self.constant_output(vi.name, x, shape, dt))
@@ -474,7 +487,12 @@ class _Importer:
         f.body.detach_block(0)
         f.body.add_block(self.block)
         f.attributes["ipu.inputs"] = ArrayAttr([StringAttr(n) for n, _ in args])
-        f.attributes["ipu.outputs"] = ArrayAttr([StringAttr(o.name) for o in self.graph.output])
+        f.attributes["ipu.outputs"] = ArrayAttr(
+            [StringAttr(o.name) for o in self.graph.output if o.name not in self.empty_outputs]
+        )
+        for key, streams in (("ipu.empty_inputs", self.empty_inputs), ("ipu.empty_outputs", self.empty_outputs)):
+            if streams:
+                f.attributes[key] = DictionaryAttr(dict(streams))
         f.attributes["onnx.opset"] = IntegerAttr(self.opset, 64)
         return ModuleOp([f])
 
