@@ -263,7 +263,7 @@ class _StreamValue(_BoundValue):
         verify_host_shape(self, self.host_shape, self.tensor)
 
 
-_HOST_SHAPE = "(`host_shape` $host_shape^)?"
+_HOST_SHAPE = "(`host_shape` qualified($host_shape)^)?"
 
 
 @irdl_op_definition
