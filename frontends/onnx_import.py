@@ -481,6 +481,8 @@ class _Importer:
                 c = self.copy(v.ssa, vi.name)
                 r = self.raw_reshape(c, shape, dt, vi.name) if reshaped else c
             outs.append(r)
+        if not outs:
+            raise self.fail("every output is zero-size: the device has nothing to compute or deliver")
         self.block.add_op(func.ReturnOp(*outs))
         self.sweep_dead()
         f = func.FuncOp("main", FunctionType.from_lists([a.type for _, a in args], [o.type for o in outs]))
@@ -517,6 +519,12 @@ class _Importer:
             return  # folded
         if node.op_type not in _NO_FOLD and self.fold(node):
             return  # its inputs became constants while lowering (CastLike of a constant)
+        outs = [(o, self.static_shapes.get(o)) for o in node.output if o]
+        if outs and all(s is not None and 0 in s for _, s in outs):  # only empty results: known
+            like = next((x for x in (self.vals.get(i) for i in node.input if i) if x is not None), None)
+            for o, s in outs:
+                self.consts[o] = np.zeros(s, like.dtype if like is not None else np.float32)
+            return
         fn = _LOWERINGS.get(node.op_type)
         if fn is None:
             ins = [i for i in node.input if i]

@@ -235,8 +235,9 @@ def _plan_reshape(p: Planner, op: graph.ReshapeOp, index: int) -> None:
         if view == x.type.layout:  # the same value (its name stays the input's)
             p.current[op.result], p.cache[(op.result, x.type)] = x, x
         else:
+            # a scalar result names no checkpoint: the device's [1] is not the graph's shape
             res = plan.ReshapeOp.create(
-                operands=[x], result_types=[plan_type(op.result.type, view)], attributes=_value(op)
+                operands=[x], result_types=[plan_type(op.result.type, view)], attributes=_value(op) if r else {}
             )
             p.set(op.result, p.emit(res).results[0])
         return
@@ -244,8 +245,9 @@ def _plan_reshape(p: Planner, op: graph.ReshapeOp, index: int) -> None:
         view = plan.unit_axis_view(p.current[op.input].type.layout, r)
         if view is not None:
             x = p.get(op.input, None, op.name)
+            # a scalar result names no checkpoint: the device's [1] is not the graph's shape
             res = plan.ReshapeOp.create(
-                operands=[x], result_types=[plan_type(op.result.type, view)], attributes=_value(op)
+                operands=[x], result_types=[plan_type(op.result.type, view)], attributes=_value(op) if r else {}
             )
             p.set(op.result, p.emit(res).results[0])
             return

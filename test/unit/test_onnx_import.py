@@ -281,9 +281,9 @@ def test_opset_handling() -> None:
             r"node 'c1' \(Clip\): a Clip without bounds is an identity",
         ),
         (
-            [helper.make_node("Softmax", ["x"], ["y"], name="sm", axis=0)],
+            [helper.make_node("Softmax", ["x"], ["y"], name="sm", axis=5)],
             {},
-            r"node 'sm' \(Softmax\): softmax over axis 0 of a rank-3 tensor",
+            r"node 'sm' \(Softmax\): axis 5 out of range for rank 3",
         ),
         (
             [helper.make_node("Transpose", ["x"], ["y"], name="tr", perm=[0, 0, 1])],

@@ -1,0 +1,152 @@
+"""ONNX models whose inputs and outputs are not plain computed tensors of rank >= 1: scalars
+(carried as [1] on the device, the declared shape restored at the host boundary), outputs that
+are constants or inputs unchanged (device copies), zero-size tensors (streams of no bytes), and
+reductions and softmaxes over any axes (through a transpose); each run against onnxruntime."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+from ipu import api  # noqa: E402
+from ipu.frontends.onnx_import import OnnxImportError, import_model  # noqa: E402
+
+F = TensorProto.FLOAT
+
+
+def model(nodes: list, inputs: dict, outputs: dict, inits=(), opset: int = 18) -> onnx.ModelProto:
+    g = helper.make_graph(
+        nodes,
+        "m",
+        [helper.make_tensor_value_info(n, F, s) for n, s in inputs.items()],
+        [helper.make_tensor_value_info(n, F, s) for n, s in outputs.items()],
+        [numpy_helper.from_array(np.asarray(v), k) for k, v in dict(inits).items()],
+    )
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def rand(*shape: int, seed: int = 1) -> np.ndarray:
+    return np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+
+
+def run(m: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Compile for sim16 and emulate on `feeds`; every output must match onnxruntime (the oracle
+    check) and have its declared shape."""
+    compiled = api.compile(m, "sim16")
+    report = api.run(compiled, feeds)
+    assert [c for c in report.checks if c.kind == "oracle"], "no oracle check"
+    assert report.passed, [(c.kind, c.name, c.result.reason) for c in report.checks if not c.result.passed]
+    for o in m.graph.output:
+        want = tuple(d.dim_value for d in o.type.tensor_type.shape.dim)
+        assert report.outputs[o.name].shape == want, o.name
+    return report.outputs
+
+
+def test_scalar_input_and_output_keep_their_shape_at_the_host() -> None:
+    m = model(
+        [helper.make_node("Relu", ["s"], ["r"]), helper.make_node("ReduceSum", ["x"], ["t"], keepdims=0)],
+        {"s": [], "x": [4, 6]},
+        {"r": [], "t": []},
+    )
+    text = str(import_model(m))
+    assert "%s: tensor<f32>" in text and "graph.reshape %s : tensor<f32> -> tensor<1xf32>" in text
+    compiled = api.compile(m, "sim16")
+    shapes = {b.name: b.shape for b in [*compiled.package.inputs, *compiled.package.outputs]}
+    assert shapes == {"s": (), "x": (4, 6), "r": (), "t": ()}
+    x = rand(4, 6)
+    out = run(m, {"s": np.array(-1.5, np.float32), "x": x})
+    assert out["r"] == 0.0
+    np.testing.assert_allclose(out["t"], x.sum(), rtol=1e-5)
+
+
+def test_constant_outputs_are_weights_the_device_copies() -> None:
+    """A folded output (here rank 0, rank 3 and one computed from an initializer only) is a weight
+    in the package, copied into the output buffer by the programs."""
+    c3 = rand(2, 3, 4, seed=2)
+    nodes = [
+        helper.make_node("Constant", [], ["k"], value=numpy_helper.from_array(np.array(2.5, np.float32))),
+        helper.make_node("Exp", ["w"], ["e"]),
+        helper.make_node("Relu", ["x"], ["y"]),
+    ]
+    m = model(nodes, {"x": [4]}, {"k": [], "e": [2, 3, 4], "y": [4]}, {"w": c3})
+    compiled = api.compile(m, "sim16")
+    assert {b.name for b in compiled.package.weights} >= {"k_1", "e_1"}
+    out = run(m, {"x": rand(4)})
+    assert out["k"] == np.float32(2.5)
+    np.testing.assert_allclose(out["e"], np.exp(c3), rtol=1e-6)
+
+
+def test_pass_through_outputs_are_copied() -> None:
+    """An output that is an input (any rank) or an initializer unchanged is a device copy."""
+    nodes = [helper.make_node("Identity", ["x"], ["y"]), helper.make_node("Identity", ["w"], ["z"])]
+    m = model(nodes, {"x": [2, 3, 4]}, {"y": [2, 3, 4], "z": [3]}, {"w": rand(3, seed=4)})
+    assert str(import_model(m)).count("graph.cast") == 2
+    x = rand(2, 3, 4)
+    out = run(m, {"x": x})
+    np.testing.assert_array_equal(out["y"], x)
+    with pytest.raises(AssertionError):  # the check can fail: a wrong expectation is caught
+        np.testing.assert_array_equal(out["y"], x + 1)
+
+
+def test_zero_size_inputs_and_outputs() -> None:
+    """An empty input folds what reads it (ReduceSum over an empty axis is zeros); an empty
+    output is read as an empty array; both are package streams without slices."""
+    nodes = [
+        helper.make_node("ReduceSum", ["e", "ax"], ["s"], keepdims=1),
+        helper.make_node("Identity", ["e"], ["z"]),
+        helper.make_node("Relu", ["x"], ["y"]),
+    ]
+    m = model(nodes, {"x": [4, 6], "e": [3, 0]}, {"y": [4, 6], "s": [3, 1], "z": [3, 0]}, {"ax": np.array([1])})
+    compiled = api.compile(m, "sim16")
+    empty = {b.name: (b.shape, len(b.slices)) for b in [*compiled.package.inputs, *compiled.package.outputs]}
+    assert empty["e"] == ((3, 0), 0) and empty["z"] == ((3, 0), 0)
+    out = run(m, {"x": rand(4, 6), "e": np.zeros((3, 0), np.float32)})
+    np.testing.assert_array_equal(out["s"], np.zeros((3, 1), np.float32))
+    assert api.run(compiled).passed  # seeded inputs: the empty one an empty array
+
+
+def test_zero_size_pieces() -> None:
+    """A Concat drops an empty piece; an op whose result is empty is not computed (its result is
+    known); a model with nothing but empty outputs is refused by name."""
+    nodes = [
+        helper.make_node("Concat", ["x", "e"], ["y"], axis=0),
+        helper.make_node("Add", ["x", "e"], ["z"]),
+    ]
+    m = model(nodes, {"x": [1, 4], "e": [0, 4]}, {"y": [1, 4], "z": [0, 4]})
+    x = rand(1, 4)
+    out = run(m, {"x": x, "e": np.zeros((0, 4), np.float32)})
+    np.testing.assert_array_equal(out["y"], x)
+    only_empty = model([helper.make_node("Add", ["x", "e"], ["z"])], {"x": [1, 4], "e": [0, 4]}, {"z": [0, 4]})
+    with pytest.raises(OnnxImportError, match="every output is zero-size"):
+        import_model(only_empty)
+
+
+@pytest.mark.parametrize(
+    ("op", "axes", "keep"),
+    [("ReduceSum", [1], 1), ("ReduceMax", [1], 0), ("ReduceMean", [0, 2], 1), ("ReduceMin", [1, 3], 0)],
+)
+def test_reduction_over_any_axes(op: str, axes: list[int], keep: int) -> None:
+    shape = (3, 4, 2, 5)
+    out_shape = (
+        [1 if i in axes else d for i, d in enumerate(shape)]
+        if keep
+        else [d for i, d in enumerate(shape) if i not in axes]
+    )
+    m = model(
+        [helper.make_node(op, ["x", "ax"], ["y"], keepdims=keep)],
+        {"x": list(shape)},
+        {"y": out_shape},
+        {"ax": np.array(axes, np.int64)},
+    )
+    assert "graph.transpose" in str(import_model(m))
+    run(m, {"x": rand(*shape)})
+
+
+@pytest.mark.parametrize(("op", "axis"), [("Softmax", 0), ("Softmax", 1), ("LogSoftmax", 0), ("LogSoftmax", 1)])
+def test_softmax_over_any_axis(op: str, axis: int) -> None:
+    m = model([helper.make_node(op, ["x"], ["y"], axis=axis)], {"x": [3, 4, 5]}, {"y": [3, 4, 5]})
+    run(m, {"x": rand(3, 4, 5)})
