@@ -120,11 +120,25 @@ def plan_block(p: Planner, block: Block, index: int) -> tuple[int, Operation | N
         emitter = EMITTERS.get(type(op))
         if emitter is None:
             raise DiagnosticException(f"plan-ops: no plan for operation {op.name}")
+        _check_scalars(op, index)
         emitter(p, op, index)
         _pin_layout(p, op, index)
         p.consumed(op)
         index += 1
     return index, ret
+
+
+def _check_scalars(op: Operation, index: int) -> None:
+    """A rank-0 value is planned only where it crosses the function boundary: the reshape to or
+    from [1] next to a scalar input or output (the device carries it as [1])."""
+    if isinstance(op, graph.ReshapeOp):
+        return
+    for v in (*op.operands, *op.results):
+        if isinstance(v.type, TensorType) and not v.type.get_shape():
+            raise DiagnosticException(
+                f"plan-ops: {describe(op, index)}: a rank-0 operand or result is planned only at the function "
+                "boundary; reshape the scalar to [1] (graph.reshape) before computing with it"
+            )
 
 
 def _check_pins(op: Operation, index: int) -> None:
