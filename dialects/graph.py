@@ -834,7 +834,8 @@ class SoftsignOp(ElementwiseUnaryOp):
 
 @irdl_op_definition
 class CastOp(_OneToOne):
-    """Change precision between f16 and f32 (round to nearest even)."""
+    """Change precision between f16 and f32 (round to nearest even); to its own type it is a
+    copy (an output that is an input or a weight unchanged gets a buffer of its own)."""
 
     name = "graph.cast"
 
