@@ -12,6 +12,7 @@ GeLU becomes the exact `graph.gelu {approximate = "none"}`, tanh-based GeLU the 
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -48,6 +49,7 @@ from ipu.dialects import graph as g
 from ipu.frontends.onnx_attention import match_attention
 from ipu.frontends.onnx_fold import evaluate_node
 from ipu.frontends.onnx_patterns import MATCHERS, Fused, GraphView
+from ipu.transforms.log import log_event
 
 PATTERNS = (*MATCHERS, match_attention)
 
@@ -55,6 +57,10 @@ MIN_OPSET = 7
 """Oldest default-domain opset accepted (older models predate today's broadcasting rules)."""
 
 FLOAT_TYPES = {onnx.TensorProto.FLOAT: (np.float32, f32), onnx.TensorProto.FLOAT16: (np.float16, f16)}
+# DOUBLE is computed in float32 on the device (it has no f64): a DOUBLE input is narrowed by the
+# host (each value checked to fit), a DOUBLE output is read back as float32; the function lists
+# those streams (`ipu.narrowed`) and the import logs a warning naming them
+NARROWED_TYPES = {onnx.TensorProto.DOUBLE: (np.float32, f32)}
 # integer inputs the importer accepts, as the indices of Gathers: carried as i32 on the device (an
 # int64 input is narrowed on the host when it is loaded, each value checked)
 INDEX_TYPES = (onnx.TensorProto.INT64, onnx.TensorProto.INT32)
@@ -145,6 +151,7 @@ class _Importer:
         # zero-size inputs and outputs: no bytes on the device, streamed by the host as empty arrays
         self.empty_inputs: dict[str, TensorType] = {}
         self.empty_outputs: dict[str, TensorType] = {}
+        self.narrowed: dict[str, str] = {}  # DOUBLE inputs and outputs, computed in float32
         # checkpoint names come from result hints: keep them clear of the input and output names
         self.hints: set[str] = {h for vi in [*self.graph.input, *self.graph.output] if (h := _hint(vi.name))}
         self.hints |= {vi.name for vi in [*self.graph.input, *self.graph.output]}
@@ -288,12 +295,18 @@ class _Importer:
         tt = vi.type.tensor_type
         if kind == "input" and tt.elem_type in INDEX_TYPES:
             return self.index_input_type(vi)
-        if tt.elem_type not in FLOAT_TYPES:
+        if tt.elem_type not in FLOAT_TYPES and tt.elem_type not in NARROWED_TYPES:
             name = onnx.TensorProto.DataType.Name(tt.elem_type)
-            raise self.fail(f"{kind} '{vi.name}' has element type {name}; only FLOAT and FLOAT16 are supported")
+            raise self.fail(
+                f"{kind} '{vi.name}' has element type {name}; only FLOAT and FLOAT16 are supported (DOUBLE is "
+                "narrowed to FLOAT)"
+            )
         shape = _static_shape(vi)
         if shape is None:
             raise self.fail(f"{kind} '{vi.name}' has a dynamic or unknown shape; only static shapes are supported")
+        if tt.elem_type in NARROWED_TYPES:
+            self.narrowed.setdefault(vi.name, onnx.TensorProto.DataType.Name(tt.elem_type))
+            return shape, NARROWED_TYPES[tt.elem_type][0]
         return shape, FLOAT_TYPES[tt.elem_type][0]
 
     def index_input_type(self, vi: onnx.ValueInfoProto) -> tuple[tuple[int, ...], type]:
@@ -495,6 +508,13 @@ class _Importer:
         for key, streams in (("ipu.empty_inputs", self.empty_inputs), ("ipu.empty_outputs", self.empty_outputs)):
             if streams:
                 f.attributes[key] = DictionaryAttr(dict(streams))
+        if self.narrowed:
+            f.attributes["ipu.narrowed"] = DictionaryAttr({k: StringAttr(v) for k, v in self.narrowed.items()})
+            log_event(
+                "onnx import: DOUBLE inputs and outputs are computed in float32 (narrowed by the host)",
+                logging.WARNING,
+                streams=",".join(self.narrowed),
+            )
         f.attributes["onnx.opset"] = IntegerAttr(self.opset, 64)
         return ModuleOp([f])
 
@@ -954,10 +974,13 @@ def _identity(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> 
 def _cast(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     _no_attrs(im, attrs, ("to", "saturate", "round_mode"))
     to = int(attrs["to"])  # type: ignore[arg-type]
-    if to not in FLOAT_TYPES:
-        raise im.fail(f"cast to {onnx.TensorProto.DataType.Name(to)}; only FLOAT and FLOAT16 are supported")
+    if to not in FLOAT_TYPES and to not in NARROWED_TYPES:
+        raise im.fail(
+            f"cast to {onnx.TensorProto.DataType.Name(to)}; only FLOAT and FLOAT16 are supported (DOUBLE is "
+            "narrowed to FLOAT)"
+        )
     x = _val_input(im, node)
-    dt = FLOAT_TYPES[to][0]
+    dt = (FLOAT_TYPES | NARROWED_TYPES)[to][0]  # a cast to DOUBLE stays in float32, as DOUBLE tensors do
     if dt == x.dtype:
         im.out(node, x)
         return
@@ -974,6 +997,8 @@ def _cast_like(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) ->
         im.consts[node.output[0]] = c.astype(dt)
         return
     x = _val_input(im, node)
+    if dt == np.float64:  # DOUBLE is computed in float32
+        dt = np.float32
     if dt not in (np.float32, np.float16):
         raise im.fail(f"cast to {np.dtype(dt)}; only float32 and float16 are supported")
     if dt == x.dtype:

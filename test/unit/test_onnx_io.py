@@ -14,6 +14,7 @@ from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 from ipu import api  # noqa: E402
 from ipu.frontends.onnx_import import OnnxImportError, import_model  # noqa: E402
+from ipu.runtime.emulator import EmulatorError  # noqa: E402
 
 F = TensorProto.FLOAT
 
@@ -150,3 +151,35 @@ def test_reduction_over_any_axes(op: str, axes: list[int], keep: int) -> None:
 def test_softmax_over_any_axis(op: str, axis: int) -> None:
     m = model([helper.make_node(op, ["x"], ["y"], axis=axis)], {"x": [3, 4, 5]}, {"y": [3, 4, 5]})
     run(m, {"x": rand(3, 4, 5)})
+
+
+def test_double_is_computed_in_float32(caplog: pytest.LogCaptureFixture) -> None:
+    """DOUBLE inputs and outputs are narrowed explicitly: the function lists them, the import
+    warns, the package binds float32, the host refuses a value float32 cannot hold, and the
+    outputs (float32) match onnxruntime's float64 at float32 tolerance."""
+    D = TensorProto.DOUBLE
+    g = helper.make_graph(
+        [helper.make_node("Exp", ["x"], ["e"]), helper.make_node("Cast", ["e"], ["y"], to=F)],
+        "m",
+        [helper.make_tensor_value_info("x", D, [4, 6])],
+        [helper.make_tensor_value_info("e", D, [4, 6]), helper.make_tensor_value_info("y", F, [4, 6])],
+    )
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+    with caplog.at_level("WARNING", logger="ipu"):
+        text = str(import_model(m))
+    assert 'ipu.narrowed = {x = "DOUBLE", e = "DOUBLE"}' in text
+    assert "computed in float32" in caplog.text and "streams=x,e" in caplog.text
+    compiled = api.compile(m, "sim16")
+    assert {b.name: b.dtype.name for b in [*compiled.package.inputs, *compiled.package.outputs]} == {
+        "x": "F32",
+        "e": "F32",
+        "y": "F32",
+    }
+    x = np.random.default_rng(0).standard_normal((4, 6))
+    out = run(m, {"x": x})
+    assert out["e"].dtype == np.float32
+    np.testing.assert_allclose(out["e"], np.exp(x), rtol=1e-6)
+    big = x.copy()
+    big[1, 2] = 1e300
+    with pytest.raises(EmulatorError, match=r"input 'x': value 1e\+300 does not fit float32"):
+        api.run(compiled, {"x": big})
