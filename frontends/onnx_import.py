@@ -693,12 +693,45 @@ class _Importer:
 
     def full(self, x: Val | np.ndarray, like: Val, shape: tuple[int, ...], name: str) -> Val:
         if isinstance(x, Val):
-            if x.shape == shape:
-                return x
-            raise self.fail(
-                f"broadcasting the computed tensor '{name}' {list(x.shape)} to {list(shape)} is not supported"
-            )
+            return x if x.shape == shape else self.broadcast(x, shape, name, None)
         return self.val(x, like, name, shape)
+
+    def broadcast(self, x: Val, shape: tuple[int, ...], name: str, hint: str | None) -> Val:
+        """`x` NumPy-broadcast to `shape`, exactly: the axes are grouped into runs that are kept or
+        broadcast, and each broadcast run in turn is `ones * x` over a 2-D view (x as a column
+        when nothing follows the run, else as a row vector, then a transpose putting the new axis
+        in place when something precedes it). 1 * x is x for every value (NaN, infinities, -0)."""
+        s = (1,) * (len(shape) - len(x.shape)) + tuple(x.shape)
+        if len(s) != len(shape) or any(a not in (1, b) for a, b in zip(s, shape, strict=True)):
+            raise self.fail(f"the computed tensor '{name}' {list(x.shape)} does not broadcast to {list(shape)}")
+        groups: list[list] = []  # [kept, size in x, size in the result]
+        for a, b in zip(s, shape, strict=True):
+            kept = a == b
+            if groups and groups[-1][0] == kept:
+                groups[-1][1] *= a
+                groups[-1][2] *= b
+            else:
+                groups.append([kept, a, b])
+        dims = [gx for _, gx, _ in groups]
+        cur = self.reshape(x, tuple(dims))
+        for j, (kept, _, n) in enumerate(groups):
+            if kept:
+                continue
+            p, q = math.prod(dims[:j]), math.prod(dims[j + 1 :])
+            ones_name = f"{name}.ones"
+            if q == 1:  # nothing follows: x is a column, one value per row
+                full = self.binary_values(
+                    "mul", np.ones((p, n), np.float32), self.reshape(cur, (p, 1)), ones_name, name, None
+                )
+            else:  # x as a row vector repeated n times, then the new axis moved behind the p leading ones
+                full = self.binary_values(
+                    "mul", np.ones((n, p * q), np.float32), self.reshape(cur, (p * q,)), ones_name, name, None
+                )
+                if p > 1:
+                    full = _transposed(self, self.reshape(full, (n, p, q)), [1, 0, 2], None)
+            dims[j] = n
+            cur = self.reshape(full, tuple(dims))
+        return self.reshape(cur, shape, hint)
 
     def rhs_operand(self, b: Val | np.ndarray, a: Val, shape: tuple[int, ...], name: str) -> SSAValue:
         sb = b.shape if isinstance(b, Val) else tuple(np.shape(b))
@@ -1351,8 +1384,8 @@ def _transposed(im: _Importer, x: Val, perm: list[int], hint: str | None) -> Val
         two = im.raw_reshape(x.ssa, tuple(x.shape[a] for a in real), x.dtype)
         t2 = _transpose2d(im, two, x.dtype, hint)
         return Val(im.raw_reshape(t2, collapsed(shape), x.dtype, hint), shape, x.dtype)
-    if len(real) == 3 and moved == [real[1], real[0], real[2]]:
-        return _swap_leading(im, x, real, shape, hint)
+    if len(real) == 3 and moved == [real[1], real[0], real[2]] and x.shape[real[2]] % 2 == 0:
+        return _swap_leading(im, x, real, shape, hint)  # an odd last axis: the permute below
     dims = tuple(x.shape[a] for a in real)
     sub = [real.index(a) for a in moved]  # the permutation of the real axes
     full = im.raw_reshape(x.ssa, dims, x.dtype)
@@ -1590,9 +1623,8 @@ def _gather_view(im: _Importer, node: onnx.NodeProto, data: Val, idx: np.ndarray
 
 @lowering("Expand", since=8)
 def _expand(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
-    """Broadcast to a shape: `ones(shape) * x`, which NumPy-broadcasts x exactly (signed zeros,
-    infinities and NaNs kept); x must be a vector along the last axis or a column, as for any
-    broadcast operand."""
+    """Broadcast to a shape (`_Importer.broadcast`: `ones * x` per run of broadcast axes, which
+    NumPy-broadcasts x exactly, signed zeros, infinities and NaNs kept)."""
     _no_attrs(im, attrs)
     x = _val_input(im, node)
     spec = tuple(int(d) for d in im.const(node.input[1], "the target shape").reshape(-1))
@@ -1603,8 +1635,7 @@ def _expand(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> No
     if shape == x.shape or collapsed(shape) == collapsed(x.shape):
         im.out(node, im.reshape(x, shape, node.output[0]))
         return
-    ones = np.ones(shape, np.float32)
-    im.out(node, im.binary_values("mul", ones, x, f"{node.output[0]}.ones", node.input[0], node.output[0]))
+    im.out(node, im.broadcast(x, shape, node.input[0], node.output[0]))
 
 
 @lowering("Conv")

@@ -23,7 +23,7 @@ from ipu.transforms.plan_layouts import (
     row_layout,
     serial_gemm_layouts,
 )
-from ipu.transforms.plan_state import MatmulContext, Planner
+from ipu.transforms.plan_state import MatmulContext, Planner, describe
 
 
 def _value(op: Operation) -> dict[str, Attribute]:
@@ -310,8 +310,19 @@ def _plan_rowwise(p: Planner, op: Operation, index: int) -> None:
     p.set(op.results[0], p.emit(r).results[0])
 
 
+def _check_head_dim(op: Operation, d: int, index: int) -> None:
+    """A head split or merge moves whole head rows between [S, H*D] and [H, S, D]; rows are stored
+    padded to whole 32-bit words, so an odd head_dim would move each head's pad as data."""
+    if d % 2:
+        raise DiagnosticException(
+            f"plan-ops: {describe(op, index)}: head_dim {d} is odd; {op.name} is planned for even head_dim only "
+            "(a graph.transpose of the [S, H, D] view is planned for any)"
+        )
+
+
 def _plan_split_heads(p: Planner, op: graph.SplitHeadsOp, index: int) -> None:
     h, s, d = op.result.type.get_shape()
+    _check_head_dim(op, d, index)
     want = p.desired.get(op.result)
     if want is None or want.layout.split[2]:  # head_dim stays whole (the consumer converts)
         want = plan_type(op.result.type, row_layout((h, s, d), p.target.tiles))
@@ -322,6 +333,7 @@ def _plan_split_heads(p: Planner, op: graph.SplitHeadsOp, index: int) -> None:
 
 
 def _plan_merge_heads(p: Planner, op: graph.MergeHeadsOp, index: int) -> None:
+    _check_head_dim(op, op.input.type.get_shape()[2], index)
     x = p.get(op.input, None, op.name)
     if x.type.layout.partial >= 0 or x.type.layout.split[2]:  # whole heads, no partial sums
         x = p.get(op.input, plan_type(op.input.type, row_layout(x.type.layout.shape, p.target.tiles)), op.name)

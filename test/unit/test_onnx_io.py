@@ -183,3 +183,36 @@ def test_double_is_computed_in_float32(caplog: pytest.LogCaptureFixture) -> None
     big[1, 2] = 1e300
     with pytest.raises(EmulatorError, match=r"input 'x': value 1e\+300 does not fit float32"):
         api.run(compiled, {"x": big})
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        ([3, 4, 5], [1, 4, 5]),  # leading axis: a row vector repeated
+        ([3, 4, 5], [3, 1, 5]),  # middle axis: repeated, then transposed into place (odd last axis)
+        ([2, 3, 4, 6], [2, 1, 1, 6]),  # a run of two middle axes
+        ([3, 3, 3, 1], [1, 3, 1, 1]),  # leading and trailing runs
+        ([2, 3, 5], [2, 1, 1]),  # trailing: a column
+        ([3, 4], []),  # a scalar input
+    ],
+)
+def test_computed_operands_broadcast_any_way(a: list[int], b: list[int]) -> None:
+    """A computed operand broadcasts to the other's shape exactly (`ones * x` per run of
+    broadcast axes), infinities and NaNs included."""
+    m = model(
+        [helper.make_node("Div", ["x", "y"], ["q"]), helper.make_node("Sub", ["y", "x"], ["d"])],
+        {"x": a, "y": b},
+        {"q": a, "d": a},
+    )
+    y = rand(*b, seed=5) if b else np.array(0.75, np.float32)
+    if y.size > 1:
+        y.reshape(-1)[0] = np.inf
+    out = run(m, {"x": rand(*a), "y": y})
+    assert np.isinf(out["d"]).any() == (y.size > 1)
+
+
+def test_expand_of_a_middle_axis() -> None:
+    m = model(
+        [helper.make_node("Expand", ["x", "s"], ["y"])], {"x": [3, 1]}, {"y": [2, 3, 6]}, {"s": np.array([2, 1, 6])}
+    )
+    run(m, {"x": rand(3, 1)})
