@@ -873,12 +873,12 @@ class SoftmaxOp(_Unary):
         return softmax(x, self.axis_index())
 
 
-REDUCE_KINDS = ("sum", "max", "mean")
+REDUCE_KINDS = ("sum", "max", "mean", "prod")
 
 
 @irdl_op_definition
 class ReduceOp(_OneToOne):
-    """Reduce one axis (`kind` = sum | max | mean); the axis is removed from the result."""
+    """Reduce one axis (`kind` = sum | max | mean | prod); the axis is removed from the result."""
 
     name = "graph.reduce"
     kind = attr_def(StringAttr)
@@ -903,6 +903,8 @@ class ReduceOp(_OneToOne):
             return np.sum(x, axis=ax, dtype=np.float32)
         if kind == "max":
             return np.max(x, axis=ax)
+        if kind == "prod":
+            return np.prod(x, axis=ax, dtype=np.float32)
         return np.mean(x, axis=ax, dtype=np.float32)
 
 

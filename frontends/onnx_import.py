@@ -1154,6 +1154,7 @@ _REDUCE_KIND = {
     "ReduceL2": "sum",
     "ReduceLogSum": "sum",
     "ReduceLogSumExp": "sum",
+    "ReduceProd": "prod",
 }
 
 
@@ -1194,7 +1195,7 @@ def _reduce(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> No
         moved = _transposed(im, x, [*kept, *axes], None)
         rows, cols = math.prod(x.shape[a] for a in kept), math.prod(x.shape[a] for a in axes)
         flat = im.raw_reshape(moved.ssa, (rows, cols), x.dtype)
-    if t == "ReduceSum" or t == "ReduceMean" or t == "ReduceMax":
+    if t in ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceProd"):
         r = _reduce_rows(im, flat, kind, x.dtype, collapsed(out_shape), node.output[0])
         im.out(node, Val(r, out_shape, x.dtype))
         return

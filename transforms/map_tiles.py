@@ -391,7 +391,7 @@ class MapTranspose(RewritePattern):
 
 
 ROW_KERNELS = {"softmax": "softmax_rows", "layer_norm": "layer_norm_rows", "rms_norm": "rms_norm_rows"}
-REDUCE_CODES = {"sum": 1, "max": 2, "mean": 3}
+REDUCE_CODES = {"sum": 1, "max": 2, "mean": 3, "prod": 4}
 
 
 class MapRowwise(RewritePattern):

@@ -216,3 +216,19 @@ def test_expand_of_a_middle_axis() -> None:
         [helper.make_node("Expand", ["x", "s"], ["y"])], {"x": [3, 1]}, {"y": [2, 3, 6]}, {"s": np.array([2, 1, 6])}
     )
     run(m, {"x": rand(3, 1)})
+
+
+@pytest.mark.parametrize(("axes", "keep"), [([2], 1), ([0, 2], 0), ([], 1)])
+def test_reduce_prod(axes: list[int], keep: int) -> None:
+    shape = (3, 4, 5)
+    kept = [a for a in range(3) if a not in axes] if axes else []
+    out = [1 if i in axes or not axes else d for i, d in enumerate(shape)] if keep else [shape[a] for a in kept]
+    inits = {"ax": np.array(axes, np.int64)} if axes else {}
+    m = model(
+        [helper.make_node("ReduceProd", ["x", *(["ax"] if axes else [])], ["y"], keepdims=keep)],
+        {"x": list(shape)},
+        {"y": out},
+        inits,
+    )
+    assert 'kind = "prod"' in str(import_model(m))
+    run(m, {"x": rand(*shape) * 0.5 + 1})
