@@ -907,14 +907,19 @@ def _hard(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None
     im.out(node, Val(im.emit(g.MulOp(x.ssa, h.ssa, x.ssa.type), node.output[0]), x.shape, x.dtype))
 
 
-def _bound(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object], i: int, key: str) -> float | None:
-    """A Clip bound: the attribute (opset < 11) or the constant input `i`; None when absent."""
+def _bound(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object], i: int, key: str) -> float | Val | None:
+    """A Clip bound: the attribute (opset < 11), the constant input `i`, or a computed scalar
+    (a run-time input, broadcast like any operand); None when absent."""
     if im.opset < 11:
         v = attrs.get(key)
         return None if v is None else float(v)  # type: ignore[arg-type]
     if len(node.input) <= i or not node.input[i]:
         return None
-    c = im.const(node.input[i], f"the {key} bound")
+    c = im.get(node.input[i])
+    if isinstance(c, Val):
+        if math.prod(c.shape) != 1:
+            raise im.fail(f"the {key} bound must be a scalar")
+        return c
     if c.size != 1:
         raise im.fail(f"the {key} bound must be a scalar")
     return float(c.reshape(-1)[0])
@@ -922,7 +927,8 @@ def _bound(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object], i: int
 
 @lowering("Clip")
 def _clip(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
-    """min(max(x, lo), hi) with constant bounds (`graph.max`, then `graph.min`, by splats)."""
+    """min(max(x, lo), hi) (`graph.max`, then `graph.min`): a constant bound by a splat, a
+    computed one broadcast."""
     _no_attrs(im, attrs, ("min", "max") if im.opset < 11 else ())
     x = _val_input(im, node)
     lo, hi = _bound(im, node, attrs, 1, "min"), _bound(im, node, attrs, 2, "max")
@@ -930,11 +936,16 @@ def _clip(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None
         raise im.fail("a Clip without bounds is an identity; not lowered")
     y = x
     for kind, v in (("max", lo), ("min", hi)):
-        if v is not None:
-            s = im.splat(v, x, f"{im.node_label}_{'lo' if kind == 'max' else 'hi'}")
-            last = kind == "min" or hi is None
-            op = (g.MaxOp if kind == "max" else g.MinOp)(y.ssa, s, x.ssa.type)
-            y = Val(im.emit(op, node.output[0] if last else None), x.shape, x.dtype)
+        if v is None:
+            continue
+        last = kind == "min" or hi is None
+        if isinstance(v, Val):  # a computed bound: broadcast over x
+            name = node.input[1 if kind == "max" else 2]
+            y = im.binary_values(kind, y, v, node.input[0], name, node.output[0] if last else None)
+            continue
+        s = im.splat(v, x, f"{im.node_label}_{'lo' if kind == 'max' else 'hi'}")
+        op = (g.MaxOp if kind == "max" else g.MinOp)(y.ssa, s, x.ssa.type)
+        y = Val(im.emit(op, node.output[0] if last else None), x.shape, x.dtype)
     im.out(node, y)
 
 

@@ -232,3 +232,13 @@ def test_reduce_prod(axes: list[int], keep: int) -> None:
     )
     assert 'kind = "prod"' in str(import_model(m))
     run(m, {"x": rand(*shape) * 0.5 + 1})
+
+
+def test_clip_with_run_time_bounds() -> None:
+    """Scalar bound inputs (rank 0) broadcast over x; min > max gives max, as in onnxruntime."""
+    m = model([helper.make_node("Clip", ["x", "lo", "hi"], ["y"])], {"x": [3, 5], "lo": [], "hi": []}, {"y": [3, 5]})
+    x = rand(3, 5) * 3
+    out = run(m, {"x": x, "lo": np.array(-1.0, np.float32), "hi": np.array(0.5, np.float32)})
+    np.testing.assert_array_equal(out["y"], np.clip(x, -1.0, 0.5))
+    out = run(m, {"x": x, "lo": np.array(2.0, np.float32), "hi": np.array(1.0, np.float32)})
+    np.testing.assert_array_equal(out["y"], np.full((3, 5), 1.0, np.float32))
