@@ -346,7 +346,7 @@ def lower_function(f: func.FuncOp, target: Target) -> tuple[list[Operation], dic
 def _empty_streams(f: func.FuncOp, ops: list[Operation]) -> list[Operation]:
     """`ops` with the function's zero-size inputs and outputs (`ipu.empty_inputs` /
     `ipu.empty_outputs`: no bytes on any tile) as streams with an empty slice table, each
-    streamed by every program (HOST_IN first, HOST_OUT last: zero bytes, zero cycles)."""
+    streamed by every program (HOST_IN first, HOST_OUT last: zero bytes, a host phase's sync)."""
     streams = []
     for key, cls, ref in (
         ("ipu.empty_inputs", tasm.StreamInOp, tasm.HostInOp),

@@ -1,6 +1,8 @@
 // RUN: ipu-opt %s -p 'plan-ops{target=sim16 finalists=1},map-tiles' --target sim16 | filecheck %s --check-prefix=TILE
 // RUN: ipu-opt %s -p ipu-compile --target sim16 | filecheck %s --check-prefix=TASM
 // RUN: ipu-opt %s -p convert-precision{dtype=f16} | filecheck %s --check-prefix=F16
+// RUN: ipu-opt %s -p ipu-compile --target sim16 | ipu-translate --to-ipuexe -o %t.ipuexe
+// RUN: ipu-translate %t.ipuexe --from-ipuexe | filecheck %s --check-prefix=PKG
 // RUN: ipu-run %s --target sim16 | filecheck %s --check-prefix=EMU
 
 // What an imported model's outputs need beyond computed values: an output that is an input
@@ -32,6 +34,10 @@ func.func @main(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<2x4xf32>) attri
 // TASM-NEXT: }
 // TASM: tasm.stream_in @e : tensor<3x0xf32> slices = #table.slices<[logical_offset, logical_stride, rows, row_elements, tile, tile_count, tile_step, address, tile_stride]>
 // TASM: tasm.stream_out @z : tensor<0xf32> slices = #table.slices<[logical_offset, logical_stride, rows, row_elements, tile, tile_count, tile_step, address, tile_stride]>
+
+// The package keeps the empty streams' shapes, with no slices.
+// PKG: tasm.stream_in @e : tensor<3x0xf32> slices = #table.slices<[logical_offset, logical_stride, rows, row_elements, tile, tile_count, tile_step, address, tile_stride]>
+// PKG: tasm.stream_out @z : tensor<0xf32> slices = #table.slices<[logical_offset, logical_stride, rows, row_elements, tile, tile_count, tile_step, address, tile_stride]>
 
 // Narrowed, the outputs are the casts back to f32: the same-type copies go (the widening cast
 // writes a buffer of its own).
