@@ -1068,10 +1068,15 @@ def _matmul(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> No
             raise im.fail("a constant left operand must be rank 2")
         a = im.val(a, b, node.input[0])  # type: ignore[arg-type]
     sb = b.shape if isinstance(b, Val) else tuple(np.shape(b))
-    if len(sb) != 2:
+    if len(sb) not in (1, 2):
         raise im.fail(f"right operand of rank {len(sb)}: only rank-2 right operands (no batched MatMul) are supported")
     if a.shape[-1] != sb[0]:
         raise im.fail(f"contraction sizes differ ({a.shape[-1]} vs {sb[0]})")
+    if len(sb) == 1:  # a vector: the column [K, 1], its unit axis dropped from the result
+        col = im.reshape(b, (sb[0], 1)) if isinstance(b, Val) else im.val(np.reshape(b, (sb[0], 1)), a, node.input[1])
+        r = _matmul_core(im, a, col.ssa, 1, None)
+        im.out(node, im.reshape(r, a.shape[:-1], node.output[0]))
+        return
     bv = im.val(b, a, node.input[1]).ssa
     im.out(node, _matmul_core(im, a, bv, sb[1], node.output[0]))
 

@@ -243,3 +243,13 @@ def test_clip_with_run_time_bounds() -> None:
     np.testing.assert_array_equal(out["y"], np.clip(x, -1.0, 0.5))
     out = run(m, {"x": x, "lo": np.array(2.0, np.float32), "hi": np.array(1.0, np.float32)})
     np.testing.assert_array_equal(out["y"], np.full((3, 5), 1.0, np.float32))
+
+
+@pytest.mark.parametrize(("a", "const"), [([6], False), ([2, 3, 6], False), ([4, 6], True)])
+def test_matmul_by_a_vector(a: list[int], const: bool) -> None:
+    """A rank-1 right operand is the column [K, 1], the unit axis dropped: 1-D x 1-D is a scalar."""
+    inits = {"v": rand(6, seed=7)} if const else {}
+    ins = {"x": a} | ({} if const else {"v": [6]})
+    m = model([helper.make_node("MatMul", ["x", "v"], ["y"])], ins, {"y": a[:-1]}, inits)
+    feeds = {"x": rand(*a)} | ({} if const else {"v": rand(6, seed=8)})
+    run(m, feeds)
