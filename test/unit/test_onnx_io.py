@@ -253,3 +253,18 @@ def test_matmul_by_a_vector(a: list[int], const: bool) -> None:
     m = model([helper.make_node("MatMul", ["x", "v"], ["y"])], ins, {"y": a[:-1]}, inits)
     feeds = {"x": rand(*a)} | ({} if const else {"v": rand(6, seed=8)})
     run(m, feeds)
+
+
+def test_builder_outputs_an_input_and_a_parameter_as_copies() -> None:
+    from ipu.builder import GraphBuilder
+
+    b = GraphBuilder()
+    x = b.input("x", (4, 8), "f32")
+    w = b.parameter("w", (8,), "f32", std=0.5, seed=2)
+    b.output(x, name="same")
+    b.output(w, name="weight")
+    compiled = api.compile(b.build(), "sim16")
+    xs = rand(4, 8)
+    report = api.run(compiled, {"x": xs})
+    assert report.passed
+    np.testing.assert_array_equal(report.outputs["same"], xs)
