@@ -177,7 +177,8 @@ class GraphBuilder:
 
     def output(self, *values: SSAValue, name: str | None = None) -> None:
         """Return `values` from the function (in order); `name` names a single output in the
-        package (`ipu.outputs`; default `output<i>`)."""
+        package (`ipu.outputs`; default `output<i>`). An input or a parameter returned as it is
+        is copied on the device (`graph.cast` to its own type)."""
         self._open()
         if len(self._blocks) > 1:
             raise ValueError("output: outputs are returned at function level, not from inside a repeat body")
@@ -189,9 +190,8 @@ class GraphBuilder:
         for v in values:
             self._check_value(v, "output")
             if isinstance(v.owner, Block) or isinstance(v.owner, g.ParameterOp):
-                raise ValueError(
-                    f"output: {_describe(v)} is an input or a parameter unchanged; there is nothing to compute"
-                )
+                # an input or a parameter unchanged: a device copy into the output's own buffer
+                v = self._emit(g.CastOp(v, v.type), None)
             self._outputs.append(v)
             self._output_names.append(name)
 

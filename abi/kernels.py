@@ -369,6 +369,8 @@ def _reduce_rows(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray |
     x = _valid_cols(p, count, ins[0])
     if p["kind"] == 2:
         return x.max(axis=2)
+    if p["kind"] == 4:
+        return x.prod(axis=2, dtype=np.float32)
     r = x.sum(axis=2, dtype=np.float32)
     return r / np.float32(p["valid"]) if p["kind"] == 3 else r
 
@@ -627,7 +629,7 @@ _ALL: tuple[Kernel, ...] = (
         run=_softmax_rows,
         rule=_valid_rule,
     ),
-    # out[rows] = reduce of each row's first `valid` columns; kind 1 = sum, 2 = max, 3 = mean
+    # out[rows] = reduce of each row's first `valid` columns; kind 1 = sum, 2 = max, 3 = mean, 4 = product
     Kernel(
         "reduce_rows",
         out=_out(lambda p: p["rows"]),
@@ -635,7 +637,7 @@ _ALL: tuple[Kernel, ...] = (
         params=(*_ROWS, Param("kind")),
         cycles_fn=lambda t, p, e: t.reduce_rows_cycles(p["rows"], p["cols"]),
         run=_reduce_rows,
-        rule=lambda p: _valid_rule(p) | (p["kind"] < 1) | (p["kind"] > 3),
+        rule=lambda p: _valid_rule(p) | (p["kind"] < 1) | (p["kind"] > 4),
     ),
     # inputs x[rows, cols], gamma[cols], beta[cols]
     Kernel(

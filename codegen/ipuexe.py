@@ -56,7 +56,8 @@ def _binding(op: tasm._BoundValue, replicas: bool, data: bytes | None = None) ->
     else:
         assert op.layout is not None and op.address is not None, "verified: a layout comes with an address"
         slices = binding_slices(op.layout.layout(shape), isa.DTYPE_SIZE[dt], op.address.value.data, replicas)
-    return Binding(op.sym_name.data, dt, shape, slices, data)
+    host = getattr(op, "host_shape", None)  # a stream's declared shape (a scalar carried as [1])
+    return Binding(op.sym_name.data, dt, tuple(host.get_values()) if host is not None else shape, slices, data)
 
 
 def _weight_bytes(op: tasm.WeightOp) -> bytes:

@@ -855,7 +855,8 @@ class SoftsignOp(ElementwiseUnaryOp):
 
 @irdl_op_definition
 class CastOp(_OneToOne):
-    """Change precision between f16 and f32 (round to nearest even)."""
+    """Change precision between f16 and f32 (round to nearest even); to its own type it is a
+    copy (an output that is an input or a weight unchanged gets a buffer of its own)."""
 
     name = "graph.cast"
 
@@ -893,12 +894,12 @@ class SoftmaxOp(_Unary):
         return softmax(x, self.axis_index())
 
 
-REDUCE_KINDS = ("sum", "max", "mean")
+REDUCE_KINDS = ("sum", "max", "mean", "prod")
 
 
 @irdl_op_definition
 class ReduceOp(_OneToOne):
-    """Reduce one axis (`kind` = sum | max | mean); the axis is removed from the result."""
+    """Reduce one axis (`kind` = sum | max | mean | prod); the axis is removed from the result."""
 
     name = "graph.reduce"
     kind = attr_def(StringAttr)
@@ -923,6 +924,8 @@ class ReduceOp(_OneToOne):
             return np.sum(x, axis=ax, dtype=np.float32)
         if kind == "max":
             return np.max(x, axis=ax)
+        if kind == "prod":
+            return np.prod(x, axis=ax, dtype=np.float32)
         return np.mean(x, axis=ax, dtype=np.float32)
 
 

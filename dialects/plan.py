@@ -641,7 +641,7 @@ class CastOp(_OneToOne):
             raise VerifyException("plan.cast: the layout must not change")
 
 
-ROW_KINDS = ("softmax", "layer_norm", "rms_norm", "sum", "max", "mean")
+ROW_KINDS = ("softmax", "layer_norm", "rms_norm", "sum", "max", "mean", "prod")
 
 
 @irdl_op_definition
@@ -669,7 +669,7 @@ class RowwiseOp(IRDLOperation):
         a, r = self.input.type.layout, self.result.type.layout
         if a.partial >= 0 or a.split[-1]:
             raise VerifyException("plan.rowwise: every tile must hold whole rows (last axis unsplit)")
-        if k in ("sum", "max", "mean"):
+        if k in ("sum", "max", "mean", "prod"):
             if r.shape != a.shape[:-1] or r.split != a.split[:-1] or r.grid != a.grid:
                 raise VerifyException("plan.rowwise: a row reduction drops the last axis and keeps the split")
         elif self.result.type != self.input.type:

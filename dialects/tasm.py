@@ -65,7 +65,7 @@ from ipu.abi.transfers import phase_end
 from ipu.dialects.graph import GaussianAttr
 from ipu.dialects.plan import LayoutAttr
 from ipu.dialects.table import OffsetsAttr, SlicesAttr, TransfersAttr, verify_schema
-from ipu.dialects.tilemap import verify_table_init
+from ipu.dialects.tilemap import verify_host_shape, verify_table_init
 
 
 @irdl_op_definition
@@ -252,20 +252,34 @@ class _BoundValue(IRDLOperation):
             raise VerifyException(f"{self.name}: slice {r} column {SLICE.columns[c]} is negative ({t[r, c]})")
 
 
+class _StreamValue(_BoundValue):
+    """A run input or output; `host_shape` is the shape the host sees when it differs from the
+    device tensor's (a scalar carried as [1]): the same elements, in order."""
+
+    host_shape = opt_prop_def(DenseArrayBase)
+
+    def verify_(self) -> None:
+        super().verify_()
+        verify_host_shape(self, self.host_shape, self.tensor)
+
+
+_HOST_SHAPE = "(`host_shape` qualified($host_shape)^)?"
+
+
 @irdl_op_definition
-class StreamInOp(_BoundValue):
+class StreamInOp(_StreamValue):
     """Run input `@name`: host bytes written to every holder of each element."""
 
     name = "tasm.stream_in"
-    assembly_format = f"$sym_name `:` $tensor {_PLACEMENT} attr-dict"
+    assembly_format = f"$sym_name `:` $tensor {_HOST_SHAPE} {_PLACEMENT} attr-dict"
 
 
 @irdl_op_definition
-class StreamOutOp(_BoundValue):
+class StreamOutOp(_StreamValue):
     """Run output `@name`: host bytes read from one holder of each element."""
 
     name = "tasm.stream_out"
-    assembly_format = f"$sym_name `:` $tensor {_PLACEMENT} attr-dict"
+    assembly_format = f"$sym_name `:` $tensor {_HOST_SHAPE} {_PLACEMENT} attr-dict"
 
 
 def _prints_exactly(attr: DenseIntOrFPElementsAttr) -> bool:

@@ -16,6 +16,7 @@ import numpy as np
 from xdsl.dialects.builtin import (
     I64,
     ArrayAttr,
+    DenseArrayBase,
     DenseIntOrFPElementsAttr,
     DictionaryAttr,
     IntAttr,
@@ -206,6 +207,17 @@ def _check_stream(op: IRDLOperation, name: str, key: str) -> None:
         raise VerifyException(f'{op.name}: "{name}" is not in the function\'s {key} [{have}]')
 
 
+def verify_host_shape(op: IRDLOperation, host_shape: DenseArrayBase | None, tensor: TensorType) -> None:
+    """A stream's declared host shape (a scalar carried as [1]) holds the tensor's elements."""
+    if host_shape is None:
+        return
+    shape = tuple(host_shape.get_values())
+    if any(d < 0 for d in shape) or int(np.prod(shape)) != int(np.prod(tensor.get_shape())):
+        raise VerifyException(
+            f"{op.name}: host shape {list(shape)} does not hold the {list(tensor.get_shape())} tensor's elements"
+        )
+
+
 @irdl_op_definition
 class HostWriteOp(IRDLOperation):
     """Run input `sym_name` (one of the function's `ipu.inputs`) streamed by the host into every
@@ -215,11 +227,13 @@ class HostWriteOp(IRDLOperation):
     sym_name = attr_def(StringAttr)
     tensor = attr_def(TensorType)
     layout = attr_def(LayoutAttr)
+    host_shape = opt_attr_def(DenseArrayBase)  # the host's shape when it differs (a scalar carried as [1])
     result = result_def(AnyBuffer)
     assembly_format = "$sym_name `:` $tensor `layout` qualified($layout) attr-dict `->` type($result)"
 
     def verify_(self) -> None:
         _check_view(self, self.tensor, self.layout, self.result.type)
+        verify_host_shape(self, self.host_shape, self.tensor)
         _check_stream(self, self.sym_name.data, "ipu.inputs")
 
 
@@ -259,10 +273,12 @@ class HostReadOp(IRDLOperation):
     input = operand_def(AnyBuffer)
     tensor = attr_def(TensorType)
     layout = attr_def(LayoutAttr)
+    host_shape = opt_attr_def(DenseArrayBase)  # the host's shape when it differs (a scalar carried as [1])
     assembly_format = "$sym_name $input `:` type($input) `as` $tensor `layout` qualified($layout) attr-dict"
 
     def verify_(self) -> None:
         _check_view(self, self.tensor, self.layout, self.input.type)
+        verify_host_shape(self, self.host_shape, self.tensor)
         _check_stream(self, self.sym_name.data, "ipu.outputs")
 
 

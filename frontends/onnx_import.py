@@ -12,6 +12,7 @@ GeLU becomes the exact `graph.gelu {approximate = "none"}`, tanh-based GeLU the 
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -27,6 +28,7 @@ from xdsl.dialects.builtin import (
     BytesAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
+    DictionaryAttr,
     FloatAttr,
     FunctionType,
     IntegerAttr,
@@ -47,6 +49,7 @@ from ipu.dialects import graph as g
 from ipu.frontends.onnx_attention import mask_kind, match_attention
 from ipu.frontends.onnx_fold import evaluate_node
 from ipu.frontends.onnx_patterns import MATCHERS, Fused, GraphView
+from ipu.transforms.log import log_event
 
 PATTERNS = (*MATCHERS, match_attention)
 
@@ -54,6 +57,10 @@ MIN_OPSET = 7
 """Oldest default-domain opset accepted (older models predate today's broadcasting rules)."""
 
 FLOAT_TYPES = {onnx.TensorProto.FLOAT: (np.float32, f32), onnx.TensorProto.FLOAT16: (np.float16, f16)}
+# DOUBLE is computed in float32 on the device (it has no f64): a DOUBLE input is narrowed by the
+# host (each value checked to fit), a DOUBLE output is read back as float32; the function lists
+# those streams (`ipu.narrowed`) and the import logs a warning naming them
+NARROWED_TYPES = {onnx.TensorProto.DOUBLE: (np.float32, f32)}
 # integer inputs the importer accepts, as the indices of Gathers: carried as i32 on the device (an
 # int64 input is narrowed on the host when it is loaded, each value checked)
 INDEX_TYPES = (onnx.TensorProto.INT64, onnx.TensorProto.INT32)
@@ -141,6 +148,10 @@ class _Importer:
             if s is not None:
                 self.static_shapes[vi.name] = s
         self.param_names: set[str] = set()
+        # zero-size inputs and outputs: no bytes on the device, streamed by the host as empty arrays
+        self.empty_inputs: dict[str, TensorType] = {}
+        self.empty_outputs: dict[str, TensorType] = {}
+        self.narrowed: dict[str, str] = {}  # DOUBLE inputs and outputs, computed in float32
         # checkpoint names come from result hints: keep them clear of the input and output names
         self.hints: set[str] = {h for vi in [*self.graph.input, *self.graph.output] if (h := _hint(vi.name))}
         self.hints |= {vi.name for vi in [*self.graph.input, *self.graph.output]}
@@ -175,6 +186,11 @@ class _Importer:
         while sym in self.param_names or sym in self.hints:  # weights, checkpoints and streams share symbols
             sym, k = f"{base}_{k}", k + 1
         self.param_names.add(sym)
+        if 0 in tuple(shape):
+            raise self.fail(
+                f"'{name}' is a zero-size tensor {list(shape)} read by an op that is not folded away; only ops "
+                "whose inputs are all known (an empty input is) fold, an empty tensor has no device form"
+            )
         v = np.asarray(values)
         init = dense(v.reshape(1) if v.size == 1 else v.reshape(shape), dtype)
         return self.emit(g.ParameterOp(sym, init, _tt(shape, dtype)), name)
@@ -261,7 +277,10 @@ class _Importer:
         for vi in self.graph.input:
             if vi.name in self.initializers or vi.name in self.consts:
                 continue
-            self.io_type(vi, "input")
+            shape, dt = self.io_type(vi, "input")
+            if 0 in shape:  # no elements: a known (empty) value, whatever the host writes
+                self.consts[vi.name] = np.zeros(shape, dt)
+                self.empty_inputs[vi.name] = _tt(shape, dt)
         for vi in self.graph.output:
             self.io_type(vi, "output")
         for n in self.graph.node:
@@ -276,16 +295,18 @@ class _Importer:
         tt = vi.type.tensor_type
         if kind == "input" and tt.elem_type in INDEX_TYPES:
             return self.index_input_type(vi)
-        if tt.elem_type not in FLOAT_TYPES:
+        if tt.elem_type not in FLOAT_TYPES and tt.elem_type not in NARROWED_TYPES:
             name = onnx.TensorProto.DataType.Name(tt.elem_type)
-            raise self.fail(f"{kind} '{vi.name}' has element type {name}; only FLOAT and FLOAT16 are supported")
+            raise self.fail(
+                f"{kind} '{vi.name}' has element type {name}; only FLOAT and FLOAT16 are supported (DOUBLE is "
+                "narrowed to FLOAT)"
+            )
         shape = _static_shape(vi)
         if shape is None:
             raise self.fail(f"{kind} '{vi.name}' has a dynamic or unknown shape; only static shapes are supported")
-        if not shape:
-            raise self.fail(f"{kind} '{vi.name}' has rank 0; the backend plans inputs and outputs of rank >= 1")
-        if 0 in shape:
-            raise self.fail(f"{kind} '{vi.name}' has an empty shape {list(shape)}")
+        if tt.elem_type in NARROWED_TYPES:
+            self.narrowed.setdefault(vi.name, onnx.TensorProto.DataType.Name(tt.elem_type))
+            return shape, NARROWED_TYPES[tt.elem_type][0]
         return shape, FLOAT_TYPES[tt.elem_type][0]
 
     def index_input_type(self, vi: onnx.ValueInfoProto) -> tuple[tuple[int, ...], type]:
@@ -442,7 +463,7 @@ class _Importer:
             a.name_hint = _hint(vi.name)
             args.append((vi.name, a))
             v = Val(a, shape, dt)
-            if len(shape) >= 3:  # the row collapse [prod(leading), last], before anything reads it
+            if len(shape) >= 3 or not shape:  # the row collapse ([1] for a scalar), before anything reads it
                 v = Val(self.raw_reshape(a, collapsed(shape), dt, vi.name), shape, dt)
             self.vals[vi.name] = v
         return args
@@ -451,9 +472,13 @@ class _Importer:
         outs = []
         for vi in self.graph.output:
             shape, dt = self.io_type(vi, "output")
+            if 0 in shape:  # no elements, whatever computes it: the host reads an empty array
+                self.empty_outputs[vi.name] = _tt(shape, dt)
+                continue
             x = self.consts.get(vi.name)
             if x is not None:
-                raise self.fail(f"output '{vi.name}' is a constant; there is nothing to compute")
+                outs.append(self.constant_output(vi.name, x, shape, dt))
+                continue
             v = self.vals.get(vi.name)
             if v is None:
                 raise self.fail(f"output '{vi.name}' is not computed by any node")
@@ -462,9 +487,12 @@ class _Importer:
                     f"output '{vi.name}' is computed as {list(v.shape)} {np.dtype(v.dtype)}, "
                     f"declared {list(shape)} {np.dtype(dt)}"
                 )
-            r = self.raw_reshape(v.ssa, shape, dt, vi.name) if len(shape) >= 3 else v.ssa
+            reshaped = len(shape) >= 3 or not shape
+            r = self.raw_reshape(v.ssa, shape, dt, vi.name) if reshaped else v.ssa
             if isinstance(r.owner, Block) or isinstance(r.owner, g.ParameterOp):
-                raise self.fail(f"output '{vi.name}' is an input or a parameter unchanged; there is nothing to compute")
+                # an input or a weight unchanged: the device copies it (in its row-collapsed form)
+                c = self.copy(v.ssa, vi.name)
+                r = self.raw_reshape(c, shape, dt, vi.name) if reshaped else c
             outs.append(r)
         self.block.add_op(func.ReturnOp(*outs))
         self.sweep_dead()
@@ -472,9 +500,35 @@ class _Importer:
         f.body.detach_block(0)
         f.body.add_block(self.block)
         f.attributes["ipu.inputs"] = ArrayAttr([StringAttr(n) for n, _ in args])
-        f.attributes["ipu.outputs"] = ArrayAttr([StringAttr(o.name) for o in self.graph.output])
+        f.attributes["ipu.outputs"] = ArrayAttr(
+            [StringAttr(o.name) for o in self.graph.output if o.name not in self.empty_outputs]
+        )
+        for key, streams in (("ipu.empty_inputs", self.empty_inputs), ("ipu.empty_outputs", self.empty_outputs)):
+            if streams:
+                f.attributes[key] = DictionaryAttr(dict(streams))
+        if self.narrowed:
+            f.attributes["ipu.narrowed"] = DictionaryAttr({k: StringAttr(v) for k, v in self.narrowed.items()})
+            log_event(
+                "onnx import: DOUBLE inputs and outputs are computed in float32 (narrowed by the host)",
+                logging.WARNING,
+                streams=",".join(self.narrowed),
+            )
         f.attributes["onnx.opset"] = IntegerAttr(self.opset, 64)
         return ModuleOp([f])
+
+    def copy(self, v: SSAValue, hint: str) -> SSAValue:
+        """A device copy of `v` (`graph.cast` to its own type): an output must be a value the
+        programs write, not an input's or a weight's buffer itself."""
+        return self.emit(g.CastOp(v, v.type), hint)
+
+    def constant_output(self, name: str, x: np.ndarray, shape: tuple[int, ...], dt: type) -> SSAValue:
+        """An output known at compile time: its values become a weight (bytes in the package,
+        loaded by `initialize`) that the programs copy into the output on every run."""
+        if tuple(x.shape) != shape:
+            raise self.fail(f"output '{name}' is the constant of shape {list(x.shape)}, declared {list(shape)}")
+        p = self.param(x.astype(dt), dt, collapsed(shape), name)
+        r = self.copy(p, name)
+        return self.raw_reshape(r, shape, dt, name) if len(shape) >= 3 or not shape else r
 
     # -- nodes ------------------------------------------------------------------------------------
 
@@ -483,6 +537,12 @@ class _Importer:
             return  # folded
         if node.op_type not in _NO_FOLD and self.fold(node):
             return  # its inputs became constants while lowering (CastLike of a constant)
+        outs = [(o, self.static_shapes.get(o)) for o in node.output if o]
+        if outs and all(s is not None and 0 in s for _, s in outs):  # only empty results: known
+            like = next((x for x in (self.vals.get(i) for i in node.input if i) if x is not None), None)
+            for o, s in outs:
+                self.consts[o] = np.zeros(s, like.dtype if like is not None else np.float32)
+            return
         fn = _LOWERINGS.get(node.op_type)
         if fn is None:
             ins = [i for i in node.input if i]
@@ -704,12 +764,45 @@ class _Importer:
 
     def full(self, x: Val | np.ndarray, like: Val, shape: tuple[int, ...], name: str) -> Val:
         if isinstance(x, Val):
-            if x.shape == shape:
-                return x
-            raise self.fail(
-                f"broadcasting the computed tensor '{name}' {list(x.shape)} to {list(shape)} is not supported"
-            )
+            return x if x.shape == shape else self.broadcast(x, shape, name, None)
         return self.val(x, like, name, shape)
+
+    def broadcast(self, x: Val, shape: tuple[int, ...], name: str, hint: str | None) -> Val:
+        """`x` NumPy-broadcast to `shape`, exactly: the axes are grouped into runs that are kept or
+        broadcast, and each broadcast run in turn is `ones * x` over a 2-D view (x as a column
+        when nothing follows the run, else as a row vector, then a transpose putting the new axis
+        in place when something precedes it). 1 * x is x for every value (NaN, infinities, -0)."""
+        s = (1,) * (len(shape) - len(x.shape)) + tuple(x.shape)
+        if len(s) != len(shape) or any(a not in (1, b) for a, b in zip(s, shape, strict=True)):
+            raise self.fail(f"the computed tensor '{name}' {list(x.shape)} does not broadcast to {list(shape)}")
+        groups: list[list] = []  # [kept, size in x, size in the result]
+        for a, b in zip(s, shape, strict=True):
+            kept = a == b
+            if groups and groups[-1][0] == kept:
+                groups[-1][1] *= a
+                groups[-1][2] *= b
+            else:
+                groups.append([kept, a, b])
+        dims = [gx for _, gx, _ in groups]
+        cur = self.reshape(x, tuple(dims))
+        for j, (kept, _, n) in enumerate(groups):
+            if kept:
+                continue
+            p, q = math.prod(dims[:j]), math.prod(dims[j + 1 :])
+            ones_name = f"{name}.ones"
+            if q == 1:  # nothing follows: x is a column, one value per row
+                full = self.binary_values(
+                    "mul", np.ones((p, n), np.float32), self.reshape(cur, (p, 1)), ones_name, name, None
+                )
+            else:  # x as a row vector repeated n times, then the new axis moved behind the p leading ones
+                full = self.binary_values(
+                    "mul", np.ones((n, p * q), np.float32), self.reshape(cur, (p * q,)), ones_name, name, None
+                )
+                if p > 1:
+                    full = _transposed(self, self.reshape(full, (n, p, q)), [1, 0, 2], None)
+            dims[j] = n
+            cur = self.reshape(full, tuple(dims))
+        return self.reshape(cur, shape, hint)
 
     def rhs_operand(self, b: Val | np.ndarray, a: Val, shape: tuple[int, ...], name: str) -> SSAValue:
         sb = b.shape if isinstance(b, Val) else tuple(np.shape(b))
@@ -885,14 +978,19 @@ def _hard(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None
     im.out(node, Val(im.emit(g.MulOp(x.ssa, h.ssa, x.ssa.type), node.output[0]), x.shape, x.dtype))
 
 
-def _bound(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object], i: int, key: str) -> float | None:
-    """A Clip bound: the attribute (opset < 11) or the constant input `i`; None when absent."""
+def _bound(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object], i: int, key: str) -> float | Val | None:
+    """A Clip bound: the attribute (opset < 11), the constant input `i`, or a computed scalar
+    (a run-time input, broadcast like any operand); None when absent."""
     if im.opset < 11:
         v = attrs.get(key)
         return None if v is None else float(v)  # type: ignore[arg-type]
     if len(node.input) <= i or not node.input[i]:
         return None
-    c = im.const(node.input[i], f"the {key} bound")
+    c = im.get(node.input[i])
+    if isinstance(c, Val):
+        if math.prod(c.shape) != 1:
+            raise im.fail(f"the {key} bound must be a scalar")
+        return c
     if c.size != 1:
         raise im.fail(f"the {key} bound must be a scalar")
     return float(c.reshape(-1)[0])
@@ -900,7 +998,8 @@ def _bound(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object], i: int
 
 @lowering("Clip")
 def _clip(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
-    """min(max(x, lo), hi) with constant bounds (`graph.max`, then `graph.min`, by splats)."""
+    """min(max(x, lo), hi) (`graph.max`, then `graph.min`): a constant bound by a splat, a
+    computed one broadcast."""
     _no_attrs(im, attrs, ("min", "max") if im.opset < 11 else ())
     x = _val_input(im, node)
     lo, hi = _bound(im, node, attrs, 1, "min"), _bound(im, node, attrs, 2, "max")
@@ -908,11 +1007,16 @@ def _clip(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None
         raise im.fail("a Clip without bounds is an identity; not lowered")
     y = x
     for kind, v in (("max", lo), ("min", hi)):
-        if v is not None:
-            s = im.splat(v, x, f"{im.node_label}_{'lo' if kind == 'max' else 'hi'}")
-            last = kind == "min" or hi is None
-            op = (g.MaxOp if kind == "max" else g.MinOp)(y.ssa, s, x.ssa.type)
-            y = Val(im.emit(op, node.output[0] if last else None), x.shape, x.dtype)
+        if v is None:
+            continue
+        last = kind == "min" or hi is None
+        if isinstance(v, Val):  # a computed bound: broadcast over x
+            name = node.input[1 if kind == "max" else 2]
+            y = im.binary_values(kind, y, v, node.input[0], name, node.output[0] if last else None)
+            continue
+        s = im.splat(v, x, f"{im.node_label}_{'lo' if kind == 'max' else 'hi'}")
+        op = (g.MaxOp if kind == "max" else g.MinOp)(y.ssa, s, x.ssa.type)
+        y = Val(im.emit(op, node.output[0] if last else None), x.shape, x.dtype)
     im.out(node, y)
 
 
@@ -985,10 +1089,13 @@ def _identity(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> 
 def _cast(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     _no_attrs(im, attrs, ("to", "saturate", "round_mode"))
     to = int(attrs["to"])  # type: ignore[arg-type]
-    if to not in FLOAT_TYPES:
-        raise im.fail(f"cast to {onnx.TensorProto.DataType.Name(to)}; only FLOAT and FLOAT16 are supported")
+    if to not in FLOAT_TYPES and to not in NARROWED_TYPES:
+        raise im.fail(
+            f"cast to {onnx.TensorProto.DataType.Name(to)}; only FLOAT and FLOAT16 are supported (DOUBLE is "
+            "narrowed to FLOAT)"
+        )
     x = _val_input(im, node)
-    dt = FLOAT_TYPES[to][0]
+    dt = (FLOAT_TYPES | NARROWED_TYPES)[to][0]  # a cast to DOUBLE stays in float32, as DOUBLE tensors do
     if dt == x.dtype:
         im.out(node, x)
         return
@@ -1005,6 +1112,8 @@ def _cast_like(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) ->
         im.consts[node.output[0]] = c.astype(dt)
         return
     x = _val_input(im, node)
+    if dt == np.float64:  # DOUBLE is computed in float32
+        dt = np.float32
     if dt not in (np.float32, np.float16):
         raise im.fail(f"cast to {np.dtype(dt)}; only float32 and float16 are supported")
     if dt == x.dtype:
@@ -1032,10 +1141,15 @@ def _matmul(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> No
             raise im.fail("a constant left operand must be rank 2")
         a = im.val(a, b, node.input[0])  # type: ignore[arg-type]
     sb = b.shape if isinstance(b, Val) else tuple(np.shape(b))
-    if len(sb) != 2:
+    if len(sb) not in (1, 2):
         raise im.fail(f"right operand of rank {len(sb)}: only rank-2 right operands (no batched MatMul) are supported")
     if a.shape[-1] != sb[0]:
         raise im.fail(f"contraction sizes differ ({a.shape[-1]} vs {sb[0]})")
+    if len(sb) == 1:  # a vector: the column [K, 1], its unit axis dropped from the result
+        col = im.reshape(b, (sb[0], 1)) if isinstance(b, Val) else im.val(np.reshape(b, (sb[0], 1)), a, node.input[1])
+        r = _matmul_core(im, a, col.ssa, 1, None)
+        im.out(node, im.reshape(r, a.shape[:-1], node.output[0]))
+        return
     bv = im.val(b, a, node.input[1]).ssa
     im.out(node, _matmul_core(im, a, bv, sb[1], node.output[0]))
 
@@ -1127,6 +1241,7 @@ _REDUCE_KIND = {
     "ReduceL2": "sum",
     "ReduceLogSum": "sum",
     "ReduceLogSumExp": "sum",
+    "ReduceProd": "prod",
 }
 
 
@@ -1162,11 +1277,12 @@ def _reduce(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> No
     elif axes == list(range(len(axes))):  # leading axes: the transpose of their collapse
         rows, cols = math.prod(x.shape[: len(axes)]), math.prod(x.shape[len(axes) :])
         flat = _transpose2d(im, im.raw_reshape(x.ssa, (rows, cols), x.dtype), x.dtype)
-    else:
-        raise im.fail(f"reduction over axes {axes} of a rank-{rank} tensor (only trailing axes) is not supported")
-    if not out_shape:
-        raise im.fail("a reduction to a rank-0 scalar is not supported")
-    if t == "ReduceSum" or t == "ReduceMean" or t == "ReduceMax":
+    else:  # any other axes: a transpose brings them last (kept axes in order), then trailing rows
+        kept = [a for a in range(rank) if a not in axes]
+        moved = _transposed(im, x, [*kept, *axes], None)
+        rows, cols = math.prod(x.shape[a] for a in kept), math.prod(x.shape[a] for a in axes)
+        flat = im.raw_reshape(moved.ssa, (rows, cols), x.dtype)
+    if t in ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceProd"):
         r = _reduce_rows(im, flat, kind, x.dtype, collapsed(out_shape), node.output[0])
         im.out(node, Val(r, out_shape, x.dtype))
         return
@@ -1212,8 +1328,12 @@ def _softmax(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> N
         elif rank == 2:
             t = _transpose2d(im, x.ssa, x.dtype)
             y = _transpose2d(im, im.emit(g.SoftmaxOp(t)), x.dtype, node.output[0])
-        else:
-            raise im.fail(f"softmax over axis {axis} of a rank-{rank} tensor (only the last axis) is not supported")
+        else:  # another axis: transposed last, the softmax of the rows, transposed back
+            perm = [*(a for a in range(rank) if a != axis), axis]
+            t = _transposed(im, x, perm, None)
+            sm = Val(im.emit(g.SoftmaxOp(t.ssa)), t.shape, x.dtype)
+            im.out(node, _transposed(im, sm, [perm.index(a) for a in range(rank)], node.output[0]))
+            return
         im.out(node, Val(y, x.shape, x.dtype))
         return
     # opset < 13: softmax over the flattened trailing dims [prod(:axis), prod(axis:)]
@@ -1235,15 +1355,24 @@ def _log_softmax(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) 
     if not -rank <= axis < rank:
         raise im.fail(f"axis {axis} out of range for rank {rank}")
     axis %= rank
-    if im.opset >= 13 and axis != rank - 1:
-        raise im.fail(f"log-softmax over axis {axis} of a rank-{rank} tensor (only the last axis) is not supported")
+    if im.opset >= 13 and axis != rank - 1:  # another axis: transposed last, then back
+        perm = [*(a for a in range(rank) if a != axis), axis]
+        t = _transposed(im, x, perm, None)
+        y = _log_softmax_rows(im, t, rank - 1, None)
+        im.out(node, _transposed(im, y, [perm.index(a) for a in range(rank)], node.output[0]))
+        return
+    im.out(node, _log_softmax_rows(im, x, axis, node.output[0]))
+
+
+def _log_softmax_rows(im: _Importer, x: Val, axis: int, hint: str | None) -> Val:
+    """Log-softmax of the rows of `x` flattened to [prod(:axis), prod(axis:)]."""
     rows, cols = math.prod(x.shape[:axis]), math.prod(x.shape[axis:])
     flat = im.raw_reshape(x.ssa, (rows, cols), x.dtype)
     m = _reduce_rows(im, flat, "max", x.dtype, (rows, 1), None)
     s = _emit2(im, g.SubOp, flat, m)
     t = _reduce_rows(im, _emit1(im, g.ExpOp, s), "sum", x.dtype, (rows, 1), None)
-    y = _emit2(im, g.SubOp, s, _emit1(im, g.LogOp, t), node.output[0])
-    im.out(node, Val(im.raw_reshape(y, collapsed(x.shape), x.dtype, node.output[0]), x.shape, x.dtype))
+    y = _emit2(im, g.SubOp, s, _emit1(im, g.LogOp, t), hint)
+    return Val(im.raw_reshape(y, collapsed(x.shape), x.dtype, hint), x.shape, x.dtype)
 
 
 def _norm(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object], rms: bool) -> None:
@@ -1327,19 +1456,24 @@ def _transpose(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) ->
     perm = [int(p) for p in attrs.get("perm", list(range(rank))[::-1])]  # type: ignore[union-attr]
     if sorted(perm) != list(range(rank)):
         raise im.fail(f"perm {perm} is not a permutation of rank {rank}")
+    im.out(node, _transposed(im, x, perm, node.output[0]))
+
+
+def _transposed(im: _Importer, x: Val, perm: list[int], hint: str | None) -> Val:
+    """`x` with its axes permuted by `perm` (any permutation): a reshape when only unit axes
+    move, a 2-D transpose, a swap of leading axes, or permutes around one 2-D transpose."""
+    rank = len(x.shape)
     shape = tuple(x.shape[p] for p in perm)
     moved = [p for p in perm if x.shape[p] != 1]
     if moved == sorted(moved):  # only unit axes move: a reshape
-        im.out(node, im.reshape(x, shape, node.output[0]))
-        return
+        return im.reshape(x, shape, hint)
     real = [a for a in range(rank) if x.shape[a] != 1]  # the axes that are not unit axes
     if len(real) == 2:  # a 2-D transpose once the unit axes are dropped
         two = im.raw_reshape(x.ssa, tuple(x.shape[a] for a in real), x.dtype)
-        im.out(node, Val(_transpose2d(im, two, x.dtype, node.output[0]), shape, x.dtype))
-        return
-    if len(real) == 3 and moved == [real[1], real[0], real[2]]:
-        im.out(node, _swap_leading(im, x, real, shape, node.output[0]))
-        return
+        t2 = _transpose2d(im, two, x.dtype, hint)
+        return Val(im.raw_reshape(t2, collapsed(shape), x.dtype, hint), shape, x.dtype)
+    if len(real) == 3 and moved == [real[1], real[0], real[2]] and x.shape[real[2]] % 2 == 0:
+        return _swap_leading(im, x, real, shape, hint)  # an odd last axis: the permute below
     dims = tuple(x.shape[a] for a in real)
     sub = [real.index(a) for a in moved]  # the permutation of the real axes
     full = im.raw_reshape(x.ssa, dims, x.dtype)
@@ -1357,7 +1491,7 @@ def _transpose(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) ->
         mid = [*rest, last, j]  # axes of t2 (in the original numbering)
         t3 = im.raw_reshape(t2, tuple(dims[a] for a in mid), x.dtype)
         t = _permute(im, t3, [mid.index(a) for a in sub], x.dtype)
-    im.out(node, Val(im.raw_reshape(t, collapsed(shape), x.dtype, node.output[0]), shape, x.dtype))
+    return Val(im.raw_reshape(t, collapsed(shape), x.dtype, hint), shape, x.dtype)
 
 
 def _permute(im: _Importer, v: SSAValue, perm: list[int], dtype: type) -> SSAValue:
@@ -1577,9 +1711,8 @@ def _gather_view(im: _Importer, node: onnx.NodeProto, data: Val, idx: np.ndarray
 
 @lowering("Expand", since=8)
 def _expand(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
-    """Broadcast to a shape: `ones(shape) * x`, which NumPy-broadcasts x exactly (signed zeros,
-    infinities and NaNs kept); x must be a vector along the last axis or a column, as for any
-    broadcast operand."""
+    """Broadcast to a shape (`_Importer.broadcast`: `ones * x` per run of broadcast axes, which
+    NumPy-broadcasts x exactly, signed zeros, infinities and NaNs kept)."""
     _no_attrs(im, attrs)
     x = _val_input(im, node)
     spec = tuple(int(d) for d in im.const(node.input[1], "the target shape").reshape(-1))
@@ -1590,8 +1723,7 @@ def _expand(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> No
     if shape == x.shape or collapsed(shape) == collapsed(x.shape):
         im.out(node, im.reshape(x, shape, node.output[0]))
         return
-    ones = np.ones(shape, np.float32)
-    im.out(node, im.binary_values("mul", ones, x, f"{node.output[0]}.ones", node.input[0], node.output[0]))
+    im.out(node, im.broadcast(x, shape, node.input[0], node.output[0]))
 
 
 @lowering("Conv")

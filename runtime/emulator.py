@@ -96,6 +96,21 @@ def narrow_int32(name: str, a: np.ndarray) -> np.ndarray:
     return a.astype(np.int32)
 
 
+def narrow_float(name: str, a: np.ndarray, dtype: DType) -> np.ndarray:
+    """A float input at the binding's dtype; a wider one (an ONNX model's DOUBLE, computed in
+    float32) is narrowed only when every finite value stays finite."""
+    np_dtype = NUMPY_DTYPE[dtype]
+    if a.dtype.kind == "f" and a.dtype.itemsize > np.dtype(np_dtype).itemsize and a.size:
+        finite = a[np.isfinite(a)]
+        big = np.flatnonzero(np.abs(finite) > np.finfo(np_dtype).max)
+        if big.size:
+            raise EmulatorError(
+                f"input '{name}': value {float(finite[big[0]])} does not fit {np.dtype(np_dtype).name} "
+                "(the device's float type for it)"
+            )
+    return a.astype(np_dtype)
+
+
 def _route(m: Members, target: Target, mapping: TileMapping) -> int:
     """The phase's longest send-to-mux route between the physical tiles its members join."""
     perm = mapping.permutation(target.tiles)
@@ -600,7 +615,7 @@ class Emulator:
             a = np.asarray(inputs[name])
             if tuple(a.shape) != tuple(b.shape):
                 raise EmulatorError(f"input '{name}': shape {tuple(a.shape)}, expected {tuple(b.shape)}")
-            out[name] = narrow_int32(name, a) if b.dtype == DType.INT32 else a.astype(NUMPY_DTYPE[b.dtype])
+            out[name] = narrow_int32(name, a) if b.dtype == DType.INT32 else narrow_float(name, a, b.dtype)
         return out
 
     def run(self, inputs: dict[str, np.ndarray]) -> RunResult:

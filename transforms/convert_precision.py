@@ -45,8 +45,13 @@ def _narrow_ops(block: Block, to: Attribute) -> None:
 
 
 def _drop_trivial_casts(f: func.FuncOp) -> None:
+    """Drop casts to the same type, except an output's copy of an input or a weight (the output
+    must be a buffer the programs write)."""
     for op in list(f.walk()):
-        if isinstance(op, graph.CastOp) and op.input.type == op.result.type:
+        if not isinstance(op, graph.CastOp) or op.input.type != op.result.type:
+            continue
+        returned = any(isinstance(u.operation, func.ReturnOp) for u in op.result.uses)
+        if not (returned and isinstance(op.input.owner, Block | graph.ParameterOp)):
             op.result.replace_all_uses_with(op.input)
             op.detach()
             op.erase()

@@ -19,7 +19,15 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
-from xdsl.dialects.builtin import DenseArrayBase, DictionaryAttr, IntegerAttr, StringAttr, SymbolRefAttr, i64
+from xdsl.dialects.builtin import (
+    DenseArrayBase,
+    DictionaryAttr,
+    IntegerAttr,
+    StringAttr,
+    SymbolRefAttr,
+    TensorType,
+    i64,
+)
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -33,7 +41,7 @@ from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.abi.kernels import KERNELS
-from ipu.abi.tables import TRANSFER
+from ipu.abi.tables import SLICE, TRANSFER
 from ipu.dialects import exchange, tasm, tilemap
 from ipu.dialects.table import table_attr, table_of
 from ipu.target import Target
@@ -81,6 +89,8 @@ def _fill_call(kernel: str, dst_slot: int, srcs: list[SSAValue], t: tilemap.Buff
 
 def _bound(cls: type, op: Operation, extra: dict, addr: int) -> Operation:
     props = {"sym_name": op.sym_name, "tensor": op.tensor, "layout": op.layout, "address": _i(addr)}
+    if getattr(op, "host_shape", None) is not None:  # a host stream's declared shape
+        props["host_shape"] = op.host_shape
     props.update(extra)
     return cls.create(properties=props)
 
@@ -329,7 +339,34 @@ def lower_function(f: func.FuncOp, target: Target) -> tuple[list[Operation], dic
         walk_reverse=True,
         walk_regions_first=True,
     ).rewrite_region(f.body)
-    return split_programs(f, segments)
+    ops, figures = split_programs(f, segments)
+    return _empty_streams(f, ops), figures
+
+
+def _empty_streams(f: func.FuncOp, ops: list[Operation]) -> list[Operation]:
+    """`ops` with the function's zero-size inputs and outputs (`ipu.empty_inputs` /
+    `ipu.empty_outputs`: no bytes on any tile) as streams with an empty slice table, each
+    streamed by every program (HOST_IN first, HOST_OUT last: zero bytes, a host phase's sync)."""
+    streams = []
+    for key, cls, ref in (
+        ("ipu.empty_inputs", tasm.StreamInOp, tasm.HostInOp),
+        ("ipu.empty_outputs", tasm.StreamOutOp, tasm.HostOutOp),
+    ):
+        d = f.attributes.get(key)
+        for name, t in d.data.items() if isinstance(d, DictionaryAttr) else ():
+            if not isinstance(t, TensorType) or 0 not in t.get_shape():
+                raise DiagnosticException(f"lower-to-tasm: {key} entry '{name}' is not a zero-size tensor type")
+            empty = table_attr(np.zeros((0, len(SLICE)), np.int64), SLICE)
+            streams.append(cls.create(properties={"sym_name": StringAttr(name), "tensor": t, "slices": empty}))
+            for p in ops:
+                if isinstance(p, tasm.ProgramOp):
+                    b = p.body.block
+                    point = ref.create(properties={"ref": SymbolRefAttr(name)})
+                    if ref is tasm.HostInOp and b.first_op is not None:
+                        b.insert_op_before(point, b.first_op)
+                    else:
+                        b.add_op(point)
+    return ops + streams
 
 
 @dataclass(frozen=True)

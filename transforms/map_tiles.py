@@ -31,7 +31,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     UnrealizedConversionCastOp,
 )
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -167,7 +167,8 @@ def convert_signature(f: func.FuncOp) -> None:
                 "sym_name": StringAttr(names[i]),
                 "tensor": t.tensor,
                 "layout": t.layout_attr,
-            },
+            }
+            | _host_shape(f, names[i]),
         )
         back, v = UnrealizedConversionCastOp.cast_one(_named(w, a.name_hint), t)
         new_ops += [w, back]
@@ -179,6 +180,13 @@ def convert_signature(f: func.FuncOp) -> None:
     for a in reversed(block.args):
         block.erase_arg(a)
     f.function_type = builtin.FunctionType.from_lists([], [])
+
+
+def _host_shape(f: func.FuncOp, name: str) -> dict[str, Attribute]:
+    """The `host_shape` attribute of stream `name`, from the plan function's `ipu.host_shapes`."""
+    shapes = f.attributes.get("ipu.host_shapes")
+    shape = shapes.data.get(name) if isinstance(shapes, builtin.DictionaryAttr) else None
+    return {"host_shape": shape} if shape is not None else {}
 
 
 def count_checkpoints(f: func.FuncOp) -> int:
@@ -202,7 +210,8 @@ class MapReturn(RewritePattern):
                     "sym_name": StringAttr(outs[i]),
                     "tensor": v.type.tensor,
                     "layout": v.type.layout_attr,
-                },
+                }
+                | _host_shape(f, outs[i]),
             )
             for i, (v, b) in enumerate(zip(op.arguments, ins, strict=True))
         ]
@@ -382,7 +391,7 @@ class MapTranspose(RewritePattern):
 
 
 ROW_KERNELS = {"softmax": "softmax_rows", "layer_norm": "layer_norm_rows", "rms_norm": "rms_norm_rows"}
-REDUCE_CODES = {"sum": 1, "max": 2, "mean": 3}
+REDUCE_CODES = {"sum": 1, "max": 2, "mean": 3, "prod": 4}
 
 
 class MapRowwise(RewritePattern):

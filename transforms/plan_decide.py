@@ -132,7 +132,11 @@ def graph_functions(module: builtin.ModuleOp) -> list[func.FuncOp]:
     return [
         f
         for f in module.body.block.ops
-        if isinstance(f, func.FuncOp) and any(o.dialect_name() == "graph" for o in f.body.walk())
+        if isinstance(f, func.FuncOp)
+        and (
+            any(o.dialect_name() == "graph" for o in f.body.walk())
+            or any(isinstance(a.type, builtin.TensorType) for a in f.args)  # no ops: its inputs are unread
+        )
     ]
 
 

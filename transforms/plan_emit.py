@@ -15,8 +15,8 @@ import math
 from dataclasses import dataclass
 
 from xdsl.dialects import builtin, func
-from xdsl.dialects.builtin import ArrayAttr, StringAttr, TensorType
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, DictionaryAttr, StringAttr, TensorType, i64
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import graph, plan
@@ -29,6 +29,7 @@ from ipu.transforms.plan_layouts import (
     attention_window,
     default_layout,
     plan_type,
+    scalar_layout,
 )
 from ipu.transforms.plan_state import CHOICE_ATTR, LAYOUT_ATTR, Chooser, Planner, describe
 
@@ -61,13 +62,15 @@ def plan_body(f: func.FuncOp, target: Target, chooser: Chooser, log: bool = True
     new.add_op(func.ReturnOp(*outs))
     for i, a in enumerate(old.args):  # unused inputs still get a layout
         if i not in p.new_args:
-            p.arg(a, plan_type(a.type, default_layout(tuple(a.type.get_shape()), target.tiles)))
+            shape = tuple(a.type.get_shape())
+            p.arg(a, plan_type(a.type, default_layout(shape, target.tiles) if shape else scalar_layout()))
     return Planned(new, outs, {"operations": index, "conversions": len(p.conversions), "gemms": p.gemms})
 
 
 def install(f: func.FuncOp, planned: Planned) -> None:
     """Replace `f`'s graph body by its plan and give it its plan-level signature and names."""
     old, new, outs = f.body.block, planned.block, planned.outputs
+    declared = [a.type for a in old.args], [v.type for v in old.last_op.operands] if old.last_op else []
     f.body.detach_block(old)
     old.erase(safe_erase=False)
     f.body.add_block(new)
@@ -77,6 +80,25 @@ def install(f: func.FuncOp, planned: Planned) -> None:
     # names declared by the graph function (e.g. an imported model's own) are kept
     f.attributes["ipu.inputs"] = _declared_names(f, "ipu.inputs", len(names)) or ArrayAttr(names)
     f.attributes["ipu.outputs"] = _declared_names(f, "ipu.outputs", len(outs)) or ArrayAttr(outputs)
+    record_host_shapes(f, *declared)
+
+
+HOST_SHAPES = "ipu.host_shapes"
+"""Function attribute: run input or output name -> its declared shape, for the streams whose
+device tensor has another shape of the same elements (a scalar carried as [1])."""
+
+
+def record_host_shapes(f: func.FuncOp, arg_types: list[Attribute], result_types: list[Attribute]) -> None:
+    """Record in `ipu.host_shapes` the graph-level shape of every rank-0 input and output of `f`
+    (planned as [1]: the host still writes and reads the declared scalar)."""
+    entries: dict[str, Attribute] = {}
+    for key, types in (("ipu.inputs", arg_types), ("ipu.outputs", result_types)):
+        names = f.attributes[key].data  # type: ignore[union-attr]
+        for n, t in zip(names, types, strict=True):
+            if isinstance(t, TensorType) and not t.get_shape():
+                entries[n.data] = DenseArrayBase.from_list(i64, [])
+    if entries:
+        f.attributes[HOST_SHAPES] = DictionaryAttr(entries)
 
 
 def _declared_names(f: func.FuncOp, key: str, n: int) -> ArrayAttr | None:
@@ -105,11 +127,25 @@ def plan_block(p: Planner, block: Block, index: int) -> tuple[int, Operation | N
         emitter = EMITTERS.get(type(op))
         if emitter is None:
             raise DiagnosticException(f"plan-ops: no plan for operation {op.name}")
+        _check_scalars(op, index)
         emitter(p, op, index)
         _pin_layout(p, op, index)
         p.consumed(op)
         index += 1
     return index, ret
+
+
+def _check_scalars(op: Operation, index: int) -> None:
+    """A rank-0 value is planned only where it crosses the function boundary: the reshape to or
+    from [1] next to a scalar input or output (the device carries it as [1])."""
+    if isinstance(op, graph.ReshapeOp):
+        return
+    for v in (*op.operands, *op.results):
+        if isinstance(v.type, TensorType) and not v.type.get_shape():
+            raise DiagnosticException(
+                f"plan-ops: {describe(op, index)}: a rank-0 operand or result is planned only at the function "
+                "boundary; reshape the scalar to [1] (graph.reshape) before computing with it"
+            )
 
 
 def _check_pins(op: Operation, index: int) -> None:

@@ -24,7 +24,7 @@ from ipu.transforms.plan_layouts import (
     row_layout,
     serial_gemm_layouts,
 )
-from ipu.transforms.plan_state import MatmulContext, Planner
+from ipu.transforms.plan_state import MatmulContext, Planner, describe
 
 
 def _value(op: Operation) -> dict[str, Attribute]:
@@ -255,12 +255,30 @@ def _plan_permute(p: Planner, op: graph.TransposeOp, perm: tuple[int, ...]) -> N
 def _plan_reshape(p: Planner, op: graph.ReshapeOp, index: int) -> None:
     target = p.target
     a, r = tuple(op.input.type.get_shape()), tuple(op.result.type.get_shape())
+    if not a or not r:  # a scalar at the function boundary, carried as [1]: only unit axes change
+        x = p.get(op.input, None, op.name)
+        view = x.type.layout if x.type.layout.shape == (r or (1,)) else plan.unit_axis_view(x.type.layout, r or (1,))
+        if view is None:  # its one element held with a unit axis split: gather it unsplit first
+            whole = Layout(x.type.layout.shape, (1,), ((),) * len(x.type.layout.shape))
+            x = p.get(op.input, plan_type(op.input.type, whole), op.name)
+            view = plan.unit_axis_view(whole, r or (1,))
+            assert view is not None, "an unsplit one-element layout views as any unit shape"
+        if view == x.type.layout:  # the same value (its name stays the input's)
+            p.current[op.result], p.cache[(op.result, x.type)] = x, x
+        else:
+            # a scalar result names no checkpoint: the device's [1] is not the graph's shape
+            res = plan.ReshapeOp.create(
+                operands=[x], result_types=[plan_type(op.result.type, view)], attributes=_value(op) if r else {}
+            )
+            p.set(op.result, p.emit(res).results[0])
+        return
     if p.has(op.input):  # only unit axes change: the value stays where it is
         view = plan.unit_axis_view(p.current[op.input].type.layout, r)
         if view is not None:
             x = p.get(op.input, None, op.name)
+            # a scalar result names no checkpoint: the device's [1] is not the graph's shape
             res = plan.ReshapeOp.create(
-                operands=[x], result_types=[plan_type(op.result.type, view)], attributes=_value(op)
+                operands=[x], result_types=[plan_type(op.result.type, view)], attributes=_value(op) if r else {}
             )
             p.set(op.result, p.emit(res).results[0])
             return
@@ -334,8 +352,19 @@ def _plan_rowwise(p: Planner, op: Operation, index: int) -> None:
     p.set(op.results[0], p.emit(r).results[0])
 
 
+def _check_head_dim(op: Operation, d: int, index: int) -> None:
+    """A head split or merge moves whole head rows between [S, H*D] and [H, S, D]; rows are stored
+    padded to whole 32-bit words, so an odd head_dim would move each head's pad as data."""
+    if d % 2:
+        raise DiagnosticException(
+            f"plan-ops: {describe(op, index)}: head_dim {d} is odd; {op.name} is planned for even head_dim only "
+            "(a graph.transpose of the [S, H, D] view is planned for any)"
+        )
+
+
 def _plan_split_heads(p: Planner, op: graph.SplitHeadsOp, index: int) -> None:
     h, s, d = op.result.type.get_shape()
+    _check_head_dim(op, d, index)
     want = p.desired.get(op.result)
     if want is None or want.layout.split[2]:  # head_dim stays whole (the consumer converts)
         want = plan_type(op.result.type, row_layout((h, s, d), p.target.tiles))
@@ -346,6 +375,7 @@ def _plan_split_heads(p: Planner, op: graph.SplitHeadsOp, index: int) -> None:
 
 
 def _plan_merge_heads(p: Planner, op: graph.MergeHeadsOp, index: int) -> None:
+    _check_head_dim(op, op.input.type.get_shape()[2], index)
     x = p.get(op.input, None, op.name)
     if x.type.layout.partial >= 0 or x.type.layout.split[2]:  # whole heads, no partial sums
         x = p.get(op.input, plan_type(op.input.type, row_layout(x.type.layout.shape, p.target.tiles)), op.name)

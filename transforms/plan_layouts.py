@@ -13,7 +13,19 @@ from ipu.dialects import plan
 from ipu.dialects.layout import Layout
 
 
+def device_tensor(t: TensorType) -> TensorType:
+    """The tensor the device holds for graph tensor `t`: a scalar (rank 0) is carried as [1]
+    (its declared shape is restored at the host boundary, `ipu.host_shapes`)."""
+    return TensorType(t.element_type, [1]) if not t.get_shape() else t
+
+
+def scalar_layout() -> Layout:
+    """A scalar carried as [1]: one tile, nothing split (so a reshape adding unit axes is a view)."""
+    return Layout((1,), (1,), ((),))
+
+
 def plan_type(t: TensorType, lay: Layout, memory: str = "standard") -> plan.PlanTensorType:
+    t = device_tensor(t)
     align = lay.align if any(a != 1 for a in lay.align) else ()
     attr = plan.LayoutAttr(lay.grid, lay.split, lay.partial, lay.first_tile, align, memory)
     return plan.PlanTensorType(t, attr)
@@ -27,7 +39,10 @@ def default_layout(shape: tuple[int, ...], tiles: int) -> Layout:
     """Outer axes first, then inner ones, over as many tiles as the shape has useful blocks (the
     last axis in blocks of at least two elements: whole 32-bit words)."""
     if not shape:
-        raise DiagnosticException("plan-ops: rank-0 tensors are not supported (give the value a shape [1])")
+        raise DiagnosticException(
+            "plan-ops: a rank-0 tensor is planned only at the function boundary (an input or output, carried as "
+            "[1] and reshaped); give the value a shape [1]"
+        )
     grid, left = [], tiles
     for a, n in enumerate(shape):
         g = max(1, min(left, n if a < len(shape) - 1 else n // 2))
@@ -42,8 +57,9 @@ def row_layout(shape: tuple[int, ...], tiles: int) -> Layout:
         return Layout(shape, (1,), ((),))
     if len(shape) == 2:
         return Layout(shape, (max(1, min(tiles, shape[0])),), ((0,), ()))
-    per = max(1, min(tiles // shape[0], shape[1]))
-    return Layout(shape, (shape[0], per), ((0,), (1,), *((),) * (len(shape) - 2)))
+    lead = max(1, min(tiles, shape[0]))  # more leading rows than tiles: several per tile
+    per = max(1, min(tiles // lead, shape[1]))
+    return Layout(shape, (lead, per), ((0,), (1,), *((),) * (len(shape) - 2)))
 
 
 def leading_layout(shape: tuple[int, ...], tiles: int) -> Layout:

@@ -18,7 +18,7 @@ from ipu.dialects.layout import Layout
 from ipu.target import Target
 from ipu.transforms.log import log_event
 from ipu.transforms.plan_candidates import AttentionChoice, GatherChoice, GemmChoice, SerialChoice
-from ipu.transforms.plan_layouts import default_layout, plan_type
+from ipu.transforms.plan_layouts import default_layout, plan_type, scalar_layout
 
 CHOICE_ATTR = "plan.choice"  # a decision point's implementation (#plan.choice<…>)
 LAYOUT_ATTR = "plan.layout"  # a pinned result layout (#plan.layout<…>)
@@ -145,7 +145,8 @@ class Planner:
     def get(self, v: SSAValue, want: plan.PlanTensorType | None, reason: str) -> SSAValue:
         """The plan value for graph value `v` in layout `want` (materializing or converting)."""
         if v not in self.current:
-            t = want or plan_type(v.type, default_layout(tuple(v.type.get_shape()), self.target.tiles))
+            shape = tuple(v.type.get_shape())
+            t = want or plan_type(v.type, default_layout(shape, self.target.tiles) if shape else scalar_layout())
             if v in self.params:
                 p = self.params[v]
                 # weights are loaded once by `initialize`: declared at function level even when a

@@ -181,7 +181,8 @@ def test_operand_roles_replace_the_special_cases_by_name() -> None:
         ("add", {"m": 4, "n": 8, "b_rows": 2, "b_cols": 8}, True),  # b_rows neither 1 nor m
         ("add", {"m": 0, "n": 8, "b_rows": 1, "b_cols": 8}, True),  # a shape must be positive
         ("softmax_rows", {"rows": 2, "cols": 4, "valid": 5}, True),  # valid beyond cols
-        ("reduce_rows", {"rows": 2, "cols": 4, "valid": 4, "kind": 4}, True),
+        ("reduce_rows", {"rows": 2, "cols": 4, "valid": 4, "kind": 4}, False),  # 4 = product
+        ("reduce_rows", {"rows": 2, "cols": 4, "valid": 4, "kind": 5}, True),
         ("layer_norm_rows", {"rows": 2, "cols": 4, "valid": 4, "eps_bits": float_bits(-1e-5)}, True),
         ("layer_norm_rows", {"rows": 2, "cols": 4, "valid": 4, "eps_bits": float_bits(math.inf)}, True),
         ("attention_update", {"qr": 2, "kr": 2, "d": 4, "causal": 0, "scale_bits": 0, "k_base": 0}, False),

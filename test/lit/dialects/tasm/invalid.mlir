@@ -117,3 +117,8 @@ tasm.program @p0 tiles(0, 16) {
 tasm.stream_out @y : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard> at 327712
 tasm.stream_out @y : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = [[0], [1]], memory = standard> at 327712
 // CHECK: Operation does not verify: tasm.stream_out: @y is defined twice in the module
+
+// -----
+
+tasm.stream_out @y : tensor<2xf32> host_shape array<i64> layout #plan.layout<grid = [1], split = [[]], memory = standard> at 327680
+// CHECK: Operation does not verify: tasm.stream_out: host shape [] does not hold the [2] tensor's elements

@@ -110,3 +110,11 @@ func.func @main() attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"]} {
   func.return
 }
 // CHECK: Operation does not verify: tilemap.host_write: "z" is not in the function's ipu.inputs ["x"]
+
+// -----
+
+func.func @main() attributes {ipu.inputs = ["s"], ipu.outputs = []} {
+  %s = tilemap.host_write "s" : tensor<1xf32> layout #plan.layout<grid = [1], split = [[]], memory = standard> {host_shape = array<i64: 2>} -> !tilemap.buffer<2xf32, tiles = [0, 1], memory = standard>
+  func.return
+}
+// CHECK: Operation does not verify: tilemap.host_write: host shape [2] does not hold the [1] tensor's elements
