@@ -328,7 +328,8 @@ def least_precise_dtype(reference: func.FuncOp) -> np.dtype:
         v.type.element_type.bitwidth
         for op in reference.walk()
         for v in (*op.results, *(op.body.block.args if isinstance(op, func.FuncOp) else ()))
-        if isinstance(v.type, builtin.TensorType) and hasattr(v.type.element_type, "bitwidth")
+        if isinstance(v.type, builtin.TensorType)
+        and isinstance(v.type.element_type, builtin.Float16Type | builtin.Float32Type)
     ]
     return np.dtype(f"float{min(widths, default=32)}")
 

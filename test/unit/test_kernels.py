@@ -24,6 +24,9 @@ ABI_ORDER = (
     "sqrt", "rsqrt", "reciprocal", "neg", "abs", "erf", "sin", "cos", "log", "silu", "min", "div", "pow",
     "repad", "floor", "ceil", "round", "sign", "tan", "sinh", "cosh", "asin", "acos", "atan", "asinh", "acosh",
     "atanh", "softplus", "softsign",
+    "mod", "fmod", "equal", "less", "less_equal", "greater", "greater_equal", "and", "or", "xor", "shift_left",
+    "shift_right", "not", "bitwise_not", "to_bool", "wrap_i8", "wrap_u8", "wrap_i16", "wrap_u16", "select",
+    "arg_rows",
 )  # fmt: skip
 
 # (target, kernel, params, output element size, cycles of one call on one tile)
