@@ -237,7 +237,7 @@ class ParameterOp(IRDLOperation):
     name = "graph.parameter"
     sym_name = attr_def(StringAttr)
     init = attr_def(AnyOf([BaseAttr(GaussianAttr), BaseAttr(DenseIntOrFPElementsAttr)]))
-    result = result_def(FloatTensor)
+    result = result_def(DeviceTensor)
     traits = traits_def(Pure())
     assembly_format = "$sym_name $init attr-dict `:` type($result)"
 
@@ -1464,7 +1464,9 @@ class ArgReduceOp(_OneToOne):
             raise VerifyException(f"graph.arg_reduce: kind must be max or min, not '{self.kind.data}'")
         check_dtype(self.name, self.input.type.element_type, "numeric")
         if not is_index_type(self.result.type.element_type):
-            raise VerifyException(f"graph.arg_reduce: result element type must be i32, got {self.result.type.element_type}")
+            raise VerifyException(
+                f"graph.arg_reduce: result element type must be i32, got {self.result.type.element_type}"
+            )
         s = shape_of(self.input.type)
         if len(s) < 2 or shape_of(self.result.type) != s[:-1]:
             raise VerifyException(
