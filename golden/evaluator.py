@@ -82,11 +82,14 @@ def make_inputs(func_op: FuncOp, seed: int) -> dict[str, np.ndarray]:
     argument draws uniformly from the rows [0, V) of the tables it indexes."""
     rng = np.random.default_rng(seed)
     out: dict[str, np.ndarray] = {}
-    for name, arg in zip(_arg_names(func_op), func_op.args, strict=True):
+    declared = func_op.attributes.get("onnx.input_dtypes")  # an imported model's own input types
+    kinds = [np.dtype(d.data).kind for d in declared.data] if isinstance(declared, ArrayAttr) else []  # type: ignore[attr-defined]
+    for k, (name, arg) in enumerate(zip(_arg_names(func_op), func_op.args, strict=True)):
         t = _tensor_type(arg)
         if g.is_index_type(t.element_type):  # indices draw from their tables' rows, other integers from [-8, 8)
             bound = index_bound(func_op, arg)
-            lo, hi = (0, bound) if bound is not None else (-8, 8)
+            unsigned = k < len(kinds) and kinds[k] == "u"
+            lo, hi = (0, bound) if bound is not None else (0, 16) if unsigned else (-8, 8)
             out[name] = rng.integers(lo, hi, g.shape_of(t)).astype(np.int32)
             continue
         if g.is_bool_type(t.element_type):
