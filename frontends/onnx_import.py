@@ -68,7 +68,6 @@ INT_TYPES = {
     onnx.TensorProto.UINT64: np.uint64,
     onnx.TensorProto.BOOL: np.bool_,
 }
-INDEX_TYPES = (onnx.TensorProto.INT64, onnx.TensorProto.INT32)
 # integer types narrower than the device's i32: results wrap to their range after each op
 NARROW_INTS = {np.dtype(np.int8): "i8", np.dtype(np.uint8): "u8", np.dtype(np.int16): "i16", np.dtype(np.uint16): "u16"}
 # integer types wider than (or, unsigned, beyond) i32: only ops whose results stay within the
@@ -337,35 +336,6 @@ class _Importer:
         if tt.elem_type in INT_TYPES:
             return shape, INT_TYPES[tt.elem_type]
         return shape, FLOAT_TYPES[tt.elem_type][0]
-
-    def index_input_type(self, vi: onnx.ValueInfoProto) -> tuple[tuple[int, ...], type]:
-        """An integer input: the indices of Gathers only, of shape [S] or [1, S] (token ids)."""
-        name = onnx.TensorProto.DataType.Name(vi.type.tensor_type.elem_type)
-        shape = _static_shape(vi)
-        if shape is None:
-            raise self.fail(f"input '{vi.name}' has a dynamic or unknown shape; only static shapes are supported")
-        if len(shape) not in (1, 2) or len(shape) == 2 and shape[0] != 1 or 0 in shape:
-            raise self.fail(
-                f"input '{vi.name}' ({name}) has shape {list(shape)}; integer inputs are token ids of shape [S] "
-                "or [1, S]"
-            )
-        consumers, todo, seen = self.consumer_map(), [vi.name], set()
-        while todo:  # the ids may be reshaped on their way (GPT-2: input_ids.view(-1, S)), then Gathered
-            v = todo.pop()
-            seen.add(v)
-            for n in consumers.get(v, []):
-                if n.op_type == "Gather" and list(n.input).index(v) == 1:
-                    continue
-                if n.op_type in INDEX_VIEWS and n.input[0] == v:
-                    todo.extend(o for o in n.output[:1] if o not in seen)
-                    continue
-                self.node, self.node_label = n, n.name or n.op_type
-                raise self.fail(
-                    f"integer input '{vi.name}' ({name}) is read by {n.op_type}; integer inputs may only be the "
-                    f"indices of a Gather (through {', '.join(INDEX_VIEWS)})"
-                )
-        self.node = None
-        return shape, np.int32
 
     def consumer_map(self) -> dict[str, list[onnx.NodeProto]]:
         out: dict[str, list[onnx.NodeProto]] = {}
@@ -1834,6 +1804,11 @@ def _embedding_lookup(im: _Importer, node: onnx.NodeProto, data: Val | np.ndarra
         raise im.fail("runtime indices into a computed tensor are not supported (the table must be an initializer)")
     if not is_int(idx.dtype):
         raise im.fail(f"indices '{node.input[1]}' must be an integer input")
+    if len(idx.shape) not in (1, 2) or len(idx.shape) == 2 and idx.shape[0] != 1:
+        raise im.fail(
+            f"runtime indices '{node.input[1]}' have shape {list(idx.shape)}; the embedding lookup takes token ids of "
+            "shape [S] or [1, S]"
+        )
     if data.ndim != 2 or axis not in (0, -2):
         raise im.fail(
             f"only the embedding lookup (axis 0 of a rank-2 table) is supported with runtime indices; got axis "
@@ -2046,7 +2021,8 @@ def _index_view(fn: Lowering) -> Lowering:
         ids = (
             isinstance(x, Val)
             and is_int(x.dtype)
-            and len(x.ssa.type.get_shape()) == 1
+            and len(x.shape) in (1, 2)
+            and math.prod(x.shape) == x.shape[-1]  # [S] or [1, S]
             and shape is not None
             and (len(shape) == 1 or len(shape) == 2 and shape[0] == 1)
             and shape[-1] == x.shape[-1]
