@@ -1356,19 +1356,22 @@ def _transpose(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) ->
     perm = [int(p) for p in attrs.get("perm", list(range(rank))[::-1])]  # type: ignore[union-attr]
     if sorted(perm) != list(range(rank)):
         raise im.fail(f"perm {perm} is not a permutation of rank {rank}")
+    im.out(node, transpose_value(im, x, perm, node.output[0]))
+
+
+def transpose_value(im: _Importer, x: Val, perm: list[int], hint: str | None) -> Val:
+    """`x` with its axes permuted by `perm` (a permutation of its rank)."""
+    rank = len(x.shape)
     shape = tuple(x.shape[p] for p in perm)
     moved = [p for p in perm if x.shape[p] != 1]
     if moved == sorted(moved):  # only unit axes move: a reshape
-        im.out(node, im.reshape(x, shape, node.output[0]))
-        return
+        return im.reshape(x, shape, hint)
     real = [a for a in range(rank) if x.shape[a] != 1]  # the axes that are not unit axes
     if len(real) == 2:  # a 2-D transpose once the unit axes are dropped
         two = im.raw_reshape(x.ssa, tuple(x.shape[a] for a in real), x.dtype)
-        im.out(node, Val(_transpose2d(im, two, x.dtype, node.output[0]), shape, x.dtype))
-        return
+        return Val(_transpose2d(im, two, x.dtype, hint), shape, x.dtype)
     if len(real) == 3 and moved == [real[1], real[0], real[2]]:
-        im.out(node, _swap_leading(im, x, real, shape, node.output[0]))
-        return
+        return _swap_leading(im, x, real, shape, hint)
     dims = tuple(x.shape[a] for a in real)
     sub = [real.index(a) for a in moved]  # the permutation of the real axes
     full = im.raw_reshape(x.ssa, dims, x.dtype)
@@ -1386,7 +1389,7 @@ def _transpose(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) ->
         mid = [*rest, last, j]  # axes of t2 (in the original numbering)
         t3 = im.raw_reshape(t2, tuple(dims[a] for a in mid), x.dtype)
         t = _permute(im, t3, [mid.index(a) for a in sub], x.dtype)
-    im.out(node, Val(im.raw_reshape(t, collapsed(shape), x.dtype, node.output[0]), shape, x.dtype))
+    return Val(im.raw_reshape(t, collapsed(shape), x.dtype, hint), shape, x.dtype)
 
 
 def _permute(im: _Importer, v: SSAValue, perm: list[int], dtype: type) -> SSAValue:
@@ -1397,7 +1400,7 @@ def _permute(im: _Importer, v: SSAValue, perm: list[int], dtype: type) -> SSAVal
     return im.emit(g.TransposeOp(v, perm, _tt(tuple(dims[i] for i in perm), dtype)))
 
 
-def _swap_leading(im: _Importer, x: Val, real: list[int], shape: tuple[int, ...], hint: str) -> Val:
+def _swap_leading(im: _Importer, x: Val, real: list[int], shape: tuple[int, ...], hint: str | None) -> Val:
     """[A, B, C] -> [B, A, C] (unit axes aside): the head split [S, H*D] -> [H, S, D] when the
     value is seen as [A, B*C], or the head merge [H, S, D] -> [S, H*D] when it already is [A, B, C]."""
     a, b, c = (x.shape[i] for i in real)
@@ -1978,19 +1981,19 @@ def _where(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> Non
 @lowering("ArgMax", "ArgMin")
 def _arg_reduce(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     """The index (int64 in ONNX, i32 on the device) of each row's largest or smallest value
-    along the last axis; another axis is refused."""
+    along the last axis (`graph.arg_reduce`); another axis is first transposed to the last."""
     _no_attrs(im, attrs, ("axis", "keepdims", "select_last_index"))
     x = _val_input(im, node)
     rank = len(x.shape)
     axis = int(attrs.get("axis", 0))  # type: ignore[call-overload]
     if not -rank <= axis < rank:
         raise im.fail(f"axis {axis} out of range for rank {rank}")
-    if axis % rank != rank - 1:
-        raise im.fail(
-            f"{node.op_type} over axis {axis % rank} of a rank-{rank} tensor: only the last axis is supported"
-        )
+    axis %= rank
     keep = bool(attrs.get("keepdims", 1))
-    out_shape = (*x.shape[:-1], 1) if keep else tuple(x.shape[:-1])
+    kept = tuple(d for i, d in enumerate(x.shape) if i != axis)
+    out_shape = tuple(1 if i == axis else d for i, d in enumerate(x.shape)) if keep else kept
+    if axis != rank - 1:
+        x = transpose_value(im, x, [i for i in range(rank) if i != axis] + [axis], None)
     if not out_shape:
         raise im.fail(f"{node.op_type} of a rank-1 tensor without keepdims gives a rank-0 output; not supported")
     flat = x.ssa if len(x.ssa.type.get_shape()) == 2 else im.raw_reshape(x.ssa, (1, x.shape[-1]), x.dtype)
