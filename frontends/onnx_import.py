@@ -494,11 +494,13 @@ class _Importer:
         f.attributes["ipu.inputs"] = ArrayAttr([StringAttr(n) for n, _ in args])
         f.attributes["ipu.outputs"] = ArrayAttr([StringAttr(o.name) for o in self.graph.output])
         f.attributes["onnx.opset"] = IntegerAttr(self.opset, 64)
-        # the model's own element types of inputs and outputs (the host narrows and widens them)
-        f.attributes["onnx.input_dtypes"] = ArrayAttr([StringAttr(np.dtype(self.vals[n].dtype).name) for n, _ in args])
-        f.attributes["onnx.output_dtypes"] = ArrayAttr(
-            [StringAttr(np.dtype(self.io_type(o, "output")[1]).name) for o in self.graph.output]
-        )
+        # the model's own element types of inputs and outputs where some is an integer or bool (the
+        # host narrows and widens those; a float interface is the device's own)
+        ins = [np.dtype(self.vals[n].dtype) for n, _ in args]
+        outs = [np.dtype(self.io_type(o, "output")[1]) for o in self.graph.output]
+        if any(d.kind in "iub" for d in ins + outs):
+            f.attributes["onnx.input_dtypes"] = ArrayAttr([StringAttr(d.name) for d in ins])
+            f.attributes["onnx.output_dtypes"] = ArrayAttr([StringAttr(d.name) for d in outs])
         return ModuleOp([f])
 
     # -- nodes ------------------------------------------------------------------------------------
