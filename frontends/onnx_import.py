@@ -129,6 +129,8 @@ def dense(values: np.ndarray, dtype: type) -> DenseIntOrFPElementsAttr:
     i32, the device's type, each integer checked to fit it)."""
     if is_int(dtype) or is_bool(dtype):
         v = np.asarray(values)
+        if v.dtype.kind == "f" and not np.array_equal(v, np.trunc(v)):  # e.g. Mean's 1/n on integers
+            raise OnnxImportError(f"onnx import: the non-integral constant {v.reshape(-1)[0]} cannot be an integer")
         info = np.iinfo(np.int32)
         if v.size and v.dtype.kind in "iu" and (v.min() < info.min or v.max() > info.max):
             raise OnnxImportError(
@@ -218,7 +220,10 @@ class _Importer:
             sym, k = f"{base}_{k}", k + 1
         self.param_names.add(sym)
         v = np.asarray(values)
-        init = dense(v.reshape(1) if v.size == 1 else v.reshape(shape), dtype)
+        try:
+            init = dense(v.reshape(1) if v.size == 1 else v.reshape(shape), dtype)
+        except OnnxImportError as e:  # an integer constant that does not fit: name the node
+            raise self.fail(f"constant '{name}': {str(e).removeprefix('onnx import: ')}") from None
         return self.emit(g.ParameterOp(sym, init, _tt(shape, dtype)), name)
 
     # -- values ---------------------------------------------------------------------------------

@@ -142,3 +142,18 @@ def test_refused_integer_ops_are_diagnosed(node, dtype: int, match: str) -> None
     m = model([node], {"a": (dtype, [2, 4]), "b": (dtype, [2, 4])}, {"y": (dtype, [2, 4])})
     with pytest.raises(OnnxImportError, match=match):
         import_model(m)
+
+
+def test_integer_constant_beyond_int32_is_named() -> None:
+    from onnx import numpy_helper
+
+    g = helper.make_graph(
+        [helper.make_node("Max", ["a", "c"], ["y"], name="n")],
+        "m",
+        [helper.make_tensor_value_info("a", T.INT64, [2, 4])],
+        [helper.make_tensor_value_info("y", T.INT64, [2, 4])],
+        [numpy_helper.from_array(np.full((2, 4), 2**40, np.int64), "c")],
+    )
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    with pytest.raises(OnnxImportError, match=r"node 'n' \(Max\): constant 'c': constant value 1099511627776 does not"):
+        import_model(m)
