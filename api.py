@@ -331,7 +331,8 @@ def least_precise_dtype(reference: func.FuncOp) -> np.dtype:
         v.type.element_type.bitwidth
         for op in reference.walk()
         for v in (*op.results, *(op.body.block.args if isinstance(op, func.FuncOp) else ()))
-        if isinstance(v.type, builtin.TensorType) and hasattr(v.type.element_type, "bitwidth")
+        if isinstance(v.type, builtin.TensorType)
+        and isinstance(v.type.element_type, builtin.Float16Type | builtin.Float32Type)
     ]
     return np.dtype(f"float{min(widths, default=32)}")
 
@@ -412,6 +413,23 @@ def run(
         floor = least_precise_dtype(model.reference) if model.reference is not None else None
         checks += check_oracle(model.oracle, result, x, atol, rtol, floor)
     return Report(result, x, checks)
+
+
+def host_outputs(reference: func.FuncOp | None, outputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """`outputs` at the model's own element types (`onnx.output_dtypes` of an imported model):
+    the device's i32 words widened or narrowed back to the declared integer type (every value
+    fits: narrow types were wrapped on the device, wide ones never left int32), bools as
+    x != 0. Without that record (not an imported model) the outputs as they are."""
+    declared = reference.attributes.get("onnx.output_dtypes") if reference is not None else None
+    names = reference.attributes.get("ipu.outputs") if reference is not None else None
+    if not isinstance(declared, builtin.ArrayAttr) or not isinstance(names, builtin.ArrayAttr):
+        return dict(outputs)
+    out = dict(outputs)
+    for n, d in zip(names.data, declared.data, strict=True):
+        name, dt = n.data, np.dtype(d.data)  # type: ignore[attr-defined]
+        if name in out and out[name].dtype != dt:
+            out[name] = out[name] != 0 if dt.kind == "b" else out[name].astype(dt)
+    return out
 
 
 def check_oracle(

@@ -38,9 +38,9 @@ DTYPE_NAMES = {DType.F16: "f16", DType.F32: "f32", DType.INT32: "i32"}
 DTYPE_BY_NAME = {v: k for k, v in DTYPE_NAMES.items()}
 DTYPE_SIZE = {DType.F16: 2, DType.F32: 4, DType.INT32: 4}
 NUMPY_DTYPE = {DType.F16: np.float16, DType.F32: np.float32, DType.INT32: np.int32}
-# the dtypes a CALL's dtype word may name (kernels compute in floats; integer operands have a fixed
-# "i32" dtype in their kernel's ABI, never the CALL's in/out dtype)
-CALL_DTYPES = (DType.F16, DType.F32)
+# the dtypes a CALL's dtype word may name: floats for every kernel, INT32 only for the kernels
+# that say `ints` in `ipu.abi.kernels` (bool is carried as INT32 holding 0 or 1)
+CALL_DTYPES = (DType.F16, DType.F32, DType.INT32)
 
 
 def float_bits(x: float) -> int:

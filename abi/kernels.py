@@ -19,6 +19,11 @@ A `Kernel` entry states:
   accumulator's current value, returning the output (and each scratch's values, in address
   order) for `count` tiles at once. The emulator rounds to the output dtype.
 
+Integers: a kernel marked `ints` also accepts INT32 as the CALL's in and/or out dtype; its `run`
+then receives int32 arrays and computes in two's-complement int32 (wrapping, as NumPy's int32
+does); a float result written to an INT32 output is truncated toward zero. Bool is an INT32
+word holding 0 or 1 (comparisons write it, `select` reads it).
+
 This module is a leaf: dialects, transforms, codegen and the runtime read it; it imports no
 dialect, pass or runtime module.
 """
@@ -88,6 +93,7 @@ class Kernel:
     rule: Callable[[Params], Any] | None = None  # True (per call) where parameters break a rule
     unary: bool = False  # an elementwise map y = f(x): a `plan.unary` kind
     amp: bool = False  # AMP: input 1 streamed by 128-bit loads (one interleaved region)
+    ints: bool = False  # INT32 allowed in the CALL's dtype word (see the module docstring)
 
     @property
     def n_in(self) -> int:
@@ -208,7 +214,7 @@ def _amp_matmul(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | 
 
 
 def _zero(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
-    return np.zeros((count, p["elements"]), np.float32)
+    return np.zeros((count, p["elements"]), np.int32)  # 0 in every dtype
 
 
 def _broadcasting(f: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable[..., Values]:
@@ -333,14 +339,99 @@ def _repad(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None)
     (padding columns written as 0)."""
     rows, cols, orows, ocols = p["rows"], p["cols"], p["out_rows"], p["out_cols"]
     x = ins[0].reshape(count, rows, _even(cols))[:, :, :cols].reshape(count, orows, ocols)
-    out = np.zeros((count, orows, _even(ocols)), np.float32)
+    out = np.zeros((count, orows, _even(ocols)), x.dtype)
     out[:, :, :ocols] = x
     return out
 
 
+def _is_int(a: np.ndarray) -> bool:
+    return a.dtype.kind in "iu"
+
+
 def _divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a / b; for integers truncated toward zero (C's and ONNX's integer Div), x / 0 = 0 (ONNX
+    leaves it undefined; NumPy's value) and int32 min / -1 wraps to int32 min (NumPy's)."""
+    if _is_int(a):
+        a64, b64 = np.broadcast_arrays(a.astype(np.int64), b.astype(np.int64))
+        safe = np.where(b64 == 0, 1, b64)
+        q = np.abs(a64) // np.abs(safe) * np.sign(a64) * np.sign(safe)
+        return np.where(b64 == 0, 0, q).astype(np.int32)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.divide(a, b)
+
+
+def _mod(fmod: bool) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """a mod b: the remainder with the dividend's sign (C's fmod, ONNX fmod=1) or the divisor's
+    (Python's, ONNX fmod=0); for integers x mod 0 = 0 (undefined in ONNX; NumPy's value)."""
+
+    def run(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        if _is_int(a):
+            a64, b64 = np.broadcast_arrays(a.astype(np.int64), b.astype(np.int64))
+            safe = np.where(b64 == 0, 1, b64)
+            r = np.fmod(a64, safe) if fmod else np.mod(a64, safe)
+            return np.where(b64 == 0, 0, r).astype(np.int32)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.fmod(a, b) if fmod else np.mod(a, b)
+
+    return run
+
+
+def _shift(left: bool) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """a << b or a >> b (logical: the importer admits shifts of unsigned values only) in 32-bit
+    words; a shift by 32 or more (or a negative one) gives 0, as shifting every bit out does."""
+
+    def run(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        a64, b64 = np.broadcast_arrays(a.astype(np.int64) & 0xFFFFFFFF, b.astype(np.int64))
+        ok = (b64 >= 0) & (b64 < 32)
+        amount = np.where(ok, b64, 0)
+        r = (a64 << amount) & 0xFFFFFFFF if left else a64 >> amount
+        return np.where(ok, r, 0).astype(np.uint32).view(np.int32)
+
+    return run
+
+
+def _compare(f: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """A comparison as 0/1 words (NaN compares false, as IEEE and NumPy say)."""
+
+    def run(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore"):
+            return f(a, b).astype(np.int32)
+
+    return run
+
+
+def _bitwise(f: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    def run(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return f(a.astype(np.int32), b.astype(np.int32))
+
+    return run
+
+
+def _wrap(bits: int, signed: bool) -> Callable[[np.ndarray], np.ndarray]:
+    """An int32 reduced modulo 2^bits into the range of the narrower (un)signed type: the
+    wrap-around NumPy's int8/int16/uint8/uint16 arithmetic has."""
+    dt = np.dtype(f"{'i' if signed else 'u'}{bits // 8}")
+
+    def run(x: np.ndarray) -> np.ndarray:
+        return x.astype(np.int32).astype(dt).astype(np.int32)
+
+    return run
+
+
+def _select(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
+    """out[e] = cond[e] != 0 ? a[e] : b[e] (inputs a, b in the in dtype, cond i32 0/1 words)."""
+    return np.where(ins[2] != 0, ins[0], ins[1])
+
+
+def _arg_rows(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
+    """out[r] = the column index of the largest (kind 1) or smallest (kind 2) of each row's first
+    `valid` values, the first such index or with `last` the last (ONNX select_last_index); a NaN
+    wins (NumPy's argmax and argmin, ONNX's reference)."""
+    x = _valid_cols(p, count, ins[0])
+    if p["last"]:
+        x = x[:, :, ::-1]
+    idx = np.argmax(x, axis=2) if p["kind"] == 1 else np.argmin(x, axis=2)
+    return (p["valid"] - 1 - idx if p["last"] else idx).astype(np.int32)
 
 
 def _transpose(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
@@ -515,6 +606,7 @@ def _binary(
     name: str,
     f: Callable[[np.ndarray, np.ndarray], np.ndarray],
     cycles: Callable[[Target, int], int] | None = None,
+    ints: bool = False,
 ) -> Kernel:
     """out = a (op) b over [m,n]; b has b_rows rows (1 = broadcast a row vector) and b_cols
     columns (1 = broadcast a column vector). `cycles(target, elements)`: the vector rate (ST 3.3)
@@ -528,10 +620,13 @@ def _binary(
         cycles_fn=lambda t, p, e: rate(t, p["m"] * p["n"]),
         run=_broadcasting(f),
         rule=_broadcast_rule,
+        ints=ints,
     )
 
 
-def _unary(name: str, f: Callable[[np.ndarray], np.ndarray], cycles: Callable[[Target, int], int]) -> Kernel:
+def _unary(
+    name: str, f: Callable[[np.ndarray], np.ndarray], cycles: Callable[[Target, int], int], ints: bool = False
+) -> Kernel:
     """out[e] = f(in[e]) over `elements`; `cycles(target, elements)` is its cost."""
     return Kernel(
         name,
@@ -541,6 +636,7 @@ def _unary(name: str, f: Callable[[np.ndarray], np.ndarray], cycles: Callable[[T
         cycles_fn=lambda t, p, e: cycles(t, p["elements"]),
         run=_map(f),
         unary=True,
+        ints=ints,
     )
 
 
@@ -581,11 +677,12 @@ _ALL: tuple[Kernel, ...] = (
         params=(Param("elements"),),
         cycles_fn=lambda t, p, e: t.fill_cycles(p["elements"]),
         run=_zero,
+        ints=True,
     ),
-    _binary("add", np.add),
-    _binary("mul", np.multiply),
-    _binary("sub", np.subtract),
-    _binary("max", np.maximum),
+    _binary("add", np.add, ints=True),
+    _binary("mul", np.multiply, ints=True),
+    _binary("sub", np.subtract, ints=True),
+    _binary("max", np.maximum, ints=True),
     # GeLU, tanh approximation (the measured cost is of the exact scalar GeLU, ST 3.3)
     _unary("gelu", _gelu_tanh, _transcendental),
     _unary("relu", lambda x: np.maximum(x, np.float32(0)), _vector),
@@ -599,6 +696,7 @@ _ALL: tuple[Kernel, ...] = (
         params=(Param("m"), Param("n")),
         cycles_fn=lambda t, p, e: t.transform_cycles(p["m"] * p["n"]),
         run=_transpose,
+        ints=True,
     ),
     # out[e] = sum_p in[p, e]; inputs f32 partials
     Kernel(
@@ -617,6 +715,7 @@ _ALL: tuple[Kernel, ...] = (
         params=(Param("elements"),),
         cycles_fn=_copy_cycles,
         run=_map(lambda x: x),
+        ints=True,  # float -> int truncates toward zero (ONNX Cast), int -> float rounds to nearest
     ),
     # row-wise over in[rows, cols] using only the first `valid` columns; padding columns of the
     # output are written as 0
@@ -724,18 +823,18 @@ _ALL: tuple[Kernel, ...] = (
     _unary("sqrt", _f64(np.sqrt), _transcendental),
     _unary("rsqrt", _rsqrt, _transcendental),
     _unary("reciprocal", _reciprocal, _transcendental),
-    _unary("neg", np.negative, _vector),
-    _unary("abs", np.abs, _vector),
+    _unary("neg", np.negative, _vector, ints=True),
+    _unary("abs", np.abs, _vector, ints=True),
     _unary("erf", _f64(erf_precise), _transcendental),
     _unary("sin", _f64(np.sin), _transcendental),
     _unary("cos", _f64(np.cos), _transcendental),
     _unary("log", _f64(np.log), _transcendental),
     # x * sigmoid(x): sigmoid's exp per element (PopLibs prices SWISH with GELU, 1.6)
     _unary("silu", _silu, _transcendental),
-    _binary("min", np.minimum),
+    _binary("min", np.minimum, ints=True),
     # a / b: a division per element, priced as the reciprocal it contains (PopLibs' DIVIDE is
     # no vector-rate op either), at the transcendental rate
-    _binary("div", _divide, lambda t, n: t.transcendental_cycles(n)),
+    _binary("div", _divide, lambda t, n: t.transcendental_cycles(n), ints=True),
     # a ** b = exp(b log a): two transcendentals per element; in float64, then rounded once
     _binary("pow", _power, lambda t, n: t.transcendental_cycles(2 * n)),
     # a reshape between row lengths padded differently (an odd last axis): the valid elements
@@ -748,6 +847,7 @@ _ALL: tuple[Kernel, ...] = (
         cycles_fn=lambda t, p, e: t.local_copy_cycles(_repad_elements_out(p) * e),
         run=_repad,
         rule=lambda p: p["rows"] * p["cols"] != p["out_rows"] * p["out_cols"],
+        ints=True,
     ),
     # Rounding to integers and the sign edit exponent and mantissa bits, no series: the vector
     # rate with neg and abs [U: PopLibs' UnaryOp table (reference/poplibs-cycle-model.md 1.6)
@@ -796,6 +896,54 @@ _ALL: tuple[Kernel, ...] = (
         run=_attention_update,
         rule=lambda p: p["causal"] > 1,
     ),
+    # Integers and bools (bool = an i32 word holding 0 or 1). Integer ops cost what the float
+    # elementwise op of the same width costs: the vector rate, and div/mod a division each.
+    _binary("mod", _mod(False), lambda t, n: t.transcendental_cycles(n), ints=True),
+    _binary("fmod", _mod(True), lambda t, n: t.transcendental_cycles(n), ints=True),
+    # comparisons: any in dtype, out i32 0/1
+    _binary("equal", _compare(np.equal), ints=True),
+    _binary("less", _compare(np.less), ints=True),
+    _binary("less_equal", _compare(np.less_equal), ints=True),
+    _binary("greater", _compare(np.greater), ints=True),
+    _binary("greater_equal", _compare(np.greater_equal), ints=True),
+    # bitwise on i32 words (on 0/1 bools: the logical and, or, xor)
+    _binary("and", _bitwise(np.bitwise_and), ints=True),
+    _binary("or", _bitwise(np.bitwise_or), ints=True),
+    _binary("xor", _bitwise(np.bitwise_xor), ints=True),
+    _binary("shift_left", _shift(True), ints=True),
+    _binary("shift_right", _shift(False), ints=True),
+    _unary("not", lambda x: (x == 0).astype(np.int32), _vector, ints=True),  # logical: 0/1 words
+    _unary("bitwise_not", lambda x: np.invert(x.astype(np.int32)), _vector, ints=True),
+    # x != 0 as a 0/1 word (NaN is true): a cast to bool from any dtype
+    _unary("to_bool", lambda x: (x != 0).astype(np.int32), _vector, ints=True),
+    # the wrap-around of the narrow integer types carried in i32 words (after each op that can
+    # leave their range)
+    _unary("wrap_i8", _wrap(8, True), _vector, ints=True),
+    _unary("wrap_u8", _wrap(8, False), _vector, ints=True),
+    _unary("wrap_i16", _wrap(16, True), _vector, ints=True),
+    _unary("wrap_u16", _wrap(16, False), _vector, ints=True),
+    # out[e] = cond[e] ? a[e] : b[e]: inputs a, b (in dtype) and cond (i32 0/1); a vector-rate map
+    Kernel(
+        "select",
+        out=_out(_elements),
+        ins=(_in(_elements), _in(_elements), _in(_elements, "i32")),
+        params=(Param("elements"),),
+        cycles_fn=lambda t, p, e: t.vector_cycles(p["elements"]),
+        run=_select,
+        ints=True,
+    ),
+    # out[rows] i32 = the column of each row's largest (kind 1) or smallest (kind 2) value among
+    # the first `valid`, the first such or with `last` the last; priced as a row reduction
+    Kernel(
+        "arg_rows",
+        out=_out(lambda p: p["rows"]),
+        ins=(_in(_rows_cols),),
+        params=(*_ROWS, Param("kind"), Param("last", "index")),
+        cycles_fn=lambda t, p, e: t.reduce_rows_cycles(p["rows"], p["cols"]),
+        run=_arg_rows,
+        rule=lambda p: _valid_rule(p) | (p["kind"] < 1) | (p["kind"] > 2) | (p["last"] > 1),
+        ints=True,
+    ),
 )
 
 KERNELS: dict[str, Kernel] = {k.name: k for k in _ALL}
@@ -806,6 +954,8 @@ KERNEL_NAMES: tuple[str, ...] = tuple(KERNELS)
 AMP_KERNELS: tuple[str, ...] = tuple(k.name for k in _ALL if k.amp)
 # The elementwise maps y = f(x): the kinds of `plan.unary`, each lowered to the kernel of its name.
 UNARY_KERNELS: tuple[str, ...] = tuple(k.name for k in _ALL if k.unary)
+# The kernels that accept INT32 in a CALL's dtype word.
+INT_KERNELS: tuple[str, ...] = tuple(k.name for k in _ALL if k.ints)
 
 
 def kernel_cycles(target: Target, name: str, p: Params, out_esize: int) -> int:

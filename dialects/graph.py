@@ -58,11 +58,41 @@ from xdsl.utils.exceptions import VerifyException
 from ipu.dialects.repeat import RepeatBase
 
 FloatTensor = TensorType.constr(AnyOf([BaseAttr(Float16Type), BaseAttr(Float32Type)]))
+# every element type the device holds: f16, f32, i32 and i1 (bool; an i32 word 0/1 below graph)
+DeviceTensor = TensorType.constr(AnyOf([BaseAttr(Float16Type), BaseAttr(Float32Type), BaseAttr(IntegerType)]))
 
 
 def is_index_type(el: Attribute) -> bool:
-    """The device's one integer element type, i32 (signless), which indices (host inputs) have."""
+    """The device's one integer element type, i32 (signless): indices, and every integer value
+    (ONNX's narrower and wider integers are carried in it)."""
     return isinstance(el, IntegerType) and el.width.data == 32 and el.signedness.data == Signedness.SIGNLESS
+
+
+def is_bool_type(el: Attribute) -> bool:
+    """Bool, `i1`: the result of comparisons, the condition of `graph.where`."""
+    return isinstance(el, IntegerType) and el.width.data == 1 and el.signedness.data == Signedness.SIGNLESS
+
+
+def is_float_type(el: Attribute) -> bool:
+    return isinstance(el, Float16Type | Float32Type)
+
+
+# which element types an op accepts (`DTYPES` of the elementwise ops)
+_DTYPE_CLASSES = {
+    "float": (is_float_type, "f16 or f32"),
+    "numeric": (lambda el: is_float_type(el) or is_index_type(el), "f16, f32 or i32"),
+    "int": (is_index_type, "i32"),
+    "bool": (is_bool_type, "i1"),
+    "logical": (lambda el: is_bool_type(el) or is_index_type(el), "i1 or i32"),
+    "any": (lambda el: is_float_type(el) or is_index_type(el) or is_bool_type(el), "f16, f32, i32 or i1"),
+}
+
+
+def check_dtype(op_name: str, el: Attribute, accepted: str) -> None:
+    """Raise naming `op_name` when element type `el` is not of the class `accepted`."""
+    ok, what = _DTYPE_CLASSES[accepted]
+    if not ok(el):
+        raise VerifyException(f"{op_name}: element type {el} is not supported (expected {what})")
 
 
 def shape_of(t: Attribute) -> tuple[int, ...]:
@@ -128,6 +158,8 @@ def numpy_dtype(t: Attribute) -> type:
         return np.float32
     if is_index_type(el):
         return np.int32
+    if is_bool_type(el):
+        return np.bool_
     raise VerifyException(f"unsupported element type {el}")
 
 
@@ -226,7 +258,7 @@ class ParameterOp(IRDLOperation):
     name = "graph.parameter"
     sym_name = attr_def(StringAttr)
     init = attr_def(AnyOf([BaseAttr(GaussianAttr), BaseAttr(DenseIntOrFPElementsAttr)]))
-    result = result_def(FloatTensor)
+    result = result_def(DeviceTensor)
     traits = traits_def(Pure())
     assembly_format = "$sym_name $init attr-dict `:` type($result)"
 
@@ -244,9 +276,10 @@ class ParameterOp(IRDLOperation):
 
 
 class _Binary(GraphOp):
-    lhs = operand_def(FloatTensor)
-    rhs = operand_def(FloatTensor)
-    result = result_def(FloatTensor)
+    DTYPES: ClassVar[str] = "numeric"  # the element types accepted (see `_DTYPE_CLASSES`)
+    lhs = operand_def(DeviceTensor)
+    rhs = operand_def(DeviceTensor)
+    result = result_def(DeviceTensor)
     traits = traits_def(Pure())
     assembly_format = "$lhs `,` $rhs attr-dict `:` `(` type($lhs) `,` type($rhs) `)` `->` type($result)"
 
@@ -257,6 +290,7 @@ class _Binary(GraphOp):
         a, b, r = self.lhs.type, self.rhs.type, self.result.type
         if not (a.element_type == b.element_type == r.element_type):
             raise VerifyException(f"{self.name}: element types differ ({a}, {b}, {r})")
+        check_dtype(self.name, a.element_type, self.DTYPES)
         want = broadcast_shape(shape_of(a), shape_of(b))
         if want is None:
             raise VerifyException(f"{self.name}: shapes {shape_of(a)} and {shape_of(b)} do not broadcast")
@@ -306,11 +340,16 @@ class MinOp(_Binary):
 
 @irdl_op_definition
 class DivOp(_Binary):
-    """lhs / rhs (IEEE: x / 0 is +-inf, 0 / 0 NaN)."""
+    """lhs / rhs (IEEE: x / 0 is +-inf, 0 / 0 NaN); on i32 truncated toward zero (ONNX integer
+    Div), x / 0 = 0 (undefined in ONNX; NumPy's value)."""
 
     name = "graph.div"
 
     def reference(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        if a.dtype.kind in "iu":
+            a64, b64 = np.broadcast_arrays(a.astype(np.int64), b.astype(np.int64))
+            q = np.trunc(a64 / np.where(b64 == 0, 1, b64).astype(np.float64)).astype(np.int64)
+            return np.where(b64 == 0, 0, q).astype(np.int32)
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.divide(a, b)
 
@@ -320,6 +359,7 @@ class PowOp(_Binary):
     """lhs ** rhs (NaN for a negative base and a non-integer exponent, as C's pow)."""
 
     name = "graph.pow"
+    DTYPES: ClassVar[str] = "float"
 
     def reference(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -345,6 +385,14 @@ class _Unary(_OneToOne):
 
 
 class ElementwiseUnaryOp(_Unary):
+    DTYPES: ClassVar[str] = "float"  # the element types accepted (see `_DTYPE_CLASSES`)
+    input = operand_def(DeviceTensor)
+    result = result_def(DeviceTensor)
+
+    def verify_(self) -> None:
+        super().verify_()
+        check_dtype(self.name, self.input.type.element_type, self.DTYPES)
+
     """y = f(x) elementwise: `reference` is f; `kernel()` names the `ipu.abi.kernels` kernel (and
     `plan.unary` kind) it lowers to. The builder and the ONNX importer derive their unary ops
     from `ELEMENTWISE_UNARY_OPS`, plan-ops/map-tiles/lower-to-tasm handle them through `kernel()`."""
@@ -434,6 +482,8 @@ class TransposeOp(_OneToOne):
     """Permute axes: `graph.transpose %x {perm = array<i64: 1, 0>}`."""
 
     name = "graph.transpose"
+    input = operand_def(DeviceTensor)
+    result = result_def(DeviceTensor)
     perm = attr_def(DenseArrayBase)
 
     def __init__(self, input, perm: Sequence[int], result_type: Attribute):
@@ -461,6 +511,8 @@ class ReshapeOp(_OneToOne):
     """Row-major reshape to a shape with the same number of elements."""
 
     name = "graph.reshape"
+    input = operand_def(DeviceTensor)
+    result = result_def(DeviceTensor)
 
     def verify_(self) -> None:
         a, r = shape_of(self.input.type), shape_of(self.result.type)
@@ -560,6 +612,7 @@ class NegOp(ElementwiseUnaryOp):
     """-x."""
 
     name = "graph.neg"
+    DTYPES: ClassVar[str] = "numeric"
 
     def kernel(self) -> str:
         return "neg"
@@ -573,6 +626,7 @@ class AbsOp(ElementwiseUnaryOp):
     """|x|."""
 
     name = "graph.abs"
+    DTYPES: ClassVar[str] = "numeric"
 
     def kernel(self) -> str:
         return "abs"
@@ -855,16 +909,27 @@ class SoftsignOp(ElementwiseUnaryOp):
 
 @irdl_op_definition
 class CastOp(_OneToOne):
-    """Change precision between f16 and f32 (round to nearest even); to its own type it is a
-    copy (an output that is an input or a weight unchanged gets a buffer of its own)."""
+    """Change element type, ONNX Cast's rules: between f16 and f32 round to nearest even; float
+    to i32 truncates toward zero (NaN and values beyond i32 are undefined, as in ONNX); to i1 is
+    x != 0 (NaN is true); from i1 gives 0 or 1. To its own type it is a copy (an output that is
+    an input or a weight unchanged gets a buffer of its own)."""
 
     name = "graph.cast"
+    input = operand_def(DeviceTensor)
+    result = result_def(DeviceTensor)
 
     def verify_(self) -> None:
         if shape_of(self.input.type) != shape_of(self.result.type):
             raise VerifyException("graph.cast: shapes differ")
+        check_dtype(self.name, self.input.type.element_type, "any")
+        check_dtype(self.name, self.result.type.element_type, "any")
 
     def reference(self, x: np.ndarray) -> np.ndarray:
+        if is_bool_type(self.result.type.element_type):
+            return x != 0
+        if is_index_type(self.result.type.element_type) and x.dtype.kind == "f":
+            with np.errstate(invalid="ignore"):
+                return np.trunc(x).astype(np.int32)
         return x  # the evaluator rounds to the result's element type
 
 
@@ -1156,6 +1221,307 @@ class RepeatOp(RepeatBase):
     YIELD_NAME: ClassVar[str] = "graph.yield"
 
 
+# --- integers and bools ------------------------------------------------------------------------
+
+
+def _int64(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return tuple(np.broadcast_arrays(a.astype(np.int64), b.astype(np.int64)))  # type: ignore[return-value]
+
+
+@irdl_op_definition
+class ModOp(_Binary):
+    """lhs mod rhs with the divisor's sign (Python's, ONNX Mod fmod=0); on i32 x mod 0 = 0
+    (undefined in ONNX; NumPy's value)."""
+
+    name = "graph.mod"
+
+    def reference(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        if a.dtype.kind in "iu":
+            a64, b64 = _int64(a, b)
+            return np.where(b64 == 0, 0, np.mod(a64, np.where(b64 == 0, 1, b64))).astype(np.int32)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.mod(a, b)
+
+
+@irdl_op_definition
+class FmodOp(_Binary):
+    """lhs mod rhs with the dividend's sign (C's fmod, ONNX Mod fmod=1); on i32 x mod 0 = 0."""
+
+    name = "graph.fmod"
+
+    def reference(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        if a.dtype.kind in "iu":
+            a64, b64 = _int64(a, b)
+            return np.where(b64 == 0, 0, np.fmod(a64, np.where(b64 == 0, 1, b64))).astype(np.int32)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.fmod(a, b)
+
+
+@irdl_op_definition
+class AndOp(_Binary):
+    """Logical and of i1, bitwise and of i32."""
+
+    name = "graph.and"
+    DTYPES: ClassVar[str] = "logical"
+
+    def reference(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.bitwise_and(a, b)
+
+
+@irdl_op_definition
+class OrOp(_Binary):
+    """Logical or of i1, bitwise or of i32."""
+
+    name = "graph.or"
+    DTYPES: ClassVar[str] = "logical"
+
+    def reference(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.bitwise_or(a, b)
+
+
+@irdl_op_definition
+class XorOp(_Binary):
+    """Logical xor of i1, bitwise xor of i32."""
+
+    name = "graph.xor"
+    DTYPES: ClassVar[str] = "logical"
+
+    def reference(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.bitwise_xor(a, b)
+
+
+def _shift(a: np.ndarray, b: np.ndarray, left: bool) -> np.ndarray:
+    a64, b64 = _int64(a, b)
+    a64 = a64 & 0xFFFFFFFF
+    ok = (b64 >= 0) & (b64 < 32)
+    amount = np.where(ok, b64, 0)
+    r = (a64 << amount) & 0xFFFFFFFF if left else a64 >> amount
+    return np.where(ok, r, 0).astype(np.uint32).view(np.int32)
+
+
+@irdl_op_definition
+class ShiftLeftOp(_Binary):
+    """lhs << rhs on the 32-bit word (ONNX BitShift LEFT of unsigned values); shifts by 32 or
+    more give 0."""
+
+    name = "graph.shift_left"
+    DTYPES: ClassVar[str] = "int"
+
+    def reference(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return _shift(a, b, True)
+
+
+@irdl_op_definition
+class ShiftRightOp(_Binary):
+    """lhs >> rhs, logical, on the 32-bit word (ONNX BitShift RIGHT of unsigned values)."""
+
+    name = "graph.shift_right"
+    DTYPES: ClassVar[str] = "int"
+
+    def reference(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return _shift(a, b, False)
+
+
+class _Compare(GraphOp):
+    """lhs (cmp) rhs -> i1, NumPy-broadcast; NaN compares false (IEEE)."""
+
+    DTYPES: ClassVar[str] = "numeric"
+    lhs = operand_def(DeviceTensor)
+    rhs = operand_def(DeviceTensor)
+    result = result_def(DeviceTensor)
+    traits = traits_def(Pure())
+    assembly_format = "$lhs `,` $rhs attr-dict `:` `(` type($lhs) `,` type($rhs) `)` `->` type($result)"
+
+    def __init__(self, lhs, rhs, result_type: Attribute):
+        super().__init__(operands=[lhs, rhs], result_types=[result_type])
+
+    def verify_(self) -> None:
+        a, b, r = self.lhs.type, self.rhs.type, self.result.type
+        if a.element_type != b.element_type:
+            raise VerifyException(f"{self.name}: operand element types differ ({a}, {b})")
+        check_dtype(self.name, a.element_type, self.DTYPES)
+        if not is_bool_type(r.element_type):
+            raise VerifyException(f"{self.name}: result element type must be i1, got {r.element_type}")
+        want = broadcast_shape(shape_of(a), shape_of(b))
+        if want is None:
+            raise VerifyException(f"{self.name}: shapes {shape_of(a)} and {shape_of(b)} do not broadcast")
+        if want != shape_of(r):
+            raise VerifyException(f"{self.name}: result shape {shape_of(r)}, expected {want}")
+
+
+@irdl_op_definition
+class EqualOp(_Compare):
+    name = "graph.equal"
+    DTYPES: ClassVar[str] = "any"
+
+    def reference(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.equal(a, b)
+
+
+@irdl_op_definition
+class LessOp(_Compare):
+    name = "graph.less"
+
+    def reference(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.less(a, b)
+
+
+@irdl_op_definition
+class LessEqualOp(_Compare):
+    name = "graph.less_equal"
+
+    def reference(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.less_equal(a, b)
+
+
+@irdl_op_definition
+class GreaterOp(_Compare):
+    name = "graph.greater"
+
+    def reference(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.greater(a, b)
+
+
+@irdl_op_definition
+class GreaterEqualOp(_Compare):
+    name = "graph.greater_equal"
+
+    def reference(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.greater_equal(a, b)
+
+
+COMPARE_OPS: tuple[type[_Compare], ...] = (EqualOp, LessOp, LessEqualOp, GreaterOp, GreaterEqualOp)
+
+
+@irdl_op_definition
+class NotOp(ElementwiseUnaryOp):
+    """Logical not of i1."""
+
+    name = "graph.not"
+    DTYPES: ClassVar[str] = "bool"
+
+    def kernel(self) -> str:
+        return "not"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        return np.logical_not(x)
+
+
+@irdl_op_definition
+class BitwiseNotOp(ElementwiseUnaryOp):
+    """~x of i32."""
+
+    name = "graph.bitwise_not"
+    DTYPES: ClassVar[str] = "int"
+
+    def kernel(self) -> str:
+        return "bitwise_not"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        return np.invert(x)
+
+
+WRAP_TYPES = ("i8", "u8", "i16", "u16")
+
+
+@irdl_op_definition
+class WrapOp(ElementwiseUnaryOp):
+    """An i32 reduced into the range of a narrower integer type (`to` = i8 | u8 | i16 | u16)
+    modulo 2^bits: the wrap-around NumPy's narrow integer arithmetic has, applied after each
+    op on values of a narrow ONNX type (carried in i32) that can leave its range."""
+
+    name = "graph.wrap"
+    DTYPES: ClassVar[str] = "int"
+    to = attr_def(StringAttr)
+
+    def __init__(self, input, to: str = "i8"):
+        IRDLOperation.__init__(self, operands=[input], result_types=[input.type], attributes={"to": StringAttr(to)})
+
+    def verify_(self) -> None:
+        super().verify_()
+        if self.to.data not in WRAP_TYPES:
+            raise VerifyException(f"graph.wrap: to must be one of {', '.join(WRAP_TYPES)}, not '{self.to.data}'")
+
+    def kernel(self) -> str:
+        return f"wrap_{self.to.data}"
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        dt = {"i8": np.int8, "u8": np.uint8, "i16": np.int16, "u16": np.uint16}[self.to.data]
+        return x.astype(np.int32).astype(dt).astype(np.int32)
+
+
+@irdl_op_definition
+class WhereOp(GraphOp):
+    """`graph.where %cond, %x, %y`: x where cond (i1) is true, else y; all three of the result's
+    shape (the importer materializes constants at full shape)."""
+
+    name = "graph.where"
+    condition = operand_def(DeviceTensor)
+    lhs = operand_def(DeviceTensor)
+    rhs = operand_def(DeviceTensor)
+    result = result_def(DeviceTensor)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$condition `,` $lhs `,` $rhs attr-dict `:` `(` type($condition) `,` type($lhs) `,` type($rhs) `)` "
+        "`->` type($result)"
+    )
+
+    def __init__(self, condition, lhs, rhs):
+        super().__init__(operands=[condition, lhs, rhs], result_types=[lhs.type])
+
+    def verify_(self) -> None:
+        c, a, b, r = self.condition.type, self.lhs.type, self.rhs.type, self.result.type
+        if not is_bool_type(c.element_type):
+            raise VerifyException(f"graph.where: condition element type must be i1, got {c.element_type}")
+        if not (a.element_type == b.element_type == r.element_type):
+            raise VerifyException(f"graph.where: value element types differ ({a}, {b}, {r})")
+        check_dtype(self.name, a.element_type, "any")
+        if not (shape_of(c) == shape_of(a) == shape_of(b) == shape_of(r)):
+            raise VerifyException(
+                f"graph.where: condition, values and result must have one shape, got {shape_of(c)}, "
+                f"{shape_of(a)}, {shape_of(b)} and {shape_of(r)}"
+            )
+
+    def reference(self, c: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.where(c.astype(bool), a, b)
+
+
+ARG_KINDS = ("max", "min")
+
+
+@irdl_op_definition
+class ArgReduceOp(_OneToOne):
+    """`graph.arg_reduce %x {kind = "max"}`: the i32 index of each row's largest (`max`) or
+    smallest (`min`) value along the last axis, which the result drops; the first such index, or
+    the last with `select_last_index` (ONNX ArgMax/ArgMin). A NaN wins, as in NumPy."""
+
+    name = "graph.arg_reduce"
+    input = operand_def(DeviceTensor)
+    result = result_def(DeviceTensor)
+    kind = attr_def(StringAttr)
+    select_last_index = opt_attr_def(UnitAttr)
+
+    def verify_(self) -> None:
+        if self.kind.data not in ARG_KINDS:
+            raise VerifyException(f"graph.arg_reduce: kind must be max or min, not '{self.kind.data}'")
+        check_dtype(self.name, self.input.type.element_type, "numeric")
+        if not is_index_type(self.result.type.element_type):
+            raise VerifyException(
+                f"graph.arg_reduce: result element type must be i32, got {self.result.type.element_type}"
+            )
+        s = shape_of(self.input.type)
+        if len(s) < 2 or shape_of(self.result.type) != s[:-1]:
+            raise VerifyException(
+                f"graph.arg_reduce: result shape {shape_of(self.result.type)}, expected {s[:-1]} (the input "
+                "without its last axis; the input of rank >= 2)"
+            )
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        y = x[..., ::-1] if self.select_last_index is not None else x
+        idx = np.argmax(y, axis=-1) if self.kind.data == "max" else np.argmin(y, axis=-1)
+        return (x.shape[-1] - 1 - idx if self.select_last_index is not None else idx).astype(np.int32)
+
+
 GRAPH_OPS: tuple[type[IRDLOperation], ...] = (
     ParameterOp,
     AddOp,
@@ -1209,6 +1575,19 @@ GRAPH_OPS: tuple[type[IRDLOperation], ...] = (
     YieldOp,
     RepeatOp,
     GatherOp,
+    ModOp,
+    FmodOp,
+    AndOp,
+    OrOp,
+    XorOp,
+    ShiftLeftOp,
+    ShiftRightOp,
+    *COMPARE_OPS,
+    NotOp,
+    BitwiseNotOp,
+    WrapOp,
+    WhereOp,
+    ArgReduceOp,
 )
 # The elementwise unary ops, from which the builder and the ONNX importer take theirs.
 ELEMENTWISE_UNARY_OPS: tuple[type[ElementwiseUnaryOp], ...] = tuple(

@@ -15,6 +15,7 @@ from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
+    Float16Type,
     Float32Type,
     FloatAttr,
     IntAttr,
@@ -247,6 +248,9 @@ class PlanTensorType(ParametrizedAttribute, TypeAttribute):
     layout_attr: LayoutAttr
 
     def __init__(self, tensor: TensorType, layout: LayoutAttr):
+        el = tensor.element_type
+        if isinstance(el, IntegerType) and el.width.data == 1:  # bool: an i32 word 0/1 on the device
+            tensor = TensorType(IntegerType(32), tensor.get_shape())
         super().__init__(tensor, layout)
 
     @classmethod
@@ -275,6 +279,11 @@ class PlanTensorType(ParametrizedAttribute, TypeAttribute):
             )
         if not shape:
             raise VerifyException("plan.tensor: rank-0 tensors are not planned (give the value a shape [1])")
+        el = self.tensor.element_type
+        if not isinstance(el, Float16Type | Float32Type) and not (isinstance(el, IntegerType) and el.width.data == 32):
+            raise VerifyException(
+                f"plan.tensor: element type {el}; the device holds f16, f32 and i32 (bool is an i32 word 0 or 1)"
+            )
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -439,7 +448,19 @@ class RearrangeOp(IRDLOperation):
 
 
 UNARY_KINDS = UNARY_KERNELS  # each kind is the elementwise kernel of that name (ipu.abi.kernels)
-BINARY_KINDS = ("add", "sub", "mul", "max", "min", "div", "pow")
+BINARY_KINDS = (
+    "add", "sub", "mul", "max", "min", "div", "pow", "mod", "fmod", "and", "or", "xor", "shift_left", "shift_right",
+    "equal", "less", "less_equal", "greater", "greater_equal",
+)  # fmt: skip
+# the binary kinds whose result is bool (an i32 word 0/1) whatever the operands' element type
+COMPARE_KINDS = ("equal", "less", "less_equal", "greater", "greater_equal")
+# the unary kinds whose result is bool whatever the input's element type
+TO_BOOL_KINDS = ("to_bool",)
+
+
+def _as_bool(t: PlanTensorType) -> PlanTensorType:
+    """`t` with the bool element type (i32 on the device), the same layout."""
+    return PlanTensorType(TensorType(IntegerType(32), t.tensor.get_shape()), t.layout_attr)
 
 
 @irdl_op_definition
@@ -458,13 +479,16 @@ class UnaryOp(IRDLOperation):
         attrs: dict[str, Attribute] = {"kind": StringAttr(kind)}
         if value is not None:
             attrs[VALUE_ATTR] = StringAttr(value)
-        super().__init__(operands=[input], result_types=[input.type], attributes=attrs)
+        rt = _as_bool(input.type) if kind in TO_BOOL_KINDS else input.type
+        super().__init__(operands=[input], result_types=[rt], attributes=attrs)
 
     def verify_(self) -> None:
         if self.kind.data not in UNARY_KINDS:
             raise VerifyException(f"plan.unary: unknown kind '{self.kind.data}'")
-        if self.input.type != self.result.type or self.input.type.layout.partial >= 0:
-            raise VerifyException("plan.unary: result type must equal a non-partial input type")
+        want = _as_bool(self.input.type) if self.kind.data in TO_BOOL_KINDS else self.input.type
+        if self.result.type != want or self.input.type.layout.partial >= 0:
+            what = "the input's layout with element type i32" if self.kind.data in TO_BOOL_KINDS else "the input type"
+            raise VerifyException(f"plan.unary: {self.kind.data}: result type must be {what} (a non-partial input)")
 
 
 @irdl_op_definition
@@ -486,14 +510,19 @@ class BinaryOp(IRDLOperation):
         attrs: dict[str, Attribute] = {"kind": StringAttr(kind)}
         if value is not None:
             attrs[VALUE_ATTR] = StringAttr(value)
-        super().__init__(operands=[lhs, rhs], result_types=[lhs.type], attributes=attrs)
+        rt = _as_bool(lhs.type) if kind in COMPARE_KINDS else lhs.type
+        super().__init__(operands=[lhs, rhs], result_types=[rt], attributes=attrs)
 
     def verify_(self) -> None:
         if self.kind.data not in BINARY_KINDS:
             raise VerifyException(f"plan.binary: unknown kind '{self.kind.data}'")
         a, b = self.lhs.type.layout, self.rhs.type.layout
-        if self.result.type != self.lhs.type or a.partial >= 0 or b.partial >= 0:
-            raise VerifyException("plan.binary: result type must equal the non-partial lhs type")
+        if self.lhs.type.tensor.element_type != self.rhs.type.tensor.element_type:
+            raise VerifyException("plan.binary: operand element types differ")
+        want = _as_bool(self.lhs.type) if self.kind.data in COMPARE_KINDS else self.lhs.type
+        if self.result.type != want or a.partial >= 0 or b.partial >= 0:
+            what = "the lhs layout with element type i32" if self.kind.data in COMPARE_KINDS else "the lhs type"
+            raise VerifyException(f"plan.binary: {self.kind.data}: result type must be {what} (non-partial operands)")
         if a.grid != b.grid or a.first_tile != b.first_tile:
             raise VerifyException("plan.binary: operands must share one tile grid")
         if self.column is not None:
@@ -641,7 +670,35 @@ class CastOp(_OneToOne):
             raise VerifyException("plan.cast: the layout must not change")
 
 
-ROW_KINDS = ("softmax", "layer_norm", "rms_norm", "sum", "max", "mean", "prod")
+@irdl_op_definition
+class SelectOp(IRDLOperation):
+    """`plan.select %a, %b, %cond`: a where cond (bool, an i32 word 0/1) else b, elementwise on
+    each tile's block; all three and the result share one layout."""
+
+    name = "plan.select"
+    lhs = operand_def(AnyPlan)
+    rhs = operand_def(AnyPlan)
+    condition = operand_def(AnyPlan)
+    result = result_def(AnyPlan)
+    graph_value = _value_attr()
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$lhs `,` $rhs `,` $condition attr-dict `:` `(` type($lhs) `,` type($rhs) `,` type($condition) `)` "
+        "`->` type($result)"
+    )
+
+    def verify_(self) -> None:
+        a, b, c = self.lhs.type, self.rhs.type, self.condition.type
+        if self.result.type != a or b != a:
+            raise VerifyException("plan.select: the values and the result must have one type")
+        if c != _as_bool(a):
+            raise VerifyException("plan.select: the condition must be i32 (bool) in the values' layout")
+        if a.layout.partial >= 0:
+            raise VerifyException("plan.select: operands must not be partial sums")
+
+
+ROW_KINDS = ("softmax", "layer_norm", "rms_norm", "sum", "max", "mean", "prod", "argmax", "argmin")
+ARG_ROW_KINDS = ("argmax", "argmin")  # i32 results: the column index
 
 
 @irdl_op_definition
@@ -658,6 +715,7 @@ class RowwiseOp(IRDLOperation):
     params = var_operand_def(AnyPlan)
     result = result_def(AnyPlan)
     epsilon = opt_attr_def(FloatAttr)
+    select_last_index = opt_attr_def(UnitAttr)  # argmax / argmin: the last of equal values
     graph_value = _value_attr()
     traits = traits_def(Pure())
     assembly_format = "$kind $input (`,` $params^)? attr-dict `:` functional-type(operands, results)"
@@ -669,9 +727,12 @@ class RowwiseOp(IRDLOperation):
         a, r = self.input.type.layout, self.result.type.layout
         if a.partial >= 0 or a.split[-1]:
             raise VerifyException("plan.rowwise: every tile must hold whole rows (last axis unsplit)")
-        if k in ("sum", "max", "mean", "prod"):
+        if k in ("sum", "max", "mean", "prod", *ARG_ROW_KINDS):
             if r.shape != a.shape[:-1] or r.split != a.split[:-1] or r.grid != a.grid:
                 raise VerifyException("plan.rowwise: a row reduction drops the last axis and keeps the split")
+            el = self.result.type.tensor.element_type
+            if k in ARG_ROW_KINDS and not (isinstance(el, IntegerType) and el.width.data == 32):
+                raise VerifyException(f"plan.rowwise: {k} gives i32 indices, not {el}")
         elif self.result.type != self.input.type:
             raise VerifyException("plan.rowwise: result type must equal the input type")
         want = {"layer_norm": 2, "rms_norm": 1}.get(k, 0)
@@ -868,6 +929,7 @@ Plan = Dialect(
         ReduceOp,
         RearrangeOp,
         UnaryOp,
+        SelectOp,
         BinaryOp,
         TransposeOp,
         PermuteOp,

@@ -28,6 +28,7 @@ from xdsl.dialects.builtin import (
     DenseIntOrFPElementsAttr,
     DictionaryAttr,
     IntegerAttr,
+    IntegerType,
     StringAttr,
     SymbolNameConstraint,
     SymbolRefAttr,
@@ -154,12 +155,14 @@ class KernelCallOp(IRDLOperation):
     )
 
     def verify_(self) -> None:
-        for t in (self.in_type, self.out_type):
-            if not isinstance(t, AnyFloat):
-                raise VerifyException("tasm.call: element types must be floats")
         spec = KERNELS.get(self.kernel.data)
         if spec is None:
             raise VerifyException(f"tasm.call: unknown kernel '{self.kernel.data}'")
+        for t in (self.in_type, self.out_type):
+            i32 = isinstance(t, IntegerType) and t.width.data == 32
+            if not isinstance(t, AnyFloat) and not (i32 and spec.ints):
+                what = "f16, f32 or i32" if spec.ints else "floats (the kernel computes on floats only)"
+                raise VerifyException(f"tasm.call: {self.kernel.data}: element types must be {what}, got {t}")
         bad = [n for n in spec.param_names if not isinstance(self.params.data.get(n), IntegerAttr)]
         if bad:
             raise VerifyException(f"tasm.call: kernel '{self.kernel.data}' needs integer parameters {bad}")

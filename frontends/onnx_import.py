@@ -39,11 +39,12 @@ from xdsl.dialects.builtin import (
     f16,
     f32,
     f64,
+    i1,
     i32,
     i64,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
-from xdsl.utils.exceptions import DiagnosticException
+from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from ipu.dialects import graph as g
 from ipu.frontends.onnx_attention import mask_kind, match_attention
@@ -61,9 +62,33 @@ FLOAT_TYPES = {onnx.TensorProto.FLOAT: (np.float32, f32), onnx.TensorProto.FLOAT
 # host (each value checked to fit), a DOUBLE output is read back as float32; the function lists
 # those streams (`ipu.narrowed`) and the import logs a warning naming them
 NARROWED_TYPES = {onnx.TensorProto.DOUBLE: (np.float32, f32)}
-# integer inputs the importer accepts, as the indices of Gathers: carried as i32 on the device (an
-# int64 input is narrowed on the host when it is loaded, each value checked)
-INDEX_TYPES = (onnx.TensorProto.INT64, onnx.TensorProto.INT32)
+# integer and bool inputs and outputs: carried as i32 on the device (bool as an i32 word 0/1);
+# the host narrows int64, uint32 and uint64 inputs to int32 when it loads them, each value checked
+INT_TYPES = {
+    onnx.TensorProto.INT8: np.int8,
+    onnx.TensorProto.INT16: np.int16,
+    onnx.TensorProto.INT32: np.int32,
+    onnx.TensorProto.INT64: np.int64,
+    onnx.TensorProto.UINT8: np.uint8,
+    onnx.TensorProto.UINT16: np.uint16,
+    onnx.TensorProto.UINT32: np.uint32,
+    onnx.TensorProto.UINT64: np.uint64,
+    onnx.TensorProto.BOOL: np.bool_,
+}
+# integer types narrower than the device's i32: results wrap to their range after each op
+NARROW_INTS = {np.dtype(np.int8): "i8", np.dtype(np.uint8): "u8", np.dtype(np.int16): "i16", np.dtype(np.uint16): "u16"}
+# integer types wider than (or, unsigned, beyond) i32: only ops whose results stay within the
+# operands' range are computed; one that could leave i32 is refused (it would wrap, they do not)
+WIDE_INTS = (np.dtype(np.int64), np.dtype(np.uint32), np.dtype(np.uint64))
+
+
+def is_int(dtype: type) -> bool:
+    return np.dtype(dtype).kind in "iu"
+
+
+def is_bool(dtype: type) -> bool:
+    return np.dtype(dtype).kind == "b"
+
 
 # ops folded at import time when every input is known; never folded: randomness
 _NO_FOLD = {"RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike", "Bernoulli", "Multinomial"}
@@ -92,8 +117,10 @@ def collapsed(shape: Sequence[int]) -> tuple[int, ...]:
 
 
 def _tt(shape: Sequence[int], dtype: type) -> TensorType:
-    if dtype == np.int32:  # an index input (int64 or int32 in the model), narrowed on the host
+    if is_int(dtype):  # every integer type is carried in i32 (int64 ids are narrowed on the host)
         return TensorType(i32, list(shape))
+    if is_bool(dtype):
+        return TensorType(i1, list(shape))
     return TensorType(f16 if dtype == np.float16 else f32, list(shape))
 
 
@@ -105,7 +132,20 @@ def _hint(name: str) -> str | None:
 
 
 def dense(values: np.ndarray, dtype: type) -> DenseIntOrFPElementsAttr:
-    """A dense attribute holding `values` (little-endian bytes at `dtype`)."""
+    """A dense attribute holding `values` (little-endian bytes at `dtype`; integers and bools as
+    i32, the device's type, each integer checked to fit it)."""
+    if is_int(dtype) or is_bool(dtype):
+        v = np.asarray(values)
+        if v.dtype.kind == "f" and not np.array_equal(v, np.trunc(v)):  # e.g. Mean's 1/n on integers
+            raise OnnxImportError(f"onnx import: the non-integral constant {v.reshape(-1)[0]} cannot be an integer")
+        info = np.iinfo(np.int32)
+        if v.size and v.dtype.kind in "iu" and (v.min() < info.min or v.max() > info.max):
+            raise OnnxImportError(
+                f"onnx import: constant value {int(v.max() if v.max() > info.max else v.min())} "
+                "does not fit int32 (the device's integer type)"
+            )
+        a = np.ascontiguousarray(v.astype(np.int64).astype("<i4"))
+        return DenseIntOrFPElementsAttr(TensorType(i32, list(a.shape)), BytesAttr(a.tobytes()))
     a = np.ascontiguousarray(values, dtype=np.dtype(dtype).newbyteorder("<"))
     return DenseIntOrFPElementsAttr(_tt(a.shape, dtype), BytesAttr(a.tobytes()))
 
@@ -168,6 +208,10 @@ class _Importer:
     def emit(self, op: Operation, hint: str | None = None) -> SSAValue:
         if self.node is not None:
             op.attributes["onnx.node"] = StringAttr(f"{self.node_label}:{self.node.op_type}")
+        try:  # a graph op refusing its operands (an integer matmul, a float-only op on ints) is a diagnostic
+            op.verify()
+        except VerifyException as e:
+            raise self.fail(str(e)) from None
         self.block.add_op(op)
         r = op.results[0]
         h = _hint(hint) if hint else None
@@ -192,7 +236,10 @@ class _Importer:
                 "whose inputs are all known (an empty input is) fold, an empty tensor has no device form"
             )
         v = np.asarray(values)
-        init = dense(v.reshape(1) if v.size == 1 else v.reshape(shape), dtype)
+        try:
+            init = dense(v.reshape(1) if v.size == 1 else v.reshape(shape), dtype)
+        except OnnxImportError as e:  # an integer constant that does not fit: name the node
+            raise self.fail(f"constant '{name}': {str(e).removeprefix('onnx import: ')}") from None
         return self.emit(g.ParameterOp(sym, init, _tt(shape, dtype)), name)
 
     # -- values ---------------------------------------------------------------------------------
@@ -213,8 +260,12 @@ class _Importer:
         """`x` as a graph value; a constant becomes a parameter at `shape` (default its own)."""
         if isinstance(x, Val):
             return x
-        if not np.issubdtype(x.dtype, np.floating):
-            raise self.fail(f"constant '{name}' has element type {x.dtype}; only float tensors are supported")
+        if not np.issubdtype(x.dtype, np.floating) and not (is_int(like.dtype) or is_bool(like.dtype)):
+            raise self.fail(
+                f"constant '{name}' has element type {x.dtype}; a {np.dtype(like.dtype)} tensor was expected"
+            )
+        if x.dtype.kind == "f" and is_int(like.dtype) and not np.array_equal(x, np.trunc(x)):
+            raise self.fail(f"constant '{name}' has non-integral values where {np.dtype(like.dtype)} was expected")
         s = tuple(shape) if shape is not None else tuple(x.shape)
         key = (name, s, like.dtype)
         if self.consts.get(name) is not x or key not in self.param_cache:  # a named constant is declared once
@@ -293,13 +344,11 @@ class _Importer:
         if not vi.type.HasField("tensor_type"):
             raise self.fail(f"{kind} '{vi.name}' is not a tensor")
         tt = vi.type.tensor_type
-        if kind == "input" and tt.elem_type in INDEX_TYPES:
-            return self.index_input_type(vi)
-        if tt.elem_type not in FLOAT_TYPES and tt.elem_type not in NARROWED_TYPES:
+        if tt.elem_type not in FLOAT_TYPES and tt.elem_type not in INT_TYPES and tt.elem_type not in NARROWED_TYPES:
             name = onnx.TensorProto.DataType.Name(tt.elem_type)
             raise self.fail(
-                f"{kind} '{vi.name}' has element type {name}; only FLOAT and FLOAT16 are supported (DOUBLE is "
-                "narrowed to FLOAT)"
+                f"{kind} '{vi.name}' has element type {name}; supported: FLOAT, FLOAT16, INT8/16/32/64, "
+                "UINT8/16/32/64 and BOOL (DOUBLE is narrowed to FLOAT)"
             )
         shape = _static_shape(vi)
         if shape is None:
@@ -307,36 +356,9 @@ class _Importer:
         if tt.elem_type in NARROWED_TYPES:
             self.narrowed.setdefault(vi.name, onnx.TensorProto.DataType.Name(tt.elem_type))
             return shape, NARROWED_TYPES[tt.elem_type][0]
+        if tt.elem_type in INT_TYPES:
+            return shape, INT_TYPES[tt.elem_type]
         return shape, FLOAT_TYPES[tt.elem_type][0]
-
-    def index_input_type(self, vi: onnx.ValueInfoProto) -> tuple[tuple[int, ...], type]:
-        """An integer input: the indices of Gathers only, of shape [S] or [1, S] (token ids)."""
-        name = onnx.TensorProto.DataType.Name(vi.type.tensor_type.elem_type)
-        shape = _static_shape(vi)
-        if shape is None:
-            raise self.fail(f"input '{vi.name}' has a dynamic or unknown shape; only static shapes are supported")
-        if len(shape) not in (1, 2) or len(shape) == 2 and shape[0] != 1 or 0 in shape:
-            raise self.fail(
-                f"input '{vi.name}' ({name}) has shape {list(shape)}; integer inputs are token ids of shape [S] "
-                "or [1, S]"
-            )
-        consumers, todo, seen = self.consumer_map(), [vi.name], set()
-        while todo:  # the ids may be reshaped on their way (GPT-2: input_ids.view(-1, S)), then Gathered
-            v = todo.pop()
-            seen.add(v)
-            for n in consumers.get(v, []):
-                if n.op_type == "Gather" and list(n.input).index(v) == 1:
-                    continue
-                if n.op_type in INDEX_VIEWS and n.input[0] == v:
-                    todo.extend(o for o in n.output[:1] if o not in seen)
-                    continue
-                self.node, self.node_label = n, n.name or n.op_type
-                raise self.fail(
-                    f"integer input '{vi.name}' ({name}) is read by {n.op_type}; integer inputs may only be the "
-                    f"indices of a Gather (through {', '.join(INDEX_VIEWS)})"
-                )
-        self.node = None
-        return shape, np.int32
 
     def consumer_map(self) -> dict[str, list[onnx.NodeProto]]:
         out: dict[str, list[onnx.NodeProto]] = {}
@@ -514,6 +536,13 @@ class _Importer:
                 streams=",".join(self.narrowed),
             )
         f.attributes["onnx.opset"] = IntegerAttr(self.opset, 64)
+        # the model's own element types of inputs and outputs where some is an integer or bool (the
+        # host narrows and widens those; a float interface is the device's own)
+        ins = [np.dtype(self.vals[n].dtype) for n, _ in args]
+        outs = [np.dtype(self.io_type(o, "output")[1]) for o in self.graph.output]
+        if any(d.kind in "iub" for d in ins + outs):
+            f.attributes["onnx.input_dtypes"] = ArrayAttr([StringAttr(d.name) for d in ins])
+            f.attributes["onnx.output_dtypes"] = ArrayAttr([StringAttr(d.name) for d in outs])
         return ModuleOp([f])
 
     def copy(self, v: SSAValue, hint: str) -> SSAValue:
@@ -749,8 +778,10 @@ class _Importer:
         assert isinstance(like, Val)
         if (isinstance(a, Val) and isinstance(b, Val)) and a.dtype != b.dtype:
             raise self.fail("operand element types differ")
-        if sa != shape and sb == shape and kind not in ("sub", "div", "pow"):
+        if sa != shape and sb == shape and kind in SWAPPED:
             a, b, a_name, b_name, sa, sb = b, a, b_name, a_name, sb, sa
+            kind = SWAPPED[kind]
+            cls = BINARY_OPS[kind]
         negate = False
         if sa != shape:
             if isinstance(a, Val) and kind == "sub" and sb == shape:  # vector - full = -(full - vector)
@@ -759,8 +790,35 @@ class _Importer:
                 a = self.full(a, like, shape, a_name)
         av = self.val(a, like, a_name)
         bv = self.rhs_operand(b, av, shape, b_name)
-        r = Val(self.emit(cls(av.ssa, bv, av.ssa.type), None if negate else hint), shape, av.dtype)
-        return self.scale(r, -1.0, hint) if negate else r
+        if kind in COMPARES:
+            return Val(self.emit(cls(av.ssa, bv, _tt(collapsed(shape), np.bool_)), hint), shape, np.bool_)
+        self.check_int_op(kind, av.dtype)
+        narrow = np.dtype(av.dtype) in NARROW_INTS
+        wrap = kind in WRAPPING and narrow and not negate
+        r = Val(self.emit(cls(av.ssa, bv, av.ssa.type), None if negate or wrap else hint), shape, av.dtype)
+        if wrap:
+            r = self.wrap(r, hint)
+        if negate:
+            r = self.scale(r, -1.0, None if narrow else hint)
+            r = self.wrap(r, hint) if narrow else r
+        return r
+
+    def check_int_op(self, kind: str, dtype: type) -> None:
+        """Refuse `kind` on a wide integer type (int64, uint32, uint64: computed in i32) when its
+        result can leave i32's range, where it would wrap and the model's type would not."""
+        unsigned_div = kind == "div" and np.dtype(dtype).kind == "u"  # only int64 min / -1 leaves the range
+        if np.dtype(dtype) in WIDE_INTS and kind in WIDE_UNSAFE and not unsigned_div:
+            raise self.fail(
+                f"{kind} of {np.dtype(dtype)} values: the device computes them in int32, where a result beyond "
+                f"int32 would wrap and {np.dtype(dtype)} does not; not supported"
+            )
+
+    def wrap(self, x: Val, hint: str | None) -> Val:
+        """`x` reduced to its narrow integer type's range (`graph.wrap`); other types unchanged."""
+        to = NARROW_INTS.get(np.dtype(x.dtype))
+        if to is None:
+            return x
+        return Val(self.emit(g.WrapOp(x.ssa, to), hint), x.shape, x.dtype)
 
     def full(self, x: Val | np.ndarray, like: Val, shape: tuple[int, ...], name: str) -> Val:
         if isinstance(x, Val):
@@ -799,7 +857,7 @@ class _Importer:
                     "mul", np.ones((n, p * q), np.float32), self.reshape(cur, (p * q,)), ones_name, name, None
                 )
                 if p > 1:
-                    full = _transposed(self, self.reshape(full, (n, p, q)), [1, 0, 2], None)
+                    full = transpose_value(self, self.reshape(full, (n, p, q)), [1, 0, 2], None)
             dims[j] = n
             cur = self.reshape(full, tuple(dims))
         return self.reshape(cur, shape, hint)
@@ -826,7 +884,30 @@ BINARY_OPS: dict[str, type[g.GraphOp]] = {
     "min": g.MinOp,
     "div": g.DivOp,
     "pow": g.PowOp,
+    "mod": g.ModOp,
+    "fmod": g.FmodOp,
+    "and": g.AndOp,
+    "or": g.OrOp,
+    "xor": g.XorOp,
+    "shift_left": g.ShiftLeftOp,
+    "shift_right": g.ShiftRightOp,
+    "equal": g.EqualOp,
+    "less": g.LessOp,
+    "less_equal": g.LessEqualOp,
+    "greater": g.GreaterOp,
+    "greater_equal": g.GreaterEqualOp,
 }
+COMPARES = ("equal", "less", "less_equal", "greater", "greater_equal")
+# kinds whose operands may swap (so the full-shape one goes first): the same op, or the mirrored comparison
+SWAPPED = {k: k for k in ("add", "mul", "max", "min", "and", "or", "xor", "equal")} | {
+    "less": "greater",
+    "greater": "less",
+    "less_equal": "greater_equal",
+    "greater_equal": "less_equal",
+}
+# integer kinds whose result can leave a narrow type's range (wrapped after) or i32's (refused on wide types)
+WRAPPING = ("add", "sub", "mul", "div", "shift_left")
+WIDE_UNSAFE = ("add", "sub", "mul", "div", "pow", "shift_left", "neg", "abs", "bitwise_not")
 
 
 def _static_shape(vi: onnx.ValueInfoProto) -> tuple[int, ...] | None:
@@ -920,14 +1001,22 @@ def _div(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
 UNARY_OPS: dict[str, type[g.ElementwiseUnaryOp]] = {
     op.name.removeprefix("graph.").capitalize(): op
     for op in g.ELEMENTWISE_UNARY_OPS
-    if op not in (g.GeluOp, g.SiluOp, g.RsqrtOp)  # Gelu has attributes; Swish and Reciprocal(Sqrt) below
+    # Gelu has attributes; Swish and Reciprocal(Sqrt) below; the integer ops with the integer lowerings
+    if op not in (g.GeluOp, g.SiluOp, g.RsqrtOp, g.WrapOp, g.BitwiseNotOp)
 }
 
 
 @lowering(*UNARY_OPS)
 def _unary(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     _no_attrs(im, attrs)
-    im.out(node, im.unary(UNARY_OPS[node.op_type], _val_input(im, node), node.output[0]))
+    x = _val_input(im, node)
+    cls = UNARY_OPS[node.op_type]
+    if is_int(x.dtype) and cls in (g.NegOp, g.AbsOp):  # -x and |x| leave the range at its minimum
+        im.check_int_op(cls.name.removeprefix("graph."), x.dtype)
+        if np.dtype(x.dtype) in NARROW_INTS:
+            im.out(node, im.wrap(im.unary(cls, x, None), node.output[0]))
+            return
+    im.out(node, im.unary(cls, x, node.output[0]))
 
 
 @lowering("Gelu", since=20)
@@ -1089,17 +1178,37 @@ def _identity(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> 
 def _cast(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     _no_attrs(im, attrs, ("to", "saturate", "round_mode"))
     to = int(attrs["to"])  # type: ignore[arg-type]
-    if to not in FLOAT_TYPES and to not in NARROWED_TYPES:
+    if to not in FLOAT_TYPES and to not in INT_TYPES and to not in NARROWED_TYPES:
         raise im.fail(
-            f"cast to {onnx.TensorProto.DataType.Name(to)}; only FLOAT and FLOAT16 are supported (DOUBLE is "
-            "narrowed to FLOAT)"
+            f"cast to {onnx.TensorProto.DataType.Name(to)}; supported: FLOAT, FLOAT16, INT8/16/32/64, UINT8/16/32/64 "
+            "and BOOL (DOUBLE is narrowed to FLOAT)"
         )
-    x = _val_input(im, node)
-    dt = (FLOAT_TYPES | NARROWED_TYPES)[to][0]  # a cast to DOUBLE stays in float32, as DOUBLE tensors do
-    if dt == x.dtype:
-        im.out(node, x)
-        return
-    im.out(node, Val(im.emit(g.CastOp(x.ssa, _tt(collapsed(x.shape), dt)), node.output[0]), x.shape, dt))
+    if to in NARROWED_TYPES:  # a cast to DOUBLE stays in float32, as DOUBLE tensors do
+        dt = NARROWED_TYPES[to][0]
+    else:
+        dt = FLOAT_TYPES[to][0] if to in FLOAT_TYPES else INT_TYPES[to]
+    im.out(node, cast_value(im, _val_input(im, node), dt, node.output[0]))
+
+
+def cast_value(im: _Importer, x: Val, dt: type, hint: str | None) -> Val:
+    """`x` as `dt` by ONNX Cast's rules: floats round to nearest, float to integer truncates toward
+    zero (then wraps to a narrow type's range), anything to bool is x != 0; between integer types
+    the i32 word only needs wrapping into a narrower range (a wider type holds it as it is). A
+    cast whose values could leave i32 (float or signed to int64/uint32/uint64) is refused."""
+    src, dst = np.dtype(x.dtype), np.dtype(dt)
+    if src == dst:
+        return x
+    if dst.kind in "iu" and dst in WIDE_INTS and not (src.kind in "bu" or (src.kind == "i" and dst.kind == "i")):
+        raise im.fail(
+            f"cast from {src} to {dst}: the device carries {dst} in int32, which a {src} value could overflow; not "
+            "supported"
+        )
+    if src.kind in "iub" and dst.kind in "iu":  # an i32 word already: wrap into a narrower range
+        if dst in NARROW_INTS and not (src.kind == "b" or (src.kind == dst.kind and src.itemsize <= dst.itemsize)):
+            return im.wrap(Val(x.ssa, x.shape, dt), hint)
+        return Val(x.ssa, x.shape, dt)
+    r = Val(im.emit(g.CastOp(x.ssa, _tt(collapsed(x.shape), dt)), None if dst in NARROW_INTS else hint), x.shape, dt)
+    return im.wrap(r, hint) if dst in NARROW_INTS else r
 
 
 @lowering("CastLike", since=15)
@@ -1114,12 +1223,9 @@ def _cast_like(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) ->
     x = _val_input(im, node)
     if dt == np.float64:  # DOUBLE is computed in float32
         dt = np.float32
-    if dt not in (np.float32, np.float16):
-        raise im.fail(f"cast to {np.dtype(dt)}; only float32 and float16 are supported")
-    if dt == x.dtype:
-        im.out(node, x)
-        return
-    im.out(node, Val(im.emit(g.CastOp(x.ssa, _tt(collapsed(x.shape), dt)), node.output[0]), x.shape, dt))
+    if np.dtype(dt).kind not in "fiub":
+        raise im.fail(f"cast to {np.dtype(dt)}; supported: float32, float16, the integer types and bool")
+    im.out(node, cast_value(im, x, dt, node.output[0]))
 
 
 def _matmul_core(im: _Importer, a: Val, b: SSAValue, n: int, hint: str | None) -> Val:
@@ -1279,7 +1385,7 @@ def _reduce(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> No
         flat = _transpose2d(im, im.raw_reshape(x.ssa, (rows, cols), x.dtype), x.dtype)
     else:  # any other axes: a transpose brings them last (kept axes in order), then trailing rows
         kept = [a for a in range(rank) if a not in axes]
-        moved = _transposed(im, x, [*kept, *axes], None)
+        moved = transpose_value(im, x, [*kept, *axes], None)
         rows, cols = math.prod(x.shape[a] for a in kept), math.prod(x.shape[a] for a in axes)
         flat = im.raw_reshape(moved.ssa, (rows, cols), x.dtype)
     if t in ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceProd"):
@@ -1330,9 +1436,9 @@ def _softmax(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> N
             y = _transpose2d(im, im.emit(g.SoftmaxOp(t)), x.dtype, node.output[0])
         else:  # another axis: transposed last, the softmax of the rows, transposed back
             perm = [*(a for a in range(rank) if a != axis), axis]
-            t = _transposed(im, x, perm, None)
+            t = transpose_value(im, x, perm, None)
             sm = Val(im.emit(g.SoftmaxOp(t.ssa)), t.shape, x.dtype)
-            im.out(node, _transposed(im, sm, [perm.index(a) for a in range(rank)], node.output[0]))
+            im.out(node, transpose_value(im, sm, [perm.index(a) for a in range(rank)], node.output[0]))
             return
         im.out(node, Val(y, x.shape, x.dtype))
         return
@@ -1357,9 +1463,9 @@ def _log_softmax(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) 
     axis %= rank
     if im.opset >= 13 and axis != rank - 1:  # another axis: transposed last, then back
         perm = [*(a for a in range(rank) if a != axis), axis]
-        t = _transposed(im, x, perm, None)
+        t = transpose_value(im, x, perm, None)
         y = _log_softmax_rows(im, t, rank - 1, None)
-        im.out(node, _transposed(im, y, [perm.index(a) for a in range(rank)], node.output[0]))
+        im.out(node, transpose_value(im, y, [perm.index(a) for a in range(rank)], node.output[0]))
         return
     im.out(node, _log_softmax_rows(im, x, axis, node.output[0]))
 
@@ -1456,10 +1562,10 @@ def _transpose(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) ->
     perm = [int(p) for p in attrs.get("perm", list(range(rank))[::-1])]  # type: ignore[union-attr]
     if sorted(perm) != list(range(rank)):
         raise im.fail(f"perm {perm} is not a permutation of rank {rank}")
-    im.out(node, _transposed(im, x, perm, node.output[0]))
+    im.out(node, transpose_value(im, x, perm, node.output[0]))
 
 
-def _transposed(im: _Importer, x: Val, perm: list[int], hint: str | None) -> Val:
+def transpose_value(im: _Importer, x: Val, perm: list[int], hint: str | None) -> Val:
     """`x` with its axes permuted by `perm` (any permutation): a reshape when only unit axes
     move, a 2-D transpose, a swap of leading axes, or permutes around one 2-D transpose."""
     rank = len(x.shape)
@@ -1502,7 +1608,7 @@ def _permute(im: _Importer, v: SSAValue, perm: list[int], dtype: type) -> SSAVal
     return im.emit(g.TransposeOp(v, perm, _tt(tuple(dims[i] for i in perm), dtype)))
 
 
-def _swap_leading(im: _Importer, x: Val, real: list[int], shape: tuple[int, ...], hint: str) -> Val:
+def _swap_leading(im: _Importer, x: Val, real: list[int], shape: tuple[int, ...], hint: str | None) -> Val:
     """[A, B, C] -> [B, A, C] (unit axes aside): the head split [S, H*D] -> [H, S, D] when the
     value is seen as [A, B*C], or the head merge [H, S, D] -> [S, H*D] when it already is [A, B, C]."""
     a, b, c = (x.shape[i] for i in real)
@@ -1958,8 +2064,13 @@ def _gather(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> No
 def _embedding_lookup(im: _Importer, node: onnx.NodeProto, data: Val | np.ndarray, idx: Val, axis: int) -> None:
     if isinstance(data, Val):
         raise im.fail("runtime indices into a computed tensor are not supported (the table must be an initializer)")
-    if idx.dtype != np.int32:
+    if not is_int(idx.dtype):
         raise im.fail(f"indices '{node.input[1]}' must be an integer input")
+    if len(idx.shape) not in (1, 2) or len(idx.shape) == 2 and idx.shape[0] != 1:
+        raise im.fail(
+            f"runtime indices '{node.input[1]}' have shape {list(idx.shape)}; the embedding lookup takes token ids of "
+            "shape [S] or [1, S]"
+        )
     if data.ndim != 2 or axis not in (0, -2):
         raise im.fail(
             f"only the embedding lookup (axis 0 of a rank-2 table) is supported with runtime indices; got axis "
@@ -2022,6 +2133,142 @@ def _pick_columns(im: _Importer, node: onnx.NodeProto, data: Val, idx: np.ndarra
     im.out(node, Val(im.raw_reshape(r, want, data.dtype, node.output[0]), out_shape, data.dtype))
 
 
+# -- integers and bools -----------------------------------------------------------------------------
+
+_COMPARE_KINDS = {
+    "Equal": "equal",
+    "Less": "less",
+    "LessOrEqual": "less_equal",
+    "Greater": "greater",
+    "GreaterOrEqual": "greater_equal",
+}
+_LOGIC_KINDS = {"And": "and", "Or": "or", "Xor": "xor", "BitwiseAnd": "and", "BitwiseOr": "or", "BitwiseXor": "xor"}
+
+
+def _int_operands(im: _Importer, node: onnx.NodeProto, bools: bool) -> None:
+    """Refuse operands that are not bool (`bools`) or not integers."""
+    for name in node.input:
+        x = im.get(name)
+        dt = np.dtype(x.dtype)
+        if bools and dt.kind != "b" or not bools and dt.kind not in "iu":
+            raise im.fail(
+                f"operand '{name}' has element type {dt}; {node.op_type} takes {'bool' if bools else 'integers'}"
+            )
+
+
+@lowering(*_COMPARE_KINDS)
+def _compare(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """A comparison -> bool (`graph.less`, ...); NaN compares false."""
+    _no_attrs(im, attrs)
+    im.out(node, im.binary(_COMPARE_KINDS[node.op_type], node.input[0], node.input[1], node.output[0]))
+
+
+@lowering(*_LOGIC_KINDS)
+def _logic(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """And/Or/Xor of bools, BitwiseAnd/Or/Xor of integers: one kernel each (on the i32 word)."""
+    _no_attrs(im, attrs)
+    _int_operands(im, node, bools=not node.op_type.startswith("Bitwise"))
+    im.out(node, im.binary(_LOGIC_KINDS[node.op_type], node.input[0], node.input[1], node.output[0]))
+
+
+@lowering("BitwiseNot", since=18)
+def _bitwise_not(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    _no_attrs(im, attrs)
+    x = _val_input(im, node)
+    _int_operands(im, node, bools=False)
+    if np.dtype(x.dtype).kind == "u":
+        im.check_int_op("bitwise_not", x.dtype)  # ~x of an unsigned value lies above int32 for uint32/64
+        im.out(node, im.wrap(im.unary(g.BitwiseNotOp, x, None), node.output[0]))
+        return
+    im.out(node, im.unary(g.BitwiseNotOp, x, node.output[0]))
+
+
+@lowering("BitShift", since=11)
+def _bit_shift(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    _no_attrs(im, attrs, ("direction",))
+    d = attrs.get("direction", b"")
+    direction = d.decode() if isinstance(d, bytes) else str(d)
+    if direction not in ("LEFT", "RIGHT"):
+        raise im.fail(f"direction must be LEFT or RIGHT, not {direction!r}")
+    _int_operands(im, node, bools=False)
+    kind = "shift_left" if direction == "LEFT" else "shift_right"
+    im.out(node, im.binary(kind, node.input[0], node.input[1], node.output[0]))
+
+
+@lowering("Mod", since=10)
+def _mod(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """fmod = 0: the divisor's sign (integers only, as ONNX says); fmod = 1: the dividend's."""
+    _no_attrs(im, attrs, ("fmod",))
+    fmod = int(attrs.get("fmod", 0))  # type: ignore[call-overload]
+    a = im.get(node.input[0])
+    if not fmod and np.dtype(a.dtype).kind == "f":
+        raise im.fail("Mod with fmod = 0 of floats is not defined by ONNX (use fmod = 1)")
+    im.out(node, im.binary("fmod" if fmod else "mod", node.input[0], node.input[1], node.output[0]))
+
+
+@lowering("Where", since=9)
+def _where(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """`graph.where` with a runtime condition: constants are materialized at the result's shape;
+    a computed operand must already have it."""
+    _no_attrs(im, attrs)
+    c, a, b = (im.get(n) for n in node.input)
+    if not any(isinstance(v, Val) for v in (c, a, b)):
+        raise im.fail("constant node could not be folded")
+    shapes = [tuple(v.shape) if isinstance(v, Val) else tuple(np.shape(v)) for v in (c, a, b)]
+    try:
+        shape = tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise im.fail(f"shapes {[list(s) for s in shapes]} do not broadcast") from None
+    if np.dtype(c.dtype).kind != "b":
+        raise im.fail(f"condition '{node.input[0]}' has element type {np.dtype(c.dtype)}; expected bool")
+    vals = [v for v in (a, b) if isinstance(v, Val)]
+    like_dt = vals[0].dtype if vals else np.asarray(a).dtype.type
+    if len(vals) == 2 and np.dtype(vals[0].dtype) != np.dtype(vals[1].dtype):
+        raise im.fail("value element types differ")
+
+    def full(v: Val | np.ndarray, name: str, dt: type) -> Val:
+        if isinstance(v, Val):
+            return im.full(v, v, shape, name)
+        like = Val(vals[0].ssa if vals else c.ssa, shape, dt)  # type: ignore[union-attr]
+        return im.val(np.asarray(v), like, name, shape)
+
+    cv = full(c, node.input[0], np.bool_)
+    av, bv = full(a, node.input[1], like_dt), full(b, node.input[2], like_dt)
+    im.out(node, Val(im.emit(g.WhereOp(cv.ssa, av.ssa, bv.ssa), node.output[0]), shape, av.dtype))
+
+
+@lowering("ArgMax", "ArgMin")
+def _arg_reduce(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """The index (int64 in ONNX, i32 on the device) of each row's largest or smallest value
+    along the last axis (`graph.arg_reduce`); another axis is first transposed to the last."""
+    _no_attrs(im, attrs, ("axis", "keepdims", "select_last_index"))
+    x = _val_input(im, node)
+    rank = len(x.shape)
+    axis = int(attrs.get("axis", 0))  # type: ignore[call-overload]
+    if not -rank <= axis < rank:
+        raise im.fail(f"axis {axis} out of range for rank {rank}")
+    axis %= rank
+    keep = bool(attrs.get("keepdims", 1))
+    kept = tuple(d for i, d in enumerate(x.shape) if i != axis)
+    out_shape = tuple(1 if i == axis else d for i, d in enumerate(x.shape)) if keep else kept
+    if axis != rank - 1:
+        x = transpose_value(im, x, [i for i in range(rank) if i != axis] + [axis], None)
+    if not out_shape:
+        raise im.fail(f"{node.op_type} of a rank-1 tensor without keepdims gives a rank-0 output; not supported")
+    flat = x.ssa if len(x.ssa.type.get_shape()) == 2 else im.raw_reshape(x.ssa, (1, x.shape[-1]), x.dtype)
+    rows = flat.type.get_shape()[0]
+    op = g.ArgReduceOp.create(
+        operands=[flat],
+        result_types=[_tt((rows,), np.int32)],
+        attributes={"kind": StringAttr("max" if node.op_type == "ArgMax" else "min")},
+    )
+    if int(attrs.get("select_last_index", 0)):  # type: ignore[call-overload]
+        op.attributes["select_last_index"] = UnitAttr()
+    want = collapsed(out_shape)
+    r = im.emit(op, node.output[0] if tuple(want) == (rows,) else None)
+    im.out(node, Val(im.raw_reshape(r, want, np.int64, node.output[0]), out_shape, np.int64))
+
+
 # reshapes an index input may take on its way to a Gather: between [S] and [1, S] they are the
 # same ids (graph.gather takes either), so they are free aliases
 INDEX_VIEWS = ("Reshape", "Squeeze", "Unsqueeze", "Flatten", "Identity")
@@ -2032,15 +2279,21 @@ def _index_view(fn: Lowering) -> Lowering:
 
     def lower(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
         x = im.get(node.input[0])
-        if not isinstance(x, Val) or x.dtype != np.int32:
+        shape = im.static_shapes.get(node.output[0])
+        ids = (
+            isinstance(x, Val)
+            and is_int(x.dtype)
+            and len(x.shape) in (1, 2)
+            and math.prod(x.shape) == x.shape[-1]  # [S] or [1, S]
+            and shape is not None
+            and (len(shape) == 1 or len(shape) == 2 and shape[0] == 1)
+            and shape[-1] == x.shape[-1]
+        )
+        if not ids:
             fn(im, node, attrs)
             return
-        shape = im.static_shapes.get(node.output[0])
-        if shape is None:
-            raise im.fail(f"the shape of '{node.output[0]}' (ids) is not known statically")
-        if len(shape) not in (1, 2) or len(shape) == 2 and shape[0] != 1 or shape[-1] != x.shape[-1]:
-            raise im.fail(f"ids {list(x.shape)} viewed as {list(shape)}; Gather indices are [S] or [1, S]")
-        im.out(node, Val(x.ssa, tuple(shape), np.int32))
+        assert isinstance(x, Val) and shape is not None
+        im.out(node, Val(x.ssa, tuple(shape), x.dtype))
 
     return lower
 

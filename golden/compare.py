@@ -28,6 +28,8 @@ def tolerance(
     """The tolerances for `dtype`, each overridden when given. `floor`: the least precise dtype
     the value was computed from (an fp32 value of a model that rounds to fp16 upstream carries
     fp16 error), whose tolerances are the least this one gets."""
+    if np.dtype(dtype).kind in "biu":  # integers and bools are exact
+        return (0.0 if atol is None else atol, 0.0 if rtol is None else rtol)
     a, r = TOLERANCES.get(np.dtype(dtype).name, TOLERANCES["float16"])
     if floor is not None:
         fa, fr = TOLERANCES.get(np.dtype(floor).name, TOLERANCES["float16"])

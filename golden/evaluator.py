@@ -82,11 +82,18 @@ def make_inputs(func_op: FuncOp, seed: int) -> dict[str, np.ndarray]:
     argument draws uniformly from the rows [0, V) of the tables it indexes."""
     rng = np.random.default_rng(seed)
     out: dict[str, np.ndarray] = {}
-    for name, arg in zip(_arg_names(func_op), func_op.args, strict=True):
+    declared = func_op.attributes.get("onnx.input_dtypes")  # an imported model's own input types
+    kinds = [np.dtype(d.data).kind for d in declared.data] if isinstance(declared, ArrayAttr) else []  # type: ignore[attr-defined]
+    for k, (name, arg) in enumerate(zip(_arg_names(func_op), func_op.args, strict=True)):
         t = _tensor_type(arg)
-        if g.is_index_type(t.element_type):
-            bound = index_bound(func_op, arg) or 1
-            out[name] = rng.integers(0, bound, g.shape_of(t)).astype(np.int32)
+        if g.is_index_type(t.element_type):  # indices draw from their tables' rows, other integers from [-8, 8)
+            bound = index_bound(func_op, arg)
+            unsigned = k < len(kinds) and kinds[k] == "u"
+            lo, hi = (0, bound) if bound is not None else (0, 16) if unsigned else (-8, 8)
+            out[name] = rng.integers(lo, hi, g.shape_of(t)).astype(np.int32)
+            continue
+        if g.is_bool_type(t.element_type):
+            out[name] = rng.integers(0, 2, g.shape_of(t)).astype(np.bool_)
             continue
         out[name] = rng.standard_normal(g.shape_of(t), dtype=np.float32).astype(g.numpy_dtype(t))
     return out
@@ -124,17 +131,20 @@ def check_inputs(func_op: FuncOp, inputs: dict[str, np.ndarray]) -> dict[str, np
     given): raises GoldenError naming the input whose value does not fit or is out of range."""
     out = dict(inputs)
     for name, arg in zip(_arg_names(func_op), func_op.args, strict=True):
-        if name in inputs and g.is_index_type(_tensor_type(arg).element_type):
+        el = _tensor_type(arg).element_type
+        if name in inputs and g.is_index_type(el):
             out[name] = check_index_input(name, np.asarray(inputs[name]), index_bound(func_op, arg))
+        elif name in inputs and g.is_bool_type(el):
+            out[name] = np.asarray(inputs[name]).astype(np.bool_)
     return out
 
 
 def _compute(op: Operation, env: dict[SSAValue, np.ndarray]) -> np.ndarray:
     """The op's own reference semantics (`graph.GraphOp.reference`) on float32 operands (integer
-    operands, indices, as they are)."""
+    and bool operands as they are)."""
     if not isinstance(op, g.GraphOp):
         raise GoldenError(f"golden evaluator does not support operation '{op.name}'")
-    return op.reference(*(env[v] if env[v].dtype.kind in "iu" else env[v].astype(np.float32) for v in op.operands))
+    return op.reference(*(env[v] if env[v].dtype.kind in "biu" else env[v].astype(np.float32) for v in op.operands))
 
 
 def _check_shape(op: Operation, name: str, value: np.ndarray, v: SSAValue) -> None:

@@ -73,7 +73,7 @@ class RunResult:
 
 
 def _dtype(code: int, what: str) -> DType:
-    """A CALL dtype word's in or out dtype: a float (integer operands have fixed ABI dtypes)."""
+    """A CALL dtype word's in or out dtype: a float, or INT32 for the kernels marked `ints`."""
     if code not in CALL_DTYPES:
         raise EmulatorError(f"{what}: invalid dtype {code}")
     return DType(code)
@@ -469,6 +469,8 @@ class Emulator:
         out_dt = _dtype((int(w[2]) >> 8) & 0xFF, where)
         if kernel.invalid(p):
             raise EmulatorError(f"{where}: {name} with invalid parameters {p}")
+        if DType.INT32 in (in_dt, out_dt) and not kernel.ints:
+            raise EmulatorError(f"{where}: {name} computes on floats only; its dtype word names i32")
         out_el, in_els = kernel.operand_elements(p)
         out_dt, in_dts = kernel.operand_dtypes(in_dt, out_dt)
         ins = [

@@ -31,7 +31,7 @@ from ipu.target.mapping import MappingError
 _DTYPE_SIZE_BY_CODE = np.zeros(256, np.int64)
 for _d, _s in DTYPE_SIZE.items():
     _DTYPE_SIZE_BY_CODE[int(_d)] = _s
-_CALL_DTYPE_SIZE = np.zeros(256, np.int64)  # the codes a CALL's dtype word may hold (floats only)
+_CALL_DTYPE_SIZE = np.zeros(256, np.int64)  # the codes a CALL's dtype word may hold
 for _d in CALL_DTYPES:
     _CALL_DTYPE_SIZE[int(_d)] = DTYPE_SIZE[_d]
 
@@ -196,6 +196,14 @@ def _validate_calls(i: int, words: np.ndarray, op: np.ndarray, base: int, end: i
             continue
         c, at = calls[sel], idx[sel]
         kernel = KERNELS[name]
+        if not kernel.ints:
+            bad = ((c[:, 2] & 0xFF) == DType.INT32) | (((c[:, 2] >> 8) & 0xFF) == DType.INT32)
+            if bad.any():
+                j = _first(bad)
+                raise PackageError(
+                    f"program {i}: instruction {at[j]} ({name}) names i32 in its dtype word; the kernel computes on "
+                    "floats only"
+                )
         params = decode_call_params(name, c)
         bad = kernel.invalid(params)
         for q in kernel.params:  # a shape larger than a tile's memory is absurd (and would overflow)

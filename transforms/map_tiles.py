@@ -392,6 +392,15 @@ class MapTranspose(RewritePattern):
 
 ROW_KERNELS = {"softmax": "softmax_rows", "layer_norm": "layer_norm_rows", "rms_norm": "rms_norm_rows"}
 REDUCE_CODES = {"sum": 1, "max": 2, "mean": 3, "prod": 4}
+ARG_CODES = {"argmax": 1, "argmin": 2}
+
+
+class MapSelect(RewritePattern):
+    """a where cond else b over each tile's block: one `select` (operands a, b, cond)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: plan.SelectOp, rewriter: PatternRewriter) -> None:
+        _replace_by_run(rewriter, op, "select", elements=op.result.type.layout.block_elements)
 
 
 class MapRowwise(RewritePattern):
@@ -402,7 +411,10 @@ class MapRowwise(RewritePattern):
         a: Layout = op.input.type.layout
         rows, cols, valid = math.prod(a.block[:-1]), a.block[-1], a.shape[-1]
         k = op.kind.data
-        if k in REDUCE_CODES:
+        if k in ARG_CODES:
+            last = int(op.select_last_index is not None)
+            _replace_by_run(rewriter, op, "arg_rows", rows=rows, cols=cols, valid=valid, kind=ARG_CODES[k], last=last)
+        elif k in REDUCE_CODES:
             _replace_by_run(rewriter, op, "reduce_rows", rows=rows, cols=cols, valid=valid, kind=REDUCE_CODES[k])
         elif k == "softmax":
             _replace_by_run(rewriter, op, "softmax_rows", rows=rows, cols=cols, valid=valid)
@@ -677,6 +689,7 @@ PATTERNS: tuple[RewritePattern, ...] = (
     MapElementwise(plan.CastOp, lambda _: "copy"),
     MapGemm(),
     MapBinary(),
+    MapSelect(),
     MapTranspose(),
     MapRowwise(),
     MapAttention(),

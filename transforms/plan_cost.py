@@ -156,6 +156,9 @@ def op_cost(op: Operation, t: Target) -> tuple[int, int, int, int]:
         n = op.result.type.layout.block_elements
         p = {"m": 1, "n": n, "b_rows": 1, "b_cols": n}
         return KERNELS[op.kind.data].cycles(t, p, _esize(op.result.type)), 0, 0, 0
+    if isinstance(op, plan.SelectOp):
+        n = op.result.type.layout.block_elements
+        return KERNELS["select"].cycles(t, {"elements": n}, _esize(op.result.type)), 0, 0, 0
     if isinstance(op, plan.CastOp | plan.ReshapeOp):
         n = op.result.type.layout.block_elements * _esize(op.result.type)
         return t.costs["local_copy_call"] + n // t.costs["local_copy_bytes_per_cycle"], 0, 0, 0

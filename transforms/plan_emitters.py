@@ -151,7 +151,19 @@ def _plan_unary(p: Planner, op: graph.ElementwiseUnaryOp, index: int) -> None:
 
 
 def _plan_cast(p: Planner, op: graph.CastOp, index: int) -> None:
+    """A cast in place: to bool the `to_bool` kernel (x != 0), otherwise a converting copy (from
+    bool, an i32 word 0/1, to i32 nothing at all)."""
     x = p.get(op.input, None, op.name)
+    src, dst = op.input.type.element_type, op.result.type.element_type
+    if graph.is_bool_type(dst):
+        if graph.is_bool_type(src):
+            p.set(op.result, x)
+        else:
+            p.set(op.result, p.emit(plan.UnaryOp("to_bool", x, _name(op))).results[0])
+        return
+    if graph.is_bool_type(src) and graph.is_index_type(dst):
+        p.set(op.result, x)
+        return
     r = plan.CastOp.create(
         operands=[x],
         result_types=[plan.PlanTensorType(op.result.type, x.type.layout_attr)],
@@ -177,7 +189,7 @@ def _plan_binary(p: Planner, op: Operation, index: int) -> None:
     else:
         raise DiagnosticException(f"plan-ops: {op.name} broadcast of {rs} to {lay.shape} is not planned yet")
     b = p.get(rhs, want, op.name)
-    kind = op.name.split(".")[1]
+    kind = op.name.split(".")[1]  # the kernel of the op's mnemonic (graph.less -> less)
     p.set(op.results[0], p.emit(plan.BinaryOp(kind, a, b, _name(op))).results[0])
 
 
@@ -208,6 +220,38 @@ def _plan_column_binary(p: Planner, op: Operation, a: SSAValue) -> None:
     r = plan.BinaryOp(op.name.split(".")[1], a, p.cache[key], _name(op))
     r.attributes["column"] = builtin.UnitAttr()
     p.set(op.results[0], p.emit(r).results[0])
+
+
+def _plan_where(p: Planner, op: graph.WhereOp, index: int) -> None:
+    """x where cond else y: the values and the condition in the layout x has, one `select`."""
+    a = p.get(op.lhs, None, op.name)
+    if a.type.layout.partial >= 0:
+        a = p.get(op.lhs, plan_type(op.lhs.type, row_layout(a.type.layout.shape, p.target.tiles)), op.name)
+    b = p.get(op.rhs, a.type, op.name)
+    c = p.get(op.condition, plan_type(op.condition.type, a.type.layout, a.type.layout_attr.memory.data), op.name)
+    r = plan.SelectOp.create(operands=[a, b, c], result_types=[a.type], attributes=_value(op))
+    p.set(op.result, p.emit(r).results[0])
+
+
+def _plan_arg_reduce(p: Planner, op: graph.ArgReduceOp, index: int) -> None:
+    """The index of each row's largest or smallest value: whole rows per tile (as the row
+    reductions), one `arg_rows` kernel."""
+    x_val = op.input
+    x = p.get(x_val, None, op.name)
+    lay = x.type.layout
+    if lay.partial >= 0 or lay.split[-1] or (len(lay.shape) >= 2 and lay.block[-2] % 2):
+        lay = row_layout(lay.shape, p.target.tiles)
+        if len(lay.shape) >= 2 and lay.block[-2] % 2:  # the result's one axis is padded to even blocks
+            align = list(lay.align or (1,) * len(lay.shape))
+            align[-2] = math.lcm(align[-2], 2)
+            lay = Layout(lay.shape, lay.grid, lay.split, lay.partial, lay.first_tile, tuple(align))
+        x = p.get(x_val, plan_type(x_val.type, lay), op.name)
+    rl = Layout(lay.shape[:-1], lay.grid, lay.split[:-1], -1, lay.first_tile, tuple(lay.align[:-1]))
+    attrs: dict[str, Attribute] = {**_value(op), "kind": StringAttr(f"arg{op.kind.data}")}
+    if op.select_last_index is not None:
+        attrs["select_last_index"] = builtin.UnitAttr()
+    r = plan.RowwiseOp.create(operands=[x], result_types=[plan_type(op.result.type, rl)], attributes=attrs)
+    p.set(op.result, p.emit(r).results[0])
 
 
 def _plan_transpose(p: Planner, op: graph.TransposeOp, index: int) -> None:
@@ -482,25 +526,43 @@ def _plan_gather(p: Planner, op: graph.GatherOp, index: int) -> None:
 
 Emitter = Callable[[Planner, Operation, int], None]
 
-EMITTERS: dict[type[Operation], Emitter] = {
-    graph.MatmulOp: _plan_matmul,
-    graph.AddOp: _plan_binary,
-    graph.SubOp: _plan_binary,
-    graph.MulOp: _plan_binary,
-    graph.MaxOp: _plan_binary,
-    graph.MinOp: _plan_binary,
-    graph.DivOp: _plan_binary,
-    graph.PowOp: _plan_binary,
-    graph.TransposeOp: _plan_transpose,
-    graph.ReshapeOp: _plan_reshape,
-    graph.CastOp: _plan_cast,
-    graph.SoftmaxOp: _plan_rowwise,
-    graph.LayerNormOp: _plan_rowwise,
-    graph.RmsNormOp: _plan_rowwise,
-    graph.ReduceOp: _plan_rowwise,
-    graph.SplitHeadsOp: _plan_split_heads,
-    graph.MergeHeadsOp: _plan_merge_heads,
-    graph.AttentionOp: _plan_attention,
-    graph.GatherOp: _plan_gather,
-} | dict.fromkeys(graph.ELEMENTWISE_UNARY_OPS, _plan_unary)  # type: ignore[dict-item]
+EMITTERS: dict[type[Operation], Emitter] = (
+    {
+        graph.MatmulOp: _plan_matmul,
+        graph.AddOp: _plan_binary,
+        graph.SubOp: _plan_binary,
+        graph.MulOp: _plan_binary,
+        graph.MaxOp: _plan_binary,
+        graph.MinOp: _plan_binary,
+        graph.DivOp: _plan_binary,
+        graph.PowOp: _plan_binary,
+        graph.TransposeOp: _plan_transpose,
+        graph.ReshapeOp: _plan_reshape,
+        graph.CastOp: _plan_cast,
+        graph.SoftmaxOp: _plan_rowwise,
+        graph.LayerNormOp: _plan_rowwise,
+        graph.RmsNormOp: _plan_rowwise,
+        graph.ReduceOp: _plan_rowwise,
+        graph.SplitHeadsOp: _plan_split_heads,
+        graph.MergeHeadsOp: _plan_merge_heads,
+        graph.AttentionOp: _plan_attention,
+        graph.GatherOp: _plan_gather,
+        graph.WhereOp: _plan_where,
+        graph.ArgReduceOp: _plan_arg_reduce,
+    }
+    | dict.fromkeys(
+        (
+            graph.ModOp,
+            graph.FmodOp,
+            graph.AndOp,
+            graph.OrOp,
+            graph.XorOp,
+            graph.ShiftLeftOp,
+            graph.ShiftRightOp,
+            *graph.COMPARE_OPS,
+        ),
+        _plan_binary,
+    )
+    | dict.fromkeys(graph.ELEMENTWISE_UNARY_OPS, _plan_unary)  # type: ignore[dict-item]
+)
 """How each graph op (by class) becomes plan ops; `plan.repeat` and parameters are structural."""

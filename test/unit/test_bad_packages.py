@@ -21,7 +21,7 @@ import pytest
 from click.testing import CliRunner, Result
 from conftest import EXAMPLES
 
-from ipu.abi.isa import INSTRUCTION_WORDS, Opcode, encode_simple
+from ipu.abi.isa import INSTRUCTION_WORDS, DType, Opcode, encode_simple
 from ipu.abi.tables import SLICE, TRANSFER
 from ipu.codegen.ipuexe import build_package
 from ipu.runtime.package import SCHEMA_VERSION, HostStep, Package, PackageError, Program
@@ -258,6 +258,11 @@ CASES = [
         "kernel_index_out_of_range",
         _code_word(Opcode.CALL, 1, 99),
         r"program 0: instruction \d+ calls invalid kernel index 99",
+    ),
+    Case(
+        "float_kernel_with_i32_dtype",  # amp_matmul computes on floats only; i32 is for the `ints` kernels
+        _code_word(Opcode.CALL, 2, int(DType.INT32) | int(DType.INT32) << 8),
+        r"program 0: instruction \d+ \(amp_matmul\) names i32 in its dtype word; the kernel computes on floats only",
     ),
     Case("no_end_instruction", _code_word(Opcode.END, 0, Opcode.SYNC), r"program 0: no END instruction"),
     Case(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -700,12 +701,23 @@ def test_embedding_slice_writes_the_tiles_rows_and_zeros(in_dt: DType, out_dt: D
 
 
 def test_a_call_dtype_word_naming_int32_is_refused() -> None:
-    """Integer operands have fixed "i32" dtypes in their kernel's ABI; a CALL's in/out dtype is a float."""
-    emu = _kernel_emulator(encode_call("copy", DType.INT32, DType.F32, DATA + 0x100, [DATA], [4]))
+    """Only the kernels marked `ints` take INT32 as a CALL's in/out dtype (copy does: a cast);
+    a float-only kernel (exp) naming it is refused by the validator and the emulator, and a code
+    no dtype has by both for any kernel."""
+    validate_package(
+        _kernel_emulator(encode_call("copy", DType.INT32, DType.F32, DATA + 0x100, [DATA], [4])).package, T
+    )
+    emu = _kernel_emulator(encode_call("exp", DType.INT32, DType.F32, DATA + 0x100, [DATA], [4]))
+    with pytest.raises(PackageError, match=r"\(exp\) names i32 in its dtype word; the kernel computes on floats only"):
+        validate_package(emu.package, T)
+    with pytest.raises(EmulatorError, match="exp computes on floats only; its dtype word names i32"):
+        emu.run({})
+    emu = _kernel_emulator(encode_call("copy", DType.F32, DType.F32, DATA + 0x100, [DATA], [4]))
+    w = np.frombuffer(emu.package.programs[0].code, "<u4").copy()
+    w[2] = 9 | 2 << 8  # no dtype has code 9
+    emu.package.programs[0] = dataclasses.replace(emu.package.programs[0], code=w.tobytes())
     with pytest.raises(PackageError, match="invalid dtype word"):
         validate_package(emu.package, T)
-    with pytest.raises(EmulatorError, match="invalid dtype 3"):
-        emu.run({})
 
 
 def test_attention_update_bias_adds_the_bias_and_masks_with_minus_inf() -> None:

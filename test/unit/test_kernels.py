@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from ipu.abi.isa import DType, float_bits
@@ -24,6 +25,9 @@ ABI_ORDER = (
     "sqrt", "rsqrt", "reciprocal", "neg", "abs", "erf", "sin", "cos", "log", "silu", "min", "div", "pow",
     "repad", "floor", "ceil", "round", "sign", "tan", "sinh", "cosh", "asin", "acos", "atan", "asinh", "acosh",
     "atanh", "softplus", "softsign", "attention_update_bias",
+    "mod", "fmod", "equal", "less", "less_equal", "greater", "greater_equal", "and", "or", "xor", "shift_left",
+    "shift_right", "not", "bitwise_not", "to_bool", "wrap_i8", "wrap_u8", "wrap_i16", "wrap_u16", "select",
+    "arg_rows",
 )  # fmt: skip
 
 _AU = {"causal": 0, "scale_bits": 0, "k_base": 0}
@@ -200,21 +204,63 @@ def test_parameter_rules(kernel: str, params: dict[str, int], bad: bool) -> None
 
 def test_every_elementwise_unary_op_lowers_to_a_unary_kernel() -> None:
     """graph.ELEMENTWISE_UNARY_OPS name their kernel; each is a plan.unary kind (a unary kernel),
-    and every unary kernel is some op's (gelu's two forms by its `approximate` attribute)."""
-    from xdsl.dialects.builtin import StringAttr, TensorType, f32
+    and every unary kernel is some op's (gelu's two forms by its `approximate` attribute, the
+    wrap's four by `to`) or a cast's (to_bool)."""
+    from xdsl.dialects.builtin import StringAttr, TensorType, f32, i1, i32
     from xdsl.ir import Block
 
     from ipu.dialects import graph as g
 
-    x = Block(arg_types=[TensorType(f32, [4])]).args[0]
-    used = set()
+    x, n, b = Block(arg_types=[TensorType(t, [4]) for t in (f32, i32, i1)]).args
+    arg = {"float": x, "numeric": x, "int": n, "bool": b}
+    used = {"to_bool"}  # graph.cast to i1
     for cls in g.ELEMENTWISE_UNARY_OPS:
-        ops = [cls(x)]
+        ops = [cls(arg[cls.DTYPES])]
         if cls is g.GeluOp:
             ops.append(cls(x))
             ops[-1].attributes["approximate"] = StringAttr("none")
+        if cls is g.WrapOp:
+            ops = [cls(n, to) for to in g.WRAP_TYPES]
         for op in ops:
             op.verify()
             assert KERNELS[op.kernel()].unary, op.name
             used.add(op.kernel())
     assert used == set(UNARY_KERNELS)
+
+
+def test_integer_kernels() -> None:
+    """The integer semantics: int32 wrap-around, truncating division with x / 0 = 0, both mods,
+    logical shifts of the 32-bit word, comparisons as 0/1 words, the narrow wraps, select and
+    arg_rows; only kernels marked `ints` accept INT32 in the dtype word."""
+    from ipu.abi.kernels import INT_KERNELS
+
+    p = {"m": 1, "n": 6, "b_rows": 1, "b_cols": 6}
+    a = np.array([[7, -7, 7, -7, 2**31 - 1, -(2**31)]], np.int32)
+    b = np.array([[2, 2, -2, 0, 1, -1]], np.int32)
+
+    def run(name: str, x: np.ndarray, y: np.ndarray, q: dict = p) -> np.ndarray:
+        return np.asarray(KERNELS[name].run(q, 1, [x, y], None)).reshape(-1)
+
+    with np.errstate(over="ignore"):
+        assert list(run("add", a, b)) == list((a + b).reshape(-1))  # 2^31 - 1 + 1 wraps
+    assert list(run("div", a, b)) == [3, -3, -3, 0, 2**31 - 1, -(2**31)]
+    assert list(run("mod", a, b)) == [1, 1, -1, 0, 0, 0]
+    assert list(run("fmod", a, b)) == [1, -1, 1, 0, 0, 0]
+    assert list(run("less", a, b)) == [0, 1, 0, 1, 0, 1]
+    s = np.array([[1, 3, 31, 32, -1, 0]], np.int32)
+    one = np.ones((1, 6), np.int32)
+    assert list(run("shift_left", one, s)) == [2, 8, -(2**31), 0, 0, 1]
+    assert list(run("shift_right", np.full((1, 6), -1, np.int32), s)) == [2**31 - 1, 2**29 - 1, 1, 0, 0, -1]
+    e = {"elements": 4}
+    v = np.array([[127, 128, -129, 300]], np.int32)
+    assert list(KERNELS["wrap_i8"].run(e, 1, [v], None).reshape(-1)) == [127, -128, 127, 44]
+    assert list(KERNELS["wrap_u8"].run(e, 1, [v], None).reshape(-1)) == [127, 128, 127, 44]
+    f = np.array([[0.0, np.nan, -0.0, 2.5]], np.float32)
+    assert list(KERNELS["to_bool"].run(e, 1, [f], None).reshape(-1)) == [0, 1, 0, 1]
+    c = np.array([[1, 0, 1, 0]], np.int32)
+    assert list(KERNELS["select"].run(e, 1, [f, -f, c], None).reshape(-1)[[0, 2, 3]]) == [0.0, -0.0, -2.5]
+    r = {"rows": 1, "cols": 4, "valid": 3, "kind": 1, "last": 1}
+    x = np.array([[5, 9, 9, 100]], np.int32)
+    assert list(KERNELS["arg_rows"].run(r, 1, [x], None).reshape(-1)) == [2]
+    assert list(KERNELS["arg_rows"].run(r | {"last": 0, "kind": 2}, 1, [x], None).reshape(-1)) == [0]
+    assert "matmul" not in " ".join(INT_KERNELS) and {"add", "copy", "select", "less"} <= set(INT_KERNELS)

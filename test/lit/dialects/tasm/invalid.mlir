@@ -14,14 +14,22 @@ tasm.phase @phase0 lower_bound 4 horizon 4 scheduler "greedy-longest-first" tran
 tasm.program @p0 tiles(0, 16) {
   tasm.call "relu" out(327744) in(array<i64: 327712>) {elements = 2 : i64} : i32 -> f32
 }
-// CHECK: Operation does not verify: tasm.call: element types must be floats
+// CHECK: Operation does not verify: tasm.call: relu: element types must be floats (the kernel computes on floats only), got i32
 
 // -----
 
 tasm.program @p0 tiles(0, 16) {
   tasm.call "relu" out(327744) in(array<i64: 327712>) {elements = 2 : i64} : f16 -> index
 }
-// CHECK: Operation does not verify: tasm.call: element types must be floats
+// CHECK: Operation does not verify: tasm.call: relu: element types must be floats
+
+// -----
+
+// an integer kernel takes i32 (and floats), nothing else
+tasm.program @p0 tiles(0, 16) {
+  tasm.call "add" out(327744) in(array<i64: 327712, 327712>) {m = 1 : i64, n = 2 : i64, b_rows = 1 : i64, b_cols = 2 : i64} : i16 -> i16
+}
+// CHECK: Operation does not verify: tasm.call: add: element types must be f16, f32 or i32, got i16
 
 // -----
 

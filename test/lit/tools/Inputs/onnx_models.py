@@ -1,5 +1,5 @@
-"""Write the small ONNX models the ipu-translate --import-onnx lit tests read: `mlp OUT`, `act OUT`
-or `bad OUT`."""
+"""Write the small ONNX models the ipu-translate --import-onnx lit tests read: `mlp OUT`, `act OUT`,
+`ints OUT` or `bad OUT`."""
 
 import math
 import sys
@@ -65,6 +65,35 @@ def act() -> onnx.ModelProto:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 
 
+def ints() -> onnx.ModelProto:
+    """int8 and int64 inputs, a bool and an int8 output: the narrow add wraps, a comparison and a
+    Where on the floats it casts to, ArgMax."""
+    nodes = [
+        helper.make_node("Add", ["a", "b"], ["s"], name="/add/Add"),
+        helper.make_node("Less", ["a", "b"], ["lt"], name="/cmp/Less"),
+        helper.make_node("Cast", ["s"], ["f"], name="/cast/Cast", to=F),
+        helper.make_node("Neg", ["f"], ["nf"], name="/neg/Neg"),
+        helper.make_node("Where", ["lt", "f", "nf"], ["w"], name="/where/Where"),
+        helper.make_node("ArgMax", ["k"], ["am"], name="/argmax/ArgMax", axis=1, keepdims=0),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "ints",
+        [
+            helper.make_tensor_value_info("a", TensorProto.INT8, [4, 8]),
+            helper.make_tensor_value_info("b", TensorProto.INT8, [4, 8]),
+            helper.make_tensor_value_info("k", TensorProto.INT64, [4, 8]),
+        ],
+        [
+            helper.make_tensor_value_info("s", TensorProto.INT8, [4, 8]),
+            helper.make_tensor_value_info("lt", TensorProto.BOOL, [4, 8]),
+            helper.make_tensor_value_info("w", F, [4, 8]),
+            helper.make_tensor_value_info("am", TensorProto.INT64, [4]),
+        ],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
 def bad() -> onnx.ModelProto:
     nodes = [helper.make_node("Mish", ["x"], ["y"], name="/head/Mish")]
     vi = [helper.make_tensor_value_info(n, F, [4]) for n in ("x", "y")]
@@ -72,4 +101,4 @@ def bad() -> onnx.ModelProto:
 
 
 if __name__ == "__main__":
-    onnx.save({"mlp": mlp, "act": act, "bad": bad}[sys.argv[1]](), sys.argv[2])
+    onnx.save({"mlp": mlp, "act": act, "ints": ints, "bad": bad}[sys.argv[1]](), sys.argv[2])
