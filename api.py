@@ -213,6 +213,7 @@ def compile(  # noqa: A001
     options: dict[str, int] | None = None,
     graph_passes: Sequence[ModulePass] = (),
     precision: str | None = None,
+    checkpoints: bool = True,
 ) -> Compiled:
     """Lower a graph-level model through every pass and build its package for `target` (default:
     the module's `#ipu.target`, else mk2);
@@ -220,6 +221,8 @@ def compile(  # noqa: A001
     `graph_passes` are a researcher's graph-level rewrites (fusions, reorders), run in order before
     plan-ops; the reference stays the model as given, so the check verifies the rewrites too
     (checkpoints are matched by value name, which a rewrite keeps for the values it keeps).
+    `checkpoints=False` leaves the intermediate values' samples out of the package
+    (`drop-checkpoints`: smaller code; only the outputs are then checked);
     `precision="f16"` computes the model in half precision (`convert-precision`: float32 inside
     becomes float16, the interface stays float32) and checks it against that half-precision model
     and the oracle with float16 tolerances.
@@ -228,7 +231,7 @@ def compile(  # noqa: A001
     if target is not None and not isinstance(target, Target):
         target = load_target(target)
     try:
-        passes = compile_passes(target.name if target is not None else None, options)
+        passes = compile_passes(target.name if target is not None else None, options, checkpoints)
     except ValueError as e:
         raise ApiError(str(e)) from None
     onnx_model = _onnx_source(source)  # read once: parsed here, and run by the oracle

@@ -37,11 +37,13 @@ def export(name: str, seq: int, layers: int | None, exporter: str, cache: Path, 
     return path
 
 
-def run(path: Path, target: str, precision: str | None, options: dict[str, int]) -> dict[str, object]:
+def run(
+    path: Path, target: str, precision: str | None, options: dict[str, int], checkpoints: bool = True
+) -> dict[str, object]:
     from ipu import api
 
     t0 = time.perf_counter()
-    compiled = api.compile(str(path), target, precision=precision, options=options)
+    compiled = api.compile(str(path), target, precision=precision, options=options, checkpoints=checkpoints)
     compile_s = time.perf_counter() - t0
     inputs = dict(np.load(str(path).removesuffix(".onnx") + ".inputs.npz"))
     t0 = time.perf_counter()
@@ -76,13 +78,19 @@ def main() -> None:
     ap.add_argument("--exporter-python", default=sys.executable, help="an interpreter with the [models] extra")
     ap.add_argument("--finalists", type=int, default=None, help="plan-ops finalists (1: greedy; default: search)")
     ap.add_argument("--precision", default="f16", choices=("f16", "f32"), help="compute precision (%(default)s)")
+    ap.add_argument(
+        "--no-checkpoints",
+        action="store_true",
+        help="leave the intermediate values' samples out (drop-checkpoints: less code; outputs still checked)",
+    )
     a = ap.parse_args()
     for spec in a.model or DEFAULT:
         name, seq, *depth = spec.split(":")
         layers = int(depth[0]) if depth else None
         path = export(name, int(seq), layers, a.exporter, a.cache, a.exporter_python)
         try:
-            r = run(path, a.target, a.precision, {"finalists": a.finalists} if a.finalists else {})
+            opts = {"finalists": a.finalists} if a.finalists else {}
+            r = run(path, a.target, a.precision, opts, not a.no_checkpoints)
         except DiagnosticException as e:  # a model that does not fit is a figure, not a crash
             print(f"model={name} seq={seq} layers={layers or 'all'} target={a.target} compiled=no: {e}", flush=True)
             continue
@@ -90,7 +98,7 @@ def main() -> None:
         mem = " ".join(f"{k}={v}" for k, v in r["memory"].items())  # type: ignore[union-attr]
         print(
             f"model={name} seq={seq} layers={layers or 'all'} exporter={a.exporter} target={a.target} "
-            f"precision={a.precision} "
+            f"precision={a.precision} checkpoints={'none' if a.no_checkpoints else 'sampled'} "
             f"numericalTest={r['numerics']} "
             f"maxAbsVsExport={r['max_abs_vs_export']:.2e} compileSeconds={r['compile_s']:.1f} "
             f"emulateAndCheckSeconds={r['emulate_and_check_s']:.1f} totalCycles={r['cycles']} "

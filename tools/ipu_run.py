@@ -118,7 +118,8 @@ def _print_checks(checks: list[api.Check]) -> bool:
     type=click.Choice(["none", "outputs", "sampled", "all"]),
     default="sampled",
     show_default=True,
-    help="what to compare: nothing, the outputs, also --samples elements of every op's value, or all of them",
+    help="what to compare: nothing, the outputs (compiled without checkpoints), also --samples elements of every "
+    "op's value, or all of them",
 )
 @click.option("--samples", default=256, show_default=True, help="checkpoint samples per tensor (--check sampled)")
 @click.option("--atol", type=float, default=None, help="absolute tolerance (default by dtype: f16 0.03, f32 0.001)")
@@ -175,7 +176,9 @@ def _run(
             reference = main_function(parse_file(make_context(), reference_path))
     else:
         try:
-            compiled = api.compile(model, target, precision=precision)
+            # checking only the outputs: the package carries no samples of intermediate values
+            keep = bisect or check_mode in ("sampled", "all")
+            compiled = api.compile(model, target, precision=precision, checkpoints=keep)
         except api.ApiError as e:
             raise ToolError(str(e)) from None
         pkg, reference, tg = compiled.package, compiled.reference, compiled.target

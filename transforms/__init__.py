@@ -13,6 +13,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return ConvertPrecisionPass
 
+    def drop_checkpoints():
+        from ipu.transforms.drop_checkpoints import DropCheckpointsPass
+
+        return DropCheckpointsPass
+
     def plan_ops():
         from ipu.transforms.plan_ops import PlanOpsPass
 
@@ -69,6 +74,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "plan-decide": plan_decide,
         "plan-materialize": plan_materialize,
         "map-tiles": map_tiles,
+        "drop-checkpoints": drop_checkpoints,
         "schedule-exchange": schedule_exchange,
         "screen-tiles": screen_tiles,
         "select-finalist": select_finalist,

@@ -9,6 +9,7 @@ from xdsl.context import Context
 from xdsl.dialects import builtin
 from xdsl.passes import ModulePass
 
+from ipu.transforms.drop_checkpoints import DropCheckpointsPass
 from ipu.transforms.log import phase
 from ipu.transforms.lower_to_tasm import LowerToTasmPass
 from ipu.transforms.map_tiles import MapTilesPass
@@ -22,8 +23,11 @@ PLAN_OPTIONS = ("finalists", "beam", "candidates")
 """The pipeline options a caller may set: `PlanOpsPass`'s search knobs."""
 
 
-def compile_passes(target: str | None, options: dict[str, int] | None = None) -> list[tuple[str, ModulePass]]:
-    """The ladder's passes, labelled; `options` (names in `PLAN_OPTIONS`, positive ints) go to plan-ops.
+def compile_passes(
+    target: str | None, options: dict[str, int] | None = None, checkpoints: bool = True
+) -> list[tuple[str, ModulePass]]:
+    """The ladder's passes, labelled; `options` (names in `PLAN_OPTIONS`, positive ints) go to plan-ops;
+    without `checkpoints`, drop-checkpoints removes the intermediate values' samples after map-tiles.
     Every finalist is mapped and screened before select-finalist keeps one. `target` (None: the
     module's `#ipu.target`, else mk2) goes to plan-ops, which records it; the later passes read it."""
     options = dict(options or {})
@@ -33,9 +37,11 @@ def compile_passes(target: str | None, options: dict[str, int] | None = None) ->
     for k, v in options.items():
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise ValueError(f"pipeline option {k} must be a positive integer, got {v!r}")
+    drop = [] if checkpoints else [("drop_checkpoints", DropCheckpointsPass())]
     return [
         ("plan_ops", PlanOpsPass(target=target, **options)),
         ("map_tiles", MapTilesPass()),
+        *drop,
         ("screen_tiles", ScreenTilesPass()),
         ("select_finalist", SelectFinalistPass()),
         ("schedule_exchange", ScheduleExchangePass()),
