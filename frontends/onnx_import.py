@@ -539,7 +539,7 @@ class _Importer:
         # the model's own element types of inputs and outputs where some is an integer or bool (the
         # host narrows and widens those; a float interface is the device's own)
         ins = [np.dtype(self.vals[n].dtype) for n, _ in args]
-        outs = [np.dtype(self.io_type(o, "output")[1]) for o in self.graph.output]
+        outs = [np.dtype(self.io_type(o, "output")[1]) for o in self.graph.output if o.name not in self.empty_outputs]
         if any(d.kind in "iub" for d in ins + outs):
             f.attributes["onnx.input_dtypes"] = ArrayAttr([StringAttr(d.name) for d in ins])
             f.attributes["onnx.output_dtypes"] = ArrayAttr([StringAttr(d.name) for d in outs])
