@@ -1,19 +1,27 @@
-"""`place-storage`: give every buffer an address, shared by all tiles of its group.
+"""`place-storage`: give every buffer one address, shared by all tiles of its group.
 
 Reserved first, at the bottom of the executable region: the code reserve, then the exchange
 rows (the instructions of every exchange phase, sized from the scheduled tables: 4 bytes per
 phase plus 28 per transfer family a tile takes part in, the busiest tile's count). Data lives
 above them and below the loader's limit. Lifetimes run from a buffer's defining op to its last
-use (weights live for the whole program), and dead buffers' space is reused. Interleaved
-buffers are placed first-fit from the top of the interleaved region down; standard buffers
-first-fit from the end of the reserved ranges up, through the non-interleaved region and on into
-the interleaved one (the regions are adjacent, and standard data has no element rule). An AMP
-call's output never shares a memory element (an element pair in the interleaved region) with
-its left operand, whose stream it reads in the same cycles. Every address is 32-byte aligned
-(AMP operands; MF 1.3). A model that does not fit gets a diagnostic naming the value, its op,
-its tiles, the bytes needed, the largest free range, the bytes live (and the largest live
-values) and the capacity. The function records peak bytes by class, the largest standard
-allocation, the exchange-row reservation and the largest free range at the peak.
+use (weights live for the whole program), and dead buffers' space is reused.
+
+Memory is per tile, so a buffer's address must avoid only the live buffers whose tile range
+(`first`, `count` of its `!tilemap.buffer`) intersects its own: buffers on disjoint tile ranges
+(the rotated row layouts of successive norms, say) may share an address. Each buffer keeps one
+address for all its tiles, so the IR does not grow with the tile count; the fits are interval
+checks over the live buffers' address and tile ranges (numpy masks, no loop over tiles).
+Interleaved buffers are placed first-fit from the top of the interleaved region down; standard
+buffers first-fit from the end of the reserved ranges up, through the non-interleaved region
+and on into the interleaved one (the regions are adjacent, and standard data has no element
+rule). An AMP call's output never shares a memory element (an element pair in the interleaved
+region) with its left operand, whose stream it reads in the same cycles. Every address is
+32-byte aligned (AMP operands; MF 1.3). A model that does not fit gets a diagnostic naming the
+value, its op, its tiles, the bytes needed, the largest free range on its tiles, the bytes live
+on its busiest tile (and the largest values there) and the capacity. The function records peak
+bytes by class and in total, each the worst tile's (a tile's bytes are those of the live buffers
+on it), the largest standard allocation, the exchange-row reservation and the largest free range
+on the busiest tile at the peak.
 """
 
 from __future__ import annotations
