@@ -1,19 +1,27 @@
-"""`place-storage`: give every buffer an address, shared by all tiles of its group.
+"""`place-storage`: give every buffer one address, shared by all tiles of its group.
 
 Reserved first, at the bottom of the executable region: the code reserve, then the exchange
 rows (the instructions of every exchange phase, sized from the scheduled tables: 4 bytes per
 phase plus 28 per transfer family a tile takes part in, the busiest tile's count). Data lives
 above them and below the loader's limit. Lifetimes run from a buffer's defining op to its last
-use (weights live for the whole program), and dead buffers' space is reused. Interleaved
-buffers are placed first-fit from the top of the interleaved region down; standard buffers
-first-fit from the end of the reserved ranges up, through the non-interleaved region and on into
-the interleaved one (the regions are adjacent, and standard data has no element rule). An AMP
-call's output never shares a memory element (an element pair in the interleaved region) with
-its left operand, whose stream it reads in the same cycles. Every address is 32-byte aligned
-(AMP operands; MF 1.3). A model that does not fit gets a diagnostic naming the value, its op,
-its tiles, the bytes needed, the largest free range, the bytes live (and the largest live
-values) and the capacity. The function records peak bytes by class, the largest standard
-allocation, the exchange-row reservation and the largest free range at the peak.
+use (weights live for the whole program), and dead buffers' space is reused.
+
+Memory is per tile, so a buffer's address must avoid only the live buffers whose tile range
+(`first`, `count` of its `!tilemap.buffer`) intersects its own: buffers on disjoint tile ranges
+(the rotated row layouts of successive norms, say) may share an address. Each buffer keeps one
+address for all its tiles, so the IR does not grow with the tile count; the fits are interval
+checks over the live buffers' address and tile ranges (numpy masks, no loop over tiles).
+Interleaved buffers are placed first-fit from the top of the interleaved region down; standard
+buffers first-fit from the end of the reserved ranges up, through the non-interleaved region
+and on into the interleaved one (the regions are adjacent, and standard data has no element
+rule). An AMP call's output never shares a memory element (an element pair in the interleaved
+region) with its left operand, whose stream it reads in the same cycles. Every address is
+32-byte aligned (AMP operands; MF 1.3). A model that does not fit gets a diagnostic naming the
+value, its op, its tiles, the bytes needed, the largest free range on its tiles, the bytes live
+on its busiest tile (and the largest values there) and the capacity. The function records peak
+bytes by class and in total, each the worst tile's (a tile's bytes are those of the live buffers
+on it), the largest standard allocation, the exchange-row reservation and the largest free range
+on the busiest tile at the peak.
 """
 
 from __future__ import annotations
@@ -85,31 +93,40 @@ def _element_span(target: Target, lo: int, hi: int) -> tuple[int, int]:
     return b0 + (lo - b0) // g0 * g0, b1 + -(-(hi - b1) // g1) * g1
 
 
-def _largest_free(live: list, lo: int, hi: int) -> int:
-    busy = sorted((max(s, lo), min(e, hi)) for s, e, _ in live if e > lo and s < hi)
-    best, a = 0, lo
-    for s, e in busy:
-        best = max(best, s - a)
-        a = max(a, e)
-    return max(best, hi - a)
+def _largest_free(s: np.ndarray, e: np.ndarray, lo: int, hi: int) -> int:
+    """Longest run of [lo, hi) that no interval [s, e) covers (the intervals may overlap: buffers
+    on disjoint tiles share addresses)."""
+    m = (e > lo) & (s < hi)
+    if not m.any():
+        return hi - lo
+    o = np.argsort(s[m], kind="stable")
+    s0, e0 = np.maximum(s[m][o], lo), np.minimum(e[m][o], hi)
+    reach = np.maximum.accumulate(e0)  # the highest covered address up to each interval
+    before = np.concatenate(([lo], reach[:-1]))
+    return int(max(np.max(s0 - before, initial=0), hi - reach[-1]))
 
 
-def _fit(live: list, lo: int, hi: int, size: int, top_down: bool) -> int | None:
-    """Lowest (or highest) 32-byte aligned address in [lo, hi) where `size` bytes are free."""
-    busy = sorted((s, e) for s, e, _ in live if e > lo and s < hi)
+def _fit(s: np.ndarray, e: np.ndarray, lo: int, hi: int, size: int, top_down: bool) -> int | None:
+    """Lowest (or highest) 32-byte aligned address in [lo, hi) where `size` bytes miss every
+    interval [s, e); the intervals may overlap one another."""
+    m = (e > lo) & (s < hi)
+    s, e = s[m], e[m]
     if not top_down:
-        a = lo
-        for s, e in busy:
-            if a + size <= s:
-                break
-            a = max(a, -(-e // ALIGN) * ALIGN)
-        return a if a + size <= hi else None
-    a = (hi - size) // ALIGN * ALIGN
-    for s, e in reversed(busy):
-        if a >= e:
-            break
-        a = min(a, (s - size) // ALIGN * ALIGN)
-    return a if a >= lo else None
+        o = np.argsort(s, kind="stable")
+        s, e = s[o], e[o]
+        # a candidate before interval k starts above every earlier interval's (aligned) end
+        a = np.maximum(lo, np.concatenate(([lo], np.maximum.accumulate(-(-e // ALIGN) * ALIGN))))
+        ok = np.flatnonzero(a[:-1] + size <= s)
+        addr = int(a[ok[0]] if len(ok) else a[-1])
+        return addr if addr + size <= hi else None
+    o = np.argsort(-e, kind="stable")
+    s, e = s[o], e[o]
+    # a candidate above interval k (by descending end) ends below every higher interval's start
+    top = (hi - size) // ALIGN * ALIGN
+    a = np.minimum(top, np.concatenate(([top], np.minimum.accumulate((s - size) // ALIGN * ALIGN))))
+    ok = np.flatnonzero(a[:-1] >= e)
+    addr = int(a[ok[0]] if len(ok) else a[-1])
+    return addr if addr >= lo else None
 
 
 def _flatten(block: Block, seq: list[Operation], loops: list[tuple[tilemap.RepeatOp, int, int]]) -> None:
@@ -146,6 +163,50 @@ def _lifetimes(seq: list[Operation], loops: list[tuple[tilemap.RepeatOp, int, in
     return last
 
 
+class _Live:
+    """The buffers live at one point of the program: address interval, tile interval and memory
+    class per buffer, as arrays (one slot per buffer of the function), and each tile's live bytes
+    by class, so that a placement query is a few interval masks rather than a loop over tiles."""
+
+    def __init__(self, n: int, tiles: int) -> None:
+        self.addr = np.zeros(n, np.int64)
+        self.end = np.zeros(n, np.int64)
+        self.t0 = np.zeros(n, np.int64)
+        self.t1 = np.zeros(n, np.int64)
+        self.last = np.zeros(n, np.int64)  # last use; weights never die
+        self.alive = np.zeros(n, bool)
+        self.values: list[SSAValue] = []
+        self.index: dict[SSAValue, int] = {}
+        self.occupied = np.zeros((2, tiles), np.int64)  # [standard, interleaved] bytes per tile
+
+    def add(self, v: SSAValue, addr: int, size: int, last: int) -> None:
+        bt: tilemap.BufferType = v.type  # type: ignore[assignment]
+        k = len(self.values)
+        self.values.append(v)
+        self.index[v] = k
+        t0, t1 = bt.first.data, bt.first.data + bt.count.data
+        self.addr[k], self.end[k], self.t0[k], self.t1[k], self.last[k] = addr, addr + size, t0, t1, last
+        self.alive[k] = True
+        self.occupied[int(bt.memory.data == "interleaved"), t0:t1] += size
+
+    def drop(self, k: int) -> None:
+        bt: tilemap.BufferType = self.values[k].type  # type: ignore[assignment]
+        self.alive[k] = False
+        self.occupied[int(bt.memory.data == "interleaved"), self.t0[k] : self.t1[k]] -= self.end[k] - self.addr[k]
+
+    def expire(self, i: int) -> None:
+        """Free the buffers whose last use is before op `i`."""
+        for k in np.flatnonzero(self.alive & (self.last < i)):
+            self.drop(int(k))
+
+    def on(self, t0: int, t1: int) -> np.ndarray:
+        """Indices of the live buffers on some tile of [t0, t1)."""
+        return np.flatnonzero(self.alive & (self.t0 < t1) & (self.t1 > t0))
+
+    def find(self, v: SSAValue) -> int:
+        return self.index[v]
+
+
 def place_function(f: func.FuncOp, target: Target, code_bytes: int | None = None) -> dict[str, int]:
     """Place every buffer of `f` above the code region (`code_bytes`, default the target's
     `code_reserve_bytes`) and the exchange rows; returns the memory figures it records."""
@@ -162,7 +223,15 @@ def place_function(f: func.FuncOp, target: Target, code_bytes: int | None = None
     loops: list[tuple[tilemap.RepeatOp, int, int]] = []
     _flatten(f.body.block, seq, loops)
     last = _lifetimes(seq, loops)
-    live: list[tuple[int, int, SSAValue]] = []  # (address, end, value)
+    forever = len(seq)  # weights are live for the whole program
+    buffers = [
+        v
+        for op in seq
+        for v in (op.body.block.args if isinstance(op, tilemap.RepeatOp) else op.results[:1])
+        if isinstance(v.type, tilemap.BufferType)
+    ]
+    tiles = max([target.tiles] + [v.type.first.data + v.type.count.data for v in buffers])  # type: ignore[attr-defined]
+    live = _Live(len(buffers), tiles)
     peaks = {"standard": 0, "interleaved": 0, "total": 0}
     biggest_std = 0
     free_at_peak = target.data_end - data_start
@@ -170,7 +239,7 @@ def place_function(f: func.FuncOp, target: Target, code_bytes: int | None = None
     order = [(i, op) for i, op in enumerate(seq) if isinstance(op, tilemap.WeightOp)]
     order += [(i, op) for i, op in enumerate(seq) if not isinstance(op, tilemap.WeightOp)]
     for i, op in order:
-        live = [x for x in live if last.get(x[2], -1) >= i or isinstance(x[2].owner, tilemap.WeightOp)]
+        live.expire(i)
         if isinstance(op, tilemap.RepeatOp):
             values = list(op.body.block.args)  # carried buffers; the results share their slots
         elif op.results and isinstance(op.results[0].type, tilemap.BufferType):
@@ -180,7 +249,9 @@ def place_function(f: func.FuncOp, target: Target, code_bytes: int | None = None
         slots = []
         for v in values:
             bt: tilemap.BufferType = v.type
+            t0, t1 = bt.first.data, bt.first.data + bt.count.data
             size = -(-bt.nbytes // ALIGN) * ALIGN
+            until = forever if isinstance(op, tilemap.WeightOp) else last.get(v, -1)
             if isinstance(op, tilemap.RunOp) and op.inplace_operand() is not None:
                 src = op.inputs[op.inplace_operand()]
                 if last.get(src, -1) != i:
@@ -188,47 +259,53 @@ def place_function(f: func.FuncOp, target: Target, code_bytes: int | None = None
                         f"place-storage: in-place operand %{src.name_hint} is used after %{v.name_hint}"
                     )
                 s_slot = slot(src)
-                live = [x for x in live if x[2] is not src]
-                live.append((s_slot.address.data, s_slot.address.data + s_slot.size.data, v))
+                live.drop(live.find(src))
+                live.add(v, s_slot.address.data, s_slot.size.data, until)
                 slots.append(s_slot)
                 continue
-            addr = None
+            near = live.on(t0, t1)  # only buffers sharing a tile constrain the address
+            s, e = live.addr[near], live.end[near]
             # an AMP output keeps clear of its left operand's memory elements (for this fit only)
-            keep_clear = []
             if isinstance(op, tilemap.RunOp) and op.kernel.data in AMP_KERNELS and op.inputs:
                 lhs = slot(op.inputs[0])
-                keep_clear = [(*_element_span(target, lhs.address.data, lhs.address.data + lhs.size.data), None)]
-            for lo, hi, region in _ranges(target, bt.memory.data, data_start):
+                c0, c1 = _element_span(target, lhs.address.data, lhs.address.data + lhs.size.data)
+                s, e = np.append(s, c0), np.append(e, c1)
+            ranges = _ranges(target, bt.memory.data, data_start)
+            addr = None
+            for lo, hi, region in ranges:
                 # standard data grows up from the reserved ranges, interleaved data down from the top
-                a = _fit(live + keep_clear, lo, hi, size, bt.memory.data == "interleaved")
+                a = _fit(s, e, lo, hi, size, bt.memory.data == "interleaved")
                 if a is not None:
                     addr, reg = a, region
                     break
             if addr is None:
-                ranges = _ranges(target, bt.memory.data, data_start)
-                live_bytes = sum(e - s for s, e, _ in live)
+                per_tile = live.occupied[:, t0:t1].sum(axis=0)
+                worst = int(np.argmax(per_tile))
                 cap = sum(hi - lo for lo, hi, _ in ranges)
-                free = max(_largest_free(live + keep_clear, lo, hi) for lo, hi, _ in ranges)
-                biggest = sorted(live, key=lambda x: x[0] - x[1])[:4]
-                names = ", ".join(f"%{x[2].name_hint} {x[1] - x[0]}" for x in biggest)
+                free = max(_largest_free(s, e, lo, hi) for lo, hi, _ in ranges)
+                here = [int(k) for k in near if live.t0[k] <= t0 + worst < live.t1[k]]
+                biggest = sorted(here, key=lambda k: live.addr[k] - live.end[k])[:4]
+                names = ", ".join(f"%{live.values[k].name_hint} {live.end[k] - live.addr[k]}" for k in biggest)
                 raise DiagnosticException(
                     f"model does not fit target {target.name}: value %{v.name_hint or i} ({op.name}) needs {size} "
-                    f"bytes of {bt.memory.data} memory on tiles [{bt.first.data}, {bt.first.data + bt.count.data}) "
-                    f"(tile {bt.first.data} first); the largest free range is {free} bytes, {live_bytes} bytes "
-                    f"are live (largest: {names}); {bt.memory.data} capacity is {cap} bytes per tile"
+                    f"bytes of {bt.memory.data} memory on tiles [{t0}, {t1}) (tile {t0} first); the largest "
+                    f"free range is {free} bytes, {per_tile[worst]} bytes are live on tile {t0 + worst} (largest: "
+                    f"{names}); {bt.memory.data} capacity is {cap} bytes per tile"
                 )
-            live.append((addr, addr + size, v))
+            live.add(v, addr, size, until)
             slots.append(exchange.SlotAttr(addr, size, reg))
             if bt.memory.data == "standard":
                 biggest_std = max(biggest_std, size)
         set_slots(op, slots)
-        inter = sum(e - s for s, e, x in live if x.type.memory.data == "interleaved")
-        total = sum(e - s for s, e, _ in live)
-        peaks["interleaved"] = max(peaks["interleaved"], inter)
-        peaks["standard"] = max(peaks["standard"], total - inter)
-        if total >= peaks["total"]:
-            peaks["total"] = total
-            free_at_peak = _largest_free(live, data_start, target.data_end)
+        std, inter = live.occupied
+        total = std + inter
+        worst = int(np.argmax(total))
+        peaks["standard"] = max(peaks["standard"], int(std.max()))
+        peaks["interleaved"] = max(peaks["interleaved"], int(inter.max()))
+        if total[worst] >= peaks["total"]:
+            peaks["total"] = int(total[worst])
+            here = live.on(worst, worst + 1)
+            free_at_peak = _largest_free(live.addr[here], live.end[here], data_start, target.data_end)
     figures = {
         "peak_standard_bytes": peaks["standard"],
         "peak_interleaved_bytes": peaks["interleaved"],

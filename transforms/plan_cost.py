@@ -6,8 +6,9 @@ Every figure is derived from the layouts the plan will emit (principle 2):
   (4 bytes a cycle), one sync and one route tail per phase, and a control cost per incoming
   fragment (a source block overlapping the destination block: ST 3.4, 160 cycles);
 - exchange-row bytes: 4 * (phases + 7 * fragments per tile) (ipu-stack's row footprint form);
-- per-tile memory peaks by class over value lifetimes (weights live throughout), the largest
-  standard allocation, and whether they fit the target's regions.
+- per-tile memory peaks by class over value lifetimes (weights live throughout), the worst
+  tile's: a value occupies only its layout's tiles, as in place-storage; the largest standard
+  allocation, and whether they fit the target's regions.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+import numpy as np
 from xdsl.dialects import func
 from xdsl.ir import Block, Operation, SSAValue
 
@@ -237,29 +239,47 @@ def estimate(f: func.FuncOp, t: Target) -> PlanMetrics:
 
 
 def _memory(f: func.FuncOp, seq: list[Operation], m: PlanMetrics, t: Target) -> None:
+    """Per-tile peaks by class: each value adds its block bytes (the per-tile upper bound) to the
+    tiles of its layout, [first_tile, first_tile + tiles), from its definition to its last use, so
+    values on disjoint tile ranges do not add up (place-storage gives them the same address)."""
     last: dict[SSAValue, int] = {}
     for i, op in enumerate(seq):
         for v in op.operands:
             last[v] = i
-    live: dict[SSAValue, tuple[int, str]] = {}
-    weights = {op.result: 0 for op in seq if isinstance(op, plan.ParameterOp)}
-    for a in f.args:
-        live[a] = (_bytes(a), a.type.layout_attr.memory.data)
-    for v in weights:
-        live[v] = (_bytes(v), v.type.layout_attr.memory.data)
+    values = list(f.args) + [r for op in seq for r in op.results if isinstance(r.type, plan.PlanTensorType)]
+    ends = [v.type.layout.first_tile + v.type.layout.tiles for v in values]
+    occupied = np.zeros((2, max([t.tiles, *ends])), np.int64)  # [standard, interleaved] bytes per tile
+    live: list[SSAValue] = []
+
+    def occupy(v: SSAValue, sign: int) -> None:
+        lay = v.type.layout
+        cls = int(v.type.layout_attr.memory.data == "interleaved")
+        occupied[cls, lay.first_tile : lay.first_tile + lay.tiles] += sign * _bytes(v)
+
+    weights = [op.result for op in seq if isinstance(op, plan.ParameterOp)]
+    for v in [*f.args, *weights]:
+        occupy(v, 1)
+    live += f.args
+    forever = set(weights)
     for i, op in enumerate(seq):
-        for r in op.results:
-            if isinstance(r.type, plan.PlanTensorType) and r not in weights:
-                live[r] = (_bytes(r), r.type.layout_attr.memory.data)
-                if r.type.layout_attr.memory.data == "standard":
-                    m.maximum_standard_allocation_bytes = max(m.maximum_standard_allocation_bytes, _bytes(r))
-        std = sum(b for b, c in live.values() if c == "standard")
-        inter = sum(b for b, c in live.values() if c == "interleaved")
-        m.peak_standard_bytes = max(m.peak_standard_bytes, std)
-        m.peak_interleaved_bytes = max(m.peak_interleaved_bytes, inter)
-        m.peak_total_bytes = max(m.peak_total_bytes, std + inter)
-        for v in [v for v in live if v not in weights and last.get(v, -1) <= i]:
-            del live[v]
+        born = [r for r in op.results if isinstance(r.type, plan.PlanTensorType) and r not in forever]
+        for r in born:
+            occupy(r, 1)
+            live.append(r)
+            if r.type.layout_attr.memory.data == "standard":
+                m.maximum_standard_allocation_bytes = max(m.maximum_standard_allocation_bytes, _bytes(r))
+        if born or not i:  # peaks only grow where something was added
+            std, inter = occupied
+            m.peak_standard_bytes = max(m.peak_standard_bytes, int(std.max()))
+            m.peak_interleaved_bytes = max(m.peak_interleaved_bytes, int(inter.max()))
+            m.peak_total_bytes = max(m.peak_total_bytes, int((std + inter).max()))
+        keep = []
+        for v in live:
+            if last.get(v, -1) <= i:
+                occupy(v, -1)
+            else:
+                keep.append(v)
+        live = keep
     inter_cap = sum(r.size for r in t.regions if r.interleaved)
     data = t.memory_size - t.code_reserve_bytes - m.exchange_row_bytes
     m.fits = m.peak_interleaved_bytes <= inter_cap and m.peak_total_bytes <= data

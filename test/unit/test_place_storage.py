@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
 import pytest
 from conftest import EXAMPLES
 from xdsl.dialects import func
@@ -16,6 +17,7 @@ from ipu.tools.common import make_context, parse_file
 from ipu.transforms.pipeline import compile_passes
 from ipu.transforms.place_storage import (
     _element_span,
+    _fit,
     _largest_free,
     exchange_row_bytes,
     place_function,
@@ -43,11 +45,95 @@ def test_element_span_by_hand() -> None:
     assert _element_span(T, 0x7FF00, 0x80100) == (0x7C000, 0x88000)
 
 
+def _iv(*pairs: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    return np.array([p[0] for p in pairs], np.int64), np.array([p[1] for p in pairs], np.int64)
+
+
 def test_largest_free_by_hand() -> None:
-    live = [(100, 200, None), (300, 350, None)]
-    assert _largest_free(live, 0, 1000) == 650
-    assert _largest_free(live, 150, 400) == 100
-    assert _largest_free([], 0, 64) == 64
+    s, e = _iv((100, 200), (300, 350))
+    assert _largest_free(s, e, 0, 1000) == 650
+    assert _largest_free(s, e, 150, 400) == 100
+    assert _largest_free(*_iv(), 0, 64) == 64
+    # buffers on disjoint tiles may overlap in address: a nested interval hides no gap
+    assert _largest_free(*_iv((0, 1000), (500, 600)), 0, 1024) == 24
+
+
+def test_fit_by_hand() -> None:
+    s, e = _iv((0, 100), (160, 300))
+    assert _fit(s, e, 0, 1024, 32, top_down=False) == 128  # first aligned gap above 100
+    assert _fit(s, e, 0, 1024, 64, top_down=False) == 320  # [128, 160) is too short
+    assert _fit(s, e, 0, 1024, 64, top_down=True) == 960
+    assert _fit(*_iv((0, 1024)), 0, 1024, 32, top_down=False) is None
+    # overlapping intervals (disjoint tiles): the one reaching highest decides, whatever its start
+    nested = _iv((0, 1000), (500, 600))
+    assert _fit(*nested, 0, 1024, 32, top_down=True) is None
+    assert _fit(*nested, 0, 2048, 32, top_down=True) == 2016
+    assert _fit(*nested, 0, 1100, 64, top_down=True) == 1024
+    assert _fit(*_iv((500, 600), (0, 1000)), 0, 1100, 64, top_down=False) == 1024
+
+
+_STREAM = (
+    '  %{n} = tilemap.host_write "{n}" : tensor<{c}x{e}xf16> layout #plan.layout<grid = [{c}, 1], '
+    "split = [[0], [1]], first = {f}, memory = {m}> -> !tilemap.buffer<1x{e}xf16, tiles = [{f}, {c}], memory = {m}>\n"
+)
+_READ = (
+    '  tilemap.host_read "o{n}" %{n} : !tilemap.buffer<1x{e}xf16, tiles = [{f}, {c}], memory = {m}> as '
+    "tensor<{c}x{e}xf16> layout #plan.layout<grid = [{c}, 1], split = [[0], [1]], first = {f}, memory = {m}>\n"
+)
+
+
+def _streams(*bufs: tuple[str, int, int, int, str]) -> func.FuncOp:
+    """A function writing host streams (name, first tile, tile count, f16 elements per tile,
+    memory class) that all stay live to the end, where each is read back."""
+    from xdsl.parser import Parser
+
+    names = ", ".join(f'"{b[0]}"' for b in bufs)
+    outs = ", ".join(f'"o{b[0]}"' for b in bufs)
+    text = f"func.func @main() attributes {{ipu.inputs = [{names}], ipu.outputs = [{outs}], "
+    text += "tilemap.mapping = #tilemap.mapping<identity>} {\n"
+    for tpl in (_STREAM, _READ):
+        text += "".join(tpl.format(n=n, f=f, c=c, e=e, m=m) for n, f, c, e, m in bufs)
+    module = Parser(make_context(), text + "  func.return\n}\n").parse_module()
+    return next(o for o in module.walk() if isinstance(o, func.FuncOp))
+
+
+def _addresses(f: func.FuncOp) -> dict[str, int]:
+    return {op.sym_name.data: slot(op.result).address.data for op in f.walk() if isinstance(op, tilemap.HostWriteOp)}
+
+
+@pytest.mark.parametrize("memory", ["standard", "interleaved"])
+def test_disjoint_tiles_share_an_address(memory: str) -> None:
+    f = _streams(("a", 0, 8, 3000, memory), ("b", 8, 8, 3000, memory))
+    figures = place_function(f, T)
+    at = _addresses(f)
+    assert at["a"] == at["b"]
+    # the busiest tile holds one of the two: peaks are per tile, not the sum over buffers
+    size = -(-3000 * 2 // 32) * 32
+    assert figures[f"peak_{memory}_bytes"] == figures["peak_total_bytes"] == size
+
+
+@pytest.mark.parametrize("memory", ["standard", "interleaved"])
+def test_overlapping_tiles_do_not_share(memory: str) -> None:
+    f = _streams(("a", 0, 8, 3000, memory), ("b", 7, 8, 3000, memory), ("c", 15, 1, 16, memory))
+    figures = place_function(f, T)
+    at = _addresses(f)
+    size = -(-3000 * 2 // 32) * 32
+    assert abs(at["a"] - at["b"]) >= size  # tile 7 holds both
+    assert at["a"] <= at["c"] < at["a"] + size  # tile 15 holds only b: c lies within a's range
+    assert figures["peak_total_bytes"] == 2 * size  # tile 7
+
+
+def test_disjoint_tiles_fit_where_shared_addresses_do_not() -> None:
+    """Two buffers of more than half a tile's data memory on disjoint tiles: placed together."""
+    big = 200_000  # f16 elements: 400000 bytes of 621488
+    f = _streams(("a", 0, 8, big, "standard"), ("b", 8, 8, big, "standard"))
+    place_function(f, T)
+    g = _streams(("a", 0, 9, big, "standard"), ("b", 8, 8, big, "standard"))
+    with pytest.raises(DiagnosticException) as err:
+        place_function(g, T)
+    msg = str(err.value)
+    assert "value %b (tilemap.host_write) needs 400000 bytes of standard memory on tiles [8, 16)" in msg
+    assert "400000 bytes are live on tile 8 (largest: %a 400000)" in msg
 
 
 @pytest.mark.parametrize(

@@ -100,3 +100,31 @@ def test_attention_bias_is_priced_by_hand() -> None:
                 add = -(-qr * kr // T.costs["add_elements_per_cycle"])
                 assert b.cycles - a.cycles == steps * (add + qr * kr * 2 // 4)
     assert T.attention_bias_update_cycles(16, 32, 64) == T.attention_update_cycles(16, 32, 64) + 32
+
+
+def _args_only(*layouts: tuple[Layout, str]) -> func.FuncOp:
+    """A function that returns its arguments (f16, one per layout): all live at its one op."""
+    types = [plan_type(TensorType(f16, list(lay.shape)), lay, mem) for lay, mem in layouts]
+    b = Block(arg_types=types)
+    b.add_op(func.ReturnOp(*b.args))
+    return func.FuncOp("main", builtin.FunctionType.from_lists(types, types), Region(b))
+
+
+def test_memory_peak_is_the_worst_tiles() -> None:
+    """Values on disjoint tile ranges do not add up (place-storage gives them one address); the
+    peak is the busiest tile's, with each value's block bytes on its layout's tiles only."""
+    big = (8, 200_000)  # one 1 x 200000 f16 block per tile: 400000 bytes of 621488
+    rows = ((0,), ())
+    a = Layout(big, (8,), rows)
+    b = Layout(big, (8,), rows, first_tile=8)
+    m = estimate(_args_only((a, "standard"), (b, "standard")), T)
+    assert m.peak_standard_bytes == m.peak_total_bytes == 400_000
+    assert m.fits
+    # on tiles [4, 12) the second meets the first on tiles 4-7: both count, and they do not fit
+    m = estimate(_args_only((a, "standard"), (Layout(big, (8,), rows, first_tile=4), "standard")), T)
+    assert m.peak_standard_bytes == m.peak_total_bytes == 800_000
+    assert not m.fits
+    # classes peak on their own busiest tiles; the total is one tile's sum
+    small = Layout((4, 1000), (4,), rows, first_tile=12)  # 2000 bytes on tiles 12-15
+    m = estimate(_args_only((a, "standard"), (b, "standard"), (small, "interleaved")), T)
+    assert (m.peak_standard_bytes, m.peak_interleaved_bytes, m.peak_total_bytes) == (400_000, 2000, 402_000)

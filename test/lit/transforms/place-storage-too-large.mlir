@@ -11,4 +11,4 @@ func.func @main() attributes {ipu.inputs = ["x", "y"], ipu.outputs = [], tilemap
 }
 
 // CHECK-NOT: Traceback
-// CHECK: error: model does not fit target sim16: value %y (tilemap.host_write) needs 400000 bytes of standard memory on tiles [0, 16) (tile 0 first); the largest free range is 221488 bytes, 400000 bytes are live (largest: %x 400000); standard capacity is 621488 bytes per tile
+// CHECK: error: model does not fit target sim16: value %y (tilemap.host_write) needs 400000 bytes of standard memory on tiles [0, 16) (tile 0 first); the largest free range is 221488 bytes, 400000 bytes are live on tile 0 (largest: %x 400000); standard capacity is 621488 bytes per tile
