@@ -419,17 +419,17 @@ def run(
 
 
 def host_outputs(reference: func.FuncOp | None, outputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """`outputs` at the model's own element types (`onnx.output_dtypes` of an imported model):
-    the device's i32 words widened or narrowed back to the declared integer type (every value
-    fits: narrow types were wrapped on the device, wide ones never left int32), bools as
-    x != 0. Without that record (not an imported model) the outputs as they are."""
+    """`outputs` at the model's own element types (`onnx.output_dtypes` of an imported model:
+    output name -> dtype): the device's i32 words widened or narrowed back to the declared
+    integer type (every value fits: narrow types were wrapped on the device, wide ones never
+    left int32), bools as x != 0, a DOUBLE output's float32 widened to float64. Without that
+    record (not an imported model) the outputs as they are."""
     declared = reference.attributes.get("onnx.output_dtypes") if reference is not None else None
-    names = reference.attributes.get("ipu.outputs") if reference is not None else None
-    if not isinstance(declared, builtin.ArrayAttr) or not isinstance(names, builtin.ArrayAttr):
+    if not isinstance(declared, builtin.DictionaryAttr):
         return dict(outputs)
     out = dict(outputs)
-    for n, d in zip(names.data, declared.data, strict=True):
-        name, dt = n.data, np.dtype(d.data)  # type: ignore[attr-defined]
+    for name, d in declared.data.items():
+        dt = np.dtype(d.data)  # type: ignore[attr-defined]
         if name in out and out[name].dtype != dt:
             out[name] = out[name] != 0 if dt.kind == "b" else out[name].astype(dt)
     return out

@@ -538,11 +538,16 @@ class _Importer:
         f.attributes["onnx.opset"] = IntegerAttr(self.opset, 64)
         # the model's own element types of inputs and outputs where some is an integer or bool (the
         # host narrows and widens those; a float interface is the device's own)
+        # (a DOUBLE output is widened back from float32; an empty output is listed too: the host
+        # returns it empty at its own type)
         ins = [np.dtype(self.vals[n].dtype) for n, _ in args]
-        outs = [np.dtype(self.io_type(o, "output")[1]) for o in self.graph.output if o.name not in self.empty_outputs]
-        if any(d.kind in "iub" for d in ins + outs):
+        outs = {
+            o.name: np.dtype(np.float64 if o.name in self.narrowed else self.io_type(o, "output")[1])
+            for o in self.graph.output
+        }
+        if any(d.kind in "iub" or d == np.float64 for d in ins + list(outs.values())):
             f.attributes["onnx.input_dtypes"] = ArrayAttr([StringAttr(d.name) for d in ins])
-            f.attributes["onnx.output_dtypes"] = ArrayAttr([StringAttr(d.name) for d in outs])
+            f.attributes["onnx.output_dtypes"] = DictionaryAttr({n: StringAttr(d.name) for n, d in outs.items()})
         return ModuleOp([f])
 
     def copy(self, v: SSAValue, hint: str) -> SSAValue:

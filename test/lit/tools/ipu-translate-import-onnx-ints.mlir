@@ -8,7 +8,7 @@
 // everything checked against onnxruntime.
 
 // CHECK:      func.func @main(%a: tensor<4x8xi32>, %b: tensor<4x8xi32>, %k: tensor<4x8xi32>) -> (tensor<4x8xi32>, tensor<4x8xi1>, tensor<4x8xf32>, tensor<4xi32>)
-// CHECK-SAME: onnx.input_dtypes = ["int8", "int8", "int64"], onnx.output_dtypes = ["int8", "bool", "float32", "int64"]
+// CHECK-SAME: onnx.input_dtypes = ["int8", "int8", "int64"], onnx.output_dtypes = {s = "int8", lt = "bool", w = "float32", am = "int64"}
 // CHECK-NEXT:   %0 = graph.add %a, %b {onnx.node = "/add/Add:Add"} : (tensor<4x8xi32>, tensor<4x8xi32>) -> tensor<4x8xi32>
 // CHECK-NEXT:   %s.1 = graph.wrap %0 {to = "i8", onnx.node = "/add/Add:Add"} : tensor<4x8xi32> -> tensor<4x8xi32>
 // CHECK-NEXT:   %lt.1 = graph.less %a, %b {{.*}} -> tensor<4x8xi1>
