@@ -118,8 +118,12 @@ def _print_checks(checks: list[api.Check]) -> bool:
     type=click.Choice(["none", "outputs", "sampled", "all"]),
     default="sampled",
     show_default=True,
-    help="what to compare: nothing, the outputs (compiled without checkpoints), also --samples elements of every "
-    "op's value, or all of them",
+    help="what to compare: nothing, the outputs, also --samples elements of every op's value, or all of them",
+)
+@click.option(
+    "--no-checkpoints",
+    is_flag=True,
+    help="compile without the intermediate values' samples (drop-checkpoints: less code); only outputs are checked",
 )
 @click.option("--samples", default=256, show_default=True, help="checkpoint samples per tensor (--check sampled)")
 @click.option("--atol", type=float, default=None, help="absolute tolerance (default by dtype: f16 0.03, f32 0.001)")
@@ -149,6 +153,7 @@ def _run(
     precision: str | None,
     package_path: str | None,
     check_mode: str,
+    no_checkpoints: bool,
     samples: int,
     atol: float | None,
     rtol: float | None,
@@ -162,6 +167,8 @@ def _run(
         raise ToolError(f"--report {report_path}: the name must end in .html or .png")
     if not Path(model).is_file():
         raise ToolError(f"no such file: {model}")
+    if no_checkpoints and (bisect or model.endswith(".ipuexe")):
+        raise ToolError("--no-checkpoints applies when compiling, and --bisect needs the checkpoints")
     source: str | None = model
     compiled: api.Compiled | None = None
     if model.endswith(".ipuexe"):
@@ -176,9 +183,7 @@ def _run(
             reference = main_function(parse_file(make_context(), reference_path))
     else:
         try:
-            # checking only the outputs: the package carries no samples of intermediate values
-            keep = bisect or check_mode in ("sampled", "all")
-            compiled = api.compile(model, target, precision=precision, checkpoints=keep)
+            compiled = api.compile(model, target, precision=precision, checkpoints=not no_checkpoints)
         except api.ApiError as e:
             raise ToolError(str(e)) from None
         pkg, reference, tg = compiled.package, compiled.reference, compiled.target

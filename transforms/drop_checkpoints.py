@@ -4,7 +4,7 @@ Each `tilemap.checkpoint` becomes one instruction in every tile program holding 
 host read when the program runs: a twelve-layer model spends about a fifth of its code on them,
 and code shares the executable region with the exchange instructions. Without them the outputs
 are still compared with the reference (they are host reads, not checkpoints); what is lost is
-the per-value check and `--bisect`. `ipu-run --check outputs` compiles this way.
+the per-value check and `--bisect`. `ipu-run --no-checkpoints` compiles this way.
 """
 
 from __future__ import annotations

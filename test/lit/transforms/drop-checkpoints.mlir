@@ -1,7 +1,8 @@
 // RUN: ipu-opt %S/../../../examples/mlp_small.mlir -p 'plan-ops{finalists=1},map-tiles' --target sim16 | filecheck %s --check-prefix=KEPT
 // RUN: ipu-opt %S/../../../examples/mlp_small.mlir -p 'plan-ops{finalists=1},map-tiles,drop-checkpoints' --target sim16 | filecheck %s --check-prefix=DROPPED
 // RUN: ipu-opt %S/../../../examples/mlp_small.mlir -p 'plan-ops{finalists=1},map-tiles,drop-checkpoints,screen-tiles,select-finalist,schedule-exchange,place-storage,lower-to-tasm' --target sim16 | filecheck %s --check-prefix=TASM
-// RUN: ipu-run %S/../../../examples/mlp_small.mlir --target sim16 --check outputs | filecheck %s --check-prefix=EMU
+// RUN: ipu-run %S/../../../examples/mlp_small.mlir --target sim16 --no-checkpoints | filecheck %s --check-prefix=EMU
+// RUN: not ipu-run %S/../../../examples/mlp_small.mlir --target sim16 --no-checkpoints --bisect 2>&1 | filecheck %s --check-prefix=BISECT
 
 // drop-checkpoints erases the samples of intermediate values map-tiles made for the numerical
 // check; the output's host read stays, and so does every kernel run.
@@ -19,6 +20,7 @@
 // TASM:         tasm.stream_out
 // TASM-NOT:     tasm.checkpoint
 
-// `ipu-run --check outputs` compiles without checkpoints and still compares the output.
+// `ipu-run --no-checkpoints` compiles without them and still compares the output; --bisect needs them.
 // EMU:          output=output0 samples=16384 maximumAbsoluteError=
-// EMU:          diagnosticCheckpoints=0 check=outputs {{.*}}numericalTest=PASS
+// EMU:          diagnosticCheckpoints=0 check=sampled {{.*}}numericalTest=PASS
+// BISECT:       error: --no-checkpoints applies when compiling, and --bisect needs the checkpoints
