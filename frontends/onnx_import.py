@@ -1954,3 +1954,6 @@ def import_file(path: str | Path) -> ModuleOp:
 
 
 __all__ = ["OnnxImportError", "collapsed", "import_file", "import_model", "load_onnx", "opset_of"]
+
+
+from ipu.frontends import onnx_datamove  # noqa: E402, F401  (registers Slice, Split, Concat, Pad, batched MatMul)

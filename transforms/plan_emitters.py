@@ -14,6 +14,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import graph, plan
 from ipu.dialects.layout import Layout
+from ipu.transforms.plan_datamove import plan_concat, plan_pad, plan_slice
 from ipu.transforms.plan_candidates import SerialChoice, gather_result_rows
 from ipu.transforms.plan_layouts import (
     attention_bias_layout,
@@ -472,5 +473,8 @@ EMITTERS: dict[type[Operation], Emitter] = {
     graph.MergeHeadsOp: _plan_merge_heads,
     graph.AttentionOp: _plan_attention,
     graph.GatherOp: _plan_gather,
+    graph.SliceOp: plan_slice,
+    graph.PadOp: plan_pad,
+    graph.ConcatOp: plan_concat,
 } | dict.fromkeys(graph.ELEMENTWISE_UNARY_OPS, _plan_unary)  # type: ignore[dict-item]
 """How each graph op (by class) becomes plan ops; `plan.repeat` and parameters are structural."""
