@@ -1151,7 +1151,10 @@ class SliceOp(_OneToOne):
 
     def __init__(self, input, starts: Sequence[int], result_type: Attribute):
         IRDLOperation.__init__(
-            self, operands=[input], result_types=[result_type], attributes={"starts": DenseArrayBase.from_list(i64, starts)}
+            self,
+            operands=[input],
+            result_types=[result_type],
+            attributes={"starts": DenseArrayBase.from_list(i64, starts)},
         )
 
     def offsets(self) -> tuple[int, ...]:
@@ -1217,7 +1220,9 @@ class ConcatOp(GraphOp):
     assembly_format = "$inputs attr-dict `:` `(` type($inputs) `)` `->` type($result)"
 
     def __init__(self, inputs: Sequence, axis: int, result_type: Attribute):
-        super().__init__(operands=[list(inputs)], result_types=[result_type], attributes={"axis": IntegerAttr(axis, 64)})
+        super().__init__(
+            operands=[list(inputs)], result_types=[result_type], attributes={"axis": IntegerAttr(axis, 64)}
+        )
 
     def verify_(self) -> None:
         r = shape_of(self.result.type)

@@ -14,8 +14,8 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import graph, plan
 from ipu.dialects.layout import Layout
-from ipu.transforms.plan_datamove import plan_concat, plan_pad, plan_slice
 from ipu.transforms.plan_candidates import SerialChoice, gather_result_rows
+from ipu.transforms.plan_datamove import plan_concat, plan_pad, plan_slice
 from ipu.transforms.plan_layouts import (
     attention_bias_layout,
     attention_layouts,

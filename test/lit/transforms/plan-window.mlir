@@ -16,12 +16,13 @@ func.func @main(%x: tensor<6x2x8xf32>, %y: tensor<6x3x8xf32>) -> (tensor<6x2x4xf
 // PLAN: %p = plan.window %h {offsets = array<i64: -1, 0, -1>, value = "p"}
 // PLAN: plan.window %h {offsets = array<i64: 0, 0, 0>}
 // PLAN: plan.window %y {offsets = array<i64: 0, -2, 0>}
-// PLAN: %c = plan.binary add
+// PLAN: %c = plan.binary "add"
 // PLAN-NOT: plan.gemm
-// TILE: %s = tilemap.move
-// TILE-SAME: reason = "window"
-// TILE: %p = tilemap.move
-// TILE-SAME: zero_fill
+// TILE: %s = tilemap.move %h
+// TILE: {reason = "window"} : !tilemap.buffer<1x1x8xf32, tiles = [0, 12], memory = standard>
+// TILE: %p = tilemap.move %h
+// TILE: {reason = "window", zero_fill}
+// TILE: %c = tilemap.run "add"
 // TILE-NOT: tilemap.run "matmul
 // EMU: output=output0 samples=48 maximumAbsoluteError=0.000000
 // EMU: output=output1 samples=144 maximumAbsoluteError=0.000000
