@@ -1,0 +1,141 @@
+"""Data movement and batched MatMul of computed tensors, imported from ONNX, compiled for sim16,
+emulated and checked against onnxruntime: Slice, Split, Concat and Pad become graph.slice /
+graph.concat / graph.pad (exchanges, no selection matmuls), a MatMul of two computed operands
+one 2-D matmul per batch; and the diagnostics for what stays refused."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from onnx import helper
+from test_onnx_import import ir, model, rand, runs
+
+from ipu.frontends.onnx_import import OnnxImportError, import_model
+
+
+def _ints(name: str, values: list[int]) -> tuple[str, np.ndarray]:
+    return name, np.array(values, np.int64)
+
+
+def test_slice_of_a_computed_tensor() -> None:
+    """A window on two axes of a rank-3 tensor (negative start, clamped end): one graph.slice."""
+    nodes = [
+        helper.make_node("Tanh", ["x"], ["h"]),
+        helper.make_node("Slice", ["h", "st", "en", "ax"], ["y"]),
+    ]
+    inits = dict([_ints("st", [1, -6]), _ints("en", [3, 100]), _ints("ax", [1, 2])])
+    m = model(nodes, {"x": [2, 4, 8]}, {"y": [2, 2, 6]}, inits, opset=13)
+    text = ir(m)
+    assert "graph.slice" in text and "graph.matmul" not in text
+    runs(m)
+
+
+def test_split_of_a_computed_tensor() -> None:
+    """Split along the middle axis into unequal parts: one graph.slice per part."""
+    nodes = [helper.make_node("Relu", ["x"], ["h"]), helper.make_node("Split", ["h", "sp"], ["a", "b"], axis=1)]
+    m = model(nodes, {"x": [3, 5, 4]}, {"a": [3, 2, 4], "b": [3, 3, 4]}, dict([_ints("sp", [2, 3])]), opset=13)
+    text = ir(m)
+    assert text.count("graph.slice") == 2 and "graph.matmul" not in text
+    runs(m)
+
+
+def test_split_of_a_projection_keeps_per_part_matmuls() -> None:
+    """A split of `x @ W` by column windows stays one matmul per part (no data moved)."""
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["h"]), helper.make_node("Split", ["h"], ["a", "b"], axis=1)]
+    m = model(nodes, {"x": [4, 6]}, {"a": [4, 4], "b": [4, 4]}, {"w": rand(6, 8)}, opset=13)
+    text = ir(m)
+    assert text.count("graph.matmul") == 2 and "graph.slice" not in text
+    runs(m)
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+def test_concat_of_computed_tensors(axis: int) -> None:
+    """Two computed parts and a constant one joined: one graph.concat, no selection matmul."""
+    shapes = {0: ([2, 3, 4], [1, 3, 4]), 1: ([2, 3, 4], [2, 2, 4]), -1: ([2, 3, 4], [2, 3, 2])}
+    sa, sc = shapes[axis]
+    out = list(sa)
+    out[axis] = 2 * sa[axis] + sc[axis]
+    nodes = [helper.make_node("Exp", ["x"], ["e"]), helper.make_node("Concat", ["e", "x", "c"], ["y"], axis=axis)]
+    m = model(nodes, {"x": sa}, {"y": out}, {"c": rand(*sc, seed=2)}, opset=13)
+    text = ir(m)
+    assert "graph.concat" in text and "graph.matmul" not in text
+    runs(m)
+
+
+def test_pad_constant_value_and_crop() -> None:
+    """Pads of 1 before and 2 after on the rows, a crop of 1 on the columns, the value 0.5."""
+    nodes = [helper.make_node("Sigmoid", ["x"], ["h"]), helper.make_node("Pad", ["h", "p", "v"], ["y"])]
+    inits = {"p": np.array([0, 1, -1, 0, 2, 0], np.int64), "v": np.array(0.5, np.float32)}
+    m = model(nodes, {"x": [2, 4, 6]}, {"y": [2, 7, 5]}, inits, opset=13)
+    text = ir(m)
+    assert "graph.pad" in text and "graph.slice" in text
+    runs(m)
+
+
+@pytest.mark.parametrize(
+    ("sa", "sb"),
+    [
+        ([2, 4, 6], [2, 6, 5]),  # [B, M, K] x [B, K, N]
+        ([2, 2, 4, 6], [2, 2, 6, 5]),  # [B, H, M, K] x [B, H, K, N]
+        ([2, 1, 4, 6], [1, 3, 6, 5]),  # broadcast batch axes on both sides
+        ([4, 6], [3, 6, 5]),  # a shared lhs
+        ([3, 4, 6], [1, 6, 5]),  # a shared rhs: folded into the rows, one matmul
+        ([3, 4, 6], [6]),  # a vector rhs
+    ],
+)
+def test_batched_matmul_of_computed_operands(sa: list[int], sb: list[int]) -> None:
+    out = list(np.matmul(np.zeros(sa), np.zeros(sb)).shape)
+    nodes = [helper.make_node("MatMul", ["a", "b"], ["y"])]
+    m = model(nodes, {"a": sa, "b": sb}, {"y": out}, opset=13)
+    text = ir(m)
+    batches = int(np.prod(out[:-2])) if len(sb) > 2 and np.prod(sb[:-2]) > 1 else 1
+    assert text.count("graph.matmul") == batches
+    runs(m)
+
+
+def test_batched_matmul_with_a_constant_operand() -> None:
+    """A constant batched rhs: each batch's matrix is its own parameter."""
+    nodes = [helper.make_node("MatMul", ["a", "w"], ["y"])]
+    m = model(nodes, {"a": [2, 4, 6]}, {"y": [2, 4, 3]}, {"w": rand(2, 6, 3)}, opset=13)
+    assert ir(m).count("graph.matmul") == 2
+    runs(m)
+
+
+@pytest.mark.parametrize(
+    ("node", "inits", "out", "msg"),
+    [
+        (
+            helper.make_node("Slice", ["x", "st", "en", "ax", "sp"], ["y"]),
+            dict([_ints("st", [0]), _ints("en", [4]), _ints("ax", [1]), _ints("sp", [2])]),
+            [4, 2],
+            "a slice with step 2 (axis 1) is not supported: only step 1",
+        ),
+        (
+            helper.make_node("Pad", ["x", "p"], ["y"], mode="reflect"),
+            dict([_ints("p", [1, 0, 1, 0])]),
+            [6, 4],
+            "pad mode 'reflect' is not supported (only constant)",
+        ),
+    ],
+)
+def test_refused_data_movement(node, inits, out: list[int], msg: str) -> None:
+    m = model([node], {"x": [4, 4]}, {"y": out}, inits, opset=13)
+    with pytest.raises(OnnxImportError, match=msg.replace("(", r"\(").replace(")", r"\)")):
+        import_model(m)
+
+
+def test_empty_slice_is_refused() -> None:
+    nodes = [
+        helper.make_node("Slice", ["x", "st", "en", "ax"], ["e"]),
+        helper.make_node("Concat", ["x", "e"], ["y"], axis=0),
+    ]
+    inits = dict([_ints("st", [3]), _ints("en", [3]), _ints("ax", [0])])
+    m = model(nodes, {"x": [4, 4]}, {"y": [4, 4]}, inits, opset=13)
+    with pytest.raises(OnnxImportError, match=r"an empty slice \(axis 0\) is not supported"):
+        import_model(m)
+
+
+def test_too_many_batches_is_refused() -> None:
+    m = model([helper.make_node("MatMul", ["a", "b"], ["y"])], {"a": [300, 2, 2], "b": [300, 2, 2]}, {"y": [300, 2, 2]})
+    with pytest.raises(OnnxImportError, match="a batched MatMul of 300 batches is not supported"):
+        import_model(m)
