@@ -31,6 +31,7 @@ from ipu.frontends.onnx_import import (
 )
 
 MAX_BATCHED_GEMMS = 256  # a batched MatMul is unrolled into this many 2-D matmuls at most
+MAX_STRIDED_PICKS = 64  # a slice with a step other than 1 is joined from this many unit windows at most
 
 
 def box_view(
@@ -85,12 +86,41 @@ def concat_vals(im: _Importer, parts: list[Val], axis: int, hint: str | None) ->
     big = views[0][0]
     if any(v[0] != big for v in views):  # the merged views must agree (they do: parts differ on one axis)
         raise im.fail(f"concatenation of {[list(p.shape) for p in parts]} has no common view")
-    diff = [i for i in range(len(big)) if len({v[2][i] for v in views}) > 1]
-    ax = diff[0] if diff else 0
+    ax = next(i for i in range(len(big)) if views[0][2][i] != big[i])  # the joined axis, in the view
     ins = [im.raw_reshape(p.ssa, v[2], p.dtype) for p, v in zip(parts, views, strict=True)]
     r = im.emit(g.ConcatOp(ins, ax, _tt(big, like.dtype)), hint)
     shape = tuple(out)
     return Val(im.raw_reshape(r, collapsed(shape), like.dtype, hint), shape, like.dtype)
+
+
+def broadcast_val(im: _Importer, x: Val, shape: Sequence[int], hint: str | None) -> Val | None:
+    """`x` NumPy-broadcast to `shape` by copies joined with `graph.concat` (consecutive
+    broadcast axes as one), None when it does not broadcast or would take over
+    `MAX_BATCHED_GEMMS` copies."""
+    shape = tuple(shape)
+    try:
+        if tuple(np.broadcast_shapes(x.shape, shape)) != shape:
+            return None
+    except ValueError:
+        return None
+    src = (1,) * (len(shape) - len(x.shape)) + x.shape
+    if math.prod(shape) // max(math.prod(src), 1) > MAX_BATCHED_GEMMS:
+        return None
+    # group axes into runs that are all broadcast (1 -> n) or all kept
+    groups: list[tuple[bool, list[int]]] = []
+    for i, (d, n) in enumerate(zip(src, shape, strict=True)):
+        b = d == 1 and n > 1
+        if groups and groups[-1][0] == b:
+            groups[-1][1].append(i)
+        else:
+            groups.append((b, [i]))
+    view = tuple(math.prod(src[i] for i in axes) for _, axes in groups)
+    y = im.reshape(x, view)
+    for k, (b, axes) in enumerate(groups):
+        if b:
+            n = math.prod(shape[i] for i in axes)
+            y = concat_vals(im, [y] * n, k, None)
+    return im.reshape(y, shape, hint)
 
 
 def _as_val(im: _Importer, x: Val | np.ndarray, like: Val, name: str) -> Val:
@@ -132,14 +162,29 @@ def _slice(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> Non
         return
     starts, ends, axes, steps = _slice_spec(im, node, attrs, len(x.shape))
     lo, size = [0] * len(x.shape), list(x.shape)
+    strided: list[tuple[int, range]] = []
     for s, e, a, st in zip(starts, ends, axes, steps, strict=True):
+        if st == 0:
+            raise im.fail(f"slice step 0 (axis {a})")
         idx = range(x.shape[a])[slice(s, e, st)]
         if len(idx) == 0:
             raise im.fail(f"an empty slice (axis {a}) is not supported")
         if idx.step != 1 and len(idx) > 1:
-            raise im.fail(f"a slice with step {st} (axis {a}) is not supported: only step 1")
+            if len(idx) > MAX_STRIDED_PICKS:
+                raise im.fail(
+                    f"a slice with step {st} (axis {a}) picking {len(idx)} elements is not supported "
+                    f"(step 1, or at most {MAX_STRIDED_PICKS} picks)"
+                )
+            strided.append((a, idx))
+            continue
         lo[a], size[a] = idx[0], len(idx)
-    im.out(node, slice_val(im, x, lo, size, node.output[0]))
+    y = slice_val(im, x, lo, size, None if strided else node.output[0])
+    for k, (a, idx) in enumerate(strided):  # each strided axis: its picks joined in order
+        last = k == len(strided) - 1
+        one = [1 if i == a else d for i, d in enumerate(y.shape)]
+        picks = [slice_val(im, y, [j if i == a else 0 for i in range(len(y.shape))], one, None) for j in idx]
+        y = concat_vals(im, picks, a, node.output[0] if last else None)
+    im.out(node, y)
 
 
 # --- Split ---------------------------------------------------------------------------------------
@@ -152,17 +197,31 @@ def _split(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> Non
     _no_attrs(im, attrs, ("axis", "split", "num_outputs"))
     x = _val_input(im, node)
     axis = int(attrs.get("axis", 0)) % len(x.shape)  # type: ignore[arg-type]
-    sizes = _split_sizes(im, node, attrs, x.shape[axis])
+    sizes = _zero_split_sizes(im, node, attrs, x.shape[axis])
     at = 0
     for out, n in zip(node.output, sizes, strict=True):
-        window = _column_window(im, out) if out in im.static_shapes else None
-        if window is not None:
+        window = _column_window(im, out) if out in im.static_shapes and n else None
+        if n == 0:  # an empty part: no value (a consumer of it is refused as not available)
+            pass
+        elif window is not None:
             im.vals[out] = _lower_window(im, out, im.static_shapes[out], window)
         elif out:
             lo = [at if i == axis else 0 for i in range(len(x.shape))]
             size = [n if i == axis else d for i, d in enumerate(x.shape)]
             im.vals[out] = slice_val(im, x, lo, size, out)
         at += n
+
+
+def _zero_split_sizes(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object], d: int) -> list[int]:
+    """`_split_sizes`, where explicit sizes may include empty parts."""
+    if "split" in attrs or (len(node.input) > 1 and node.input[1]):
+        if "split" in attrs:
+            sizes = [int(v) for v in attrs["split"]]  # type: ignore[union-attr]
+        else:
+            sizes = [int(v) for v in im.const(node.input[1], "the split sizes").reshape(-1)]
+        if sum(sizes) == d and len(sizes) == len(node.output) and all(z >= 0 for z in sizes) and any(sizes):
+            return sizes
+    return _split_sizes(im, node, attrs, d)
 
 
 # --- Concat --------------------------------------------------------------------------------------
@@ -266,13 +325,32 @@ def _batched_matmul(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object
         im.out(node, im.reshape(y, y.shape[:-1], hint))
         return
     if len(sa) == 1:  # [K] x [.., K, N]: a row vector, the result drops the row axis
-        a = im.reshape(a, (1, sa[0])) if isinstance(a, Val) else np.reshape(a, (1, sa[0]))
-        sa = (1, sa[0])
+        a2 = im.reshape(a, (1, sa[0])) if isinstance(a, Val) else np.reshape(a, (1, sa[0]))
+        y = _batched(im, a2, b, (1, sa[0]), sb, like, node.input[0], node.input[1])
+        im.out(node, im.reshape(y, (*y.shape[:-2], y.shape[-1]), hint))
+        return
+    im.out(node, im.reshape(_batched(im, a, b, sa, sb, like, node.input[0], node.input[1]), _out_shape(sa, sb), hint))
+
+
+def _out_shape(sa: tuple[int, ...], sb: tuple[int, ...]) -> tuple[int, ...]:
+    return (*np.broadcast_shapes(sa[:-2], sb[:-2]), sa[-2], sb[-1])
+
+
+def _batched(
+    im: _Importer,
+    a: Val | np.ndarray,
+    b: Val | np.ndarray,
+    sa: tuple[int, ...],
+    sb: tuple[int, ...],
+    like: Val,
+    a_name: str,
+    b_name: str,
+) -> Val:
+    """`a @ b` for rank-2+ `a` and rank-3+ `b`, with ONNX batch broadcasting."""
     if math.prod(sb[:-2]) == 1:  # one rhs shared by every batch
         b2 = im.reshape(b, sb[-2:]) if isinstance(b, Val) else np.reshape(b, sb[-2:])
-        y = _mm2(im, a, b2, like, node.input[0], node.input[1], None)
-        im.out(node, im.reshape(y, (*np.broadcast_shapes(sa[:-2], sb[:-2]), sa[-2], sb[-1]), hint))
-        return
+        y = _mm2(im, a, b2, like, a_name, b_name, None)
+        return im.reshape(y, _out_shape(sa, sb))
     if sa[-1] != sb[-2]:
         raise im.fail(f"contraction sizes differ ({sa[-1]} vs {sb[-2]})")
     try:
@@ -285,15 +363,14 @@ def _batched_matmul(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object
     m, k, n = sa[-2], sa[-1], sb[-1]
     ia = np.broadcast_to(np.arange(math.prod(sa[:-2])).reshape(sa[:-2]), batch).reshape(-1)
     ib = np.broadcast_to(np.arange(math.prod(sb[:-2])).reshape(sb[:-2]), batch).reshape(-1)
-    a3 = _rows(im, a, (math.prod(sa[:-2]), m, k), like, node.input[0])
-    b3 = _rows(im, b, (math.prod(sb[:-2]), k, n), like, node.input[1])
+    a3 = _rows(im, a, (math.prod(sa[:-2]), m, k), like, a_name)
+    b3 = _rows(im, b, (math.prod(sb[:-2]), k, n), like, b_name)
     parts = []
     for i, j in zip(ia.tolist(), ib.tolist(), strict=True):
-        ai = _batch(im, a3, i, like, node.input[0])
-        bj = _batch(im, b3, j, like, node.input[1])
-        parts.append(im.reshape(_mm2(im, ai, bj, like, node.input[0], node.input[1], None), (1, m, n)))
-    y = concat_vals(im, parts, 0, None)
-    im.out(node, im.reshape(y, (*batch, m, n), hint))
+        ai = _batch(im, a3, i, like, a_name)
+        bj = _batch(im, b3, j, like, b_name)
+        parts.append(im.reshape(_mm2(im, ai, bj, like, a_name, b_name, None), (1, m, n)))
+    return im.reshape(concat_vals(im, parts, 0, None), (*batch, m, n))
 
 
 def _rows(im: _Importer, x: Val | np.ndarray, shape: tuple[int, ...], like: Val, name: str) -> Val | np.ndarray:

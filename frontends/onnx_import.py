@@ -706,6 +706,9 @@ class _Importer:
         if isinstance(x, Val):
             if x.shape == shape:
                 return x
+            copies = onnx_datamove.broadcast_val(self, x, shape, None)
+            if copies is not None:
+                return copies
             raise self.fail(
                 f"broadcasting the computed tensor '{name}' {list(x.shape)} to {list(shape)} is not supported"
             )
