@@ -1548,20 +1548,6 @@ def _lower_window(im: _Importer, out: str, shape: tuple[int, ...], window: tuple
     return im.reshape(y, shape, out)
 
 
-@lowering("Split")
-def _split(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
-    """A split that picks column ranges of a matmul's output (the fused QKV projection) becomes
-    one matmul per part, by the matching columns of the weight: no data is moved."""
-    _no_attrs(im, attrs, ("axis", "split", "num_outputs"))
-    _val_input(im, node)
-    for out in node.output:
-        window = _column_window(im, out)
-        shape = im.static_shapes.get(out)
-        if window is None or shape is None:
-            raise im.fail("a split that is not a column range of a matmul's output (constant weight) is not supported")
-        im.vals[out] = _lower_window(im, out, shape, window)
-
-
 def _gather_view(im: _Importer, node: onnx.NodeProto, data: Val, idx: np.ndarray, axis: int) -> bool:
     """Constant indices that need no data movement, lowered if so: a pick of a column range of a
     matmul's output (the fused in-projection's q, k or v: a matmul by those weight columns), or
@@ -1638,60 +1624,6 @@ def _conv(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None
         y = im.binary_values("add", y, im.const(node.input[2], "the bias").reshape(-1), "", node.input[2], None)
     yt = _transpose2d(im, y.ssa, x.dtype, node.output[0])  # [O, P]: NCHW
     im.out(node, Val(im.raw_reshape(yt, (o * ph, pw), x.dtype, node.output[0]), (1, o, ph, pw), x.dtype))
-
-
-@lowering("Concat")
-def _concat(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
-    """Concatenation as a sum of selection matmuls: each computed input times a 0/1 matrix that
-    places its rows (any axis but the last: a class token before the patches, a cache before
-    new keys) or its columns (the last axis) in the result; constants are added as they are.
-    Exact, and priced by the cost model as the matmuls it is."""
-    _no_attrs(im, attrs, ("axis",))
-    parts = [im.get(i) for i in node.input]
-    like = next((p for p in parts if isinstance(p, Val)), None)
-    if like is None:
-        raise im.fail("all inputs are constants")
-    rank = len(like.shape)
-    axis = int(attrs["axis"]) % rank  # type: ignore[arg-type]
-    shapes = [p.shape if isinstance(p, Val) else tuple(np.shape(p)) for p in parts]
-    out_shape = list(shapes[0])
-    out_shape[axis] = sum(sh[axis] for sh in shapes)
-    out_shape = tuple(out_shape)
-    last = axis == rank - 1
-    rows_out, cols_out = math.prod(out_shape[:-1]), out_shape[-1]  # a vector as one row
-    out_rows = np.arange(rows_out).reshape(out_shape[:-1])
-    acc: Val | None = None
-    const = np.zeros((rows_out, cols_out), np.float32)
-    at = 0  # where the next part starts along `axis`
-    for part, sh in zip(parts, shapes, strict=True):
-        r, c = math.prod(sh[:-1]), sh[-1]
-        rows = None if last else out_rows[(slice(None),) * axis + (slice(at, at + sh[axis]),)].reshape(-1)
-        if isinstance(part, np.ndarray):
-            block = part.astype(np.float32).reshape(r, c)
-            if last:
-                const[:, at : at + c] = block
-            else:
-                const[rows, :] = block
-            at += sh[axis]
-            continue
-        x = Val(im.raw_reshape(part.ssa, (r, c), part.dtype), (r, c), part.dtype)
-        if last:
-            sel = np.zeros((c, cols_out), np.float32)
-            sel[np.arange(c), at + np.arange(c)] = 1.0
-            y = _matmul_core(im, x, im.val(sel, x, f"{node.output[0]}.place").ssa, cols_out, None)
-        else:
-            sel = np.zeros((rows_out, r), np.float32)
-            sel[rows, np.arange(r)] = 1.0
-            sv = im.val(sel, x, f"{node.output[0]}.place")
-            y = Val(
-                im.emit(g.MatmulOp(sv.ssa, x.ssa, _tt((rows_out, cols_out), x.dtype))), (rows_out, cols_out), x.dtype
-            )
-        acc = y if acc is None else im.binary_values("add", acc, y, "", "", None)
-        at += sh[axis]
-    assert acc is not None
-    if const.any():
-        acc = im.binary_values("add", acc, const.astype(like.dtype), "", f"{node.output[0]}.const", None)
-    im.out(node, im.reshape(Val(acc.ssa, (rows_out, cols_out), like.dtype), out_shape, node.output[0]))
 
 
 def _attention_mask(
