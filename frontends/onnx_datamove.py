@@ -16,6 +16,7 @@ import onnx
 
 from ipu.dialects import graph as g
 from ipu.frontends.onnx_import import (
+    BROADCASTERS,
     Val,
     _column_window,
     _Importer,
@@ -121,6 +122,9 @@ def broadcast_val(im: _Importer, x: Val, shape: Sequence[int], hint: str | None)
             n = math.prod(shape[i] for i in axes)
             y = concat_vals(im, [y] * n, k, None)
     return im.reshape(y, shape, hint)
+
+
+BROADCASTERS.append(broadcast_val)
 
 
 def _as_val(im: _Importer, x: Val | np.ndarray, like: Val, name: str) -> Val:

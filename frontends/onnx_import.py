@@ -706,9 +706,10 @@ class _Importer:
         if isinstance(x, Val):
             if x.shape == shape:
                 return x
-            copies = onnx_datamove.broadcast_val(self, x, shape, None)
-            if copies is not None:
-                return copies
+            for broadcast in BROADCASTERS:
+                copies = broadcast(self, x, shape, None)
+                if copies is not None:
+                    return copies
             raise self.fail(
                 f"broadcasting the computed tensor '{name}' {list(x.shape)} to {list(shape)} is not supported"
             )
@@ -751,6 +752,8 @@ def _static_shape(vi: onnx.ValueInfoProto) -> tuple[int, ...] | None:
 # -- per-op lowerings ---------------------------------------------------------------------------
 
 Lowering = Callable[[_Importer, onnx.NodeProto, dict[str, object]], None]
+# ways to broadcast a computed tensor to a larger shape (None: not this way); onnx_datamove adds one
+BROADCASTERS: list[Callable[[_Importer, Val, tuple[int, ...], str | None], Val | None]] = []
 _LOWERINGS: dict[str, Lowering] = {}
 _SINCE: dict[str, int] = {}
 
@@ -1890,5 +1893,3 @@ def import_file(path: str | Path) -> ModuleOp:
 
 __all__ = ["OnnxImportError", "collapsed", "import_file", "import_model", "load_onnx", "opset_of"]
 
-
-from ipu.frontends import onnx_datamove  # noqa: E402, F401  (registers Slice, Split, Concat, Pad, batched MatMul)
