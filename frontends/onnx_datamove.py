@@ -205,8 +205,8 @@ def _split(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> Non
     at = 0
     for out, n in zip(node.output, sizes, strict=True):
         window = _column_window(im, out) if out in im.static_shapes and n else None
-        if n == 0:  # an empty part: no value (a consumer of it is refused as not available)
-            pass
+        if n == 0:  # an empty part: an empty constant (a concatenation skips it)
+            im.consts[out] = np.zeros([0 if i == axis else d for i, d in enumerate(x.shape)], x.dtype)
         elif window is not None:
             im.vals[out] = _lower_window(im, out, im.static_shapes[out], window)
         elif out:
@@ -226,6 +226,19 @@ def _zero_split_sizes(im: _Importer, node: onnx.NodeProto, attrs: dict[str, obje
         if sum(sizes) == d and len(sizes) == len(node.output) and all(z >= 0 for z in sizes) and any(sizes):
             return sizes
     return _split_sizes(im, node, attrs, d)
+
+
+# --- Shape ---------------------------------------------------------------------------------------
+
+
+@lowering("Shape")
+def _shape(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """The (static) shape of a computed tensor: a constant, so what is computed from it folds."""
+    _no_attrs(im, attrs, ("start", "end"))
+    x = _val_input(im, node)
+    r = len(x.shape)
+    start, end = int(attrs.get("start", 0)), int(attrs.get("end", r))  # type: ignore[arg-type]
+    im.consts[node.output[0]] = np.array(x.shape[slice(start, end)], np.int64)
 
 
 # --- Concat --------------------------------------------------------------------------------------

@@ -495,7 +495,7 @@ class _Importer:
         extra = [o for o in node.output[1:] if o]
         fn(self, node, _attrs(node))
         for o in extra:
-            if o not in self.vals:
+            if o not in self.vals and o not in self.consts:
                 raise self.fail(f"optional output '{o}' is not supported")
 
     def out(self, node: onnx.NodeProto, v: Val) -> None:

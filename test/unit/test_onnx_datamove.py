@@ -61,6 +61,22 @@ def test_split_of_a_computed_tensor() -> None:
     runs(m)
 
 
+def test_split_with_an_empty_part_and_shape_of_a_computed_tensor() -> None:
+    """An empty split part (rotary embedding with the whole head rotated) joins as nothing; the
+    static Shape of a computed tensor is a constant, so the Reshape reading it folds."""
+    nodes = [
+        helper.make_node("Relu", ["x"], ["h"]),
+        helper.make_node("Split", ["h", "sp"], ["a", "none"], axis=1),
+        helper.make_node("Neg", ["a"], ["n"]),
+        helper.make_node("Concat", ["n", "none"], ["c"], axis=1),
+        helper.make_node("Shape", ["x"], ["s"]),
+        helper.make_node("Reshape", ["c", "s"], ["y"]),
+    ]
+    m = model(nodes, {"x": [3, 4]}, {"y": [3, 4]}, dict([_ints("sp", [4, 0])]), opset=13)
+    assert "graph.neg" in ir(m)
+    runs(m)
+
+
 def test_split_of_a_projection_keeps_per_part_matmuls() -> None:
     """A split of `x @ W` by column windows stays one matmul per part (no data moved)."""
     nodes = [helper.make_node("MatMul", ["x", "w"], ["h"]), helper.make_node("Split", ["h"], ["a", "b"], axis=1)]
