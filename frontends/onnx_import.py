@@ -146,6 +146,7 @@ class _Importer:
         self.hints |= {vi.name for vi in [*self.graph.input, *self.graph.output]}
         self.param_cache: dict[tuple[str, tuple[int, ...], type], SSAValue] = {}
         self.node: onnx.NodeProto | None = None
+        self.fallbacks: dict[str, str] = {}  # attention chains lowered node by node: root output -> why
         self.node_label = ""
 
     # -- diagnostics and emission -------------------------------------------------------------
@@ -252,8 +253,14 @@ class _Importer:
             root = fused.get(id(node))
             if root is not None:
                 self.vals[node.output[0]] = self.lower_fused(root, node.output[0])
-            else:
+                continue
+            try:
                 self.lower(node)
+            except OnnxImportError as e:
+                why = self.fallback_reason(node, view.consumers)
+                if why is None:
+                    raise
+                raise OnnxImportError(f"{e} (not one attention op: {why})") from None
         self.node = None
         return self.finish(args)
 
@@ -409,10 +416,27 @@ class _Importer:
                 continue
             for m in PATTERNS:
                 f = m(view, n)
+                if f is not None and f.kind == "refused" and f.attrs.get("fallback"):
+                    self.fallbacks[n.output[0]] = str(f.attrs["reason"])  # lowered node by node
+                    break
                 if f is not None:
                     out[id(n)] = f
                     break
         return out
+
+    def fallback_reason(self, node: onnx.NodeProto, consumers: dict[str, list[onnx.NodeProto]]) -> str | None:
+        """Why the attention chain `node` feeds (if any) was not fused: the diagnostic of a
+        failed node-by-node lowering names it too."""
+        stack, seen = list(node.output), set()
+        while stack and len(seen) < 256:
+            name = stack.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            if name in self.fallbacks:
+                return self.fallbacks[name]
+            stack.extend(o for c in consumers.get(name, []) for o in c.output if o)
+        return None
 
     def needed_nodes(self, view: GraphView, fused: dict[int, Fused]) -> set[int]:
         """Nodes some output depends on (a fused root reads only its pattern's input)."""
@@ -1892,4 +1916,3 @@ def import_file(path: str | Path) -> ModuleOp:
 
 
 __all__ = ["OnnxImportError", "collapsed", "import_file", "import_model", "load_onnx", "opset_of"]
-

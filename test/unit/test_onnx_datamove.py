@@ -180,3 +180,40 @@ def test_too_many_batches_is_refused() -> None:
     m = model([helper.make_node("MatMul", ["a", "b"], ["y"])], {"a": [300, 2, 2], "b": [300, 2, 2]}, {"y": [300, 2, 2]})
     with pytest.raises(OnnxImportError, match="a batched MatMul of 300 batches is not supported"):
         import_model(m)
+
+
+def test_unfusable_attention_chain_lowers_node_by_node() -> None:
+    """A softcapped chain (Tanh between the scores and the softmax) is not one graph.attention:
+    it lowers node by node, Q K^T and P V as batched matmuls of computed operands."""
+    h, s, d = 2, 4, 8
+    nodes = [
+        helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]),
+        helper.make_node("MatMul", ["q", "kt"], ["s0"]),
+        helper.make_node("Div", ["s0", "cap"], ["s1"]),
+        helper.make_node("Tanh", ["s1"], ["s2"]),
+        helper.make_node("Mul", ["s2", "cap"], ["s3"]),
+        helper.make_node("Softmax", ["s3"], ["p"], axis=-1),
+        helper.make_node("MatMul", ["p", "v"], ["y"]),
+    ]
+    qkv = {n: [1, h, s, d] for n in "qkv"}
+    m = model(nodes, qkv, {"y": [1, h, s, d]}, {"cap": np.array(2.0, np.float32)}, opset=17)
+    text = ir(m)
+    assert "graph.attention" not in text and text.count("graph.matmul") == 2 * h
+    runs(m)
+
+
+def test_unfusable_attention_chain_that_cannot_lower_names_both_reasons() -> None:
+    """A Where on a condition computed at run time: neither fused nor lowerable node by node."""
+    nodes = [
+        helper.make_node("Less", ["c", "zero"], ["cond"]),
+        helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 1, 3, 2]),
+        helper.make_node("MatMul", ["q", "kt"], ["s0"]),
+        helper.make_node("Where", ["cond", "s0", "neg_inf"], ["s1"]),
+        helper.make_node("Softmax", ["s1"], ["p"], axis=-1),
+        helper.make_node("MatMul", ["p", "v"], ["y"]),
+    ]
+    qkv = {n: [1, 2, 4, 8] for n in "qkv"}
+    inits = {"zero": np.array(0, np.float32), "neg_inf": np.array(-np.inf, np.float32)}
+    m = model(nodes, {**qkv, "c": [1, 1, 4, 4]}, {"y": [1, 2, 4, 8]}, inits, opset=17)
+    with pytest.raises(OnnxImportError, match=r"operator Less is not supported.*not one attention op: attention chain"):
+        import_model(m)
