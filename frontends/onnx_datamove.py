@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import onnx
+from xdsl.ir import SSAValue
 
 from ipu.dialects import graph as g
 from ipu.frontends.onnx_import import (
@@ -54,13 +55,22 @@ def box_view(
     return tuple(bb[k] for k in keep), tuple(oo[k] for k in keep), tuple(ss[k] for k in keep)
 
 
+def _view(im: _Importer, x: Val, shape: tuple[int, ...]) -> SSAValue:
+    """`x`'s graph value reshaped to `shape`, one reshape per value and shape (a split's parts
+    and a batched matmul's batches read one view)."""
+    key = (x.ssa, shape)
+    if key not in im.views:
+        im.views[key] = im.raw_reshape(x.ssa, shape, x.dtype)
+    return im.views[key]
+
+
 def slice_val(im: _Importer, x: Val, starts: Sequence[int], sizes: Sequence[int], hint: str | None) -> Val:
     """The box of `x` at `starts` of `sizes` (stride 1), as one `graph.slice`."""
     sizes = tuple(sizes)
     if tuple(starts) == (0,) * len(starts) and sizes == x.shape:
         return x
     big, off, small = box_view(x.shape, starts, sizes)
-    v = im.raw_reshape(x.ssa, big, x.dtype)
+    v = _view(im, x, big)
     r = im.emit(g.SliceOp(v, off, _tt(small, x.dtype)), hint)
     return Val(im.raw_reshape(r, collapsed(sizes), x.dtype, hint), sizes, x.dtype)
 

@@ -146,6 +146,7 @@ class _Importer:
         self.hints |= {vi.name for vi in [*self.graph.input, *self.graph.output]}
         self.param_cache: dict[tuple[str, tuple[int, ...], type], SSAValue] = {}
         self.node: onnx.NodeProto | None = None
+        self.views: dict[tuple[SSAValue, tuple[int, ...]], SSAValue] = {}  # onnx_datamove's reshaped views
         self.fallbacks: dict[str, str] = {}  # attention chains lowered node by node: root output -> why
         self.node_label = ""
 
