@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from onnx import helper
+from onnx import TensorProto, helper
 from test_onnx_import import ir, model, rand, runs
 
 from ipu.frontends.onnx_import import OnnxImportError, import_model
@@ -217,3 +217,17 @@ def test_unfusable_attention_chain_that_cannot_lower_names_both_reasons() -> Non
     m = model(nodes, {**qkv, "c": [1, 1, 4, 4]}, {"y": [1, 2, 4, 8]}, inits, opset=17)
     with pytest.raises(OnnxImportError, match=r"operator Less is not supported.*not one attention op: attention chain"):
         import_model(m)
+
+
+def test_half_precision_windows_and_batched_matmul() -> None:
+    """float16: even last-axis windows and a batched matmul, exact against onnxruntime."""
+    nodes = [
+        helper.make_node("Slice", ["a", "st", "en", "ax"], ["s"]),
+        helper.make_node("Concat", ["s", "s"], ["c"], axis=1),
+        helper.make_node("MatMul", ["c", "b"], ["y"]),
+    ]
+    inits = dict([_ints("st", [2]), _ints("en", [6]), _ints("ax", [2])])
+    m = model(nodes, {"a": [2, 3, 8], "b": [2, 4, 6]}, {"y": [2, 6, 6]}, inits, opset=13, dtype=TensorProto.FLOAT16)
+    text = ir(m)
+    assert "graph.slice" in text and "xf16" in text
+    runs(m)
