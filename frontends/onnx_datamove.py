@@ -238,6 +238,27 @@ def _zero_split_sizes(im: _Importer, node: onnx.NodeProto, attrs: dict[str, obje
     return _split_sizes(im, node, attrs, d)
 
 
+# --- Tile --------------------------------------------------------------------------------------
+
+
+@lowering("Tile", since=6)
+def _tile(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """Copies of a computed tensor joined by one `graph.concat` per repeated axis."""
+    _no_attrs(im, attrs)
+    x = _val_input(im, node)
+    reps = [int(v) for v in im.const(node.input[1], "the repeats").reshape(-1)]
+    if len(reps) != len(x.shape) or any(r < 1 for r in reps):
+        raise im.fail(f"repeats {reps} for a rank-{len(x.shape)} input (one positive count per axis)")
+    if max(reps) > MAX_BATCHED_GEMMS:
+        raise im.fail(f"a tiling into {max(reps)} copies along one axis is not supported (at most {MAX_BATCHED_GEMMS})")
+    y = x
+    last = max((a for a, r in enumerate(reps) if r > 1), default=-1)
+    for a, r in enumerate(reps):
+        if r > 1:
+            y = concat_vals(im, [y] * r, a, node.output[0] if a == last else None)
+    im.out(node, y)
+
+
 # --- Shape ---------------------------------------------------------------------------------------
 
 

@@ -52,6 +52,13 @@ def test_broadcast_of_a_computed_tensor() -> None:
     runs(m)
 
 
+def test_tile_of_a_computed_tensor() -> None:
+    nodes = [helper.make_node("Tanh", ["x"], ["h"]), helper.make_node("Tile", ["h", "r"], ["y"])]
+    m = model(nodes, {"x": [2, 3, 4]}, {"y": [4, 3, 8]}, dict([_ints("r", [2, 1, 2])]), opset=13)
+    assert ir(m).count("graph.concat") == 2
+    runs(m)
+
+
 def test_split_of_a_computed_tensor() -> None:
     """Split along the middle axis into unequal parts: one graph.slice per part."""
     nodes = [helper.make_node("Relu", ["x"], ["h"]), helper.make_node("Split", ["h", "sp"], ["a", "b"], axis=1)]
@@ -231,3 +238,10 @@ def test_half_precision_windows_and_batched_matmul() -> None:
     text = ir(m)
     assert "graph.slice" in text and "xf16" in text
     runs(m)
+
+
+def test_tile_with_a_zero_repeat_is_refused() -> None:
+    nodes = [helper.make_node("Tile", ["x", "r"], ["y"])]
+    m = model(nodes, {"x": [2, 3]}, {"y": [2, 3]}, dict([_ints("r", [1, 0])]), opset=13)
+    with pytest.raises(OnnxImportError, match=r"repeats \[1, 0\] for a rank-2 input \(one positive count per axis\)"):
+        import_model(m)
