@@ -1197,6 +1197,135 @@ class GatherOp(GraphOp):
         return np.take(table, idx, axis=0)
 
 
+# --- data movement of computed tensors ---------------------------------------------------------
+
+
+def _same_rank_and_type(op: IRDLOperation, a: TensorType, r: TensorType) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    sa, sr = shape_of(a), shape_of(r)
+    if len(sa) != len(sr) or not sa:
+        raise VerifyException(f"{op.name}: input {sa} and result {sr} must have one rank (at least 1)")
+    if a.element_type != r.element_type:
+        raise VerifyException(f"{op.name}: element types differ")
+    return sa, sr
+
+
+@irdl_op_definition
+class SliceOp(_OneToOne):
+    """The window of `input` that starts at `starts` (one per axis), stride 1, as large as the
+    result: `graph.slice %x {starts = array<i64: 0, 2>} : tensor<4x8xf32> -> tensor<4x3xf32>`."""
+
+    name = "graph.slice"
+    input = operand_def(DeviceTensor)  # data movement: any element type
+    result = result_def(DeviceTensor)
+    starts = attr_def(DenseArrayBase)
+
+    def __init__(self, input, starts: Sequence[int], result_type: Attribute):
+        IRDLOperation.__init__(
+            self,
+            operands=[input],
+            result_types=[result_type],
+            attributes={"starts": DenseArrayBase.from_list(i64, starts)},
+        )
+
+    def offsets(self) -> tuple[int, ...]:
+        return tuple(self.starts.get_values())
+
+    def verify_(self) -> None:
+        a, r = _same_rank_and_type(self, self.input.type, self.result.type)
+        st = self.offsets()
+        if len(st) != len(a):
+            raise VerifyException(f"graph.slice: {len(st)} starts for a rank-{len(a)} input")
+        for i, (d, s, n) in enumerate(zip(a, st, r, strict=True)):
+            if s < 0 or n < 1 or s + n > d:
+                raise VerifyException(f"graph.slice: axis {i}: window [{s}, {s + n}) does not lie in [0, {d})")
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        r = shape_of(self.result.type)
+        return x[tuple(slice(s, s + n) for s, n in zip(self.offsets(), r, strict=True))]
+
+
+@irdl_op_definition
+class PadOp(_OneToOne):
+    """`input` placed at offset `low` (one per axis) in a zero tensor the size of the result:
+    `graph.pad %x {low = array<i64: 1, 0>} : tensor<2x3xf32> -> tensor<4x3xf32>` (constant-zero
+    padding; the high pads are what is left of the result)."""
+
+    name = "graph.pad"
+    input = operand_def(DeviceTensor)  # data movement: any element type
+    result = result_def(DeviceTensor)
+    low = attr_def(DenseArrayBase)
+
+    def __init__(self, input, low: Sequence[int], result_type: Attribute):
+        IRDLOperation.__init__(
+            self, operands=[input], result_types=[result_type], attributes={"low": DenseArrayBase.from_list(i64, low)}
+        )
+
+    def offsets(self) -> tuple[int, ...]:
+        return tuple(self.low.get_values())
+
+    def verify_(self) -> None:
+        a, r = _same_rank_and_type(self, self.input.type, self.result.type)
+        lo = self.offsets()
+        if len(lo) != len(a):
+            raise VerifyException(f"graph.pad: {len(lo)} low pads for a rank-{len(a)} input")
+        for i, (d, s, n) in enumerate(zip(a, lo, r, strict=True)):
+            if s < 0 or s + d > n:
+                raise VerifyException(f"graph.pad: axis {i}: input of {d} at {s} does not fit the result's {n}")
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        r = shape_of(self.result.type)
+        out = np.zeros(r, np.float32)
+        out[tuple(slice(s, s + d) for s, d in zip(self.offsets(), x.shape, strict=True))] = x
+        return out
+
+
+@irdl_op_definition
+class ConcatOp(GraphOp):
+    """Inputs joined along `axis`: `graph.concat %a, %b {axis = 1} : (tensor<2x3xf32>,
+    tensor<2x5xf32>) -> tensor<2x8xf32>`."""
+
+    name = "graph.concat"
+    inputs = var_operand_def(DeviceTensor)  # data movement: any element type
+    result = result_def(DeviceTensor)
+    axis = attr_def(IntegerAttr)
+    traits = traits_def(Pure())
+    assembly_format = "$inputs attr-dict `:` `(` type($inputs) `)` `->` type($result)"
+
+    def __init__(self, inputs: Sequence, axis: int, result_type: Attribute):
+        super().__init__(
+            operands=[list(inputs)], result_types=[result_type], attributes={"axis": IntegerAttr(axis, 64)}
+        )
+
+    def verify_(self) -> None:
+        r = shape_of(self.result.type)
+        ax = self.axis.value.data
+        if not self.inputs:
+            raise VerifyException("graph.concat: no inputs")
+        if not 0 <= ax < len(r):
+            raise VerifyException(f"graph.concat: axis {ax} out of range for rank {len(r)}")
+        total = 0
+        for v in self.inputs:
+            s = shape_of(v.type)
+            if v.type.element_type != self.result.type.element_type:
+                raise VerifyException("graph.concat: element types differ")
+            if len(s) != len(r) or any(d != e for i, (d, e) in enumerate(zip(s, r, strict=True)) if i != ax):
+                raise VerifyException(f"graph.concat: input {s} does not match result {r} off axis {ax}")
+            total += s[ax]
+        if total != r[ax]:
+            raise VerifyException(f"graph.concat: inputs sum to {total} along axis {ax}, result has {r[ax]}")
+
+    def starts(self) -> list[int]:
+        """Where each input begins along `axis`."""
+        out, at = [], 0
+        for v in self.inputs:
+            out.append(at)
+            at += shape_of(v.type)[self.axis.value.data]
+        return out
+
+    def reference(self, *xs: np.ndarray) -> np.ndarray:
+        return np.concatenate(xs, axis=self.axis.value.data)
+
+
 @irdl_op_definition
 class YieldOp(IRDLOperation):
     """Values carried to the next iteration of `graph.repeat` (and out of the last)."""
@@ -1588,6 +1717,9 @@ GRAPH_OPS: tuple[type[IRDLOperation], ...] = (
     WrapOp,
     WhereOp,
     ArgReduceOp,
+    SliceOp,
+    PadOp,
+    ConcatOp,
 )
 # The elementwise unary ops, from which the builder and the ONNX importer take theirs.
 ELEMENTWISE_UNARY_OPS: tuple[type[ElementwiseUnaryOp], ...] = tuple(

@@ -253,6 +253,7 @@ def conversion_transfers(
     dst_esize: int,
     perm: tuple[int, ...] | None = None,
     offset: tuple[int, ...] | None = None,
+    clip: bool = False,
 ) -> np.ndarray:
     """Transfer families (ipu.abi.tables.MOVE) that rebuild `dst` from `src`.
 
@@ -263,7 +264,8 @@ def conversion_transfers(
     destination block reads the same source holder, so replicas become one multicast.
     Returns int64 [n, 13], read-only: the result is memoized (finalists of one model share most
     conversions, and the selected finalist is mapped once more after selection), so `perm` and
-    `offset` must be tuples.
+    `offset` must be tuples. With `clip` the window may reach outside the source (offsets of any
+    sign): only the destination elements it overlaps are written.
     """
     if src_esize != dst_esize:
         raise ValueError("a conversion moves bytes; element sizes must match")
@@ -281,7 +283,7 @@ def conversion_transfers(
     if len(perm) != r or sorted(perm) != list(range(r)) or perm[-1] != r - 1 or len(s_shape) != r:
         raise ValueError(f"conversion {src.shape} -> {dst.shape}: bad axis permutation {perm}")
     for i in range(r):
-        if off[i] < 0 or d_shape[i] + off[i] > s_shape[perm[i]]:
+        if not clip and (off[i] < 0 or d_shape[i] + off[i] > s_shape[perm[i]]):
             raise ValueError(f"conversion {src.shape} -> {dst.shape}: window does not fit the source")
     ov = [_overlaps(s_ranges[perm[i]], d_ranges[i], off[i]) for i in range(r)]
     s_str, d_str = _strides(s_block), _strides(d_block)

@@ -587,6 +587,50 @@ class PermuteOp(_OneToOne):
             raise VerifyException("plan.permute: no partial sums")
 
 
+@irdl_op_definition
+class WindowOp(_OneToOne):
+    """A window of the input by exchange: result element i is input element i + offsets (per
+    axis), zero where that lies outside the input. Non-negative offsets with the result inside
+    the input are a slice; negative ones place the input inside a zero result (a pad, or one
+    part of a concatenation). Rows move between tiles whole, so no kernel runs."""
+
+    name = "plan.window"
+    offsets = attr_def(DenseArrayBase)
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def offset(self) -> tuple[int, ...]:
+        return tuple(self.offsets.get_values())
+
+    def covers(self) -> bool:
+        """Whether every result element reads an input element (no zero fill needed)."""
+        a, r = self.input.type.shape, self.result.type.shape
+        return all(o >= 0 and o + n <= d for o, n, d in zip(self.offset(), r, a, strict=True))
+
+    def verify_(self) -> None:
+        a, r = self.input.type.layout, self.result.type.layout
+        off = self.offset()
+        if len(off) != len(a.shape) or len(r.shape) != len(a.shape):
+            raise VerifyException(f"plan.window: {len(off)} offsets for {a.shape} -> {r.shape}")
+        if self.input.type.tensor.element_type != self.result.type.tensor.element_type:
+            raise VerifyException("plan.window: element types differ")
+        if a.partial >= 0 or r.partial >= 0:
+            raise VerifyException("plan.window: no partial sums")
+        if any(o + n <= 0 or o >= d for o, n, d in zip(off, r.shape, a.shape, strict=True)):
+            raise VerifyException(f"plan.window: offsets {list(off)} put {r.shape} outside {a.shape}")
+        if window_misaligned(a.shape, r.shape, off, self.input.type.tensor.element_type):
+            raise VerifyException(
+                "plan.window: a 2-byte window that moves or cuts the last axis needs an even offset and even "
+                "last-axis sizes (exchange moves whole words)"
+            )
+
+
+def window_misaligned(a: Sequence[int], r: Sequence[int], off: Sequence[int], el: Attribute) -> bool:
+    """Whether a window of 2-byte elements changes the last axis at an odd word boundary."""
+    if isinstance(el, Float32Type) or (off[-1] == 0 and a[-1] == r[-1]):
+        return False
+    return bool(off[-1] % 2 or a[-1] % 2 or r[-1] % 2)
+
+
 def unit_axis_view(lay: Layout, shape: tuple[int, ...]) -> Layout | None:
     """`lay` for `shape` when the reshape only adds or drops unit axes (the last axis kept): the
     same grid and blocks, each split carried to its axis; None for any other reshape."""
@@ -932,6 +976,7 @@ Plan = Dialect(
         SelectOp,
         BinaryOp,
         TransposeOp,
+        WindowOp,
         PermuteOp,
         ReshapeOp,
         CastOp,

@@ -1,1 +1,5 @@
 """frontends"""
+
+# the data-movement lowerings (Slice, Split, Concat, Pad, batched MatMul) extend onnx_import's
+# registry when the package loads, so every importer sees them
+from ipu.frontends import onnx_datamove  # noqa: F401

@@ -187,8 +187,11 @@ def match_attention(v: GraphView, root: onnx.NodeProto) -> Fused | None:
     if ps is None or len(ps) != 4 or axis % 4 != 3:
         return None
 
-    def refuse(why: str) -> Fused:
-        return Fused("refused", p_name, {"reason": f"attention chain ending at '{root.output[0]}': {why}"})
+    def refuse(why: str, fallback: bool = True) -> Fused:
+        """Not one graph.attention; with `fallback` the chain is lowered node by node instead
+        (batched matmuls, softmax), the reason kept for the diagnostic if that fails too."""
+        reason = f"attention chain ending at '{root.output[0]}': {why}"
+        return Fused("refused", p_name, {"reason": reason, "fallback": fallback})
 
     s, sk = ps[2], ps[3]
     name, scale, mask = _skip(v, sm.input[0], "Cast", "Identity"), 1.0, "none"
@@ -279,7 +282,7 @@ def match_attention(v: GraphView, root: onnx.NodeProto) -> Fused | None:
         return refuse(f"additive terms of shape {list(total.shape)} do not broadcast to the scores")
     hidden = np.isneginf(total) | (np.triu(np.ones((s, sk), bool), 1) if mask == "causal" else False)
     if consts and not guarded and hidden.all(axis=-1).any():
-        return refuse("the mask hides every key of some query row (its softmax is NaN) and nothing replaces it")
+        return refuse("the mask hides every key of some query row (its softmax is NaN) and nothing replaces it", False)
     if consts:
         attrs["bias_consts"] = consts
     if runtime:

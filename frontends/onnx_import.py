@@ -197,6 +197,8 @@ class _Importer:
         self.hints |= {vi.name for vi in [*self.graph.input, *self.graph.output]}
         self.param_cache: dict[tuple[str, tuple[int, ...], type], SSAValue] = {}
         self.node: onnx.NodeProto | None = None
+        self.views: dict[tuple[SSAValue, tuple[int, ...]], SSAValue] = {}  # onnx_datamove's reshaped views
+        self.fallbacks: dict[str, str] = {}  # attention chains lowered node by node: root output -> why
         self.node_label = ""
 
     # -- diagnostics and emission -------------------------------------------------------------
@@ -319,8 +321,14 @@ class _Importer:
             root = fused.get(id(node))
             if root is not None:
                 self.vals[node.output[0]] = self.lower_fused(root, node.output[0])
-            else:
+                continue
+            try:
                 self.lower(node)
+            except OnnxImportError as e:
+                why = self.fallback_reason(node, view.consumers)
+                if why is None:
+                    raise
+                raise OnnxImportError(f"{e} (not one attention op: {why})") from None
         self.node = None
         return self.finish(args)
 
@@ -452,10 +460,27 @@ class _Importer:
                 continue
             for m in PATTERNS:
                 f = m(view, n)
+                if f is not None and f.kind == "refused" and f.attrs.get("fallback"):
+                    self.fallbacks[n.output[0]] = str(f.attrs["reason"])  # lowered node by node
+                    break
                 if f is not None:
                     out[id(n)] = f
                     break
         return out
+
+    def fallback_reason(self, node: onnx.NodeProto, consumers: dict[str, list[onnx.NodeProto]]) -> str | None:
+        """Why the attention chain `node` feeds (if any) was not fused: the diagnostic of a
+        failed node-by-node lowering names it too."""
+        stack, seen = list(node.output), set()
+        while stack and len(seen) < 256:
+            name = stack.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            if name in self.fallbacks:
+                return self.fallbacks[name]
+            stack.extend(o for c in consumers.get(name, []) for o in c.output if o)
+        return None
 
     def needed_nodes(self, view: GraphView, fused: dict[int, Fused]) -> set[int]:
         """Nodes some output depends on (a fused root reads only its pattern's input)."""
@@ -589,7 +614,7 @@ class _Importer:
         extra = [o for o in node.output[1:] if o]
         fn(self, node, _attrs(node))
         for o in extra:
-            if o not in self.vals:
+            if o not in self.vals and o not in self.consts:
                 raise self.fail(f"optional output '{o}' is not supported")
 
     def out(self, node: onnx.NodeProto, v: Val) -> None:
@@ -827,7 +852,18 @@ class _Importer:
 
     def full(self, x: Val | np.ndarray, like: Val, shape: tuple[int, ...], name: str) -> Val:
         if isinstance(x, Val):
-            return x if x.shape == shape else self.broadcast(x, shape, name, None)
+            if x.shape == shape:
+                return x
+            if np.dtype(x.dtype).kind == "f":  # exactly, as ones * x
+                return self.broadcast(x, shape, name, None)
+            # an integer or bool tensor (ones * x is a float product) by copies
+            for broadcast in BROADCASTERS:
+                copies = broadcast(self, x, shape, None)
+                if copies is not None:
+                    return copies
+            raise self.fail(
+                f"broadcasting the computed tensor '{name}' {list(x.shape)} to {list(shape)} is not supported"
+            )
         return self.val(x, like, name, shape)
 
     def broadcast(self, x: Val, shape: tuple[int, ...], name: str, hint: str | None) -> Val:
@@ -927,6 +963,9 @@ def _static_shape(vi: onnx.ValueInfoProto) -> tuple[int, ...] | None:
 # -- per-op lowerings ---------------------------------------------------------------------------
 
 Lowering = Callable[[_Importer, onnx.NodeProto, dict[str, object]], None]
+# ways to broadcast a computed integer or bool tensor to a larger shape (None: not this way; a
+# float one is `_Importer.broadcast`); onnx_datamove adds one
+BROADCASTERS: list[Callable[[_Importer, Val, tuple[int, ...], str | None], Val | None]] = []
 _LOWERINGS: dict[str, Lowering] = {}
 _SINCE: dict[str, int] = {}
 
@@ -1790,20 +1829,6 @@ def _lower_window(im: _Importer, out: str, shape: tuple[int, ...], window: tuple
     return im.reshape(y, shape, out)
 
 
-@lowering("Split")
-def _split(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
-    """A split that picks column ranges of a matmul's output (the fused QKV projection) becomes
-    one matmul per part, by the matching columns of the weight: no data is moved."""
-    _no_attrs(im, attrs, ("axis", "split", "num_outputs"))
-    _val_input(im, node)
-    for out in node.output:
-        window = _column_window(im, out)
-        shape = im.static_shapes.get(out)
-        if window is None or shape is None:
-            raise im.fail("a split that is not a column range of a matmul's output (constant weight) is not supported")
-        im.vals[out] = _lower_window(im, out, shape, window)
-
-
 def _gather_view(im: _Importer, node: onnx.NodeProto, data: Val, idx: np.ndarray, axis: int) -> bool:
     """Constant indices that need no data movement, lowered if so: a pick of a column range of a
     matmul's output (the fused in-projection's q, k or v: a matmul by those weight columns), or
@@ -1878,60 +1903,6 @@ def _conv(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None
         y = im.binary_values("add", y, im.const(node.input[2], "the bias").reshape(-1), "", node.input[2], None)
     yt = _transpose2d(im, y.ssa, x.dtype, node.output[0])  # [O, P]: NCHW
     im.out(node, Val(im.raw_reshape(yt, (o * ph, pw), x.dtype, node.output[0]), (1, o, ph, pw), x.dtype))
-
-
-@lowering("Concat")
-def _concat(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
-    """Concatenation as a sum of selection matmuls: each computed input times a 0/1 matrix that
-    places its rows (any axis but the last: a class token before the patches, a cache before
-    new keys) or its columns (the last axis) in the result; constants are added as they are.
-    Exact, and priced by the cost model as the matmuls it is."""
-    _no_attrs(im, attrs, ("axis",))
-    parts = [im.get(i) for i in node.input]
-    like = next((p for p in parts if isinstance(p, Val)), None)
-    if like is None:
-        raise im.fail("all inputs are constants")
-    rank = len(like.shape)
-    axis = int(attrs["axis"]) % rank  # type: ignore[arg-type]
-    shapes = [p.shape if isinstance(p, Val) else tuple(np.shape(p)) for p in parts]
-    out_shape = list(shapes[0])
-    out_shape[axis] = sum(sh[axis] for sh in shapes)
-    out_shape = tuple(out_shape)
-    last = axis == rank - 1
-    rows_out, cols_out = math.prod(out_shape[:-1]), out_shape[-1]  # a vector as one row
-    out_rows = np.arange(rows_out).reshape(out_shape[:-1])
-    acc: Val | None = None
-    const = np.zeros((rows_out, cols_out), np.float32)
-    at = 0  # where the next part starts along `axis`
-    for part, sh in zip(parts, shapes, strict=True):
-        r, c = math.prod(sh[:-1]), sh[-1]
-        rows = None if last else out_rows[(slice(None),) * axis + (slice(at, at + sh[axis]),)].reshape(-1)
-        if isinstance(part, np.ndarray):
-            block = part.astype(np.float32).reshape(r, c)
-            if last:
-                const[:, at : at + c] = block
-            else:
-                const[rows, :] = block
-            at += sh[axis]
-            continue
-        x = Val(im.raw_reshape(part.ssa, (r, c), part.dtype), (r, c), part.dtype)
-        if last:
-            sel = np.zeros((c, cols_out), np.float32)
-            sel[np.arange(c), at + np.arange(c)] = 1.0
-            y = _matmul_core(im, x, im.val(sel, x, f"{node.output[0]}.place").ssa, cols_out, None)
-        else:
-            sel = np.zeros((rows_out, r), np.float32)
-            sel[rows, np.arange(r)] = 1.0
-            sv = im.val(sel, x, f"{node.output[0]}.place")
-            y = Val(
-                im.emit(g.MatmulOp(sv.ssa, x.ssa, _tt((rows_out, cols_out), x.dtype))), (rows_out, cols_out), x.dtype
-            )
-        acc = y if acc is None else im.binary_values("add", acc, y, "", "", None)
-        at += sh[axis]
-    assert acc is not None
-    if const.any():
-        acc = im.binary_values("add", acc, const.astype(like.dtype), "", f"{node.output[0]}.const", None)
-    im.out(node, im.reshape(Val(acc.ssa, (rows_out, cols_out), like.dtype), out_shape, node.output[0]))
 
 
 def _attention_mask(

@@ -77,12 +77,14 @@ def _move(
     reason: str,
     perm: tuple[int, ...] | None = None,
     offset: tuple[int, ...] | None = None,
+    clip: bool = False,
 ) -> tilemap.MoveOp:
     es = src.type.esize
-    table = conversion_transfers(src_l, dst_l, es, es, perm, offset)
+    table = conversion_transfers(src_l, dst_l, es, es, perm, offset, clip)
     # an exchange writes only real elements: a destination with padding (or a staging buffer
-    # with partial slots) is zeroed first, so padding never carries stale bits into kernels
-    zero = dst_l.has_padding or src_l.partial >= 0
+    # with partial slots, or a window reaching outside its source) is zeroed first, so padding
+    # never carries stale bits into kernels
+    zero = dst_l.has_padding or src_l.partial >= 0 or clip
     return tilemap.MoveOp.create(
         operands=[src],
         result_types=[dst_t],
@@ -321,6 +323,18 @@ class MapPermute(RewritePattern):
         casts, ins = _as_buffers([op.input])
         src_l, dst_l = op.input.type.layout, op.result.type.layout
         mv = _move(ins[0], buffer_type(op.result.type), src_l, dst_l, "permute", perm=op.permutation())
+        _replace(rewriter, op, [*casts, mv], [_named(mv, op.result.name_hint)])
+
+
+class MapWindow(RewritePattern):
+    """One move of the window (zero-filled first where it reaches outside the input)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: plan.WindowOp, rewriter: PatternRewriter) -> None:
+        casts, ins = _as_buffers([op.input])
+        src_l, dst_l = op.input.type.layout, op.result.type.layout
+        clip = not op.covers()
+        mv = _move(ins[0], buffer_type(op.result.type), src_l, dst_l, "window", offset=op.offset(), clip=clip)
         _replace(rewriter, op, [*casts, mv], [_named(mv, op.result.name_hint)])
 
 
@@ -684,6 +698,7 @@ PATTERNS: tuple[RewritePattern, ...] = (
     MapSplitHeads(),
     MapMergeHeads(),
     MapPermute(),
+    MapWindow(),
     MapElementwise(plan.UnaryOp, lambda op: op.kind.data),  # type: ignore[attr-defined]
     MapReshape(),
     MapElementwise(plan.CastOp, lambda _: "copy"),

@@ -143,6 +143,9 @@ def op_cost(op: Operation, t: Target) -> tuple[int, int, int, int]:
     if isinstance(op, plan.PermuteOp):
         x, f = conversion_cost(op.input.type, op.result.type, t, op.permutation())
         return 0, x, 1, f
+    if isinstance(op, plan.WindowOp):
+        x, f = conversion_cost(op.input.type, op.result.type, t)
+        return 0, x, 1, f
     if isinstance(op, plan.SplitHeadsOp):
         view = plan.heads_view(op.input.type.layout, op.result.type.shape[2])
         x, f = conversion_cost(op.input.type, op.result.type, t, (1, 0, 2), s_l=view)

@@ -15,6 +15,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from ipu.dialects import graph, plan
 from ipu.dialects.layout import Layout
 from ipu.transforms.plan_candidates import SerialChoice, gather_result_rows
+from ipu.transforms.plan_datamove import plan_concat, plan_pad, plan_slice
 from ipu.transforms.plan_layouts import (
     attention_bias_layout,
     attention_layouts,
@@ -549,6 +550,9 @@ EMITTERS: dict[type[Operation], Emitter] = (
         graph.GatherOp: _plan_gather,
         graph.WhereOp: _plan_where,
         graph.ArgReduceOp: _plan_arg_reduce,
+        graph.SliceOp: plan_slice,
+        graph.PadOp: plan_pad,
+        graph.ConcatOp: plan_concat,
     }
     | dict.fromkeys(
         (
