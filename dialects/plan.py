@@ -625,8 +625,9 @@ class WindowOp(_OneToOne):
 
 
 def window_misaligned(a: Sequence[int], r: Sequence[int], off: Sequence[int], el: Attribute) -> bool:
-    """Whether a window of 2-byte elements changes the last axis at an odd word boundary."""
-    if isinstance(el, Float32Type) or (off[-1] == 0 and a[-1] == r[-1]):
+    """Whether a window of 2-byte elements changes the last axis at an odd word boundary (4-byte
+    elements, f32 and the i32 words ints and bools live in, are whole words)."""
+    if isinstance(el, Float32Type | IntegerType) or (off[-1] == 0 and a[-1] == r[-1]):
         return False
     return bool(off[-1] % 2 or a[-1] % 2 or r[-1] % 2)
 
