@@ -665,6 +665,16 @@ def _embedding_slice_kernel() -> Kernel:
     )
 
 
+# attention_update's and attention_update_bias's parameters
+_UPDATE_PARAMS = (
+    Param("qr"),
+    Param("kr"),
+    Param("d"),
+    Param("causal", "index"),
+    Param("scale_bits", "float"),
+    Param("k_base", "index"),
+)
+
 _ALL: tuple[Kernel, ...] = (
     _amp("amp_matmul", _out(_mn)),
     # the output is an f32 accumulator, read then written in place
@@ -784,14 +794,7 @@ _ALL: tuple[Kernel, ...] = (
             _in(lambda p: 3 + 0 * p["qr"], "f32"),
             Operand(Role.SCRATCH, lambda p: p["qr"] * p["kr"], "f32"),
         ),
-        params=(
-            Param("qr"),
-            Param("kr"),
-            Param("d"),
-            Param("causal", "index"),
-            Param("scale_bits", "float"),
-            Param("k_base", "index"),
-        ),
+        params=_UPDATE_PARAMS,
         cycles_fn=lambda t, p, e: t.attention_update_cycles(p["qr"], p["kr"], p["d"]),
         run=_attention_update,
         rule=lambda p: p["causal"] > 1,
@@ -884,14 +887,7 @@ _ALL: tuple[Kernel, ...] = (
             _in(lambda p: 3 + 0 * p["qr"], "f32"),
             Operand(Role.SCRATCH, lambda p: p["qr"] * p["kr"], "f32"),
         ),
-        params=(
-            Param("qr"),
-            Param("kr"),
-            Param("d"),
-            Param("causal", "index"),
-            Param("scale_bits", "float"),
-            Param("k_base", "index"),
-        ),
+        params=_UPDATE_PARAMS,
         cycles_fn=lambda t, p, e: t.attention_bias_update_cycles(p["qr"], p["kr"], p["d"]),
         run=_attention_update,
         rule=lambda p: p["causal"] > 1,
