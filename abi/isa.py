@@ -14,6 +14,8 @@ import numpy as np
 
 INSTRUCTION_WORDS = 16
 INSTRUCTION_BYTES = INSTRUCTION_WORDS * 4
+CODE_GRAIN = 4096
+"""A code region larger than the target's reserve is a whole number of these bytes."""
 
 
 class Opcode(IntEnum):

@@ -36,6 +36,7 @@ from xdsl.ir import Block, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
+from ipu.abi.isa import CODE_GRAIN
 from ipu.abi.kernels import AMP_KERNELS
 from ipu.abi.transfers import expand_members
 from ipu.dialects import exchange, tasm, tilemap
@@ -339,10 +340,6 @@ class PlaceStoragePass(ModulePass):
         for f in funcs:
             figures = place_function(f, t, code) if code != t.code_reserve_bytes else _figures(f)
             log_event("placed storage", function=f.sym_name.data, **figures)
-
-
-CODE_GRAIN = 4096
-"""A code region larger than the target's reserve is a whole number of these bytes."""
 
 
 def _figures(f: func.FuncOp) -> dict[str, int]:

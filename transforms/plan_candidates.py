@@ -187,20 +187,28 @@ def serial_candidate(m: int, k: int, n: int, esize: int, target: Target, pm: int
     return SerialChoice(pm, pn, steps, cyc, mem)
 
 
-def choose_serial_gemm(m: int, k: int, n: int, esize: int, target: Target, reserved: int) -> SerialChoice | None:
-    """Output-stationary (pm, pn) grid and the fewest contraction steps that fit."""
+def choose_serial_gemm(
+    m: int, k: int, n: int, esize: int, target: Target, reserved: int, cap: float | None = None
+) -> SerialChoice | None:
+    """Output-stationary (pm, pn) grid and the fewest contraction steps that fit the per-op
+    budget. With a `cap` (bytes per tile, for a matmul leaned to make the plan fit): the
+    cheapest within the cap, else the smallest working set within the budget."""
     budget = op_budget(target, reserved)
     best: SerialChoice | None = None
+    leanest: SerialChoice | None = None
+    limit = budget if cap is None else min(cap, budget)
     for pm in divisor_like(m, target.tiles):
         pn = serial_pn(n, pm, target.tiles)
         for steps in SERIAL_STEPS:
             c = serial_candidate(m, k, n, esize, target, pm, pn, steps)
-            if c.bytes_per_tile > budget:
+            if c.bytes_per_tile <= budget and (leanest is None or c.bytes_per_tile < leanest.bytes_per_tile):
+                leanest = c
+            if c.bytes_per_tile > limit:
                 continue
             if best is None or (c.cycles, c.bytes_per_tile) < (best.cycles, best.bytes_per_tile):
                 best = c
             break
-    return best
+    return best if best is not None or cap is None else leanest
 
 
 @dataclass(frozen=True)

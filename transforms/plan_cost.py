@@ -22,6 +22,7 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.ir import Block, Operation, SSAValue
 
+from ipu.abi.isa import CODE_GRAIN, INSTRUCTION_BYTES
 from ipu.abi.kernels import KERNELS
 from ipu.dialects import plan
 from ipu.dialects.layout import Layout, _lift, _overlaps
@@ -33,6 +34,7 @@ METRIC_FIELDS = (
     "estimated_cycles",
     "estimated_exchange_cycles",
     "exchange_row_bytes",
+    "code_bytes",
     "peak_standard_bytes",
     "peak_interleaved_bytes",
     "peak_total_bytes",
@@ -47,6 +49,7 @@ class PlanMetrics:
     estimated_cycles: int = 0
     estimated_exchange_cycles: int = 0
     exchange_row_bytes: int = 0
+    code_bytes: int = 0  # the tile program's size, estimated from its kernel calls and phases
     peak_standard_bytes: int = 0
     peak_interleaved_bytes: int = 0
     peak_total_bytes: int = 0
@@ -217,7 +220,7 @@ def op_cost(op: Operation, t: Target) -> tuple[int, int, int, int]:
 def estimate(f: func.FuncOp, t: Target) -> PlanMetrics:
     """The metrics of one planned function."""
     m = PlanMetrics()
-    phases = frags = 0
+    phases = frags = instructions = 0
     seq: list[Operation] = []
     for op, mult in _walk(f.body.block):
         seq.append(op)
@@ -226,6 +229,7 @@ def estimate(f: func.FuncOp, t: Target) -> PlanMetrics:
         m.estimated_exchange_cycles += mult * exch
         phases += ph
         frags += fr
+        instructions += 2 * ph + _kernel_calls(op)
         if isinstance(op, plan.RearrangeOp):
             m.conversion_sources.append(op.reason.data if op.reason else op.name)
         for r in op.results:
@@ -237,8 +241,25 @@ def estimate(f: func.FuncOp, t: Target) -> PlanMetrics:
             m.operations += 1
     m.values += len(f.args)
     m.exchange_row_bytes = 4 * (phases + 7 * frags)
+    m.code_bytes = -(-(instructions + 4) * INSTRUCTION_BYTES // CODE_GRAIN) * CODE_GRAIN
     _memory(f, seq, m, t)
     return m
+
+
+_NO_KERNEL = (plan.ParameterOp, plan.RearrangeOp, plan.YieldOp, func.ReturnOp)
+
+
+def _kernel_calls(op: Operation) -> int:
+    """Kernel calls one plan op puts in the tile program (beside its phases' exchange and sync
+    instructions): a serial gemm one per step and its output copy, an attention its state fill
+    and its update, a repeat its loop's two instructions; the body of a repeat is walked once."""
+    if isinstance(op, plan.SerialGemmOp):
+        return op.k_steps.value.data + 1
+    if isinstance(op, plan.AttentionOp):
+        return 2
+    if isinstance(op, plan.RepeatOp):
+        return 2
+    return 0 if isinstance(op, _NO_KERNEL) or op.dialect_name() != "plan" else 1
 
 
 def _memory(f: func.FuncOp, seq: list[Operation], m: PlanMetrics, t: Target) -> None:
@@ -284,5 +305,5 @@ def _memory(f: func.FuncOp, seq: list[Operation], m: PlanMetrics, t: Target) -> 
                 keep.append(v)
         live = keep
     inter_cap = sum(r.size for r in t.regions if r.interleaved)
-    data = t.memory_size - t.code_reserve_bytes - m.exchange_row_bytes
+    data = t.memory_size - max(t.code_reserve_bytes, m.code_bytes) - m.exchange_row_bytes
     m.fits = m.peak_interleaved_bytes <= inter_cap and m.peak_total_bytes <= data

@@ -37,16 +37,26 @@ from ipu.transforms.target_of import set_module_target
 @dataclass
 class CostChooser:
     """The cheapest fitting candidate at each decision point, or the `ranks`-th cheapest one
-    (op index -> rank, for the search); pinned choices are honoured."""
+    (op index -> rank, for the search); pinned choices are honoured. Matmuls in `lean` take the
+    serial gemm with the smallest working set that fits instead (`plan_search.lean_for_fit`
+    picks them, each with a cap on its working set, when the cheapest plan does not fit the tile)."""
 
     ranks: dict[int, int] = field(default_factory=dict)
+    lean: dict[int, int] = field(default_factory=dict)  # matmul index -> working-set cap, bytes per tile
     counts: dict[int, int] = field(default_factory=dict)  # op index -> fitting candidates
     chosen: dict[Operation, object] = field(default_factory=dict)
+    pressure: dict[int, int] = field(default_factory=dict)  # matmul index -> live and working bytes per tile
+    working: dict[int, int] = field(default_factory=dict)  # matmul index -> its own working set
 
     def matmul(self, ctx: MatmulContext, t: Target) -> MatmulPlan:
         if CHOICE_ATTR in ctx.op.attributes:
             return resolve_matmul(ctx, recorded_choice(ctx.op, ctx.index, ("gemm", "gemm_serial")), t)
-        mp = self._cheapest(ctx, t, self.ranks.get(ctx.index, 0))
+        cap = self.lean.get(ctx.index)
+        lean = None if cap is None else choose_serial_gemm(ctx.m, ctx.k, ctx.n, ctx.esize, t, ctx.reserved, cap)
+        mp = MatmulPlan(serial=lean) if lean is not None else self._cheapest(ctx, t, self.ranks.get(ctx.index, 0))
+        working = mp.gemm.bytes_per_tile if mp.gemm is not None else mp.serial.bytes_per_tile  # type: ignore[union-attr]
+        self.pressure[ctx.index] = ctx.reserved - ctx.resident + working  # every weight is live throughout
+        self.working[ctx.index] = working
         self.chosen[ctx.op] = mp.attr()
         return mp
 
@@ -109,22 +119,30 @@ def _serial(ctx: MatmulContext, t: Target, reserved: int, no_fit: DiagnosticExce
 
 
 def decide_function(
-    f: func.FuncOp, t: Target, ranks: dict[int, int] | None = None, materialize: bool = False
+    f: func.FuncOp,
+    t: Target,
+    ranks: dict[int, int] | None = None,
+    materialize: bool = False,
+    lean: dict[int, int] | None = None,
 ) -> dict[int, int]:
     """Record a `plan.choice` on each of `f`'s decision points (graph ops, in place); returns,
     per op index whose choice was free, how many candidates fit (the search's branching).
 
     With `materialize`, `f` also becomes the plan those choices give, built in the same walk
     (what `plan-materialize` builds from the recorded choices; the search evaluates many)."""
-    chooser = CostChooser(dict(ranks or {}))
+    return run_chooser(f, t, CostChooser(dict(ranks or {}), dict(lean or {})), materialize).counts
+
+
+def run_chooser(f: func.FuncOp, t: Target, chooser: CostChooser, materialize: bool = False) -> CostChooser:
+    """`decide_function` with the caller's chooser, returned for its records."""
     planned = plan_body(f, t, chooser, log=materialize)
     if materialize:
         install(f, planned)
-        return chooser.counts
+        return chooser
     planned.block.erase(safe_erase=False)
     for op, attr in chooser.chosen.items():
         op.attributes[CHOICE_ATTR] = attr  # type: ignore[assignment]
-    return chooser.counts
+    return chooser
 
 
 def graph_functions(module: builtin.ModuleOp) -> list[func.FuncOp]:

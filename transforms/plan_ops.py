@@ -19,7 +19,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from ipu.transforms.log import log_event
 from ipu.transforms.plan_decide import decide_function, graph_functions
 from ipu.transforms.plan_materialize import materialize_function
-from ipu.transforms.plan_search import emit_finalists, search
+from ipu.transforms.plan_search import emit_finalists, lean_for_fit, search
 from ipu.transforms.target_of import set_module_target
 
 
@@ -39,7 +39,8 @@ class PlanOpsPass(ModulePass):
         t = set_module_target(op, self.target, self.name)
         for f in graph_functions(op):
             if self.finalists <= 1:
-                decide_function(f, t)
+                # None: no leaning fits either; plan the cheapest so place-storage says what overflows
+                decide_function(f, t, lean=lean_for_fit(f, t))
                 figures = materialize_function(f, t)
                 log_event("planned function", function=f.sym_name.data, target=t.name, **figures)
                 continue

@@ -23,7 +23,7 @@ from ipu.dialects import graph, plan
 from ipu.target import Target
 from ipu.transforms.log import log_event
 from ipu.transforms.plan_cost import PlanMetrics, dominates, estimate
-from ipu.transforms.plan_decide import decide_function
+from ipu.transforms.plan_decide import CostChooser, decide_function, run_chooser
 
 
 @dataclass
@@ -38,14 +38,59 @@ class Candidate:
         return str(self.function.body)
 
 
-def _plan(graph_f: func.FuncOp, t: Target, choices: dict[int, int]) -> Candidate | None:
+def _plan(
+    graph_f: func.FuncOp, t: Target, choices: dict[int, int], lean: dict[int, int] | None = None
+) -> Candidate | None:
     f = graph_f.clone()
     try:
-        decisions = decide_function(f, t, choices, materialize=True)
+        decisions = decide_function(f, t, choices, materialize=True, lean=lean)
     except DiagnosticException:
         return None
     m = estimate(f, t)
     return Candidate(dict(choices), decisions, f, m) if m.fits else None
+
+
+LEAN_ROUNDS = 8
+LEAN_SLACK = 8192  # bytes per tile a leaned matmul gives up beyond the plan's excess (fragmentation)
+LEAN_SHRINK = 4  # a leaned matmul keeps at most this fraction of its working set: the estimate's
+# memory classes are coarser than place-storage's, so a cap just under the excess is not enough
+
+
+def lean_for_fit(graph_f: func.FuncOp, t: Target) -> dict[int, int] | None:
+    """The matmuls (op index -> working-set cap, bytes per tile) to run as serial gemms so the
+    cheapest plan fits the tile: empty when it fits as it is, None when it still does not after
+    `LEAN_ROUNDS`. Each round takes the matmul under the most memory pressure (the bytes per
+    tile live and in its own working set while it runs; the weights are live throughout, so
+    this is where a tile's peak is made)
+    and caps its working set at what it used less the plan's excess over the tile (at most a
+    quarter of it)."""
+    lean: dict[int, int] = {}
+    for _ in range(LEAN_ROUNDS + 1):
+        f = graph_f.clone()
+        chooser = CostChooser(lean=dict(lean))
+        try:
+            run_chooser(f, t, chooser, materialize=True)
+        except DiagnosticException:
+            return None
+        m = estimate(f, t)
+        if m.fits:
+            if lean:
+                log_event(
+                    "leaned matmuls to fit",
+                    leaned=",".join(f"{i}:{c}" for i, c in sorted(lean.items())),
+                    **m.log_fields(),
+                )
+            return lean
+        if not chooser.pressure:
+            return None
+        worst = max(chooser.pressure, key=lambda i: chooser.pressure[i])
+        excess = m.peak_total_bytes + m.exchange_row_bytes + max(t.code_reserve_bytes, m.code_bytes) - t.memory_size
+        working = chooser.working[worst]
+        cap = min(working - max(excess, 0) - LEAN_SLACK, working // LEAN_SHRINK)
+        if cap <= 0 or lean.get(worst) == cap:
+            return None
+        lean[worst] = cap
+    return None
 
 
 def _front(cands: list[Candidate], width: int) -> list[Candidate]:
@@ -79,6 +124,10 @@ def search(graph_f: func.FuncOp, t: Target, finalists: int, beam: int, candidate
     """K finalists for one graph function (the cheapest first)."""
     t0 = time.perf_counter()
     first = _plan(graph_f, t, {})
+    lean: dict[int, int] = {}
+    if first is None:
+        lean = lean_for_fit(graph_f, t) or {}
+        first = _plan(graph_f, t, {}, lean) if lean else None
     if first is None:
         # no completion fits: plan once more so the user sees the op that does not fit
         decide_function(graph_f.clone(), t, materialize=True)
@@ -91,7 +140,7 @@ def search(graph_f: func.FuncOp, t: Target, finalists: int, beam: int, candidate
         grown: list[Candidate] = list(states)
         for s in states:
             for rank in range(1, min(candidates, min(s.decisions.get(d, 1) for d in group))):
-                c = _plan(graph_f, t, {**s.choices, **dict.fromkeys(group, rank)})
+                c = _plan(graph_f, t, {**s.choices, **dict.fromkeys(group, rank)}, lean)
                 evaluated += 1
                 if c is not None:
                     grown.append(c)

@@ -23,7 +23,7 @@ func.func @tall(%x: tensor<4096x64xf16>) -> tensor<4096x64xf16> {
 
 // Three fitting grids, three distinct finalists, the cheapest first.
 // SEARCH:      func.func @tall_finalist_0(
-// SEARCH-SAME: plan.metrics = {values = 3 : i64, operations = 2 : i64, estimated_cycles = {{[1-9][0-9]*}} : i64, estimated_exchange_cycles = 0 : i64, exchange_row_bytes = 0 : i64, peak_standard_bytes = {{[1-9][0-9]*}} : i64, peak_interleaved_bytes = {{[1-9][0-9]*}} : i64, peak_total_bytes = {{[1-9][0-9]*}} : i64, maximum_standard_allocation_bytes = 0 : i64}, plan.finalist = 0 : i64, plan.entry = "tall"}
+// SEARCH-SAME: plan.metrics = {values = 3 : i64, operations = 2 : i64, estimated_cycles = {{[1-9][0-9]*}} : i64, estimated_exchange_cycles = 0 : i64, exchange_row_bytes = 0 : i64, code_bytes = 4096 : i64, peak_standard_bytes = {{[1-9][0-9]*}} : i64, peak_interleaved_bytes = {{[1-9][0-9]*}} : i64, peak_total_bytes = {{[1-9][0-9]*}} : i64, maximum_standard_allocation_bytes = 0 : i64}, plan.finalist = 0 : i64, plan.entry = "tall"}
 // SEARCH:      plan.gemm {{.*}} -> !plan.tensor<4096x64xf16, #plan.layout<grid = [4, 4, 1],
 // SEARCH:      func.func @tall_finalist_1(
 // SEARCH-SAME: plan.metrics = {values = 3 : i64, operations = 2 : i64, estimated_cycles = {{[0-9]+}}
@@ -128,11 +128,11 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 // GREEDY-NOT:   finalist
 
 // SEARCH:      func.func @main_finalist_0(
-// SEARCH-SAME: attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"], plan.metrics = {values = 6 : i64, operations = 5 : i64, estimated_cycles = {{[1-9][0-9]*}} : i64, estimated_exchange_cycles = {{[1-9][0-9]*}} : i64, exchange_row_bytes = {{[1-9][0-9]*}} : i64, peak_standard_bytes = {{[1-9][0-9]*}} : i64, peak_interleaved_bytes = {{[1-9][0-9]*}} : i64, peak_total_bytes = {{[1-9][0-9]*}} : i64, maximum_standard_allocation_bytes = {{[1-9][0-9]*}} : i64}, plan.finalist = 0 : i64, plan.entry = "main"}
+// SEARCH-SAME: attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"], plan.metrics = {values = 6 : i64, operations = 5 : i64, estimated_cycles = {{[1-9][0-9]*}} : i64, estimated_exchange_cycles = {{[1-9][0-9]*}} : i64, exchange_row_bytes = {{[1-9][0-9]*}} : i64, code_bytes = 4096 : i64, peak_standard_bytes = {{[1-9][0-9]*}} : i64, peak_interleaved_bytes = {{[1-9][0-9]*}} : i64, peak_total_bytes = {{[1-9][0-9]*}} : i64, maximum_standard_allocation_bytes = {{[1-9][0-9]*}} : i64}, plan.finalist = 0 : i64, plan.entry = "main"}
 // SEARCH-NEXT: %g = plan.unary "relu" %x
 // SEARCH-NEXT: %g_r = plan.rearrange %g {reason = "graph.matmul"} : {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [2]], align = [1, 2], memory = standard>>
 // SEARCH:      func.func @main_finalist_1(
-// SEARCH-SAME: plan.metrics = {values = 6 : i64, operations = 5 : i64, estimated_cycles = {{[1-9][0-9]*}} : i64, estimated_exchange_cycles = {{[1-9][0-9]*}} : i64, exchange_row_bytes = {{[1-9][0-9]*}} : i64, peak_standard_bytes = {{[1-9][0-9]*}} : i64, peak_interleaved_bytes = {{[1-9][0-9]*}} : i64, peak_total_bytes = {{[1-9][0-9]*}} : i64, maximum_standard_allocation_bytes = {{[1-9][0-9]*}} : i64}, plan.finalist = 1 : i64, plan.entry = "main"}
+// SEARCH-SAME: plan.metrics = {values = 6 : i64, operations = 5 : i64, estimated_cycles = {{[1-9][0-9]*}} : i64, estimated_exchange_cycles = {{[1-9][0-9]*}} : i64, exchange_row_bytes = {{[1-9][0-9]*}} : i64, code_bytes = 4096 : i64, peak_standard_bytes = {{[1-9][0-9]*}} : i64, peak_interleaved_bytes = {{[1-9][0-9]*}} : i64, peak_total_bytes = {{[1-9][0-9]*}} : i64, maximum_standard_allocation_bytes = {{[1-9][0-9]*}} : i64}, plan.finalist = 1 : i64, plan.entry = "main"}
 // SEARCH-NEXT: %g = plan.unary "relu" %x
 // SEARCH-NEXT: %g_r = plan.rearrange %g {reason = "graph.matmul"} : {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [1, 4, 4], split = {{\[\[}}0], [2]], align = [1, 2], memory = standard>>
 // SEARCH:      func.func @main_finalist_2(
@@ -152,7 +152,7 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 
 // LOG:      planned operation op=1 name=graph.matmul grid=4x4x1 weight=resident
 // LOG:      searched operator plans decision_points=1 decision_groups=1 evaluated=3 finalists=3
-// LOG-NEXT: retained operator-plan finalist finalist=0 values=3 operations=2 estimated_cycles={{[1-9][0-9]*}} estimated_exchange_cycles=0 exchange_row_bytes=0 peak_standard_bytes={{[1-9][0-9]*}} peak_interleaved_bytes={{[1-9][0-9]*}} peak_total_bytes={{[1-9][0-9]*}} maximum_standard_allocation_bytes=0 active_tile_counts={16} padding_group_counts={} conversion_sources=[]
+// LOG-NEXT: retained operator-plan finalist finalist=0 values=3 operations=2 estimated_cycles={{[1-9][0-9]*}} estimated_exchange_cycles=0 exchange_row_bytes=0 code_bytes=4096 peak_standard_bytes={{[1-9][0-9]*}} peak_interleaved_bytes={{[1-9][0-9]*}} peak_total_bytes={{[1-9][0-9]*}} maximum_standard_allocation_bytes=0 active_tile_counts={16} padding_group_counts={} conversion_sources=[]
 // LOG-NEXT: retained operator-plan finalist finalist=1
 // LOG-NEXT: retained operator-plan finalist finalist=2
 // LOG:      scheduled operator-plan finalist finalist=0 mapped=identity analytical_cycles=[[T0:[0-9]+]] analytical_exchange_cycles=0 scheduled_exchange_cycles=0 refined_cycles=[[T0]]
