@@ -27,12 +27,23 @@ EXPORTER = ROOT / "test" / "models" / "export_models.py"
 DEFAULT = ("gpt2_lm:128", "gpt2_lm:512", "bert:128")
 
 
-def export(name: str, seq: int, layers: int | None, exporter: str, cache: Path, python: str) -> Path:
-    out = cache / (f"{name}-s{seq}" + (f"-l{layers}" if layers else ""))
+def export(
+    name: str,
+    seq: int,
+    layers: int | None,
+    exporter: str,
+    cache: Path,
+    python: str,
+    width: int | None = None,
+    vocab: int | None = None,
+) -> Path:
+    tag = (f"-l{layers}" if layers else "") + (f"-d{width}" if width else "") + (f"-v{vocab}" if vocab else "")
+    out = cache / f"{name}-s{seq}{tag}"
     path = out / f"{name}.{exporter}.onnx"
     if not path.is_file():
         cmd = [python, str(EXPORTER), "--out", str(out), "--only", name, "--exporter", exporter]
         cmd += ["--scale", "full", "--seq", str(seq)] + (["--layers", str(layers)] if layers else [])
+        cmd += (["--width", str(width)] if width else []) + (["--vocab", str(vocab)] if vocab else [])
         subprocess.run(cmd, check=True)
     return path
 

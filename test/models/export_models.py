@@ -80,11 +80,18 @@ def _hidden(scale: str, d: int, seq: int | None = None):
 
 LAYERS: int | None = None
 """Overrides the layer count (`--layers`): a full-width model at a depth one machine holds."""
+WIDTH: int | None = None
+"""Overrides the full-scale width (`--width D`): D // 64 heads of 64, a third of them KV heads
+(as 12 and 4 at 768), an FFN of 4 D; for the size search of `bench/llama_size.py`."""
+VOCAB: int | None = None
+"""Overrides the full-scale vocabulary (`--vocab`)."""
 
 
 def _dims(scale: str) -> dict:
     if scale == "full":
-        return dict(d=768, heads=12, layers=LAYERS or 12, ffn=3072, vocab=50257, kv=4)
+        d = WIDTH or 768
+        heads = d // 64
+        return dict(d=d, heads=heads, layers=LAYERS or 12, ffn=4 * d, vocab=VOCAB or 50257, kv=max(1, heads // 3))
     return dict(d=64, heads=4, layers=LAYERS or 2, ffn=128, vocab=256, kv=2)
 
 
@@ -323,10 +330,14 @@ def main() -> None:
     ap.add_argument("--scale", choices=("small", "full"), default="small")
     ap.add_argument("--seq", type=int, default=SEQ, help="sequence length (default %(default)s)")
     ap.add_argument("--layers", type=int, default=None, help="layer count (default: the config's)")
+    ap.add_argument("--width", type=int, default=None, help="full-scale model width, a multiple of 192")
+    ap.add_argument("--vocab", type=int, default=None, help="full-scale vocabulary size")
     a = ap.parse_args()
+    if a.width is not None and (a.width <= 0 or a.width % 192):
+        ap.error(f"--width {a.width}: a positive multiple of 192 (64-wide heads, a third of them KV heads)")
     set_sequence(a.seq)
-    global LAYERS
-    LAYERS = a.layers
+    global LAYERS, WIDTH, VOCAB
+    LAYERS, WIDTH, VOCAB = a.layers, a.width, a.vocab
     failed = 0
     for name in a.only or ZOO:
         for ex in a.exporter or EXPORTERS:
