@@ -12,6 +12,7 @@ GeLU becomes the exact `graph.gelu {approximate = "none"}`, tanh-based GeLU the 
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import math
 import re
@@ -188,6 +189,7 @@ class _Importer:
             if s is not None:
                 self.static_shapes[vi.name] = s
         self.param_names: set[str] = set()
+        self.param_of: dict[tuple[object, ...], SSAValue] = {}  # (dtype, shape, bytes digest) -> parameter
         # zero-size inputs and outputs: no bytes on the device, streamed by the host as empty arrays
         self.empty_inputs: dict[str, TensorType] = {}
         self.empty_outputs: dict[str, TensorType] = {}
@@ -226,7 +228,14 @@ class _Importer:
         return r
 
     def param(self, values: np.ndarray, dtype: type, shape: Sequence[int], name: str) -> SSAValue:
-        """A `graph.parameter` holding `values` (a single value is kept as a splat)."""
+        """A `graph.parameter` holding `values` (a single value is kept as a splat). Equal values
+        of one type share one parameter: exporters repeat constants per layer (the rotary cos and
+        sin tables Llama's every layer folds to the same [heads x seq, dim] block), and each copy
+        would otherwise be stored, and placed on the same tiles, once per layer."""
+        v = np.ascontiguousarray(values)
+        key = (str(dtype), tuple(shape), v.dtype.str, hashlib.blake2b(v.tobytes(), digest_size=16).digest())
+        if (known := self.param_of.get(key)) is not None:
+            return known
         base = re.sub(r"[^\w.$-]", "_", name) or "const"
         sym, k = base, 1
         while sym in self.param_names or sym in self.hints:  # weights, checkpoints and streams share symbols
@@ -237,12 +246,12 @@ class _Importer:
                 f"'{name}' is a zero-size tensor {list(shape)} read by an op that is not folded away; only ops "
                 "whose inputs are all known (an empty input is) fold, an empty tensor has no device form"
             )
-        v = np.asarray(values)
         try:
             init = dense(v.reshape(1) if v.size == 1 else v.reshape(shape), dtype)
         except OnnxImportError as e:  # an integer constant that does not fit: name the node
             raise self.fail(f"constant '{name}': {str(e).removeprefix('onnx import: ')}") from None
-        return self.emit(g.ParameterOp(sym, init, _tt(shape, dtype)), name)
+        self.param_of[key] = r = self.emit(g.ParameterOp(sym, init, _tt(shape, dtype)), name)
+        return r
 
     # -- values ---------------------------------------------------------------------------------
 

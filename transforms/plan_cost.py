@@ -304,6 +304,35 @@ def _memory(f: func.FuncOp, seq: list[Operation], m: PlanMetrics, t: Target) -> 
             else:
                 keep.append(v)
         live = keep
+    m.fits = not overflow(m, t)
+
+
+def executable_bytes(t: Target) -> int:
+    return sum(r.size for r in t.regions if r.executable)
+
+
+def code_overflows(m: PlanMetrics, t: Target) -> bool:
+    """The plan's code and exchange rows alone exceed the executable region."""
+    return max(t.code_reserve_bytes, m.code_bytes) + m.exchange_row_bytes > executable_bytes(t)
+
+
+def overflow(m: PlanMetrics, t: Target) -> str:
+    """Why a plan with metrics `m` does not fit target `t` (empty when it fits): its code and
+    exchange rows share the executable region; every class's peak shares what is left."""
+    code = max(t.code_reserve_bytes, m.code_bytes)
+    executable = executable_bytes(t)
     inter_cap = sum(r.size for r in t.regions if r.interleaved)
-    data = t.memory_size - max(t.code_reserve_bytes, m.code_bytes) - m.exchange_row_bytes
-    m.fits = m.peak_interleaved_bytes <= inter_cap and m.peak_total_bytes <= data
+    data = t.memory_size - code - m.exchange_row_bytes
+    if code_overflows(m, t):
+        return (
+            f"code ({code} bytes) and exchange rows ({m.exchange_row_bytes} bytes per tile, estimated) exceed "
+            f"the {executable}-byte executable region"
+        )
+    if m.peak_interleaved_bytes > inter_cap:
+        return f"interleaved data peaks at {m.peak_interleaved_bytes} bytes per tile of {inter_cap}"
+    if m.peak_total_bytes > data:
+        return (
+            f"data peaks at {m.peak_total_bytes} bytes per tile, beside {code} bytes of code and "
+            f"{m.exchange_row_bytes} of exchange rows, of {t.memory_size}"
+        )
+    return ""

@@ -22,7 +22,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from ipu.dialects import graph, plan
 from ipu.target import Target
 from ipu.transforms.log import log_event
-from ipu.transforms.plan_cost import PlanMetrics, dominates, estimate
+from ipu.transforms.plan_cost import PlanMetrics, code_overflows, dominates, estimate, overflow
 from ipu.transforms.plan_decide import CostChooser, decide_function, run_chooser
 
 
@@ -81,8 +81,8 @@ def lean_for_fit(graph_f: func.FuncOp, t: Target) -> dict[int, int] | None:
                     **m.log_fields(),
                 )
             return lean
-        if not chooser.pressure:
-            return None
+        if not chooser.pressure or code_overflows(m, t):
+            return None  # no matmul to lean, or code and exchange rows alone overflow: leaning cannot help
         worst = max(chooser.pressure, key=lambda i: chooser.pressure[i])
         excess = m.peak_total_bytes + m.exchange_row_bytes + max(t.code_reserve_bytes, m.code_bytes) - t.memory_size
         working = chooser.working[worst]
@@ -129,9 +129,11 @@ def search(graph_f: func.FuncOp, t: Target, finalists: int, beam: int, candidate
         lean = lean_for_fit(graph_f, t) or {}
         first = _plan(graph_f, t, {}, lean) if lean else None
     if first is None:
-        # no completion fits: plan once more so the user sees the op that does not fit
-        decide_function(graph_f.clone(), t, materialize=True)
-        raise DiagnosticException(f"model does not fit target {t.name}: the plan's memory peaks exceed the tile")
+        # no completion fits: plan once more so the user sees the op that does not fit, else why
+        f = graph_f.clone()
+        decide_function(f, t, materialize=True)
+        why = overflow(estimate(f, t), t)
+        raise DiagnosticException(f"model does not fit target {t.name}: the cheapest plan's {why}")
     states = [first]
     evaluated = 1
     points = sorted(first.decisions)
