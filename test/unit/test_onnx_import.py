@@ -474,3 +474,19 @@ def test_reduction_over_leading_axes(op: str, axes: list[int], out: list[int]) -
     assert report.passed
     f = np.sum if op == "ReduceSum" else np.max
     np.testing.assert_allclose(report.outputs["y"], f(x, axis=tuple(axes)), rtol=1e-6, atol=1e-6)
+
+
+def test_equal_constants_share_one_parameter() -> None:
+    """Exporters repeat constants per layer (Llama's rotary tables): equal values of one type
+    become one `graph.parameter`; a constant that differs keeps its own."""
+    c = rand(4, 6, seed=5)
+    nodes = [
+        helper.make_node("Mul", ["x", "c1"], ["a"]),
+        helper.make_node("Mul", ["a", "c2"], ["b"]),
+        helper.make_node("Add", ["b", "c3"], ["y"]),
+    ]
+    m = model(nodes, {"x": [4, 6]}, {"y": [4, 6]}, {"c1": c, "c2": c.copy(), "c3": c + 1})
+    text = ir(m)
+    assert text.count("graph.parameter") == 2, text
+    assert "graph.mul %a, %c1" in text
+    runs(m)
