@@ -22,7 +22,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from ipu.dialects import graph, plan
 from ipu.target import Target
 from ipu.transforms.log import log_event
-from ipu.transforms.plan_cost import PlanMetrics, code_overflows, dominates, estimate, overflow
+from ipu.transforms.plan_cost import PlanMetrics, dominates, estimate, overflow
 from ipu.transforms.plan_decide import CostChooser, decide_function, run_chooser
 
 
@@ -65,6 +65,7 @@ def lean_for_fit(graph_f: func.FuncOp, t: Target) -> dict[int, int] | None:
     and caps its working set at what it used less the plan's excess over the tile (at most a
     quarter of it)."""
     lean: dict[int, int] = {}
+    executable = sum(r.size for r in t.regions if r.executable)
     for _ in range(LEAN_ROUNDS + 1):
         f = graph_f.clone()
         chooser = CostChooser(lean=dict(lean))
@@ -81,10 +82,12 @@ def lean_for_fit(graph_f: func.FuncOp, t: Target) -> dict[int, int] | None:
                     **m.log_fields(),
                 )
             return lean
-        if not chooser.pressure or code_overflows(m, t):
-            return None  # no matmul to lean, or code and exchange rows alone overflow: leaning cannot help
+        if not chooser.pressure:
+            return None
         worst = max(chooser.pressure, key=lambda i: chooser.pressure[i])
-        excess = m.peak_total_bytes + m.exchange_row_bytes + max(t.code_reserve_bytes, m.code_bytes) - t.memory_size
+        code = max(t.code_reserve_bytes, m.code_bytes)
+        rows = min(m.exchange_row_bytes, max(0, executable - code))
+        excess = m.peak_total_bytes + rows + code - t.memory_size
         working = chooser.working[worst]
         cap = min(working - max(excess, 0) - LEAN_SLACK, working // LEAN_SHRINK)
         if cap <= 0 or lean.get(worst) == cap:
