@@ -1,0 +1,61 @@
+"""The `chlo` dialect: the one CHLO op JAX emits for transformer code, `chlo.erf` (exact GeLU).
+
+Written `chlo.erf %x : tensor<4x8xf32> -> tensor<4x8xf32>` in JAX's pretty text and
+`"chlo.erf"(%x) : (tensor<…>) -> tensor<…>` in its generic form; StableHLO proper has no erf.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Attribute, Dialect, SSAValue
+from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+
+@irdl_op_definition
+class ErfOp(IRDLOperation):
+    """Elementwise error function of a float tensor."""
+
+    name = "chlo.erf"
+    operand = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    def __init__(self, x: SSAValue, result_type: Attribute | None = None):
+        super().__init__(operands=[x], result_types=[result_type or x.type])
+
+    @classmethod
+    def parse(cls, parser: Parser) -> ErfOp:
+        x = parser.parse_operand()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        if parser.parse_optional_punctuation("->") is not None:
+            r = parser.parse_type()
+        else:
+            r = t
+        if x.type != t:
+            parser.raise_error(f"chlo.erf operand has type {x.type}, the signature says {t}")
+        op = cls(x, r)
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.operand)
+        if self.attributes:
+            printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.operand.type)
+        printer.print_string(" -> ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        if self.operand.type != self.result.type:
+            raise VerifyException(f"'chlo.erf' op operand {self.operand.type} and result {self.result.type} differ")
+
+
+Chlo = Dialect("chlo", [ErfOp], [])
