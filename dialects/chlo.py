@@ -1,7 +1,8 @@
-"""The `chlo` dialect: the one CHLO op JAX emits for transformer code, `chlo.erf` (exact GeLU).
+"""The `chlo` dialect: the CHLO ops JAX emits for transformer code, `chlo.erf` (exact GeLU) and
+`chlo.square` (Flax's LayerNorm variance).
 
 Written `chlo.erf %x : tensor<4x8xf32> -> tensor<4x8xf32>` in JAX's pretty text and
-`"chlo.erf"(%x) : (tensor<…>) -> tensor<…>` in its generic form; StableHLO proper has no erf.
+`"chlo.erf"(%x) : (tensor<…>) -> tensor<…>` in its generic form; StableHLO proper has neither.
 """
 
 from __future__ import annotations
@@ -15,11 +16,9 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 
-@irdl_op_definition
-class ErfOp(IRDLOperation):
-    """Elementwise error function of a float tensor."""
+class _ChloUnary(IRDLOperation):
+    """An elementwise op of one tensor, result of the operand's type."""
 
-    name = "chlo.erf"
     operand = operand_def(TensorType)
     result = result_def(TensorType)
     traits = traits_def(Pure())
@@ -28,7 +27,7 @@ class ErfOp(IRDLOperation):
         super().__init__(operands=[x], result_types=[result_type or x.type])
 
     @classmethod
-    def parse(cls, parser: Parser) -> ErfOp:
+    def parse(cls, parser: Parser):
         x = parser.parse_operand()
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
@@ -38,7 +37,7 @@ class ErfOp(IRDLOperation):
         else:
             r = t
         if x.type != t:
-            parser.raise_error(f"chlo.erf operand has type {x.type}, the signature says {t}")
+            parser.raise_error(f"{cls.name} operand has type {x.type}, the signature says {t}")
         op = cls(x, r)
         op.attributes.update(attrs)
         return op
@@ -55,7 +54,21 @@ class ErfOp(IRDLOperation):
 
     def verify_(self) -> None:
         if self.operand.type != self.result.type:
-            raise VerifyException(f"'chlo.erf' op operand {self.operand.type} and result {self.result.type} differ")
+            raise VerifyException(f"'{self.name}' op operand {self.operand.type} and result {self.result.type} differ")
 
 
-Chlo = Dialect("chlo", [ErfOp], [])
+@irdl_op_definition
+class ErfOp(_ChloUnary):
+    """Elementwise error function of a float tensor."""
+
+    name = "chlo.erf"
+
+
+@irdl_op_definition
+class SquareOp(_ChloUnary):
+    """Elementwise x * x."""
+
+    name = "chlo.square"
+
+
+Chlo = Dialect("chlo", [ErfOp, SquareOp], [])

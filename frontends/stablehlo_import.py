@@ -204,6 +204,8 @@ class _Translator:
         self.softmaxes: set[str] = set()
         self.consts: dict[str, np.ndarray] = {}  # initializer values by name
         self.transposes: dict[str, tuple[str, list[int]]] = {}  # Transpose outputs: (input, perm)
+        self.bcast_src: dict[str, str] = {}  # broadcast_in_dim's unit-dimension Reshapes: their input
+        self.repeats: dict[str, tuple[str, int]] = {}  # jnp.repeat of [b, s, hkv, d] heads: (x, r)
         self.depth = 0
 
     def fresh(self, hint: str) -> str:
@@ -239,7 +241,9 @@ class _Translator:
         """Drop nodes nothing reads (the interiors of fused peepholes): the importer's matchers
         count every reader of a value."""
         while True:
-            used = {i for n in self.nodes for i in n.input} | {n.output[0] for n in self.nodes if n.output[0].startswith("out")}
+            used = {i for n in self.nodes for i in n.input} | {
+                n.output[0] for n in self.nodes if n.output[0].startswith("out")
+            }
             keep = [n for n in self.nodes if n.output[0] in used]
             if len(keep) == len(self.nodes):
                 return
@@ -382,6 +386,10 @@ def _binary(t: _Translator, op: Operation, env) -> Entry:
             return fused
     if isinstance(op, sh.AndOp | sh.OrOp) and _dtype(op.results[0]) is not np.bool_:
         raise StablehloImportError(f"stablehlo import: {op.name} of integers (bitwise) is not supported")
+    if isinstance(op, sh.MultiplyOp) and op.lhs is op.rhs and np.dtype(_dtype(op.lhs)).kind == "f":
+        users = [u.operation for u in op.result.uses]
+        if len(users) == 1 and isinstance(users[0], sh.ReduceOp):  # a variance: see `_square`
+            return _square(t, op, env)
     a, b = (t.operand(v, env, s) for v in op.operands)
     if isinstance(op, sh.DivideOp) and np.dtype(_dtype(op.results[0])).kind in "iu":
         raise StablehloImportError(f"stablehlo import: {op.name} of integers (truncating) is not supported")
@@ -392,6 +400,15 @@ def _binary(t: _Translator, op: Operation, env) -> Entry:
 def _unary(t: _Translator, op: Operation, env) -> Entry:
     e = env[op.operands[0]]
     return Entry(t.node(_UNARY[type(op)], [e.name]), e.shape, e.bcast)
+
+
+@rule(chlo.SquareOp)
+def _square(t: _Translator, op: Operation, env) -> Entry:
+    """x * x as `Pow(x, 2)`: the importer computes it as the same product, and the norm patterns
+    then see x read once by the square (a `Mul(x, x)` counts as two readers)."""
+    e = env[op.operands[0]]
+    two = t.const(np.asarray(2, _dtype(op.results[0])))
+    return Entry(t.node("Pow", [e.name, two]), e.shape, e.bcast)
 
 
 @rule(sh.RsqrtOp)
@@ -446,7 +463,9 @@ def _compare(t: _Translator, op: sh.CompareOp, env) -> Entry:
     d = op.comparison_direction.data.value
     if op.compare_type is not None and op.compare_type.data.value == "UNSIGNED" and _dtype(op.lhs) is not np.bool_:
         if np.dtype(_dtype(op.lhs)).kind != "u":
-            raise StablehloImportError("stablehlo import: stablehlo.compare UNSIGNED of signed integers is not supported")
+            raise StablehloImportError(
+                "stablehlo import: stablehlo.compare UNSIGNED of signed integers is not supported"
+            )
     if d == "NE":
         return Entry(t.node("Not", [t.node("Equal", [a, b])]), s)
     return Entry(t.node(_COMPARE[d], [a, b]), s)
@@ -491,6 +510,7 @@ def _broadcast(t: _Translator, op: sh.BroadcastInDimOp, env) -> Entry:
     aligned = tuple(aligned)
     if _strip1(aligned) != _strip1(e.shape):
         name = t.node("Reshape", [e.name, t.ints(aligned)])
+        t.bcast_src[name] = e.name
     else:
         name, aligned = e.name, e.shape
     return Entry(name, aligned, aligned != s)
@@ -501,7 +521,12 @@ def _reshape(t: _Translator, op: sh.ReshapeOp, env) -> Entry:
     e, s = env[op.operand], _shape(op.result)
     name = t.mat(op.operand, e) if e.bcast else e.name
     shp = _shape(op.operand) if e.bcast else e.shape
-    return Entry(name if shp == s else t.node("Reshape", [name, t.ints(s)]), s)
+    out = name if shp == s else t.node("Reshape", [name, t.ints(s)])
+    x = _shape(op.operand)
+    if e.bcast and len(x) == 5 and e.shape == (*x[:3], 1, x[4]) and s == (x[0], x[1], x[2] * x[3], x[4]):
+        if e.name in t.bcast_src:  # jnp.repeat(k, r, axis=2): grouped KV heads (see `_dot`)
+            t.repeats[out] = (t.bcast_src[e.name], x[3])
+    return Entry(out, s)
 
 
 @rule(sh.TransposeOp)
@@ -548,7 +573,11 @@ def _reduce(t: _Translator, op: sh.ReduceOp, env) -> Entry:
 
 def _mean(t: _Translator, op: sh.DivideOp, env) -> Entry | None:
     """`reduce(add)(x) / n` with n the reduced element count: `ReduceMean` (what the norm patterns match)."""
-    r = op.lhs
+    r = op.lhs  # through jnp's keepdims reshape (same elements, unit dimensions added)
+    while isinstance(r.owner, sh.ReshapeOp | sh.BroadcastInDimOp) and _uses(r) == 1:
+        if math.prod(_shape(r.owner.operands[0])) != math.prod(_shape(r)):
+            return None
+        r = r.owner.operands[0]
     rk = _reduce_kind(r.owner) if isinstance(r.owner, sh.ReduceOp) else None
     if rk is None or rk[0] != "stablehlo.add" or _uses(r) != 1 or t.scalar(r.owner.init_values[0], env) != 0.0:
         return None
@@ -604,11 +633,24 @@ def _dot(t: _Translator, op: sh.DotGeneralOp, env) -> Entry:
     m, k, n = math.prod(a[d] for d in lf), math.prod(a[d] for d in lc), math.prod(b[d] for d in rf)
 
     def arrange(name: str, shp, perm, want) -> str:
+        if name in t.repeats and perm in ([0, 2, 3, 1], [0, 2, 1, 3]):
+            return repeat_heads(name, shp, perm)
         if perm != sorted(perm):
             name = t.node("Transpose", [name], perm=perm)
         if tuple(shp[p] for p in perm) != tuple(want):
             name = t.node("Reshape", [name, t.ints(want)])
         return name
+
+    def repeat_heads(name: str, shp, perm) -> str:
+        """Repeated KV heads, heads-major: `Reshape(Expand(Unsqueeze(x, 2)))` of x [b, hkv, s, d],
+        the spelling `graph.attention` takes as grouped-query heads (no copies)."""
+        x, r = t.repeats[name]
+        b0, s0, h, d0 = shp
+        hm = t.node("Transpose", [x], perm=[0, 2, 1, 3])
+        u = t.node("Unsqueeze", [hm, t.ints([2])])
+        ex = t.node("Expand", [u, t.ints([b0, h // r, r, s0, d0])])
+        out = t.node("Reshape", [ex, t.ints([b0, h, s0, d0])])
+        return t.node("Transpose", [out], perm=[0, 1, 3, 2]) if perm == [0, 2, 3, 1] else out
 
     swap = rhs in t.softmaxes  # P @ V with P the rhs: emit MatMul(P, V) (the attention pattern)
     if not swap:
@@ -730,4 +772,11 @@ def import_stablehlo(source: str | ModuleOp, name: str = "<stablehlo>") -> Modul
         raise StablehloImportError(f"{name}: {e}") from None
 
 
-__all__ = ["StablehloImportError", "clean_text", "import_stablehlo", "looks_like_stablehlo", "parse_stablehlo", "to_onnx"]
+__all__ = [
+    "StablehloImportError",
+    "clean_text",
+    "import_stablehlo",
+    "looks_like_stablehlo",
+    "parse_stablehlo",
+    "to_onnx",
+]
