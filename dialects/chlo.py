@@ -28,7 +28,7 @@ class _ChloUnary(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser):
-        x = parser.parse_operand()
+        u = parser.parse_unresolved_operand()
         attrs = parser.parse_optional_attr_dict()
         parser.parse_punctuation(":")
         t = parser.parse_type()
@@ -36,8 +36,7 @@ class _ChloUnary(IRDLOperation):
             r = parser.parse_type()
         else:
             r = t
-        if x.type != t:
-            parser.raise_error(f"{cls.name} operand has type {x.type}, the signature says {t}")
+        x = parser.resolve_operand(u, t)
         op = cls(x, r)
         op.attributes.update(attrs)
         return op

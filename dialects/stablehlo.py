@@ -47,7 +47,7 @@ from xdsl.irdl import (
     var_operand_def,
     var_result_def,
 )
-from xdsl.parser import AttrParser, Parser
+from xdsl.parser import AttrParser, Parser, UnresolvedOperand
 from xdsl.printer import Printer
 from xdsl.traits import IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
@@ -279,11 +279,11 @@ def _tensor(op: IRDLOperation, v: SSAValue, what: str) -> TensorType:
     return v.type
 
 
-def _parse_operands(parser: Parser) -> list[SSAValue]:
+def _parse_operands(parser: Parser) -> list[UnresolvedOperand]:
     """`%a, %b, …` up to the first thing that is not an operand (the comma before a keyword is
     consumed with the list)."""
-    out: list[SSAValue] = []
-    while (v := parser.parse_optional_operand()) is not None:
+    out: list[UnresolvedOperand] = []
+    while (v := parser.parse_optional_unresolved_operand()) is not None:
         out.append(v)
         if parser.parse_optional_punctuation(",") is None:
             break
@@ -322,13 +322,11 @@ def _print_operands(printer: Printer, vs: Sequence[SSAValue]) -> None:
     printer.print_list(vs, printer.print_operand)
 
 
-def _retype(vs: Sequence[SSAValue], types: Sequence[Attribute], parser: Parser) -> None:
-    """Check parsed operands against the types the trailing signature states."""
+def _retype(vs: Sequence[UnresolvedOperand], types: Sequence[Attribute], parser: Parser) -> list[SSAValue]:
+    """The parsed operands resolved at the types the trailing signature states."""
     if len(vs) != len(types):
         parser.raise_error(f"expected {len(vs)} operand types, got {len(types)}")
-    for v, t in zip(vs, types, strict=True):
-        if v.type != t:
-            parser.raise_error(f"operand {v.name_hint or ''} has type {v.type}, the signature says {t}")
+    return [parser.resolve_operand(v, t) for v, t in zip(vs, types, strict=True)]
 
 
 def _attr_dict(parser: Parser) -> dict[str, Attribute]:
@@ -377,7 +375,7 @@ class _Elementwise(IRDLOperation):
         vs = _parse_operands(parser)
         attrs = _attr_dict(parser)
         ins, outs = _parse_trailing_types(parser, len(vs))
-        _retype(vs, ins, parser)
+        vs = _retype(vs, ins, parser)
         op = cls(*vs, result_type=outs[0])
         op.attributes.update(attrs)
         return op
@@ -494,7 +492,7 @@ class SelectOp(IRDLOperation):
             parser.parse_punctuation(",")
             res = parser.parse_type()
             ins = [t, res, res]
-        _retype(vs, ins, parser)
+        vs = _retype(vs, ins, parser)
         op = cls(*vs)
         op.attributes.update(attrs)
         if op.result.type != res:
@@ -539,7 +537,7 @@ class CompareOp(IRDLOperation):
         ct = parser.parse_optional_str_enum(ComparisonType)
         attrs = _attr_dict(parser)
         ins, outs = _parse_trailing_types(parser, 2)
-        _retype(vs, ins, parser)
+        vs = _retype(vs, ins, parser)
         props: dict[str, Attribute] = {"comparison_direction": ComparisonDirectionAttr(d)}
         if ct is not None:
             props["compare_type"] = ComparisonTypeAttr(ct)
@@ -649,7 +647,7 @@ class _OneOperand(IRDLOperation):
             props[cls.PROP] = _i64s(_kw_list(parser, cls.KW))
         attrs = _attr_dict(parser)
         ins, outs = _parse_trailing_types(parser, 1)
-        _retype(vs, ins, parser)
+        vs = _retype(vs, ins, parser)
         return cls.create(operands=vs, result_types=outs, properties=props, attributes=attrs)
 
     def print(self, printer: Printer) -> None:
@@ -736,7 +734,7 @@ class SliceOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser):
-        x = parser.parse_operand()
+        x = parser.parse_unresolved_operand()
 
         def one() -> tuple[int, int, int]:
             a = parser.parse_integer()
@@ -748,7 +746,7 @@ class SliceOp(IRDLOperation):
         ranges = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, one)
         attrs = _attr_dict(parser)
         ins, outs = _parse_trailing_types(parser, 1)
-        _retype([x], ins, parser)
+        (x,) = _retype([x], ins, parser)
         props = {k: _i64s([r[i] for r in ranges]) for i, k in enumerate(("start_indices", "limit_indices", "strides"))}
         return cls.create(operands=[x], result_types=outs, properties=props, attributes=attrs)
 
@@ -796,7 +794,7 @@ class DynamicSliceOp(IRDLOperation):
         sizes = _kw_list(parser, "sizes")
         attrs = _attr_dict(parser)
         ins, outs = _parse_trailing_types(parser, len(vs))
-        _retype(vs, ins, parser)
+        vs = _retype(vs, ins, parser)
         return cls.create(operands=vs, result_types=outs, properties={"slice_sizes": _i64s(sizes)}, attributes=attrs)
 
     def print(self, printer: Printer) -> None:
@@ -836,7 +834,7 @@ class ConcatenateOp(IRDLOperation):
         d = parser.parse_integer()
         attrs = _attr_dict(parser)
         ins, outs = _parse_trailing_types(parser, len(vs))
-        _retype(vs, ins, parser)
+        vs = _retype(vs, ins, parser)
         return cls.create(
             operands=vs, result_types=outs, properties={"dimension": IntegerAttr(d, i64)}, attributes=attrs
         )
@@ -885,7 +883,7 @@ class PadOp(IRDLOperation):
         inner = _kw_list(parser, "interior")
         attrs = _attr_dict(parser)
         ins, outs = _parse_trailing_types(parser, 2)
-        _retype(vs, ins, parser)
+        vs = _retype(vs, ins, parser)
         props = {"edge_padding_low": _i64s(lo), "edge_padding_high": _i64s(hi), "interior_padding": _i64s(inner)}
         return cls.create(operands=vs, result_types=outs, properties=props, attributes=attrs)
 
@@ -1010,7 +1008,7 @@ class DotGeneralOp(IRDLOperation):
         props["dot_dimension_numbers"] = DotDimensionNumbersAttr(lb, rb, lc, rc)
         attrs = _attr_dict(parser)
         ins, outs = _parse_trailing_types(parser, 2)
-        _retype(vs, ins, parser)
+        vs = _retype(vs, ins, parser)
         return cls.create(operands=vs, result_types=outs, properties=props, attributes=attrs)
 
     def print(self, printer: Printer) -> None:
@@ -1078,7 +1076,7 @@ class ReturnOp(IRDLOperation):
         if vs:
             parser.parse_punctuation(":")
             types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
-            _retype(vs, types, parser)
+            vs = _retype(vs, types, parser)
         return cls.create(operands=vs)
 
     def print(self, printer: Printer) -> None:
@@ -1118,10 +1116,10 @@ class ReduceOp(IRDLOperation):
         parser.parse_punctuation("(")
         pairs = []
         while True:
-            x = parser.parse_operand()
+            x = parser.parse_unresolved_operand()
             parser.parse_keyword("init")
             parser.parse_punctuation(":")
-            pairs.append((x, parser.parse_operand()))
+            pairs.append((x, parser.parse_unresolved_operand()))
             if parser.parse_optional_punctuation(",") is None:
                 break
         parser.parse_punctuation(")")
@@ -1133,11 +1131,11 @@ class ReduceOp(IRDLOperation):
         attrs = _attr_dict(parser)
         ins, outs = _parse_trailing_types(parser, 2 * len(pairs))
         vs = [x for x, _ in pairs] + [c for _, c in pairs]
-        _retype(vs, ins, parser)
+        vs = _retype(vs, ins, parser)
         if applies is not None:
             if applies not in _REDUCERS:
                 parser.raise_error(f"stablehlo.reduce applies {applies}: not a binary reduction op")
-            scalars = [c.type for _, c in pairs]
+            scalars = [v.type for v in vs[len(pairs) :]]
             block = Block(arg_types=[*scalars, *scalars])
             n = len(pairs)
             body_ops = [
@@ -1226,10 +1224,10 @@ class CustomCallOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser):
         sym = parser.parse_symbol_name()
-        vs = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_operand)
+        vs = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
         attrs = _attr_dict(parser)
         ins, outs = _parse_trailing_types(parser, len(vs))
-        _retype(vs, ins, parser)
+        vs = _retype(vs, ins, parser)
         props = {"call_target_name": sym}
         for k in (
             "api_version",
