@@ -1,0 +1,70 @@
+"""JAX in, with jax itself (the `[jax]` extra; skipped without it): `ipu.compile(f, *args)` lowers
+with jax, imports the StableHLO, compiles for sim64, and `ipu.run` checks the emulator against
+the function run by jax on the CPU. Also: the committed fixtures are what jax prints today."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+import pytest
+from conftest import ROOT
+
+jax = pytest.importorskip("jax")
+jnp = pytest.importorskip("jax.numpy")
+
+import ipu  # noqa: E402
+from ipu.frontends.stablehlo_import import import_stablehlo  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "test" / "models"))
+import export_jax  # noqa: E402
+
+
+def _oracle_checks(report):
+    return [c for c in report.checks if c.kind == "oracle"]
+
+
+def test_compile_a_jax_function_and_check_against_jax():
+    rng = np.random.default_rng(1)
+    w = rng.standard_normal((64, 64)).astype(np.float32) / 8
+
+    def f(x, b):
+        return jax.nn.softmax(jnp.tanh(x @ w) + b, axis=-1)
+
+    x, b = rng.standard_normal((32, 64)).astype(np.float32), rng.standard_normal((64,)).astype(np.float32)
+    compiled = ipu.compile(f, x, b, target="sim64")
+    report = ipu.run(compiled, {"arg0": x, "arg1": b})
+    assert report.passed
+    checks = _oracle_checks(report)
+    assert [c.source for c in checks] == ["jax"]
+    np.testing.assert_allclose(report.outputs["out0"], np.asarray(jax.jit(f)(x, b)), atol=1e-5, rtol=1e-4)
+
+
+def test_a_wrong_result_fails_the_jax_check():
+    """The oracle is jax itself: an emulator output that differs from it fails the run."""
+    x = np.ones((32, 64), np.float32)
+    compiled = ipu.compile(lambda a: a * 2.0, x, target="sim64")
+    honest = compiled.oracle
+    compiled.oracle = lambda inputs: {k: v + 1.0 for k, v in honest(inputs).items()}
+    assert ipu.run(compiled, {"arg0": x}).passed is False
+
+
+@pytest.mark.parametrize("name", ["mlp", "attention_gqa", "gpt_block", "embedding", "flax_layer"])
+def test_programs_compile_from_jax_and_match(name):
+    fn, args = export_jax.programs()[name]
+    compiled = ipu.compile(fn, *args, target="sim64")
+    report = ipu.run(compiled, {f"arg{i}": np.asarray(a) for i, a in enumerate(args)})
+    assert report.passed
+    assert _oracle_checks(report)
+
+
+@pytest.mark.parametrize("name", ["mlp", "attention_gqa"])
+def test_committed_fixture_is_current(name):
+    """The committed fixture imports to the graph module jax's lowering gives today."""
+    fn, args = export_jax.programs()[name]
+    lowered = jax.jit(fn).lower(*args)
+    fixture = (ROOT / "test" / "stablehlo" / f"{name}.mlir").read_text()
+    assert str(import_stablehlo(lowered.as_text())) == str(import_stablehlo(fixture))
+    generic = lowered.compiler_ir("stablehlo").operation.get_asm(print_generic_op_form=True)
+    debug = lowered.as_text(debug_info=True)  # with loc(...) and #loc aliases
+    assert str(import_stablehlo(generic)) == str(import_stablehlo(debug)) == str(import_stablehlo(fixture))
