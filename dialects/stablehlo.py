@@ -301,9 +301,11 @@ def _parse_trailing_types(parser: Parser, n_operands: int) -> tuple[list[Attribu
     return [t] * n_operands, [t]
 
 
-def _print_trailing_types(printer: Printer, ins: Sequence[Attribute], outs: Sequence[Attribute]) -> None:
+def _print_trailing_types(
+    printer: Printer, ins: Sequence[Attribute], outs: Sequence[Attribute], functional: bool = False
+) -> None:
     printer.print_string(" : ")
-    if len(outs) == 1 and all(t == outs[0] for t in ins):
+    if not functional and len(outs) == 1 and all(t == outs[0] for t in ins):
         printer.print_attribute(outs[0])
         return
     printer.print_string("(")
@@ -1219,6 +1221,13 @@ class CustomCallOp(IRDLOperation):
     inputs = var_operand_def()
     res = var_result_def()
     call_target_name = prop_def(StringAttr)
+    api_version = opt_prop_def(Attribute)
+    backend_config = opt_prop_def(Attribute)
+    has_side_effect = opt_prop_def(Attribute)
+    called_computations = opt_prop_def(Attribute)
+    operand_layouts = opt_prop_def(Attribute)
+    result_layouts = opt_prop_def(Attribute)
+    output_operand_aliases = opt_prop_def(Attribute)
     traits = traits_def()
 
     @classmethod
@@ -1254,7 +1263,7 @@ class CustomCallOp(IRDLOperation):
         extra.update(self.attributes)
         if extra:
             printer.print_op_attributes(extra)
-        _print_trailing_types(printer, [v.type for v in self.inputs], [r.type for r in self.res])
+        _print_trailing_types(printer, [v.type for v in self.inputs], [r.type for r in self.res], functional=True)
 
     def verify_(self) -> None:
         if not self.call_target_name.data:

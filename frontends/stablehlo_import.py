@@ -330,6 +330,16 @@ class _Translator:
             return self.node("Reshape", [e.name, self.ints(s)])
         return self.node("Expand", [e.name, self.ints(s)])
 
+    def operands(self, vs, env: dict[SSAValue, Entry], like: tuple[int, ...]) -> tuple[list[str], tuple[int, ...]]:
+        """The ONNX values of an elementwise op's operands and the shape it computes in: that of
+        operands held with unit dimensions (a `keepdims` reduction) when every other operand is
+        a broadcast scalar, so a norm's statistics stay in their reduced shape; else `like`."""
+        es = [env[v] for v in vs]
+        rest = {e.shape for e in es if not (e.bcast and math.prod(e.shape) == 1)}
+        if len(rest) == 1 and all(not e.bcast for e in es if e.shape in rest) and (k := rest.pop()) != like:
+            return [e.name for e in es], k
+        return [self.operand(v, env, like) for v in vs], like
+
     def operand(self, v: SSAValue, env: dict[SSAValue, Entry], like: tuple[int, ...]) -> str:
         """v's value for an elementwise op of result shape `like` (ONNX broadcasting applies)."""
         e = env[v]
@@ -390,10 +400,10 @@ def _binary(t: _Translator, op: Operation, env) -> Entry:
         users = [u.operation for u in op.result.uses]
         if len(users) == 1 and isinstance(users[0], sh.ReduceOp):  # a variance: see `_square`
             return _square(t, op, env)
-    a, b = (t.operand(v, env, s) for v in op.operands)
     if isinstance(op, sh.DivideOp) and np.dtype(_dtype(op.results[0])).kind in "iu":
         raise StablehloImportError(f"stablehlo import: {op.name} of integers (truncating) is not supported")
-    return Entry(t.node(_BINARY[type(op)], [a, b]), s)
+    names, k = t.operands(op.operands, env, s)
+    return Entry(t.node(_BINARY[type(op)], names), k)
 
 
 @rule(*_UNARY)
@@ -458,8 +468,7 @@ _COMPARE = {"EQ": "Equal", "GT": "Greater", "LT": "Less", "GE": "GreaterOrEqual"
 
 @rule(sh.CompareOp)
 def _compare(t: _Translator, op: sh.CompareOp, env) -> Entry:
-    s = _shape(op.result)
-    a, b = (t.operand(v, env, s) for v in (op.lhs, op.rhs))
+    (a, b), s = t.operands((op.lhs, op.rhs), env, _shape(op.result))
     d = op.comparison_direction.data.value
     if op.compare_type is not None and op.compare_type.data.value == "UNSIGNED" and _dtype(op.lhs) is not np.bool_:
         if np.dtype(_dtype(op.lhs)).kind != "u":
@@ -473,9 +482,8 @@ def _compare(t: _Translator, op: sh.CompareOp, env) -> Entry:
 
 @rule(sh.SelectOp)
 def _select(t: _Translator, op: sh.SelectOp, env) -> Entry:
-    s = _shape(op.result)
-    c, a, b = (t.operand(v, env, s) for v in op.operands)
-    return Entry(t.node("Where", [c, a, b]), s)
+    names, k = t.operands(op.operands, env, _shape(op.result))
+    return Entry(t.node("Where", names), k)
 
 
 @rule(sh.ConstantOp)

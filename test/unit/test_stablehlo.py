@@ -123,7 +123,7 @@ def test_locations_are_stripped():
     text = (
         '#loc1 = loc("x")\nmodule @jit_f {\n'
         '  func.func public @main(%arg0: tensor<4xf32> loc("x")) -> tensor<4xf32> {\n'
-        '    %0 = stablehlo.tanh %arg0 : tensor<4xf32> loc(#loc2)\n    return %0 : tensor<4xf32> loc(#loc)\n  }\n}\n'
+        "    %0 = stablehlo.tanh %arg0 : tensor<4xf32> loc(#loc2)\n    return %0 : tensor<4xf32> loc(#loc)\n  }\n}\n"
         '#loc = loc(unknown)\n#loc2 = loc("jit(f)/tanh"(#loc1))\n'
     )
     assert "graph.tanh" in str(import_stablehlo(text))
