@@ -204,6 +204,9 @@ class _Translator:
         self.softmaxes: set[str] = set()
         self.consts: dict[str, np.ndarray] = {}  # initializer values by name
         self.transposes: dict[str, tuple[str, list[int]]] = {}  # Transpose outputs: (input, perm)
+        self.memo: dict[tuple, str] = {}  # (op type, inputs, attributes) -> output
+        self.made: dict[str, tuple[str, list[str]]] = {}  # output -> (op type, inputs)
+        self.int_consts: dict[tuple[int, ...], str] = {}
         self.bcast_src: dict[str, str] = {}  # broadcast_in_dim's unit-dimension Reshapes: their input
         self.repeats: dict[str, tuple[str, int]] = {}  # jnp.repeat of [b, s, hkv, d] heads: (x, r)
         self.depth = 0
@@ -218,10 +221,15 @@ class _Translator:
             inputs, attrs["perm"] = [src], [first[i] for i in attrs["perm"]]
         if op_type == "Transpose" and attrs["perm"] == sorted(attrs["perm"]):
             return inputs[0]
+        key = (op_type, tuple(inputs), tuple(sorted((k, repr(v)) for k, v in attrs.items())))
+        if key in self.memo:  # one node per computation (a peephole may rebuild one JAX also has)
+            return self.memo[key]
         out = self.fresh(hint or op_type.lower())
         if op_type == "Transpose":
             self.transposes[out] = (inputs[0], list(attrs["perm"]))
         self.nodes.append(helper.make_node(op_type, inputs, [out], name=out, **attrs))
+        self.memo[key] = out
+        self.made[out] = (op_type, list(inputs))
         return out
 
     def const(self, value: np.ndarray, hint: str = "c") -> str:
@@ -250,7 +258,10 @@ class _Translator:
             self.nodes = keep
 
     def ints(self, xs) -> str:
-        return self.const(np.asarray(list(xs), np.int64), "i")
+        key = tuple(int(x) for x in xs)
+        if key not in self.int_consts:
+            self.int_consts[key] = self.const(np.asarray(key, np.int64), "i")
+        return self.int_consts[key]
 
     # --- the main function ---------------------------------------------------------------
 
@@ -400,6 +411,14 @@ def _binary(t: _Translator, op: Operation, env) -> Entry:
         users = [u.operation for u in op.result.uses]
         if len(users) == 1 and isinstance(users[0], sh.ReduceOp):  # a variance: see `_square`
             return _square(t, op, env)
+    if isinstance(op, sh.MaximumOp):
+        fused = _fast_variance(t, op, env)
+        if fused is not None:
+            return fused
+    if isinstance(op, sh.MultiplyOp):
+        fused = _scaled_rsqrt(t, op, env)
+        if fused is not None:
+            return fused
     if isinstance(op, sh.DivideOp) and np.dtype(_dtype(op.results[0])).kind in "iu":
         raise StablehloImportError(f"stablehlo import: {op.name} of integers (truncating) is not supported")
     names, k = t.operands(op.operands, env, s)
@@ -595,6 +614,49 @@ def _mean(t: _Translator, op: sh.DivideOp, env) -> Entry | None:
         return None
     keep = tuple(1 if d in rk[1] else s for d, s in enumerate(_shape(x)))
     return Entry(t.node("ReduceMean", [t.mat(x, env[x]), t.ints(rk[1])], keepdims=1), keep)
+
+
+def _fast_variance(t: _Translator, op: sh.MaximumOp, env) -> Entry | None:
+    """Flax's `max(0, mean(x^2) - mean(x)^2)`: the two-pass `mean((x - mean(x))^2)` (equal up to
+    rounding, never negative), the variance the LayerNorm pattern matches."""
+    zero, other = (op.lhs, op.rhs) if t.scalar(op.lhs, env) == 0.0 else (op.rhs, op.lhs)
+    if t.scalar(zero, env) != 0.0 or not isinstance(other.owner, sh.SubtractOp):
+        return None
+    a, b = env[other.owner.lhs].name, env[other.owner.rhs].name
+
+    def made(name: str, kind: str) -> list[str] | None:
+        m = t.made.get(name)
+        return m[1] if m is not None and m[0] == kind else None
+
+    ma, sb = made(a, "ReduceMean"), made(b, "Pow")
+    if ma is None or sb is None or t.consts.get(sb[1]) is None or float(t.consts[sb[1]]) != 2.0:
+        return None
+    sq, mean = made(ma[0], "Pow"), made(sb[0], "ReduceMean")
+    if sq is None or mean is None or float(t.consts.get(sq[1], 0)) != 2.0 or sq[0] != mean[0] or ma[1] != mean[1]:
+        return None
+    x, axes = mean[0], mean[1]
+    d = t.node("Sub", [x, sb[0]])
+    two = t.const(np.asarray(2, _dtype(op.result)))
+    return Entry(t.node("ReduceMean", [t.node("Pow", [d, two]), axes], keepdims=1), env[other.owner.lhs].shape)
+
+
+def _scaled_rsqrt(t: _Translator, op: sh.MultiplyOp, env) -> Entry | None:
+    """`d * (rsqrt(v) * g)` (Flax folds the scale into the rsqrt): `(d * rsqrt(v)) * g`, the
+    order the norm patterns match (one rounding apart)."""
+    bcast = (sh.BroadcastInDimOp, sh.ReshapeOp)
+    for d, m in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+        if not isinstance(d.owner, sh.SubtractOp) or not isinstance(m.owner, sh.MultiplyOp) or _uses(m) != 1:
+            continue  # d must be the centred x - mean
+        for r, g in ((m.owner.lhs, m.owner.rhs), (m.owner.rhs, m.owner.lhs)):
+            if isinstance(_through(r, *bcast).owner, sh.RsqrtOp) and not isinstance(
+                _through(g, *bcast).owner, sh.RsqrtOp
+            ):
+                s = _shape(op.result)
+                if _shape(d) != s:
+                    return None
+                inner = t.node("Mul", [t.operand(d, env, s), t.operand(r, env, s)])
+                return Entry(t.node("Mul", [inner, t.operand(g, env, s)]), s)
+    return None
 
 
 def _softmax(t: _Translator, op: sh.DivideOp, env) -> Entry | None:

@@ -26,7 +26,7 @@ CANONICAL = {
     "attention_gqa": {"graph.attention": 1, "graph.split_heads": 3, "graph.merge_heads": 1},
     "gpt_block": {"graph.attention": 1, "graph.layer_norm": 2, "graph.gelu": 1},
     "embedding": {"graph.gather": 1, "graph.layer_norm": 1},
-    "flax_layer": {"graph.attention": 1, "graph.gelu": 1},
+    "flax_layer": {"graph.attention": 1, "graph.layer_norm": 2, "graph.gelu": 1},
 }
 
 
