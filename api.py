@@ -50,7 +50,8 @@ class Compiled:
     """A compiled model: its package, the graph function the reference evaluates (None for a
     module that was already at tasm level), and the seconds each pipeline phase took. An imported
     ONNX model also carries its `oracle` (the ONNX file run by onnxruntime, or onnx.reference where
-    onnxruntime is not installed: inputs -> outputs by name)."""
+    onnxruntime is not installed: inputs -> outputs by name); a compiled Python function, jax
+    running it on the CPU (`arg0…` -> `out0…`)."""
 
     package: Package
     target: Target

@@ -90,7 +90,7 @@ def clean_text(text: str) -> str:
 
 def looks_like_stablehlo(text: str) -> bool:
     """Whether IR text is a StableHLO program (any `stablehlo.` or `chlo.` op)."""
-    return re.search(r'(^|[\s"=])(stablehlo|chlo)\.[a-z_]+', text) is not None
+    return re.search(r'(=\s*"?|^\s*"?)(stablehlo|chlo)\.[a-z_]+\b', text, re.MULTILINE) is not None
 
 
 def parse_stablehlo(text: str, name: str = "<stablehlo>") -> ModuleOp:
