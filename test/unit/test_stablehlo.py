@@ -4,6 +4,9 @@ compile and run on sim64 and match jax's own recorded outputs. No jax needed."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from conftest import ROOT, run_tool
@@ -169,6 +172,17 @@ def test_gather_other_than_rows_is_refused():
 """
     with pytest.raises(StablehloImportError, match="stablehlo.gather other than an embedding lookup"):
         to_onnx(parse_stablehlo(text))
+
+
+def test_core_path_needs_no_jax():
+    """Reading, converting and compiling StableHLO imports no jax (it is the optional extra)."""
+    code = (
+        "import sys, ipu; from ipu.frontends.stablehlo_import import import_stablehlo; "
+        f"import_stablehlo(open({str(FIXTURES / 'mlp.mlir')!r}).read()); "
+        "assert not any(m == 'jax' or m.startswith('jax.') for m in sys.modules), 'jax imported'"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
 
 
 def test_api_example_args_need_a_function():

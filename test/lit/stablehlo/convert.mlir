@@ -1,5 +1,6 @@
 // RUN: ipu-opt %s -p convert-stablehlo-to-graph | filecheck %s
 // RUN: ipu-translate --import-stablehlo %s | filecheck %s
+// RUN: ipu-run %s --target sim64 | filecheck %s --check-prefix=EMU
 
 // JAX's attention with a causal mask (`jnp.where(tril, s, -inf)`, `jax.nn.softmax`, two einsums),
 // a private function called twice and an MLP with tanh GeLU: the conversion reaches the ONNX
@@ -15,6 +16,9 @@
 // CHECK:      graph.layer_norm %arg3
 // CHECK:      graph.gelu
 // CHECK-NOT:  stablehlo.
+
+// EMU: numericalTest=PASS
+// EMU: totalCycles=
 module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
   func.func public @main(%arg0: tensor<1x8x2x16xf32>, %arg1: tensor<1x8x2x16xf32>, %arg2: tensor<1x8x2x16xf32>, %arg3: tensor<8x32xf32>) -> (tensor<1x8x2x16xf32> {jax.result_info = "result[0]"}, tensor<8x32xf32> {jax.result_info = "result[1]"}) {
     %0 = stablehlo.dot_general %arg0, %arg1, batching_dims = [0, 2] x [0, 2], contracting_dims = [3] x [3], precision = [DEFAULT, DEFAULT] : (tensor<1x8x2x16xf32>, tensor<1x8x2x16xf32>) -> tensor<1x2x8x8xf32>
