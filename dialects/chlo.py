@@ -1,5 +1,5 @@
-"""The `chlo` dialect: the CHLO ops JAX emits for transformer code, `chlo.erf` (exact GeLU) and
-`chlo.square` (Flax's LayerNorm variance).
+"""The `chlo` dialect: the CHLO ops JAX emits for transformer code, `chlo.erf` and
+`chlo.erfc` (exact GeLU) and `chlo.square` (Flax's LayerNorm variance).
 
 Written `chlo.erf %x : tensor<4x8xf32> -> tensor<4x8xf32>` in JAX's pretty text and
 `"chlo.erf"(%x) : (tensor<…>) -> tensor<…>` in its generic form; StableHLO proper has neither.
@@ -64,10 +64,17 @@ class ErfOp(_ChloUnary):
 
 
 @irdl_op_definition
+class ErfcOp(_ChloUnary):
+    """Elementwise complementary error function, 1 - erf(x) (JAX's exact GeLU)."""
+
+    name = "chlo.erfc"
+
+
+@irdl_op_definition
 class SquareOp(_ChloUnary):
     """Elementwise x * x."""
 
     name = "chlo.square"
 
 
-Chlo = Dialect("chlo", [ErfOp, SquareOp], [])
+Chlo = Dialect("chlo", [ErfOp, ErfcOp, SquareOp], [])

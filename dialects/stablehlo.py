@@ -441,6 +441,20 @@ Log1pOp = _unary("stablehlo.log_plus_one", "Elementwise log(1 + x).")
 
 
 @irdl_op_definition
+class IsFiniteOp(_Unary):
+    """Elementwise: x is neither infinite nor NaN (an i1 tensor of x's shape)."""
+
+    name = "stablehlo.is_finite"
+    SAME_ELEMENT: ClassVar[bool] = False
+
+    def verify_(self) -> None:
+        super().verify_()
+        et = element(self.result.type)
+        if not (isinstance(et, IntegerType) and et.width.data == 1):
+            raise _fail(self, f"result must be a tensor of i1, got {self.result.type}")
+
+
+@irdl_op_definition
 class ConvertOp(_Unary):
     """Elementwise conversion to the result's element type (float <-> int, widths)."""
 
@@ -1115,16 +1129,16 @@ class ReduceOp(IRDLOperation):
 
     @classmethod
     def parse(cls, parser: Parser):
-        parser.parse_punctuation("(")
-        pairs = []
+        pairs = []  # `(%x init: %c)`, one group per input, comma separated
         while True:
+            parser.parse_punctuation("(")
             x = parser.parse_unresolved_operand()
             parser.parse_keyword("init")
             parser.parse_punctuation(":")
             pairs.append((x, parser.parse_unresolved_operand()))
+            parser.parse_punctuation(")")
             if parser.parse_optional_punctuation(",") is None:
                 break
-        parser.parse_punctuation(")")
         applies = None
         if parser.parse_optional_keyword("applies"):
             applies = parser.parse_identifier()
@@ -1169,12 +1183,16 @@ class ReduceOp(IRDLOperation):
         return ops[0].name
 
     def print(self, printer: Printer) -> None:
-        printer.print_string("(")
         printer.print_list(
             list(zip(self.inputs, self.init_values, strict=True)),
-            lambda p: (printer.print_operand(p[0]), printer.print_string(" init: "), printer.print_operand(p[1])),
+            lambda p: (
+                printer.print_string("("),
+                printer.print_operand(p[0]),
+                printer.print_string(" init: "),
+                printer.print_operand(p[1]),
+                printer.print_string(")"),
+            ),
         )
-        printer.print_string(")")
         simple = self.simple_reducer()
         if simple:
             printer.print_string(f" applies {simple}")
@@ -1188,7 +1206,7 @@ class ReduceOp(IRDLOperation):
         n = len(self.inputs)
         printer.print_string(" reducer")
         for i in range(n):
-            printer.print_string("(")
+            printer.print_string("(" if i == 0 else " (")
             printer.print_list((b.args[i], b.args[n + i]), printer.print_block_argument)
             printer.print_string(")")
         printer.print_string(" ")
@@ -1273,7 +1291,7 @@ class CustomCallOp(IRDLOperation):
 _OPS = [
     AddOp, SubtractOp, MultiplyOp, DivideOp, MaximumOp, MinimumOp, PowerOp, AndOp, OrOp, RemainderOp,
     ExponentialOp, TanhOp, NegateOp, RsqrtOp, SqrtOp, LogisticOp, LogOp, AbsOp, SineOp, CosineOp, FloorOp, SignOp,
-    NotOp, Expm1Op, Log1pOp, ConvertOp, ClampOp, SelectOp, CompareOp, ConstantOp, IotaOp, BroadcastInDimOp,
+    NotOp, Expm1Op, Log1pOp, IsFiniteOp, ConvertOp, ClampOp, SelectOp, CompareOp, ConstantOp, IotaOp, BroadcastInDimOp,
     TransposeOp, ReshapeOp, SliceOp, DynamicSliceOp, ConcatenateOp, PadOp, GatherOp, DotGeneralOp, ReduceOp,
     ReturnOp, CustomCallOp,
 ]  # fmt: skip

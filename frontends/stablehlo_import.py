@@ -440,6 +440,31 @@ def _square(t: _Translator, op: Operation, env) -> Entry:
     return Entry(t.node("Pow", [e.name, two]), e.shape, e.bcast)
 
 
+@rule(chlo.ErfcOp)
+def _erfc(t: _Translator, op: Operation, env) -> Entry:
+    """erfc(u) = 1 + erf(-u); JAX's exact GeLU writes erfc(-x / sqrt 2), which becomes the
+    `1 + erf(x / sqrt 2)` the GeLU pattern knows."""
+    e = env[op.operands[0]]
+    one = t.const(np.asarray(1, _dtype(op.results[0])))
+    m = t.made.get(e.name)
+    if m is not None and m[0] == "Mul":
+        for p, q in (m[1], m[1][::-1]):
+            n = t.made.get(p)
+            if q in t.consts and n is not None and n[0] == "Neg":
+                return Entry(t.node("Add", [one, t.node("Erf", [t.node("Mul", [n[1][0], q])])]), e.shape, e.bcast)
+    if m is not None and m[0] == "Neg":
+        return Entry(t.node("Add", [one, t.node("Erf", [m[1][0]])]), e.shape, e.bcast)
+    return Entry(t.node("Sub", [one, t.node("Erf", [e.name])]), e.shape, e.bcast)
+
+
+@rule(sh.IsFiniteOp)
+def _is_finite(t: _Translator, op: Operation, env) -> Entry:
+    """x - x == 0: true for every finite x, false for infinities and NaN (IEEE arithmetic)."""
+    e = env[op.operands[0]]
+    zero = t.const(np.asarray(0, _dtype(op.operands[0])))
+    return Entry(t.node("Equal", [t.node("Sub", [e.name, e.name]), zero]), e.shape, e.bcast)
+
+
 @rule(sh.RsqrtOp)
 def _rsqrt(t: _Translator, op: Operation, env) -> Entry:
     e = env[op.operands[0]]  # Reciprocal(Sqrt(x)): the importer fuses it into graph.rsqrt
@@ -571,6 +596,10 @@ _IDENTITY = {"stablehlo.add": (0.0,), "stablehlo.maximum": (-math.inf,), "stable
 
 @rule(sh.ReduceOp)
 def _reduce(t: _Translator, op: sh.ReduceOp, env) -> Entry:
+    if len(op.inputs) == 2:
+        arg = _arg_reduce(t, op, env)
+        if arg is not None:
+            return arg
     rk = _reduce_kind(op)
     if rk is None or rk[0] not in _REDUCE_NODE:
         raise StablehloImportError(
@@ -596,6 +625,41 @@ def _reduce(t: _Translator, op: sh.ReduceOp, env) -> Entry:
     src = t.mat(x, env[x])
     keep = tuple(1 if d in dims else n for d, n in enumerate(_shape(x)))
     return Entry(t.node(_REDUCE_NODE[kind], [src, t.ints(dims)], keepdims=1), keep)
+
+
+def _arg_reduce(t: _Translator, op: sh.ReduceOp, env) -> list[Entry] | None:
+    """jnp.argmax / argmin: a reduction of (x, iota) pairs along one axis keeping the first
+    index of the maximum (minimum): `ReduceMax` and `ArgMax` (`ReduceMin`, `ArgMin`)."""
+    dims = sh._arr(op.dimensions)
+    x, idx = op.inputs
+    body = list(op.body.block.ops)
+    if len(dims) != 1 or not body or not isinstance(body[0], sh.CompareOp):
+        return None
+    d = dims[0]
+    direction = body[0].comparison_direction.data.value
+    a = op.body.block.args
+    if direction not in ("GT", "LT") or tuple(body[0].operands) != (a[0], a[2]):
+        return None
+    want = np.broadcast_to(
+        np.arange(_shape(x)[d]).reshape([-1 if i == d else 1 for i in range(len(_shape(x)))]), _shape(x)
+    )
+    c = t.consts.get(env[idx].name)
+    if (
+        c is None
+        or np.broadcast_to(c, _shape(x)).shape != _shape(x)
+        or not (np.broadcast_to(c, _shape(x)) == want).all()
+    ):
+        return None
+    first = -math.inf if direction == "GT" else math.inf
+    if t.scalar(op.init_values[0], env) != first or t.scalar(op.init_values[1], env) != 0.0:
+        return None
+    src = t.mat(x, env[x])
+    keep = tuple(1 if i == d else n for i, n in enumerate(_shape(x)))
+    kinds = ("ReduceMax", "ArgMax") if direction == "GT" else ("ReduceMin", "ArgMin")
+    value = t.node(kinds[0], [src, t.ints([d])], keepdims=1)
+    index = t.node(kinds[1], [src], axis=d, keepdims=1, select_last_index=0)
+    index = t.node("Cast", [index], to=_onnx_type(_dtype(op.res[1])))
+    return [Entry(value, keep), Entry(index, keep)]
 
 
 def _mean(t: _Translator, op: sh.DivideOp, env) -> Entry | None:

@@ -68,3 +68,44 @@ def test_committed_fixture_is_current(name):
     generic = lowered.compiler_ir("stablehlo").operation.get_asm(print_generic_op_form=True)
     debug = lowered.as_text(debug_info=True)  # with loc(...) and #loc aliases
     assert str(import_stablehlo(generic)) == str(import_stablehlo(debug)) == str(import_stablehlo(fixture))
+
+
+def _jnn_cases():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((32, 64)).astype(np.float32)
+    y = rng.standard_normal((64, 32)).astype(np.float32)
+    b3 = rng.standard_normal((2, 32, 16)).astype(np.float32)
+    ids = rng.integers(0, 10, (32,)).astype(np.int32)
+    return {
+        "gelu_exact": (lambda a: jax.nn.gelu(a, approximate=False), (x,)),
+        "silu_relu_sigmoid": (lambda a: jax.nn.silu(a) + jax.nn.relu(a) * jax.nn.sigmoid(a), (x,)),
+        "rms_norm": (lambda a: a * jax.lax.rsqrt(jnp.mean(a * a, -1, keepdims=True) + 1e-6), (x,)),
+        "reduce_axis0": (lambda a: a.max(0) + a.sum(0), (x,)),
+        "reduce_all": (lambda a: jnp.mean(a), (x,)),
+        "slice_concat_pad": (lambda a: jnp.concatenate([a[:, 2:10], jnp.pad(a[:, :6], ((0, 0), (1, 1)))], 1), (x,)),
+        "transposed_matmul": (lambda a, c: a.T @ c.T, (x, y)),
+        "batched_matmul": (lambda a, c: jnp.einsum("bij,bkj->bik", a, c), (b3, b3)),
+        "clip": (lambda a: jnp.clip(a, -0.5, 0.5), (x,)),
+        "softmax_axis0": (lambda a: jax.nn.softmax(a, axis=0), (x,)),
+        "logsumexp": (lambda a: jax.nn.logsumexp(a, -1), (x,)),
+        "log_softmax": (lambda a: jax.nn.log_softmax(a, -1), (x,)),
+        "one_hot": (lambda i: jax.nn.one_hot(i, 10) * 2.0, (ids,)),
+        "int_arithmetic": (lambda i: (i * 3 + 1) % 7, (ids,)),
+        "where_runtime": (lambda a: jnp.where(a > 0, a, 0.1 * a), (x,)),
+        "argmax": (lambda a: jnp.argmax(a, -1), (x,)),
+        "log1p_exp_tanh": (lambda a: jnp.log1p(jnp.exp(jnp.tanh(a))), (x,)),
+        "abs_pow_square": (lambda a: jnp.abs(a) ** 1.5 + jnp.square(a), (x,)),
+        "dynamic_slice": (lambda a: jax.lax.dynamic_slice(a, (3, 4), (8, 8)), (x,)),
+        "column_broadcast": (lambda a: a + a[:, :1], (x,)),
+        "f16_round_trip": (lambda a: (a.astype(jnp.float16) * 2).astype(jnp.float32), (x,)),
+    }
+
+
+@pytest.mark.parametrize("name", list(_jnn_cases()))
+def test_jax_numpy_and_nn_functions(name):
+    """Everyday jax.numpy / jax.nn functions compile on sim64 and match jax."""
+    fn, args = _jnn_cases()[name]
+    compiled = ipu.compile(fn, *args, target="sim64")
+    report = ipu.run(compiled, {f"arg{i}": a for i, a in enumerate(args)})
+    assert report.passed
+    assert _oracle_checks(report)

@@ -48,6 +48,10 @@ func.func @ops(%x: tensor<2x8xf32>, %w: tensor<8x4xf32>, %q: tensor<1x8x2x4xf32>
   %u8 = stablehlo.abs %u7 : tensor<2x4xf32>
   %u9 = chlo.erf %u8 : tensor<2x4xf32> -> tensor<2x4xf32>
   %u10 = chlo.square %u9 : tensor<2x4xf32> -> tensor<2x4xf32>
+  // CHECK-NEXT: %u11 = chlo.erfc %u10 : tensor<2x4xf32> -> tensor<2x4xf32>
+  // CHECK-NEXT: %fin = stablehlo.is_finite %u11 : (tensor<2x4xf32>) -> tensor<2x4xi1>
+  %u11 = chlo.erfc %u10 : tensor<2x4xf32> -> tensor<2x4xf32>
+  %fin = stablehlo.is_finite %u11 : (tensor<2x4xf32>) -> tensor<2x4xi1>
   // CHECK-NEXT: %r = stablehlo.reduce(%u10 init: %c) applies stablehlo.maximum across dimensions = [1] : (tensor<2x4xf32>, tensor<f32>) -> tensor<2xf32>
   %r = stablehlo.reduce(%u10 init: %c) applies stablehlo.maximum across dimensions = [1] : (tensor<2x4xf32>, tensor<f32>) -> tensor<2xf32>
   // CHECK-NEXT: %r2 = stablehlo.reduce(%u10 init: %c) across dimensions = [0] : (tensor<2x4xf32>, tensor<f32>) -> tensor<4xf32> reducer(%p: tensor<f32>, %o: tensor<f32>) {
@@ -60,6 +64,23 @@ func.func @ops(%x: tensor<2x8xf32>, %w: tensor<8x4xf32>, %q: tensor<1x8x2x4xf32>
     %n = stablehlo.add %p, %o : tensor<f32>
     %m = stablehlo.multiply %n, %n : tensor<f32>
     stablehlo.return %m : tensor<f32>
+  }
+  // CHECK-NEXT: %io4 = stablehlo.iota dim = 1 : tensor<2x4xi32>
+  // CHECK-NEXT: %zi = stablehlo.constant dense<0> : tensor<i32>
+  // CHECK-NEXT: %am, %am_1 = stablehlo.reduce(%u10 init: %c), (%io4 init: %zi) across dimensions = [1] : (tensor<2x4xf32>, tensor<2x4xi32>, tensor<f32>, tensor<i32>) -> (tensor<2xf32>, tensor<2xi32>) reducer(%v0: tensor<f32>, %v1: tensor<f32>) (%j0: tensor<i32>, %j1: tensor<i32>) {
+  // CHECK-NEXT:   %gt = stablehlo.compare GT, %v0, %v1, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+  // CHECK-NEXT:   %bv = stablehlo.select %gt, %v0, %v1 : tensor<i1>, tensor<f32>
+  // CHECK-NEXT:   %bj = stablehlo.select %gt, %j0, %j1 : tensor<i1>, tensor<i32>
+  // CHECK-NEXT:   stablehlo.return %bv, %bj : tensor<f32>, tensor<i32>
+  // CHECK-NEXT: }
+  %io4 = stablehlo.iota dim = 1 : tensor<2x4xi32>
+  %zi = stablehlo.constant dense<0> : tensor<i32>
+  %am:2 = stablehlo.reduce(%u10 init: %c), (%io4 init: %zi) across dimensions = [1] : (tensor<2x4xf32>, tensor<2x4xi32>, tensor<f32>, tensor<i32>) -> (tensor<2xf32>, tensor<2xi32>)
+   reducer(%v0: tensor<f32>, %v1: tensor<f32>) (%j0: tensor<i32>, %j1: tensor<i32>)  {
+    %gt = stablehlo.compare GT, %v0, %v1, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %bv = stablehlo.select %gt, %v0, %v1 : tensor<i1>, tensor<f32>
+    %bj = stablehlo.select %gt, %j0, %j1 : tensor<i1>, tensor<i32>
+    stablehlo.return %bv, %bj : tensor<f32>, tensor<i32>
   }
   // CHECK-NEXT: %rs = stablehlo.reshape %u10 : (tensor<2x4xf32>) -> tensor<8xf32>
   // CHECK-NEXT: %tr = stablehlo.transpose %u10, dims = [1, 0] : (tensor<2x4xf32>) -> tensor<4x2xf32>
