@@ -90,7 +90,9 @@ def clean_text(text: str) -> str:
 
 def looks_like_stablehlo(text: str) -> bool:
     """Whether IR text is a StableHLO program (any `stablehlo.` or `chlo.` op)."""
-    return re.search(r'(=\s*"?|^\s*"?)(stablehlo|chlo)\.[a-z_]+\b', text, re.MULTILINE) is not None
+    pretty = r"(^|=)[ \t]*(stablehlo|chlo)\.[a-z_]+[ \t(]"  # `%0 = stablehlo.add %a, …`, `stablehlo.return %x`
+    generic = r'"(stablehlo|chlo)\.[a-z_]+"\('  # `"stablehlo.add"(%a, %b)`
+    return re.search(f"{pretty}|{generic}", text, re.MULTILINE) is not None
 
 
 def parse_stablehlo(text: str, name: str = "<stablehlo>") -> ModuleOp:
@@ -210,6 +212,7 @@ class _Translator:
         self.bcast_src: dict[str, str] = {}  # broadcast_in_dim's unit-dimension Reshapes: their input
         self.repeats: dict[str, tuple[str, int]] = {}  # jnp.repeat of [b, s, hkv, d] heads: (x, r)
         self.depth = 0
+        self.current = ""  # the StableHLO op being translated
 
     def fresh(self, hint: str) -> str:
         self.count += 1
@@ -227,7 +230,10 @@ class _Translator:
         out = self.fresh(hint or op_type.lower())
         if op_type == "Transpose":
             self.transposes[out] = (inputs[0], list(attrs["perm"]))
-        self.nodes.append(helper.make_node(op_type, inputs, [out], name=out, **attrs))
+        # the node is named after the StableHLO op it comes from: the importer's diagnostics and
+        # every graph op's `onnx.node` then name that op
+        name = f"{self.current}_{self.count}" if self.current else out
+        self.nodes.append(helper.make_node(op_type, inputs, [out], name=name, **attrs))
         self.memo[key] = out
         self.made[out] = (op_type, list(inputs))
         return out
@@ -307,6 +313,7 @@ class _Translator:
                     f"stablehlo import: {op.name} is not supported (no graph-level equivalent)"
                     + (f": {_why[type(op)]}" if type(op) in _why else "")
                 )
+            self.current = op.name
             try:
                 out = rule(self, op, env)
             except StablehloImportError:
@@ -902,8 +909,9 @@ def import_stablehlo(source: str | ModuleOp, name: str = "<stablehlo>") -> Modul
     model = to_onnx(module)
     try:
         return import_model(model)
-    except OnnxImportError as e:
-        raise StablehloImportError(f"{name}: {e}") from None
+    except OnnxImportError as e:  # its nodes are named after the StableHLO ops they come from
+        msg = str(e).replace("onnx import: ", "stablehlo import (through the ONNX importer): ", 1)
+        raise StablehloImportError(f"{name}: {msg}") from None
 
 
 __all__ = [

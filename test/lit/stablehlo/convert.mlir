@@ -15,7 +15,7 @@
 // CHECK:      graph.merge_heads
 // CHECK:      graph.layer_norm %arg3
 // CHECK:      graph.gelu
-// CHECK-NOT:  stablehlo.
+// CHECK-NOT:  = stablehlo.
 
 // EMU: numericalTest=PASS
 // EMU: totalCycles=
