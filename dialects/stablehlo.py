@@ -238,6 +238,21 @@ def fix_hex_floats(text: str) -> str:
     return _DENSE_HEX.sub(sub, text)
 
 
+def _misread_hex(v: DenseIntOrFPElementsAttr) -> float | None:
+    """A float value that is the integer of a non-finite float's bit pattern (0xFF800000 read as
+    4286578688.0): what xDSL's generic reader makes of MLIR's hex float literals."""
+    et = v.type.element_type
+    dt = _FLOATS.get(str(et))
+    if dt is None:
+        return None
+    width = 8 * np.dtype(dt).itemsize
+    for x in set(v.get_values()):
+        if isinstance(x, float) and math.isfinite(x) and x == int(x) and 0 <= x < 2**width and x >= 2 ** (width - 9):
+            if not math.isfinite(float(_float_from_hex(int(x), dt))):
+                return x
+    return None
+
+
 def print_dense(printer: Printer, v: DenseIntOrFPElementsAttr) -> None:
     """`v` as xDSL prints it, or in the hex-string form when it holds a non-finite float (xDSL
     prints those as hex integers it would not read back)."""
@@ -613,6 +628,14 @@ class ConstantOp(IRDLOperation):
     def verify_(self) -> None:
         if self.value.type != self.output.type:
             raise _fail(self, f"value type {self.value.type} differs from the result type {self.output.type}")
+        bits = _misread_hex(self.value)
+        if bits is not None:
+            raise _fail(
+                self,
+                f"holds {bits:.1f}, the integer value of the hex float literal {int(bits):#x} (a non-finite "
+                "float): xDSL reads hex float literals of the generic form as integers; read the program "
+                "with `ipu-translate --import-stablehlo` or `ipu.compile`, which read them as floats",
+            )
 
 
 @irdl_op_definition
