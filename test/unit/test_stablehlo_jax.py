@@ -109,3 +109,21 @@ def test_jax_numpy_and_nn_functions(name):
     report = ipu.run(compiled, {f"arg{i}": a for i, a in enumerate(args)})
     assert report.passed
     assert _oracle_checks(report)
+
+
+def test_flax_params_as_runtime_inputs():
+    """Example arguments are pytrees: Flax's params become inputs arg0… (leaf order), x the last."""
+    import flax.linen as nn
+
+    class Mlp(nn.Module):
+        @nn.compact
+        def __call__(self, x):
+            return nn.Dense(64)(nn.gelu(nn.Dense(128)(nn.LayerNorm()(x))))
+
+    x = np.random.default_rng(0).standard_normal((32, 64)).astype(np.float32)
+    params = Mlp().init(jax.random.PRNGKey(0), x)
+    compiled = ipu.compile(lambda p, a: Mlp().apply(p, a), params, x, target="sim64")
+    leaves = jax.tree_util.tree_leaves((params, x))
+    report = ipu.run(compiled, {f"arg{i}": np.asarray(a) for i, a in enumerate(leaves)})
+    assert report.passed
+    assert [c.source for c in _oracle_checks(report)] == ["jax"]
