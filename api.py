@@ -50,7 +50,8 @@ class Compiled:
     """A compiled model: its package, the graph function the reference evaluates (None for a
     module that was already at tasm level), and the seconds each pipeline phase took. An imported
     ONNX model also carries its `oracle` (the ONNX file run by onnxruntime, or onnx.reference where
-    onnxruntime is not installed: inputs -> outputs by name)."""
+    onnxruntime is not installed: inputs -> outputs by name); a compiled Python function, jax
+    running it on the CPU (`arg0…` -> `out0…`)."""
 
     package: Package
     target: Target
@@ -123,6 +124,14 @@ def parse(source: str | Path | builtin.ModuleOp | Any) -> builtin.ModuleOp:
             return import_model(onnx_model)
         except OnnxImportError as e:
             raise ApiError(str(e)) from None
+    shlo = _stablehlo_source(source)
+    if shlo is not None:
+        from ipu.frontends.stablehlo_import import StablehloImportError, import_stablehlo
+
+        try:
+            return import_stablehlo(*shlo)
+        except StablehloImportError as e:
+            raise ApiError(str(e)) from None
     if isinstance(source, builtin.ModuleOp):
         m = source.clone()
         try:
@@ -170,6 +179,51 @@ def _onnx_source(source: Any) -> Any:
     return None
 
 
+def _stablehlo_source(source: Any) -> tuple[str | builtin.ModuleOp, str] | None:
+    """(StableHLO text or module, its name) when `source` is a StableHLO program (JAX's text, a
+    file holding it, or a module of `stablehlo` ops), else None."""
+    from ipu.frontends.stablehlo_import import looks_like_stablehlo
+
+    if isinstance(source, builtin.ModuleOp):
+        if any(op.dialect_name() in ("stablehlo", "chlo") for op in source.walk()):
+            return source.clone(), "<module>"
+        return None
+    if not isinstance(source, str | Path):
+        return None
+    text, name = str(source), "<string>"
+    if "\n" not in text and Path(text).is_file() and text.endswith(".mlir"):
+        try:
+            text, name = Path(text).read_text(), text
+        except (OSError, UnicodeDecodeError):
+            return None
+    return (text, name) if looks_like_stablehlo(text) else None
+
+
+def lower_jax(fn: Callable, *example_args: Any) -> tuple[str, Callable[[dict[str, np.ndarray]], dict[str, np.ndarray]]]:
+    """JAX's StableHLO text of `fn` at `example_args` and an oracle running `fn` with jax on the
+    CPU (inputs `arg0…` -> outputs `out0…`). jax is imported here only (the `[jax]` extra)."""
+    try:
+        import jax
+    except ImportError:
+        raise ApiError("compiling a Python function needs jax: pip install 'ipu-compiler[jax]'") from None
+    flat, tree = jax.tree_util.tree_flatten(example_args)
+    jitted = jax.jit(lambda *xs: fn(*jax.tree_util.tree_unflatten(tree, xs)))
+    try:
+        text = jitted.lower(*flat).as_text()
+    except Exception as e:  # noqa: BLE001 -- jax raises many kinds for a function it cannot trace
+        raise ApiError(f"jax cannot lower {getattr(fn, '__name__', fn)}: {e}") from None
+    cpu = jax.devices("cpu")[0]
+
+    def oracle(inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        with jax.default_device(cpu):
+            out = jitted(*(inputs[f"arg{i}"] for i in range(len(flat))))
+        leaves = jax.tree_util.tree_leaves(out)
+        return {f"out{i}": np.asarray(v) for i, v in enumerate(leaves)}
+
+    oracle.backend = "jax"  # type: ignore[attr-defined]
+    return text, oracle
+
+
 def _is_path(source: str | Path) -> bool:
     """A Path, or a one-line string naming a file (a missing `.mlir`/`.ipuexe` file is an error)."""
     if isinstance(source, str) and ("\n" in source or not source.endswith((".mlir", ".ipuexe"))):
@@ -207,9 +261,9 @@ def _check_graph_level(module: builtin.ModuleOp) -> None:
 
 
 def compile(  # noqa: A001
-    source: str | Path | builtin.ModuleOp,
+    source: str | Path | builtin.ModuleOp | Callable,
+    *example_args: Any,
     target: str | Target | None = None,
-    *,
     options: dict[str, int] | None = None,
     graph_passes: Sequence[ModulePass] = (),
     precision: str | None = None,
@@ -226,8 +280,19 @@ def compile(  # noqa: A001
     `precision="f16"` computes the model in half precision (`convert-precision`: float32 inside
     becomes float16, the interface stays float32) and checks it against that half-precision model
     and the oracle with float16 tolerances.
+    A Python function (`source` callable) is lowered by jax at `example_args`
+    (`ipu.compile(f, x, w, target="sim64")`), imported from StableHLO, and checked by `run`
+    against the function run by jax on the CPU; for any other source a single positional
+    `example_args` entry is the target, as before.
     Raises `TargetError` for an unknown target, `ApiError` for a bad source or option, and a
     pass's `DiagnosticException` when the model cannot be compiled (does not fit, unsupported)."""
+    jax_oracle = None
+    if callable(source) and not isinstance(source, builtin.ModuleOp):
+        source, jax_oracle = lower_jax(source, *example_args)
+    elif example_args:
+        if len(example_args) > 1 or target is not None:
+            raise ApiError("compile: example arguments apply to a Python function (a jax-traceable callable)")
+        target = example_args[0]
     if target is not None and not isinstance(target, Target):
         target = load_target(target)
     try:
@@ -273,6 +338,8 @@ def compile(  # noqa: A001
         from ipu.frontends.onnx_oracle import onnx_oracle
 
         oracle = onnx_oracle(onnx_model)
+    if jax_oracle is not None:
+        oracle = jax_oracle
     return Compiled(pkg, tg, reference, seconds, oracle)
 
 

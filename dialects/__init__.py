@@ -1,5 +1,5 @@
 """The dialect ladder: graph, plan, tilemap, exchange, tasm, `table` (named-column tables) and `ipu`
-(attributes shared by every level), one dialect per file."""
+(attributes shared by every level), one dialect per file; `stablehlo` and `chlo` are JAX input."""
 
 from __future__ import annotations
 
@@ -44,6 +44,16 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
 
         return Ipu
 
+    def stablehlo():
+        from ipu.dialects.stablehlo import StableHLO
+
+        return StableHLO
+
+    def chlo():
+        from ipu.dialects.chlo import Chlo
+
+        return Chlo
+
     return {
         "ipu": ipu,
         "table": table,
@@ -52,4 +62,6 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
         "tilemap": tilemap,
         "exchange": exchange,
         "tasm": tasm,
+        "stablehlo": stablehlo,  # JAX input (frontends/stablehlo_import.py)
+        "chlo": chlo,
     }

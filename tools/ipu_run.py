@@ -137,7 +137,8 @@ def _print_checks(checks: list[api.Check]) -> bool:
 @click.option("--log-level", default="warning", show_default=True)
 @user_errors
 def cli(log_level: str, **opts: Any) -> None:
-    """Compile (if needed) and emulate MODEL (.mlir, .onnx or .ipuexe), checking numerics."""
+    """Compile (if needed) and emulate MODEL (.mlir: graph IR or JAX's StableHLO; .onnx or .ipuexe), checking
+    numerics. StableHLO inputs and outputs (--inputs/--outputs) are keyed arg0, arg1, … / out0, out1, …."""
     setup_logging(log_level)
     with progress(f"ipu-run {Path(opts['model']).name}"):
         _run(**opts)

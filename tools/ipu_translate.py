@@ -1,5 +1,6 @@
 """`ipu-translate`: tasm IR <-> `.ipuexe` packages, a readable package summary (`--inspect`), and
-ONNX models -> graph-level IR (`--import-onnx`). As MLIR's translate tools do, it reads standard
+ONNX models -> graph-level IR (`--import-onnx`), JAX's StableHLO text -> graph-level IR
+(`--import-stablehlo`). As MLIR's translate tools do, it reads standard
 input when INPUT is `-` or absent, and `-o -` writes to standard output (also a binary package, to
 a pipe or file), so `ipu-opt m.mlir -p ipu-compile | ipu-translate --to-ipuexe -o m.ipuexe` works."""
 
@@ -32,6 +33,9 @@ from ipu.transforms.target_of import module_target
 @click.option("--from-ipuexe", "from_ipuexe", is_flag=True, help="disassemble a package to tasm")
 @click.option("--inspect", "inspect", is_flag=True, help="validate a package and summarize it")
 @click.option("--import-onnx", "import_onnx", is_flag=True, help="import an ONNX model and print its graph IR")
+@click.option(
+    "--import-stablehlo", "import_stablehlo", is_flag=True, help="import JAX's StableHLO text and print its graph IR"
+)
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="output file (default or `-`: standard output)")
 @click.option(
     "--target",
@@ -46,6 +50,7 @@ def cli(
     from_ipuexe: bool,
     inspect: bool,
     import_onnx: bool,
+    import_stablehlo: bool,
     output: str | None,
     target: str | None,
     log_level: str,
@@ -53,9 +58,19 @@ def cli(
     """Translate between tasm IR and .ipuexe packages, summarize a package (--inspect), or import
     an ONNX model to graph IR (--import-onnx). INPUT `-` or absent: standard input."""
     setup_logging(log_level)
-    if to_ipuexe + from_ipuexe + inspect + import_onnx != 1:
-        raise ToolError("choose exactly one of --to-ipuexe, --from-ipuexe, --inspect and --import-onnx")
-    if import_onnx:
+    if to_ipuexe + from_ipuexe + inspect + import_onnx + import_stablehlo != 1:
+        raise ToolError(
+            "choose exactly one of --to-ipuexe, --from-ipuexe, --inspect, --import-onnx and --import-stablehlo"
+        )
+    if import_stablehlo:
+        from ipu.frontends.stablehlo_import import import_stablehlo as import_shlo
+
+        if input_path != "-" and not Path(input_path).is_file():
+            raise ToolError(f"no such file: {input_path}")
+        text = sys.stdin.read() if input_path == "-" else Path(input_path).read_text()
+        with phase("import_stablehlo"):
+            _write_text(output, str(import_shlo(text, "<stdin>" if input_path == "-" else input_path)) + "\n")
+    elif import_onnx:
         from ipu.frontends.onnx_import import import_file
 
         with phase("import_onnx"), _binary_input(input_path, ".onnx") as path:

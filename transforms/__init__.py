@@ -63,12 +63,18 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return LowerToTasmPass
 
+    def convert_stablehlo_to_graph():
+        from ipu.transforms.convert_stablehlo_to_graph import ConvertStablehloToGraphPass
+
+        return ConvertStablehloToGraphPass
+
     def ipu_compile():
         from ipu.transforms.pipeline import IpuCompilePass
 
         return IpuCompilePass
 
     return {
+        "convert-stablehlo-to-graph": convert_stablehlo_to_graph,
         "convert-precision": convert_precision,
         "plan-ops": plan_ops,
         "plan-decide": plan_decide,

@@ -50,5 +50,5 @@
 // CHECK-NEXT:   programs = 1
 // CHECK:        peak_total_bytes = {{[0-9]+}}
 
-// BOTH: error: choose exactly one of --to-ipuexe, --from-ipuexe, --inspect and --import-onnx
+// BOTH: error: choose exactly one of --to-ipuexe, --from-ipuexe, --inspect, --import-onnx and --import-stablehlo
 // BOTH-NOT: Traceback

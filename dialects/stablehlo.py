@@ -1,0 +1,1327 @@
+"""The `stablehlo` dialect: the subset of StableHLO that JAX emits for transformer code.
+
+xDSL 0.75 ships no StableHLO dialect, so this is our own. Every op parses and prints both
+spellings JAX writes: the pretty form of `jax.jit(f).lower(*args).as_text()` (e.g.
+`stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (…) -> …`) and the generic form
+of `compiler_ir("stablehlo").operation.get_asm(print_generic_op_form=True)`. Attributes are
+typed: dot and gather dimension numbers (`#stablehlo.dot<…>`, `#stablehlo.gather<…>`),
+comparison direction and type, precision. The verifiers check shapes and element types the way
+StableHLO's own do, so a malformed program fails here, naming the op, not later in the
+conversion (`transforms/convert_stablehlo_to_graph.py`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from typing import ClassVar
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    BoolAttr,
+    DenseArrayBase,
+    DenseIntOrFPElementsAttr,
+    FunctionType,
+    IntAttr,
+    IntegerAttr,
+    IntegerType,
+    StringAttr,
+    SymbolRefAttr,
+    TensorType,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Dialect, ParametrizedAttribute, Region, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    SameVariadicOperandSize,
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.parser import AttrParser, Parser, UnresolvedOperand
+from xdsl.printer import Printer
+from xdsl.traits import IsTerminator, Pure
+from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.str_enum import StrEnum
+
+from xdsl.dialects.utils.enum_attribute import EnumAttribute  # isort: skip
+from xdsl.ir import SpacedOpaqueSyntaxAttribute  # isort: skip
+
+# ---------------------------------------------------------------------------------------------
+# attributes
+
+
+class ComparisonDirection(StrEnum):
+    EQ = "EQ"
+    NE = "NE"
+    GE = "GE"
+    GT = "GT"
+    LE = "LE"
+    LT = "LT"
+
+
+class ComparisonType(StrEnum):
+    NOTYPE = "NOTYPE"
+    FLOAT = "FLOAT"
+    TOTALORDER = "TOTALORDER"
+    SIGNED = "SIGNED"
+    UNSIGNED = "UNSIGNED"
+
+
+class Precision(StrEnum):
+    DEFAULT = "DEFAULT"
+    HIGH = "HIGH"
+    HIGHEST = "HIGHEST"
+
+
+@irdl_attr_definition
+class ComparisonDirectionAttr(EnumAttribute[ComparisonDirection], SpacedOpaqueSyntaxAttribute):
+    """`#stablehlo<comparison_direction GE>`."""
+
+    name = "stablehlo.comparison_direction"
+
+
+@irdl_attr_definition
+class ComparisonTypeAttr(EnumAttribute[ComparisonType], SpacedOpaqueSyntaxAttribute):
+    """`#stablehlo<comparison_type SIGNED>`."""
+
+    name = "stablehlo.comparison_type"
+
+
+@irdl_attr_definition
+class PrecisionAttr(EnumAttribute[Precision], SpacedOpaqueSyntaxAttribute):
+    """`#stablehlo<precision DEFAULT>`."""
+
+    name = "stablehlo.precision"
+
+
+def _ints(a: ArrayAttr[IntAttr]) -> tuple[int, ...]:
+    return tuple(x.data for x in a.data)
+
+
+def _int_array(xs: Sequence[int]) -> ArrayAttr[IntAttr]:
+    return ArrayAttr([IntAttr(int(x)) for x in xs])
+
+
+def _parse_int_list(parser: AttrParser) -> list[int]:
+    return parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
+
+
+def _print_int_list(printer: Printer, xs: Sequence[int]) -> None:
+    printer.print_string("[" + ", ".join(str(x) for x in xs) + "]")
+
+
+class _DimNumbers(ParametrizedAttribute):
+    """A struct of named integer lists (`<key = [..], …>`); absent keys are empty lists, and
+    `SCALARS` name the integer-valued fields."""
+
+    FIELDS: ClassVar[tuple[str, ...]] = ()
+    SCALARS: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        vals: dict[str, Attribute] = {}
+        with parser.in_angle_brackets():
+            while True:
+                key = parser.parse_identifier()
+                if key not in cls.FIELDS:
+                    parser.raise_error(f"{cls.name}: unknown field '{key}' (expected one of {', '.join(cls.FIELDS)})")
+                parser.parse_punctuation("=")
+                if key in cls.SCALARS:
+                    vals[key] = IntAttr(parser.parse_integer())
+                else:
+                    vals[key] = _int_array(_parse_int_list(parser))
+                if parser.parse_optional_punctuation(",") is None:
+                    break
+        return [vals.get(k, IntAttr(0) if k in cls.SCALARS else _int_array([])) for k in cls.FIELDS]
+
+    def print_parameters(self, printer: Printer) -> None:
+        parts = []
+        for k, v in zip(self.FIELDS, self.parameters, strict=True):
+            if k in self.SCALARS:
+                parts.append(f"{k} = {v.data}")
+            elif v.data:
+                parts.append(f"{k} = [{', '.join(str(x) for x in _ints(v))}]")
+        printer.print_string("<" + ", ".join(parts) + ">")
+
+    def get(self, key: str):
+        v = self.parameters[self.FIELDS.index(key)]
+        return v.data if key in self.SCALARS else _ints(v)
+
+
+@irdl_attr_definition
+class DotDimensionNumbersAttr(_DimNumbers):
+    """`#stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0],
+    lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [1]>`."""
+
+    name = "stablehlo.dot"
+    FIELDS: ClassVar[tuple[str, ...]] = (
+        "lhs_batching_dimensions",
+        "rhs_batching_dimensions",
+        "lhs_contracting_dimensions",
+        "rhs_contracting_dimensions",
+    )
+    lhs_batching_dimensions: ArrayAttr[IntAttr]
+    rhs_batching_dimensions: ArrayAttr[IntAttr]
+    lhs_contracting_dimensions: ArrayAttr[IntAttr]
+    rhs_contracting_dimensions: ArrayAttr[IntAttr]
+
+    def __init__(self, lb: Sequence[int], rb: Sequence[int], lc: Sequence[int], rc: Sequence[int]):
+        super().__init__(*(_int_array(x) for x in (lb, rb, lc, rc)))
+
+
+@irdl_attr_definition
+class GatherDimensionNumbersAttr(_DimNumbers):
+    """`#stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0],
+    index_vector_dim = 1>`."""
+
+    name = "stablehlo.gather"
+    FIELDS: ClassVar[tuple[str, ...]] = (
+        "offset_dims",
+        "collapsed_slice_dims",
+        "operand_batching_dims",
+        "start_indices_batching_dims",
+        "start_index_map",
+        "index_vector_dim",
+    )
+    SCALARS: ClassVar[tuple[str, ...]] = ("index_vector_dim",)
+    offset_dims: ArrayAttr[IntAttr]
+    collapsed_slice_dims: ArrayAttr[IntAttr]
+    operand_batching_dims: ArrayAttr[IntAttr]
+    start_indices_batching_dims: ArrayAttr[IntAttr]
+    start_index_map: ArrayAttr[IntAttr]
+    index_vector_dim: IntAttr
+
+
+# ---------------------------------------------------------------------------------------------
+# dense literals: MLIR writes float bit patterns in hex (`dense<0xFF800000> : tensor<f32>`, -inf);
+# xDSL 0.75 reads such a literal as the integer's value. We rewrite them to the hex-string form
+# (`dense<"0x0000807F…">`, raw little-endian bytes), which both read alike.
+
+_FLOATS = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "bf16": None}
+_DENSE_HEX = re.compile(r"dense<([^\"<>]*0x[^<>]*)>(\s*:\s*)tensor<([0-9x]*?)x?(f16|f32|f64|bf16)>")
+_NUM = re.compile(r"0x[0-9a-fA-F]+|[-+]?(?:inf|nan|[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)")
+
+
+def _float_from_hex(bits: int, dt: type) -> float:
+    width = np.dtype(dt).itemsize
+    return np.frombuffer(bits.to_bytes(width, "little"), dtype=dt)[0]
+
+
+def fix_hex_floats(text: str) -> str:
+    """`text` with every float `dense<…>` literal holding hex bit patterns rewritten to the
+    hex-string form, so the value read is the float the bits spell (not the integer)."""
+
+    def sub(m: re.Match[str]) -> str:
+        body, colon, dims, et = m.groups()
+        dt = _FLOATS[et]
+        if dt is None:
+            raise ValueError("bf16 hex literals are not supported")
+        n = math.prod(int(d) for d in dims.split("x") if d) if dims else 1
+        vals = [_float_from_hex(int(t, 16), dt) if t.startswith("0x") else dt(float(t)) for t in _NUM.findall(body)]
+        if len(vals) == 1:
+            vals = vals * n
+        if len(vals) != n:
+            return m.group(0)
+        buf = np.asarray(vals, dtype=np.dtype(dt).newbyteorder("<")).tobytes()
+        return f'dense<"0x{buf.hex().upper()}">{colon}tensor<{dims}{"x" if dims else ""}{et}>'
+
+    return _DENSE_HEX.sub(sub, text)
+
+
+def _misread_hex(v: DenseIntOrFPElementsAttr) -> float | None:
+    """A float value that is the integer of a non-finite float's bit pattern (0xFF800000 read as
+    4286578688.0): what xDSL's generic reader makes of MLIR's hex float literals."""
+    et = v.type.element_type
+    dt = _FLOATS.get(str(et))
+    if dt is None:
+        return None
+    width = 8 * np.dtype(dt).itemsize
+    for x in set(v.get_values()):
+        if isinstance(x, float) and math.isfinite(x) and x == int(x) and 0 <= x < 2**width and x >= 2 ** (width - 9):
+            if not math.isfinite(float(_float_from_hex(int(x), dt))):
+                return x
+    return None
+
+
+def print_dense(printer: Printer, v: DenseIntOrFPElementsAttr) -> None:
+    """`v` as xDSL prints it, or in the hex-string form when it holds a non-finite float (xDSL
+    prints those as hex integers it would not read back)."""
+    vals = v.get_values()
+    if vals and isinstance(vals[0], float) and not all(math.isfinite(x) for x in vals):
+        printer.print_string(f'dense<"0x{v.data.data.hex().upper()}"> : ')
+        printer.print_attribute(v.type)
+    else:
+        printer.print_attribute(v)
+
+
+# ---------------------------------------------------------------------------------------------
+# helpers shared by the ops' syntax and verifiers
+
+
+def shape(t: Attribute) -> tuple[int, ...]:
+    return tuple(t.get_shape()) if isinstance(t, TensorType) else ()
+
+
+def element(t: Attribute) -> Attribute:
+    return t.element_type if isinstance(t, TensorType) else t
+
+
+def _i64s(xs: Sequence[int]) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i64, list(xs))
+
+
+def _arr(a: DenseArrayBase | None) -> tuple[int, ...]:
+    return () if a is None else tuple(int(x) for x in a.get_values())
+
+
+def _fail(op: IRDLOperation, msg: str) -> VerifyException:
+    return VerifyException(f"'{op.name}' op {msg}")
+
+
+def _tensor(op: IRDLOperation, v: SSAValue, what: str) -> TensorType:
+    if not isinstance(v.type, TensorType):
+        raise _fail(op, f"{what} must be a ranked tensor, got {v.type}")
+    return v.type
+
+
+def _parse_operands(parser: Parser) -> list[UnresolvedOperand]:
+    """`%a, %b, …` up to the first thing that is not an operand (the comma before a keyword is
+    consumed with the list)."""
+    out: list[UnresolvedOperand] = []
+    while (v := parser.parse_optional_unresolved_operand()) is not None:
+        out.append(v)
+        if parser.parse_optional_punctuation(",") is None:
+            break
+    return out
+
+
+def _parse_trailing_types(parser: Parser, n_operands: int) -> tuple[list[Attribute], list[Attribute]]:
+    """`: T` (operands and result alike), `: (T, …) -> U` or `: T -> U` (chlo)."""
+    parser.parse_punctuation(":")
+    t = parser.parse_type()
+    if isinstance(t, FunctionType):
+        return list(t.inputs.data), list(t.outputs.data)
+    if parser.parse_optional_punctuation("->") is not None:
+        return [t] * n_operands, [parser.parse_type()]
+    return [t] * n_operands, [t]
+
+
+def _print_trailing_types(
+    printer: Printer, ins: Sequence[Attribute], outs: Sequence[Attribute], functional: bool = False
+) -> None:
+    printer.print_string(" : ")
+    if not functional and len(outs) == 1 and all(t == outs[0] for t in ins):
+        printer.print_attribute(outs[0])
+        return
+    printer.print_string("(")
+    printer.print_list(ins, printer.print_attribute)
+    printer.print_string(") -> ")
+    if len(outs) == 1:
+        printer.print_attribute(outs[0])
+    else:
+        printer.print_string("(")
+        printer.print_list(outs, printer.print_attribute)
+        printer.print_string(")")
+
+
+def _print_operands(printer: Printer, vs: Sequence[SSAValue]) -> None:
+    printer.print_string(" ")
+    printer.print_list(vs, printer.print_operand)
+
+
+def _retype(vs: Sequence[UnresolvedOperand], types: Sequence[Attribute], parser: Parser) -> list[SSAValue]:
+    """The parsed operands resolved at the types the trailing signature states."""
+    if len(vs) != len(types):
+        parser.raise_error(f"expected {len(vs)} operand types, got {len(types)}")
+    return [parser.resolve_operand(v, t) for v, t in zip(vs, types, strict=True)]
+
+
+def _attr_dict(parser: Parser) -> dict[str, Attribute]:
+    return parser.parse_optional_attr_dict()
+
+
+def _print_attr_dict(printer: Printer, op: IRDLOperation, skip: Sequence[str] = ()) -> None:
+    attrs = {k: v for k, v in op.attributes.items() if k not in skip}
+    if attrs:
+        printer.print_op_attributes(attrs)
+
+
+def _kw_list(parser: Parser, kw: str) -> list[int]:
+    parser.parse_keyword(kw)
+    parser.parse_punctuation("=")
+    return _parse_int_list(parser)
+
+
+def _same_shapes(op: IRDLOperation, check_elements: bool = True) -> None:
+    r = _tensor(op, op.results[0], "result")
+    for i, v in enumerate(op.operands):
+        t = _tensor(op, v, f"operand #{i}")
+        if shape(t) != shape(r):
+            raise _fail(op, f"requires the same shape for all operands and results ({shape(t)} vs {shape(r)})")
+        if check_elements and t.element_type != r.element_type:
+            raise _fail(op, f"requires the same element type for all operands and results ({t} vs {r})")
+
+
+# ---------------------------------------------------------------------------------------------
+# elementwise ops: `stablehlo.add %a, %b : T` (or `: (T, T) -> U`)
+
+
+class _Elementwise(IRDLOperation):
+    """An elementwise op of operands and result of one shape and element type."""
+
+    ARITY: ClassVar[int] = 1
+    SAME_ELEMENT: ClassVar[bool] = True
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    def __init__(self, *operands: SSAValue, result_type: Attribute | None = None):
+        super().__init__(operands=list(operands), result_types=[result_type or operands[0].type])
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        vs = _parse_operands(parser)
+        attrs = _attr_dict(parser)
+        ins, outs = _parse_trailing_types(parser, len(vs))
+        vs = _retype(vs, ins, parser)
+        op = cls(*vs, result_type=outs[0])
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        _print_operands(printer, self.operands)
+        _print_attr_dict(printer, self)
+        _print_trailing_types(printer, [v.type for v in self.operands], [self.result.type])
+
+    def verify_(self) -> None:
+        if len(self.operands) != self.ARITY:
+            raise _fail(self, f"expects {self.ARITY} operands, got {len(self.operands)}")
+        _same_shapes(self, self.SAME_ELEMENT)
+
+
+class _Unary(_Elementwise):
+    operand = operand_def(TensorType)
+
+
+class _Binary(_Elementwise):
+    ARITY: ClassVar[int] = 2
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+
+
+def _unary(op_name: str, doc: str) -> type[_Unary]:
+    cls = type(op_name.split(".")[1].title().replace("_", "") + "Op", (_Unary,), {"name": op_name, "__doc__": doc})
+    return irdl_op_definition(cls)
+
+
+def _binary(op_name: str, doc: str) -> type[_Binary]:
+    cls = type(op_name.split(".")[1].title().replace("_", "") + "Op", (_Binary,), {"name": op_name, "__doc__": doc})
+    return irdl_op_definition(cls)
+
+
+AddOp = _binary("stablehlo.add", "Elementwise a + b.")
+SubtractOp = _binary("stablehlo.subtract", "Elementwise a - b.")
+MultiplyOp = _binary("stablehlo.multiply", "Elementwise a * b.")
+DivideOp = _binary("stablehlo.divide", "Elementwise a / b.")
+MaximumOp = _binary("stablehlo.maximum", "Elementwise max(a, b).")
+MinimumOp = _binary("stablehlo.minimum", "Elementwise min(a, b).")
+PowerOp = _binary("stablehlo.power", "Elementwise a ** b.")
+AndOp = _binary("stablehlo.and", "Elementwise logical/bitwise and.")
+OrOp = _binary("stablehlo.or", "Elementwise logical/bitwise or.")
+RemainderOp = _binary("stablehlo.remainder", "Elementwise remainder (sign of the dividend).")
+ExponentialOp = _unary("stablehlo.exponential", "Elementwise e ** x.")
+TanhOp = _unary("stablehlo.tanh", "Elementwise tanh.")
+NegateOp = _unary("stablehlo.negate", "Elementwise -x.")
+RsqrtOp = _unary("stablehlo.rsqrt", "Elementwise 1 / sqrt(x).")
+SqrtOp = _unary("stablehlo.sqrt", "Elementwise sqrt.")
+LogisticOp = _unary("stablehlo.logistic", "Elementwise 1 / (1 + e ** -x).")
+LogOp = _unary("stablehlo.log", "Elementwise natural log.")
+AbsOp = _unary("stablehlo.abs", "Elementwise |x|.")
+SineOp = _unary("stablehlo.sine", "Elementwise sin.")
+CosineOp = _unary("stablehlo.cosine", "Elementwise cos.")
+FloorOp = _unary("stablehlo.floor", "Elementwise floor.")
+SignOp = _unary("stablehlo.sign", "Elementwise sign.")
+NotOp = _unary("stablehlo.not", "Elementwise logical/bitwise not.")
+Expm1Op = _unary("stablehlo.exponential_minus_one", "Elementwise e ** x - 1.")
+Log1pOp = _unary("stablehlo.log_plus_one", "Elementwise log(1 + x).")
+
+
+@irdl_op_definition
+class IsFiniteOp(_Unary):
+    """Elementwise: x is neither infinite nor NaN (an i1 tensor of x's shape)."""
+
+    name = "stablehlo.is_finite"
+    SAME_ELEMENT: ClassVar[bool] = False
+
+    def verify_(self) -> None:
+        super().verify_()
+        et = element(self.result.type)
+        if not (isinstance(et, IntegerType) and et.width.data == 1):
+            raise _fail(self, f"result must be a tensor of i1, got {self.result.type}")
+
+
+@irdl_op_definition
+class ConvertOp(_Unary):
+    """Elementwise conversion to the result's element type (float <-> int, widths)."""
+
+    name = "stablehlo.convert"
+    SAME_ELEMENT: ClassVar[bool] = False
+
+
+@irdl_op_definition
+class ClampOp(_Elementwise):
+    """`stablehlo.clamp %min, %x, %max`: min and max are scalars or of x's shape."""
+
+    name = "stablehlo.clamp"
+    ARITY: ClassVar[int] = 3
+    min = operand_def(TensorType)
+    operand = operand_def(TensorType)
+    max = operand_def(TensorType)
+
+    def verify_(self) -> None:
+        r = _tensor(self, self.result, "result")
+        if self.operand.type != r:
+            raise _fail(self, f"result type {r} differs from the operand's {self.operand.type}")
+        for what, b in (("min", self.min), ("max", self.max)):
+            t = _tensor(self, b, what)
+            if shape(t) not in ((), shape(r)) or t.element_type != r.element_type:
+                raise _fail(self, f"{what} {t} must be a scalar or of the operand's type {r}")
+
+
+@irdl_op_definition
+class SelectOp(IRDLOperation):
+    """`stablehlo.select %pred, %a, %b : T_pred, T` (pred an i1 scalar or of a's shape)."""
+
+    name = "stablehlo.select"
+    pred = operand_def(TensorType)
+    on_true = operand_def(TensorType)
+    on_false = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    def __init__(self, pred: SSAValue, a: SSAValue, b: SSAValue):
+        super().__init__(operands=[pred, a, b], result_types=[a.type])
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        vs = _parse_operands(parser)
+        attrs = _attr_dict(parser)
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        if isinstance(t, FunctionType):
+            ins, res = list(t.inputs.data), t.outputs.data[0]
+        else:
+            parser.parse_punctuation(",")
+            res = parser.parse_type()
+            ins = [t, res, res]
+        vs = _retype(vs, ins, parser)
+        op = cls(*vs)
+        op.attributes.update(attrs)
+        if op.result.type != res:
+            parser.raise_error(f"select result type {res} differs from its operands' {op.result.type}")
+        return op
+
+    def print(self, printer: Printer) -> None:
+        _print_operands(printer, self.operands)
+        _print_attr_dict(printer, self)
+        printer.print_string(" : ")
+        printer.print_attribute(self.pred.type)
+        printer.print_string(", ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        p = _tensor(self, self.pred, "pred")
+        if not (isinstance(p.element_type, IntegerType) and p.element_type.width.data == 1):
+            raise _fail(self, f"pred must be a tensor of i1, got {p}")
+        if self.on_true.type != self.on_false.type or self.on_true.type != self.result.type:
+            raise _fail(self, f"branches and result must have one type ({self.on_true.type}, {self.on_false.type})")
+        if shape(p) not in ((), shape(self.result.type)):
+            raise _fail(self, f"pred shape {shape(p)} is neither a scalar nor the result's {shape(self.result.type)}")
+
+
+@irdl_op_definition
+class CompareOp(IRDLOperation):
+    """`stablehlo.compare GT, %a, %b, FLOAT : (T, T) -> tensor<…xi1>`."""
+
+    name = "stablehlo.compare"
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+    comparison_direction = prop_def(ComparisonDirectionAttr)
+    compare_type = opt_prop_def(ComparisonTypeAttr)
+    traits = traits_def(Pure())
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        d = parser.parse_str_enum(ComparisonDirection)
+        parser.parse_punctuation(",")
+        vs = _parse_operands(parser)
+        ct = parser.parse_optional_str_enum(ComparisonType)
+        attrs = _attr_dict(parser)
+        ins, outs = _parse_trailing_types(parser, 2)
+        vs = _retype(vs, ins, parser)
+        props: dict[str, Attribute] = {"comparison_direction": ComparisonDirectionAttr(d)}
+        if ct is not None:
+            props["compare_type"] = ComparisonTypeAttr(ct)
+        return cls.create(operands=vs, result_types=outs, properties=props, attributes=attrs)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.comparison_direction.data.value},")
+        _print_operands(printer, self.operands)
+        if self.compare_type is not None:
+            printer.print_string(f", {self.compare_type.data.value}")
+        _print_attr_dict(printer, self)
+        _print_trailing_types(printer, [v.type for v in self.operands], [self.result.type])
+
+    def verify_(self) -> None:
+        a, b, r = (_tensor(self, v, w) for v, w in ((self.lhs, "lhs"), (self.rhs, "rhs"), (self.result, "result")))
+        if a != b:
+            raise _fail(self, f"operands must have one type ({a}, {b})")
+        if shape(r) != shape(a) or not (isinstance(r.element_type, IntegerType) and r.element_type.width.data == 1):
+            raise _fail(self, f"result must be tensor<{'x'.join(map(str, shape(a)))}xi1>-shaped i1, got {r}")
+
+
+# ---------------------------------------------------------------------------------------------
+# constants and shapes
+
+
+@irdl_op_definition
+class ConstantOp(IRDLOperation):
+    """`stablehlo.constant dense<0xFF800000> : tensor<f32>` (a splat of -inf, read as a float)."""
+
+    name = "stablehlo.constant"
+    value = prop_def(DenseIntOrFPElementsAttr)
+    output = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    def __init__(self, value: DenseIntOrFPElementsAttr):
+        super().__init__(properties={"value": value}, result_types=[value.type])
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        attrs = _attr_dict(parser)
+        start = parser._current_token.span.start  # noqa: SLF001
+        v = parser.parse_attribute()
+        raw = parser.lexer.input.content[start : parser._current_token.span.start]  # noqa: SLF001
+        if "0x" in raw and not raw.lstrip().startswith('dense<"'):  # xDSL reads hex floats as integers
+            v = Parser(parser.ctx, fix_hex_floats(raw)).parse_attribute()
+        if not isinstance(v, DenseIntOrFPElementsAttr):
+            parser.raise_error(f"stablehlo.constant expects a dense elements value, got {v}")
+        op = cls(v)
+        op.attributes.update(attrs)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        _print_attr_dict(printer, self)
+        printer.print_string(" ")
+        print_dense(printer, self.value)
+
+    def verify_(self) -> None:
+        if self.value.type != self.output.type:
+            raise _fail(self, f"value type {self.value.type} differs from the result type {self.output.type}")
+        bits = _misread_hex(self.value)
+        if bits is not None:
+            raise _fail(
+                self,
+                f"holds {bits:.1f}, the integer value of the hex float literal {int(bits):#x} (a non-finite "
+                "float): xDSL reads hex float literals of the generic form as integers; read the program "
+                "with `ipu-translate --import-stablehlo` or `ipu.compile`, which read them as floats",
+            )
+
+
+@irdl_op_definition
+class IotaOp(IRDLOperation):
+    """`stablehlo.iota dim = 0 : tensor<8x8xi32>`: the index along `iota_dimension`."""
+
+    name = "stablehlo.iota"
+    iota_dimension = prop_def(IntegerAttr)
+    output = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        parser.parse_keyword("dim")
+        parser.parse_punctuation("=")
+        d = parser.parse_integer()
+        attrs = _attr_dict(parser)
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        return cls.create(result_types=[t], properties={"iota_dimension": IntegerAttr(d, i64)}, attributes=attrs)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" dim = {self.iota_dimension.value.data}")
+        _print_attr_dict(printer, self)
+        printer.print_string(" : ")
+        printer.print_attribute(self.output.type)
+
+    def verify_(self) -> None:
+        r = _tensor(self, self.output, "result")
+        if not 0 <= self.iota_dimension.value.data < max(len(shape(r)), 1):
+            raise _fail(self, f"iota dimension {self.iota_dimension.value.data} is out of range for {r}")
+
+
+class _OneOperand(IRDLOperation):
+    """An op `%x, <kw> = […] : (T) -> U` with one integer-array property `PROP` spelled `KW`."""
+
+    PROP: ClassVar[str] = ""
+    KW: ClassVar[str] = ""
+    operand = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        vs = _parse_operands(parser)
+        props = {}
+        if cls.KW:
+            props[cls.PROP] = _i64s(_kw_list(parser, cls.KW))
+        attrs = _attr_dict(parser)
+        ins, outs = _parse_trailing_types(parser, 1)
+        vs = _retype(vs, ins, parser)
+        return cls.create(operands=vs, result_types=outs, properties=props, attributes=attrs)
+
+    def print(self, printer: Printer) -> None:
+        _print_operands(printer, self.operands)
+        if self.KW:
+            printer.print_string(f", {self.KW} = ")
+            _print_int_list(printer, _arr(self.properties[self.PROP]))
+        _print_attr_dict(printer, self)
+        printer.print_string(" : (")
+        printer.print_attribute(self.operand.type)
+        printer.print_string(") -> ")
+        printer.print_attribute(self.result.type)
+
+
+@irdl_op_definition
+class BroadcastInDimOp(_OneOperand):
+    """`stablehlo.broadcast_in_dim %x, dims = [0] : (tensor<32xf32>) -> tensor<32x64xf32>`:
+    operand dimension i becomes result dimension dims[i] (size equal, or 1 and broadcast)."""
+
+    name = "stablehlo.broadcast_in_dim"
+    PROP: ClassVar[str] = "broadcast_dimensions"
+    KW: ClassVar[str] = "dims"
+    broadcast_dimensions = prop_def(DenseArrayBase)
+
+    def verify_(self) -> None:
+        x, r = shape(_tensor(self, self.operand, "operand")), shape(_tensor(self, self.result, "result"))
+        dims = _arr(self.broadcast_dimensions)
+        if len(dims) != len(x):
+            raise _fail(self, f"broadcast_dimensions {list(dims)} must name one result dimension per operand dimension")
+        if len(set(dims)) != len(dims):
+            raise _fail(self, f"broadcast_dimensions {list(dims)} repeat a dimension")
+        for i, d in enumerate(dims):
+            if not 0 <= d < len(r):
+                raise _fail(self, f"broadcast dimension {d} is out of range for the result {list(r)}")
+            if x[i] not in (1, r[d]):
+                raise _fail(
+                    self, f"operand dimension {i} (size {x[i]}) cannot broadcast to result dimension {d} ({r[d]})"
+                )
+        if element(self.operand.type) != element(self.result.type):
+            raise _fail(self, "operand and result element types differ")
+
+
+@irdl_op_definition
+class TransposeOp(_OneOperand):
+    """`stablehlo.transpose %x, dims = [1, 0] : (T) -> U`: result dim i is operand dim dims[i]."""
+
+    name = "stablehlo.transpose"
+    PROP: ClassVar[str] = "permutation"
+    KW: ClassVar[str] = "dims"
+    permutation = prop_def(DenseArrayBase)
+
+    def verify_(self) -> None:
+        x, r = shape(_tensor(self, self.operand, "operand")), shape(_tensor(self, self.result, "result"))
+        p = _arr(self.permutation)
+        if sorted(p) != list(range(len(x))):
+            raise _fail(self, f"permutation {list(p)} is not a permutation of {len(x)} dimensions")
+        if tuple(x[i] for i in p) != r:
+            raise _fail(self, f"result shape {list(r)} is not the operand's {list(x)} permuted by {list(p)}")
+
+
+@irdl_op_definition
+class ReshapeOp(_OneOperand):
+    """`stablehlo.reshape %x : (T) -> U` (same element count)."""
+
+    name = "stablehlo.reshape"
+
+    def verify_(self) -> None:
+        x, r = shape(_tensor(self, self.operand, "operand")), shape(_tensor(self, self.result, "result"))
+        if math.prod(x) != math.prod(r):
+            raise _fail(self, f"cannot reshape {list(x)} ({math.prod(x)} elements) to {list(r)} ({math.prod(r)})")
+
+
+@irdl_op_definition
+class SliceOp(IRDLOperation):
+    """`stablehlo.slice %x [0:4, 2:8:2] : (T) -> U` (start:limit[:stride] per dimension)."""
+
+    name = "stablehlo.slice"
+    operand = operand_def(TensorType)
+    result = result_def(TensorType)
+    start_indices = prop_def(DenseArrayBase)
+    limit_indices = prop_def(DenseArrayBase)
+    strides = prop_def(DenseArrayBase)
+    traits = traits_def(Pure())
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        x = parser.parse_unresolved_operand()
+
+        def one() -> tuple[int, int, int]:
+            a = parser.parse_integer()
+            parser.parse_punctuation(":")
+            b = parser.parse_integer()
+            c = parser.parse_integer() if parser.parse_optional_punctuation(":") else 1
+            return a, b, c
+
+        ranges = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, one)
+        attrs = _attr_dict(parser)
+        ins, outs = _parse_trailing_types(parser, 1)
+        (x,) = _retype([x], ins, parser)
+        props = {k: _i64s([r[i] for r in ranges]) for i, k in enumerate(("start_indices", "limit_indices", "strides"))}
+        return cls.create(operands=[x], result_types=outs, properties=props, attributes=attrs)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.operand)
+        parts = []
+        for a, b, c in zip(_arr(self.start_indices), _arr(self.limit_indices), _arr(self.strides), strict=True):
+            parts.append(f"{a}:{b}" + (f":{c}" if c != 1 else ""))
+        printer.print_string(" [" + ", ".join(parts) + "]")
+        _print_attr_dict(printer, self)
+        printer.print_string(" : (")
+        printer.print_attribute(self.operand.type)
+        printer.print_string(") -> ")
+        printer.print_attribute(self.result.type)
+
+    def verify_(self) -> None:
+        x, r = shape(_tensor(self, self.operand, "operand")), shape(_tensor(self, self.result, "result"))
+        s, lim, st = _arr(self.start_indices), _arr(self.limit_indices), _arr(self.strides)
+        if not len(s) == len(lim) == len(st) == len(x):
+            raise _fail(self, f"needs one start, limit and stride per dimension of {list(x)}")
+        want = []
+        for d, (a, b, c) in enumerate(zip(s, lim, st, strict=True)):
+            if not (0 <= a <= b <= x[d]) or c < 1:
+                raise _fail(self, f"slice {a}:{b}:{c} is out of bounds for dimension {d} (size {x[d]})")
+            want.append(-(-(b - a) // c))
+        if tuple(want) != r:
+            raise _fail(self, f"result shape {list(r)} differs from the slice's {want}")
+
+
+@irdl_op_definition
+class DynamicSliceOp(IRDLOperation):
+    """`stablehlo.dynamic_slice %x, %i, %j, sizes = [4, 4] : (T, tensor<i32>, …) -> U`."""
+
+    name = "stablehlo.dynamic_slice"
+    operand = operand_def(TensorType)
+    start_indices = var_operand_def(TensorType)
+    result = result_def(TensorType)
+    slice_sizes = prop_def(DenseArrayBase)
+    traits = traits_def(Pure())
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        vs = _parse_operands(parser)
+        sizes = _kw_list(parser, "sizes")
+        attrs = _attr_dict(parser)
+        ins, outs = _parse_trailing_types(parser, len(vs))
+        vs = _retype(vs, ins, parser)
+        return cls.create(operands=vs, result_types=outs, properties={"slice_sizes": _i64s(sizes)}, attributes=attrs)
+
+    def print(self, printer: Printer) -> None:
+        _print_operands(printer, self.operands)
+        printer.print_string(", sizes = ")
+        _print_int_list(printer, _arr(self.slice_sizes))
+        _print_attr_dict(printer, self)
+        _print_trailing_types(printer, [v.type for v in self.operands], [self.result.type])
+
+    def verify_(self) -> None:
+        x, r = shape(_tensor(self, self.operand, "operand")), shape(_tensor(self, self.result, "result"))
+        sizes = _arr(self.slice_sizes)
+        if len(self.start_indices) != len(x) or len(sizes) != len(x):
+            raise _fail(self, f"needs one start index and one size per dimension of {list(x)}")
+        for i, v in enumerate(self.start_indices):
+            if shape(v.type) != () or not isinstance(element(v.type), IntegerType):
+                raise _fail(self, f"start index #{i} must be an integer scalar tensor, got {v.type}")
+        if any(s > d for s, d in zip(sizes, x, strict=True)) or tuple(sizes) != r:
+            raise _fail(self, f"slice sizes {list(sizes)} must fit {list(x)} and equal the result shape {list(r)}")
+
+
+@irdl_op_definition
+class ConcatenateOp(IRDLOperation):
+    """`stablehlo.concatenate %a, %b, dim = 1 : (T, T) -> U`."""
+
+    name = "stablehlo.concatenate"
+    inputs = var_operand_def(TensorType)
+    result = result_def(TensorType)
+    dimension = prop_def(IntegerAttr)
+    traits = traits_def(Pure())
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        vs = _parse_operands(parser)
+        parser.parse_keyword("dim")
+        parser.parse_punctuation("=")
+        d = parser.parse_integer()
+        attrs = _attr_dict(parser)
+        ins, outs = _parse_trailing_types(parser, len(vs))
+        vs = _retype(vs, ins, parser)
+        return cls.create(
+            operands=vs, result_types=outs, properties={"dimension": IntegerAttr(d, i64)}, attributes=attrs
+        )
+
+    def print(self, printer: Printer) -> None:
+        _print_operands(printer, self.inputs)
+        printer.print_string(f", dim = {self.dimension.value.data}")
+        _print_attr_dict(printer, self)
+        _print_trailing_types(printer, [v.type for v in self.inputs], [self.result.type])
+
+    def verify_(self) -> None:
+        r = shape(_tensor(self, self.result, "result"))
+        d = self.dimension.value.data
+        if not self.inputs or not 0 <= d < len(r):
+            raise _fail(self, f"dimension {d} is out of range (or no inputs)")
+        total = 0
+        for i, v in enumerate(self.inputs):
+            s = shape(_tensor(self, v, f"input #{i}"))
+            if len(s) != len(r) or any(a != b for j, (a, b) in enumerate(zip(s, r, strict=True)) if j != d):
+                raise _fail(self, f"input #{i} shape {list(s)} differs from the result {list(r)} off dimension {d}")
+            total += s[d]
+        if total != r[d]:
+            raise _fail(self, f"inputs add up to {total} along dimension {d}, the result has {r[d]}")
+
+
+@irdl_op_definition
+class PadOp(IRDLOperation):
+    """`stablehlo.pad %x, %v, low = [0, 1], high = [0, 0], interior = [0, 0] : (T, tensor<f32>) -> U`."""
+
+    name = "stablehlo.pad"
+    operand = operand_def(TensorType)
+    padding_value = operand_def(TensorType)
+    result = result_def(TensorType)
+    edge_padding_low = prop_def(DenseArrayBase)
+    edge_padding_high = prop_def(DenseArrayBase)
+    interior_padding = prop_def(DenseArrayBase)
+    traits = traits_def(Pure())
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        vs = _parse_operands(parser)
+        lo = _kw_list(parser, "low")
+        parser.parse_punctuation(",")
+        hi = _kw_list(parser, "high")
+        parser.parse_punctuation(",")
+        inner = _kw_list(parser, "interior")
+        attrs = _attr_dict(parser)
+        ins, outs = _parse_trailing_types(parser, 2)
+        vs = _retype(vs, ins, parser)
+        props = {"edge_padding_low": _i64s(lo), "edge_padding_high": _i64s(hi), "interior_padding": _i64s(inner)}
+        return cls.create(operands=vs, result_types=outs, properties=props, attributes=attrs)
+
+    def print(self, printer: Printer) -> None:
+        _print_operands(printer, self.operands)
+        for kw, p in (
+            ("low", self.edge_padding_low),
+            ("high", self.edge_padding_high),
+            ("interior", self.interior_padding),
+        ):
+            printer.print_string(f", {kw} = ")
+            _print_int_list(printer, _arr(p))
+        _print_attr_dict(printer, self)
+        _print_trailing_types(printer, [v.type for v in self.operands], [self.result.type])
+
+    def verify_(self) -> None:
+        x, r = shape(_tensor(self, self.operand, "operand")), shape(_tensor(self, self.result, "result"))
+        lo, hi, inner = _arr(self.edge_padding_low), _arr(self.edge_padding_high), _arr(self.interior_padding)
+        if not len(lo) == len(hi) == len(inner) == len(x):
+            raise _fail(self, f"needs low, high and interior padding per dimension of {list(x)}")
+        want = tuple(a + b + n + max(n - 1, 0) * c for n, a, b, c in zip(x, lo, hi, inner, strict=True))
+        if want != r:
+            raise _fail(self, f"result shape {list(r)} differs from the padded shape {list(want)}")
+        if shape(self.padding_value.type) != () or element(self.padding_value.type) != element(self.result.type):
+            raise _fail(
+                self, f"padding value must be a scalar of the result's element type, got {self.padding_value.type}"
+            )
+
+
+@irdl_op_definition
+class GatherOp(IRDLOperation):
+    """`"stablehlo.gather"(%table, %ids) <{dimension_numbers = #stablehlo.gather<…>, slice_sizes =
+    array<i64: 1, 64>}>` (JAX prints it in the generic form also in its pretty text)."""
+
+    name = "stablehlo.gather"
+    operand = operand_def(TensorType)
+    start_indices = operand_def(TensorType)
+    result = result_def(TensorType)
+    dimension_numbers = prop_def(GatherDimensionNumbersAttr)
+    slice_sizes = prop_def(DenseArrayBase)
+    indices_are_sorted = opt_prop_def(BoolAttr)
+    traits = traits_def(Pure())
+
+    def verify_(self) -> None:
+        x = shape(_tensor(self, self.operand, "operand"))
+        idx = shape(_tensor(self, self.start_indices, "start_indices"))
+        dn = self.dimension_numbers
+        sizes = _arr(self.slice_sizes)
+        if len(sizes) != len(x) or any(s > d for s, d in zip(sizes, x, strict=True)):
+            raise _fail(self, f"slice_sizes {list(sizes)} must give one size within each dimension of {list(x)}")
+        if not isinstance(element(self.start_indices.type), IntegerType):
+            raise _fail(self, f"start_indices must be integers, got {self.start_indices.type}")
+        for d in dn.get("collapsed_slice_dims"):
+            if not 0 <= d < len(x) or sizes[d] != 1:
+                raise _fail(self, f"collapsed slice dimension {d} must exist and have slice size 1")
+        ivd = dn.get("index_vector_dim")
+        n_index = idx[ivd] if ivd < len(idx) else 1
+        if len(dn.get("start_index_map")) != n_index:
+            raise _fail(self, f"start_index_map {list(dn.get('start_index_map'))} must have {n_index} entries")
+        batch = [s for i, s in enumerate(idx) if i != ivd]
+        offsets = [
+            s
+            for i, s in enumerate(sizes)
+            if i not in dn.get("collapsed_slice_dims") and i not in dn.get("operand_batching_dims")
+        ]
+        r = shape(_tensor(self, self.result, "result"))
+        if len(r) != len(batch) + len(offsets):
+            raise _fail(
+                self, f"result rank {len(r)} differs from {len(batch)} batch + {len(offsets)} offset dimensions"
+            )
+
+
+# ---------------------------------------------------------------------------------------------
+# contractions and reductions
+
+
+def _parse_dims_pair(parser: Parser) -> tuple[list[int], list[int]]:
+    parser.parse_punctuation("=")
+    a = _parse_int_list(parser)
+    parser.parse_keyword("x")
+    return a, _parse_int_list(parser)
+
+
+@irdl_op_definition
+class DotGeneralOp(IRDLOperation):
+    """`stablehlo.dot_general %a, %b, batching_dims = [0] x [0], contracting_dims = [2] x [1],
+    precision = [DEFAULT, DEFAULT] : (T, T) -> U`: result dims are batch, lhs free, rhs free."""
+
+    name = "stablehlo.dot_general"
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+    dot_dimension_numbers = prop_def(DotDimensionNumbersAttr)
+    precision_config = opt_prop_def(ArrayAttr)
+    algorithm = opt_prop_def(Attribute)
+    traits = traits_def(Pure())
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        vs = _parse_operands(parser)
+        lb = rb = lc = rc = []
+        props: dict[str, Attribute] = {}
+        while True:
+            kw = parser.parse_optional_keyword_in(("batching_dims", "contracting_dims", "precision", "algorithm"))
+            if kw is None:
+                break
+            if kw == "batching_dims":
+                lb, rb = _parse_dims_pair(parser)
+            elif kw == "contracting_dims":
+                lc, rc = _parse_dims_pair(parser)
+            elif kw == "precision":
+                parser.parse_punctuation("=")
+                ps = parser.parse_comma_separated_list(
+                    parser.Delimiter.SQUARE, lambda: parser.parse_str_enum(Precision)
+                )
+                props["precision_config"] = ArrayAttr([PrecisionAttr(p) for p in ps])
+            else:
+                parser.parse_punctuation("=")
+                props["algorithm"] = parser.parse_attribute()
+            if parser.parse_optional_punctuation(",") is None:
+                break
+        props["dot_dimension_numbers"] = DotDimensionNumbersAttr(lb, rb, lc, rc)
+        attrs = _attr_dict(parser)
+        ins, outs = _parse_trailing_types(parser, 2)
+        vs = _retype(vs, ins, parser)
+        return cls.create(operands=vs, result_types=outs, properties=props, attributes=attrs)
+
+    def print(self, printer: Printer) -> None:
+        _print_operands(printer, self.operands)
+        dn = self.dot_dimension_numbers
+        lb, rb = dn.get("lhs_batching_dimensions"), dn.get("rhs_batching_dimensions")
+        lc, rc = dn.get("lhs_contracting_dimensions"), dn.get("rhs_contracting_dimensions")
+        if lb or rb:
+            printer.print_string(f", batching_dims = [{', '.join(map(str, lb))}] x [{', '.join(map(str, rb))}]")
+        printer.print_string(f", contracting_dims = [{', '.join(map(str, lc))}] x [{', '.join(map(str, rc))}]")
+        if self.precision_config is not None:
+            printer.print_string(", precision = [" + ", ".join(p.data.value for p in self.precision_config.data) + "]")
+        if self.algorithm is not None:
+            printer.print_string(", algorithm = ")
+            printer.print_attribute(self.algorithm)
+        _print_attr_dict(printer, self)
+        _print_trailing_types(printer, [v.type for v in self.operands], [self.result.type])
+
+    def result_shape(self) -> tuple[int, ...]:
+        """Batch dims, then lhs free dims, then rhs free dims."""
+        a, b = shape(self.lhs.type), shape(self.rhs.type)
+        dn = self.dot_dimension_numbers
+        lb, lc = dn.get("lhs_batching_dimensions"), dn.get("lhs_contracting_dimensions")
+        rb, rc = dn.get("rhs_batching_dimensions"), dn.get("rhs_contracting_dimensions")
+        return (
+            *(a[d] for d in lb),
+            *(a[d] for d in range(len(a)) if d not in lb and d not in lc),
+            *(b[d] for d in range(len(b)) if d not in rb and d not in rc),
+        )
+
+    def verify_(self) -> None:
+        a, b = shape(_tensor(self, self.lhs, "lhs")), shape(_tensor(self, self.rhs, "rhs"))
+        dn = self.dot_dimension_numbers
+        lb, lc = dn.get("lhs_batching_dimensions"), dn.get("lhs_contracting_dimensions")
+        rb, rc = dn.get("rhs_batching_dimensions"), dn.get("rhs_contracting_dimensions")
+        for side, dims, s in (("lhs", (*lb, *lc), a), ("rhs", (*rb, *rc), b)):
+            if len(set(dims)) != len(dims) or any(not 0 <= d < len(s) for d in dims):
+                raise _fail(
+                    self, f"{side} batching and contracting dimensions {list(dims)} must be distinct and in range"
+                )
+        if len(lb) != len(rb) or len(lc) != len(rc):
+            raise _fail(self, "lhs and rhs must name as many batching and as many contracting dimensions")
+        for x, y in ((lb, rb), (lc, rc)):
+            for i, j in zip(x, y, strict=True):
+                if a[i] != b[j]:
+                    raise _fail(self, f"lhs dimension {i} (size {a[i]}) and rhs dimension {j} (size {b[j]}) differ")
+        if shape(self.result.type) != self.result_shape():
+            raise _fail(
+                self,
+                f"result shape {list(shape(self.result.type))} differs from the expected {list(self.result_shape())}",
+            )
+
+
+@irdl_op_definition
+class ReturnOp(IRDLOperation):
+    """`stablehlo.return %x : tensor<f32>`: ends a reduction body."""
+
+    name = "stablehlo.return"
+    results_ = var_operand_def()
+    traits = traits_def(IsTerminator())
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        vs = _parse_operands(parser)
+        if vs:
+            parser.parse_punctuation(":")
+            types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type)
+            vs = _retype(vs, types, parser)
+        return cls.create(operands=vs)
+
+    def print(self, printer: Printer) -> None:
+        if self.operands:
+            _print_operands(printer, self.operands)
+            printer.print_string(" : ")
+            printer.print_list([v.type for v in self.operands], printer.print_attribute)
+
+
+_REDUCERS = (
+    "stablehlo.add",
+    "stablehlo.maximum",
+    "stablehlo.minimum",
+    "stablehlo.multiply",
+    "stablehlo.and",
+    "stablehlo.or",
+)
+
+
+@irdl_op_definition
+class ReduceOp(IRDLOperation):
+    """`stablehlo.reduce(%x init: %c) applies stablehlo.add across dimensions = [1] : (T, tensor<f32>)
+    -> U`, or the region form `… across dimensions = [1] : (…) -> U reducer(%a: tensor<f32>, %b:
+    tensor<f32>) { … stablehlo.return %r : tensor<f32> }`."""
+
+    name = "stablehlo.reduce"
+    inputs = var_operand_def(TensorType)
+    init_values = var_operand_def(TensorType)
+    res = var_result_def(TensorType)
+    dimensions = prop_def(DenseArrayBase)
+    body = region_def("single_block")
+    irdl_options = (SameVariadicOperandSize(),)
+    traits = traits_def(Pure())
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        pairs = []  # `(%x init: %c)`, one group per input, comma separated
+        while True:
+            parser.parse_punctuation("(")
+            x = parser.parse_unresolved_operand()
+            parser.parse_keyword("init")
+            parser.parse_punctuation(":")
+            pairs.append((x, parser.parse_unresolved_operand()))
+            parser.parse_punctuation(")")
+            if parser.parse_optional_punctuation(",") is None:
+                break
+        applies = None
+        if parser.parse_optional_keyword("applies"):
+            applies = parser.parse_identifier()
+        parser.parse_keyword("across")
+        dims = _kw_list(parser, "dimensions")
+        attrs = _attr_dict(parser)
+        ins, outs = _parse_trailing_types(parser, 2 * len(pairs))
+        vs = [x for x, _ in pairs] + [c for _, c in pairs]
+        vs = _retype(vs, ins, parser)
+        if applies is not None:
+            if applies not in _REDUCERS:
+                parser.raise_error(f"stablehlo.reduce applies {applies}: not a binary reduction op")
+            scalars = [v.type for v in vs[len(pairs) :]]
+            block = Block(arg_types=[*scalars, *scalars])
+            n = len(pairs)
+            body_ops = [
+                _OP_BY_NAME[applies](block.args[i], block.args[n + i], result_type=scalars[i]) for i in range(n)
+            ]
+            block.add_ops([*body_ops, ReturnOp.create(operands=[o.results[0] for o in body_ops])])
+            region = Region(block)
+        else:
+            parser.parse_keyword("reducer")
+            # one `(%lhs_i: T, %rhs_i: T)` group per input; the block takes every lhs, then every rhs
+            groups = [parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_argument) for _ in pairs]
+            if any(len(gr) != 2 for gr in groups):
+                parser.raise_error("stablehlo.reduce: each reducer group takes two arguments (lhs, rhs)")
+            ordered = [gr[0] for gr in groups] + [gr[1] for gr in groups]
+            region = parser.parse_region(ordered)
+        return cls.create(
+            operands=vs, result_types=outs, properties={"dimensions": _i64s(dims)}, attributes=attrs, regions=[region]
+        )
+
+    def simple_reducer(self) -> str | None:
+        """The op name when the body is one binary op of its two arguments (then printed as
+        `applies <op>`), else None."""
+        b = self.body.block
+        ops = list(b.ops)
+        if len(self.inputs) != 1 or len(ops) != 2 or ops[0].name not in _REDUCERS:
+            return None
+        if tuple(ops[0].operands) != tuple(b.args) or tuple(ops[1].operands) != (ops[0].results[0],):
+            return None
+        return ops[0].name
+
+    def print(self, printer: Printer) -> None:
+        printer.print_list(
+            list(zip(self.inputs, self.init_values, strict=True)),
+            lambda p: (
+                printer.print_string("("),
+                printer.print_operand(p[0]),
+                printer.print_string(" init: "),
+                printer.print_operand(p[1]),
+                printer.print_string(")"),
+            ),
+        )
+        simple = self.simple_reducer()
+        if simple:
+            printer.print_string(f" applies {simple}")
+        printer.print_string(" across dimensions = ")
+        _print_int_list(printer, _arr(self.dimensions))
+        _print_attr_dict(printer, self)
+        _print_trailing_types(printer, [v.type for v in self.operands], [r.type for r in self.res])
+        if simple:
+            return
+        b = self.body.block
+        n = len(self.inputs)
+        printer.print_string(" reducer")
+        for i in range(n):
+            printer.print_string("(" if i == 0 else " (")
+            printer.print_list((b.args[i], b.args[n + i]), printer.print_block_argument)
+            printer.print_string(")")
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False)
+
+    def verify_(self) -> None:
+        dims = _arr(self.dimensions)
+        if len(self.inputs) != len(self.res) or not self.inputs:
+            raise _fail(self, "needs as many inputs, init values and results (at least one)")
+        for i, (x, c, r) in enumerate(zip(self.inputs, self.init_values, self.res, strict=True)):
+            xs = shape(_tensor(self, x, f"input #{i}"))
+            if len(set(dims)) != len(dims) or any(not 0 <= d < len(xs) for d in dims):
+                raise _fail(self, f"dimensions {list(dims)} must be distinct dimensions of {list(xs)}")
+            want = tuple(s for d, s in enumerate(xs) if d not in dims)
+            if shape(r.type) != want:
+                raise _fail(self, f"result #{i} shape {list(shape(r.type))} differs from the reduced {list(want)}")
+            if shape(c.type) != () or element(c.type) != element(x.type):
+                raise _fail(self, f"init value #{i} must be a scalar of the input's element type, got {c.type}")
+        b = self.body.block
+        if len(b.args) != 2 * len(self.inputs) or not isinstance(b.last_op, ReturnOp):
+            raise _fail(self, f"body must take {2 * len(self.inputs)} scalars and end in stablehlo.return")
+
+
+@irdl_op_definition
+class CustomCallOp(IRDLOperation):
+    """`stablehlo.custom_call @target(%x) {backend_config = …} : (T) -> U`: an opaque call
+    (JAX emits it e.g. for sharding annotations); the conversion accepts the targets it knows."""
+
+    name = "stablehlo.custom_call"
+    inputs = var_operand_def()
+    res = var_result_def()
+    call_target_name = prop_def(StringAttr)
+    api_version = opt_prop_def(Attribute)
+    backend_config = opt_prop_def(Attribute)
+    has_side_effect = opt_prop_def(Attribute)
+    called_computations = opt_prop_def(Attribute)
+    operand_layouts = opt_prop_def(Attribute)
+    result_layouts = opt_prop_def(Attribute)
+    output_operand_aliases = opt_prop_def(Attribute)
+    traits = traits_def()
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        sym = parser.parse_symbol_name()
+        vs = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+        attrs = _attr_dict(parser)
+        ins, outs = _parse_trailing_types(parser, len(vs))
+        vs = _retype(vs, ins, parser)
+        props = {"call_target_name": sym}
+        for k in (
+            "api_version",
+            "backend_config",
+            "has_side_effect",
+            "called_computations",
+            "operand_layouts",
+            "result_layouts",
+            "output_operand_aliases",
+        ):
+            if k in attrs:
+                props[k] = attrs.pop(k)
+        op = cls.create(operands=vs, result_types=outs, attributes=attrs)
+        op.properties.update(props)
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_attribute(SymbolRefAttr(self.call_target_name.data))
+        printer.print_string("(")
+        printer.print_list(self.inputs, printer.print_operand)
+        printer.print_string(")")
+        extra = {k: v for k, v in self.properties.items() if k != "call_target_name"}
+        extra.update(self.attributes)
+        if extra:
+            printer.print_op_attributes(extra)
+        _print_trailing_types(printer, [v.type for v in self.inputs], [r.type for r in self.res], functional=True)
+
+    def verify_(self) -> None:
+        if not self.call_target_name.data:
+            raise _fail(self, "needs a call target name")
+
+
+_OPS = [
+    AddOp, SubtractOp, MultiplyOp, DivideOp, MaximumOp, MinimumOp, PowerOp, AndOp, OrOp, RemainderOp,
+    ExponentialOp, TanhOp, NegateOp, RsqrtOp, SqrtOp, LogisticOp, LogOp, AbsOp, SineOp, CosineOp, FloorOp, SignOp,
+    NotOp, Expm1Op, Log1pOp, IsFiniteOp, ConvertOp, ClampOp, SelectOp, CompareOp, ConstantOp, IotaOp, BroadcastInDimOp,
+    TransposeOp, ReshapeOp, SliceOp, DynamicSliceOp, ConcatenateOp, PadOp, GatherOp, DotGeneralOp, ReduceOp,
+    ReturnOp, CustomCallOp,
+]  # fmt: skip
+_OP_BY_NAME = {o.name: o for o in _OPS}
+
+StableHLO = Dialect(
+    "stablehlo",
+    _OPS,
+    [ComparisonDirectionAttr, ComparisonTypeAttr, PrecisionAttr, DotDimensionNumbersAttr, GatherDimensionNumbersAttr],
+)
