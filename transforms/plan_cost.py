@@ -245,6 +245,17 @@ def estimate(f: func.FuncOp, t: Target) -> PlanMetrics:
     return m
 
 
+def _staging(op: Operation) -> tuple[int, slice]:
+    """(bytes per tile, tiles) of the f32 buffer map-tiles stages a partial sum's parts in before
+    reducing or combining them ([parts, *result block] in standard memory on the result's tiles):
+    no plan value, so the op adds it to the peaks itself; (0, empty) for other ops."""
+    if isinstance(op, plan.ReduceOp | plan.AttentionCombineOp):
+        src, lay = op.operands[0].type.layout, op.results[0].type.layout
+        block = lay.block_elements if isinstance(op, plan.ReduceOp) else src.block_elements
+        return 4 * src.partials * block, slice(lay.first_tile, lay.first_tile + lay.tiles)
+    return 0, slice(0, 0)
+
+
 def _memory(f: func.FuncOp, seq: list[Operation], m: PlanMetrics, t: Target) -> None:
     """Per-tile peaks by class: each value adds its block bytes (the per-tile upper bound) to the
     tiles of its layout, [first_tile, first_tile + tiles), from its definition to its last use, so
@@ -275,11 +286,17 @@ def _memory(f: func.FuncOp, seq: list[Operation], m: PlanMetrics, t: Target) -> 
             live.append(r)
             if r.type.layout_attr.memory.data == "standard":
                 m.maximum_standard_allocation_bytes = max(m.maximum_standard_allocation_bytes, _bytes(r))
-        if born or not i:  # peaks only grow where something was added
+        stage, tiles = _staging(op)
+        if stage:  # live only while the op runs
+            occupied[0, tiles] += stage
+            m.maximum_standard_allocation_bytes = max(m.maximum_standard_allocation_bytes, stage)
+        if born or stage or not i:  # peaks only grow where something was added
             std, inter = occupied
             m.peak_standard_bytes = max(m.peak_standard_bytes, int(std.max()))
             m.peak_interleaved_bytes = max(m.peak_interleaved_bytes, int(inter.max()))
             m.peak_total_bytes = max(m.peak_total_bytes, int((std + inter).max()))
+        if stage:
+            occupied[0, tiles] -= stage
         keep = []
         for v in live:
             if last.get(v, -1) <= i:
