@@ -245,13 +245,22 @@ def estimate(f: func.FuncOp, t: Target) -> PlanMetrics:
     return m
 
 
+def _peaks(m: PlanMetrics, occupied: np.ndarray) -> None:
+    std, inter = occupied
+    m.peak_standard_bytes = max(m.peak_standard_bytes, int(std.max()))
+    m.peak_interleaved_bytes = max(m.peak_interleaved_bytes, int(inter.max()))
+    m.peak_total_bytes = max(m.peak_total_bytes, int((std + inter).max()))
+
+
 def _staging(op: Operation) -> tuple[int, slice]:
     """(bytes per tile, tiles) of the f32 buffer map-tiles stages a partial sum's parts in before
     reducing or combining them ([parts, *result block] in standard memory on the result's tiles):
     no plan value, so the op adds it to the peaks itself; (0, empty) for other ops."""
     if isinstance(op, plan.ReduceOp | plan.AttentionCombineOp):
         src, lay = op.operands[0].type.layout, op.results[0].type.layout
-        block = lay.block_elements if isinstance(op, plan.ReduceOp) else src.block_elements
+        block = lay.block_elements  # a combine stages states [.., d + 2] of its result's [.., d] block
+        if isinstance(op, plan.AttentionCombineOp):
+            block = block // lay.block[-1] * src.shape[-1]
         return 4 * src.partials * block, slice(lay.first_tile, lay.first_tile + lay.tiles)
     return 0, slice(0, 0)
 
@@ -287,16 +296,19 @@ def _memory(f: func.FuncOp, seq: list[Operation], m: PlanMetrics, t: Target) -> 
             if r.type.layout_attr.memory.data == "standard":
                 m.maximum_standard_allocation_bytes = max(m.maximum_standard_allocation_bytes, _bytes(r))
         stage, tiles = _staging(op)
-        if stage:  # live only while the op runs
-            occupied[0, tiles] += stage
+        if stage:  # live only while the op runs: with its input (the move), then with its result (the kernel)
             m.maximum_standard_allocation_bytes = max(m.maximum_standard_allocation_bytes, stage)
-        if born or stage or not i:  # peaks only grow where something was added
-            std, inter = occupied
-            m.peak_standard_bytes = max(m.peak_standard_bytes, int(std.max()))
-            m.peak_interleaved_bytes = max(m.peak_interleaved_bytes, int(inter.max()))
-            m.peak_total_bytes = max(m.peak_total_bytes, int((std + inter).max()))
-        if stage:
-            occupied[0, tiles] -= stage
+            src = op.operands[0]
+            for step in (list(born), [src] if last.get(src, -1) <= i and src in live else []):
+                for v in step:
+                    occupy(v, -1)
+                occupied[0, tiles] += stage
+                _peaks(m, occupied)
+                occupied[0, tiles] -= stage
+                for v in step:
+                    occupy(v, 1)
+        if born or not i:  # peaks only grow where something was added
+            _peaks(m, occupied)
         keep = []
         for v in live:
             if last.get(v, -1) <= i:
