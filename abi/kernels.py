@@ -596,7 +596,7 @@ def _amp(name: str, out: Operand) -> Kernel:
         out=out,
         ins=(_in(lambda p: p["m"] * p["k"]), _in(lambda p: p["k"] * p["n"])),
         params=_MKN,
-        cycles_fn=lambda t, p, e: t.amp_matmul_cycles(p["m"], p["k"], p["n"]),
+        cycles_fn=lambda t, p, e: t.amp_matmul_cycles(p["m"], p["k"], p["n"], accumulate=out.role is Role.ACCUMULATOR),
         run=_amp_matmul,
         amp=True,
     )
@@ -605,19 +605,18 @@ def _amp(name: str, out: Operand) -> Kernel:
 def _binary(
     name: str,
     f: Callable[[np.ndarray, np.ndarray], np.ndarray],
-    cycles: Callable[[Target, int], int] | None = None,
     ints: bool = False,
 ) -> Kernel:
     """out = a (op) b over [m,n]; b has b_rows rows (1 = broadcast a row vector) and b_cols
-    columns (1 = broadcast a column vector). `cycles(target, elements)`: the vector rate (ST 3.3)
-    unless given."""
-    rate = cycles or (lambda t, n: t.vector_cycles(n))
+    columns (1 = broadcast a column vector). Cost: popops BinaryOp1D with the op's row of the
+    target's [elementwise] table (reference/poplibs-cycle-model.md 1.4) [U: PopLibs prices the
+    broadcast forms with their own vertices; they take the plain one's cost here]."""
     return Kernel(
         name,
         out=_out(_mn),
         ins=(_in(_mn), _in(lambda p: p["b_rows"] * p["b_cols"])),
         params=_BINARY_PARAMS,
-        cycles_fn=lambda t, p, e: rate(t, p["m"] * p["n"]),
+        cycles_fn=lambda t, p, e: t.binary_cycles(name, p["m"] * p["n"], e),
         run=_broadcasting(f),
         rule=_broadcast_rule,
         ints=ints,
@@ -625,33 +624,38 @@ def _binary(
 
 
 def _unary(
-    name: str, f: Callable[[np.ndarray], np.ndarray], cycles: Callable[[Target, int], int], ints: bool = False
+    name: str,
+    f: Callable[[np.ndarray], np.ndarray],
+    cycles: Callable[[Target, str, int, int], int],
+    ints: bool = False,
 ) -> Kernel:
-    """out[e] = f(in[e]) over `elements`; `cycles(target, elements)` is its cost."""
+    """out[e] = f(in[e]) over `elements`; `cycles(target, name, elements, element bytes)` is its
+    cost: `_popops` or `_popnn`, with the op's row of the target's [elementwise] table."""
     return Kernel(
         name,
         out=_out(_elements),
         ins=(_in(_elements),),
         params=(Param("elements"),),
-        cycles_fn=lambda t, p, e: cycles(t, p["elements"]),
+        cycles_fn=lambda t, p, e: cycles(t, name, p["elements"], e),
         run=_map(f),
         unary=True,
         ints=ints,
     )
 
 
-def _transcendental(t: Target, elements: int) -> int:
-    """A scalar transcendental per element: the target's `gelu_per_element` cost (ST 3.3)."""
-    return t.transcendental_cycles(elements)
+def _popops(t: Target, name: str, elements: int, esize: int) -> int:
+    """popops UnaryOp1D (reference/poplibs-cycle-model.md 1.6)."""
+    return t.unary_cycles(name, elements, esize)
 
 
-def _vector(t: Target, elements: int) -> int:
-    """The vector rate: the target's `add_elements_per_cycle` elements a cycle (ST 3.3)."""
-    return t.vector_cycles(elements)
+def _popnn(t: Target, name: str, elements: int, esize: int) -> int:
+    """popnn NonLinearity1D, PopLibs' vertex for tanh GeLU and SWISH (reference/poplibs-cycle-model.md 1.6)."""
+    return t.nonlinearity_cycles(name, elements, esize)
 
 
 def _copy_cycles(t: Target, p: Params, out_esize: int) -> int:
-    return t.local_copy_cycles(p["elements"] * out_esize)
+    """A copy converting dtype: popops Cast1D (reference/poplibs-cycle-model.md 1.5)."""
+    return t.cast_cycles(p["elements"])
 
 
 def _embedding_slice_kernel() -> Kernel:
@@ -685,7 +689,7 @@ _ALL: tuple[Kernel, ...] = (
         out=_out(_elements),
         ins=(),
         params=(Param("elements"),),
-        cycles_fn=lambda t, p, e: t.fill_cycles(p["elements"]),
+        cycles_fn=lambda t, p, e: t.fill_cycles(p["elements"], e),
         run=_zero,
         ints=True,
     ),
@@ -693,18 +697,18 @@ _ALL: tuple[Kernel, ...] = (
     _binary("mul", np.multiply, ints=True),
     _binary("sub", np.subtract, ints=True),
     _binary("max", np.maximum, ints=True),
-    # GeLU, tanh approximation (the measured cost is of the exact scalar GeLU, ST 3.3)
-    _unary("gelu", _gelu_tanh, _transcendental),
-    _unary("relu", lambda x: np.maximum(x, np.float32(0)), _vector),
-    _unary("exp", _exp, _transcendental),
-    _unary("tanh", np.tanh, _transcendental),
+    # GeLU, tanh approximation: PopLibs' popnn NonLinearity GELU (exact erf GeLU is gelu_erf)
+    _unary("gelu", _gelu_tanh, _popnn),
+    _unary("relu", lambda x: np.maximum(x, np.float32(0)), _popops),
+    _unary("exp", _exp, _popops),
+    _unary("tanh", np.tanh, _popops),
     # out[n,m] = in[m,n]^T
     Kernel(
         "transpose",
         out=_out(_mn),
         ins=(_in(_mn),),
         params=(Param("m"), Param("n")),
-        cycles_fn=lambda t, p, e: t.transform_cycles(p["m"] * p["n"]),
+        cycles_fn=lambda t, p, e: t.transform_cycles(p["m"], p["n"], e),
         run=_transpose,
         ints=True,
     ),
@@ -714,7 +718,7 @@ _ALL: tuple[Kernel, ...] = (
         out=_out(_elements),
         ins=(_in(lambda p: p["parts"] * p["elements"]),),
         params=(Param("parts"), Param("elements")),
-        cycles_fn=lambda t, p, e: t.reduce_cycles(p["parts"], p["elements"]),
+        cycles_fn=lambda t, p, e: t.reduce_cycles(p["parts"], p["elements"], e),
         run=_reduce_sum,
     ),
     # out[e] = in[e], converting dtype
@@ -734,7 +738,7 @@ _ALL: tuple[Kernel, ...] = (
         out=_out(_rows_cols),
         ins=(_in(_rows_cols),),
         params=_ROWS,
-        cycles_fn=lambda t, p, e: t.softmax_cycles(p["rows"], p["cols"]),
+        cycles_fn=lambda t, p, e: t.softmax_cycles(p["rows"], p["cols"], e),
         run=_softmax_rows,
         rule=_valid_rule,
     ),
@@ -744,7 +748,7 @@ _ALL: tuple[Kernel, ...] = (
         out=_out(lambda p: p["rows"]),
         ins=(_in(_rows_cols),),
         params=(*_ROWS, Param("kind")),
-        cycles_fn=lambda t, p, e: t.reduce_rows_cycles(p["rows"], p["cols"]),
+        cycles_fn=lambda t, p, e: t.reduce_rows_cycles(p["rows"], p["cols"], e),
         run=_reduce_rows,
         rule=lambda p: _valid_rule(p) | (p["kind"] < 1) | (p["kind"] > 4),
     ),
@@ -754,7 +758,7 @@ _ALL: tuple[Kernel, ...] = (
         out=_out(_rows_cols),
         ins=(_in(_rows_cols), _in(_cols), _in(_cols)),
         params=(*_ROWS, Param("eps_bits", "float")),
-        cycles_fn=lambda t, p, e: t.norm_cycles(p["rows"], p["cols"]),
+        cycles_fn=lambda t, p, e: t.norm_cycles(p["rows"], p["cols"], e, shift=True),
         run=_norm_rows,
         rule=_norm_rule,
     ),
@@ -764,7 +768,7 @@ _ALL: tuple[Kernel, ...] = (
         out=_out(_rows_cols),
         ins=(_in(_rows_cols), _in(_cols)),
         params=(*_ROWS, Param("eps_bits", "float")),
-        cycles_fn=lambda t, p, e: t.norm_cycles(p["rows"], p["cols"]),
+        cycles_fn=lambda t, p, e: t.norm_cycles(p["rows"], p["cols"], e, shift=False),
         run=_norm_rows,
         rule=_norm_rule,
     ),
@@ -775,7 +779,7 @@ _ALL: tuple[Kernel, ...] = (
         out=_out(_state, "f32"),
         ins=(),
         params=(Param("qr"), Param("d")),
-        cycles_fn=lambda t, p, e: t.fill_cycles(p["qr"] * (p["d"] + 2)),
+        cycles_fn=lambda t, p, e: t.fill_cycles(p["qr"] * (p["d"] + 2), 4),
         run=_attention_init,
     ),
     # online-softmax update of the f32 state at `out` (an accumulator) with one key block.
@@ -806,40 +810,36 @@ _ALL: tuple[Kernel, ...] = (
         out=_out(lambda p: p["qr"] * p["d"]),
         ins=(_in(lambda p: p["parts"] * p["qr"] * (p["d"] + 2), "f32"),),
         params=(Param("parts"), Param("qr"), Param("d")),
-        cycles_fn=lambda t, p, e: t.attention_combine_cycles(p["parts"], p["qr"], p["d"]),
+        cycles_fn=lambda t, p, e: t.attention_combine_cycles(p["parts"], p["qr"], p["d"], e),
         run=_attention_combine,
     ),
     # exact GeLU, 0.5 x (1 + erf(x / sqrt 2)) (appended: kernel indices are the ABI)
-    _unary("gelu_erf", _gelu_erf, _transcendental),
-    # 1 / (1 + exp(-x)): one scalar exp per element, a transcendental like exp and tanh
-    _unary("sigmoid", _sigmoid, _transcendental),
+    _unary("gelu_erf", _gelu_erf, _popops),
+    # 1 / (1 + exp(-x)) (PopLibs' SIGMOID row)
+    _unary("sigmoid", _sigmoid, _popops),
     # embedding lookup, PopLibs multiSlice style: out[i, :] = table[idx[i] - row_begin, :] when
     # row_begin <= idx[i] < row_end, else 0 (a partial sum over the tiles holding the table's row
     # blocks). Inputs: table block [rows, cols] (in dtype), indices i32 [indices], the tile's
     # rows i32 [row_begin, row_end]. Cost: multiSlice's per-index shape (Target.multi_slice_cycles)
     _embedding_slice_kernel(),
-    # Square roots and reciprocals are per-element scalar work, not vector-rate maps: PopLibs'
-    # UnaryOp INVERSE and RSQRT run at 3-4.75 cycles an element, like EXPONENT and TANH (1-6),
-    # against RELU's 0.75-1.5 (reference/poplibs-cycle-model.md 1.6). They take the
-    # transcendental rate with exp and tanh; negation and absolute value (sign-bit operations)
-    # take the vector rate with relu.
-    _unary("sqrt", _f64(np.sqrt), _transcendental),
-    _unary("rsqrt", _rsqrt, _transcendental),
-    _unary("reciprocal", _reciprocal, _transcendental),
-    _unary("neg", np.negative, _vector, ints=True),
-    _unary("abs", np.abs, _vector, ints=True),
-    _unary("erf", _f64(erf_precise), _transcendental),
-    _unary("sin", _f64(np.sin), _transcendental),
-    _unary("cos", _f64(np.cos), _transcendental),
-    _unary("log", _f64(np.log), _transcendental),
+    # Every elementwise kernel is priced by its own PopLibs row (target [elementwise] table,
+    # reference/poplibs-cycle-model.md 1.4 and 1.6); ops PopLibs has no row for are marked [U] there.
+    _unary("sqrt", _f64(np.sqrt), _popops),
+    _unary("rsqrt", _rsqrt, _popops),
+    _unary("reciprocal", _reciprocal, _popops),
+    _unary("neg", np.negative, _popops, ints=True),
+    _unary("abs", np.abs, _popops, ints=True),
+    _unary("erf", _f64(erf_precise), _popops),
+    _unary("sin", _f64(np.sin), _popops),
+    _unary("cos", _f64(np.cos), _popops),
+    _unary("log", _f64(np.log), _popops),
     # x * sigmoid(x): sigmoid's exp per element (PopLibs prices SWISH with GELU, 1.6)
-    _unary("silu", _silu, _transcendental),
+    _unary("silu", _silu, _popnn),
     _binary("min", np.minimum, ints=True),
-    # a / b: a division per element, priced as the reciprocal it contains (PopLibs' DIVIDE is
-    # no vector-rate op either), at the transcendental rate
-    _binary("div", _divide, lambda t, n: t.transcendental_cycles(n), ints=True),
-    # a ** b = exp(b log a): two transcendentals per element; in float64, then rounded once
-    _binary("pow", _power, lambda t, n: t.transcendental_cycles(2 * n)),
+    # a / b (PopLibs' DIVIDE row)
+    _binary("div", _divide, ints=True),
+    # a ** b = exp(b log a) in float64, then rounded once (PopLibs' POWER row)
+    _binary("pow", _power),
     # a reshape between row lengths padded differently (an odd last axis): the valid elements
     # of in[rows, cols] re-cut into out[out_rows, out_cols]; priced as the copy it is
     Kernel(
@@ -847,30 +847,27 @@ _ALL: tuple[Kernel, ...] = (
         out=_out(_repad_elements_out),
         ins=(_in(_repad_elements_in),),
         params=(Param("rows"), Param("cols"), Param("out_rows"), Param("out_cols")),
-        cycles_fn=lambda t, p, e: t.local_copy_cycles(_repad_elements_out(p) * e),
+        cycles_fn=lambda t, p, e: t.cast_cycles(_repad_elements_out(p)),
         run=_repad,
         rule=lambda p: p["rows"] * p["cols"] != p["out_rows"] * p["out_cols"],
         ints=True,
     ),
-    # Rounding to integers and the sign edit exponent and mantissa bits, no series: the vector
-    # rate with neg and abs [U: PopLibs' UnaryOp table (reference/poplibs-cycle-model.md 1.6)
-    # has no FLOOR, CEIL, ROUND or SIGNUM row]
-    _unary("floor", np.floor, _vector),
-    _unary("ceil", np.ceil, _vector),
-    _unary("round", np.round, _vector),  # halves to even, as ONNX Round
-    _unary("sign", np.sign, _vector),
-    # series and divisions per element: the transcendental rate with sin, cos, exp and log
-    _unary("tan", _f64(np.tan), _transcendental),
-    _unary("sinh", _f64(np.sinh), _transcendental),
-    _unary("cosh", _f64(np.cosh), _transcendental),
-    _unary("asin", _f64(np.arcsin), _transcendental),
-    _unary("acos", _f64(np.arccos), _transcendental),
-    _unary("atan", _f64(np.arctan), _transcendental),
-    _unary("asinh", _f64(np.arcsinh), _transcendental),
-    _unary("acosh", _f64(np.arccosh), _transcendental),
-    _unary("atanh", _f64(np.arctanh), _transcendental),
-    _unary("softplus", _f64(lambda x: np.logaddexp(0.0, x)), _transcendental),
-    _unary("softsign", _softsign, _transcendental),
+    # rounding to integers and the sign (PopLibs' FLOOR, CEIL, ROUND and SIGNUM rows)
+    _unary("floor", np.floor, _popops),
+    _unary("ceil", np.ceil, _popops),
+    _unary("round", np.round, _popops),  # halves to even, as ONNX Round
+    _unary("sign", np.sign, _popops),
+    _unary("tan", _f64(np.tan), _popops),
+    _unary("sinh", _f64(np.sinh), _popops),
+    _unary("cosh", _f64(np.cosh), _popops),
+    _unary("asin", _f64(np.arcsin), _popops),
+    _unary("acos", _f64(np.arccos), _popops),
+    _unary("atan", _f64(np.arctan), _popops),
+    _unary("asinh", _f64(np.arcsinh), _popops),
+    _unary("acosh", _f64(np.arccosh), _popops),
+    _unary("atanh", _f64(np.arctanh), _popops),
+    _unary("softplus", _f64(lambda x: np.logaddexp(0.0, x)), _popops),
+    _unary("softsign", _softsign, _popops),
     # attention_update with an additive bias (a position bias or a mask, -inf hiding a key) on
     # the scaled scores before the online softmax: inputs q, k, v as attention_update, then the
     # bias block of this call's keys [qr, kr] (in dtype; rows padded to an even length, as a
@@ -893,9 +890,9 @@ _ALL: tuple[Kernel, ...] = (
         rule=lambda p: p["causal"] > 1,
     ),
     # Integers and bools (bool = an i32 word holding 0 or 1). Integer ops cost what the float
-    # elementwise op of the same width costs: the vector rate, and div/mod a division each.
-    _binary("mod", _mod(False), lambda t, n: t.transcendental_cycles(n), ints=True),
-    _binary("fmod", _mod(True), lambda t, n: t.transcendental_cycles(n), ints=True),
+    # elementwise op of the same width costs (their words take the FLOAT rows [U]).
+    _binary("mod", _mod(False), ints=True),
+    _binary("fmod", _mod(True), ints=True),
     # comparisons: any in dtype, out i32 0/1
     _binary("equal", _compare(np.equal), ints=True),
     _binary("less", _compare(np.less), ints=True),
@@ -908,23 +905,23 @@ _ALL: tuple[Kernel, ...] = (
     _binary("xor", _bitwise(np.bitwise_xor), ints=True),
     _binary("shift_left", _shift(True), ints=True),
     _binary("shift_right", _shift(False), ints=True),
-    _unary("not", lambda x: (x == 0).astype(np.int32), _vector, ints=True),  # logical: 0/1 words
-    _unary("bitwise_not", lambda x: np.invert(x.astype(np.int32)), _vector, ints=True),
+    _unary("not", lambda x: (x == 0).astype(np.int32), _popops, ints=True),  # logical: 0/1 words
+    _unary("bitwise_not", lambda x: np.invert(x.astype(np.int32)), _popops, ints=True),
     # x != 0 as a 0/1 word (NaN is true): a cast to bool from any dtype
-    _unary("to_bool", lambda x: (x != 0).astype(np.int32), _vector, ints=True),
+    _unary("to_bool", lambda x: (x != 0).astype(np.int32), _popops, ints=True),
     # the wrap-around of the narrow integer types carried in i32 words (after each op that can
     # leave their range)
-    _unary("wrap_i8", _wrap(8, True), _vector, ints=True),
-    _unary("wrap_u8", _wrap(8, False), _vector, ints=True),
-    _unary("wrap_i16", _wrap(16, True), _vector, ints=True),
-    _unary("wrap_u16", _wrap(16, False), _vector, ints=True),
-    # out[e] = cond[e] ? a[e] : b[e]: inputs a, b (in dtype) and cond (i32 0/1); a vector-rate map
+    _unary("wrap_i8", _wrap(8, True), _popops, ints=True),
+    _unary("wrap_u8", _wrap(8, False), _popops, ints=True),
+    _unary("wrap_i16", _wrap(16, True), _popops, ints=True),
+    _unary("wrap_u16", _wrap(16, False), _popops, ints=True),
+    # out[e] = cond[e] ? a[e] : b[e]: inputs a, b (in dtype) and cond (i32 0/1); PopLibs' Select, 5 cycles an element
     Kernel(
         "select",
         out=_out(_elements),
         ins=(_in(_elements), _in(_elements), _in(_elements, "i32")),
         params=(Param("elements"),),
-        cycles_fn=lambda t, p, e: t.vector_cycles(p["elements"]),
+        cycles_fn=lambda t, p, e: t.binary_cycles("select", p["elements"], e),
         run=_select,
         ints=True,
     ),
@@ -935,7 +932,7 @@ _ALL: tuple[Kernel, ...] = (
         out=_out(lambda p: p["rows"]),
         ins=(_in(_rows_cols),),
         params=(*_ROWS, Param("kind"), Param("last", "index")),
-        cycles_fn=lambda t, p, e: t.reduce_rows_cycles(p["rows"], p["cols"]),
+        cycles_fn=lambda t, p, e: t.reduce_rows_cycles(p["rows"], p["cols"], e),
         run=_arg_rows,
         rule=lambda p: _valid_rule(p) | (p["kind"] < 1) | (p["kind"] > 2) | (p["last"] > 1),
         ints=True,

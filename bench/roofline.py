@@ -1,8 +1,8 @@
 """Roofline figures per example on a target (default mk2): prints, never asserts.
 
 compute floor  = AMP FLOPs / (tiles x fp16->fp32 AMP rate) + vector work / tiles at the
-                 target's per-element costs (elementwise unary ops at their kernel's model, add-class 16 per cycle,
-                 softmax = exp + 3 passes, norms = 4 passes + one rsqrt per row);
+                 target's per-element costs (every elementwise, softmax and norm op at its kernel's own cycle
+                 model, less the model's fixed cost: the PopLibs-derived per-element rates);
 exchange floor = per matmul (and per attention product) the 3-D algorithm's lower bound on
                  words a tile must receive, (m n k / tiles)^(2/3) elements, at 4 bytes/cycle;
 kernel floor   = the compute floor with every matmul priced at its best tile grid under the
@@ -59,12 +59,15 @@ def best_matmul_kernel_cycles(m: int, k: int, n: int, t: Target) -> int:
     return best
 
 
+def _marginal(kernel, t: Target, p: dict, count: str, esize: int = 2) -> float:
+    """The kernel's cycles on one tile for parameters `p` less those with `count` set to 0: its
+    per-element work without the call's fixed cost."""
+    return kernel.cycles(t, p, esize) - kernel.cycles(t, {**p, count: 0}, esize)
+
+
 def _block_floors(block: Block, t: Target) -> tuple[float, float, float]:
     """(vector cycles summed over all tiles, exchange elements per tile, extra cycles per tile
     of the matmuls' best kernel-model grids above their FLOP floor) of a block."""
-    c = t.costs
-    per_elem_scalar = c["gelu_per_element"]
-    add = 1 / c["add_elements_per_cycle"]
     vec, exch, kern = 0.0, 0.0, 0.0
     for op in block.ops:
         if isinstance(op, g.RepeatOp):
@@ -73,15 +76,18 @@ def _block_floors(block: Block, t: Target) -> tuple[float, float, float]:
             exch += op.count.value.data * e
             kern += op.count.value.data * kx
         elif isinstance(op, g.AddOp | g.SubOp | g.MulOp | g.MaxOp):
-            vec += _elements(op.results[0]) * add
-        elif isinstance(op, g.ElementwiseUnaryOp):  # the kernel's own model, less its launch
+            kernel, n = KERNELS[op.name.split(".")[-1]], _elements(op.results[0])
+            vec += _marginal(kernel, t, {"m": 1, "n": n, "b_rows": 1, "b_cols": n}, "n")
+        elif isinstance(op, g.ElementwiseUnaryOp):  # the kernel's own model, less its fixed cost
             kernel, n = KERNELS[op.kernel()], _elements(op.results[0])
-            vec += kernel.cycles(t, {"elements": n}) - kernel.cycles(t, {"elements": 0})
-        elif isinstance(op, g.SoftmaxOp):
-            vec += _elements(op.results[0]) * (per_elem_scalar + 3 * add)
-        elif isinstance(op, g.LayerNormOp | g.RmsNormOp):
-            n = _elements(op.results[0])
-            vec += n * 4 * add + n / g.shape_of(op.result.type)[-1] * per_elem_scalar
+            vec += _marginal(kernel, t, {"elements": n}, "elements")
+        elif isinstance(op, g.SoftmaxOp | g.LayerNormOp | g.RmsNormOp):
+            kernel = KERNELS["softmax_rows" if isinstance(op, g.SoftmaxOp) else "layer_norm_rows"]
+            if isinstance(op, g.RmsNormOp):
+                kernel = KERNELS["rms_norm_rows"]
+            cols = g.shape_of(op.result.type)[-1]
+            p = {"rows": _elements(op.results[0]) // cols, "cols": cols, "valid": cols, "eps_bits": 0}
+            vec += _marginal(kernel, t, p, "rows")
         elif isinstance(op, g.MatmulOp):
             (m, k), n = g.shape_of(op.lhs.type), g.shape_of(op.result.type)[1]
             exch += (m * n * k / t.tiles) ** (2 / 3)
@@ -90,7 +96,8 @@ def _block_floors(block: Block, t: Target) -> tuple[float, float, float]:
             hq, s, d = g.shape_of(op.q.type)
             sk = g.shape_of(op.k.type)[1]
             frac = 0.5 if op.causal is not None else 1.0
-            vec += hq * s * sk * frac * (per_elem_scalar + 3 * add)
+            p = {"rows": int(hq * s * frac), "cols": sk, "valid": sk}
+            vec += _marginal(KERNELS["softmax_rows"], t, p, "rows", 4)  # the fp32 scores' softmax
             exch += 2 * (hq * s * sk * d * frac / t.tiles) ** (2 / 3)
     return vec, exch, kern
 

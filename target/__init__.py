@@ -52,6 +52,7 @@ class Target:
     rates: dict[str, int]
     costs: dict[str, int]
     exchange: dict[str, int]
+    elementwise: dict[str, list[int]]  # op -> [half cycles, half elements, float cycles, float elements] a loop
     loadable_end: int = 0  # the loader cannot populate memory above this (0: memory_end)
 
     @property
@@ -70,89 +71,217 @@ class Target:
         raise TargetError(f"target {self.name} has no region '{name}'")
 
     # --- cost formulas shared by the compiler's estimates and the emulator's cycle counts ---
+    # Graphcore's PopLibs cycle estimators restated (reference/poplibs-cycle-model.md, "PC"): one
+    # tile's cycles for one kernel call. A supervisor kernel costs its supervisor cycles plus
+    # `workers` x the slowest worker's cycles (PC 0): work is cut over the 6 worker contexts and
+    # every worker-side fixed cost is paid 6 times. `esize` is the element size of the data the
+    # kernel streams: 2 takes PopLibs' HALF row, 4 its FLOAT row (INT32 words take the FLOAT row:
+    # [U] PopLibs' INT rows are slower, e.g. ADD 7 cycles an element).
 
-    def amp_matmul_cycles(self, m: int, k: int, n: int) -> int:
-        """AMP GEMM call on one tile: [m,k] x [k,n], fp16 in, fp32 accumulate.
+    def _share(self, n: int) -> int:
+        """Elements (rows) of the busiest worker: ceil(n / workers) (PC 0)."""
+        return -(-n // self.costs["workers"])
 
-        ipu-stack's measured form (ST 3.2): call + per 16-deep slice, rows x columns / 4
-        plus a per-16-column-group cost of `amp_group_interleaved` per 64-deep block.
-        """
+    def _vector(self, esize: int) -> int:
+        """Elements of one 64-bit data-path vector: 4 halves or 2 floats (PC 0: getVectorWidth)."""
+        return self.costs["vector_bits"] // (8 * min(max(esize, 2), 4))
+
+    def _amp_worker(self, rows: int, zeroing: bool) -> int:
+        """One AMP worker's cycles for `rows` output rows (PC 1.1: 4 per row from the 3rd on)."""
         c = self.costs
-        cols = -(-n // c["amp_columns_per_group"]) * c["amp_columns_per_group"]
-        slices = -(-k // 16)
-        per_slice = -(-cols * m // c["amp_row_divisor"]) + -(
-            -(cols // c["amp_columns_per_group"]) * c["amp_group_interleaved"] // 4
+        small = {0: c["amp_worker_0"], 1: c["amp_worker_1"], 2: c["amp_worker_2"]}
+        base = small[rows] if rows in small else c["amp_worker"] + c["amp_row_cycles"] * rows
+        return base - int(zeroing)
+
+    def _amp_inner(self, m: int, zeroing: bool) -> int:
+        """The workers' time for one AMP pass over m rows cut as floor((i+1)m/6) - floor(im/6),
+        the least-loaded worker paying the tag cost (PC 1.1: inner loop estimate)."""
+        w = self.costs["workers"]
+        q = m // w  # every worker gets q or q + 1 rows
+        t = (
+            (self._amp_worker(q, zeroing), self._amp_worker(q + 1, zeroing))
+            if m % w
+            else (self._amp_worker(q, zeroing),)
         )
-        return c["amp_call"] + slices * per_slice
+        return max(w * max(t), w * min(t) + self.costs["amp_tag"])
 
-    def vector_cycles(self, elements: int) -> int:
-        """Vector kernels (ST 3.3): add/mul/sub/max/relu run `add_elements_per_cycle` elements a cycle."""
-        return -(-elements // self.costs["add_elements_per_cycle"]) + self.costs["kernel_launch"]
+    def amp_matmul_cycles(self, m: int, k: int, n: int, accumulate: bool = False, partials_esize: int = 4) -> int:
+        """AMP GEMM call on one tile: [m,k] x [k,n], fp16 in (PC 1.1, the 1x1 conv partial
+        vertex's supervisor estimate). K is cut into 16-deep input groups, N into 16-column output
+        groups of ceil(16 / conv units) passes, each pass loading the conv units' weights and then
+        running the workers over the rows. The first input group zeroes the partials (an
+        accumulating call never zeroes). fp32 partials use 8 conv units, fp16 partials 16."""
+        c = self.costs
+        w = c["workers"]
+        units = c["amp_conv_units"] * (2 if partials_esize == 2 else 1)
+        gi = -(-k // c["amp_in_chans"])
+        go = -(-n // c["amp_out_chans"])
+        passes = -(-c["amp_out_chans"] // units)
+        load = units * c["amp_in_chans"] * 2 // c["amp_coeff_load_bytes_per_cycle"]
+        first = self._amp_inner(m, zeroing=not accumulate)
+        later = self._amp_inner(m, zeroing=False)
+        return (
+            c["amp_supervisor"]
+            + w * (c["amp_retention"] + c["amp_retention_per_group"] * (gi - 1))
+            + c["amp_group_entry"]
+            + (gi - 1) * (c["amp_in_group"] + go * (c["amp_out_group"] + passes * (c["amp_pass"] + load + later)))
+            + c["amp_first_in_group"]
+            + go * (c["amp_first_out_group"] + passes * (c["amp_first_pass"] + load + first))
+        )
 
-    def transform_cycles(self, elements: int) -> int:
-        """Element permutations (transpose): `transform_per_element` cycles an element."""
-        return self.costs["transform_per_element"] * elements + self.costs["kernel_launch"]
+    def _row(self, op: str, esize: int) -> tuple[int, int]:
+        """(cycles, elements) of one loop of elementwise op `op` (the [elementwise] table)."""
+        r = self.elementwise[op]
+        return (r[0], r[1]) if esize <= 2 else (r[2], r[3])
+
+    def _loop(self, op: str, elements: int, esize: int) -> int:
+        cyc, per = self._row(op, esize)
+        return -(-self._share(elements) // per) * cyc
+
+    def binary_cycles(self, op: str, elements: int, esize: int = 2, in_place: bool = False) -> int:
+        """popops BinaryOp1D (PC 1.4): supervisor + 6 x (worker prologue + loops), the prologue
+        29 cycles for FLOAT and 26 otherwise; in place (BinaryOp1DInPlace) the prologue is 58."""
+        c = self.costs
+        pro = c["binary_worker_in_place"] if in_place else c["binary_worker_float" if esize == 4 else "binary_worker"]
+        return c["supervisor_overhead"] + c["workers"] * (pro + self._loop(op, elements, esize))
+
+    def unary_cycles(self, op: str, elements: int, esize: int = 2, in_place: bool = False) -> int:
+        """popops UnaryOp1D (PC 1.6): supervisor + 9 + 6 x (prologue + loops), the prologue 17
+        (EXPONENT 33); in place (UnaryOp1DInPlace) 55."""
+        c = self.costs
+        pro = c["unary_worker_in_place"] if in_place else c["unary_worker_exp" if op == "exp" else "unary_worker"]
+        return c["supervisor_overhead"] + c["unary_supervisor"] + c["workers"] * (pro + self._loop(op, elements, esize))
+
+    def nonlinearity_cycles(self, op: str, elements: int, esize: int = 2) -> int:
+        """popnn NonLinearity1D (PC 1.6: tanh GeLU and SWISH): 9 + 6 x (32 + op x vectors)."""
+        c = self.costs
+        return c["nonlinearity_supervisor"] + c["workers"] * (
+            c["nonlinearity_worker"] + self._loop(op, elements, esize)
+        )
+
+    def transform_cycles(self, rows: int, cols: int, esize: int = 2) -> int:
+        """Transpose of [rows, cols] (PC 1.8: Transpose2D's worker estimate, the rows cut over the
+        workers in 4-row (half) or 2-row (float) blocks): the fast path moves 4x4 (half) or 2x2
+        (float) blocks; a shape off the block grid takes the slow path, per element."""
+        c = self.costs
+        w = c["workers"]
+        if esize <= 2 and rows % 4 == 0 and cols % 4 == 0 and cols >= 8:
+            r = self._share(rows // 4) * 4
+            work = c["transpose_worker"] + c["transpose_matrix"] + r // 4 * (15 + 4 * (cols // 4 - 2))
+        elif esize <= 2:
+            work = c["transpose_worker"] + -(-5 * self._share(rows) * cols // 2)
+        elif rows % 2 == 0 and cols % 2 == 0:
+            r = self._share(rows // 2) * 2
+            work = c["transpose_worker_float"] + c["transpose_matrix_float"] + r // 2 * (6 + 3 * (cols // 2 - 1))
+        else:
+            work = c["transpose_worker_float"] + 2 * self._share(rows) * cols
+        return c["transpose_supervisor"] + w * work
+
+    def cast_cycles(self, elements: int) -> int:
+        """popops Cast1D (PC 1.5): 12 + 6 x (37 + ceil(m / 2)), m the worker's elements: two
+        elements a worker cycle, the 64-bit store (half -> float) or the loads (float -> half)
+        binding. Same-dtype copies take the same path [U: Poplar's own Copy is not in PopLibs;
+        PopLibs' DynamicSlice1D moves 64 bits per 2 worker cycles too, PC 1.9]."""
+        c = self.costs
+        return c["cast_supervisor"] + c["workers"] * (c["cast_worker"] + -(-self._share(elements) // 2))
 
     def local_copy_cycles(self, nbytes: int) -> int:
-        """A copy within one tile's memory (with a dtype conversion) of `nbytes` output bytes."""
+        """A copy of `nbytes` within one tile's memory at the memcpy rate [U: Poplar's Copy]."""
         return self.costs["local_copy_call"] + -(-nbytes // self.costs["local_copy_bytes_per_cycle"])
 
-    def reduce_cycles(self, parts: int, elements: int) -> int:
-        """Sum of `parts` fp32 partial slices of `elements` each (ST 3.1/3.2: parallel
-        reduction costs partial bytes at the measured 1 output byte a cycle per partial)."""
+    def reduce_cycles(self, parts: int, elements: int, out_esize: int = 4) -> int:
+        """Sum of `parts` fp32 partial slices of `elements` each (PC 1.3: poplin ReduceAdd, all
+        partials exchanged in): 6 x (32 + v x (3 parts + 7)), v = ceil(ceil(elements / 4) / 6)
+        4-wide accumulations per worker; 3 parts + 6 for a half output (~5.3 B a cycle)."""
         c = self.costs
-        return parts * elements * 4 // c["reduce_bytes_per_cycle"] + c["kernel_launch"]
+        v = self._share(-(-elements // 4))
+        per = 3 * parts + (c["reduce_group_half"] if out_esize == 2 else c["reduce_group"])
+        return c["workers"] * (c["reduce_worker"] + v * per)
 
-    def transcendental_cycles(self, elements: int) -> int:
-        """exp / tanh / GeLU: the scalar per-element cost `gelu_per_element` (ST 3.3,
-        measured for the exact GeLU)."""
-        return self.costs["gelu_per_element"] * elements + self.costs["kernel_launch"]
+    def reduce_rows_cycles(self, rows: int, cols: int, esize: int = 2) -> int:
+        """Each row of [rows, cols] reduced to one value (PC 1.3: popops continuous reduce,
+        rows x (cols / w) + 12 rows + 17 worker cycles, w = 4 halves or 2 floats), the rows cut
+        over the workers."""
+        c = self.costs
+        w = self._vector(esize)
+        return c["workers"] * (c["reduce_rows_worker"] + self._share(rows) * (-(-cols // w) + c["reduce_rows_row"]))
 
-    def _passes(self, n: int, elements: int) -> int:
-        return n * -(-elements // self.costs["add_elements_per_cycle"])
+    def softmax_cycles(self, rows: int, cols: int, esize: int = 2) -> int:
+        """PopLibs' softmax steps (PC 1.7), each its own vertex: row max, subtract, exp in place,
+        row sum into float, inverse of the sums, cast to the dtype (half only), multiply in place."""
+        n = rows * cols
+        cast = self.cast_cycles(rows) if esize == 2 else 0
+        return (
+            2 * self.reduce_rows_cycles(rows, cols, esize)
+            + self.binary_cycles("sub", n, esize)
+            + self.unary_cycles("exp", n, esize, in_place=True)
+            + self.unary_cycles("reciprocal", rows, 4)
+            + cast
+            + self.binary_cycles("mul", n, esize, in_place=True)
+        )
 
-    def softmax_cycles(self, rows: int, cols: int) -> int:
-        """Max, subtract, exp, sum and scale: one scalar exp per element plus three vector passes."""
-        return self.costs["kernel_launch"] + self.costs["gelu_per_element"] * rows * cols + self._passes(3, rows * cols)
-
-    def reduce_rows_cycles(self, rows: int, cols: int) -> int:
-        return self.costs["kernel_launch"] + self._passes(1, rows * cols) + rows
-
-    def norm_cycles(self, rows: int, cols: int) -> int:
-        """Mean/variance (two passes), normalise and scale/shift (two passes), one rsqrt per row."""
-        return self.costs["kernel_launch"] + self._passes(4, rows * cols) + self.costs["gelu_per_element"] * rows
+    def norm_cycles(self, rows: int, cols: int, esize: int = 2, shift: bool = True) -> int:
+        """Layer norm (`shift`: with beta) or RMS norm composed from PopLibs steps (PC 1.3, 1.4,
+        1.6): the squares, the row sums of x (layer norm only) and of the squares, one rsqrt per
+        row (float statistics), then x - mean (layer norm only), x times the inverse deviation,
+        times gamma, plus beta (layer norm only)."""
+        n = rows * cols
+        stats = (2 if shift else 1) * self.reduce_rows_cycles(rows, cols, esize)
+        passes = (4 if shift else 2) * self.binary_cycles("mul", n, esize)
+        return stats + self.binary_cycles("mul", n, esize) + self.unary_cycles("rsqrt", rows, 4) + passes
 
     def attention_update_cycles(self, qr: int, kr: int, d: int) -> int:
-        """Two AMP GEMMs (q k^T and p v) plus the online-softmax vector work on the scores."""
+        """One online-softmax step from PopLibs parts (PC 1.1, 1.3, 1.4, 1.6): the AMP scores
+        q k^T (fp32), their scale, row max, subtract, exp in place and row sum (fp32), the state's
+        correction exp and rescale (accumulator and running sum), the probabilities cast to
+        half and the accumulating AMP p v."""
+        s = qr * kr
         return (
             self.amp_matmul_cycles(qr, d, kr)
-            + self.amp_matmul_cycles(qr, kr, d)
-            + self.softmax_cycles(qr, kr)
-            + self._passes(2, qr * d)
+            + self.binary_cycles("mul", s, 4, in_place=True)
+            + 2 * self.reduce_rows_cycles(qr, kr, 4)
+            + self.binary_cycles("sub", s, 4, in_place=True)
+            + self.unary_cycles("exp", s, 4, in_place=True)
+            + self.unary_cycles("exp", qr, 4)
+            + self.binary_cycles("mul", qr * (d + 1), 4, in_place=True)
+            + self.binary_cycles("add", qr, 4, in_place=True)
+            + self.cast_cycles(s)
+            + self.amp_matmul_cycles(qr, kr, d, accumulate=True)
         )
 
     def attention_bias_update_cycles(self, qr: int, kr: int, d: int) -> int:
-        """`attention_update` plus one vector pass adding the [qr, kr] bias block to the scores."""
-        return self.attention_update_cycles(qr, kr, d) + self._passes(1, qr * kr)
+        """`attention_update` plus the bias block added to the fp32 scores in place."""
+        return self.attention_update_cycles(qr, kr, d) + self.binary_cycles("add", qr * kr, 4, in_place=True)
 
-    def attention_combine_cycles(self, parts: int, qr: int, d: int) -> int:
-        return (
-            self.costs["kernel_launch"]
-            + self._passes(2 * parts, qr * (d + 2))
-            + (self.costs["gelu_per_element"] * parts * qr)
+    def attention_combine_cycles(self, parts: int, qr: int, d: int, out_esize: int = 2) -> int:
+        """`parts` fp32 states combined (PC 1.3, 1.4, 1.6): per part its max into the running
+        max, the correction exp, the rescale and the sum of accumulator and running sum; then the
+        inverse of the sums, the scale and the cast to the output dtype."""
+        per = (
+            self.binary_cycles("max", qr, 4)
+            + self.unary_cycles("exp", qr, 4)
+            + self.binary_cycles("mul", qr * (d + 1), 4)
+            + self.binary_cycles("add", qr * (d + 1), 4)
         )
+        cast = self.cast_cycles(qr * d) if out_esize == 2 else 0
+        return parts * per + self.unary_cycles("reciprocal", qr, 4) + self.binary_cycles("mul", qr * d, 4) + cast
 
-    def fill_cycles(self, elements: int) -> int:
-        return self.costs["kernel_launch"] + self._passes(1, elements)
+    def fill_cycles(self, elements: int, esize: int = 4) -> int:
+        """popops Fill (PC 1.2: _fillCycleEstimate): 6 x (23 + ceil(m / 2)) for float,
+        6 x (26 + ceil(m / 4)) for half, m the worker's elements."""
+        c = self.costs
+        pro = c["fill_worker_half"] if esize == 2 else c["fill_worker"]
+        return c["workers"] * (pro + -(-self._share(elements) // self._vector(esize)))
 
     def multi_slice_cycles(self, indices: int, row_bytes: int) -> int:
         """An embedding slice on one tile: PopLibs multiSlice's per-index cost shape, a compare of
-        each index with the tile's row range (an indexed element: `transform_per_element`) and
-        then its row, or zeros, written at the local copy rate, behind one copy call."""
+        each index with the tile's row range (`slice_index_cycles`) and then its row, or zeros,
+        written at the local copy rate, behind one copy call [U: PopLibs' MultiSlice estimator
+        is not restated in PC]."""
         c = self.costs
         return (
             c["local_copy_call"]
-            + indices * c["transform_per_element"]
+            + indices * c["slice_index_cycles"]
             + indices * -(-row_bytes // c["local_copy_bytes_per_cycle"])
         )
 
@@ -211,6 +340,7 @@ def load_target(name: str = DEFAULT_TARGET) -> Target:
             rates=dict(raw["rates"]),
             costs=dict(raw["costs"]),
             exchange=dict(raw["exchange"]),
+            elementwise={k: list(v) for k, v in raw["elementwise"].items()},
             loadable_end=int(raw.get("loadable_end", 0)),
         )
     except (KeyError, TypeError, tomllib.TOMLDecodeError) as e:

@@ -1,6 +1,7 @@
 """Refined cycle estimates of a scheduled tilemap/exchange function, in the machine's
 bulk-synchronous order: per superstep (between exchange phases) the busiest tile range's kernel
-cycles from the target's formulas, plus per phase its scheduled horizon, its longest route
+cycles from the kernels' own cycle models (`Kernel.cycles`, also the emulator's), a phase's
+zero fill of its destination included, plus per phase its scheduled horizon, its longest route
 under the function's tile mapping, and sync; loop bodies count once per iteration.
 
 Shared by select-finalist (ranking mapped finalists before their exchange is scheduled) and
@@ -9,6 +10,7 @@ lower-to-tasm (the package's estimate).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 from xdsl.dialects import func
@@ -85,6 +87,10 @@ def _block(block: Block, t: Target, kind: type[Operation], price: Callable[[Oper
             key = (r.first.data, r.first.data + r.count.data)
             seg[key] = seg.get(key, 0) + kernel_cycles(t, op.kernel.data, p, r.esize)
         elif isinstance(op, kind):
+            if op.zero_fill is not None:  # the destination's `zero` call, run in the superstep before the phase
+                r = op.result.type
+                key = (r.first.data, r.first.data + r.count.data)
+                seg[key] = seg.get(key, 0) + kernel_cycles(t, "zero", {"elements": math.prod(r.shape)}, r.esize)
             total += flush()
             cost = price(op)
             total += cost

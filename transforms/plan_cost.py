@@ -139,7 +139,7 @@ def op_cost(op: Operation, t: Target) -> tuple[int, int, int, int]:
     if isinstance(op, plan.ReduceOp):
         x, f = conversion_cost(op.input.type, op.result.type, t)
         r = op.result.type.layout
-        return t.reduce_cycles(op.input.type.layout.partials, r.block_elements), x, 1, f
+        return t.reduce_cycles(op.input.type.layout.partials, r.block_elements, _esize(op.result.type)), x, 1, f
     if isinstance(op, plan.RearrangeOp):
         x, f = conversion_cost(op.input.type, op.result.type, t)
         return 0, x, 1, f
@@ -167,24 +167,24 @@ def op_cost(op: Operation, t: Target) -> tuple[int, int, int, int]:
     if isinstance(op, plan.SelectOp):
         n = op.result.type.layout.block_elements
         return KERNELS["select"].cycles(t, {"elements": n}, _esize(op.result.type)), 0, 0, 0
-    if isinstance(op, plan.CastOp | plan.ReshapeOp):
-        n = op.result.type.layout.block_elements * _esize(op.result.type)
-        return t.costs["local_copy_call"] + n // t.costs["local_copy_bytes_per_cycle"], 0, 0, 0
+    if isinstance(op, plan.CastOp | plan.ReshapeOp):  # `copy` (or `repad`): a Cast1D of the block
+        return KERNELS["copy"].cycles(t, {"elements": op.result.type.layout.block_elements}), 0, 0, 0
     if isinstance(op, plan.TransposeOp):
-        return t.transform_cycles(op.result.type.layout.block_elements), 0, 0, 0
+        m, n = op.input.type.layout.block
+        return KERNELS["transpose"].cycles(t, {"m": m, "n": n}, _esize(op.result.type)), 0, 0, 0
     if isinstance(op, plan.RowwiseOp):
         a = op.input.type.layout
         rows, cols = math.prod(a.block[:-1]), a.block[-1]
-        k = op.kind.data
+        k, e = op.kind.data, _esize(op.result.type)
         if k == "softmax":
-            return t.softmax_cycles(rows, cols), 0, 0, 0
+            return t.softmax_cycles(rows, cols, e), 0, 0, 0
         if k in ("layer_norm", "rms_norm"):
-            return t.norm_cycles(rows, cols), 0, 0, 0
-        return t.reduce_rows_cycles(rows, cols), 0, 0, 0
+            return t.norm_cycles(rows, cols, e, shift=k == "layer_norm"), 0, 0, 0
+        return t.reduce_rows_cycles(rows, cols, e), 0, 0, 0
     if isinstance(op, plan.AttentionOp):
         st = op.result.type.layout
         qr, d = st.block[1], st.shape[2] - 2
-        init = t.fill_cycles(qr * (d + 2))
+        init = t.fill_cycles(qr * (d + 2), 4)
         update = t.attention_update_cycles if op.bias is None else t.attention_bias_update_cycles
         if op.form.data == "materialized":
             kr = op.k.type.layout.block_size(1)
@@ -201,14 +201,18 @@ def op_cost(op: Operation, t: Target) -> tuple[int, int, int, int]:
         full = Layout(src.shape, src.grid, (src.split[0], src.split[1] + (src.partial,), ()), -1, src.first_tile)
         x, f = conversion_cost(op.input.type, op.input.type, t, d_l=full)
         r = op.result.type.layout
-        return t.attention_combine_cycles(src.partials, r.block[1], r.shape[2]), x, 1, f
+        return t.attention_combine_cycles(src.partials, r.block[1], r.shape[2], _esize(op.result.type)), x, 1, f
     if isinstance(op, plan.SerialGemmOp):
         r = op.result.type.layout
         steps = op.k_steps.value.data
         k = op.lhs.type.shape[1]
         kc = math.ceil(k / steps)
         words = (r.block[0] * kc + kc * r.block[1]) * _esize(op.lhs.type) // 4
-        comp = steps * t.amp_matmul_cycles(r.block[0], kc, r.block[1]) + t.fill_cycles(r.block_elements)
+        comp = (  # zero the f32 accumulator, accumulate each K step, copy out (map-tiles' serial GEMM)
+            t.fill_cycles(r.block_elements, 4)
+            + steps * t.amp_matmul_cycles(r.block[0], kc + kc % 2, r.block[1], accumulate=True)
+            + t.cast_cycles(r.block_elements)
+        )
         return comp, steps * (words + t.phase_overhead_cycles()), 2 * steps, 2
     if isinstance(op, plan.EmbeddingSliceOp):
         r = op.result.type.layout
@@ -262,6 +266,26 @@ def _kernel_calls(op: Operation) -> int:
     return 0 if isinstance(op, _NO_KERNEL) or op.dialect_name() != "plan" else 1
 
 
+def _peaks(m: PlanMetrics, occupied: np.ndarray) -> None:
+    std, inter = occupied
+    m.peak_standard_bytes = max(m.peak_standard_bytes, int(std.max()))
+    m.peak_interleaved_bytes = max(m.peak_interleaved_bytes, int(inter.max()))
+    m.peak_total_bytes = max(m.peak_total_bytes, int((std + inter).max()))
+
+
+def _staging(op: Operation) -> tuple[int, slice]:
+    """(bytes per tile, tiles) of the f32 buffer map-tiles stages a partial sum's parts in before
+    reducing or combining them ([parts, *result block] in standard memory on the result's tiles):
+    no plan value, so the op adds it to the peaks itself; (0, empty) for other ops."""
+    if isinstance(op, plan.ReduceOp | plan.AttentionCombineOp):
+        src, lay = op.operands[0].type.layout, op.results[0].type.layout
+        block = lay.block_elements  # a combine stages states [.., d + 2] of its result's [.., d] block
+        if isinstance(op, plan.AttentionCombineOp):
+            block = block // lay.block[-1] * src.shape[-1]
+        return 4 * src.partials * block, slice(lay.first_tile, lay.first_tile + lay.tiles)
+    return 0, slice(0, 0)
+
+
 def _memory(f: func.FuncOp, seq: list[Operation], m: PlanMetrics, t: Target) -> None:
     """Per-tile peaks by class: each value adds its block bytes (the per-tile upper bound) to the
     tiles of its layout, [first_tile, first_tile + tiles), from its definition to its last use, so
@@ -292,11 +316,20 @@ def _memory(f: func.FuncOp, seq: list[Operation], m: PlanMetrics, t: Target) -> 
             live.append(r)
             if r.type.layout_attr.memory.data == "standard":
                 m.maximum_standard_allocation_bytes = max(m.maximum_standard_allocation_bytes, _bytes(r))
+        stage, tiles = _staging(op)
+        if stage:  # live only while the op runs: with its input (the move), then with its result (the kernel)
+            m.maximum_standard_allocation_bytes = max(m.maximum_standard_allocation_bytes, stage)
+            src = op.operands[0]
+            for step in (list(born), [src] if last.get(src, -1) <= i and src in live else []):
+                for v in step:
+                    occupy(v, -1)
+                occupied[0, tiles] += stage
+                _peaks(m, occupied)
+                occupied[0, tiles] -= stage
+                for v in step:
+                    occupy(v, 1)
         if born or not i:  # peaks only grow where something was added
-            std, inter = occupied
-            m.peak_standard_bytes = max(m.peak_standard_bytes, int(std.max()))
-            m.peak_interleaved_bytes = max(m.peak_interleaved_bytes, int(inter.max()))
-            m.peak_total_bytes = max(m.peak_total_bytes, int((std + inter).max()))
+            _peaks(m, occupied)
         keep = []
         for v in live:
             if last.get(v, -1) <= i:

@@ -144,8 +144,12 @@ def test_matmul_add_gelu_matches_numpy() -> None:
     want = gelu(x.astype(np.float32) @ w.astype(np.float32) + b)
     assert res.outputs["y"].dtype == np.float32
     np.testing.assert_allclose(res.outputs["y"], want, rtol=1e-5, atol=1e-5)
+    # each call at its kernel's model for its output dtype (f32: PopLibs' FLOAT rows)
     expected = (
-        T.amp_matmul_cycles(4, 8, 16) + T.vector_cycles(64) + T.transcendental_cycles(64) + T.exchange["sync_cycles"]
+        T.amp_matmul_cycles(4, 8, 16)
+        + T.binary_cycles("add", 64, 4)
+        + T.nonlinearity_cycles("gelu", 64, 4)
+        + T.exchange["sync_cycles"]
     )
     assert res.total_cycles == expected
 
@@ -175,9 +179,12 @@ def test_kernels_transpose_reduce_copy_relu_broadcast() -> None:
     np.testing.assert_array_equal(get(CP, 15, np.float16), a.reshape(16, -1).astype(np.float16))
     np.testing.assert_array_equal(get(RL, 15, np.float32), np.maximum(a, 0).reshape(16, -1))
     np.testing.assert_array_equal(get(MX, 15, np.float32), (a - col).reshape(16, -1))
-    copy_cycles = T.costs["local_copy_call"] + -(-30 // T.costs["local_copy_bytes_per_cycle"])
     assert res.total_cycles == (
-        T.transform_cycles(15) + T.reduce_cycles(3, 5) + copy_cycles + T.vector_cycles(15) + T.vector_cycles(15)
+        T.transform_cycles(3, 5, 4)
+        + T.reduce_cycles(3, 5, 4)
+        + T.cast_cycles(15)  # the copy to f16 is a Cast1D
+        + T.unary_cycles("relu", 15, 4)
+        + T.binary_cycles("sub", 15, 4)
     )
 
 
@@ -259,7 +266,7 @@ def test_cycles_two_programs_take_the_max() -> None:
     )
     validate_package(pkg, T)
     res = Emulator(pkg, T).run({})
-    compute = max(T.amp_matmul_cycles(8, 32, 16), T.vector_cycles(128))
+    compute = max(T.amp_matmul_cycles(8, 32, 16), T.binary_cycles("add", 128, 4))
     assert compute == T.amp_matmul_cycles(8, 32, 16)
     assert res.total_cycles == compute + T.exchange["sync_cycles"] + 16 + T.exchange["route_tail_cycles"]
     assert [r["kind"] for r in res.profile] == ["compute", "sync", "exchange"]
@@ -323,7 +330,7 @@ def test_host_calls_stream_in_phases_and_sum_to_host_cycles() -> None:
         ("run", "y", 1024, 600 + 45),
     ]
     assert res.host_cycles == sum(h[3] for h in host) == 1893
-    assert res.total_cycles == T.vector_cycles(16)  # the device's cycles only
+    assert res.total_cycles == T.binary_cycles("add", 16, 4)  # the device's cycles only
     again = emu.run({"x": x})  # already loaded: the run call alone
     assert again.host_cycles == 2 * T.host_transfer_cycles(1024)
     counted = Emulator(pkg, T, execute=False).run({})
@@ -426,11 +433,13 @@ def test_row_kernels_match_numpy_and_ignore_padding() -> None:
     rms = (xv / np.sqrt((xv * xv).mean(axis=2, keepdims=True) + eps) * g).astype(np.float16)
     rn = _get(emu, RN, 24, np.float16).astype(np.float32)
     np.testing.assert_allclose(rn, padded(rms.astype(np.float32)), rtol=2e-3, atol=2e-3)
-    assert res.total_cycles == (
-        2 * T.transcendental_cycles(rows * cols)
-        + T.softmax_cycles(rows, cols)
-        + 3 * T.reduce_rows_cycles(rows, cols)
-        + 2 * T.norm_cycles(rows, cols)
+    assert res.total_cycles == (  # each at its output dtype's rows (f32 4 bytes, f16 2)
+        T.unary_cycles("exp", rows * cols, 4)
+        + T.unary_cycles("tanh", rows * cols, 2)
+        + T.softmax_cycles(rows, cols, 4)
+        + 3 * T.reduce_rows_cycles(rows, cols, 4)
+        + T.norm_cycles(rows, cols, 4, shift=True)
+        + T.norm_cycles(rows, cols, 2, shift=False)
     )
 
 
@@ -451,38 +460,40 @@ def test_sigmoid_kernel_is_the_logistic_function(in_dt: DType, out_dt: DType) ->
     truth = 1.0 / (1.0 + np.exp(-x.astype(np.float64)))
     np.testing.assert_allclose(y.astype(np.float64), truth, atol=1e-3 if np_out is np.float16 else 1e-6)
     assert y[:, 0].max() == 0 and y[:, 8].min() == 1
-    # a transcendental like exp and tanh: the target's gelu_per_element per element, plus the launch
-    assert res.total_cycles == T.costs["gelu_per_element"] * n + T.costs["kernel_launch"]
-    assert res.total_cycles == KERNELS["exp"].cycles(T, {"elements": n})
+    # PopLibs' UnaryOp1D SIGMOID row: 6 per 4 halves, 12 per 2 floats (of the output dtype)
+    esize = np.dtype(np_out).itemsize
+    assert (
+        res.total_cycles == T.unary_cycles("sigmoid", n, esize) == KERNELS["sigmoid"].cycles(T, {"elements": n}, esize)
+    )
 
 
-# The elementwise kernels of real exports: float64 truth, the special values IEEE gives, and the rate.
+# The elementwise kernels of real exports: float64 truth, the special values IEEE gives, and the cost.
 _MATH = {
-    "sqrt": (np.sqrt, "transcendental"),
-    "rsqrt": (lambda x: 1.0 / np.sqrt(x), "transcendental"),
-    "reciprocal": (lambda x: 1.0 / x, "transcendental"),
-    "neg": (np.negative, "vector"),
-    "abs": (np.abs, "vector"),
-    "erf": (np.frompyfunc(math.erf, 1, 1), "transcendental"),
-    "sin": (np.sin, "transcendental"),
-    "cos": (np.cos, "transcendental"),
-    "log": (np.log, "transcendental"),
-    "silu": (lambda x: x / (1.0 + np.exp(-x)), "transcendental"),
-    "floor": (np.floor, "vector"),
-    "ceil": (np.ceil, "vector"),
-    "round": (np.round, "vector"),
-    "sign": (np.sign, "vector"),
-    "tan": (np.tan, "transcendental"),
-    "sinh": (np.sinh, "transcendental"),
-    "cosh": (np.cosh, "transcendental"),
-    "asin": (np.arcsin, "transcendental"),
-    "acos": (np.arccos, "transcendental"),
-    "atan": (np.arctan, "transcendental"),
-    "asinh": (np.arcsinh, "transcendental"),
-    "acosh": (np.arccosh, "transcendental"),
-    "atanh": (np.arctanh, "transcendental"),
-    "softplus": (lambda x: np.logaddexp(0.0, x), "transcendental"),
-    "softsign": (lambda x: x / (1.0 + np.abs(x)), "transcendental"),
+    "sqrt": np.sqrt,
+    "rsqrt": lambda x: 1.0 / np.sqrt(x),
+    "reciprocal": lambda x: 1.0 / x,
+    "neg": np.negative,
+    "abs": np.abs,
+    "erf": np.frompyfunc(math.erf, 1, 1),
+    "sin": np.sin,
+    "cos": np.cos,
+    "log": np.log,
+    "silu": lambda x: x / (1.0 + np.exp(-x)),
+    "floor": np.floor,
+    "ceil": np.ceil,
+    "round": np.round,
+    "sign": np.sign,
+    "tan": np.tan,
+    "sinh": np.sinh,
+    "cosh": np.cosh,
+    "asin": np.arcsin,
+    "acos": np.arccos,
+    "atan": np.arctan,
+    "asinh": np.arcsinh,
+    "acosh": np.arccosh,
+    "atanh": np.arctanh,
+    "softplus": lambda x: np.logaddexp(0.0, x),
+    "softsign": lambda x: x / (1.0 + np.abs(x)),
 }
 _SPECIAL = [0.0, -0.0, 1.0, -1.0, 4.0, 1e-30, np.inf, -np.inf, np.nan, -100.0, 100.0, 0.5, 2.5, -0.5, 0.25]
 
@@ -499,7 +510,7 @@ def test_elementwise_kernels_match_float64_math(kernel: str, in_dt: DType, out_d
     _put(emu, X, x)
     res = emu.run({})
     y = _get(emu, Y, n, np_out).astype(np.float64)
-    f, rate = _MATH[kernel]
+    f = _MATH[kernel]
     with np.errstate(all="ignore"):
         truth = np.asarray(f(x.astype(np.float64)), np.float64)
     with np.errstate(over="ignore"):  # cosh(100) is inf in f16
@@ -512,8 +523,9 @@ def test_elementwise_kernels_match_float64_math(kernel: str, in_dt: DType, out_d
     np.testing.assert_allclose(y[ok], want[ok], rtol=tol, atol=tol * 1e-3)
     if kernel in ("sqrt", "neg", "abs", "reciprocal", "floor", "ceil", "round", "sign"):  # IEEE-exact
         np.testing.assert_array_equal(y[ok], want[ok])
-    cycles = T.transcendental_cycles(n) if rate == "transcendental" else T.vector_cycles(n)
-    assert res.total_cycles == cycles == KERNELS[kernel].cycles(T, {"elements": n})
+    esize = np.dtype(np_out).itemsize
+    model = T.nonlinearity_cycles if kernel == "silu" else T.unary_cycles  # SWISH is popnn's, the rest popops'
+    assert res.total_cycles == model(kernel, n, esize) == KERNELS[kernel].cycles(T, {"elements": n}, esize)
 
 
 @pytest.mark.parametrize(("kernel", "f"), [("min", np.minimum), ("div", np.divide), ("pow", np.power)])
@@ -532,8 +544,7 @@ def test_min_div_pow_kernels_broadcast_a_row(kernel: str, f) -> None:
     with np.errstate(divide="ignore"):
         want = f(a.astype(np.float64), b.astype(np.float64)).astype(np.float32)
     np.testing.assert_array_equal(y, want)  # one rounding of the float64 result: exact
-    rate = T.vector_cycles(m * n) if kernel == "min" else T.transcendental_cycles((2 if kernel == "pow" else 1) * m * n)
-    assert res.total_cycles == rate
+    assert res.total_cycles == T.binary_cycles(kernel, m * n, 4)  # PopLibs' FLOAT MINIMUM, DIVIDE, POWER rows
 
 
 @pytest.mark.parametrize(("dt", "np_dt"), [(DType.F32, np.float32), (DType.F16, np.float16)])
@@ -550,7 +561,7 @@ def test_repad_recuts_padded_rows(dt: DType, np_dt: type) -> None:
     y = _get(emu, Y, 40, np_dt).reshape(16, 20, 2)
     np.testing.assert_array_equal(y[:, :, 0], x[:, :, :5].reshape(16, 20))
     assert (y[:, :, 1] == 0).all()
-    assert res.total_cycles == T.local_copy_cycles(40 * np.dtype(np_dt).itemsize)
+    assert res.total_cycles == T.cast_cycles(40)  # a Cast1D-rate copy of the 40 stored elements
 
 
 def _attention_reference(
@@ -635,10 +646,10 @@ def test_attention_split_keys_match_full_softmax_attention(causal: int) -> None:
     st = _get(emu, PARTS + qr * (d + 2) * 4, qr * (d + 2), np.float32).reshape(16, qr, d + 2)
     assert np.isneginf(st[t % 5 == 0][:, :, d]).all() and (st[t % 5 == 0][:, :, d + 1] == 0).all()
     assert res.total_cycles == (
-        3 * T.fill_cycles(qr * (d + 2))
+        3 * T.fill_cycles(qr * (d + 2), 4)  # the f32 states, whatever the dtype word says
         + 4 * T.attention_update_cycles(qr, kr, d)
-        + T.attention_combine_cycles(1, qr, d)
-        + T.attention_combine_cycles(2, qr, d)
+        + T.attention_combine_cycles(1, qr, d, 4)  # out f32: no cast
+        + T.attention_combine_cycles(2, qr, d, 2)
     )
 
 
@@ -695,7 +706,7 @@ def test_embedding_slice_writes_the_tiles_rows_and_zeros(in_dt: DType, out_dt: D
     assert res.total_cycles == T.multi_slice_cycles(n, cols * esize)
     assert res.total_cycles == (
         T.costs["local_copy_call"]
-        + n * T.costs["transform_per_element"]
+        + n * T.costs["slice_index_cycles"]
         + n * -(-cols * esize // T.costs["local_copy_bytes_per_cycle"])
     )
 
@@ -755,5 +766,7 @@ def test_attention_update_bias_adds_the_bias_and_masks_with_minus_inf() -> None:
     assert (got[:, 2] == 0).all()
     np.testing.assert_allclose(_get(emu, SCR, qr * kr, np.float32).reshape(16, qr, kr), s, rtol=1e-5)
     assert res.total_cycles == (
-        T.fill_cycles(qr * (d + 2)) + T.attention_bias_update_cycles(qr, kr, d) + T.attention_combine_cycles(1, qr, d)
+        T.fill_cycles(qr * (d + 2), 4)
+        + T.attention_bias_update_cycles(qr, kr, d)
+        + T.attention_combine_cycles(1, qr, d, 4)
     )

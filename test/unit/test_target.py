@@ -30,7 +30,12 @@ def test_sim_targets_follow_mk2_rules() -> None:
     assert sim.tiles == 16
     geometry = ("route_base_cycles", "route_cycles_per_column", "tiles_per_column")
     same = {k: v for k, v in sim.exchange.items() if k not in geometry}
-    assert (sim.regions, sim.costs, same) == (mk2.regions, mk2.costs, {k: mk2.exchange[k] for k in same})
+    assert (sim.regions, sim.costs, sim.elementwise, same) == (
+        mk2.regions,
+        mk2.costs,
+        mk2.elementwise,
+        {k: mk2.exchange[k] for k in same},
+    )
     # columns differ (a small machine), the longest route does not
     assert sim.route_cycles(0, sim.tiles - 1) == mk2.route_cycles(0, mk2.tiles - 1) == sim.exchange["route_tail_cycles"]
 
@@ -53,16 +58,21 @@ def test_unknown_target() -> None:
 
 def test_amp_cost_by_hand() -> None:
     t = load_target("mk2")
-    # m=128, k=256, n=178 -> cols 192 (12 groups), 16 slices of
-    # ceil(192*128/2) + ceil(12*940/4) = 12288 + 2820 cycles, plus the 294-cycle call
-    assert t.amp_matmul_cycles(128, 256, 178) == 294 + 16 * (12288 + 2820)
+    # PopLibs' 1x1 AMP estimate (reference/poplibs-cycle-model.md 1.1): m=128 -> 21 or 22 rows a
+    # worker, I_z = max(6*106, 6*102 + 14) = 636, I_nz = max(6*107, 6*103 + 14) = 642; k=256 -> 16
+    # input groups, n=178 -> 12 output groups of 2 passes, 16 weight-load cycles a pass
+    later = 15 * (15 + 12 * (19 + 2 * (6 + 16 + 642)))
+    assert t.amp_matmul_cycles(128, 256, 178) == 50 + 6 * (7 + 3 * 15) + 13 + later + 11 + 12 * (
+        18 + 2 * (7 + 16 + 636)
+    )
 
 
 def test_vector_costs_by_hand() -> None:
     t = load_target("mk2")
-    assert t.transcendental_cycles(100) == 10 * 100 + 11
-    assert t.vector_cycles(100) == 7 + 11
-    assert t.reduce_cycles(4, 10) == 4 * 10 * 4 + 11
+    # 100 elements: 17 a worker, 5 vectors of 4 halves (reference/poplibs-cycle-model.md 1.3-1.6)
+    assert t.unary_cycles("exp", 100) == 11 + 9 + 6 * (33 + 4 * 5)
+    assert t.binary_cycles("add", 100) == 11 + 6 * (26 + 3 * 5)
+    assert t.reduce_cycles(4, 10) == 6 * (32 + 1 * (3 * 4 + 7))
     assert t.phase_overhead_cycles() == 600 + 120
 
 

@@ -57,16 +57,18 @@ def test_screen_prefers_the_mapping_that_brings_partners_into_one_column() -> No
 
 
 def test_package_carries_the_mapping_and_the_emulator_times_routes_with_it(tool, tmp_path) -> None:
-    """attention_small on sim16: the screen picks block 16 width 2 (4 route cycles shorter than
-    the identity, see test/lit/transforms/tile-mapping.mlir). The emulator, reading the mapping
-    from the package, measures exactly that difference; the data is the same either way."""
-    from conftest import EXAMPLES
+    """An attention block on sim16 (test/lit/transforms/Inputs/tile-mapping-attention.mlir): the
+    screen picks block 16 width 2 (4 route cycles shorter than the identity, see
+    test/lit/transforms/tile-mapping.mlir). The emulator, reading the mapping from the package,
+    measures exactly that difference; the data is the same either way."""
+    from pathlib import Path
 
     from ipu.runtime.emulator import Emulator
     from ipu.runtime.package_io import read_package
 
     p = tmp_path / "a.ipuexe"
-    r = tool("ipu-run", str(EXAMPLES / "attention_small.mlir"), "--target", "sim16", "--package", str(p))
+    model = Path(__file__).parents[1] / "lit" / "transforms" / "Inputs" / "tile-mapping-attention.mlir"
+    r = tool("ipu-run", str(model), "--target", "sim16", "--package", str(p))
     assert r.returncode == 0 and "numericalTest=PASS" in r.stdout, r.stderr
     pkg, t = read_package(p), load_target("sim16")
     assert pkg.tile_mapping == TileMapping(16, 2)

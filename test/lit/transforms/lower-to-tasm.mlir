@@ -10,41 +10,52 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 }
 
 // All kernels run on tiles [0, 16), so one program is shared by every tile. Addresses are the
-// place-storage slots: standard data from the end of the code up (0x50000 = 327680,
-// 0x50020 = 327712, 0x52020 = 335904, 0x54020 = 344096), interleaved data from the top of memory
-// down (0xE0000 = 917504, 0xDE000 = 909312).
+// place-storage slots: standard data from the end of the code up, interleaved data from the top
+// of memory down. At the PopLibs ReduceAdd rate (~5.3 B a cycle) the GEMM splits K four ways.
 // CHECK-NOT:  func.func
-// CHECK:      builtin.module attributes {ipu.target = #ipu.target<"sim16">, tasm.memory = {peak_standard_bytes = 73760 : i64, peak_interleaved_bytes = 40960 : i64, peak_total_bytes = 106528 : i64, maximum_standard_allocation_bytes = 65536 : i64, exchange_row_bytes = 640 : i64, largest_free_bytes_at_peak = 497920 : i64, code_bytes = 16384 : i64, estimated_cycles = {{[1-9][0-9]*}} : i64, estimated_exchange_cycles = {{[1-9][0-9]*}} : i64}} {
+// CHECK:      builtin.module attributes {ipu.target = #ipu.target<"sim16">, tasm.memory = {peak_standard_bytes = 40992 : i64, peak_interleaved_bytes = 49152 : i64, peak_total_bytes = 81952 : i64, maximum_standard_allocation_bytes = 32768 : i64, exchange_row_bytes = 800 : i64, largest_free_bytes_at_peak = 522336 : i64, code_bytes = 16384 : i64, estimated_cycles = {{[1-9][0-9]*}} : i64, estimated_exchange_cycles = {{[1-9][0-9]*}} : i64}} {
 // CHECK-NEXT:   tasm.program @p0 tiles(0, 16) {
 // CHECK-NEXT:     tasm.host_in @x
-// CHECK-NEXT:     tasm.call "gelu" out(336544) in(array<i64: 328352>) {elements = 4096 : i64} : f16 -> f16
+// CHECK-NEXT:     tasm.call "gelu" out(336704) in(array<i64: 328512>) {elements = 4096 : i64} : f16 -> f16
 // CHECK-NEXT:     tasm.checkpoint @g
 // CHECK-NEXT:     tasm.sync
 // CHECK-NEXT:     tasm.exchange @phase0
-// CHECK-NEXT:     tasm.call "amp_matmul" out(908192) in(array<i64: 344736, 916384>) {m = 64 : i64, k = 512 : i64, n = 32 : i64} : f16 -> f32
-// Phase 1 stages a partial sum: its destination (0x50020, 2 x 64 x 16 f32) is zeroed before the sync.
-// CHECK-NEXT:     tasm.call "zero" out(328352) in(array<i64>) {elements = 2048 : i64} : f32 -> f32
+// CHECK-NEXT:     tasm.call "amp_matmul" out(900000) in(array<i64: 344896, 916384>) {m = 64 : i64, k = 256 : i64, n = 64 : i64} : f16 -> f32
+// Phase 1 stages a partial sum: its destination (328512, 4 x 64 x 16 f32) is zeroed before the sync.
+// CHECK-NEXT:     tasm.call "zero" out(328512) in(array<i64>) {elements = 4096 : i64} : f32 -> f32
 // CHECK-NEXT:     tasm.sync
 // CHECK-NEXT:     tasm.exchange @phase1
-// CHECK-NEXT:     tasm.call "reduce_sum" out(336544) in(array<i64: 328352>) {parts = 2 : i64, elements = 1024 : i64} : f32 -> f16
+// CHECK-NEXT:     tasm.call "reduce_sum" out(344896) in(array<i64: 328512>) {parts = 4 : i64, elements = 1024 : i64} : f32 -> f16
 // CHECK-NEXT:     tasm.checkpoint @y
-// CHECK-NEXT:     tasm.call "add" out(328352) in(array<i64: 336544, 328320>) {m = 64 : i64, n = 16 : i64, b_rows = 1 : i64, b_cols = 16 : i64} : f16 -> f16
+// CHECK-NEXT:     tasm.call "add" out(328512) in(array<i64: 344896, 328480>) {m = 64 : i64, n = 16 : i64, b_rows = 1 : i64, b_cols = 16 : i64} : f16 -> f16
 // CHECK-NEXT:     tasm.checkpoint @yb
 // CHECK-NEXT:     tasm.host_out @output0
 // CHECK-NEXT:   }
-// CHECK-NEXT:   tasm.stream_in @x : tensor<64x1024xf16> layout #plan.layout<grid = [16, 1], split = {{\[\[}}0], [1]], memory = standard> at 328352
-// CHECK-NEXT:   tasm.checkpoint_def @g value "g" : tensor<64x1024xf16> layout #plan.layout<grid = [16, 1], split = {{\[\[}}0], [1]], memory = standard> at 336544
-// CHECK-NEXT:   tasm.phase @phase0 lower_bound 16384 horizon 16384 scheduler "exact-preemptive-grouped" transfers = #table.transfers<[start, src_tile, {{.*}}]
+// CHECK-NEXT:   tasm.stream_in @x : tensor<64x1024xf16> layout #plan.layout<grid = [16, 1], split = {{\[\[}}0], [1]], memory = standard> at 328512
+// CHECK-NEXT:   tasm.checkpoint_def @g value "g" : tensor<64x1024xf16> layout #plan.layout<grid = [16, 1], split = {{\[\[}}0], [1]], memory = standard> at 336704
+// CHECK-NEXT:   tasm.phase @phase0 lower_bound 8192 horizon 8192 scheduler "exact-preemptive-grouped" transfers = #table.transfers<[start, src_tile, {{.*}}]
 // CHECK:        {{^ +\[[-0-9, ]+\]>$}}
-// CHECK-NEXT:   tasm.weight @w2 #graph.gaussian<seed = 3, std = 0.02> : tensor<1024x256xf16> layout #plan.layout<grid = [1, 8, 2], split = {{\[\[}}2], [1]], align = [2, 32], memory = interleaved> at 916384
-// Phase offsets are now absolute: source 0xDE000 (909312) + relative offset, destination 0x50020 (327712) + relative offset.
-// CHECK-NEXT:   tasm.phase @phase1 lower_bound 2048 horizon 2048 scheduler "greedy-shift-mod-2" transfers = #table.transfers<[start, src_tile, src_address, src_stride, dst_tile, dst_address, dst_stride, rows, row_words, par_count, par_src_step, par_dst_step, mc_count, mc_step, par_src_offset_step, par_dst_offset_step, par_time_step]
-// CHECK-NEXT: [0, 0, 908192, 128, 0, 328352, 64, 64, 16, 8, 2, 2, 1, 1, 0, 0, 0],
-// CHECK-NEXT: [1024, 0, 908256, 128, 1, 328352, 64, 64, 16, 8, 2, 2, 1, 1, 0, 0, 0],
-// CHECK-NEXT: [1024, 1, 908192, 128, 0, 332448, 64, 64, 16, 8, 2, 2, 1, 1, 0, 0, 0],
-// CHECK-NEXT: [0, 1, 908256, 128, 1, 332448, 64, 64, 16, 8, 2, 2, 1, 1, 0, 0, 0]>
-// CHECK-NEXT:   tasm.checkpoint_def @y value "y" : tensor<64x256xf16> layout #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [1, 2]], memory = standard> at 336544
-// CHECK-NEXT:   tasm.weight @b2 #graph.gaussian<seed = 4, std = 0.02> : tensor<256xf16> layout #plan.layout<grid = [1, 8, 2], split = {{\[\[}}1, 2]], memory = standard> at 328320
-// CHECK-NEXT:   tasm.checkpoint_def @yb value "yb" : {{.*}} at 328352
-// CHECK-NEXT:   tasm.stream_out @output0 : tensor<64x256xf16> layout #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [1, 2]], memory = standard> at 328352
+// CHECK-NEXT:   tasm.weight @w2 #graph.gaussian<seed = 3, std = 0.02> : tensor<1024x256xf16> layout #plan.layout<grid = [1, 4, 4], split = {{\[\[}}2], [1]], align = [2, 64], memory = interleaved> at 916384
+// Phase offsets are now absolute: source 900000 + relative offset, destination 328512 + relative offset.
+// CHECK-NEXT:   tasm.phase @phase1 lower_bound 4096 horizon 4096 scheduler "greedy-shift-mod-4" transfers = #table.transfers<[start, src_tile, src_address, src_stride, dst_tile, dst_address, dst_stride, rows, row_words, par_count, par_src_step, par_dst_step, mc_count, mc_step, par_src_offset_step, par_dst_offset_step, par_time_step]
+// CHECK-NEXT: [0, 0, 900000, 256, 0, 328512, 64, 64, 16, 4, 4, 4, 1, 1, 0, 0, 0],
+// CHECK-NEXT: [1024, 0, 900064, 256, 1, 328512, 64, 64, 16, 4, 4, 4, 1, 1, 0, 0, 0],
+// CHECK-NEXT: [2048, 0, 900128, 256, 2, 328512, 64, 64, 16, 4, 4, 4, 1, 1, 0, 0, 0],
+// CHECK-NEXT: [3072, 0, 900192, 256, 3, 328512, 64, 64, 16, 4, 4, 4, 1, 1, 0, 0, 0],
+// CHECK-NEXT: [3072, 1, 900000, 256, 0, 332608, 64, 64, 16, 4, 4, 4, 1, 1, 0, 0, 0],
+// CHECK-NEXT: [0, 1, 900064, 256, 1, 332608, 64, 64, 16, 4, 4, 4, 1, 1, 0, 0, 0],
+// CHECK-NEXT: [1024, 1, 900128, 256, 2, 332608, 64, 64, 16, 4, 4, 4, 1, 1, 0, 0, 0],
+// CHECK-NEXT: [2048, 1, 900192, 256, 3, 332608, 64, 64, 16, 4, 4, 4, 1, 1, 0, 0, 0],
+// CHECK-NEXT: [2048, 2, 900000, 256, 0, 336704, 64, 64, 16, 4, 4, 4, 1, 1, 0, 0, 0],
+// CHECK-NEXT: [3072, 2, 900064, 256, 1, 336704, 64, 64, 16, 4, 4, 4, 1, 1, 0, 0, 0],
+// CHECK-NEXT: [0, 2, 900128, 256, 2, 336704, 64, 64, 16, 4, 4, 4, 1, 1, 0, 0, 0],
+// CHECK-NEXT: [1024, 2, 900192, 256, 3, 336704, 64, 64, 16, 4, 4, 4, 1, 1, 0, 0, 0],
+// CHECK-NEXT: [1024, 3, 900000, 256, 0, 340800, 64, 64, 16, 4, 4, 4, 1, 1, 0, 0, 0],
+// CHECK-NEXT: [2048, 3, 900064, 256, 1, 340800, 64, 64, 16, 4, 4, 4, 1, 1, 0, 0, 0],
+// CHECK-NEXT: [3072, 3, 900128, 256, 2, 340800, 64, 64, 16, 4, 4, 4, 1, 1, 0, 0, 0],
+// CHECK-NEXT: [0, 3, 900192, 256, 3, 340800, 64, 64, 16, 4, 4, 4, 1, 1, 0, 0, 0]>
+// CHECK-NEXT:   tasm.checkpoint_def @y value "y" : tensor<64x256xf16> layout #plan.layout<grid = [1, 4, 4], split = {{\[\[}}0], [1, 2]], memory = standard> at 344896
+// CHECK-NEXT:   tasm.weight @b2 #graph.gaussian<seed = 4, std = 0.02> : tensor<256xf16> layout #plan.layout<grid = [1, 4, 4], split = {{\[\[}}1, 2]], memory = standard> at 328480
+// CHECK-NEXT:   tasm.checkpoint_def @yb value "yb" : {{.*}} at 328512
+// CHECK-NEXT:   tasm.stream_out @output0 : tensor<64x256xf16> layout #plan.layout<grid = [1, 4, 4], split = {{\[\[}}0], [1, 2]], memory = standard> at 328512
 // CHECK-NEXT: }

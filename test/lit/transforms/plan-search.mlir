@@ -53,13 +53,17 @@ func.func @square(%x: tensor<512x512xf16>) -> tensor<512x512xf16> {
 // GREEDY-LABEL: func.func @square(
 // GREEDY:       %y = plan.gemm %x, %w {value = "y"} : ({{.*}}) -> !plan.tensor<512x512xf16, #plan.layout<grid = [2, 8, 1], split = {{\[\[}}0], [1]], memory = interleaved>>
 
-// The second and third finalists fetch the weights (a "weight fetch" conversion).
+// The second finalist splits K two ways (fp32 partials, reduced at the PopLibs ReduceAdd rate);
+// the third also fetches the weights (a "weight fetch" conversion).
 // SEARCH:      func.func @square_finalist_0(
 // SEARCH:      plan.gemm {{.*}} -> !plan.tensor<512x512xf16, #plan.layout<grid = [2, 8, 1],
 // SEARCH:      func.func @square_finalist_1(
 // SEARCH-SAME: plan.metrics = {values = 4 : i64, operations = 3 : i64, estimated_cycles = {{[0-9]+}} : i64, estimated_exchange_cycles = {{[1-9][0-9]*}} : i64, exchange_row_bytes = {{[1-9][0-9]*}} : i64
-// SEARCH:      %w_r = plan.rearrange %w {reason = "weight fetch"} : {{.*}} -> !plan.tensor<512x512xf16, #plan.layout<grid = [4, 4, 1], split = {{\[\[}}2], [1]], align = [512, 1], memory = interleaved>>
-// SEARCH:      plan.gemm %x, %w_r {{.*}} -> !plan.tensor<512x512xf16, #plan.layout<grid = [4, 4, 1],
+// SEARCH:      plan.gemm %x, %w {{.*}} -> !plan.tensor<512x512xf32, #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [1]], partial = 2,
+// SEARCH:      func.func @square_finalist_2(
+// SEARCH-SAME: plan.metrics = {values = 5 : i64, operations = 4 : i64, estimated_cycles = {{[0-9]+}} : i64, estimated_exchange_cycles = {{[1-9][0-9]*}} : i64, exchange_row_bytes = {{[1-9][0-9]*}} : i64
+// SEARCH:      %w_r = plan.rearrange %w {reason = "weight fetch"} : {{.*}} -> !plan.tensor<512x512xf16, #plan.layout<grid = [1, 8, 2], split = {{\[\[}}2], [1]], align = [256, 64], memory = interleaved>>
+// SEARCH:      plan.gemm %x, %w_r {{.*}} -> !plan.tensor<512x512xf32, #plan.layout<grid = [1, 8, 2],
 
 // SELECT-LABEL: func.func @square(
 // SELECT:       tilemap.run "amp_matmul"(%x, %w) {m = 256 : i64, k = 512 : i64, n = 64 : i64}
@@ -67,22 +71,23 @@ func.func @square(%x: tensor<512x512xf16>) -> tensor<512x512xf16> {
 
 // -----
 
-// One head of 256 queries: the grid splits queries and keys (grid [1, 1, 4, 4]).
+// One head of 256 queries: the grid splits queries and keys (grid [1, 1, 8, 2]: two key blocks,
+// one combine of two parts, under the PopLibs-derived costs).
 func.func @few_heads(%q: tensor<1x256x64xf16>, %k: tensor<1x256x64xf16>, %v: tensor<1x256x64xf16>) -> tensor<1x256x64xf16> {
   %a = graph.attention %q, %k, %v {form = "materialized"} : (tensor<1x256x64xf16>, tensor<1x256x64xf16>, tensor<1x256x64xf16>) -> tensor<1x256x64xf16>
   func.return %a : tensor<1x256x64xf16>
 }
 
 // GREEDY-LABEL: func.func @few_heads(
-// GREEDY-NEXT:  %a_state = plan.attention %q, %k, %v {form = "materialized", scale = 1.250000e-01 : f64, key_block = 64 : i64, value = "a"} : ({{.*}}) -> !plan.tensor<1x256x66xf32, #plan.layout<grid = [1, 1, 4, 4], split = {{\[\[}}0, 1], [2], []], partial = 3,
-// GREEDY-NEXT:  %a = plan.attention_combine %a_state {value = "a"} : {{.*}} -> !plan.tensor<1x256x64xf16, #plan.layout<grid = [1, 1, 4, 4], split = {{\[\[}}0, 1], [2, 3], []], memory = standard>>
+// GREEDY-NEXT:  %a_state = plan.attention %q, %k, %v {form = "materialized", scale = 1.250000e-01 : f64, key_block = 128 : i64, value = "a"} : ({{.*}}) -> !plan.tensor<1x256x66xf32, #plan.layout<grid = [1, 1, 8, 2], split = {{\[\[}}0, 1], [2], []], partial = 3,
+// GREEDY-NEXT:  %a = plan.attention_combine %a_state {value = "a"} : {{.*}} -> !plan.tensor<1x256x64xf16, #plan.layout<grid = [1, 1, 8, 2], split = {{\[\[}}0, 1], [2, 3], []], memory = standard>>
 
 // SEARCH:      func.func @few_heads_finalist_0(
-// SEARCH:      plan.attention {{.*}} -> !plan.tensor<1x256x66xf32, #plan.layout<grid = [1, 1, 4, 4],
-// SEARCH:      func.func @few_heads_finalist_1(
-// SEARCH:      plan.attention {{.*}} -> !plan.tensor<1x256x66xf32, #plan.layout<grid = [1, 1, 2, 8],
-// SEARCH:      func.func @few_heads_finalist_2(
 // SEARCH:      plan.attention {{.*}} -> !plan.tensor<1x256x66xf32, #plan.layout<grid = [1, 1, 8, 2],
+// SEARCH:      func.func @few_heads_finalist_1(
+// SEARCH:      plan.attention {{.*}} -> !plan.tensor<1x256x66xf32, #plan.layout<grid = [1, 1, 4, 4],
+// SEARCH:      func.func @few_heads_finalist_2(
+// SEARCH:      plan.attention {{.*}} -> !plan.tensor<1x256x66xf32, #plan.layout<grid = [1, 1, 5, 3],
 
 // SELECT-LABEL: func.func @few_heads(
 // SELECT-NOT:   finalist_
@@ -122,7 +127,7 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 // GREEDY-LABEL: func.func @main(
 // GREEDY-SAME:  attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"]}
 // GREEDY-NEXT:  %g = plan.unary "relu" %x {value = "g"}
-// GREEDY-NEXT:  %g_r = plan.rearrange %g {reason = "graph.matmul"} : !plan.tensor<64x1024xf16, #plan.layout<grid = [16, 1], split = {{\[\[}}0], [1]], memory = standard>> -> !plan.tensor<64x1024xf16, #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [2]], align = [1, 2], memory = standard>>
+// GREEDY-NEXT:  %g_r = plan.rearrange %g {reason = "graph.matmul"} : !plan.tensor<64x1024xf16, #plan.layout<grid = [16, 1], split = {{\[\[}}0], [1]], memory = standard>> -> !plan.tensor<64x1024xf16, #plan.layout<grid = [1, 4, 4], split = {{\[\[}}0], [2]], align = [1, 2], memory = standard>>
 // GREEDY-NEXT:  %w = plan.parameter "w"
 // GREEDY-NEXT:  %y_partial = plan.gemm %g_r, %w
 // GREEDY-NOT:   finalist
@@ -130,23 +135,23 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 // SEARCH:      func.func @main_finalist_0(
 // SEARCH-SAME: attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"], plan.metrics = {values = 6 : i64, operations = 5 : i64, estimated_cycles = {{[1-9][0-9]*}} : i64, estimated_exchange_cycles = {{[1-9][0-9]*}} : i64, exchange_row_bytes = {{[1-9][0-9]*}} : i64, code_bytes = 4096 : i64, peak_standard_bytes = {{[1-9][0-9]*}} : i64, peak_interleaved_bytes = {{[1-9][0-9]*}} : i64, peak_total_bytes = {{[1-9][0-9]*}} : i64, maximum_standard_allocation_bytes = {{[1-9][0-9]*}} : i64}, plan.finalist = 0 : i64, plan.entry = "main"}
 // SEARCH-NEXT: %g = plan.unary "relu" %x
-// SEARCH-NEXT: %g_r = plan.rearrange %g {reason = "graph.matmul"} : {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [2]], align = [1, 2], memory = standard>>
+// SEARCH-NEXT: %g_r = plan.rearrange %g {reason = "graph.matmul"} : {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [1, 4, 4], split = {{\[\[}}0], [2]], align = [1, 2], memory = standard>>
 // SEARCH:      func.func @main_finalist_1(
 // SEARCH-SAME: plan.metrics = {values = 6 : i64, operations = 5 : i64, estimated_cycles = {{[1-9][0-9]*}} : i64, estimated_exchange_cycles = {{[1-9][0-9]*}} : i64, exchange_row_bytes = {{[1-9][0-9]*}} : i64, code_bytes = 4096 : i64, peak_standard_bytes = {{[1-9][0-9]*}} : i64, peak_interleaved_bytes = {{[1-9][0-9]*}} : i64, peak_total_bytes = {{[1-9][0-9]*}} : i64, maximum_standard_allocation_bytes = {{[1-9][0-9]*}} : i64}, plan.finalist = 1 : i64, plan.entry = "main"}
 // SEARCH-NEXT: %g = plan.unary "relu" %x
-// SEARCH-NEXT: %g_r = plan.rearrange %g {reason = "graph.matmul"} : {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [1, 4, 4], split = {{\[\[}}0], [2]], align = [1, 2], memory = standard>>
+// SEARCH-NEXT: %g_r = plan.rearrange %g {reason = "graph.matmul"} : {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [1, 2, 8], split = {{\[\[}}0], [2]], align = [1, 2], memory = standard>>
 // SEARCH:      func.func @main_finalist_2(
 // SEARCH-SAME: plan.finalist = 2 : i64, plan.entry = "main"}
 // SEARCH-NEXT: %g = plan.unary "relu" %x
-// SEARCH-NEXT: %g_r = plan.rearrange %g {reason = "graph.matmul"} : {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [2, 8, 1], split = {{\[\[}}0], [2]], align = [1, 2], memory = standard>>
+// SEARCH-NEXT: %g_r = plan.rearrange %g {reason = "graph.matmul"} : {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [2]], align = [1, 2], memory = standard>>
 // SEARCH-NOT:  func.func @main(
 // SEARCH-NOT:  @main_finalist_3
 
-// select-finalist keeps exactly one mapped finalist, as @main: the [1, 8, 2] grid's gemm.
+// select-finalist keeps exactly one mapped finalist, as @main: the [1, 4, 4] grid's gemm.
 // SELECT-LABEL: func.func @main(
 // SELECT-SAME:  plan.finalist = 0 : i64, plan.entry = "main"
 // SELECT:       %g_r = tilemap.move %g
-// SELECT:       tilemap.run "amp_matmul"(%g_r, %w) {m = 64 : i64, k = 512 : i64, n = 32 : i64}
+// SELECT:       tilemap.run "amp_matmul"(%g_r, %w) {m = 64 : i64, k = 256 : i64, n = 64 : i64}
 // SELECT-NOT:   main_finalist
 // SELECT-NOT:   func.func
 
@@ -159,20 +164,20 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 // LOG:      scheduled operator-plan finalist finalist=1 mapped=identity
 // LOG:      scheduled operator-plan finalist finalist=2 mapped=identity
 // LOG-NEXT: selected physically scheduled operator-plan finalist selected=0 refined_cycles=[[T0]]
-// Square: the weight-fetching finalists' exchange is scheduled for real.
-// LOG:      retained operator-plan finalist finalist=1 values=4 operations=3 {{.*}} conversion_sources="[weight fetch]"
-// LOG:      screened tile mappings by exchange resource load finalist=1 candidates=4 baseline_cycles=32888 candidate_cycles=32876 {{.*}} mapping=block=16,width=4
-// LOG:      scheduled operator-plan finalist finalist=1 mapped=block=16,width=4 analytical_cycles={{[0-9]+}} analytical_exchange_cycles={{[1-9][0-9]*}} scheduled_exchange_cycles={{[1-9][0-9]*}} refined_cycles={{[0-9]+}}
+// Square: the K-split and weight-fetching finalists' exchange is scheduled for real.
+// LOG:      retained operator-plan finalist finalist=2 values=5 operations=4 {{.*}} conversion_sources="[weight fetch]"
+// LOG:      screened tile mappings by exchange resource load finalist=2 candidates=4 baseline_cycles=41176 candidate_cycles=41176 {{.*}} mapping=identity
+// LOG:      scheduled operator-plan finalist finalist=2 mapped=identity analytical_cycles={{[0-9]+}} analytical_exchange_cycles={{[1-9][0-9]*}} scheduled_exchange_cycles={{[1-9][0-9]*}} refined_cycles={{[0-9]+}}
 // LOG:      selected physically scheduled operator-plan finalist selected=0
 // Few heads: three attention grids; many heads: one.
-// LOG:      planned operation op=0 name=graph.attention form=materialized grid=1x1x4x4
+// LOG:      planned operation op=0 name=graph.attention form=materialized grid=1x1x8x2
 // LOG:      searched operator plans decision_points=1 decision_groups=1 evaluated=3 finalists=3
 // LOG:      planned operation op=0 name=graph.attention form=materialized grid=16x1x1x1
 // LOG:      searched operator plans decision_points=1 decision_groups=1 evaluated=1 finalists=1
 // @main: the conversion is named in every finalist's metrics.
 // LOG:      retained operator-plan finalist finalist=0 values=6 operations=5 {{.*}} conversion_sources=[graph.matmul]
 // LOG-NEXT: retained operator-plan finalist finalist=1 values=6 operations=5 {{.*}} conversion_sources=[graph.matmul]
-// LOG-NEXT: retained operator-plan finalist finalist=2 values=5 operations=4 {{.*}} conversion_sources=[graph.matmul]
+// LOG-NEXT: retained operator-plan finalist finalist=2 values=6 operations=5 {{.*}} conversion_sources=[graph.matmul]
 // LOG:      scheduled operator-plan finalist finalist=0 mapped=identity analytical_cycles={{[0-9]+}} analytical_exchange_cycles={{[1-9][0-9]*}} scheduled_exchange_cycles={{[1-9][0-9]*}} refined_cycles=[[M0:[0-9]+]]
 // LOG:      scheduled operator-plan finalist finalist=1 mapped=identity
 // LOG:      scheduled operator-plan finalist finalist=2 mapped=identity
