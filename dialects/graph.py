@@ -55,6 +55,7 @@ from xdsl.printer import Printer
 from xdsl.traits import HasParent, IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
+from ipu.dialects.exact_init import ExactInit
 from ipu.dialects.repeat import RepeatBase
 
 FloatTensor = TensorType.constr(AnyOf([BaseAttr(Float16Type), BaseAttr(Float32Type)]))
@@ -260,7 +261,8 @@ class ParameterOp(IRDLOperation):
     init = attr_def(AnyOf([BaseAttr(GaussianAttr), BaseAttr(DenseIntOrFPElementsAttr)]))
     result = result_def(DeviceTensor)
     traits = traits_def(Pure())
-    assembly_format = "$sym_name $init attr-dict `:` type($result)"
+    custom_directives = (ExactInit,)
+    assembly_format = "$sym_name custom<ExactInit>($init) attr-dict `:` type($result)"
 
     def __init__(self, name: str, init: Attribute, type: TensorType):
         super().__init__(attributes={"sym_name": StringAttr(name), "init": init}, result_types=[type])

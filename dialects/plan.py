@@ -48,6 +48,7 @@ from xdsl.traits import HasParent, IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from ipu.abi.kernels import UNARY_KERNELS
+from ipu.dialects.exact_init import ExactInit
 from ipu.dialects.graph import GaussianAttr
 from ipu.dialects.layout import Layout
 from ipu.dialects.repeat import RepeatBase
@@ -333,7 +334,8 @@ class ParameterOp(IRDLOperation):
     init = attr_def(AnyOf([BaseAttr(GaussianAttr), BaseAttr(DenseIntOrFPElementsAttr)]))
     result = result_def(AnyPlan)
     traits = traits_def(Pure())
-    assembly_format = "$sym_name $init attr-dict `:` type($result)"
+    custom_directives = (ExactInit,)
+    assembly_format = "$sym_name custom<ExactInit>($init) attr-dict `:` type($result)"
 
     def __init__(self, name: str, init: Attribute, type: PlanTensorType):
         super().__init__(attributes={"sym_name": StringAttr(name), "init": init}, result_types=[type])

@@ -16,11 +16,9 @@ itself (`ipu-translate --from-ipuexe`, whose weights carry their bytes as `dense
 
 from __future__ import annotations
 
-import io
 from typing import ClassVar
 
 import numpy as np
-from xdsl.context import Context
 from xdsl.dialects.builtin import (
     I64,
     AnyFloat,
@@ -47,15 +45,6 @@ from xdsl.irdl import (
     region_def,
     traits_def,
 )
-from xdsl.irdl.declarative_assembly_format import (
-    AttributeVariable,
-    CustomDirective,
-    ParsingState,
-    PrintingState,
-    irdl_custom_directive,
-)
-from xdsl.parser import Parser
-from xdsl.printer import Printer
 from xdsl.traits import HasParent, IsolatedFromAbove, NoTerminator, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 
@@ -63,6 +52,7 @@ from ipu.abi.isa import INSTRUCTION_BYTES
 from ipu.abi.kernels import KERNELS
 from ipu.abi.tables import SLICE, TRANSFER
 from ipu.abi.transfers import phase_end
+from ipu.dialects.exact_init import ExactInit
 from ipu.dialects.graph import GaussianAttr
 from ipu.dialects.plan import LayoutAttr
 from ipu.dialects.table import OffsetsAttr, SlicesAttr, TransfersAttr, verify_schema
@@ -283,38 +273,6 @@ class StreamOutOp(_StreamValue):
 
     name = "tasm.stream_out"
     assembly_format = f"$sym_name `:` $tensor {_HOST_SHAPE} {_PLACEMENT} attr-dict"
-
-
-def _prints_exactly(attr: DenseIntOrFPElementsAttr) -> bool:
-    """Whether the builtin syntax of `attr` parses back to the same bytes: it does not for NaN or
-    infinite elements of a short list (printed as integers), nor for -0.0 among 0.0 (a splat)."""
-    if len(attr) > 100 and not attr.is_splat():
-        return True  # printed as the hex of its bytes
-    text = io.StringIO()
-    Printer(stream=text).print_attribute(attr)
-    back = Parser(Context(), text.getvalue()).parse_attribute()
-    return isinstance(back, DenseIntOrFPElementsAttr) and back.data == attr.data
-
-
-@irdl_custom_directive
-class ExactInit(CustomDirective):
-    """An initializer attribute; a dense one the builtin syntax would alter prints as the hex of
-    its bytes, `dense<"0x...">`, so that weight bytes survive a print and parse unchanged."""
-
-    init: AttributeVariable
-
-    def parse(self, parser: Parser, state: ParsingState) -> None:
-        self.init.parse(parser, state)
-
-    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
-        state.print_whitespace(printer)
-        attr = self.init.get(op)
-        assert attr is not None
-        if isinstance(attr, DenseIntOrFPElementsAttr) and not _prints_exactly(attr):
-            printer.print_string(f'dense<"0x{attr.data.data.hex().upper()}"> : ')
-            printer.print_attribute(attr.get_type())
-        else:
-            printer.print_attribute(attr)
 
 
 @irdl_op_definition

@@ -65,6 +65,7 @@ from ipu.abi.transfers import (
     S_TILE,
     WORDS,
 )
+from ipu.dialects.exact_init import ExactInit
 from ipu.dialects.graph import GaussianAttr
 from ipu.dialects.plan import LayoutAttr
 from ipu.dialects.repeat import RepeatBase
@@ -248,7 +249,10 @@ class WeightOp(IRDLOperation):
     tensor = attr_def(TensorType)
     layout = attr_def(LayoutAttr)
     result = result_def(AnyBuffer)
-    assembly_format = "$sym_name $init `:` $tensor `layout` qualified($layout) attr-dict `->` type($result)"
+    custom_directives = (ExactInit,)
+    assembly_format = (
+        "$sym_name custom<ExactInit>($init) `:` $tensor `layout` qualified($layout) attr-dict `->` type($result)"
+    )
 
     def verify_(self) -> None:
         _check_view(self, self.tensor, self.layout, self.result.type)

@@ -1,0 +1,54 @@
+"""`custom<ExactInit>($init)`: an initializer attribute printed so that it parses back to the
+same bytes. xDSL's builtin syntax prints a short dense list holding NaN or an infinity as hex
+integers, which it then reads as the integers' values (-inf comes back as 4286578688.0), and a
+splat of -0.0 as 0.0; such an attribute prints as the hex of its bytes, `dense<"0x...">`, which
+reads back exactly. Weights and constants use it at every level (graph, plan, tilemap, tasm)."""
+
+from __future__ import annotations
+
+import io
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
+from xdsl.irdl import IRDLOperation
+from xdsl.irdl.declarative_assembly_format import (
+    AttributeVariable,
+    CustomDirective,
+    ParsingState,
+    PrintingState,
+    irdl_custom_directive,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+
+
+def prints_exactly(attr: DenseIntOrFPElementsAttr) -> bool:
+    """Whether the builtin syntax of `attr` parses back to the same bytes: it does not for NaN or
+    infinite elements of a short list (printed as integers), nor for -0.0 among 0.0 (a splat)."""
+    if len(attr) > 100 and not attr.is_splat():
+        return True  # printed as the hex of its bytes
+    text = io.StringIO()
+    Printer(stream=text).print_attribute(attr)
+    back = Parser(Context(), text.getvalue()).parse_attribute()
+    return isinstance(back, DenseIntOrFPElementsAttr) and back.data == attr.data
+
+
+@irdl_custom_directive
+class ExactInit(CustomDirective):
+    """An initializer attribute; a dense one the builtin syntax would alter prints as the hex of
+    its bytes, `dense<"0x...">`, so that weight bytes survive a print and parse unchanged."""
+
+    init: AttributeVariable
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        self.init.parse(parser, state)
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        state.print_whitespace(printer)
+        attr = self.init.get(op)
+        assert attr is not None
+        if isinstance(attr, DenseIntOrFPElementsAttr) and not prints_exactly(attr):
+            printer.print_string(f'dense<"0x{attr.data.data.hex().upper()}"> : ')
+            printer.print_attribute(attr.get_type())
+        else:
+            printer.print_attribute(attr)
