@@ -29,15 +29,15 @@ func.func @main(%x: tensor<64x128xf16>, %mask: tensor<1x64x64xf16>) -> (tensor<6
 // rows and keys as q and k do ([[0, 1], [2], [3]]); the shared input is replicated over the
 // head dimensions and keeps every key on each tile for the streamed windows ([[], [2], []]).
 // PLAN:       func.func @main(%x: {{.*}}, %mask: !plan.tensor<1x64x64xf16, #plan.layout<grid = [2, 4, 8, 1], split = {{\[\[}}], [2], []], align = [1, 8, 1], memory = standard>>)
-// PLAN:       %pos = plan.parameter "pos" #graph.gaussian<{{.*}}> : !plan.tensor<8x64x64xf16, #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0, 1], [2], [3]], align = [1, 32, 1], memory = standard>>
-// PLAN-NEXT:  %a_state = plan.attention %qh, %kh, %vh bias %pos {form = "materialized", scale = 1.000000e+00 : f64, key_block = 16 : i64, value = "a"} : ({{.*}}, !plan.tensor<8x64x64xf16, {{.*}}>) -> !plan.tensor<8x64x18xf32,
+// PLAN:       %pos = plan.parameter "pos" #graph.gaussian<{{.*}}> : !plan.tensor<8x64x64xf16, #plan.layout<grid = [2, 4, 4, 2], split = {{\[\[}}0, 1], [2], [3]], align = [1, 16, 1], memory = standard>>
+// PLAN-NEXT:  %a_state = plan.attention %qh, %kh, %vh bias %pos {form = "materialized", scale = 1.000000e+00 : f64, key_block = 32 : i64, value = "a"} : ({{.*}}, !plan.tensor<8x64x64xf16, {{.*}}>) -> !plan.tensor<8x64x18xf32,
 // PLAN:       %c_state = plan.attention %qh_r, %kh, %vh bias %mask {form = "streamed", scale = 2.500000e-01 : f64, key_block = 32 : i64, causal, value = "c"}
 
 // --- map-tiles: attention_update_bias reads the bias after v (the state, operand 6, is updated
-// in place); materialized: the tile's [32 x 16] bias block as it is; streamed: each window's
+// in place); materialized: the tile's [16 x 32] bias block as it is; streamed: each window's
 // 32 keys of the tile's 8 bias rows moved out of the [8 x 64] block.
-// MAP:        %pos = tilemap.weight "pos" {{.*}} -> !tilemap.buffer<1x32x16xf16, tiles = [0, 64], memory = standard>
-// MAP:        %a_state = tilemap.run "attention_update_bias"(%qh, %kh, %vh, %pos, %a_state_offsets, %a_state_scores, %a_state_init) {kr = 16 : i64, k_base = 0 : i64, qr = 32 : i64, d = 16 : i64, causal = 0 : i64, scale_bits = 1065353216 : i64} {inplace = 6 : i64}
+// MAP:        %pos = tilemap.weight "pos" {{.*}} -> !tilemap.buffer<1x16x32xf16, tiles = [0, 64], memory = standard>
+// MAP:        %a_state = tilemap.run "attention_update_bias"(%qh, %kh, %vh, %pos, %a_state_offsets, %a_state_scores, %a_state_init) {kr = 32 : i64, k_base = 0 : i64, qr = 16 : i64, d = 16 : i64, causal = 0 : i64, scale_bits = 1065353216 : i64} {inplace = 6 : i64}
 // MAP:        %c_state_bias0 = tilemap.move %mask transfers
 // MAP:        {reason = "attention bias window"} : !tilemap.buffer<1x8x64xf16, tiles = [0, 64], memory = standard> -> !tilemap.buffer<1x8x32xf16, tiles = [0, 64], memory = standard>
 // MAP-NEXT:   %c_state = tilemap.run "attention_update_bias"(%qh_r, %c_state_k0, %c_state_v0, %c_state_bias0, %c_state_offsets, %c_state_scores, %c_state_init) {kr = 32 : i64, k_base = 0 : i64, qr = 8 : i64, d = 16 : i64, causal = 1 : i64, {{.*}}} {inplace = 6 : i64}

@@ -20,18 +20,18 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 // SIM64:      func.func @main(%x: !plan.tensor<64x1024xf16, #plan.layout<grid = [64, 1], split = {{\[\[}}0], [1]], memory = standard>>)
 // SIM64-SAME: attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"]}
 // CHECK-NEXT: %g = plan.unary "gelu" %x {value = "g"}
-// SIM16-NEXT: %g_r = plan.rearrange %g {reason = "graph.matmul"} : {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [2]], align = [1, 2], memory = standard>>
-// SIM64-NEXT: %g_r = plan.rearrange %g {reason = "graph.matmul"} : {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [2, 8, 4], split = {{\[\[}}0], [2]], align = [1, 2], memory = standard>>
-// SIM16-NEXT: %w2 = plan.parameter "w2" #graph.gaussian<seed = 3, std = 0.02> : !plan.tensor<1024x256xf16, #plan.layout<grid = [1, 8, 2], split = {{\[\[}}2], [1]], align = [2, 32], memory = interleaved>>
-// SIM64-NEXT: %w2 = plan.parameter "w2" #graph.gaussian<seed = 3, std = 0.02> : !plan.tensor<1024x256xf16, #plan.layout<grid = [2, 8, 4], split = {{\[\[}}2], [1]], align = [2, 32], memory = interleaved>>
+// SIM16-NEXT: %g_r = plan.rearrange %g {reason = "graph.matmul"} : {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [1, 4, 4], split = {{\[\[}}0], [2]], align = [1, 2], memory = standard>>
+// SIM64-NEXT: %g_r = plan.rearrange %g {reason = "graph.matmul"} : {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [1, 8, 8], split = {{\[\[}}0], [2]], align = [1, 2], memory = standard>>
+// SIM16-NEXT: %w2 = plan.parameter "w2" #graph.gaussian<seed = 3, std = 0.02> : !plan.tensor<1024x256xf16, #plan.layout<grid = [1, 4, 4], split = {{\[\[}}2], [1]], align = [2, 64], memory = interleaved>>
+// SIM64-NEXT: %w2 = plan.parameter "w2" #graph.gaussian<seed = 3, std = 0.02> : !plan.tensor<1024x256xf16, #plan.layout<grid = [1, 8, 8], split = {{\[\[}}2], [1]], align = [2, 32], memory = interleaved>>
 // CHECK-NEXT: %y_partial = plan.gemm %g_r, %w2 : (
-// SIM16-SAME: -> !plan.tensor<64x256xf32, #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [1]], partial = 2, align = [1, 32], memory = interleaved>>
-// SIM64-SAME: -> !plan.tensor<64x256xf32, #plan.layout<grid = [2, 8, 4], split = {{\[\[}}0], [1]], partial = 2, align = [1, 32], memory = interleaved>>
+// SIM16-SAME: -> !plan.tensor<64x256xf32, #plan.layout<grid = [1, 4, 4], split = {{\[\[}}0], [1]], partial = 2, align = [1, 64], memory = interleaved>>
+// SIM64-SAME: -> !plan.tensor<64x256xf32, #plan.layout<grid = [1, 8, 8], split = {{\[\[}}0], [1]], partial = 2, align = [1, 32], memory = interleaved>>
 // CHECK-NEXT: %y = plan.reduce %y_partial {value = "y"} :
-// SIM16-SAME: -> !plan.tensor<64x256xf16, #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [1, 2]], memory = standard>>
-// SIM64-SAME: -> !plan.tensor<64x256xf16, #plan.layout<grid = [2, 8, 4], split = {{\[\[}}0], [1, 2]], memory = standard>>
-// SIM16-NEXT: %b2 = plan.parameter "b2" #graph.gaussian<seed = 4, std = 0.02> : !plan.tensor<256xf16, #plan.layout<grid = [1, 8, 2], split = {{\[\[}}1, 2]], memory = standard>>
-// SIM64-NEXT: %b2 = plan.parameter "b2" #graph.gaussian<seed = 4, std = 0.02> : !plan.tensor<256xf16, #plan.layout<grid = [2, 8, 4], split = {{\[\[}}1, 2]], memory = standard>>
+// SIM16-SAME: -> !plan.tensor<64x256xf16, #plan.layout<grid = [1, 4, 4], split = {{\[\[}}0], [1, 2]], memory = standard>>
+// SIM64-SAME: -> !plan.tensor<64x256xf16, #plan.layout<grid = [1, 8, 8], split = {{\[\[}}0], [1, 2]], memory = standard>>
+// SIM16-NEXT: %b2 = plan.parameter "b2" #graph.gaussian<seed = 4, std = 0.02> : !plan.tensor<256xf16, #plan.layout<grid = [1, 4, 4], split = {{\[\[}}1, 2]], memory = standard>>
+// SIM64-NEXT: %b2 = plan.parameter "b2" #graph.gaussian<seed = 4, std = 0.02> : !plan.tensor<256xf16, #plan.layout<grid = [1, 8, 8], split = {{\[\[}}1, 2]], memory = standard>>
 // CHECK-NEXT: %yb = plan.binary "add" %y, %b2 {value = "yb"}
 // CHECK-NEXT: func.return %yb
 

@@ -37,24 +37,24 @@ func.func @main(%x: tensor<64x256xf16>) -> tensor<64x256xf16> {
 // CHECK-NEXT:  %h = plan.gemm %x, %w1_r {value = "h"} : ({{.*}}) -> !plan.tensor<64x1024xf16, #plan.layout<grid = [4, 4, 1], split = {{\[\[}}0], [1]], memory = interleaved>>
 // CHECK:       %g = plan.unary "gelu" %hb {value = "g"} : {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [4, 4, 1], split = {{\[\[}}0], [1]], memory = interleaved>>
 // CHECK-NEXT:  %g_r = plan.rearrange %g {reason = "pinned layout"} : {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [16], split = {{\[\[}}0], []], memory = standard>>
-// CHECK-NEXT:  %g_r_1 = plan.rearrange %g_r {reason = "graph.matmul"} : {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [2]], align = [1, 2], memory = standard>>
-// CHECK:       %y_partial = plan.gemm %g_r_1, %w2 : ({{.*}}) -> !plan.tensor<64x256xf32, #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [1]], partial = 2, align = [1, 32], memory = interleaved>>
+// CHECK-NEXT:  %g_r_1 = plan.rearrange %g_r {reason = "graph.matmul"} : {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [1, 4, 4], split = {{\[\[}}0], [2]], align = [1, 2], memory = standard>>
+// CHECK:       %y_partial = plan.gemm %g_r_1, %w2 : ({{.*}}) -> !plan.tensor<64x256xf32, #plan.layout<grid = [1, 4, 4], split = {{\[\[}}0], [1]], partial = 2, align = [1, 64], memory = interleaved>>
 // CHECK-NEXT:  %y = plan.reduce %y_partial
 
 // The search varies only the unpinned matmul: every finalist keeps the pinned grid and layout.
 // SEARCH:      func.func @main_finalist_0(
 // SEARCH:      %h = plan.gemm {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [4, 4, 1],
 // SEARCH:      plan.rearrange %g {reason = "pinned layout"}
-// SEARCH:      %y_partial = plan.gemm {{.*}} -> !plan.tensor<64x256xf32, #plan.layout<grid = [1, 8, 2],
+// SEARCH:      %y_partial = plan.gemm {{.*}} -> !plan.tensor<64x256xf32, #plan.layout<grid = [1, 4, 4],
 // SEARCH:      func.func @main_finalist_1(
 // SEARCH:      %h = plan.gemm {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [4, 4, 1],
 // SEARCH:      plan.rearrange %g {reason = "pinned layout"}
-// SEARCH:      -> !plan.tensor<64x256xf32, #plan.layout<grid = [1, 4, 4],
+// SEARCH:      -> !plan.tensor<64x256xf32, #plan.layout<grid = [1, 2, 8],
 
 // plan-decide leaves a pin as written and records the choice it made for the other matmul.
 // DECIDE:      %h = graph.matmul %x, %w1 {plan.choice = #plan.choice<gemm, grid = [4, 4, 1]>}
 // DECIDE:      %g = graph.gelu %hb {plan.layout = #plan.layout<grid = [16], split = {{\[\[}}0], []], memory = standard>}
-// DECIDE:      %y = graph.matmul %g, %w2 {plan.choice = #plan.choice<gemm, grid = [1, 8, 2], weight = resident>}
+// DECIDE:      %y = graph.matmul %g, %w2 {plan.choice = #plan.choice<gemm, grid = [1, 4, 4], weight = resident>}
 
 // The pins round-trip at the graph level (custom and generic).
 // RT:          %h = graph.matmul %x, %w1 {plan.choice = #plan.choice<gemm, grid = [4, 4, 1]>}
@@ -62,19 +62,20 @@ func.func @main(%x: tensor<64x256xf16>) -> tensor<64x256xf16> {
 
 // -----
 
-// A pinned attention grid (the planner's own is 2x2x2x2 on sim16) and a pinned serial gemm.
+// A pinned attention grid (the planner's own is 2x2x4x1 on sim16, so the pin is 2x2x2x2, which
+// splits the keys in two) and a pinned serial gemm (the planner's own is a 1x16x1 plan.gemm).
 func.func @attention(%q: tensor<4x64x32xf16>, %k: tensor<2x64x32xf16>, %v: tensor<2x64x32xf16>, %w: tensor<256x256xf16>) -> (tensor<4x64x32xf16>, tensor<32x256xf16>) {
-  %a = graph.attention %q, %k, %v {form = "materialized", plan.choice = #plan.choice<attention, grid = [2, 2, 4, 1]>} : (tensor<4x64x32xf16>, tensor<2x64x32xf16>, tensor<2x64x32xf16>) -> tensor<4x64x32xf16>
+  %a = graph.attention %q, %k, %v {form = "materialized", plan.choice = #plan.choice<attention, grid = [2, 2, 2, 2]>} : (tensor<4x64x32xf16>, tensor<2x64x32xf16>, tensor<2x64x32xf16>) -> tensor<4x64x32xf16>
   %x = graph.reshape %a : tensor<4x64x32xf16> -> tensor<32x256xf16>
   %y = graph.matmul %x, %w {plan.choice = #plan.choice<gemm_serial, grid = [4, 4], k_steps = 2>} : (tensor<32x256xf16>, tensor<256x256xf16>) -> tensor<32x256xf16>
   func.return %a, %y : tensor<4x64x32xf16>, tensor<32x256xf16>
 }
 
 // CHECK-LABEL: func.func @attention(
-// CHECK:       plan.attention {{.*}}key_block = 64 : i64{{.*}} -> !plan.tensor<4x64x34xf32, #plan.layout<grid = [2, 2, 4, 1], split = {{\[\[}}0, 1], [2], []], partial = 3, align = [1, 16, 1], memory = standard>>
+// CHECK:       plan.attention {{.*}}key_block = 32 : i64{{.*}} -> !plan.tensor<4x64x34xf32, #plan.layout<grid = [2, 2, 2, 2], split = {{\[\[}}0, 1], [2], []], partial = 3, align = [1, 32, 1], memory = standard>>
 // CHECK:       plan.gemm_serial {{.*}}k_steps = 2 : i64{{.*}} -> !plan.tensor<32x256xf16, #plan.layout<grid = [4, 4], split = {{\[\[}}0], [1]], memory = standard>>
 // DECIDE-LABEL: func.func @attention(
-// DECIDE:       graph.attention %q, %k, %v {form = "materialized", plan.choice = #plan.choice<attention, grid = [2, 2, 4, 1]>}
+// DECIDE:       graph.attention %q, %k, %v {form = "materialized", plan.choice = #plan.choice<attention, grid = [2, 2, 2, 2]>}
 
 // LARGE: error: plan-ops: graph.matmul %h (op 1): grid 16x1x1 needs 534528 bytes per tile; the per-op budget is 529203 of 638976 bytes (0 held by live values)
 // TILES: error: plan-ops: graph.matmul %h (op 1): pinned grid 8x8x1 needs 64 tiles; target sim16 has 16

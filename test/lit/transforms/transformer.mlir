@@ -28,38 +28,38 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 }
 
 // --- plan-ops on the transformer block: layer norms on whole rows, heads split over a
-// (kv heads 2, group 4, query blocks 2, key blocks 4) grid, materialized causal attention.
+// (kv heads 2, group 4, query blocks 4, key blocks 2) grid, materialized causal attention.
 // PLAN-NOT:   = graph.
 // PLAN:       %x_r = plan.rearrange %x {reason = "graph.layer_norm"} : {{.*}} -> !plan.tensor<64x128xf16, #plan.layout<grid = [64], split = {{\[\[}}0], []], memory = standard>>
 // PLAN:       %n1 = plan.rowwise "layer_norm" %x_r, %g1, %b1 {value = "n1", epsilon = 1.000000e-05 : f64} : (!plan.tensor<64x128xf16, #plan.layout<grid = [64], split = {{\[\[}}0], []], memory = standard>>, !plan.tensor<128xf16, #plan.layout<grid = [64], split = {{\[\[}}]], memory = standard>>, !plan.tensor<128xf16, #plan.layout<grid = [64], split = {{\[\[}}]], memory = standard>>) -> !plan.tensor<64x128xf16, #plan.layout<grid = [64], split = {{\[\[}}0], []], memory = standard>>
 // PLAN:       %q_r = plan.rearrange %q {reason = "graph.split_heads"}
-// PLAN-NEXT:  %qh = plan.split_heads %q_r {value = "qh"} : {{.*}} -> !plan.tensor<8x64x16xf16, #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0, 1], [2], []]
+// PLAN-NEXT:  %qh = plan.split_heads %q_r {value = "qh"} : {{.*}} -> !plan.tensor<8x64x16xf16, #plan.layout<grid = [2, 4, 4, 2], split = {{\[\[}}0, 1], [2], []]
 // PLAN-NEXT:  %k_r = plan.rearrange %k {reason = "graph.split_heads"}
-// PLAN-NEXT:  %kh = plan.split_heads %k_r {value = "kh"} : {{.*}} -> !plan.tensor<2x64x16xf16, #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0], [3], []]
+// PLAN-NEXT:  %kh = plan.split_heads %k_r {value = "kh"} : {{.*}} -> !plan.tensor<2x64x16xf16, #plan.layout<grid = [2, 4, 4, 2], split = {{\[\[}}0], [3], []]
 // PLAN-NEXT:  %v_r = plan.rearrange %v {reason = "graph.split_heads"}
-// PLAN-NEXT:  %vh = plan.split_heads %v_r {value = "vh"} : {{.*}} -> !plan.tensor<2x64x16xf16, #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0], [3], []]
-// PLAN-NEXT:  %a_state = plan.attention %qh, %kh, %vh {form = "materialized", scale = 2.500000e-01 : f64, key_block = 16 : i64, causal, value = "a"} : ({{.*}}) -> !plan.tensor<8x64x18xf32, #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0, 1], [2], []], partial = 3,
-// PLAN-NEXT:  %a = plan.attention_combine %a_state {value = "a"} : {{.*}} -> !plan.tensor<8x64x16xf16, #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0, 1], [2, 3], []], memory = standard>>
-// PLAN-NEXT:  %m = plan.merge_heads %a {value = "m"} : {{.*}} -> !plan.tensor<64x128xf16, #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}2, 3], [0, 1]]
+// PLAN-NEXT:  %vh = plan.split_heads %v_r {value = "vh"} : {{.*}} -> !plan.tensor<2x64x16xf16, #plan.layout<grid = [2, 4, 4, 2], split = {{\[\[}}0], [3], []]
+// PLAN-NEXT:  %a_state = plan.attention %qh, %kh, %vh {form = "materialized", scale = 2.500000e-01 : f64, key_block = 32 : i64, causal, value = "a"} : ({{.*}}) -> !plan.tensor<8x64x18xf32, #plan.layout<grid = [2, 4, 4, 2], split = {{\[\[}}0, 1], [2], []], partial = 3,
+// PLAN-NEXT:  %a = plan.attention_combine %a_state {value = "a"} : {{.*}} -> !plan.tensor<8x64x16xf16, #plan.layout<grid = [2, 4, 4, 2], split = {{\[\[}}0, 1], [2, 3], []], memory = standard>>
+// PLAN-NEXT:  %m = plan.merge_heads %a {value = "m"} : {{.*}} -> !plan.tensor<64x128xf16, #plan.layout<grid = [2, 4, 4, 2], split = {{\[\[}}2, 3], [0, 1]]
 // PLAN:       %n2 = plan.rowwise "layer_norm" %r1_r, %g2, %b2 {value = "n2", epsilon = 1.000000e-05 : f64}
 // PLAN:       %ge = plan.unary "gelu" %hb {value = "ge"}
 // PLAN:       %y = plan.binary "add" %r1, %fb_r {value = "y"}
 // PLAN-NOT:   plan.rowwise "softmax"
 
-// --- map-tiles on attention_small: the materialized attention keeps each tile's [32 x 16]
+// --- map-tiles on attention_small: the materialized attention keeps each tile's [16 x 32]
 // score block in a tilemap.alloc buffer that attention_update writes (and checkpoints) in place.
 // MAP:        %qh = tilemap.move %q_r
-// MAP:        tilemap.checkpoint "qh" value "qh" %qh : !tilemap.buffer<1x32x16xf16, tiles = [0, 64], memory = interleaved> as tensor<8x64x16xf16>
+// MAP:        tilemap.checkpoint "qh" value "qh" %qh : !tilemap.buffer<1x16x16xf16, tiles = [0, 64], memory = interleaved> as tensor<8x64x16xf16>
 // MAP:        %a_state_offsets = tilemap.weight "a_state_offsets" #table.offsets<[query_row, key_begin, key_end, pad]
-// MAP-NEXT:     [0, 0, 16, 0],
-// MAP:          [32, 48, 64, 0]> : tensor<64x4xf32> layout #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0, 1, 2, 3], []], memory = standard> -> !tilemap.buffer<1x4xf32, tiles = [0, 64], memory = standard>
-// MAP-NEXT:   %a_state_init = tilemap.run "attention_init"() {qr = 32 : i64, d = 16 : i64} : () -> !tilemap.buffer<1x32x18xf32, tiles = [0, 64], memory = standard>
-// MAP-NEXT:   %a_state_scores = tilemap.alloc : !tilemap.buffer<1x32x16xf32, tiles = [0, 64], memory = standard>
-// MAP-NEXT:   %a_state = tilemap.run "attention_update"(%qh, %kh, %vh, %a_state_offsets, %a_state_scores, %a_state_init) {kr = 16 : i64, k_base = 0 : i64, qr = 32 : i64, d = 16 : i64, causal = 0 : i64, scale_bits = 1048576000 : i64} {inplace = 5 : i64} : ({{.*}}) -> !tilemap.buffer<1x32x18xf32, tiles = [0, 64], memory = standard>
-// MAP-NEXT:   tilemap.checkpoint "a_state_scores" value "a" %a_state_scores : !tilemap.buffer<1x32x16xf32, tiles = [0, 64], memory = standard> as tensor<8x64x64xf32> layout #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0, 1], [2], [3]], align = [1, 32, 16], memory = standard> {aspect = "scores"}
+// MAP-NEXT:     [0, 0, 32, 0],
+// MAP:          [48, 32, 64, 0]> : tensor<64x4xf32> layout #plan.layout<grid = [2, 4, 4, 2], split = {{\[\[}}0, 1, 2, 3], []], memory = standard> -> !tilemap.buffer<1x4xf32, tiles = [0, 64], memory = standard>
+// MAP-NEXT:   %a_state_init = tilemap.run "attention_init"() {qr = 16 : i64, d = 16 : i64} : () -> !tilemap.buffer<1x16x18xf32, tiles = [0, 64], memory = standard>
+// MAP-NEXT:   %a_state_scores = tilemap.alloc : !tilemap.buffer<1x16x32xf32, tiles = [0, 64], memory = standard>
+// MAP-NEXT:   %a_state = tilemap.run "attention_update"(%qh, %kh, %vh, %a_state_offsets, %a_state_scores, %a_state_init) {kr = 32 : i64, k_base = 0 : i64, qr = 16 : i64, d = 16 : i64, causal = 0 : i64, scale_bits = 1048576000 : i64} {inplace = 5 : i64} : ({{.*}}) -> !tilemap.buffer<1x16x18xf32, tiles = [0, 64], memory = standard>
+// MAP-NEXT:   tilemap.checkpoint "a_state_scores" value "a" %a_state_scores : !tilemap.buffer<1x16x32xf32, tiles = [0, 64], memory = standard> as tensor<8x64x64xf32> layout #plan.layout<grid = [2, 4, 4, 2], split = {{\[\[}}0, 1], [2], [3]], align = [1, 16, 32], memory = standard> {aspect = "scores"}
 // MAP-NEXT:   %a_stage = tilemap.move %a_state transfers = #table.transfers<[src_tile, {{.*}}]
-// MAP:        ]> {reason = "attention_combine", zero_fill} : !tilemap.buffer<1x32x18xf32, {{.*}}> -> !tilemap.buffer<4x1x8x18xf32, tiles = [0, 64], memory = standard>
-// MAP-NEXT:   %a = tilemap.run "attention_combine"(%a_stage) {parts = 4 : i64, qr = 8 : i64, d = 16 : i64} : (!tilemap.buffer<4x1x8x18xf32, tiles = [0, 64], memory = standard>) -> !tilemap.buffer<1x8x16xf16, tiles = [0, 64], memory = standard>
+// MAP:        ]> {reason = "attention_combine", zero_fill} : !tilemap.buffer<1x16x18xf32, {{.*}}> -> !tilemap.buffer<2x1x8x18xf32, tiles = [0, 64], memory = standard>
+// MAP-NEXT:   %a = tilemap.run "attention_combine"(%a_stage) {parts = 2 : i64, qr = 8 : i64, d = 16 : i64} : (!tilemap.buffer<2x1x8x18xf32, tiles = [0, 64], memory = standard>) -> !tilemap.buffer<1x8x16xf16, tiles = [0, 64], memory = standard>
 // MAP-NEXT:   tilemap.checkpoint "a" value "a" %a
 // MAP-NEXT:   %m = tilemap.move %a
 // MAP-NOT:    attention_update
@@ -69,30 +69,30 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // TB-NOT:     {{graph|plan|tilemap|exchange}}.
 // TB:         tasm.program @p0 tiles(0, 64) {
 // TB:         tasm.call "layer_norm_rows" out({{[0-9]+}}) in(array<i64: {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}>) {rows = 1 : i64, cols = 128 : i64, valid = 128 : i64, eps_bits = {{[0-9]+}} : i64} : f16 -> f16
-// TB:         tasm.call "attention_init" out([[STATE:[0-9]+]]) in(array<i64>) {qr = 32 : i64, d = 16 : i64} : f32 -> f32
-// TB-NEXT:    tasm.call "attention_update" out([[STATE]]) in(array<i64: {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, [[SCORES:[0-9]+]]>) {qr = 32 : i64, kr = 16 : i64, d = 16 : i64, causal = 1 : i64, scale_bits = 1048576000 : i64, k_base = 0 : i64} : f16 -> f32
+// TB:         tasm.call "attention_init" out([[STATE:[0-9]+]]) in(array<i64>) {qr = 16 : i64, d = 16 : i64} : f32 -> f32
+// TB-NEXT:    tasm.call "attention_update" out([[STATE]]) in(array<i64: {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, [[SCORES:[0-9]+]]>) {qr = 16 : i64, kr = 32 : i64, d = 16 : i64, causal = 1 : i64, scale_bits = 1048576000 : i64, k_base = 0 : i64} : f16 -> f32
 // TB-NEXT:    tasm.checkpoint @{{[a-z_0-9]+}}
-// TB:         tasm.call "attention_combine" {{.*}} {parts = 4 : i64, qr = 8 : i64, d = 16 : i64} : f32 -> f16
+// TB:         tasm.call "attention_combine" {{.*}} {parts = 2 : i64, qr = 8 : i64, d = 16 : i64} : f32 -> f16
 // TB:         tasm.call "layer_norm_rows" {{.*}} {rows = 1 : i64, cols = 128 : i64, valid = 128 : i64, eps_bits = {{[0-9]+}} : i64} : f16 -> f16
 // TB:         tasm.call "gelu"
 // TB:         tasm.host_out @output0
 // TB-NEXT:    }
-// TB:         tasm.checkpoint_def @a_state_scores value "a" aspect "scores" : tensor<8x64x64xf32> layout #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0, 1], [2], [3]], align = [1, 32, 16], memory = standard> at [[SCORES]]
+// TB:         tasm.checkpoint_def @a_state_scores value "a" aspect "scores" : tensor<8x64x64xf32> layout #plan.layout<grid = [2, 4, 4, 2], split = {{\[\[}}0, 1], [2], [3]], align = [1, 16, 32], memory = standard> at [[SCORES]]
 // TB:         tasm.stream_out @output0 : tensor<64x128xf16>
 // TB-NOT:     softmax_rows
 
 // --- ipu-compile on attention_small: the same attention kernels, non-causal.
-// ATT:        tasm.call "attention_init" out([[ASTATE:[0-9]+]]) in(array<i64>) {qr = 32 : i64, d = 16 : i64} : f32 -> f32
-// ATT-NEXT:   tasm.call "attention_update" out([[ASTATE]]) in(array<i64: {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, [[OFFS:[0-9]+]], [[ASCORES:[0-9]+]]>) {qr = 32 : i64, kr = 16 : i64, d = 16 : i64, causal = 0 : i64, scale_bits = 1048576000 : i64, k_base = 0 : i64} : f16 -> f32
+// ATT:        tasm.call "attention_init" out([[ASTATE:[0-9]+]]) in(array<i64>) {qr = 16 : i64, d = 16 : i64} : f32 -> f32
+// ATT-NEXT:   tasm.call "attention_update" out([[ASTATE]]) in(array<i64: {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, [[OFFS:[0-9]+]], [[ASCORES:[0-9]+]]>) {qr = 16 : i64, kr = 32 : i64, d = 16 : i64, causal = 0 : i64, scale_bits = 1048576000 : i64, k_base = 0 : i64} : f16 -> f32
 // ATT-NEXT:   tasm.checkpoint @a_state_scores
-// The partial attention states' staging buffer (4 x 8 x 18 f32 per tile) is zeroed before its phase.
-// ATT-NEXT:   tasm.call "zero" out({{[0-9]+}}) in(array<i64>) {elements = 576 : i64} : f32 -> f32
+// The partial attention states' staging buffer (2 x 8 x 18 f32 per tile) is zeroed before its phase.
+// ATT-NEXT:   tasm.call "zero" out({{[0-9]+}}) in(array<i64>) {elements = 288 : i64} : f32 -> f32
 // ATT-NEXT:   tasm.sync
 // ATT-NEXT:   tasm.exchange @phase{{[0-9]+}}
-// ATT-NEXT:   tasm.call "attention_combine" {{.*}} {parts = 4 : i64, qr = 8 : i64, d = 16 : i64} : f32 -> f16
+// ATT-NEXT:   tasm.call "attention_combine" {{.*}} {parts = 2 : i64, qr = 8 : i64, d = 16 : i64} : f32 -> f16
 // ATT-NOT:    tasm.call "attention_update"
 // ATT:        tasm.weight @a_state_offsets #table.offsets<[query_row, key_begin, key_end, pad]
-// ATT:        ]> : tensor<64x4xf32> layout #plan.layout<grid = [2, 4, 2, 4], split = {{\[\[}}0, 1, 2, 3], []], memory = standard> at [[OFFS]]
+// ATT:        ]> : tensor<64x4xf32> layout #plan.layout<grid = [2, 4, 4, 2], split = {{\[\[}}0, 1, 2, 3], []], memory = standard> at [[OFFS]]
 // ATT-NEXT:   tasm.checkpoint_def @a_state_scores value "a" aspect "scores" : tensor<8x64x64xf32> {{.*}} at [[ASCORES]]
 // ATT-NOT:    softmax_rows
 
