@@ -340,15 +340,21 @@ def _memory(f: func.FuncOp, seq: list[Operation], m: PlanMetrics, t: Target) -> 
     m.fits = not overflow(m, t)
 
 
+def code_and_rows(m: PlanMetrics, t: Target) -> tuple[int, int]:
+    """The bytes per tile below a plan's data: its code (at least the target's reserve) and its
+    exchange rows, taken to fill the rest of the executable region at most (see `overflow`)."""
+    code = max(t.code_reserve_bytes, m.code_bytes)
+    executable = sum(r.size for r in t.regions if r.executable)
+    return code, min(m.exchange_row_bytes, max(0, executable - code))
+
+
 def overflow(m: PlanMetrics, t: Target) -> str:
     """Why a plan with metrics `m` does not fit target `t` (empty when it fits). Its code and
     exchange rows come first in the executable region; the estimate's rows are an upper bound
     (each op's busiest tile, summed), so they are taken to fill that region at most (whether
     they really fit it place-storage measures); the data peaks share what is left, less
     `PLACEMENT_SLACK`."""
-    code = max(t.code_reserve_bytes, m.code_bytes)
-    executable = sum(r.size for r in t.regions if r.executable)
-    rows = min(m.exchange_row_bytes, max(0, executable - code))
+    code, rows = code_and_rows(m, t)
     inter_cap = sum(r.size for r in t.regions if r.interleaved)
     if m.peak_interleaved_bytes > inter_cap:
         return f"interleaved data peaks at {m.peak_interleaved_bytes} bytes per tile of {inter_cap}"

@@ -22,7 +22,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from ipu.dialects import graph, plan
 from ipu.target import Target
 from ipu.transforms.log import log_event
-from ipu.transforms.plan_cost import PlanMetrics, dominates, estimate, overflow
+from ipu.transforms.plan_cost import PlanMetrics, code_and_rows, dominates, estimate, overflow
 from ipu.transforms.plan_decide import CostChooser, decide_function, run_chooser
 
 
@@ -65,7 +65,6 @@ def lean_for_fit(graph_f: func.FuncOp, t: Target) -> dict[int, int] | None:
     and caps its working set at what it used less the plan's excess over the tile (at most a
     quarter of it)."""
     lean: dict[int, int] = {}
-    executable = sum(r.size for r in t.regions if r.executable)
     for _ in range(LEAN_ROUNDS + 1):
         f = graph_f.clone()
         chooser = CostChooser(lean=dict(lean))
@@ -85,8 +84,7 @@ def lean_for_fit(graph_f: func.FuncOp, t: Target) -> dict[int, int] | None:
         if not chooser.pressure:
             return None
         worst = max(chooser.pressure, key=lambda i: chooser.pressure[i])
-        code = max(t.code_reserve_bytes, m.code_bytes)
-        rows = min(m.exchange_row_bytes, max(0, executable - code))
+        code, rows = code_and_rows(m, t)
         excess = m.peak_total_bytes + rows + code - t.memory_size
         working = chooser.working[worst]
         cap = min(working - max(excess, 0) - LEAN_SLACK, working // LEAN_SHRINK)
