@@ -19,6 +19,10 @@ A `Kernel` entry states:
   accumulator's current value, returning the output (and each scratch's values, in address
   order) for `count` tiles at once. The emulator rounds to the output dtype.
 
+Loops: a kernel marked `iterated` runs only inside a loop of `iterations` trips; the emulator
+passes the loop's current iteration (0-based) as the extra parameter `iteration`, which no CALL
+word holds.
+
 Integers: a kernel marked `ints` also accepts INT32 as the CALL's in and/or out dtype; its `run`
 then receives int32 arrays and computes in two's-complement int32 (wrapping, as NumPy's int32
 does); a float result written to an INT32 output is truncated toward zero. Bool is an INT32
@@ -94,6 +98,7 @@ class Kernel:
     unary: bool = False  # an elementwise map y = f(x): a `plan.unary` kind
     amp: bool = False  # AMP: input 1 streamed by 128-bit loads (one interleaved region)
     ints: bool = False  # INT32 allowed in the CALL's dtype word (see the module docstring)
+    iterated: bool = False  # reads the innermost loop's iteration as parameter `iteration` (see below)
 
     @property
     def n_in(self) -> int:
@@ -658,6 +663,10 @@ def _copy_cycles(t: Target, p: Params, out_esize: int) -> int:
     return t.cast_cycles(p["elements"])
 
 
+def _iteration_slice(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
+    return ins[0].reshape(count, p["iterations"], p["elements"])[:, p["iteration"]]
+
+
 def _embedding_slice_kernel() -> Kernel:
     return Kernel(
         "embedding_slice",
@@ -936,6 +945,18 @@ _ALL: tuple[Kernel, ...] = (
         run=_arg_rows,
         rule=lambda p: _valid_rule(p) | (p["kind"] < 1) | (p["kind"] > 2) | (p["last"] > 1),
         ints=True,
+    ),
+    # out[e] = in[iteration, e] of a stacked in[iterations, elements]: this trip's slice of a
+    # per-iteration weight (a rolled layer's), picked by the loop's counter; PopLibs' DynamicSlice1D
+    Kernel(
+        "iteration_slice",
+        out=_out(_elements),
+        ins=(_in(lambda p: p["iterations"] * p["elements"]),),
+        params=(Param("iterations"), Param("elements")),
+        cycles_fn=lambda t, p, e: t.dynamic_slice_cycles(p["elements"], e),
+        run=_iteration_slice,
+        ints=True,
+        iterated=True,
     ),
 )
 

@@ -33,7 +33,7 @@ from xdsl.dialects.builtin import (
     f64,
     i64,
 )
-from xdsl.ir import Attribute, Dialect, ParametrizedAttribute
+from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, SSAValue
 from xdsl.irdl import (
     AnyOf,
     BaseAttr,
@@ -1352,6 +1352,39 @@ class RepeatOp(RepeatBase):
     YIELD_NAME: ClassVar[str] = "graph.yield"
 
 
+@irdl_op_definition
+class IterationSliceOp(GraphOp):
+    """This iteration's slice of a stacked tensor: `graph.iteration_slice %w : tensor<12x768x768xf16>
+    -> tensor<768x768xf16>` in the body of `graph.repeat 12` is `%w[i]` on trip i. A rolled
+    layer reads its own weights through it (`roll-layers` stacks the layers' weights)."""
+
+    name = "graph.iteration_slice"
+    input = operand_def(DeviceTensor)
+    result = result_def(DeviceTensor)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(self, input: SSAValue, result_type: Attribute):
+        super().__init__(operands=[input], result_types=[result_type])
+
+    def verify_(self) -> None:
+        a, r = shape_of(self.input.type), shape_of(self.result.type)
+        if a[1:] != r or self.input.type.element_type != self.result.type.element_type:
+            raise VerifyException(
+                f"graph.iteration_slice: result {self.result.type} is not one slice of {self.input.type}"
+            )
+        loop = self.parent_op()
+        if not isinstance(loop, RepeatOp):
+            raise VerifyException("graph.iteration_slice: must sit directly in the body of a graph.repeat")
+        if loop.count.value.data != a[0]:
+            raise VerifyException(
+                f"graph.iteration_slice: stacks {a[0]} slices in a graph.repeat of {loop.count.value.data} iterations"
+            )
+
+    def reference(self, *inputs: np.ndarray) -> np.ndarray:
+        raise NotImplementedError("graph.iteration_slice depends on the iteration (the golden evaluator runs it)")
+
+
 # --- integers and bools ------------------------------------------------------------------------
 
 
@@ -1705,6 +1738,7 @@ GRAPH_OPS: tuple[type[IRDLOperation], ...] = (
     AttentionOp,
     YieldOp,
     RepeatOp,
+    IterationSliceOp,
     GatherOp,
     ModOp,
     FmodOp,

@@ -946,6 +946,36 @@ class EmbeddingSliceOp(IRDLOperation):
             raise VerifyException(f"plan.embedding_slice: result element type must be {want}")
 
 
+def stacked_layout(lay: Layout, count: int) -> Layout:
+    """`lay` with a leading axis of `count` slices added, not split: every tile keeps its block of
+    each slice, one after another (a rolled layer's per-iteration weight)."""
+    align = (1, *lay.align) if lay.align else ()
+    return Layout((count, *lay.shape), lay.grid, ((), *lay.split), lay.partial, lay.first_tile, align)
+
+
+@irdl_op_definition
+class IterationSliceOp(_OneToOne):
+    """This trip's slice of a stacked value, copied from each tile's own block (no exchange):
+    the input's layout is the result's with the stacked axis added (`stacked_layout`)."""
+
+    name = "plan.iteration_slice"
+
+    def verify_(self) -> None:
+        a, r = self.input.type, self.result.type
+        if a.tensor.element_type != r.tensor.element_type or a.shape[1:] != r.shape:
+            raise VerifyException(f"plan.iteration_slice: result {r.tensor} is not one slice of {a.tensor}")
+        if r.layout.partial >= 0 or a.layout != stacked_layout(r.layout, a.shape[0]):
+            raise VerifyException(
+                "plan.iteration_slice: the input's layout must be the result's with the stacked axis added, unsplit"
+            )
+        loop = self.parent_op()
+        if not isinstance(loop, RepeatOp) or loop.count.value.data != a.shape[0]:
+            raise VerifyException(
+                f"plan.iteration_slice: stacks {a.shape[0]} slices; it must sit directly in a plan.repeat of "
+                f"{a.shape[0]} iterations"
+            )
+
+
 @irdl_op_definition
 class YieldOp(IRDLOperation):
     """Values carried to the next iteration of `plan.repeat` (in the block arguments' layouts)."""
@@ -989,6 +1019,7 @@ Plan = Dialect(
         AttentionOp,
         AttentionCombineOp,
         RepeatOp,
+        IterationSliceOp,
         YieldOp,
         EmbeddingSliceOp,
     ],

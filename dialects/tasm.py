@@ -156,6 +156,15 @@ class KernelCallOp(IRDLOperation):
         bad = [n for n in spec.param_names if not isinstance(self.params.data.get(n), IntegerAttr)]
         if bad:
             raise VerifyException(f"tasm.call: kernel '{self.kernel.data}' needs integer parameters {bad}")
+        if spec.iterated:
+            n = self.params.data["iterations"].value.data  # type: ignore[union-attr]
+            loop = self.parent_op()
+            if not isinstance(loop, LoopOp) or loop.count.value.data != n:
+                where = f"in a tasm.loop of {loop.count.value.data}" if isinstance(loop, LoopOp) else "outside loops"
+                raise VerifyException(
+                    f"tasm.call: {self.kernel.data} of {n} iterations must sit directly in a tasm.loop of {n}; "
+                    f"it is {where}"
+                )
 
 
 @irdl_op_definition

@@ -159,6 +159,7 @@ class _Interpreter:
         self.result = result
         self.env: dict[SSAValue, np.ndarray] = {}
         self.params: dict[Operation, np.ndarray] = {}
+        self.trips: list[int] = []  # the iteration of each enclosing graph.repeat
 
     def run_block(self, block: Block) -> list[np.ndarray] | None:
         """Execute `block`; the values of its terminator (return/yield), if any."""
@@ -173,6 +174,8 @@ class _Interpreter:
                 if op not in self.params:
                     self.params[op] = g.parameter_values(op)
                 value = self.params[op]
+            elif isinstance(op, g.IterationSliceOp):
+                value = self.env[op.input][self.trips[-1]]
             else:
                 raw = _compute(op, self.env)
                 value = np.asarray(raw).astype(g.numpy_dtype(_tensor_type(op.results[0])))
@@ -190,10 +193,12 @@ class _Interpreter:
     def run_repeat(self, op: g.RepeatOp, name: str) -> None:
         carried = [self.env[v] for v in op.inits]
         block = op.body.block
-        for _ in range(op.count.value.data):
+        for trip in range(op.count.value.data):
             for arg, val in zip(block.args, carried, strict=True):
                 self.env[arg] = val
+            self.trips.append(trip)
             out = self.run_block(block)
+            self.trips.pop()
             if out is None:
                 raise GoldenError(f"operation %{name} 'graph.repeat': body has no graph.yield")
             carried = out

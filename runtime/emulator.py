@@ -446,11 +446,17 @@ class Emulator:
 
     # ---------------------------------------------------------------- kernels
 
-    def _call(self, first: int, count: int, w: np.ndarray, where: str) -> int:
+    def _call(self, first: int, count: int, w: np.ndarray, where: str, loop: tuple[int, int] | None = None) -> int:
+        """Run (or only time) one CALL; `loop` is the innermost loop's (trips, current iteration)."""
         if not 0 <= int(w[1]) < len(KERNEL_NAMES):
             raise EmulatorError(f"{where}: invalid kernel index {int(w[1])}")
         kernel = KERNELS[KERNEL_NAMES[int(w[1])]]
         p = {pn: int(v) for pn, v in decode_call_params(kernel.name, w).items()}
+        if kernel.iterated:
+            if loop is None or loop[0] != p["iterations"]:
+                around = "outside any loop" if loop is None else f"in a loop of {loop[0]} trips"
+                raise EmulatorError(f"{where}: {kernel.name} of {p['iterations']} iterations runs {around}")
+            p["iteration"] = loop[1]
         out_dt = _dtype((int(w[2]) >> 8) & 0xFF, where)
         if self.execute:
             # padding and uninitialised memory may hold any bit pattern: like the hardware, compute
@@ -672,7 +678,7 @@ class Emulator:
             if not np.array_equal(ctrl, skeleton):
                 raise EmulatorError(f"program {i}: control skeleton differs from program 0")
         ex = self.target.exchange
-        loops: list[list[int]] = []  # [index of LOOP_BEGIN, iterations left]
+        loops: list[list[int]] = []  # [index of LOOP_BEGIN, iterations left, trips]
         j = -1
         while j + 1 < len(skeleton):
             j += 1
@@ -680,6 +686,7 @@ class Emulator:
             seg = 0
             calls: list[tuple[int, str, int, int, int]] = []  # (program, kernel, first tile, tiles, cycles)
             self.cycle = result.total_cycles
+            loop = (loops[-1][2], loops[-1][2] - loops[-1][1]) if loops else None
             for i, p in enumerate(pkg.programs):
                 cyc = 0
                 for n, w in enumerate(split[i][0][j]):
@@ -687,7 +694,7 @@ class Emulator:
                         f"program {i} instruction {int(seg_start[i][j]) + n} (CALL) on tiles "
                         f"{p.first_tile}..{p.first_tile + p.tile_count - 1} at cycle {self.cycle + cyc}"
                     )
-                    c = self._call(p.first_tile, p.tile_count, w, where)
+                    c = self._call(p.first_tile, p.tile_count, w, where, loop)
                     calls.append((i, KERNEL_NAMES[int(w[1])], p.first_tile, p.tile_count, c))
                     cyc += c
                 seg = max(seg, cyc)
@@ -707,7 +714,7 @@ class Emulator:
             if op in (Opcode.LOOP_BEGIN, Opcode.LOOP_END):
                 result.total_cycles += seg
                 if op == Opcode.LOOP_BEGIN:
-                    loops.append([j, arg])
+                    loops.append([j, arg, arg])
                 else:
                     if not loops:
                         raise EmulatorError(f"control instruction {j}: LOOP_END without LOOP_BEGIN")

@@ -141,6 +141,7 @@ def _validate_programs(pkg: Package, target: Target) -> None:
             j = _first(bad)
             raise PackageError(f"program {i}: instruction {j} has invalid opcode {op[j]}")
         _validate_calls(i, words, op, base, end, target.memory_size)
+        _check_iterated(i, words, op)
         control = words[op != Opcode.CALL]
         if skeleton is None:
             skeleton = control
@@ -175,6 +176,28 @@ def _validate_programs(pkg: Package, target: Target) -> None:
             what, valid = limits[Opcode(int(w[0]))]
             if int(w[1]) not in valid:
                 raise PackageError(f"control instruction {j} ({Opcode(int(w[0])).name}): no {what} {w[1]}")
+
+
+def _check_iterated(i: int, words: np.ndarray, op: np.ndarray) -> None:
+    """Every CALL of an `iterated` kernel sits in a loop of as many trips as it has iterations."""
+    iterated = [KERNEL_NAMES.index(k.name) for k in KERNELS.values() if k.iterated]
+    calls = np.flatnonzero((op == Opcode.CALL) & np.isin(words[:, 1], iterated))
+    if not calls.size:
+        return
+    trips: list[int] = []  # the open loops' counts
+    innermost = np.zeros(len(op), np.int64)
+    for j in range(len(op)):
+        if op[j] == Opcode.LOOP_BEGIN:
+            trips.append(int(words[j, 1]))
+        elif op[j] == Opcode.LOOP_END and trips:
+            trips.pop()
+        innermost[j] = trips[-1] if trips else 0
+    for j in calls:
+        name = KERNEL_NAMES[int(words[j, 1])]
+        n = int(decode_call_params(name, words[j])["iterations"])
+        if innermost[j] != n:
+            where = f"a loop of {innermost[j]} trips" if innermost[j] else "outside any loop"
+            raise PackageError(f"program {i}: instruction {j} ({name} of {n} iterations) is {where}")
 
 
 def _validate_calls(i: int, words: np.ndarray, op: np.ndarray, base: int, end: int, memory_size: int) -> None:

@@ -185,6 +185,15 @@ class Target:
         c = self.costs
         return c["cast_supervisor"] + c["workers"] * (c["cast_worker"] + -(-self._share(elements) // 2))
 
+    def dynamic_slice_cycles(self, elements: int, esize: int = 2) -> int:
+        """popops DynamicSlice1D (PC 1.9): 25 + 6 x (63 + 2 floor(m / vw)), m the busiest
+        worker's elements (rounded down, as PopLibs does) and vw the 64-bit vector's: one slice
+        of a stacked block, picked by a run-time index (a loop's iteration)."""
+        c = self.costs
+        return c["dynamic_slice_supervisor"] + c["workers"] * (
+            c["dynamic_slice_worker"] + 2 * (elements // c["workers"] // self._vector(esize))
+        )
+
     def local_copy_cycles(self, nbytes: int) -> int:
         """A copy of `nbytes` within one tile's memory at the memcpy rate [U: Poplar's Copy]."""
         return self.costs["local_copy_call"] + -(-nbytes // self.costs["local_copy_bytes_per_cycle"])

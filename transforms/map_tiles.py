@@ -377,6 +377,15 @@ class MapReshape(RewritePattern):
         _replace_by_run(rewriter, op, "repad", rows=rows, cols=a.shape[-1], out_rows=out_rows, out_cols=r.shape[-1])
 
 
+class MapIterationSlice(RewritePattern):
+    """Each tile copies this trip's block out of its stacked blocks (`iteration_slice`)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: plan.IterationSliceOp, rewriter: PatternRewriter) -> None:
+        n = op.result.type.layout.block_elements
+        _replace_by_run(rewriter, op, "iteration_slice", iterations=op.input.type.shape[0], elements=n)
+
+
 class MapGemm(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: plan.GemmOp, rewriter: PatternRewriter) -> None:
@@ -691,6 +700,7 @@ class RefuseUnmapped(RewritePattern):
 PATTERNS: tuple[RewritePattern, ...] = (
     MapReturn(),
     MapRepeat(),
+    MapIterationSlice(),
     MapYield(),
     MapParameter(),
     MapRearrange(),

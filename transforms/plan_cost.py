@@ -167,6 +167,10 @@ def op_cost(op: Operation, t: Target) -> tuple[int, int, int, int]:
     if isinstance(op, plan.SelectOp):
         n = op.result.type.layout.block_elements
         return KERNELS["select"].cycles(t, {"elements": n}, _esize(op.result.type)), 0, 0, 0
+    if isinstance(op, plan.IterationSliceOp):  # `iteration_slice`: a DynamicSlice1D of the block
+        n = op.result.type.layout.block_elements
+        p = {"iterations": op.input.type.shape[0], "elements": n}
+        return KERNELS["iteration_slice"].cycles(t, p, _esize(op.result.type)), 0, 0, 0
     if isinstance(op, plan.CastOp | plan.ReshapeOp):  # `copy` (or `repad`): a Cast1D of the block
         return KERNELS["copy"].cycles(t, {"elements": op.result.type.layout.block_elements}), 0, 0, 0
     if isinstance(op, plan.TransposeOp):

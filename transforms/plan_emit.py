@@ -118,6 +118,16 @@ def plan_block(p: Planner, block: Block, index: int) -> tuple[int, Operation | N
             p.params[op.result] = op
             index += 1
             continue
+        if isinstance(op, graph.IterationSliceOp):
+            if op.input not in p.params:
+                raise DiagnosticException(
+                    f"plan-ops: {describe(op, index)}: graph.iteration_slice is planned for weights "
+                    "(a graph.parameter) only"
+                )
+            p.slices[op.result] = op
+            p.consumed(op)
+            index += 1
+            continue
         if isinstance(op, func.ReturnOp | graph.YieldOp):
             ret = op
             continue

@@ -55,7 +55,7 @@ def _plan_matmul(p: Planner, op: graph.MatmulOp, index: int) -> None:
         p.current[op.lhs].type.layout if p.has(op.lhs) else None,
         p.resident + p.live_bytes(exclude=(op.lhs, op.rhs)),
         p.resident,
-        op.rhs in p.params and not p.has(op.rhs),
+        p.is_weight(op.rhs) and not p.has(op.rhs),
         math.ceil(k * n / p.target.tiles) * esize,
         _consumer_layout(p, op.result),
     )
@@ -66,7 +66,7 @@ def _plan_matmul(p: Planner, op: graph.MatmulOp, index: int) -> None:
     c = mp.gemm
     assert c is not None
     if mp.weight:
-        p.resident += ctx.home_bytes if mp.fetch else c.weight_bytes
+        p.resident += (ctx.home_bytes if mp.fetch else c.weight_bytes) * p.weight_copies(op.rhs)
     lays = c.layouts
     el = op.result.type.element_type
     if mp.fetch:
@@ -495,8 +495,8 @@ def _plan_gather(p: Planner, op: graph.GatherOp, index: int) -> None:
             current = (t_l.grid[0], t_l.grid[1])
     c = p.chooser.gather(op, index, reserved, p.target, current)
     grid = c.grid
-    if op.table in p.params and not p.has(op.table):
-        p.resident += c.table_bytes
+    if p.is_weight(op.table) and not p.has(op.table):
+        p.resident += c.table_bytes * p.weight_copies(op.table)
     table = p.get(op.table, plan_type(op.table.type, Layout((v, d), grid, ((0,), (1,)))), op.name)
     ishape = tuple(op.indices.type.get_shape())
     ids = p.get(op.indices, plan_type(op.indices.type, Layout(ishape, grid, ((),) * len(ishape))), op.name)

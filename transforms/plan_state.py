@@ -103,6 +103,7 @@ class Planner:
     current: dict[SSAValue, SSAValue] = field(default_factory=dict)
     cache: dict[tuple[SSAValue, plan.PlanTensorType], SSAValue] = field(default_factory=dict)
     params: dict[SSAValue, graph.ParameterOp] = field(default_factory=dict)
+    slices: dict[SSAValue, graph.IterationSliceOp] = field(default_factory=dict)  # of a stacked weight
     new_args: dict[int, SSAValue] = field(default_factory=dict)
     conversions: list[str] = field(default_factory=list)
     desired: dict[SSAValue, plan.PlanTensorType] = field(default_factory=dict)  # consumer-chosen layouts
@@ -117,11 +118,20 @@ class Planner:
         """Per-tile bytes of planned values that later ops still read (weights excluded)."""
         total = 0
         for v, nv in self.current.items():
-            if v in exclude or v in self.params or self.uses_left.get(v, 0) <= 0:
+            if v in exclude or self.is_weight(v) or self.uses_left.get(v, 0) <= 0:
                 continue
             lay = nv.type.layout
             total += lay.block_elements * nv.type.tensor.element_type.bitwidth // 8
         return total
+
+    def is_weight(self, v: SSAValue) -> bool:
+        """`v` is a weight, or a rolled layer's slice of a stacked one."""
+        return v in self.params or v in self.slices
+
+    def weight_copies(self, v: SSAValue) -> int:
+        """Blocks of `v` a tile keeps resident: one per iteration for a slice of a stacked weight."""
+        sl = self.slices.get(v)
+        return sl.input.type.get_shape()[0] if sl is not None else 1
 
     def consumed(self, op: Operation) -> None:
         for v in op.operands:
@@ -147,6 +157,15 @@ class Planner:
         if v not in self.current:
             shape = tuple(v.type.get_shape())
             t = want or plan_type(v.type, default_layout(shape, self.target.tiles) if shape else scalar_layout())
+            if v in self.slices:
+                # the stacked weight in the slice's layout, one block per iteration (standard
+                # memory: only the slice copy reads it), sliced where the consumer runs
+                sl = self.slices[v]
+                n = sl.input.type.get_shape()[0]
+                stacked = self.get(sl.input, plan_type(sl.input.type, plan.stacked_layout(t.layout, n)), reason)
+                nv = self.emit(plan.IterationSliceOp.create(operands=[stacked], result_types=[t])).results[0]
+                self.set(v, nv)
+                return nv
             if v in self.params:
                 p = self.params[v]
                 # weights are loaded once by `initialize`: declared at function level even when a

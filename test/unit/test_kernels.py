@@ -28,7 +28,7 @@ ABI_ORDER = (
     "atanh", "softplus", "softsign", "attention_update_bias",
     "mod", "fmod", "equal", "less", "less_equal", "greater", "greater_equal", "and", "or", "xor", "shift_left",
     "shift_right", "not", "bitwise_not", "to_bool", "wrap_i8", "wrap_u8", "wrap_i16", "wrap_u16", "select",
-    "arg_rows",
+    "arg_rows", "iteration_slice",
 )  # fmt: skip
 
 _AU = {"causal": 0, "scale_bits": 0, "k_base": 0}
