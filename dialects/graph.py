@@ -1338,12 +1338,18 @@ class YieldOp(IRDLOperation):
     assembly_format = "($values^ `:` type($values))? attr-dict"
 
 
+ROLLED_ATTR = "rolled"
+
+
 @irdl_op_definition
 class RepeatOp(RepeatBase):
     """N identical iterations of a region with carried values, kept structured.
 
     `graph.repeat 4 iter(%h = %x) : (tensor<..>) { ... graph.yield %y : tensor<..> }`.
-    Parameters declared in the body are shared by all iterations (tied weights).
+    Parameters declared in the body are shared by all iterations (tied weights); per-iteration
+    weights are read through `graph.iteration_slice`. A repeat marked `{rolled}` (ROLLED_ATTR)
+    stands for layers the model as given holds unrolled (`roll-layers`): its results are its
+    last trip's values, checkpointed in the body, and not checkpointed again.
     """
 
     name = "graph.repeat"

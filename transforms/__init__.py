@@ -13,6 +13,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return ConvertPrecisionPass
 
+    def roll_layers():
+        from ipu.transforms.roll_layers import RollLayersPass
+
+        return RollLayersPass
+
     def drop_checkpoints():
         from ipu.transforms.drop_checkpoints import DropCheckpointsPass
 
@@ -76,6 +81,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {
         "convert-stablehlo-to-graph": convert_stablehlo_to_graph,
         "convert-precision": convert_precision,
+        "roll-layers": roll_layers,
         "plan-ops": plan_ops,
         "plan-decide": plan_decide,
         "plan-materialize": plan_materialize,

@@ -1,4 +1,4 @@
-"""`ipu-compile{target=…}`: graph -> plan (K finalists) -> tilemap (each finalist mapped, its
+"""`ipu-compile{target=…}`: graph (identical layers rolled) -> plan (K finalists) -> tilemap (each finalist mapped, its
 tile mapping screened, one selected) -> exchange (scheduled, placed) -> tasm."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from ipu.transforms.lower_to_tasm import LowerToTasmPass
 from ipu.transforms.map_tiles import MapTilesPass
 from ipu.transforms.place_storage import PlaceStoragePass
 from ipu.transforms.plan_ops import PlanOpsPass
+from ipu.transforms.roll_layers import RollLayersPass
 from ipu.transforms.schedule_exchange import ScheduleExchangePass
 from ipu.transforms.screen_tiles import ScreenTilesPass
 from ipu.transforms.select_finalist import SelectFinalistPass
@@ -39,6 +40,7 @@ def compile_passes(
             raise ValueError(f"pipeline option {k} must be a positive integer, got {v!r}")
     drop = [] if checkpoints else [("drop_checkpoints", DropCheckpointsPass())]
     return [
+        ("roll_layers", RollLayersPass()),
         ("plan_ops", PlanOpsPass(target=target, **options)),
         ("map_tiles", MapTilesPass()),
         *drop,

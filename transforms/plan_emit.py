@@ -254,7 +254,7 @@ def _plan_repeat(p: Planner, op: graph.RepeatOp, index: int) -> int:
     body.add_op(plan.YieldOp.create(operands=ys))
     p.block, p.cache = outer, cache
     r = plan.RepeatOp(op.count.value.data, inits, Region(body))
-    if op.results:
+    if op.results and graph.ROLLED_ATTR not in op.attributes:
         r.attributes[plan.VALUE_ATTR] = StringAttr(op.results[0].name_hint or "")
     p.emit(r)
     for gv, nv in zip(op.results, r.results, strict=True):
