@@ -16,7 +16,10 @@ relate to each other the same way. A candidate is rolled when
   tensor carried from each block into the next (the repeat's iteration values);
 - values of the region used after it are the last block's carried values (the repeat's results);
 - the body holds a matmul or an attention (rolling small elementwise runs does not pay).
-Of the rotations of a run, the one carrying the fewest values is kept. The body is a clone of
+Of the rotations of a run, the one carrying the fewest values is kept; then the layer before it
+is taken in when it differs only in its initial values (the first layer reads the model's input
+where later ones read their predecessor's output). Two layers whose first reads the input thus
+form no run and stay unrolled. The body is a clone of
 the LAST layer, so the values the device's final trip produces have the names the unrolled
 reference gives them (checkpoints compare by name). A parameter the same in every layer stays
 shared (tied); per-layer parameters are stacked in layer order into one parameter
@@ -32,7 +35,7 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
 from xdsl.dialects.builtin import AnyFloat, BytesAttr, DenseIntOrFPElementsAttr, TensorType
-from xdsl.ir import Block, Operation, OpResult, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, OpResult, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from ipu.dialects import graph
@@ -143,6 +146,58 @@ def _check(ops: list[Operation], a: int, period: int, count: int) -> _Roll | Non
     return _Roll(a, period, count, keys, [carried[k] for k in keys])
 
 
+def _extend_back(ops: list[Operation], roll: _Roll) -> _Roll:
+    """Take in the layer before the first when it differs from it only in its initial values:
+    the first layer of a model reads the model's input (an argument, an outer value) where later
+    layers read their predecessor's output, so its signatures differ exactly there."""
+    while roll.a - roll.period >= 0:
+        a, p = roll.a, roll.period
+        prev, first = ops[a - p : a], ops[a : a + p]
+        index = {op: i for i, op in enumerate(ops)}
+        inits: dict[SSAValue, SSAValue] = {}  # the first layer's initial value -> the new one
+        ok = True
+        for pos in range(p):
+            o0, o1 = prev[pos], first[pos]
+            if not _alike(o0, o1):
+                ok = False
+                break
+            for v0, v1 in zip(o0.operands, o1.operands, strict=True):
+                if v1 in roll.inits:  # a carried slot: the earlier layer may read anything earlier
+                    if inits.setdefault(v1, v0) is not v0:
+                        ok = False
+                    continue
+                j1 = index.get(v1.owner) if isinstance(v1.owner, Operation) else None
+                j0 = index.get(v0.owner) if isinstance(v0.owner, Operation) else None
+                if j1 is not None:  # computed in the layer: at the same distance
+                    same = j0 is not None and a - p <= j0 and j1 - j0 == p
+                    ok = ok and same and _result_index(v0) == _result_index(v1)
+                elif isinstance(v1.owner, graph.ParameterOp):
+                    ok = ok and isinstance(v0.owner, graph.ParameterOp) and v0.type == v1.type
+                else:
+                    ok = ok and v0 is v1
+        if not ok or len(inits) != len(roll.inits):
+            return roll
+        new = _check(ops, a - p, p, roll.count + 1)
+        if new is None or [inits[v] for v in roll.inits] != new.inits:
+            return roll
+        roll = new
+    return roll
+
+
+def _alike(a: Operation, b: Operation) -> bool:
+    """Same op, attributes (but provenance), properties and result types."""
+    return (
+        a.name == b.name
+        and not a.regions
+        and not b.regions
+        and {k: v for k, v in a.attributes.items() if k not in PROVENANCE}
+        == {k: v for k, v in b.attributes.items() if k not in PROVENANCE}
+        and a.properties == b.properties
+        and [r.type for r in a.results] == [r.type for r in b.results]
+        and len(a.operands) == len(b.operands)
+    )
+
+
 def _template(names: list[str], wildcard: str) -> str:
     """`h.0.w`, `h.1.w`, … -> `h.<wildcard>.w` when the names differ in one integer; else
     `<first>..<last>`."""
@@ -162,21 +217,31 @@ def _unique(base: str, taken: set[str]) -> str:
     return name
 
 
-def _param_bytes(op: graph.ParameterOp) -> bytes:
-    t = op.result.type
-    n = int(np.prod(graph.shape_of(t)))
-    if isinstance(op.init, DenseIntOrFPElementsAttr) and len(op.init) == n > 1:
-        return op.init.data.data
-    return np.ascontiguousarray(graph.parameter_values(op)).astype(graph.numpy_dtype(t).newbyteorder("<")).tobytes()
+def _dense_bytes(op: graph.ParameterOp) -> tuple[bytes, Attribute] | None:
+    """A full dense initializer's bytes and element type (which may be wider than the result's:
+    convert-precision narrows weights when they are packaged), else None."""
+    init = op.init
+    n = int(np.prod(graph.shape_of(op.result.type)))
+    if isinstance(init, DenseIntOrFPElementsAttr) and len(init) == n > 1:
+        return init.data.data, init.get_element_type()
+    return None
 
 
 def _stack(params: list[graph.ParameterOp], syms: set[str], hints: set[str]) -> graph.ParameterOp:
     """One parameter holding `params` in order along a new leading axis."""
     t = params[0].result.type
-    st = TensorType(t.element_type, [len(params), *graph.shape_of(t)])
-    data = b"".join(_param_bytes(p) for p in params)
+    shape = [len(params), *graph.shape_of(t)]
+    dense = [_dense_bytes(p) for p in params]
+    if all(d is not None for d in dense) and len({d[1] for d in dense}) == 1:  # type: ignore[index]
+        el = dense[0][1]  # type: ignore[index]
+        data = b"".join(d[0] for d in dense)  # type: ignore[index]
+    else:  # seeded or splat initializers: their values at the result's dtype
+        el = t.element_type
+        dt = np.dtype(graph.numpy_dtype(t)).newbyteorder("<")
+        data = b"".join(np.ascontiguousarray(graph.parameter_values(p)).astype(dt).tobytes() for p in params)
+    init = DenseIntOrFPElementsAttr(TensorType(el, shape), BytesAttr(data))
     name = _unique(_template([p.sym_name.data for p in params], "*"), syms)
-    op = graph.ParameterOp(name, DenseIntOrFPElementsAttr(st, BytesAttr(data)), st)
+    op = graph.ParameterOp(name, init, TensorType(t.element_type, shape))
     op.result.name_hint = _unique(_template([p.result.name_hint or "w" for p in params], "all"), hints)
     return op
 
@@ -278,7 +343,7 @@ def roll_block(block: Block, syms: set[str], hints: set[str]) -> list[graph.Repe
                 break
         if roll is None:
             return made
-        made.append(_rewrite(block, ops, roll, syms, hints))
+        made.append(_rewrite(block, ops, _extend_back(ops, roll), syms, hints))
 
 
 @dataclass(frozen=True)

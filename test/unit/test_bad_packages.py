@@ -22,6 +22,7 @@ from click.testing import CliRunner, Result
 from conftest import EXAMPLES
 
 from ipu.abi.isa import INSTRUCTION_WORDS, DType, Opcode, encode_simple
+from ipu.abi.kernels import KERNEL_NAMES
 from ipu.abi.tables import SLICE, TRANSFER
 from ipu.codegen.ipuexe import build_package
 from ipu.runtime.package import SCHEMA_VERSION, HostStep, Package, PackageError, Program
@@ -143,6 +144,17 @@ def _code_word(opcode: Opcode, word: int, value: int) -> Make:
     return _edit(fn)
 
 
+def _iterated_call_outside_loops(pkg: Package) -> None:
+    """The first CALL made an `iteration_slice` of 3 iterations: a kernel that reads the loop's
+    counter, in a program without loops."""
+    w = _program_words(pkg)
+    i = int(np.flatnonzero(w[:, 0] == Opcode.CALL)[0])
+    w[i, 1] = KERNEL_NAMES.index("iteration_slice")
+    w[i, 2] = int(DType.F16) | int(DType.F16) << 8
+    w[i, 5:7] = (3, 2)
+    pkg.programs[0] = dataclasses.replace(pkg.programs[0], code=w.tobytes())
+
+
 def _host_steps(call: int, fn: Callable[[list[HostStep]], Any]) -> Make:
     """A change to the steps of host call `call` (0: initialize, 1: run)."""
     return _edit(lambda pkg: fn(pkg.host_calls[call].steps))
@@ -253,6 +265,12 @@ CASES = [
         "program_tile_u32_minus_1",
         _edit_message(lambda m: setattr(m.programs[0], "firstTile", 2**32 - 1)),
         r"program 0: tiles \[4294967295, .* not a non-empty range within \[0, 16\)",
+    ),
+    Case(
+        "iterated_kernel_outside_loops",
+        _edit(_iterated_call_outside_loops),
+        r"program 0: instruction \d+ \(iteration_slice of 3 iterations\) is outside any loop",
+        run=True,
     ),
     Case(
         "kernel_index_out_of_range",

@@ -139,6 +139,15 @@ def test_fill_cast_reduce_select() -> None:
     assert kernel_cycles(T, "select", {"elements": 4096}, 2) == 11 + 6 * (26 + 5 * 683)
 
 
+def test_iteration_slice_is_dynamic_slice_1d() -> None:
+    # DynamicSlice1D (PC 1.9): 25 + 6 (39 + 24 + 2 floor(floor(n / 6) / vw)); the note's 8 KiB
+    # copy is 4096 halves (vw 4): 2,443; floats move 2 a vector
+    assert kernel_cycles(T, "iteration_slice", {"iterations": 12, "elements": 4096}, 2) == 2443
+    assert kernel_cycles(T, "iteration_slice", {"iterations": 12, "elements": 2048}, 4) == 25 + 6 * (63 + 2 * 170)
+    # the slice's cost does not depend on how many slices are stacked
+    assert kernel_cycles(T, "iteration_slice", {"iterations": 2, "elements": 4096}, 2) == 2443
+
+
 def test_transpose() -> None:
     # Transpose2D fast path (PC 1.8), rows cut over the workers in 4-row blocks (16 blocks: 3 a
     # worker, 12 rows): 7 + 6 (39 + 12 + 3 (15 + 4 (64 / 4 - 2)))

@@ -130,3 +130,20 @@ tasm.stream_out @y : tensor<4x8xf32> layout #plan.layout<grid = [4, 4], split = 
 
 tasm.stream_out @y : tensor<2xf32> host_shape array<i64> layout #plan.layout<grid = [1], split = [[]], memory = standard> at 327680
 // CHECK: Operation does not verify: tasm.stream_out: host shape [] does not hold the [2] tensor's elements
+
+// -----
+
+// a loop's slice of a stacked weight runs in a loop of as many trips as slices
+tasm.program @p0 tiles(0, 16) {
+  tasm.loop 2 {
+    tasm.call "iteration_slice" out(327744) in(array<i64: 327712>) {iterations = 3 : i64, elements = 2 : i64} : f16 -> f16
+  }
+}
+// CHECK: Operation does not verify: tasm.call: iteration_slice of 3 iterations must sit directly in a tasm.loop of 3; it is in a tasm.loop of 2
+
+// -----
+
+tasm.program @p0 tiles(0, 16) {
+  tasm.call "iteration_slice" out(327744) in(array<i64: 327712>) {iterations = 3 : i64, elements = 2 : i64} : f16 -> f16
+}
+// CHECK: Operation does not verify: tasm.call: iteration_slice of 3 iterations must sit directly in a tasm.loop of 3; it is outside loops
