@@ -175,8 +175,21 @@ def initializer_values(init: Attribute, t: TensorType) -> np.ndarray:
     if isinstance(init, GaussianAttr):
         return init.materialize(shape_of(t), dt)
     assert isinstance(init, DenseIntOrFPElementsAttr)
-    vals = np.array(init.get_values(), dtype=np.float64)
+    vals = _dense_array(init)
     return np.broadcast_to(vals.reshape(init.get_shape() or ()), shape_of(t)).astype(dt)
+
+
+_RAW_DTYPES = {"f16": "<f2", "f32": "<f4", "f64": "<f8", "i32": "<i4", "i64": "<i8"}
+
+
+def _dense_array(init: DenseIntOrFPElementsAttr) -> np.ndarray:
+    """The attribute's values, read straight from its little-endian bytes where the element type
+    has a fixed NumPy layout (a weight of millions of elements), else element by element."""
+    raw = _RAW_DTYPES.get(str(init.get_element_type()))
+    data = init.data.data
+    if raw is not None and len(data) == len(init) * np.dtype(raw).itemsize:
+        return np.frombuffer(data, raw)
+    return np.array(init.get_values(), dtype=np.float64)
 
 
 # --- reference numerics (float32 in, float32 out) shared by the ops' `reference` methods ---

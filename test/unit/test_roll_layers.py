@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 from conftest import ROOT
 
+from ipu.api import parse_text
 from ipu.dialects import graph
 from ipu.golden.evaluator import evaluate, main_function, make_inputs
-from ipu.api import parse_text
 from ipu.tools.common import make_context
 from ipu.transforms.roll_layers import RollLayersPass
 
