@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ipu.abi.transfers import D_TILE, PC, PTS, S_TILE, expand_members, with_start
 from ipu.runtime.exchange_check import validate_schedule
@@ -111,3 +113,46 @@ def test_phases_not_made_of_complete_blocks_are_left_to_the_other_schedulers() -
     extra[D_TILE] += 6
     extra[7] = 6  # row_words
     assert schedule_rotation(np.vstack([mixed_words, extra]), TILES, lb) is None
+
+
+@st.composite
+def block_phases(draw: st.DrawFn) -> tuple[np.ndarray, bool]:
+    """Up to three tile-disjoint blocks of serial scatters (or their transposes, gathers) on 64
+    tiles, words per source (per receiver) drawn from a few values; and whether every block's
+    words are uniform (then the rotation must apply)."""
+    rows, uniform, s_next, d_next = [], True, 0, 0
+    for _ in range(draw(st.integers(1, 3))):
+        n_a, n_q = draw(st.integers(1, 10)), draw(st.integers(1, 10))
+        if s_next + max(n_a, n_q) > TILES or d_next + max(n_a, n_q) > TILES:
+            break
+        words = draw(st.lists(st.integers(1, 6), min_size=n_a, max_size=n_a))
+        uniform &= len(set(words)) == 1
+        gather = draw(st.booleans())
+        at = 0
+        for j, w in enumerate(words):
+            if gather:  # receiver d_next + j gathers w words from each of n_q sources
+                rows.append(_row(s_next, d_next + j, w, n_q, 1, 0, at, 0, 0, 4 * w))
+            else:  # source s_next + j scatters w words to each of n_q receivers
+                rows.append(_row(s_next + j, d_next, w, n_q, 0, 1, 0, at, 4 * w, 0))
+            at += 4 * w
+        s_next += n_q if gather else n_a
+        d_next += n_a if gather else n_q
+    return np.array(rows, np.int64).reshape(-1, 16), uniform
+
+
+@settings(max_examples=80, deadline=None)
+@given(block_phases())
+def test_rotation_schedules_are_valid_and_at_the_bound(case: tuple[np.ndarray, bool]) -> None:
+    t, uniform = case
+    if not len(t):
+        return
+    lb = endpoint_lower_bound(t, TILES)
+    got = schedule_rotation(t, TILES, lb)
+    if got is None:
+        assert not uniform
+        return
+    table, starts = got
+    sched = with_start(table, starts)
+    validate_schedule(t, sched, TILES)
+    assert int(expand_members(sched).end.max()) == lb
+    assert len(table) <= 2 * len(t)
