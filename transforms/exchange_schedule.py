@@ -199,7 +199,9 @@ def _heuristic_schedule(t: np.ndarray, tiles: int, max_rows: int, effort: int) -
     """A schedule of one phase and the table it schedules: the first list schedule that reaches
     the bound (longest-first, then, for tables of at most 2000 families, orders that favour
     structured rounds, with families whole or split into members when the table stays under
-    `max_rows` rows); else the exact preemptive schedule, which reaches the bound for a unicast
+    `max_rows` rows); else, for a unicast phase of tile-disjoint complete bipartite blocks, the
+    rotation schedule (`exchange_rotation`: at the bound, about one row per logical family); else
+    the exact preemptive schedule, which reaches the bound for a unicast
     phase and for a multicast phase whose destination sets are disjoint or identical (receiver
     groups), and the bound of its unicast expansion for other multicast phases, if that beats the
     best list schedule. `effort` 1 stops after the longest-first list schedule (quick what-if
@@ -237,7 +239,23 @@ def _heuristic_schedule(t: np.ndarray, tiles: int, max_rows: int, effort: int) -
                 return table, Schedule(starts, lb, horizon, f"greedy-{prefix}{name}")
     assert best is not None
     horizon, _, name, table, starts = best
+    rotated = _rotation(t, tiles, lb)
+    if rotated is not None:
+        return rotated
     return _exact_if_better(t, tiles, table, Schedule(starts, lb, horizon, name))
+
+
+def _rotation(t: np.ndarray, tiles: int, lower_bound: int) -> tuple[np.ndarray, Schedule] | None:
+    """The rotation schedule at the bound of a unicast phase of complete bipartite blocks (serial
+    scatters and gathers between tile blocks), about one table row per logical family, where list
+    schedules stagger whole families past the bound and the exact schedule fragments them."""
+    from ipu.transforms.exchange_rotation import schedule_rotation  # numba: load when needed
+
+    got = schedule_rotation(t, tiles, lower_bound)
+    if got is None:
+        return None
+    rows, starts = got
+    return rows, Schedule(starts, lower_bound, lower_bound, "rotation")
 
 
 def attainable_horizon(t: np.ndarray, tiles: int, horizon: int, lower_bound: int) -> int:
