@@ -12,6 +12,7 @@ dominates (cycles, exchange cycles, memory peaks, row bytes), best cycles first.
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass
 
@@ -33,9 +34,10 @@ class Candidate:
     function: func.FuncOp
     metrics: PlanMetrics
 
-    @property
+    @functools.cached_property
     def signature(self) -> str:
-        return str(self.function.body)
+        """The plan as IR text: equal for equal plans (the function's name is the same for all)."""
+        return str(self.function)
 
 
 def _plan(
@@ -149,6 +151,11 @@ def search(graph_f: func.FuncOp, t: Target, finalists: int, beam: int, candidate
                     grown.append(c)
         states = _front(grown, beam)
     kept = _front(states, finalists)
+    if finalists > 1 and all(c.signature != first.signature for c in kept):
+        # the plan-level exchange estimate can misrank plans that the scheduled exchange ranks
+        # the other way: keep the greedy plan among the finalists, so the refined selection
+        # never ends worse than plan-ops{finalists=1}
+        kept = sorted([*kept[: finalists - 1], first], key=lambda c: c.metrics.pareto_key())
     log_event(
         "searched operator plans",
         decision_points=len(points),
