@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import EXAMPLES
+from conftest import EXAMPLES, run_tool
 
 from ipu.abi.isa import INSTRUCTION_WORDS, Opcode
 from ipu.abi.kernels import KERNEL_NAMES
@@ -16,11 +16,19 @@ from ipu.runtime.package_io import read_package, write_package
 MLP = EXAMPLES / "mlp_small.mlir"  # h = x @ w1; hb = h + b1; g = gelu(hb); y = g @ w2; yb = y + b2
 
 
-@pytest.fixture
-def package(tool, tmp_path: Path) -> Path:
-    p = tmp_path / "mlp.ipuexe"
-    r = tool("ipu-run", str(MLP), "--target", "sim16", "--package", str(p), "--check", "none")
+@pytest.fixture(scope="module")
+def built_package(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    """The mlp_small package for sim16, compiled once for the tests below (each edits its own copy)."""
+    p = tmp_path_factory.mktemp("mlp") / "mlp.ipuexe"
+    r = run_tool("ipu-run", str(MLP), "--target", "sim16", "--package", str(p), "--check", "none")
     assert r.returncode == 0, r.stderr
+    return p.read_bytes()
+
+
+@pytest.fixture
+def package(built_package: bytes, tmp_path: Path) -> Path:
+    p = tmp_path / "mlp.ipuexe"
+    p.write_bytes(built_package)
     return p
 
 

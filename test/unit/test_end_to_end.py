@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import EXAMPLES
+from conftest import EXAMPLES, run_tool
 
 from ipu.abi.tables import TRANSFER
 from ipu.runtime.package_io import read_package, write_package
@@ -32,11 +32,19 @@ def test_inputs_npz_round_trip(tool, tmp_path: Path) -> None:
     assert "numericalTest=PASS" in r.stdout
 
 
-@pytest.fixture
-def package(tool, tmp_path: Path) -> Path:
-    p = tmp_path / "mlp.ipuexe"
-    r = tool("ipu-run", str(EXAMPLES / "mlp_small.mlir"), "--target", "sim16", "--package", str(p))
+@pytest.fixture(scope="module")
+def built_package(tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    """The mlp_small package for sim16, compiled once for the tests below (each corrupts its own copy)."""
+    p = tmp_path_factory.mktemp("mlp") / "mlp.ipuexe"
+    r = run_tool("ipu-run", str(EXAMPLES / "mlp_small.mlir"), "--target", "sim16", "--package", str(p))
     assert r.returncode == 0, r.stderr
+    return p.read_bytes()
+
+
+@pytest.fixture
+def package(built_package: bytes, tmp_path: Path) -> Path:
+    p = tmp_path / "mlp.ipuexe"
+    p.write_bytes(built_package)
     return p
 
 

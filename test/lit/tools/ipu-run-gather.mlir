@@ -1,7 +1,7 @@
 // RUN: ipu-run %s --target sim16 | filecheck %s
 // RUN: python %S/Inputs/onnx_gather.py model %t.onnx
 // RUN: ipu-translate --import-onnx %t.onnx | filecheck %s --check-prefix=IMPORT
-// RUN: ipu-run %t.onnx --target sim16 | filecheck %s --check-prefix=ONNX
+// RUN: ipu-run %t.onnx --target sim16 --package %t.ipuexe | filecheck %s --check-prefix=ONNX
 // RUN: python %S/Inputs/onnx_gather.py ids %t.last.npz 63
 // RUN: ipu-run %t.onnx --target sim16 --inputs %t.last.npz | filecheck %s --check-prefix=ONNX
 // RUN: python %S/Inputs/onnx_gather.py ids %t.out.npz 64
@@ -10,7 +10,6 @@
 // RUN: not ipu-run %t.onnx --target sim16 --inputs %t.neg.npz 2>&1 | filecheck %s --check-prefix=NEG
 // RUN: python %S/Inputs/onnx_gather.py ids %t.big.npz 4294967296
 // RUN: not ipu-run %t.onnx --target sim16 --inputs %t.big.npz 2>&1 | filecheck %s --check-prefix=BIG
-// RUN: ipu-run %t.onnx --target sim16 --package %t.ipuexe > /dev/null
 // RUN: not ipu-run %t.ipuexe --inputs %t.big.npz 2>&1 | filecheck %s --check-prefix=BIGPKG
 
 // Embedding lookups emulated on sim16: a 4x4 grid (the table's row blocks' partials summed by an

@@ -1,7 +1,7 @@
 // RUN: ipu-opt %s -p 'plan-ops{target=sim16 finalists=1}' --target sim16 | filecheck %s --check-prefix=PLAN
 // RUN: ipu-opt %s -p 'plan-ops{target=sim16 finalists=1},map-tiles' --target sim16 | filecheck %s --check-prefix=TILE
-// RUN: ipu-opt %s -p ipu-compile --target sim16 | filecheck %s --check-prefix=TASM
-// RUN: ipu-opt %s -p ipu-compile --target sim16 | ipu-translate --to-ipuexe -o %t.ipuexe
+// RUN: ipu-opt %s -p ipu-compile --target sim16 | tee %t.tasm.mlir | filecheck %s --check-prefix=TASM
+// RUN: ipu-translate --to-ipuexe -o %t.ipuexe < %t.tasm.mlir
 // RUN: ipu-translate %t.ipuexe --from-ipuexe | filecheck %s --check-prefix=PKG
 // RUN: ipu-run %s --target sim16 | filecheck %s --check-prefix=EMU
 
