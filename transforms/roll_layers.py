@@ -60,9 +60,16 @@ def _result_index(v: SSAValue) -> int:
     return v.index if isinstance(v, OpResult) else 0
 
 
-def _signatures(ops: list[Operation]) -> np.ndarray:
+def _op_key(op: Operation) -> tuple:
+    """What an op computes, operands aside: name, attributes (but provenance), properties and
+    result types."""
+    attrs = tuple(sorted((k, str(a)) for k, a in op.attributes.items() if k not in PROVENANCE))
+    props = tuple(sorted((k, str(a)) for k, a in op.properties.items()))
+    return (op.name, attrs, props, tuple(str(r.type) for r in op.results), len(op.operands))
+
+
+def _signatures(ops: list[Operation], index: dict[Operation, int]) -> np.ndarray:
     """One integer per op: equal when two ops compute alike on operands related alike."""
-    index = {op: i for i, op in enumerate(ops)}
     ids: dict[tuple, int] = {}
     out = np.zeros(len(ops), np.int64)
     for i, op in enumerate(ops):
@@ -78,10 +85,7 @@ def _signatures(ops: list[Operation]) -> np.ndarray:
                 refs.append(("p", str(v.type)))
             else:
                 refs.append(("o", id(v)))
-        attrs = tuple(sorted((k, str(a)) for k, a in op.attributes.items() if k not in PROVENANCE))
-        props = tuple(sorted((k, str(a)) for k, a in op.properties.items()))
-        key = (op.name, attrs, props, tuple(str(r.type) for r in op.results), tuple(refs))
-        out[i] = ids.setdefault(key, len(ids))
+        out[i] = ids.setdefault((_op_key(op), tuple(refs)), len(ids))
     return out
 
 
@@ -111,9 +115,9 @@ class _Roll:
     inits: list[SSAValue]
 
 
-def _check(ops: list[Operation], a: int, period: int, count: int) -> _Roll | None:
-    """The rolling of `count` layers from op `a`, or None when it is not one (see the module doc)."""
-    index = {op: i for i, op in enumerate(ops)}
+def _check(ops: list[Operation], index: dict[Operation, int], a: int, period: int, count: int) -> _Roll | None:
+    """The rolling of `count` layers from op `a`, or None when it is not one (see the module doc);
+    `index` is each op's position in `ops`."""
     end = a + count * period
     if not any(isinstance(op, graph.MatmulOp | graph.AttentionOp) for op in ops[a : a + period]):
         return None
@@ -146,19 +150,18 @@ def _check(ops: list[Operation], a: int, period: int, count: int) -> _Roll | Non
     return _Roll(a, period, count, keys, [carried[k] for k in keys])
 
 
-def _extend_back(ops: list[Operation], roll: _Roll) -> _Roll:
+def _extend_back(ops: list[Operation], index: dict[Operation, int], roll: _Roll) -> _Roll:
     """Take in the layer before the first when it differs from it only in its initial values:
     the first layer of a model reads the model's input (an argument, an outer value) where later
     layers read their predecessor's output, so its signatures differ exactly there."""
     while roll.a - roll.period >= 0:
         a, p = roll.a, roll.period
         prev, first = ops[a - p : a], ops[a : a + p]
-        index = {op: i for i, op in enumerate(ops)}
         inits: dict[SSAValue, SSAValue] = {}  # the first layer's initial value -> the new one
         ok = True
         for pos in range(p):
             o0, o1 = prev[pos], first[pos]
-            if not _alike(o0, o1):
+            if o0.regions or _op_key(o0) != _op_key(o1):
                 ok = False
                 break
             for v0, v1 in zip(o0.operands, o1.operands, strict=True):
@@ -177,25 +180,11 @@ def _extend_back(ops: list[Operation], roll: _Roll) -> _Roll:
                     ok = ok and v0 is v1
         if not ok or len(inits) != len(roll.inits):
             return roll
-        new = _check(ops, a - p, p, roll.count + 1)
+        new = _check(ops, index, a - p, p, roll.count + 1)
         if new is None or [inits[v] for v in roll.inits] != new.inits:
             return roll
         roll = new
     return roll
-
-
-def _alike(a: Operation, b: Operation) -> bool:
-    """Same op, attributes (but provenance), properties and result types."""
-    return (
-        a.name == b.name
-        and not a.regions
-        and not b.regions
-        and {k: v for k, v in a.attributes.items() if k not in PROVENANCE}
-        == {k: v for k, v in b.attributes.items() if k not in PROVENANCE}
-        and a.properties == b.properties
-        and [r.type for r in a.results] == [r.type for r in b.results]
-        and len(a.operands) == len(b.operands)
-    )
 
 
 def _template(names: list[str], wildcard: str) -> str:
@@ -332,18 +321,19 @@ def roll_block(block: Block, syms: set[str], hints: set[str]) -> list[graph.Repe
     made = []
     while True:
         ops = _computing(block)
+        index = {op: i for i, op in enumerate(ops)}
         roll = None
-        for run in _runs(_signatures(ops)):
+        for run in _runs(_signatures(ops, index)):
             for a in range(run.start, min(run.start + run.period, run.end)):
                 n = (run.end - a) // run.period
-                c = _check(ops, a, run.period, n) if n >= 2 else None
+                c = _check(ops, index, a, run.period, n) if n >= 2 else None
                 if c is not None and (roll is None or (len(c.carried), -c.count) < (len(roll.carried), -roll.count)):
                     roll = c
             if roll is not None:
                 break
         if roll is None:
             return made
-        made.append(_rewrite(block, ops, _extend_back(ops, roll), syms, hints))
+        made.append(_rewrite(block, ops, _extend_back(ops, index, roll), syms, hints))
 
 
 @dataclass(frozen=True)
