@@ -237,9 +237,10 @@ def _pieces(mem: np.ndarray, edge, start, first, length) -> tuple[np.ndarray, np
 
 
 @njit(cache=True)
-def _arith_runs(same: np.ndarray, step: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Greedy left-to-right maximal runs of rows with equal keys and a constant positive tile step:
-    (first row, count, step) per run."""
+def arith_runs(same: np.ndarray, step: np.ndarray, min_step: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Greedy left-to-right maximal runs of rows whose key equals the previous row's (`same[j]`)
+    and whose value advances by a constant step of at least `min_step` (`step[j]`: row j's value
+    less row j-1's): (first row, count, step) per run, a lone row's step `min_step`."""
     n = len(same)
     first = np.empty(n, np.int64)
     count = np.empty(n, np.int64)
@@ -248,8 +249,8 @@ def _arith_runs(same: np.ndarray, step: np.ndarray) -> tuple[np.ndarray, np.ndar
     i = 0
     while i < n:
         j = i + 1
-        st = 1
-        if j < n and same[j] and step[j] > 0:
+        st = min_step
+        if j < n and same[j] and step[j] >= min_step:
             st = step[j]
             while j + 1 < n and same[j + 1] and step[j + 1] == st:
                 j += 1
@@ -284,7 +285,7 @@ def fold(rows: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     k = np.stack([c[order] for c in key], axis=1)
     same = np.concatenate([[False], (k[1:] == k[:-1]).all(axis=1)])
     step = np.concatenate([[0], np.diff(r[:, S_TILE])])
-    first, count, steps = _arith_runs(same, step)
+    first, count, steps = arith_runs(same, step, 1)  # tile steps: positive
     out = r[first].copy()
     out[:, PC], out[:, PSS], out[:, PDS] = count, steps, steps
     return out, st[first]

@@ -23,7 +23,6 @@ the two ports swapped.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ipu.abi.transfers import (
     D_OFF,
@@ -44,6 +43,7 @@ from ipu.abi.transfers import (
     with_start,
 )
 from ipu.runtime.exchange_check import ScheduleError, check_ports
+from ipu.transforms.exchange_exact import arith_runs
 
 
 def _blocks(src: np.ndarray, dst: np.ndarray) -> np.ndarray | None:
@@ -95,36 +95,12 @@ def _rotate(a_of: np.ndarray, q_of: np.ndarray, words: np.ndarray) -> tuple[np.n
     return None
 
 
-@njit(cache=True)
-def _time_runs(fam: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Greedy maximal runs of consecutive members of one family whose starts step by a constant
-    non-negative amount: (first member, count, time step) per run."""
-    n = len(fam)
-    first = np.empty(n, np.int64)
-    count = np.empty(n, np.int64)
-    steps = np.empty(n, np.int64)
-    k = 0
-    i = 0
-    while i < n:
-        j = i + 1
-        st = 0
-        if j < n and fam[j] == fam[i] and starts[j] >= starts[i]:
-            st = starts[j] - starts[i]
-            while j + 1 < n and fam[j + 1] == fam[i] and starts[j + 1] - starts[j] == st:
-                j += 1
-            j += 1
-        first[k] = i
-        count[k] = j - i
-        steps[k] = st
-        k += 1
-        i = j
-    return first[:k], count[:k], steps[:k]
-
-
 def refold(t: np.ndarray, fam: np.ndarray, p: np.ndarray, starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(table, starts) of the members (family `fam`, index `p`, in family-major order) of move
     table `t` started at `starts`: each family cut into maximal runs of arithmetic starts."""
-    first, count, steps = _time_runs(fam, starts)
+    same = np.concatenate(([False], fam[1:] == fam[:-1]))
+    step = np.concatenate(([0], np.diff(starts)))
+    first, count, steps = arith_runs(same, step, 0)  # time steps: non-negative
     f, p0 = fam[first], p[first]
     out = t[f].copy()
     out[:, S_TILE] += p0 * t[f, PSS]
