@@ -178,25 +178,30 @@ def _validate_programs(pkg: Package, target: Target) -> None:
                 raise PackageError(f"control instruction {j} ({Opcode(int(w[0])).name}): no {what} {w[1]}")
 
 
+_ITERATED = [KERNEL_NAMES.index(k.name) for k in KERNELS.values() if k.iterated]
+
+
 def _check_iterated(i: int, words: np.ndarray, op: np.ndarray) -> None:
     """Every CALL of an `iterated` kernel sits in a loop of as many trips as it has iterations."""
-    iterated = [KERNEL_NAMES.index(k.name) for k in KERNELS.values() if k.iterated]
-    calls = np.flatnonzero((op == Opcode.CALL) & np.isin(words[:, 1], iterated))
+    calls = np.flatnonzero((op == Opcode.CALL) & np.isin(words[:, 1], _ITERATED))
     if not calls.size:
         return
+    ctrl = np.flatnonzero(op != Opcode.CALL)
     trips: list[int] = []  # the open loops' counts
-    innermost = np.zeros(len(op), np.int64)
-    for j in range(len(op)):
+    after = np.zeros(len(ctrl), np.int64)  # the innermost open loop's trips after each control word
+    for n, j in enumerate(ctrl):
         if op[j] == Opcode.LOOP_BEGIN:
             trips.append(int(words[j, 1]))
         elif op[j] == Opcode.LOOP_END and trips:
             trips.pop()
-        innermost[j] = trips[-1] if trips else 0
-    for j in calls:
+        after[n] = trips[-1] if trips else 0
+    before = np.searchsorted(ctrl, calls) - 1  # the last control word before each call
+    innermost = np.where(before >= 0, after[np.maximum(before, 0)], 0)
+    for j, inner in zip(calls, innermost, strict=True):
         name = KERNEL_NAMES[int(words[j, 1])]
         n = int(decode_call_params(name, words[j])["iterations"])
-        if innermost[j] != n:
-            where = f"a loop of {innermost[j]} trips" if innermost[j] else "outside any loop"
+        if inner != n:
+            where = f"a loop of {inner} trips" if inner else "outside any loop"
             raise PackageError(f"program {i}: instruction {j} ({name} of {n} iterations) is {where}")
 
 
