@@ -28,8 +28,9 @@ from ipu.abi.transfers import (
     S_OFF,
     S_TILE,
     WORDS,
-    family_tiles,
+    member_tiles,
     port_words,
+    tile_words,
     with_start,
 )
 from ipu.runtime.exchange_check import validate_schedule
@@ -61,50 +62,35 @@ def _greedy(t: np.ndarray, tiles: int, order: np.ndarray) -> tuple[np.ndarray, i
     """List scheduling in `order` at family granularity (non-preemptive). Member p of a family
     starts `p * par_time_step` after the family; every port is reserved from the family's start
     to its last use, so the schedule obeys the port rules by construction."""
-    send_free = np.zeros(tiles, np.int64)
-    recv_free = np.zeros(tiles, np.int64)
-    starts = np.zeros(len(t), np.int64)
-    words = t[:, ROWS] * t[:, WORDS]
-    total = words + (t[:, PC] - 1) * t[:, PTS]
-    srcs, dsts = family_tiles(t)
-    for i in order:
-        s, d = srcs[i], dsts[i]
-        off = np.arange(len(s)) * t[i, PTS]
-        start = max(int((send_free[s] - off).max()), int((recv_free[d] - off[:, None]).max()), 0)
-        starts[i] = start
-        np.maximum.at(send_free, s, start + off + words[i])
-        np.maximum.at(recv_free, d.ravel(), np.repeat(start + off + words[i], d.shape[1]))
-    return starts, int((starts + total).max())
+    from ipu.transforms.exchange_greedy import list_schedule  # numba: load when needed
+
+    return list_schedule(t, tiles, order)
 
 
 def split_members(t: np.ndarray) -> np.ndarray:
     """Each simultaneous family as single-member families (finer, so gaps can be filled)."""
-    rows = []
-    for r in t:
-        if r[PC] == 1 or r[PTS] != 0:
-            rows.append(r)
-            continue
-        for p in range(int(r[PC])):
-            m = r.copy()
-            m[S_TILE] += p * r[PSS]
-            m[D_TILE] += p * r[PDS]
-            m[S_OFF] += p * r[PSO]
-            m[D_OFF] += p * r[PDO]
-            m[PC], m[PSS], m[PDS], m[PSO], m[PDO] = 1, 1, 1, 0, 0
-            rows.append(m)
-    return np.array(rows, np.int64).reshape(-1, t.shape[1])
+    keep = (t[:, PC] == 1) | (t[:, PTS] != 0)
+    cnt = np.where(keep, 1, t[:, PC])
+    fam = np.repeat(np.arange(len(t)), cnt)
+    p = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+    out = np.array(t[fam], np.int64).reshape(-1, t.shape[1])
+    split = ~keep[fam]
+    f, q = t[fam[split]], p[split]
+    out[split, S_TILE] += q * f[:, PSS]
+    out[split, D_TILE] += q * f[:, PDS]
+    out[split, S_OFF] += q * f[:, PSO]
+    out[split, D_OFF] += q * f[:, PDO]
+    out[np.ix_(split, [PC, PSS, PDS, PSO, PDO])] = (1, 1, 1, 0, 0)
+    return out
 
 
 def _orders(t: np.ndarray, tiles: int) -> dict[str, np.ndarray]:
     words = t[:, ROWS] * t[:, WORDS]
     total = words + (t[:, PC] - 1) * t[:, PTS]
-    sent = np.zeros(tiles, np.int64)
-    recv = np.zeros(tiles, np.int64)
-    srcs, dsts = family_tiles(t)
-    for w, s, d in zip(words, srcs, dsts, strict=True):
-        np.add.at(sent, s, w)
-        np.add.at(recv, d.ravel(), w)
-    load = np.array([max(sent[s].max(), recv[d].max()) for s, d in zip(srcs, dsts, strict=True)])
+    src, dst, member_words, sends = member_tiles(with_start(t))
+    sent, recv = tile_words(src, dst, member_words, sends, tiles)
+    cnt = t[:, PC] * t[:, MC]
+    load = np.maximum.reduceat(np.maximum(sent[src], recv[dst]), np.cumsum(cnt) - cnt)
     out = {
         "longest-first": np.lexsort((t[:, S_TILE], -total)),
         "busiest-ports-first": np.lexsort((t[:, S_TILE], -total, -load)),
