@@ -306,10 +306,13 @@ class Target:
     def route_cycles(self, src_phys: np.ndarray, dst_phys: np.ndarray) -> np.ndarray:
         """Send-to-receiver-mux delay between physical tiles: a base plus a cost per column
         crossed (MF 1.5: the delay depends on the two tiles' positions). Vectorized."""
+        tpc = self.exchange["tiles_per_column"]
+        return self.column_route_cycles(np.abs(np.asarray(src_phys) // tpc - np.asarray(dst_phys) // tpc))
+
+    def column_route_cycles(self, columns: np.ndarray | int) -> np.ndarray | int:
+        """The send-to-mux delay of a route crossing `columns` columns."""
         x = self.exchange
-        tpc = x["tiles_per_column"]
-        cols = np.abs(np.asarray(src_phys) // tpc - np.asarray(dst_phys) // tpc)
-        return x["route_base_cycles"] + x["route_cycles_per_column"] * cols
+        return x["route_base_cycles"] + x["route_cycles_per_column"] * columns
 
     def longest_route(self, src_phys: np.ndarray, dst_phys: np.ndarray) -> int:
         """The longest `route_cycles` among (source, destination) physical tile pairs (0 if none)."""

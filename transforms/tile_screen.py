@@ -55,6 +55,11 @@ def _moves(block: Block, weight: int) -> Iterator[tuple[tilemap.MoveOp, int]]:
             yield from _moves(op.body.block, weight * op.count.value.data)
 
 
+def _narrow(tiles: int) -> type:
+    """The narrowest integer type that holds a tile index."""
+    return np.int16 if tiles <= np.iinfo(np.int16).max else np.int32
+
+
 def phase_loads(f: func.FuncOp, tiles: int) -> list[PhaseLoad]:
     out = []
     for op, w in _moves(f.body.block, 1):
@@ -64,7 +69,11 @@ def phase_loads(f: func.FuncOp, tiles: int) -> list[PhaseLoad]:
         src, dst, words, sends = member_tiles(with_start(t))
         sent, recv = tile_words(src, dst, words, sends, tiles)
         senders = np.flatnonzero(sent)
-        out.append(PhaseLoad(w, int(max(sent.max(), recv.max())), senders, sent[senders], src, dst))
+        endpoint = int(max(sent.max(), recv.max()))
+        # narrow tile indices: every candidate mapping gathers them, and that pass is memory bound
+        out.append(
+            PhaseLoad(w, endpoint, senders, sent[senders], src.astype(_narrow(tiles)), dst.astype(_narrow(tiles)))
+        )
     return out
 
 
@@ -86,10 +95,12 @@ def load_of(loads: list[PhaseLoad], mapping: TileMapping, t: Target) -> tuple[in
     """(modelled exchange cycles, pressure) of all phases under `mapping`."""
     cycles = sq = tot = 0
     bus_tiles = t.tiles_per_send_bus
+    column = (mapping.permutation(t.tiles) // t.exchange["tiles_per_column"]).astype(_narrow(t.tiles))
     for p in loads:
         bus = np.bincount(mapping.physical(p.senders, t.tiles) // bus_tiles, weights=p.sent).astype(np.int64)
         bus_cycles = -(-int(bus.max()) // bus_tiles)
-        cycles += p.weight * (max(p.endpoint, bus_cycles) + route_cycles(p.src, p.dst, mapping, t))
+        crossed = int(np.abs(column[p.src] - column[p.dst]).max())
+        cycles += p.weight * (max(p.endpoint, bus_cycles) + t.column_route_cycles(crossed))
         sq += p.weight * int((bus * bus).sum())
         tot += p.weight * int(bus.sum())
     return cycles, sq // max(tot, 1)
