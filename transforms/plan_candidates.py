@@ -4,6 +4,7 @@ and working set per tile from the target's cost formulas, and the per-op memory 
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from dataclasses import dataclass
 
 from xdsl.utils.exceptions import DiagnosticException
@@ -113,15 +114,28 @@ def gemm_candidates(
     head: int = 1,
     a_current: Layout | None = None,
     r_want: Layout | None = None,
-) -> list[GemmChoice]:
+) -> tuple[GemmChoice, ...]:
     """Every (pm, pn, pk) grid with its estimated cycles and working set per tile.
 
     `a_moves` says the lhs exists already (in `a_current` if given: a candidate whose lhs layout
-    equals it needs no exchange); `b_moves` says the rhs must be exchanged into place."""
-    return [
+    equals it needs no exchange); `b_moves` says the rhs must be exchanged into place.
+    Memoized per target object: the plan search prices the same few matmuls once per plan."""
+    key = (id(target), m, k, n, esize, a_moves, b_moves, head, a_current, r_want)
+    hit = _GEMM_MEMO.get(key)
+    if hit is not None and hit[0] is target:  # the memo holds the target, so its id is not reused
+        _GEMM_MEMO.move_to_end(key)
+        return hit[1]
+    out = tuple(
         gemm_candidate(m, k, n, esize, a_moves, target, b_moves, head, a_current, g, r_want)
         for g in gemm_grids(m, k, n, target.tiles, head)
-    ]
+    )
+    _GEMM_MEMO[key] = (target, out)
+    if len(_GEMM_MEMO) > 512:
+        _GEMM_MEMO.popitem(last=False)
+    return out
+
+
+_GEMM_MEMO: OrderedDict[tuple, tuple[Target, tuple[GemmChoice, ...]]] = OrderedDict()
 
 
 def choose_gemm(
