@@ -11,7 +11,6 @@ schedule when CP-SAT finds nothing better.
 from __future__ import annotations
 
 import numpy as np
-from ortools.sat.python import cp_model
 
 from ipu.abi.transfers import D_TILE, MC, MCS, ROWS, S_TILE, WORDS, member_rows
 
@@ -29,6 +28,8 @@ def schedule_cpsat(
     dests = [r[D_TILE] + np.arange(r[MC]) * r[MCS] for r in mem]
     if not len(mem) or len(mem) > MAX_MEMBERS:
         return None
+    from ortools.sat.python import cp_model  # about a second to import: only for a phase it solves
+
     dur = (mem[:, ROWS] * mem[:, WORDS]).astype(int)
     m = cp_model.CpModel()
     hi = int(upper) - 1

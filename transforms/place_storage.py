@@ -38,7 +38,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.abi.isa import CODE_GRAIN
 from ipu.abi.kernels import AMP_KERNELS
-from ipu.abi.transfers import expand_members
+from ipu.abi.transfers import D_TILE, MC, MCS, PC, PDS, PSS, S_TILE, member_index, split_start
 from ipu.dialects import exchange, tasm, tilemap
 from ipu.dialects.table import table_of
 from ipu.target import Target
@@ -62,11 +62,34 @@ def exchange_row_bytes(f: func.FuncOp, tiles: int) -> int:
         t = table_of(ph.transfers)
         if not len(t):
             continue
-        m = expand_members(t)
-        for tile in (m.src, m.dst):
-            pairs = np.unique(m.fam * tiles + tile)
-            per_tile += np.bincount(pairs % tiles, minlength=tiles)
+        per_tile += _families_per_tile(split_start(t)[1], tiles)
     return 4 * (phases + ROW_WORDS_PER_FAMILY * int(per_tile.max(initial=0)))
+
+
+def _families_per_tile(t: np.ndarray, tiles: int) -> np.ndarray:
+    """How many of move table `t`'s families each tile sends or receives in (a tile counted once
+    per family and side). Member p of a family sends from src + p*pss; (p, c) receives at
+    dst + p*pds + c*mcs: those are distinct tiles unless a step is zero or the multicast runs
+    overlap, and only such families need their tiles deduplicated."""
+    pc, mc, pss, pds, mcs = (t[:, c] for c in (PC, MC, PSS, PDS, MCS))
+    one_src = pss == 0
+    cnt = np.where(one_src, 1, pc)
+    fam = np.repeat(np.arange(len(t)), cnt)
+    p = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+    out = np.bincount(t[fam, S_TILE] + p * pss[fam], minlength=tiles)
+    distinct = (
+        ((pc == 1) | (pds != 0))
+        & ((mc == 1) | (mcs != 0))
+        & ((pc == 1) | (mc == 1) | (np.abs(pds) >= mc * np.abs(mcs)) | (np.abs(mcs) >= pc * np.abs(pds)))
+    )
+    fam, p, c = member_index(pc, mc)
+    dst = t[fam, D_TILE] + p * pds[fam] + c * mcs[fam]
+    keep = distinct[fam]
+    out += np.bincount(dst[keep], minlength=tiles)
+    if not keep.all():
+        pairs = np.unique(fam[~keep] * tiles + dst[~keep])
+        out += np.bincount(pairs % tiles, minlength=tiles)
+    return out
 
 
 def _ranges(target: Target, memory: str, data_start: int) -> list[tuple[int, int, str]]:

@@ -1,4 +1,5 @@
-"""The compiled list scheduler and the vectorized table helpers against plain-Python references."""
+"""The compiled list scheduler and the vectorized exchange-table helpers (orders, member split,
+families per tile) against plain-Python references."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import pytest
 
 from ipu.abi.transfers import D_OFF, D_TILE, MC, MCS, PC, PDO, PDS, PSO, PSS, PTS, ROWS, S_OFF, S_TILE, WORDS
 from ipu.transforms.exchange_schedule import _greedy, _orders, split_members
+from ipu.transforms.place_storage import _families_per_tile
 
 
 def _random_table(rng: np.random.Generator, n: int, tiles: int) -> np.ndarray:
@@ -96,3 +98,22 @@ def test_split_members_keeps_every_member(seed: int) -> None:
         return sorted(out)
 
     assert members(s) == members(t)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_families_per_tile_matches_brute_force(seed: int) -> None:
+    rng = np.random.default_rng(200 + seed)
+    tiles = 48
+    t = _random_table(rng, 40, tiles)
+    # steps that make members meet: zero steps, and multicast runs that overlap
+    t[::5, PSS] = 0
+    t[1::5, PDS] = 0
+    t[2::5, PDS] = t[2::5, MCS]
+    expect = np.zeros(tiles, np.int64)
+    for i in range(len(t)):
+        ms = _members(t, i)
+        for x in {s for _, s, _ in ms}:
+            expect[x] += 1
+        for x in {d for _, _, ds in ms for d in ds}:
+            expect[x] += 1
+    assert _families_per_tile(t, tiles).tolist() == expect.tolist()
