@@ -84,6 +84,12 @@ def split_members(t: np.ndarray) -> np.ndarray:
     return out
 
 
+def _longest_first(t: np.ndarray) -> np.ndarray:
+    """Families by decreasing duration (first member's start to last member's end), then source."""
+    total = t[:, ROWS] * t[:, WORDS] + (t[:, PC] - 1) * t[:, PTS]
+    return np.lexsort((t[:, S_TILE], -total))
+
+
 def _orders(t: np.ndarray, tiles: int) -> dict[str, np.ndarray]:
     words = t[:, ROWS] * t[:, WORDS]
     total = words + (t[:, PC] - 1) * t[:, PTS]
@@ -92,7 +98,7 @@ def _orders(t: np.ndarray, tiles: int) -> dict[str, np.ndarray]:
     cnt = t[:, PC] * t[:, MC]
     load = np.maximum.reduceat(np.maximum(sent[src], recv[dst]), np.cumsum(cnt) - cnt)
     out = {
-        "longest-first": np.lexsort((t[:, S_TILE], -total)),
+        "longest-first": _longest_first(t),
         "busiest-ports-first": np.lexsort((t[:, S_TILE], -total, -load)),
     }
     # structured phases (reduce-scatters, shifts) are unions of permutations: families whose
@@ -201,7 +207,7 @@ def _heuristic_schedule(t: np.ndarray, tiles: int, max_rows: int, effort: int) -
         exact = _exact(t, tiles, lb, lb)
         if exact is not None:
             return exact
-    first = schedule_greedy(t, tiles)
+    first = schedule_greedy(t, tiles, lb)
     if effort <= 1 or first.horizon == lb:
         return t, first
     if (t[:, MC] > 1).any():  # multicast to disjoint receiver groups: exact, multicast kept
@@ -304,10 +310,11 @@ def _exact_if_better(t: np.ndarray, tiles: int, table: np.ndarray, s: Schedule) 
     return _exact(t, tiles, s.lower_bound, horizon, kind) or (table, s)
 
 
-def schedule_greedy(t: np.ndarray, tiles: int) -> Schedule:
-    """Longest-first list schedule of the table as given (families kept whole)."""
-    lb = endpoint_lower_bound(t, tiles)
+def schedule_greedy(t: np.ndarray, tiles: int, lower_bound: int | None = None) -> Schedule:
+    """Longest-first list schedule of the table as given (families kept whole); `lower_bound`:
+    the table's endpoint bound, when the caller has it."""
+    lb = endpoint_lower_bound(t, tiles) if lower_bound is None else lower_bound
     if not len(t):
         return Schedule(np.zeros(0, np.int64), lb, 0, "greedy-longest-first")
-    starts, horizon = _greedy(t, tiles, _orders(t, tiles)["longest-first"])
+    starts, horizon = _greedy(t, tiles, _longest_first(t))
     return Schedule(starts, lb, horizon, "greedy-longest-first")
