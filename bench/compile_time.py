@@ -2,7 +2,7 @@
 
 Each pass of `ipu-compile` and the package build, as `ipu.compile` records them (median of
 --repeat runs, each on a fresh parse; `parse` is the rest: parsing, verification, the reference's
-copy). The issue-5 goal is the whole mk2 compile of the transformer block in under 30 s here.
+copy). The goal (issue 17) is the whole mk2 compile of the transformer block in under 10 s here.
 Usage: python bench/compile_time.py [--target mk2] [--repeat 1] [examples ...]
 """
 
