@@ -274,20 +274,24 @@ def binding_slices(lay: Layout, esize: int, address: int, replicas: bool) -> np.
     run = rptr[g[own]] + loc
     g, loff, boff = g[own], loff[own], boff[own]
     n = len(g)
-    return np.stack(
-        [
-            loff,
-            np.full(n, lstr[-2]),
-            hi[g, -2] - lo[g, -2],
-            hi[g, -1] - lo[g, -1],
-            run_t0[run],
-            run_cnt[run],
-            run_step[run],
-            address + boff * esize,
-            np.full(n, bstr[-2] * esize),
-        ],
-        axis=1,
-    ).astype(np.int64, copy=False).reshape(-1, len(SLICE))
+    return (
+        np.stack(
+            [
+                loff,
+                np.full(n, lstr[-2]),
+                hi[g, -2] - lo[g, -2],
+                hi[g, -1] - lo[g, -1],
+                run_t0[run],
+                run_cnt[run],
+                run_step[run],
+                address + boff * esize,
+                np.full(n, bstr[-2] * esize),
+            ],
+            axis=1,
+        )
+        .astype(np.int64, copy=False)
+        .reshape(-1, len(SLICE))
+    )
 
 
 def arithmetic_runs(values) -> list[tuple[int, int, int]]:
