@@ -14,6 +14,7 @@ these expansions. Everything is vectorized with numpy: a phase may hold ~130k me
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -115,7 +116,7 @@ def member_index(pc: np.ndarray, mc: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return fam, p, c
 
 
-def _columns(t: np.ndarray, fam: np.ndarray):
+def _columns(t: np.ndarray, fam: np.ndarray) -> Callable[[int], np.ndarray]:
     """Column j of `t` at rows `fam`, as a function of j (one contiguous gather per column, which
     is several times faster than gathering whole rows and reading strided columns)."""
     cols = np.ascontiguousarray(t.T)

@@ -209,7 +209,9 @@ def _lex_order(*cols: np.ndarray) -> np.ndarray:
     return np.lexsort(words[::-1])
 
 
-def split_runs(vals: np.ndarray, first: np.ndarray, zero_single: bool = False):
+def split_runs(
+    vals: np.ndarray, first: np.ndarray, zero_single: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Greedy maximal runs with a constant step of the rows of `vals` [n, k], each group (sorted;
     `first` marks its first row) cut on its own, the way `arithmetic_runs` cuts a list
     (`zero_single` False) or, with `zero_single`, the way a run of tuples whose first component
