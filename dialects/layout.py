@@ -15,7 +15,6 @@ will be emitted (principle 2).
 from __future__ import annotations
 
 import functools
-import itertools
 import math
 from dataclasses import dataclass
 
@@ -146,57 +145,187 @@ def _strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(out)
 
 
-def _slabs(lo: tuple[int, ...], hi: tuple[int, ...]):
-    """Split a box into 2-D slabs: yields (leading index tuple) for every leading position."""
-    lead = [range(lo[a], hi[a]) for a in range(len(lo) - 2)]
-    return itertools.product(*lead)
+def _ragged(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A ragged expansion: (owner, local) with owner i repeated counts[i] times and local counting
+    0..counts[i]-1 within it (owners in order), the vectorized form of a nested loop."""
+    counts = np.asarray(counts, np.int64)
+    owner = np.repeat(np.arange(len(counts)), counts)
+    return owner, np.arange(len(owner)) - (np.cumsum(counts) - counts)[owner]
+
+
+def _group_rows(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows of `keys` [n, k] grouped by value, groups numbered in order of first occurrence (as a
+    dict filled in row order would hold them): (first row of each group, rows in (group, row)
+    order, the group of each of those rows)."""
+    _, first, inv = np.unique(keys, axis=0, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    g = rank[inv.reshape(-1)]
+    rows = np.argsort(g, kind="stable")
+    return first[order], rows, g[rows]
+
+
+def _starts(*cols: np.ndarray) -> np.ndarray:
+    """Where a sorted sequence of keys (given column by column) begins a new key."""
+    n = len(cols[0])
+    out = np.zeros(n, bool)
+    if n:
+        out[0] = True
+        for c in cols:
+            out[1:] |= c[1:] != c[:-1]
+    return out
+
+
+def _lex_order(*cols: np.ndarray) -> np.ndarray:
+    """The stable order sorting rows by `cols` (major first), as `np.lexsort(cols[::-1])`, with
+    the columns' value ranges packed into as few int64 words as hold them (usually one or two
+    sorts instead of one per column)."""
+    n = len(cols[0])
+    words: list[np.ndarray] = []
+    cur, bits = None, 0
+    for c in cols if n else ():
+        lo = int(c.min())
+        b = (int(c.max()) - lo).bit_length()
+        if b == 0:  # constant: does not order anything
+            continue
+        if b > 62:  # too wide to pack: a word of its own
+            if cur is not None:
+                words.append(cur)
+            words.append(c)
+            cur, bits = None, 0
+        elif cur is not None and bits + b <= 62:
+            cur, bits = (cur << b) | (c - lo), bits + b
+        else:
+            if cur is not None:
+                words.append(cur)
+            cur, bits = c - lo, b
+    if cur is not None:
+        words.append(cur)
+    if not words:
+        return np.arange(n)
+    if len(words) == 1:
+        return np.argsort(words[0], kind="stable")
+    return np.lexsort(words[::-1])
+
+
+def split_runs(
+    vals: np.ndarray, first: np.ndarray, zero_single: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Greedy maximal runs with a constant step of the rows of `vals` [n, k], each group (sorted;
+    `first` marks its first row) cut on its own, the way `arithmetic_runs` cuts a list
+    (`zero_single` False) or, with `zero_single`, the way a run of tuples whose first component
+    does not advance is cut into single rows. Returns (first row, count, step [., k]) of every
+    run in row order; a single row has step 0.
+
+    Vectorized: the steps between neighbours form segments of equal steps. A run entered at a
+    segment's first row (`free`) or second row (`late`: its first row ended the previous run)
+    reaches the row after the segment's last step; a one-step segment entered late is skipped,
+    and the next is entered free. So whether a segment is entered late alternates along
+    one-step segments and is known after every other kind (free after a group start or a
+    non-advancing segment, late after a longer one): a parity from the last such segment."""
+    n, k = vals.shape
+    if n == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, k), np.int64)
+    d = vals[1:] - vals[:-1]
+    valid = ~first[1:]  # step i joins rows i and i + 1 of one group
+    same = np.zeros(n - 1, bool)
+    if n > 2:
+        same[1:] = valid[1:] & valid[:-1] & (d[1:] == d[:-1]).all(axis=1)
+    a = np.flatnonzero(valid & ~same)  # first and last step of every segment
+    b = np.flatnonzero(valid & ~np.append(same[1:], False))
+    length = b - a + 1
+    flat = d[a, 0] == 0 if zero_single else np.zeros(len(a), bool)
+    one = ~flat & (length == 1)
+    longer = ~flat & (length >= 2)
+    known = first[a].copy()
+    known[1:] |= flat[:-1] | longer[:-1]
+    late_known = np.zeros(len(a), np.int64)
+    late_known[1:] = ~first[a[1:]] & longer[:-1]
+    i = np.arange(len(a))
+    last_known = np.maximum.accumulate(np.where(known, i, 0))
+    late = late_known[last_known] ^ ((i - last_known) & 1)
+    entered = longer | (one & (late == 0))
+    r_start = a[entered] + late[entered]
+    r_count = length[entered] + 1 - late[entered]
+    r_step = d[a[entered]]
+    # single rows: those of non-advancing segments, and a group's last row no run ended on
+    owner, local = _ragged(np.where(flat, length - late, 0))
+    covered = np.zeros(n, bool)
+    covered[b[entered] + 1] = True
+    single = np.concatenate([a[owner] + late[owner] + local, np.flatnonzero(np.append(first[1:], True) & ~covered)])
+    start = np.concatenate([r_start, single])
+    count = np.concatenate([r_count, np.ones(len(single), np.int64)])
+    step = np.concatenate([r_step, np.zeros((len(single), k), np.int64)])
+    o = np.argsort(start, kind="stable")
+    return start[o], count[o], step[o]
+
+
+def _tile_runs(tiles: np.ndarray, group: np.ndarray) -> tuple[np.ndarray, ...]:
+    """`arithmetic_runs` of every group of sorted `tiles` (`group` sorted): (group, first, count,
+    step) per run, in order."""
+    start, count, step = split_runs(tiles[:, None], _starts(group))
+    return group[start], tiles[start], count, np.where(step[:, 0] != 0, step[:, 0], 1)
+
+
+def _csr(owner: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(first index, count) per owner 0..n-1 of a sorted owner array."""
+    cnt = np.bincount(owner, minlength=n).astype(np.int64)
+    return np.cumsum(cnt) - cnt, cnt
 
 
 def binding_slices(lay: Layout, esize: int, address: int, replicas: bool) -> np.ndarray:
     """Host binding slice families (ipu.abi.tables.SLICE) for a value at `address`.
 
     With `replicas` every copy is written (inputs, weights); otherwise one holder of each block
-    is listed (outputs, checkpoints). Partial layouts cannot be bound.
+    is listed (outputs, checkpoints). Partial layouts cannot be bound. Rows come block by block
+    (in order of the block's first tile), then by leading index, then by run of holder tiles.
     """
     if lay.partial >= 0:
         raise ValueError("a partial-sum layout has no host binding")
-    shape = lay.shape if len(lay.shape) > 1 else (1, *lay.shape)
-    block = lay.block if len(lay.shape) > 1 else (1, *lay.block)
-    ranges = _ranges(lay)
-    if len(lay.shape) == 1:
-        ranges = [np.array([[0, 1]], np.int64), *ranges]
-    tp = lay.tile_blocks()
-    if len(lay.shape) == 1:
-        tp = np.concatenate([np.zeros((lay.tiles, 1), np.int64), tp], axis=1)
+    shape, block, ranges, tp = _lift(lay)
+    rank = len(shape)
     lstr, bstr = _strides(shape), _strides(block)
-    holders: dict[tuple[int, ...], list[int]] = {}
-    for t in range(lay.tiles):
-        holders.setdefault(tuple(int(x) for x in tp[t]), []).append(t + lay.first_tile)
-    recs = []
-    for parts, tiles in holders.items():
-        lo = tuple(int(ranges[a][p, 0]) for a, p in enumerate(parts))
-        hi = tuple(int(ranges[a][p, 1]) for a, p in enumerate(parts))
-        if any(h <= low for low, h in zip(lo, hi, strict=True)):
-            continue
-        grp = np.array(tiles if replicas else tiles[:1])
-        for lead in _slabs(lo, hi):
-            loff = sum(i * st for i, st in zip(lead, lstr, strict=False)) + lo[-2] * lstr[-2] + lo[-1]
-            boff = sum((i - lo[a]) * bstr[a] for a, i in enumerate(lead))
-            for t0, cnt, step in arithmetic_runs(grp):
-                recs.append(
-                    (
-                        loff,
-                        lstr[-2],
-                        hi[-2] - lo[-2],
-                        hi[-1] - lo[-1],
-                        t0,
-                        cnt,
-                        step,
-                        address + boff * esize,
-                        bstr[-2] * esize,
-                    )
-                )
-    return np.array(recs, np.int64).reshape(-1, len(SLICE))
+    first, rows, group = _group_rows(tp)
+    parts = tp[first]
+    lo = np.stack([ranges[a][parts[:, a], 0] for a in range(rank)], axis=1)
+    hi = np.stack([ranges[a][parts[:, a], 1] for a in range(rank)], axis=1)
+    if replicas:
+        run_g, run_t0, run_cnt, run_step = _tile_runs(rows + lay.first_tile, group)
+    else:
+        run_g = np.arange(len(first))
+        run_t0, run_cnt, run_step = first + lay.first_tile, np.ones_like(run_g), np.ones_like(run_g)
+    rptr, rcnt = _csr(run_g, len(first))
+    g = np.flatnonzero((hi > lo).all(axis=1))
+    loff = lo[g, -2] * lstr[-2] + lo[g, -1]
+    boff = np.zeros(len(g), np.int64)
+    for a in range(rank - 2):
+        own, loc = _ragged(hi[g, a] - lo[g, a])
+        g = g[own]
+        loff = loff[own] + (lo[g, a] + loc) * lstr[a]
+        boff = boff[own] + loc * bstr[a]
+    own, loc = _ragged(rcnt[g])
+    run = rptr[g[own]] + loc
+    g, loff, boff = g[own], loff[own], boff[own]
+    n = len(g)
+    return (
+        np.stack(
+            [
+                loff,
+                np.full(n, lstr[-2]),
+                hi[g, -2] - lo[g, -2],
+                hi[g, -1] - lo[g, -1],
+                run_t0[run],
+                run_cnt[run],
+                run_step[run],
+                address + boff * esize,
+                np.full(n, bstr[-2] * esize),
+            ],
+            axis=1,
+        )
+        .astype(np.int64, copy=False)
+        .reshape(-1, len(SLICE))
+    )
 
 
 def arithmetic_runs(values) -> list[tuple[int, int, int]]:
@@ -215,6 +344,15 @@ def arithmetic_runs(values) -> list[tuple[int, int, int]]:
         out.append((v[i], j - i + 1, step if step else 1))
         i = j + 1
     return out
+
+
+def _lift(lay: Layout) -> tuple[tuple[int, ...], tuple[int, ...], list[np.ndarray], np.ndarray]:
+    """Shape, block, per-axis ranges and tile parts, with rank-1 layouts seen as [1, n]."""
+    ranges, tp = _ranges(lay), lay.tile_blocks()
+    if len(lay.shape) > 1:
+        return lay.shape, lay.block, ranges, tp
+    tp = np.concatenate([np.zeros((lay.tiles, 1), np.int64), tp], axis=1)
+    return (1, *lay.shape), (1, *lay.block), [np.array([[0, 1]], np.int64), *ranges], tp
 
 
 def _overlaps(src: np.ndarray, dst: np.ndarray, shift: int = 0) -> list[list[tuple[int, int, int]]]:
@@ -236,13 +374,18 @@ def _overlaps(src: np.ndarray, dst: np.ndarray, shift: int = 0) -> list[list[tup
     return out
 
 
-def _lift(lay: Layout) -> tuple[tuple[int, ...], tuple[int, ...], list[np.ndarray], np.ndarray]:
-    """Shape, block, per-axis ranges and tile parts, with rank-1 layouts seen as [1, n]."""
-    ranges, tp = _ranges(lay), lay.tile_blocks()
-    if len(lay.shape) > 1:
-        return lay.shape, lay.block, ranges, tp
-    tp = np.concatenate([np.zeros((lay.tiles, 1), np.int64), tp], axis=1)
-    return (1, *lay.shape), (1, *lay.block), [np.array([[0, 1]], np.int64), *ranges], tp
+def _overlap_pairs(src: np.ndarray, dst: np.ndarray, shift: int) -> tuple[np.ndarray, ...]:
+    """(dst part, src part, lo, hi) of every overlap of a dst part with a src part, in src
+    coordinates (dst coordinate + shift = src coordinate), by dst part then src part. Parts are
+    sorted, so each dst part overlaps a range of src parts that a binary search finds."""
+    lo_d, hi_d = dst[:, 0] + shift, dst[:, 1] + shift
+    first = np.searchsorted(src[:, 1], lo_d, side="right")
+    end = np.maximum(np.searchsorted(src[:, 0], hi_d, side="left"), first)
+    dp, loc = _ragged(end - first)
+    sp = first[dp] + loc
+    lo, hi = np.maximum(lo_d[dp], src[sp, 0]), np.minimum(hi_d[dp], src[sp, 1])
+    keep = hi > lo
+    return dp[keep], sp[keep], lo[keep], hi[keep]
 
 
 @functools.lru_cache(maxsize=512)
@@ -266,6 +409,10 @@ def conversion_transfers(
     conversions, and the selected finalist is mapped once more after selection), so `perm` and
     `offset` must be tuples. With `clip` the window may reach outside the source (offsets of any
     sign): only the destination elements it overlaps are written.
+
+    One record per (destination block, overlapping source block, leading index, partial,
+    multicast run of the block's holders), built as arrays by ragged expansion axis by axis;
+    destination block k (in order of its first tile) reads holder k mod (holders) of its source.
     """
     if src_esize != dst_esize:
         raise ValueError("a conversion moves bytes; element sizes must match")
@@ -285,41 +432,72 @@ def conversion_transfers(
     for i in range(r):
         if not clip and (off[i] < 0 or d_shape[i] + off[i] > s_shape[perm[i]]):
             raise ValueError(f"conversion {src.shape} -> {dst.shape}: window does not fit the source")
-    ov = [_overlaps(s_ranges[perm[i]], d_ranges[i], off[i]) for i in range(r)]
     s_str, d_str = _strides(s_block), _strides(d_block)
+    # source holders of each (block, partial), in tile order: holder id in mixed radix
+    partials = src.partials
     s_partial = src.coords()[:, src.partial] if src.partial >= 0 else np.zeros(src.tiles, np.int64)
-    holders: dict[tuple[int, ...], list[int]] = {}
-    for t in range(src.tiles):
-        holders.setdefault((*(int(x) for x in s_tp[t]), int(s_partial[t])), []).append(t + src.first_tile)
-    d_tiles: dict[tuple[int, ...], list[int]] = {}
-    for t in range(dst.tiles):
-        d_tiles.setdefault(tuple(int(x) for x in d_tp[t]), []).append(t + dst.first_tile)
-    slot = dst.block_elements * es
-    recs = []
-    # the holders of each destination block as multicast runs (every replica reads one source)
-    runs = [arithmetic_runs(sorted(tiles)) for tiles in d_tiles.values()]
-    for key, dparts in enumerate(d_tiles):
-        d_lo = [int(d_ranges[i][dparts[i], 0]) + off[i] for i in range(r)]  # in source coordinates
-        for combo in itertools.product(*(ov[i][dparts[i]] for i in range(r))):
-            sparts = [0] * r
-            for i, (sp, _, _) in enumerate(combo):
-                sparts[perm[i]] = sp
-            s_lo = [int(s_ranges[a][sparts[a], 0]) for a in range(r)]
-            c0, c1 = combo[-1][1], combo[-1][2]
+    radix = [len(x) for x in s_ranges] + [partials]
+    mult = [math.prod(radix[a + 1 :]) for a in range(r)]
+    hid = np.ravel_multi_index((*s_tp.T, s_partial), radix)
+    h_tiles = np.argsort(hid, kind="stable") + src.first_tile
+    h_ptr, h_cnt = _csr(np.sort(hid), math.prod(radix))
+    # destination blocks in order of first tile, and their holders as multicast runs
+    first, rows, group = _group_rows(d_tp)
+    k_parts = d_tp[first]
+    run_key, run_d0, run_cnt, run_step = _tile_runs(rows + dst.first_tile, group)
+    r_ptr, r_cnt = _csr(run_key, len(first))
+    # expand the destination blocks over the overlapping source blocks, axis by axis
+    key = np.arange(len(first))
+    s_acc = np.zeros(len(key), np.int64)
+    d_acc = np.zeros(len(key), np.int64)
+    h_acc = np.zeros(len(key), np.int64)
+    nrows = words = np.zeros(len(key), np.int64)
+    for i in range(r):
+        s_rng, a = s_ranges[perm[i]], perm[i]
+        dp, sp, lo, hi = _overlap_pairs(s_rng, d_ranges[i], off[i])
+        if i < r - 2:  # a leading axis: one record per index
+            own, loc = _ragged(hi - lo)
+            dp, sp, idx = dp[own], sp[own], lo[own] + loc
+        elif i == r - 2:
+            idx = lo
+            item_rows = hi - lo
+        else:
+            c0, c1 = lo, hi
             if es == 2:
                 c0, c1 = c0 - c0 % 2, c1 + c1 % 2
-            words = (c1 - c0) * es // 4
-            r0, r1 = combo[-2][1], combo[-2][2]
-            for lead in itertools.product(*(range(lo, hi) for _, lo, hi in combo[:-2])):
-                idx = [*lead, r0, c0]  # source coordinates, in dst axis order
-                s_off = sum((idx[i] - s_lo[perm[i]]) * s_str[perm[i]] for i in range(r)) * es
-                d_base = sum((idx[i] - d_lo[i]) * d_str[i] for i in range(r)) * es
-                for p in range(src.partials):
-                    hs = holders[(*sparts, p)]
-                    h = hs[key % len(hs)]
-                    for d0, cnt, step in runs[key]:
-                        recs.append((h, s_off, d0, cnt, step, p * slot + d_base, r1 - r0, words))
-    table = fold_families(recs, s_str[perm[-2]] * es, d_str[-2] * es)
+            idx = c0
+            item_words = (c1 - c0) * es // 4
+        s_term = (idx - s_rng[sp, 0]) * s_str[a]
+        d_term = (idx - d_ranges[i][dp, 0] - off[i]) * d_str[i]
+        i_ptr, i_cnt = _csr(dp, len(d_ranges[i]))
+        kdp = k_parts[key, i]
+        own, loc = _ragged(i_cnt[kdp])
+        item = i_ptr[kdp[own]] + loc
+        key = key[own]
+        s_acc = s_acc[own] + s_term[item]
+        d_acc = d_acc[own] + d_term[item]
+        h_acc = h_acc[own] + sp[item] * mult[a]
+        nrows, words = nrows[own], words[own]
+        if i == r - 2:
+            nrows = item_rows[item]
+        elif i == r - 1:
+            words = item_words[item]
+    # every partial copy to its staging slot, from holder (key mod holders)
+    n = len(key)
+    p = np.tile(np.arange(partials), n)
+    own = np.repeat(np.arange(n), partials)
+    key, hsel = key[own], h_acc[own] + p
+    h = h_tiles[h_ptr[hsel] + key % h_cnt[hsel]]
+    so = s_acc[own] * es
+    do = p * (dst.block_elements * es) + d_acc[own] * es
+    nrows, words = nrows[own], words[own]
+    # and to every multicast run of the block's holders
+    own, loc = _ragged(r_cnt[key])
+    run = r_ptr[key[own]] + loc
+    recs = np.stack(
+        [h[own], so[own], run_d0[run], run_cnt[run], run_step[run], do[own], nrows[own], words[own]], axis=1
+    )
+    table = _fold(recs.astype(np.int64, copy=False), s_str[perm[-2]] * es, d_str[-2] * es)
     table.setflags(write=False)
     return table
 
@@ -333,98 +511,117 @@ def compress_transfers(recs: np.ndarray, src_stride: int, dst_stride: int) -> np
        step evenly: members run one after another (time step = transfer length).
     Returns int64 [n, 16] (ipu.abi.tables.MOVE).
     """
-    mc: dict[tuple[int, ...], list[int]] = {}
-    for s, so, d, do, r, w in recs.tolist():
-        mc.setdefault((s, so, do, r, w), []).append(d)
-    folded = [
-        (s, so, d0, cnt, step, do, r, w)
-        for (s, so, do, r, w), ds in mc.items()
-        for d0, cnt, step in arithmetic_runs(sorted(ds))
-    ]
-    return fold_families(folded, src_stride, dst_stride)
+    recs = np.asarray(recs, np.int64).reshape(-1, 6)
+    s, so, d, do, r, w = recs.T
+    o = _lex_order(s, so, do, r, w, d)
+    s, so, d, do, r, w = s[o], so[o], d[o], do[o], r[o], w[o]
+    start, cnt, step = split_runs(d[:, None], _starts(s, so, do, r, w))
+    folded = np.stack(
+        [s[start], so[start], d[start], cnt, np.where(step[:, 0] != 0, step[:, 0], 1), do[start], r[start], w[start]],
+        axis=1,
+    )
+    return _fold(folded, src_stride, dst_stride)
 
 
 def fold_families(recs: list[tuple[int, ...]], src_stride: int, dst_stride: int) -> np.ndarray:
     """Steps 2 and 3 of `compress_transfers` on multicast records
     (src, src_off, first dst, dst count, dst step, dst_off, rows, words)."""
-    par: dict[tuple[int, ...], list[int]] = {}
-    for s, so, d0, cnt, step, do, r, w in recs:
-        par.setdefault((so, do, r, w, cnt, step, d0 - s), []).append(s)
-    out: list[tuple[int, ...]] = []
-    single: list[tuple[int, ...]] = []
-    for (so, do, r, w, cnt, step, delta), ss in par.items():
-        for s0, pc, ps in arithmetic_runs(sorted(ss)):
-            if pc > 1:
-                out.append((s0, so, src_stride, s0 + delta, do, dst_stride, r, w, pc, ps, ps, cnt, step, 0, 0, 0))
-            else:
-                single.append((s0, so, s0 + delta, do, r, w, cnt, step))
-    out.extend(_serial_runs(single, src_stride, dst_stride))
-    out.sort()
-    return np.array(out, np.int64).reshape(-1, len(MOVE))
+    return _fold(np.array(recs, np.int64).reshape(-1, 8), src_stride, dst_stride)
 
 
-def _runs(items: list[tuple[int, int, int]]) -> list[tuple[int, int, tuple[int, int, int]]]:
-    """Maximal runs of sorted 3-tuples with a constant, non-zero first-component step:
-    (first index, length, step); length-1 runs for the rest."""
-    out = []
-    i, n = 0, len(items)
-    while i < n:
-        if i + 1 < n:
-            step = tuple(items[i + 1][k] - items[i][k] for k in range(3))
-            j = i + 1
-            while j + 1 < n and tuple(items[j + 1][k] - items[j][k] for k in range(3)) == step:
-                j += 1
-            if step[0] != 0:
-                out.append((i, j - i + 1, step))
-                i = j + 1
-                continue
-        out.append((i, 1, (0, 0, 0)))
-        i += 1
-    return out
+def _fold(recs: np.ndarray, src_stride: int, dst_stride: int) -> np.ndarray:
+    """`fold_families` on an int64 [n, 8] array. The result is sorted, so it depends only on
+    the records, not on their order: records equal in all but the source tile, whose source
+    and destination tiles step together, become a parallel family; the rest go to
+    `_serial_families`."""
+    s, so, d0, cnt, step, do, r, w = recs.T
+    delta = d0 - s
+    o = _lex_order(so, do, r, w, cnt, step, delta, s)
+    s, so, d0, cnt, step, do, r, w, delta = (x[o] for x in (s, so, d0, cnt, step, do, r, w, delta))
+    start, pc, ps = split_runs(s[:, None], _starts(so, do, r, w, cnt, step, delta))
+    ps = np.where(ps[:, 0] != 0, ps[:, 0], 1)
+    par, one = start[pc > 1], start[pc == 1]
+    n, ones = len(par), np.ones(len(par), np.int64)
+    fams = np.stack(
+        [
+            s[par],
+            so[par],
+            ones * src_stride,
+            s[par] + delta[par],
+            do[par],
+            ones * dst_stride,
+            r[par],
+            w[par],
+            pc[pc > 1],
+            ps[pc > 1],
+            ps[pc > 1],
+            cnt[par],
+            step[par],
+            *([np.zeros(n, np.int64)] * 3),
+        ],
+        axis=1,
+    ).reshape(-1, len(MOVE))
+    single = np.stack([s[one], so[one], s[one] + delta[one], do[one], r[one], w[one], cnt[one], step[one]], axis=1)
+    out = np.concatenate([fams, *_serial_families(single, src_stride, dst_stride)]).astype(np.int64, copy=False)
+    return out[_lex_order(*out.T)] if len(out) else out
 
 
-def _serial_runs(single: list[tuple[int, ...]], src_stride: int, dst_stride: int) -> list[tuple[int, ...]]:
-    """Runs of transfers from one source tile (or, of what is left, into one destination tile)
-    whose other tile and both offsets advance by constant steps: serial families."""
-    out: list[tuple[int, ...]] = []
-    by_src: dict[tuple[int, ...], list[tuple[int, int, int]]] = {}
-    for s, so, d, do, r, w, cnt, step in single:
-        by_src.setdefault((s, r, w, cnt, step), []).append((d, so, do))
-    rest: list[tuple[int, ...]] = []
-    for (s, r, w, cnt, step), items in by_src.items():
-        items.sort()
-        for i, n, (dd, dso, ddo) in _runs(items):
-            d0, so0, do0 = items[i]
-            if n > 1:
-                out.append((s, so0, src_stride, d0, do0, dst_stride, r, w, n, 0, dd, cnt, step, dso, ddo, r * w))
-            else:
-                rest.append((s, so0, d0, do0, r, w, cnt, step))
-    by_dst: dict[tuple[int, ...], list[tuple[int, int, int]]] = {}
-    for s, so, d, do, r, w, cnt, step in rest:
-        by_dst.setdefault((d, r, w, cnt, step), []).append((s, so, do))
-    for (d, r, w, cnt, step), items in by_dst.items():
-        items.sort()
-        for i, n, (ds, dso, ddo) in _runs(items):
-            s0, so0, do0 = items[i]
-            pts = r * w if n > 1 else 0
-            out.append(
-                (
-                    s0,
-                    so0,
-                    src_stride,
-                    d,
-                    do0,
-                    dst_stride,
-                    r,
-                    w,
-                    n,
-                    ds if n > 1 else 1,
-                    0 if n > 1 else 1,
-                    cnt,
-                    step,
-                    dso,
-                    ddo,
-                    pts,
-                )
-            )
-    return out
+def _serial_families(single: np.ndarray, src_stride: int, dst_stride: int) -> list[np.ndarray]:
+    """Single transfers (src, src_off, dst, dst_off, rows, words, mc count, mc step) from one
+    source tile (or, of what is left, into one destination tile) whose other tile and both
+    offsets advance by constant steps, as serial families; the rest as one-member families."""
+    s, so, d, do, r, w, cnt, step = single.T
+    o = _lex_order(s, r, w, cnt, step, d, so, do)
+    s, so, d, do, r, w, cnt, step = (x[o] for x in (s, so, d, do, r, w, cnt, step))
+    start, n, dstep = split_runs(np.stack([d, so, do], axis=1), _starts(s, r, w, cnt, step), zero_single=True)
+    i, m, st = start[n > 1], n[n > 1], dstep[n > 1]
+    scatter = np.stack(
+        [
+            s[i],
+            so[i],
+            np.full(len(i), src_stride),
+            d[i],
+            do[i],
+            np.full(len(i), dst_stride),
+            r[i],
+            w[i],
+            m,
+            np.zeros(len(i), np.int64),
+            st[:, 0],
+            cnt[i],
+            step[i],
+            st[:, 1],
+            st[:, 2],
+            r[i] * w[i],
+        ],
+        axis=1,
+    ).reshape(-1, len(MOVE))
+    j = start[n == 1]
+    s, so, d, do, r, w, cnt, step = (x[j] for x in (s, so, d, do, r, w, cnt, step))
+    o = _lex_order(d, r, w, cnt, step, s, so, do)
+    s, so, d, do, r, w, cnt, step = (x[o] for x in (s, so, d, do, r, w, cnt, step))
+    start, n, sstep = split_runs(np.stack([s, so, do], axis=1), _starts(d, r, w, cnt, step), zero_single=True)
+    multi = n > 1
+    i = start
+    gather = np.stack(
+        [
+            s[i],
+            so[i],
+            np.full(len(i), src_stride),
+            d[i],
+            do[i],
+            np.full(len(i), dst_stride),
+            r[i],
+            w[i],
+            n,
+            np.where(multi, sstep[:, 0], 1),
+            np.where(multi, 0, 1),
+            cnt[i],
+            step[i],
+            sstep[:, 1],
+            sstep[:, 2],
+            np.where(multi, r[i] * w[i], 0),
+        ],
+        axis=1,
+    ).reshape(-1, len(MOVE))
+    return [scatter, gather]
