@@ -93,13 +93,15 @@ def move_route_cycles(table16: np.ndarray, mapping: TileMapping, t: Target) -> i
 
 def load_of(loads: list[PhaseLoad], mapping: TileMapping, t: Target) -> tuple[int, int]:
     """(modelled exchange cycles, pressure) of all phases under `mapping`."""
+    from ipu.transforms.tile_routes import longest_column_gap  # numba: load when needed
+
     cycles = sq = tot = 0
     bus_tiles = t.tiles_per_send_bus
     column = (mapping.permutation(t.tiles) // t.exchange["tiles_per_column"]).astype(_narrow(t.tiles))
     for p in loads:
         bus = np.bincount(mapping.physical(p.senders, t.tiles) // bus_tiles, weights=p.sent).astype(np.int64)
         bus_cycles = -(-int(bus.max()) // bus_tiles)
-        crossed = int(np.abs(column[p.src] - column[p.dst]).max())
+        crossed = int(longest_column_gap(column, p.src, p.dst))
         cycles += p.weight * (max(p.endpoint, bus_cycles) + t.column_route_cycles(crossed))
         sq += p.weight * int((bus * bus).sum())
         tot += p.weight * int(bus.sum())

@@ -82,3 +82,15 @@ def test_package_carries_the_mapping_and_the_emulator_times_routes_with_it(tool,
     ident = routes()
     assert sum(ident) - sum(mapped) == 4
     assert all(t.exchange["route_base_cycles"] <= x <= t.exchange["route_tail_cycles"] for x in mapped + ident)
+
+
+def test_longest_column_gap_matches_numpy() -> None:
+    from ipu.transforms.tile_routes import longest_column_gap
+
+    rng = np.random.default_rng(7)
+    column = rng.integers(0, 92, 1472).astype(np.int16)
+    for n in (0, 1, 50, 5000):
+        src = rng.integers(0, 1472, n).astype(np.int16)
+        dst = rng.integers(0, 1472, n).astype(np.int16)
+        expect = int(np.abs(column[src].astype(int) - column[dst]).max()) if n else 0
+        assert longest_column_gap(column, src, dst) == expect
