@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ipu.abi.tables import MOVE, SLICE
+from ipu.arrays import lex_order
 
 
 def ceil_div(a: int, b: int) -> int:
@@ -175,38 +176,6 @@ def _starts(*cols: np.ndarray) -> np.ndarray:
         for c in cols:
             out[1:] |= c[1:] != c[:-1]
     return out
-
-
-def _lex_order(*cols: np.ndarray) -> np.ndarray:
-    """The stable order sorting rows by `cols` (major first), as `np.lexsort(cols[::-1])`, with
-    the columns' value ranges packed into as few int64 words as hold them (usually one or two
-    sorts instead of one per column)."""
-    n = len(cols[0])
-    words: list[np.ndarray] = []
-    cur, bits = None, 0
-    for c in cols if n else ():
-        lo = int(c.min())
-        b = (int(c.max()) - lo).bit_length()
-        if b == 0:  # constant: does not order anything
-            continue
-        if b > 62:  # too wide to pack: a word of its own
-            if cur is not None:
-                words.append(cur)
-            words.append(c)
-            cur, bits = None, 0
-        elif cur is not None and bits + b <= 62:
-            cur, bits = (cur << b) | (c - lo), bits + b
-        else:
-            if cur is not None:
-                words.append(cur)
-            cur, bits = c - lo, b
-    if cur is not None:
-        words.append(cur)
-    if not words:
-        return np.arange(n)
-    if len(words) == 1:
-        return np.argsort(words[0], kind="stable")
-    return np.lexsort(words[::-1])
 
 
 def split_runs(
@@ -513,7 +482,7 @@ def compress_transfers(recs: np.ndarray, src_stride: int, dst_stride: int) -> np
     """
     recs = np.asarray(recs, np.int64).reshape(-1, 6)
     s, so, d, do, r, w = recs.T
-    o = _lex_order(s, so, do, r, w, d)
+    o = lex_order(s, so, do, r, w, d)
     s, so, d, do, r, w = s[o], so[o], d[o], do[o], r[o], w[o]
     start, cnt, step = split_runs(d[:, None], _starts(s, so, do, r, w))
     folded = np.stack(
@@ -536,7 +505,7 @@ def _fold(recs: np.ndarray, src_stride: int, dst_stride: int) -> np.ndarray:
     `_serial_families`."""
     s, so, d0, cnt, step, do, r, w = recs.T
     delta = d0 - s
-    o = _lex_order(so, do, r, w, cnt, step, delta, s)
+    o = lex_order(so, do, r, w, cnt, step, delta, s)
     s, so, d0, cnt, step, do, r, w, delta = (x[o] for x in (s, so, d0, cnt, step, do, r, w, delta))
     start, pc, ps = split_runs(s[:, None], _starts(so, do, r, w, cnt, step, delta))
     ps = np.where(ps[:, 0] != 0, ps[:, 0], 1)
@@ -563,7 +532,7 @@ def _fold(recs: np.ndarray, src_stride: int, dst_stride: int) -> np.ndarray:
     ).reshape(-1, len(MOVE))
     single = np.stack([s[one], so[one], s[one] + delta[one], do[one], r[one], w[one], cnt[one], step[one]], axis=1)
     out = np.concatenate([fams, *_serial_families(single, src_stride, dst_stride)]).astype(np.int64, copy=False)
-    return out[_lex_order(*out.T)] if len(out) else out
+    return out[lex_order(*out.T)] if len(out) else out
 
 
 def _serial_families(single: np.ndarray, src_stride: int, dst_stride: int) -> list[np.ndarray]:
@@ -571,7 +540,7 @@ def _serial_families(single: np.ndarray, src_stride: int, dst_stride: int) -> li
     source tile (or, of what is left, into one destination tile) whose other tile and both
     offsets advance by constant steps, as serial families; the rest as one-member families."""
     s, so, d, do, r, w, cnt, step = single.T
-    o = _lex_order(s, r, w, cnt, step, d, so, do)
+    o = lex_order(s, r, w, cnt, step, d, so, do)
     s, so, d, do, r, w, cnt, step = (x[o] for x in (s, so, d, do, r, w, cnt, step))
     start, n, dstep = split_runs(np.stack([d, so, do], axis=1), _starts(s, r, w, cnt, step), zero_single=True)
     i, m, st = start[n > 1], n[n > 1], dstep[n > 1]
@@ -598,7 +567,7 @@ def _serial_families(single: np.ndarray, src_stride: int, dst_stride: int) -> li
     ).reshape(-1, len(MOVE))
     j = start[n == 1]
     s, so, d, do, r, w, cnt, step = (x[j] for x in (s, so, d, do, r, w, cnt, step))
-    o = _lex_order(d, r, w, cnt, step, s, so, do)
+    o = lex_order(d, r, w, cnt, step, s, so, do)
     s, so, d, do, r, w, cnt, step = (x[o] for x in (s, so, d, do, r, w, cnt, step))
     start, n, sstep = split_runs(np.stack([s, so, do], axis=1), _starts(d, r, w, cnt, step), zero_single=True)
     multi = n > 1
