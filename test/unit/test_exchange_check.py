@@ -221,3 +221,25 @@ def test_bad_shapes_and_counts() -> None:
     with pytest.raises(ScheduleError, match="^phase 0: logical transfer 2 has non-positive"):
         validate_schedule(logical(bad), UNICAST, TILES)
     validate_schedule(np.zeros((0, 16), np.int64), np.zeros((0, 17), np.int64), TILES)
+
+
+def test_same_members_is_multiset_equality() -> None:
+    from ipu.runtime.exchange_check import _same_members
+
+    rng = np.random.default_rng(3)
+    t = np.zeros((40, len(MOVE)), np.int64)
+    t[:, tr.S_TILE], t[:, tr.D_TILE] = rng.integers(0, 64, 40), rng.integers(0, 64, 40)
+    t[:, tr.S_OFF], t[:, tr.D_OFF] = 4 * rng.integers(0, 500, 40), 4 * rng.integers(0, 500, 40)
+    t[:, tr.S_STR], t[:, tr.D_STR] = 16, 16
+    t[:, tr.ROWS], t[:, tr.WORDS] = rng.integers(1, 4, 40), rng.integers(1, 4, 40)
+    t[:, [tr.PC, tr.PSS, tr.PDS, tr.MC, tr.MCS]] = 1
+    a = tr.expand_members(tr.with_start(t))
+    assert _same_members(a, tr.expand_members(tr.with_start(t[rng.permutation(40)])))
+    # the same column sums and ranges, other members: two members swap their destinations' rows
+    u = t.copy()
+    i, j = 0, 1
+    while u[i, tr.ROWS] == u[j, tr.ROWS]:
+        j += 1
+    u[[i, j], tr.ROWS] = u[[j, i], tr.ROWS]
+    assert not _same_members(a, tr.expand_members(tr.with_start(u)))
+    assert not _same_members(a, tr.expand_members(tr.with_start(t[1:])))
