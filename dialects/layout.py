@@ -324,26 +324,7 @@ def _lift(lay: Layout) -> tuple[tuple[int, ...], tuple[int, ...], list[np.ndarra
     return (1, *lay.shape), (1, *lay.block), [np.array([[0, 1]], np.int64), *ranges], tp
 
 
-def _overlaps(src: np.ndarray, dst: np.ndarray, shift: int = 0) -> list[list[tuple[int, int, int]]]:
-    """For each dst part: (src part, lo, hi) of every overlapping src part, in src coordinates
-    (dst coordinate + shift = src coordinate). Parts are sorted, so a binary search finds them."""
-    s0, s1 = src[:, 0].tolist(), src[:, 1].tolist()
-    starts = np.searchsorted(src[:, 1], dst[:, 0] + shift, side="right").tolist()
-    out = []
-    for k, (d0, d1) in enumerate(dst.tolist()):
-        lo_d, hi_d = d0 + shift, d1 + shift
-        row = []
-        i = starts[k]
-        while i < len(s0) and s0[i] < hi_d:
-            lo, hi = max(lo_d, s0[i]), min(hi_d, s1[i])
-            if hi > lo:
-                row.append((i, lo, hi))
-            i += 1
-        out.append(row)
-    return out
-
-
-def _overlap_pairs(src: np.ndarray, dst: np.ndarray, shift: int) -> tuple[np.ndarray, ...]:
+def overlap_pairs(src: np.ndarray, dst: np.ndarray, shift: int) -> tuple[np.ndarray, ...]:
     """(dst part, src part, lo, hi) of every overlap of a dst part with a src part, in src
     coordinates (dst coordinate + shift = src coordinate), by dst part then src part. Parts are
     sorted, so each dst part overlaps a range of src parts that a binary search finds."""
@@ -423,7 +404,7 @@ def conversion_transfers(
     nrows = words = np.zeros(len(key), np.int64)
     for i in range(r):
         s_rng, a = s_ranges[perm[i]], perm[i]
-        dp, sp, lo, hi = _overlap_pairs(s_rng, d_ranges[i], off[i])
+        dp, sp, lo, hi = overlap_pairs(s_rng, d_ranges[i], off[i])
         if i < r - 2:  # a leading axis: one record per index
             own, loc = _ragged(hi - lo)
             dp, sp, idx = dp[own], sp[own], lo[own] + loc

@@ -25,7 +25,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from ipu.abi.isa import CODE_GRAIN, INSTRUCTION_BYTES
 from ipu.abi.kernels import KERNELS
 from ipu.dialects import plan
-from ipu.dialects.layout import Layout, _lift, _overlaps
+from ipu.dialects.layout import Layout, _lift, overlap_pairs
 from ipu.target import Target
 
 METRIC_FIELDS = (
@@ -103,8 +103,10 @@ def fragments(src: Layout, dst: Layout, perm: tuple[int, ...] | None = None) -> 
         perm = (0, 1)
     worst = 1
     for i in range(r):
-        ov = _overlaps(s_ranges[perm[i]], d_ranges[i])
-        worst *= max((len(x) for x in ov), default=1)
+        dst_parts = d_ranges[i]
+        if len(dst_parts):
+            per_part = np.bincount(overlap_pairs(s_ranges[perm[i]], dst_parts, 0)[0], minlength=len(dst_parts))
+            worst *= int(per_part.max())
     return worst * src.partials
 
 
