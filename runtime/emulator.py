@@ -29,19 +29,21 @@ from ipu.abi.transfers import Members, expand_members, expand_rows
 from ipu.runtime.copy_rows import (
     any_double_write,
     copy_members,
-    f16_to_f32,
     first_bad_slice,
     first_unwritten,
     gather_slices,
+    hulls_disjoint,
     mark_written,
     scatter_slices,
 )
 from ipu.runtime.exchange_check import ScheduleError, check_counts, check_ports, check_tiles, check_writes
+from ipu.runtime.halves import narrow_rows, widen_rows
 from ipu.runtime.package import DEVICE_WORK, Binding, HostStep, Package, Phase, Program, binding_bytes
 from ipu.target import Target
 from ipu.target.mapping import TileMapping
 
 PREPARED_MEMBERS = 1 << 24  # exchange members whose checked copies an emulator keeps (about 1 GB at most)
+KERNEL_CHUNK_BYTES = 4 << 20  # a CALL runs this many bytes of float32 operands' tiles at a time
 
 
 @dataclass(frozen=True)
@@ -49,7 +51,9 @@ class _Prepared:
     """A phase after its static checks: measurements and its members as strided word copies."""
 
     measures: dict[str, int]
-    copies: tuple[np.ndarray, ...]  # copy_members' arguments after mem32
+    copies: tuple[np.ndarray, ...]  # copy_members' member arrays
+    direct: bool  # no tile reads a span it writes: rows copy without a buffer
+    order: np.ndarray  # members by destination tile, the order they are copied in
     fam: np.ndarray  # per member: its transfer family and busy cycles, for messages
     start: np.ndarray
     end: np.ndarray
@@ -144,16 +148,10 @@ def blas_threads() -> int:
         return 1
 
 
-def _as_f32(v: np.ndarray, scratch: list[np.ndarray], slot: int) -> np.ndarray:
-    """A kernel input in float32: fp16 widened into the reusable buffer `scratch[slot]` (fresh
-    half-gigabyte arrays cost more in page faults than the widening itself), fp32 as the view."""
-    if v.dtype == np.int32:  # an integer operand (an "i32" ABI dtype) reaches the kernel as it is
-        return v
-    if v.dtype != np.float16:
-        return v.astype(np.float32, copy=False)
-    if scratch[slot].size < v.size:
-        scratch[slot] = np.empty(v.size, np.float32)
-    return f16_to_f32(v, scratch[slot][: v.size].reshape(v.shape))
+def _as_f32(v: np.ndarray) -> np.ndarray:
+    """A kernel input that is not fp16 (those are widened by `Emulator._widen`) as the kernel
+    takes it: int32 (an "i32" ABI dtype) as it is, float32 as the view."""
+    return v if v.dtype == np.int32 else v.astype(np.float32, copy=False)
 
 
 class Emulator:
@@ -198,6 +196,7 @@ class Emulator:
         self._bits: np.ndarray | None = None  # one bit per memory word: the double-write check's scratch
         self._prepared: dict[int, _Prepared] = {}
         self._widened = [np.empty(0, np.float32) for _ in range(8)]  # fp16 inputs widened, per input slot
+        self._mem16 = self.mem.reshape(-1).view(np.uint16)  # all tiles' memory, flat, for the fp16 loops
         self._cached_members = 0
 
     # ---------------------------------------------------------------- memory helpers
@@ -479,19 +478,15 @@ class Emulator:
             raise EmulatorError(f"{where}: {name} computes on floats only; its dtype word names i32")
         out_el, in_els = kernel.operand_elements(p)
         out_dt, in_dts = kernel.operand_dtypes(in_dt, out_dt)
-        ins = [
-            _as_f32(
-                self._view(
-                    first,
-                    count,
-                    int(w[4 + j]),
-                    in_els[j],
-                    in_dts[j],
-                    f"{where} {name} input {j}",
-                    interleaved=j == 1 and kernel.amp,
-                ),
-                self._widened,
-                j,
+        raw = [
+            self._view(
+                first,
+                count,
+                int(w[4 + j]),
+                in_els[j],
+                in_dts[j],
+                f"{where} {name} input {j}",
+                interleaved=j == 1 and kernel.amp,
             )
             for j in kernel.reads()
         ]
@@ -501,14 +496,53 @@ class Emulator:
             (self._view(first, count, int(w[4 + j]), in_els[j], in_dts[j], f"{where} {name} scratch", "w"), in_els[j])
             for j in kernel.scratches()
         ]
-        try:
-            res = kernel.run(p, count, ins, out.astype(np.float32) if acc else None)
-        except KernelError as e:
-            raise EmulatorError(f"{where}: {e}") from None
-        for (view, elements), values in zip(written, res if isinstance(res, tuple) else (res,), strict=True):
-            with np.errstate(over="ignore"):
-                view[...] = values.reshape(count, elements)  # numpy rounds to the output dtype on assignment
+        # tiles are independent: run the call a chunk of tiles at a time, so its float32
+        # operands and the kernel's temporaries stay in cache and their buffers are reused
+        per_tile = 4 * (out_el * (2 if acc else 1) + sum(in_els[j] for j in range(len(in_els))))
+        step = max(1, min(count, KERNEL_CHUNK_BYTES // max(per_tile, 1)))
+        addrs = [int(w[4 + j]) - self.base for j in kernel.reads()]
+        stores = [int(w[3]) - self.base] + [int(w[4 + j]) - self.base for j in kernel.scratches()]
+        for c0 in range(0, count, step):
+            c = min(step, count - c0)
+            ins = [
+                self._widen(first + c0, c, off, v.shape[1], slot) if v.dtype == np.float16 else _as_f32(v[c0 : c0 + c])
+                for slot, (v, off) in enumerate(zip(raw, addrs, strict=True))
+            ]
+            try:
+                res = kernel.run(p, c, ins, out[c0 : c0 + c].astype(np.float32) if acc else None)
+            except KernelError as e:
+                raise EmulatorError(f"{where}: {e}") from None
+            values = res if isinstance(res, tuple) else (res,)
+            for (view, elements), off, v in zip(written, stores, values, strict=True):
+                self._store(first + c0, off, view[c0 : c0 + c], v.reshape(c, elements))  # rounds to the dtype
         return out_dt
+
+    def _widen(self, tile: int, count: int, off: int, n: int, slot: int) -> np.ndarray:
+        """The fp16 operand of `n` elements at byte offset `off` on tiles tile..tile+count as a
+        float32 [count, n] array, in the reusable buffer of input `slot` (sized for one chunk of
+        tiles, so it stays in cache and is not page-faulted afresh)."""
+        if self._widened[slot].size < count * n:
+            self._widened[slot] = np.empty(count * n, np.float32)
+        out = self._widened[slot][: count * n].reshape(count, n)
+        if off % 2:  # not on an fp16 boundary: NumPy's cast of the unaligned view
+            out[...] = self.mem[tile : tile + count, off : off + 2 * n].view(np.float16)
+        else:
+            widen_rows(self._mem16, (tile * self.size + off) // 2, self.size // 2, out)
+        return out
+
+    def _store(self, tile: int, off: int, view: np.ndarray, values: np.ndarray) -> None:
+        """view[...] = values (the [count, n] operand at byte offset `off` on tiles from `tile`),
+        rounded as NumPy rounds to the view's dtype: fp32 narrowed to fp16 by the compiled loop
+        (bit-identical, 5x NumPy's cast), a broadcast constant (`zero`) cast once and filled."""
+        if values.size and not any(values.strides):  # every element is the first
+            view[...] = values[(slice(0, 1),) * values.ndim].astype(view.dtype)
+        elif view.dtype == np.float16 and values.dtype == np.float32 and off % 2 == 0:
+            if np.may_share_memory(values, self.mem):  # a view of an input (a copy kernel): read it first
+                values = values.copy()
+            narrow_rows(np.ascontiguousarray(values), self._mem16, (tile * self.size + off) // 2, self.size // 2)
+        else:
+            with np.errstate(over="ignore"):
+                view[...] = values
 
     # ---------------------------------------------------------------- exchange
 
@@ -552,9 +586,12 @@ class Emulator:
             m.rows.astype(i64),
             m.row_words.astype(i64),
         )
+        # members by destination tile (stable: a tile's in table order): the checks' bitset and
+        # the copies then work on one tile's memory at a time
+        order = np.argsort(m.dst.astype(np.uint16 if self.target.tiles <= 1 << 16 else np.int64), kind="stable")
         if self._bits is None:
-            self._bits = np.zeros((self.target.tiles, self.size // 32 + 1), np.uint8)
-        if any_double_write(self._bits, *args[3:]):
+            self._bits = np.zeros((self.target.tiles, self.size // 256 + 1), np.uint64)
+        if any_double_write(self._bits, order, *args[3:]):
             try:
                 check_writes(expand_rows(m), ph.index)  # finds and names the two transfers
             except ScheduleError as e:
@@ -583,7 +620,8 @@ class Emulator:
             "transfers": len(m),
             "families": len(t),
         }
-        return _Prepared(measures, args, m.fam, m.start, m.end)
+        direct = bool(hulls_disjoint(self.target.tiles, *args))
+        return _Prepared(measures, args, direct, order, m.fam, m.start, m.end)
 
     def exchange(self, ph: Phase) -> dict[str, int]:
         """Execute one phase: its static rules are checked on its first execution (and the result
@@ -608,7 +646,8 @@ class Emulator:
                 )
             mark_written(self.written, a[3], a[4], a[5], a[6], a[7])
         # every source row is read before any is written (runtime.copy_rows)
-        copy_members(self.mem.view(np.uint32), *a)
+        mem32 = self.mem.view(np.uint32)
+        copy_members(mem32.reshape(-1), mem32.shape[1], prep.direct, prep.order, *a)
         return dict(prep.measures)
 
     # ---------------------------------------------------------------- run
