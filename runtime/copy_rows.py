@@ -52,9 +52,11 @@ def copy_members(mem, tile_words, direct, order, s_tile, s_word, s_step, d_tile,
     if direct:
         for k in range(len(order)):
             i = order[k]
-            n, ss, ds = words[i], s_step[i], d_step[i]
+            n, ss, ds, nr = words[i], s_step[i], d_step[i], rows[i]
+            if ss == n and ds == n:  # rows contiguous on both sides: one run of all the words
+                n, nr = n * nr, 1
             a, b = s_tile[i] * tile_words + s_word[i], d_tile[i] * tile_words + d_word[i]
-            for _ in range(rows[i]):
+            for _ in range(nr):
                 for w in range(n):
                     mem[b + w] = mem[a + w]
                 a += ss
@@ -126,9 +128,11 @@ def any_double_write(bits, order, d_tile, d_word, d_step, rows, words):  # noqa:
     done = len(order)
     for k in range(len(order)):
         i = order[k]
-        bits_row, n, step = bits[d_tile[i]], words[i], d_step[i]
+        bits_row, n, step, nr = bits[d_tile[i]], words[i], d_step[i], rows[i]
+        if step == n:  # contiguous rows: one range
+            n, nr = n * nr, 1
         w0 = d_word[i]
-        for _ in range(rows[i]):
+        for _ in range(nr):
             if n > 0 and not _mark(bits_row, w0, w0 + n):
                 found = True
                 break

@@ -25,7 +25,7 @@ from threadpoolctl import threadpool_limits
 from ipu.abi.isa import CALL_DTYPES, DTYPE_SIZE, INSTRUCTION_BYTES, INSTRUCTION_WORDS, NUMPY_DTYPE, DType, Opcode
 from ipu.abi.kernels import KERNEL_NAMES, KERNELS, Kernel, KernelError, Role, decode_call_params
 from ipu.abi.tables import SLICE, TRANSFER
-from ipu.abi.transfers import Members, expand_members, expand_rows
+from ipu.abi.transfers import expand_members, expand_rows, member_tiles
 from ipu.runtime.copy_rows import (
     any_double_write,
     copy_members,
@@ -39,6 +39,7 @@ from ipu.runtime.copy_rows import (
 from ipu.runtime.exchange_check import ScheduleError, check_counts, check_ports, check_tiles, check_writes
 from ipu.runtime.halves import narrow_rows, widen_rows
 from ipu.runtime.package import DEVICE_WORK, Binding, HostStep, Package, Phase, Program, binding_bytes
+from ipu.runtime.phase_fast import expand_checked
 from ipu.target import Target
 from ipu.target.mapping import TileMapping
 
@@ -115,10 +116,11 @@ def narrow_float(name: str, a: np.ndarray, dtype: DType) -> np.ndarray:
     return a.astype(np_dtype)
 
 
-def _route(m: Members, target: Target, mapping: TileMapping) -> int:
-    """The phase's longest send-to-mux route between the physical tiles its members join."""
+def _route(src: np.ndarray, dst: np.ndarray, target: Target, mapping: TileMapping) -> int:
+    """The phase's longest send-to-mux route between the physical tiles its members join
+    (members' source and destination tiles)."""
     perm = mapping.permutation(target.tiles)
-    return target.longest_route(perm[m.src], perm[m.dst])
+    return target.longest_route(perm[src], perm[dst])
 
 
 def _timing(ph: Phase, target: Target, mapping: TileMapping) -> dict[str, int]:
@@ -131,7 +133,7 @@ def _timing(ph: Phase, target: Target, mapping: TileMapping) -> dict[str, int]:
     members = int((c["par_count"] * c["mc_count"]).sum())
     return {
         "horizon": int(end.max()),
-        "route_cycles": _route(expand_members(t), target, mapping),
+        "route_cycles": _route(*member_tiles(t)[:2], target, mapping),
         "lower_bound": ph.lower_bound,
         "transfers": members,
         "families": len(t),
@@ -192,6 +194,7 @@ class Emulator:
             )
             for p in package.programs
         ]
+        self._code_table = np.array(self._code, np.int64).reshape(-1, 4)
         self.cycle = 0  # device cycle at the start of the instruction being executed
         self._bits: np.ndarray | None = None  # one bit per memory word: the double-write check's scratch
         self._prepared: dict[int, _Prepared] = {}
@@ -547,6 +550,31 @@ class Emulator:
     # ---------------------------------------------------------------- exchange
 
     def _prepare(self, ph: Phase, t: np.ndarray) -> _Prepared:
+        """`_prepare_exact`'s result, by one compiled pass when the phase passes its checks (the
+        exact path runs, and names the fault, whenever the pass finds one may be broken)."""
+        fast = expand_checked(t, self.base, self.size, self.target.tiles, self._code_table)
+        if fast is None:
+            return self._prepare_exact(ph, t)
+        fam, start, end, *copies, sender = fast
+        args = tuple(copies)
+        order = np.argsort(args[3].astype(np.uint16 if self.target.tiles <= 1 << 16 else np.int64), kind="stable")
+        if self._bits is None:
+            self._bits = np.zeros((self.target.tiles, self.size // 256 + 1), np.uint64)
+        if any_double_write(self._bits, order, *args[3:]):
+            return self._prepare_exact(ph, t)  # finds and names the two transfers
+        dur = end - start
+        sent = np.bincount(args[0][sender], weights=dur[sender], minlength=self.target.tiles)
+        recv = np.bincount(args[3], weights=dur, minlength=self.target.tiles)
+        measures = {
+            "horizon": int(end.max()),
+            "route_cycles": _route(args[0], args[3], self.target, self.package.tile_mapping),
+            "lower_bound": int(max(sent.max(), recv.max())),
+            "transfers": len(fam),
+            "families": len(t),
+        }
+        return _Prepared(measures, args, bool(hulls_disjoint(self.target.tiles, *args)), order, fam, start, end)
+
+    def _prepare_exact(self, ph: Phase, t: np.ndarray) -> _Prepared:
         """Everything about a phase that does not depend on the data, checked once: counts, tile
         ranges, the port rule, memory bounds, word alignment, no byte written twice, no write
         over code; then its members as strided word copies and its measurements. Rows stay
@@ -615,7 +643,7 @@ class Emulator:
         recv = np.bincount(m.dst, weights=dur, minlength=self.target.tiles)
         measures = {
             "horizon": int(m.end.max()),
-            "route_cycles": _route(m, self.target, self.package.tile_mapping),
+            "route_cycles": _route(m.src, m.dst, self.target, self.package.tile_mapping),
             "lower_bound": int(max(sent.max(), recv.max())),
             "transfers": len(m),
             "families": len(t),
