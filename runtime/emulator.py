@@ -1,11 +1,12 @@
 """A functional + cycle emulator of a package on its target.
 
 Memory is one uint8 array [tiles, memory_size]. Each program's code is decoded from the memory
-of its first tile; CALLs run batched across the program's tiles (one numpy op per call on a
-strided view), control instructions (SYNC, EXCHANGE, HOST_IN/OUT, CHECKPOINT) run once, in BSP
-order. What a CALL computes, which operands it reads and writes, and its cycles come from its
-kernel's one definition in `ipu.abi.kernels` (the cycle models call the Target's cost formulas,
-shared with the compiler's estimates).
+of its first tile; CALLs run batched across the program's tiles (numpy ops on strided views of
+a cache-sized chunk of tiles at a time, fp16 converted by `runtime.halves`), control
+instructions (SYNC, EXCHANGE, HOST_IN/OUT, CHECKPOINT) run once, in BSP order. What a CALL
+computes, which operands it reads and writes, and its cycles come from its kernel's one
+definition in `ipu.abi.kernels` (the cycle models call the Target's cost formulas, shared with
+the compiler's estimates).
 
 The host drives the package through its host calls: `initialize` writes the weights, `run`
 writes the inputs, executes the programs, reads the outputs. Each write or read is a
