@@ -194,23 +194,30 @@ def first_bad_slice(slices, es, tiles, logical_bytes, mem_bytes, base):  # noqa:
 
 @njit(cache=True)
 def scatter_slices(mem, raw, slices, es, base):  # noqa: ANN001, ANN201
-    """Write logical bytes `raw` into every replica tile of every (checked) slice."""
+    """Write logical bytes `raw` into every replica tile of every (checked) slice (`mem` [tiles,
+    bytes per tile]; each row a contiguous run of its flat bytes, copied by a loop that vectorizes)."""
+    flat, tb = mem.reshape(-1), mem.shape[1]
     for k in range(slices.shape[0]):
         lo, ls, rows, re, tile, tc, ts, addr, tstride = slices[k]
         n = re * es
         for m in range(tc):
             t = tile + m * ts
             for r in range(rows):
-                a, b = (lo + ls * r) * es, addr - base + tstride * r
-                mem[t, b : b + n] = raw[a : a + n]
+                a, b = (lo + ls * r) * es, t * tb + addr - base + tstride * r
+                src, dst = raw[a : a + n], flat[b : b + n]
+                for j in range(n):
+                    dst[j] = src[j]
 
 
 @njit(cache=True)
 def gather_slices(mem, raw, slices, es, base):  # noqa: ANN001, ANN201
     """Read every (checked) slice's first replica into logical bytes `raw`."""
+    flat, tb = mem.reshape(-1), mem.shape[1]
     for k in range(slices.shape[0]):
         lo, ls, rows, re, tile, tc, ts, addr, tstride = slices[k]
         n = re * es
         for r in range(rows):
-            a, b = (lo + ls * r) * es, addr - base + tstride * r
-            raw[a : a + n] = mem[tile, b : b + n]
+            a, b = (lo + ls * r) * es, tile * tb + addr - base + tstride * r
+            src, dst = flat[b : b + n], raw[a : a + n]
+            for j in range(n):
+                dst[j] = src[j]
