@@ -55,7 +55,7 @@ class _Prepared:
     measures: dict[str, int]
     copies: tuple[np.ndarray, ...]  # copy_members' member arrays
     direct: bool  # no tile reads a span it writes: rows copy without a buffer
-    order: np.ndarray  # members by destination tile, the order they are copied in
+    order: np.ndarray  # the order members are copied in (`_copy_order`)
     fam: np.ndarray  # per member: its transfer family and busy cycles, for messages
     start: np.ndarray
     end: np.ndarray
@@ -558,10 +558,9 @@ class Emulator:
             return self._prepare_exact(ph, t)
         fam, start, end, *copies, sender = fast
         args = tuple(copies)
-        order = np.argsort(args[3].astype(np.uint16 if self.target.tiles <= 1 << 16 else np.int64), kind="stable")
         if self._bits is None:
             self._bits = np.zeros((self.target.tiles, self.size // 256 + 1), np.uint64)
-        if any_double_write(self._bits, order, *args[3:]):
+        if any_double_write(self._bits, self._by_tile(args[3]), *args[3:]):
             return self._prepare_exact(ph, t)  # finds and names the two transfers
         dur = end - start
         sent = np.bincount(args[0][sender], weights=dur[sender], minlength=self.target.tiles)
@@ -573,7 +572,20 @@ class Emulator:
             "transfers": len(fam),
             "families": len(t),
         }
-        return _Prepared(measures, args, bool(hulls_disjoint(self.target.tiles, *args)), order, fam, start, end)
+        direct = bool(hulls_disjoint(self.target.tiles, *args))
+        return _Prepared(measures, args, direct, self._copy_order(args), fam, start, end)
+
+    def _by_tile(self, tiles: np.ndarray) -> np.ndarray:
+        """Members by tile (stable: a tile's in table order), by radix sort of 16-bit tiles."""
+        return np.argsort(tiles.astype(np.uint16 if self.target.tiles <= 1 << 16 else np.int64), kind="stable")
+
+    def _copy_order(self, args: tuple[np.ndarray, ...]) -> np.ndarray:
+        """The order a phase's members are copied in (no word is written twice, so any order
+        gives the same memory; it decides locality): by destination tile when some member
+        writes strided rows (stripes of a tile's block then complete while it is in cache), else
+        by source tile (a multicast source is read once for all its destinations)."""
+        strided = bool(((args[6] > 1) & (args[5] != args[7])).any())
+        return self._by_tile(args[3] if strided else args[0])
 
     def _prepare_exact(self, ph: Phase, t: np.ndarray) -> _Prepared:
         """Everything about a phase that does not depend on the data, checked once: counts, tile
@@ -615,9 +627,7 @@ class Emulator:
             m.rows.astype(i64),
             m.row_words.astype(i64),
         )
-        # members by destination tile (stable: a tile's in table order): the checks' bitset and
-        # the copies then work on one tile's memory at a time
-        order = np.argsort(m.dst.astype(np.uint16 if self.target.tiles <= 1 << 16 else np.int64), kind="stable")
+        order = self._by_tile(m.dst)  # the bitset then works on one tile's bits at a time
         if self._bits is None:
             self._bits = np.zeros((self.target.tiles, self.size // 256 + 1), np.uint64)
         if any_double_write(self._bits, order, *args[3:]):
@@ -650,7 +660,7 @@ class Emulator:
             "families": len(t),
         }
         direct = bool(hulls_disjoint(self.target.tiles, *args))
-        return _Prepared(measures, args, direct, order, m.fam, m.start, m.end)
+        return _Prepared(measures, args, direct, self._copy_order(args), m.fam, m.start, m.end)
 
     def exchange(self, ph: Phase) -> dict[str, int]:
         """Execute one phase: its static rules are checked on its first execution (and the result
