@@ -57,8 +57,9 @@ def copy_members(mem, tile_words, direct, order, s_tile, s_word, s_step, d_tile,
                 n, nr = n * nr, 1
             a, b = s_tile[i] * tile_words + s_word[i], d_tile[i] * tile_words + d_word[i]
             for _ in range(nr):
+                src, dst = mem[a : a + n], mem[b : b + n]  # contiguous slices: the loop vectorizes
                 for w in range(n):
-                    mem[b + w] = mem[a + w]
+                    dst[w] = src[w]
                 a += ss
                 b += ds
         return
