@@ -219,7 +219,8 @@ def _amp_matmul(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | 
 
 
 def _zero(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
-    return np.zeros((count, p["elements"]), np.int32)  # 0 in every dtype
+    # 0 in every dtype; a broadcast constant, which the emulator writes as one fill
+    return np.broadcast_to(np.int32(0), (count, p["elements"]))
 
 
 def _broadcasting(f: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable[..., Values]:

@@ -1,5 +1,5 @@
 """The emulator's compiled loops (numba, cached on disk): the exchange data mover and its
-checks, and the fp16 widening of kernel inputs.
+checks, and host transfers (fp16 conversions of kernel operands: `runtime.halves`).
 
 A phase moves up to ~2M rows of a few words each; NumPy fancy indexing spends most of its time
 building index arrays for that, a plain loop over contiguous word slices does not.
@@ -33,18 +33,35 @@ def _hulls_disjoint(tiles, s_tile, s_word, s_step, d_tile, d_word, d_step, rows,
 
 
 @njit(cache=True)
-def copy_members(mem32, s_tile, s_word, s_step, d_tile, d_word, d_step, rows, words):  # noqa: ANN001, ANN201
-    """For every member i, copy `rows[i]` rows of `words[i]` 32-bit words, row r from
-    (s_tile[i], s_word[i] + r s_step[i]) to (d_tile[i], d_word[i] + r d_step[i]) in `mem32`
-    [tiles, words per tile], with the result of reading every source row before any row is
-    written (the hardware sends from memory as it was when the phase began): directly when no
-    tile reads a span it also writes, else through a buffer."""
-    if _hulls_disjoint(mem32.shape[0], s_tile, s_word, s_step, d_tile, d_word, d_step, rows, words):
-        for i in range(len(words)):
-            n = words[i]
-            for r in range(rows[i]):
-                a, b = s_word[i] + r * s_step[i], d_word[i] + r * d_step[i]
-                mem32[d_tile[i], b : b + n] = mem32[s_tile[i], a : a + n]
+def hulls_disjoint(tiles, s_tile, s_word, s_step, d_tile, d_word, d_step, rows, words):  # noqa: ANN001, ANN201
+    """Whether, on every tile, the span of words read and the span written do not meet (then a
+    phase's rows can be copied directly, in any order)."""
+    return _hulls_disjoint(tiles, s_tile, s_word, s_step, d_tile, d_word, d_step, rows, words)
+
+
+@njit(cache=True)
+def copy_members(mem, tile_words, direct, order, s_tile, s_word, s_step, d_tile, d_word, d_step, rows, words):  # noqa: ANN001, ANN201, PLR0913
+    """For every member i (in `order`), copy `rows[i]` rows of `words[i]` 32-bit words, row r
+    from (s_tile[i], s_word[i] + r s_step[i]) to (d_tile[i], d_word[i] + r d_step[i]) in `mem`
+    (all tiles' words, flat: tile t's word w at t * tile_words + w), with the result of reading
+    every source row before any row is written (the hardware sends from memory as it was when
+    the phase began): directly when `direct` (no tile reads a span it also writes:
+    `hulls_disjoint`), else through a buffer. No word is written twice (the phase's checks), so
+    the order only decides locality: members sorted by destination tile fill one tile's memory
+    while it is in cache."""
+    if direct:
+        for k in range(len(order)):
+            i = order[k]
+            n, ss, ds, nr = words[i], s_step[i], d_step[i], rows[i]
+            if ss == n and ds == n:  # rows contiguous on both sides: one run of all the words
+                n, nr = n * nr, 1
+            a, b = s_tile[i] * tile_words + s_word[i], d_tile[i] * tile_words + d_word[i]
+            for _ in range(nr):
+                src, dst = mem[a : a + n], mem[b : b + n]  # contiguous slices: the loop vectorizes
+                for w in range(n):
+                    dst[w] = src[w]
+                a += ss
+                b += ds
         return
     total = 0
     for i in range(len(words)):
@@ -52,74 +69,84 @@ def copy_members(mem32, s_tile, s_word, s_step, d_tile, d_word, d_step, rows, wo
     buf = np.empty(total, np.uint32)
     o = 0
     for i in range(len(words)):
-        n = words[i]
-        for r in range(rows[i]):
-            a = s_word[i] + r * s_step[i]
-            buf[o : o + n] = mem32[s_tile[i], a : a + n]
+        n, a = words[i], s_tile[i] * tile_words + s_word[i]
+        for _ in range(rows[i]):
+            buf[o : o + n] = mem[a : a + n]
             o += n
+            a += s_step[i]
     o = 0
     for i in range(len(words)):
-        n = words[i]
-        for r in range(rows[i]):
-            b = d_word[i] + r * d_step[i]
-            mem32[d_tile[i], b : b + n] = buf[o : o + n]
+        n, b = words[i], d_tile[i] * tile_words + d_word[i]
+        for _ in range(rows[i]):
+            mem[b : b + n] = buf[o : o + n]
             o += n
+            b += d_step[i]
 
 
 @njit(cache=True)
 def copy_rows(mem32, s_tile, s_word, d_tile, d_word, words):  # noqa: ANN001, ANN201
     """`copy_members` for single rows: row i's `words[i]` words from (s_tile[i], s_word[i]) to
-    (d_tile[i], d_word[i])."""
+    (d_tile[i], d_word[i]) in `mem32` [tiles, words per tile]."""
     zero, one = np.zeros(len(words), np.int64), np.ones(len(words), np.int64)
-    copy_members(mem32, s_tile, s_word, zero, d_tile, d_word, zero, one, words)
+    direct = _hulls_disjoint(mem32.shape[0], s_tile, s_word, zero, d_tile, d_word, zero, one, words)
+    order = np.arange(len(words))
+    flat = mem32.reshape(-1)
+    copy_members(flat, mem32.shape[1], direct, order, s_tile, s_word, zero, d_tile, d_word, zero, one, words)
 
 
-@njit(cache=True)
-def _mark_range(bits_row, w0, w1):  # noqa: ANN001, ANN202
-    """Set the bits of words [w0, w1) in one tile's bitset; False if one was already set. Whole
-    bytes go eight words at a time."""
-    w = w0
-    while w < w1 and (w & 7):
-        b = np.uint8(1 << (w & 7))
-        if bits_row[w >> 3] & b:
+@njit(inline="always")
+def _mark(bits_row, w0, w1):  # noqa: ANN001, ANN202
+    """Set the bits of words [w0, w1) (w1 > w0) in one tile's uint64 bitset; False if one was
+    already set. 64 words a bitset word, by masks."""
+    full = np.uint64(0xFFFFFFFFFFFFFFFF)
+    q0, q1 = w0 >> 6, (w1 - 1) >> 6
+    lo = full << np.uint64(w0 & 63)
+    hi = full >> np.uint64(63 - ((w1 - 1) & 63))
+    if q0 == q1:
+        m = lo & hi
+        if bits_row[q0] & m:
             return False
-        bits_row[w >> 3] |= b
-        w += 1
-    while w + 8 <= w1:
-        if bits_row[w >> 3]:
+        bits_row[q0] |= m
+        return True
+    if bits_row[q0] & lo or bits_row[q1] & hi:
+        return False
+    for q in range(q0 + 1, q1):
+        if bits_row[q]:
             return False
-        bits_row[w >> 3] = 0xFF
-        w += 8
-    while w < w1:
-        b = np.uint8(1 << (w & 7))
-        if bits_row[w >> 3] & b:
-            return False
-        bits_row[w >> 3] |= b
-        w += 1
+    bits_row[q0] |= lo
+    bits_row[q1] |= hi
+    for q in range(q0 + 1, q1):
+        bits_row[q] = full
     return True
 
 
 @njit(cache=True)
-def any_double_write(bits, d_tile, d_word, d_step, rows, words):  # noqa: ANN001, ANN201
-    """Whether some destination word is written twice: marks every row's words in `bits` (a
-    zeroed [tiles, words per tile / 8] bitset, zeroed again on return). O(words / 8), no sort."""
+def any_double_write(bits, order, d_tile, d_word, d_step, rows, words):  # noqa: ANN001, ANN201
+    """Whether some destination word is written twice: marks every row's words (members in
+    `order`: by destination tile, one tile's bits stay in cache) in `bits` (a zeroed uint64
+    [tiles, words per tile / 64 + 1] bitset, zeroed again on return: each member's span)."""
     found = False
-    done = len(words)
-    for i in range(len(words)):
-        bits_row = bits[d_tile[i]]
-        for r in range(rows[i]):
-            w0 = d_word[i] + r * d_step[i]
-            if not _mark_range(bits_row, w0, w0 + words[i]):
+    done = len(order)
+    for k in range(len(order)):
+        i = order[k]
+        bits_row, n, step, nr = bits[d_tile[i]], words[i], d_step[i], rows[i]
+        if step == n:  # contiguous rows: one range
+            n, nr = n * nr, 1
+        w0 = d_word[i]
+        for _ in range(nr):
+            if n > 0 and not _mark(bits_row, w0, w0 + n):
                 found = True
                 break
+            w0 += step
         if found:
-            done = i + 1
+            done = k + 1
             break
-    for i in range(done):
-        bits_row = bits[d_tile[i]]
-        for r in range(rows[i]):
-            w0 = d_word[i] + r * d_step[i]
-            bits_row[w0 >> 3 : ((w0 + words[i] - 1) >> 3) + 1] = 0
+    for k in range(done):
+        i = order[k]
+        last = d_word[i] + (rows[i] - 1) * d_step[i]
+        lo, hi = min(d_word[i], last), max(d_word[i], last) + words[i]
+        if hi > lo:
+            bits[d_tile[i], lo >> 6 : ((hi - 1) >> 6) + 1] = 0
     return found
 
 
@@ -145,26 +172,6 @@ def mark_written(written, tile, word, step, rows, words):  # noqa: ANN001, ANN20
             written[tile[i], b0 : b0 + 4 * words[i]] = True
 
 
-_F16_TO_F32 = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16).astype(np.float32)
-
-
-@njit(cache=True)
-def _widen_rows(src, table, out):  # noqa: ANN001, ANN202
-    for i in range(src.shape[0]):
-        r, o = src[i], out[i]  # one contiguous row each: the inner loop vectorizes
-        for j in range(r.shape[0]):
-            o[j] = table[r[j]]
-
-
-def f16_to_f32(view: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    """A contiguous float32 copy of a float16 [rows, n] view of tile memory (strided rows), into
-    `out` when given: a lookup in the 65,536-entry table of every half's value, about twice
-    NumPy's cast rate here."""
-    out = np.empty(view.shape, np.float32) if out is None else out
-    _widen_rows(view.view(np.uint16), _F16_TO_F32, out)
-    return out
-
-
 @njit(cache=True)
 def first_bad_slice(slices, es, tiles, logical_bytes, mem_bytes, base):  # noqa: ANN001, ANN201
     """Index of the first binding slice that leaves its tensor, the tiles or tile memory, else -1
@@ -188,23 +195,30 @@ def first_bad_slice(slices, es, tiles, logical_bytes, mem_bytes, base):  # noqa:
 
 @njit(cache=True)
 def scatter_slices(mem, raw, slices, es, base):  # noqa: ANN001, ANN201
-    """Write logical bytes `raw` into every replica tile of every (checked) slice."""
+    """Write logical bytes `raw` into every replica tile of every (checked) slice (`mem` [tiles,
+    bytes per tile]; each row a contiguous run of its flat bytes, copied by a loop that vectorizes)."""
+    flat, tb = mem.reshape(-1), mem.shape[1]
     for k in range(slices.shape[0]):
         lo, ls, rows, re, tile, tc, ts, addr, tstride = slices[k]
         n = re * es
         for m in range(tc):
             t = tile + m * ts
             for r in range(rows):
-                a, b = (lo + ls * r) * es, addr - base + tstride * r
-                mem[t, b : b + n] = raw[a : a + n]
+                a, b = (lo + ls * r) * es, t * tb + addr - base + tstride * r
+                src, dst = raw[a : a + n], flat[b : b + n]
+                for j in range(n):
+                    dst[j] = src[j]
 
 
 @njit(cache=True)
 def gather_slices(mem, raw, slices, es, base):  # noqa: ANN001, ANN201
     """Read every (checked) slice's first replica into logical bytes `raw`."""
+    flat, tb = mem.reshape(-1), mem.shape[1]
     for k in range(slices.shape[0]):
         lo, ls, rows, re, tile, tc, ts, addr, tstride = slices[k]
         n = re * es
         for r in range(rows):
-            a, b = (lo + ls * r) * es, addr - base + tstride * r
-            raw[a : a + n] = mem[tile, b : b + n]
+            a, b = (lo + ls * r) * es, tile * tb + addr - base + tstride * r
+            src, dst = flat[b : b + n], raw[a : a + n]
+            for j in range(n):
+                dst[j] = src[j]

@@ -1,11 +1,12 @@
 """A functional + cycle emulator of a package on its target.
 
 Memory is one uint8 array [tiles, memory_size]. Each program's code is decoded from the memory
-of its first tile; CALLs run batched across the program's tiles (one numpy op per call on a
-strided view), control instructions (SYNC, EXCHANGE, HOST_IN/OUT, CHECKPOINT) run once, in BSP
-order. What a CALL computes, which operands it reads and writes, and its cycles come from its
-kernel's one definition in `ipu.abi.kernels` (the cycle models call the Target's cost formulas,
-shared with the compiler's estimates).
+of its first tile; CALLs run batched across the program's tiles (numpy ops on strided views of
+a cache-sized chunk of tiles at a time, fp16 converted by `runtime.halves`), control
+instructions (SYNC, EXCHANGE, HOST_IN/OUT, CHECKPOINT) run once, in BSP order. What a CALL
+computes, which operands it reads and writes, and its cycles come from its kernel's one
+definition in `ipu.abi.kernels` (the cycle models call the Target's cost formulas, shared with
+the compiler's estimates).
 
 The host drives the package through its host calls: `initialize` writes the weights, `run`
 writes the inputs, executes the programs, reads the outputs. Each write or read is a
@@ -25,23 +26,26 @@ from threadpoolctl import threadpool_limits
 from ipu.abi.isa import CALL_DTYPES, DTYPE_SIZE, INSTRUCTION_BYTES, INSTRUCTION_WORDS, NUMPY_DTYPE, DType, Opcode
 from ipu.abi.kernels import KERNEL_NAMES, KERNELS, Kernel, KernelError, Role, decode_call_params
 from ipu.abi.tables import SLICE, TRANSFER
-from ipu.abi.transfers import Members, expand_members, expand_rows
+from ipu.abi.transfers import expand_members, expand_rows, member_tiles
 from ipu.runtime.copy_rows import (
     any_double_write,
     copy_members,
-    f16_to_f32,
     first_bad_slice,
     first_unwritten,
     gather_slices,
+    hulls_disjoint,
     mark_written,
     scatter_slices,
 )
 from ipu.runtime.exchange_check import ScheduleError, check_counts, check_ports, check_tiles, check_writes
+from ipu.runtime.halves import narrow_rows, widen_rows
 from ipu.runtime.package import DEVICE_WORK, Binding, HostStep, Package, Phase, Program, binding_bytes
+from ipu.runtime.phase_fast import expand_checked
 from ipu.target import Target
 from ipu.target.mapping import TileMapping
 
 PREPARED_MEMBERS = 1 << 24  # exchange members whose checked copies an emulator keeps (about 1 GB at most)
+KERNEL_CHUNK_BYTES = 4 << 20  # a CALL runs this many bytes of float32 operands' tiles at a time
 
 
 @dataclass(frozen=True)
@@ -49,7 +53,9 @@ class _Prepared:
     """A phase after its static checks: measurements and its members as strided word copies."""
 
     measures: dict[str, int]
-    copies: tuple[np.ndarray, ...]  # copy_members' arguments after mem32
+    copies: tuple[np.ndarray, ...]  # copy_members' member arrays
+    direct: bool  # no tile reads a span it writes: rows copy without a buffer
+    order: np.ndarray  # the order members are copied in (`_copy_order`)
     fam: np.ndarray  # per member: its transfer family and busy cycles, for messages
     start: np.ndarray
     end: np.ndarray
@@ -111,10 +117,11 @@ def narrow_float(name: str, a: np.ndarray, dtype: DType) -> np.ndarray:
     return a.astype(np_dtype)
 
 
-def _route(m: Members, target: Target, mapping: TileMapping) -> int:
-    """The phase's longest send-to-mux route between the physical tiles its members join."""
+def _route(src: np.ndarray, dst: np.ndarray, target: Target, mapping: TileMapping) -> int:
+    """The phase's longest send-to-mux route between the physical tiles its members join
+    (members' source and destination tiles)."""
     perm = mapping.permutation(target.tiles)
-    return target.longest_route(perm[m.src], perm[m.dst])
+    return target.longest_route(perm[src], perm[dst])
 
 
 def _timing(ph: Phase, target: Target, mapping: TileMapping) -> dict[str, int]:
@@ -127,7 +134,7 @@ def _timing(ph: Phase, target: Target, mapping: TileMapping) -> dict[str, int]:
     members = int((c["par_count"] * c["mc_count"]).sum())
     return {
         "horizon": int(end.max()),
-        "route_cycles": _route(expand_members(t), target, mapping),
+        "route_cycles": _route(*member_tiles(t)[:2], target, mapping),
         "lower_bound": ph.lower_bound,
         "transfers": members,
         "families": len(t),
@@ -144,16 +151,10 @@ def blas_threads() -> int:
         return 1
 
 
-def _as_f32(v: np.ndarray, scratch: list[np.ndarray], slot: int) -> np.ndarray:
-    """A kernel input in float32: fp16 widened into the reusable buffer `scratch[slot]` (fresh
-    half-gigabyte arrays cost more in page faults than the widening itself), fp32 as the view."""
-    if v.dtype == np.int32:  # an integer operand (an "i32" ABI dtype) reaches the kernel as it is
-        return v
-    if v.dtype != np.float16:
-        return v.astype(np.float32, copy=False)
-    if scratch[slot].size < v.size:
-        scratch[slot] = np.empty(v.size, np.float32)
-    return f16_to_f32(v, scratch[slot][: v.size].reshape(v.shape))
+def _as_f32(v: np.ndarray) -> np.ndarray:
+    """A kernel input that is not fp16 (those are widened by `Emulator._widen`) as the kernel
+    takes it: int32 (an "i32" ABI dtype) as it is, float32 as the view."""
+    return v if v.dtype == np.int32 else v.astype(np.float32, copy=False)
 
 
 class Emulator:
@@ -194,10 +195,12 @@ class Emulator:
             )
             for p in package.programs
         ]
+        self._code_table = np.array(self._code, np.int64).reshape(-1, 4)
         self.cycle = 0  # device cycle at the start of the instruction being executed
         self._bits: np.ndarray | None = None  # one bit per memory word: the double-write check's scratch
         self._prepared: dict[int, _Prepared] = {}
         self._widened = [np.empty(0, np.float32) for _ in range(8)]  # fp16 inputs widened, per input slot
+        self._mem16 = self.mem.reshape(-1).view(np.uint16)  # all tiles' memory, flat, for the fp16 loops
         self._cached_members = 0
 
     # ---------------------------------------------------------------- memory helpers
@@ -479,19 +482,15 @@ class Emulator:
             raise EmulatorError(f"{where}: {name} computes on floats only; its dtype word names i32")
         out_el, in_els = kernel.operand_elements(p)
         out_dt, in_dts = kernel.operand_dtypes(in_dt, out_dt)
-        ins = [
-            _as_f32(
-                self._view(
-                    first,
-                    count,
-                    int(w[4 + j]),
-                    in_els[j],
-                    in_dts[j],
-                    f"{where} {name} input {j}",
-                    interleaved=j == 1 and kernel.amp,
-                ),
-                self._widened,
-                j,
+        raw = [
+            self._view(
+                first,
+                count,
+                int(w[4 + j]),
+                in_els[j],
+                in_dts[j],
+                f"{where} {name} input {j}",
+                interleaved=j == 1 and kernel.amp,
             )
             for j in kernel.reads()
         ]
@@ -501,18 +500,94 @@ class Emulator:
             (self._view(first, count, int(w[4 + j]), in_els[j], in_dts[j], f"{where} {name} scratch", "w"), in_els[j])
             for j in kernel.scratches()
         ]
-        try:
-            res = kernel.run(p, count, ins, out.astype(np.float32) if acc else None)
-        except KernelError as e:
-            raise EmulatorError(f"{where}: {e}") from None
-        for (view, elements), values in zip(written, res if isinstance(res, tuple) else (res,), strict=True):
-            with np.errstate(over="ignore"):
-                view[...] = values.reshape(count, elements)  # numpy rounds to the output dtype on assignment
+        # tiles are independent: run the call a chunk of tiles at a time, so its float32
+        # operands and the kernel's temporaries stay in cache and their buffers are reused
+        per_tile = 4 * (out_el * (2 if acc else 1) + sum(in_els[j] for j in range(len(in_els))))
+        step = max(1, min(count, KERNEL_CHUNK_BYTES // max(per_tile, 1)))
+        addrs = [int(w[4 + j]) - self.base for j in kernel.reads()]
+        stores = [int(w[3]) - self.base] + [int(w[4 + j]) - self.base for j in kernel.scratches()]
+        for c0 in range(0, count, step):
+            c = min(step, count - c0)
+            ins = [
+                self._widen(first + c0, c, off, v.shape[1], slot) if v.dtype == np.float16 else _as_f32(v[c0 : c0 + c])
+                for slot, (v, off) in enumerate(zip(raw, addrs, strict=True))
+            ]
+            try:
+                res = kernel.run(p, c, ins, out[c0 : c0 + c].astype(np.float32) if acc else None)
+            except KernelError as e:
+                raise EmulatorError(f"{where}: {e}") from None
+            values = res if isinstance(res, tuple) else (res,)
+            for (view, elements), off, v in zip(written, stores, values, strict=True):
+                self._store(first + c0, off, view[c0 : c0 + c], v.reshape(c, elements))  # rounds to the dtype
         return out_dt
+
+    def _widen(self, tile: int, count: int, off: int, n: int, slot: int) -> np.ndarray:
+        """The fp16 operand of `n` elements at byte offset `off` on tiles tile..tile+count as a
+        float32 [count, n] array, in the reusable buffer of input `slot` (sized for one chunk of
+        tiles, so it stays in cache and is not page-faulted afresh)."""
+        if self._widened[slot].size < count * n:
+            self._widened[slot] = np.empty(count * n, np.float32)
+        out = self._widened[slot][: count * n].reshape(count, n)
+        if off % 2:  # not on an fp16 boundary: NumPy's cast of the unaligned view
+            out[...] = self.mem[tile : tile + count, off : off + 2 * n].view(np.float16)
+        else:
+            widen_rows(self._mem16, (tile * self.size + off) // 2, self.size // 2, out)
+        return out
+
+    def _store(self, tile: int, off: int, view: np.ndarray, values: np.ndarray) -> None:
+        """view[...] = values (the [count, n] operand at byte offset `off` on tiles from `tile`),
+        rounded as NumPy rounds to the view's dtype: fp32 narrowed to fp16 by the compiled loop
+        (bit-identical, 5x NumPy's cast), a broadcast constant (`zero`) cast once and filled."""
+        if values.size and not any(values.strides):  # every element is the first
+            view[...] = values[(slice(0, 1),) * values.ndim].astype(view.dtype)
+        elif view.dtype == np.float16 and values.dtype == np.float32 and off % 2 == 0:
+            if np.may_share_memory(values, self.mem):  # a view of an input (a copy kernel): read it first
+                values = values.copy()
+            narrow_rows(np.ascontiguousarray(values), self._mem16, (tile * self.size + off) // 2, self.size // 2)
+        else:
+            with np.errstate(over="ignore"):
+                view[...] = values
 
     # ---------------------------------------------------------------- exchange
 
     def _prepare(self, ph: Phase, t: np.ndarray) -> _Prepared:
+        """`_prepare_exact`'s result, by one compiled pass when the phase passes its checks (the
+        exact path runs, and names the fault, whenever the pass finds one may be broken)."""
+        fast = expand_checked(t, self.base, self.size, self.target.tiles, self._code_table)
+        if fast is None:
+            return self._prepare_exact(ph, t)
+        fam, start, end, *copies, sender = fast
+        args = tuple(copies)
+        if self._bits is None:
+            self._bits = np.zeros((self.target.tiles, self.size // 256 + 1), np.uint64)
+        if any_double_write(self._bits, self._by_tile(args[3]), *args[3:]):
+            return self._prepare_exact(ph, t)  # finds and names the two transfers
+        dur = end - start
+        sent = np.bincount(args[0][sender], weights=dur[sender], minlength=self.target.tiles)
+        recv = np.bincount(args[3], weights=dur, minlength=self.target.tiles)
+        measures = {
+            "horizon": int(end.max()),
+            "route_cycles": _route(args[0], args[3], self.target, self.package.tile_mapping),
+            "lower_bound": int(max(sent.max(), recv.max())),
+            "transfers": len(fam),
+            "families": len(t),
+        }
+        direct = bool(hulls_disjoint(self.target.tiles, *args))
+        return _Prepared(measures, args, direct, self._copy_order(args), fam, start, end)
+
+    def _by_tile(self, tiles: np.ndarray) -> np.ndarray:
+        """Members by tile (stable: a tile's in table order), by radix sort of 16-bit tiles."""
+        return np.argsort(tiles.astype(np.uint16 if self.target.tiles <= 1 << 16 else np.int64), kind="stable")
+
+    def _copy_order(self, args: tuple[np.ndarray, ...]) -> np.ndarray:
+        """The order a phase's members are copied in (no word is written twice, so any order
+        gives the same memory; it decides locality): by destination tile when some member
+        writes strided rows (stripes of a tile's block then complete while it is in cache), else
+        by source tile (a multicast source is read once for all its destinations)."""
+        strided = bool(((args[6] > 1) & (args[5] != args[7])).any())
+        return self._by_tile(args[3] if strided else args[0])
+
+    def _prepare_exact(self, ph: Phase, t: np.ndarray) -> _Prepared:
         """Everything about a phase that does not depend on the data, checked once: counts, tile
         ranges, the port rule, memory bounds, word alignment, no byte written twice, no write
         over code; then its members as strided word copies and its measurements. Rows stay
@@ -552,9 +627,10 @@ class Emulator:
             m.rows.astype(i64),
             m.row_words.astype(i64),
         )
+        order = self._by_tile(m.dst)  # the bitset then works on one tile's bits at a time
         if self._bits is None:
-            self._bits = np.zeros((self.target.tiles, self.size // 32 + 1), np.uint8)
-        if any_double_write(self._bits, *args[3:]):
+            self._bits = np.zeros((self.target.tiles, self.size // 256 + 1), np.uint64)
+        if any_double_write(self._bits, order, *args[3:]):
             try:
                 check_writes(expand_rows(m), ph.index)  # finds and names the two transfers
             except ScheduleError as e:
@@ -578,12 +654,13 @@ class Emulator:
         recv = np.bincount(m.dst, weights=dur, minlength=self.target.tiles)
         measures = {
             "horizon": int(m.end.max()),
-            "route_cycles": _route(m, self.target, self.package.tile_mapping),
+            "route_cycles": _route(m.src, m.dst, self.target, self.package.tile_mapping),
             "lower_bound": int(max(sent.max(), recv.max())),
             "transfers": len(m),
             "families": len(t),
         }
-        return _Prepared(measures, args, m.fam, m.start, m.end)
+        direct = bool(hulls_disjoint(self.target.tiles, *args))
+        return _Prepared(measures, args, direct, self._copy_order(args), m.fam, m.start, m.end)
 
     def exchange(self, ph: Phase) -> dict[str, int]:
         """Execute one phase: its static rules are checked on its first execution (and the result
@@ -608,7 +685,8 @@ class Emulator:
                 )
             mark_written(self.written, a[3], a[4], a[5], a[6], a[7])
         # every source row is read before any is written (runtime.copy_rows)
-        copy_members(self.mem.view(np.uint32), *a)
+        mem32 = self.mem.view(np.uint32)
+        copy_members(mem32.reshape(-1), mem32.shape[1], prep.direct, prep.order, *a)
         return dict(prep.measures)
 
     # ---------------------------------------------------------------- run
