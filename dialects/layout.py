@@ -516,6 +516,12 @@ def _fold(recs: np.ndarray, src_stride: int, dst_stride: int) -> np.ndarray:
     return out[lex_order(*out.T)] if len(out) else out
 
 
+def _move_rows(*cols: np.ndarray | int) -> np.ndarray:
+    """A move table (ipu.abi.tables.MOVE) from its 16 columns in order (scalars broadcast)."""
+    n = max((len(c) for c in cols if isinstance(c, np.ndarray)), default=0)
+    return np.stack([np.broadcast_to(np.asarray(c, np.int64), (n,)) for c in cols], axis=1).reshape(-1, len(MOVE))
+
+
 def _serial_families(single: np.ndarray, src_stride: int, dst_stride: int) -> list[np.ndarray]:
     """Single transfers (src, src_off, dst, dst_off, rows, words, mc count, mc step) from one
     source tile (or, of what is left, into one destination tile) whose other tile and both
@@ -525,27 +531,10 @@ def _serial_families(single: np.ndarray, src_stride: int, dst_stride: int) -> li
     s, so, d, do, r, w, cnt, step = (x[o] for x in (s, so, d, do, r, w, cnt, step))
     start, n, dstep = split_runs(np.stack([d, so, do], axis=1), _starts(s, r, w, cnt, step), zero_single=True)
     i, m, st = start[n > 1], n[n > 1], dstep[n > 1]
-    scatter = np.stack(
-        [
-            s[i],
-            so[i],
-            np.full(len(i), src_stride),
-            d[i],
-            do[i],
-            np.full(len(i), dst_stride),
-            r[i],
-            w[i],
-            m,
-            np.zeros(len(i), np.int64),
-            st[:, 0],
-            cnt[i],
-            step[i],
-            st[:, 1],
-            st[:, 2],
-            r[i] * w[i],
-        ],
-        axis=1,
-    ).reshape(-1, len(MOVE))
+    scatter = _move_rows(
+        s[i], so[i], src_stride, d[i], do[i], dst_stride, r[i], w[i],
+        m, np.zeros(len(i), np.int64), st[:, 0], cnt[i], step[i], st[:, 1], st[:, 2], r[i] * w[i],
+    )  # fmt: skip
     j = start[n == 1]
     s, so, d, do, r, w, cnt, step = (x[j] for x in (s, so, d, do, r, w, cnt, step))
     o = lex_order(d, r, w, cnt, step, s, so, do)
@@ -553,25 +542,8 @@ def _serial_families(single: np.ndarray, src_stride: int, dst_stride: int) -> li
     start, n, sstep = split_runs(np.stack([s, so, do], axis=1), _starts(d, r, w, cnt, step), zero_single=True)
     multi = n > 1
     i = start
-    gather = np.stack(
-        [
-            s[i],
-            so[i],
-            np.full(len(i), src_stride),
-            d[i],
-            do[i],
-            np.full(len(i), dst_stride),
-            r[i],
-            w[i],
-            n,
-            np.where(multi, sstep[:, 0], 1),
-            np.where(multi, 0, 1),
-            cnt[i],
-            step[i],
-            sstep[:, 1],
-            sstep[:, 2],
-            np.where(multi, r[i] * w[i], 0),
-        ],
-        axis=1,
-    ).reshape(-1, len(MOVE))
+    gather = _move_rows(
+        s[i], so[i], src_stride, d[i], do[i], dst_stride, r[i], w[i], n, np.where(multi, sstep[:, 0], 1),
+        np.where(multi, 0, 1), cnt[i], step[i], sstep[:, 1], sstep[:, 2], np.where(multi, r[i] * w[i], 0),
+    )  # fmt: skip
     return [scatter, gather]
