@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ipu.abi.arrays import lex_order
 from ipu.abi.tables import MOVE, SLICE
-from ipu.arrays import lex_order
 
 
 def ceil_div(a: int, b: int) -> int:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ipu.abi.arrays import lex_order
 from ipu.abi.tables import MOVE, TRANSFER
 from ipu.abi.transfers import MC, PC, ROWS, WORDS, Members, Rows, expand_members, expand_rows, split_start
 from ipu.abi.transfers import with_start as with_start_column
-from ipu.arrays import lex_order
 
 _DIAGNOSE_WORDS = 1 << 22  # bound on words expanded to explain a difference between tables
 

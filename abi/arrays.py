@@ -1,4 +1,4 @@
-"""NumPy helpers shared by the compiler and the runtime (no IR, no target)."""
+"""NumPy helpers for the tables of the ABI, shared by the compiler and the runtime (no IR, no target)."""
 
 from __future__ import annotations
 
