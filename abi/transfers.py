@@ -195,31 +195,6 @@ def expand_rows(m: Members, coalesce: bool = False) -> Rows:
     )
 
 
-def family_tiles(t: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """Per family of a move table: its members' source tiles [pc] and destination tiles [pc, mc]
-    (views into two arrays computed for the whole table at once)."""
-    if not len(t):
-        return [], []
-    pc, mc = t[:, PC], t[:, MC]
-    fam, p, c = member_index(pc, mc)
-    col = _columns(t, fam)
-    dst = col(D_TILE) + p * col(PDS) + c * col(MCS)
-    if (mc > 0).all():  # each (family, p) once: its first member
-        src = (col(S_TILE) + p * col(PSS))[c == 0]
-    else:
-        fam, p, _ = member_index(pc, np.ones_like(mc))
-        src = t[fam, S_TILE] + p * t[fam, PSS]
-    ends = np.cumsum(pc).tolist()
-    bounds = list(zip([0, *ends[:-1]], ends, strict=True))
-    srcs = [src[a:b] for a, b in bounds]
-    if mc[0] > 0 and (mc == mc[0]).all():  # one multicast width (most tables): slices of one [members, mc] array
-        d2 = dst.reshape(-1, int(mc[0]))
-        return srcs, [d2[a:b] for a, b in bounds]
-    ends = np.cumsum(pc * mc).tolist()
-    dsts = [dst[a:b].reshape(n, m) for a, b, n, m in zip([0, *ends[:-1]], ends, pc.tolist(), mc.tolist(), strict=True)]
-    return srcs, dsts
-
-
 def member_rows(t: np.ndarray) -> np.ndarray:
     """Every member of a move table as a single-member row that keeps its multicast
     (family-major, member-minor)."""

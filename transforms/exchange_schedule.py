@@ -19,15 +19,12 @@ from ipu.abi.transfers import (
     D_TILE,
     MC,
     PC,
-    PDO,
-    PDS,
-    PSO,
-    PSS,
     PTS,
     ROWS,
     S_OFF,
     S_TILE,
     WORDS,
+    member_rows,
     member_tiles,
     port_words,
     tile_words,
@@ -68,20 +65,13 @@ def _greedy(t: np.ndarray, tiles: int, order: np.ndarray) -> tuple[np.ndarray, i
 
 
 def split_members(t: np.ndarray) -> np.ndarray:
-    """Each simultaneous family as single-member families (finer, so gaps can be filled)."""
-    keep = (t[:, PC] == 1) | (t[:, PTS] != 0)
-    cnt = np.where(keep, 1, t[:, PC])
-    fam = np.repeat(np.arange(len(t)), cnt)
-    p = np.arange(int(cnt.sum())) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-    out = np.array(t[fam], np.int64).reshape(-1, t.shape[1])
-    split = ~keep[fam]
-    f, q = t[fam[split]], p[split]
-    out[split, S_TILE] += q * f[:, PSS]
-    out[split, D_TILE] += q * f[:, PDS]
-    out[split, S_OFF] += q * f[:, PSO]
-    out[split, D_OFF] += q * f[:, PDO]
-    out[np.ix_(split, [PC, PSS, PDS, PSO, PDO])] = (1, 1, 1, 0, 0)
-    return out
+    """Each simultaneous family as single-member families (finer, so gaps can be filled); serial
+    and one-member families stay as they are."""
+    split = (t[:, PC] > 1) & (t[:, PTS] == 0)
+    fam = np.repeat(np.arange(len(t)), t[:, PC])
+    first = np.r_[True, fam[1:] != fam[:-1]] if len(fam) else np.zeros(0, bool)
+    keep = split[fam] | first
+    return np.where(split[fam][keep, None], member_rows(t)[keep], t[fam[keep]])
 
 
 def _longest_first(t: np.ndarray) -> np.ndarray:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ipu.abi.transfers import family_tiles
+from ipu.abi.transfers import D_TILE, MC, MCS, PC, PDS, PSS, S_TILE
 from ipu.dialects.layout import Layout, binding_slices, conversion_transfers
 from ipu.transforms.exchange_schedule import endpoint_lower_bound, schedule_greedy
 
@@ -94,13 +94,23 @@ def test_lower_bound_by_hand() -> None:
     assert endpoint_lower_bound(t, 4) == 10  # tile 0 sends 6 + 4; tile 1 receives 6 + 4
 
 
+def _family_tiles(t: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Per family: its members' source tiles [pc] and destination tiles [pc, mc]."""
+    srcs, dsts = [], []
+    for r in t:
+        p = np.arange(r[PC])
+        srcs.append(r[S_TILE] + p * r[PSS])
+        dsts.append((r[D_TILE] + p * r[PDS])[:, None] + np.arange(r[MC])[None, :] * r[MCS])
+    return srcs, dsts
+
+
 @pytest.mark.parametrize("seed", range(5))
 def test_greedy_schedule_obeys_port_rules(seed: int) -> None:
     tiles = 32
     t = _random_families(np.random.default_rng(seed), 60, tiles)
     s = schedule_greedy(t, tiles)
     assert s.horizon >= s.lower_bound > 0
-    srcs, dsts = family_tiles(t)
+    srcs, dsts = _family_tiles(t)
     words = t[:, 6] * t[:, 7]
     for port, members in (("send", srcs), ("recv", dsts)):
         busy: dict[int, list[tuple[int, int]]] = {}
