@@ -12,8 +12,9 @@ from numba import njit
 
 
 @njit(cache=True)
-def _hulls_disjoint(tiles, s_tile, s_word, s_step, d_tile, d_word, d_step, rows, words):  # noqa: ANN001, ANN202
-    """Whether, on every tile, the span of words read and the span written do not meet."""
+def hulls_disjoint(tiles, s_tile, s_word, s_step, d_tile, d_word, d_step, rows, words):  # noqa: ANN001, ANN201
+    """Whether, on every tile, the span of words read and the span written do not meet (then a
+    phase's rows can be copied directly, in any order)."""
     big = np.iinfo(np.int64).max
     s_lo = np.full(tiles, big, np.int64)
     s_hi = np.zeros(tiles, np.int64)
@@ -30,13 +31,6 @@ def _hulls_disjoint(tiles, s_tile, s_word, s_step, d_tile, d_word, d_step, rows,
         if s_lo[t] < d_hi[t] and d_lo[t] < s_hi[t]:
             return False
     return True
-
-
-@njit(cache=True)
-def hulls_disjoint(tiles, s_tile, s_word, s_step, d_tile, d_word, d_step, rows, words):  # noqa: ANN001, ANN201
-    """Whether, on every tile, the span of words read and the span written do not meet (then a
-    phase's rows can be copied directly, in any order)."""
-    return _hulls_disjoint(tiles, s_tile, s_word, s_step, d_tile, d_word, d_step, rows, words)
 
 
 @njit(cache=True)
@@ -88,7 +82,7 @@ def copy_rows(mem32, s_tile, s_word, d_tile, d_word, words):  # noqa: ANN001, AN
     """`copy_members` for single rows: row i's `words[i]` words from (s_tile[i], s_word[i]) to
     (d_tile[i], d_word[i]) in `mem32` [tiles, words per tile]."""
     zero, one = np.zeros(len(words), np.int64), np.ones(len(words), np.int64)
-    direct = _hulls_disjoint(mem32.shape[0], s_tile, s_word, zero, d_tile, d_word, zero, one, words)
+    direct = hulls_disjoint(mem32.shape[0], s_tile, s_word, zero, d_tile, d_word, zero, one, words)
     order = np.arange(len(words))
     flat = mem32.reshape(-1)
     copy_members(flat, mem32.shape[1], direct, order, s_tile, s_word, zero, d_tile, d_word, zero, one, words)
