@@ -231,9 +231,108 @@ class _Live:
         return self.index[v]
 
 
+class _NoFit(DiagnosticException):
+    """A buffer found no free range on its tiles (the message says which, and why)."""
+
+
+def _values(op: Operation) -> list[SSAValue]:
+    """The buffers op defines: a repeat's carried buffers (its results share their slots) or its
+    first result."""
+    if isinstance(op, tilemap.RepeatOp):
+        return list(op.body.block.args)
+    if op.results and isinstance(op.results[0].type, tilemap.BufferType):
+        return [op.results[0]]
+    return []
+
+
+def _inplace_source(op: Operation) -> SSAValue | None:
+    if isinstance(op, tilemap.RunOp) and op.inplace_operand() is not None:
+        return op.inputs[op.inplace_operand()]
+    return None
+
+
+def _amp_lhs(op: Operation) -> SSAValue | None:
+    if isinstance(op, tilemap.RunOp) and op.kernel.data in AMP_KERNELS and op.inputs:
+        return op.inputs[0]
+    return None
+
+
+def _pack(
+    order: list[tuple[int, Operation]], last: dict[SSAValue, int], forever: int, target: Target, data_start: int
+) -> dict[SSAValue, tuple[int, str]] | None:
+    """Offline packing, for when first-fit in program order fragments the tile: every lifetime is
+    known, so the allocations (an in-place chain is one) are placed interleaved first, then
+    largest first, each at the first free range among the allocations whose lifetime and tiles
+    it shares (interleaved from the top, standard from the bottom, as first-fit does). An AMP
+    call's output and left operand share no memory element. None when some allocation still
+    finds no range."""
+    size: list[int] = []
+    rows: list[tuple[int, int, int, int, bool]] = []  # t0, t1, start, end, interleaved
+    group: dict[SSAValue, int] = {}
+    partners: list[tuple[int, int]] = []
+    members: list[list[SSAValue]] = []
+    for i, op in order:
+        for v in _values(op):
+            bt: tilemap.BufferType = v.type  # type: ignore[assignment]
+            weight = isinstance(op, tilemap.WeightOp)
+            until = max(forever if weight else last.get(v, -1), i)
+            src = _inplace_source(op)
+            if src is not None and src in group:
+                k = group[src]
+                t0, t1, s0, e0, inter = rows[k]
+                rows[k] = (t0, t1, s0, max(e0, until), inter)
+                group[v] = k
+                members[k].append(v)
+                continue
+            k = len(rows)
+            group[v] = k
+            members.append([v])
+            size.append(-(-bt.nbytes // ALIGN) * ALIGN)
+            rows.append(
+                (
+                    bt.first.data,
+                    bt.first.data + bt.count.data,
+                    0 if weight else i,
+                    until,
+                    bt.memory.data == "interleaved",
+                )
+            )
+            lhs = _amp_lhs(op)
+            if lhs is not None and lhs in group:
+                partners.append((k, group[lhs]))
+    if not rows:
+        return {}
+    t0, t1, s0, e0, inter = (np.array(c) for c in zip(*rows, strict=True))
+    sizes = np.array(size, np.int64)
+    addr = np.full(len(rows), -1, np.int64)
+    region = [""] * len(rows)
+    pair: dict[int, list[int]] = {}
+    for a, b in partners:
+        pair.setdefault(a, []).append(b)
+        pair.setdefault(b, []).append(a)
+    for k in np.lexsort((s0, -sizes, ~inter)):
+        k = int(k)
+        near = (addr >= 0) & (t0 < t1[k]) & (t1 > t0[k]) & (s0 <= e0[k]) & (e0 >= s0[k])
+        s, e = addr[near], addr[near] + sizes[near]
+        for o in pair.get(k, []):
+            if addr[o] >= 0:
+                c0, c1 = _element_span(target, int(addr[o]), int(addr[o] + sizes[o]))
+                s, e = np.append(s, c0), np.append(e, c1)
+        for lo, hi, name in _ranges(target, "interleaved" if inter[k] else "standard", data_start):
+            a = _fit(s, e, lo, hi, int(sizes[k]), bool(inter[k]))
+            if a is not None:
+                addr[k], region[k] = a, name
+                break
+        else:
+            return None
+    return {v: (int(addr[k]), region[k]) for k, vs in enumerate(members) for v in vs}
+
+
 def place_function(f: func.FuncOp, target: Target, code_bytes: int | None = None) -> dict[str, int]:
     """Place every buffer of `f` above the code region (`code_bytes`, default the target's
-    `code_reserve_bytes`) and the exchange rows; returns the memory figures it records."""
+    `code_reserve_bytes`) and the exchange rows; returns the memory figures it records.
+    First-fit in program order; when that leaves some buffer no free range, the offline packing
+    (`_pack`), and the first-fit diagnostic if that fails too."""
     code = target.code_reserve_bytes if code_bytes is None else code_bytes
     xrows = -(-exchange_row_bytes(f, target.tiles) // ALIGN) * ALIGN
     data_start = target.memory_base + code + xrows
@@ -248,27 +347,45 @@ def place_function(f: func.FuncOp, target: Target, code_bytes: int | None = None
     _flatten(f.body.block, seq, loops)
     last = _lifetimes(seq, loops)
     forever = len(seq)  # weights are live for the whole program
-    buffers = [
-        v
-        for op in seq
-        for v in (op.body.block.args if isinstance(op, tilemap.RepeatOp) else op.results[:1])
-        if isinstance(v.type, tilemap.BufferType)
-    ]
+    # weights are loaded by `initialize` before the program starts: place them first
+    order = [(i, op) for i, op in enumerate(seq) if isinstance(op, tilemap.WeightOp)]
+    order += [(i, op) for i, op in enumerate(seq) if not isinstance(op, tilemap.WeightOp)]
+    try:
+        figures = _place(f, target, seq, order, last, data_start, code, xrows)
+    except _NoFit:
+        packed = _pack(order, last, forever, target, data_start)
+        if packed is None:
+            raise
+        figures = _place(f, target, seq, order, last, data_start, code, xrows, packed)
+        log_event("packed storage offline", function=f.sym_name.data, buffers=len(packed))
+    f.attributes["exchange.memory"] = DictionaryAttr({k: IntegerAttr(v, 64) for k, v in figures.items()})
+    return figures
+
+
+def _place(
+    f: func.FuncOp,
+    target: Target,
+    seq: list[Operation],
+    order: list[tuple[int, Operation]],
+    last: dict[SSAValue, int],
+    data_start: int,
+    code: int,
+    xrows: int,
+    given: dict[SSAValue, tuple[int, str]] | None = None,
+) -> dict[str, int]:
+    """Walk the program in `order`, giving each buffer its `given` address or else the first
+    fit among the live buffers on its tiles; sets the slots and returns the memory figures."""
+    forever = len(seq)
+    buffers = [v for op in seq for v in _values(op)]
     tiles = max([target.tiles] + [v.type.first.data + v.type.count.data for v in buffers])  # type: ignore[attr-defined]
     live = _Live(len(buffers), tiles)
     peaks = {"standard": 0, "interleaved": 0, "total": 0}
     biggest_std = 0
     free_at_peak = target.data_end - data_start
-    # weights are loaded by `initialize` before the program starts: place them first
-    order = [(i, op) for i, op in enumerate(seq) if isinstance(op, tilemap.WeightOp)]
-    order += [(i, op) for i, op in enumerate(seq) if not isinstance(op, tilemap.WeightOp)]
     for i, op in order:
         live.expire(i)
-        if isinstance(op, tilemap.RepeatOp):
-            values = list(op.body.block.args)  # carried buffers; the results share their slots
-        elif op.results and isinstance(op.results[0].type, tilemap.BufferType):
-            values = [op.results[0]]
-        else:
+        values = _values(op)
+        if not values:
             continue
         slots = []
         for v in values:
@@ -276,8 +393,8 @@ def place_function(f: func.FuncOp, target: Target, code_bytes: int | None = None
             t0, t1 = bt.first.data, bt.first.data + bt.count.data
             size = -(-bt.nbytes // ALIGN) * ALIGN
             until = forever if isinstance(op, tilemap.WeightOp) else last.get(v, -1)
-            if isinstance(op, tilemap.RunOp) and op.inplace_operand() is not None:
-                src = op.inputs[op.inplace_operand()]
+            src = _inplace_source(op)
+            if src is not None:
                 if last.get(src, -1) != i:
                     raise DiagnosticException(
                         f"place-storage: in-place operand %{src.name_hint} is used after %{v.name_hint}"
@@ -290,13 +407,16 @@ def place_function(f: func.FuncOp, target: Target, code_bytes: int | None = None
             near = live.on(t0, t1)  # only buffers sharing a tile constrain the address
             s, e = live.addr[near], live.end[near]
             # an AMP output keeps clear of its left operand's memory elements (for this fit only)
-            if isinstance(op, tilemap.RunOp) and op.kernel.data in AMP_KERNELS and op.inputs:
-                lhs = slot(op.inputs[0])
+            lhs_v = _amp_lhs(op)
+            if lhs_v is not None:
+                lhs = slot(lhs_v)
                 c0, c1 = _element_span(target, lhs.address.data, lhs.address.data + lhs.size.data)
                 s, e = np.append(s, c0), np.append(e, c1)
             ranges = _ranges(target, bt.memory.data, data_start)
             addr = None
-            for lo, hi, region in ranges:
+            if given is not None:
+                addr, reg = given[v]
+            for lo, hi, region in [] if given is not None else ranges:
                 # standard data grows up from the reserved ranges, interleaved data down from the top
                 a = _fit(s, e, lo, hi, size, bt.memory.data == "interleaved")
                 if a is not None:
@@ -310,7 +430,7 @@ def place_function(f: func.FuncOp, target: Target, code_bytes: int | None = None
                 here = [int(k) for k in near if live.t0[k] <= t0 + worst < live.t1[k]]
                 biggest = sorted(here, key=lambda k: live.addr[k] - live.end[k])[:4]
                 names = ", ".join(f"%{live.values[k].name_hint} {live.end[k] - live.addr[k]}" for k in biggest)
-                raise DiagnosticException(
+                raise _NoFit(
                     f"model does not fit target {target.name}: value %{v.name_hint or i} ({op.name}) needs {size} "
                     f"bytes of {bt.memory.data} memory on tiles [{t0}, {t1}) (tile {t0} first); the largest "
                     f"free range is {free} bytes, {per_tile[worst]} bytes are live on tile {t0 + worst} (largest: "
@@ -330,7 +450,7 @@ def place_function(f: func.FuncOp, target: Target, code_bytes: int | None = None
             peaks["total"] = int(total[worst])
             here = live.on(worst, worst + 1)
             free_at_peak = _largest_free(live.addr[here], live.end[here], data_start, target.data_end)
-    figures = {
+    return {
         "peak_standard_bytes": peaks["standard"],
         "peak_interleaved_bytes": peaks["interleaved"],
         "peak_total_bytes": peaks["total"],
@@ -339,8 +459,6 @@ def place_function(f: func.FuncOp, target: Target, code_bytes: int | None = None
         "largest_free_bytes_at_peak": free_at_peak,
         "code_bytes": code,
     }
-    f.attributes["exchange.memory"] = DictionaryAttr({k: IntegerAttr(v, 64) for k, v in figures.items()})
-    return figures
 
 
 @dataclass(frozen=True)

@@ -47,6 +47,7 @@ class CostChooser:
     chosen: dict[Operation, object] = field(default_factory=dict)
     pressure: dict[int, int] = field(default_factory=dict)  # matmul index -> live and working bytes per tile
     working: dict[int, int] = field(default_factory=dict)  # matmul index -> its own working set
+    weight_share: float = WEIGHT_FRACTION  # tile memory for weights kept resident (the rest are fetched)
 
     def matmul(self, ctx: MatmulContext, t: Target) -> MatmulPlan:
         if CHOICE_ATTR in ctx.op.attributes:
@@ -70,7 +71,7 @@ class CostChooser:
         except DiagnosticException as no_fit:
             return _serial(ctx, t, ctx.reserved, no_fit)
         fetch = False
-        if ctx.weight and ctx.resident + c.weight_bytes > WEIGHT_FRACTION * t.memory_size:
+        if ctx.weight and ctx.resident + c.weight_bytes > self.weight_share * t.memory_size:
             # too big to keep replicated: store it once, spread over the grid, and fetch it before
             # use; the distributed home stays resident
             fetch = True
@@ -124,13 +125,15 @@ def decide_function(
     ranks: dict[int, int] | None = None,
     materialize: bool = False,
     lean: dict[int, int] | None = None,
+    weight_share: float = WEIGHT_FRACTION,
 ) -> dict[int, int]:
     """Record a `plan.choice` on each of `f`'s decision points (graph ops, in place); returns,
     per op index whose choice was free, how many candidates fit (the search's branching).
 
     With `materialize`, `f` also becomes the plan those choices give, built in the same walk
     (what `plan-materialize` builds from the recorded choices; the search evaluates many)."""
-    return run_chooser(f, t, CostChooser(dict(ranks or {}), dict(lean or {})), materialize).counts
+    chooser = CostChooser(dict(ranks or {}), dict(lean or {}), weight_share=weight_share)
+    return run_chooser(f, t, chooser, materialize).counts
 
 
 def run_chooser(f: func.FuncOp, t: Target, chooser: CostChooser, materialize: bool = False) -> CostChooser:

@@ -6,8 +6,10 @@ transformer: one decision for all twelve query projections) are decided together
 search grows with the kinds of op, not with depth. A state is a partial assignment of candidate
 ranks; every state is completed greedily by `plan-decide` (each undecided op takes its cheapest
 fitting candidate), materialized in the same walk, and priced from the emitted plan by
-`plan_cost.estimate`. After each decision group the beam keeps the states no other state
-dominates (cycles, exchange cycles, memory peaks, row bytes), best cycles first.
+`plan_cost.estimate`. The search starts from one greedy plan per resident-weight budget
+(`WEIGHT_SHARES`): keeping weights replicated saves their fetches, storing them once leaves
+room for larger grids, and which wins depends on the model. After each decision group the
+beam keeps the states no other state dominates (cycles, exchange cycles, memory peaks, row bytes), best cycles first.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from ipu.dialects import graph, plan
 from ipu.target import Target
 from ipu.transforms.log import log_event
+from ipu.transforms.plan_candidates import WEIGHT_FRACTION
 from ipu.transforms.plan_cost import PlanMetrics, code_and_rows, dominates, estimate, overflow
 from ipu.transforms.plan_decide import CostChooser, decide_function, run_chooser
 
@@ -33,6 +36,7 @@ class Candidate:
     decisions: dict[int, int]
     function: func.FuncOp
     metrics: PlanMetrics
+    weight_share: float = WEIGHT_FRACTION
 
     @functools.cached_property
     def signature(self) -> str:
@@ -40,16 +44,24 @@ class Candidate:
         return str(self.function)
 
 
+WEIGHT_SHARES = (WEIGHT_FRACTION, 0.0)  # resident-weight budgets the search starts from: the
+# default, and every weight fetched (memory for bigger grids, paid for in exchange)
+
+
 def _plan(
-    graph_f: func.FuncOp, t: Target, choices: dict[int, int], lean: dict[int, int] | None = None
+    graph_f: func.FuncOp,
+    t: Target,
+    choices: dict[int, int],
+    lean: dict[int, int] | None = None,
+    weight_share: float = WEIGHT_FRACTION,
 ) -> Candidate | None:
     f = graph_f.clone()
     try:
-        decisions = decide_function(f, t, choices, materialize=True, lean=lean)
+        decisions = decide_function(f, t, choices, materialize=True, lean=lean, weight_share=weight_share)
     except DiagnosticException:
         return None
     m = estimate(f, t)
-    return Candidate(dict(choices), decisions, f, m) if m.fits else None
+    return Candidate(dict(choices), decisions, f, m, weight_share) if m.fits else None
 
 
 LEAN_ROUNDS = 8
@@ -139,13 +151,19 @@ def search(graph_f: func.FuncOp, t: Target, finalists: int, beam: int, candidate
         raise DiagnosticException(f"model does not fit target {t.name}: the cheapest plan's {why}")
     states = [first]
     evaluated = 1
+    weights = any(isinstance(o, graph.ParameterOp) for o in graph_f.walk())
+    for share in WEIGHT_SHARES[1:] if weights else ():
+        alt = _plan(graph_f, t, {}, lean, share)
+        evaluated += 1
+        if alt is not None and alt.signature != first.signature:
+            states.append(alt)
     points = sorted(first.decisions)
     groups = decision_groups(graph_f, points)
     for group in groups:
         grown: list[Candidate] = list(states)
         for s in states:
             for rank in range(1, min(candidates, min(s.decisions.get(d, 1) for d in group))):
-                c = _plan(graph_f, t, {**s.choices, **dict.fromkeys(group, rank)}, lean)
+                c = _plan(graph_f, t, {**s.choices, **dict.fromkeys(group, rank)}, lean, s.weight_share)
                 evaluated += 1
                 if c is not None:
                     grown.append(c)

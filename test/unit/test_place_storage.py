@@ -136,6 +136,39 @@ def test_disjoint_tiles_fit_where_shared_addresses_do_not() -> None:
     assert "400000 bytes are live on tile 8 (largest: %a 400000)" in msg
 
 
+def _program(*steps: tuple[str, tuple[str, int, int, int, str]]) -> func.FuncOp:
+    """A function of host writes and reads ("w" or "r", buffer) in the given order, so each
+    buffer lives from its write to its read."""
+    from xdsl.parser import Parser
+
+    bufs = [b for kind, b in steps if kind == "w"]
+    names = ", ".join(f'"{b[0]}"' for b in bufs)
+    outs = ", ".join(f'"o{b[0]}"' for b in bufs)
+    text = f"func.func @main() attributes {{ipu.inputs = [{names}], ipu.outputs = [{outs}], "
+    text += "tilemap.mapping = #tilemap.mapping<identity>} {\n"
+    for kind, (n, f, c, e, m) in steps:
+        text += (_STREAM if kind == "w" else _READ).format(n=n, f=f, c=c, e=e, m=m)
+    module = Parser(make_context(), text + "  func.return\n}\n").parse_module()
+    return next(o for o in module.walk() if isinstance(o, func.FuncOp))
+
+
+def test_offline_packing_when_first_fit_fragments() -> None:
+    """a (300000 B) dies before d (400000 B) is written while b (32000 B), written after a,
+    lives on: first-fit leaves d two holes of under 300000 B, the offline packing puts d and a
+    at the bottom, one after the other in time, and b above both."""
+    a, b, d = ("a", 0, 16, 150_000, "standard"), ("b", 0, 16, 16_000, "standard"), ("d", 0, 16, 200_000, "standard")
+    f = _program(("w", a), ("w", b), ("r", a), ("w", d), ("r", b), ("r", d))
+    figures = place_function(f, T)
+    at = _addresses(f)
+    assert at["a"] == at["d"] < at["b"]
+    assert at["b"] >= at["d"] + 400_000
+    assert figures["peak_total_bytes"] == 432_000  # d and b
+    # nothing can pack a and b beside d when all three live together: the first-fit diagnostic
+    g = _program(("w", a), ("w", b), ("w", d), ("r", a), ("r", b), ("r", d))
+    with pytest.raises(DiagnosticException, match="value %d .* needs 400000 bytes of standard memory"):
+        place_function(g, T)
+
+
 @pytest.mark.parametrize(
     ("name", "target"),
     [("mlp_small.mlir", "sim16"), ("attention_small.mlir", "sim64"), ("transformer_block_small.mlir", "sim64")],

@@ -21,7 +21,8 @@ func.func @tall(%x: tensor<4096x64xf16>) -> tensor<4096x64xf16> {
 // GREEDY-SAME:  attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"]}
 // GREEDY:       %y = plan.gemm %x, %w {value = "y"} : ({{.*}}) -> !plan.tensor<4096x64xf16, #plan.layout<grid = [4, 4, 1], split = {{\[\[}}0], [1]], memory = interleaved>>
 
-// Three fitting grids, three distinct finalists, the cheapest first.
+// Three fitting grids, four distinct finalists, the cheapest first: the search also starts from
+// the plan that stores every weight once and fetches it (finalist 2, the [4, 4, 1] grid again).
 // SEARCH:      func.func @tall_finalist_0(
 // SEARCH-SAME: plan.metrics = {values = 3 : i64, operations = 2 : i64, estimated_cycles = {{[1-9][0-9]*}} : i64, estimated_exchange_cycles = 0 : i64, exchange_row_bytes = 0 : i64, code_bytes = 4096 : i64, peak_standard_bytes = {{[1-9][0-9]*}} : i64, peak_interleaved_bytes = {{[1-9][0-9]*}} : i64, peak_total_bytes = {{[1-9][0-9]*}} : i64, maximum_standard_allocation_bytes = 0 : i64}, plan.finalist = 0 : i64, plan.entry = "tall"}
 // SEARCH:      plan.gemm {{.*}} -> !plan.tensor<4096x64xf16, #plan.layout<grid = [4, 4, 1],
@@ -30,9 +31,13 @@ func.func @tall(%x: tensor<4096x64xf16>) -> tensor<4096x64xf16> {
 // SEARCH-SAME: plan.finalist = 1 : i64, plan.entry = "tall"}
 // SEARCH:      plan.gemm {{.*}} -> !plan.tensor<4096x64xf16, #plan.layout<grid = [8, 2, 1],
 // SEARCH:      func.func @tall_finalist_2(
-// SEARCH-SAME: plan.finalist = 2 : i64, plan.entry = "tall"}
+// SEARCH-SAME: plan.metrics = {values = 4 : i64, operations = 3 : i64, estimated_cycles = {{[0-9]+}} : i64, estimated_exchange_cycles = {{[1-9][0-9]*}}
+// SEARCH:      %w_r = plan.rearrange %w {reason = "weight fetch"}
+// SEARCH:      plan.gemm %x, %w_r {{.*}} -> !plan.tensor<4096x64xf16, #plan.layout<grid = [4, 4, 1],
+// SEARCH:      func.func @tall_finalist_3(
+// SEARCH-SAME: plan.finalist = 3 : i64, plan.entry = "tall"}
 // SEARCH:      plan.gemm {{.*}} -> !plan.tensor<4096x64xf16, #plan.layout<grid = [16, 1, 1],
-// SEARCH-NOT:  @tall_finalist_3
+// SEARCH-NOT:  @tall_finalist_4
 // SEARCH-NOT:  func.func @tall(
 
 // The [4, 4, 1] grid's tile block: 1024 rows by 16 columns.
@@ -53,17 +58,17 @@ func.func @square(%x: tensor<512x512xf16>) -> tensor<512x512xf16> {
 // GREEDY-LABEL: func.func @square(
 // GREEDY:       %y = plan.gemm %x, %w {value = "y"} : ({{.*}}) -> !plan.tensor<512x512xf16, #plan.layout<grid = [2, 8, 1], split = {{\[\[}}0], [1]], memory = interleaved>>
 
-// The second finalist splits K two ways (fp32 partials, reduced at the PopLibs ReduceAdd rate);
-// the third also fetches the weights (a "weight fetch" conversion).
+// The second finalist fetches the weights (a "weight fetch" conversion); the third splits K two
+// ways (fp32 partials, reduced at the PopLibs ReduceAdd rate).
 // SEARCH:      func.func @square_finalist_0(
 // SEARCH:      plan.gemm {{.*}} -> !plan.tensor<512x512xf16, #plan.layout<grid = [2, 8, 1],
 // SEARCH:      func.func @square_finalist_1(
 // SEARCH-SAME: plan.metrics = {values = 4 : i64, operations = 3 : i64, estimated_cycles = {{[0-9]+}} : i64, estimated_exchange_cycles = {{[1-9][0-9]*}} : i64, exchange_row_bytes = {{[1-9][0-9]*}} : i64
-// SEARCH:      plan.gemm %x, %w {{.*}} -> !plan.tensor<512x512xf32, #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [1]], partial = 2,
+// SEARCH:      %w_r = plan.rearrange %w {reason = "weight fetch"} : {{.*}} -> !plan.tensor<512x512xf16, #plan.layout<grid = [2, 8, 1], split = {{\[\[}}2], [1]], align = [512, 1], memory = interleaved>>
+// SEARCH:      plan.gemm %x, %w_r {{.*}} -> !plan.tensor<512x512xf16, #plan.layout<grid = [2, 8, 1],
 // SEARCH:      func.func @square_finalist_2(
-// SEARCH-SAME: plan.metrics = {values = 5 : i64, operations = 4 : i64, estimated_cycles = {{[0-9]+}} : i64, estimated_exchange_cycles = {{[1-9][0-9]*}} : i64, exchange_row_bytes = {{[1-9][0-9]*}} : i64
-// SEARCH:      %w_r = plan.rearrange %w {reason = "weight fetch"} : {{.*}} -> !plan.tensor<512x512xf16, #plan.layout<grid = [1, 8, 2], split = {{\[\[}}2], [1]], align = [256, 64], memory = interleaved>>
-// SEARCH:      plan.gemm %x, %w_r {{.*}} -> !plan.tensor<512x512xf32, #plan.layout<grid = [1, 8, 2],
+// SEARCH-SAME: plan.metrics = {values = 4 : i64, operations = 3 : i64, estimated_cycles = {{[0-9]+}} : i64, estimated_exchange_cycles = {{[1-9][0-9]*}} : i64, exchange_row_bytes = {{[1-9][0-9]*}} : i64
+// SEARCH:      plan.gemm %x, %w {{.*}} -> !plan.tensor<512x512xf32, #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [1]], partial = 2,
 
 // SELECT-LABEL: func.func @square(
 // SELECT:       tilemap.run "amp_matmul"(%x, %w) {m = 256 : i64, k = 512 : i64, n = 64 : i64}
@@ -144,8 +149,10 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 // SEARCH-SAME: plan.finalist = 2 : i64, plan.entry = "main"}
 // SEARCH-NEXT: %g = plan.unary "relu" %x
 // SEARCH-NEXT: %g_r = plan.rearrange %g {reason = "graph.matmul"} : {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [2]], align = [1, 2], memory = standard>>
+// SEARCH:      func.func @main_finalist_3(
+// SEARCH:      %w_r = plan.rearrange %w {reason = "weight fetch"}
 // SEARCH-NOT:  func.func @main(
-// SEARCH-NOT:  @main_finalist_3
+// SEARCH-NOT:  @main_finalist_4
 
 // select-finalist keeps exactly one mapped finalist, as @main: the [1, 4, 4] grid's gemm.
 // SELECT-LABEL: func.func @main(
@@ -156,18 +163,20 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 // SELECT-NOT:   func.func
 
 // LOG:      planned operation op=1 name=graph.matmul grid=4x4x1 weight=resident
-// LOG:      searched operator plans decision_points=1 decision_groups=1 evaluated=3 finalists=3
+// LOG:      searched operator plans decision_points=1 decision_groups=1 evaluated=6 finalists=4
 // LOG-NEXT: retained operator-plan finalist finalist=0 values=3 operations=2 estimated_cycles={{[1-9][0-9]*}} estimated_exchange_cycles=0 exchange_row_bytes=0 code_bytes=4096 peak_standard_bytes={{[1-9][0-9]*}} peak_interleaved_bytes={{[1-9][0-9]*}} peak_total_bytes={{[1-9][0-9]*}} maximum_standard_allocation_bytes=0 active_tile_counts={16} padding_group_counts={} conversion_sources=[]
 // LOG-NEXT: retained operator-plan finalist finalist=1
 // LOG-NEXT: retained operator-plan finalist finalist=2
+// LOG-NEXT: retained operator-plan finalist finalist=3
 // LOG:      scheduled operator-plan finalist finalist=0 mapped=identity analytical_cycles=[[T0:[0-9]+]] analytical_exchange_cycles=0 scheduled_exchange_cycles=0 refined_cycles=[[T0]]
 // LOG:      scheduled operator-plan finalist finalist=1 mapped=identity
-// LOG:      scheduled operator-plan finalist finalist=2 mapped=identity
+// LOG:      scheduled operator-plan finalist finalist=2 mapped=
+// LOG:      scheduled operator-plan finalist finalist=3 mapped=identity
 // LOG-NEXT: selected physically scheduled operator-plan finalist selected=0 refined_cycles=[[T0]]
 // Square: the K-split and weight-fetching finalists' exchange is scheduled for real.
-// LOG:      retained operator-plan finalist finalist=2 values=5 operations=4 {{.*}} conversion_sources="[weight fetch]"
-// LOG:      screened tile mappings by exchange resource load finalist=2 candidates=4 baseline_cycles=41176 candidate_cycles=41176 {{.*}} mapping=identity
-// LOG:      scheduled operator-plan finalist finalist=2 mapped=identity analytical_cycles={{[0-9]+}} analytical_exchange_cycles={{[1-9][0-9]*}} scheduled_exchange_cycles={{[1-9][0-9]*}} refined_cycles={{[0-9]+}}
+// LOG:      retained operator-plan finalist finalist=1 values=4 operations=3 {{.*}} conversion_sources="[weight fetch]"
+// LOG:      screened tile mappings by exchange resource load finalist=1 candidates=4 baseline_cycles=16500 candidate_cycles=16492 {{.*}} mapping=block=16,width=4
+// LOG:      scheduled operator-plan finalist finalist=1 mapped=block=16,width=4 analytical_cycles={{[0-9]+}} analytical_exchange_cycles={{[1-9][0-9]*}} scheduled_exchange_cycles={{[1-9][0-9]*}} refined_cycles={{[0-9]+}}
 // LOG:      selected physically scheduled operator-plan finalist selected=0
 // Few heads: three attention grids; many heads: one.
 // LOG:      planned operation op=0 name=graph.attention form=materialized grid=1x1x8x2
