@@ -25,7 +25,7 @@ def parse_file(ctx: Context, path: str | Path) -> builtin.ModuleOp:
     p = Path(path)
     if not p.is_file():
         raise ToolError(f"no such file: {p}")
-    from ipu.api import ApiError, parse_path
+    from ipu.ir_text import ApiError, parse_path
 
     try:
         return parse_path(ctx, p)
@@ -55,23 +55,34 @@ def internal_error(e: BaseException) -> None:
     sys.exit(2)
 
 
+_LAZY_USER_ERRORS = (
+    ("ipu.golden.evaluator", "GoldenError"),
+    ("ipu.runtime.emulator", "EmulatorError"),
+    ("ipu.runtime.package", "PackageError"),
+    ("ipu.target", "TargetError"),
+)
+"""User errors of modules a tool may not import (the emulator pulls in numba): an exception of
+such a class can only have been raised once its module is loaded, so it is looked up then."""
+
+
+def _user_error_types() -> tuple[type[BaseException], ...]:
+    """The user-error classes of the modules loaded so far (ToolError, diagnostics, ...)."""
+    loaded = (getattr(sys.modules[m], name, None) for m, name in _LAZY_USER_ERRORS if m in sys.modules)
+    return (ToolError, DiagnosticException, *(t for t in loaded if isinstance(t, type)))
+
+
 def user_errors(fn):
     """Run a tool's body: user errors print `error: …` and exit 1, bugs print one line and exit 2."""
     import functools
-
-    from ipu.golden.evaluator import GoldenError
-    from ipu.runtime.emulator import EmulatorError
-    from ipu.runtime.package import PackageError
-    from ipu.target import TargetError
 
     @functools.wraps(fn)
     def run(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
-        except (ToolError, TargetError, PackageError, DiagnosticException, EmulatorError, GoldenError) as e:
-            print(f"error: {e}", file=sys.stderr)
-            sys.exit(1)
         except Exception as e:  # noqa: BLE001
+            if isinstance(e, _user_error_types()):
+                print(f"error: {e}", file=sys.stderr)
+                sys.exit(1)
             internal_error(e)
 
     return run

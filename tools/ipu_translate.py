@@ -15,9 +15,9 @@ from pathlib import Path
 import click
 from xdsl.dialects import builtin
 
-from ipu import api
 from ipu.atomic import write_text
 from ipu.codegen.ipuexe import build_package, disassemble
+from ipu.ir_text import ApiError, is_tasm_level, parse_text
 from ipu.runtime.package_check import validate_package
 from ipu.runtime.package_io import package_bytes, read_package, write_package
 from ipu.runtime.summary import summarize_package
@@ -80,7 +80,7 @@ def cli(
             raise ToolError("--to-ipuexe writes a binary package: give -o FILE (or -o - for standard output)")
         module = _parse_input(input_path)
         # below the tasm level there is nothing to package: build_package says so
-        if api.is_tasm_level(module):
+        if is_tasm_level(module):
             tg = module_target(module, target, "ipu-translate")
         else:
             tg = load_target(target or DEFAULT_TARGET)
@@ -108,8 +108,8 @@ def _parse_input(input_path: str) -> builtin.ModuleOp:
     if input_path != "-":
         return parse_file(make_context(), input_path)
     try:
-        return api.parse_text(make_context(), sys.stdin.read(), "<stdin>")
-    except api.ApiError as e:
+        return parse_text(make_context(), sys.stdin.read(), "<stdin>")
+    except ApiError as e:
         raise ToolError(str(e)) from None
 
 
