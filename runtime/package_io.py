@@ -113,11 +113,11 @@ def _content_digest(buf: bytes | memoryview, pos: int) -> int:
 def message_bytes(m: Any) -> bytes:
     """The file bytes of a Package message builder, its `contentDigest` set."""
     m.contentDigest = 0
-    data = bytearray(m.to_bytes())
+    data = m.to_bytes()
     pos = _digest_position(data)
     assert pos is not None, "a fresh message has its root struct first in segment 0"
-    data[pos : pos + 8] = _content_digest(data, pos).to_bytes(8, "little")
-    return bytes(data)
+    view = memoryview(data)  # the digest spliced in with one copy of the (weight-sized) message
+    return b"".join((view[:pos], _content_digest(data, pos).to_bytes(8, "little"), view[pos + 8 :]))
 
 
 def package_bytes(pkg: Package) -> bytes:
