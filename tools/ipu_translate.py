@@ -19,7 +19,7 @@ from ipu.atomic import write_text
 from ipu.codegen.ipuexe import build_package, disassemble
 from ipu.ir_text import ApiError, is_tasm_level, parse_text
 from ipu.runtime.package_check import validate_package
-from ipu.runtime.package_io import package_bytes, read_package, write_package
+from ipu.runtime.package_io import package_parts, read_package, write_package
 from ipu.runtime.summary import summarize_package
 from ipu.target import DEFAULT_TARGET, load_target
 from ipu.tools.common import ToolError, make_context, parse_file, setup_logging, user_errors
@@ -91,7 +91,7 @@ def cli(
             if output == "-":
                 if sys.stdout.isatty():
                     raise ToolError("-o -: refusing to write a binary package to a terminal")
-                sys.stdout.buffer.write(package_bytes(pkg))
+                sys.stdout.buffer.writelines(package_parts(pkg))
                 sys.stdout.buffer.flush()
             else:
                 write_package(pkg, output)
