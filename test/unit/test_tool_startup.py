@@ -1,0 +1,47 @@
+"""What the tools import at start-up, and that user errors stay user errors when their classes
+are looked up lazily: `ipu-translate` (parse and package) must not pull in the compiler, the
+emulator (numba) or the reference, which cost about a second per run."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from ipu.tools.common import ToolError, user_errors
+
+HEAVY = ("numba", "ipu.api", "ipu.runtime.emulator", "ipu.golden.evaluator", "ipu.transforms.pipeline")
+
+
+def test_translate_imports_no_compiler_emulator_or_reference() -> None:
+    code = f"import sys, ipu.tools.ipu_translate; print([m for m in {HEAVY!r} if m in sys.modules])"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def _exit_of(exc: BaseException, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    @user_errors
+    def body() -> None:
+        raise exc
+
+    with pytest.raises(SystemExit) as e:
+        body()
+    return int(e.value.code or 0), capsys.readouterr().err
+
+
+def test_user_errors_of_loaded_modules_exit_1(capsys: pytest.CaptureFixture[str]) -> None:
+    from ipu.golden.evaluator import GoldenError
+    from ipu.runtime.emulator import EmulatorError
+    from ipu.runtime.package import PackageError
+    from ipu.target import TargetError
+
+    for cls in (ToolError, EmulatorError, GoldenError, PackageError, TargetError):
+        code, err = _exit_of(cls("bad input"), capsys)
+        assert (code, err) == (1, "error: bad input\n"), cls
+
+
+def test_bugs_exit_2(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("IPU_TRACEBACK", raising=False)
+    code, err = _exit_of(KeyError("x"), capsys)
+    assert code == 2 and err.startswith("internal error: KeyError")
