@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,7 +15,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.context import make_context
 
-__all__ = ["ToolError", "make_context", "parse_file", "setup_logging", "user_errors"]
+__all__ = ["ToolError", "exit_fast", "make_context", "parse_file", "setup_logging", "user_errors"]
 
 
 class ToolError(Exception):
@@ -38,6 +39,23 @@ def setup_logging(level: str) -> None:
     if not isinstance(lvl, int):
         raise ToolError(f"unknown log level '{level}' (use debug, info, warning, error)")
     logging.basicConfig(stream=sys.stderr, level=lvl, format="%(asctime)s %(levelname)s %(message)s")
+
+
+def exit_fast() -> None:
+    """End a tool that has succeeded without the interpreter's teardown, which deallocates the
+    compiler's objects one by one (about 0.8 s after an mk2 compile, 0.3 s after packaging it).
+    Its output files are closed by then; standard output, standard error and the log handlers
+    are flushed here. Under coverage (whose exit hook saves its data), or when a flush fails
+    (a closed pipe), it returns and the interpreter exits as usual."""
+    if "coverage" in sys.modules:
+        return
+    logging.shutdown()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        return
+    os._exit(0)
 
 
 def fail(message: str) -> None:

@@ -45,3 +45,30 @@ def test_bugs_exit_2(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.Mon
     monkeypatch.delenv("IPU_TRACEBACK", raising=False)
     code, err = _exit_of(KeyError("x"), capsys)
     assert code == 2 and err.startswith("internal error: KeyError")
+
+
+def test_commands_end_fast_with_their_output_complete(tmp_path) -> None:
+    """The commands end without the interpreter's teardown once they succeed: what they wrote
+    (standard output, -o files, log lines on standard error) is all there, and errors still exit 1."""
+    from conftest import EXAMPLES
+
+    from ipu.runtime.package_io import read_package
+
+    opt_cmd = [sys.executable, "-m", "ipu.tools.ipu_opt", str(EXAMPLES / "mlp_small.mlir"), "-p", "ipu-compile"]
+    opt_cmd += ["--target", "sim16"]
+    translate = [sys.executable, "-m", "ipu.tools.ipu_translate"]
+    opt = subprocess.run([*opt_cmd, "--log-level", "info"], capture_output=True, text=True)
+    assert opt.returncode == 0, opt.stderr
+    assert opt.stdout.rstrip().endswith("}") and "tasm." in opt.stdout
+    assert "lowered to tile programs" in opt.stderr  # the log's last lines, flushed
+    tasm = tmp_path / "m.tasm.mlir"
+    again = subprocess.run([*opt_cmd, "-o", str(tasm)])
+    assert again.returncode == 0 and tasm.read_text() == opt.stdout
+    pkg = tmp_path / "m.ipuexe"
+    tr = subprocess.run([*translate, str(tasm), "--to-ipuexe", "-o", str(pkg)], capture_output=True)
+    assert tr.returncode == 0, tr.stderr
+    assert read_package(pkg).target == "sim16"
+    piped = subprocess.run([*translate, str(tasm), "--to-ipuexe", "-o", "-"], capture_output=True)
+    assert piped.returncode == 0 and piped.stdout == pkg.read_bytes()
+    bad = subprocess.run([*translate, str(tmp_path / "none.mlir"), "--to-ipuexe", "-o", str(pkg)])
+    assert bad.returncode == 1
