@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import sys
@@ -15,7 +16,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.context import make_context
 
-__all__ = ["ToolError", "exit_fast", "make_context", "parse_file", "setup_logging", "user_errors"]
+__all__ = ["ToolError", "collect_less", "exit_fast", "make_context", "parse_file", "setup_logging", "user_errors"]
 
 
 class ToolError(Exception):
@@ -39,6 +40,13 @@ def setup_logging(level: str) -> None:
     if not isinstance(lvl, int):
         raise ToolError(f"unknown log level '{level}' (use debug, info, warning, error)")
     logging.basicConfig(stream=sys.stderr, level=lvl, format="%(asctime)s %(levelname)s %(message)s")
+
+
+def collect_less() -> None:
+    """Collect cyclic garbage every 10000 net allocations rather than 700: building the IR of an
+    mk2 compile allocates millions of objects and few cycles, and Python's default spent ~0.45 s
+    in 460 collections there (0.23 s in 28 with this). For the commands only (process-wide)."""
+    gc.set_threshold(10_000, 10, 10)
 
 
 def exit_fast() -> None:

@@ -22,7 +22,7 @@ from ipu.runtime.package_check import validate_package
 from ipu.runtime.package_io import package_parts, read_package, write_package
 from ipu.runtime.summary import summarize_package
 from ipu.target import DEFAULT_TARGET, load_target
-from ipu.tools.common import ToolError, exit_fast, make_context, parse_file, setup_logging, user_errors
+from ipu.tools.common import ToolError, collect_less, exit_fast, make_context, parse_file, setup_logging, user_errors
 from ipu.transforms.log import phase
 from ipu.transforms.target_of import module_target
 
@@ -135,7 +135,9 @@ def _write_text(output: str | None, text: str) -> None:
 
 
 def main() -> None:
-    """The command: once it has succeeded, it ends without the interpreter's teardown."""
+    """The command: it collects garbage less often, and once it has succeeded it ends without
+    the interpreter's teardown."""
+    collect_less()
     try:
         cli()
     except SystemExit as e:

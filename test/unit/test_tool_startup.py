@@ -72,3 +72,16 @@ def test_commands_end_fast_with_their_output_complete(tmp_path) -> None:
     assert piped.returncode == 0 and piped.stdout == pkg.read_bytes()
     bad = subprocess.run([*translate, str(tmp_path / "none.mlir"), "--to-ipuexe", "-o", str(pkg)])
     assert bad.returncode == 1
+
+
+def test_commands_collect_garbage_less_often() -> None:
+    import gc
+
+    from ipu.tools.common import collect_less
+
+    before = gc.get_threshold()
+    try:
+        collect_less()
+        assert gc.get_threshold()[0] == 10_000
+    finally:
+        gc.set_threshold(*before)
