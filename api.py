@@ -21,15 +21,15 @@ from typing import Any
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
-from xdsl.parser import Parser
 from xdsl.passes import ModulePass
-from xdsl.utils.exceptions import DiagnosticException, ParseError
+from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.codegen.ipuexe import build_package
 from ipu.context import make_context
 from ipu.dialects.value_names import name_values, value_names
 from ipu.golden.compare import Comparison, compare, tolerance
 from ipu.golden.evaluator import check_inputs, evaluate, main_function, make_inputs
+from ipu.ir_text import ApiError, is_tasm_level, parse_path, parse_text
 from ipu.runtime.emulator import Emulator, RunResult
 from ipu.runtime.package import Package
 from ipu.runtime.package_check import validate_package
@@ -37,12 +37,6 @@ from ipu.target import Target, load_target
 from ipu.transforms.log import phase
 from ipu.transforms.pipeline import compile_passes
 from ipu.transforms.target_of import module_target
-
-
-class ApiError(ValueError):
-    """A user error the API itself detects: a model that does not parse or verify, a missing or
-    non-text file, an unknown or invalid pipeline option. Passes that cannot compile a model (e.g.
-    it does not fit) raise their `DiagnosticException`; bad run inputs raise `EmulatorError`."""
 
 
 @dataclass
@@ -144,27 +138,6 @@ def parse(source: str | Path | builtin.ModuleOp | Any) -> builtin.ModuleOp:
     return parse_text(context(), str(source), "<string>")
 
 
-def parse_text(ctx: Context, text: str, name: str) -> builtin.ModuleOp:
-    """A verified module from IR text (`name` is what messages call it)."""
-    try:
-        m = Parser(ctx, text, name).parse_module()
-        m.verify()
-    except ParseError as e:
-        raise ApiError(f"parse error in {name}:\n{e}") from None
-    except DiagnosticException as e:
-        raise ApiError(f"verification failed in {name}:\n{e}") from None
-    return m
-
-
-def parse_path(ctx: Context, path: Path) -> builtin.ModuleOp:
-    """A verified module from an IR file."""
-    try:
-        text = path.read_text()
-    except UnicodeDecodeError as e:
-        raise ApiError(f"{path} is not UTF-8 text ({e.reason} at byte {e.start})") from None
-    return parse_text(ctx, text, str(path))
-
-
 def _onnx_source(source: Any) -> Any:
     """The `onnx.ModelProto` behind `source` (a `.onnx` path or a proto), else None."""
     if type(source).__name__ == "ModelProto":
@@ -231,11 +204,6 @@ def _is_path(source: str | Path) -> bool:
     if not Path(source).is_file():
         raise ApiError(f"no such file: {source}")
     return True
-
-
-def is_tasm_level(module: builtin.ModuleOp) -> bool:
-    """Whether `module` is at the tasm level (its body holds tasm programs and tables)."""
-    return any(op.dialect_name() == "tasm" for op in module.body.block.ops)
 
 
 # function attributes that mark a module below the graph level, and the level each names

@@ -147,8 +147,9 @@ class GaussianAttr(ParametrizedAttribute):
     def materialize(self, shape: Sequence[int], dtype: type) -> np.ndarray:
         """The initializer's values: float32 samples, rounded to the storage dtype."""
         rng = np.random.default_rng(self.seed.data)
-        v = rng.standard_normal(tuple(shape), dtype=np.float32) * np.float32(self.std.value.data)
-        return v.astype(dtype)
+        v = rng.standard_normal(tuple(shape), dtype=np.float32)
+        v *= np.float32(self.std.value.data)  # in place: the same float32 products, no second array
+        return v.astype(dtype, copy=False)
 
 
 def numpy_dtype(t: Attribute) -> type:

@@ -94,9 +94,11 @@ class TableAttr(ParametrizedAttribute):
         if end < 0:
             parser.raise_error(f"{cls.name}: expected '>' after the rows", start)
         body = content[start:end]
-        if not _rows_pattern(len(names)).fullmatch(body):
-            _raise_row_error(parser, cls.name, body, start, len(names))
-        values = np.array(_INT.findall(body), np.int64)
+        values = read_rows(body, len(names))
+        if values is None:  # not certainly well-formed: the exact check names what is wrong
+            if not _rows_pattern(len(names)).fullmatch(body):
+                _raise_row_error(parser, cls.name, body, start, len(names))
+            values = _exact_values(parser, cls.name, body, start)
         parser._resume_from(end)  # pyright: ignore[reportPrivateUsage]
         parser.parse_punctuation(">")
         return (ArrayAttr(StringAttr(n) for n in names), BytesAttr(values.astype("<i8").tobytes()))
@@ -106,8 +108,62 @@ class TableAttr(ParametrizedAttribute):
         t = self.table
         if len(t):
             with printer.indented(2):
-                printer.print_string("\n" + str(t.tolist())[1:-1].replace("], [", "],\n["))
+                printer.print_string("\n")  # the indentation (and whatever waits for the next line)
+                pad = " " * printer._current_column  # pyright: ignore[reportPrivateUsage]
+                # the rows with their indentation, written at once (not line by line)
+                printer.print_string(str(t.tolist())[1:-1].replace("], [", "],\n" + pad + "["), indent=0)
         printer.print_string(">")
+
+
+# byte classes of the row text: 0 anything else, 1 whitespace, 2 digit, 3 '-', 4 ',', 5 '[', 6 ']'
+_CLASS = np.zeros(256, np.uint8)
+_CLASS[list(b" \t\n\r")] = 1
+_CLASS[list(b"0123456789")] = 2
+_CLASS[[ord("-"), ord(","), ord("["), ord("]")]] = [3, 4, 5, 6]
+# which class may follow which, whitespace aside: `[` and `,` a number (or `,` the next `[`),
+# `-` a digit, a digit a digit, `,` or `]`, and `]` only `,`
+_FOLLOWS = np.zeros((7, 7), bool)
+for _a, _b in ((5, 2), (5, 3), (3, 2), (2, 2), (2, 4), (2, 6), (4, 2), (4, 3), (4, 5), (6, 4)):
+    _FOLLOWS[_a, _b] = True
+_MAX_DIGITS = 18  # any integer of at most 18 digits fits int64
+
+
+def read_rows(body: str, columns: int) -> np.ndarray | None:
+    """The integers of `body`, rows `[v, ..., v]` of `columns` integers separated by commas
+    (what `_rows_pattern` matches), checked and read with NumPy over the whole text at once;
+    None when the text is not certainly such rows (malformed, or out of what this reads: other
+    whitespace, non-ASCII, longer numbers), for the exact check to decide and name the fault."""
+    try:
+        raw = np.frombuffer(body.encode("ascii"), np.uint8)
+    except UnicodeEncodeError:
+        return None
+    cls = _CLASS[raw]
+    if not cls.all():
+        return None
+    at = np.flatnonzero(cls != 1)  # where the non-blank characters are
+    c = cls[at]
+    if not c.size:
+        return np.zeros(0, np.int64)
+    number = c <= 3  # a digit or '-'
+    if (number[:-1] & number[1:] & (np.diff(at) > 1)).any():  # a blank inside a number
+        return None
+    opens, closes = np.flatnonzero(c == 5), np.flatnonzero(c == 6)
+    if (
+        c[0] != 5
+        or c[-1] != 6
+        or not _FOLLOWS[c[:-1], c[1:]].all()
+        or len(opens) != len(closes)
+        or (opens[1:] != closes[:-1] + 2).any()  # rows are `[...]` joined by `,` and nothing else
+    ):
+        return None
+    commas = np.flatnonzero(c == 4)
+    if (np.searchsorted(commas, closes) - np.searchsorted(commas, opens) != columns - 1).any():
+        return None
+    digit_edges = np.flatnonzero(c != 2)  # c starts and ends with a bracket: every run is inside
+    if (np.diff(digit_edges) - 1).max(initial=0) > _MAX_DIGITS:
+        return None
+    values = np.fromstring(body.replace("[", " ").replace("]", " "), np.int64, sep=",")
+    return values if values.size == len(opens) * columns else None
 
 
 def _column_error(name: str, names: tuple[str, ...], schemas: tuple[Schema, ...]) -> str:
@@ -139,6 +195,14 @@ def _raise_row_error(parser: AttrParser, name: str, body: str, start: int, colum
         if bad is not None:
             parser.raise_error(f"{name}: row {row}: '{bad}' is not an integer", start + m.start(2) - 1)
         pos, row = m.end(), row + 1
+
+
+def _exact_values(parser: AttrParser, name: str, body: str, start: int) -> np.ndarray:
+    """The integers of well-formed rows `body`; one beyond int64 is named, not overflowed."""
+    for m in _INT.finditer(body):
+        if not -(2**63) <= int(m.group()) < 2**63:
+            parser.raise_error(f"{name}: '{m.group()}' does not fit in 64 bits", start + m.start(), start + m.end())
+    return np.array(_INT.findall(body), np.int64)
 
 
 @irdl_attr_definition

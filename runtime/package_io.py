@@ -13,7 +13,7 @@ import numpy as np
 
 from ipu.abi.isa import DType
 from ipu.abi.tables import SLICE, TRANSFER
-from ipu.atomic import write_bytes
+from ipu.atomic import atomic_path
 from ipu.runtime.package import (
     SCHEMA_VERSION,
     Binding,
@@ -110,18 +110,34 @@ def _content_digest(buf: bytes | memoryview, pos: int) -> int:
     return int.from_bytes(h.digest()[:8], "little")
 
 
-def message_bytes(m: Any) -> bytes:
-    """The file bytes of a Package message builder, its `contentDigest` set."""
+def message_parts(m: Any) -> tuple[memoryview, bytes, memoryview]:
+    """The file bytes of a Package message builder, its `contentDigest` set, in three pieces:
+    before the digest word, the digest, after it (no copy of the weight-sized message)."""
     m.contentDigest = 0
-    data = bytearray(m.to_bytes())
+    data = m.to_bytes()
     pos = _digest_position(data)
     assert pos is not None, "a fresh message has its root struct first in segment 0"
-    data[pos : pos + 8] = _content_digest(data, pos).to_bytes(8, "little")
-    return bytes(data)
+    view = memoryview(data)
+    return view[:pos], _content_digest(data, pos).to_bytes(8, "little"), view[pos + 8 :]
+
+
+def message_bytes(m: Any) -> bytes:
+    """The file bytes of a Package message builder, its `contentDigest` set."""
+    return b"".join(message_parts(m))
 
 
 def package_bytes(pkg: Package) -> bytes:
     """The file bytes of `pkg` (what `write_package` writes), its content digest set."""
+    return message_bytes(_message(pkg))
+
+
+def package_parts(pkg: Package) -> tuple[memoryview, bytes, memoryview]:
+    """`package_bytes(pkg)` in the three pieces of `message_parts`, to write without joining."""
+    return message_parts(_message(pkg))
+
+
+def _message(pkg: Package) -> Any:
+    """`pkg` as a Package message builder (its digest not yet set)."""
     s = _schema()
     m = s.Package.new_message()
     m.schemaVersion = pkg.schema_version
@@ -150,12 +166,13 @@ def package_bytes(pkg: Package) -> bytes:
         for st, step in zip(b.init("steps", len(call.steps)), call.steps, strict=True):
             st.kind, st.binding, st.bytes, st.cycles = step.kind, step.binding, step.nbytes, step.cycles
     m.tileMapping.block, m.tileMapping.width = pkg.tile_mapping.block, pkg.tile_mapping.width
-    return message_bytes(m)
+    return m
 
 
 def write_package(pkg: Package, path: str | os.PathLike[str]) -> None:
     """Write `pkg` atomically: a temporary file in the same directory, then os.replace."""
-    write_bytes(path, package_bytes(pkg))
+    with atomic_path(path) as tmp, open(tmp, "wb") as f:
+        f.writelines(package_parts(pkg))
 
 
 def read_package(path: str | os.PathLike[str], traversal_limit_words: int | None = None) -> Package:

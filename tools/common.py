@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import logging
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,7 +16,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.context import make_context
 
-__all__ = ["ToolError", "make_context", "parse_file", "setup_logging", "user_errors"]
+__all__ = ["ToolError", "collect_less", "exit_fast", "make_context", "parse_file", "setup_logging", "user_errors"]
 
 
 class ToolError(Exception):
@@ -25,7 +27,7 @@ def parse_file(ctx: Context, path: str | Path) -> builtin.ModuleOp:
     p = Path(path)
     if not p.is_file():
         raise ToolError(f"no such file: {p}")
-    from ipu.api import ApiError, parse_path
+    from ipu.ir_text import ApiError, parse_path
 
     try:
         return parse_path(ctx, p)
@@ -38,6 +40,30 @@ def setup_logging(level: str) -> None:
     if not isinstance(lvl, int):
         raise ToolError(f"unknown log level '{level}' (use debug, info, warning, error)")
     logging.basicConfig(stream=sys.stderr, level=lvl, format="%(asctime)s %(levelname)s %(message)s")
+
+
+def collect_less() -> None:
+    """Collect cyclic garbage every 10000 net allocations rather than 700: building the IR of an
+    mk2 compile allocates millions of objects and few cycles, and Python's default spent ~0.45 s
+    in 460 collections there (0.23 s in 28 with this). For the commands only (process-wide)."""
+    gc.set_threshold(10_000, 10, 10)
+
+
+def exit_fast() -> None:
+    """End a tool that has succeeded without the interpreter's teardown, which deallocates the
+    compiler's objects one by one (about 0.8 s after an mk2 compile, 0.3 s after packaging it).
+    Its output files are closed by then; standard output, standard error and the log handlers
+    are flushed here. Under coverage (whose exit hook saves its data), or when a flush fails
+    (a closed pipe), it returns and the interpreter exits as usual."""
+    if "coverage" in sys.modules:
+        return
+    logging.shutdown()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        return
+    os._exit(0)
 
 
 def fail(message: str) -> None:
@@ -55,23 +81,34 @@ def internal_error(e: BaseException) -> None:
     sys.exit(2)
 
 
+_LAZY_USER_ERRORS = (
+    ("ipu.golden.evaluator", "GoldenError"),
+    ("ipu.runtime.emulator", "EmulatorError"),
+    ("ipu.runtime.package", "PackageError"),
+    ("ipu.target", "TargetError"),
+)
+"""User errors of modules a tool may not import (the emulator pulls in numba): an exception of
+such a class can only have been raised once its module is loaded, so it is looked up then."""
+
+
+def _user_error_types() -> tuple[type[BaseException], ...]:
+    """The user-error classes of the modules loaded so far (ToolError, diagnostics, ...)."""
+    loaded = (getattr(sys.modules[m], name, None) for m, name in _LAZY_USER_ERRORS if m in sys.modules)
+    return (ToolError, DiagnosticException, *(t for t in loaded if isinstance(t, type)))
+
+
 def user_errors(fn):
     """Run a tool's body: user errors print `error: …` and exit 1, bugs print one line and exit 2."""
     import functools
-
-    from ipu.golden.evaluator import GoldenError
-    from ipu.runtime.emulator import EmulatorError
-    from ipu.runtime.package import PackageError
-    from ipu.target import TargetError
 
     @functools.wraps(fn)
     def run(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
-        except (ToolError, TargetError, PackageError, DiagnosticException, EmulatorError, GoldenError) as e:
-            print(f"error: {e}", file=sys.stderr)
-            sys.exit(1)
         except Exception as e:  # noqa: BLE001
+            if isinstance(e, _user_error_types()):
+                print(f"error: {e}", file=sys.stderr)
+                sys.exit(1)
             internal_error(e)
 
     return run

@@ -24,7 +24,7 @@ from ipu.atomic import atomic_path
 from ipu.dialects import get_all_dialects
 from ipu.dialects.ipu import target_attr_of
 from ipu.target import DEFAULT_TARGET, TargetError, available_targets, load_target
-from ipu.tools.common import ToolError, fail, internal_error, setup_logging
+from ipu.tools.common import ToolError, collect_less, exit_fast, fail, internal_error, setup_logging
 from ipu.transforms import get_all_passes
 
 TARGETED = (
@@ -160,6 +160,17 @@ def _split_pipeline(pipeline: str) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
+    """The tool on `argv` (default: the command line); run as the command, it collects garbage
+    less often and ends without the interpreter's teardown once it has succeeded (errors exit
+    inside `_run`)."""
+    if argv is None:
+        collect_less()
+    _run(argv)
+    if argv is None:
+        exit_fast()
+
+
+def _run(argv: Sequence[str] | None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     try:
         if "-t" in args or any(a.startswith("-t=") for a in args):

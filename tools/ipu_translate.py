@@ -15,14 +15,14 @@ from pathlib import Path
 import click
 from xdsl.dialects import builtin
 
-from ipu import api
 from ipu.atomic import write_text
 from ipu.codegen.ipuexe import build_package, disassemble
+from ipu.ir_text import ApiError, is_tasm_level, parse_text
 from ipu.runtime.package_check import validate_package
-from ipu.runtime.package_io import package_bytes, read_package, write_package
+from ipu.runtime.package_io import package_parts, read_package, write_package
 from ipu.runtime.summary import summarize_package
 from ipu.target import DEFAULT_TARGET, load_target
-from ipu.tools.common import ToolError, make_context, parse_file, setup_logging, user_errors
+from ipu.tools.common import ToolError, collect_less, exit_fast, make_context, parse_file, setup_logging, user_errors
 from ipu.transforms.log import phase
 from ipu.transforms.target_of import module_target
 
@@ -80,7 +80,7 @@ def cli(
             raise ToolError("--to-ipuexe writes a binary package: give -o FILE (or -o - for standard output)")
         module = _parse_input(input_path)
         # below the tasm level there is nothing to package: build_package says so
-        if api.is_tasm_level(module):
+        if is_tasm_level(module):
             tg = module_target(module, target, "ipu-translate")
         else:
             tg = load_target(target or DEFAULT_TARGET)
@@ -91,7 +91,7 @@ def cli(
             if output == "-":
                 if sys.stdout.isatty():
                     raise ToolError("-o -: refusing to write a binary package to a terminal")
-                sys.stdout.buffer.write(package_bytes(pkg))
+                sys.stdout.buffer.writelines(package_parts(pkg))
                 sys.stdout.buffer.flush()
             else:
                 write_package(pkg, output)
@@ -108,8 +108,8 @@ def _parse_input(input_path: str) -> builtin.ModuleOp:
     if input_path != "-":
         return parse_file(make_context(), input_path)
     try:
-        return api.parse_text(make_context(), sys.stdin.read(), "<stdin>")
-    except api.ApiError as e:
+        return parse_text(make_context(), sys.stdin.read(), "<stdin>")
+    except ApiError as e:
         raise ToolError(str(e)) from None
 
 
@@ -135,7 +135,15 @@ def _write_text(output: str | None, text: str) -> None:
 
 
 def main() -> None:
-    cli()
+    """The command: it collects garbage less often, and once it has succeeded it ends without
+    the interpreter's teardown."""
+    collect_less()
+    try:
+        cli()
+    except SystemExit as e:
+        if not e.code:
+            exit_fast()
+        raise
 
 
 if __name__ == "__main__":

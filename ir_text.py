@@ -1,0 +1,45 @@
+"""IR text in: a verified module from text or a file, and the error that names what is wrong.
+
+The API re-exports all of this; it lives apart so that a tool that only parses and packages
+(`ipu-translate --to-ipuexe`) does not import the compiler, the emulator and the reference."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from xdsl.context import Context
+from xdsl.dialects import builtin
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import DiagnosticException, ParseError
+
+
+class ApiError(ValueError):
+    """A user error the API itself detects: a model that does not parse or verify, a missing or
+    non-text file, an unknown or invalid pipeline option. Passes that cannot compile a model (e.g.
+    it does not fit) raise their `DiagnosticException`; bad run inputs raise `EmulatorError`."""
+
+
+def parse_text(ctx: Context, text: str, name: str) -> builtin.ModuleOp:
+    """A verified module from IR text (`name` is what messages call it)."""
+    try:
+        m = Parser(ctx, text, name).parse_module()
+        m.verify()
+    except ParseError as e:
+        raise ApiError(f"parse error in {name}:\n{e}") from None
+    except DiagnosticException as e:
+        raise ApiError(f"verification failed in {name}:\n{e}") from None
+    return m
+
+
+def parse_path(ctx: Context, path: Path) -> builtin.ModuleOp:
+    """A verified module from an IR file."""
+    try:
+        text = path.read_text()
+    except UnicodeDecodeError as e:
+        raise ApiError(f"{path} is not UTF-8 text ({e.reason} at byte {e.start})") from None
+    return parse_text(ctx, text, str(path))
+
+
+def is_tasm_level(module: builtin.ModuleOp) -> bool:
+    """Whether `module` is at the tasm level (its body holds tasm programs and tables)."""
+    return any(op.dialect_name() == "tasm" for op in module.body.block.ops)

@@ -1,0 +1,32 @@
+"""`#graph.gaussian` weights: scaling the draw in place (no second weight-sized array) must not
+change one bit. The values are those of one float32 draw times std, rounded to the storage
+dtype, and a weight's bytes are pinned as first generated (packages are compared byte for byte)."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pytest
+
+from ipu.dialects.graph import GaussianAttr
+
+
+def _definition(seed: int, std: float, shape: tuple[int, ...], dtype: type) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return (rng.standard_normal(shape, dtype=np.float32) * np.float32(std)).astype(dtype)
+
+
+@pytest.mark.parametrize("shape", [(), (0,), (7,), (513, 33), (4, 0, 3)])
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+def test_values_are_the_definition(shape: tuple[int, ...], dtype: type) -> None:
+    got = GaussianAttr(21, 0.02).materialize(shape, dtype)
+    want = _definition(21, 0.02, shape, dtype)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    assert got.tobytes() == want.tobytes()
+
+
+def test_generator_output_is_pinned() -> None:
+    """The values themselves (not only their agreement): a weight's bytes as first generated."""
+    v = GaussianAttr(25, 0.02).materialize((300, 70), np.float16)
+    assert hashlib.sha256(v.tobytes()).hexdigest() == "9eae9355f75ed99c2f9493ccf403e58f41d4773dc089b61939764d13b0d36a5c"
