@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import io
 
+import numpy as np
 from xdsl.context import Context
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
+from xdsl.dialects.builtin import BFloat16Type, DenseIntOrFPElementsAttr, Float16Type, Float32Type, Float64Type
 from xdsl.irdl import IRDLOperation
 from xdsl.irdl.declarative_assembly_format import (
     AttributeVariable,
@@ -22,10 +23,31 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 
 
+def _hex_printed(attr: DenseIntOrFPElementsAttr) -> bool:
+    """Whether the builtin syntax prints `attr` as the hex of its bytes (more than 100 elements,
+    not all equal), decided on the bytes: xDSL's own splat test unpacks every element into a
+    Python object, which dominates printing a real model's weights. Only +0.0 and -0.0 are
+    equal with different bytes."""
+    n = len(attr)
+    if n <= 100:
+        return False
+    raw = attr.data.data
+    es = len(raw) // n
+    if raw == raw[:es] * n:
+        return False  # a splat
+    if isinstance(attr.get_element_type(), _FLOATS) and es in (2, 4, 8):
+        magnitude = np.frombuffer(raw, f"<u{es}") & np.array((1 << (8 * es - 1)) - 1, f"<u{es}")
+        return bool(magnitude.any())  # all zeros of either sign: equal values, a splat
+    return True
+
+
+_FLOATS = (Float16Type, Float32Type, Float64Type, BFloat16Type)
+
+
 def prints_exactly(attr: DenseIntOrFPElementsAttr) -> bool:
     """Whether the builtin syntax of `attr` parses back to the same bytes: it does not for NaN or
     infinite elements of a short list (printed as integers), nor for -0.0 among 0.0 (a splat)."""
-    if len(attr) > 100 and not attr.is_splat():
+    if _hex_printed(attr):
         return True  # printed as the hex of its bytes
     text = io.StringIO()
     Printer(stream=text).print_attribute(attr)
@@ -47,7 +69,7 @@ class ExactInit(CustomDirective):
         state.print_whitespace(printer)
         attr = self.init.get(op)
         assert attr is not None
-        if isinstance(attr, DenseIntOrFPElementsAttr) and not prints_exactly(attr):
+        if isinstance(attr, DenseIntOrFPElementsAttr) and (_hex_printed(attr) or not prints_exactly(attr)):
             printer.print_string(f'dense<"0x{attr.data.data.hex().upper()}"> : ')
             printer.print_attribute(attr.get_type())
         else:

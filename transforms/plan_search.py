@@ -40,8 +40,18 @@ class Candidate:
 
     @functools.cached_property
     def signature(self) -> str:
-        """The plan as IR text: equal for equal plans (the function's name is the same for all)."""
-        return str(self.function)
+        """The plan as IR text, weights by name: equal for equal plans (the function's name and
+        the weights' values are the same in all; printing a real model's weights for every
+        state would take most of the search's time and memory)."""
+        weights = [op for op in self.function.walk() if isinstance(op, plan.ParameterOp)]
+        values = [op.init for op in weights]
+        for op in weights:
+            op.init = op.sym_name
+        try:
+            return str(self.function)
+        finally:
+            for op, v in zip(weights, values, strict=True):
+                op.init = v
 
 
 WEIGHT_SHARES = (WEIGHT_FRACTION, 0.0)  # resident-weight budgets the search starts from: the
