@@ -27,7 +27,8 @@ def _hex_printed(attr: DenseIntOrFPElementsAttr) -> bool:
     """Whether the builtin syntax prints `attr` as the hex of its bytes (more than 100 elements,
     not all equal), decided on the bytes: xDSL's own splat test unpacks every element into a
     Python object, which dominates printing a real model's weights. Only +0.0 and -0.0 are
-    equal with different bytes."""
+    equal with different bytes; a splat of NaN bytes (unequal values, printed as hex) answers
+    False, leaving it to `prints_exactly`'s round trip."""
     n = len(attr)
     if n <= 100:
         return False
