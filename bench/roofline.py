@@ -11,7 +11,8 @@ kernel floor   = the compute floor with every matmul priced at its best tile gri
                  computes below it, whatever its exchange;
 modelled       = cycles of the compiled program, counted by the emulator's cycle model
                  (data-independent, so no kernel is executed).
-Usage: python bench/roofline.py [--target mk2] [examples ...]
+Usage: python bench/roofline.py [--target mk2] [--precision f16] [examples or model files ...]
+(`--precision f16` computes a float32 model, such as a GPT-2 export, in half precision first.)
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from ipu.dialects import graph as g
 from ipu.golden.evaluator import flops
 from ipu.runtime.emulator import Emulator
 from ipu.target import Target, load_target
+from ipu.transforms.convert_precision import ConvertPrecisionPass
 from ipu.transforms.pipeline import compile_passes
 
 
@@ -119,12 +121,15 @@ def all_floors(func_op, t: Target) -> tuple[float, float, float]:
 
 def main() -> None:
     ap = example_parser()
+    ap.add_argument("--precision", choices=["f16"], help="compute a float32 model in half precision first")
     a = ap.parse_args()
     t = load_target(a.target)
     print(f"target={t.name} tiles={t.tiles} amp_flop_per_cycle={t.rates['amp_f16_f32']}")
     for name in a.examples:
         path = example_path(name)
         ref, ctx, module = parse_example(path)
+        if a.precision:
+            ConvertPrecisionPass(dtype=a.precision).apply(ctx, module)
         cf, xf, kf = all_floors(ref, t)
         t0 = time.perf_counter()
         for _, p in compile_passes(t.name):
