@@ -328,6 +328,42 @@ def _pack(
     return {v: (int(addr[k]), region[k]) for k, vs in enumerate(members) for v in vs}
 
 
+def _first_fit(
+    live: _Live, target: Target, op: Operation, i: int, v: SSAValue, size: int, data_start: int
+) -> tuple[int, str]:
+    """The first free range for buffer `v` (op `i` defines it) among the live buffers on its
+    tiles, and its region; raises `_NoFit`, naming what is live there, when there is none."""
+    bt: tilemap.BufferType = v.type  # type: ignore[assignment]
+    t0, t1 = bt.first.data, bt.first.data + bt.count.data
+    near = live.on(t0, t1)  # only buffers sharing a tile constrain the address
+    s, e = live.addr[near], live.end[near]
+    # an AMP output keeps clear of its left operand's memory elements (for this fit only)
+    lhs_v = _amp_lhs(op)
+    if lhs_v is not None:
+        lhs = slot(lhs_v)
+        c0, c1 = _element_span(target, lhs.address.data, lhs.address.data + lhs.size.data)
+        s, e = np.append(s, c0), np.append(e, c1)
+    ranges = _ranges(target, bt.memory.data, data_start)
+    for lo, hi, region in ranges:
+        # standard data grows up from the reserved ranges, interleaved data down from the top
+        a = _fit(s, e, lo, hi, size, bt.memory.data == "interleaved")
+        if a is not None:
+            return a, region
+    per_tile = live.occupied[:, t0:t1].sum(axis=0)
+    worst = int(np.argmax(per_tile))
+    cap = sum(hi - lo for lo, hi, _ in ranges)
+    free = max(_largest_free(s, e, lo, hi) for lo, hi, _ in ranges)
+    here = [int(k) for k in near if live.t0[k] <= t0 + worst < live.t1[k]]
+    biggest = sorted(here, key=lambda k: live.addr[k] - live.end[k])[:4]
+    names = ", ".join(f"%{live.values[k].name_hint} {live.end[k] - live.addr[k]}" for k in biggest)
+    raise _NoFit(
+        f"model does not fit target {target.name}: value %{v.name_hint or i} ({op.name}) needs {size} "
+        f"bytes of {bt.memory.data} memory on tiles [{t0}, {t1}) (tile {t0} first); the largest "
+        f"free range is {free} bytes, {per_tile[worst]} bytes are live on tile {t0 + worst} (largest: "
+        f"{names}); {bt.memory.data} capacity is {cap} bytes per tile"
+    )
+
+
 def place_function(f: func.FuncOp, target: Target, code_bytes: int | None = None) -> dict[str, int]:
     """Place every buffer of `f` above the code region (`code_bytes`, default the target's
     `code_reserve_bytes`) and the exchange rows; returns the memory figures it records.
@@ -351,19 +387,18 @@ def place_function(f: func.FuncOp, target: Target, code_bytes: int | None = None
     order = [(i, op) for i, op in enumerate(seq) if isinstance(op, tilemap.WeightOp)]
     order += [(i, op) for i, op in enumerate(seq) if not isinstance(op, tilemap.WeightOp)]
     try:
-        figures = _place(f, target, seq, order, last, data_start, code, xrows)
+        figures = _place(target, seq, order, last, data_start, code, xrows)
     except _NoFit:
         packed = _pack(order, last, forever, target, data_start)
         if packed is None:
             raise
-        figures = _place(f, target, seq, order, last, data_start, code, xrows, packed)
+        figures = _place(target, seq, order, last, data_start, code, xrows, packed)
         log_event("packed storage offline", function=f.sym_name.data, buffers=len(packed))
     f.attributes["exchange.memory"] = DictionaryAttr({k: IntegerAttr(v, 64) for k, v in figures.items()})
     return figures
 
 
 def _place(
-    f: func.FuncOp,
     target: Target,
     seq: list[Operation],
     order: list[tuple[int, Operation]],
@@ -390,7 +425,6 @@ def _place(
         slots = []
         for v in values:
             bt: tilemap.BufferType = v.type
-            t0, t1 = bt.first.data, bt.first.data + bt.count.data
             size = -(-bt.nbytes // ALIGN) * ALIGN
             until = forever if isinstance(op, tilemap.WeightOp) else last.get(v, -1)
             src = _inplace_source(op)
@@ -404,38 +438,7 @@ def _place(
                 live.add(v, s_slot.address.data, s_slot.size.data, until)
                 slots.append(s_slot)
                 continue
-            near = live.on(t0, t1)  # only buffers sharing a tile constrain the address
-            s, e = live.addr[near], live.end[near]
-            # an AMP output keeps clear of its left operand's memory elements (for this fit only)
-            lhs_v = _amp_lhs(op)
-            if lhs_v is not None:
-                lhs = slot(lhs_v)
-                c0, c1 = _element_span(target, lhs.address.data, lhs.address.data + lhs.size.data)
-                s, e = np.append(s, c0), np.append(e, c1)
-            ranges = _ranges(target, bt.memory.data, data_start)
-            addr = None
-            if given is not None:
-                addr, reg = given[v]
-            for lo, hi, region in [] if given is not None else ranges:
-                # standard data grows up from the reserved ranges, interleaved data down from the top
-                a = _fit(s, e, lo, hi, size, bt.memory.data == "interleaved")
-                if a is not None:
-                    addr, reg = a, region
-                    break
-            if addr is None:
-                per_tile = live.occupied[:, t0:t1].sum(axis=0)
-                worst = int(np.argmax(per_tile))
-                cap = sum(hi - lo for lo, hi, _ in ranges)
-                free = max(_largest_free(s, e, lo, hi) for lo, hi, _ in ranges)
-                here = [int(k) for k in near if live.t0[k] <= t0 + worst < live.t1[k]]
-                biggest = sorted(here, key=lambda k: live.addr[k] - live.end[k])[:4]
-                names = ", ".join(f"%{live.values[k].name_hint} {live.end[k] - live.addr[k]}" for k in biggest)
-                raise _NoFit(
-                    f"model does not fit target {target.name}: value %{v.name_hint or i} ({op.name}) needs {size} "
-                    f"bytes of {bt.memory.data} memory on tiles [{t0}, {t1}) (tile {t0} first); the largest "
-                    f"free range is {free} bytes, {per_tile[worst]} bytes are live on tile {t0 + worst} (largest: "
-                    f"{names}); {bt.memory.data} capacity is {cap} bytes per tile"
-                )
+            addr, reg = given[v] if given is not None else _first_fit(live, target, op, i, v, size, data_start)
             live.add(v, addr, size, until)
             slots.append(exchange.SlotAttr(addr, size, reg))
             if bt.memory.data == "standard":
