@@ -48,8 +48,11 @@ _FLOATS = (Float16Type, Float32Type, Float64Type, BFloat16Type)
 def prints_exactly(attr: DenseIntOrFPElementsAttr) -> bool:
     """Whether the builtin syntax of `attr` parses back to the same bytes: it does not for NaN or
     infinite elements of a short list (printed as integers), nor for -0.0 among 0.0 (a splat)."""
-    if _hex_printed(attr):
-        return True  # printed as the hex of its bytes
+    return _hex_printed(attr) or _round_trips(attr)  # hex is exact
+
+
+def _round_trips(attr: DenseIntOrFPElementsAttr) -> bool:
+    """Whether printing `attr` in the builtin syntax and parsing it back gives the same bytes."""
     text = io.StringIO()
     Printer(stream=text).print_attribute(attr)
     back = Parser(Context(), text.getvalue()).parse_attribute()
@@ -70,7 +73,7 @@ class ExactInit(CustomDirective):
         state.print_whitespace(printer)
         attr = self.init.get(op)
         assert attr is not None
-        if isinstance(attr, DenseIntOrFPElementsAttr) and (_hex_printed(attr) or not prints_exactly(attr)):
+        if isinstance(attr, DenseIntOrFPElementsAttr) and (_hex_printed(attr) or not _round_trips(attr)):
             printer.print_string(f'dense<"0x{attr.data.data.hex().upper()}"> : ')
             printer.print_attribute(attr.get_type())
         else:
