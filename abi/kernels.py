@@ -242,7 +242,18 @@ def _map(f: Callable[[np.ndarray], np.ndarray]) -> Callable[..., Values]:
 
 
 def _gelu_tanh(x: np.ndarray) -> np.ndarray:
-    return np.float32(0.5) * x * (1 + np.tanh(_SQRT_2_OVER_PI * (x + np.float32(0.044715) * x**3)))
+    """0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) in float32, in one buffer: x**3 would
+    go through pow, 25x slower than two multiplies."""
+    t = x * x
+    t *= x
+    t *= np.float32(0.044715)
+    t += x
+    t *= _SQRT_2_OVER_PI
+    np.tanh(t, out=t)
+    t += np.float32(1)
+    t *= x
+    t *= np.float32(0.5)
+    return t
 
 
 def _gelu_erf(x: np.ndarray) -> np.ndarray:
