@@ -694,6 +694,13 @@ def heads_view(lay: Layout, head_dim: int) -> Layout:
     )
 
 
+def one_head_blocks(lay: Layout) -> bool:
+    """Whether each block of the [H, S, D] layout `lay` holds one head (head_dim whole): its
+    bytes are then those of `heads_2d(lay)`'s block on the same tile ([S, D] either way), so a
+    head split is a move from any [S, H*D] layout into `heads_2d(lay)`, with no second move."""
+    return not lay.split[2] and lay.block_size(0) == 1
+
+
 def heads_2d(lay: Layout) -> Layout:
     """The [S, H*D] layout whose heads view is `lay` ([H, S, D], head_dim whole): head splits
     become column splits of whole heads, so a head split or merge moves each block as is."""
@@ -793,7 +800,9 @@ class RowwiseOp(IRDLOperation):
 
 @irdl_op_definition
 class SplitHeadsOp(_OneToOne):
-    """[S, H*D] -> [H, S, D] by exchange; the input's column blocks hold whole heads."""
+    """[S, H*D] -> [H, S, D] by one exchange: from any input layout when each result block holds
+    one head (`one_head_blocks`: a move into `heads_2d` of the result), else from an input whose
+    column blocks hold whole heads (a move of its heads view with the axes permuted)."""
 
     name = "plan.split_heads"
 
@@ -803,7 +812,11 @@ class SplitHeadsOp(_OneToOne):
             raise VerifyException(f"plan.split_heads: {a.shape} -> {r.shape} is not a head split")
         if a.partial >= 0 or r.partial >= 0 or r.split[2]:
             raise VerifyException("plan.split_heads: no partial sums, and head_dim stays whole")
-        heads_view(a, r.shape[2])
+        if not one_head_blocks(r):
+            try:
+                heads_view(a, r.shape[2])
+            except VerifyException as e:
+                raise VerifyException(f"{e}, and a result block holds {r.block_size(0)} heads, not one") from None
 
 
 @irdl_op_definition

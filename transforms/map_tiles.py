@@ -309,9 +309,17 @@ def _replace_by_heads_move(rewriter: PatternRewriter, op: Operation, src_l: Layo
 
 
 class MapSplitHeads(RewritePattern):
+    """One move: into the result's 2-D twin when each of its blocks is one head (the same bytes),
+    else of the input's heads view with heads and rows swapped."""
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: plan.SplitHeadsOp, rewriter: PatternRewriter) -> None:
         lay: Layout = op.result.type.layout
+        if plan.one_head_blocks(lay):
+            casts, ins = _as_buffers([op.input])
+            mv = _move(ins[0], buffer_type(op.result.type), op.input.type.layout, plan.heads_2d(lay), "split_heads")
+            _replace(rewriter, op, [*casts, mv], [_named(mv, op.result.name_hint)])
+            return
         _replace_by_heads_move(rewriter, op, plan.heads_view(op.input.type.layout, lay.shape[2]), lay)
 
 

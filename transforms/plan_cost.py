@@ -152,6 +152,10 @@ def op_cost(op: Operation, t: Target) -> tuple[int, int, int, int]:
         x, f = conversion_cost(op.input.type, op.result.type, t)
         return 0, x, 1, f
     if isinstance(op, plan.SplitHeadsOp):
+        r_l = op.result.type.layout
+        if plan.one_head_blocks(r_l):
+            x, f = conversion_cost(op.input.type, op.result.type, t, d_l=plan.heads_2d(r_l))
+            return 0, x, 1, f
         view = plan.heads_view(op.input.type.layout, op.result.type.shape[2])
         x, f = conversion_cost(op.input.type, op.result.type, t, (1, 0, 2), s_l=view)
         return 0, x, 1, f

@@ -413,8 +413,12 @@ def _plan_split_heads(p: Planner, op: graph.SplitHeadsOp, index: int) -> None:
     want = p.desired.get(op.result)
     if want is None or want.layout.split[2]:  # head_dim stays whole (the consumer converts)
         want = plan_type(op.result.type, row_layout((h, s, d), p.target.tiles))
-    # the input in the 2-D layout whose head view is the result: the split then moves whole blocks
-    x = p.get(op.input, plan_type(op.input.type, plan.heads_2d(want.layout)), op.name)
+    # one head a block: the split moves the input as it is into the result's 2-D twin (one
+    # exchange); else the input first in the 2-D layout whose head view is the result, and the
+    # split then moves whole blocks
+    x = p.get(op.input, None, op.name) if plan.one_head_blocks(want.layout) else None
+    if x is None or x.type.layout.partial >= 0:
+        x = p.get(op.input, plan_type(op.input.type, plan.heads_2d(want.layout)), op.name)
     r = plan.SplitHeadsOp.create(operands=[x], result_types=[want], attributes=_value(op))
     p.set(op.result, p.emit(r).results[0])
 

@@ -58,7 +58,7 @@ def test_screen_prefers_the_mapping_that_brings_partners_into_one_column() -> No
 
 def test_package_carries_the_mapping_and_the_emulator_times_routes_with_it(tool, tmp_path) -> None:
     """An attention block on sim16 (test/lit/transforms/Inputs/tile-mapping-attention.mlir): the
-    screen picks block 16 width 2 (4 route cycles shorter than the identity, see
+    screen picks block 16 width 2 (12 route cycles shorter than the identity, see
     test/lit/transforms/tile-mapping.mlir). The emulator, reading the mapping from the package,
     measures exactly that difference; the data is the same either way."""
     from pathlib import Path
@@ -80,7 +80,7 @@ def test_package_carries_the_mapping_and_the_emulator_times_routes_with_it(tool,
     mapped = routes()
     pkg.tile_mapping = IDENTITY
     ident = routes()
-    assert sum(ident) - sum(mapped) == 4
+    assert sum(ident) - sum(mapped) == 12
     assert all(t.exchange["route_base_cycles"] <= x <= t.exchange["route_tail_cycles"] for x in mapped + ident)
 
 

@@ -32,12 +32,11 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // PLAN-NOT:   = graph.
 // PLAN:       %x_r = plan.rearrange %x {reason = "graph.layer_norm"} : {{.*}} -> !plan.tensor<64x128xf16, #plan.layout<grid = [64], split = {{\[\[}}0], []], memory = standard>>
 // PLAN:       %n1 = plan.rowwise "layer_norm" %x_r, %g1, %b1 {value = "n1", epsilon = 1.000000e-05 : f64} : (!plan.tensor<64x128xf16, #plan.layout<grid = [64], split = {{\[\[}}0], []], memory = standard>>, !plan.tensor<128xf16, #plan.layout<grid = [64], split = {{\[\[}}]], memory = standard>>, !plan.tensor<128xf16, #plan.layout<grid = [64], split = {{\[\[}}]], memory = standard>>) -> !plan.tensor<64x128xf16, #plan.layout<grid = [64], split = {{\[\[}}0], []], memory = standard>>
-// PLAN:       %q_r = plan.rearrange %q {reason = "graph.split_heads"}
-// PLAN-NEXT:  %qh = plan.split_heads %q_r {value = "qh"} : {{.*}} -> !plan.tensor<8x64x16xf16, #plan.layout<grid = [2, 4, 4, 2], split = {{\[\[}}0, 1], [2], []]
-// PLAN-NEXT:  %k_r = plan.rearrange %k {reason = "graph.split_heads"}
-// PLAN-NEXT:  %kh = plan.split_heads %k_r {value = "kh"} : {{.*}} -> !plan.tensor<2x64x16xf16, #plan.layout<grid = [2, 4, 4, 2], split = {{\[\[}}0], [3], []]
-// PLAN-NEXT:  %v_r = plan.rearrange %v {reason = "graph.split_heads"}
-// PLAN-NEXT:  %vh = plan.split_heads %v_r {value = "vh"} : {{.*}} -> !plan.tensor<2x64x16xf16, #plan.layout<grid = [2, 4, 4, 2], split = {{\[\[}}0], [3], []]
+// Each head's block is one head, so every split moves the projection as it lies (no rearrange).
+// PLAN-NOT:   reason = "graph.split_heads"
+// PLAN:       %qh = plan.split_heads %q {value = "qh"} : {{.*}} -> !plan.tensor<8x64x16xf16, #plan.layout<grid = [2, 4, 4, 2], split = {{\[\[}}0, 1], [2], []]
+// PLAN-NEXT:  %kh = plan.split_heads %k {value = "kh"} : {{.*}} -> !plan.tensor<2x64x16xf16, #plan.layout<grid = [2, 4, 4, 2], split = {{\[\[}}0], [3], []]
+// PLAN-NEXT:  %vh = plan.split_heads %v {value = "vh"} : {{.*}} -> !plan.tensor<2x64x16xf16, #plan.layout<grid = [2, 4, 4, 2], split = {{\[\[}}0], [3], []]
 // PLAN-NEXT:  %a_state = plan.attention %qh, %kh, %vh {form = "materialized", scale = 2.500000e-01 : f64, key_block = 32 : i64, causal, value = "a"} : ({{.*}}) -> !plan.tensor<8x64x18xf32, #plan.layout<grid = [2, 4, 4, 2], split = {{\[\[}}0, 1], [2], []], partial = 3,
 // PLAN-NEXT:  %a = plan.attention_combine %a_state {value = "a"} : {{.*}} -> !plan.tensor<8x64x16xf16, #plan.layout<grid = [2, 4, 4, 2], split = {{\[\[}}0, 1], [2, 3], []], memory = standard>>
 // PLAN-NEXT:  %m = plan.merge_heads %a {value = "m"} : {{.*}} -> !plan.tensor<64x128xf16, #plan.layout<grid = [2, 4, 4, 2], split = {{\[\[}}2, 3], [0, 1]]
@@ -48,7 +47,7 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 
 // --- map-tiles on attention_small: the materialized attention keeps each tile's [16 x 32]
 // score block in a tilemap.alloc buffer that attention_update writes (and checkpoints) in place.
-// MAP:        %qh = tilemap.move %q_r
+// MAP:        %qh = tilemap.move %q transfers
 // MAP:        tilemap.checkpoint "qh" value "qh" %qh : !tilemap.buffer<1x16x16xf16, tiles = [0, 64], memory = interleaved> as tensor<8x64x16xf16>
 // MAP:        %a_state_offsets = tilemap.weight "a_state_offsets" #table.offsets<[query_row, key_begin, key_end, pad]
 // MAP-NEXT:     [0, 0, 32, 0],
@@ -98,9 +97,9 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 
 // --- plan-ops on the streamed causal model: keys are not split over tiles (grid dimension 3
 // is 1); at seq 64 the planner takes one 64-key window.
-// SPLAN:      %qh = plan.split_heads %q_r {value = "qh"} : {{.*}} -> !plan.tensor<8x64x16xf16, #plan.layout<grid = [2, 4, 8, 1], split = {{\[\[}}0, 1], [2], []]
-// SPLAN:      %kh = plan.split_heads %k_r {value = "kh"}
-// SPLAN:      %vh = plan.split_heads %v_r {value = "vh"}
+// SPLAN:      %qh = plan.split_heads %q {value = "qh"} : {{.*}} -> !plan.tensor<8x64x16xf16, #plan.layout<grid = [2, 4, 8, 1], split = {{\[\[}}0, 1], [2], []]
+// SPLAN:      %kh = plan.split_heads %k {value = "kh"}
+// SPLAN:      %vh = plan.split_heads %v {value = "vh"}
 // SPLAN-NEXT: %a_state = plan.attention %qh, %kh, %vh {form = "streamed", scale = 2.500000e-01 : f64, key_block = 64 : i64, causal, value = "a"} : ({{.*}}) -> !plan.tensor<8x64x18xf32, #plan.layout<grid = [2, 4, 8, 1], split = {{\[\[}}0, 1], [2], []], partial = 3,
 // SPLAN-NEXT: %a = plan.attention_combine %a_state {value = "a"} : {{.*}} -> !plan.tensor<8x64x16xf16, #plan.layout<grid = [2, 4, 8, 1], split = {{\[\[}}0, 1], [2, 3], []], memory = standard>>
 // SPLAN-NEXT: %m = plan.merge_heads %a {value = "m"}

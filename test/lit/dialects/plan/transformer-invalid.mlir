@@ -64,7 +64,7 @@ func.func @f(%q: !plan.tensor<64x128xf16, #plan.layout<grid = [16], split = [[],
   %qh = plan.split_heads %q : !plan.tensor<64x128xf16, #plan.layout<grid = [16], split = [[], [0]], memory = standard>> -> !plan.tensor<8x64x16xf16, #plan.layout<grid = [16], split = [[], [], []], memory = standard>>
   func.return
 }
-// CHECK: Operation does not verify: column block 8 does not hold whole heads of 16
+// CHECK: Operation does not verify: column block 8 does not hold whole heads of 16, and a result block holds 8 heads, not one
 
 // -----
 

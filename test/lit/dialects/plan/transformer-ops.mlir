@@ -67,3 +67,15 @@ func.func @streamed_bias(%qh: !plan.tensor<8x64x16xf16, #plan.layout<grid = [2, 
   %t = plan.attention %qh, %kh, %vh bias %bh {form = "streamed", scale = 1.0 : f64, key_block = 16 : i64, causal} : (!plan.tensor<8x64x16xf16, #plan.layout<grid = [2, 4, 8, 1], split = [[0, 1], [2], []], memory = standard>>, !plan.tensor<2x64x16xf16, #plan.layout<grid = [2, 4, 8, 1], split = [[0], [], []], memory = standard>>, !plan.tensor<2x64x16xf16, #plan.layout<grid = [2, 4, 8, 1], split = [[0], [], []], memory = standard>>, !plan.tensor<8x64x64xf16, #plan.layout<grid = [2, 4, 8, 1], split = [[0, 1], [2], []], memory = standard>>) -> !plan.tensor<8x64x18xf32, #plan.layout<grid = [2, 4, 8, 1], split = [[0, 1], [2], []], partial = 3, memory = standard>>
   func.return %s, %t : !plan.tensor<8x64x18xf32, #plan.layout<grid = [2, 4, 8, 1], split = [[0, 1], [2], []], partial = 3, memory = standard>>, !plan.tensor<8x64x18xf32, #plan.layout<grid = [2, 4, 8, 1], split = [[0, 1], [2], []], partial = 3, memory = standard>>
 }
+
+// -----
+
+// A head split from a layout whose column blocks cut heads (2 columns a tile, head_dim 16) is
+// valid when each result block holds one head: the split is then one move into the result's
+// [S, H*D] twin, whatever the input's layout.
+// CHECK-LABEL: func.func @split_any_layout
+func.func @split_any_layout(%k: !plan.tensor<64x32xf16, #plan.layout<grid = [16], split = [[], [0]], memory = standard>>) -> !plan.tensor<2x64x16xf16, #plan.layout<grid = [2, 8], split = [[0], [1], []], memory = interleaved>> {
+  // CHECK-NEXT: %kh = plan.split_heads %k : !plan.tensor<64x32xf16, #plan.layout<grid = [16], split = {{\[\[}}], [0]], memory = standard>> -> !plan.tensor<2x64x16xf16, #plan.layout<grid = [2, 8], split = {{\[\[}}0], [1], []], memory = interleaved>>
+  %kh = plan.split_heads %k : !plan.tensor<64x32xf16, #plan.layout<grid = [16], split = [[], [0]], memory = standard>> -> !plan.tensor<2x64x16xf16, #plan.layout<grid = [2, 8], split = [[0], [1], []], memory = interleaved>>
+  func.return %kh : !plan.tensor<2x64x16xf16, #plan.layout<grid = [2, 8], split = [[0], [1], []], memory = interleaved>>
+}
