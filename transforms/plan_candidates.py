@@ -11,7 +11,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects.layout import Layout
 from ipu.target import Target
-from ipu.transforms.plan_cost import fragments
+from ipu.transforms.plan_cost import fragments, serial_gemm_cost
 from ipu.transforms.plan_layouts import GemmLayouts, drop_align, gemm_layouts
 
 MEMORY_FRACTION = 0.85  # of data memory, per-op working-set budget; place-storage checks what is really live
@@ -183,22 +183,42 @@ class SerialChoice:
 SERIAL_STEPS = (2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)
 
 
-def serial_pn(n: int, pm: int, tiles: int) -> int:
-    """Column parts of the serial grid with `pm` row parts (blocks of at least 16 columns)."""
-    return min(tiles // pm, max(1, n // 16))
+def block_parts(n: int, limit: int) -> list[int]:
+    """For each block size ceil(n / p) with p <= limit, the fewest parts p that give it: every
+    distinct split of n elements, without the part counts that only add empty blocks."""
+    out, p = [], 1
+    while p <= limit:
+        out.append(p)
+        b = -(-n // p)
+        if b == 1:
+            break
+        p = -(-n // (b - 1))
+    return out
+
+
+def serial_grids(m: int, n: int, tiles: int) -> list[tuple[int, int]]:
+    """The (pm, pn) output grids the serial GEMM weighs: every distinct row split, and for each
+    every distinct column split (blocks of at least 16 columns) that uses at least half the
+    tiles, or the most column parts when none does. Near-square output blocks receive the
+    fewest words per step ((bm + bn) kc), many column parts give the AMP longer rows: only the
+    priced cost can tell which wins."""
+    out = []
+    for pm in block_parts(m, tiles):
+        most = min(tiles // pm, max(1, n // 16))
+        out += [(pm, pn) for pn in block_parts(n, most) if 2 * pm * pn >= tiles or pn == most]
+    return out
 
 
 def serial_candidate(m: int, k: int, n: int, esize: int, target: Target, pm: int, pn: int, steps: int) -> SerialChoice:
-    """An output-stationary (pm, pn) grid stepping the contraction in `steps` chunks, priced."""
-    over = target.phase_overhead_cycles()
+    """An output-stationary (pm, pn) grid stepping the contraction in `steps` chunks, priced as
+    the plan's `plan.gemm_serial` is (`serial_gemm_cost`)."""
     bm, bn = math.ceil(m / pm), math.ceil(n / pn)
     bn += bn % 2
     kc = math.ceil(k / steps)
     kc += kc % 2
     mem = bm * kc * esize + kc * bn * esize + bm * bn * (4 + esize)
-    step = target.amp_matmul_cycles(bm, kc, bn) + (bm * kc + kc * bn) * esize // 4 + over
-    cyc = steps * step + target.costs["local_copy_call"] + bm * bn * esize // 8
-    return SerialChoice(pm, pn, steps, cyc, mem)
+    comp, x = serial_gemm_cost(target, bm, bn, k, steps, esize)
+    return SerialChoice(pm, pn, steps, comp + x, mem)
 
 
 def choose_serial_gemm(
@@ -211,8 +231,7 @@ def choose_serial_gemm(
     best: SerialChoice | None = None
     leanest: SerialChoice | None = None
     limit = budget if cap is None else min(cap, budget)
-    for pm in divisor_like(m, target.tiles):
-        pn = serial_pn(n, pm, target.tiles)
+    for pm, pn in serial_grids(m, n, target.tiles):
         for steps in SERIAL_STEPS:
             c = serial_candidate(m, k, n, esize, target, pm, pn, steps)
             if c.bytes_per_tile <= budget and (leanest is None or c.bytes_per_tile < leanest.bytes_per_tile):

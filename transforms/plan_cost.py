@@ -133,6 +133,20 @@ def _walk(block: Block, mult: int = 1) -> Iterator[tuple[Operation, int]]:
             yield from _walk(op.body.block, mult * op.count.value.data)
 
 
+def serial_gemm_cost(t: Target, bm: int, bn: int, k: int, steps: int, esize: int) -> tuple[int, int]:
+    """(compute, exchange) cycles of the output-stationary serial GEMM with [bm, bn] output
+    blocks (as map-tiles builds it): zero the f32 accumulator, then per contraction step receive
+    the two windows and accumulate, then copy out."""
+    kc = math.ceil(k / steps)
+    words = (bm * kc + kc * bn) * esize // 4
+    comp = (
+        t.fill_cycles(bm * bn, 4)
+        + steps * t.amp_matmul_cycles(bm, kc + kc % 2, bn, accumulate=True)
+        + t.cast_cycles(bm * bn)
+    )
+    return comp, steps * (words + t.phase_overhead_cycles())
+
+
 def op_cost(op: Operation, t: Target) -> tuple[int, int, int, int]:
     """(compute cycles, exchange cycles, phases, fragments) of one plan op."""
     if isinstance(op, plan.GemmOp):
@@ -215,15 +229,8 @@ def op_cost(op: Operation, t: Target) -> tuple[int, int, int, int]:
     if isinstance(op, plan.SerialGemmOp):
         r = op.result.type.layout
         steps = op.k_steps.value.data
-        k = op.lhs.type.shape[1]
-        kc = math.ceil(k / steps)
-        words = (r.block[0] * kc + kc * r.block[1]) * _esize(op.lhs.type) // 4
-        comp = (  # zero the f32 accumulator, accumulate each K step, copy out (map-tiles' serial GEMM)
-            t.fill_cycles(r.block_elements, 4)
-            + steps * t.amp_matmul_cycles(r.block[0], kc + kc % 2, r.block[1], accumulate=True)
-            + t.cast_cycles(r.block_elements)
-        )
-        return comp, steps * (words + t.phase_overhead_cycles()), 2 * steps, 2
+        comp, x = serial_gemm_cost(t, r.block[0], r.block[1], op.lhs.type.shape[1], steps, _esize(op.lhs.type))
+        return comp, x, 2 * steps, 2
     if isinstance(op, plan.EmbeddingSliceOp):
         r = op.result.type.layout
         p = {"indices": r.shape[0], "rows": op.table.type.layout.block[0], "cols": r.block[1]}
