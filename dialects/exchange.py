@@ -28,7 +28,7 @@ from xdsl.utils.exceptions import VerifyException
 from ipu.abi.tables import TRANSFER
 from ipu.abi.transfers import phase_end, split_start
 from ipu.dialects.table import TransfersAttr, verify_schema
-from ipu.dialects.tilemap import AnyBuffer, verify_transfers
+from ipu.dialects.tilemap import AnyBuffer, verify_transfers, verify_zero_span
 
 
 @irdl_attr_definition
@@ -80,6 +80,7 @@ class PhaseOp(IRDLOperation):
     route_cycles = opt_attr_def(IntegerAttr[I64])  # longest send-to-mux route under the tile mapping
     reason = opt_attr_def(StringAttr)
     zero_fill = opt_attr_def(UnitAttr)  # zero the destination before the phase writes it
+    zero_from = opt_attr_def(IntegerAttr[I64])  # ... from this element on (all before it is data)
     result = result_def(AnyBuffer)
     assembly_format = "$input `transfers` `=` qualified($transfers) attr-dict `:` type($input) `->` type($result)"
 
@@ -93,6 +94,7 @@ class PhaseOp(IRDLOperation):
                 raise VerifyException("exchange.phase: a transfer ends after the phase horizon")
         if self.lower_bound.value.data > self.horizon.value.data:
             raise VerifyException("exchange.phase: horizon below the lower bound")
+        verify_zero_span(self)
 
 
 Exchange = Dialect("exchange", [PhaseOp], [SlotAttr])

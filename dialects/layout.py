@@ -73,6 +73,21 @@ class Layout:
         return any(self.parts(a) * b > n for a, (b, n) in enumerate(zip(self.block, self.shape, strict=True)))
 
     @property
+    def data_prefix(self) -> int:
+        """How many leading elements of the block (row-major) hold data on every tile: the block
+        of the smallest extent along each padded axis (the last block) contains them, so a move
+        into this layout writes them all and only the rest can be padding."""
+        n = self.block_elements
+        stride = 1
+        for a in reversed(range(len(self.shape))):
+            b = self.block_size(a)
+            full = self.shape[a] - (self.parts(a) - 1) * b
+            if full < b:
+                n = min(n, max(full, 0) * stride)
+            stride *= b
+        return n
+
+    @property
     def padding_groups(self) -> tuple[int, ...]:
         """Group counts of the axes split in whole `align`-element groups (such as heads) whose
         blocks are padded because the groups do not divide evenly among the axis's parts. An

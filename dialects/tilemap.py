@@ -9,6 +9,7 @@ grow with the tile count).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import ClassVar
 
@@ -357,12 +358,34 @@ class MoveOp(IRDLOperation):
     transfers = attr_def(TransfersAttr)
     reason = opt_attr_def(StringAttr)
     zero_fill = opt_attr_def(UnitAttr)  # zero the destination first (it has padding)
+    zero_from = opt_attr_def(IntegerAttr[I64])  # ... from this element on (all before it is data)
     result = result_def(AnyBuffer)
     assembly_format = "$input `transfers` `=` qualified($transfers) attr-dict `:` type($input) `->` type($result)"
 
     def verify_(self) -> None:
         verify_schema(self.name, self.transfers, MOVE)
         verify_transfers(self, self.transfers.table, self.input.type, self.result.type)
+        verify_zero_span(self)
+
+
+def zero_span(op: IRDLOperation) -> tuple[int, int] | None:
+    """(first element, elements) a move or phase zeroes in its destination before writing it,
+    or None: the whole buffer, or with `zero_from` only its tail (the elements before it hold
+    data on every tile, so the move writes them)."""
+    if op.zero_fill is None:
+        return None
+    n = math.prod(op.result.type.shape)
+    first = op.zero_from.value.data if op.zero_from is not None else 0
+    return first, n - first
+
+
+def verify_zero_span(op: IRDLOperation) -> None:
+    """`zero_from` only with `zero_fill`, inside the destination."""
+    if op.zero_from is None:
+        return
+    n = math.prod(op.result.type.shape)
+    if op.zero_fill is None or not 0 < op.zero_from.value.data < n:
+        raise VerifyException(f"{op.name}: zero_from needs zero_fill and lies in (0, {n}) (the destination's elements)")
 
 
 def verify_transfers(op: IRDLOperation, t: np.ndarray, src: BufferType, dst: BufferType, relative: bool = True) -> None:

@@ -10,7 +10,6 @@ lower-to-tasm (the package's estimate).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 
 from xdsl.dialects import func
@@ -20,6 +19,7 @@ from ipu.abi.kernels import kernel_cycles
 from ipu.abi.transfers import split_start
 from ipu.dialects import exchange, tilemap
 from ipu.dialects.table import table_of
+from ipu.dialects.tilemap import zero_span
 from ipu.target import Target
 from ipu.transforms.exchange_schedule import PhaseCache, attainable_horizon
 from ipu.transforms.tile_screen import move_route_cycles
@@ -87,10 +87,11 @@ def _block(block: Block, t: Target, kind: type[Operation], price: Callable[[Oper
             key = (r.first.data, r.first.data + r.count.data)
             seg[key] = seg.get(key, 0) + kernel_cycles(t, op.kernel.data, p, r.esize)
         elif isinstance(op, kind):
-            if op.zero_fill is not None:  # the destination's `zero` call, run in the superstep before the phase
+            span = zero_span(op)
+            if span is not None:  # the destination's `zero` call, run in the superstep before the phase
                 r = op.result.type
                 key = (r.first.data, r.first.data + r.count.data)
-                seg[key] = seg.get(key, 0) + kernel_cycles(t, "zero", {"elements": math.prod(r.shape)}, r.esize)
+                seg[key] = seg.get(key, 0) + kernel_cycles(t, "zero", {"elements": span[1]}, r.esize)
             total += flush()
             cost = price(op)
             total += cost

@@ -44,6 +44,7 @@ from ipu.abi.kernels import KERNELS
 from ipu.abi.tables import SLICE, TRANSFER
 from ipu.dialects import exchange, tasm, tilemap
 from ipu.dialects.table import table_attr, table_of
+from ipu.dialects.tilemap import zero_span
 from ipu.target import Target
 from ipu.transforms.cycles import refined_cycles
 from ipu.transforms.log import log_event
@@ -79,11 +80,15 @@ def _call(group: tilemap.BufferType, props: dict) -> tasm.KernelCallOp:
     return op
 
 
-def _fill_call(kernel: str, dst_slot: int, srcs: list[SSAValue], t: tilemap.BufferType) -> tasm.KernelCallOp:
-    """`zero` or `copy` over a whole buffer of type `t` into `dst_slot`."""
-    n = int(np.prod(t.shape))
+def _fill_call(
+    kernel: str, dst_slot: int, srcs: list[SSAValue], t: tilemap.BufferType, first: int = 0, n: int | None = None
+) -> tasm.KernelCallOp:
+    """`zero` or `copy` over a buffer of type `t` into `dst_slot`: the whole buffer, or its `n`
+    elements from element `first`."""
+    n = int(np.prod(t.shape)) - first if n is None else n
+    dst = dst_slot + first * t.esize
     return _call(
-        t, _run_props(kernel, dst_slot, [address(v) for v in srcs], {"elements": n}, t.element_type, t.element_type)
+        t, _run_props(kernel, dst, [address(v) for v in srcs], {"elements": n}, t.element_type, t.element_type)
     )
 
 
@@ -165,8 +170,9 @@ class LowerPhase(RewritePattern):
     def match_and_rewrite(self, op: exchange.PhaseOp, rewriter: PatternRewriter) -> None:
         name = self.names[op]
         new_ops: list[Operation] = []
-        if op.zero_fill is not None:
-            new_ops.append(_fill_call("zero", address(op.result), [], op.result.type))
+        span = zero_span(op)
+        if span is not None:
+            new_ops.append(_fill_call("zero", address(op.result), [], op.result.type, *span))
         table = table_of(op.transfers)
         table[:, TRANSFER.index("src_address")] += slot(op.input).address.data
         table[:, TRANSFER.index("dst_address")] += slot(op.result).address.data

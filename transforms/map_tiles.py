@@ -85,12 +85,16 @@ def _move(
     # with partial slots, or a window reaching outside its source) is zeroed first, so padding
     # never carries stale bits into kernels
     zero = dst_l.has_padding or src_l.partial >= 0 or clip
-    return tilemap.MoveOp.create(
-        operands=[src],
-        result_types=[dst_t],
-        attributes={"transfers": table_attr(table, MOVE), "reason": StringAttr(reason)}
-        | ({"zero_fill": builtin.UnitAttr()} if zero else {}),
-    )
+    attrs = {"transfers": table_attr(table, MOVE), "reason": StringAttr(reason)}
+    if zero:
+        attrs["zero_fill"] = builtin.UnitAttr()
+        # only the tail past the data every tile's block holds needs zeros (a staging buffer's
+        # slots and a clipped window may miss any element): whole 8-byte words of it
+        unit = max(1, 8 // es)
+        first = 0 if src_l.partial >= 0 or clip else dst_l.data_prefix // unit * unit
+        if first:
+            attrs["zero_from"] = IntegerAttr(first, 64)
+    return tilemap.MoveOp.create(operands=[src], result_types=[dst_t], attributes=attrs)
 
 
 def _named(op: Operation, hint: str | None) -> SSAValue:

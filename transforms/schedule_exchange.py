@@ -82,6 +82,8 @@ class ScheduleExchangePass(ModulePass):
                 attrs["reason"] = mv.reason
             if mv.zero_fill is not None:
                 attrs["zero_fill"] = mv.zero_fill
+            if mv.zero_from is not None:
+                attrs["zero_from"] = mv.zero_from
             ph = exchange.PhaseOp.create(operands=[mv.input], result_types=[mv.result.type], attributes=attrs)
             ph.results[0].name_hint = mv.result.name_hint
             mv.parent_block().insert_op_before(ph, mv)

@@ -14,21 +14,22 @@ func.func @main(%x: tensor<10x20xf32>, %w: tensor<20x30xf32>) -> tensor<10x30xf3
 // MAP:      %r_r = tilemap.move %r transfers = #table.transfers<[src_tile, {{.*}}]
 // MAP:      ]> {reason = "graph.matmul"} : !tilemap.buffer<1x20xf32, tiles = [0, 10], memory = standard> -> !tilemap.buffer<2x20xf32, tiles = [0, 10], memory = standard>
 // MAP-NEXT: %v_r = tilemap.move %v transfers = #table.transfers<[src_tile, {{.*}}]
-// MAP:      ]> {reason = "graph.matmul", zero_fill} : !tilemap.buffer<2x30xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<20x16xf32, tiles = [0, 10], memory = interleaved>
+// MAP:      ]> {reason = "graph.matmul", zero_fill, zero_from = 14 : i64} : !tilemap.buffer<2x30xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<20x16xf32, tiles = [0, 10], memory = interleaved>
 // MAP-NEXT: %y = tilemap.run "amp_matmul"(%r_r, %v_r) {m = 2 : i64, k = 20 : i64, n = 16 : i64}
 // MAP-NOT:  zero_fill
 
-// Phase 0 (unpadded) syncs straight away; phase 1 first zeroes the 20 x 16 rhs block, only in
-// the program of the destination's tiles [0, 10).
+// Phase 0 (unpadded) syncs straight away; phase 1 first zeroes the 20 x 16 rhs block from its
+// element 14 on (the second block has 14 real columns: the first row's 14 leading elements are
+// data on every tile), only in the program of the destination's tiles [0, 10).
 // TASM:      tasm.program @p0 tiles(0, 10) {
 // TASM:        tasm.call "relu" out({{[0-9]+}}) in(array<i64: {{[0-9]+}}>) {elements = 60 : i64} : f32 -> f32
 // TASM-NEXT:   tasm.checkpoint @v
 // TASM-NEXT:   tasm.sync
 // TASM-NEXT:   tasm.exchange @phase0
-// TASM-NEXT:   tasm.call "zero" out([[RHS:[0-9]+]]) in(array<i64>) {elements = 320 : i64} : f32 -> f32
+// TASM-NEXT:   tasm.call "zero" out({{[0-9]+}}) in(array<i64>) {elements = 306 : i64} : f32 -> f32
 // TASM-NEXT:   tasm.sync
 // TASM-NEXT:   tasm.exchange @phase1
-// TASM-NEXT:   tasm.call "amp_matmul" out({{[0-9]+}}) in(array<i64: {{[0-9]+}}, [[RHS]]>) {m = 2 : i64, k = 20 : i64, n = 16 : i64} : f32 -> f32
+// TASM-NEXT:   tasm.call "amp_matmul" out({{[0-9]+}}) in(array<i64: {{[0-9]+}}, {{[0-9]+}}>) {m = 2 : i64, k = 20 : i64, n = 16 : i64} : f32 -> f32
 // TASM:      tasm.program @p1 tiles(10, 6) {
 // TASM-NOT:    tasm.call "zero"
 // TASM:        tasm.exchange @phase1

@@ -118,3 +118,21 @@ func.func @main() attributes {ipu.inputs = ["s"], ipu.outputs = []} {
   func.return
 }
 // CHECK: Operation does not verify: tilemap.host_write: host shape [2] does not hold the [1] tensor's elements
+
+// -----
+
+// zero_from names where the zeroing starts: it needs zero_fill.
+func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
+  %c = tilemap.move %b transfers = #table.transfers<[src_tile, src_address, src_stride, dst_tile, dst_address, dst_stride, rows, row_words, par_count, par_src_step, par_dst_step, mc_count, mc_step, par_src_offset_step, par_dst_offset_step, par_time_step] [0, 0, 8, 0, 0, 8, 1, 2, 4, 1, 1, 1, 1, 0, 0, 0]> {zero_from = 2 : i64} : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
+  func.return
+}
+// CHECK: Operation does not verify: tilemap.move: zero_from needs zero_fill and lies in (0, 4) (the destination's elements)
+
+// -----
+
+// ... and lies inside the destination's 4 elements.
+func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
+  %c = tilemap.move %b transfers = #table.transfers<[src_tile, src_address, src_stride, dst_tile, dst_address, dst_stride, rows, row_words, par_count, par_src_step, par_dst_step, mc_count, mc_step, par_src_offset_step, par_dst_offset_step, par_time_step] [0, 0, 8, 0, 0, 8, 1, 2, 4, 1, 1, 1, 1, 0, 0, 0]> {zero_fill, zero_from = 4 : i64} : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
+  func.return
+}
+// CHECK: Operation does not verify: tilemap.move: zero_from needs zero_fill and lies in (0, 4) (the destination's elements)

@@ -42,3 +42,14 @@ func.func @subrange() {
   %r = tilemap.run "copy"(%c) {elements = 16 : i64} {note = "extra"} : (!tilemap.buffer<4x4xf16, tiles = [4, 4], memory = standard>) -> !tilemap.buffer<4x4xf16, tiles = [4, 4], memory = standard>
   func.return
 }
+
+// -----
+
+// A move zeroed from element 2 on (its first block row is data on every tile).
+// CHECK-LABEL: func.func @zero_tail
+func.func @zero_tail(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
+  // CHECK-NEXT: %c = tilemap.move %b transfers = #table.transfers<[src_tile,
+  // CHECK-NEXT: [0, 0, 8, 0, 0, 8, 1, 2, 4, 1, 1, 1, 1, 0, 0, 0]> {zero_fill, zero_from = 2 : i64} : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
+  %c = tilemap.move %b transfers = #table.transfers<[src_tile, src_address, src_stride, dst_tile, dst_address, dst_stride, rows, row_words, par_count, par_src_step, par_dst_step, mc_count, mc_step, par_src_offset_step, par_dst_offset_step, par_time_step] [0, 0, 8, 0, 0, 8, 1, 2, 4, 1, 1, 1, 1, 0, 0, 0]> {zero_fill, zero_from = 2 : i64} : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
+  func.return
+}
