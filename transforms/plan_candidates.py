@@ -198,15 +198,18 @@ def block_parts(n: int, limit: int) -> list[int]:
 
 def serial_grids(m: int, n: int, tiles: int) -> list[tuple[int, int]]:
     """The (pm, pn) output grids the serial GEMM weighs: every distinct row split, and for each
-    every distinct column split (blocks of at least 16 columns) that uses at least half the
+    every distinct column split (blocks of at least 16 columns) that uses at least 3/4 of the
     tiles, or the most column parts when none does. Near-square output blocks receive the
     fewest words per step ((bm + bn) kc), many column parts give the AMP longer rows: only the
     priced cost can tell which wins."""
     out = []
     for pm in block_parts(m, tiles):
         most = min(tiles // pm, max(1, n // 16))
-        out += [(pm, pn) for pn in block_parts(n, most) if 2 * pm * pn >= tiles or pn == most]
+        out += [(pm, pn) for pn in block_parts(n, most) if 4 * pm * pn >= 3 * tiles or pn == most]
     return out
+
+
+_SERIAL_MEMO: OrderedDict[tuple, tuple[Target, SerialChoice | None]] = OrderedDict()
 
 
 def serial_candidate(m: int, k: int, n: int, esize: int, target: Target, pm: int, pn: int, steps: int) -> SerialChoice:
@@ -227,6 +230,11 @@ def choose_serial_gemm(
     """Output-stationary (pm, pn) grid and the fewest contraction steps that fit the per-op
     budget. With a `cap` (bytes per tile, for a matmul leaned to make the plan fit): the
     cheapest within the cap, else the smallest working set within the budget."""
+    key = (m, k, n, esize, target.name, reserved, cap)
+    hit = _SERIAL_MEMO.get(key)
+    if hit is not None and hit[0] is target:  # the search prices a thousand grids: once per shape
+        _SERIAL_MEMO.move_to_end(key)
+        return hit[1]
     budget = op_budget(target, reserved)
     best: SerialChoice | None = None
     leanest: SerialChoice | None = None
@@ -241,7 +249,11 @@ def choose_serial_gemm(
             if best is None or (c.cycles, c.bytes_per_tile) < (best.cycles, best.bytes_per_tile):
                 best = c
             break
-    return best if best is not None or cap is None else leanest
+    out = best if best is not None or cap is None else leanest
+    _SERIAL_MEMO[key] = (target, out)
+    if len(_SERIAL_MEMO) > 256:
+        _SERIAL_MEMO.popitem(last=False)
+    return out
 
 
 @dataclass(frozen=True)
