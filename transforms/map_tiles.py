@@ -304,11 +304,14 @@ def _stage_and_combine(
     _replace(rewriter, op, [*casts, mv, r], [_named(r, hint)])
 
 
-def _replace_by_heads_move(rewriter: PatternRewriter, op: Operation, src_l: Layout, dst_l: Layout) -> None:
-    """Replace `op` by one move between [S, H*D] seen as heads (`plan.heads_view`) and [H, S, D]."""
+def _replace_by_heads_move(
+    rewriter: PatternRewriter, op: Operation, src_l: Layout, dst_l: Layout, perm: tuple[int, ...] | None = (1, 0, 2)
+) -> None:
+    """Replace `op` by one move between [S, H*D] seen as heads (`plan.heads_view`) and [H, S, D]
+    (heads and rows swapped), or with no `perm` between two layouts of the same bytes."""
     casts, ins = _as_buffers([op.operands[0]])
     res = op.results[0]
-    mv = _move(ins[0], buffer_type(res.type), src_l, dst_l, op.name.removeprefix("plan."), perm=(1, 0, 2))
+    mv = _move(ins[0], buffer_type(res.type), src_l, dst_l, op.name.removeprefix("plan."), perm=perm)
     _replace(rewriter, op, [*casts, mv], [_named(mv, res.name_hint)])
 
 
@@ -320,11 +323,9 @@ class MapSplitHeads(RewritePattern):
     def match_and_rewrite(self, op: plan.SplitHeadsOp, rewriter: PatternRewriter) -> None:
         lay: Layout = op.result.type.layout
         if plan.one_head_blocks(lay):
-            casts, ins = _as_buffers([op.input])
-            mv = _move(ins[0], buffer_type(op.result.type), op.input.type.layout, plan.heads_2d(lay), "split_heads")
-            _replace(rewriter, op, [*casts, mv], [_named(mv, op.result.name_hint)])
-            return
-        _replace_by_heads_move(rewriter, op, plan.heads_view(op.input.type.layout, lay.shape[2]), lay)
+            _replace_by_heads_move(rewriter, op, op.input.type.layout, plan.heads_2d(lay), perm=None)
+        else:
+            _replace_by_heads_move(rewriter, op, plan.heads_view(op.input.type.layout, lay.shape[2]), lay)
 
 
 class MapPermute(RewritePattern):

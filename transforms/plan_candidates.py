@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from xdsl.utils.exceptions import DiagnosticException
 
@@ -120,22 +121,43 @@ def gemm_candidates(
     `a_moves` says the lhs exists already (in `a_current` if given: a candidate whose lhs layout
     equals it needs no exchange); `b_moves` says the rhs must be exchanged into place.
     Memoized per target object: the plan search prices the same few matmuls once per plan."""
-    key = (id(target), m, k, n, esize, a_moves, b_moves, head, a_current, r_want)
-    hit = _GEMM_MEMO.get(key)
-    if hit is not None and hit[0] is target:  # the memo holds the target, so its id is not reused
-        _GEMM_MEMO.move_to_end(key)
-        return hit[1]
+    key = (m, k, n, esize, a_moves, b_moves, head, a_current, r_want)
+    found, hit = _GEMM_MEMO.get(key, target)
+    if found and hit is not None:
+        return hit
     out = tuple(
         gemm_candidate(m, k, n, esize, a_moves, target, b_moves, head, a_current, g, r_want)
         for g in gemm_grids(m, k, n, target.tiles, head)
     )
-    _GEMM_MEMO[key] = (target, out)
-    if len(_GEMM_MEMO) > 512:
-        _GEMM_MEMO.popitem(last=False)
+    _GEMM_MEMO.put(key, target, out)
     return out
 
 
-_GEMM_MEMO: OrderedDict[tuple, tuple[Target, tuple[GemmChoice, ...]]] = OrderedDict()
+T = TypeVar("T")
+
+
+class _TargetMemo(Generic[T]):
+    """A bounded LRU of results per target object: the plan search prices the same few shapes
+    once per plan. Entries hold their target, so a key's `id(target)` is never reused."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.items: OrderedDict[tuple, tuple[Target, T]] = OrderedDict()
+
+    def get(self, key: tuple, target: Target) -> tuple[bool, T | None]:
+        hit = self.items.get((id(target), *key))
+        if hit is None or hit[0] is not target:
+            return False, None
+        self.items.move_to_end((id(target), *key))
+        return True, hit[1]
+
+    def put(self, key: tuple, target: Target, value: T) -> None:
+        self.items[(id(target), *key)] = (target, value)
+        if len(self.items) > self.limit:
+            self.items.popitem(last=False)
+
+
+_GEMM_MEMO: _TargetMemo[tuple[GemmChoice, ...]] = _TargetMemo(512)
 
 
 def choose_gemm(
@@ -209,7 +231,7 @@ def serial_grids(m: int, n: int, tiles: int) -> list[tuple[int, int]]:
     return out
 
 
-_SERIAL_MEMO: OrderedDict[tuple, tuple[Target, SerialChoice | None]] = OrderedDict()
+_SERIAL_MEMO: _TargetMemo[SerialChoice | None] = _TargetMemo(256)
 
 
 def serial_candidate(m: int, k: int, n: int, esize: int, target: Target, pm: int, pn: int, steps: int) -> SerialChoice:
@@ -230,11 +252,10 @@ def choose_serial_gemm(
     """Output-stationary (pm, pn) grid and the fewest contraction steps that fit the per-op
     budget. With a `cap` (bytes per tile, for a matmul leaned to make the plan fit): the
     cheapest within the cap, else the smallest working set within the budget."""
-    key = (m, k, n, esize, target.name, reserved, cap)
-    hit = _SERIAL_MEMO.get(key)
-    if hit is not None and hit[0] is target:  # the search prices a thousand grids: once per shape
-        _SERIAL_MEMO.move_to_end(key)
-        return hit[1]
+    key = (m, k, n, esize, reserved, cap)
+    found, hit = _SERIAL_MEMO.get(key, target)  # the search prices a thousand grids: once per shape
+    if found:
+        return hit
     budget = op_budget(target, reserved)
     best: SerialChoice | None = None
     leanest: SerialChoice | None = None
@@ -250,9 +271,7 @@ def choose_serial_gemm(
                 best = c
             break
     out = best if best is not None or cap is None else leanest
-    _SERIAL_MEMO[key] = (target, out)
-    if len(_SERIAL_MEMO) > 256:
-        _SERIAL_MEMO.popitem(last=False)
+    _SERIAL_MEMO.put(key, target, out)
     return out
 
 
