@@ -50,6 +50,7 @@ from ipu.dialects import plan, tilemap
 from ipu.dialects.layout import Layout, as_2d, conversion_transfers
 from ipu.dialects.table import table_attr
 from ipu.transforms.log import log_event
+from ipu.transforms.padding_reads import padding_read, whole_blocks
 
 
 def buffer_type(t: plan.PlanTensorType) -> tilemap.BufferType:
@@ -81,10 +82,9 @@ def _move(
 ) -> tilemap.MoveOp:
     es = src.type.esize
     table = conversion_transfers(src_l, dst_l, es, es, perm, offset, clip)
-    # an exchange writes only real elements: a destination with padding (or a staging buffer
-    # with partial slots, or a window reaching outside its source) is zeroed first, so padding
-    # never carries stale bits into kernels
-    zero = dst_l.has_padding or src_l.partial >= 0 or clip
+    # an exchange writes only real elements: a destination with padding (or a window reaching
+    # outside its source) is zeroed first, so padding never carries stale bits into kernels
+    zero = dst_l.has_padding or clip
     attrs = {"transfers": table_attr(table, MOVE), "reason": StringAttr(reason)}
     if zero:
         attrs["zero_fill"] = builtin.UnitAttr()
@@ -298,7 +298,10 @@ def _stage_and_combine(
     src_l: Layout = src.type.layout
     lay: Layout = res.type.layout
     stage_t = tilemap.BufferType((src_l.partials, *stage.block), builtin.f32, lay.first_tile, lay.tiles, "standard")
-    mv = _move(ins[0], stage_t, src_l, stage, reason)
+    # when nothing reads the result's padding as data, the partials move as whole padded
+    # blocks (their padding is computed, so written): every slot is written and none is zeroed
+    whole = None if padding_read(res) else whole_blocks(src_l, stage)
+    mv = _move(ins[0], stage_t, *(whole or (src_l, stage)), reason)
     hint = res.name_hint
     r = _run(kernel, [_named(mv, f"{hint}_stage")], buffer_type(res.type), parts=src_l.partials, **params)
     _replace(rewriter, op, [*casts, mv, r], [_named(r, hint)])

@@ -20,7 +20,6 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 // CHECK-NEXT:     tasm.exchange @phase0
 // At the PopLibs ReduceAdd rate (~5.3 B a cycle) K splits four ways: 64 x 256 x 64 blocks.
 // CHECK-NEXT:     tasm.call "amp_matmul" out(900000) in(array<i64: 344896, 916384>) {m = 64 : i64, k = 256 : i64, n = 64 : i64} : f16 -> f32
-// CHECK-NEXT:     tasm.call "zero" out(328512) in(array<i64>) {elements = 4096 : i64} : f32 -> f32
 // CHECK-NEXT:     tasm.sync
 // CHECK-NEXT:     tasm.exchange @phase1
 // CHECK-NEXT:     tasm.call "reduce_sum" {{.*}} : f32 -> f16

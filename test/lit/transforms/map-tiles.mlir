@@ -34,7 +34,7 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 // CHECK-NEXT: [3, 0, 256, 0, 12288, 64, 64, 16, 4, 4, 4, 1, 1, 0, 0, 0],
 // CHECK-NEXT: [3, 64, 256, 1, 12288, 64, 64, 16, 4, 4, 4, 1, 1, 0, 0, 0],
 // CHECK-NEXT: [3, 128, 256, 2, 12288, 64, 64, 16, 4, 4, 4, 1, 1, 0, 0, 0],
-// CHECK-NEXT: [3, 192, 256, 3, 12288, 64, 64, 16, 4, 4, 4, 1, 1, 0, 0, 0]> {reason = "reduce", zero_fill} : !tilemap.buffer<64x64xf32, tiles = [0, 16], memory = interleaved> -> !tilemap.buffer<4x64x16xf32, tiles = [0, 16], memory = standard>
+// CHECK-NEXT: [3, 192, 256, 3, 12288, 64, 64, 16, 4, 4, 4, 1, 1, 0, 0, 0]> {reason = "reduce"} : !tilemap.buffer<64x64xf32, tiles = [0, 16], memory = interleaved> -> !tilemap.buffer<4x64x16xf32, tiles = [0, 16], memory = standard>
 // CHECK-NEXT: %y = tilemap.run "reduce_sum"(%y_stage) {parts = 4 : i64, elements = 1024 : i64} : (!tilemap.buffer<4x64x16xf32, tiles = [0, 16], memory = standard>) -> !tilemap.buffer<64x16xf16, tiles = [0, 16], memory = standard>
 // CHECK-NEXT: tilemap.checkpoint "y" value "y" %y
 // CHECK-NEXT: %b2 = tilemap.weight "b2" #graph.gaussian<seed = 4, std = 0.02> : tensor<256xf16> layout #plan.layout<grid = [1, 4, 4], split = {{\[\[}}1, 2]], memory = standard> -> !tilemap.buffer<16xf16, tiles = [0, 16], memory = standard>

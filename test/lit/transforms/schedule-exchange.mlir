@@ -34,7 +34,7 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 // CHECK-NEXT: [2048, 3, 64, 256, 1, 12288, 64, 64, 16, 4, 4, 4, 1, 1, 0, 0, 0],
 // CHECK-NEXT: [3072, 3, 128, 256, 2, 12288, 64, 64, 16, 4, 4, 4, 1, 1, 0, 0, 0],
 // CHECK-NEXT: [0, 3, 192, 256, 3, 12288, 64, 64, 16, 4, 4, 4, 1, 1, 0, 0, 0]>
-// CHECK-SAME: {lower_bound = 4096 : i64, horizon = 4096 : i64, scheduler = "greedy-shift-mod-4", logical_transfers = 64 : i64, route_cycles = 108 : i64, reason = "reduce", zero_fill}
+// CHECK-SAME: {lower_bound = 4096 : i64, horizon = 4096 : i64, scheduler = "greedy-shift-mod-4", logical_transfers = 64 : i64, route_cycles = 108 : i64, reason = "reduce"}
 // CHECK-NEXT: %y = tilemap.run "reduce_sum"(%y_stage)
 // CHECK-NOT: exchange.phase
 // CHECK: func.return

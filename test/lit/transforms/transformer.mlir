@@ -57,7 +57,7 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // MAP-NEXT:   %a_state = tilemap.run "attention_update"(%qh, %kh, %vh, %a_state_offsets, %a_state_scores, %a_state_init) {kr = 32 : i64, k_base = 0 : i64, qr = 16 : i64, d = 16 : i64, causal = 0 : i64, scale_bits = 1048576000 : i64} {inplace = 5 : i64} : ({{.*}}) -> !tilemap.buffer<1x16x18xf32, tiles = [0, 64], memory = standard>
 // MAP-NEXT:   tilemap.checkpoint "a_state_scores" value "a" %a_state_scores : !tilemap.buffer<1x16x32xf32, tiles = [0, 64], memory = standard> as tensor<8x64x64xf32> layout #plan.layout<grid = [2, 4, 4, 2], split = {{\[\[}}0, 1], [2], [3]], align = [1, 16, 32], memory = standard> {aspect = "scores"}
 // MAP-NEXT:   %a_stage = tilemap.move %a_state transfers = #table.transfers<[src_tile, {{.*}}]
-// MAP:        ]> {reason = "attention_combine", zero_fill} : !tilemap.buffer<1x16x18xf32, {{.*}}> -> !tilemap.buffer<2x1x8x18xf32, tiles = [0, 64], memory = standard>
+// MAP:        ]> {reason = "attention_combine"} : !tilemap.buffer<1x16x18xf32, {{.*}}> -> !tilemap.buffer<2x1x8x18xf32, tiles = [0, 64], memory = standard>
 // MAP-NEXT:   %a = tilemap.run "attention_combine"(%a_stage) {parts = 2 : i64, qr = 8 : i64, d = 16 : i64} : (!tilemap.buffer<2x1x8x18xf32, tiles = [0, 64], memory = standard>) -> !tilemap.buffer<1x8x16xf16, tiles = [0, 64], memory = standard>
 // MAP-NEXT:   tilemap.checkpoint "a" value "a" %a
 // MAP-NEXT:   %m = tilemap.move %a
@@ -84,8 +84,8 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // ATT:        tasm.call "attention_init" out([[ASTATE:[0-9]+]]) in(array<i64>) {qr = 16 : i64, d = 16 : i64} : f32 -> f32
 // ATT-NEXT:   tasm.call "attention_update" out([[ASTATE]]) in(array<i64: {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, [[OFFS:[0-9]+]], [[ASCORES:[0-9]+]]>) {qr = 16 : i64, kr = 32 : i64, d = 16 : i64, causal = 0 : i64, scale_bits = 1048576000 : i64, k_base = 0 : i64} : f16 -> f32
 // ATT-NEXT:   tasm.checkpoint @a_state_scores
-// The partial attention states' staging buffer (2 x 8 x 18 f32 per tile) is zeroed before its phase.
-// ATT-NEXT:   tasm.call "zero" out({{[0-9]+}}) in(array<i64>) {elements = 288 : i64} : f32 -> f32
+// The partial attention states' staging buffer (2 x 8 x 18 f32 per tile) has no padding: the phase
+// writes it whole, with no zero fill first.
 // ATT-NEXT:   tasm.sync
 // ATT-NEXT:   tasm.exchange @phase{{[0-9]+}}
 // ATT-NEXT:   tasm.call "attention_combine" {{.*}} {parts = 2 : i64, qr = 8 : i64, d = 16 : i64} : f32 -> f16
@@ -113,7 +113,7 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // SMAP-NEXT:  %a_state = tilemap.run "attention_update"(%qh, %a_state_k0, %a_state_v0, %a_state_offsets, %a_state_scores, %a_state_init) {kr = 64 : i64, k_base = 0 : i64, qr = 8 : i64, d = 16 : i64, causal = 1 : i64, scale_bits = 1048576000 : i64} {inplace = 5 : i64}
 // SMAP-NEXT:  tilemap.checkpoint "a_state_scores" value "a" %a_state_scores : {{.*}} as tensor<8x64x64xf32> {{.*}} {aspect = "scores@0"}
 // SMAP-NEXT:  %a_stage = tilemap.move %a_state transfers = #table.transfers<[{{.*}}]
-// SMAP:       ]> {reason = "attention_combine", zero_fill}
+// SMAP:       ]> {reason = "attention_combine"}
 // SMAP-NEXT:  %a = tilemap.run "attention_combine"(%a_stage) {parts = 1 : i64, qr = 8 : i64, d = 16 : i64}
 // SMAP-NOT:   attention_update
 
@@ -142,7 +142,7 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // WMAP:       ]> {reason = "attention window"}
 // WMAP-NEXT:  %a_state_3 = tilemap.run "attention_update"(%qh, %a_state_k48, %a_state_v48, %a_state_offsets, %a_state_scores, %a_state_2) {kr = 16 : i64, k_base = 48 : i64, {{.*}}} {inplace = 5 : i64}
 // WMAP-NEXT:  %a_stage = tilemap.move %a_state_3 transfers = #table.transfers<[{{.*}}]
-// WMAP:       ]> {reason = "attention_combine", zero_fill}
+// WMAP:       ]> {reason = "attention_combine"}
 // WMAP-NEXT:  %a = tilemap.run "attention_combine"(%a_stage) {parts = 1 : i64, qr = 8 : i64, d = 16 : i64}
 
 // WTASM:      tasm.call "attention_init" out([[WSTATE:[0-9]+]])

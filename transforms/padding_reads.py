@@ -1,0 +1,93 @@
+"""Whether a plan value's padding can be read as data, so must hold zeros.
+
+Every tile keeps a padded block, and kernels run over whole blocks, so a block's padding is
+computed on like data. That is harmless wherever padding only ever lands in padding: an
+elementwise kernel puts f(padding) in its result's padding, a row kernel reads only its `valid`
+columns, and moves, host reads and checkpoints take real elements only. It matters where a
+padded axis is summed: the AMP's contraction. `padding_read` follows a value through its
+in-place consumers and answers True at a contraction over a padded axis or at any consumer it
+does not know (a conservative answer: the value is then zero-padded as before).
+
+map-tiles asks it before staging partial sums: when no consumer reads the sum's padding, the
+partials move as whole padded blocks (the staging buffer is then written in full and needs no
+zero fill).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from xdsl.dialects import func
+from xdsl.ir import SSAValue
+
+from ipu.dialects import plan
+from ipu.dialects.layout import Layout
+
+# consumers whose result holds f(padding) only in its own padding: follow the result
+_PASS_THROUGH = (
+    plan.UnaryOp,
+    plan.BinaryOp,
+    plan.CastOp,
+    plan.SelectOp,
+    plan.TransposeOp,
+    plan.RowwiseOp,
+    plan.ReduceOp,
+    plan.IterationSliceOp,
+)
+# consumers that read real elements only (moves, host reads)
+_REAL_ONLY = (
+    plan.RearrangeOp,
+    plan.SplitHeadsOp,
+    plan.MergeHeadsOp,
+    plan.PermuteOp,
+    plan.WindowOp,
+    func.ReturnOp,
+)
+
+
+def padded_axis(lay: Layout, axis: int) -> bool:
+    """Whether some block of `lay` reaches past the tensor along `axis`."""
+    return lay.parts(axis) * lay.block_size(axis) > lay.shape[axis]
+
+
+def padding_read(value: SSAValue) -> bool:
+    """Whether a consumer of `value` (in place, transitively) may read its padding as data."""
+    seen: set[SSAValue] = set()
+    todo = [value]
+    while todo:
+        v = todo.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        for use in v.uses:
+            op = use.operation
+            if isinstance(op, _REAL_ONLY):
+                continue
+            if isinstance(op, _PASS_THROUGH):
+                todo.append(op.results[0])
+            elif isinstance(op, plan.GemmOp):
+                # the contraction: the lhs's axis 1, the rhs's axis 0
+                if padded_axis(v.type.layout, 1 if use.index == 0 else 0):
+                    return True
+                todo.append(op.result)
+            elif isinstance(op, plan.YieldOp):
+                rep = op.parent_op()
+                assert isinstance(rep, plan.RepeatOp)
+                arg = rep.body.block.args[use.index]
+                todo += [rep.results[use.index], arg]
+            else:
+                return True
+    return False
+
+
+def whole_blocks(src: Layout, dst: Layout) -> tuple[Layout, Layout] | None:
+    """`src` and `dst` over their padded extent (every block's padding seen as data), when the
+    two extents agree on every axis, so a move between them writes each destination block in
+    full; else None."""
+    ext = tuple(src.parts(a) * src.block_size(a) for a in range(len(src.shape)))
+    if ext != tuple(dst.parts(a) * dst.block_size(a) for a in range(len(dst.shape))):
+        return None
+    return replace(src, shape=ext), replace(dst, shape=ext)
+
+
+__all__ = ["padded_axis", "padding_read", "whole_blocks"]
