@@ -429,10 +429,12 @@ def run(
     rtol: float | None = None,
     checkpoints: bool = True,
     checked: bool = False,
+    poison: bool = False,
 ) -> Report:
     """Emulate a package and, with a reference (a `Compiled`'s own, or `reference`), check it
     (see `check` for `samples`, `atol`, `rtol` and `checkpoints`). `checked` stops at any read of
-    memory never written (one flag per byte: slower, and a byte of host memory per tile byte).
+    memory never written (one flag per byte: slower, and a byte of host memory per tile byte);
+    `poison` starts tile memory as NaN bytes instead of zeros (memory never written holds anything).
     `inputs` maps every input name to an array of its shape (default: seeded Gaussians); a missing,
     extra or misshapen input raises `EmulatorError`."""
     if isinstance(model, Compiled):
@@ -445,7 +447,7 @@ def run(
     if ref is not None:  # integer (index) inputs: narrowed to int32, each checked against its table's rows
         x = check_inputs(ref, x)
     with phase("emulate"):
-        result = Emulator(pkg, tg, checked=checked).run(x)
+        result = Emulator(pkg, tg, checked=checked, poison=poison).run(x)
     checks = check(pkg, result, ref, x, samples, atol, rtol, checkpoints) if ref is not None else []
     if isinstance(model, Compiled) and model.oracle is not None:
         floor = least_precise_dtype(model.reference) if model.reference is not None else None

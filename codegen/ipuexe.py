@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import math
 import re
+from dataclasses import replace
 
 import numpy as np
 from xdsl.dialects import builtin
@@ -58,6 +59,23 @@ def _binding(op: tasm._BoundValue, replicas: bool, data: bytes | None = None) ->
         slices = binding_slices(op.layout.layout(shape), isa.DTYPE_SIZE[dt], op.address.value.data, replicas)
     host = getattr(op, "host_shape", None)  # a stream's declared shape (a scalar carried as [1])
     return Binding(op.sym_name.data, dt, tuple(host.get_values()) if host is not None else shape, slices, data)
+
+
+def _weight_binding(op: tasm.WeightOp) -> Binding:
+    """A weight's binding; with `zero_padding` over its whole padded blocks, the padding written
+    as zeros (the host otherwise writes real elements only, and memory holds anything)."""
+    if op.zero_padding is None:
+        return _binding(op, True, _weight_bytes(op))
+    assert op.layout is not None and op.address is not None, "verified: zero_padding comes with a layout"
+    shape = tuple(op.tensor.get_shape())
+    dt = _dtype(op.tensor.element_type)
+    lay = op.layout.layout(shape)
+    ext = tuple(lay.parts(a) * lay.block_size(a) for a in range(len(shape)))
+    logical = np.frombuffer(_weight_bytes(op), isa.NUMPY_DTYPE[dt]).reshape(shape)
+    padded = np.zeros(ext, logical.dtype)
+    padded[tuple(slice(0, n) for n in shape)] = logical
+    slices = binding_slices(replace(lay, shape=ext), isa.DTYPE_SIZE[dt], op.address.value.data, True)
+    return Binding(op.sym_name.data, dt, ext, slices, padded.tobytes())
 
 
 def _weight_bytes(op: tasm.WeightOp) -> bytes:
@@ -166,7 +184,7 @@ def build_package(module: builtin.ModuleOp, target: Target) -> Package:
                 )
             )
         elif isinstance(op, tasm.WeightOp):
-            weights.append(_binding(op, True, _weight_bytes(op)))
+            weights.append(_weight_binding(op))
         elif isinstance(op, tasm.StreamInOp):
             inputs.append((numbers[tasm.StreamInOp][op.sym_name.data], _binding(op, True)))
         elif isinstance(op, tasm.StreamOutOp):

@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import (
     SymbolNameConstraint,
     SymbolRefAttr,
     TensorType,
+    UnitAttr,
 )
 from xdsl.ir import Block, Dialect, Operation
 from xdsl.irdl import (
@@ -290,11 +291,18 @@ class WeightOp(_BoundValue):
 
     name = "tasm.weight"
     init = prop_def(AnyOf([BaseAttr(GaussianAttr), BaseAttr(DenseIntOrFPElementsAttr), BaseAttr(OffsetsAttr)]))
+    # the layout's padding is written too, as zeros (a kernel reads it as data): the package's
+    # binding covers whole blocks (an explicit slice table already says what it writes)
+    zero_padding = opt_prop_def(UnitAttr)
     custom_directives = (ExactInit,)
-    assembly_format = f"$sym_name custom<ExactInit>($init) `:` $tensor {_PLACEMENT} attr-dict"
+    assembly_format = (
+        f"$sym_name custom<ExactInit>($init) `:` $tensor {_PLACEMENT} (`zero_padding` $zero_padding^)? attr-dict"
+    )
 
     def verify_(self) -> None:
         super().verify_()
+        if self.zero_padding is not None and self.layout is None:
+            raise VerifyException("tasm.weight: zero_padding needs a layout (a slice table writes what it lists)")
         if isinstance(self.init, DenseIntOrFPElementsAttr):
             shape, want = tuple(self.init.get_shape()), tuple(self.tensor.get_shape())
             if shape != want and len(self.init) != 1:

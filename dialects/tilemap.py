@@ -249,6 +249,8 @@ class WeightOp(IRDLOperation):
     init = attr_def(AnyOf([BaseAttr(GaussianAttr), BaseAttr(DenseIntOrFPElementsAttr), BaseAttr(OffsetsAttr)]))
     tensor = attr_def(TensorType)
     layout = attr_def(LayoutAttr)
+    # the padding some kernel reads as data: the initialize call writes it as zeros
+    zero_padding = opt_attr_def(UnitAttr)
     result = result_def(AnyBuffer)
     custom_directives = (ExactInit,)
     assembly_format = (

@@ -160,10 +160,14 @@ def _as_f32(v: np.ndarray) -> np.ndarray:
 class Emulator:
     """Runs `package` on a model of `target`; `load()` then `run(inputs)`."""
 
-    def __init__(self, package: Package, target: Target, execute: bool = True, checked: bool = False) -> None:
+    def __init__(
+        self, package: Package, target: Target, execute: bool = True, checked: bool = False, poison: bool = False
+    ) -> None:
         """`execute=False` counts cycles only (kernels and exchange timing are data-independent):
         no tile memory is allocated and no data moves. `checked` also tracks which bytes have
-        been written (one flag per byte) and stops at the first read of a byte never written."""
+        been written (one flag per byte) and stops at the first read of a byte never written.
+        `poison` starts every byte of tile memory as 0xFF (NaN in f16 and f32) instead of 0, as
+        memory the hardware never wrote holds anything: a result that leans on it shows."""
         if (package.target, package.tiles, package.memory_base, package.memory_size) != (
             target.name,
             target.tiles,
@@ -177,7 +181,7 @@ class Emulator:
         self.package, self.target = package, target
         self.base, self.size = target.memory_base, target.memory_size
         self.execute = execute
-        self.mem = np.zeros((target.tiles, target.memory_size) if execute else (0, 0), np.uint8)
+        self.mem = np.full((target.tiles, target.memory_size) if execute else (0, 0), 0xFF if poison else 0, np.uint8)
         self.loaded = False
         self._loading_profile: list[dict[str, Any]] = []  # the initialize call's, for the next run
         self._phases = {ph.index: ph for ph in package.phases}

@@ -129,6 +129,11 @@ def _print_checks(checks: list[api.Check]) -> bool:
 @click.option("--atol", type=float, default=None, help="absolute tolerance (default by dtype: f16 0.03, f32 0.001)")
 @click.option("--rtol", type=float, default=None, help="relative tolerance (default by dtype: f16 0.03, f32 0.001)")
 @click.option("--checked", is_flag=True, help="stop at the first read of memory never written (slower)")
+@click.option(
+    "--poison",
+    is_flag=True,
+    help="start tile memory as 0xFF bytes (NaN) instead of zeros: a result leaning on memory never written shows",
+)
 @click.option("--bisect", is_flag=True, help="check every element of every op and name the first that diverges")
 @click.option(
     "--profile", "profile_path", type=click.Path(dir_okay=False), help="write the cycle/memory profile (JSON)"
@@ -159,6 +164,7 @@ def _run(
     atol: float | None,
     rtol: float | None,
     checked: bool,
+    poison: bool,
     bisect: bool,
     profile_path: str | None,
     report_path: str | None,
@@ -204,6 +210,7 @@ def _run(
             rtol=rtol,
             checkpoints=check_mode in ("sampled", "all"),
             checked=checked,
+            poison=poison,
         )
     except api.ApiError as e:
         raise ToolError(str(e)) from None

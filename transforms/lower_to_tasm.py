@@ -138,7 +138,8 @@ class LowerHostWrite(RewritePattern):
 class LowerWeight(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: tilemap.WeightOp, rewriter: PatternRewriter) -> None:
-        rewriter.replace(op, [_bound(tasm.WeightOp, op, {"init": op.init}, address(op.result))], [None])
+        extra = {"init": op.init} | ({"zero_padding": op.zero_padding} if op.zero_padding is not None else {})
+        rewriter.replace(op, [_bound(tasm.WeightOp, op, extra, address(op.result))], [None])
 
 
 class LowerRun(RewritePattern):

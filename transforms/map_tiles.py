@@ -90,10 +90,8 @@ def _move(
         attrs["zero_fill"] = builtin.UnitAttr()
         # only the tail past the data every tile's block holds needs zeros (a staging buffer's
         # slots and a clipped window may miss any element): whole 8-byte words of it
-        unit = max(1, 8 // es)
-        first = 0 if src_l.partial >= 0 or clip else dst_l.data_prefix // unit * unit
-        if first:
-            attrs["zero_from"] = IntegerAttr(first, 64)
+        if src_l.partial < 0 and not clip:
+            attrs |= _zero_from(dst_l, es)
     return tilemap.MoveOp.create(operands=[src], result_types=[dst_t], attributes=attrs)
 
 
@@ -159,12 +157,23 @@ def _replace_by_run(rewriter: PatternRewriter, op: Operation, kernel: str, **par
 # --- the function boundary ----------------------------------------------------------------
 
 
-def convert_signature(f: func.FuncOp) -> None:
+def padded_inputs(f: func.FuncOp) -> set[int]:
+    """The plan function's arguments whose padding some kernel reads as data."""
+    return {
+        i
+        for i, a in enumerate(f.body.block.args)
+        if isinstance(a.type, plan.PlanTensorType) and a.type.layout.has_padding and padding_read(a)
+    }
+
+
+def convert_signature(f: func.FuncOp, padded_reads: set[int] = frozenset()) -> None:
     """Turn the plan function's arguments into host writes of their buffers (casts to the plan
-    types keep their users unchanged) and give it no arguments or results."""
+    types keep their users unchanged) and give it no arguments or results. An argument in
+    `padded_reads` is moved once more, into a zero-padded buffer of the same layout."""
     block = f.body.block
     names = [s.data for s in f.attributes["ipu.inputs"].data]  # type: ignore[union-attr]
     new_ops: list[Operation] = []
+    zeroed: list[Operation] = []  # after every host write: the run call writes all inputs first
     for i, a in enumerate(block.args):
         t: plan.PlanTensorType = a.type
         w = tilemap.HostWriteOp.create(
@@ -176,9 +185,16 @@ def convert_signature(f: func.FuncOp) -> None:
             }
             | _host_shape(f, names[i]),
         )
-        back, v = UnrealizedConversionCastOp.cast_one(_named(w, a.name_hint), t)
-        new_ops += [w, back]
+        buf = _named(w, a.name_hint)
+        new_ops.append(w)
+        if i in padded_reads:  # the host writes real elements only: a move leaves zeros around them
+            mv = _move(buf, buffer_type(t), t.layout, t.layout, "zero padding")
+            buf = _named(mv, f"{a.name_hint or names[i]}_zeroed")
+            zeroed.append(mv)
+        back, v = UnrealizedConversionCastOp.cast_one(buf, t)
+        zeroed.append(back)
         a.replace_all_uses_with(v)
+    new_ops += zeroed
     if block.first_op is None:
         block.add_ops(new_ops)
     else:
@@ -186,6 +202,13 @@ def convert_signature(f: func.FuncOp) -> None:
     for a in reversed(block.args):
         block.erase_arg(a)
     f.function_type = builtin.FunctionType.from_lists([], [])
+
+
+def _zero_from(lay: Layout, esize: int) -> dict[str, Attribute]:
+    """`zero_from` of a zero fill of a `lay` block: past its data prefix, in whole 8-byte words."""
+    unit = max(1, 8 // esize)
+    first = lay.data_prefix // unit * unit
+    return {"zero_from": IntegerAttr(first, 64)} if first else {}
 
 
 def _host_shape(f: func.FuncOp, name: str) -> dict[str, Attribute]:
@@ -263,10 +286,10 @@ class MapParameter(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: plan.ParameterOp, rewriter: PatternRewriter) -> None:
         rt: plan.PlanTensorType = op.result.type
-        w = tilemap.WeightOp.create(
-            result_types=[buffer_type(rt)],
-            attributes={"sym_name": op.sym_name, "init": op.init, "tensor": rt.tensor, "layout": rt.layout_attr},
-        )
+        attrs = {"sym_name": op.sym_name, "init": op.init, "tensor": rt.tensor, "layout": rt.layout_attr}
+        if rt.layout.has_padding and padding_read(op.result):  # the host writes it as zeros
+            attrs["zero_padding"] = builtin.UnitAttr()
+        w = tilemap.WeightOp.create(result_types=[buffer_type(rt)], attributes=attrs)
         _replace(rewriter, op, [w], [_named(w, op.result.name_hint)])
 
 
@@ -744,10 +767,11 @@ PATTERNS: tuple[RewritePattern, ...] = (
 
 def map_function(f: func.FuncOp) -> dict[str, int]:
     """Lower one plan function to tilemap in place; return its figures for the log."""
+    padded_reads = padded_inputs(f)
     PatternRewriteWalker(
         GreedyRewritePatternApplier(list(PATTERNS), dce_enabled=False), apply_recursively=False
     ).rewrite_region(f.body)
-    convert_signature(f)
+    convert_signature(f, padded_reads)
     PatternRewriteWalker(ReconcileUnrealizedCastsPattern()).rewrite_region(f.body)
     f.attributes[tilemap.MAPPING_ATTR] = tilemap.MappingAttr(1, 1)  # identity; screen-tiles may choose another
     moves = [op for op in f.body.walk() if isinstance(op, tilemap.MoveOp)]

@@ -3,14 +3,16 @@
 Every tile keeps a padded block, and kernels run over whole blocks, so a block's padding is
 computed on like data. That is harmless wherever padding only ever lands in padding: an
 elementwise kernel puts f(padding) in its result's padding, a row kernel reads only its `valid`
-columns, and moves, host reads and checkpoints take real elements only. It matters where a
-padded axis is summed: the AMP's contraction. `padding_read` follows a value through its
-in-place consumers and answers True at a contraction over a padded axis or at any consumer it
-does not know (a conservative answer: the value is then zero-padded as before).
+columns, a reshape keeps each block one range of the flattened tensor, and moves, host reads
+and checkpoints take real elements only. It matters where a padded axis is summed: the AMP's
+contraction. `padding_read` follows a value through its in-place consumers and answers True at
+a contraction over a padded axis or at any consumer it does not know (the conservative answer).
 
-map-tiles asks it before staging partial sums: when no consumer reads the sum's padding, the
-partials move as whole padded blocks (the staging buffer is then written in full and needs no
-zero fill).
+map-tiles asks it twice. Before staging partial sums: when no consumer reads the sum's padding,
+the partials move as whole padded blocks, so the staging buffer is written in full and needs no
+zero fill. And for host-written values (the host writes real elements only, and tile memory
+holds anything): a weight whose padding is read is written over whole blocks, padding as zeros;
+such an input is moved once into a zero-padded buffer.
 """
 
 from __future__ import annotations
@@ -30,13 +32,15 @@ _PASS_THROUGH = (
     plan.CastOp,
     plan.SelectOp,
     plan.TransposeOp,
+    plan.ReshapeOp,  # each tile's block is one range of the flattened tensor: past its end is padding
     plan.RowwiseOp,
     plan.ReduceOp,
     plan.IterationSliceOp,
 )
-# consumers that read real elements only (moves, host reads)
+# consumers that read real elements only (moves, host reads; a serial gemm moves in windows)
 _REAL_ONLY = (
     plan.RearrangeOp,
+    plan.SerialGemmOp,
     plan.SplitHeadsOp,
     plan.MergeHeadsOp,
     plan.PermuteOp,

@@ -84,6 +84,11 @@ tasm.weight @b dense<[1.0, 2.0]> : tensor<2xf32> : tensor<4xf32> slices = #table
 
 // -----
 
+tasm.weight @b dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32> : tensor<4xf32> slices = #table.slices<[logical_offset, logical_stride, rows, row_elements, tile, tile_count, tile_step, address, tile_stride] [0, 4, 1, 4, 0, 16, 1, 327680, 16]> zero_padding
+// CHECK: Operation does not verify: tasm.weight: zero_padding needs a layout (a slice table writes what it lists)
+
+// -----
+
 tasm.program @p0 tiles(0, 16) at -64 {
   tasm.sync
 }

@@ -43,6 +43,9 @@ builtin.module attributes {ipu.target = #ipu.target<"sim16">} {
   tasm.weight @b dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32> : tensor<4xf32> layout #plan.layout<grid = [4, 4], split = [[0]], align = [2], memory = standard> at 327680
   // CHECK-NEXT: tasm.weight @w #graph.gaussian<seed = 3, std = 0.02> : tensor<1024x256xf16> layout #plan.layout<grid = [1, 8, 2], split = {{\[\[}}2], [1]], align = [2, 32], memory = interleaved> at 524288
   tasm.weight @w #graph.gaussian<seed = 3, std = 0.02> : tensor<1024x256xf16> layout #plan.layout<grid = [1, 8, 2], split = [[2], [1]], align = [2, 32], memory = interleaved> at 524288
+  // A weight whose padding a kernel reads as data: the initialize call writes its padding as zeros.
+  // CHECK-NEXT: tasm.weight @wp #graph.gaussian<seed = 4, std = 0.02> : tensor<1000x90xf16> layout #plan.layout<grid = [1, 2, 8], split = {{\[\[}}2], [1]], align = [2, 48], memory = interleaved> at 557056 zero_padding
+  tasm.weight @wp #graph.gaussian<seed = 4, std = 0.02> : tensor<1000x90xf16> layout #plan.layout<grid = [1, 2, 8], split = [[2], [1]], align = [2, 48], memory = interleaved> at 557056 zero_padding
   // CHECK-NEXT: tasm.stream_out @output0 : tensor<8x4xf32> layout #plan.layout<grid = [4, 4], split = {{\[\[}}1], [0]], align = [2, 2], memory = standard> at 327712
   tasm.stream_out @output0 : tensor<8x4xf32> layout #plan.layout<grid = [4, 4], split = [[1], [0]], align = [2, 2], memory = standard> at 327712
   // CHECK-NEXT: }

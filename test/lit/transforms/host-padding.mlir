@@ -1,0 +1,23 @@
+// RUN: ipu-opt %s -p 'plan-ops{target=sim16 finalists=1},map-tiles' --target sim16 | filecheck %s
+// RUN: ipu-opt %s -p ipu-compile --target sim16 | filecheck %s --check-prefix=TASM
+
+// The host writes real elements only, and tile memory holds anything, so a host-written block
+// whose padding a kernel reads as data gets zeros there. Here K = 1000 is cut in 8 blocks of 126
+// (1008): the AMP contracts both operands' padded K.
+// - the input x is moved once into a zero-padded buffer of the same layout;
+// - the weight w is written by the initialize call over its whole blocks, padding as zeros.
+func.func @main(%x: tensor<32x1000xf16>) -> tensor<32x90xf16> {
+  %w = graph.parameter "w" #graph.gaussian<seed = 1, std = 0.05> : tensor<1000x90xf16>
+  %y = graph.matmul %x, %w : (tensor<32x1000xf16>, tensor<1000x90xf16>) -> tensor<32x90xf16>
+  func.return %y : tensor<32x90xf16>
+}
+
+// CHECK:      %x = tilemap.host_write "x" : tensor<32x1000xf16> layout #plan.layout<grid = [1, 2, 8], split = {{\[\[}}0], [2]], align = [1, 2], memory = standard> -> !tilemap.buffer<32x126xf16, tiles = [0, 16], memory = standard>
+// CHECK-NEXT: %x_zeroed = tilemap.move %x transfers
+// CHECK:      {reason = "zero padding", zero_fill, zero_from = 116 : i64} : !tilemap.buffer<32x126xf16, tiles = [0, 16], memory = standard> -> !tilemap.buffer<32x126xf16, tiles = [0, 16], memory = standard>
+// CHECK:      %w = tilemap.weight "w" #graph.gaussian<seed = 1, std = 0.05> : tensor<1000x90xf16> layout #plan.layout<grid = [1, 2, 8], split = {{\[\[}}2], [1]], align = [2, 48], memory = interleaved> {zero_padding} -> !tilemap.buffer<126x48xf16, tiles = [0, 16], memory = interleaved>
+// CHECK:      tilemap.run "amp_matmul"(%x_zeroed, %w) {m = 32 : i64, k = 126 : i64, n = 48 : i64}
+
+// The planner prices the extra move, and its pick cuts K in 4 exact blocks of 250: nothing to zero.
+// TASM:       tasm.call "amp_matmul" {{.*}} {m = 32 : i64, k = 250 : i64, n = 24 : i64} : f16 -> f32
+// TASM:       tasm.weight @w #graph.gaussian<seed = 1, std = 0.05> : tensor<1000x90xf16> layout #plan.layout<grid = [1, 4, 4], split = {{\[\[}}2], [1]], align = [2, 24], memory = interleaved> at {{[0-9]+}}{{$}}
