@@ -286,19 +286,39 @@ class MapParameter(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: plan.ParameterOp, rewriter: PatternRewriter) -> None:
         rt: plan.PlanTensorType = op.result.type
+        lay: Layout = rt.layout
         attrs = {"sym_name": op.sym_name, "init": op.init, "tensor": rt.tensor, "layout": rt.layout_attr}
-        if rt.layout.has_padding and padding_read(op.result):  # the host writes it as zeros
+        # the host writes the padding as zeros when a kernel reads it as data, or when a fetch
+        # can then move whole blocks (padding included) and zero nothing on the device
+        fetched_whole = any(
+            isinstance(u.operation, plan.RearrangeOp)
+            and whole_blocks(lay, u.operation.result.type.layout) is not None
+            and u.operation.result.type.layout.has_padding
+            for u in op.result.uses
+        )
+        if lay.has_padding and (fetched_whole or padding_read(op.result)):
             attrs["zero_padding"] = builtin.UnitAttr()
         w = tilemap.WeightOp.create(result_types=[buffer_type(rt)], attributes=attrs)
         _replace(rewriter, op, [w], [_named(w, op.result.name_hint)])
 
 
+def _zero_padded(buf: SSAValue) -> bool:
+    """Whether buffer `buf` is a weight whose padding the host writes as zeros."""
+    return isinstance(buf.owner, tilemap.WeightOp) and buf.owner.zero_padding is not None
+
+
 class MapRearrange(RewritePattern):
+    """One move; out of a zero-padded weight into the same padded extent, of whole blocks (the
+    destination's padding then holds the weight's zeros, and nothing is zeroed first)."""
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: plan.RearrangeOp, rewriter: PatternRewriter) -> None:
         casts, ins = _as_buffers([op.input])
         reason = op.reason.data if op.reason else "rearrange"
-        mv = _move(ins[0], buffer_type(op.result.type), op.input.type.layout, op.result.type.layout, reason)
+        src_l, dst_l = op.input.type.layout, op.result.type.layout
+        source = op.input.owner.operands[0] if isinstance(op.input.owner, UnrealizedConversionCastOp) else None
+        whole = whole_blocks(src_l, dst_l) if source is not None and _zero_padded(source) else None
+        mv = _move(ins[0], buffer_type(op.result.type), *(whole or (src_l, dst_l)), reason)
         _replace(rewriter, op, [*casts, mv], [_named(mv, op.result.name_hint)])
 
 
