@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from ipu.abi.isa import INSTRUCTION_WORDS, DType, Opcode, bits_float
+from ipu.abi.isa import INSTRUCTION_WORDS, DType, Opcode, bits_float, float_bits
 from ipu.abi.tables import ATTENTION_OFFSETS
 
 if TYPE_CHECKING:
@@ -50,6 +50,7 @@ if TYPE_CHECKING:
 
 _QUERY_ROW, _KEY_BEGIN, _KEY_END = (ATTENTION_OFFSETS.index(c) for c in ("query_row", "key_begin", "key_end"))
 Params = dict[str, Any]  # parameter name -> int, or a numpy column of them (vectorised checks)
+ONE_BITS = float_bits(1.0)  # an attention scale of 1: the query block came scaled (no scores scale)
 Values = np.ndarray | tuple[np.ndarray, ...]
 
 
@@ -820,7 +821,7 @@ _ALL: tuple[Kernel, ...] = (
             Operand(Role.SCRATCH, lambda p: p["qr"] * p["kr"], "f32"),
         ),
         params=_UPDATE_PARAMS,
-        cycles_fn=lambda t, p, e: t.attention_update_cycles(p["qr"], p["kr"], p["d"]),
+        cycles_fn=lambda t, p, e: t.attention_update_cycles(p["qr"], p["kr"], p["d"], p["scale_bits"] != ONE_BITS),
         run=_attention_update,
         rule=lambda p: p["causal"] > 1,
     ),
@@ -906,7 +907,9 @@ _ALL: tuple[Kernel, ...] = (
             Operand(Role.SCRATCH, lambda p: p["qr"] * p["kr"], "f32"),
         ),
         params=_UPDATE_PARAMS,
-        cycles_fn=lambda t, p, e: t.attention_bias_update_cycles(p["qr"], p["kr"], p["d"]),
+        cycles_fn=lambda t, p, e: t.attention_bias_update_cycles(
+            p["qr"], p["kr"], p["d"], p["scale_bits"] != ONE_BITS
+        ),
         run=_attention_update,
         rule=lambda p: p["causal"] > 1,
     ),

@@ -239,15 +239,16 @@ class Target:
         passes = (4 if shift else 2) * self.binary_cycles("mul", n, esize)
         return stats + self.binary_cycles("mul", n, esize) + self.unary_cycles("rsqrt", rows, 4) + passes
 
-    def attention_update_cycles(self, qr: int, kr: int, d: int) -> int:
+    def attention_update_cycles(self, qr: int, kr: int, d: int, scaled: bool = True) -> int:
         """One online-softmax step from PopLibs parts (PC 1.1, 1.3, 1.4, 1.6): the AMP scores
-        q k^T (fp32), their scale, row max, subtract, exp in place and row sum (fp32), the state's
-        correction exp and rescale (accumulator and running sum), the probabilities cast to
-        half and the accumulating AMP p v."""
+        q k^T (fp32), their scale (none when `scaled` is False: q came scaled), row max,
+        subtract, exp in place and row sum (fp32), the state's correction exp and rescale
+        (accumulator and running sum), the probabilities cast to half and the accumulating AMP
+        p v."""
         s = qr * kr
         return (
             self.amp_matmul_cycles(qr, d, kr)
-            + self.binary_cycles("mul", s, 4, in_place=True)
+            + (self.binary_cycles("mul", s, 4, in_place=True) if scaled else 0)
             + 2 * self.reduce_rows_cycles(qr, kr, 4)
             + self.binary_cycles("sub", s, 4, in_place=True)
             + self.unary_cycles("exp", s, 4, in_place=True)
@@ -258,9 +259,14 @@ class Target:
             + self.amp_matmul_cycles(qr, kr, d, accumulate=True)
         )
 
-    def attention_bias_update_cycles(self, qr: int, kr: int, d: int) -> int:
+    def attention_bias_update_cycles(self, qr: int, kr: int, d: int, scaled: bool = True) -> int:
         """`attention_update` plus the bias block added to the fp32 scores in place."""
-        return self.attention_update_cycles(qr, kr, d) + self.binary_cycles("add", qr * kr, 4, in_place=True)
+        return self.attention_update_cycles(qr, kr, d, scaled) + self.binary_cycles("add", qr * kr, 4, in_place=True)
+
+    def attention_prescale_cycles(self, qr: int, d: int, esize: int = 2) -> int:
+        """The query block scaled once (popops BinaryOp1D MULTIPLY, PC 1.4), so that no
+        `attention_update` scales its qr x kr scores: q k^T scale = (q scale) k^T."""
+        return self.binary_cycles("mul", qr * d, esize)
 
     def attention_combine_cycles(self, parts: int, qr: int, d: int, out_esize: int = 2) -> int:
         """`parts` fp32 states combined (PC 1.3, 1.4, 1.6): per part its max into the running

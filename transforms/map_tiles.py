@@ -25,6 +25,7 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
 from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
     DictionaryAttr,
     IntegerAttr,
     StringAttr,
@@ -538,6 +539,28 @@ def attention_offsets(q: Layout, kv: Layout | None, sk: int) -> np.ndarray:
     return out
 
 
+def _prescaled_queries(
+    q: SSAValue, scale: float, st_l: Layout, grid_t: tuple[int, int], name: str
+) -> tuple[SSAValue, list[Operation]]:
+    """q * scale on every tile (a `mul` by a one-element weight of q's dtype): (q k^T) scale is
+    (q scale) k^T, and the query block is smaller than any key window's scores."""
+    qt: tilemap.BufferType = q.type
+    one = Layout((1, 1), st_l.grid, ((), ()), -1, st_l.first_tile)
+    et = qt.element_type
+    w = tilemap.WeightOp.create(
+        result_types=[tilemap.BufferType(one.block, et, *grid_t, "standard")],
+        attributes={
+            "sym_name": StringAttr(f"{name}_scale"),
+            "init": DenseIntOrFPElementsAttr.from_list(TensorType(et, [1, 1]), [scale]),
+            "tensor": TensorType(et, [1, 1]),
+            "layout": plan.LayoutAttr(one.grid, one.split, -1, one.first_tile),
+        },
+    )
+    rows = math.prod(qt.shape[:-1])
+    r = _run("mul", [q, _named(w, f"{name}_scale")], qt, m=rows, n=qt.shape[-1], b_rows=1, b_cols=1)
+    return _named(r, f"{name}_q_scaled"), [w, r]
+
+
 class MapAttention(RewritePattern):
     """Attention as kernel runs over a per-tile state: an offsets weight, `attention_init`, then
     `attention_update` over all keys (materialized) or per key window moved in (streamed);
@@ -573,7 +596,12 @@ class MapAttention(RewritePattern):
         init = _run("attention_init", [], out_t, qr=qr, d=d)
         state = _named(init, f"{name}_init")
         new_ops: list[Operation] = [*casts, offsets_op, init]
-        common = {"qr": qr, "d": d, "causal": int(op.causal is not None), "scale_bits": float_bits(op.scale.value.data)}
+        scale = op.scale.value.data
+        if scale != 1.0:  # the query block scaled once, so no update scales its scores
+            q_sc, scale_ops = _prescaled_queries(ins[0], scale, st_l, grid_t, name)
+            ins = [q_sc, *ins[1:]]
+            new_ops += scale_ops
+        common = {"qr": qr, "d": d, "causal": int(op.causal is not None), "scale_bits": float_bits(1.0)}
         # an additive bias: attention_update_bias reads it after v, laid out like the scores
         # (materialized: the tile's [qr, kr] block; streamed: [qr, all keys], a window moved out
         # of it for each call)

@@ -291,7 +291,11 @@ def attention_candidates(
 ) -> list[AttentionChoice]:
     """Grids (kv heads, group, query blocks, key blocks) and block sizes with estimated cycles.
     With an additive `bias`, each tile also holds its bias block, laid out like its scores
-    (materialized: [qr, kr]; streamed: [qr, Sk], all keys), and adds it in every update."""
+    (materialized: [qr, kr]; streamed: [qr, Sk], all keys), and adds it in every update.
+    Candidates are ranked with each update scaling its scores; map-tiles scales the query block
+    once instead (cheaper for every candidate; `plan_cost` prices that from the IR). Ranking by
+    the scaled-queries cost moved the transformer block's attention to a grid whose neighbours
+    cost more (+7.5 % overall), which a per-op candidate cost cannot see."""
     update = target.attention_bias_update_cycles if bias else target.attention_update_cycles
     g = hq // hkv
     per = target.tiles // hq

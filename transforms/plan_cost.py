@@ -209,7 +209,14 @@ def op_cost(op: Operation, t: Target) -> tuple[int, int, int, int]:
         st = op.result.type.layout
         qr, d = st.block[1], st.shape[2] - 2
         init = t.fill_cycles(qr * (d + 2), 4)
-        update = t.attention_update_cycles if op.bias is None else t.attention_bias_update_cycles
+        scaled = op.scale.value.data != 1.0  # then the query block is scaled once, not the scores
+        if scaled:
+            init += t.attention_prescale_cycles(qr, d, _esize(op.q.type))
+        base = t.attention_update_cycles if op.bias is None else t.attention_bias_update_cycles
+
+        def update(qr: int, kr: int, d: int) -> int:
+            return base(qr, kr, d, scaled=False)
+
         if op.form.data == "materialized":
             kr = op.k.type.layout.block_size(1)
             return init + update(qr, kr, d), 0, 0, 0

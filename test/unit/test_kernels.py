@@ -74,6 +74,8 @@ CYCLES = [
     ("sim16", "attention_init", {"qr": 3, "d": 5}, 2, 150),
     ("sim16", "attention_update", {**_AU, "qr": 16, "kr": 32, "d": 64, "causal": 1}, 2, 16552),
     ("sim16", "attention_update", {**_AU, "qr": 3, "kr": 5, "d": 7, "k_base": 2}, 2, 3840),
+    # scale 1.0 (the query block came scaled): the scores' 1133-cycle scale is not run
+    ("sim16", "attention_update", {**_AU, "qr": 16, "kr": 32, "d": 64, "scale_bits": 1065353216}, 2, 15419),
     ("sim16", "attention_combine", {"parts": 4, "qr": 16, "d": 64}, 2, 18777),
     ("sim16", "attention_combine", {"parts": 2, "qr": 3, "d": 5}, 2, 2435),
     ("sim16", "gelu_erf", {"elements": 1}, 2, 218),

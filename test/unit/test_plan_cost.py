@@ -111,6 +111,12 @@ def test_attention_bias_is_priced_by_hand() -> None:
                 assert b.cycles - a.cycles == steps * (add + qr * kr * 2 // 4)
     # 512 fp32 scores: 86 a worker, 43 vectors of 2 floats, BinaryOp1DInPlace (prologue 58)
     assert T.attention_bias_update_cycles(16, 32, 64) == T.attention_update_cycles(16, 32, 64) + 11 + 6 * (58 + 3 * 43)
+    # a query block that came scaled (map-tiles scales it once): its 512 scores are not scaled
+    assert T.attention_update_cycles(16, 32, 64) - T.attention_update_cycles(16, 32, 64, scaled=False) == 11 + 6 * (
+        58 + 3 * 43
+    )
+    # the scaling itself, [16, 64] halves: 171 a worker, 43 vectors of 4, BinaryOp1D (prologue 26)
+    assert T.attention_prescale_cycles(16, 64) == 11 + 6 * (26 + 3 * 43)
 
 
 def _args_only(*layouts: tuple[Layout, str]) -> func.FuncOp:

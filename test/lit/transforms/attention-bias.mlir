@@ -40,10 +40,10 @@ func.func @main(%x: tensor<64x128xf16>, %mask: tensor<1x64x64xf16>) -> (tensor<6
 // MAP:        %a_state = tilemap.run "attention_update_bias"(%qh, %kh, %vh, %pos, %a_state_offsets, %a_state_scores, %a_state_init) {kr = 32 : i64, k_base = 0 : i64, qr = 16 : i64, d = 16 : i64, causal = 0 : i64, scale_bits = 1065353216 : i64} {inplace = 6 : i64}
 // MAP:        %c_state_bias0 = tilemap.move %mask transfers
 // MAP:        {reason = "attention bias window"} : !tilemap.buffer<1x8x64xf16, tiles = [0, 64], memory = standard> -> !tilemap.buffer<1x8x32xf16, tiles = [0, 64], memory = standard>
-// MAP-NEXT:   %c_state = tilemap.run "attention_update_bias"(%qh_r, %c_state_k0, %c_state_v0, %c_state_bias0, %c_state_offsets, %c_state_scores, %c_state_init) {kr = 32 : i64, k_base = 0 : i64, qr = 8 : i64, d = 16 : i64, causal = 1 : i64, {{.*}}} {inplace = 6 : i64}
+// MAP-NEXT:   %c_state = tilemap.run "attention_update_bias"(%c_state_q_scaled, %c_state_k0, %c_state_v0, %c_state_bias0, %c_state_offsets, %c_state_scores, %c_state_init) {kr = 32 : i64, k_base = 0 : i64, qr = 8 : i64, d = 16 : i64, causal = 1 : i64, {{.*}}} {inplace = 6 : i64}
 // MAP:        %c_state_bias32 = tilemap.move %mask transfers
 // MAP:        {reason = "attention bias window"}
-// MAP-NEXT:   %c_state_1 = tilemap.run "attention_update_bias"(%qh_r, %c_state_k32, %c_state_v32, %c_state_bias32, %c_state_offsets, %c_state_scores, %c_state) {kr = 32 : i64, k_base = 32 : i64,
+// MAP-NEXT:   %c_state_1 = tilemap.run "attention_update_bias"(%c_state_q_scaled, %c_state_k32, %c_state_v32, %c_state_bias32, %c_state_offsets, %c_state_scores, %c_state) {kr = 32 : i64, k_base = 32 : i64,
 
 // --- tasm: one CALL of the bias kernel for the materialized attention, one per window streamed.
 // TASM-COUNT-3: tasm.call "attention_update_bias" out({{[0-9]+}}) in(array<i64: {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}>)
