@@ -70,7 +70,7 @@ def _weight_binding(op: tasm.WeightOp) -> Binding:
     shape = tuple(op.tensor.get_shape())
     dt = _dtype(op.tensor.element_type)
     lay = op.layout.layout(shape)
-    ext = tuple(lay.parts(a) * lay.block_size(a) for a in range(len(shape)))
+    ext = lay.padded_shape
     logical = np.frombuffer(_weight_bytes(op), isa.NUMPY_DTYPE[dt]).reshape(shape)
     padded = np.zeros(ext, logical.dtype)
     padded[tuple(slice(0, n) for n in shape)] = logical

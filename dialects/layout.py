@@ -68,9 +68,14 @@ class Layout:
         return ceil_div(b, m) * m
 
     @property
+    def padded_shape(self) -> tuple[int, ...]:
+        """The extent the blocks tile along each axis (the shape plus every block's padding)."""
+        return tuple(self.parts(a) * self.block_size(a) for a in range(len(self.shape)))
+
+    @property
     def has_padding(self) -> bool:
         """Whether some tile's block extends past the tensor (its tail holds no data)."""
-        return any(self.parts(a) * b > n for a, (b, n) in enumerate(zip(self.block, self.shape, strict=True)))
+        return self.padded_shape != self.shape
 
     @property
     def data_prefix(self) -> int:

@@ -51,7 +51,7 @@ _REAL_ONLY = (
 
 def padded_axis(lay: Layout, axis: int) -> bool:
     """Whether some block of `lay` reaches past the tensor along `axis`."""
-    return lay.parts(axis) * lay.block_size(axis) > lay.shape[axis]
+    return lay.padded_shape[axis] > lay.shape[axis]
 
 
 def padding_read(value: SSAValue) -> bool:
@@ -88,8 +88,8 @@ def whole_blocks(src: Layout, dst: Layout) -> tuple[Layout, Layout] | None:
     """`src` and `dst` over their padded extent (every block's padding seen as data), when the
     two extents agree on every axis, so a move between them writes each destination block in
     full; else None."""
-    ext = tuple(src.parts(a) * src.block_size(a) for a in range(len(src.shape)))
-    if ext != tuple(dst.parts(a) * dst.block_size(a) for a in range(len(dst.shape))):
+    ext = src.padded_shape
+    if ext != dst.padded_shape:
         return None
     return replace(src, shape=ext), replace(dst, shape=ext)
 
