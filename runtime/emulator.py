@@ -181,7 +181,9 @@ class Emulator:
         self.package, self.target = package, target
         self.base, self.size = target.memory_base, target.memory_size
         self.execute = execute
-        self.mem = np.full((target.tiles, target.memory_size) if execute else (0, 0), 0xFF if poison else 0, np.uint8)
+        self.mem = np.zeros((target.tiles, target.memory_size) if execute else (0, 0), np.uint8)  # lazily paged
+        if poison:
+            self.mem.fill(0xFF)
         self.loaded = False
         self._loading_profile: list[dict[str, Any]] = []  # the initialize call's, for the next run
         self._phases = {ph.index: ph for ph in package.phases}

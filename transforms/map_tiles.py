@@ -539,26 +539,30 @@ def attention_offsets(q: Layout, kv: Layout | None, sk: int) -> np.ndarray:
     return out
 
 
-def _prescaled_queries(
-    q: SSAValue, scale: float, st_l: Layout, grid_t: tuple[int, int], name: str
-) -> tuple[SSAValue, list[Operation]]:
+def _prescaled_queries(q: SSAValue, scale: float, st_l: Layout, name: str) -> tuple[SSAValue, list[Operation]]:
     """q * scale on every tile (a `mul` by a one-element weight of q's dtype): (q k^T) scale is
     (q scale) k^T, and the query block is smaller than any key window's scores."""
     qt: tilemap.BufferType = q.type
     one = Layout((1, 1), st_l.grid, ((), ()), -1, st_l.first_tile)
-    et = qt.element_type
+    tt = TensorType(qt.element_type, [1, 1])
+    w, wv = _compiler_weight(f"{name}_scale", DenseIntOrFPElementsAttr.from_list(tt, [scale]), tt, one)
+    rows = math.prod(qt.shape[:-1])
+    r = _run("mul", [q, wv], qt, m=rows, n=qt.shape[-1], b_rows=1, b_cols=1)
+    return _named(r, f"{name}_q_scaled"), [w, r]
+
+
+def _compiler_weight(name: str, init: Attribute, tensor: TensorType, lay: Layout) -> tuple[Operation, SSAValue]:
+    """A weight of the compiler's own (a table or a constant) named `name`, in standard memory."""
     w = tilemap.WeightOp.create(
-        result_types=[tilemap.BufferType(one.block, et, *grid_t, "standard")],
+        result_types=[tilemap.BufferType(lay.block, tensor.element_type, lay.first_tile, lay.tiles, "standard")],
         attributes={
-            "sym_name": StringAttr(f"{name}_scale"),
-            "init": DenseIntOrFPElementsAttr.from_list(TensorType(et, [1, 1]), [scale]),
-            "tensor": TensorType(et, [1, 1]),
-            "layout": plan.LayoutAttr(one.grid, one.split, -1, one.first_tile),
+            "sym_name": StringAttr(name),
+            "init": init,
+            "tensor": tensor,
+            "layout": plan.LayoutAttr(lay.grid, lay.split, -1, lay.first_tile),
         },
     )
-    rows = math.prod(qt.shape[:-1])
-    r = _run("mul", [q, _named(w, f"{name}_scale")], qt, m=rows, n=qt.shape[-1], b_rows=1, b_cols=1)
-    return _named(r, f"{name}_q_scaled"), [w, r]
+    return w, _named(w, name)
 
 
 class MapAttention(RewritePattern):
@@ -583,22 +587,13 @@ class MapAttention(RewritePattern):
         off = attention_offsets(q_l, k_l if materialized else None, sk)
         off_lay = Layout((st_l.tiles, 4), st_l.grid, (tuple(range(len(st_l.grid))), ()), -1, st_l.first_tile)
         off_tt = TensorType(builtin.f32, [st_l.tiles, 4])
-        offsets_op = tilemap.WeightOp.create(
-            result_types=[tilemap.BufferType(off_lay.block, builtin.f32, *grid_t, "standard")],
-            attributes={
-                "sym_name": StringAttr(f"{name}_offsets"),
-                "init": table_attr(off, ATTENTION_OFFSETS),
-                "tensor": off_tt,
-                "layout": plan.LayoutAttr(off_lay.grid, off_lay.split, -1, off_lay.first_tile),
-            },
-        )
-        offsets = _named(offsets_op, f"{name}_offsets")
+        offsets_op, offsets = _compiler_weight(f"{name}_offsets", table_attr(off, ATTENTION_OFFSETS), off_tt, off_lay)
         init = _run("attention_init", [], out_t, qr=qr, d=d)
         state = _named(init, f"{name}_init")
         new_ops: list[Operation] = [*casts, offsets_op, init]
         scale = op.scale.value.data
         if scale != 1.0:  # the query block scaled once, so no update scales its scores
-            q_sc, scale_ops = _prescaled_queries(ins[0], scale, st_l, grid_t, name)
+            q_sc, scale_ops = _prescaled_queries(ins[0], scale, st_l, name)
             ins = [q_sc, *ins[1:]]
             new_ops += scale_ops
         common = {"qr": qr, "d": d, "causal": int(op.causal is not None), "scale_bits": float_bits(1.0)}
@@ -754,18 +749,9 @@ class MapEmbeddingSlice(RewritePattern):
         t_l: Layout = op.table.type.layout
         r_l: Layout = op.result.type.layout
         name = (op.result.name_hint or "gather").removesuffix("_partial")
-        grid_t = (t_l.first_tile, t_l.tiles)
         rows_lay = Layout((t_l.tiles, 2), t_l.grid, (tuple(range(len(t_l.grid))), ()), -1, t_l.first_tile)
-        rows_op = tilemap.WeightOp.create(
-            result_types=[tilemap.BufferType(rows_lay.block, builtin.i32, *grid_t, "standard")],
-            attributes={
-                "sym_name": StringAttr(f"{name}_rows"),
-                "init": table_attr(slice_rows(t_l), SLICE_ROWS),
-                "tensor": TensorType(builtin.i32, [t_l.tiles, 2]),
-                "layout": plan.LayoutAttr(rows_lay.grid, rows_lay.split, -1, rows_lay.first_tile),
-            },
-        )
-        rows = _named(rows_op, f"{name}_rows")
+        rows_tt = TensorType(builtin.i32, [t_l.tiles, 2])
+        rows_op, rows = _compiler_weight(f"{name}_rows", table_attr(slice_rows(t_l), SLICE_ROWS), rows_tt, rows_lay)
         r = _run(
             "embedding_slice",
             [*ins, rows],

@@ -212,21 +212,17 @@ def op_cost(op: Operation, t: Target) -> tuple[int, int, int, int]:
         scaled = op.scale.value.data != 1.0  # then the query block is scaled once, not the scores
         if scaled:
             init += t.attention_prescale_cycles(qr, d, _esize(op.q.type))
-        base = t.attention_update_cycles if op.bias is None else t.attention_bias_update_cycles
-
-        def update(qr: int, kr: int, d: int) -> int:
-            return base(qr, kr, d, scaled=False)
-
+        update = t.attention_update_cycles if op.bias is None else t.attention_bias_update_cycles
         if op.form.data == "materialized":
             kr = op.k.type.layout.block_size(1)
-            return init + update(qr, kr, d), 0, 0, 0
+            return init + update(qr, kr, d, scaled=False), 0, 0, 0
         kb = op.key_block.value.data
         steps = math.ceil(op.k.type.shape[1] / kb)
         win_words = 2 * kb * d * _esize(op.k.type) // 4
         if op.bias is not None:  # each window's bias columns of the tile's rows move in too
             win_words += qr * kb * _esize(op.bias.type) // 4
         exch = steps * (win_words + t.phase_overhead_cycles() + t.exchange["fragment_cycles"])
-        return init + steps * update(qr, kb, d), exch, 2 * steps, 2
+        return init + steps * update(qr, kb, d, scaled=False), exch, 2 * steps, 2
     if isinstance(op, plan.AttentionCombineOp):
         src = op.input.type.layout
         full = Layout(src.shape, src.grid, (src.split[0], src.split[1] + (src.partial,), ()), -1, src.first_tile)
