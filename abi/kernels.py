@@ -100,6 +100,10 @@ class Kernel:
     amp: bool = False  # AMP: input 1 streamed by 128-bit loads (one interleaved region)
     ints: bool = False  # INT32 allowed in the CALL's dtype word (see the module docstring)
     iterated: bool = False  # reads the innermost loop's iteration as parameter `iteration` (see below)
+    # the CALL's in dtype shapes its numerics and cost beyond its operands' storage (attention
+    # holds its scores in it): `run` finds its element size as parameter `in_esize`, and
+    # `cycles_fn` is given that size instead of the output's
+    reads_in_dtype: bool = False
 
     @property
     def n_in(self) -> int:
@@ -115,9 +119,14 @@ class Kernel:
         """Word index of the first parameter."""
         return 4 + self.n_in
 
-    def cycles(self, target: Target, p: Params, out_esize: int = 2) -> int:
-        """One tile's cycles for one call (data-independent)."""
-        return self.cycles_fn(target, p, out_esize)
+    def cycles(self, target: Target, p: Params, out_esize: int = 2, in_esize: int | None = None) -> int:
+        """One tile's cycles for one call (data-independent); a kernel that `reads_in_dtype` needs
+        `in_esize`, the CALL's in element size."""
+        if not self.reads_in_dtype:
+            return self.cycles_fn(target, p, out_esize)
+        if in_esize is None:
+            raise ValueError(f"{self.name}'s cycles depend on the call's in dtype: give in_esize")
+        return self.cycles_fn(target, p, in_esize)
 
     def operand_elements(self, p: Params) -> tuple[Any, list[Any]]:
         """(output elements, [elements of each further address]); ints or numpy columns."""
@@ -511,7 +520,11 @@ def _attention_init(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarra
 
 def _attention_update(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
     """One online-softmax step of each tile's state `acc` with its key block; returns the new
-    state and the scratch's scaled scores q k^T * scale (masked keys as -inf)."""
+    state and the scratch's scaled scores q k^T * scale (masked keys as -inf). The scores are
+    held in the call's in dtype, as PopLibs' softmax holds a half model's: with half inputs the
+    AMP writes them rounded to half, and the bias add, the subtraction of the row max and the exp
+    are half ops (each result rounded to half), so the probabilities enter the p v AMP as the
+    halves they are; the row sum and the state stay fp32."""
     assert acc is not None
     qr, kr, d = p["qr"], p["kr"], p["d"]
     q = ins[0].reshape(count, qr, d)
@@ -527,9 +540,12 @@ def _attention_update(p: Params, count: int, ins: list[np.ndarray], acc: np.ndar
     off = np.rint(offsets).astype(np.int64)
     state = acc.reshape(count, qr, d + 2)
     a, m, l_ = state[:, :, :d], state[:, :, d], state[:, :, d + 1]
-    s = matmul(q, k.transpose(0, 2, 1)) * np.float32(bits_float(p["scale_bits"]))
+    half = p["in_esize"] == 2
+    s = _rounded(matmul(q, k.transpose(0, 2, 1)), half)
+    if p["scale_bits"] != ONE_BITS:
+        s = _rounded(s * np.float32(bits_float(p["scale_bits"])), half)
     if bias is not None:
-        s = s + bias
+        s = _rounded(s + bias, half)
     gk = off[:, _KEY_BEGIN, None] + p["k_base"] + np.arange(kr)  # [count, kr]
     in_range = gk < off[:, _KEY_END, None]
     # keys past the tile's key end do not exist: their (padding) value rows are not read
@@ -545,12 +561,17 @@ def _attention_update(p: Params, count: int, ins: list[np.ndarray], acc: np.ndar
     safe = np.where(finite, m_new, np.float32(0))
     with np.errstate(invalid="ignore", over="ignore"):
         alpha = np.where(np.isneginf(m), np.float32(0), np.exp(m - safe))
-        pr = np.where(valid, np.exp(s - safe[:, :, None]), np.float32(0))
+        pr = np.where(valid, _rounded(np.exp(_rounded(s - safe[:, :, None], half)), half), np.float32(0))
     new = np.empty_like(state)
     new[:, :, :d] = a * alpha[:, :, None] + matmul(pr, v)
     new[:, :, d] = m_new
     new[:, :, d + 1] = l_ * alpha + pr.sum(axis=2, dtype=np.float32)
     return new, s
+
+
+def _rounded(x: np.ndarray, half: bool) -> np.ndarray:
+    """x (float32) rounded to half when `half`: the result of a half op."""
+    return x.astype(np.float16).astype(np.float32) if half else x
 
 
 def _attention_combine(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
@@ -806,8 +827,8 @@ _ALL: tuple[Kernel, ...] = (
     ),
     # online-softmax update of the f32 state at `out` (an accumulator) with one key block.
     # Inputs: q[qr, d], k[kr, d], v[kr, d] (in dtype), offsets f32 [3] = (first query row, first
-    # key, key end) of this tile; scratch f32 [qr, kr] receives the scaled scores, masked keys as
-    # -inf. Key j of the block has global index offsets[1] + k_base + j and counts when it is
+    # key, key end) of this tile; scratch [qr, kr] (in dtype) receives the scaled scores, masked
+    # keys as -inf. Key j of the block has global index offsets[1] + k_base + j and counts when it is
     # below offsets[2] and, with `causal`, not after the query's global row offsets[0] + i. Keys
     # at or past offsets[2] do not exist: neither their k nor their v rows are read.
     Kernel(
@@ -818,12 +839,13 @@ _ALL: tuple[Kernel, ...] = (
             _in(lambda p: p["kr"] * p["d"]),
             _in(lambda p: p["kr"] * p["d"]),
             _in(lambda p: 3 + 0 * p["qr"], "f32"),
-            Operand(Role.SCRATCH, lambda p: p["qr"] * p["kr"], "f32"),
+            Operand(Role.SCRATCH, lambda p: p["qr"] * p["kr"]),
         ),
         params=_UPDATE_PARAMS,
-        cycles_fn=lambda t, p, e: t.attention_update_cycles(p["qr"], p["kr"], p["d"], p["scale_bits"] != ONE_BITS),
+        cycles_fn=lambda t, p, e: t.attention_update_cycles(p["qr"], p["kr"], p["d"], e, p["scale_bits"] != ONE_BITS),
         run=_attention_update,
         rule=lambda p: p["causal"] > 1,
+        reads_in_dtype=True,
     ),
     # out[qr, d] (out dtype) = normalised combination of `parts` f32 states in[parts, qr, d + 2]
     # (the in dtype field is ignored); rows without any counted key are written as 0
@@ -904,14 +926,15 @@ _ALL: tuple[Kernel, ...] = (
             _in(lambda p: p["kr"] * p["d"]),
             _in(lambda p: p["qr"] * _even(p["kr"])),
             _in(lambda p: 3 + 0 * p["qr"], "f32"),
-            Operand(Role.SCRATCH, lambda p: p["qr"] * p["kr"], "f32"),
+            Operand(Role.SCRATCH, lambda p: p["qr"] * p["kr"]),
         ),
         params=_UPDATE_PARAMS,
         cycles_fn=lambda t, p, e: t.attention_bias_update_cycles(
-            p["qr"], p["kr"], p["d"], p["scale_bits"] != ONE_BITS
+            p["qr"], p["kr"], p["d"], e, p["scale_bits"] != ONE_BITS
         ),
         run=_attention_update,
         rule=lambda p: p["causal"] > 1,
+        reads_in_dtype=True,
     ),
     # Integers and bools (bool = an i32 word holding 0 or 1). Integer ops cost what the float
     # elementwise op of the same width costs (their words take the FLOAT rows [U]).
@@ -987,9 +1010,10 @@ UNARY_KERNELS: tuple[str, ...] = tuple(k.name for k in _ALL if k.unary)
 INT_KERNELS: tuple[str, ...] = tuple(k.name for k in _ALL if k.ints)
 
 
-def kernel_cycles(target: Target, name: str, p: Params, out_esize: int) -> int:
-    """One tile's cycles for one call of kernel `name` with parameters `p`."""
-    return KERNELS[name].cycles(target, p, out_esize)
+def kernel_cycles(target: Target, name: str, p: Params, out_esize: int, in_esize: int | None = None) -> int:
+    """One tile's cycles for one call of kernel `name` with parameters `p` (`in_esize`, the
+    call's in element size: needed by the kernels that `reads_in_dtype`)."""
+    return KERNELS[name].cycles(target, p, out_esize, in_esize)
 
 
 # ---------------------------------------------------------------------------------------------

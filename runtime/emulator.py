@@ -466,13 +466,16 @@ class Emulator:
                 around = "outside any loop" if loop is None else f"in a loop of {loop[0]} trips"
                 raise EmulatorError(f"{where}: {kernel.name} of {p['iterations']} iterations runs {around}")
             p["iteration"] = loop[1]
+        in_dt = _dtype(int(w[2]) & 0xFF, where)
         out_dt = _dtype((int(w[2]) >> 8) & 0xFF, where)
+        if kernel.reads_in_dtype:
+            p["in_esize"] = DTYPE_SIZE[in_dt]
         if self.execute:
             # padding and uninitialised memory may hold any bit pattern: like the hardware, compute
             # on it silently (only valid elements are ever checked or read back)
             with np.errstate(all="ignore"):
                 out_dt = self._call_kernel(kernel, p, first, count, w, where)
-        return kernel.cycles(self.target, p, DTYPE_SIZE[out_dt])
+        return kernel.cycles(self.target, p, DTYPE_SIZE[out_dt], DTYPE_SIZE[in_dt])
 
     def _call_kernel(
         self, kernel: Kernel, p: dict[str, int], first: int, count: int, w: np.ndarray, where: str

@@ -239,29 +239,33 @@ class Target:
         passes = (4 if shift else 2) * self.binary_cycles("mul", n, esize)
         return stats + self.binary_cycles("mul", n, esize) + self.unary_cycles("rsqrt", rows, 4) + passes
 
-    def attention_update_cycles(self, qr: int, kr: int, d: int, scaled: bool = True) -> int:
-        """One online-softmax step from PopLibs parts (PC 1.1, 1.3, 1.4, 1.6): the AMP scores
-        q k^T (fp32), their scale (none when `scaled` is False: q came scaled), row max,
-        subtract, exp in place and row sum (fp32), the state's correction exp and rescale
-        (accumulator and running sum), the probabilities cast to half and the accumulating AMP
-        p v."""
+    def attention_update_cycles(self, qr: int, kr: int, d: int, esize: int, scaled: bool = True) -> int:
+        """One online-softmax step from PopLibs parts (PC 1.1, 1.3, 1.4, 1.6, 1.7), its qr x kr
+        scores held in the inputs' dtype (`esize` bytes), as PopLibs' softmax holds a half
+        model's: the AMP scores q k^T (fp32 partials), their scale (none when `scaled` is False:
+        q came scaled), row max, subtract and exp in place, row sum into fp32, the state's
+        correction exp and rescale (accumulator and running sum), and the accumulating AMP p v.
+        Half scores need a half copy of the qr row maxima to subtract and are already the AMP's
+        half probabilities; fp32 scores are cast to half for it."""
         s = qr * kr
         return (
             self.amp_matmul_cycles(qr, d, kr)
-            + (self.binary_cycles("mul", s, 4, in_place=True) if scaled else 0)
-            + 2 * self.reduce_rows_cycles(qr, kr, 4)
-            + self.binary_cycles("sub", s, 4, in_place=True)
-            + self.unary_cycles("exp", s, 4, in_place=True)
+            + (self.binary_cycles("mul", s, esize, in_place=True) if scaled else 0)
+            + 2 * self.reduce_rows_cycles(qr, kr, esize)
+            + self.binary_cycles("sub", s, esize, in_place=True)
+            + self.unary_cycles("exp", s, esize, in_place=True)
             + self.unary_cycles("exp", qr, 4)
             + self.binary_cycles("mul", qr * (d + 1), 4, in_place=True)
             + self.binary_cycles("add", qr, 4, in_place=True)
-            + self.cast_cycles(s)
+            + self.cast_cycles(qr if esize == 2 else s)
             + self.amp_matmul_cycles(qr, kr, d, accumulate=True)
         )
 
-    def attention_bias_update_cycles(self, qr: int, kr: int, d: int, scaled: bool = True) -> int:
-        """`attention_update` plus the bias block added to the fp32 scores in place."""
-        return self.attention_update_cycles(qr, kr, d, scaled) + self.binary_cycles("add", qr * kr, 4, in_place=True)
+    def attention_bias_update_cycles(self, qr: int, kr: int, d: int, esize: int, scaled: bool = True) -> int:
+        """`attention_update` plus the bias block added to the scores in place."""
+        return self.attention_update_cycles(qr, kr, d, esize, scaled) + self.binary_cycles(
+            "add", qr * kr, esize, in_place=True
+        )
 
     def attention_prescale_cycles(self, qr: int, d: int, esize: int = 2) -> int:
         """The query block scaled once (popops BinaryOp1D MULTIPLY, PC 1.4), so that no

@@ -596,6 +596,7 @@ class MapAttention(RewritePattern):
             q_sc, scale_ops = _prescaled_queries(ins[0], scale, st_l, name)
             ins = [q_sc, *ins[1:]]
             new_ops += scale_ops
+        score_t = op.q.type.tensor.element_type  # the scores are held in the inputs' dtype
         common = {"qr": qr, "d": d, "causal": int(op.causal is not None), "scale_bits": float_bits(1.0)}
         # an additive bias: attention_update_bias reads it after v, laid out like the scores
         # (materialized: the tile's [qr, kr] block; streamed: [qr, all keys], a window moved out
@@ -612,7 +613,7 @@ class MapAttention(RewritePattern):
             if sc_lay.block != (1, qr, kr):
                 raise DiagnosticException(f"map-tiles: score block {sc_lay.block} does not match [1, {qr}, {kr}]")
             alloc = tilemap.AllocOp.create(
-                result_types=[tilemap.BufferType(sc_lay.block, builtin.f32, *grid_t, "standard")]
+                result_types=[tilemap.BufferType(sc_lay.block, score_t, *grid_t, "standard")]
             )
             scratch = _named(alloc, f"{name}_scores")
             if bias and b_l.block[2] != kr:
@@ -627,7 +628,7 @@ class MapAttention(RewritePattern):
                         scratch,
                         f"{name}_scores",
                         value,
-                        TensorType(builtin.f32, [hq, s, sk]),
+                        TensorType(score_t, [hq, s, sk]),
                         _layout_attr(sc_lay),
                         "scores",
                     )
@@ -635,7 +636,7 @@ class MapAttention(RewritePattern):
             _replace(rewriter, op, new_ops, [state], check=False)
             return
         kb = op.key_block.value.data
-        alloc = tilemap.AllocOp.create(result_types=[tilemap.BufferType((1, qr, kb), builtin.f32, *grid_t, "standard")])
+        alloc = tilemap.AllocOp.create(result_types=[tilemap.BufferType((1, qr, kb), score_t, *grid_t, "standard")])
         scratch = _named(alloc, f"{name}_scores")
         new_ops.append(alloc)
         for t0 in range(0, sk, kb):
@@ -670,7 +671,7 @@ class MapAttention(RewritePattern):
                     scratch,
                     f"{name}_scores",
                     value,
-                    TensorType(builtin.f32, [hq, s, kb]),
+                    TensorType(score_t, [hq, s, kb]),
                     _layout_attr(sc_lay),
                     f"scores@{t_last}",
                 )

@@ -284,6 +284,7 @@ class AttentionChoice:
     keys: int  # keys per update call (materialized: the tile's key block; streamed: the window)
     cycles: int
     bytes_per_tile: int
+    interleaved_bytes: int  # of bytes_per_tile, those the AMP streams (query, key and value blocks)
 
 
 def attention_candidates(
@@ -314,7 +315,7 @@ def attention_candidates(
             mem = (
                 qr * d * esize
                 + 2 * kr * d * esize
-                + qr * kr * 4
+                + qr * kr * esize
                 + qr * (d + 2) * 4
                 + pk * ob * (d + 2) * 4
                 + ob * d * esize
@@ -323,9 +324,13 @@ def attention_candidates(
             )
             exch = (qr * d * esize + 2 * kr * d * esize + (pk - 1) * ob * (d + 2) * 4) // 4 + 2 * over
             cyc = (
-                update(qr, kr, d) + target.attention_combine_cycles(pk, ob, d) + target.fill_cycles(qr * (d + 2)) + exch
+                update(qr, kr, d, esize)
+                + target.attention_combine_cycles(pk, ob, d)
+                + target.fill_cycles(qr * (d + 2))
+                + exch
             )
-            cands.append(AttentionChoice(form, (hkv, g, pq, pk), qr, ob, kr, cyc, mem))
+            inter = (qr + 2 * kr) * d * esize
+            cands.append(AttentionChoice(form, (hkv, g, pq, pk), qr, ob, kr, cyc, mem, inter))
     else:
         pq = min(per, s)
         qr = math.ceil(s / pq)
@@ -333,11 +338,13 @@ def attention_candidates(
             if kb > max(sk, 32):
                 break
             steps = math.ceil(sk / kb)
-            mem = qr * d * esize + 2 * kb * d * esize + qr * kb * 4 + 2 * qr * (d + 2) * 4 + qr * d * esize + 16
+            # the windows' source tiles (`attention_window`) also keep their key and value blocks
+            inter = (qr + 4 * kb) * d * esize
+            mem = qr * d * esize + 4 * kb * d * esize + qr * kb * esize + 2 * qr * (d + 2) * 4 + qr * d * esize + 16
             mem += qr * (sk + sk % 2) * esize if bias else 0
-            step = update(qr, kb, d) + (2 * kb * d + (qr * kb if bias else 0)) * esize // 4 + over
+            step = update(qr, kb, d, esize) + (2 * kb * d + (qr * kb if bias else 0)) * esize // 4 + over
             cyc = steps * step + target.attention_combine_cycles(1, qr, d) + target.fill_cycles(qr * (d + 2))
-            cands.append(AttentionChoice(form, (hkv, g, pq, 1), qr, qr, kb, cyc, mem))
+            cands.append(AttentionChoice(form, (hkv, g, pq, 1), qr, qr, kb, cyc, mem, inter))
     return cands
 
 
@@ -357,7 +364,8 @@ def choose_attention(
     """The `rank`-th cheapest attention candidate that fits (rank 0: the cheapest)."""
     cands = attention_candidates(hq, hkv, s, sk, d, esize, form, target, bias)
     budget = op_budget(target)
-    fits = [c for c in cands if c.bytes_per_tile <= budget]
+    inter_cap = MEMORY_FRACTION * sum(r.size for r in target.regions if r.interleaved)
+    fits = [c for c in cands if c.bytes_per_tile <= budget and c.interleaved_bytes <= inter_cap]
     if not fits:
         best = min(cands, key=lambda c: c.bytes_per_tile)
         raise DiagnosticException(

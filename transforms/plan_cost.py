@@ -213,16 +213,17 @@ def op_cost(op: Operation, t: Target) -> tuple[int, int, int, int]:
         if scaled:
             init += t.attention_prescale_cycles(qr, d, _esize(op.q.type))
         update = t.attention_update_cycles if op.bias is None else t.attention_bias_update_cycles
+        e = _esize(op.q.type)  # the scores' dtype
         if op.form.data == "materialized":
             kr = op.k.type.layout.block_size(1)
-            return init + update(qr, kr, d, scaled=False), 0, 0, 0
+            return init + update(qr, kr, d, e, scaled=False), 0, 0, 0
         kb = op.key_block.value.data
         steps = math.ceil(op.k.type.shape[1] / kb)
         win_words = 2 * kb * d * _esize(op.k.type) // 4
         if op.bias is not None:  # each window's bias columns of the tile's rows move in too
             win_words += qr * kb * _esize(op.bias.type) // 4
         exch = steps * (win_words + t.phase_overhead_cycles() + t.exchange["fragment_cycles"])
-        return init + steps * update(qr, kb, d, scaled=False), exch, 2 * steps, 2
+        return init + steps * update(qr, kb, d, e, scaled=False), exch, 2 * steps, 2
     if isinstance(op, plan.AttentionCombineOp):
         src = op.input.type.layout
         full = Layout(src.shape, src.grid, (src.split[0], src.split[1] + (src.partial,), ()), -1, src.first_tile)
@@ -306,6 +307,24 @@ def _staging(op: Operation) -> tuple[int, slice]:
     return 0, slice(0, 0)
 
 
+def _scratch(op: Operation) -> tuple[int, int, slice]:
+    """(standard, interleaved) bytes per tile, and the tiles, of the buffers map-tiles gives an
+    attention beside its operands and state while it runs: the score scratch (in the inputs'
+    dtype), the offsets, the scaled query block and, streamed, one key and one value window
+    (interleaved: the AMP streams them) and one bias window; (0, 0, empty) for other ops."""
+    if not isinstance(op, plan.AttentionOp):
+        return 0, 0, slice(0, 0)
+    st = op.result.type.layout
+    qr, d = st.block[1], st.shape[2] - 2
+    e = _esize(op.q.type)
+    std = 16 + (qr * d * e if op.scale.value.data != 1.0 else 0)
+    if op.form.data == "materialized":
+        return std + qr * op.k.type.layout.block_size(1) * e, 0, slice(st.first_tile, st.first_tile + st.tiles)
+    kb = min(op.key_block.value.data, op.k.type.shape[1])
+    std += qr * kb * e + (qr * (kb + kb % 2) * _esize(op.bias.type) if op.bias is not None else 0)
+    return std, 2 * kb * d * _esize(op.k.type), slice(st.first_tile, st.first_tile + st.tiles)
+
+
 def _memory(f: func.FuncOp, seq: list[Operation], m: PlanMetrics, t: Target) -> None:
     """Per-tile peaks by class: each value adds its block bytes (the per-tile upper bound) to the
     tiles of its layout, [first_tile, first_tile + tiles), from its definition to its last use, so
@@ -348,6 +367,11 @@ def _memory(f: func.FuncOp, seq: list[Operation], m: PlanMetrics, t: Target) -> 
                 occupied[0, tiles] -= stage
                 for v in step:
                     occupy(v, 1)
+        std, inter, tiles = _scratch(op)
+        if std or inter:  # live while the op runs, beside its operands and result
+            occupied[:, tiles] += np.array([[std], [inter]])
+            _peaks(m, occupied)
+            occupied[:, tiles] -= np.array([[std], [inter]])
         if born or not i:  # peaks only grow where something was added
             _peaks(m, occupied)
         keep = []

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from ipu.abi.isa import DType, Opcode, encode_simple, float_bits
-from ipu.abi.kernels import KERNELS, encode_call
+from ipu.abi.kernels import KERNELS, ONE_BITS, encode_call
 from ipu.runtime.emulator import Emulator, EmulatorError
 from ipu.runtime.package import Binding, Package, PackageError, Phase, Program, host_calls_for
 from ipu.runtime.package_check import validate_package
@@ -557,28 +557,44 @@ def _attention_reference(
     return np.where(den > 0, (p @ v) / np.where(den > 0, den, 1), 0)
 
 
+def _half_scores(q: np.ndarray, k: np.ndarray, scale: float, bias: np.ndarray | None = None) -> np.ndarray:
+    """attention_update's scores for half inputs: the AMP's q k^T rounded to half, then the
+    scale and the bias as half ops (each result rounded to half)."""
+    h = np.float16
+    s = (q.astype(np.float32) @ k.astype(np.float32).transpose(0, 2, 1)).astype(h)
+    s = (s.astype(np.float32) * np.float32(scale)).astype(h)
+    if bias is not None:
+        s = (s.astype(np.float32) + bias.astype(np.float32)).astype(h)
+    return s.astype(np.float32)
+
+
+@pytest.mark.parametrize("dt", [DType.F16, DType.F32])
 @pytest.mark.parametrize("causal", [0, 1])
-def test_attention_split_keys_match_full_softmax_attention(causal: int) -> None:
+def test_attention_split_keys_match_full_softmax_attention(causal: int, dt: DType) -> None:
+    """Two key blocks through one state, or one state each combined, give softmax attention:
+    exactly (to fp32 rounding) for fp32 inputs; for half inputs the scores and probabilities
+    are halves (the scratch holds the half scores), so to half precision."""
     rng = np.random.default_rng(10 + causal)
     qr, kr, d, scale = 4, 6, 8, 0.35
-    q = rng.standard_normal((16, qr, d)).astype(np.float16)
-    k = rng.standard_normal((16, 2 * kr, d)).astype(np.float16)
-    v = rng.standard_normal((16, 2 * kr, d)).astype(np.float16)
+    npdt = np.float16 if dt is DType.F16 else np.float32
+    q = rng.standard_normal((16, qr, d)).astype(npdt)
+    k = rng.standard_normal((16, 2 * kr, d)).astype(npdt)
+    v = rng.standard_normal((16, 2 * kr, d)).astype(npdt)
     t = np.arange(16)
     # per tile: first query row, first key, key end; some tiles see an empty second block
     # (key end <= kr) and, causally, query rows before the first key (rows with no keys)
     offsets = np.stack([4 * (t % 4), t % 3, np.where(t % 5 == 0, kr, 2 * kr - t % 4)], axis=1).astype(np.float32)
     Q, K, V, OFF, SCR, SCR2 = DATA, DATA + 0x100, DATA + 0x300, DATA + 0x500, DATA + 0x600, DATA + 0x700
     S1, PARTS, O1, O2 = DATA + 0x800, DATA + 0x900, DATA + 0xB00, DATA + 0xC00
-    kbytes = kr * d * 2
+    kbytes = kr * d * q.itemsize
     sb = float_bits(scale)
     emu = _kernel_emulator(
         # one state updated with both key blocks
         encode_call("attention_init", DType.F32, DType.F32, S1, [], [qr, d]),
-        encode_call("attention_update", DType.F16, DType.F32, S1, [Q, K, V, OFF, SCR], [qr, kr, d, causal, sb, 0]),
+        encode_call("attention_update", dt, DType.F32, S1, [Q, K, V, OFF, SCR], [qr, kr, d, causal, sb, 0]),
         encode_call(
             "attention_update",
-            DType.F16,
+            dt,
             DType.F32,
             S1,
             [Q, K + kbytes, V + kbytes, OFF, SCR2],
@@ -588,10 +604,10 @@ def test_attention_split_keys_match_full_softmax_attention(causal: int) -> None:
         # two states (one per key block) combined
         encode_call("attention_init", DType.F32, DType.F16, PARTS, [], [qr, d]),
         encode_call("attention_init", DType.F32, DType.F16, PARTS + qr * (d + 2) * 4, [], [qr, d]),
-        encode_call("attention_update", DType.F16, DType.F16, PARTS, [Q, K, V, OFF, SCR], [qr, kr, d, causal, sb, 0]),
+        encode_call("attention_update", dt, DType.F16, PARTS, [Q, K, V, OFF, SCR], [qr, kr, d, causal, sb, 0]),
         encode_call(
             "attention_update",
-            DType.F16,
+            dt,
             DType.F16,
             PARTS + qr * (d + 2) * 4,
             [Q, K + kbytes, V + kbytes, OFF, SCR2],
@@ -605,27 +621,59 @@ def test_attention_split_keys_match_full_softmax_attention(causal: int) -> None:
     res = emu.run({})
     want = _attention_reference(q, k, v, offsets, scale, bool(causal))
     assert np.isfinite(want).all() and (want == 0).any() == bool(causal)  # some rows see no key
-    np.testing.assert_allclose(_get(emu, O1, qr * d, np.float32).reshape(16, qr, d), want, rtol=1e-5, atol=1e-5)
+    tol = 1e-5 if dt is DType.F32 else 2e-3
+    np.testing.assert_allclose(_get(emu, O1, qr * d, np.float32).reshape(16, qr, d), want, rtol=tol, atol=tol)
     got2 = _get(emu, O2, qr * d, np.float16).astype(np.float32).reshape(16, qr, d)
     np.testing.assert_allclose(got2, want, rtol=2e-3, atol=2e-3)
-    # scratch of the second block: scaled scores, masked keys -inf
-    s = q.astype(np.float32) @ k[:, kr:].astype(np.float32).transpose(0, 2, 1) * np.float32(scale)
+    # scratch of the second block: scaled scores in the inputs' dtype, masked keys -inf
+    if dt is DType.F32:
+        s = q @ k[:, kr:].transpose(0, 2, 1) * np.float32(scale)
+    else:
+        s = _half_scores(q, k[:, kr:], scale)
     gk = offsets[:, 1, None, None] + kr + np.arange(kr)
     ok = gk < offsets[:, 2, None, None]
     if causal:
         ok = ok & (gk <= offsets[:, 0, None, None] + np.arange(qr)[:, None])
-    np.testing.assert_allclose(
-        _get(emu, SCR2, qr * kr, np.float32), np.where(ok, s, -np.inf).reshape(16, -1), rtol=1e-6
-    )
+    got_s = _get(emu, SCR2, qr * kr, npdt).astype(np.float32)
+    np.testing.assert_allclose(got_s, np.where(ok, s, -np.inf).reshape(16, -1), rtol=1e-6 if dt is DType.F32 else 1e-3)
     # empty parts keep m = -inf, l = 0 and combine without NaN
     st = _get(emu, PARTS + qr * (d + 2) * 4, qr * (d + 2), np.float32).reshape(16, qr, d + 2)
     assert np.isneginf(st[t % 5 == 0][:, :, d]).all() and (st[t % 5 == 0][:, :, d + 1] == 0).all()
     assert res.total_cycles == (
         3 * T.fill_cycles(qr * (d + 2), 4)  # the f32 states, whatever the dtype word says
-        + 4 * T.attention_update_cycles(qr, kr, d)
+        + 4 * T.attention_update_cycles(qr, kr, d, q.itemsize)  # priced by the inputs' dtype
         + T.attention_combine_cycles(1, qr, d, 4)  # out f32: no cast
         + T.attention_combine_cycles(2, qr, d, 2)
     )
+
+
+def test_half_attention_rounds_scores_and_probabilities_to_half() -> None:
+    """With half inputs the state's running max is the half scores' row max and its running sum
+    adds the half probabilities round(exp(round(s - max))) in fp32 (fp32 probabilities would
+    sum differently, by about 1e-4 relative)."""
+    rng = np.random.default_rng(31)
+    qr, kr, d = 4, 16, 8
+    q = (3 * rng.standard_normal((16, qr, d))).astype(np.float16)
+    k = rng.standard_normal((16, kr, d)).astype(np.float16)
+    v = rng.standard_normal((16, kr, d)).astype(np.float16)
+    offsets = np.tile(np.array([0, 0, kr], np.float32), (16, 1))
+    Q, K, V, OFF, SCR, S1 = (DATA + 0x200 * i for i in range(6))
+    emu = _kernel_emulator(
+        encode_call("attention_init", DType.F32, DType.F32, S1, [], [qr, d]),
+        encode_call("attention_update", DType.F16, DType.F32, S1, [Q, K, V, OFF, SCR], [qr, kr, d, 0, ONE_BITS, 0]),
+    )
+    for addr, a in ((Q, q), (K, k), (V, v), (OFF, offsets)):
+        _put(emu, addr, a)
+    emu.run({})
+    st = _get(emu, S1, qr * (d + 2), np.float32).reshape(16, qr, d + 2)
+    s = _half_scores(q, k, 1.0)
+    m = s.max(axis=2)
+    p = np.exp((s - m[:, :, None]).astype(np.float16).astype(np.float32)).astype(np.float16).astype(np.float32)
+    np.testing.assert_array_equal(st[:, :, d], m)
+    np.testing.assert_allclose(st[:, :, d + 1], p.sum(axis=2), rtol=1e-6)
+    np.testing.assert_allclose(st[:, :, :d], p @ v.astype(np.float32), rtol=1e-5, atol=1e-6)
+    exact = np.exp(s - m[:, :, None]).sum(axis=2)
+    assert np.abs(st[:, :, d + 1] / exact - 1).max() > 1e-5  # the rounding is seen
 
 
 def test_call_parameters_follow_the_inputs_and_flags_may_be_zero() -> None:
@@ -737,11 +785,14 @@ def test_attention_update_bias_adds_the_bias_and_masks_with_minus_inf() -> None:
     den = p.sum(axis=2, keepdims=True)
     want = np.where(den > 0, (p @ v.astype(np.float64)) / np.where(den > 0, den, 1), 0)
     got = _get(emu, O1, qr * d, np.float32).reshape(16, qr, d)
-    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got, want, rtol=2e-3, atol=2e-3)  # half scores and probabilities
     assert (got[:, 2] == 0).all()
-    np.testing.assert_allclose(_get(emu, SCR, qr * kr, np.float32).reshape(16, qr, kr), s, rtol=1e-5)
+    # the scratch holds the half scores: the AMP's, scaled, plus the bias, each rounded to half
+    got_s = _get(emu, SCR, qr * kr, np.float16).astype(np.float32).reshape(16, qr, kr)
+    np.testing.assert_allclose(got_s, _half_scores(q, k, scale, bias[:, :, :kr]), rtol=1e-3)
+    np.testing.assert_allclose(got_s, s, rtol=5e-3, atol=5e-3)
     assert res.total_cycles == (
         T.fill_cycles(qr * (d + 2), 4)
-        + T.attention_bias_update_cycles(qr, kr, d)
+        + T.attention_bias_update_cycles(qr, kr, d, 2)
         + T.attention_combine_cycles(1, qr, d, 4)
     )

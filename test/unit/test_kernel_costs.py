@@ -182,8 +182,8 @@ def test_rows_softmax_and_norms() -> None:
 
 
 def test_attention_from_its_parts() -> None:
-    # qr 16, kr 32, d 64: the scores' AMP 16 x 64 x 32 (4,057, AMP above), then on 512 fp32 scores
-    # (n_w 86, 43 vectors): scale (mul in place), 2 row reductions of 16 x 32 floats
+    # qr 16, kr 32, d 64, fp32 inputs: the scores' AMP 16 x 64 x 32 (4,057, AMP above), then on
+    # 512 fp32 scores (n_w 86, 43 vectors): scale (mul in place), 2 row reductions of 16 x 32 floats
     # (6 (17 + 3 (16 + 12))), subtract in place, exp in place; the correction exp of 16 floats,
     # the state's rescale (16 x 65 floats in place, n_w 174, 87 vectors) and running-sum add (16),
     # the cast of 512 and the accumulating AMP 16 x 32 x 64 (Gi 2, Go 4)
@@ -199,8 +199,22 @@ def test_attention_from_its_parts() -> None:
     pv = 50 + 6 * (7 + 3) + 13 + (15 + 4 * (19 + 2 * (6 + 16 + 210))) + 11 + 4 * (18 + 2 * (7 + 16 + 210))
     update = scores + scale + rows + sub + exp + corr + rescale + l_add + cast + pv
     p = {**_ATT, "qr": 16, "kr": 32, "d": 64}
-    assert kernel_cycles(T, "attention_update", p, 2) == update == 16552
-    assert kernel_cycles(T, "attention_update_bias", p, 2) == update + 11 + 6 * (58 + 3 * 43)
+    # fp32 inputs: fp32 scores (the output dtype, the f32 state, does not price it)
+    assert kernel_cycles(T, "attention_update", p, 2, 4) == update == 16552
+    assert kernel_cycles(T, "attention_update_bias", p, 2, 4) == update + 11 + 6 * (58 + 3 * 43)
+    # half inputs: the 512 scores are halves (n_w 86, 22 vectors of 4): scale, subtract and exp
+    # at the half rows, the row reductions over 8 vectors a row, a cast of the 16 row maxima
+    # (n_w 3) to subtract them instead of the cast of 512 probabilities
+    scale_h = 11 + 6 * (58 + 3 * 22)
+    rows_h = 2 * 6 * (17 + 3 * (8 + 12))
+    sub_h = 11 + 6 * (58 + 3 * 22)
+    exp_h = 11 + 9 + 6 * (55 + 4 * 22)
+    cast_h = 12 + 6 * (37 + 2)
+    half = scores + scale_h + rows_h + sub_h + exp_h + corr + rescale + l_add + cast_h + pv
+    assert kernel_cycles(T, "attention_update", p, 4, 2) == half == 14242
+    assert kernel_cycles(T, "attention_update_bias", p, 4, 2) == half + 11 + 6 * (58 + 3 * 22)
+    with pytest.raises(ValueError, match="in dtype"):
+        kernel_cycles(T, "attention_update", p, 4)
     # combine 2 states of 16 x 64 (out half): per part max of 16 floats (4 per 2), correction exp,
     # rescale and sum of 16 x 65 floats (n_w 174, 87 vectors); inverse of 16, scale of 1024
     # floats (n_w 171, 86 vectors), cast of 1024

@@ -200,9 +200,16 @@ _END = T.memory_end
             encode_call("attention_init", DType.F16, DType.F16, _END - 4 * 10 * 2, [], [4, 8]),
             r"\(attention_init\) operand 0",
         ),
+        # the score scratch is in the inputs' dtype: 4 x 6 halves, or floats, must fit
         (
             encode_call(
-                "attention_update", DType.F16, DType.F16, DATA, [DATA] * 4 + [_END - 4 * 6 * 2], [4, 6, 8, 1, 0, 0]
+                "attention_update", DType.F16, DType.F16, DATA, [DATA] * 4 + [_END - 4 * 6 * 2 + 2], [4, 6, 8, 1, 0, 0]
+            ),
+            r"\(attention_update\) operand 5",
+        ),
+        (
+            encode_call(
+                "attention_update", DType.F32, DType.F16, DATA, [DATA] * 4 + [_END - 4 * 6 * 2], [4, 6, 8, 1, 0, 0]
             ),
             r"\(attention_update\) operand 5",
         ),

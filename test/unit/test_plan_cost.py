@@ -103,18 +103,20 @@ def test_attention_bias_is_priced_by_hand() -> None:
             qr, kr = a.rows, a.keys
             if form == "materialized":
                 assert b.bytes_per_tile - a.bytes_per_tile == qr * kr * 2
-                assert b.cycles - a.cycles == T.binary_cycles("add", qr * kr, 4, in_place=True)
+                assert b.cycles - a.cycles == T.binary_cycles("add", qr * kr, 2, in_place=True)  # half scores
             else:
                 steps = -(-sk // kr)
                 assert b.bytes_per_tile - a.bytes_per_tile == qr * sk * 2
-                add = T.binary_cycles("add", qr * kr, 4, in_place=True)
+                add = T.binary_cycles("add", qr * kr, 2, in_place=True)
                 assert b.cycles - a.cycles == steps * (add + qr * kr * 2 // 4)
-    # 512 fp32 scores: 86 a worker, 43 vectors of 2 floats, BinaryOp1DInPlace (prologue 58)
-    assert T.attention_bias_update_cycles(16, 32, 64) == T.attention_update_cycles(16, 32, 64) + 11 + 6 * (58 + 3 * 43)
-    # a query block that came scaled (map-tiles scales it once): its 512 scores are not scaled
-    assert T.attention_update_cycles(16, 32, 64) - T.attention_update_cycles(16, 32, 64, scaled=False) == 11 + 6 * (
-        58 + 3 * 43
-    )
+    # 512 fp32 scores: 86 a worker, 43 vectors of 2 floats, BinaryOp1DInPlace (prologue 58);
+    # 512 half scores: 22 vectors of 4
+    for e, vectors in ((4, 43), (2, 22)):
+        bias_add = 11 + 6 * (58 + 3 * vectors)
+        assert T.attention_bias_update_cycles(16, 32, 64, e) == T.attention_update_cycles(16, 32, 64, e) + bias_add
+        # a query block that came scaled (map-tiles scales it once): its 512 scores are not scaled
+        unscaled = T.attention_update_cycles(16, 32, 64, e, scaled=False)
+        assert T.attention_update_cycles(16, 32, 64, e) - unscaled == 11 + 6 * (58 + 3 * vectors)
     # the scaling itself, [16, 64] halves: 171 a worker, 43 vectors of 4, BinaryOp1D (prologue 26)
     assert T.attention_prescale_cycles(16, 64) == 11 + 6 * (26 + 3 * 43)
 
@@ -208,3 +210,62 @@ def test_memory_peaks_count_the_staging_of_partial_sums(model: str) -> None:
             moves = {o.result.name_hint: o.result.type.nbytes for o in f.walk() if isinstance(o, tilemap.MoveOp)}
             assert {h: moves[f"{h}_stage"] for h in staged} == staged
     assert planned is not None and planned.fits
+
+
+_STREAMED = """
+func.func @main(%q: tensor<4x64x16xf16>, %k: tensor<2x64x16xf16>, %v: tensor<2x64x16xf16>) -> tensor<4x64x16xf16> {
+  %h = graph.attention %q, %k, %v {form = "streamed", key_block = 32, causal} : (tensor<4x64x16xf16>, tensor<2x64x16xf16>, tensor<2x64x16xf16>) -> tensor<4x64x16xf16>
+  func.return %h : tensor<4x64x16xf16>
+}"""
+
+
+@pytest.mark.parametrize("model", ["streamed", "attention_small.mlir"])
+def test_memory_peaks_count_the_attention_scratch(model: str) -> None:
+    """An attention's buffers beside its operands and state (the score scratch in the inputs'
+    dtype, the offsets, the scaled query block and, streamed, one key and one value window in
+    interleaved memory) have no plan value: the plan's peaks add them, byte for byte what
+    map-tiles allocates."""
+    from conftest import EXAMPLES
+    from xdsl.parser import Parser
+
+    from ipu.context import make_context
+    from ipu.dialects import tilemap
+    from ipu.transforms.pipeline import compile_passes
+    from ipu.transforms.plan_cost import _scratch
+
+    ctx = make_context()
+    text = _STREAMED if model == "streamed" else (EXAMPLES / model).read_text()
+    module = Parser(ctx, text).parse_module()
+    want: dict[str, tuple[int, int]] = {}
+    for label, p in compile_passes("sim16", {"finalists": 1}):
+        p.apply(ctx, module)
+        f = next(o for o in module.walk() if isinstance(o, func.FuncOp))
+        if label == "plan_ops":
+            ops = [o for o in f.walk() if isinstance(o, plan.AttentionOp)]
+            assert [o.form.data for o in ops] == ["streamed" if model == "streamed" else "materialized"]
+            want = {o.result.name_hint: _scratch(o)[:2] for o in ops}
+        if label == "map_tiles":
+            size = {o.results[0].name_hint: o.results[0].type.nbytes for o in f.walk() if o.results}
+            for h, (std, inter) in want.items():
+                got_std = size[f"{h}_scores"] + size[f"{h}_offsets"] + size[f"{h}_q_scaled"]
+                assert (got_std, size.get(f"{h}_k0", 0) + size.get(f"{h}_v0", 0)) == (std, inter)
+                scores = next(o for o in f.walk() if isinstance(o, tilemap.AllocOp))
+                assert scores.result.type.element_type == builtin.f16  # half attention: half scores
+            break
+
+
+def test_streamed_attention_leaves_the_amp_its_interleaved_memory() -> None:
+    """A streamed window of kb keys takes 2 kb d bytes-per-element of interleaved memory for
+    its key and value windows, and as much again on the tiles the windows come from: a window
+    that would not fit there beside the query block is not a candidate, however cheap (the long
+    streamed attention's 512-key window, which place-storage could not place)."""
+    from ipu.transforms.plan_candidates import MEMORY_FRACTION, attention_candidates, choose_attention
+
+    mk2 = load_target("mk2")
+    cands = attention_candidates(32, 8, 4096, 4096, 128, 2, "streamed", mk2)
+    for c in cands:
+        assert c.interleaved_bytes == (c.rows + 4 * c.keys) * 128 * 2
+    cap = MEMORY_FRACTION * sum(r.size for r in mk2.regions if r.interleaved)
+    chosen = choose_attention(32, 8, 4096, 4096, 128, 2, "streamed", mk2)
+    assert chosen.interleaved_bytes <= cap
+    assert any(c.keys == 512 and c.cycles < chosen.cycles and c.interleaved_bytes > cap for c in cands)

@@ -70,4 +70,4 @@ func.func @main(%x: tensor<32x64xf16>) -> (tensor<32x64xf16>, tensor<32xf32>) {
 // TASM:      tasm.call "exp" {{.*}} : f16 -> f16
 // TASM:      tasm.call "copy" {{.*}} : f16 -> f32
 // TASM:      tasm.call "reduce_rows" {{.*}} {rows = 2 : i64, cols = 64 : i64, valid = 64 : i64, kind = {{[0-9]+}} : i64} : f32 -> f32
-// TASM:      tasm.checkpoint_def @a_state_scores value "a" aspect "scores" : tensor<4x32x32xf32>
+// TASM:      tasm.checkpoint_def @a_state_scores value "a" aspect "scores" : tensor<4x32x32xf16>

@@ -57,9 +57,9 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // weight, so the update scales nothing (scale_bits = 1.0).
 // MAP-NEXT:   %a_state_scale = tilemap.weight "a_state_scale" dense<2.500000e-01> : tensor<1x1xf16> : tensor<1x1xf16> layout #plan.layout<grid = [2, 4, 4, 2], split = {{\[\[}}], []], memory = standard> -> !tilemap.buffer<1x2xf16, tiles = [0, 64], memory = standard>
 // MAP-NEXT:   %a_state_q_scaled = tilemap.run "mul"(%qh, %a_state_scale) {m = 16 : i64, n = 16 : i64, b_rows = 1 : i64, b_cols = 1 : i64}
-// MAP-NEXT:   %a_state_scores = tilemap.alloc : !tilemap.buffer<1x16x32xf32, tiles = [0, 64], memory = standard>
+// MAP-NEXT:   %a_state_scores = tilemap.alloc : !tilemap.buffer<1x16x32xf16, tiles = [0, 64], memory = standard>
 // MAP-NEXT:   %a_state = tilemap.run "attention_update"(%a_state_q_scaled, %kh, %vh, %a_state_offsets, %a_state_scores, %a_state_init) {kr = 32 : i64, k_base = 0 : i64, qr = 16 : i64, d = 16 : i64, causal = 0 : i64, scale_bits = 1065353216 : i64} {inplace = 5 : i64} : ({{.*}}) -> !tilemap.buffer<1x16x18xf32, tiles = [0, 64], memory = standard>
-// MAP-NEXT:   tilemap.checkpoint "a_state_scores" value "a" %a_state_scores : !tilemap.buffer<1x16x32xf32, tiles = [0, 64], memory = standard> as tensor<8x64x64xf32> layout #plan.layout<grid = [2, 4, 4, 2], split = {{\[\[}}0, 1], [2], [3]], align = [1, 16, 32], memory = standard> {aspect = "scores"}
+// MAP-NEXT:   tilemap.checkpoint "a_state_scores" value "a" %a_state_scores : !tilemap.buffer<1x16x32xf16, tiles = [0, 64], memory = standard> as tensor<8x64x64xf16> layout #plan.layout<grid = [2, 4, 4, 2], split = {{\[\[}}0, 1], [2], [3]], align = [1, 16, 32], memory = standard> {aspect = "scores"}
 // MAP-NEXT:   %a_stage = tilemap.move %a_state transfers = #table.transfers<[src_tile, {{.*}}]
 // MAP:        ]> {reason = "attention_combine"} : !tilemap.buffer<1x16x18xf32, {{.*}}> -> !tilemap.buffer<2x1x8x18xf32, tiles = [0, 64], memory = standard>
 // MAP-NEXT:   %a = tilemap.run "attention_combine"(%a_stage) {parts = 2 : i64, qr = 8 : i64, d = 16 : i64} : (!tilemap.buffer<2x1x8x18xf32, tiles = [0, 64], memory = standard>) -> !tilemap.buffer<1x8x16xf16, tiles = [0, 64], memory = standard>
@@ -81,7 +81,7 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // TB:         tasm.call "gelu"
 // TB:         tasm.host_out @output0
 // TB-NEXT:    }
-// TB:         tasm.checkpoint_def @a_state_scores value "a" aspect "scores" : tensor<8x64x64xf32> layout #plan.layout<grid = [2, 4, 4, 2], split = {{\[\[}}0, 1], [2], [3]], align = [1, 16, 32], memory = standard> at [[SCORES]]
+// TB:         tasm.checkpoint_def @a_state_scores value "a" aspect "scores" : tensor<8x64x64xf16> layout #plan.layout<grid = [2, 4, 4, 2], split = {{\[\[}}0, 1], [2], [3]], align = [1, 16, 32], memory = standard> at [[SCORES]]
 // TB:         tasm.stream_out @output0 : tensor<64x128xf16>
 // TB-NOT:     softmax_rows
 
@@ -99,7 +99,7 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // ATT:        tasm.weight @a_state_offsets #table.offsets<[query_row, key_begin, key_end, pad]
 // ATT:        ]> : tensor<64x4xf32> layout #plan.layout<grid = [2, 4, 4, 2], split = {{\[\[}}0, 1, 2, 3], []], memory = standard> at [[OFFS]]
 // ATT-NEXT:   tasm.weight @a_state_scale dense<2.500000e-01> : tensor<1x1xf16>
-// ATT-NEXT:   tasm.checkpoint_def @a_state_scores value "a" aspect "scores" : tensor<8x64x64xf32> {{.*}} at [[ASCORES]]
+// ATT-NEXT:   tasm.checkpoint_def @a_state_scores value "a" aspect "scores" : tensor<8x64x64xf16> {{.*}} at [[ASCORES]]
 // ATT-NOT:    softmax_rows
 
 // --- plan-ops on the streamed causal model: keys are not split over tiles (grid dimension 3
@@ -114,13 +114,13 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // SMAP:       %a_state_init = tilemap.run "attention_init"() {qr = 8 : i64, d = 16 : i64}
 // SMAP-NEXT:  %a_state_scale = tilemap.weight "a_state_scale"
 // SMAP-NEXT:  %a_state_q_scaled = tilemap.run "mul"(%qh, %a_state_scale)
-// SMAP-NEXT:  %a_state_scores = tilemap.alloc : !tilemap.buffer<1x8x64xf32, tiles = [0, 64], memory = standard>
+// SMAP-NEXT:  %a_state_scores = tilemap.alloc : !tilemap.buffer<1x8x64xf16, tiles = [0, 64], memory = standard>
 // SMAP-NEXT:  %a_state_k0 = tilemap.move %kh transfers = #table.transfers<[{{.*}}]
 // SMAP:       ]> {reason = "attention window"} : {{.*}} -> !tilemap.buffer<1x64x16xf16, tiles = [0, 64], memory = interleaved>
 // SMAP-NEXT:  %a_state_v0 = tilemap.move %vh transfers = #table.transfers<[{{.*}}]
 // SMAP:       ]> {reason = "attention window"} : {{.*}} -> !tilemap.buffer<1x64x16xf16, tiles = [0, 64], memory = interleaved>
 // SMAP-NEXT:  %a_state = tilemap.run "attention_update"(%a_state_q_scaled, %a_state_k0, %a_state_v0, %a_state_offsets, %a_state_scores, %a_state_init) {kr = 64 : i64, k_base = 0 : i64, qr = 8 : i64, d = 16 : i64, causal = 1 : i64, scale_bits = 1065353216 : i64} {inplace = 5 : i64}
-// SMAP-NEXT:  tilemap.checkpoint "a_state_scores" value "a" %a_state_scores : {{.*}} as tensor<8x64x64xf32> {{.*}} {aspect = "scores@0"}
+// SMAP-NEXT:  tilemap.checkpoint "a_state_scores" value "a" %a_state_scores : {{.*}} as tensor<8x64x64xf16> {{.*}} {aspect = "scores@0"}
 // SMAP-NEXT:  %a_stage = tilemap.move %a_state transfers = #table.transfers<[{{.*}}]
 // SMAP:       ]> {reason = "attention_combine"}
 // SMAP-NEXT:  %a = tilemap.run "attention_combine"(%a_stage) {parts = 1 : i64, qr = 8 : i64, d = 16 : i64}
@@ -131,7 +131,7 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // WMAP:       %a_state_init = tilemap.run "attention_init"() {qr = 8 : i64, d = 16 : i64}
 // WMAP-NEXT:  %a_state_scale = tilemap.weight "a_state_scale"
 // WMAP-NEXT:  %a_state_q_scaled = tilemap.run "mul"(%qh, %a_state_scale)
-// WMAP-NEXT:  %a_state_scores = tilemap.alloc : !tilemap.buffer<1x8x16xf32, tiles = [0, 64], memory = standard>
+// WMAP-NEXT:  %a_state_scores = tilemap.alloc : !tilemap.buffer<1x8x16xf16, tiles = [0, 64], memory = standard>
 // WMAP-NEXT:  %a_state_k0 = tilemap.move %kh transfers = #table.transfers<[{{.*}}]
 // WMAP:       ]> {reason = "attention window"} : !tilemap.buffer<1x2x16xf16, tiles = [0, 64], memory = standard> -> !tilemap.buffer<1x16x16xf16, tiles = [0, 64], memory = interleaved>
 // WMAP-NEXT:  %a_state_v0 = tilemap.move %vh transfers = #table.transfers<[{{.*}}]
