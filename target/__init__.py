@@ -273,17 +273,25 @@ class Target:
         return self.binary_cycles("mul", qr * d, esize)
 
     def attention_combine_cycles(self, parts: int, qr: int, d: int, out_esize: int = 2) -> int:
-        """`parts` fp32 states combined (PC 1.3, 1.4, 1.6): per part its max into the running
-        max, the correction exp, the rescale and the sum of accumulator and running sum; then the
-        inverse of the sums, the scale and the cast to the output dtype."""
-        per = (
-            self.binary_cycles("max", qr, 4)
-            + self.unary_cycles("exp", qr, 4)
-            + self.binary_cycles("mul", qr * (d + 1), 4)
-            + self.binary_cycles("add", qr * (d + 1), 4)
-        )
+        """`parts` fp32 states [parts, qr, d + 2] combined from PopLibs steps over all parts at
+        once (PC 1.3, 1.4, 1.6): the row maxima reduced over the parts (a reduce of `parts`
+        partials, the ReduceAdd estimator's shape), each part's correction exp(m - max) (a
+        subtract and an exp of parts x qr floats), each part's accumulator and running sum
+        rescaled in place (the staged parts are the combine's own temporary) and reduced over the
+        parts; then the inverse of the sums, the scale and the cast to the output dtype. One
+        part is already on the one scale: only the last three steps run."""
+        merge = 0
+        if parts > 1:
+            pq = parts * qr
+            merge = (
+                self.reduce_cycles(parts, qr)
+                + self.binary_cycles("sub", pq, 4)
+                + self.unary_cycles("exp", pq, 4, in_place=True)
+                + self.binary_cycles("mul", pq * (d + 1), 4, in_place=True)
+                + self.reduce_cycles(parts, qr * (d + 1))
+            )
         cast = self.cast_cycles(qr * d) if out_esize == 2 else 0
-        return parts * per + self.unary_cycles("reciprocal", qr, 4) + self.binary_cycles("mul", qr * d, 4) + cast
+        return merge + self.unary_cycles("reciprocal", qr, 4) + self.binary_cycles("mul", qr * d, 4) + cast
 
     def fill_cycles(self, elements: int, esize: int = 4) -> int:
         """popops Fill (PC 1.2: _fillCycleEstimate): 6 x (23 + ceil(m / 2)) for float,

@@ -215,11 +215,21 @@ def test_attention_from_its_parts() -> None:
     assert kernel_cycles(T, "attention_update_bias", p, 4, 2) == half + 11 + 6 * (58 + 3 * 22)
     with pytest.raises(ValueError, match="in dtype"):
         kernel_cycles(T, "attention_update", p, 4)
-    # combine 2 states of 16 x 64 (out half): per part max of 16 floats (4 per 2), correction exp,
-    # rescale and sum of 16 x 65 floats (n_w 174, 87 vectors); inverse of 16, scale of 1024
-    # floats (n_w 171, 86 vectors), cast of 1024
-    per = (11 + 6 * (29 + 4 * 2)) + (11 + 9 + 6 * (33 + 6 * 2)) + 2 * (11 + 6 * (29 + 3 * 87))
-    combine = 2 * per + (11 + 9 + 6 * (17 + 6 * 2)) + (11 + 6 * (29 + 3 * 86)) + (12 + 6 * (37 + 86))
+    # combine 2 states of 16 x 64 (out half), all parts at once: the 16 row maxima reduced over
+    # 2 parts (v = 1 4-wide group a worker: 6 (32 + 3 * 2 + 7)); subtract and exp in place of
+    # 32 floats (n_w 6, 3 vectors); the rescale in place of 2 x 16 x 65 floats (n_w 347, 174
+    # vectors) and their reduce over the parts (1040 floats: v = 44); then the inverse of 16,
+    # the scale of 1024 floats (n_w 171, 86 vectors) and the cast of 1024
+    merge = (
+        6 * (32 + 1 * (3 * 2 + 7))
+        + (11 + 6 * (29 + 3 * 3))
+        + (11 + 9 + 6 * (55 + 6 * 3))
+        + (11 + 6 * (58 + 3 * 174))
+        + 6 * (32 + 44 * (3 * 2 + 7))
+    )
+    tail = (11 + 9 + 6 * (17 + 6 * 2)) + (11 + 6 * (29 + 3 * 86)) + (12 + 6 * (37 + 86))
+    combine = merge + tail
+    assert kernel_cycles(T, "attention_combine", {"parts": 1, "qr": 16, "d": 64}, 2) == tail  # one scale already
     assert kernel_cycles(T, "attention_combine", {"parts": 2, "qr": 16, "d": 64}, 2) == combine
 
 

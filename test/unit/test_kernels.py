@@ -80,8 +80,8 @@ CYCLES = [
     # scale 1.0 (the query block came scaled): the scores' scale (755 half, 1133 fp32) is not run
     ("sim16", "attention_update", {**_AU, "qr": 16, "kr": 32, "d": 64, "scale_bits": 1065353216}, 2, 13487),
     ("sim16", "attention_update", {**_AU, "qr": 16, "kr": 32, "d": 64, "scale_bits": 1065353216}, 4, 15419),
-    ("sim16", "attention_combine", {"parts": 4, "qr": 16, "d": 64}, 2, 18777),
-    ("sim16", "attention_combine", {"parts": 2, "qr": 3, "d": 5}, 2, 2435),
+    ("sim16", "attention_combine", {"parts": 4, "qr": 16, "d": 64}, 2, 15655),
+    ("sim16", "attention_combine", {"parts": 2, "qr": 3, "d": 5}, 2, 2167),
     ("sim16", "gelu_erf", {"elements": 1}, 2, 218),
     ("sim16", "gelu_erf", {"elements": 1000}, 2, 16154),
     ("sim16", "sigmoid", {"elements": 1}, 2, 158),

@@ -212,11 +212,12 @@ def test_memory_peaks_count_the_staging_of_partial_sums(model: str) -> None:
     assert planned is not None and planned.fits
 
 
-_STREAMED = """
-func.func @main(%q: tensor<4x64x16xf16>, %k: tensor<2x64x16xf16>, %v: tensor<2x64x16xf16>) -> tensor<4x64x16xf16> {
-  %h = graph.attention %q, %k, %v {form = "streamed", key_block = 32, causal} : (tensor<4x64x16xf16>, tensor<2x64x16xf16>, tensor<2x64x16xf16>) -> tensor<4x64x16xf16>
+_QKV = "(tensor<4x64x16xf16>, tensor<2x64x16xf16>, tensor<2x64x16xf16>)"
+_STREAMED = f"""
+func.func @main(%q: tensor<4x64x16xf16>, %k: tensor<2x64x16xf16>, %v: tensor<2x64x16xf16>) -> tensor<4x64x16xf16> {{
+  %h = graph.attention %q, %k, %v {{form = "streamed", key_block = 32, causal}} : {_QKV} -> tensor<4x64x16xf16>
   func.return %h : tensor<4x64x16xf16>
-}"""
+}}"""
 
 
 @pytest.mark.parametrize("model", ["streamed", "attention_small.mlir"])

@@ -1,5 +1,6 @@
 // Attention with an additive bias down the ladder at sim64: a per-head position bias (a weight,
-// T5-style, scale 1) on materialized attention, and a shared bias computed at run time (a host
+// T5-style, scale 1) on materialized attention pinned to two key blocks (so each tile's bias
+// block is a [query rows, key block] tile of it), and a shared bias computed at run time (a host
 // input) on streamed causal attention pinned to two key windows.
 
 // RUN: ipu-opt %s -p 'plan-ops{target=sim64 finalists=1}' --target sim64 | filecheck %s --check-prefix=PLAN
@@ -18,7 +19,7 @@ func.func @main(%x: tensor<64x128xf16>, %mask: tensor<1x64x64xf16>) -> (tensor<6
   %qh = graph.split_heads %q {heads = 8 : i64} : tensor<64x128xf16> -> tensor<8x64x16xf16>
   %kh = graph.split_heads %k {heads = 2 : i64} : tensor<64x32xf16> -> tensor<2x64x16xf16>
   %vh = graph.split_heads %v {heads = 2 : i64} : tensor<64x32xf16> -> tensor<2x64x16xf16>
-  %a = graph.attention %qh, %kh, %vh bias %pos {form = "materialized", scale = 1.0 : f32} : (tensor<8x64x16xf16>, tensor<2x64x16xf16>, tensor<2x64x16xf16>, tensor<8x64x64xf16>) -> tensor<8x64x16xf16>
+  %a = graph.attention %qh, %kh, %vh bias %pos {form = "materialized", scale = 1.0 : f32, plan.choice = #plan.choice<attention, grid = [2, 4, 4, 2]>} : (tensor<8x64x16xf16>, tensor<2x64x16xf16>, tensor<2x64x16xf16>, tensor<8x64x64xf16>) -> tensor<8x64x16xf16>
   %c = graph.attention %qh, %kh, %vh bias %mask {form = "streamed", causal, plan.choice = #plan.choice<attention, grid = [2, 4, 8, 1], key_block = 32>} : (tensor<8x64x16xf16>, tensor<2x64x16xf16>, tensor<2x64x16xf16>, tensor<1x64x64xf16>) -> tensor<8x64x16xf16>
   %m = graph.merge_heads %a : tensor<8x64x16xf16> -> tensor<64x128xf16>
   %mc = graph.merge_heads %c : tensor<8x64x16xf16> -> tensor<64x128xf16>

@@ -2,10 +2,11 @@
 // examples/transformer_block_small.mlir and examples/attention_small.mlir (materialized
 // attention), and on this file's own graph model (streamed causal attention).
 
-// RUN: ipu-opt %examples/transformer_block_small.mlir -p 'plan-ops{target=sim64 finalists=1}' --target sim64 | filecheck %s --check-prefix=PLAN
-// RUN: ipu-opt %examples/attention_small.mlir -p 'plan-ops{target=sim64 finalists=1},map-tiles' --target sim64 | filecheck %s --check-prefix=MAP
-// RUN: ipu-opt %examples/transformer_block_small.mlir -p ipu-compile --target sim64 | filecheck %s --check-prefix=TB
-// RUN: ipu-opt %examples/attention_small.mlir -p ipu-compile --target sim64 | filecheck %s --check-prefix=ATT
+// RUN: ipu-opt %S/Inputs/transformer-block-key-split.mlir -p 'plan-ops{target=sim64 finalists=1}' --target sim64 | filecheck %s --check-prefix=PLAN
+// RUN: ipu-opt %S/Inputs/attention-key-split.mlir -p 'plan-ops{target=sim64 finalists=1},map-tiles' --target sim64 | filecheck %s --check-prefix=MAP
+// RUN: ipu-opt %S/Inputs/transformer-block-key-split.mlir -p ipu-compile --target sim64 | filecheck %s --check-prefix=TB
+// RUN: ipu-opt %S/Inputs/attention-key-split.mlir -p ipu-compile --target sim64 | filecheck %s --check-prefix=ATT
+// RUN: ipu-opt %examples/attention_small.mlir -p ipu-compile --target sim64 | filecheck %s --check-prefix=ATT1
 // RUN: ipu-opt %s -p 'plan-ops{target=sim64 finalists=1}' --target sim64 | filecheck %s --check-prefix=SPLAN
 // RUN: ipu-opt %s -p 'plan-ops{target=sim64 finalists=1},map-tiles' --target sim64 | filecheck %s --check-prefix=SMAP
 // RUN: ipu-opt %S/Inputs/attention-streamed-windows.mlir -p map-tiles --target sim64 | filecheck %s --check-prefix=WMAP
@@ -27,8 +28,9 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
   func.return %m : tensor<64x128xf16>
 }
 
-// --- plan-ops on the transformer block: layer norms on whole rows, heads split over a
-// (kv heads 2, group 4, query blocks 4, key blocks 2) grid, materialized causal attention.
+// --- plan-ops on the transformer block, its attention pinned to a key split: layer norms on
+// whole rows, heads split over a (kv heads 2, group 4, query blocks 4, key blocks 2) grid,
+// materialized causal attention.
 // PLAN-NOT:   = graph.
 // PLAN:       %x_r = plan.rearrange %x {reason = "graph.layer_norm"} : {{.*}} -> !plan.tensor<64x128xf16, #plan.layout<grid = [64], split = {{\[\[}}0], []], memory = standard>>
 // PLAN:       %n1 = plan.rowwise "layer_norm" %x_r, %g1, %b1 {value = "n1", epsilon = 1.000000e-05 : f64} : (!plan.tensor<64x128xf16, #plan.layout<grid = [64], split = {{\[\[}}0], []], memory = standard>>, !plan.tensor<128xf16, #plan.layout<grid = [64], split = {{\[\[}}]], memory = standard>>, !plan.tensor<128xf16, #plan.layout<grid = [64], split = {{\[\[}}]], memory = standard>>) -> !plan.tensor<64x128xf16, #plan.layout<grid = [64], split = {{\[\[}}0], []], memory = standard>>
@@ -45,8 +47,9 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // PLAN:       %y = plan.binary "add" %r1, %fb_r {value = "y"}
 // PLAN-NOT:   plan.rowwise "softmax"
 
-// --- map-tiles on attention_small: the materialized attention keeps each tile's [16 x 32]
-// score block in a tilemap.alloc buffer that attention_update writes (and checkpoints) in place.
+// --- map-tiles on attention_small pinned to a key split: the materialized attention keeps
+// each tile's [16 x 32] score block in a tilemap.alloc buffer that attention_update writes (and
+// checkpoints) in place.
 // MAP:        %qh = tilemap.move %q transfers
 // MAP:        tilemap.checkpoint "qh" value "qh" %qh : !tilemap.buffer<1x16x16xf16, tiles = [0, 64], memory = interleaved> as tensor<8x64x16xf16>
 // MAP:        %a_state_offsets = tilemap.weight "a_state_offsets" #table.offsets<[query_row, key_begin, key_end, pad]
@@ -67,7 +70,7 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // MAP-NEXT:   %m = tilemap.move %a
 // MAP-NOT:    attention_update
 
-// --- ipu-compile on the transformer block: row kernels for the norms, one materialized
+// --- ipu-compile on the pinned transformer block: row kernels for the norms, one materialized
 // causal attention_update per tile, no softmax_rows (attention keeps its own online softmax).
 // TB-NOT:     {{graph|plan|tilemap|exchange}}.
 // TB:         tasm.program @p0 tiles(0, 64) {
@@ -85,7 +88,7 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // TB:         tasm.stream_out @output0 : tensor<64x128xf16>
 // TB-NOT:     softmax_rows
 
-// --- ipu-compile on attention_small: the same attention kernels, non-causal.
+// --- ipu-compile on the pinned attention_small: the same attention kernels, non-causal.
 // ATT:        tasm.call "attention_init" out([[ASTATE:[0-9]+]]) in(array<i64>) {qr = 16 : i64, d = 16 : i64} : f32 -> f32
 // ATT-NEXT:   tasm.call "mul" {{.*}} {m = 16 : i64, n = 16 : i64, b_rows = 1 : i64, b_cols = 1 : i64} : f16 -> f16
 // ATT-NEXT:   tasm.call "attention_update" out([[ASTATE]]) in(array<i64: {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, [[OFFS:[0-9]+]], [[ASCORES:[0-9]+]]>) {qr = 16 : i64, kr = 32 : i64, d = 16 : i64, causal = 0 : i64, scale_bits = 1065353216 : i64, k_base = 0 : i64} : f16 -> f32
@@ -101,6 +104,12 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // ATT-NEXT:   tasm.weight @a_state_scale dense<2.500000e-01> : tensor<1x1xf16>
 // ATT-NEXT:   tasm.checkpoint_def @a_state_scores value "a" aspect "scores" : tensor<8x64x64xf16> {{.*}} at [[ASCORES]]
 // ATT-NOT:    softmax_rows
+
+// --- ipu-compile on attention_small as the planner chooses: one key block a tile, so each
+// tile's state is its rows' whole softmax and the combine only normalises (one part).
+// ATT1:       tasm.call "attention_update" {{.*}} {qr = 8 : i64, kr = 64 : i64, d = 16 : i64, causal = 0 : i64
+// ATT1:       tasm.call "attention_combine" {{.*}} {parts = 1 : i64, qr = 8 : i64, d = 16 : i64} : f32 -> f16
+// ATT1:       tasm.checkpoint_def @a_state_scores value "a" aspect "scores" : tensor<8x64x64xf16> layout #plan.layout<grid = [2, 4, 8, 1]
 
 // --- plan-ops on the streamed causal model: keys are not split over tiles (grid dimension 3
 // is 1); at seq 64 the planner takes one 64-key window.
