@@ -540,12 +540,12 @@ def _attention_update(p: Params, count: int, ins: list[np.ndarray], acc: np.ndar
     off = np.rint(offsets).astype(np.int64)
     state = acc.reshape(count, qr, d + 2)
     a, m, l_ = state[:, :, :d], state[:, :, d], state[:, :, d + 1]
-    half = p["in_esize"] == 2
-    s = _rounded(matmul(q, k.transpose(0, 2, 1)), half)
+    sd = np.float16 if p["in_esize"] == 2 else np.float32  # the scores' dtype: NumPy's half ops round each result
+    s = matmul(q, k.transpose(0, 2, 1)).astype(sd, copy=False)
     if p["scale_bits"] != ONE_BITS:
-        s = _rounded(s * np.float32(bits_float(p["scale_bits"])), half)
+        s = s * sd(bits_float(p["scale_bits"]))
     if bias is not None:
-        s = _rounded(s + bias, half)
+        s = s + bias.astype(sd, copy=False)
     gk = off[:, _KEY_BEGIN, None] + p["k_base"] + np.arange(kr)  # [count, kr]
     in_range = gk < off[:, _KEY_END, None]
     # keys past the tile's key end do not exist: their (padding) value rows are not read
@@ -554,24 +554,20 @@ def _attention_update(p: Params, count: int, ins: list[np.ndarray], acc: np.ndar
     if p["causal"]:
         gq = off[:, _QUERY_ROW, None] + np.arange(qr)  # [count, qr]
         valid = valid & (gk[:, None, :] <= gq[:, :, None])
-    valid = np.broadcast_to(valid, s.shape)
-    s = np.where(valid, s, np.float32(-np.inf))
-    m_new = np.maximum(m, s.max(axis=2))
+    s = np.where(valid, s, sd(-np.inf))
+    sf = s.astype(np.float32, copy=False)  # NumPy's half reductions and subtractions are slow loops
+    m_new = np.maximum(m, sf.max(axis=2))
     finite = np.isfinite(m_new)
-    safe = np.where(finite, m_new, np.float32(0))
+    safe = np.where(finite, m_new, np.float32(0))  # a score (or 0): exact in the scores' dtype
     with np.errstate(invalid="ignore", over="ignore"):
         alpha = np.where(np.isneginf(m), np.float32(0), np.exp(m - safe))
-        pr = np.where(valid, _rounded(np.exp(_rounded(s - safe[:, :, None], half)), half), np.float32(0))
+        # s - max rounded to the scores' dtype, then its exp (masked keys: exp(-inf) = 0)
+        pr = np.exp((sf - safe[:, :, None]).astype(sd, copy=False)).astype(np.float32, copy=False)
     new = np.empty_like(state)
     new[:, :, :d] = a * alpha[:, :, None] + matmul(pr, v)
     new[:, :, d] = m_new
     new[:, :, d + 1] = l_ * alpha + pr.sum(axis=2, dtype=np.float32)
     return new, s
-
-
-def _rounded(x: np.ndarray, half: bool) -> np.ndarray:
-    """x (float32) rounded to half when `half`: the result of a half op."""
-    return x.astype(np.float16).astype(np.float32) if half else x
 
 
 def _attention_combine(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
