@@ -289,15 +289,11 @@ class MapParameter(RewritePattern):
         rt: plan.PlanTensorType = op.result.type
         lay: Layout = rt.layout
         attrs = {"sym_name": op.sym_name, "init": op.init, "tensor": rt.tensor, "layout": rt.layout_attr}
-        # the host writes the padding as zeros when a kernel reads it as data, or when a fetch
-        # can then move whole blocks (padding included) and zero nothing on the device
-        fetched_whole = any(
-            isinstance(u.operation, plan.RearrangeOp)
-            and whole_blocks(lay, u.operation.result.type.layout) is not None
-            and u.operation.result.type.layout.has_padding
-            for u in op.result.uses
-        )
-        if lay.has_padding and (fetched_whole or padding_read(op.result)):
+        # the host writes a padded weight's padding as zeros: a kernel may read it as data, a
+        # fetch can then move whole blocks (padding included) and zero nothing on the device, and
+        # kernels that read whole blocks (an AMP's weight lanes, a broadcast bias) read nothing
+        # never written (what `ipu-run --checked` stops at); it costs only host bytes
+        if lay.has_padding:
             attrs["zero_padding"] = builtin.UnitAttr()
         w = tilemap.WeightOp.create(result_types=[buffer_type(rt)], attributes=attrs)
         _replace(rewriter, op, [w], [_named(w, op.result.name_hint)])

@@ -18,6 +18,8 @@ func.func @main(%x: tensor<32x1000xf16>) -> tensor<32x90xf16> {
 // CHECK:      %w = tilemap.weight "w" #graph.gaussian<seed = 1, std = 0.05> : tensor<1000x90xf16> layout #plan.layout<grid = [1, 2, 8], split = {{\[\[}}2], [1]], align = [2, 48], memory = interleaved> {zero_padding} -> !tilemap.buffer<126x48xf16, tiles = [0, 16], memory = interleaved>
 // CHECK:      tilemap.run "amp_matmul"(%x_zeroed, %w) {m = 32 : i64, k = 126 : i64, n = 48 : i64}
 
-// The planner prices the extra move, and its pick cuts K in 4 exact blocks of 250: nothing to zero.
+// The planner prices the extra move, and its pick cuts K in 4 exact blocks of 250: no input is
+// zeroed. The weight's columns are padded (90 -> 96), and the host writes every padded weight's
+// padding as zeros, read as data or not.
 // TASM:       tasm.call "amp_matmul" {{.*}} {m = 32 : i64, k = 250 : i64, n = 24 : i64} : f16 -> f32
-// TASM:       tasm.weight @w #graph.gaussian<seed = 1, std = 0.05> : tensor<1000x90xf16> layout #plan.layout<grid = [1, 4, 4], split = {{\[\[}}2], [1]], align = [2, 24], memory = interleaved> at {{[0-9]+}}{{$}}
+// TASM:       tasm.weight @w #graph.gaussian<seed = 1, std = 0.05> : tensor<1000x90xf16> layout #plan.layout<grid = [1, 4, 4], split = {{\[\[}}2], [1]], align = [2, 24], memory = interleaved> at {{[0-9]+}} zero_padding{{$}}

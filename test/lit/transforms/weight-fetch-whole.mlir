@@ -24,9 +24,10 @@ func.func @main() -> !plan.tensor<16x20xf16, #plan.layout<grid = [2, 3], split =
 
 // -----
 
-// Fetched into 7 column blocks of 4 (28 columns, not 24): the blocks do not line up, so the host
-// writes real elements only and the fetched copy is zeroed on the device (whole: the seventh
-// block holds no data at all).
+// Fetched into 7 column blocks of 4 (28 columns, not 24): the blocks do not line up, so the
+// fetch moves real elements only and the fetched copy is zeroed on the device (whole: the
+// seventh block holds no data at all). The host still writes the stored weight's padding as
+// zeros, as it does every padded weight's.
 builtin.module attributes {ipu.target = #ipu.target<"sim16">} {
 func.func @main() -> !plan.tensor<16x20xf16, #plan.layout<grid = [7], split = [[], [0]], memory = standard>>
     attributes {ipu.inputs = [], ipu.outputs = ["y"]} {
@@ -36,5 +37,5 @@ func.func @main() -> !plan.tensor<16x20xf16, #plan.layout<grid = [7], split = [[
 }
 }
 
-// CHECK:      %w = tilemap.weight "w" #graph.gaussian<seed = 1, std = 0.02> : tensor<16x20xf16> layout #plan.layout<grid = [2, 3], split = {{\[\[}}0], [1]], memory = standard> -> !tilemap.buffer<8x8xf16, tiles = [0, 6], memory = standard>
+// CHECK:      %w = tilemap.weight "w" #graph.gaussian<seed = 1, std = 0.02> : tensor<16x20xf16> layout #plan.layout<grid = [2, 3], split = {{\[\[}}0], [1]], memory = standard> {zero_padding} -> !tilemap.buffer<8x8xf16, tiles = [0, 6], memory = standard>
 // CHECK:      {reason = "fetch", zero_fill} : !tilemap.buffer<8x8xf16, tiles = [0, 6], memory = standard> -> !tilemap.buffer<16x4xf16, tiles = [0, 7], memory = standard>
