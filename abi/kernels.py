@@ -570,6 +570,12 @@ def _attention_update(p: Params, count: int, ins: list[np.ndarray], acc: np.ndar
     return new, s
 
 
+def _attention_start(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
+    """`attention_update` from an empty state (no key counted yet): the same step, its state
+    written, not read."""
+    return _attention_update(p, count, ins, _attention_init(p, count, [], None))
+
+
 def _attention_combine(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
     """Normalised combination of states x[count, parts, qr, d + 2] -> [count, qr, d]."""
     d = p["d"]
@@ -991,6 +997,44 @@ _ALL: tuple[Kernel, ...] = (
         run=_iteration_slice,
         ints=True,
         iterated=True,
+    ),
+    # attention_update (and _bias) from an empty state, so no attention_init before it and no
+    # rescale of a state that holds nothing: the state [qr, d + 2] is written, not read. Inputs
+    # as attention_update's (the bias block after v for the _bias form)
+    Kernel(
+        "attention_start",
+        out=_out(_state, "f32"),
+        ins=(
+            _in(lambda p: p["qr"] * p["d"]),
+            _in(lambda p: p["kr"] * p["d"]),
+            _in(lambda p: p["kr"] * p["d"]),
+            _in(lambda p: 3 + 0 * p["qr"], "f32"),
+            Operand(Role.SCRATCH, lambda p: p["qr"] * p["kr"]),
+        ),
+        params=_UPDATE_PARAMS,
+        cycles_fn=lambda t, p, e: t.attention_start_cycles(p["qr"], p["kr"], p["d"], e, p["scale_bits"] != ONE_BITS),
+        run=_attention_start,
+        rule=lambda p: p["causal"] > 1,
+        reads_in_dtype=True,
+    ),
+    Kernel(
+        "attention_start_bias",
+        out=_out(_state, "f32"),
+        ins=(
+            _in(lambda p: p["qr"] * p["d"]),
+            _in(lambda p: p["kr"] * p["d"]),
+            _in(lambda p: p["kr"] * p["d"]),
+            _in(lambda p: p["qr"] * _even(p["kr"])),
+            _in(lambda p: 3 + 0 * p["qr"], "f32"),
+            Operand(Role.SCRATCH, lambda p: p["qr"] * p["kr"]),
+        ),
+        params=_UPDATE_PARAMS,
+        cycles_fn=lambda t, p, e: t.attention_start_cycles(
+            p["qr"], p["kr"], p["d"], e, p["scale_bits"] != ONE_BITS, bias=True
+        ),
+        run=_attention_start,
+        rule=lambda p: p["causal"] > 1,
+        reads_in_dtype=True,
     ),
 )
 

@@ -267,6 +267,22 @@ class Target:
             "add", qr * kr, esize, in_place=True
         )
 
+    def attention_start_cycles(
+        self, qr: int, kr: int, d: int, esize: int, scaled: bool = True, bias: bool = False
+    ) -> int:
+        """`attention_update` (or its bias form) from an empty state: no correction exp, no
+        rescale of the accumulator and running sum, and a p v AMP that writes the accumulator
+        (zeroing its partials) instead of adding to it."""
+        update = self.attention_bias_update_cycles if bias else self.attention_update_cycles
+        return (
+            update(qr, kr, d, esize, scaled)
+            - self.unary_cycles("exp", qr, 4)
+            - self.binary_cycles("mul", qr * (d + 1), 4, in_place=True)
+            - self.binary_cycles("add", qr, 4, in_place=True)
+            - self.amp_matmul_cycles(qr, kr, d, accumulate=True)
+            + self.amp_matmul_cycles(qr, kr, d)
+        )
+
     def attention_prescale_cycles(self, qr: int, d: int, esize: int = 2) -> int:
         """The query block scaled once (popops BinaryOp1D MULTIPLY, PC 1.4), so that no
         `attention_update` scales its qr x kr scores: q k^T scale = (q scale) k^T."""

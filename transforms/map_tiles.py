@@ -562,8 +562,9 @@ def _compiler_weight(name: str, init: Attribute, tensor: TensorType, lay: Layout
 
 
 class MapAttention(RewritePattern):
-    """Attention as kernel runs over a per-tile state: an offsets weight, `attention_init`, then
-    `attention_update` over all keys (materialized) or per key window moved in (streamed);
+    """Attention as kernel runs over a per-tile state: an offsets weight, then `attention_start`
+    over all keys (materialized) or the first key window, `attention_update` over each later
+    window moved in (streamed);
     the score scratch is checkpointed (the last window's, when streamed)."""
 
     @op_type_rewrite_pattern
@@ -584,9 +585,7 @@ class MapAttention(RewritePattern):
         off_lay = Layout((st_l.tiles, 4), st_l.grid, (tuple(range(len(st_l.grid))), ()), -1, st_l.first_tile)
         off_tt = TensorType(builtin.f32, [st_l.tiles, 4])
         offsets_op, offsets = _compiler_weight(f"{name}_offsets", table_attr(off, ATTENTION_OFFSETS), off_tt, off_lay)
-        init = _run("attention_init", [], out_t, qr=qr, d=d)
-        state = _named(init, f"{name}_init")
-        new_ops: list[Operation] = [*casts, offsets_op, init]
+        new_ops: list[Operation] = [*casts, offsets_op]
         scale = op.scale.value.data
         if scale != 1.0:  # the query block scaled once, so no update scales its scores
             q_sc, scale_ops = _prescaled_queries(ins[0], scale, st_l, name)
@@ -597,12 +596,15 @@ class MapAttention(RewritePattern):
         # an additive bias: attention_update_bias reads it after v, laid out like the scores
         # (materialized: the tile's [qr, kr] block; streamed: [qr, all keys], a window moved out
         # of it for each call)
+        # the first key block starts the state (attention_start: no init, nothing to rescale);
+        # later windows update it in place
         kernel, bias, state_at = "attention_update", [], 5
         if op.bias is not None:
             b_l: Layout = op.bias.type.layout
             kernel, bias, state_at = "attention_update_bias", [ins[3]], 6
             if b_l.block[1] != qr:
                 raise DiagnosticException(f"map-tiles: bias block {b_l.block} does not have the {qr} query rows")
+        start = kernel.replace("update", "start")
         if materialized:
             kr = k_l.block_size(1)
             sc_lay = Layout((hq, s, sk), st_l.grid, ((0, 1), (2,), (3,)), -1, st_l.first_tile, (1, qr, kr))
@@ -614,8 +616,7 @@ class MapAttention(RewritePattern):
             scratch = _named(alloc, f"{name}_scores")
             if bias and b_l.block[2] != kr:
                 raise DiagnosticException(f"map-tiles: bias block {b_l.block} does not match the {kr} keys a tile")
-            upd = _run(kernel, [*ins[:3], *bias, offsets, scratch, state], out_t, kr=kr, k_base=0, **common)
-            upd.attributes["inplace"] = IntegerAttr(state_at, 64)
+            upd = _run(start, [*ins[:3], *bias, offsets, scratch], out_t, kr=kr, k_base=0, **common)
             state = _named(upd, name)
             new_ops += [alloc, upd]
             if value is not None:
@@ -654,8 +655,11 @@ class MapAttention(RewritePattern):
                 bm = _move(ins[3], bt, b_l, bwin, "attention bias window", offset=(0, 0, t0))
                 bw = [_named(bm, f"{name}_bias{t0}")]
                 new_ops.append(bm)
-            upd = _run(kernel, [ins[0], kw, vw, *bw, offsets, scratch, state], out_t, kr=wk, k_base=t0, **common)
-            upd.attributes["inplace"] = IntegerAttr(state_at, 64)
+            if t0 == 0:
+                upd = _run(start, [ins[0], kw, vw, *bw, offsets, scratch], out_t, kr=wk, k_base=t0, **common)
+            else:
+                upd = _run(kernel, [ins[0], kw, vw, *bw, offsets, scratch, state], out_t, kr=wk, k_base=t0, **common)
+                upd.attributes["inplace"] = IntegerAttr(state_at, 64)
             state = _named(upd, name)
             new_ops.append(upd)
         # the scratch keeps the last window's scores: check them (aspect "scores@<first key>")

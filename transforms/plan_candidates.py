@@ -293,10 +293,11 @@ def attention_candidates(
     """Grids (kv heads, group, query blocks, key blocks) and block sizes with estimated cycles.
     With an additive `bias`, each tile also holds its bias block, laid out like its scores
     (materialized: [qr, kr]; streamed: [qr, Sk], all keys), and adds it in every update.
-    Candidates are priced as map-tiles builds them: the query block scaled once, every update
-    at scale 1 (with fp32 scores, ranking so had moved the transformer block's attention to a
-    grid whose neighbours cost more; with the scores in the inputs' dtype it picks the same
-    grids as ranking by scaled updates on every mk2 example)."""
+    Candidates are priced as map-tiles builds them: the query block scaled once, the first key
+    block starting the state (`attention_start`), every update at scale 1. (With fp32 scores,
+    ranking so had moved the transformer block's attention to a grid whose neighbours cost
+    more; with the scores in the inputs' dtype it picks the same grids as ranking by scaled
+    updates on every mk2 example.)"""
     update = target.attention_bias_update_cycles if bias else target.attention_update_cycles
     g = hq // hkv
     per = target.tiles // hq
@@ -325,9 +326,8 @@ def attention_candidates(
             exch = (qr * d * esize + 2 * kr * d * esize + (pk - 1) * ob * (d + 2) * 4) // 4 + 2 * over
             cyc = (
                 target.attention_prescale_cycles(qr, d, esize)
-                + update(qr, kr, d, esize, scaled=False)
+                + target.attention_start_cycles(qr, kr, d, esize, scaled=False, bias=bias)
                 + target.attention_combine_cycles(pk, ob, d)
-                + target.fill_cycles(qr * (d + 2))
                 + exch
             )
             inter = (qr + 2 * kr) * d * esize
@@ -344,8 +344,15 @@ def attention_candidates(
             mem = qr * d * esize + 4 * kb * d * esize + qr * kb * esize + 2 * qr * (d + 2) * 4 + qr * d * esize + 16
             mem += qr * (sk + sk % 2) * esize if bias else 0
             step = update(qr, kb, d, esize, scaled=False) + (2 * kb * d + (qr * kb if bias else 0)) * esize // 4 + over
-            cyc = steps * step + target.attention_combine_cycles(1, qr, d) + target.fill_cycles(qr * (d + 2))
-            cyc += target.attention_prescale_cycles(qr, d, esize)
+            cyc = (
+                steps * step
+                + target.attention_combine_cycles(1, qr, d)
+                + target.attention_prescale_cycles(qr, d, esize)
+            )
+            # the first window starts the state rather than updating one
+            cyc += target.attention_start_cycles(qr, kb, d, esize, scaled=False, bias=bias) - update(
+                qr, kb, d, esize, scaled=False
+            )
             cands.append(AttentionChoice(form, (hkv, g, pq, 1), qr, qr, kb, cyc, mem, inter))
     return cands
 

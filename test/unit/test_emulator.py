@@ -676,6 +676,39 @@ def test_half_attention_rounds_scores_and_probabilities_to_half() -> None:
     assert np.abs(st[:, :, d + 1] / exact - 1).max() > 1e-5  # the rounding is seen
 
 
+@pytest.mark.parametrize("bias", [False, True])
+def test_attention_start_is_an_update_of_an_empty_state(bias: bool) -> None:
+    """attention_start (_bias) writes the state attention_init then attention_update (_bias)
+    would leave, bit for bit, scores included, and costs less: no init call, no rescale."""
+    rng = np.random.default_rng(41)
+    qr, kr, d = 4, 6, 8
+    q, k, v = (rng.standard_normal((16, n, d)).astype(np.float16) for n in (qr, kr, kr))
+    b = rng.standard_normal((16, qr, kr)).astype(np.float16)
+    t = np.arange(16)
+    offsets = np.stack([4 * (t % 4), t % 3, np.full(16, kr)], axis=1).astype(np.float32)
+    Q, K, V, B, OFF, SCR, SCR2, S1, S2 = (DATA + 0x200 * i for i in range(9))
+    ins = [Q, K, V, *([B] if bias else []), OFF]
+    upd, start = ("attention_update_bias", "attention_start_bias") if bias else ("attention_update", "attention_start")
+    par = [qr, kr, d, 1, ONE_BITS, 0]
+    emu = _kernel_emulator(
+        encode_call("attention_init", DType.F32, DType.F32, S1, [], [qr, d]),
+        encode_call(upd, DType.F16, DType.F32, S1, [*ins, SCR], par),
+        encode_call(start, DType.F16, DType.F32, S2, [*ins, SCR2], par),
+    )
+    validate_package(emu.package, T)
+    for addr, a in ((Q, q), (K, k), (V, v), (B, b), (OFF, offsets)):
+        _put(emu, addr, a)
+    res = emu.run({})
+    n = qr * (d + 2)
+    np.testing.assert_array_equal(_get(emu, S2, n, np.float32), _get(emu, S1, n, np.float32))
+    np.testing.assert_array_equal(_get(emu, SCR2, qr * kr, np.float16), _get(emu, SCR, qr * kr, np.float16))
+    cost = T.attention_start_cycles(qr, kr, d, 2, scaled=False, bias=bias)
+    full = T.fill_cycles(n, 4) + (T.attention_bias_update_cycles if bias else T.attention_update_cycles)(
+        qr, kr, d, 2, scaled=False
+    )
+    assert res.total_cycles == full + cost and cost < full
+
+
 def test_call_parameters_follow_the_inputs_and_flags_may_be_zero() -> None:
     upd = encode_call("attention_update", DType.F16, DType.F32, DATA, [DATA] * 5, [4, 4, 8, 0, float_bits(1.0), 0])
     assert list(upd[KERNELS["attention_update"].param_offset :][:6]) == [4, 4, 8, 0, float_bits(1.0), 0]

@@ -215,6 +215,14 @@ def test_attention_from_its_parts() -> None:
     assert kernel_cycles(T, "attention_update_bias", p, 4, 2) == half + 11 + 6 * (58 + 3 * 22)
     with pytest.raises(ValueError, match="in dtype"):
         kernel_cycles(T, "attention_update", p, 4)
+    # from an empty state: no correction exp, rescale or running-sum add, and the p v AMP
+    # writes its partials (zeroing) instead of accumulating: the non-accumulating AMP call
+    # 16 x 32 x 64 (the AMP cases above hold both forms to PopLibs by hand)
+    pv_zeroing = kernel_cycles(T, "amp_matmul", {"m": 16, "k": 32, "n": 64}, 2)
+    assert pv_zeroing != pv
+    start = half - corr - rescale - l_add - pv + pv_zeroing
+    assert kernel_cycles(T, "attention_start", p, 4, 2) == start == 11584
+    assert kernel_cycles(T, "attention_start_bias", p, 4, 2) == start + 11 + 6 * (58 + 3 * 22)
     # combine 2 states of 16 x 64 (out half), all parts at once: the 16 row maxima reduced over
     # 2 parts (v = 1 4-wide group a worker: 6 (32 + 3 * 2 + 7)); subtract and exp in place of
     # 32 floats (n_w 6, 3 vectors); the rescale in place of 2 x 16 x 65 floats (n_w 347, 174

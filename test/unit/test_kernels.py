@@ -28,7 +28,7 @@ ABI_ORDER = (
     "atanh", "softplus", "softsign", "attention_update_bias",
     "mod", "fmod", "equal", "less", "less_equal", "greater", "greater_equal", "and", "or", "xor", "shift_left",
     "shift_right", "not", "bitwise_not", "to_bool", "wrap_i8", "wrap_u8", "wrap_i16", "wrap_u16", "select",
-    "arg_rows", "iteration_slice",
+    "arg_rows", "iteration_slice", "attention_start", "attention_start_bias",
 )  # fmt: skip
 
 _AU = {"causal": 0, "scale_bits": 0, "k_base": 0}
@@ -121,6 +121,10 @@ CYCLES = [
     ("sim16", "attention_update_bias", {**_AU, "causal": 1, "qr": 16, "kr": 32, "d": 64}, 4, 17685),
     ("sim16", "attention_update_bias", {**_AU, "k_base": 2, "qr": 3, "kr": 5, "d": 7}, 2, 4115),
     ("sim16", "attention_update_bias", {**_AU, "k_base": 2, "qr": 3, "kr": 5, "d": 7}, 4, 4235),
+    ("sim16", "attention_start", {**_AU, "qr": 16, "kr": 32, "d": 64, "causal": 1}, 2, 11584),
+    ("sim16", "attention_start", {**_AU, "qr": 16, "kr": 32, "d": 64, "causal": 1}, 4, 13894),
+    ("sim16", "attention_start_bias", {**_AU, "qr": 16, "kr": 32, "d": 64, "causal": 1}, 2, 12339),
+    ("sim16", "attention_start_bias", {**_AU, "qr": 16, "kr": 32, "d": 64, "causal": 1}, 4, 15027),
 ]
 
 # One parameter set for every kernel's operand shapes.
@@ -164,6 +168,8 @@ OPERANDS = [
     *((k, 7, [7], "F16", ["F16"]) for k in ("floor", "ceil", "round", "sign", "tan", "sinh", "cosh", "asin")),
     *((k, 7, [7], "F16", ["F16"]) for k in ("acos", "atan", "asinh", "acosh", "atanh", "softplus", "softsign")),
     ("attention_update_bias", 14, [10, 15, 15, 8, 3, 6], "F32", ["F16", "F16", "F16", "F16", "F32", "F16"]),
+    ("attention_start", 14, [10, 15, 15, 3, 6], "F32", ["F16", "F16", "F16", "F32", "F16"]),
+    ("attention_start_bias", 14, [10, 15, 15, 8, 3, 6], "F32", ["F16", "F16", "F16", "F16", "F32", "F16"]),
 ]
 
 
@@ -192,7 +198,13 @@ def test_operand_roles_replace_the_special_cases_by_name() -> None:
     acc = {name for name, k in KERNELS.items() if k.out.role is Role.ACCUMULATOR}
     assert acc == {"amp_matmul_acc", "attention_update", "attention_update_bias"}
     scratch = {(name, j) for name, k in KERNELS.items() for j in k.scratches()}
-    assert scratch == {("attention_update", 4), ("attention_update_bias", 5)}
+    assert scratch == {
+        ("attention_update", 4),
+        ("attention_update_bias", 5),
+        ("attention_start", 4),
+        ("attention_start_bias", 5),
+    }
+    assert KERNELS["attention_start"].reads() == [0, 1, 2, 3]  # the state is written, not read
     assert KERNELS["attention_update"].reads() == [0, 1, 2, 3]
     assert KERNELS["attention_update_bias"].reads() == [0, 1, 2, 3, 4]
     assert AMP_KERNELS == ("amp_matmul", "amp_matmul_acc")

@@ -34,21 +34,26 @@ func.func @main(%x: tensor<64x128xf16>, %mask: tensor<1x64x64xf16>) -> (tensor<6
 // PLAN-NEXT:  %a_state = plan.attention %qh, %kh, %vh bias %pos {form = "materialized", scale = 1.000000e+00 : f64, key_block = 32 : i64, value = "a"} : ({{.*}}, !plan.tensor<8x64x64xf16, {{.*}}>) -> !plan.tensor<8x64x18xf32,
 // PLAN:       %c_state = plan.attention %qh_r, %kh, %vh bias %mask {form = "streamed", scale = 2.500000e-01 : f64, key_block = 32 : i64, causal, value = "c"}
 
-// --- map-tiles: attention_update_bias reads the bias after v (the state, operand 6, is updated
+// --- map-tiles: the bias kernels read the bias after v; attention_start_bias starts the state
+// from the first key block (no init), attention_update_bias updates it (the state, operand 6,
 // in place); materialized: the tile's [16 x 32] bias block as it is; streamed: each window's
 // 32 keys of the tile's 8 bias rows moved out of the [8 x 64] block.
 // MAP:        %pos = tilemap.weight "pos" {{.*}} -> !tilemap.buffer<1x16x32xf16, tiles = [0, 64], memory = standard>
-// MAP:        %a_state = tilemap.run "attention_update_bias"(%qh, %kh, %vh, %pos, %a_state_offsets, %a_state_scores, %a_state_init) {kr = 32 : i64, k_base = 0 : i64, qr = 16 : i64, d = 16 : i64, causal = 0 : i64, scale_bits = 1065353216 : i64} {inplace = 6 : i64}
+// MAP-NOT:    attention_init
+// MAP:        %a_state = tilemap.run "attention_start_bias"(%qh, %kh, %vh, %pos, %a_state_offsets, %a_state_scores) {kr = 32 : i64, k_base = 0 : i64, qr = 16 : i64, d = 16 : i64, causal = 0 : i64, scale_bits = 1065353216 : i64} :
 // MAP:        %c_state_bias0 = tilemap.move %mask transfers
 // MAP:        {reason = "attention bias window"} : !tilemap.buffer<1x8x64xf16, tiles = [0, 64], memory = standard> -> !tilemap.buffer<1x8x32xf16, tiles = [0, 64], memory = standard>
-// MAP-NEXT:   %c_state = tilemap.run "attention_update_bias"(%c_state_q_scaled, %c_state_k0, %c_state_v0, %c_state_bias0, %c_state_offsets, %c_state_scores, %c_state_init) {kr = 32 : i64, k_base = 0 : i64, qr = 8 : i64, d = 16 : i64, causal = 1 : i64, {{.*}}} {inplace = 6 : i64}
+// MAP-NEXT:   %c_state = tilemap.run "attention_start_bias"(%c_state_q_scaled, %c_state_k0, %c_state_v0, %c_state_bias0, %c_state_offsets, %c_state_scores) {kr = 32 : i64, k_base = 0 : i64, qr = 8 : i64, d = 16 : i64, causal = 1 : i64, {{.*}}} :
 // MAP:        %c_state_bias32 = tilemap.move %mask transfers
 // MAP:        {reason = "attention bias window"}
 // MAP-NEXT:   %c_state_1 = tilemap.run "attention_update_bias"(%c_state_q_scaled, %c_state_k32, %c_state_v32, %c_state_bias32, %c_state_offsets, %c_state_scores, %c_state) {kr = 32 : i64, k_base = 32 : i64,
 
-// --- tasm: one CALL of the bias kernel for the materialized attention, one per window streamed.
-// TASM-COUNT-3: tasm.call "attention_update_bias" out({{[0-9]+}}) in(array<i64: {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}>)
-// TASM-NOT:     tasm.call "attention_update"
+// --- tasm: the materialized attention starts its state in one CALL; the streamed one starts
+// it with its first window and updates it with its second.
+// TASM:         tasm.call "attention_start_bias" out({{[0-9]+}}) in(array<i64: {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}>)
+// TASM:         tasm.call "attention_start_bias" out({{[0-9]+}}) in(array<i64: {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}>)
+// TASM:         tasm.call "attention_update_bias" out({{[0-9]+}}) in(array<i64: {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}>)
+// TASM-NOT:     tasm.call "attention_{{update|start|init}}"
 
 // --- emulated against the graph reference, scores (bias included) and outputs.
 // EMU:        name=a_state_scores value=a aspect=scores

@@ -13,14 +13,14 @@ func.func @main(%q: tensor<2x32x16xf32>, %k: tensor<1x32x16xf32>, %v: tensor<1x3
 }
 
 // CHECK:      %a_state_scores = tilemap.alloc : !tilemap.buffer<1x4x32xf32, tiles = [0, 16], memory = standard>
-// CHECK-NEXT: %a_state = tilemap.run "attention_update"({{.*}}%a_state_scores, %a_state_init) {{.*}} -> !tilemap.buffer<1x4x18xf32, {{.*}}>
+// CHECK-NEXT: %a_state = tilemap.run "attention_start"({{.*}}%a_state_scores) {{.*}} -> !tilemap.buffer<1x4x18xf32, {{.*}}>
 // CHECK-NEXT: tilemap.checkpoint "a_state_scores" value "a" %a_state_scores : {{.*}} as tensor<2x32x32xf32>
 // CHECK:      %h_state_scores = tilemap.alloc : !tilemap.buffer<1x4x32xf16, tiles = [0, 16], memory = standard>
-// CHECK:      %h_state = tilemap.run "attention_update"({{.*}}%h_state_scores, %h_state_init) {{.*}} -> !tilemap.buffer<1x4x18xf32, {{.*}}>
+// CHECK:      %h_state = tilemap.run "attention_start"({{.*}}%h_state_scores) {{.*}} -> !tilemap.buffer<1x4x18xf32, {{.*}}>
 // CHECK:      tilemap.checkpoint "h_state_scores" value "h" %h_state_scores : {{.*}} as tensor<2x32x32xf16>
 
-// TASM: tasm.call "attention_update" {{.*}} : f32 -> f32
-// TASM: tasm.call "attention_update" {{.*}} : f16 -> f32
+// TASM: tasm.call "attention_start" {{.*}} : f32 -> f32
+// TASM: tasm.call "attention_start" {{.*}} : f16 -> f32
 // TASM: tasm.checkpoint_def @a_state_scores value "a" aspect "scores" : tensor<2x32x32xf32>
 // TASM: tasm.checkpoint_def @h_state_scores value "h" aspect "scores@0" : tensor<2x32x32xf16>
 

@@ -76,9 +76,8 @@ func.func @square(%x: tensor<512x512xf16>) -> tensor<512x512xf16> {
 
 // -----
 
-// One head of 256 queries: the grid splits queries and keys. The greedy plan takes the cheapest
-// attention candidate, grid [1, 1, 4, 4] (four key blocks: the combine reduces its parts at the
-// reduce rate); the search's whole-plan estimate ranks [1, 1, 8, 2] (two key blocks) first.
+// One head of 256 queries: the grid splits queries and keys, grid [1, 1, 4, 4] (four key blocks:
+// each tile's block starts its state, and the combine reduces the parts at the reduce rate).
 func.func @few_heads(%q: tensor<1x256x64xf16>, %k: tensor<1x256x64xf16>, %v: tensor<1x256x64xf16>) -> tensor<1x256x64xf16> {
   %a = graph.attention %q, %k, %v {form = "materialized"} : (tensor<1x256x64xf16>, tensor<1x256x64xf16>, tensor<1x256x64xf16>) -> tensor<1x256x64xf16>
   func.return %a : tensor<1x256x64xf16>
@@ -89,9 +88,9 @@ func.func @few_heads(%q: tensor<1x256x64xf16>, %k: tensor<1x256x64xf16>, %v: ten
 // GREEDY-NEXT:  %a = plan.attention_combine %a_state {value = "a"} : {{.*}} -> !plan.tensor<1x256x64xf16, #plan.layout<grid = [1, 1, 4, 4], split = {{\[\[}}0, 1], [2, 3], []], memory = standard>>
 
 // SEARCH:      func.func @few_heads_finalist_0(
-// SEARCH:      plan.attention {{.*}} -> !plan.tensor<1x256x66xf32, #plan.layout<grid = [1, 1, 8, 2],
-// SEARCH:      func.func @few_heads_finalist_1(
 // SEARCH:      plan.attention {{.*}} -> !plan.tensor<1x256x66xf32, #plan.layout<grid = [1, 1, 4, 4],
+// SEARCH:      func.func @few_heads_finalist_1(
+// SEARCH:      plan.attention {{.*}} -> !plan.tensor<1x256x66xf32, #plan.layout<grid = [1, 1, 8, 2],
 // SEARCH:      func.func @few_heads_finalist_2(
 // SEARCH:      plan.attention {{.*}} -> !plan.tensor<1x256x66xf32, #plan.layout<grid = [1, 1, 5, 3],
 

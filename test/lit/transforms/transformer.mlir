@@ -55,13 +55,13 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // MAP:        %a_state_offsets = tilemap.weight "a_state_offsets" #table.offsets<[query_row, key_begin, key_end, pad]
 // MAP-NEXT:     [0, 0, 32, 0],
 // MAP:          [48, 32, 64, 0]> : tensor<64x4xf32> layout #plan.layout<grid = [2, 4, 4, 2], split = {{\[\[}}0, 1, 2, 3], []], memory = standard> -> !tilemap.buffer<1x4xf32, tiles = [0, 64], memory = standard>
-// MAP-NEXT:   %a_state_init = tilemap.run "attention_init"() {qr = 16 : i64, d = 16 : i64} : () -> !tilemap.buffer<1x16x18xf32, tiles = [0, 64], memory = standard>
+// The tile's one key block starts the state (attention_start: no attention_init before it).
 // The query block is scaled once by the attention's scale (0.25 = 1/sqrt(16)), a one-element
 // weight, so the update scales nothing (scale_bits = 1.0).
 // MAP-NEXT:   %a_state_scale = tilemap.weight "a_state_scale" dense<2.500000e-01> : tensor<1x1xf16> : tensor<1x1xf16> layout #plan.layout<grid = [2, 4, 4, 2], split = {{\[\[}}], []], memory = standard> -> !tilemap.buffer<1x2xf16, tiles = [0, 64], memory = standard>
 // MAP-NEXT:   %a_state_q_scaled = tilemap.run "mul"(%qh, %a_state_scale) {m = 16 : i64, n = 16 : i64, b_rows = 1 : i64, b_cols = 1 : i64}
 // MAP-NEXT:   %a_state_scores = tilemap.alloc : !tilemap.buffer<1x16x32xf16, tiles = [0, 64], memory = standard>
-// MAP-NEXT:   %a_state = tilemap.run "attention_update"(%a_state_q_scaled, %kh, %vh, %a_state_offsets, %a_state_scores, %a_state_init) {kr = 32 : i64, k_base = 0 : i64, qr = 16 : i64, d = 16 : i64, causal = 0 : i64, scale_bits = 1065353216 : i64} {inplace = 5 : i64} : ({{.*}}) -> !tilemap.buffer<1x16x18xf32, tiles = [0, 64], memory = standard>
+// MAP-NEXT:   %a_state = tilemap.run "attention_start"(%a_state_q_scaled, %kh, %vh, %a_state_offsets, %a_state_scores) {kr = 32 : i64, k_base = 0 : i64, qr = 16 : i64, d = 16 : i64, causal = 0 : i64, scale_bits = 1065353216 : i64} : ({{.*}}) -> !tilemap.buffer<1x16x18xf32, tiles = [0, 64], memory = standard>
 // MAP-NEXT:   tilemap.checkpoint "a_state_scores" value "a" %a_state_scores : !tilemap.buffer<1x16x32xf16, tiles = [0, 64], memory = standard> as tensor<8x64x64xf16> layout #plan.layout<grid = [2, 4, 4, 2], split = {{\[\[}}0, 1], [2], [3]], align = [1, 16, 32], memory = standard> {aspect = "scores"}
 // MAP-NEXT:   %a_stage = tilemap.move %a_state transfers = #table.transfers<[src_tile, {{.*}}]
 // MAP:        ]> {reason = "attention_combine"} : !tilemap.buffer<1x16x18xf32, {{.*}}> -> !tilemap.buffer<2x1x8x18xf32, tiles = [0, 64], memory = standard>
@@ -75,9 +75,8 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // TB-NOT:     {{graph|plan|tilemap|exchange}}.
 // TB:         tasm.program @p0 tiles(0, 64) {
 // TB:         tasm.call "layer_norm_rows" out({{[0-9]+}}) in(array<i64: {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}>) {rows = 1 : i64, cols = 128 : i64, valid = 128 : i64, eps_bits = {{[0-9]+}} : i64} : f16 -> f16
-// TB:         tasm.call "attention_init" out([[STATE:[0-9]+]]) in(array<i64>) {qr = 16 : i64, d = 16 : i64} : f32 -> f32
-// TB-NEXT:    tasm.call "mul" {{.*}} {m = 16 : i64, n = 16 : i64, b_rows = 1 : i64, b_cols = 1 : i64} : f16 -> f16
-// TB-NEXT:    tasm.call "attention_update" out([[STATE]]) in(array<i64: {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, [[SCORES:[0-9]+]]>) {qr = 16 : i64, kr = 32 : i64, d = 16 : i64, causal = 1 : i64, scale_bits = 1065353216 : i64, k_base = 0 : i64} : f16 -> f32
+// TB:         tasm.call "mul" {{.*}} {m = 16 : i64, n = 16 : i64, b_rows = 1 : i64, b_cols = 1 : i64} : f16 -> f16
+// TB-NEXT:    tasm.call "attention_start" out({{[0-9]+}}) in(array<i64: {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, [[SCORES:[0-9]+]]>) {qr = 16 : i64, kr = 32 : i64, d = 16 : i64, causal = 1 : i64, scale_bits = 1065353216 : i64, k_base = 0 : i64} : f16 -> f32
 // TB-NEXT:    tasm.checkpoint @{{[a-z_0-9]+}}
 // TB:         tasm.call "attention_combine" {{.*}} {parts = 2 : i64, qr = 8 : i64, d = 16 : i64} : f32 -> f16
 // TB:         tasm.call "layer_norm_rows" {{.*}} {rows = 1 : i64, cols = 128 : i64, valid = 128 : i64, eps_bits = {{[0-9]+}} : i64} : f16 -> f16
@@ -89,16 +88,16 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // TB-NOT:     softmax_rows
 
 // --- ipu-compile on the pinned attention_small: the same attention kernels, non-causal.
-// ATT:        tasm.call "attention_init" out([[ASTATE:[0-9]+]]) in(array<i64>) {qr = 16 : i64, d = 16 : i64} : f32 -> f32
-// ATT-NEXT:   tasm.call "mul" {{.*}} {m = 16 : i64, n = 16 : i64, b_rows = 1 : i64, b_cols = 1 : i64} : f16 -> f16
-// ATT-NEXT:   tasm.call "attention_update" out([[ASTATE]]) in(array<i64: {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, [[OFFS:[0-9]+]], [[ASCORES:[0-9]+]]>) {qr = 16 : i64, kr = 32 : i64, d = 16 : i64, causal = 0 : i64, scale_bits = 1065353216 : i64, k_base = 0 : i64} : f16 -> f32
+// ATT-NOT:    tasm.call "attention_init"
+// ATT:        tasm.call "mul" {{.*}} {m = 16 : i64, n = 16 : i64, b_rows = 1 : i64, b_cols = 1 : i64} : f16 -> f16
+// ATT-NEXT:   tasm.call "attention_start" out({{[0-9]+}}) in(array<i64: {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, [[OFFS:[0-9]+]], [[ASCORES:[0-9]+]]>) {qr = 16 : i64, kr = 32 : i64, d = 16 : i64, causal = 0 : i64, scale_bits = 1065353216 : i64, k_base = 0 : i64} : f16 -> f32
 // ATT-NEXT:   tasm.checkpoint @a_state_scores
 // The partial attention states' staging buffer (2 x 8 x 18 f32 per tile) has no padding: the phase
 // writes it whole, with no zero fill first.
 // ATT-NEXT:   tasm.sync
 // ATT-NEXT:   tasm.exchange @phase{{[0-9]+}}
 // ATT-NEXT:   tasm.call "attention_combine" {{.*}} {parts = 2 : i64, qr = 8 : i64, d = 16 : i64} : f32 -> f16
-// ATT-NOT:    tasm.call "attention_update"
+// ATT-NOT:    tasm.call "attention_{{update|start}}"
 // ATT:        tasm.weight @a_state_offsets #table.offsets<[query_row, key_begin, key_end, pad]
 // ATT:        ]> : tensor<64x4xf32> layout #plan.layout<grid = [2, 4, 4, 2], split = {{\[\[}}0, 1, 2, 3], []], memory = standard> at [[OFFS]]
 // ATT-NEXT:   tasm.weight @a_state_scale dense<2.500000e-01> : tensor<1x1xf16>
@@ -107,7 +106,7 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 
 // --- ipu-compile on attention_small as the planner chooses: one key block a tile, so each
 // tile's state is its rows' whole softmax and the combine only normalises (one part).
-// ATT1:       tasm.call "attention_update" {{.*}} {qr = 8 : i64, kr = 64 : i64, d = 16 : i64, causal = 0 : i64
+// ATT1:       tasm.call "attention_start" {{.*}} {qr = 8 : i64, kr = 64 : i64, d = 16 : i64, causal = 0 : i64
 // ATT1:       tasm.call "attention_combine" {{.*}} {parts = 1 : i64, qr = 8 : i64, d = 16 : i64} : f32 -> f16
 // ATT1:       tasm.checkpoint_def @a_state_scores value "a" aspect "scores" : tensor<8x64x64xf16> layout #plan.layout<grid = [2, 4, 8, 1]
 
@@ -120,32 +119,31 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // SPLAN-NEXT: %a = plan.attention_combine %a_state {value = "a"} : {{.*}} -> !plan.tensor<8x64x16xf16, #plan.layout<grid = [2, 4, 8, 1], split = {{\[\[}}0, 1], [2, 3], []], memory = standard>>
 // SPLAN-NEXT: %m = plan.merge_heads %a {value = "m"}
 
-// SMAP:       %a_state_init = tilemap.run "attention_init"() {qr = 8 : i64, d = 16 : i64}
-// SMAP-NEXT:  %a_state_scale = tilemap.weight "a_state_scale"
+// SMAP:       %a_state_scale = tilemap.weight "a_state_scale"
 // SMAP-NEXT:  %a_state_q_scaled = tilemap.run "mul"(%qh, %a_state_scale)
 // SMAP-NEXT:  %a_state_scores = tilemap.alloc : !tilemap.buffer<1x8x64xf16, tiles = [0, 64], memory = standard>
 // SMAP-NEXT:  %a_state_k0 = tilemap.move %kh transfers = #table.transfers<[{{.*}}]
 // SMAP:       ]> {reason = "attention window"} : {{.*}} -> !tilemap.buffer<1x64x16xf16, tiles = [0, 64], memory = interleaved>
 // SMAP-NEXT:  %a_state_v0 = tilemap.move %vh transfers = #table.transfers<[{{.*}}]
 // SMAP:       ]> {reason = "attention window"} : {{.*}} -> !tilemap.buffer<1x64x16xf16, tiles = [0, 64], memory = interleaved>
-// SMAP-NEXT:  %a_state = tilemap.run "attention_update"(%a_state_q_scaled, %a_state_k0, %a_state_v0, %a_state_offsets, %a_state_scores, %a_state_init) {kr = 64 : i64, k_base = 0 : i64, qr = 8 : i64, d = 16 : i64, causal = 1 : i64, scale_bits = 1065353216 : i64} {inplace = 5 : i64}
+// SMAP-NEXT:  %a_state = tilemap.run "attention_start"(%a_state_q_scaled, %a_state_k0, %a_state_v0, %a_state_offsets, %a_state_scores) {kr = 64 : i64, k_base = 0 : i64, qr = 8 : i64, d = 16 : i64, causal = 1 : i64, scale_bits = 1065353216 : i64} :
 // SMAP-NEXT:  tilemap.checkpoint "a_state_scores" value "a" %a_state_scores : {{.*}} as tensor<8x64x64xf16> {{.*}} {aspect = "scores@0"}
 // SMAP-NEXT:  %a_stage = tilemap.move %a_state transfers = #table.transfers<[{{.*}}]
 // SMAP:       ]> {reason = "attention_combine"}
 // SMAP-NEXT:  %a = tilemap.run "attention_combine"(%a_stage) {parts = 1 : i64, qr = 8 : i64, d = 16 : i64}
-// SMAP-NOT:   attention_update
+// SMAP-NOT:   attention_{{update|init}}
 
 // --- key_block = 16 (Inputs/attention-streamed-windows.mlir): four windows of 16 keys, each
-// moved to every tile of its KV group and folded into the state in place.
-// WMAP:       %a_state_init = tilemap.run "attention_init"() {qr = 8 : i64, d = 16 : i64}
-// WMAP-NEXT:  %a_state_scale = tilemap.weight "a_state_scale"
+// moved to every tile of its KV group: the first starts the state, the others fold into it in place.
+// WMAP-NOT:   attention_init
+// WMAP:       %a_state_scale = tilemap.weight "a_state_scale"
 // WMAP-NEXT:  %a_state_q_scaled = tilemap.run "mul"(%qh, %a_state_scale)
 // WMAP-NEXT:  %a_state_scores = tilemap.alloc : !tilemap.buffer<1x8x16xf16, tiles = [0, 64], memory = standard>
 // WMAP-NEXT:  %a_state_k0 = tilemap.move %kh transfers = #table.transfers<[{{.*}}]
 // WMAP:       ]> {reason = "attention window"} : !tilemap.buffer<1x2x16xf16, tiles = [0, 64], memory = standard> -> !tilemap.buffer<1x16x16xf16, tiles = [0, 64], memory = interleaved>
 // WMAP-NEXT:  %a_state_v0 = tilemap.move %vh transfers = #table.transfers<[{{.*}}]
 // WMAP:       ]> {reason = "attention window"}
-// WMAP-NEXT:  %a_state = tilemap.run "attention_update"(%a_state_q_scaled, %a_state_k0, %a_state_v0, %a_state_offsets, %a_state_scores, %a_state_init) {kr = 16 : i64, k_base = 0 : i64, {{.*}}causal = 1 : i64{{.*}}} {inplace = 5 : i64}
+// WMAP-NEXT:  %a_state = tilemap.run "attention_start"(%a_state_q_scaled, %a_state_k0, %a_state_v0, %a_state_offsets, %a_state_scores) {kr = 16 : i64, k_base = 0 : i64, {{.*}}causal = 1 : i64{{.*}}} :
 // WMAP-NEXT:  %a_state_k16 = tilemap.move %kh transfers = #table.transfers<[{{.*}}]
 // WMAP:       ]> {reason = "attention window"}
 // WMAP-NEXT:  %a_state_v16 = tilemap.move %vh transfers = #table.transfers<[{{.*}}]
@@ -165,8 +163,8 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // WMAP:       ]> {reason = "attention_combine"}
 // WMAP-NEXT:  %a = tilemap.run "attention_combine"(%a_stage) {parts = 1 : i64, qr = 8 : i64, d = 16 : i64}
 
-// WTASM:      tasm.call "attention_init" out([[WSTATE:[0-9]+]])
-// WTASM:      tasm.call "attention_update" out([[WSTATE]]) {{.*}} {qr = 8 : i64, kr = 16 : i64, d = 16 : i64, causal = 1 : i64, scale_bits = 1065353216 : i64, k_base = 0 : i64} : f16 -> f32
+// WTASM-NOT:  tasm.call "attention_init"
+// WTASM:      tasm.call "attention_start" out([[WSTATE:[0-9]+]]) {{.*}} {qr = 8 : i64, kr = 16 : i64, d = 16 : i64, causal = 1 : i64, scale_bits = 1065353216 : i64, k_base = 0 : i64} : f16 -> f32
 // WTASM:      tasm.call "attention_update" out([[WSTATE]]) {{.*}}k_base = 16 : i64} : f16 -> f32
 // WTASM:      tasm.call "attention_update" out([[WSTATE]]) {{.*}}k_base = 32 : i64} : f16 -> f32
 // WTASM:      tasm.call "attention_update" out([[WSTATE]]) {{.*}}k_base = 48 : i64} : f16 -> f32
