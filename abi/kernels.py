@@ -714,6 +714,20 @@ def _embedding_slice_kernel() -> Kernel:
     )
 
 
+def _attention_ins(bias: bool) -> tuple[Operand, ...]:
+    """The attention kernels' addresses after the state: q [qr, d], k and v [kr, d] (in dtype),
+    with `bias` the bias block [qr, even kr] (in dtype), the offsets f32 [3] and the score
+    scratch [qr, kr] (in dtype)."""
+    return (
+        _in(lambda p: p["qr"] * p["d"]),
+        _in(lambda p: p["kr"] * p["d"]),
+        _in(lambda p: p["kr"] * p["d"]),
+        *((_in(lambda p: p["qr"] * _even(p["kr"])),) if bias else ()),
+        _in(lambda p: 3 + 0 * p["qr"], "f32"),
+        Operand(Role.SCRATCH, lambda p: p["qr"] * p["kr"]),
+    )
+
+
 # attention_update's and attention_update_bias's parameters
 _UPDATE_PARAMS = (
     Param("qr"),
@@ -723,6 +737,22 @@ _UPDATE_PARAMS = (
     Param("scale_bits", "float"),
     Param("k_base", "index"),
 )
+
+
+def _attention_kernel(name: str, out: Operand, cycles_fn: Callable, run: Callable, bias: bool) -> Kernel:
+    """An attention step kernel: its addresses (`_attention_ins`) and parameters are shared, its
+    cost and numerics follow the inputs' dtype (the scores')."""
+    return Kernel(
+        name,
+        out=out,
+        ins=_attention_ins(bias),
+        params=_UPDATE_PARAMS,
+        cycles_fn=cycles_fn,
+        run=run,
+        rule=lambda p: p["causal"] > 1,
+        reads_in_dtype=True,
+    )
+
 
 _ALL: tuple[Kernel, ...] = (
     _amp("amp_matmul", _out(_mn)),
@@ -833,21 +863,12 @@ _ALL: tuple[Kernel, ...] = (
     # keys as -inf. Key j of the block has global index offsets[1] + k_base + j and counts when it is
     # below offsets[2] and, with `causal`, not after the query's global row offsets[0] + i. Keys
     # at or past offsets[2] do not exist: neither their k nor their v rows are read.
-    Kernel(
+    _attention_kernel(
         "attention_update",
-        out=Operand(Role.ACCUMULATOR, _state, "f32"),
-        ins=(
-            _in(lambda p: p["qr"] * p["d"]),
-            _in(lambda p: p["kr"] * p["d"]),
-            _in(lambda p: p["kr"] * p["d"]),
-            _in(lambda p: 3 + 0 * p["qr"], "f32"),
-            Operand(Role.SCRATCH, lambda p: p["qr"] * p["kr"]),
-        ),
-        params=_UPDATE_PARAMS,
-        cycles_fn=lambda t, p, e: t.attention_update_cycles(p["qr"], p["kr"], p["d"], e, p["scale_bits"] != ONE_BITS),
-        run=_attention_update,
-        rule=lambda p: p["causal"] > 1,
-        reads_in_dtype=True,
+        Operand(Role.ACCUMULATOR, _state, "f32"),
+        lambda t, p, e: t.attention_update_cycles(p["qr"], p["kr"], p["d"], e, p["scale_bits"] != ONE_BITS),
+        _attention_update,
+        bias=False,
     ),
     # out[qr, d] (out dtype) = normalised combination of `parts` f32 states in[parts, qr, d + 2]
     # (the in dtype field is ignored); rows without any counted key are written as 0
@@ -919,24 +940,12 @@ _ALL: tuple[Kernel, ...] = (
     # bias block of this call's keys [qr, kr] (in dtype; rows padded to an even length, as a
     # tensor block's last axis is), then offsets and the score scratch. A query row whose keys
     # all score -inf counts none of them.
-    Kernel(
+    _attention_kernel(
         "attention_update_bias",
-        out=Operand(Role.ACCUMULATOR, _state, "f32"),
-        ins=(
-            _in(lambda p: p["qr"] * p["d"]),
-            _in(lambda p: p["kr"] * p["d"]),
-            _in(lambda p: p["kr"] * p["d"]),
-            _in(lambda p: p["qr"] * _even(p["kr"])),
-            _in(lambda p: 3 + 0 * p["qr"], "f32"),
-            Operand(Role.SCRATCH, lambda p: p["qr"] * p["kr"]),
-        ),
-        params=_UPDATE_PARAMS,
-        cycles_fn=lambda t, p, e: t.attention_bias_update_cycles(
-            p["qr"], p["kr"], p["d"], e, p["scale_bits"] != ONE_BITS
-        ),
-        run=_attention_update,
-        rule=lambda p: p["causal"] > 1,
-        reads_in_dtype=True,
+        Operand(Role.ACCUMULATOR, _state, "f32"),
+        lambda t, p, e: t.attention_bias_update_cycles(p["qr"], p["kr"], p["d"], e, p["scale_bits"] != ONE_BITS),
+        _attention_update,
+        bias=True,
     ),
     # Integers and bools (bool = an i32 word holding 0 or 1). Integer ops cost what the float
     # elementwise op of the same width costs (their words take the FLOAT rows [U]).
@@ -1001,40 +1010,19 @@ _ALL: tuple[Kernel, ...] = (
     # attention_update (and _bias) from an empty state, so no attention_init before it and no
     # rescale of a state that holds nothing: the state [qr, d + 2] is written, not read. Inputs
     # as attention_update's (the bias block after v for the _bias form)
-    Kernel(
+    _attention_kernel(
         "attention_start",
-        out=_out(_state, "f32"),
-        ins=(
-            _in(lambda p: p["qr"] * p["d"]),
-            _in(lambda p: p["kr"] * p["d"]),
-            _in(lambda p: p["kr"] * p["d"]),
-            _in(lambda p: 3 + 0 * p["qr"], "f32"),
-            Operand(Role.SCRATCH, lambda p: p["qr"] * p["kr"]),
-        ),
-        params=_UPDATE_PARAMS,
-        cycles_fn=lambda t, p, e: t.attention_start_cycles(p["qr"], p["kr"], p["d"], e, p["scale_bits"] != ONE_BITS),
-        run=_attention_start,
-        rule=lambda p: p["causal"] > 1,
-        reads_in_dtype=True,
+        _out(_state, "f32"),
+        lambda t, p, e: t.attention_start_cycles(p["qr"], p["kr"], p["d"], e, p["scale_bits"] != ONE_BITS),
+        _attention_start,
+        bias=False,
     ),
-    Kernel(
+    _attention_kernel(
         "attention_start_bias",
-        out=_out(_state, "f32"),
-        ins=(
-            _in(lambda p: p["qr"] * p["d"]),
-            _in(lambda p: p["kr"] * p["d"]),
-            _in(lambda p: p["kr"] * p["d"]),
-            _in(lambda p: p["qr"] * _even(p["kr"])),
-            _in(lambda p: 3 + 0 * p["qr"], "f32"),
-            Operand(Role.SCRATCH, lambda p: p["qr"] * p["kr"]),
-        ),
-        params=_UPDATE_PARAMS,
-        cycles_fn=lambda t, p, e: t.attention_start_cycles(
-            p["qr"], p["kr"], p["d"], e, p["scale_bits"] != ONE_BITS, bias=True
-        ),
-        run=_attention_start,
-        rule=lambda p: p["causal"] > 1,
-        reads_in_dtype=True,
+        _out(_state, "f32"),
+        lambda t, p, e: t.attention_start_cycles(p["qr"], p["kr"], p["d"], e, p["scale_bits"] != ONE_BITS, bias=True),
+        _attention_start,
+        bias=True,
     ),
 )
 
