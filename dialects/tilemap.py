@@ -27,7 +27,7 @@ from xdsl.dialects.builtin import (
     TypeAttribute,
     UnitAttr,
 )
-from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute
+from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAValue
 from xdsl.irdl import (
     AnyOf,
     BaseAttr,
@@ -324,6 +324,16 @@ class RunOp(IRDLOperation):
     def inplace_operand(self) -> int | None:
         """Index of the operand whose buffer the result overwrites (read, then written)."""
         return self.inplace.value.data if self.inplace is not None else None
+
+    def call_inputs(self) -> list[SSAValue]:
+        """The inputs the kernel CALL addresses after its output (the in-place one is the output)."""
+        return [v for j, v in enumerate(self.inputs) if j != self.inplace_operand()]
+
+    def call_in_buffer(self) -> BufferType:
+        """The buffer type that sets the CALL's in dtype: its first input's (the output's when it
+        has none)."""
+        ins = self.call_inputs()
+        return ins[0].type if ins else self.result.type
 
     def verify_(self) -> None:
         r = self.result.type

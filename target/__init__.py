@@ -239,48 +239,59 @@ class Target:
         passes = (4 if shift else 2) * self.binary_cycles("mul", n, esize)
         return stats + self.binary_cycles("mul", n, esize) + self.unary_cycles("rsqrt", rows, 4) + passes
 
-    def attention_update_cycles(self, qr: int, kr: int, d: int, esize: int, scaled: bool = True) -> int:
+    def attention_update_cycles(
+        self, qr: int, kr: int, d: int, esize: int, scaled: bool = True, start: bool = False
+    ) -> int:
         """One online-softmax step from PopLibs parts (PC 1.1, 1.3, 1.4, 1.6, 1.7), its qr x kr
         scores held in the inputs' dtype (`esize` bytes), as PopLibs' softmax holds a half
         model's: the AMP scores q k^T (fp32 partials), their scale (none when `scaled` is False:
         q came scaled), row max, subtract and exp in place, row sum into fp32, the state's
         correction exp and rescale (accumulator and running sum), and the accumulating AMP p v.
         Half scores need a half copy of the qr row maxima to subtract and are already the AMP's
-        half probabilities; fp32 scores are cast to half for it."""
+        half probabilities; fp32 scores are cast to half for it. With `start` (attention_start:
+        the state is empty) there is no correction or rescale, and the p v AMP writes its
+        partials instead of adding to them."""
         s = qr * kr
+        state = (
+            0
+            if start
+            else self.unary_cycles("exp", qr, 4)
+            + self.binary_cycles("mul", qr * (d + 1), 4, in_place=True)
+            + self.binary_cycles("add", qr, 4, in_place=True)
+        )
         return (
             self.amp_matmul_cycles(qr, d, kr)
             + (self.binary_cycles("mul", s, esize, in_place=True) if scaled else 0)
             + 2 * self.reduce_rows_cycles(qr, kr, esize)
             + self.binary_cycles("sub", s, esize, in_place=True)
             + self.unary_cycles("exp", s, esize, in_place=True)
-            + self.unary_cycles("exp", qr, 4)
-            + self.binary_cycles("mul", qr * (d + 1), 4, in_place=True)
-            + self.binary_cycles("add", qr, 4, in_place=True)
+            + state
             + self.cast_cycles(qr if esize == 2 else s)
-            + self.amp_matmul_cycles(qr, kr, d, accumulate=True)
+            + self.amp_matmul_cycles(qr, kr, d, accumulate=not start)
         )
 
-    def attention_bias_update_cycles(self, qr: int, kr: int, d: int, esize: int, scaled: bool = True) -> int:
-        """`attention_update` plus the bias block added to the scores in place."""
-        return self.attention_update_cycles(qr, kr, d, esize, scaled) + self.binary_cycles(
+    def attention_bias_update_cycles(
+        self, qr: int, kr: int, d: int, esize: int, scaled: bool = True, start: bool = False
+    ) -> int:
+        """`attention_update` (`start`: `attention_start`) plus the bias block added to the
+        scores in place."""
+        return self.attention_update_cycles(qr, kr, d, esize, scaled, start) + self.binary_cycles(
             "add", qr * kr, esize, in_place=True
         )
 
     def attention_start_cycles(
         self, qr: int, kr: int, d: int, esize: int, scaled: bool = True, bias: bool = False
     ) -> int:
-        """`attention_update` (or its bias form) from an empty state: no correction exp, no
-        rescale of the accumulator and running sum, and a p v AMP that writes the accumulator
-        (zeroing its partials) instead of adding to it."""
+        """`attention_start` (or its bias form): the update from an empty state."""
         update = self.attention_bias_update_cycles if bias else self.attention_update_cycles
-        return (
-            update(qr, kr, d, esize, scaled)
-            - self.unary_cycles("exp", qr, 4)
-            - self.binary_cycles("mul", qr * (d + 1), 4, in_place=True)
-            - self.binary_cycles("add", qr, 4, in_place=True)
-            - self.amp_matmul_cycles(qr, kr, d, accumulate=True)
-            + self.amp_matmul_cycles(qr, kr, d)
+        return update(qr, kr, d, esize, scaled, start=True)
+
+    def attention_steps_cycles(self, qr: int, kr: int, d: int, esize: int, steps: int, bias: bool = False) -> int:
+        """An attention's updates at scale 1 (its query block came scaled) over `steps` key
+        blocks of `kr`: the first starts the state, each later one updates it."""
+        update = self.attention_bias_update_cycles if bias else self.attention_update_cycles
+        return self.attention_start_cycles(qr, kr, d, esize, False, bias) + (steps - 1) * update(
+            qr, kr, d, esize, scaled=False
         )
 
     def attention_prescale_cycles(self, qr: int, d: int, esize: int = 2) -> int:

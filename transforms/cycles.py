@@ -85,8 +85,7 @@ def _block(block: Block, t: Target, kind: type[Operation], price: Callable[[Oper
             names = list(op.params.data)
             p = {k: op.param(k) for k in names}
             key = (r.first.data, r.first.data + r.count.data)
-            ins = [v for j, v in enumerate(op.inputs) if j != op.inplace_operand()]
-            in_esize = ins[0].type.esize if ins else r.esize  # the call's in dtype, as lower-to-tasm sets it
+            in_esize = op.call_in_buffer().esize
             seg[key] = seg.get(key, 0) + kernel_cycles(t, op.kernel.data, p, r.esize, in_esize)
         elif isinstance(op, kind):
             span = zero_span(op)

@@ -152,10 +152,9 @@ class LowerRun(RewritePattern):
         kernel = op.kernel.data
         if kernel not in KERNEL_PARAMS:
             raise DiagnosticException(f"lower-to-tasm: unknown kernel '{kernel}'")
-        ins = [v for j, v in enumerate(op.inputs) if j != op.inplace_operand()]
         params = {k: op.param(k) for k in KERNEL_PARAMS[kernel]}
-        in_t = ins[0].type.element_type if ins else t.element_type
-        props = _run_props(kernel, address(op.result), [address(v) for v in ins], params, in_t, t.element_type)
+        ins = [address(v) for v in op.call_inputs()]
+        props = _run_props(kernel, address(op.result), ins, params, op.call_in_buffer().element_type, t.element_type)
         rewriter.replace(op, [_call(t, props)], [None])
 
 

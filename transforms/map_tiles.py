@@ -598,13 +598,12 @@ class MapAttention(RewritePattern):
         # of it for each call)
         # the first key block starts the state (attention_start: no init, nothing to rescale);
         # later windows update it in place
-        kernel, bias, state_at = "attention_update", [], 5
+        start, kernel, bias, state_at = "attention_start", "attention_update", [], 5
         if op.bias is not None:
             b_l: Layout = op.bias.type.layout
-            kernel, bias, state_at = "attention_update_bias", [ins[3]], 6
+            start, kernel, bias, state_at = "attention_start_bias", "attention_update_bias", [ins[3]], 6
             if b_l.block[1] != qr:
                 raise DiagnosticException(f"map-tiles: bias block {b_l.block} does not have the {qr} query rows")
-        start = kernel.replace("update", "start")
         if materialized:
             kr = k_l.block_size(1)
             sc_lay = Layout((hq, s, sk), st_l.grid, ((0, 1), (2,), (3,)), -1, st_l.first_tile, (1, qr, kr))

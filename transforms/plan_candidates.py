@@ -298,7 +298,6 @@ def attention_candidates(
     ranking so had moved the transformer block's attention to a grid whose neighbours cost
     more; with the scores in the inputs' dtype it picks the same grids as ranking by scaled
     updates on every mk2 example.)"""
-    update = target.attention_bias_update_cycles if bias else target.attention_update_cycles
     g = hq // hkv
     per = target.tiles // hq
     if per < 1:
@@ -326,7 +325,7 @@ def attention_candidates(
             exch = (qr * d * esize + 2 * kr * d * esize + (pk - 1) * ob * (d + 2) * 4) // 4 + 2 * over
             cyc = (
                 target.attention_prescale_cycles(qr, d, esize)
-                + target.attention_start_cycles(qr, kr, d, esize, scaled=False, bias=bias)
+                + target.attention_steps_cycles(qr, kr, d, esize, 1, bias)
                 + target.attention_combine_cycles(pk, ob, d)
                 + exch
             )
@@ -343,15 +342,12 @@ def attention_candidates(
             inter = (qr + 4 * kb) * d * esize
             mem = qr * d * esize + 4 * kb * d * esize + qr * kb * esize + 2 * qr * (d + 2) * 4 + qr * d * esize + 16
             mem += qr * (sk + sk % 2) * esize if bias else 0
-            step = update(qr, kb, d, esize, scaled=False) + (2 * kb * d + (qr * kb if bias else 0)) * esize // 4 + over
+            moves = steps * ((2 * kb * d + (qr * kb if bias else 0)) * esize // 4 + over)
             cyc = (
-                steps * step
+                target.attention_prescale_cycles(qr, d, esize)
+                + target.attention_steps_cycles(qr, kb, d, esize, steps, bias)
+                + moves
                 + target.attention_combine_cycles(1, qr, d)
-                + target.attention_prescale_cycles(qr, d, esize)
-            )
-            # the first window starts the state rather than updating one
-            cyc += target.attention_start_cycles(qr, kb, d, esize, scaled=False, bias=bias) - update(
-                qr, kb, d, esize, scaled=False
             )
             cands.append(AttentionChoice(form, (hkv, g, pq, 1), qr, qr, kb, cyc, mem, inter))
     return cands

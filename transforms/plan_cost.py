@@ -208,23 +208,20 @@ def op_cost(op: Operation, t: Target) -> tuple[int, int, int, int]:
     if isinstance(op, plan.AttentionOp):
         st = op.result.type.layout
         qr, d = st.block[1], st.shape[2] - 2
-        scaled = op.scale.value.data != 1.0  # then the query block is scaled once, not the scores
-        pre = t.attention_prescale_cycles(qr, d, _esize(op.q.type)) if scaled else 0
-        update = t.attention_update_cycles if op.bias is None else t.attention_bias_update_cycles
         e = _esize(op.q.type)  # the scores' dtype
+        scaled = op.scale.value.data != 1.0  # then the query block is scaled once, not the scores
+        pre = t.attention_prescale_cycles(qr, d, e) if scaled else 0
         bias = op.bias is not None
         if op.form.data == "materialized":  # one attention_start over the tile's key block
             kr = op.k.type.layout.block_size(1)
-            return pre + t.attention_start_cycles(qr, kr, d, e, scaled=False, bias=bias), 0, 0, 0
+            return pre + t.attention_steps_cycles(qr, kr, d, e, 1, bias), 0, 0, 0
         kb = op.key_block.value.data
         steps = math.ceil(op.k.type.shape[1] / kb)
         win_words = 2 * kb * d * _esize(op.k.type) // 4
         if op.bias is not None:  # each window's bias columns of the tile's rows move in too
             win_words += qr * kb * _esize(op.bias.type) // 4
         exch = steps * (win_words + t.phase_overhead_cycles() + t.exchange["fragment_cycles"])
-        # the first window starts the state, each later one updates it
-        first = t.attention_start_cycles(qr, kb, d, e, scaled=False, bias=bias)
-        return pre + first + (steps - 1) * update(qr, kb, d, e, scaled=False), exch, 2 * steps, 2
+        return pre + t.attention_steps_cycles(qr, kb, d, e, steps, bias), exch, 2 * steps, 2
     if isinstance(op, plan.AttentionCombineOp):
         src = op.input.type.layout
         full = Layout(src.shape, src.grid, (src.split[0], src.split[1] + (src.partial,), ()), -1, src.first_tile)
