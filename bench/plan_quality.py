@@ -36,7 +36,7 @@ def main() -> None:
     for name in a.examples:
         path = example_path(name)
         ref, ctx, module = parse_example(path)
-        cf, xf, kf = all_floors(ref, t)
+        cf, xf, kf, _ = all_floors(ref, t)
         passes = compile_passes(t.name, {"finalists": a.finalists})
         labels = [label for label, _ in passes]
         selected = labels.index("select_finalist") + 1

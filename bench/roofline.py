@@ -9,6 +9,12 @@ kernel floor   = the compute floor with every matmul priced at its best tile gri
                  target's own kernel model (AMP call, 16-column groups, 16-deep slices, and the
                  fp32 partial reduction a K split needs): no plan this compiler can build
                  computes below it, whatever its exchange;
+plan floor     = the kernel floor with each matmul at its best grid counting the exchange no such
+                 grid avoids (BSP: exchange adds to compute): the K split's fp32 partials
+                 received for the reduction, and the lhs block received when the lhs is computed
+                 on the device (weights resident, memory unbounded): a floor for any plan of
+                 per-tile blocked products, the rotating (compute-shift) kind included, since
+                 rotation moves the same bytes into each tile;
 modelled       = cycles of the compiled program, counted by the emulator's cycle model
                  (data-independent, so no kernel is executed).
 Usage: python bench/roofline.py [--target mk2] [--precision f16] [examples or model files ...]
@@ -21,6 +27,7 @@ import math
 import time
 
 from common import example_parser, example_path, parse_example  # bench/ is the script's directory
+from xdsl.dialects import func
 from xdsl.ir import Block
 
 from ipu.abi.kernels import KERNELS
@@ -37,28 +44,67 @@ def _elements(v) -> int:
     return math.prod(g.shape_of(v.type))
 
 
-def best_matmul_kernel_cycles(m: int, k: int, n: int, t: Target) -> int:
-    """Fewest per-tile cycles of an [m,k]x[k,n] GEMM over all grids rows x cols x K-split that
-    fit the target, under the target's AMP model plus the K split's partial reduction (S
-    fp32 partials of m_t*n_t/S elements per tile: 4*m_t*n_t bytes at the reduction rate)."""
-    best = None
+def _grids(m: int, k: int, n: int, t: Target):
+    """Every distinct grid rows x cols x K-split of an [m,k]x[k,n] GEMM on the target's tiles, as
+    (split, per-tile m, k, n): a split or row count that leaves the block as a smaller one does
+    is skipped (the same block, only more partials or idle tiles)."""
     for s in range(1, t.tiles + 1):
         kt = -(-k // s)
         if s > 1 and -(-k // (s - 1)) == kt:
-            continue  # same K block as a smaller split, only more partials
+            continue
         for r in range(1, t.tiles // s + 1):
             mt = -(-m // r)
             if r > 1 and -(-m // (r - 1)) == mt:
                 continue
-            cols = t.tiles // (s * r)
-            nt = -(-n // cols)
-            cyc = t.amp_matmul_cycles(mt, kt, nt)
-            if s > 1:
-                cyc += t.reduce_cycles(s, -(-mt * nt // s))
-            if best is None or cyc < best:
-                best = cyc
+            yield s, mt, kt, -(-n // (t.tiles // (s * r)))
+
+
+def best_matmul_kernel_cycles(m: int, k: int, n: int, t: Target) -> int:
+    """Fewest per-tile cycles of an [m,k]x[k,n] GEMM over all grids rows x cols x K-split that
+    fit the target, under the target's AMP model plus the K split's partial reduction (S
+    fp32 partials of m_t*n_t/S elements per tile: 4*m_t*n_t bytes at the reduction rate)."""
+    return min(
+        t.amp_matmul_cycles(mt, kt, nt) + (t.reduce_cycles(s, -(-mt * nt // s)) if s > 1 else 0)
+        for s, mt, kt, nt in _grids(m, k, n, t)
+    )
+
+
+def best_matmul_plan_cycles(m: int, k: int, n: int, t: Target, lhs_computed: bool, esize: int = 2) -> int:
+    """Fewest per-tile cycles of an [m,k]x[k,n] GEMM in any plan of blocked per-tile products,
+    exchange included (BSP: a tile computes or exchanges, never both). Per grid: the AMP call;
+    with a K split of S, the reduction's compute and its receive of (S-1)/S of the tile's
+    m_t*n_t fp32 partials (a reduce-scatter can receive no less); and, when the lhs is computed on
+    the device (not a host input or a view of one, which the host writes in any layout), the
+    receive of the tile's [m_t, k_t] block less the even share of the lhs a tile produces itself.
+    Weights count as resident in the grid's layout (no fetch) and memory as unbounded, so this
+    is a floor: receiving at the exchange rate is cheaper than recomputing a block's producer."""
+    rate = t.rates["exchange_bytes_per_cycle"]
+    local = -(-m * k // t.tiles)
+    best = None
+    for s, mt, kt, nt in _grids(m, k, n, t):
+        cyc = t.amp_matmul_cycles(mt, kt, nt)
+        if s > 1:
+            cyc += t.reduce_cycles(s, -(-mt * nt // s)) + (s - 1) * mt * nt * 4 // (s * rate)
+        if lhs_computed:
+            cyc += max(mt * kt - local, 0) * esize // rate
+        best = cyc if best is None or cyc < best else best
     assert best is not None
     return best
+
+
+_VIEWS = (g.ReshapeOp, g.TransposeOp, g.SplitHeadsOp, g.MergeHeadsOp, g.SliceOp, g.PadOp, g.ConcatOp)
+
+
+def _host_values(block: Block) -> set:
+    """The values of a block the host can write in any layout: its arguments (a function's
+    inputs), weights, and data-movement views of those (no device compute between)."""
+    free = set(block.args) if isinstance(block.parent_op(), func.FuncOp) else set()
+    for op in block.ops:
+        if isinstance(op, g.ParameterOp | g.IterationSliceOp) or (
+            isinstance(op, _VIEWS) and all(v in free for v in op.operands)
+        ):
+            free.update(op.results)
+    return free
 
 
 def _marginal(kernel, t: Target, p: dict, count: str, esize: int = 2) -> float:
@@ -67,16 +113,19 @@ def _marginal(kernel, t: Target, p: dict, count: str, esize: int = 2) -> float:
     return kernel.cycles(t, p, esize) - kernel.cycles(t, {**p, count: 0}, esize)
 
 
-def _block_floors(block: Block, t: Target) -> tuple[float, float, float]:
+def _block_floors(block: Block, t: Target) -> tuple[float, float, float, float]:
     """(vector cycles summed over all tiles, exchange elements per tile, extra cycles per tile
-    of the matmuls' best kernel-model grids above their FLOP floor) of a block."""
-    vec, exch, kern = 0.0, 0.0, 0.0
+    of the matmuls' best kernel-model grids above their FLOP floor, and of their best plans,
+    exchange included) of a block."""
+    vec, exch, kern, plan = 0.0, 0.0, 0.0, 0.0
+    free, received = _host_values(block), set()
     for op in block.ops:
         if isinstance(op, g.RepeatOp):
-            v, e, kx = _block_floors(op.body.block, t)
+            v, e, kx, px = _block_floors(op.body.block, t)
             vec += op.count.value.data * v
             exch += op.count.value.data * e
             kern += op.count.value.data * kx
+            plan += op.count.value.data * px
         elif isinstance(op, g.AddOp | g.SubOp | g.MulOp | g.MaxOp):
             kernel, n = KERNELS[op.name.split(".")[-1]], _elements(op.results[0])
             vec += _marginal(kernel, t, {"m": 1, "n": n, "b_rows": 1, "b_cols": n}, "n")
@@ -93,7 +142,12 @@ def _block_floors(block: Block, t: Target) -> tuple[float, float, float]:
         elif isinstance(op, g.MatmulOp):
             (m, k), n = g.shape_of(op.lhs.type), g.shape_of(op.result.type)[1]
             exch += (m * n * k / t.tiles) ** (2 / 3)
-            kern += best_matmul_kernel_cycles(m, k, n, t) - 2 * m * n * k / (t.tiles * t.rates["amp_f16_f32"])
+            amp = 2 * m * n * k / (t.tiles * t.rates["amp_f16_f32"])
+            kern += best_matmul_kernel_cycles(m, k, n, t) - amp
+            # the first matmul to read a computed lhs receives its block; later readers may reuse it
+            computed = op.lhs not in free and op.lhs not in received
+            received.add(op.lhs)
+            plan += best_matmul_plan_cycles(m, k, n, t, computed) - amp
         elif isinstance(op, g.AttentionOp):
             hq, s, d = g.shape_of(op.q.type)
             sk = g.shape_of(op.k.type)[1]
@@ -101,22 +155,22 @@ def _block_floors(block: Block, t: Target) -> tuple[float, float, float]:
             p = {"rows": int(hq * s * frac), "cols": sk, "valid": sk}
             vec += _marginal(KERNELS["softmax_rows"], t, p, "rows", 4)  # the fp32 scores' softmax
             exch += 2 * (hq * s * sk * d * frac / t.tiles) ** (2 / 3)
-    return vec, exch, kern
+    return vec, exch, kern, plan
 
 
 def floors(func_op, t: Target) -> tuple[float, float]:
     """(compute floor, exchange floor) in cycles for one tile."""
-    cf, xf, _ = all_floors(func_op, t)
+    cf, xf, _, _ = all_floors(func_op, t)
     return cf, xf
 
 
-def all_floors(func_op, t: Target) -> tuple[float, float, float]:
-    """(compute floor, exchange floor, kernel floor) in cycles for one tile."""
-    vec, exch_elems, kern = _block_floors(func_op.body.block, t)
+def all_floors(func_op, t: Target) -> tuple[float, float, float, float]:
+    """(compute floor, exchange floor, kernel floor, plan floor) in cycles for one tile."""
+    vec, exch_elems, kern, plan = _block_floors(func_op.body.block, t)
     amp = flops(func_op) / (t.tiles * t.rates["amp_f16_f32"])
     esize = 2  # the examples store fp16
     cf = amp + vec / t.tiles
-    return cf, exch_elems * esize / t.rates["exchange_bytes_per_cycle"], cf + kern
+    return cf, exch_elems * esize / t.rates["exchange_bytes_per_cycle"], cf + kern, cf + plan
 
 
 def main() -> None:
@@ -130,7 +184,7 @@ def main() -> None:
         ref, ctx, module = parse_example(path)
         if a.precision:
             ConvertPrecisionPass(dtype=a.precision).apply(ctx, module)
-        cf, xf, kf = all_floors(ref, t)
+        cf, xf, kf, pf = all_floors(ref, t)
         t0 = time.perf_counter()
         for _, p in compile_passes(t.name):
             p.apply(ctx, module)
@@ -145,6 +199,8 @@ def main() -> None:
             f"floor_x_1.3={1.3 * max(cf, xf):.0f} modelled={res.total_cycles} "
             f"modelled_exchange={exch} modelled_sync={sync} ratio_to_floor={res.total_cycles / floor:.2f} "
             f"ratio_to_kernel_floor={res.total_cycles / max(kf, xf):.2f} "
+            f"plan_floor={pf:.0f} plan_floor_over_floor={pf / floor:.2f} "
+            f"ratio_to_plan_floor={res.total_cycles / pf:.2f} "
             f"compile_s={compile_s:.1f}"
         )
 

@@ -54,8 +54,10 @@ class Candidate:
                 op.init = v
 
 
-WEIGHT_SHARES = (WEIGHT_FRACTION, 0.0)  # resident-weight budgets the search starts from: the
-# default, and every weight fetched (memory for bigger grids, paid for in exchange)
+WEIGHT_SHARES = (WEIGHT_FRACTION, 0.0, 0.3, 0.5)  # resident-weight budgets the search starts from: the
+# default; every weight fetched (memory for bigger grids, paid for in exchange); and larger
+# budgets, which keep a second large weight replicated where activations leave room (mk2 mlp:
+# w2 resident at 0.3 saves its 24.7K-cycle fetch)
 
 
 def _plan(

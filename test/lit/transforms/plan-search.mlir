@@ -163,7 +163,7 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 // SELECT-NOT:   func.func
 
 // LOG:      planned operation op=1 name=graph.matmul grid=4x4x1 weight=resident
-// LOG:      searched operator plans decision_points=1 decision_groups=1 evaluated=6 finalists=4
+// LOG:      searched operator plans decision_points=1 decision_groups=1 evaluated=8 finalists=4
 // LOG-NEXT: retained operator-plan finalist finalist=0 values=3 operations=2 estimated_cycles={{[1-9][0-9]*}} estimated_exchange_cycles=0 exchange_row_bytes=0 code_bytes=4096 peak_standard_bytes={{[1-9][0-9]*}} peak_interleaved_bytes={{[1-9][0-9]*}} peak_total_bytes={{[1-9][0-9]*}} maximum_standard_allocation_bytes=0 active_tile_counts={16} padding_group_counts={} conversion_sources=[]
 // LOG-NEXT: retained operator-plan finalist finalist=1
 // LOG-NEXT: retained operator-plan finalist finalist=2

@@ -1,0 +1,52 @@
+"""bench/roofline.py's floors hold: no compiled plan runs below the plan floor, which counts the
+exchange a grid cannot avoid on top of the kernel floor."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+
+from common import parse_example  # noqa: E402
+from roofline import all_floors, best_matmul_kernel_cycles, best_matmul_plan_cycles  # noqa: E402
+
+from ipu.codegen.ipuexe import build_package  # noqa: E402
+from ipu.runtime.emulator import Emulator  # noqa: E402
+from ipu.target import load_target  # noqa: E402
+from ipu.transforms.pipeline import compile_passes  # noqa: E402
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+@pytest.mark.parametrize(("m", "k", "n"), [(64, 256, 1024), (256, 1024, 256), (512, 64, 64), (16, 4096, 16)])
+def test_plan_floor_adds_the_unavoidable_exchange(m: int, k: int, n: int) -> None:
+    t = load_target("sim16")
+    kernel = best_matmul_kernel_cycles(m, k, n, t)
+    resident = best_matmul_plan_cycles(m, k, n, t, lhs_computed=False)
+    computed = best_matmul_plan_cycles(m, k, n, t, lhs_computed=True)
+    assert kernel <= resident <= computed
+    # a tile receives at most the whole lhs, less nothing: a K split to one tile's share of the
+    # lhs ([16, 4096] over 16 tiles) receives none of it
+    assert computed - resident <= m * k * 2 // t.rates["exchange_bytes_per_cycle"]
+
+
+def test_plan_floor_without_a_k_split_is_the_kernel_floor() -> None:
+    t = load_target("sim16")  # k = 16 cannot be split: every grid is rows x cols
+    assert best_matmul_plan_cycles(1024, 16, 256, t, lhs_computed=False) == best_matmul_kernel_cycles(1024, 16, 256, t)
+
+
+@pytest.mark.parametrize(
+    ("example", "target"),
+    [("mlp_small.mlir", "sim16"), ("attention_small.mlir", "sim64"), ("transformer_block_small.mlir", "sim64")],
+)
+def test_compiled_plans_run_above_the_plan_floor(example: str, target: str) -> None:
+    t = load_target(target)
+    ref, ctx, module = parse_example(EXAMPLES / example)
+    cf, _, kf, pf = all_floors(ref, t)
+    for _, p in compile_passes(t.name):
+        p.apply(ctx, module)
+    cycles = Emulator(build_package(module, t), t, execute=False).run({}).total_cycles
+    assert cf <= kf <= pf <= cycles
