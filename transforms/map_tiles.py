@@ -679,7 +679,9 @@ class MapAttention(RewritePattern):
 
 
 class MapSerialGemm(RewritePattern):
-    """Zero an fp32 accumulator, then per contraction step exchange the two windows and accumulate."""
+    """Per contraction step exchange the two windows and multiply into an fp32 accumulator: the
+    first step's AMP writes it (its first input group zeroes the partials, so no fill runs), later
+    steps accumulate."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: plan.SerialGemmOp, rewriter: PatternRewriter) -> None:
@@ -696,9 +698,8 @@ class MapSerialGemm(RewritePattern):
         grid_t = (r_l.first_tile, r_l.tiles)
         el = op.lhs.type.tensor.element_type
         acc_t = tilemap.BufferType((bm, bn), builtin.f32, *grid_t, "interleaved")
-        zero = _run("zero", [], acc_t, elements=bm * bn)
-        acc = _named(zero, f"{name}_acc")
-        new_ops: list[Operation] = [*casts, zero]
+        acc = None
+        new_ops: list[Operation] = [*casts]
         for k0 in range(0, k, kc):
             kw = min(kc, k - k0)
             aw_l = Layout((m, kw), r_l.grid, ((0,), ()), -1, r_l.first_tile)
@@ -720,8 +721,11 @@ class MapSerialGemm(RewritePattern):
                 offset=(k0, 0),
             )
             aw, bw = _named(am, f"{name}_a{k0}"), _named(bm_, f"{name}_b{k0}")
-            upd = _run("amp_matmul_acc", [aw, bw, acc], acc_t, m=bm, k=aw_l.block[1], n=bn)
-            upd.attributes["inplace"] = IntegerAttr(2, 64)
+            if acc is None:
+                upd = _run("amp_matmul", [aw, bw], acc_t, m=bm, k=aw_l.block[1], n=bn)
+            else:
+                upd = _run("amp_matmul_acc", [aw, bw, acc], acc_t, m=bm, k=aw_l.block[1], n=bn)
+                upd.attributes["inplace"] = IntegerAttr(2, 64)
             acc = _named(upd, f"{name}_acc")
             new_ops += [am, bm_, upd]
         out = _run("copy", [acc], buffer_type(op.result.type), elements=bm * bn)

@@ -135,13 +135,15 @@ def _walk(block: Block, mult: int = 1) -> Iterator[tuple[Operation, int]]:
 
 def serial_gemm_cost(t: Target, bm: int, bn: int, k: int, steps: int, esize: int) -> tuple[int, int]:
     """(compute, exchange) cycles of the output-stationary serial GEMM with [bm, bn] output
-    blocks (as map-tiles builds it): zero the f32 accumulator, then per contraction step receive
-    the two windows and accumulate, then copy out."""
+    blocks (as map-tiles builds it): per contraction step receive the two windows and multiply
+    into the f32 accumulator (the first step's AMP writes it, later ones accumulate), then copy
+    out."""
     kc = math.ceil(k / steps)
+    kw = kc + kc % 2
     words = (bm * kc + kc * bn) * esize // 4
     comp = (
-        t.fill_cycles(bm * bn, 4)
-        + steps * t.amp_matmul_cycles(bm, kc + kc % 2, bn, accumulate=True)
+        t.amp_matmul_cycles(bm, kw, bn)
+        + (steps - 1) * t.amp_matmul_cycles(bm, kw, bn, accumulate=True)
         + t.cast_cycles(bm * bn)
     )
     return comp, steps * (words + t.phase_overhead_cycles())
