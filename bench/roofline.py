@@ -59,37 +59,36 @@ def _grids(m: int, k: int, n: int, t: Target):
             yield s, mt, kt, -(-n // (t.tiles // (s * r)))
 
 
+def _grid_kernel_cycles(t: Target, s: int, mt: int, kt: int, nt: int) -> int:
+    """One grid's per-tile kernel cycles: the AMP call, and with a K split of `s` the reduction
+    of its fp32 partials (m_t*n_t/s elements per tile at the reduction rate)."""
+    return t.amp_matmul_cycles(mt, kt, nt) + (t.reduce_cycles(s, -(-mt * nt // s)) if s > 1 else 0)
+
+
 def best_matmul_kernel_cycles(m: int, k: int, n: int, t: Target) -> int:
     """Fewest per-tile cycles of an [m,k]x[k,n] GEMM over all grids rows x cols x K-split that
-    fit the target, under the target's AMP model plus the K split's partial reduction (S
-    fp32 partials of m_t*n_t/S elements per tile: 4*m_t*n_t bytes at the reduction rate)."""
-    return min(
-        t.amp_matmul_cycles(mt, kt, nt) + (t.reduce_cycles(s, -(-mt * nt // s)) if s > 1 else 0)
-        for s, mt, kt, nt in _grids(m, k, n, t)
-    )
+    fit the target, under the target's AMP model plus the K split's partial reduction."""
+    return min(_grid_kernel_cycles(t, *grid) for grid in _grids(m, k, n, t))
 
 
 def best_matmul_plan_cycles(m: int, k: int, n: int, t: Target, lhs_computed: bool, esize: int = 2) -> int:
     """Fewest per-tile cycles of an [m,k]x[k,n] GEMM in any plan of blocked per-tile products,
-    exchange included (BSP: a tile computes or exchanges, never both). Per grid: the AMP call;
-    with a K split of S, the reduction's compute and its receive of (S-1)/S of the tile's
-    m_t*n_t fp32 partials (a reduce-scatter can receive no less); and, when the lhs is computed on
-    the device (not a host input or a view of one, which the host writes in any layout), the
-    receive of the tile's [m_t, k_t] block less the even share of the lhs a tile produces itself.
-    Weights count as resident in the grid's layout (no fetch) and memory as unbounded, so this
-    is a floor: receiving at the exchange rate is cheaper than recomputing a block's producer."""
+    exchange included (BSP: a tile computes or exchanges, never both). Per grid: its kernel
+    cycles; with a K split of S, the receive of (S-1)/S of the tile's m_t*n_t fp32 partials (a
+    reduce-scatter can receive no less); and, when the lhs is computed on the device (not a host
+    input or a view of one, which the host writes in any layout), the receive of the tile's
+    [m_t, k_t] block less the even share of the lhs a tile produces itself. Weights count as
+    resident in the grid's layout (no fetch) and memory as unbounded, so this is a floor:
+    receiving at the exchange rate is cheaper than recomputing a block's producer."""
     rate = t.rates["exchange_bytes_per_cycle"]
-    local = -(-m * k // t.tiles)
-    best = None
-    for s, mt, kt, nt in _grids(m, k, n, t):
-        cyc = t.amp_matmul_cycles(mt, kt, nt)
-        if s > 1:
-            cyc += t.reduce_cycles(s, -(-mt * nt // s)) + (s - 1) * mt * nt * 4 // (s * rate)
-        if lhs_computed:
-            cyc += max(mt * kt - local, 0) * esize // rate
-        best = cyc if best is None or cyc < best else best
-    assert best is not None
-    return best
+    local = -(-m * k // t.tiles) if lhs_computed else None
+
+    def cycles(s: int, mt: int, kt: int, nt: int) -> int:
+        partials = (s - 1) * mt * nt * 4 // (s * rate)
+        lhs = max(mt * kt - local, 0) * esize // rate if local is not None else 0
+        return _grid_kernel_cycles(t, s, mt, kt, nt) + partials + lhs
+
+    return min(cycles(*grid) for grid in _grids(m, k, n, t))
 
 
 _VIEWS = (g.ReshapeOp, g.TransposeOp, g.SplitHeadsOp, g.MergeHeadsOp, g.SliceOp, g.PadOp, g.ConcatOp)

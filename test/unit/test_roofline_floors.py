@@ -28,8 +28,8 @@ def test_plan_floor_adds_the_unavoidable_exchange(m: int, k: int, n: int) -> Non
     resident = best_matmul_plan_cycles(m, k, n, t, lhs_computed=False)
     computed = best_matmul_plan_cycles(m, k, n, t, lhs_computed=True)
     assert kernel <= resident <= computed
-    # a tile receives at most the whole lhs, less nothing: a K split to one tile's share of the
-    # lhs ([16, 4096] over 16 tiles) receives none of it
+    # a computed lhs adds at most the receive of the whole lhs, and nothing when a grid's lhs
+    # block is one tile's share of it ([16, 4096] split 16 ways over K)
     assert computed - resident <= m * k * 2 // t.rates["exchange_bytes_per_cycle"]
 
 
