@@ -1,5 +1,8 @@
 """Roofline figures per example on a target (default mk2): prints, never asserts.
 
+AMP floor      = the products' FLOPs (matmuls, and attention's two products, halved when causal)
+                 / (tiles x fp16->fp32 AMP rate): issue 17's yardstick, printed with the modelled
+                 cycles over it and the plan floor over it;
 compute floor  = AMP FLOPs / (tiles x fp16->fp32 AMP rate) + vector work / tiles at the
                  target's per-element costs (every elementwise, softmax and norm op at its kernel's own cycle
                  model, less the model's fixed cost: the PopLibs-derived per-element rates);
@@ -184,6 +187,7 @@ def main() -> None:
         if a.precision:
             ConvertPrecisionPass(dtype=a.precision).apply(ctx, module)
         cf, xf, kf, pf = all_floors(ref, t)
+        amp = flops(ref) / (t.tiles * t.rates["amp_f16_f32"])
         t0 = time.perf_counter()
         for _, p in compile_passes(t.name):
             p.apply(ctx, module)
@@ -194,7 +198,9 @@ def main() -> None:
         sync = sum(r["cycles"] for r in res.profile if r["kind"] == "sync")
         floor = max(cf, xf)
         print(
-            f"example={path.name} compute_floor={cf:.0f} exchange_floor={xf:.0f} kernel_floor={kf:.0f} "
+            f"example={path.name} amp_floor={amp:.0f} ratio_to_amp_floor={res.total_cycles / amp:.2f} "
+            f"plan_floor_over_amp_floor={pf / amp:.2f} compute_floor={cf:.0f} exchange_floor={xf:.0f} "
+            f"kernel_floor={kf:.0f} "
             f"floor_x_1.3={1.3 * max(cf, xf):.0f} modelled={res.total_cycles} "
             f"modelled_exchange={exch} modelled_sync={sync} ratio_to_floor={res.total_cycles / floor:.2f} "
             f"ratio_to_kernel_floor={res.total_cycles / max(kf, xf):.2f} "
