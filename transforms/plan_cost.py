@@ -25,8 +25,9 @@ from xdsl.ir import Block, Operation, SSAValue
 from ipu.abi.isa import CODE_GRAIN, INSTRUCTION_BYTES
 from ipu.abi.kernels import KERNELS
 from ipu.dialects import plan
-from ipu.dialects.layout import Layout, _lift, overlap_pairs
+from ipu.dialects.layout import Layout, _lift, conversion_transfers, overlap_pairs
 from ipu.target import Target
+from ipu.transforms.exchange_schedule import endpoint_lower_bound
 
 METRIC_FIELDS = (
     "values",
@@ -121,9 +122,22 @@ def conversion_cost(
     """(exchange cycles, incoming fragments per tile) of one layout conversion."""
     s_l, d_l = s_l or src.layout, d_l or dst.layout
     frag = fragments(s_l, d_l, perm)
-    words = math.ceil(d_l.block_elements * _esize(dst) * s_l.partials / 4)
-    cycles = words + frag * t.exchange["fragment_cycles"] + t.phase_overhead_cycles()
+    cycles = conversion_bound(s_l, d_l, _esize(dst), perm, t.tiles) + t.phase_overhead_cycles()
     return cycles, frag
+
+
+@functools.lru_cache(maxsize=4096)
+def conversion_bound(src: Layout, dst: Layout, esize: int, perm: tuple[int, ...] | None, tiles: int) -> int:
+    """Words the busiest tile sends or receives in the move that converts `src` to `dst` (a
+    multicast sent once): the endpoint bound the scheduler reaches, so the cycles the phase's
+    transfers take."""
+    if len(src.shape) == 1 and len(dst.shape) == 1:
+        perm = None
+    try:
+        table = conversion_transfers(src, dst, esize, esize, perm)
+    except ValueError:  # a view the table builder does not take: the destination block's words
+        return math.ceil(dst.block_elements * esize * src.partials / 4)
+    return endpoint_lower_bound(table, tiles)
 
 
 def _walk(block: Block, mult: int = 1) -> Iterator[tuple[Operation, int]]:

@@ -12,6 +12,7 @@ from ipu.dialects.layout import Layout
 from ipu.target import load_target
 from ipu.transforms.plan_cost import (
     PlanMetrics,
+    conversion_bound,
     conversion_cost,
     dominates,
     estimate,
@@ -39,9 +40,23 @@ def test_conversion_cost_by_hand() -> None:
     src = plan_type(TensorType(f16, [64, 32]), Layout((64, 32), (16,), ((0,), ())))
     dst = plan_type(TensorType(f16, [64, 32]), Layout((64, 32), (16,), ((), (0,))))
     cycles, frag = conversion_cost(src, dst, T)
-    words = 64 * 2 * 2 // 4  # the destination block: 64 rows x 2 columns of fp16
+    # the move's endpoint bound: every tile receives its 64 x 2 block (64 words, its own 4 x 2
+    # piece among them) and sends its 4 x 32 rows once (64 words); fragments add nothing
+    words = 64 * 2 * 2 // 4
     assert frag == 16
-    assert cycles == words + 16 * 160 + 600 + 120
+    assert cycles == words + 600 + 120
+
+
+def test_conversion_bound_counts_a_multicast_once() -> None:
+    rows = Layout((64, 32), (16,), ((0,), ()))
+    every = Layout((64, 32), (16,), ((), ()))  # the whole tensor replicated on every tile
+    # each tile receives all 64 x 32 halves (1024 words) and sends its 4 rows (64 words) once
+    assert conversion_bound(rows, every, 2, None, 16) == 64 * 32 * 2 // 4
+    # the reverse keeps every tile's own rows: it receives and sends 64 words
+    assert conversion_bound(every, rows, 2, None, 16) == 4 * 32 * 2 // 4
+    # fp32 partials over 4 K parts reduced onto their 4 x 4 grid: 4 staged copies of a block
+    partial = Layout((64, 32), (4, 4), ((0,), ()), partial=1)
+    assert conversion_bound(partial, Layout((64, 32), (4, 4), ((0,), (1,))), 4, None, 16) == 4 * 16 * 8
 
 
 def test_gemm_and_memory_by_hand() -> None:

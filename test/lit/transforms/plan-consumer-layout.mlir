@@ -3,17 +3,17 @@
 
 // plan-decide prices a matmul's grid with the conversion its consumer will make: a layer norm
 // (here behind an elementwise op, which keeps its operand's layout) reads whole rows, so the
-// [64x128] x [128x512] matmul takes fewer column blocks (4 x 16: 16 incoming fragments per row
+// [64x64] x [64x512] matmul takes fewer column blocks (4 x 16: 16 incoming fragments per row
 // tile) than the same matmul whose result goes straight out (2 x 32). (Under the PopLibs-derived
-// kernel costs a K = 256 contraction makes the matmul dear enough that both pick 2 x 32; with
-// K = 128 the consumer's gather decides.)
+// kernel costs and a fragment weight of 80, a K = 128 contraction makes the matmul dear enough
+// that both pick 2 x 32; with K = 64 the consumer's gather decides.)
 
-func.func @normed(%x: tensor<64x128xf16>) -> tensor<64x512xf16> {
-  %w = graph.parameter "w" #graph.gaussian<seed = 1, std = 0.05> : tensor<128x512xf16>
+func.func @normed(%x: tensor<64x64xf16>) -> tensor<64x512xf16> {
+  %w = graph.parameter "w" #graph.gaussian<seed = 1, std = 0.05> : tensor<64x512xf16>
   %g = graph.parameter "g" dense<1.0> : tensor<512xf16> : tensor<512xf16>
   %b = graph.parameter "b" dense<0.0> : tensor<512xf16> : tensor<512xf16>
-  %x1 = graph.relu %x : tensor<64x128xf16> -> tensor<64x128xf16>
-  %y = graph.matmul %x1, %w : (tensor<64x128xf16>, tensor<128x512xf16>) -> tensor<64x512xf16>
+  %x1 = graph.relu %x : tensor<64x64xf16> -> tensor<64x64xf16>
+  %y = graph.matmul %x1, %w : (tensor<64x64xf16>, tensor<64x512xf16>) -> tensor<64x512xf16>
   %r = graph.gelu %y : tensor<64x512xf16> -> tensor<64x512xf16>
   %n = graph.layer_norm %r, %g, %b : (tensor<64x512xf16>, tensor<512xf16>, tensor<512xf16>) -> tensor<64x512xf16>
   func.return %n : tensor<64x512xf16>
@@ -23,10 +23,10 @@ func.func @normed(%x: tensor<64x128xf16>) -> tensor<64x512xf16> {
 
 // -----
 
-func.func @plain(%x: tensor<64x128xf16>) -> tensor<64x512xf16> {
-  %w = graph.parameter "w" #graph.gaussian<seed = 1, std = 0.05> : tensor<128x512xf16>
-  %x1 = graph.relu %x : tensor<64x128xf16> -> tensor<64x128xf16>
-  %y = graph.matmul %x1, %w : (tensor<64x128xf16>, tensor<128x512xf16>) -> tensor<64x512xf16>
+func.func @plain(%x: tensor<64x64xf16>) -> tensor<64x512xf16> {
+  %w = graph.parameter "w" #graph.gaussian<seed = 1, std = 0.05> : tensor<64x512xf16>
+  %x1 = graph.relu %x : tensor<64x64xf16> -> tensor<64x64xf16>
+  %y = graph.matmul %x1, %w : (tensor<64x64xf16>, tensor<64x512xf16>) -> tensor<64x512xf16>
   %r = graph.gelu %y : tensor<64x512xf16> -> tensor<64x512xf16>
   func.return %r : tensor<64x512xf16>
 }

@@ -22,18 +22,19 @@ func.func @tall(%x: tensor<4096x64xf16>) -> tensor<4096x64xf16> {
 // GREEDY:       %y = plan.gemm %x, %w {value = "y"} : ({{.*}}) -> !plan.tensor<4096x64xf16, #plan.layout<grid = [4, 4, 1], split = {{\[\[}}0], [1]], memory = interleaved>>
 
 // Three fitting grids, four distinct finalists, the cheapest first: the search also starts from
-// the plan that stores every weight once and fetches it (finalist 2, the [4, 4, 1] grid again).
+// the plan that stores every weight once and fetches it (finalist 1, the [4, 4, 1] grid again:
+// its fetch priced at the move's endpoint bound, 1,232 cycles with the phase's sync and route).
 // SEARCH:      func.func @tall_finalist_0(
 // SEARCH-SAME: plan.metrics = {values = 3 : i64, operations = 2 : i64, estimated_cycles = {{[1-9][0-9]*}} : i64, estimated_exchange_cycles = 0 : i64, exchange_row_bytes = 0 : i64, code_bytes = 4096 : i64, peak_standard_bytes = {{[1-9][0-9]*}} : i64, peak_interleaved_bytes = {{[1-9][0-9]*}} : i64, peak_total_bytes = {{[1-9][0-9]*}} : i64, maximum_standard_allocation_bytes = 0 : i64}, plan.finalist = 0 : i64, plan.entry = "tall"}
 // SEARCH:      plan.gemm {{.*}} -> !plan.tensor<4096x64xf16, #plan.layout<grid = [4, 4, 1],
 // SEARCH:      func.func @tall_finalist_1(
-// SEARCH-SAME: plan.metrics = {values = 3 : i64, operations = 2 : i64, estimated_cycles = {{[0-9]+}}
-// SEARCH-SAME: plan.finalist = 1 : i64, plan.entry = "tall"}
-// SEARCH:      plan.gemm {{.*}} -> !plan.tensor<4096x64xf16, #plan.layout<grid = [8, 2, 1],
-// SEARCH:      func.func @tall_finalist_2(
-// SEARCH-SAME: plan.metrics = {values = 4 : i64, operations = 3 : i64, estimated_cycles = {{[0-9]+}} : i64, estimated_exchange_cycles = {{[1-9][0-9]*}}
+// SEARCH-SAME: plan.metrics = {values = 4 : i64, operations = 3 : i64, estimated_cycles = {{[0-9]+}} : i64, estimated_exchange_cycles = 1232 : i64
 // SEARCH:      %w_r = plan.rearrange %w {reason = "weight fetch"}
 // SEARCH:      plan.gemm %x, %w_r {{.*}} -> !plan.tensor<4096x64xf16, #plan.layout<grid = [4, 4, 1],
+// SEARCH:      func.func @tall_finalist_2(
+// SEARCH-SAME: plan.metrics = {values = 3 : i64, operations = 2 : i64, estimated_cycles = {{[0-9]+}}
+// SEARCH-SAME: plan.finalist = 2 : i64, plan.entry = "tall"}
+// SEARCH:      plan.gemm {{.*}} -> !plan.tensor<4096x64xf16, #plan.layout<grid = [8, 2, 1],
 // SEARCH:      func.func @tall_finalist_3(
 // SEARCH-SAME: plan.finalist = 3 : i64, plan.entry = "tall"}
 // SEARCH:      plan.gemm {{.*}} -> !plan.tensor<4096x64xf16, #plan.layout<grid = [16, 1, 1],
@@ -169,8 +170,8 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 // LOG-NEXT: retained operator-plan finalist finalist=2
 // LOG-NEXT: retained operator-plan finalist finalist=3
 // LOG:      scheduled operator-plan finalist finalist=0 mapped=identity analytical_cycles=[[T0:[0-9]+]] analytical_exchange_cycles=0 scheduled_exchange_cycles=0 refined_cycles=[[T0]]
-// LOG:      scheduled operator-plan finalist finalist=1 mapped=identity
-// LOG:      scheduled operator-plan finalist finalist=2 mapped=
+// LOG:      scheduled operator-plan finalist finalist=1 mapped=block=16,width=4 analytical_cycles={{[0-9]+}} analytical_exchange_cycles=1232 scheduled_exchange_cycles=1220
+// LOG:      scheduled operator-plan finalist finalist=2 mapped=identity
 // LOG:      scheduled operator-plan finalist finalist=3 mapped=identity
 // LOG-NEXT: selected physically scheduled operator-plan finalist selected=0 refined_cycles=[[T0]]
 // Square: the K-split and weight-fetching finalists' exchange is scheduled for real.
