@@ -368,17 +368,51 @@ def conversion_transfers(
     offset: tuple[int, ...] | None = None,
     clip: bool = False,
 ) -> np.ndarray:
-    """Transfer families (ipu.abi.tables.MOVE) that rebuild `dst` from `src`.
+    """Transfer families (ipu.abi.tables.MOVE) that rebuild `dst` from `src`: the records of
+    `conversion_records` folded into families, int64 [n, 13], read-only (memoized)."""
+    recs, src_stride, dst_stride = conversion_records(src, dst, src_esize, dst_esize, perm, offset, clip)
+    table = _fold(recs, src_stride, dst_stride)
+    table.setflags(write=False)
+    return table
+
+
+def conversion_load(
+    src: Layout, dst: Layout, esize: int, perm: tuple[int, ...] | None, tiles: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """(words sent, words received) per tile by the move that rebuilds `dst` from `src`, a
+    multicast run sent once: the endpoint loads of `conversion_transfers`' table, from its
+    records (folding them changes no member)."""
+    recs, _, _ = conversion_records(src, dst, esize, esize, perm)
+    h, cnt, step, d0 = recs[:, 0], recs[:, 3], recs[:, 4], recs[:, 2]
+    words = recs[:, 6] * recs[:, 7]
+    sent = np.bincount(h, weights=words, minlength=tiles)
+    run, i = _ragged(cnt)
+    recv = np.bincount(d0[run] + i * step[run], weights=words[run], minlength=tiles)
+    return sent.astype(np.int64), recv.astype(np.int64)
+
+
+def conversion_records(
+    src: Layout,
+    dst: Layout,
+    src_esize: int,
+    dst_esize: int,
+    perm: tuple[int, ...] | None = None,
+    offset: tuple[int, ...] | None = None,
+    clip: bool = False,
+) -> tuple[np.ndarray, int, int]:
+    """The multicast records (source tile, source offset, first destination tile, destinations,
+    destination tile step, destination offset, rows, words), int64 [n, 8], that rebuild `dst`
+    from `src`, with the source and destination row strides in bytes.
 
     Destination axis i reads source axis perm[i] (default identity; the last axis must stay
     last) at source coordinate dst + offset[i] (a window of the source). Offsets are bytes
     relative to each buffer's base. A partial `src` sends copy p of each block to slot p of a
     staging buffer [partials, *dst.block] on the destination tiles. Every replica of a
     destination block reads the same source holder, so replicas become one multicast.
-    Returns int64 [n, 13], read-only: the result is memoized (finalists of one model share most
-    conversions, and the selected finalist is mapped once more after selection), so `perm` and
-    `offset` must be tuples. With `clip` the window may reach outside the source (offsets of any
-    sign): only the destination elements it overlaps are written.
+    `perm` and `offset` are tuples (`conversion_transfers` memoizes on them: finalists of one
+    model share most conversions, and the selected finalist is mapped once more after
+    selection). With `clip` the window may reach outside the source (offsets of any sign): only
+    the destination elements it overlaps are written.
 
     One record per (destination block, overlapping source block, leading index, partial,
     multicast run of the block's holders), built as arrays by ragged expansion axis by axis;
@@ -467,9 +501,7 @@ def conversion_transfers(
     recs = np.stack(
         [h[own], so[own], run_d0[run], run_cnt[run], run_step[run], do[own], nrows[own], words[own]], axis=1
     )
-    table = _fold(recs.astype(np.int64, copy=False), s_str[perm[-2]] * es, d_str[-2] * es)
-    table.setflags(write=False)
-    return table
+    return recs.astype(np.int64, copy=False), s_str[perm[-2]] * es, d_str[-2] * es
 
 
 def compress_transfers(recs: np.ndarray, src_stride: int, dst_stride: int) -> np.ndarray:

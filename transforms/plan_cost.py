@@ -25,9 +25,8 @@ from xdsl.ir import Block, Operation, SSAValue
 from ipu.abi.isa import CODE_GRAIN, INSTRUCTION_BYTES
 from ipu.abi.kernels import KERNELS
 from ipu.dialects import plan
-from ipu.dialects.layout import Layout, _lift, conversion_transfers, overlap_pairs
+from ipu.dialects.layout import Layout, _lift, conversion_load, overlap_pairs
 from ipu.target import Target
-from ipu.transforms.exchange_schedule import endpoint_lower_bound
 
 METRIC_FIELDS = (
     "values",
@@ -134,10 +133,10 @@ def conversion_bound(src: Layout, dst: Layout, esize: int, perm: tuple[int, ...]
     if len(src.shape) == 1 and len(dst.shape) == 1:
         perm = None
     try:
-        table = conversion_transfers(src, dst, esize, esize, perm)
+        sent, recv = conversion_load(src, dst, esize, perm, tiles)
     except ValueError:  # a view the table builder does not take: the destination block's words
         return math.ceil(dst.block_elements * esize * src.partials / 4)
-    return endpoint_lower_bound(table, tiles)
+    return int(max(sent.max(), recv.max()))
 
 
 def _walk(block: Block, mult: int = 1) -> Iterator[tuple[Operation, int]]:

@@ -17,7 +17,15 @@ import math
 import numpy as np
 import pytest
 
-from ipu.dialects.layout import Layout, arithmetic_runs, binding_slices, conversion_transfers, split_runs
+from ipu.abi.transfers import port_words, with_start
+from ipu.dialects.layout import (
+    Layout,
+    arithmetic_runs,
+    binding_slices,
+    conversion_load,
+    conversion_transfers,
+    split_runs,
+)
 
 
 def _tile_parts(lay: Layout) -> np.ndarray:
@@ -168,6 +176,22 @@ def _random_case(seed: int):
 def test_random_conversion_rebuilds_every_block(seed: int) -> None:
     src, dst, es, perm, offset, clip = _random_case(seed)
     _check_conversion(src, dst, es, perm, offset, clip)
+
+
+_WHOLE = [s for s in range(400) if _random_case(s)[4] is None and not _random_case(s)[5]][:100]
+
+
+@pytest.mark.parametrize("seed", _WHOLE)
+def test_conversion_load_is_the_tables_port_load(seed: int) -> None:
+    """The endpoint loads the planner prices a conversion by (`conversion_load`, from the
+    records) are those of the folded table the exchange schedules (`port_words`), on random
+    whole conversions (no window: the planner prices whole values)."""
+    src, dst, es, perm, _, _ = _random_case(seed)
+    tiles = max(src.first_tile + src.tiles, dst.first_tile + dst.tiles)
+    sent, recv = conversion_load(src, dst, es, perm, tiles)
+    want_sent, want_recv = port_words(with_start(conversion_transfers(src, dst, es, es, perm)), tiles)
+    assert sent.tolist() == want_sent.tolist()
+    assert recv.tolist() == want_recv.tolist()
 
 
 @pytest.mark.parametrize(
