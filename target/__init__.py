@@ -210,10 +210,19 @@ class Target:
     def reduce_rows_cycles(self, rows: int, cols: int, esize: int = 2) -> int:
         """Each row of [rows, cols] reduced to one value (PC 1.3: popops continuous reduce,
         rows x (cols / w) + 12 rows + 17 worker cycles, w = 4 halves or 2 floats), the rows cut
-        over the workers."""
+        over the workers. With fewer rows than workers, PopLibs gives the idle workers pieces of
+        the rows and adds a second stage that sums each row's float partials (PC 1.3:
+        `splitTwoStageReductionsBetweenWorkers`, pieces of at least 2 elements; [U] both stages
+        priced by the continuous reduce's formula), whenever that lowers the busiest worker."""
         c = self.costs
-        w = self._vector(esize)
-        return c["workers"] * (c["reduce_rows_worker"] + self._share(rows) * (-(-cols // w) + c["reduce_rows_row"]))
+        w, workers = self._vector(esize), c["workers"]
+        one = workers * (c["reduce_rows_worker"] + self._share(rows) * (-(-cols // w) + c["reduce_rows_row"]))
+        pieces = min(workers // max(rows, 1), cols // 2)  # the busiest row's
+        if pieces <= 1:
+            return one
+        first = workers * (c["reduce_rows_worker"] + -(-cols // (pieces * w)) + c["reduce_rows_row"])
+        second = workers * (c["reduce_rows_worker"] + -(-pieces // self._vector(4)) + c["reduce_rows_row"])
+        return min(one, first + second)
 
     def softmax_cycles(self, rows: int, cols: int, esize: int = 2) -> int:
         """PopLibs' softmax steps (PC 1.7), each its own vertex: row max, subtract, exp in place,

@@ -181,6 +181,24 @@ def test_rows_softmax_and_norms() -> None:
     assert kernel_cycles(T, "rms_norm_rows", {**p, "eps_bits": 0}, 2) == ROW_MAX_16x256 + mul + rsqrt + 2 * mul
 
 
+def test_few_rows_split_over_the_idle_workers() -> None:
+    # PC 1.3 (splitTwoStageReductionsBetweenWorkers): one 768-half row in 6 pieces of 128, then
+    # the 6 float partials summed; two rows in 3 pieces each; five rows leave one idle worker,
+    # which cannot lower the busiest row, so they stay whole
+    assert kernel_cycles(T, "reduce_rows", {"rows": 1, "cols": 768, "valid": 768, "kind": 1}, 2) == (
+        6 * (17 + 32 + 12) + 6 * (17 + 3 + 12)
+    )
+    assert T.reduce_rows_cycles(2, 768) == 6 * (17 + 64 + 12) + 6 * (17 + 2 + 12)
+    assert T.reduce_rows_cycles(5, 768) == 6 * (17 + 1 * (192 + 12))
+    # a layer norm of one row per tile (GPT-2 small at sequence 128): its two row sums split
+    mul = 11 + 6 * (26 + 3 * 32)
+    rsqrt = 11 + 9 + 6 * (17 + 8 * 1)
+    stats = 2 * (6 * (17 + 32 + 12) + 6 * (17 + 3 + 12))
+    assert kernel_cycles(T, "layer_norm_rows", {"rows": 1, "cols": 768, "valid": 768, "eps_bits": 0}, 2) == (
+        stats + mul + rsqrt + 4 * mul
+    )
+
+
 def test_attention_from_its_parts() -> None:
     # qr 16, kr 32, d 64, fp32 inputs: the scores' AMP 16 x 64 x 32 (4,057, AMP above), then on
     # 512 fp32 scores (n_w 86, 43 vectors): scale (mul in place), 2 row reductions of 16 x 32 floats
