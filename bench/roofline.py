@@ -166,10 +166,15 @@ def floors(func_op, t: Target) -> tuple[float, float]:
     return cf, xf
 
 
+def amp_floor(func_op, t: Target) -> float:
+    """The products' FLOPs over the tiles at the fp16 -> fp32 AMP rate, in cycles."""
+    return flops(func_op) / (t.tiles * t.rates["amp_f16_f32"])
+
+
 def all_floors(func_op, t: Target) -> tuple[float, float, float, float]:
     """(compute floor, exchange floor, kernel floor, plan floor) in cycles for one tile."""
     vec, exch_elems, kern, plan = _block_floors(func_op.body.block, t)
-    amp = flops(func_op) / (t.tiles * t.rates["amp_f16_f32"])
+    amp = amp_floor(func_op, t)
     esize = 2  # the examples store fp16
     cf = amp + vec / t.tiles
     return cf, exch_elems * esize / t.rates["exchange_bytes_per_cycle"], cf + kern, cf + plan
@@ -187,7 +192,7 @@ def main() -> None:
         if a.precision:
             ConvertPrecisionPass(dtype=a.precision).apply(ctx, module)
         cf, xf, kf, pf = all_floors(ref, t)
-        amp = flops(ref) / (t.tiles * t.rates["amp_f16_f32"])
+        amp = amp_floor(ref, t)
         t0 = time.perf_counter()
         for _, p in compile_passes(t.name):
             p.apply(ctx, module)

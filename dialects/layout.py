@@ -22,6 +22,7 @@ import numpy as np
 
 from ipu.abi.arrays import lex_order
 from ipu.abi.tables import MOVE, SLICE
+from ipu.abi.transfers import tile_words
 
 
 def ceil_div(a: int, b: int) -> int:
@@ -383,12 +384,9 @@ def conversion_load(
     multicast run sent once: the endpoint loads of `conversion_transfers`' table, from its
     records (folding them changes no member)."""
     recs, _, _ = conversion_records(src, dst, esize, esize, perm)
-    h, cnt, step, d0 = recs[:, 0], recs[:, 3], recs[:, 4], recs[:, 2]
-    words = recs[:, 6] * recs[:, 7]
-    sent = np.bincount(h, weights=words, minlength=tiles)
-    run, i = _ragged(cnt)
-    recv = np.bincount(d0[run] + i * step[run], weights=words[run], minlength=tiles)
-    return sent.astype(np.int64), recv.astype(np.int64)
+    run, i = _ragged(recs[:, 3])  # every destination of each record's multicast run
+    r = recs[run]
+    return tile_words(r[:, 0], r[:, 2] + i * r[:, 4], r[:, 6] * r[:, 7], i == 0, tiles)
 
 
 def conversion_records(

@@ -130,12 +130,11 @@ def conversion_bound(src: Layout, dst: Layout, esize: int, perm: tuple[int, ...]
     """Words the busiest tile sends or receives in the move that converts `src` to `dst` (a
     multicast sent once): the endpoint bound the scheduler reaches, so the cycles the phase's
     transfers take."""
-    if len(src.shape) == 1 and len(dst.shape) == 1:
-        perm = None
-    try:
-        sent, recv = conversion_load(src, dst, esize, perm, tiles)
-    except ValueError:  # a view the table builder does not take: the destination block's words
+    seen = src.shape if perm is None else tuple(src.shape[a] for a in perm)
+    if seen != dst.shape:  # a window or a broadcast, moved with an offset or replicated by
+        # map-tiles: the destination block's words (this pricing knows no offset)
         return math.ceil(dst.block_elements * esize * src.partials / 4)
+    sent, recv = conversion_load(src, dst, esize, perm, tiles)
     return int(max(sent.max(), recv.max()))
 
 

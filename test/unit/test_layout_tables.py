@@ -178,7 +178,7 @@ def test_random_conversion_rebuilds_every_block(seed: int) -> None:
     _check_conversion(src, dst, es, perm, offset, clip)
 
 
-_WHOLE = [s for s in range(400) if _random_case(s)[4] is None and not _random_case(s)[5]][:100]
+_WHOLE = [s for s in range(400) if _random_case(s)[4:] == (None, False)][:100]
 
 
 @pytest.mark.parametrize("seed", _WHOLE)
