@@ -27,7 +27,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from ipu.codegen.ipuexe import build_package
 from ipu.context import make_context
 from ipu.dialects.value_names import name_values, value_names
-from ipu.golden.compare import Comparison, compare, tolerance
+from ipu.golden.compare import Comparison, ToleranceError, check_tolerances, compare, tolerance
 from ipu.golden.evaluator import check_inputs, evaluate, main_function, make_inputs
 from ipu.ir_text import ApiError, is_tasm_level, parse_path, parse_text
 from ipu.runtime.emulator import Emulator, RunResult
@@ -384,9 +384,12 @@ def op_locations(reference: func.FuncOp, source: str | Path | None) -> dict[str,
     nodes = {i: op.attributes["onnx.node"] for op, i in names.items() if "onnx.node" in op.attributes}
     if nodes:  # an imported ONNX model: each op names its node (`name:OpType`)
         return {i: f"{source}@{n.data}" for i, n in nodes.items() if isinstance(n, builtin.StringAttr)}
-    if source is None or not Path(source).is_file():
+    if source is None or not str(source).endswith(".mlir") or not Path(source).is_file():
         return {}
-    lines = Path(source).read_text().splitlines()
+    try:
+        lines = Path(source).read_text().splitlines()
+    except (OSError, UnicodeDecodeError):
+        return {}
     out = {}
     for op, i in names.items():
         hint = op.results[0].name_hint
@@ -437,6 +440,12 @@ def run(
     `poison` starts tile memory as NaN bytes instead of zeros (memory never written holds anything).
     `inputs` maps every input name to an array of its shape (default: seeded Gaussians); a missing,
     extra or misshapen input raises `EmulatorError`."""
+    try:
+        check_tolerances(atol, rtol)
+    except ToleranceError as e:
+        raise ApiError(str(e)) from None
+    if samples is not None and samples < 1:
+        raise ApiError(f"samples {samples}: a checkpoint compares at least 1 element (None: all of them)")
     if isinstance(model, Compiled):
         pkg, tg, ref = model.package, model.target, reference or model.reference
     else:

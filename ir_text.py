@@ -20,14 +20,27 @@ class ApiError(ValueError):
 
 
 def parse_text(ctx: Context, text: str, name: str) -> builtin.ModuleOp:
-    """A verified module from IR text (`name` is what messages call it)."""
+    """A verified module from IR text (`name` is what messages call it). Every reader of MLIR
+    text comes here: the text is first checked for nesting deeper than the parser can take
+    (`xdsl_fixes.check_text`), and whatever the parser or a verifier refuses (including sizes it
+    cannot allocate) is an `ApiError` naming the file."""
+    from ipu.xdsl_fixes import ParseErrorText, apply, check_text
+
+    apply()
     try:
+        check_text(text, name)
         m = Parser(ctx, text, name).parse_module()
         m.verify()
+    except ParseErrorText as e:
+        raise ApiError(f"parse error: {e}") from None
     except ParseError as e:
         raise ApiError(f"parse error in {name}:\n{e}") from None
     except DiagnosticException as e:
         raise ApiError(f"verification failed in {name}:\n{e}") from None
+    except (ValueError, OverflowError, MemoryError) as e:  # values xDSL's builders refuse or cannot hold
+        raise ApiError(f"parse error in {name}: {e}") from None
+    except RecursionError:
+        raise ApiError(f"parse error in {name}: nesting too deep") from None
     return m
 
 

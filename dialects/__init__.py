@@ -65,3 +65,13 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
         "stablehlo": stablehlo,  # JAX input (frontends/stablehlo_import.py)
         "chlo": chlo,
     }
+
+
+def _guard_readers() -> None:
+    """Every reader of MLIR text registers these dialects: install the parser guards first."""
+    from ipu.xdsl_fixes import apply
+
+    apply()
+
+
+_guard_readers()

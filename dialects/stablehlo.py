@@ -13,11 +13,9 @@ conversion (`transforms/convert_stablehlo_to_graph.py`).
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from typing import ClassVar
 
-import numpy as np
 from xdsl.dialects.builtin import (
     ArrayAttr,
     BoolAttr,
@@ -200,68 +198,6 @@ class GatherDimensionNumbersAttr(_DimNumbers):
     start_indices_batching_dims: ArrayAttr[IntAttr]
     start_index_map: ArrayAttr[IntAttr]
     index_vector_dim: IntAttr
-
-
-# ---------------------------------------------------------------------------------------------
-# dense literals: MLIR writes float bit patterns in hex (`dense<0xFF800000> : tensor<f32>`, -inf);
-# xDSL 0.75 reads such a literal as the integer's value. We rewrite them to the hex-string form
-# (`dense<"0x0000807F…">`, raw little-endian bytes), which both read alike.
-
-_FLOATS = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "bf16": None}
-_DENSE_HEX = re.compile(r"dense<([^\"<>]*0x[^<>]*)>(\s*:\s*)tensor<([0-9x]*?)x?(f16|f32|f64|bf16)>")
-_NUM = re.compile(r"0x[0-9a-fA-F]+|[-+]?(?:inf|nan|[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)")
-
-
-def _float_from_hex(bits: int, dt: type) -> float:
-    width = np.dtype(dt).itemsize
-    return np.frombuffer(bits.to_bytes(width, "little"), dtype=dt)[0]
-
-
-def fix_hex_floats(text: str) -> str:
-    """`text` with every float `dense<…>` literal holding hex bit patterns rewritten to the
-    hex-string form, so the value read is the float the bits spell (not the integer)."""
-
-    def sub(m: re.Match[str]) -> str:
-        body, colon, dims, et = m.groups()
-        dt = _FLOATS[et]
-        if dt is None:
-            raise ValueError("bf16 hex literals are not supported")
-        n = math.prod(int(d) for d in dims.split("x") if d) if dims else 1
-        vals = [_float_from_hex(int(t, 16), dt) if t.startswith("0x") else dt(float(t)) for t in _NUM.findall(body)]
-        if len(vals) == 1:
-            vals = vals * n
-        if len(vals) != n:
-            return m.group(0)
-        buf = np.asarray(vals, dtype=np.dtype(dt).newbyteorder("<")).tobytes()
-        return f'dense<"0x{buf.hex().upper()}">{colon}tensor<{dims}{"x" if dims else ""}{et}>'
-
-    return _DENSE_HEX.sub(sub, text)
-
-
-def _misread_hex(v: DenseIntOrFPElementsAttr) -> float | None:
-    """A float value that is the integer of a non-finite float's bit pattern (0xFF800000 read as
-    4286578688.0): what xDSL's generic reader makes of MLIR's hex float literals."""
-    et = v.type.element_type
-    dt = _FLOATS.get(str(et))
-    if dt is None:
-        return None
-    width = 8 * np.dtype(dt).itemsize
-    for x in set(v.get_values()):
-        if isinstance(x, float) and math.isfinite(x) and x == int(x) and 0 <= x < 2**width and x >= 2 ** (width - 9):
-            if not math.isfinite(float(_float_from_hex(int(x), dt))):
-                return x
-    return None
-
-
-def print_dense(printer: Printer, v: DenseIntOrFPElementsAttr) -> None:
-    """`v` as xDSL prints it, or in the hex-string form when it holds a non-finite float (xDSL
-    prints those as hex integers it would not read back)."""
-    vals = v.get_values()
-    if vals and isinstance(vals[0], float) and not all(math.isfinite(x) for x in vals):
-        printer.print_string(f'dense<"0x{v.data.data.hex().upper()}"> : ')
-        printer.print_attribute(v.type)
-    else:
-        printer.print_attribute(v)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -609,11 +545,7 @@ class ConstantOp(IRDLOperation):
     @classmethod
     def parse(cls, parser: Parser):
         attrs = _attr_dict(parser)
-        start = parser._current_token.span.start  # noqa: SLF001
-        v = parser.parse_attribute()
-        raw = parser.lexer.input.content[start : parser._current_token.span.start]  # noqa: SLF001
-        if "0x" in raw and not raw.lstrip().startswith('dense<"'):  # xDSL reads hex floats as integers
-            v = Parser(parser.ctx, fix_hex_floats(raw)).parse_attribute()
+        v = parser.parse_attribute()  # hex float literals read as bits (ipu.xdsl_fixes)
         if not isinstance(v, DenseIntOrFPElementsAttr):
             parser.raise_error(f"stablehlo.constant expects a dense elements value, got {v}")
         op = cls(v)
@@ -623,19 +555,11 @@ class ConstantOp(IRDLOperation):
     def print(self, printer: Printer) -> None:
         _print_attr_dict(printer, self)
         printer.print_string(" ")
-        print_dense(printer, self.value)
+        printer.print_attribute(self.value)
 
     def verify_(self) -> None:
         if self.value.type != self.output.type:
             raise _fail(self, f"value type {self.value.type} differs from the result type {self.output.type}")
-        bits = _misread_hex(self.value)
-        if bits is not None:
-            raise _fail(
-                self,
-                f"holds {bits:.1f}, the integer value of the hex float literal {int(bits):#x} (a non-finite "
-                "float): xDSL reads hex float literals of the generic form as integers; read the program "
-                "with `ipu-translate --import-stablehlo` or `ipu.compile`, which read them as floats",
-            )
 
 
 @irdl_op_definition

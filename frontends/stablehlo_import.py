@@ -29,8 +29,7 @@ from onnx import helper, numpy_helper
 from xdsl.dialects import builtin, func
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerType, ModuleOp, TensorType
 from xdsl.ir import Operation, SSAValue
-from xdsl.parser import Parser
-from xdsl.utils.exceptions import DiagnosticException, ParseError
+from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import chlo
 from ipu.dialects import stablehlo as sh
@@ -83,9 +82,9 @@ def _strip_locations(text: str) -> str:
 
 
 def clean_text(text: str) -> str:
-    """JAX's StableHLO text made readable by xDSL: locations stripped, hex float literals
-    (`dense<0xFF800000> : tensor<f32>`, -inf) rewritten so they read as floats."""
-    return sh.fix_hex_floats(_strip_locations(text))
+    """JAX's StableHLO text made readable by xDSL: locations stripped (hex float literals such
+    as `dense<0xFF800000> : tensor<f32>`, -inf, read as bits: `ipu.xdsl_fixes`)."""
+    return _strip_locations(text)
 
 
 def looks_like_stablehlo(text: str) -> bool:
@@ -98,17 +97,12 @@ def looks_like_stablehlo(text: str) -> bool:
 def parse_stablehlo(text: str, name: str = "<stablehlo>") -> ModuleOp:
     """The verified `stablehlo` module of JAX's pretty or generic text."""
     from ipu.context import make_context
+    from ipu.ir_text import ApiError, parse_text
 
     try:
-        m = Parser(make_context(), clean_text(text), name).parse_module()
-        m.verify()
-    except ParseError as e:
-        raise StablehloImportError(f"parse error in {name}:\n{e}") from None
-    except DiagnosticException as e:
-        raise StablehloImportError(f"verification failed in {name}:\n{e}") from None
-    except ValueError as e:
-        raise StablehloImportError(f"{name}: {e}") from None
-    return m
+        return parse_text(make_context(), clean_text(text), name)
+    except ApiError as e:
+        raise StablehloImportError(str(e)) from None
 
 
 # ---------------------------------------------------------------------------------------------

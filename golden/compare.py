@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,12 +23,30 @@ class Comparison:
 TOLERANCES: dict[str, tuple[float, float]] = {"float16": (3e-2, 3e-2), "float32": (1e-3, 1e-3)}
 
 
+class ToleranceError(ValueError):
+    """Tolerances that would make a check vacuous or impossible (NaN, infinite or negative)."""
+
+
+def check_tolerances(atol: float | None, rtol: float | None) -> None:
+    """Refuse tolerances under which a check cannot fail (NaN: every comparison is false, so no
+    element is out of tolerance; infinity: every finite value is within it) or cannot pass
+    (negative), naming the one at fault."""
+    for name, v in (("atol", atol), ("rtol", rtol)):
+        if v is None:
+            continue
+        if not math.isfinite(v):
+            raise ToleranceError(f"--{name} {v}: a tolerance must be finite (under {v} no value could fail the check)")
+        if v < 0:
+            raise ToleranceError(f"--{name} {v}: a tolerance must be at least 0 (under {v} no value could pass)")
+
+
 def tolerance(
     dtype: np.dtype, atol: float | None = None, rtol: float | None = None, floor: np.dtype | None = None
 ) -> tuple[float, float]:
     """The tolerances for `dtype`, each overridden when given. `floor`: the least precise dtype
     the value was computed from (an fp32 value of a model that rounds to fp16 upstream carries
     fp16 error), whose tolerances are the least this one gets."""
+    check_tolerances(atol, rtol)
     if np.dtype(dtype).kind in "biu":  # integers and bools are exact
         return (0.0 if atol is None else atol, 0.0 if rtol is None else rtol)
     a, r = TOLERANCES.get(np.dtype(dtype).name, TOLERANCES["float16"])
@@ -50,7 +69,8 @@ def compare(
     observed: np.ndarray, reference: np.ndarray, limit: int = 256, atol: float = 0.03, rtol: float = 0.03
 ) -> Comparison:
     """Pass when |obs - ref| <= atol + rtol*|ref| at every sample and all sampled values are finite,
-    except masked entries that are the same infinity on both sides (e.g. causal scores)."""
+    except entries that are the same infinity (e.g. causal scores) or NaN on both sides."""
+    check_tolerances(atol, rtol)
     obs, ref = np.asarray(observed), np.asarray(reference)
     if obs.shape != ref.shape:
         return Comparison(0, float("inf"), float("inf"), False, f"shape {obs.shape} != reference {ref.shape}")
@@ -59,11 +79,13 @@ def compare(
     r = ref.reshape(-1)[idx].astype(np.float64)
     if idx.size == 0:
         return Comparison(0, 0.0, 0.0, True)
-    same_inf = np.isinf(o) & (o == r)
-    o, r = o[~same_inf], r[~same_inf]
-    idx = idx[~same_inf]
+    # the same infinity on both sides (masked scores), or NaN on both (a NaN input carried
+    # through): the device agrees with the reference there
+    same = (np.isinf(o) & (o == r)) | (np.isnan(o) & np.isnan(r))
+    o, r = o[~same], r[~same]
+    idx = idx[~same]
     if idx.size == 0:
-        return Comparison(int(same_inf.sum()), 0.0, 0.0, True)
+        return Comparison(int(same.sum()), 0.0, 0.0, True)
     finite = bool(np.all(np.isfinite(o)) and np.all(np.isfinite(r)))
     with np.errstate(invalid="ignore", divide="ignore"):
         err = np.abs(o - r)

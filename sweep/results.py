@@ -86,6 +86,7 @@ class Results:
         return row["params"] | row["options"] | row["metrics"] | base
 
     def save(self) -> None:
+        self.dir.mkdir(parents=True, exist_ok=True)  # the sweep's output is this directory
         doc = {"sweep": self.name, "results": list(self.rows.values())}
         atomic_write(self.json_path, json.dumps(doc, indent=1, sort_keys=False) + "\n")
         buf = io.StringIO()

@@ -16,7 +16,16 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.context import make_context
 
-__all__ = ["ToolError", "collect_less", "exit_fast", "make_context", "parse_file", "setup_logging", "user_errors"]
+__all__ = [
+    "ToolError",
+    "collect_less",
+    "exit_fast",
+    "interruptible",
+    "make_context",
+    "parse_file",
+    "setup_logging",
+    "user_errors",
+]
 
 
 class ToolError(Exception):
@@ -72,13 +81,44 @@ def fail(message: str) -> None:
 
 
 def internal_error(e: BaseException) -> None:
-    """A compiler bug: one line naming it (set IPU_TRACEBACK=1 for the traceback), exit 2."""
-    import os
-
+    """A compiler bug: one line naming it and where it happened (the pass and the op it was
+    working on, when the traceback shows them; set IPU_TRACEBACK=1 for the traceback), exit 2."""
     if os.environ.get("IPU_TRACEBACK"):
         raise e
-    print(f"internal error: {type(e).__name__}: {e} (set IPU_TRACEBACK=1 for details)", file=sys.stderr)
+    text = str(e).strip().splitlines()
+    what = f"{type(e).__name__}: {text[0][:300]}" if text else type(e).__name__
+    where = _where(e)
+    print(f"internal error{where}: {what} (set IPU_TRACEBACK=1 for details)", file=sys.stderr)
     sys.exit(2)
+
+
+def _where(e: BaseException) -> str:
+    """` in pass P on op O` from the innermost pass instance and the innermost operation held by
+    a frame of ours in `e`'s traceback ('' when neither shows)."""
+    from xdsl.ir import Operation
+    from xdsl.passes import ModulePass
+
+    ours = str(Path(__file__).resolve().parent.parent)
+    pass_name, op_text = None, None
+    tb = e.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        for name, v in frame.f_locals.items():
+            if isinstance(v, ModulePass) and name == "self":
+                pass_name = v.name
+            elif isinstance(v, Operation) and frame.f_code.co_filename.startswith(ours):
+                op_text = _describe_op(v)
+        tb = tb.tb_next
+    parts = ([f" in pass {pass_name}"] if pass_name else []) + ([f" on {op_text}"] if op_text else [])
+    return "".join(parts)
+
+
+def _describe_op(op) -> str:
+    """An op as a reader finds it: its name, its first result's name and its ONNX node."""
+    res = f"%{op.results[0].name_hint} = " if op.results and op.results[0].name_hint else ""
+    node = op.attributes.get("onnx.node")
+    at = f" (ONNX node {node.data})" if node is not None and hasattr(node, "data") else ""
+    return f"'{res}{op.name}'{at}"
 
 
 _LAZY_USER_ERRORS = (
@@ -94,22 +134,51 @@ such a class can only have been raised once its module is loaded, so it is looke
 def _user_error_types() -> tuple[type[BaseException], ...]:
     """The user-error classes of the modules loaded so far (ToolError, diagnostics, ...)."""
     loaded = (getattr(sys.modules[m], name, None) for m, name in _LAZY_USER_ERRORS if m in sys.modules)
-    return (ToolError, DiagnosticException, *(t for t in loaded if isinstance(t, type)))
+    from ipu.atomic import OutputError
+
+    return (ToolError, OutputError, DiagnosticException, *(t for t in loaded if isinstance(t, type)))
+
+
+@contextmanager
+def interruptible() -> Iterator[None]:
+    """SIGTERM raises KeyboardInterrupt, as Ctrl-C does, so a killed tool unwinds: its temporary
+    outputs are removed and it says so in one line (exit 130) instead of a traceback. The
+    previous handler comes back afterwards (a tool called in-process leaves its caller as it was)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_term(signum, frame):
+        raise KeyboardInterrupt
+
+    before = signal.signal(signal.SIGTERM, on_term)
+    try:
+        yield
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        sys.exit(130)
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 def user_errors(fn):
-    """Run a tool's body: user errors print `error: …` and exit 1, bugs print one line and exit 2."""
+    """Run a tool's body: user errors print `error: …` and exit 1, bugs print one line and exit 2,
+    an interruption (Ctrl-C, SIGTERM) exits 130 with its temporary files removed."""
     import functools
 
     @functools.wraps(fn)
     def run(*args, **kwargs):
-        try:
-            return fn(*args, **kwargs)
-        except Exception as e:  # noqa: BLE001
-            if isinstance(e, _user_error_types()):
-                print(f"error: {e}", file=sys.stderr)
-                sys.exit(1)
-            internal_error(e)
+        with interruptible():
+            try:
+                return fn(*args, **kwargs)
+            except Exception as e:  # noqa: BLE001
+                if isinstance(e, _user_error_types()):
+                    print(f"error: {e}", file=sys.stderr)
+                    sys.exit(1)
+                internal_error(e)
 
     return run
 

@@ -11,21 +11,31 @@ so there is nothing to choose."""
 from __future__ import annotations
 
 import argparse
+import io
 import re
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar
+from typing import IO, Any, ClassVar
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
-from ipu.atomic import atomic_path
+from ipu.atomic import atomic_path, check_outputs
 from ipu.dialects import get_all_dialects
 from ipu.dialects.ipu import target_attr_of
 from ipu.target import DEFAULT_TARGET, TargetError, available_targets, load_target
-from ipu.tools.common import ToolError, collect_less, exit_fast, fail, internal_error, setup_logging
+from ipu.tools.common import (
+    ToolError,
+    collect_less,
+    exit_fast,
+    fail,
+    internal_error,
+    interruptible,
+    setup_logging,
+)
 from ipu.transforms import get_all_passes
+from ipu.xdsl_fixes import ParseErrorText, check_text
 
 TARGETED = (
     "plan-ops",
@@ -114,6 +124,24 @@ class IpuOptMain(xDSLOptMain):
         self.args.passes = with_target(self.args.passes, self.args.machine)
         super().setup_pipeline()
 
+    def parse_chunk(self, chunk: IO[bytes], file_extension: str, start_offset: int = 0) -> ModuleOp | None:
+        """xDSL's parse after the readers' pre-parse check (nesting depth, bounded time)."""
+        data = chunk.read()
+        try:
+            text = data.decode()
+        except UnicodeDecodeError as e:
+            raise ToolError(f"{self.get_input_name()} is not UTF-8 text ({e.reason} at byte {e.start})") from None
+        try:
+            check_text(text, self.get_input_name())
+        except ParseErrorText as e:
+            raise ToolError(f"parse error: {e}") from None
+        try:
+            return super().parse_chunk(io.BytesIO(data), file_extension, start_offset)
+        except (OverflowError, MemoryError) as e:
+            raise ToolError(f"parse error in {self.get_input_name()}: {e}") from None
+        except RecursionError:
+            raise ToolError(f"parse error in {self.get_input_name()}: nesting too deep") from None
+
     def apply_passes(self, prog: ModuleOp) -> None:
         """`--target` must agree with the input's own target, whichever passes run."""
         attr = target_attr_of(prog)
@@ -165,7 +193,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     inside `_run`)."""
     if argv is None:
         collect_less()
-    _run(argv)
+    with interruptible():
+        _run(argv)
     if argv is None:
         exit_fast()
 
@@ -173,17 +202,21 @@ def main(argv: Sequence[str] | None = None) -> None:
 def _run(argv: Sequence[str] | None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     try:
-        if "-t" in args or any(a.startswith("-t=") for a in args):
+        if "-t" in args or any(a.startswith("-t") and not a.startswith("--") for a in args):
             raise ToolError("-t is not an option: --target NAME names the machine (ipu-opt prints MLIR only)")
         level = _peek(args, "--log-level") or "warning"
         setup_logging(level)
-        out_path = _peek(args, "-o") or _peek(args, "--output-file")
+        opt = IpuOptMain(args=args)  # parses every spelling of -o (-oFILE, --output FILE, --output-file=FILE)
+        out_path = opt.args.output_file
         if not out_path or out_path == "-":
-            IpuOptMain(args=_without(args, ("-o", "--output-file")) if out_path == "-" else args).run()
+            opt.args.output_file = None
+            opt.run()
             return
+        check_outputs({"-o": out_path}, [opt.args.input_file] if opt.args.input_file else [])
         # write to a temporary file next to the output and rename on success: nothing half-written
-        with atomic_path(out_path) as tmp:
-            IpuOptMain(args=[*_without(args, ("-o", "--output-file")), "-o", tmp]).run()
+        with atomic_path(out_path, "-o") as tmp:
+            opt.args.output_file = tmp
+            opt.run()
     except TargetError as e:
         fail(str(e))
     except ToolError as e:
@@ -194,9 +227,9 @@ def _run(argv: Sequence[str] | None) -> None:
         fail(str(e))
     except FileNotFoundError as e:
         fail(f"no such file: {e.filename}")
-    except OSError as e:  # e.g. -o naming a directory
-        fail(f"cannot write {e.filename2 or e.filename}: {e.strerror}")
-    except ValueError as e:  # pass-pipeline syntax errors from xDSL
+    except OSError as e:
+        fail(f"cannot read or write {e.filename2 or e.filename}: {e.strerror}")
+    except ValueError as e:  # pass-pipeline syntax errors from xDSL, an output refused
         fail(str(e))
     except ArgSpecParseError as e:  # a malformed pass pipeline (a BaseException in xDSL)
         fail(str(e))
@@ -213,19 +246,6 @@ def _peek(argv: list[str], flag: str) -> str | None:
         elif a.startswith(flag + "="):
             value = a.split("=", 1)[1]
     return value
-
-
-def _without(argv: list[str], flags: tuple[str, ...]) -> list[str]:
-    """argv without any `flag VALUE` / `flag=VALUE` of `flags`."""
-    out, skip = [], False
-    for a in argv:
-        if skip:
-            skip = False
-        elif a in flags:
-            skip = True
-        elif not any(a.startswith(f + "=") for f in flags):
-            out.append(a)
-    return out
 
 
 __all__ = ["GENERIC_PASSES", "IpuOptMain", "main", "with_target"]

@@ -20,7 +20,8 @@ import click
 import numpy as np
 
 from ipu import api
-from ipu.atomic import atomic_path, write_text
+from ipu.atomic import atomic_path, check_outputs, write_text
+from ipu.golden.compare import ToleranceError, check_tolerances
 from ipu.golden.evaluator import main_function
 from ipu.runtime.package import Package
 from ipu.runtime.package_check import validate_package
@@ -98,7 +99,9 @@ def _print_checks(checks: list[api.Check]) -> bool:
 )
 @click.option("--inputs", "inputs_path", type=click.Path(dir_okay=False), help=".npz keyed by input names")
 @click.option("--outputs", "outputs_path", type=click.Path(dir_okay=False), help="write outputs to .npz")
-@click.option("--seed", default=0, show_default=True, help="seed for Gaussian inputs")
+@click.option(
+    "--seed", type=click.IntRange(0, 2**63 - 1), default=0, show_default=True, help="seed for Gaussian inputs"
+)
 @click.option(
     "--reference",
     "reference_path",
@@ -125,7 +128,13 @@ def _print_checks(checks: list[api.Check]) -> bool:
     is_flag=True,
     help="compile without the intermediate values' samples (drop-checkpoints: less code); only outputs are checked",
 )
-@click.option("--samples", default=256, show_default=True, help="checkpoint samples per tensor (--check sampled)")
+@click.option(
+    "--samples",
+    type=click.IntRange(min=1),
+    default=256,
+    show_default=True,
+    help="checkpoint samples per tensor (--check sampled)",
+)
 @click.option("--atol", type=float, default=None, help="absolute tolerance (default by dtype: f16 0.03, f32 0.001)")
 @click.option("--rtol", type=float, default=None, help="relative tolerance (default by dtype: f16 0.03, f32 0.001)")
 @click.option("--checked", is_flag=True, help="stop at the first read of memory never written (slower)")
@@ -174,6 +183,14 @@ def _run(
         raise ToolError(f"--report {report_path}: the name must end in .html or .png")
     if not Path(model).is_file():
         raise ToolError(f"no such file: {model}")
+    try:
+        check_tolerances(atol, rtol)
+    except ToleranceError as e:
+        raise ToolError(str(e)) from None
+    check_outputs(
+        {"--outputs": outputs_path, "--package": package_path, "--profile": profile_path, "--report": report_path},
+        [p for p in (model, inputs_path, reference_path) if p],
+    )
     if no_checkpoints and (bisect or model.endswith(".ipuexe")):
         raise ToolError("--no-checkpoints applies when compiling, and --bisect needs the checkpoints")
     source: str | None = model
@@ -224,7 +241,7 @@ def _run(
         elif rec.get("kind") in ("host_write", "host_read"):
             log_event("emulated host step", **rec)
     if outputs_path:
-        with atomic_path(outputs_path) as tmp, open(tmp, "wb") as f:
+        with atomic_path(outputs_path, "--outputs") as tmp, open(tmp, "wb") as f:
             np.savez(f, **api.host_outputs(reference, result.outputs))  # at an ONNX model's declared dtypes
     ok = True
     if report.checks:
@@ -255,7 +272,7 @@ def _run(
     if profile_path or report_path:
         prof = build_profile(pkg, tg, result, locations)
         if profile_path:
-            write_text(profile_path, json.dumps(prof, indent=1))
+            write_text(profile_path, json.dumps(prof, indent=1), "--profile")
         if report_path:
             from ipu.runtime import report as rep
 

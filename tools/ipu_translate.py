@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 from xdsl.dialects import builtin
 
-from ipu.atomic import write_text
+from ipu.atomic import check_outputs, write_text
 from ipu.codegen.ipuexe import build_package, disassemble
 from ipu.ir_text import ApiError, is_tasm_level, parse_text
 from ipu.runtime.package_check import validate_package
@@ -58,6 +58,7 @@ def cli(
     """Translate between tasm IR and .ipuexe packages, summarize a package (--inspect), or import
     an ONNX model to graph IR (--import-onnx). INPUT `-` or absent: standard input."""
     setup_logging(log_level)
+    check_outputs({"-o": output}, [input_path])
     if to_ipuexe + from_ipuexe + inspect + import_onnx + import_stablehlo != 1:
         raise ToolError(
             "choose exactly one of --to-ipuexe, --from-ipuexe, --inspect, --import-onnx and --import-stablehlo"
@@ -129,7 +130,7 @@ def _binary_input(input_path: str, suffix: str) -> Iterator[str]:
 
 def _write_text(output: str | None, text: str) -> None:
     if output and output != "-":
-        write_text(output, text)
+        write_text(output, text, "-o")
     else:
         sys.stdout.write(text)
 
