@@ -110,14 +110,9 @@ def context() -> Context:
 def parse(source: str | Path | builtin.ModuleOp | Any) -> builtin.ModuleOp:
     """A verified module from a path, IR text, or a module (cloned, so the caller's is untouched);
     an ONNX model (a `.onnx` path or an `onnx.ModelProto`) is imported to the graph level."""
-    onnx_model = _onnx_source(source)
+    onnx_model, validated = _onnx_source(source)
     if onnx_model is not None:
-        from ipu.frontends.onnx_import import OnnxImportError, import_model
-
-        try:
-            return import_model(onnx_model)
-        except OnnxImportError as e:
-            raise ApiError(str(e)) from None
+        return _import_onnx(onnx_model, validated)
     shlo = _stablehlo_source(source)
     if shlo is not None:
         from ipu.frontends.stablehlo_import import StablehloImportError, import_stablehlo
@@ -138,18 +133,28 @@ def parse(source: str | Path | builtin.ModuleOp | Any) -> builtin.ModuleOp:
     return parse_text(context(), str(source), "<string>")
 
 
-def _onnx_source(source: Any) -> Any:
-    """The `onnx.ModelProto` behind `source` (a `.onnx` path or a proto), else None."""
+def _onnx_source(source: Any) -> tuple[Any, bool]:
+    """(the `onnx.ModelProto` behind `source`, whether it was read and validated from a file) for
+    a `.onnx` path or a proto, else (None, False)."""
     if type(source).__name__ == "ModelProto":
-        return source
+        return source, False
     if isinstance(source, str | Path) and str(source).endswith(".onnx") and "\n" not in str(source):
-        from ipu.frontends.onnx_import import OnnxImportError, load_onnx
+        from ipu.frontends.onnx_load import OnnxImportError, load_onnx
 
         try:
-            return load_onnx(source)
+            return load_onnx(source), True
         except OnnxImportError as e:
             raise ApiError(str(e)) from None
-    return None
+    return None, False
+
+
+def _import_onnx(model: Any, validated: bool) -> builtin.ModuleOp:
+    from ipu.frontends.onnx_import import OnnxImportError, import_model
+
+    try:
+        return import_model(model, validated=validated)
+    except OnnxImportError as e:
+        raise ApiError(str(e)) from None
 
 
 def _stablehlo_source(source: Any) -> tuple[str | builtin.ModuleOp, str] | None:
@@ -267,8 +272,8 @@ def compile(  # noqa: A001
         passes = compile_passes(target.name if target is not None else None, options, checkpoints)
     except ValueError as e:
         raise ApiError(str(e)) from None
-    onnx_model = _onnx_source(source)  # read once: parsed here, and run by the oracle
-    module = parse(source if onnx_model is None else onnx_model)
+    onnx_model, validated = _onnx_source(source)  # read once: imported here, and run by the oracle
+    module = parse(source) if onnx_model is None else _import_onnx(onnx_model, validated)
     lowered = is_tasm_level(module)  # a tasm-level module is packaged as it is
     if not lowered:
         _check_graph_level(module)

@@ -50,6 +50,7 @@ from xdsl.utils.exceptions import DiagnosticException, VerifyException
 from ipu.dialects import graph as g
 from ipu.frontends.onnx_attention import mask_kind, match_attention
 from ipu.frontends.onnx_fold import evaluate_node
+from ipu.frontends.onnx_load import OnnxImportError, inline_external_data, load_onnx, validate_model
 from ipu.frontends.onnx_patterns import MATCHERS, Fused, GraphView
 from ipu.transforms.log import log_event
 
@@ -93,10 +94,6 @@ def is_bool(dtype: type) -> bool:
 
 # ops folded at import time when every input is known; never folded: randomness
 _NO_FOLD = {"RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike", "Bernoulli", "Multinomial"}
-
-
-class OnnxImportError(DiagnosticException):
-    """An ONNX model (or one node of it) the importer cannot express in the `graph` dialect."""
 
 
 @dataclass
@@ -2290,11 +2287,17 @@ for _view in INDEX_VIEWS:
 # -- entry points ---------------------------------------------------------------------------------
 
 
-def import_model(model: onnx.ModelProto, constants: dict[str, np.ndarray] | None = None) -> ModuleOp:
+def import_model(
+    model: onnx.ModelProto, constants: dict[str, np.ndarray] | None = None, *, validated: bool = False
+) -> ModuleOp:
     """The graph-level module of `model`; `constants` binds graph inputs to compile-time values
-    (e.g. integer shape or axes inputs of a static-shape model)."""
+    (e.g. integer shape or axes inputs of a static-shape model). A proto not read by `load_onnx`
+    (`validated` False) is validated here, and may hold no external data (it has no directory)."""
     if not isinstance(model, onnx.ModelProto):
         raise OnnxImportError("onnx import: not an ONNX ModelProto")
+    if not validated:
+        inline_external_data(model, None)
+        validate_model(model, "model")
     module = _Importer(model, dict(constants or {})).run()
     try:
         module.verify()
@@ -2303,24 +2306,9 @@ def import_model(model: onnx.ModelProto, constants: dict[str, np.ndarray] | None
     return module
 
 
-def load_onnx(path: str | Path) -> onnx.ModelProto:
-    p = Path(path)
-    if not p.is_file():
-        raise OnnxImportError(f"no such file: {p}")
-    try:
-        # external tensor data would make the loader open files the model names: refused below
-        model = onnx.load(str(p), load_external_data=False)
-    except Exception as e:  # noqa: BLE001 -- protobuf raises several kinds
-        raise OnnxImportError(f"cannot read ONNX model {p}: {e}") from None
-    for t in model.graph.initializer:
-        if t.data_location == onnx.TensorProto.EXTERNAL:
-            raise OnnxImportError(f"{p}: initializer '{t.name}' keeps its data in an external file (not supported)")
-    return model
-
-
 def import_file(path: str | Path) -> ModuleOp:
     """`import_model` of the ONNX file at `path`."""
-    return import_model(load_onnx(path))
+    return import_model(load_onnx(path), validated=True)
 
 
 __all__ = ["OnnxImportError", "collapsed", "import_file", "import_model", "load_onnx", "opset_of"]

@@ -44,7 +44,12 @@ def onnx_oracle(model: str | Path | onnx.ModelProto, backend: Backend = "auto") 
     """The oracle of `model`: onnxruntime for `auto` when it is installed, else onnx.reference."""
     if backend not in BACKENDS:
         raise ValueError(f"unknown ONNX oracle backend {backend!r} (known: {', '.join(BACKENDS)})")
-    proto = model if isinstance(model, onnx.ModelProto) else onnx.load(str(model))
+    if isinstance(model, onnx.ModelProto):
+        proto = model
+    else:
+        from ipu.frontends.onnx_load import load_onnx
+
+        proto = load_onnx(model)  # its external data read from inside its directory only
     init = {i.name for i in proto.graph.initializer}
     feeds = [i for i in proto.graph.input if i.name not in init]
     dtypes = {i.name: np.dtype(onnx.helper.tensor_dtype_to_np_dtype(i.type.tensor_type.elem_type)) for i in feeds}

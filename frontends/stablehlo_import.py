@@ -902,7 +902,7 @@ def import_stablehlo(source: str | ModuleOp, name: str = "<stablehlo>") -> Modul
     module = parse_stablehlo(source, name) if isinstance(source, str) else source
     model = to_onnx(module)
     try:
-        return import_model(model)
+        return import_model(model, validated=True)  # our own construction from verified StableHLO
     except OnnxImportError as e:  # its nodes are named after the StableHLO ops they come from
         msg = str(e).replace("onnx import: ", "stablehlo import (through the ONNX importer): ", 1)
         raise StablehloImportError(f"{name}: {msg}") from None

@@ -93,21 +93,24 @@ def internal_error(e: BaseException) -> None:
 
 
 def _where(e: BaseException) -> str:
-    """` in pass P on op O` from the innermost pass instance and the innermost operation held by
-    a frame of ours in `e`'s traceback ('' when neither shows)."""
+    """` in pass P on 'op'` from the innermost pass instance in `e`'s traceback and the innermost
+    operation a frame of ours holds below it (`op` by preference; '' when no pass shows)."""
     from xdsl.ir import Operation
     from xdsl.passes import ModulePass
 
     ours = str(Path(__file__).resolve().parent.parent)
     pass_name, op_text = None, None
     tb = e.__traceback__
-    while tb is not None:
+    while tb is not None:  # outermost frame first: the op is the innermost one inside the pass
         frame = tb.tb_frame
-        for name, v in frame.f_locals.items():
-            if isinstance(v, ModulePass) and name == "self":
-                pass_name = v.name
-            elif isinstance(v, Operation) and frame.f_code.co_filename.startswith(ours):
-                op_text = _describe_op(v)
+        local = frame.f_locals
+        if isinstance(local.get("self"), ModulePass):
+            pass_name, op_text = local["self"].name, None
+        elif pass_name is not None and frame.f_code.co_filename.startswith(ours):
+            ops = [local.get("op"), *local.values()]
+            op = next((v for v in ops if isinstance(v, Operation)), None)
+            if op is not None:
+                op_text = _describe_op(op)
         tb = tb.tb_next
     parts = ([f" in pass {pass_name}"] if pass_name else []) + ([f" on {op_text}"] if op_text else [])
     return "".join(parts)
