@@ -30,7 +30,7 @@ from ipu.dialects.value_names import name_values, value_names
 from ipu.golden.compare import Comparison, ToleranceError, check_tolerances, compare, tolerance
 from ipu.golden.evaluator import check_inputs, evaluate, main_function, make_inputs
 from ipu.ir_text import ApiError, is_tasm_level, parse_path, parse_text
-from ipu.runtime.emulator import Emulator, RunResult
+from ipu.runtime.emulator import DEFAULT_MAX_CYCLES, Emulator, RunResult
 from ipu.runtime.package import Package
 from ipu.runtime.package_check import validate_package
 from ipu.target import Target, load_target
@@ -438,11 +438,13 @@ def run(
     checkpoints: bool = True,
     checked: bool = False,
     poison: bool = False,
+    max_cycles: int | None = DEFAULT_MAX_CYCLES,
 ) -> Report:
     """Emulate a package and, with a reference (a `Compiled`'s own, or `reference`), check it
     (see `check` for `samples`, `atol`, `rtol` and `checkpoints`). `checked` stops at any read of
     memory never written (one flag per byte: slower, and a byte of host memory per tile byte);
-    `poison` starts tile memory as NaN bytes instead of zeros (memory never written holds anything).
+    `poison` starts tile memory as NaN bytes instead of zeros (memory never written holds anything);
+    `max_cycles` is the run's budget of device cycles (None: unbounded), checked before it starts.
     `inputs` maps every input name to an array of its shape (default: seeded Gaussians); a missing,
     extra or misshapen input raises `EmulatorError`."""
     try:
@@ -461,7 +463,7 @@ def run(
     if ref is not None:  # integer (index) inputs: narrowed to int32, each checked against its table's rows
         x = check_inputs(ref, x)
     with phase("emulate"):
-        result = Emulator(pkg, tg, checked=checked, poison=poison).run(x)
+        result = Emulator(pkg, tg, checked=checked, poison=poison, max_cycles=max_cycles).run(x)
     checks = check(pkg, result, ref, x, samples, atol, rtol, checkpoints) if ref is not None else []
     if isinstance(model, Compiled) and model.oracle is not None:
         floor = least_precise_dtype(model.reference) if model.reference is not None else None

@@ -30,6 +30,10 @@ class Opcode(IntEnum):
     LOOP_END = 8
 
 
+MAX_TRIPS = (1 << 31) - 1
+"""Most trips a LOOP_BEGIN may count (a 31-bit loop counter), and so a `repeat` op's count."""
+
+
 class DType(IntEnum):
     F16 = 1
     F32 = 2

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
@@ -35,7 +36,9 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, SSAValue
 from xdsl.irdl import (
+    AllOf,
     AnyOf,
+    AttrConstraint,
     BaseAttr,
     IRDLOperation,
     attr_def,
@@ -50,6 +53,7 @@ from xdsl.irdl import (
     var_operand_def,
     var_result_def,
 )
+from xdsl.irdl.constraints import VerificationContext
 from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.traits import HasParent, IsTerminator, Pure
@@ -60,7 +64,36 @@ from ipu.dialects.repeat import RepeatBase
 
 FloatTensor = TensorType.constr(AnyOf([BaseAttr(Float16Type), BaseAttr(Float32Type)]))
 # every element type the device holds: f16, f32, i32 and i1 (bool; an i32 word 0/1 below graph)
-DeviceTensor = TensorType.constr(AnyOf([BaseAttr(Float16Type), BaseAttr(Float32Type), BaseAttr(IntegerType)]))
+MAX_DIM = (1 << 31) - 1
+"""Largest extent of a tensor, and of its element count: the device addresses and indexes
+elements with 32-bit words (any larger value could not be placed on any target anyway)."""
+
+
+@dataclass(frozen=True)
+class DeviceShape(AttrConstraint):
+    """A shape the device can hold: static, every extent in [1, MAX_DIM], at most MAX_DIM
+    elements (an empty tensor has no device form: the ONNX importer streams those on the host)."""
+
+    def verify(self, attr: Attribute, constraint_context: VerificationContext) -> None:
+        if not isinstance(attr, TensorType):
+            return
+        dims = tuple(attr.get_shape())
+        bad = next((d for d in dims if not 1 <= d <= MAX_DIM), None)
+        if bad is not None:
+            why = "an empty tensor has no device form" if bad == 0 else f"extents are 1 to {MAX_DIM}"
+            if bad < 0:
+                why = "shapes must be static"
+            raise VerifyException(f"{attr}: extent {bad} ({why})")
+        if math.prod(dims) > MAX_DIM:
+            raise VerifyException(f"{attr}: {math.prod(dims)} elements, more than {MAX_DIM}")
+
+    def mapping_type_vars(self, type_var_mapping) -> DeviceShape:
+        return self
+
+
+DeviceTensor = AllOf(
+    (TensorType.constr(AnyOf([BaseAttr(Float16Type), BaseAttr(Float32Type), BaseAttr(IntegerType)])), DeviceShape())
+)
 
 
 def is_index_type(el: Attribute) -> bool:

@@ -18,6 +18,8 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
+from ipu.abi.isa import MAX_TRIPS
+
 
 class RepeatBase(IRDLOperation):
     """Fields, verifier and custom syntax; subclasses set `name` and the yield class."""
@@ -37,8 +39,11 @@ class RepeatBase(IRDLOperation):
         )
 
     def verify_(self) -> None:
-        if self.count.value.data < 1:
-            raise VerifyException(f"{self.name}: count must be positive")
+        if not 1 <= self.count.value.data <= MAX_TRIPS:
+            raise VerifyException(
+                f"{self.name}: count {self.count.value.data} is not between 1 and {MAX_TRIPS} (a loop counter is a "
+                "31-bit word)"
+            )
         types = [v.type for v in self.inits]
         if [a.type for a in self.body.block.args] != types:
             raise VerifyException(f"{self.name}: block arguments must match the carried values")

@@ -44,6 +44,9 @@ from ipu.runtime.phase_fast import expand_checked
 from ipu.target import Target
 from ipu.target.mapping import TileMapping
 
+DEFAULT_MAX_CYCLES = 1 << 30
+"""The run's default budget of device cycles (0.8 s of device time on mk2 at 1.33 GHz; the
+largest example, attention_long, runs 12M)."""
 PREPARED_MEMBERS = 1 << 24  # exchange members whose checked copies an emulator keeps (about 1 GB at most)
 KERNEL_CHUNK_BYTES = 4 << 20  # a CALL runs this many bytes of float32 operands' tiles at a time
 
@@ -161,13 +164,22 @@ class Emulator:
     """Runs `package` on a model of `target`; `load()` then `run(inputs)`."""
 
     def __init__(
-        self, package: Package, target: Target, execute: bool = True, checked: bool = False, poison: bool = False
+        self,
+        package: Package,
+        target: Target,
+        execute: bool = True,
+        checked: bool = False,
+        poison: bool = False,
+        max_cycles: int | None = DEFAULT_MAX_CYCLES,
     ) -> None:
         """`execute=False` counts cycles only (kernels and exchange timing are data-independent):
         no tile memory is allocated and no data moves. `checked` also tracks which bytes have
         been written (one flag per byte) and stops at the first read of a byte never written.
         `poison` starts every byte of tile memory as 0xFF (NaN in f16 and f32) instead of 0, as
-        memory the hardware never wrote holds anything: a result that leans on it shows."""
+        memory the hardware never wrote holds anything: a result that leans on it shows.
+        `max_cycles` is the run's budget of device cycles (None: unbounded): a package whose
+        run would take more (counted before anything runs, each loop body timed once) is
+        refused, so a loop of 2^31 trips is a diagnostic rather than a hang."""
         if (package.target, package.tiles, package.memory_base, package.memory_size) != (
             target.name,
             target.tiles,
@@ -181,6 +193,8 @@ class Emulator:
         self.package, self.target = package, target
         self.base, self.size = target.memory_base, target.memory_size
         self.execute = execute
+        self.max_cycles = max_cycles
+        self._fast_forward = False  # count_device_cycles: a loop's body is timed once, then multiplied
         self.mem = np.zeros((target.tiles, target.memory_size) if execute else (0, 0), np.uint8)  # lazily paged
         if poison:
             self.mem.fill(0xFF)
@@ -717,6 +731,13 @@ class Emulator:
         """Execute the `run` host call: write the inputs, execute the programs, read the outputs;
         returns outputs, checkpoints, device cycles and host cycles."""
         arrays = self._check_inputs(inputs) if self.execute else {}
+        if self.max_cycles is not None and self.execute:
+            need = self.count_device_cycles()
+            if need > self.max_cycles:
+                raise EmulatorError(
+                    f"the run takes {need:,} device cycles, more than the budget of {self.max_cycles:,} "
+                    "(--max-cycles; raise it to emulate this package)"
+                )
         if not self.loaded:
             self.load()
         pkg = self.package
@@ -743,6 +764,18 @@ class Emulator:
         result.host_cycles = sum(r["cycles"] for r in result.profile if r["kind"] in ("host_write", "host_read"))
         return result
 
+    def count_device_cycles(self) -> int:
+        """The run's device cycles, counted without executing anything: every control instruction
+        timed as the emulator times it, each loop body once, multiplied by its trips (cycles do
+        not depend on data or on the iteration). Raises EmulatorError as a run would."""
+        counter = Emulator(self.package, self.target, execute=False, max_cycles=None)
+        counter._fast_forward = True
+        steps = counter._host_steps("run")
+        streams = {kind: [st.binding for st in steps if st.kind == kind] for kind in ("write", "read")}
+        result = RunResult({}, {}, 0)
+        counter._execute(result, streams)
+        return result.total_cycles
+
     def _execute(self, result: RunResult, streams: dict[str, list[str]]) -> None:
         """Run all programs to END in BSP lock-step (the run call's execute step), adding device
         cycles and profile records to `result`. HOST_IN/HOST_OUT are the device's side of the
@@ -765,7 +798,7 @@ class Emulator:
             if not np.array_equal(ctrl, skeleton):
                 raise EmulatorError(f"program {i}: control skeleton differs from program 0")
         ex = self.target.exchange
-        loops: list[list[int]] = []  # [index of LOOP_BEGIN, iterations left, trips]
+        loops: list[list[int]] = []  # [index of LOOP_BEGIN, iterations left, trips, cycles at its start]
         j = -1
         while j + 1 < len(skeleton):
             j += 1
@@ -801,12 +834,15 @@ class Emulator:
             if op in (Opcode.LOOP_BEGIN, Opcode.LOOP_END):
                 result.total_cycles += seg
                 if op == Opcode.LOOP_BEGIN:
-                    loops.append([j, arg, arg])
+                    loops.append([j, arg, arg, result.total_cycles])
                 else:
                     if not loops:
                         raise EmulatorError(f"control instruction {j}: LOOP_END without LOOP_BEGIN")
                     loops[-1][1] -= 1
-                    if loops[-1][1] > 0:
+                    if self._fast_forward and loops[-1][1] > 0:  # the other trips cost what this one did
+                        result.total_cycles += (result.total_cycles - loops[-1][3]) * loops[-1][1]
+                        loops.pop()
+                    elif loops[-1][1] > 0:
                         j = loops[-1][0]  # the body again (its first segment follows LOOP_BEGIN)
                     else:
                         loops.pop()
@@ -843,6 +879,10 @@ class Emulator:
                 raise EmulatorError(f"control instruction {j}: invalid opcode {op}")
             result.total_cycles += seg + rec["cycles"]
             result.profile.append(rec)
+            if self.max_cycles is not None and result.total_cycles > self.max_cycles:  # a net under the count
+                raise EmulatorError(
+                    f"control instruction {j}: the run passed its budget of {self.max_cycles:,} device cycles"
+                )
         for kind, names in streams.items():
             if len(streamed[kind]) < len(names):
                 op_name = "HOST_IN" if kind == "write" else "HOST_OUT"

@@ -5,10 +5,11 @@ about 100k expanded transfers); the first problem raises `PackageError` naming i
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
-from ipu.abi.isa import CALL_DTYPES, DTYPE_SIZE, INSTRUCTION_BYTES, INSTRUCTION_WORDS, DType, Opcode
+from ipu.abi.isa import CALL_DTYPES, DTYPE_SIZE, INSTRUCTION_BYTES, INSTRUCTION_WORDS, MAX_TRIPS, DType, Opcode
 from ipu.abi.kernels import KERNEL_NAMES, KERNELS, decode_call_params
 from ipu.abi.tables import SLICE, TRANSFER
 from ipu.runtime.package import (
@@ -17,6 +18,7 @@ from ipu.runtime.package import (
     HOST_STEP_KINDS,
     SCHEMA_VERSION,
     Binding,
+    Checkpoint,
     HostCall,
     Package,
     PackageError,
@@ -75,6 +77,8 @@ def validate_package(pkg: Package, target: Target) -> None:
     ckpt_ids = [c.index for c in pkg.checkpoints]
     if len(set(ckpt_ids)) != len(ckpt_ids):
         raise PackageError("duplicate checkpoint indices")
+    for c in pkg.checkpoints:
+        _validate_aspect(c)
     _validate_programs(pkg, target)
     for ph in pkg.phases:
         _validate_transfers(ph, target)
@@ -164,8 +168,8 @@ def _validate_programs(pkg: Package, target: Target) -> None:
     for j, w in enumerate(skeleton):
         if int(w[0]) == Opcode.LOOP_BEGIN:
             depth += 1
-            if int(w[1]) < 1:
-                raise PackageError(f"control instruction {j}: loop count {w[1]} must be positive")
+            if not 1 <= int(w[1]) <= MAX_TRIPS:
+                raise PackageError(f"control instruction {j}: loop count {w[1]} is not between 1 and {MAX_TRIPS}")
         elif int(w[0]) == Opcode.LOOP_END:
             depth -= 1
             if depth < 0:
@@ -176,6 +180,29 @@ def _validate_programs(pkg: Package, target: Target) -> None:
             what, valid = limits[Opcode(int(w[0]))]
             if int(w[1]) not in valid:
                 raise PackageError(f"control instruction {j} ({Opcode(int(w[0])).name}): no {what} {w[1]}")
+    # every checkpoint record is sampled by exactly one CHECKPOINT (the check reads each once)
+    sampled = [int(w[1]) for w in skeleton if int(w[0]) == Opcode.CHECKPOINT]
+    for c in pkg.checkpoints:
+        n = sampled.count(c.index)
+        if n != 1:
+            raise PackageError(
+                f"checkpoint {c.index} ({c.name}) is sampled by {n} CHECKPOINT instructions, not exactly one"
+            )
+
+
+_ASPECT = re.compile(r"value|scores|scores@(0|[1-9][0-9]{0,9})")
+
+
+def _validate_aspect(c: Checkpoint) -> None:
+    """A checkpoint's aspect is one the check knows: the value, or an attention's [heads, rows,
+    keys] scores (whole, or a window from key `k`)."""
+    if not _ASPECT.fullmatch(c.aspect):
+        raise PackageError(f"checkpoint {c.index} ({c.name}): unknown aspect {c.aspect!r} (value, scores, scores@K)")
+    if c.aspect != "value" and len(c.binding.shape) != 3:
+        raise PackageError(
+            f"checkpoint {c.index} ({c.name}): aspect {c.aspect!r} samples [heads, rows, keys] scores, "
+            f"its binding has shape {tuple(c.binding.shape)}"
+        )
 
 
 _ITERATED = [KERNEL_NAMES.index(k.name) for k in KERNELS.values() if k.iterated]

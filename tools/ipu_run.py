@@ -23,6 +23,7 @@ from ipu import api
 from ipu.atomic import atomic_path, check_outputs, write_text
 from ipu.golden.compare import ToleranceError, check_tolerances
 from ipu.golden.evaluator import main_function
+from ipu.runtime.emulator import DEFAULT_MAX_CYCLES
 from ipu.runtime.package import Package
 from ipu.runtime.package_check import validate_package
 from ipu.runtime.package_io import read_package, write_package
@@ -143,6 +144,13 @@ def _print_checks(checks: list[api.Check]) -> bool:
     is_flag=True,
     help="start tile memory as 0xFF bytes (NaN) instead of zeros: a result leaning on memory never written shows",
 )
+@click.option(
+    "--max-cycles",
+    type=click.IntRange(min=1),
+    default=DEFAULT_MAX_CYCLES,
+    show_default=True,
+    help="the run's budget of device cycles: a package that would run longer is refused before it starts",
+)
 @click.option("--bisect", is_flag=True, help="check every element of every op and name the first that diverges")
 @click.option(
     "--profile", "profile_path", type=click.Path(dir_okay=False), help="write the cycle/memory profile (JSON)"
@@ -174,6 +182,7 @@ def _run(
     rtol: float | None,
     checked: bool,
     poison: bool,
+    max_cycles: int,
     bisect: bool,
     profile_path: str | None,
     report_path: str | None,
@@ -228,6 +237,7 @@ def _run(
             checkpoints=check_mode in ("sampled", "all"),
             checked=checked,
             poison=poison,
+            max_cycles=max_cycles,
         )
     except api.ApiError as e:
         raise ToolError(str(e)) from None

@@ -22,6 +22,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import graph
+from ipu.transforms.levels import expect_level
 
 DTYPES = {"f16": builtin.f16, "f32": builtin.f32}
 
@@ -96,6 +97,7 @@ class ConvertPrecisionPass(ModulePass):
     dtype: str = "f16"
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        expect_level(op, self.name, ("graph",))
         to = DTYPES.get(self.dtype)
         if to is None:
             raise DiagnosticException(f"convert-precision: dtype must be one of {sorted(DTYPES)}, not '{self.dtype}'")

@@ -15,6 +15,8 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
+from ipu.transforms.levels import expect_level
+
 
 @dataclass(frozen=True)
 class ConvertStablehloToGraphPass(ModulePass):
@@ -23,6 +25,7 @@ class ConvertStablehloToGraphPass(ModulePass):
     name = "convert-stablehlo-to-graph"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        expect_level(op, self.name, ("stablehlo", "graph"))
         from ipu.frontends.stablehlo_import import import_stablehlo
 
         graph = import_stablehlo(op, "the module")

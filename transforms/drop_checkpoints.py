@@ -22,6 +22,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from ipu.dialects import tilemap
+from ipu.transforms.levels import expect_level
 
 
 class EraseCheckpoint(RewritePattern):
@@ -39,6 +40,7 @@ class DropCheckpointsPass(ModulePass):
     name = "drop-checkpoints"
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        expect_level(op, self.name, ("tilemap", "exchange"))
         PatternRewriteWalker(EraseCheckpoint(), apply_recursively=False).rewrite_module(op)
 
 

@@ -47,6 +47,7 @@ from ipu.dialects.table import table_attr, table_of
 from ipu.dialects.tilemap import zero_span
 from ipu.target import Target
 from ipu.transforms.cycles import refined_cycles
+from ipu.transforms.levels import expect_level
 from ipu.transforms.log import log_event
 from ipu.transforms.storage import address, slot
 from ipu.transforms.target_of import module_target
@@ -383,6 +384,7 @@ class LowerToTasmPass(ModulePass):
     target: str | None = None  # unset: the module's #ipu.target
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        expect_level(op, self.name, ("placed",))
         t = module_target(op, self.target, self.name)
         funcs = [f for f in op.body.block.ops if isinstance(f, func.FuncOp)]
         if funcs and not any("exchange.memory" in f.attributes for f in funcs):

@@ -50,6 +50,7 @@ from ipu.abi.tables import ATTENTION_OFFSETS, MOVE, SLICE_ROWS
 from ipu.dialects import plan, tilemap
 from ipu.dialects.layout import Layout, as_2d, conversion_transfers
 from ipu.dialects.table import table_attr
+from ipu.transforms.levels import expect_level
 from ipu.transforms.log import log_event
 from ipu.transforms.padding_reads import padding_read, whole_blocks
 
@@ -828,6 +829,7 @@ class MapTilesPass(ModulePass):
     name = "map-tiles"
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        expect_level(op, self.name, ("plan",))
         for f in list(op.walk()):
             if isinstance(f, func.FuncOp) and "ipu.inputs" in f.attributes and tilemap.MAPPING_ATTR not in f.attributes:
                 figures = map_function(f)

@@ -10,6 +10,7 @@ from xdsl.dialects import builtin
 from xdsl.passes import ModulePass
 
 from ipu.transforms.drop_checkpoints import DropCheckpointsPass
+from ipu.transforms.levels import expect_level, module_level
 from ipu.transforms.log import phase
 from ipu.transforms.lower_to_tasm import LowerToTasmPass
 from ipu.transforms.map_tiles import MapTilesPass
@@ -54,12 +55,17 @@ def compile_passes(
 
 @dataclass(frozen=True)
 class IpuCompilePass(ModulePass):
-    """The whole lowering ladder for one target, logging each phase's elapsed time."""
+    """The whole lowering ladder for one target, logging each phase's elapsed time; a plan-level
+    module (a plan written or edited by hand) starts at map-tiles."""
 
     name = "ipu-compile"
     target: str | None = None  # unset: the module's #ipu.target, else mk2 (plan-ops sets it)
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        expect_level(op, self.name, ("graph", "plan"))
+        planned = module_level(op) == "plan"  # a plan written or edited by hand: map it as it is
         for label, p in compile_passes(self.target):
+            if planned and label in ("roll_layers", "plan_ops"):
+                continue
             with phase(label):
                 p.apply(ctx, op)

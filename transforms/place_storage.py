@@ -42,6 +42,7 @@ from ipu.abi.transfers import D_TILE, MC, MCS, PC, PDS, PSS, S_TILE, member_inde
 from ipu.dialects import exchange, tasm, tilemap
 from ipu.dialects.table import table_of
 from ipu.target import Target
+from ipu.transforms.levels import expect_level
 from ipu.transforms.log import log_event, quiet
 from ipu.transforms.storage import set_slots, slot
 from ipu.transforms.target_of import module_target
@@ -472,6 +473,7 @@ class PlaceStoragePass(ModulePass):
     target: str | None = None  # unset: the module's #ipu.target
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        expect_level(op, self.name, ("exchange", "tilemap"))
         t = module_target(op, self.target, self.name)
         funcs = [f for f in op.walk() if isinstance(f, func.FuncOp) and "tilemap.mapping" in f.attributes]
         code = t.code_reserve_bytes

@@ -19,6 +19,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import graph
 from ipu.target import Target
+from ipu.transforms.levels import expect_level
 from ipu.transforms.plan_candidates import (
     WEIGHT_FRACTION,
     AttentionChoice,
@@ -169,6 +170,7 @@ class PlanDecidePass(ModulePass):
     target: str | None = None  # unset: the module's #ipu.target, else mk2 (recorded on the module)
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        expect_level(op, self.name, ("graph",))
         t = set_module_target(op, self.target, self.name)
         for f in graph_functions(op):
             decide_function(f, t)

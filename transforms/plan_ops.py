@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import builtin
 from xdsl.passes import ModulePass
-from xdsl.utils.exceptions import DiagnosticException
 
+from ipu.transforms.levels import expect_level
 from ipu.transforms.log import log_event
 from ipu.transforms.plan_decide import decide_function, graph_functions
 from ipu.transforms.plan_materialize import materialize_function
@@ -34,8 +34,7 @@ class PlanOpsPass(ModulePass):
     candidates: int = 3  # candidate ranks tried per decision point
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        if any(o.dialect_name() == "tasm" for o in op.body.block.ops):
-            raise DiagnosticException("plan-ops: the module is at the tasm level; plan-ops takes graph-level functions")
+        expect_level(op, self.name, ("graph",))
         t = set_module_target(op, self.target, self.name)
         for f in graph_functions(op):
             if self.finalists <= 1:

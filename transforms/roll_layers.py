@@ -39,6 +39,7 @@ from xdsl.ir import Attribute, Block, Operation, OpResult, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from ipu.dialects import graph
+from ipu.transforms.levels import expect_level
 from ipu.transforms.log import log_event
 
 PROVENANCE = ("onnx.node",)  # attributes naming where an op came from, not what it computes
@@ -343,6 +344,7 @@ class RollLayersPass(ModulePass):
     name = "roll-layers"
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        expect_level(op, self.name, ("graph",))
         for f in op.body.block.ops:
             if not isinstance(f, func.FuncOp) or not f.body.blocks:
                 continue

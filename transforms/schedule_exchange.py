@@ -19,6 +19,7 @@ from ipu.dialects.tilemap import mapping_of
 from ipu.runtime.exchange_check import ScheduleError, validate_schedule
 from ipu.target import Target
 from ipu.transforms.exchange_schedule import PhaseCache
+from ipu.transforms.levels import expect_level
 from ipu.transforms.log import log_event
 from ipu.transforms.target_of import module_target
 from ipu.transforms.tile_screen import move_route_cycles
@@ -44,6 +45,7 @@ class ScheduleExchangePass(ModulePass):
     cpsat: bool = True  # let CP-SAT prove or improve small phases
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        expect_level(op, self.name, ("tilemap", "exchange"))
         target = module_target(op, self.target, self.name)
         funcs = [f for f in op.walk() if isinstance(f, func.FuncOp)]
         for f in funcs:

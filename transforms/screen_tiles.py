@@ -14,6 +14,7 @@ from xdsl.dialects import builtin, func
 from xdsl.passes import ModulePass
 
 from ipu.dialects import exchange, plan, tilemap
+from ipu.transforms.levels import expect_level
 from ipu.transforms.log import log_event
 from ipu.transforms.target_of import module_target
 from ipu.transforms.tile_screen import screen
@@ -36,6 +37,7 @@ class ScreenTilesPass(ModulePass):
     target: str | None = None  # unset: the module's #ipu.target
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        expect_level(op, self.name, ("tilemap", "exchange"))
         t = module_target(op, self.target, self.name)
         for f in mapped_finalists(op):
             if any(isinstance(o, exchange.PhaseOp) for o in f.body.walk()):

@@ -22,6 +22,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import plan, tilemap
 from ipu.transforms.cycles import previewed_cycles, refined_cycles
+from ipu.transforms.levels import expect_level
 from ipu.transforms.log import log_event
 from ipu.transforms.target_of import module_target
 
@@ -43,6 +44,7 @@ class SelectFinalistPass(ModulePass):
     target: str | None = None  # unset: the module's #ipu.target
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        expect_level(op, self.name, ("tilemap", "exchange"))
         t = module_target(op, self.target, self.name)
         for entry, fs in finalist_groups(op).items():
             scored = []

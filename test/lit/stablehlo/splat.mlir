@@ -1,16 +1,18 @@
 // RUN: ipu-opt %s | filecheck %s
 // RUN: ipu-opt %s | ipu-opt | filecheck %s
+// RUN: ipu-opt %s --print-op-generic | ipu-opt | filecheck %s
 // RUN: ipu-translate --import-stablehlo %S/Inputs/softmax.generic.mlir | filecheck %s --check-prefix=GRAPH
 
 // MLIR writes float bit patterns in hex: `dense<0xFF800000> : tensor<f32>` is -inf (softmax's and
-// max reductions' init value), not the integer 4286578688 that xDSL's own reader makes of it. The
-// dialect reads it as the float and prints it in the hex-string form that reads back alike.
+// max reductions' init value), not the integer 4286578688 that xDSL 0.75's own reader made of it
+// (ipu.xdsl_fixes). It reads as the float and prints back in the same hex form, also in the
+// generic form (GENERIC).
 
 // CHECK-LABEL: func.func @splats
-// CHECK-NEXT: %ninf = stablehlo.constant dense<"0x000080FF"> : tensor<f32>
-// CHECK-NEXT: %inf2 = stablehlo.constant dense<"0x0000807F0000807F"> : tensor<2xf32>
-// CHECK-NEXT: %mix = stablehlo.constant dense<"0x0000803F0000C0FF"> : tensor<2xf32>
-// CHECK-NEXT: %h = stablehlo.constant dense<"0x00FC"> : tensor<f16>
+// CHECK-NEXT: %ninf = stablehlo.constant dense<0xff800000> : tensor<f32>
+// CHECK-NEXT: %inf2 = stablehlo.constant dense<0x7f800000> : tensor<2xf32>
+// CHECK-NEXT: %mix = stablehlo.constant dense<[1.000000e+00, 0xffc00000]> : tensor<2xf32>
+// CHECK-NEXT: %h = stablehlo.constant dense<0xfc00> : tensor<f16>
 // CHECK-NEXT: %one = stablehlo.constant dense<1.000000e+00> : tensor<f32>
 // CHECK-NEXT: %int = stablehlo.constant dense<255> : tensor<i32>
 func.func @splats() -> tensor<f32> {

@@ -2,7 +2,7 @@
 // RUN: not test -e %t.mlir
 // RUN: ipu-opt %examples/mlp_small.mlir -p 'plan-ops{target=sim16 finalists=1},map-tiles' -o %t.tiles.mlir
 // RUN: not ipu-opt -p 'place-storage{target=mk2}' < %t.tiles.mlir 2>&1 | filecheck %s --check-prefix=PLACE
-// RUN: ipu-opt %examples/mlp_small.mlir -p 'plan-ops{target=sim16 finalists=1}' | not ipu-opt -p 'select-finalist{target=sim64}' 2>&1 | filecheck %s --check-prefix=SELECT
+// RUN: not ipu-opt -p 'select-finalist{target=sim64}' < %t.tiles.mlir 2>&1 | filecheck %s --check-prefix=SELECT
 // RUN: ipu-opt %examples/mlp_small.mlir -p 'plan-decide{target=sim16}' | tee %t.decided.mlir | filecheck %s --check-prefix=DECIDED
 // RUN: not ipu-opt -p 'plan-materialize{target=sim64}' < %t.decided.mlir 2>&1 | filecheck %s --check-prefix=MATERIALIZE
 // RUN: not ipu-opt -p 'screen-tiles{target=mk2}' < %t.tiles.mlir 2>&1 | filecheck %s --check-prefix=SCREEN

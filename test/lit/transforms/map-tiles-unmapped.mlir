@@ -1,11 +1,11 @@
 // RUN: not ipu-opt %s -p map-tiles 2>&1 | filecheck %s
 
-// An op that no map-tiles pattern matches is refused by name (here a graph op left in a function
-// that claims to be planned), not skipped or crashed on.
+// A function map-tiles cannot map is refused by name, not skipped or crashed on: here a
+// graph-level function (not planned), refused as the wrong level.
 func.func @main(%x: tensor<4x8xf32>) -> tensor<4x8xf32> attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"]} {
   %t = graph.tanh %x : tensor<4x8xf32> -> tensor<4x8xf32>
   func.return %t : tensor<4x8xf32>
 }
 
 // CHECK-NOT: Traceback
-// CHECK:     error: map-tiles: no tile mapping for graph.tanh
+// CHECK:     error: map-tiles: works on plan-level (plan-ops' finalists) IR; this module is graph-level IR

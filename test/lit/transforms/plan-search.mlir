@@ -195,7 +195,7 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 // LOG-NOT:  Traceback
 
 // select-finalist ranks lowered finalists; it does not lower them itself.
-// UNMAPPED: error: select-finalist: finalist @tall_finalist_0 is not mapped; run map-tiles and screen-tiles on the finalists first
+// UNMAPPED: error: select-finalist: works on tilemap-level (mapped by map-tiles) or exchange-level (phases scheduled by schedule-exchange) IR; this module is plan-level
 
 // LARGE-NOT: Traceback
 // LARGE:     error: model does not fit target sim16: matmul [8192x4096] x [4096x4096] needs at least {{[0-9]+}} bytes per tile (grid {{[0-9]+}}x{{[0-9]+}}x{{[0-9]+}}); per-op budget is {{[0-9]+}} of 638976 bytes (0 held by live values)

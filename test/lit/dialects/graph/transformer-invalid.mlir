@@ -193,7 +193,7 @@ func.func @f(%x: tensor<4x8xf16>) {
   }
   func.return
 }
-// CHECK: Operation does not verify: graph.repeat: count must be positive
+// CHECK: Operation does not verify: graph.repeat: count 0 is not between 1 and 2147483647
 
 // -----
 
