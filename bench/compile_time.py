@@ -3,16 +3,26 @@
 Each pass of `ipu-compile` and the package build, as `ipu.compile` records them (median of
 --repeat runs, each on a fresh parse; `parse` is the rest: parsing, verification, the reference's
 copy). The goal (issue 17) is the whole mk2 compile of the transformer block in under 10 s here.
+
+`--chain 1000,10000,100000` instead sweeps the op count (issue 33: compile time linear in it):
+chains of N elementwise ops on an 8 x 16 f32 tensor, compiled for --target (sim16 is the
+issue's), printing seconds and microseconds per op. Two kinds: `periodic` (relu, neg, tanh
+repeating: roll-layers rolls it into one loop once it is 1,024 ops or more) and `aperiodic`
+(seeded random picks of five ops: nothing to roll; past about 1,600 ops its code cannot fit a
+tile, which is refused, and the sweep times the refusal).
 Usage: python bench/compile_time.py [--target mk2] [--repeat 1] [examples ...]
+       python bench/compile_time.py --target sim16 --chain 1000,10000,100000
 """
 
 from __future__ import annotations
 
+import random
 import statistics
 import time
 from pathlib import Path
 
 from common import example_parser, example_path  # bench/ is the script's directory
+from xdsl.utils.exceptions import DiagnosticException
 
 import ipu
 from ipu.dialects.layout import conversion_transfers
@@ -29,10 +39,43 @@ def time_once(path: Path, target: str) -> dict[str, float]:
     return {"parse": total - sum(c.phase_seconds.values()), **c.phase_seconds}
 
 
+def chain_text(n: int, kind: str) -> str:
+    """A graph function of `n` elementwise ops in a chain (see the module doc)."""
+    rnd = random.Random(1)
+    ops = ["graph.relu", "graph.neg", "graph.tanh", "graph.abs", "graph.sigmoid"]
+    lines, prev = ["func.func @main(%x: tensor<8x16xf32>) -> tensor<8x16xf32> {"], "%x"
+    for i in range(n):
+        op = ops[i % 3] if kind == "periodic" else rnd.choice(ops)
+        lines.append(f"  %v{i} = {op} {prev} : tensor<8x16xf32> -> tensor<8x16xf32>")
+        prev = f"%v{i}"
+    return "\n".join([*lines, f"  func.return {prev} : tensor<8x16xf32>", "}"]) + "\n"
+
+
+def sweep_chains(counts: list[int], target: str, repeat: int) -> None:
+    print(f"target={target} repeat={repeat} (median seconds of ipu.compile from the text, parse included)")
+    for kind in ("periodic", "aperiodic"):
+        for n in counts:
+            text = chain_text(n, kind)
+            runs, outcome = [], "compiled"
+            for _ in range(repeat):
+                t0 = time.perf_counter()
+                try:
+                    ipu.compile(text, target)
+                except DiagnosticException as e:
+                    outcome = "refused: " + str(e).split(":", 1)[0]
+                runs.append(time.perf_counter() - t0)
+            sec = statistics.median(runs)
+            print(f"chain={kind} ops={n} seconds={sec:.2f} us_per_op={1e6 * sec / n:.0f} outcome={outcome}")
+
+
 def main() -> None:
     ap = example_parser()
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--chain", help="sweep chains of these op counts (comma-separated) instead of the examples")
     a = ap.parse_args()
+    if a.chain:
+        sweep_chains([int(x) for x in a.chain.split(",")], a.target, a.repeat)
+        return
     t = load_target(a.target)
     print(f"target={t.name} tiles={t.tiles} repeat={a.repeat} (median seconds per phase)")
     for name in a.examples:

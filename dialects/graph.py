@@ -1056,6 +1056,11 @@ class _Norm(GraphOp):
         for v in [self.gamma, *([self.beta] if isinstance(self, LayerNormOp) else [])]:
             if shape_of(v.type) != s[-1:]:
                 raise VerifyException(f"{self.name}: scale/shift must have shape {s[-1:]}, got {shape_of(v.type)}")
+            if v.type.element_type != self.input.type.element_type:  # the kernels read them at the input's type
+                raise VerifyException(
+                    f"{self.name}: scale/shift element type {v.type.element_type} differs from the input's "
+                    f"{self.input.type.element_type} (cast them first)"
+                )
 
 
 @irdl_op_definition

@@ -844,7 +844,9 @@ def _pad(t: _Translator, op: sh.PadOp, env) -> Entry:
 
 @rule(sh.GatherOp)
 def _gather(t: _Translator, op: sh.GatherOp, env) -> Entry:
-    """The embedding lookup `table[ids]`: whole rows of a 2-D table by an index vector."""
+    """The embedding lookup `table[ids]`: whole rows of a 2-D table by an index vector, each
+    index clamped into the table as StableHLO defines it (JAX's out-of-range ids read the last
+    or first row)."""
     dn, x, idx = op.dimension_numbers, _shape(op.operand), _shape(op.start_indices)
     sizes = sh._arr(op.slice_sizes)
     ivd = dn.get("index_vector_dim")
@@ -865,6 +867,9 @@ def _gather(t: _Translator, op: sh.GatherOp, env) -> Entry:
     ids_shape = tuple(n for i, n in enumerate(idx) if i != ivd)
     if ids_shape != idx:
         ids = t.node("Reshape", [ids, t.ints(ids_shape or (1,))])
+    # StableHLO clamps each start index into the operand ([0, V - 1] for a row): so does the import
+    dt = _dtype(op.start_indices)
+    ids = t.node("Min", [t.node("Max", [ids, t.const(np.asarray(0, dt))]), t.const(np.asarray(x[0] - 1, dt))])
     table = t.mat(op.operand, env[op.operand])
     return Entry(t.node("Gather", [table, ids], axis=0), _shape(op.result))
 

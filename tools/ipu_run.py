@@ -22,7 +22,7 @@ import numpy as np
 from ipu import api
 from ipu.atomic import atomic_path, check_outputs, write_text
 from ipu.golden.compare import ToleranceError, check_tolerances
-from ipu.golden.evaluator import main_function
+from ipu.golden.evaluator import check_inputs, main_function
 from ipu.runtime.emulator import DEFAULT_MAX_CYCLES
 from ipu.runtime.package import Package
 from ipu.runtime.package_check import validate_package
@@ -223,6 +223,8 @@ def _run(
         if reference_path:
             reference, source = main_function(parse_file(make_context(), reference_path)), reference_path
     inputs = _load_inputs(inputs_path, pkg, reference, seed)
+    if reference is not None:  # index inputs checked against their tables' rows, whatever --check says
+        inputs = check_inputs(reference, inputs)
     if bisect:
         check_mode = "all"
     try:

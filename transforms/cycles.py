@@ -1,8 +1,9 @@
 """Refined cycle estimates of a scheduled tilemap/exchange function, in the machine's
 bulk-synchronous order: per superstep (between exchange phases) the busiest tile range's kernel
 cycles from the kernels' own cycle models (`Kernel.cycles`, also the emulator's), a phase's
-zero fill of its destination included, plus per phase its scheduled horizon, its longest route
-under the function's tile mapping, and sync; loop bodies count once per iteration.
+zero fill of its destination and a loop's copies of its carried values included, plus per phase
+its scheduled horizon, its longest route under the function's tile mapping, and sync; loop
+bodies count once per iteration.
 
 Shared by select-finalist (ranking mapped finalists before their exchange is scheduled) and
 lower-to-tasm (the package's estimate).
@@ -12,8 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
 from xdsl.dialects import func
-from xdsl.ir import Block, Operation
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.abi.kernels import kernel_cycles
 from ipu.abi.transfers import split_start
@@ -22,6 +25,7 @@ from ipu.dialects.table import table_of
 from ipu.dialects.tilemap import zero_span
 from ipu.target import Target
 from ipu.transforms.exchange_schedule import PhaseCache, attainable_horizon
+from ipu.transforms.storage import address
 from ipu.transforms.tile_screen import move_route_cycles
 
 
@@ -63,6 +67,26 @@ def _horizon(op: exchange.PhaseOp, t: Target, attainable: bool) -> int:
     return attainable_horizon(moves, t.tiles, h, op.lower_bound.value.data)
 
 
+def _copies(values, rep: tilemap.RepeatOp, t: Target, seg: dict[tuple[int, int], int]) -> None:
+    """Add to `seg` the `copy` calls lower-to-tasm makes of `values` into `rep`'s carried slots:
+    each value not already in its slot (before storage is placed, every one)."""
+    for v, arg in zip(values, rep.body.block.args, strict=True):
+        if _placed(v) and _placed(arg) and address(v) == address(arg):
+            continue
+        b = v.type
+        key = (b.first.data, b.first.data + b.count.data)
+        n = int(np.prod(b.shape))
+        seg[key] = seg.get(key, 0) + kernel_cycles(t, "copy", {"elements": n}, b.esize)
+
+
+def _placed(v: SSAValue) -> bool:
+    try:
+        address(v)
+    except DiagnosticException:
+        return False
+    return True
+
+
 def _block(block: Block, t: Target, kind: type[Operation], price: Callable[[Operation], int]) -> tuple[int, int]:
     """Kernel cycles per superstep (the busiest tile range) plus `price` of each exchange (an op of
     type `kind`: scheduled phases, or moves still to schedule)."""
@@ -98,9 +122,14 @@ def _block(block: Block, t: Target, kind: type[Operation], price: Callable[[Oper
             total += cost
             exch += cost
         elif isinstance(op, tilemap.RepeatOp):
+            _copies(op.inits, op, t, seg)  # the initial values into the carried slots
             total += flush()
             body, bx = _block(op.body.block, t, kind, price)
             total += op.count.value.data * body
             exch += op.count.value.data * bx
+        elif isinstance(op, tilemap.YieldOp):  # the next trip's values into the carried slots
+            rep = op.parent_op()
+            assert isinstance(rep, tilemap.RepeatOp)
+            _copies(op.values, rep, t, seg)
     total += flush()
     return total, exch

@@ -15,7 +15,9 @@ relate to each other the same way. A candidate is rolled when
 - no value crosses more than one block boundary, and every value crossing one is a float
   tensor carried from each block into the next (the repeat's iteration values);
 - values of the region used after it are the last block's carried values (the repeat's results);
-- the body holds a matmul or an attention (rolling small elementwise runs does not pay).
+- the body holds a matmul or an attention (rolling small elementwise runs does not pay), or the
+  run covers at least MIN_UNANCHORED_OPS ops (code size decides: such a run would fill the
+  tile programs).
 Of the rotations of a run, the one carrying the fewest values is kept; then the layer before it
 is taken in when it differs only in its initial values (the first layer reads the model's input
 where later ones read their predecessor's output). Two layers whose first reads the input thus
@@ -44,6 +46,13 @@ from ipu.transforms.log import log_event
 
 PROVENANCE = ("onnx.node",)  # attributes naming where an op came from, not what it computes
 MIN_BODY_OPS = 4
+ANCHORS = (graph.MatmulOp, graph.AttentionOp)  # a rolled body holds one (rolling elementwise runs does not pay)
+MIN_UNANCHORED_OPS = 1024
+"""A run without an anchor is rolled from this many ops on: there code size decides, not speed
+(a CALL and its checkpoint are 128 bytes of every tile program they run on: 1,024 of them fill
+over half the 208 KiB executable region of every target), and the IR of a 100,000-op chain
+stays the size of its period. Each trip then copies its carried values into their slots."""
+MAX_UNANCHORED_PERIODS = 16
 
 
 @dataclass(frozen=True)
@@ -90,12 +99,34 @@ def _signatures(ops: list[Operation], index: dict[Operation, int]) -> np.ndarray
     return out
 
 
-def _runs(sig: np.ndarray) -> list[_Run]:
-    """Maximal periodic runs of at least two periods, most ops covered first (then the shorter
-    period)."""
+def _periods(sig: np.ndarray, anchors: np.ndarray) -> list[int]:
+    """The periods worth trying, from the distance from each op to the next op of its signature
+    (a run of period p also repeats with period 2p, never a better rolling; trying every period
+    up to n / 2 cost O(n^2) and made a 3,000-op chain take a minute):
+    - a layer holding an anchor (a matmul or an attention): the anchors' distances;
+    - a run of at least MIN_UNANCHORED_OPS ops without one: a distance p that at least
+      MIN_UNANCHORED_OPS / p - 1 ops have (an op once per period has it in every period but the
+      last), the MAX_UNANCHORED_PERIODS most common."""
     n = len(sig)
+    order = np.lexsort((np.arange(n), sig))
+    same = sig[order][1:] == sig[order][:-1]
+    dist = np.zeros(n, np.int64)
+    dist[order[:-1][same]] = (order[1:] - order[:-1])[same]
+    found = set(dist[anchors & (dist > 0)].tolist())
+    if n >= MIN_UNANCHORED_OPS:
+        vals, counts = np.unique(dist[dist > 0], return_counts=True)
+        keep = counts >= np.maximum(2, MIN_UNANCHORED_OPS // np.maximum(vals, 1) - 1)
+        common = vals[keep][np.argsort(-counts[keep], kind="stable")][:MAX_UNANCHORED_PERIODS]
+        found |= set(common.tolist())
+    found = {p * -(-MIN_BODY_OPS // p) for p in found if p > 0}  # a body has MIN_BODY_OPS ops at least
+    return sorted(p for p in found if p <= n // 2)
+
+
+def _runs(sig: np.ndarray, anchors: np.ndarray) -> list[_Run]:
+    """Maximal periodic runs of at least two periods holding an anchor, most ops covered first
+    (then the shorter period)."""
     found: list[_Run] = []
-    for p in range(MIN_BODY_OPS, n // 2 + 1):
+    for p in _periods(sig, anchors):
         eq = np.concatenate(([False], sig[:-p] == sig[p:], [False]))
         edges = np.flatnonzero(np.diff(eq.astype(np.int8)))
         for s, e in zip(edges[::2], edges[1::2], strict=True):
@@ -120,7 +151,7 @@ def _check(ops: list[Operation], index: dict[Operation, int], a: int, period: in
     """The rolling of `count` layers from op `a`, or None when it is not one (see the module doc);
     `index` is each op's position in `ops`."""
     end = a + count * period
-    if not any(isinstance(op, graph.MatmulOp | graph.AttentionOp) for op in ops[a : a + period]):
+    if not any(isinstance(op, ANCHORS) for op in ops[a : a + period]) and count * period < MIN_UNANCHORED_OPS:
         return None
     carried: dict[tuple[int, int], SSAValue] = {}
     # every layer reads its predecessor's values alike (equal signatures): check layer 1, and
@@ -323,8 +354,11 @@ def roll_block(block: Block, syms: set[str], hints: set[str]) -> list[graph.Repe
     while True:
         ops = _computing(block)
         index = {op: i for i, op in enumerate(ops)}
+        anchors = np.fromiter((isinstance(op, ANCHORS) for op in ops), bool, len(ops))
+        if not anchors.any() and len(ops) < MIN_UNANCHORED_OPS:
+            return made  # nothing worth rolling
         roll = None
-        for run in _runs(_signatures(ops, index)):
+        for run in _runs(_signatures(ops, index), anchors):
             for a in range(run.start, min(run.start + run.period, run.end)):
                 n = (run.end - a) // run.period
                 c = _check(ops, index, a, run.period, n) if n >= 2 else None
