@@ -34,6 +34,7 @@ from ipu.runtime.emulator import DEFAULT_MAX_CYCLES, Emulator, RunResult
 from ipu.runtime.package import Package
 from ipu.runtime.package_check import validate_package
 from ipu.target import Target, load_target
+from ipu.transforms.levels import DESCRIBE, function_level
 from ipu.transforms.log import phase
 from ipu.transforms.pipeline import compile_passes
 from ipu.transforms.target_of import module_target
@@ -211,21 +212,19 @@ def _is_path(source: str | Path) -> bool:
     return True
 
 
-# function attributes that mark a module below the graph level, and the level each names
-_LEVEL_MARKS = (("exchange.memory", "exchange"), ("tilemap.mapping", "tilemap"), ("plan.metrics", "plan"))
-
-
 def _check_graph_level(module: builtin.ModuleOp) -> None:
     """A model to compile is a graph-level module with static shapes; name what else it is."""
     for f in module.body.block.ops:
         if not isinstance(f, func.FuncOp):
             continue
-        for mark, level in _LEVEL_MARKS:
-            if mark in f.attributes:
-                raise ApiError(
-                    f"@{f.sym_name.data} is a {level}-level function: compile takes a graph-level model "
-                    "(or a tasm-level module / .ipuexe package to run as it is)"
-                )
+        if not f.body.blocks:
+            raise ApiError(f"@{f.sym_name.data} is a declaration without a body: a model is a function with one")
+        level = function_level(f)
+        if level != "graph":
+            raise ApiError(
+                f"@{f.sym_name.data} is a {DESCRIBE[level]} function: compile takes a graph-level model "
+                "(or a tasm-level module / .ipuexe package to run as it is)"
+            )
         for op in f.walk():
             for v in (*op.results, *(op.body.block.args if isinstance(op, func.FuncOp) else ())):
                 t = v.type

@@ -177,8 +177,13 @@ def inline_external_data(model: onnx.ModelProto, base: Path | None) -> None:
 _TYPED_FIELDS = ("float_data", "int32_data", "string_data", "int64_data", "double_data", "uint64_data")
 
 
+_DATA_TYPES = frozenset(onnx.TensorProto.DataType.values()) - {onnx.TensorProto.UNDEFINED}
+
+
 def _check_payload(t: onnx.TensorProto, where: str) -> None:
-    """A tensor's data must hold exactly what its dims say."""
+    """A tensor's element type must be one ONNX defines, and its data hold what its dims say."""
+    if t.data_type not in _DATA_TYPES:
+        raise OnnxImportError(f"onnx import: {where}: unknown element type {t.data_type}")
     n = _check_dims(t, where)
     if t.HasField("raw_data"):
         need = _payload_bytes(t, n, where)

@@ -42,7 +42,7 @@ def _load_inputs(path: str | None, pkg: Package, func_op, seed: int) -> dict[str
     try:
         with np.load(path, allow_pickle=False) as z:
             return {k: z[k] for k in z.files}
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as e:
+    except (OSError, ValueError, EOFError, RuntimeError, NotImplementedError, zipfile.BadZipFile) as e:
         raise ToolError(f"cannot read inputs {path}: {e}") from None
 
 
@@ -62,8 +62,8 @@ def _check_npz(path: str, want: dict[str, tuple[int, ...]]) -> None:
                         raise ValueError(f"member '{info.filename}': unsupported .npy version {version}")
                     shape, _, dtype = headers[version](f)
                 found[info.filename[: -len(".npy")]] = (tuple(shape), dtype)
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as e:
-        raise ToolError(f"cannot read inputs {path}: {e}") from None
+    except (OSError, ValueError, EOFError, RuntimeError, NotImplementedError, zipfile.BadZipFile) as e:
+        raise ToolError(f"cannot read inputs {path}: {e}") from None  # encrypted, unknown compression too
     missing, extra = sorted(set(want) - set(found)), sorted(set(found) - set(want))
     if missing or extra:
         raise ToolError(f"inputs: missing {missing}, unexpected {extra}")

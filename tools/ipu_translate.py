@@ -68,7 +68,7 @@ def cli(
 
         if input_path != "-" and not Path(input_path).is_file():
             raise ToolError(f"no such file: {input_path}")
-        text = sys.stdin.read() if input_path == "-" else Path(input_path).read_text()
+        text = _read_text(input_path)
         with phase("import_stablehlo"):
             _write_text(output, str(import_shlo(text, "<stdin>" if input_path == "-" else input_path)) + "\n")
     elif import_onnx:
@@ -109,9 +109,19 @@ def _parse_input(input_path: str) -> builtin.ModuleOp:
     if input_path != "-":
         return parse_file(make_context(), input_path)
     try:
-        return parse_text(make_context(), sys.stdin.read(), "<stdin>")
+        return parse_text(make_context(), _read_text("-"), "<stdin>")
     except ApiError as e:
         raise ToolError(str(e)) from None
+
+
+def _read_text(input_path: str) -> str:
+    """The input's text (standard input for `-`), which must be UTF-8."""
+    data = sys.stdin.buffer.read() if input_path == "-" else Path(input_path).read_bytes()
+    try:
+        return data.decode()
+    except UnicodeDecodeError as e:
+        name = "standard input" if input_path == "-" else input_path
+        raise ToolError(f"{name} is not UTF-8 text ({e.reason} at byte {e.start})") from None
 
 
 @contextmanager

@@ -48,6 +48,11 @@ def module_level(module: builtin.ModuleOp) -> str | None:
     ops = list(module.body.block.ops)
     if any(op.dialect_name() == "tasm" for op in ops):
         return "tasm"
+    for f in ops:
+        if isinstance(f, func.FuncOp) and not f.body.blocks:
+            raise DiagnosticException(
+                f"@{f.sym_name.data} is a declaration without a body: the passes work on functions with one"
+            )
     levels = [function_level(f) for f in ops if isinstance(f, func.FuncOp)]
     return max(levels, key=LEVELS.index) if levels else None
 

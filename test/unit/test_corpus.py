@@ -7,11 +7,13 @@ The cases run two at a time in one module-scoped batch; each test then checks on
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import io
 import os
 import random
 import re
+import stat
 import subprocess
 import sys
 import tomllib
@@ -93,7 +95,262 @@ def _package_sim16(path: Path) -> None:
     write_package(ipu.compile(CORPUS / "level" / "graph-module.mlir", target="sim16").package, path)
 
 
+# ---- hostile outputs: files the run must not touch (checked byte for byte after it)
+
+
+def _out_symlink(path: Path) -> None:
+    (path.parent / "target.txt").write_text("not yours\n")
+    path.symlink_to("target.txt")
+
+
+def _out_fifo(path: Path) -> None:
+    os.mkfifo(path)
+
+
+def _out_existing(path: Path) -> None:
+    path.write_text("// the previous, good output\n")
+
+
+def _out_dangling(path: Path) -> None:
+    path.symlink_to(path.parent / "elsewhere" / "new.txt")
+
+
+# ---- ONNX models that are invalid, or refer to files outside their directory
+
+
+def _onnx_model(nodes, inits=(), inputs=None, outputs=None, opset: int = 17):
+    from onnx import TensorProto, helper
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 8])
+    g = helper.make_graph(nodes, "g", inputs or [x], outputs or [y], initializer=list(inits))
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def _external_constant(location: str, length: int = 128):
+    """A Constant node whose [4, 8] float value lies in the external file `location`."""
+    from onnx import TensorProto, helper
+
+    t = TensorProto(name="c", data_type=TensorProto.FLOAT, dims=[4, 8])
+    t.data_location = TensorProto.EXTERNAL
+    for k, v in (("location", location), ("offset", "0"), ("length", str(length))):
+        e = t.external_data.add()
+        e.key, e.value = k, v
+    return helper.make_node("Constant", [], ["c"], value=t)
+
+
+def _onnx_external(location: str, op: str = "constant") -> Callable[[Path], None]:
+    """A model in `inputs/model/` whose data lies at `location` (relative to the model), with
+    7.0s in `inputs/secret.bin` (outside the model's directory) and `inputs/model/w.bin`."""
+
+    def make(path: Path) -> None:
+        import onnx
+        from onnx import helper
+
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.full((4, 8), 7.0, np.float32).tofile(path.parent.parent / "secret.bin")
+        np.full((4, 8), 2.0, np.float32).tofile(path.parent / "w.bin")
+        if location == "link.bin":
+            (path.parent / "link.bin").symlink_to("../secret.bin")
+        if op == "constant":
+            nodes = [_external_constant(location), helper.make_node("Add", ["x", "c"], ["y"])]
+            model = _onnx_model(nodes)
+        else:
+            t = _external_constant(location).attribute[0].t
+            t.name = "w"
+            model = _onnx_model([helper.make_node("Add", ["x", "w"], ["y"])], [t])
+        onnx.save(model, path)
+
+    return make
+
+
+def _onnx_invalid(kind: str) -> Callable[[Path], None]:
+    def make(path: Path) -> None:
+        import onnx
+        from onnx import TensorProto, helper, numpy_helper
+
+        relu = helper.make_node("Relu", ["x"], ["y"])
+        w = numpy_helper.from_array(np.ones((4, 8), np.float32), "w")
+        add = helper.make_node("Add", ["x", "w"], ["y"])
+        if kind == "dup-output":
+            model = _onnx_model([relu, helper.make_node("Neg", ["x"], ["y"])])
+        elif kind == "dup-initializer":
+            model = _onnx_model([add], [w, numpy_helper.from_array(np.zeros((4, 8), np.float32), "w")])
+        elif kind == "initializer-shape":
+            w_in = helper.make_tensor_value_info("w", TensorProto.FLOAT, [3, 3])
+            x_in = helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8])
+            model = _onnx_model([add], [w], inputs=[x_in, w_in])
+        elif kind == "ir-version":
+            model = _onnx_model([relu])
+            model.ir_version = 99
+        elif kind == "no-graph":
+            model = onnx.ModelProto(ir_version=8)
+        elif kind == "short-raw":
+            w.raw_data = w.raw_data[:10]
+            model = _onnx_model([add], [w])
+        elif kind == "unknown-dtype":
+            w.data_type = 99
+            model = _onnx_model([add], [w])
+        elif kind == "gather-ids":
+            t = helper.make_tensor_value_info("t", TensorProto.FLOAT, [10, 8])
+            y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 8])
+            ids = numpy_helper.from_array(np.array([1, 2, 50], np.int64), "ids")
+            node = helper.make_node("Gather", ["t", "ids"], ["y"], axis=0)
+            model = _onnx_model([node], [ids], inputs=[t], outputs=[y])
+        else:  # folded to nothing: no op names a node (ipu-run once read the .onnx as text then)
+            c = helper.make_node("Constant", [], ["y"], value=numpy_helper.from_array(np.ones((4, 8), np.float32)))
+            model = _onnx_model([c], inputs=[helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8])])
+        path.write_bytes(model.SerializeToString())
+
+    return make
+
+
+# ---- packages: well formed (their digest recomputed), wrong inside
+
+
+def _patched_package(model: str, patch: Callable) -> Callable[[Path], None]:
+    def make(path: Path) -> None:
+        import ipu
+        from ipu.runtime.package_io import write_package
+
+        pkg = ipu.compile(model, target="sim16").package
+        patch(pkg)
+        write_package(pkg, path)
+
+    return make
+
+
+def _code(pkg) -> np.ndarray:
+    return np.frombuffer(pkg.programs[0].code, "<u4").reshape(-1, 16).copy()
+
+
+def _drop_checkpoint(pkg) -> None:
+    from ipu.abi.isa import Opcode
+
+    for p in pkg.programs:
+        w = np.frombuffer(p.code, "<u4").reshape(-1, 16)
+        k = int(np.flatnonzero(w[:, 0] == Opcode.CHECKPOINT)[0])
+        p.code = np.delete(w, k, axis=0).tobytes()
+
+
+def _renumber_checkpoint(pkg) -> None:
+    from ipu.abi.isa import Opcode
+
+    for p in pkg.programs:
+        w = np.frombuffer(p.code, "<u4").reshape(-1, 16).copy()
+        ks = np.flatnonzero(w[:, 0] == Opcode.CHECKPOINT)
+        w[ks[1], 1] = w[ks[0], 1]  # the first sampled twice, the second never
+        p.code = w.tobytes()
+
+
+def _bad_aspect(pkg) -> None:
+    pkg.checkpoints[0].aspect = "scores@x"
+
+
+def _loop_count(n: int) -> Callable:
+    def patch(pkg) -> None:
+        from ipu.abi.isa import Opcode
+
+        for p in pkg.programs:
+            w = np.frombuffer(p.code, "<u4").reshape(-1, 16).copy()
+            w[w[:, 0] == Opcode.LOOP_BEGIN, 1] = n
+            p.code = w.tobytes()
+
+    return patch
+
+
+LOOP_MODEL = """func.func @main(%x: tensor<8x16xf16>) -> tensor<8x16xf16> {
+  %w = graph.parameter "w" #graph.gaussian<seed = 1, std = 0.1> : tensor<16x16xf16>
+  %y = graph.repeat 3 iter(%h = %x) : (tensor<8x16xf16>) {
+    %m = graph.matmul %h, %w : (tensor<8x16xf16>, tensor<16x16xf16>) -> tensor<8x16xf16>
+    graph.yield %m : tensor<8x16xf16>
+  }
+  func.return %y : tensor<8x16xf16>
+}
+"""
+
+
+def _truncated_disassembly(path: Path) -> None:
+    """A disassembled package cut inside a weight's hex string (the upstream lexer backtracked
+    exponentially on such an unterminated string literal)."""
+    import ipu
+    from ipu.codegen.ipuexe import disassemble
+
+    text = disassemble(ipu.compile(CORPUS / "level" / "graph-module.mlir", target="sim16").package)
+    cut = text.index('dense<"0x') + 200
+    path.write_text(text[:cut])
+
+
+def _npz_flagged(method: str) -> Callable[[Path], None]:
+    """An .npz whose member is encrypted, or compressed by a method zipfile does not know."""
+
+    def make(path: Path) -> None:
+        buf = io.BytesIO()
+        np.lib.format.write_array(buf, _x())
+        with zipfile.ZipFile(path, "w") as z:
+            z.writestr("x.npy", buf.getvalue())
+        data = bytearray(path.read_bytes())
+        local, central = data.find(b"PK\x03\x04"), data.find(b"PK\x01\x02")
+        if method == "encrypted":
+            data[local + 6] |= 1
+            data[central + 8] |= 1
+        else:
+            data[local + 8] = data[central + 10] = 99
+        path.write_bytes(bytes(data))
+
+    return make
+
+
 MAKERS: dict[str, tuple[str, Callable[[Path], None]]] = {
+    "out-symlink": ("out.mlir", _out_symlink),
+    "out-fifo": ("out.mlir", _out_fifo),
+    "out-existing": ("out.mlir", _out_existing),
+    "out-dangling": ("out.mlir", _out_dangling),
+    "out-symlink-html": ("report.html", _out_symlink),
+    "onnx-external-outside": ("model/m.onnx", _onnx_external("../secret.bin")),
+    "onnx-external-absolute": ("model/m.onnx", _onnx_external("/etc/hostname")),
+    "onnx-external-symlink-out": ("model/m.onnx", _onnx_external("link.bin")),
+    "onnx-external-initializer-outside": ("model/m.onnx", _onnx_external("../secret.bin", "initializer")),
+    "onnx-external-nul": ("model/m.onnx", _onnx_external("w.bin\0")),
+    "onnx-dup-output": ("m.onnx", _onnx_invalid("dup-output")),
+    "onnx-dup-initializer": ("m.onnx", _onnx_invalid("dup-initializer")),
+    "onnx-initializer-shape": ("m.onnx", _onnx_invalid("initializer-shape")),
+    "onnx-ir-version": ("m.onnx", _onnx_invalid("ir-version")),
+    "onnx-no-graph": ("m.onnx", _onnx_invalid("no-graph")),
+    "onnx-short-raw": ("m.onnx", _onnx_invalid("short-raw")),
+    "onnx-unknown-dtype": ("m.onnx", _onnx_invalid("unknown-dtype")),
+    "onnx-gather-ids": ("m.onnx", _onnx_invalid("gather-ids")),
+    "onnx-all-folded": ("m.onnx", _onnx_invalid("all-folded")),
+    "package-checkpoint-dropped": ("m.ipuexe", _patched_package(str(EXAMPLES / "mlp_small.mlir"), _drop_checkpoint)),
+    "package-checkpoint-renumbered": (
+        "m.ipuexe",
+        _patched_package(str(EXAMPLES / "mlp_small.mlir"), _renumber_checkpoint),
+    ),
+    "package-aspect": ("m.ipuexe", _patched_package(str(EXAMPLES / "mlp_small.mlir"), _bad_aspect)),
+    "package-loop-over-budget": ("m.ipuexe", _patched_package(LOOP_MODEL, _loop_count(2**31 - 1))),
+    "package-loop-count-overflow": ("m.ipuexe", _patched_package(LOOP_MODEL, _loop_count(2**31))),
+    "npz-encrypted": ("x.npz", _npz_flagged("encrypted")),
+    "npz-unknown-compression": ("x.npz", _npz_flagged("unknown")),
+    "deep-arrays": (
+        "deep.mlir",
+        lambda p: p.write_text(
+            "func.func @main() attributes {a = " + "[" * 5000 + "]" * 5000 + "} {\n  func.return\n}\n"
+        ),
+    ),
+    "deep-parens": (
+        "deep.mlir",
+        lambda p: p.write_text("func.func @main(%x: " + "(" * 5000 + "i32" + ")" * 5000 + ") {\n  func.return\n}\n"),
+    ),
+    "stablehlo-cut-in-half": (
+        "half.mlir",
+        lambda p: p.write_text(
+            (ROOT / "test/stablehlo/gpt_block.mlir").read_text()[
+                : (ROOT / "test/stablehlo/gpt_block.mlir").stat().st_size // 2
+            ]
+        ),
+    ),
+    "disassembly-cut-in-weight": ("cut.mlir", _truncated_disassembly),
+    "binary-mlir": ("bin.mlir", lambda p: p.write_bytes(random.Random(5).randbytes(3000))),
     "npz-wrong-name": ("x.npz", lambda p: _npz(p, y=_x())),
     "npz-empty": ("x.npz", lambda p: _npz(p)),
     "npz-extra-name": ("x.npz", lambda p: _npz(p, x=_x(), z=_x())),
@@ -133,6 +390,23 @@ class Outcome:
     stdout: str
     stderr: str
     left: list[str] = field(default_factory=list)  # files the run left in its scratch directory
+    touched: list[str] = field(default_factory=list)  # files that were there before and changed
+
+
+def _snapshot(root: Path) -> dict[str, tuple]:
+    """Every entry under `root` (links not followed): its kind and, for a regular file, its
+    bytes; a link, its target. FIFOs and devices are never opened."""
+    out: dict[str, tuple] = {}
+    for p in sorted(root.rglob("*")):
+        st = p.lstat()
+        rel = str(p.relative_to(root))
+        if stat.S_ISLNK(st.st_mode):
+            out[rel] = ("link", os.readlink(p))
+        elif stat.S_ISREG(st.st_mode):
+            out[rel] = ("file", hashlib.sha256(p.read_bytes()).hexdigest(), stat.S_IMODE(st.st_mode))
+        else:
+            out[rel] = ("special", stat.S_IFMT(st.st_mode))
+    return out
 
 
 def load_cases() -> list[Case]:
@@ -154,6 +428,7 @@ def run_case(case: Case, scratch: Path) -> Outcome:
         made_path = str(made / fname)
         make(Path(made_path))
     before = {p for p in made.iterdir()}
+    snapshot = _snapshot(scratch)
     subst = {
         "{case}": str(CORPUS / case.file) if case.file else "",
         "{made}": made_path,
@@ -171,8 +446,11 @@ def run_case(case: Case, scratch: Path) -> Outcome:
         cwd=scratch,
         env=env,
     )
+    after = _snapshot(scratch)
     left = [str(p.relative_to(scratch)) for p in scratch.rglob("*") if p != made and p not in before]
-    return Outcome(r.returncode, r.stdout, r.stderr, sorted(left))
+    left = [p for p in left if p not in snapshot]
+    touched = sorted(k for k, v in snapshot.items() if after.get(k) != v)
+    return Outcome(r.returncode, r.stdout, r.stderr, sorted(left), touched)
 
 
 @pytest.fixture(scope="module")
@@ -217,3 +495,4 @@ def test_refused_cleanly(case: Case, outcomes: dict[str, Outcome]) -> None:
     assert re.search(case.stderr, out.stderr), f"stderr does not match {case.stderr!r}:\n{out.stderr}"
     assert out.stderr.lstrip().startswith(("error:", "Usage:")), f"not one error message:\n{out.stderr}"
     assert not out.left, f"files left behind: {out.left}"
+    assert not out.touched, f"files that were there before were changed: {out.touched}"

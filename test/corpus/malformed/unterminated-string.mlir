@@ -1,0 +1,2 @@
+func.func @main() {
+  %0 = graph.parameter "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
