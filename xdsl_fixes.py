@@ -164,17 +164,23 @@ class ParseErrorText(ValueError):
     """Text a reader refuses before parsing (its message names the file and line)."""
 
 
-_APPLIED = False
+UPSTREAM: dict[str, object] = {}
+"""xDSL's own functions and pattern as they were before `apply` replaced them (for the tests
+that show each guard is still needed)."""
 
 
 def apply() -> None:
     """Install the guards (once)."""
-    global _APPLIED
-    if _APPLIED:
+    if UPSTREAM:
         return
-    _APPLIED = True
-    MLIRLexer._unescaped_characters_regex = STRING_REGEX
     element = AttrParser._TensorLiteralElement
+    UPSTREAM.update(
+        string_regex=MLIRLexer._unescaped_characters_regex,
+        to_type=element.to_type,
+        parse_dense=AttrParser.parse_dense_int_or_fp_elements_attr,
+        dense_literal_type=AttrParser._parse_dense_literal_type,
+    )
+    MLIRLexer._unescaped_characters_regex = STRING_REGEX
     element.to_type = _hex_float_to_type(element.to_type)
     AttrParser.parse_dense_int_or_fp_elements_attr = _bounded_dense(AttrParser.parse_dense_int_or_fp_elements_attr)
     AttrParser._parse_dense_literal_type = _check_dense_size(AttrParser._parse_dense_literal_type)
@@ -185,6 +191,7 @@ __all__ = [
     "MAX_NESTING",
     "STRING_REGEX",
     "STRING_REGEX_REPRODUCER",
+    "UPSTREAM",
     "UPSTREAM_STRING_REGEX",
     "ParseErrorText",
     "apply",

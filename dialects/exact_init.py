@@ -1,8 +1,8 @@
 """`custom<ExactInit>($init)`: an initializer attribute printed so that it parses back to the
-same bytes. xDSL's builtin syntax prints a short dense list holding NaN or an infinity as hex
-integers, which it then reads as the integers' values (-inf comes back as 4286578688.0), and a
-splat of -0.0 as 0.0; such an attribute prints as the hex of its bytes, `dense<"0x...">`, which
-reads back exactly. Weights and constants use it at every level (graph, plan, tilemap, tasm)."""
+same bytes. xDSL's builtin syntax prints a splat of -0.0 as 0.0 and a NaN without its payload;
+such an attribute prints as the hex of its bytes, `dense<"0x...">`, which reads back exactly
+(NaN and the infinities otherwise print as MLIR's hex bit patterns, which `ipu.xdsl_fixes` reads
+as bits). Weights and constants use it at every level (graph, plan, tilemap, tasm)."""
 
 from __future__ import annotations
 

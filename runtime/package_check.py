@@ -198,7 +198,7 @@ def _validate_aspect(c: Checkpoint) -> None:
     keys] scores (whole, or a window from key `k`)."""
     if not _ASPECT.fullmatch(c.aspect):
         raise PackageError(f"checkpoint {c.index} ({c.name}): unknown aspect {c.aspect!r} (value, scores, scores@K)")
-    if c.aspect != "value" and len(c.binding.shape) != 3:
+    if c.aspect.startswith("scores@") and len(c.binding.shape) != 3:  # a window of the keys axis
         raise PackageError(
             f"checkpoint {c.index} ({c.name}): aspect {c.aspect!r} samples [heads, rows, keys] scores, "
             f"its binding has shape {tuple(c.binding.shape)}"
