@@ -307,9 +307,12 @@ def compile(  # noqa: A001
     validate_package(pkg, tg)
     oracle = None
     if onnx_model is not None:
-        from ipu.frontends.onnx_oracle import onnx_oracle
+        from ipu.frontends.onnx_oracle import OracleError, onnx_oracle
 
-        oracle = onnx_oracle(onnx_model)
+        try:
+            oracle = onnx_oracle(onnx_model)
+        except OracleError as e:
+            raise ApiError(str(e)) from None
     if jax_oracle is not None:
         oracle = jax_oracle
     return Compiled(pkg, tg, reference, seconds, oracle)
@@ -499,7 +502,10 @@ def check_oracle(
     the dtype's tolerances, no tighter than `floor`'s (the compiled model's narrowest float),
     unless `atol`/`rtol` are given)."""
     with phase("oracle"):
-        want = oracle(dict(inputs))
+        try:
+            want = oracle(dict(inputs))
+        except ValueError as e:  # the oracle's runtime refused (OracleError), or jax's own check
+            raise ApiError(str(e)) from None
     missing = sorted(set(want) - set(result.outputs))
     if missing:
         raise ApiError(f"the package has no output(s) {missing} that the oracle computes")

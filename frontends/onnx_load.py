@@ -12,8 +12,10 @@ as a proto has no directory: external data there is refused.
 
 `validate_model` refuses what onnxruntime would (so its `Fail` never surfaces as ours): the
 checker's findings (SSA form, duplicate initializers, an `ir_version` or opset this onnx does
-not know, a missing graph), tensors whose data does not match their dims, negative or
-oversized dims, and an initializer contradicting the shape its graph input declares.
+not know, a missing graph), strict shape inference's (an attribute out of range, types or shapes
+that do not agree, as onnxruntime's loader checks them), tensors whose data does not match
+their dims, negative or oversized dims, and an initializer contradicting the shape its graph
+input declares.
 """
 
 from __future__ import annotations
@@ -222,6 +224,11 @@ def validate_model(model: onnx.ModelProto, name: str) -> None:
         raise OnnxImportError(f"onnx import: {name}: invalid model: {text}") from None
     except ValueError as e:  # a model over 2 GiB
         raise OnnxImportError(f"onnx import: {name}: {e}") from None
+    try:  # what onnxruntime's loader checks too: attribute ranges, types and shapes per node
+        onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True)
+    except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError) as e:
+        text = " ".join(str(e).split())[:400] or type(e).__name__
+        raise OnnxImportError(f"onnx import: {name}: invalid model: {text}") from None
     for where, t in model_tensors(model):
         _check_payload(t, where)
     inputs = {vi.name: vi for vi in model.graph.input}

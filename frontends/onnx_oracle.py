@@ -25,6 +25,15 @@ def onnxruntime_available() -> bool:
     return True
 
 
+class OracleError(ValueError):
+    """The oracle's runtime refused the model or its inputs (a model our checks let through)."""
+
+
+def _refusal(backend: str, what: str, e: Exception) -> OracleError:
+    text = " ".join(str(e).split())[:400] or type(e).__name__
+    return OracleError(f"{backend}, the oracle, refuses the {what}: {text}")
+
+
 @dataclass
 class OnnxOracle:
     """Inputs (keyed by ONNX input name) -> outputs (keyed by ONNX output name); `backend` says
@@ -37,7 +46,11 @@ class OnnxOracle:
 
     def __call__(self, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         feed = {n: np.asarray(inputs[n]).astype(dt) for n, dt in self.dtypes.items()}
-        return dict(zip(self.names, (np.asarray(v) for v in self._run(feed)), strict=True))
+        try:
+            values = self._run(feed)
+        except Exception as e:  # noqa: BLE001 -- onnxruntime raises its own kinds
+            raise _refusal(self.backend, "inputs", e) from None
+        return dict(zip(self.names, (np.asarray(v) for v in values), strict=True))
 
 
 def onnx_oracle(model: str | Path | onnx.ModelProto, backend: Backend = "auto") -> OnnxOracle:
@@ -60,12 +73,18 @@ def onnx_oracle(model: str | Path | onnx.ModelProto, backend: Backend = "auto") 
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = 1  # deterministic and polite on a shared machine
         opts.log_severity_level = 3
-        session = ort.InferenceSession(proto.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+        try:
+            session = ort.InferenceSession(proto.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+        except Exception as e:  # noqa: BLE001 -- onnxruntime raises its own kinds
+            raise _refusal("onnxruntime", "model", e) from None
         return OnnxOracle("onnxruntime", lambda feed: session.run(names, feed), dtypes, names)
     from onnx.reference import ReferenceEvaluator
 
-    ref = ReferenceEvaluator(proto)
+    try:
+        ref = ReferenceEvaluator(proto)
+    except Exception as e:  # noqa: BLE001 -- the reference evaluator raises many kinds
+        raise _refusal("onnx.reference", "model", e) from None
     return OnnxOracle("onnx.reference", lambda feed: ref.run(None, feed), dtypes, names)
 
 
-__all__ = ["BACKENDS", "Oracle", "OnnxOracle", "onnx_oracle", "onnxruntime_available"]
+__all__ = ["BACKENDS", "OnnxOracle", "Oracle", "OracleError", "onnx_oracle", "onnxruntime_available"]

