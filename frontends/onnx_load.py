@@ -224,11 +224,6 @@ def validate_model(model: onnx.ModelProto, name: str) -> None:
         raise OnnxImportError(f"onnx import: {name}: invalid model: {text}") from None
     except ValueError as e:  # a model over 2 GiB
         raise OnnxImportError(f"onnx import: {name}: {e}") from None
-    try:  # what onnxruntime's loader checks too: attribute ranges, types and shapes per node
-        onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True)
-    except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError) as e:
-        text = " ".join(str(e).split())[:400] or type(e).__name__
-        raise OnnxImportError(f"onnx import: {name}: invalid model: {text}") from None
     for where, t in model_tensors(model):
         _check_payload(t, where)
     inputs = {vi.name: vi for vi in model.graph.input}
@@ -246,6 +241,11 @@ def validate_model(model: onnx.ModelProto, name: str) -> None:
                 f"{onnx.TensorProto.DataType.Name(t.data_type)}, its graph input declares "
                 f"{onnx.TensorProto.DataType.Name(vi.type.tensor_type.elem_type)}"
             )
+    try:  # what onnxruntime's loader checks too: attribute ranges, types and shapes per node
+        onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True)
+    except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError, ValueError) as e:
+        text = " ".join(str(e).split())[:400] or type(e).__name__
+        raise OnnxImportError(f"onnx import: {name}: invalid model: {text}") from None
 
 
 def load_onnx(path: str | Path) -> onnx.ModelProto:
