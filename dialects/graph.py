@@ -174,8 +174,10 @@ class GaussianAttr(ParametrizedAttribute):
         printer.print_string(f"<seed = {self.seed.data}, std = {self.std.value.data}>")
 
     def verify(self) -> None:
-        if self.std.value.data < 0:
-            raise VerifyException("graph.gaussian: std must be non-negative")
+        if not math.isfinite(self.std.value.data) or self.std.value.data < 0:
+            raise VerifyException(f"graph.gaussian: std must be finite and non-negative, got {self.std.value.data}")
+        if not 0 <= self.seed.data < 1 << 64:
+            raise VerifyException(f"graph.gaussian: seed must be between 0 and 2^64 - 1, got {self.seed.data}")
 
     def materialize(self, shape: Sequence[int], dtype: type) -> np.ndarray:
         """The initializer's values: float32 samples, rounded to the storage dtype."""

@@ -60,7 +60,14 @@ def _check_npz(path: str, want: dict[str, tuple[int, ...]]) -> None:
                     version = np.lib.format.read_magic(f)
                     if version not in headers:
                         raise ValueError(f"member '{info.filename}': unsupported .npy version {version}")
-                    shape, _, dtype = headers[version](f)
+                    try:
+                        shape, _, dtype = headers[version](f)
+                    except (ValueError, EOFError, zipfile.BadZipFile):
+                        raise
+                    except Exception as e:  # noqa: BLE001 -- a damaged header: NumPy's parser raises many kinds
+                        raise ValueError(
+                            f"member '{info.filename}': unreadable .npy header ({type(e).__name__})"
+                        ) from None
                 found[info.filename[: -len(".npy")]] = (tuple(shape), dtype)
     except (OSError, ValueError, EOFError, RuntimeError, NotImplementedError, zipfile.BadZipFile) as e:
         raise ToolError(f"cannot read inputs {path}: {e}") from None  # encrypted, unknown compression too

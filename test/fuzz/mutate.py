@@ -122,31 +122,26 @@ def m_boundary(r: random.Random, b: bytes) -> tuple[str, bytes]:
 BYTES = (m_truncate, m_flip, m_chunk, m_boundary)
 
 
-def m_text_int(r: random.Random, t: str) -> tuple[str, str]:
-    spots = [m for m in re.finditer(r"(?<![\w.%#@\"])\d+(?![\w.\"])", t)]
+def _replace_one(r: random.Random, t: str, pattern: str, values: tuple, label: str) -> tuple[str, str]:
+    """One match of `pattern` in `t`, chosen at random, replaced by one of `values`."""
+    spots = list(re.finditer(pattern, t))
     if not spots:
-        return "int-none", t
+        return f"{label}-none", t
     m = r.choice(spots)
-    v = r.choice(EXTREME_INTS)
-    return f"int {m.group()}->{v}", t[: m.start()] + str(v) + t[m.end() :]
+    v = str(r.choice(values))
+    return f"{label} {m.group()}->{v}", t[: m.start()] + v + t[m.end() :]
+
+
+def m_text_int(r: random.Random, t: str) -> tuple[str, str]:
+    return _replace_one(r, t, r"(?<![\w.%#@\"])\d+(?![\w.\"])", EXTREME_INTS, "int")
 
 
 def m_text_float(r: random.Random, t: str) -> tuple[str, str]:
-    spots = list(re.finditer(r"-?\d+\.\d+(?:e[-+]?\d+)?", t))
-    if not spots:
-        return "float-none", t
-    m = r.choice(spots)
-    v = r.choice(EXTREME_FLOATS)
-    return f"float {m.group()}->{v}", t[: m.start()] + v + t[m.end() :]
+    return _replace_one(r, t, r"-?\d+\.\d+(?:e[-+]?\d+)?", EXTREME_FLOATS, "float")
 
 
 def m_text_type(r: random.Random, t: str) -> tuple[str, str]:
-    spots = list(re.finditer(r"\b(f16|f32|i32|i1|i64)\b", t))
-    if not spots:
-        return "type-none", t
-    m = r.choice(spots)
-    v = r.choice(TYPES)
-    return f"type {m.group()}->{v}", t[: m.start()] + v + t[m.end() :]
+    return _replace_one(r, t, r"\b(f16|f32|i32|i1|i64)\b", TYPES, "type")
 
 
 def m_text_line(r: random.Random, t: str) -> tuple[str, str]:

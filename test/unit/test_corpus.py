@@ -301,7 +301,18 @@ def _npz_flagged(method: str) -> Callable[[Path], None]:
     return make
 
 
+def _npz_damaged_header(path: Path) -> None:
+    """An .npz whose member's header dict is cut short (NumPy's header parser raised TokenError)."""
+    buf = io.BytesIO()
+    np.lib.format.write_array(buf, _x())
+    raw = bytearray(buf.getvalue())
+    raw[raw.index(b"}")] = ord(" ")  # the header's closing brace gone
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("x.npy", bytes(raw))
+
+
 MAKERS: dict[str, tuple[str, Callable[[Path], None]]] = {
+    "npz-damaged-header": ("x.npz", _npz_damaged_header),
     "out-symlink": ("out.mlir", _out_symlink),
     "out-fifo": ("out.mlir", _out_fifo),
     "out-existing": ("out.mlir", _out_existing),
