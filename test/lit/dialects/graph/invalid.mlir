@@ -100,4 +100,12 @@ func.func @f() -> tensor<4x8xf16> {
   %w = graph.parameter "w" #graph.gaussian<seed = 1, std = -1.0> : tensor<4x8xf16>
   func.return %w : tensor<4x8xf16>
 }
-// CHECK: graph.gaussian: std must be non-negative
+// CHECK: graph.gaussian: std must be finite and non-negative, got -1.0
+
+// -----
+
+func.func @f() -> tensor<4x8xf16> {
+  %w = graph.parameter "w" #graph.gaussian<seed = -3, std = 1.0> : tensor<4x8xf16>
+  func.return %w : tensor<4x8xf16>
+}
+// CHECK: graph.gaussian: seed must be between 0 and 2^64 - 1, got -3
