@@ -650,7 +650,7 @@ def _binary(
 ) -> Kernel:
     """out = a (op) b over [m,n]; b has b_rows rows (1 = broadcast a row vector) and b_cols
     columns (1 = broadcast a column vector). Cost: popops BinaryOp1D with the op's row of the
-    target's [elementwise] table (reference/poplibs-cycle-model.md 1.4) [U: PopLibs prices the
+    target's [elementwise] table (docs/cycle-model-sources.md 1.4) [U: PopLibs prices the
     broadcast forms with their own vertices; they take the plain one's cost here]."""
     return Kernel(
         name,
@@ -685,17 +685,17 @@ def _unary(
 
 
 def _popops(t: Target, name: str, elements: int, esize: int) -> int:
-    """popops UnaryOp1D (reference/poplibs-cycle-model.md 1.6)."""
+    """popops UnaryOp1D (docs/cycle-model-sources.md 1.6)."""
     return t.unary_cycles(name, elements, esize)
 
 
 def _popnn(t: Target, name: str, elements: int, esize: int) -> int:
-    """popnn NonLinearity1D, PopLibs' vertex for tanh GeLU and SWISH (reference/poplibs-cycle-model.md 1.6)."""
+    """popnn NonLinearity1D, PopLibs' vertex for tanh GeLU and SWISH (docs/cycle-model-sources.md 1.6)."""
     return t.nonlinearity_cycles(name, elements, esize)
 
 
 def _copy_cycles(t: Target, p: Params, out_esize: int) -> int:
-    """A copy converting dtype: popops Cast1D (reference/poplibs-cycle-model.md 1.5)."""
+    """A copy converting dtype: popops Cast1D (docs/cycle-model-sources.md 1.5)."""
     return t.cast_cycles(p["elements"])
 
 
@@ -890,7 +890,7 @@ _ALL: tuple[Kernel, ...] = (
     # rows i32 [row_begin, row_end]. Cost: multiSlice's per-index shape (Target.multi_slice_cycles)
     _embedding_slice_kernel(),
     # Every elementwise kernel is priced by its own PopLibs row (target [elementwise] table,
-    # reference/poplibs-cycle-model.md 1.4 and 1.6); ops PopLibs has no row for are marked [U] there.
+    # docs/cycle-model-sources.md 1.4 and 1.6); ops PopLibs has no row for are marked [U] there.
     _unary("sqrt", _f64(np.sqrt), _popops),
     _unary("rsqrt", _rsqrt, _popops),
     _unary("reciprocal", _reciprocal, _popops),

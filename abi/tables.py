@@ -110,8 +110,3 @@ ATTENTION_OFFSETS = Schema("offsets", ("query_row", "key_begin", "key_end", "pad
 SLICE_ROWS = Schema("offsets", ("row_begin", "row_end"))
 
 SCHEMAS: tuple[Schema, ...] = (SLICE, TRANSFER, MOVE, ATTENTION_OFFSETS, SLICE_ROWS)
-
-
-def schemas_of(kind: str) -> tuple[Schema, ...]:
-    """The schemas an IR table of `kind` may have (a transfer table with or without `start`)."""
-    return tuple(s for s in SCHEMAS if s.kind == kind)

@@ -62,10 +62,6 @@ class SlotAttr(ParametrizedAttribute):
             raise VerifyException("exchange.slot: address and size must be non-negative")
 
 
-def slot_of(op: Attribute | None) -> SlotAttr | None:
-    return op if isinstance(op, SlotAttr) else None
-
-
 @irdl_op_definition
 class PhaseOp(IRDLOperation):
     """One exchange phase: start cycle + transfer family per row."""

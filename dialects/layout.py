@@ -5,7 +5,7 @@ A layout places a logical tensor (any rank >= 1) on `prod(grid)` consecutive til
 `split[a]` (major first); grid dimensions that split no axis hold replicas, except `partial`,
 whose copies are partial sums still to be added. Every tile of the layout keeps one padded
 block of the same shape at the same address, so programs and addresses are shared by the
-whole group (DESIGN section 6).
+whole group (one program for all its tiles: IR size independent of the tile count).
 
 This module is pure arithmetic: planner, lowering, placement and codegen all derive shard
 views, transfer families and host bindings from the same function, so a plan is priced as it

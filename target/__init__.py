@@ -1,11 +1,12 @@
 """Machine models as data: `load_target("mk2")` reads `target/mk2.toml`.
 
 The compiler's cost model and the emulator's cycle model both read these objects, so an
-estimate and a measurement always start from the same numbers (DESIGN principle 3).
+estimate and a measurement always start from the same numbers.
 """
 
 from __future__ import annotations
 
+import functools
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,7 +72,7 @@ class Target:
         raise TargetError(f"target {self.name} has no region '{name}'")
 
     # --- cost formulas shared by the compiler's estimates and the emulator's cycle counts ---
-    # Graphcore's PopLibs cycle estimators restated (reference/poplibs-cycle-model.md, "PC"): one
+    # Graphcore's PopLibs cycle estimators restated (docs/cycle-model-sources.md, "PC"): one
     # tile's cycles for one kernel call. A supervisor kernel costs its supervisor cycles plus
     # `workers` x the slowest worker's cycles (PC 0): work is cut over the 6 worker contexts and
     # every worker-side fixed cost is paid 6 times. `esize` is the element size of the data the
@@ -193,10 +194,6 @@ class Target:
         return c["dynamic_slice_supervisor"] + c["workers"] * (
             c["dynamic_slice_worker"] + 2 * (elements // c["workers"] // self._vector(esize))
         )
-
-    def local_copy_cycles(self, nbytes: int) -> int:
-        """A copy of `nbytes` within one tile's memory at the memcpy rate [U: Poplar's Copy]."""
-        return self.costs["local_copy_call"] + -(-nbytes // self.costs["local_copy_bytes_per_cycle"])
 
     def reduce_cycles(self, parts: int, elements: int, out_esize: int = 4) -> int:
         """Sum of `parts` fp32 partial slices of `elements` each (PC 1.3: poplin ReduceAdd, all
@@ -384,8 +381,10 @@ def available_targets() -> list[str]:
     return sorted(p.stem for p in TARGET_DIR.glob("*.toml"))
 
 
+@functools.cache
 def load_target(name: str = DEFAULT_TARGET) -> Target:
-    """Load a target by name; raises TargetError naming the known targets."""
+    """The target of that name, read once per process (a `Target` is frozen); raises
+    TargetError naming the known targets."""
     path = TARGET_DIR / f"{name}.toml"
     if not name or "/" in name or not path.is_file():
         raise TargetError(f"unknown target '{name}' (known: {', '.join(available_targets())})")

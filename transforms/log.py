@@ -1,4 +1,5 @@
-"""Structured key=value events, in the manner of the reference log (DESIGN principle 5)."""
+"""Structured key=value events on stderr (`--log-level info`): one line per event, machine-readable,
+as a run on hardware logs its phases."""
 
 from __future__ import annotations
 

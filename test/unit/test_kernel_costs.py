@@ -1,5 +1,5 @@
 """Each kernel's cycles held to values computed by hand from Graphcore's PopLibs cycle estimators
-(reference/poplibs-cycle-model.md, "PC"), for a few shapes on mk2.
+(docs/cycle-model-sources.md, "PC"), for a few shapes on mk2.
 
 Every expected value is written out as the PopLibs formula's arithmetic with literal numbers,
 not computed by the code under test. Conventions (PC 0): 6 worker contexts, a 64-bit vector of

@@ -34,7 +34,7 @@ ABI_ORDER = (
 _AU = {"causal": 0, "scale_bits": 0, "k_base": 0}
 
 # (target, kernel, params, output element size, cycles of one call on one tile): the PopLibs-derived
-# model (reference/poplibs-cycle-model.md; test_kernel_costs.py derives the formulas by hand), pinned
+# model (docs/cycle-model-sources.md; test_kernel_costs.py derives the formulas by hand), pinned
 # so that a refactor of the kernel table or the target files changes no cost unnoticed
 CYCLES = [
     ("sim16", "amp_matmul", {"m": 16, "k": 64, "n": 32}, 2, 4057),

@@ -58,7 +58,7 @@ def test_unknown_target() -> None:
 
 def test_amp_cost_by_hand() -> None:
     t = load_target("mk2")
-    # PopLibs' 1x1 AMP estimate (reference/poplibs-cycle-model.md 1.1): m=128 -> 21 or 22 rows a
+    # PopLibs' 1x1 AMP estimate (docs/cycle-model-sources.md 1.1): m=128 -> 21 or 22 rows a
     # worker, I_z = max(6*106, 6*102 + 14) = 636, I_nz = max(6*107, 6*103 + 14) = 642; k=256 -> 16
     # input groups, n=178 -> 12 output groups of 2 passes, 16 weight-load cycles a pass
     later = 15 * (15 + 12 * (19 + 2 * (6 + 16 + 642)))
@@ -69,7 +69,7 @@ def test_amp_cost_by_hand() -> None:
 
 def test_vector_costs_by_hand() -> None:
     t = load_target("mk2")
-    # 100 elements: 17 a worker, 5 vectors of 4 halves (reference/poplibs-cycle-model.md 1.3-1.6)
+    # 100 elements: 17 a worker, 5 vectors of 4 halves (docs/cycle-model-sources.md 1.3-1.6)
     assert t.unary_cycles("exp", 100) == 11 + 9 + 6 * (33 + 4 * 5)
     assert t.binary_cycles("add", 100) == 11 + 6 * (26 + 3 * 5)
     assert t.reduce_cycles(4, 10) == 6 * (32 + 1 * (3 * 4 + 7))
