@@ -27,8 +27,8 @@ from xdsl.utils.exceptions import VerifyException
 
 from ipu.abi.tables import TRANSFER
 from ipu.abi.transfers import phase_end, split_start
+from ipu.dialects.shared import AnyBuffer, verify_transfers, verify_zero_span
 from ipu.dialects.table import TransfersAttr, verify_schema
-from ipu.dialects.tilemap import AnyBuffer, verify_transfers, verify_zero_span
 
 
 @irdl_attr_definition

@@ -24,17 +24,15 @@ from xdsl.dialects.builtin import (
     Float16Type,
     Float32Type,
     FloatAttr,
-    IntAttr,
     IntegerAttr,
     IntegerType,
     Signedness,
     StringAttr,
     TensorType,
     UnitAttr,
-    f64,
     i64,
 )
-from xdsl.ir import Attribute, Dialect, ParametrizedAttribute, SSAValue
+from xdsl.ir import Attribute, Dialect, SSAValue
 from xdsl.irdl import (
     AllOf,
     AnyOf,
@@ -42,7 +40,6 @@ from xdsl.irdl import (
     BaseAttr,
     IRDLOperation,
     attr_def,
-    irdl_attr_definition,
     irdl_op_definition,
     lazy_traits_def,
     operand_def,
@@ -54,13 +51,12 @@ from xdsl.irdl import (
     var_result_def,
 )
 from xdsl.irdl.constraints import VerificationContext
-from xdsl.parser import AttrParser
-from xdsl.printer import Printer
 from xdsl.traits import HasParent, IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
 from ipu.dialects.exact_init import ExactInit
 from ipu.dialects.repeat import RepeatBase
+from ipu.dialects.shared import GaussianAttr
 
 FloatTensor = TensorType.constr(AnyOf([BaseAttr(Float16Type), BaseAttr(Float32Type)]))
 # every element type the device holds: f16, f32, i32 and i1 (bool; an i32 word 0/1 below graph)
@@ -144,47 +140,6 @@ def broadcast_shape(a: Sequence[int], b: Sequence[int]) -> tuple[int, ...] | Non
             return None
         out.append(max(x, y))
     return tuple(reversed(out))
-
-
-@irdl_attr_definition
-class GaussianAttr(ParametrizedAttribute):
-    """`#graph.gaussian<seed = 1, std = 0.02>`: N(0, std^2) samples from a seeded generator."""
-
-    name = "graph.gaussian"
-    seed: IntAttr
-    std: FloatAttr
-
-    def __init__(self, seed: int, std: float):
-        super().__init__(IntAttr(seed), FloatAttr(std, f64))
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        parser.parse_punctuation("<")
-        parser.parse_keyword("seed")
-        parser.parse_punctuation("=")
-        seed = parser.parse_integer(allow_boolean=False)
-        parser.parse_punctuation(",")
-        parser.parse_keyword("std")
-        parser.parse_punctuation("=")
-        std = parser.parse_float()
-        parser.parse_punctuation(">")
-        return (IntAttr(seed), FloatAttr(std, f64))
-
-    def print_parameters(self, printer: Printer) -> None:
-        printer.print_string(f"<seed = {self.seed.data}, std = {self.std.value.data}>")
-
-    def verify(self) -> None:
-        if not math.isfinite(self.std.value.data) or self.std.value.data < 0:
-            raise VerifyException(f"graph.gaussian: std must be finite and non-negative, got {self.std.value.data}")
-        if not 0 <= self.seed.data < 1 << 64:
-            raise VerifyException(f"graph.gaussian: seed must be between 0 and 2^64 - 1, got {self.seed.data}")
-
-    def materialize(self, shape: Sequence[int], dtype: type) -> np.ndarray:
-        """The initializer's values: float32 samples, rounded to the storage dtype."""
-        rng = np.random.default_rng(self.seed.data)
-        v = rng.standard_normal(tuple(shape), dtype=np.float32)
-        v *= np.float32(self.std.value.data)  # in place: the same float32 products, no second array
-        return v.astype(dtype, copy=False)
 
 
 def numpy_dtype(t: Attribute) -> type:

@@ -49,118 +49,9 @@ from xdsl.utils.exceptions import VerifyException
 
 from ipu.abi.kernels import UNARY_KERNELS
 from ipu.dialects.exact_init import ExactInit
-from ipu.dialects.graph import GaussianAttr
 from ipu.dialects.layout import Layout
 from ipu.dialects.repeat import RepeatBase
-
-MEMORY_CLASSES = ("standard", "interleaved")
-
-
-def _ints(parser: AttrParser) -> list[int]:
-    return parser.parse_comma_separated_list(parser.Delimiter.SQUARE, lambda: parser.parse_integer())
-
-
-def _fmt(xs: Sequence[int]) -> str:
-    return "[" + ", ".join(str(x) for x in xs) + "]"
-
-
-@irdl_attr_definition
-class LayoutAttr(ParametrizedAttribute):
-    """Tile grid, per-axis split, partial-sum dimension, first tile, alignment, memory class."""
-
-    name = "plan.layout"
-    grid: ArrayAttr[IntAttr]
-    split: ArrayAttr[ArrayAttr[IntAttr]]
-    partial: IntAttr
-    first: IntAttr
-    align: ArrayAttr[IntAttr]
-    memory: StringAttr
-
-    def __init__(
-        self,
-        grid: Sequence[int],
-        split: Sequence[Sequence[int]],
-        partial: int = -1,
-        first: int = 0,
-        align: Sequence[int] = (),
-        memory: str = "standard",
-    ):
-        super().__init__(
-            ArrayAttr(IntAttr(g) for g in grid),
-            ArrayAttr(ArrayAttr(IntAttr(d) for d in s) for s in split),
-            IntAttr(partial),
-            IntAttr(first),
-            ArrayAttr(IntAttr(a) for a in align),
-            StringAttr(memory),
-        )
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        fields: dict[str, object] = {"partial": -1, "first": 0, "align": [], "memory": "standard"}
-        parser.parse_punctuation("<")
-        while True:
-            key = parser.parse_identifier()
-            parser.parse_punctuation("=")
-            if key in ("grid", "align"):
-                fields[key] = _ints(parser)
-            elif key == "split":
-                fields[key] = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, lambda: _ints(parser))
-            elif key in ("partial", "first"):
-                fields[key] = parser.parse_integer()
-            elif key == "memory":
-                fields[key] = parser.parse_identifier()
-            else:
-                parser.raise_error(f"unknown plan.layout field '{key}'")
-            if parser.parse_optional_punctuation(">"):
-                break
-            parser.parse_punctuation(",")
-        if "grid" not in fields or "split" not in fields:
-            parser.raise_error("plan.layout needs grid and split")
-        a = LayoutAttr(**fields)  # type: ignore[arg-type]
-        return a.parameters
-
-    def print_parameters(self, printer: Printer) -> None:
-        s = f"<grid = {_fmt(self.grid_dims)}, split = [" + ", ".join(_fmt(x) for x in self.split_dims) + "]"
-        if self.partial.data >= 0:
-            s += f", partial = {self.partial.data}"
-        if self.first.data:
-            s += f", first = {self.first.data}"
-        if self.align.data:
-            s += f", align = {_fmt([a.data for a in self.align.data])}"
-        printer.print_string(s + f", memory = {self.memory.data}>")
-
-    @property
-    def grid_dims(self) -> tuple[int, ...]:
-        return tuple(g.data for g in self.grid.data)
-
-    @property
-    def split_dims(self) -> tuple[tuple[int, ...], ...]:
-        return tuple(tuple(d.data for d in s.data) for s in self.split.data)
-
-    def verify(self) -> None:
-        if self.memory.data not in MEMORY_CLASSES:
-            raise VerifyException(f"plan.layout: memory must be one of {MEMORY_CLASSES}")
-        try:
-            Layout(
-                (1,) * len(self.split.data),
-                self.grid_dims,
-                self.split_dims,
-                self.partial.data,
-                self.first.data,
-            )
-        except ValueError as e:
-            raise VerifyException(f"plan.layout: {e}") from None
-
-    def layout(self, shape: Sequence[int]) -> Layout:
-        return Layout(
-            tuple(shape),
-            self.grid_dims,
-            self.split_dims,
-            self.partial.data,
-            self.first.data,
-            tuple(a.data for a in self.align.data),
-        )
-
+from ipu.dialects.shared import GaussianAttr, LayoutAttr, format_ints, parse_ints
 
 CHOICE_GRID_RANK = {"gemm": 3, "gemm_serial": 2, "attention": 4, "gather": 2}
 WEIGHT_MODES = ("resident", "fetched")
@@ -200,7 +91,7 @@ class ChoiceAttr(ParametrizedAttribute):
             key = parser.parse_identifier()
             parser.parse_punctuation("=")
             if key == "grid":
-                fields[key] = _ints(parser)
+                fields[key] = parse_ints(parser)
             elif key == "weight":
                 fields[key] = parser.parse_identifier()
             elif key in ("k_steps", "key_block"):
@@ -213,7 +104,7 @@ class ChoiceAttr(ParametrizedAttribute):
         return ChoiceAttr(**fields).parameters  # type: ignore[arg-type]
 
     def print_parameters(self, printer: Printer) -> None:
-        s = f"<{self.impl.data}, grid = {_fmt(self.grid_dims)}"
+        s = f"<{self.impl.data}, grid = {format_ints(self.grid_dims)}"
         if self.weight.data:
             s += f", weight = {self.weight.data}"
         if self.k_steps.data:

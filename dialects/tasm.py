@@ -54,10 +54,8 @@ from ipu.abi.kernels import KERNELS
 from ipu.abi.tables import SLICE, TRANSFER
 from ipu.abi.transfers import phase_end
 from ipu.dialects.exact_init import ExactInit
-from ipu.dialects.graph import GaussianAttr
-from ipu.dialects.plan import LayoutAttr
+from ipu.dialects.shared import GaussianAttr, LayoutAttr, verify_host_shape, verify_table_init
 from ipu.dialects.table import OffsetsAttr, SlicesAttr, TransfersAttr, verify_schema
-from ipu.dialects.tilemap import verify_host_shape, verify_table_init
 
 
 @irdl_op_definition

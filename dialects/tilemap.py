@@ -13,7 +13,6 @@ import math
 from collections.abc import Sequence
 from typing import ClassVar
 
-import numpy as np
 from xdsl.dialects.builtin import (
     I64,
     ArrayAttr,
@@ -24,7 +23,6 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     StringAttr,
     TensorType,
-    TypeAttribute,
     UnitAttr,
 )
 from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, SSAValue
@@ -48,92 +46,20 @@ from xdsl.traits import HasParent, IsTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from ipu.abi.tables import MOVE
-from ipu.abi.transfers import (
-    D_OFF,
-    D_STR,
-    D_TILE,
-    MC,
-    MCS,
-    PC,
-    PDO,
-    PDS,
-    PSO,
-    PSS,
-    PTS,
-    ROWS,
-    S_OFF,
-    S_STR,
-    S_TILE,
-    WORDS,
-)
 from ipu.dialects.exact_init import ExactInit
-from ipu.dialects.graph import GaussianAttr
-from ipu.dialects.plan import LayoutAttr
 from ipu.dialects.repeat import RepeatBase
+from ipu.dialects.shared import (
+    AnyBuffer,
+    BufferType,
+    GaussianAttr,
+    LayoutAttr,
+    verify_host_shape,
+    verify_table_init,
+    verify_transfers,
+    verify_zero_span,
+)
 from ipu.dialects.table import OffsetsAttr, TransfersAttr, verify_schema
 from ipu.target.mapping import TileMapping
-
-
-@irdl_attr_definition
-class BufferType(ParametrizedAttribute, TypeAttribute):
-    """One equal-shaped block per tile of `tiles = [first, count]`."""
-
-    name = "tilemap.buffer"
-    block: ArrayAttr[IntAttr]
-    element_type: Attribute
-    first: IntAttr
-    count: IntAttr
-    memory: StringAttr
-
-    def __init__(self, block: Sequence[int], element_type: Attribute, first: int, count: int, memory: str):
-        super().__init__(
-            ArrayAttr(IntAttr(b) for b in block),
-            element_type,
-            IntAttr(first),
-            IntAttr(count),
-            StringAttr(memory),
-        )
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        parser.parse_punctuation("<")
-        shape, el = parser.parse_ranked_shape()
-        parser.parse_punctuation(",")
-        parser.parse_keyword("tiles")
-        parser.parse_punctuation("=")
-        first, count = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_integer)
-        parser.parse_punctuation(",")
-        parser.parse_keyword("memory")
-        parser.parse_punctuation("=")
-        mem = parser.parse_identifier()
-        parser.parse_punctuation(">")
-        return BufferType(shape, el, first, count, mem).parameters
-
-    def print_parameters(self, printer: Printer) -> None:
-        printer.print_string("<" + "".join(f"{b.data}x" for b in self.block.data))
-        printer.print_attribute(self.element_type)
-        printer.print_string(f", tiles = [{self.first.data}, {self.count.data}], memory = {self.memory.data}>")
-
-    def verify(self) -> None:
-        if self.count.data <= 0 or self.first.data < 0:
-            raise VerifyException("tilemap.buffer: tile range must be non-empty")
-        if self.memory.data not in ("standard", "interleaved"):
-            raise VerifyException("tilemap.buffer: memory must be standard or interleaved")
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return tuple(b.data for b in self.block.data)
-
-    @property
-    def esize(self) -> int:
-        return self.element_type.bitwidth // 8  # type: ignore[attr-defined]
-
-    @property
-    def nbytes(self) -> int:
-        return int(np.prod(self.shape)) * self.esize
-
-
-AnyBuffer = BaseAttr(BufferType)
 
 
 @irdl_attr_definition
@@ -209,17 +135,6 @@ def _check_stream(op: IRDLOperation, name: str, key: str) -> None:
         raise VerifyException(f'{op.name}: "{name}" is not in the function\'s {key} [{have}]')
 
 
-def verify_host_shape(op: IRDLOperation, host_shape: DenseArrayBase | None, tensor: TensorType) -> None:
-    """A stream's declared host shape (a scalar carried as [1]) holds the tensor's elements."""
-    if host_shape is None:
-        return
-    shape = tuple(host_shape.get_values())
-    if any(d < 0 for d in shape) or int(np.prod(shape)) != int(np.prod(tensor.get_shape())):
-        raise VerifyException(
-            f"{op.name}: host shape {list(shape)} does not hold the {list(tensor.get_shape())} tensor's elements"
-        )
-
-
 @irdl_op_definition
 class HostWriteOp(IRDLOperation):
     """Run input `sym_name` (one of the function's `ipu.inputs`) streamed by the host into every
@@ -260,14 +175,6 @@ class WeightOp(IRDLOperation):
     def verify_(self) -> None:
         _check_view(self, self.tensor, self.layout, self.result.type)
         verify_table_init(self, self.init, self.tensor)
-
-
-def verify_table_init(op: IRDLOperation, init: Attribute, tensor: TensorType) -> None:
-    """A table initializer has the tensor's shape (rows x columns)."""
-    if isinstance(init, OffsetsAttr) and (len(init), len(init.columns)) != tuple(tensor.get_shape()):
-        raise VerifyException(
-            f"{op.name}: the {len(init)}x{len(init.columns)} table does not fill tensor {list(tensor.get_shape())}"
-        )
 
 
 @irdl_op_definition
@@ -389,42 +296,6 @@ def zero_span(op: IRDLOperation) -> tuple[int, int] | None:
     n = math.prod(op.result.type.shape)
     first = op.zero_from.value.data if op.zero_from is not None else 0
     return first, n - first
-
-
-def verify_zero_span(op: IRDLOperation) -> None:
-    """`zero_from` only with `zero_fill`, inside the destination."""
-    if op.zero_from is None:
-        return
-    n = math.prod(op.result.type.shape)
-    if op.zero_fill is None or not 0 < op.zero_from.value.data < n:
-        raise VerifyException(f"{op.name}: zero_from needs zero_fill and lies in (0, {n}) (the destination's elements)")
-
-
-def verify_transfers(op: IRDLOperation, t: np.ndarray, src: BufferType, dst: BufferType, relative: bool = True) -> None:
-    """Count, tile-range and (for `relative` addresses) buffer-bounds checks of a move table,
-    shared by moves and phases."""
-    if not len(t):
-        return
-    s_tile, s_off, s_str, d_tile, d_off, d_str, rows, words, pc, pss, pds, mc, mcs, pso, pdo, pts = (
-        t[:, i] for i in (S_TILE, S_OFF, S_STR, D_TILE, D_OFF, D_STR, ROWS, WORDS, PC, PSS, PDS, MC, MCS, PSO, PDO, PTS)
-    )
-    if (rows <= 0).any() or (words <= 0).any() or (pc <= 0).any() or (mc <= 0).any() or (pts < 0).any():
-        raise VerifyException(f"{op.name}: rows, words and counts must be positive")
-    s_last = s_tile + (pc - 1) * pss
-    d_last = d_tile + (pc - 1) * pds + (mc - 1) * mcs
-    for lo, hi, buf, what in ((s_tile, s_last, src, "source"), (d_tile, d_last, dst, "destination")):
-        f, n = buf.first.data, buf.count.data
-        bad = (np.minimum(lo, hi) < f) | (np.maximum(lo, hi) >= f + n)
-        if bad.any():
-            raise VerifyException(f"{op.name}: transfer {int(np.argmax(bad))} has a {what} tile outside [{f}, {f + n})")
-    if relative:  # offsets within the buffers: check against their sizes
-        s_lo, d_lo = s_off + np.minimum((pc - 1) * pso, 0), d_off + np.minimum((pc - 1) * pdo, 0)
-        s_end = s_off + np.maximum((pc - 1) * pso, 0) + (rows - 1) * s_str + words * 4
-        d_end = d_off + np.maximum((pc - 1) * pdo, 0) + (rows - 1) * d_str + words * 4
-        if (s_lo < 0).any() or (s_end > src.nbytes).any():
-            raise VerifyException(f"{op.name}: a transfer reads outside the source buffer ({src.nbytes} bytes)")
-        if (d_lo < 0).any() or (d_end > dst.nbytes).any():
-            raise VerifyException(f"{op.name}: a transfer writes outside the destination buffer ({dst.nbytes} bytes)")
 
 
 @irdl_op_definition
