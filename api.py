@@ -280,7 +280,7 @@ def compile(  # noqa: A001
             if isinstance(f, func.FuncOp):
                 name_values(f)
     if precision is not None and not lowered:
-        from ipu.transforms.convert_precision import ConvertPrecisionPass
+        from ipu.transforms.graph.convert_precision import ConvertPrecisionPass
 
         try:
             ConvertPrecisionPass(dtype=precision).apply(context(), module)

@@ -44,7 +44,7 @@ from ipu.context import make_context
 from ipu.dialects import exchange, tilemap
 from ipu.dialects.table import table_of
 from ipu.target import load_target
-from ipu.transforms.exchange_schedule import endpoint_lower_bound, schedule_phase
+from ipu.transforms.exchange.schedulers import endpoint_lower_bound, schedule_phase
 from ipu.transforms.pipeline import compile_passes
 
 

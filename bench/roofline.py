@@ -39,7 +39,7 @@ from ipu.dialects import graph as g
 from ipu.golden.evaluator import flops
 from ipu.runtime.emulator import Emulator
 from ipu.target import Target, load_target
-from ipu.transforms.convert_precision import ConvertPrecisionPass
+from ipu.transforms.graph.convert_precision import ConvertPrecisionPass
 from ipu.transforms.pipeline import compile_passes
 
 

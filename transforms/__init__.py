@@ -9,67 +9,67 @@ from xdsl.passes import ModulePass
 
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     def convert_precision():
-        from ipu.transforms.convert_precision import ConvertPrecisionPass
+        from ipu.transforms.graph.convert_precision import ConvertPrecisionPass
 
         return ConvertPrecisionPass
 
     def roll_layers():
-        from ipu.transforms.roll_layers import RollLayersPass
+        from ipu.transforms.graph.roll_layers import RollLayersPass
 
         return RollLayersPass
 
     def drop_checkpoints():
-        from ipu.transforms.drop_checkpoints import DropCheckpointsPass
+        from ipu.transforms.tilemap.drop_checkpoints import DropCheckpointsPass
 
         return DropCheckpointsPass
 
     def plan_ops():
-        from ipu.transforms.plan_ops import PlanOpsPass
+        from ipu.transforms.plan.plan_ops import PlanOpsPass
 
         return PlanOpsPass
 
     def plan_decide():
-        from ipu.transforms.plan_decide import PlanDecidePass
+        from ipu.transforms.plan.plan_decide import PlanDecidePass
 
         return PlanDecidePass
 
     def plan_materialize():
-        from ipu.transforms.plan_materialize import PlanMaterializePass
+        from ipu.transforms.plan.plan_materialize import PlanMaterializePass
 
         return PlanMaterializePass
 
     def map_tiles():
-        from ipu.transforms.map_tiles import MapTilesPass
+        from ipu.transforms.tilemap.map_tiles import MapTilesPass
 
         return MapTilesPass
 
     def schedule_exchange():
-        from ipu.transforms.schedule_exchange import ScheduleExchangePass
+        from ipu.transforms.exchange.schedule_exchange import ScheduleExchangePass
 
         return ScheduleExchangePass
 
     def screen_tiles():
-        from ipu.transforms.screen_tiles import ScreenTilesPass
+        from ipu.transforms.tilemap.screen_tiles import ScreenTilesPass
 
         return ScreenTilesPass
 
     def select_finalist():
-        from ipu.transforms.select_finalist import SelectFinalistPass
+        from ipu.transforms.tilemap.select_finalist import SelectFinalistPass
 
         return SelectFinalistPass
 
     def place_storage():
-        from ipu.transforms.place_storage import PlaceStoragePass
+        from ipu.transforms.exchange.place_storage import PlaceStoragePass
 
         return PlaceStoragePass
 
     def lower_to_tasm():
-        from ipu.transforms.lower_to_tasm import LowerToTasmPass
+        from ipu.transforms.tasm.lower_to_tasm import LowerToTasmPass
 
         return LowerToTasmPass
 
     def convert_stablehlo_to_graph():
-        from ipu.transforms.convert_stablehlo_to_graph import ConvertStablehloToGraphPass
+        from ipu.transforms.graph.convert_stablehlo_to_graph import ConvertStablehloToGraphPass
 
         return ConvertStablehloToGraphPass
 

@@ -9,17 +9,17 @@ from xdsl.context import Context
 from xdsl.dialects import builtin
 from xdsl.passes import ModulePass
 
-from ipu.transforms.drop_checkpoints import DropCheckpointsPass
+from ipu.transforms.exchange.place_storage import PlaceStoragePass
+from ipu.transforms.exchange.schedule_exchange import ScheduleExchangePass
+from ipu.transforms.graph.roll_layers import RollLayersPass
 from ipu.transforms.levels import expect_level, module_level
 from ipu.transforms.log import phase
-from ipu.transforms.lower_to_tasm import LowerToTasmPass
-from ipu.transforms.map_tiles import MapTilesPass
-from ipu.transforms.place_storage import PlaceStoragePass
-from ipu.transforms.plan_ops import PlanOpsPass
-from ipu.transforms.roll_layers import RollLayersPass
-from ipu.transforms.schedule_exchange import ScheduleExchangePass
-from ipu.transforms.screen_tiles import ScreenTilesPass
-from ipu.transforms.select_finalist import SelectFinalistPass
+from ipu.transforms.plan.plan_ops import PlanOpsPass
+from ipu.transforms.tasm.lower_to_tasm import LowerToTasmPass
+from ipu.transforms.tilemap.drop_checkpoints import DropCheckpointsPass
+from ipu.transforms.tilemap.map_tiles import MapTilesPass
+from ipu.transforms.tilemap.screen_tiles import ScreenTilesPass
+from ipu.transforms.tilemap.select_finalist import SelectFinalistPass
 
 PLAN_OPTIONS = ("finalists", "beam", "candidates")
 """The pipeline options a caller may set: `PlanOpsPass`'s search knobs."""

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from ipu.abi.transfers import D_OFF, D_TILE, MC, MCS, PC, PDO, PDS, PSO, PSS, PTS, ROWS, S_OFF, S_TILE, WORDS
-from ipu.transforms.exchange_schedule import _greedy, _orders, split_members
-from ipu.transforms.place_storage import _families_per_tile
+from ipu.transforms.exchange.place_storage import _families_per_tile
+from ipu.transforms.exchange.schedulers import _greedy, _orders, split_members
 
 
 def _random_table(rng: np.random.Generator, n: int, tiles: int) -> np.ndarray:

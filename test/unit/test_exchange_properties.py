@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from ipu.abi.transfers import expand_members
 from ipu.runtime.exchange_check import validate_schedule
-from ipu.transforms.exchange_schedule import endpoint_lower_bound, schedule_phase
+from ipu.transforms.exchange.schedulers import endpoint_lower_bound, schedule_phase
 
 PROPERTY = settings(max_examples=60, deadline=None)
 

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from ipu.abi.transfers import D_TILE, PC, PTS, S_TILE, expand_members, with_start
 from ipu.runtime.exchange_check import validate_schedule
 from ipu.target import load_target
-from ipu.transforms.exchange_rotation import schedule_rotation
-from ipu.transforms.exchange_schedule import endpoint_lower_bound, schedule_greedy, schedule_phase
+from ipu.transforms.exchange.rotation import schedule_rotation
+from ipu.transforms.exchange.schedulers import endpoint_lower_bound, schedule_greedy, schedule_phase
 
 TILES = load_target("sim64").tiles
 

@@ -7,7 +7,7 @@ import pytest
 
 from ipu.abi.transfers import D_TILE, MC, MCS, PC, PDS, PSS, S_TILE
 from ipu.dialects.layout import Layout, binding_slices, conversion_transfers
-from ipu.transforms.exchange_schedule import endpoint_lower_bound, schedule_greedy
+from ipu.transforms.exchange.schedulers import endpoint_lower_bound, schedule_greedy
 
 
 def _scatter(lay: Layout, x: np.ndarray, esize_dtype) -> np.ndarray:

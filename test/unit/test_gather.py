@@ -22,8 +22,8 @@ from ipu.golden.evaluator import GoldenError, check_inputs, evaluate, main_funct
 from ipu.runtime.emulator import EmulatorError, narrow_int32
 from ipu.runtime.package_io import read_package, write_package
 from ipu.target import load_target
-from ipu.transforms.plan_candidates import WEIGHT_FRACTION, choose_gather, gather_grids
-from ipu.transforms.plan_ops import PlanOpsPass
+from ipu.transforms.plan.candidates import WEIGHT_FRACTION, choose_gather, gather_grids
+from ipu.transforms.plan.plan_ops import PlanOpsPass
 
 MODEL = """
 func.func @main(%ids: tensor<1x8xi32>) -> (tensor<8x32xf16>, tensor<8x16xf32>) {

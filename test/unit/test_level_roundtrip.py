@@ -18,13 +18,13 @@ from xdsl.passes import ModulePass
 from xdsl.printer import Printer
 
 from ipu.context import make_context
-from ipu.transforms.lower_to_tasm import LowerToTasmPass
-from ipu.transforms.map_tiles import MapTilesPass
-from ipu.transforms.place_storage import PlaceStoragePass
-from ipu.transforms.plan_ops import PlanOpsPass
-from ipu.transforms.schedule_exchange import ScheduleExchangePass
-from ipu.transforms.screen_tiles import ScreenTilesPass
-from ipu.transforms.select_finalist import SelectFinalistPass
+from ipu.transforms.exchange.place_storage import PlaceStoragePass
+from ipu.transforms.exchange.schedule_exchange import ScheduleExchangePass
+from ipu.transforms.plan.plan_ops import PlanOpsPass
+from ipu.transforms.tasm.lower_to_tasm import LowerToTasmPass
+from ipu.transforms.tilemap.map_tiles import MapTilesPass
+from ipu.transforms.tilemap.screen_tiles import ScreenTilesPass
+from ipu.transforms.tilemap.select_finalist import SelectFinalistPass
 
 SMALL = {
     "mlp_small": "sim16",

@@ -16,7 +16,7 @@ from ipu.abi.isa import INSTRUCTION_WORDS, Opcode  # noqa: E402
 from ipu.abi.kernels import KERNEL_NAMES  # noqa: E402
 from ipu.context import make_context  # noqa: E402
 from ipu.frontends.onnx_import import import_model  # noqa: E402
-from ipu.transforms.plan_ops import PlanOpsPass  # noqa: E402
+from ipu.transforms.plan.plan_ops import PlanOpsPass  # noqa: E402
 
 F = TensorProto.FLOAT
 

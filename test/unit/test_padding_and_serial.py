@@ -10,7 +10,7 @@ import pytest
 
 from ipu.dialects.layout import Layout
 from ipu.target import load_target
-from ipu.transforms.plan_candidates import (
+from ipu.transforms.plan.candidates import (
     SERIAL_STEPS,
     block_parts,
     choose_serial_gemm,

@@ -14,15 +14,15 @@ from ipu.abi.kernels import AMP_KERNELS
 from ipu.dialects import exchange, tilemap
 from ipu.target import load_target
 from ipu.tools.common import make_context, parse_file
-from ipu.transforms.pipeline import compile_passes
-from ipu.transforms.place_storage import (
+from ipu.transforms.exchange.place_storage import (
     _element_span,
     _fit,
     _largest_free,
     exchange_row_bytes,
     place_function,
 )
-from ipu.transforms.storage import slot
+from ipu.transforms.exchange.slots import slot
+from ipu.transforms.pipeline import compile_passes
 
 T = load_target("sim16")
 

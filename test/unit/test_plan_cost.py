@@ -10,7 +10,7 @@ from xdsl.ir import Block, Region
 from ipu.dialects import plan
 from ipu.dialects.layout import Layout
 from ipu.target import load_target
-from ipu.transforms.plan_cost import (
+from ipu.transforms.plan.cost import (
     PlanMetrics,
     conversion_bound,
     conversion_cost,
@@ -20,7 +20,7 @@ from ipu.transforms.plan_cost import (
     op_cost,
     overflow,
 )
-from ipu.transforms.plan_layouts import plan_type
+from ipu.transforms.plan.layouts import plan_type
 
 T = load_target("sim16")
 
@@ -107,7 +107,7 @@ def test_padding_groups_by_hand() -> None:
 def test_attention_bias_is_priced_by_hand() -> None:
     """A bias adds one in-place add over each update's [qr, kr] fp32 scores and its block's bytes
     (materialized: [qr, kr]; streamed: [qr, all keys], plus each window's columns exchanged)."""
-    from ipu.transforms.plan_candidates import attention_candidates
+    from ipu.transforms.plan.candidates import attention_candidates
 
     hq, hkv, s, sk, d = 8, 2, 64, 64, 16
     for form in ("materialized", "streamed"):
@@ -204,7 +204,7 @@ def test_memory_peaks_count_the_staging_of_partial_sums(model: str) -> None:
     from ipu.context import make_context
     from ipu.dialects import tilemap
     from ipu.transforms.pipeline import compile_passes
-    from ipu.transforms.plan_cost import _staging
+    from ipu.transforms.plan.cost import _staging
 
     ctx = make_context()
     text = _K_SPLIT if model == "k_split" else (EXAMPLES / model).read_text()
@@ -247,7 +247,7 @@ def test_memory_peaks_count_the_attention_scratch(model: str) -> None:
     from ipu.context import make_context
     from ipu.dialects import tilemap
     from ipu.transforms.pipeline import compile_passes
-    from ipu.transforms.plan_cost import _scratch
+    from ipu.transforms.plan.cost import _scratch
 
     ctx = make_context()
     text = _STREAMED if model == "streamed" else (EXAMPLES / model).read_text()
@@ -275,7 +275,7 @@ def test_streamed_attention_leaves_the_amp_its_interleaved_memory() -> None:
     its key and value windows, and as much again on the tiles the windows come from: a window
     that would not fit there beside the query block is not a candidate, however cheap (the long
     streamed attention's 512-key window, which place-storage could not place)."""
-    from ipu.transforms.plan_candidates import MEMORY_FRACTION, attention_candidates, choose_attention
+    from ipu.transforms.plan.candidates import MEMORY_FRACTION, attention_candidates, choose_attention
 
     mk2 = load_target("mk2")
     cands = attention_candidates(32, 8, 4096, 4096, 128, 2, "streamed", mk2)

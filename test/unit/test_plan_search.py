@@ -9,10 +9,10 @@ from conftest import EXAMPLES
 
 from ipu.target import load_target
 from ipu.tools.common import make_context, parse_file
-from ipu.transforms import plan_search
 from ipu.transforms.log import quiet
-from ipu.transforms.plan_cost import PlanMetrics
-from ipu.transforms.plan_decide import graph_functions
+from ipu.transforms.plan import search as plan_search
+from ipu.transforms.plan.cost import PlanMetrics
+from ipu.transforms.plan.plan_decide import graph_functions
 
 T = load_target("sim64")
 

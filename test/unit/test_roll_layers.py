@@ -10,7 +10,7 @@ from ipu.api import parse_text
 from ipu.dialects import graph
 from ipu.golden.evaluator import evaluate, main_function, make_inputs
 from ipu.tools.common import make_context
-from ipu.transforms.roll_layers import RollLayersPass
+from ipu.transforms.graph.roll_layers import RollLayersPass
 
 LIT = ROOT / "test" / "lit" / "transforms" / "roll-layers.mlir"
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import ipu
-import ipu.transforms.map_tiles as map_tiles
+import ipu.transforms.tilemap.map_tiles as map_tiles
 from ipu.abi.isa import INSTRUCTION_WORDS, Opcode
 from ipu.abi.kernels import KERNEL_NAMES
 

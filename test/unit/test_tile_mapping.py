@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from ipu.target import load_target
 from ipu.target.mapping import IDENTITY, MappingError, TileMapping, candidates
-from ipu.transforms.tile_screen import PhaseLoad, load_of, route_cycles
+from ipu.transforms.tilemap.mapping_screen import PhaseLoad, load_of, route_cycles
 
 
 @given(st.integers(1, 300), st.data())
@@ -85,7 +85,7 @@ def test_package_carries_the_mapping_and_the_emulator_times_routes_with_it(tool,
 
 
 def test_longest_column_gap_matches_numpy() -> None:
-    from ipu.transforms.tile_routes import longest_column_gap
+    from ipu.transforms.tilemap.mapping_routes import longest_column_gap
 
     rng = np.random.default_rng(7)
     column = rng.integers(0, 92, 1472).astype(np.int16)

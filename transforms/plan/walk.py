@@ -1,6 +1,6 @@
 """The plan emitter: walks a graph function in order and builds its plan ops, asking the
 planner's `Chooser` at each decision point (a matmul's grid, an attention's grid) and letting
-each op's emitter (`plan_emitters`) convert operand layouts with explicit `plan.rearrange`.
+each op's emitter (`plan.emitters`) convert operand layouts with explicit `plan.rearrange`.
 
 A `plan.layout` attribute on a graph op pins its result layout: the emitter rearranges the
 op's natural result into it. Materialization is one ordered walk rather than independent
@@ -22,8 +22,8 @@ from xdsl.utils.exceptions import DiagnosticException
 from ipu.dialects import graph, plan
 from ipu.dialects.value_names import name_values
 from ipu.target import Target
-from ipu.transforms.plan_emitters import EMITTERS
-from ipu.transforms.plan_layouts import (
+from ipu.transforms.plan.emitters import EMITTERS
+from ipu.transforms.plan.layouts import (
     attention_bias_layout,
     attention_layouts,
     attention_window,
@@ -31,7 +31,7 @@ from ipu.transforms.plan_layouts import (
     plan_type,
     scalar_layout,
 )
-from ipu.transforms.plan_state import CHOICE_ATTR, LAYOUT_ATTR, Chooser, Planner, describe
+from ipu.transforms.plan.state import CHOICE_ATTR, LAYOUT_ATTR, Chooser, Planner, describe
 
 
 @dataclass

@@ -93,7 +93,7 @@ def move_route_cycles(table16: np.ndarray, mapping: TileMapping, t: Target) -> i
 
 def load_of(loads: list[PhaseLoad], mapping: TileMapping, t: Target) -> tuple[int, int]:
     """(modelled exchange cycles, pressure) of all phases under `mapping`."""
-    from ipu.transforms.tile_routes import longest_column_gap  # numba: load when needed
+    from ipu.transforms.tilemap.mapping_routes import longest_column_gap  # numba: load when needed
 
     cycles = sq = tot = 0
     bus_tiles = t.tiles_per_send_bus

@@ -1,10 +1,10 @@
 """`plan-ops`: give every graph value a layout and every graph op an implementation.
 
 `plan-decide` then `plan-materialize` for one plan (`finalists=1`); otherwise the whole-graph
-search (`plan_search`) keeps K finalist plans, one function each, for select-finalist. The
-search space and its cost are in `plan_candidates`, the layouts in `plan_layouts`; the emitter
-walks a function (`plan_emit`) with its state (`plan_state`) and one emitter per op kind
-(`plan_emitters`); `plan_choices` turns a recorded or pinned choice back into its candidate.
+search (`plan.search`) keeps K finalist plans, one function each, for select-finalist. The
+search space and its cost are in `plan.candidates`, the layouts in `plan.layouts`; the emitter
+walks a function (`plan.walk`) with its state (`plan.state`) and one emitter per op kind
+(`plan.emitters`); `plan.choices` turns a recorded or pinned choice back into its candidate.
 """
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ from xdsl.passes import ModulePass
 
 from ipu.transforms.levels import expect_level
 from ipu.transforms.log import log_event
-from ipu.transforms.plan_decide import decide_function, graph_functions
-from ipu.transforms.plan_materialize import materialize_function
-from ipu.transforms.plan_search import emit_finalists, lean_for_fit, search
+from ipu.transforms.plan.plan_decide import decide_function, graph_functions
+from ipu.transforms.plan.plan_materialize import materialize_function
+from ipu.transforms.plan.search import emit_finalists, lean_for_fit, search
 from ipu.transforms.target_of import set_module_target
 
 

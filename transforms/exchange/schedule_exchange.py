@@ -18,11 +18,11 @@ from ipu.dialects.table import table_attr, table_of
 from ipu.dialects.tilemap import mapping_of
 from ipu.runtime.exchange_check import ScheduleError, validate_schedule
 from ipu.target import Target
-from ipu.transforms.exchange_schedule import PhaseCache
+from ipu.transforms.exchange.schedulers import PhaseCache
 from ipu.transforms.levels import expect_level
 from ipu.transforms.log import log_event
 from ipu.transforms.target_of import module_target
-from ipu.transforms.tile_screen import move_route_cycles
+from ipu.transforms.tilemap.mapping_screen import move_route_cycles
 
 
 def _func_of(op: Operation) -> Operation:

@@ -59,7 +59,7 @@ def _greedy(t: np.ndarray, tiles: int, order: np.ndarray) -> tuple[np.ndarray, i
     """List scheduling in `order` at family granularity (non-preemptive). Member p of a family
     starts `p * par_time_step` after the family; every port is reserved from the family's start
     to its last use, so the schedule obeys the port rules by construction."""
-    from ipu.transforms.exchange_greedy import list_schedule  # numba: load when needed
+    from ipu.transforms.exchange.greedy import list_schedule  # numba: load when needed
 
     return list_schedule(t, tiles, order)
 
@@ -153,7 +153,7 @@ def schedule_phase(
     logical = int((t[:, PC] * t[:, MC]).sum())
     if s.horizon == s.lower_bound and runs <= logical:
         return table, s
-    from ipu.transforms.exchange_cpsat import MAX_MEMBERS, schedule_cpsat  # ortools: load when needed
+    from ipu.transforms.exchange.cpsat import MAX_MEMBERS, schedule_cpsat  # ortools: load when needed
 
     if int(t[:, PC].sum()) > MAX_MEMBERS:
         return table, s
@@ -165,7 +165,7 @@ def schedule_phase(
     if found is None:
         return table, s
     mem, starts, horizon, optimal = found
-    from ipu.transforms.exchange_exact import fold
+    from ipu.transforms.exchange.exact import fold
 
     rows, starts = fold(mem, starts)
     name = "cp-sat-optimal" if optimal else "cp-sat"
@@ -182,7 +182,7 @@ def _heuristic_schedule(t: np.ndarray, tiles: int, max_rows: int, effort: int) -
     the bound (longest-first, then, for tables of at most 2000 families, orders that favour
     structured rounds, with families whole or split into members when the table stays under
     `max_rows` rows); else, for a unicast phase of tile-disjoint complete bipartite blocks, the
-    rotation schedule (`exchange_rotation`: at the bound, about one row per logical family); else
+    rotation schedule (`exchange.rotation`: at the bound, about one row per logical family); else
     the exact preemptive schedule, which reaches the bound for a unicast
     phase and for a multicast phase whose destination sets are disjoint or identical (receiver
     groups), and the bound of its unicast expansion for other multicast phases, if that beats the
@@ -231,7 +231,7 @@ def _rotation(t: np.ndarray, tiles: int, lower_bound: int) -> tuple[np.ndarray, 
     """The rotation schedule at the bound of a unicast phase of complete bipartite blocks (serial
     scatters and gathers between tile blocks), about one table row per logical family, where list
     schedules stagger whole families past the bound and the exact schedule fragments them."""
-    from ipu.transforms.exchange_rotation import schedule_rotation  # numba: load when needed
+    from ipu.transforms.exchange.rotation import schedule_rotation  # numba: load when needed
 
     got = schedule_rotation(t, tiles, lower_bound)
     if got is None:
@@ -249,7 +249,7 @@ def attainable_horizon(t: np.ndarray, tiles: int, horizon: int, lower_bound: int
         return horizon
     if not (t[:, MC] > 1).any():
         return lower_bound
-    from ipu.transforms.exchange_exact import receiver_groups
+    from ipu.transforms.exchange.exact import receiver_groups
 
     if receiver_groups(t, tiles) is not None:
         return lower_bound
@@ -275,7 +275,7 @@ def _exact(
     budget: the IR and the package keep one row per scheduled run, so a schedule that fragments
     a compact table (e.g. scatters of serial families that fold into no arithmetic progression)
     is refused and the list schedule kept."""
-    from ipu.transforms.exchange_exact import schedule_exact, schedule_exact_grouped  # numba: load when needed
+    from ipu.transforms.exchange.exact import schedule_exact, schedule_exact_grouped  # numba: load when needed
 
     exact = (schedule_exact_grouped if kind.endswith("grouped") else schedule_exact)(t, tiles, horizon)
     if exact is None:

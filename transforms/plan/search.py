@@ -6,7 +6,7 @@ transformer: one decision for all twelve query projections) are decided together
 search grows with the kinds of op, not with depth. A state is a partial assignment of candidate
 ranks; every state is completed greedily by `plan-decide` (each undecided op takes its cheapest
 fitting candidate), materialized in the same walk, and priced from the emitted plan by
-`plan_cost.estimate`. The search starts from one greedy plan per resident-weight budget
+`plan.cost.estimate`. The search starts from one greedy plan per resident-weight budget
 (`WEIGHT_SHARES`): keeping weights replicated saves their fetches, storing them once leaves
 room for larger grids, and which wins depends on the model. After each decision group the
 beam keeps the states no other state dominates (cycles, exchange cycles, memory peaks, row bytes), best cycles first.
@@ -25,9 +25,9 @@ from xdsl.utils.exceptions import DiagnosticException
 from ipu.dialects import graph, plan
 from ipu.target import Target
 from ipu.transforms.log import log_event
-from ipu.transforms.plan_candidates import WEIGHT_FRACTION
-from ipu.transforms.plan_cost import PlanMetrics, code_and_rows, dominates, estimate, overflow
-from ipu.transforms.plan_decide import CostChooser, decide_function, run_chooser
+from ipu.transforms.plan.candidates import WEIGHT_FRACTION
+from ipu.transforms.plan.cost import PlanMetrics, code_and_rows, dominates, estimate, overflow
+from ipu.transforms.plan.plan_decide import CostChooser, decide_function, run_chooser
 
 
 @dataclass

@@ -9,8 +9,8 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import graph, plan
-from ipu.transforms.plan_layouts import leading_layout, plan_type, row_layout
-from ipu.transforms.plan_state import Planner
+from ipu.transforms.plan.layouts import leading_layout, plan_type, row_layout
+from ipu.transforms.plan.state import Planner
 
 
 def _source(p: Planner, v: SSAValue, what: str) -> SSAValue:

@@ -14,9 +14,9 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import graph, plan
 from ipu.dialects.layout import Layout
-from ipu.transforms.plan_candidates import SerialChoice, gather_result_rows
-from ipu.transforms.plan_datamove import plan_concat, plan_pad, plan_slice
-from ipu.transforms.plan_layouts import (
+from ipu.transforms.plan.candidates import SerialChoice, gather_result_rows
+from ipu.transforms.plan.datamove import plan_concat, plan_pad, plan_slice
+from ipu.transforms.plan.layouts import (
     attention_bias_layout,
     attention_layouts,
     leading_layout,
@@ -25,7 +25,7 @@ from ipu.transforms.plan_layouts import (
     row_layout,
     serial_gemm_layouts,
 )
-from ipu.transforms.plan_state import MatmulContext, Planner, describe
+from ipu.transforms.plan.state import MatmulContext, Planner, describe
 
 
 def _value(op: Operation) -> dict[str, Attribute]:

@@ -43,7 +43,7 @@ from ipu.abi.transfers import (
     with_start,
 )
 from ipu.runtime.exchange_check import ScheduleError, check_ports
-from ipu.transforms.exchange_exact import arith_runs
+from ipu.transforms.exchange.exact import arith_runs
 
 
 def _blocks(src: np.ndarray, dst: np.ndarray) -> np.ndarray | None:

@@ -42,9 +42,9 @@ from ipu.abi.transfers import D_TILE, MC, MCS, PC, PDS, PSS, S_TILE, member_inde
 from ipu.dialects import exchange, tasm, tilemap
 from ipu.dialects.table import table_of
 from ipu.target import Target
+from ipu.transforms.exchange.slots import set_slots, slot
 from ipu.transforms.levels import expect_level
 from ipu.transforms.log import log_event, quiet
-from ipu.transforms.storage import set_slots, slot
 from ipu.transforms.target_of import module_target
 
 ALIGN = 32  # AMP operands are 32-byte aligned (MF 1.3)
@@ -495,7 +495,7 @@ def _figures(f: func.FuncOp) -> dict[str, int]:
 def measured_code_bytes(ctx: Context, module: builtin.ModuleOp) -> int:
     """The largest tile program's code bytes, measured by lowering a copy of the placed module
     (instruction counts do not depend on the addresses)."""
-    from ipu.transforms.lower_to_tasm import LowerToTasmPass
+    from ipu.transforms.tasm.lower_to_tasm import LowerToTasmPass
 
     m = module.clone()
     with quiet():

@@ -52,7 +52,7 @@ from ipu.dialects.layout import Layout, as_2d, conversion_transfers
 from ipu.dialects.table import table_attr
 from ipu.transforms.levels import expect_level
 from ipu.transforms.log import log_event
-from ipu.transforms.padding_reads import padding_read, whole_blocks
+from ipu.transforms.tilemap.padding_reads import padding_read, whole_blocks
 
 
 def buffer_type(t: plan.PlanTensorType) -> tilemap.BufferType:

@@ -3,7 +3,7 @@
 Placing one family costs a handful of port lookups; done with NumPy calls per family it spent
 ~25 us each in call overhead, and the mk2 transformer block list-schedules ~190 tables of up to
 a few thousand families. The loop reads the move table's columns directly (no per-family member
-arrays) and keeps exactly the semantics of `exchange_schedule._greedy`.
+arrays) and keeps exactly the semantics of `exchange.schedulers._greedy`.
 """
 
 from __future__ import annotations

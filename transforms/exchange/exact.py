@@ -295,7 +295,7 @@ def schedule_exact(t: np.ndarray, tiles: int, horizon: int) -> tuple[np.ndarray,
     """(table, starts) of the phase within `horizon` cycles, or None if the rescue failed.
 
     Multicast members are sent once per destination, so `horizon` must be at least
-    `exchange_schedule.unicast_bound` (the lower bound itself for a unicast phase). Members are ordered longest
+    `exchange.schedulers.unicast_bound` (the lower bound itself for a unicast phase). Members are ordered longest
     first, then by cyclic shift: the probe found that order keeps structured phases at one run
     per transfer."""
     if not len(t):

@@ -12,8 +12,8 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects.layout import Layout
 from ipu.target import Target
-from ipu.transforms.plan_cost import fragments, serial_gemm_cost
-from ipu.transforms.plan_layouts import GemmLayouts, drop_align, gemm_layouts
+from ipu.transforms.plan.cost import fragments, serial_gemm_cost
+from ipu.transforms.plan.layouts import GemmLayouts, drop_align, gemm_layouts
 
 MEMORY_FRACTION = 0.85  # of data memory, per-op working-set budget; place-storage checks what is really live
 WEIGHT_FRACTION = 0.12  # tile memory for weights kept resident in their consumer's (replicated) layout

@@ -17,8 +17,8 @@ from ipu.dialects import graph, plan
 from ipu.dialects.layout import Layout
 from ipu.target import Target
 from ipu.transforms.log import log_event
-from ipu.transforms.plan_candidates import AttentionChoice, GatherChoice, GemmChoice, SerialChoice
-from ipu.transforms.plan_layouts import default_layout, plan_type, scalar_layout
+from ipu.transforms.plan.candidates import AttentionChoice, GatherChoice, GemmChoice, SerialChoice
+from ipu.transforms.plan.layouts import default_layout, plan_type, scalar_layout
 
 CHOICE_ATTR = "plan.choice"  # a decision point's implementation (#plan.choice<…>)
 LAYOUT_ATTR = "plan.layout"  # a pinned result layout (#plan.layout<…>)
@@ -110,7 +110,7 @@ class Planner:
     attention: dict[Operation, AttentionChoice] = field(default_factory=dict)
     resident: int = 0  # bytes per tile of weights kept in their consumer's layout
     gemms: int = 0
-    row_turn: int = 0  # rowwise ops given a rotated row layout so far (`plan_emitters._rotated_rows`)
+    row_turn: int = 0  # rowwise ops given a rotated row layout so far (`plan.emitters._rotated_rows`)
     index_of: dict[Operation, int] = field(default_factory=dict)
     uses_left: dict[SSAValue, int] = field(default_factory=dict)  # graph uses not yet planned
 

@@ -20,7 +20,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from ipu.dialects import graph
 from ipu.target import Target
 from ipu.transforms.levels import expect_level
-from ipu.transforms.plan_candidates import (
+from ipu.transforms.plan.candidates import (
     WEIGHT_FRACTION,
     AttentionChoice,
     GatherChoice,
@@ -29,9 +29,9 @@ from ipu.transforms.plan_candidates import (
     choose_gemm,
     choose_serial_gemm,
 )
-from ipu.transforms.plan_choices import recorded_choice, resolve_attention, resolve_gather, resolve_matmul
-from ipu.transforms.plan_emit import install, plan_body
-from ipu.transforms.plan_state import CHOICE_ATTR, MatmulContext, MatmulPlan, attention_attr, describe, gather_attr
+from ipu.transforms.plan.choices import recorded_choice, resolve_attention, resolve_gather, resolve_matmul
+from ipu.transforms.plan.state import CHOICE_ATTR, MatmulContext, MatmulPlan, attention_attr, describe, gather_attr
+from ipu.transforms.plan.walk import install, plan_body
 from ipu.transforms.target_of import set_module_target
 
 
@@ -39,7 +39,7 @@ from ipu.transforms.target_of import set_module_target
 class CostChooser:
     """The cheapest fitting candidate at each decision point, or the `ranks`-th cheapest one
     (op index -> rank, for the search); pinned choices are honoured. Matmuls in `lean` take the
-    serial gemm with the smallest working set that fits instead (`plan_search.lean_for_fit`
+    serial gemm with the smallest working set that fits instead (`plan.search.lean_for_fit`
     picks them, each with a cap on its working set, when the cheapest plan does not fit the tile)."""
 
     ranks: dict[int, int] = field(default_factory=dict)

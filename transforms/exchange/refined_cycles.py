@@ -24,9 +24,9 @@ from ipu.dialects import exchange, tilemap
 from ipu.dialects.table import table_of
 from ipu.dialects.tilemap import zero_span
 from ipu.target import Target
-from ipu.transforms.exchange_schedule import PhaseCache, attainable_horizon
-from ipu.transforms.storage import address
-from ipu.transforms.tile_screen import move_route_cycles
+from ipu.transforms.exchange.schedulers import PhaseCache, attainable_horizon
+from ipu.transforms.exchange.slots import address
+from ipu.transforms.tilemap.mapping_screen import move_route_cycles
 
 
 def refined_cycles(f: func.FuncOp, t: Target, attainable: bool = False) -> tuple[int, int]:

@@ -9,7 +9,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import graph, plan
 from ipu.target import Target
-from ipu.transforms.plan_candidates import (
+from ipu.transforms.plan.candidates import (
     SERIAL_STEPS,
     WEIGHT_FRACTION,
     AttentionChoice,
@@ -22,7 +22,7 @@ from ipu.transforms.plan_candidates import (
     op_budget,
     serial_candidate,
 )
-from ipu.transforms.plan_state import CHOICE_ATTR, MatmulContext, MatmulPlan, describe
+from ipu.transforms.plan.state import CHOICE_ATTR, MatmulContext, MatmulPlan, describe
 
 
 def _grid(g: tuple[int, ...]) -> str:

@@ -1,5 +1,5 @@
 """`screen-tiles`: give each mapped plan finalist the logical-to-physical tile mapping with the
-least modelled exchange load (`tile_screen`), before its exchange is scheduled.
+least modelled exchange load (`tilemap.mapping_screen`), before its exchange is scheduled.
 
 Only finalists of the plan search (functions carrying `plan.finalist`) are screened: a plan
 made without a search (`plan-ops{finalists=1}`) keeps the identity mapping.
@@ -17,7 +17,7 @@ from ipu.dialects import exchange, plan, tilemap
 from ipu.transforms.levels import expect_level
 from ipu.transforms.log import log_event
 from ipu.transforms.target_of import module_target
-from ipu.transforms.tile_screen import screen
+from ipu.transforms.tilemap.mapping_screen import screen
 
 
 def mapped_finalists(module: builtin.ModuleOp) -> list[func.FuncOp]:

@@ -21,11 +21,11 @@ from ipu.dialects import graph
 from ipu.target import Target
 from ipu.transforms.levels import expect_level
 from ipu.transforms.log import log_event
-from ipu.transforms.plan_candidates import AttentionChoice, GatherChoice
-from ipu.transforms.plan_choices import recorded_choice, resolve_attention, resolve_gather, resolve_matmul
-from ipu.transforms.plan_decide import graph_functions
-from ipu.transforms.plan_emit import install, plan_body
-from ipu.transforms.plan_state import CHOICE_ATTR, MatmulContext, MatmulPlan, describe
+from ipu.transforms.plan.candidates import AttentionChoice, GatherChoice
+from ipu.transforms.plan.choices import recorded_choice, resolve_attention, resolve_gather, resolve_matmul
+from ipu.transforms.plan.plan_decide import graph_functions
+from ipu.transforms.plan.state import CHOICE_ATTR, MatmulContext, MatmulPlan, describe
+from ipu.transforms.plan.walk import install, plan_body
 from ipu.transforms.target_of import set_module_target
 
 

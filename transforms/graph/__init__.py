@@ -1,0 +1,1 @@
+"""Passes on graph IR: precision, StableHLO conversion, rolling identical layers."""
