@@ -24,18 +24,18 @@ from xdsl.dialects import builtin, func
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
+from ipu.abi.package import Package
+from ipu.abi.package_check import validate_package
 from ipu.codegen.ipuexe import build_package
 from ipu.context import make_context
 from ipu.dialects.value_names import name_values, value_names
 from ipu.golden.compare import Comparison, ToleranceError, check_tolerances, compare, tolerance
 from ipu.golden.evaluator import check_inputs, evaluate, main_function, make_inputs
 from ipu.ir_text import ApiError, is_tasm_level, parse_path, parse_text
+from ipu.log import phase
 from ipu.runtime.emulator import DEFAULT_MAX_CYCLES, Emulator, RunResult
-from ipu.runtime.package import Package
-from ipu.runtime.package_check import validate_package
 from ipu.target import Target, load_target
 from ipu.transforms.levels import DESCRIBE, function_level
-from ipu.transforms.log import phase
 from ipu.transforms.pipeline import compile_passes
 from ipu.transforms.target_of import module_target
 

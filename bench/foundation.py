@@ -13,6 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from ipu.abi.package_io import read_package, write_package
 from ipu.api import parse
 from ipu.codegen.ipuexe import build_package
 from ipu.context import make_context
@@ -20,7 +21,6 @@ from ipu.dialects import graph
 from ipu.golden.compare import compare
 from ipu.golden.evaluator import evaluate, main_function, make_inputs
 from ipu.runtime.emulator import Emulator
-from ipu.runtime.package_io import read_package, write_package
 from ipu.target import load_target
 from ipu.transforms.pipeline import compile_passes
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from ipu.frontends.onnx_nodetests import EXPECTED_FAILURES, node_tests, run_node_test
+from ipu.conformance import EXPECTED_FAILURES, node_tests, run_node_test
 
 
 def main() -> None:

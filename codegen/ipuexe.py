@@ -26,13 +26,13 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.abi import isa
 from ipu.abi.kernels import KERNEL_NAMES, KERNELS, encode_call
+from ipu.abi.package import Binding, Checkpoint, HostCall, Package, Phase, Program, make_host_calls
 from ipu.abi.tables import SLICE, TRANSFER, Schema
 from ipu.dialects import tasm, tilemap
 from ipu.dialects.graph import initializer_values, is_index_type
 from ipu.dialects.ipu import target_attr_of
 from ipu.dialects.layout import binding_slices
 from ipu.dialects.table import OffsetsAttr, table_attr, table_of
-from ipu.runtime.package import Binding, Checkpoint, HostCall, Package, Phase, Program, make_host_calls
 from ipu.target import Target, load_target
 from ipu.target.mapping import TileMapping
 from ipu.version import __version__

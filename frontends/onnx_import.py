@@ -52,7 +52,7 @@ from ipu.frontends.onnx_attention import mask_kind, match_attention
 from ipu.frontends.onnx_fold import evaluate_node
 from ipu.frontends.onnx_load import OnnxImportError, inline_external_data, load_onnx, validate_model
 from ipu.frontends.onnx_patterns import MATCHERS, Fused, GraphView
-from ipu.transforms.log import log_event
+from ipu.log import log_event
 
 PATTERNS = (*MATCHERS, match_attention)
 

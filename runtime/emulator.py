@@ -23,8 +23,10 @@ from typing import Any
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from ipu.abi.exchange_rules import ScheduleError, check_counts, check_ports, check_tiles, check_writes
 from ipu.abi.isa import CALL_DTYPES, DTYPE_SIZE, INSTRUCTION_BYTES, INSTRUCTION_WORDS, NUMPY_DTYPE, DType, Opcode
 from ipu.abi.kernels import KERNEL_NAMES, KERNELS, Kernel, KernelError, Role, decode_call_params
+from ipu.abi.package import DEVICE_WORK, Binding, HostStep, Package, Phase, Program, binding_bytes
 from ipu.abi.tables import SLICE, TRANSFER
 from ipu.abi.transfers import expand_members, expand_rows, member_tiles
 from ipu.runtime.copy_rows import (
@@ -37,9 +39,7 @@ from ipu.runtime.copy_rows import (
     mark_written,
     scatter_slices,
 )
-from ipu.runtime.exchange_check import ScheduleError, check_counts, check_ports, check_tiles, check_writes
 from ipu.runtime.halves import narrow_rows, widen_rows
-from ipu.runtime.package import DEVICE_WORK, Binding, HostStep, Package, Phase, Program, binding_bytes
 from ipu.runtime.phase_fast import expand_checked
 from ipu.target import Target
 from ipu.target.mapping import TileMapping

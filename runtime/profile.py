@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 
 from ipu.abi.isa import DTYPE_SIZE
+from ipu.abi.package import Binding, Package
 from ipu.abi.tables import SLICE, TRANSFER
 from ipu.abi.transfers import port_words
 from ipu.runtime.emulator import RunResult
-from ipu.runtime.package import Binding, Package
 from ipu.target import Target
 
 SCHEMA = "ipu-profile/2"  # 2: ops are keyed by graph value name ("op": "h"), not op index

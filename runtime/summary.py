@@ -12,9 +12,9 @@ import numpy as np
 
 from ipu.abi.isa import DTYPE_NAMES, DTYPE_SIZE, INSTRUCTION_WORDS, Opcode
 from ipu.abi.kernels import KERNEL_NAMES, KERNELS, decode_call_params
+from ipu.abi.package import Binding, HostCall, Package
 from ipu.abi.tables import SLICE, TRANSFER
 from ipu.abi.transfers import expand_members
-from ipu.runtime.package import Binding, HostCall, Package
 from ipu.target import Target
 
 LIST_LIMIT = 20  # lines per listed section before "... N more"

@@ -30,9 +30,9 @@ def _describe(stage: str, e: BaseException) -> str:
     """`stage: Type: message`, with an internal error's innermost frame (a compiler bug, not a user error)."""
     from xdsl.utils.exceptions import DiagnosticException
 
+    from ipu.abi.package import PackageError
     from ipu.golden.evaluator import GoldenError
     from ipu.runtime.emulator import EmulatorError
-    from ipu.runtime.package import PackageError
     from ipu.target import TargetError
 
     msg = f"{stage}: {type(e).__name__}: {str(e).strip()}"

@@ -127,7 +127,7 @@ def _describe_op(op) -> str:
 _LAZY_USER_ERRORS = (
     ("ipu.golden.evaluator", "GoldenError"),
     ("ipu.runtime.emulator", "EmulatorError"),
-    ("ipu.runtime.package", "PackageError"),
+    ("ipu.abi.package", "PackageError"),
     ("ipu.target", "TargetError"),
 )
 """User errors of modules a tool may not import (the emulator pulls in numba): an exception of
@@ -190,7 +190,7 @@ def user_errors(fn):
 def progress(label: str) -> Iterator[None]:
     """A spinner on stderr naming the pipeline phase in progress, when stderr is a terminal (never
     in pipes, files or tests, so output stays plain and byte-stable)."""
-    from ipu.transforms.log import PHASE_HOOKS
+    from ipu.log import PHASE_HOOKS
 
     if not sys.stderr.isatty():
         yield

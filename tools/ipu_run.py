@@ -20,17 +20,17 @@ import click
 import numpy as np
 
 from ipu import api
+from ipu.abi.package import Package
+from ipu.abi.package_check import validate_package
+from ipu.abi.package_io import read_package, write_package
 from ipu.atomic import atomic_path, check_outputs, write_text
 from ipu.golden.compare import ToleranceError, check_tolerances
 from ipu.golden.evaluator import check_inputs, main_function
+from ipu.log import log_event, phase
 from ipu.runtime.emulator import DEFAULT_MAX_CYCLES
-from ipu.runtime.package import Package
-from ipu.runtime.package_check import validate_package
-from ipu.runtime.package_io import read_package, write_package
 from ipu.runtime.profile import build_profile
 from ipu.target import DEFAULT_TARGET, load_target
 from ipu.tools.common import ToolError, make_context, parse_file, progress, setup_logging, user_errors
-from ipu.transforms.log import log_event, phase
 
 
 def _load_inputs(path: str | None, pkg: Package, func_op, seed: int) -> dict[str, np.ndarray]:

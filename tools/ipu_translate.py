@@ -15,15 +15,15 @@ from pathlib import Path
 import click
 from xdsl.dialects import builtin
 
+from ipu.abi.package_check import validate_package
+from ipu.abi.package_io import package_parts, read_package, write_package
 from ipu.atomic import check_outputs, write_text
 from ipu.codegen.ipuexe import build_package, disassemble
 from ipu.ir_text import ApiError, is_tasm_level, parse_text
-from ipu.runtime.package_check import validate_package
-from ipu.runtime.package_io import package_parts, read_package, write_package
+from ipu.log import phase
 from ipu.runtime.summary import summarize_package
 from ipu.target import DEFAULT_TARGET, load_target
 from ipu.tools.common import ToolError, collect_less, exit_fast, make_context, parse_file, setup_logging, user_errors
-from ipu.transforms.log import phase
 from ipu.transforms.target_of import module_target
 
 

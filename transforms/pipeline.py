@@ -9,11 +9,11 @@ from xdsl.context import Context
 from xdsl.dialects import builtin
 from xdsl.passes import ModulePass
 
+from ipu.log import phase
 from ipu.transforms.exchange.place_storage import PlaceStoragePass
 from ipu.transforms.exchange.schedule_exchange import ScheduleExchangePass
 from ipu.transforms.graph.roll_layers import RollLayersPass
 from ipu.transforms.levels import expect_level, module_level
-from ipu.transforms.log import phase
 from ipu.transforms.plan.plan_ops import PlanOpsPass
 from ipu.transforms.tasm.lower_to_tasm import LowerToTasmPass
 from ipu.transforms.tilemap.drop_checkpoints import DropCheckpointsPass

@@ -301,7 +301,7 @@ def _npz_mutations(r: random.Random, data: bytes) -> tuple[str, bytes]:
 
 
 def _recompute_digest(b: bytes) -> bytes:
-    from ipu.runtime.package_io import _content_digest, _digest_position
+    from ipu.abi.package_io import _content_digest, _digest_position
 
     pos = _digest_position(b)
     if pos is None:
@@ -312,8 +312,8 @@ def _recompute_digest(b: bytes) -> bytes:
 def _package_mutations(r: random.Random, data: bytes) -> tuple[str, bytes]:
     import numpy as np
 
-    from ipu.runtime.package import PackageError
-    from ipu.runtime.package_io import package_bytes, read_package
+    from ipu.abi.package import PackageError
+    from ipu.abi.package_io import package_bytes, read_package
 
     choice = r.randrange(4)
     if choice == 0:
@@ -404,8 +404,8 @@ def _npz_bytes(arrays: dict) -> bytes:
 def make_seeds(scratch: Path) -> list[Seed]:
     """The valid inputs every case starts from (packages compiled here, once)."""
     import ipu
+    from ipu.abi.package_io import package_bytes
     from ipu.api import default_inputs
-    from ipu.runtime.package_io import package_bytes
 
     seeds: list[Seed] = []
     for name, target in (

@@ -23,11 +23,9 @@ from conftest import EXAMPLES
 
 from ipu.abi.isa import INSTRUCTION_WORDS, DType, Opcode, encode_simple
 from ipu.abi.kernels import KERNEL_NAMES
-from ipu.abi.tables import SLICE, TRANSFER
-from ipu.codegen.ipuexe import build_package
-from ipu.runtime.package import SCHEMA_VERSION, HostStep, Package, PackageError, Program
-from ipu.runtime.package_check import validate_package
-from ipu.runtime.package_io import (
+from ipu.abi.package import SCHEMA_VERSION, HostStep, Package, PackageError, Program
+from ipu.abi.package_check import validate_package
+from ipu.abi.package_io import (
     _content_digest,
     _digest_position,
     _schema,
@@ -35,6 +33,8 @@ from ipu.runtime.package_io import (
     read_package,
     write_package,
 )
+from ipu.abi.tables import SLICE, TRANSFER
+from ipu.codegen.ipuexe import build_package
 from ipu.target import load_target
 from ipu.target.mapping import TileMapping
 from ipu.tools.common import make_context, parse_file

@@ -10,8 +10,8 @@ from conftest import EXAMPLES, run_tool
 
 from ipu.abi.isa import INSTRUCTION_WORDS, Opcode
 from ipu.abi.kernels import KERNEL_NAMES
+from ipu.abi.package_io import read_package, write_package
 from ipu.golden.compare import tolerance
-from ipu.runtime.package_io import read_package, write_package
 
 MLP = EXAMPLES / "mlp_small.mlir"  # h = x @ w1; hb = h + b1; g = gelu(hb); y = g @ w2; yb = y + b2
 

@@ -90,7 +90,7 @@ def _onnx_bytes() -> bytes:
 
 def _package_sim16(path: Path) -> None:
     import ipu
-    from ipu.runtime.package_io import write_package
+    from ipu.abi.package_io import write_package
 
     write_package(ipu.compile(CORPUS / "level" / "graph-module.mlir", target="sim16").package, path)
 
@@ -211,7 +211,7 @@ def _onnx_invalid(kind: str) -> Callable[[Path], None]:
 def _patched_package(model: str, patch: Callable) -> Callable[[Path], None]:
     def make(path: Path) -> None:
         import ipu
-        from ipu.runtime.package_io import write_package
+        from ipu.abi.package_io import write_package
 
         pkg = ipu.compile(model, target="sim16").package
         patch(pkg)

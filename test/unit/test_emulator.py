@@ -10,9 +10,9 @@ import pytest
 
 from ipu.abi.isa import DType, Opcode, encode_simple, float_bits
 from ipu.abi.kernels import KERNELS, ONE_BITS, encode_call
+from ipu.abi.package import Binding, Package, PackageError, Phase, Program, host_calls_for
+from ipu.abi.package_check import validate_package
 from ipu.runtime.emulator import Emulator, EmulatorError
-from ipu.runtime.package import Binding, Package, PackageError, Phase, Program, host_calls_for
-from ipu.runtime.package_check import validate_package
 from ipu.target import load_target
 
 T = load_target("sim16")

@@ -22,7 +22,7 @@ def _narrowing_cases() -> np.ndarray:
     high = np.array([0, 1, 0x1FF, 0x200, 0x3FF], np.uint32) << np.uint32(14)
     mant = (high[:, None] | low[None, :]).reshape(-1)
     # the subnormal rounding reads up to 24 bits: every pattern of the low 11 and the bits around the cut
-    sub = (np.arange(1 << 12, dtype=np.uint32)[:, None] << np.uint32(11) | np.array([0, 1, 0x400, 0x7FF], np.uint32))
+    sub = np.arange(1 << 12, dtype=np.uint32)[:, None] << np.uint32(11) | np.array([0, 1, 0x400, 0x7FF], np.uint32)
     mant = np.concatenate([mant, sub.reshape(-1) & np.uint32(0x7FFFFF)])
     exps = np.arange(256, dtype=np.uint32) << np.uint32(23)
     bits = (exps[:, None] | mant[None, :]).reshape(-1)

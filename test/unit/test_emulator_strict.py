@@ -12,10 +12,10 @@ from conftest import EXAMPLES
 import ipu
 from ipu.abi.isa import INSTRUCTION_WORDS, Opcode
 from ipu.abi.kernels import KERNEL_NAMES
+from ipu.abi.package import Package
 from ipu.abi.tables import TRANSFER
 from ipu.api import default_inputs
 from ipu.runtime.emulator import Emulator, EmulatorError
-from ipu.runtime.package import Package
 
 D_ADDR = TRANSFER.index("dst_address")
 S_ADDR = TRANSFER.index("src_address")

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from conftest import EXAMPLES, run_tool
 
+from ipu.abi.package_io import read_package, write_package
 from ipu.abi.tables import TRANSFER
-from ipu.runtime.package_io import read_package, write_package
 
 
 def test_mlp_small_passes_on_sim16(tool, tmp_path: Path) -> None:

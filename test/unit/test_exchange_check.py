@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 
 from ipu.abi import transfers as tr
-from ipu.abi.tables import MOVE, TRANSFER
-from ipu.runtime.exchange_check import (
+from ipu.abi.exchange_rules import (
     ScheduleError,
     check_ports,
     check_writes,
@@ -16,6 +15,7 @@ from ipu.runtime.exchange_check import (
     validate_schedule,
     word_segments,
 )
+from ipu.abi.tables import MOVE, TRANSFER
 
 TILES = 16
 
@@ -224,7 +224,7 @@ def test_bad_shapes_and_counts() -> None:
 
 
 def test_same_members_is_multiset_equality() -> None:
-    from ipu.runtime.exchange_check import _same_members
+    from ipu.abi.exchange_rules import _same_members
 
     rng = np.random.default_rng(3)
     t = np.zeros((40, len(MOVE)), np.int64)

@@ -6,8 +6,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ipu.abi.exchange_rules import validate_schedule
 from ipu.abi.transfers import expand_members
-from ipu.runtime.exchange_check import validate_schedule
 from ipu.transforms.exchange.schedulers import endpoint_lower_bound, schedule_phase
 
 PROPERTY = settings(max_examples=60, deadline=None)

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ipu.abi.exchange_rules import validate_schedule
 from ipu.abi.transfers import D_TILE, PC, PTS, S_TILE, expand_members, with_start
-from ipu.runtime.exchange_check import validate_schedule
 from ipu.target import load_target
 from ipu.transforms.exchange.rotation import schedule_rotation
 from ipu.transforms.exchange.schedulers import endpoint_lower_bound, schedule_greedy, schedule_phase

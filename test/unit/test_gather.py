@@ -16,11 +16,11 @@ from xdsl.utils.exceptions import DiagnosticException
 import ipu
 from ipu import api
 from ipu.abi.isa import DType
+from ipu.abi.package_io import read_package, write_package
 from ipu.dialects import graph as g
 from ipu.frontends.onnx_import import OnnxImportError, import_model
 from ipu.golden.evaluator import GoldenError, check_inputs, evaluate, main_function, make_inputs
 from ipu.runtime.emulator import EmulatorError, narrow_int32
-from ipu.runtime.package_io import read_package, write_package
 from ipu.target import load_target
 from ipu.transforms.plan.candidates import WEIGHT_FRACTION, choose_gather, gather_grids
 from ipu.transforms.plan.plan_ops import PlanOpsPass

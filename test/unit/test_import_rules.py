@@ -3,11 +3,13 @@ imports inside functions included: they are dependencies too).
 
 - `ipu.target` imports nothing of ours but `ipu.target` itself and leaf modules (modules that
   import nothing of ours);
-- `ipu.dialects` imports only `ipu.target`, `ipu.abi`, `ipu.dialects` and `ipu.xdsl_fixes` (xDSL only);
+- `ipu.dialects` imports only `ipu.target`, `ipu.abi`, `ipu.dialects` and `ipu.xdsl_fixes` (xDSL only),
+  and no ladder dialect imports a higher one (graph, plan, tilemap, exchange, tasm);
 - nothing outside `ipu.tools` imports `ipu.tools`;
-- `ipu.runtime` imports no dialect and no transform;
+- `ipu.runtime` imports no dialect and no transform, and the compiler (dialects, transforms,
+  codegen, frontends) imports no runtime;
 - `ipu.golden` imports no runtime (the reference never sees the package);
-- no import cycles between modules.
+- no import cycles between modules, nor between packages (`ipu.X`, or a module at the top).
 
 `KNOWN` lists tolerated violations (empty since issue 15): a violation not listed fails, and so
 does a listed one that no longer occurs."""
@@ -108,6 +110,31 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 DIALECTS_MAY_IMPORT = ("ipu.target", "ipu.abi", "ipu.dialects", "ipu.xdsl_fixes")
+LADDER = ("graph", "plan", "tilemap", "exchange", "tasm")
+"""The ladder's dialects, highest first: a dialect may not import a higher one (what several
+levels share lives in `ipu.dialects.shared`, below them all)."""
+COMPILER = ("ipu.dialects", "ipu.transforms", "ipu.codegen", "ipu.frontends")
+
+
+def _rung(m: str) -> int | None:
+    name = m.removeprefix("ipu.dialects.")
+    return LADDER.index(name) if m.startswith("ipu.dialects.") and name in LADDER else None
+
+
+def package_of(m: str) -> str:
+    """`ipu.X` for a module of the subpackage X, the module itself for one at the top."""
+    parts = m.split(".")
+    return ".".join(parts[:2])
+
+
+def package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for m, deps in graph.items():
+        out.setdefault(package_of(m), set()).update(package_of(d) for d in deps if package_of(d) != package_of(m))
+    for deps in list(out.values()):
+        for d in deps:
+            out.setdefault(d, set())
+    return out
 
 
 def violations(graph: dict[str, set[str]]) -> set[str]:
@@ -115,26 +142,39 @@ def violations(graph: dict[str, set[str]]) -> set[str]:
     found = set()
     for m, deps in graph.items():
         for d in sorted(deps):
+            rm, rd = _rung(m), _rung(d)
             bad = (
                 (_in(m, "ipu.target") and not _in(d, "ipu.target") and d not in leaves)
                 or (_in(m, "ipu.dialects") and not any(_in(d, p) for p in DIALECTS_MAY_IMPORT))
+                or (rm is not None and rd is not None and rd < rm)
                 or (not _in(m, "ipu.tools") and _in(d, "ipu.tools"))
                 or (_in(m, "ipu.runtime") and (_in(d, "ipu.dialects") or _in(d, "ipu.transforms")))
+                or (any(_in(m, c) for c in COMPILER) and _in(d, "ipu.runtime"))
                 or (_in(m, "ipu.golden") and _in(d, "ipu.runtime"))
             )
             if bad:
                 found.add(f"{m} imports {d}")
     found |= {"cycle among " + ", ".join(c) for c in _cycles(graph)}
+    found |= {"package cycle among " + ", ".join(c) for c in _cycles(package_graph(graph))}
     return found
 
 
 def test_the_checker_sees_imports_and_cycles() -> None:
-    """The checker itself: it finds a lazy import, a relative import and a cycle."""
+    """The checker itself: it finds a lazy import, a relative import, a cycle of modules and one
+    of packages, and a dialect importing a higher one."""
     g = {"ipu.dialects.a": {"ipu.runtime.x"}, "ipu.runtime.x": {"ipu.dialects.a"}, "ipu.tools.t": set()}
     assert violations(g) == {
         "ipu.dialects.a imports ipu.runtime.x",
         "ipu.runtime.x imports ipu.dialects.a",
         "cycle among ipu.dialects.a, ipu.runtime.x",
+        "package cycle among ipu.dialects, ipu.runtime",
+    }
+    g = {"ipu.dialects.tasm": {"ipu.dialects.tilemap"}, "ipu.dialects.tilemap": {"ipu.dialects.shared"}}
+    g |= {"ipu.dialects.shared": set(), "ipu.golden.a": {"ipu.codegen.b"}, "ipu.codegen.b": {"ipu.api"}}
+    g |= {"ipu.api": {"ipu.golden.c"}, "ipu.golden.c": set()}
+    assert violations(g) == {
+        "ipu.dialects.tasm imports ipu.dialects.tilemap",
+        "package cycle among ipu.api, ipu.codegen, ipu.golden",
     }
     graph = import_graph()
     assert "ipu.context" in graph["ipu.api"]  # a top-level import

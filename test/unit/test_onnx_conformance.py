@@ -8,7 +8,7 @@ import pytest
 
 onnx = pytest.importorskip("onnx")
 
-from ipu.frontends.onnx_nodetests import (  # noqa: E402
+from ipu.conformance import (  # noqa: E402
     EXPECTED_FAILURES,
     node_tests,
     read_expected_failures,

@@ -10,9 +10,9 @@ import pytest
 
 from ipu.abi.isa import INSTRUCTION_BYTES, DType, Opcode, encode_simple, float_bits
 from ipu.abi.kernels import encode_call
-from ipu.runtime.package import Binding, Checkpoint, HostCall, HostStep, Package, PackageError, Phase, Program
-from ipu.runtime.package_check import validate_package
-from ipu.runtime.package_io import packages_equal, read_package, write_package
+from ipu.abi.package import Binding, Checkpoint, HostCall, HostStep, Package, PackageError, Phase, Program
+from ipu.abi.package_check import validate_package
+from ipu.abi.package_io import packages_equal, read_package, write_package
 from ipu.target import load_target
 
 T = load_target("sim16")

@@ -237,8 +237,8 @@ def test_code_region_grows_to_fit_the_programs() -> None:
 
 def test_validator_refuses_code_past_its_region() -> None:
     from ipu import api
-    from ipu.runtime.package import PackageError
-    from ipu.runtime.package_check import validate_package
+    from ipu.abi.package import PackageError
+    from ipu.abi.package_check import validate_package
 
     pkg = api.compile(_deep_chain(120), "sim16").package
     pkg.metrics["code_bytes"] = T.code_reserve_bytes  # a package claiming the default reserve

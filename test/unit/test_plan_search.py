@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from conftest import EXAMPLES
 
+from ipu.log import quiet
 from ipu.target import load_target
 from ipu.tools.common import make_context, parse_file
-from ipu.transforms.log import quiet
 from ipu.transforms.plan import search as plan_search
 from ipu.transforms.plan.cost import PlanMetrics
 from ipu.transforms.plan.plan_decide import graph_functions

@@ -15,14 +15,14 @@ from xdsl.dialects import builtin
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 
+from ipu.abi.package import Package, host_calls_for
+from ipu.abi.package_check import validate_package
+from ipu.abi.package_io import package_bytes, read_package
 from ipu.abi.tables import ATTENTION_OFFSETS, MOVE, SLICE, TRANSFER
 from ipu.codegen.ipuexe import build_package, disassemble
 from ipu.context import make_context
 from ipu.dialects import tasm
 from ipu.dialects.table import table_attr, table_of
-from ipu.runtime.package import Package, host_calls_for
-from ipu.runtime.package_check import validate_package
-from ipu.runtime.package_io import package_bytes, read_package
 from ipu.target import Target, load_target
 from ipu.tools.common import parse_file
 from ipu.transforms.pipeline import IpuCompilePass

@@ -6,7 +6,7 @@ import dataclasses
 
 from test_package import T, good_package
 
-from ipu.runtime.package_check import validate_package
+from ipu.abi.package_check import validate_package
 from ipu.runtime.summary import LIST_LIMIT, summarize_package
 
 

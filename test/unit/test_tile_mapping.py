@@ -63,8 +63,8 @@ def test_package_carries_the_mapping_and_the_emulator_times_routes_with_it(tool,
     measures exactly that difference; the data is the same either way."""
     from pathlib import Path
 
+    from ipu.abi.package_io import read_package
     from ipu.runtime.emulator import Emulator
-    from ipu.runtime.package_io import read_package
 
     p = tmp_path / "a.ipuexe"
     model = Path(__file__).parents[1] / "lit" / "transforms" / "Inputs" / "tile-mapping-attention.mlir"

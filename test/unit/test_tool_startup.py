@@ -31,9 +31,9 @@ def _exit_of(exc: BaseException, capsys: pytest.CaptureFixture[str]) -> tuple[in
 
 
 def test_user_errors_of_loaded_modules_exit_1(capsys: pytest.CaptureFixture[str]) -> None:
+    from ipu.abi.package import PackageError
     from ipu.golden.evaluator import GoldenError
     from ipu.runtime.emulator import EmulatorError
-    from ipu.runtime.package import PackageError
     from ipu.target import TargetError
 
     for cls in (ToolError, EmulatorError, GoldenError, PackageError, TargetError):
@@ -52,7 +52,7 @@ def test_commands_end_fast_with_their_output_complete(tmp_path) -> None:
     (standard output, -o files, log lines on standard error) is all there, and errors still exit 1."""
     from conftest import EXAMPLES
 
-    from ipu.runtime.package_io import read_package
+    from ipu.abi.package_io import read_package
 
     opt_cmd = [sys.executable, "-m", "ipu.tools.ipu_opt", str(EXAMPLES / "mlp_small.mlir"), "-p", "ipu-compile"]
     opt_cmd += ["--target", "sim16"]

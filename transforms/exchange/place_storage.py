@@ -41,10 +41,10 @@ from ipu.abi.kernels import AMP_KERNELS
 from ipu.abi.transfers import D_TILE, MC, MCS, PC, PDS, PSS, S_TILE, member_index, split_start
 from ipu.dialects import exchange, tasm, tilemap
 from ipu.dialects.table import table_of
+from ipu.log import log_event, quiet
 from ipu.target import Target
 from ipu.transforms.exchange.slots import set_slots, slot
 from ipu.transforms.levels import expect_level
-from ipu.transforms.log import log_event, quiet
 from ipu.transforms.target_of import module_target
 
 ALIGN = 32  # AMP operands are 32-byte aligned (MF 1.3)

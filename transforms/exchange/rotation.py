@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ipu.abi.exchange_rules import ScheduleError, check_ports
 from ipu.abi.transfers import (
     D_OFF,
     D_TILE,
@@ -42,7 +43,6 @@ from ipu.abi.transfers import (
     member_index,
     with_start,
 )
-from ipu.runtime.exchange_check import ScheduleError, check_ports
 from ipu.transforms.exchange.exact import arith_runs
 
 

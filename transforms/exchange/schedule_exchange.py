@@ -11,16 +11,16 @@ from xdsl.dialects.builtin import IntegerAttr, StringAttr
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
+from ipu.abi.exchange_rules import ScheduleError, validate_schedule
 from ipu.abi.tables import TRANSFER
 from ipu.abi.transfers import MC, PC, with_start
 from ipu.dialects import exchange, tilemap
 from ipu.dialects.table import table_attr, table_of
 from ipu.dialects.tilemap import mapping_of
-from ipu.runtime.exchange_check import ScheduleError, validate_schedule
+from ipu.log import log_event
 from ipu.target import Target
 from ipu.transforms.exchange.schedulers import PhaseCache
 from ipu.transforms.levels import expect_level
-from ipu.transforms.log import log_event
 from ipu.transforms.target_of import module_target
 from ipu.transforms.tilemap.mapping_screen import move_route_cycles
 

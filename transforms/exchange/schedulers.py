@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ipu.abi.exchange_rules import validate_schedule
 from ipu.abi.transfers import (
     D_OFF,
     D_TILE,
@@ -30,7 +31,6 @@ from ipu.abi.transfers import (
     tile_words,
     with_start,
 )
-from ipu.runtime.exchange_check import validate_schedule
 
 
 def port_loads(t: np.ndarray, tiles: int, unicast: bool = False) -> tuple[np.ndarray, np.ndarray]:

@@ -41,8 +41,8 @@ from xdsl.ir import Attribute, Block, Operation, OpResult, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from ipu.dialects import graph
+from ipu.log import log_event
 from ipu.transforms.levels import expect_level
-from ipu.transforms.log import log_event
 
 PROVENANCE = ("onnx.node",)  # attributes naming where an op came from, not what it computes
 MIN_BODY_OPS = 4

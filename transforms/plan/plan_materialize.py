@@ -18,9 +18,9 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import graph
+from ipu.log import log_event
 from ipu.target import Target
 from ipu.transforms.levels import expect_level
-from ipu.transforms.log import log_event
 from ipu.transforms.plan.candidates import AttentionChoice, GatherChoice
 from ipu.transforms.plan.choices import recorded_choice, resolve_attention, resolve_gather, resolve_matmul
 from ipu.transforms.plan.plan_decide import graph_functions

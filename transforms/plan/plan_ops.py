@@ -15,8 +15,8 @@ from xdsl.context import Context
 from xdsl.dialects import builtin
 from xdsl.passes import ModulePass
 
+from ipu.log import log_event
 from ipu.transforms.levels import expect_level
-from ipu.transforms.log import log_event
 from ipu.transforms.plan.plan_decide import decide_function, graph_functions
 from ipu.transforms.plan.plan_materialize import materialize_function
 from ipu.transforms.plan.search import emit_finalists, lean_for_fit, search

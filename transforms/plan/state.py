@@ -15,8 +15,8 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from ipu.dialects import graph, plan
 from ipu.dialects.layout import Layout
+from ipu.log import log_event
 from ipu.target import Target
-from ipu.transforms.log import log_event
 from ipu.transforms.plan.candidates import AttentionChoice, GatherChoice, GemmChoice, SerialChoice
 from ipu.transforms.plan.layouts import default_layout, plan_type, scalar_layout
 

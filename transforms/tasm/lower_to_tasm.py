@@ -45,11 +45,11 @@ from ipu.abi.tables import SLICE, TRANSFER
 from ipu.dialects import exchange, tasm, tilemap
 from ipu.dialects.table import table_attr, table_of
 from ipu.dialects.tilemap import zero_span
+from ipu.log import log_event
 from ipu.target import Target
 from ipu.transforms.exchange.refined_cycles import refined_cycles
 from ipu.transforms.exchange.slots import address, slot
 from ipu.transforms.levels import expect_level
-from ipu.transforms.log import log_event
 from ipu.transforms.target_of import module_target
 
 # the kernel ABI (parameter names in encoding order) is the ISA's

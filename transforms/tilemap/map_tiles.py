@@ -50,8 +50,8 @@ from ipu.abi.tables import ATTENTION_OFFSETS, MOVE, SLICE_ROWS
 from ipu.dialects import plan, tilemap
 from ipu.dialects.layout import Layout, as_2d, conversion_transfers
 from ipu.dialects.table import table_attr
+from ipu.log import log_event
 from ipu.transforms.levels import expect_level
-from ipu.transforms.log import log_event
 from ipu.transforms.tilemap.padding_reads import padding_read, whole_blocks
 
 

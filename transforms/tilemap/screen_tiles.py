@@ -14,8 +14,8 @@ from xdsl.dialects import builtin, func
 from xdsl.passes import ModulePass
 
 from ipu.dialects import exchange, plan, tilemap
+from ipu.log import log_event
 from ipu.transforms.levels import expect_level
-from ipu.transforms.log import log_event
 from ipu.transforms.target_of import module_target
 from ipu.transforms.tilemap.mapping_screen import screen
 

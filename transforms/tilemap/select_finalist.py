@@ -21,9 +21,9 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import plan, tilemap
+from ipu.log import log_event
 from ipu.transforms.exchange.refined_cycles import previewed_cycles, refined_cycles
 from ipu.transforms.levels import expect_level
-from ipu.transforms.log import log_event
 from ipu.transforms.target_of import module_target
 
 

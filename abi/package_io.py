@@ -12,9 +12,7 @@ import capnp
 import numpy as np
 
 from ipu.abi.isa import DType
-from ipu.abi.tables import SLICE, TRANSFER
-from ipu.atomic import atomic_path
-from ipu.runtime.package import (
+from ipu.abi.package import (
     SCHEMA_VERSION,
     Binding,
     Checkpoint,
@@ -25,6 +23,8 @@ from ipu.runtime.package import (
     Phase,
     Program,
 )
+from ipu.abi.tables import SLICE, TRANSFER
+from ipu.atomic import atomic_path
 from ipu.target.mapping import TileMapping
 
 SCHEMA_PATH = Path(__file__).with_name("ipuexe.capnp")

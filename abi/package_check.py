@@ -11,8 +11,7 @@ import numpy as np
 
 from ipu.abi.isa import CALL_DTYPES, DTYPE_SIZE, INSTRUCTION_BYTES, INSTRUCTION_WORDS, MAX_TRIPS, DType, Opcode
 from ipu.abi.kernels import KERNEL_NAMES, KERNELS, decode_call_params
-from ipu.abi.tables import SLICE, TRANSFER
-from ipu.runtime.package import (
+from ipu.abi.package import (
     DEVICE_WORK,
     HOST_CALLS,
     HOST_STEP_KINDS,
@@ -27,6 +26,7 @@ from ipu.runtime.package import (
     binding_bytes,
     host_stream_order,
 )
+from ipu.abi.tables import SLICE, TRANSFER
 from ipu.target import Target
 from ipu.target.mapping import MappingError
 

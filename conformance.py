@@ -18,7 +18,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.frontends.onnx_import import OnnxImportError, import_model
 
-EXPECTED_FAILURES = Path(__file__).resolve().parents[1] / "test" / "onnx_expected_failures.txt"
+EXPECTED_FAILURES = Path(__file__).resolve().parent / "test" / "onnx_expected_failures.txt"
 
 
 @dataclass(frozen=True)
