@@ -22,7 +22,8 @@ from ipu.frontends.onnx_import import OnnxImportError, import_model
 from ipu.golden.evaluator import GoldenError, check_inputs, evaluate, main_function, make_inputs
 from ipu.runtime.emulator import EmulatorError, narrow_int32
 from ipu.target import load_target
-from ipu.transforms.plan.candidates import WEIGHT_FRACTION, choose_gather, gather_grids
+from ipu.transforms.plan.budget import WEIGHT_FRACTION
+from ipu.transforms.plan.families.gather import choose_gather, gather_grids
 from ipu.transforms.plan.plan_ops import PlanOpsPass
 
 MODEL = """

@@ -10,11 +10,11 @@ import pytest
 
 from ipu.dialects.layout import Layout
 from ipu.target import load_target
-from ipu.transforms.plan.candidates import (
+from ipu.transforms.plan.budget import op_budget
+from ipu.transforms.plan.families.gemm import (
     SERIAL_STEPS,
     block_parts,
     choose_serial_gemm,
-    op_budget,
     serial_candidate,
     serial_grids,
 )

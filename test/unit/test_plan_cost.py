@@ -10,17 +10,10 @@ from xdsl.ir import Block, Region
 from ipu.dialects import plan
 from ipu.dialects.layout import Layout
 from ipu.target import load_target
-from ipu.transforms.plan.cost import (
-    PlanMetrics,
-    conversion_bound,
-    conversion_cost,
-    dominates,
-    estimate,
-    fragments,
-    op_cost,
-    overflow,
-)
+from ipu.transforms.plan.cost import PlanMetrics, dominates, estimate, overflow
+from ipu.transforms.plan.families import cost_of
 from ipu.transforms.plan.layouts import plan_type
+from ipu.transforms.plan.pricing import conversion_bound, conversion_cost, fragments
 
 T = load_target("sim16")
 
@@ -69,7 +62,7 @@ def test_gemm_and_memory_by_hand() -> None:
     g = plan.GemmOp(b.args[0], w.result, r_t, 1)
     b.add_ops([w, g, func.ReturnOp(g.result)])
     f = func.FuncOp("main", builtin.FunctionType.from_lists([a_t], [r_t]), Region(b))
-    comp, exch, phases, frags = op_cost(g, T)
+    comp, exch, phases, frags = cost_of(g, T)
     # per tile: [16 x 128] x [128 x 16], PopLibs' AMP estimate: 2 or 3 rows a worker (I_z 204,
     # I_nz 210), 8 input groups, 1 output group of 2 passes, 16 weight-load cycles a pass
     assert comp == 50 + 6 * (7 + 3 * 7) + 13 + 7 * (15 + (19 + 2 * (6 + 16 + 210))) + 11 + (18 + 2 * (7 + 16 + 204))
@@ -107,7 +100,7 @@ def test_padding_groups_by_hand() -> None:
 def test_attention_bias_is_priced_by_hand() -> None:
     """A bias adds one in-place add over each update's [qr, kr] fp32 scores and its block's bytes
     (materialized: [qr, kr]; streamed: [qr, all keys], plus each window's columns exchanged)."""
-    from ipu.transforms.plan.candidates import attention_candidates
+    from ipu.transforms.plan.families.attention import attention_candidates
 
     hq, hkv, s, sk, d = 8, 2, 64, 64, 16
     for form in ("materialized", "streamed"):
@@ -275,7 +268,8 @@ def test_streamed_attention_leaves_the_amp_its_interleaved_memory() -> None:
     its key and value windows, and as much again on the tiles the windows come from: a window
     that would not fit there beside the query block is not a candidate, however cheap (the long
     streamed attention's 512-key window, which place-storage could not place)."""
-    from ipu.transforms.plan.candidates import MEMORY_FRACTION, attention_candidates, choose_attention
+    from ipu.transforms.plan.budget import MEMORY_FRACTION
+    from ipu.transforms.plan.families.attention import attention_candidates, choose_attention
 
     mk2 = load_target("mk2")
     cands = attention_candidates(32, 8, 4096, 4096, 128, 2, "streamed", mk2)

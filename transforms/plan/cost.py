@@ -13,8 +13,6 @@ Every figure is derived from the layouts the plan will emit (principle 2):
 
 from __future__ import annotations
 
-import functools
-import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -23,10 +21,10 @@ from xdsl.dialects import func
 from xdsl.ir import Block, Operation, SSAValue
 
 from ipu.abi.isa import CODE_GRAIN, INSTRUCTION_BYTES
-from ipu.abi.kernels import KERNELS
 from ipu.dialects import plan
-from ipu.dialects.layout import Layout, _lift, conversion_load, overlap_pairs
 from ipu.target import Target
+from ipu.transforms.plan.families import cost_of
+from ipu.transforms.plan.pricing import esize_of
 
 METRIC_FIELDS = (
     "values",
@@ -84,58 +82,8 @@ def dominates(a: PlanMetrics, b: PlanMetrics) -> bool:
     return all(x <= y for x, y in zip(ka, kb, strict=True)) and ka != kb
 
 
-def _esize(t: plan.PlanTensorType) -> int:
-    return t.tensor.element_type.bitwidth // 8  # type: ignore[attr-defined]
-
-
 def _bytes(v: SSAValue) -> int:
-    return v.type.layout.block_elements * _esize(v.type)
-
-
-@functools.lru_cache(maxsize=4096)
-def fragments(src: Layout, dst: Layout, perm: tuple[int, ...] | None = None) -> int:
-    """Source blocks overlapping one destination block (the worst one): incoming fragments."""
-    s_shape, _, s_ranges, _ = _lift(src)
-    d_shape, _, d_ranges, _ = _lift(dst)
-    r = len(d_shape)
-    perm = perm or tuple(range(r))
-    if len(src.shape) == 1 and len(perm) == 1:
-        perm = (0, 1)
-    worst = 1
-    for i in range(r):
-        dst_parts = d_ranges[i]
-        if len(dst_parts):
-            per_part = np.bincount(overlap_pairs(s_ranges[perm[i]], dst_parts, 0)[0], minlength=len(dst_parts))
-            worst *= int(per_part.max())
-    return worst * src.partials
-
-
-def conversion_cost(
-    src: plan.PlanTensorType,
-    dst: plan.PlanTensorType,
-    t: Target,
-    perm=None,
-    s_l: Layout | None = None,
-    d_l: Layout | None = None,
-) -> tuple[int, int]:
-    """(exchange cycles, incoming fragments per tile) of one layout conversion."""
-    s_l, d_l = s_l or src.layout, d_l or dst.layout
-    frag = fragments(s_l, d_l, perm)
-    cycles = conversion_bound(s_l, d_l, _esize(dst), perm, t.tiles) + t.phase_overhead_cycles()
-    return cycles, frag
-
-
-@functools.lru_cache(maxsize=4096)
-def conversion_bound(src: Layout, dst: Layout, esize: int, perm: tuple[int, ...] | None, tiles: int) -> int:
-    """Words the busiest tile sends or receives in the move that converts `src` to `dst` (a
-    multicast sent once): the endpoint bound the scheduler reaches, so the cycles the phase's
-    transfers take."""
-    seen = src.shape if perm is None else tuple(src.shape[a] for a in perm)
-    if seen != dst.shape:  # a window or a broadcast, moved with an offset or replicated by
-        # map-tiles: the destination block's words (this pricing knows no offset)
-        return math.ceil(dst.block_elements * esize * src.partials / 4)
-    sent, recv = conversion_load(src, dst, esize, perm, tiles)
-    return int(max(sent.max(), recv.max()))
+    return v.type.layout.block_elements * esize_of(v.type)
 
 
 def _walk(block: Block, mult: int = 1) -> Iterator[tuple[Operation, int]]:
@@ -145,115 +93,6 @@ def _walk(block: Block, mult: int = 1) -> Iterator[tuple[Operation, int]]:
             yield from _walk(op.body.block, mult * op.count.value.data)
 
 
-def serial_gemm_cost(t: Target, bm: int, bn: int, k: int, steps: int, esize: int) -> tuple[int, int]:
-    """(compute, exchange) cycles of the output-stationary serial GEMM with [bm, bn] output
-    blocks (as map-tiles builds it): per contraction step receive the two windows and multiply
-    into the f32 accumulator (the first step's AMP writes it, later ones accumulate), then copy
-    out."""
-    kc = math.ceil(k / steps)
-    kw = kc + kc % 2
-    words = (bm * kc + kc * bn) * esize // 4
-    comp = (
-        t.amp_matmul_cycles(bm, kw, bn)
-        + (steps - 1) * t.amp_matmul_cycles(bm, kw, bn, accumulate=True)
-        + t.cast_cycles(bm * bn)
-    )
-    return comp, steps * (words + t.phase_overhead_cycles())
-
-
-def op_cost(op: Operation, t: Target) -> tuple[int, int, int, int]:
-    """(compute cycles, exchange cycles, phases, fragments) of one plan op."""
-    if isinstance(op, plan.GemmOp):
-        a, b = op.lhs.type.layout, op.rhs.type.layout
-        return t.amp_matmul_cycles(a.block[0], a.block[1], b.block[1]), 0, 0, 0
-    if isinstance(op, plan.ReduceOp):
-        x, f = conversion_cost(op.input.type, op.result.type, t)
-        r = op.result.type.layout
-        return t.reduce_cycles(op.input.type.layout.partials, r.block_elements, _esize(op.result.type)), x, 1, f
-    if isinstance(op, plan.RearrangeOp):
-        x, f = conversion_cost(op.input.type, op.result.type, t)
-        return 0, x, 1, f
-    if isinstance(op, plan.PermuteOp):
-        x, f = conversion_cost(op.input.type, op.result.type, t, op.permutation())
-        return 0, x, 1, f
-    if isinstance(op, plan.WindowOp):
-        x, f = conversion_cost(op.input.type, op.result.type, t)
-        return 0, x, 1, f
-    if isinstance(op, plan.SplitHeadsOp):
-        r_l = op.result.type.layout
-        if plan.one_head_blocks(r_l):
-            x, f = conversion_cost(op.input.type, op.result.type, t, d_l=plan.heads_2d(r_l))
-            return 0, x, 1, f
-        view = plan.heads_view(op.input.type.layout, op.result.type.shape[2])
-        x, f = conversion_cost(op.input.type, op.result.type, t, (1, 0, 2), s_l=view)
-        return 0, x, 1, f
-    if isinstance(op, plan.MergeHeadsOp):
-        view = plan.heads_view(op.result.type.layout, op.input.type.shape[2])
-        x, f = conversion_cost(op.input.type, op.result.type, t, (1, 0, 2), d_l=view)
-        return 0, x, 1, f
-    if isinstance(op, plan.UnaryOp):
-        n = op.result.type.layout.block_elements
-        return KERNELS[op.kind.data].cycles(t, {"elements": n}, _esize(op.result.type)), 0, 0, 0
-    if isinstance(op, plan.BinaryOp):
-        n = op.result.type.layout.block_elements
-        p = {"m": 1, "n": n, "b_rows": 1, "b_cols": n}
-        return KERNELS[op.kind.data].cycles(t, p, _esize(op.result.type)), 0, 0, 0
-    if isinstance(op, plan.SelectOp):
-        n = op.result.type.layout.block_elements
-        return KERNELS["select"].cycles(t, {"elements": n}, _esize(op.result.type)), 0, 0, 0
-    if isinstance(op, plan.IterationSliceOp):  # `iteration_slice`: a DynamicSlice1D of the block
-        n = op.result.type.layout.block_elements
-        p = {"iterations": op.input.type.shape[0], "elements": n}
-        return KERNELS["iteration_slice"].cycles(t, p, _esize(op.result.type)), 0, 0, 0
-    if isinstance(op, plan.CastOp | plan.ReshapeOp):  # `copy` (or `repad`): a Cast1D of the block
-        return KERNELS["copy"].cycles(t, {"elements": op.result.type.layout.block_elements}), 0, 0, 0
-    if isinstance(op, plan.TransposeOp):
-        m, n = op.input.type.layout.block
-        return KERNELS["transpose"].cycles(t, {"m": m, "n": n}, _esize(op.result.type)), 0, 0, 0
-    if isinstance(op, plan.RowwiseOp):
-        a = op.input.type.layout
-        rows, cols = math.prod(a.block[:-1]), a.block[-1]
-        k, e = op.kind.data, _esize(op.result.type)
-        if k == "softmax":
-            return t.softmax_cycles(rows, cols, e), 0, 0, 0
-        if k in ("layer_norm", "rms_norm"):
-            return t.norm_cycles(rows, cols, e, shift=k == "layer_norm"), 0, 0, 0
-        return t.reduce_rows_cycles(rows, cols, e), 0, 0, 0
-    if isinstance(op, plan.AttentionOp):
-        st = op.result.type.layout
-        qr, d = st.block[1], st.shape[2] - 2
-        e = _esize(op.q.type)  # the scores' dtype
-        scaled = op.scale.value.data != 1.0  # then the query block is scaled once, not the scores
-        pre = t.attention_prescale_cycles(qr, d, e) if scaled else 0
-        bias = op.bias is not None
-        if op.form.data == "materialized":  # one attention_start over the tile's key block
-            kr = op.k.type.layout.block_size(1)
-            return pre + t.attention_steps_cycles(qr, kr, d, e, 1, bias), 0, 0, 0
-        kb = op.key_block.value.data
-        steps = math.ceil(op.k.type.shape[1] / kb)
-        win_words = 2 * kb * d * _esize(op.k.type) // 4
-        if op.bias is not None:  # each window's bias columns of the tile's rows move in too
-            win_words += qr * kb * _esize(op.bias.type) // 4
-        exch = steps * (win_words + t.phase_overhead_cycles() + t.exchange["fragment_cycles"])
-        return pre + t.attention_steps_cycles(qr, kb, d, e, steps, bias), exch, 2 * steps, 2
-    if isinstance(op, plan.AttentionCombineOp):
-        src = op.input.type.layout
-        full = Layout(src.shape, src.grid, (src.split[0], src.split[1] + (src.partial,), ()), -1, src.first_tile)
-        x, f = conversion_cost(op.input.type, op.input.type, t, d_l=full)
-        r = op.result.type.layout
-        return t.attention_combine_cycles(src.partials, r.block[1], r.shape[2], _esize(op.result.type)), x, 1, f
-    if isinstance(op, plan.SerialGemmOp):
-        r = op.result.type.layout
-        steps = op.k_steps.value.data
-        comp, x = serial_gemm_cost(t, r.block[0], r.block[1], op.lhs.type.shape[1], steps, _esize(op.lhs.type))
-        return comp, x, 2 * steps, 2
-    if isinstance(op, plan.EmbeddingSliceOp):
-        r = op.result.type.layout
-        p = {"indices": r.shape[0], "rows": op.table.type.layout.block[0], "cols": r.block[1]}
-        return KERNELS["embedding_slice"].cycles(t, p, _esize(op.result.type)), 0, 0, 0
-    return 0, 0, 0, 0
-
-
 def estimate(f: func.FuncOp, t: Target) -> PlanMetrics:
     """The metrics of one planned function."""
     m = PlanMetrics()
@@ -261,7 +100,7 @@ def estimate(f: func.FuncOp, t: Target) -> PlanMetrics:
     seq: list[Operation] = []
     for op, mult in _walk(f.body.block):
         seq.append(op)
-        comp, exch, ph, fr = op_cost(op, t)
+        comp, exch, ph, fr = cost_of(op, t)
         m.estimated_cycles += mult * (comp + exch)
         m.estimated_exchange_cycles += mult * exch
         phases += ph
@@ -328,13 +167,13 @@ def _scratch(op: Operation) -> tuple[int, int, slice]:
         return 0, 0, slice(0, 0)
     st = op.result.type.layout
     qr, d = st.block[1], st.shape[2] - 2
-    e = _esize(op.q.type)
+    e = esize_of(op.q.type)
     std = 16 + (qr * d * e if op.scale.value.data != 1.0 else 0)
     if op.form.data == "materialized":
         return std + qr * op.k.type.layout.block_size(1) * e, 0, slice(st.first_tile, st.first_tile + st.tiles)
     kb = min(op.key_block.value.data, op.k.type.shape[1])
-    std += qr * kb * e + (qr * (kb + kb % 2) * _esize(op.bias.type) if op.bias is not None else 0)
-    return std, 2 * kb * d * _esize(op.k.type), slice(st.first_tile, st.first_tile + st.tiles)
+    std += qr * kb * e + (qr * (kb + kb % 2) * esize_of(op.bias.type) if op.bias is not None else 0)
+    return std, 2 * kb * d * esize_of(op.k.type), slice(st.first_tile, st.first_tile + st.tiles)
 
 
 def _memory(f: func.FuncOp, seq: list[Operation], m: PlanMetrics, t: Target) -> None:

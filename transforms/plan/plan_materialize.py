@@ -15,43 +15,14 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
 from xdsl.passes import ModulePass
-from xdsl.utils.exceptions import DiagnosticException
 
-from ipu.dialects import graph
 from ipu.log import log_event
 from ipu.target import Target
 from ipu.transforms.levels import expect_level
-from ipu.transforms.plan.candidates import AttentionChoice, GatherChoice
-from ipu.transforms.plan.choices import recorded_choice, resolve_attention, resolve_gather, resolve_matmul
+from ipu.transforms.plan.families.base import RecordedChooser
 from ipu.transforms.plan.plan_decide import graph_functions
-from ipu.transforms.plan.state import CHOICE_ATTR, MatmulContext, MatmulPlan, describe
 from ipu.transforms.plan.walk import install, plan_body
 from ipu.transforms.target_of import set_module_target
-
-
-def _require(op: graph.MatmulOp | graph.AttentionOp | graph.GatherOp, index: int) -> None:
-    if CHOICE_ATTR not in op.attributes:
-        raise DiagnosticException(
-            f"plan-materialize: {describe(op, index)} has no {CHOICE_ATTR}; run plan-decide first"
-        )
-
-
-class RecordedChooser:
-    """Every decision point takes the choice recorded on its op."""
-
-    def matmul(self, ctx: MatmulContext, t: Target) -> MatmulPlan:
-        _require(ctx.op, ctx.index)
-        return resolve_matmul(ctx, recorded_choice(ctx.op, ctx.index, ("gemm", "gemm_serial")), t)
-
-    def attention(self, op: graph.AttentionOp, index: int, t: Target) -> AttentionChoice:
-        _require(op, index)
-        return resolve_attention(op, index, recorded_choice(op, index, ("attention",)), t)
-
-    def gather(
-        self, op: graph.GatherOp, index: int, reserved: int, t: Target, current: tuple[int, int] | None = None
-    ) -> GatherChoice:
-        _require(op, index)
-        return resolve_gather(op, index, recorded_choice(op, index, ("gather",)), reserved, t)
 
 
 def materialize_function(f: func.FuncOp, t: Target) -> dict[str, int]:

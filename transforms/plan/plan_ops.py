@@ -1,10 +1,10 @@
 """`plan-ops`: give every graph value a layout and every graph op an implementation.
 
 `plan-decide` then `plan-materialize` for one plan (`finalists=1`); otherwise the whole-graph
-search (`plan.search`) keeps K finalist plans, one function each, for select-finalist. The
-search space and its cost are in `plan.candidates`, the layouts in `plan.layouts`; the emitter
-walks a function (`plan.walk`) with its state (`plan.state`) and one emitter per op kind
-(`plan.emitters`); `plan.choices` turns a recorded or pinned choice back into its candidate.
+search (`plan.search`) keeps K finalist plans, one function each, for select-finalist. Each
+kind of op is planned by its family (`plan.families`: candidates, cost, emission and the
+`plan.choice` round trip in one module); the layouts are in `plan.layouts`, the walk over a
+function in `plan.walk` with its state in `plan.state`, a plan's metrics in `plan.cost`.
 """
 
 from __future__ import annotations

@@ -25,9 +25,10 @@ from xdsl.utils.exceptions import DiagnosticException
 from ipu.dialects import graph, plan
 from ipu.log import log_event
 from ipu.target import Target
-from ipu.transforms.plan.candidates import WEIGHT_FRACTION
+from ipu.transforms.plan.budget import WEIGHT_FRACTION
 from ipu.transforms.plan.cost import PlanMetrics, code_and_rows, dominates, estimate, overflow
-from ipu.transforms.plan.plan_decide import CostChooser, decide_function, run_chooser
+from ipu.transforms.plan.families.base import CostChooser
+from ipu.transforms.plan.plan_decide import decide_function, run_chooser
 
 
 @dataclass

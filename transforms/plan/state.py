@@ -1,23 +1,22 @@
-"""What the plan emitter knows while it walks a function, and the interface of whoever chooses.
+"""What the plan emitter knows while it walks a function.
 
 `Planner` holds the layout bookkeeping (which plan value holds each graph value, in which
-layouts, how many bytes per tile are live or held by resident weights); a `Chooser` picks each
-decision point's implementation (`plan_decide.CostChooser` by cost, `plan_materialize.
-RecordedChooser` from the recorded `plan.choice`), given a `MatmulContext` of that state.
+layouts, how many bytes per tile are live or held by resident weights) and the chooser that
+decides each decision point (`families.base.CostChooser` by cost, `RecordedChooser` from the
+recorded `plan.choice`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any
 
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.dialects.builtin import StringAttr
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from ipu.dialects import graph, plan
-from ipu.dialects.layout import Layout
 from ipu.log import log_event
 from ipu.target import Target
-from ipu.transforms.plan.candidates import AttentionChoice, GatherChoice, GemmChoice, SerialChoice
 from ipu.transforms.plan.layouts import default_layout, plan_type, scalar_layout
 
 CHOICE_ATTR = "plan.choice"  # a decision point's implementation (#plan.choice<…>)
@@ -30,64 +29,14 @@ def describe(op: Operation, index: int) -> str:
     return f"{op.name}{res} (op {index})"
 
 
-@dataclass(frozen=True)
-class MatmulContext:
-    """What a matmul's choice depends on, as the emitter has it when it reaches the op."""
-
-    op: graph.MatmulOp
-    index: int
-    m: int
-    k: int
-    n: int
-    esize: int
-    a_moves: bool  # the lhs exists already
-    b_moves: bool  # the rhs exists already (must be exchanged into place)
-    a_current: Layout | None
-    reserved: int  # bytes per tile held by resident weights and live values
-    resident: int  # bytes per tile of weights kept resident so far
-    weight: bool  # the rhs is a parameter not yet placed: resident or fetched is a choice
-    home_bytes: int  # per tile, a fetched weight's distributed home
-    r_want: Layout | None = None  # the layout the result's consumer will read it in, if known
+def value_attr(op: Operation) -> dict[str, Attribute]:
+    """`value = "h"`: the stable name of the graph value `op` computes (`plan_body` named every
+    graph value before the walk), by which the plan op's checkpoint is matched."""
+    return {plan.VALUE_ATTR: StringAttr(value_name(op))}
 
 
-@dataclass(frozen=True)
-class MatmulPlan:
-    """A matmul's implementation: a (pm, pn, pk) gemm, or the serial gemm when none fits."""
-
-    gemm: GemmChoice | None = None
-    serial: SerialChoice | None = None
-    fetch: bool = False  # the weight is stored spread over the grid and fetched before use
-    weight: bool = False  # the rhs was a parameter not yet placed (resident or fetched)
-
-    def attr(self) -> plan.ChoiceAttr:
-        if self.gemm is not None:
-            mode = ("fetched" if self.fetch else "resident") if self.weight else ""
-            return plan.ChoiceAttr("gemm", self.gemm.grid, weight=mode)
-        assert self.serial is not None
-        return plan.ChoiceAttr("gemm_serial", (self.serial.pm, self.serial.pn), k_steps=self.serial.steps)
-
-
-def attention_attr(c: AttentionChoice) -> plan.ChoiceAttr:
-    return plan.ChoiceAttr("attention", c.grid, key_block=c.keys)
-
-
-def gather_attr(c: GatherChoice) -> plan.ChoiceAttr:
-    return plan.ChoiceAttr("gather", c.grid)
-
-
-class Chooser(Protocol):
-    """Chooses each decision point's implementation while the emitter walks the function."""
-
-    def matmul(self, ctx: MatmulContext, target: Target) -> MatmulPlan: ...
-
-    def attention(self, op: graph.AttentionOp, index: int, target: Target) -> AttentionChoice: ...
-
-    def gather(
-        self, op: graph.GatherOp, index: int, reserved: int, target: Target, current: tuple[int, int] | None = None
-    ) -> GatherChoice:
-        """An embedding lookup's grid, given `reserved` bytes per tile held elsewhere and the grid
-        the table already lives on (`current`, if an earlier lookup placed it)."""
-        ...
+def value_name(op: Operation) -> str:
+    return op.results[0].name_hint or ""
 
 
 @dataclass
@@ -95,7 +44,7 @@ class Planner:
     """Layout bookkeeping while one function is planned into `top` (and repeat bodies)."""
 
     target: Target
-    chooser: Chooser
+    chooser: Any  # a families.base.Chooser
     block: Block
     arg_map: dict[SSAValue, int]
     top: Block = field(default=None)  # type: ignore[assignment]
@@ -107,10 +56,10 @@ class Planner:
     new_args: dict[int, SSAValue] = field(default_factory=dict)
     conversions: list[str] = field(default_factory=list)
     desired: dict[SSAValue, plan.PlanTensorType] = field(default_factory=dict)  # consumer-chosen layouts
-    attention: dict[Operation, AttentionChoice] = field(default_factory=dict)
+    attention: dict[Operation, Any] = field(default_factory=dict)  # each attention's candidate
     resident: int = 0  # bytes per tile of weights kept in their consumer's layout
     gemms: int = 0
-    row_turn: int = 0  # rowwise ops given a rotated row layout so far (`plan.emitters._rotated_rows`)
+    row_turn: int = 0  # rowwise ops given a rotated row layout so far (`families.rowwise.rotated_rows`)
     index_of: dict[Operation, int] = field(default_factory=dict)
     uses_left: dict[SSAValue, int] = field(default_factory=dict)  # graph uses not yet planned
 

@@ -1,6 +1,6 @@
-"""The plan emitter: walks a graph function in order and builds its plan ops, asking the
-planner's `Chooser` at each decision point (a matmul's grid, an attention's grid) and letting
-each op's emitter (`plan.emitters`) convert operand layouts with explicit `plan.rearrange`.
+"""The plan emitter: walks a graph function in order and builds its plan ops, each op by its
+plan family (`families`), which asks the planner's chooser at a decision point (a matmul's
+grid, an attention's grid) and converts operand layouts with explicit `plan.rearrange`.
 
 A `plan.layout` attribute on a graph op pins its result layout: the emitter rearranges the
 op's natural result into it. Materialization is one ordered walk rather than independent
@@ -22,7 +22,9 @@ from xdsl.utils.exceptions import DiagnosticException
 from ipu.dialects import graph, plan
 from ipu.dialects.value_names import name_values
 from ipu.target import Target
-from ipu.transforms.plan.emitters import EMITTERS
+from ipu.transforms.plan.families import family_of
+from ipu.transforms.plan.families.attention import ATTENTION, AttentionRequest
+from ipu.transforms.plan.families.base import Chooser, DecisionFamily
 from ipu.transforms.plan.layouts import (
     attention_bias_layout,
     attention_layouts,
@@ -31,7 +33,7 @@ from ipu.transforms.plan.layouts import (
     plan_type,
     scalar_layout,
 )
-from ipu.transforms.plan.state import CHOICE_ATTR, LAYOUT_ATTR, Chooser, Planner, describe
+from ipu.transforms.plan.state import CHOICE_ATTR, LAYOUT_ATTR, Planner, describe
 
 
 @dataclass
@@ -134,11 +136,11 @@ def plan_block(p: Planner, block: Block, index: int) -> tuple[int, Operation | N
         if isinstance(op, graph.RepeatOp):
             index = _plan_repeat(p, op, index)
             continue
-        emitter = EMITTERS.get(type(op))
-        if emitter is None:
+        family = family_of(op)
+        if family is None:
             raise DiagnosticException(f"plan-ops: no plan for operation {op.name}")
         _check_scalars(op, index)
-        emitter(p, op, index)
+        family.emit(p, op, index)
         _pin_layout(p, op, index)
         p.consumed(op)
         index += 1
@@ -160,7 +162,7 @@ def _check_scalars(op: Operation, index: int) -> None:
 
 def _check_pins(op: Operation, index: int) -> None:
     """Refuse a pin the planner would otherwise ignore."""
-    if CHOICE_ATTR in op.attributes and not isinstance(op, graph.MatmulOp | graph.AttentionOp | graph.GatherOp):
+    if CHOICE_ATTR in op.attributes and not isinstance(family_of(op), DecisionFamily):
         raise DiagnosticException(
             f"plan-ops: {describe(op, index)}: {CHOICE_ATTR} applies to graph.matmul, graph.attention and "
             "graph.gather only"
@@ -219,7 +221,7 @@ def _pre_plan(p: Planner, block: Block) -> None:
             p.uses_left[v] = p.uses_left.get(v, 0) + 1
         if isinstance(op, graph.AttentionOp):
             (hq, s, d), (hkv, sk, _) = op.q.type.get_shape(), op.k.type.get_shape()
-            c = p.chooser.attention(op, p.index_of[op], p.target)
+            c = p.chooser.decide(ATTENTION, AttentionRequest(op, p.index_of[op]), p.target)
             p.attention[op] = c
             lays = attention_layouts(c.grid, c.rows, hq, hkv, s, sk, d)
             p.desired.setdefault(op.q, plan_type(op.q.type, lays["q"], "interleaved"))

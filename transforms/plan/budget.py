@@ -1,0 +1,57 @@
+"""The per-op memory budget and what every family's candidates share: how much of a tile one
+op's working set may use, the weights' share of tile memory, the grid sizes tried, and a bounded
+memo of candidates per target."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Generic, TypeVar
+
+from ipu.target import Target
+
+MEMORY_FRACTION = 0.85  # of data memory, per-op working-set budget; place-storage checks what is really live
+
+
+WEIGHT_FRACTION = 0.12  # tile memory for weights kept resident in their consumer's (replicated) layout
+
+
+def op_budget(target: Target, reserved: int = 0) -> float:
+    """Bytes per tile one op's working set may use beside `reserved` bytes live elsewhere."""
+    return MEMORY_FRACTION * (target.memory_size - target.code_reserve_bytes) - reserved
+
+
+def divisor_like(n: int, limit: int) -> list[int]:
+    out = {1}
+    p = 1
+    while p * 2 <= min(n, limit):
+        p *= 2
+        out.add(p)
+    out |= {d for d in range(1, min(n, limit) + 1) if n % d == 0 and d <= 64}
+    return sorted(out)
+
+
+T = TypeVar("T")
+
+
+class TargetMemo(Generic[T]):
+    """A bounded LRU of results per target object: the plan search prices the same few shapes
+    once per plan. Entries hold their target, so a key's `id(target)` is never reused."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.items: OrderedDict[tuple, tuple[Target, T]] = OrderedDict()
+
+    def get(self, key: tuple, target: Target) -> tuple[bool, T | None]:
+        hit = self.items.get((id(target), *key))
+        if hit is None or hit[0] is not target:
+            return False, None
+        self.items.move_to_end((id(target), *key))
+        return True, hit[1]
+
+    def put(self, key: tuple, target: Target, value: T) -> None:
+        self.items[(id(target), *key)] = (target, value)
+        if len(self.items) > self.limit:
+            self.items.popitem(last=False)
+
+
+__all__ = ["MEMORY_FRACTION", "WEIGHT_FRACTION", "TargetMemo", "divisor_like", "op_budget"]

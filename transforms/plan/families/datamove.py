@@ -1,0 +1,220 @@
+"""The data-movement family: ops that move values between tiles or re-view them, no arithmetic —
+transposes (a rank-2 `plan.transpose` kernel, or one exchange for any permutation keeping the
+last axis, `plan.permute`), reshapes (`plan.reshape`), `graph.slice`, `graph.pad` and
+`graph.concat` as `plan.window` exchanges; and the pricing of the planner's own layout
+conversions (`plan.rearrange`)."""
+
+from __future__ import annotations
+
+import math
+from typing import ClassVar
+
+from xdsl.dialects.builtin import DenseArrayBase, i64
+from xdsl.ir import Operation, SSAValue
+from xdsl.utils.exceptions import DiagnosticException
+
+from ipu.abi.kernels import KERNELS
+from ipu.dialects import graph, plan
+from ipu.dialects.layout import Layout
+from ipu.target import Target
+from ipu.transforms.plan.families.base import Family, OpCost
+from ipu.transforms.plan.layouts import leading_layout, plan_type, row_layout
+from ipu.transforms.plan.pricing import conversion_cost, esize_of
+from ipu.transforms.plan.state import Planner, value_attr
+
+
+def _plan_transpose(p: Planner, op: graph.TransposeOp, index: int) -> None:
+    perm = tuple(op.perm.get_values())
+    if len(perm) >= 3 and perm[-1] == len(perm) - 1:
+        _plan_permute(p, op, perm)
+        return
+    x = p.get(op.input, None, op.name)
+    lay = x.type.layout
+    if len(lay.shape) != 2:
+        raise DiagnosticException(
+            f"plan-ops: transpose {list(perm)} of rank {len(perm)} is not planned (rank 2, or any rank with the "
+            "last axis kept last)"
+        )
+    if lay.block[0] % 2:
+        al = (2, lay.align[1] if lay.align else 1)
+        lay = Layout(lay.shape, lay.grid, lay.split, -1, lay.first_tile, al)
+        x = p.get(op.input, plan_type(op.input.type, lay, x.type.layout_attr.memory.data), "transpose alignment")
+    out = Layout(lay.shape[::-1], lay.grid, lay.split[::-1], -1, lay.first_tile, (lay.block[1], lay.block[0]))
+    r = plan.TransposeOp.create(
+        operands=[x],
+        result_types=[plan_type(op.result.type, out)],
+        attributes=value_attr(op),
+    )
+    p.set(op.result, p.emit(r).results[0])
+
+
+def lead_axis(shape: tuple[int, ...]) -> int:
+    """The first axis before the last one that is not 1 (0 if there is none)."""
+    return next((i for i, d in enumerate(shape[:-1]) if d != 1), 0)
+
+
+def _plan_permute(p: Planner, op: graph.TransposeOp, perm: tuple[int, ...]) -> None:
+    """A permutation that keeps the last axis: one exchange into the result's row layout."""
+    x = p.get(op.input, None, op.name)
+    if x.type.layout.partial >= 0:
+        x = p.get(op.input, plan_type(op.input.type, row_layout(x.type.layout.shape, p.target.tiles)), op.name)
+    out = p.desired.get(op.result) or plan_type(
+        op.result.type, leading_layout(tuple(op.result.type.get_shape()), p.target.tiles)
+    )
+    r = plan.PermuteOp.create(operands=[x], result_types=[out], attributes={"perm": op.perm, **value_attr(op)})
+    p.set(op.result, p.emit(r).results[0])
+
+
+def _plan_reshape(p: Planner, op: graph.ReshapeOp, index: int) -> None:
+    target = p.target
+    a, r = tuple(op.input.type.get_shape()), tuple(op.result.type.get_shape())
+    if not a or not r:  # a scalar at the function boundary, carried as [1]: only unit axes change
+        x = p.get(op.input, None, op.name)
+        view = x.type.layout if x.type.layout.shape == (r or (1,)) else plan.unit_axis_view(x.type.layout, r or (1,))
+        if view is None:  # its one element held with a unit axis split: gather it unsplit first
+            whole = Layout(x.type.layout.shape, (1,), ((),) * len(x.type.layout.shape))
+            x = p.get(op.input, plan_type(op.input.type, whole), op.name)
+            view = plan.unit_axis_view(whole, r or (1,))
+            assert view is not None, "an unsplit one-element layout views as any unit shape"
+        if view == x.type.layout:  # the same value (its name stays the input's)
+            p.current[op.result], p.cache[(op.result, x.type)] = x, x
+        else:
+            # a scalar result names no checkpoint: the device's [1] is not the graph's shape
+            res = plan.ReshapeOp.create(
+                operands=[x], result_types=[plan_type(op.result.type, view)], attributes=value_attr(op) if r else {}
+            )
+            p.set(op.result, p.emit(res).results[0])
+        return
+    if p.has(op.input):  # only unit axes change: the value stays where it is
+        view = plan.unit_axis_view(p.current[op.input].type.layout, r)
+        if view is not None:
+            x = p.get(op.input, None, op.name)
+            # a scalar result names no checkpoint: the device's [1] is not the graph's shape
+            res = plan.ReshapeOp.create(
+                operands=[x], result_types=[plan_type(op.result.type, view)], attributes=value_attr(op) if r else {}
+            )
+            p.set(op.result, p.emit(res).results[0])
+            return
+    # each side is split along its first non-unit leading axis (an ONNX [1, C, H, W] input and
+    # its row collapse [C*H, W] both cut in whole rows): with only unit axes before it, each
+    # tile's block is one contiguous element range, the same on both sides
+    ax, rx = lead_axis(a), lead_axis(r)
+    g = math.gcd(a[ax], r[rx]) if len(a) > 1 and len(r) > 1 else 1
+    while g > target.tiles:
+        g = max(d for d in range(1, target.tiles + 1) if g % d == 0)
+    # layouts pad an odd last axis to whole 32-bit words of fp16 (for every dtype): a block copy
+    # is right when both sides pad their rows alike (the same last axis) or not at all; otherwise
+    # map-tiles re-cuts each tile's rows (the `repad` kernel), the same elements in order
+    ia = Layout(a, (g,), tuple((0,) if i == ax else () for i in range(len(a))))
+    ir = Layout(r, (g,), tuple((0,) if i == rx else () for i in range(len(r))))
+    x = p.get(op.input, plan_type(op.input.type, ia), op.name)
+    res = plan.ReshapeOp.create(
+        operands=[x],
+        result_types=[plan_type(op.result.type, ir)],
+        attributes=value_attr(op),
+    )
+    p.set(op.result, p.emit(res).results[0])
+
+
+def _source(p: Planner, v: SSAValue, what: str) -> SSAValue:
+    """`v` planned and not a partial sum (a window moves whole values)."""
+    x = p.get(v, None, what)
+    if x.type.layout.partial >= 0:
+        x = p.get(v, plan_type(v.type, row_layout(x.type.layout.shape, p.target.tiles)), what)
+    return x
+
+
+def _result_type(p: Planner, op: Operation) -> plan.PlanTensorType:
+    r = op.results[0]
+    return p.desired.get(r) or plan_type(r.type, leading_layout(tuple(r.type.get_shape()), p.target.tiles))
+
+
+def _window(p: Planner, op: Operation, x: SSAValue, offsets: tuple[int, ...], out: plan.PlanTensorType) -> SSAValue:
+    el = x.type.tensor.element_type
+    if plan.window_misaligned(x.type.shape, out.shape, offsets, el):
+        raise DiagnosticException(
+            f"plan-ops: {op.name} of {list(x.type.shape)} -> {list(out.shape)} at {list(offsets)} in {el} changes the "
+            "last axis at an odd element (2-byte elements move as whole words: even offsets and sizes only)"
+        )
+    w = plan.WindowOp.create(
+        operands=[x], result_types=[out], attributes={"offsets": DenseArrayBase.from_list(i64, offsets)}
+    )
+    return p.emit(w).results[0]
+
+
+def plan_slice(p: Planner, op: graph.SliceOp, index: int) -> None:
+    x = _source(p, op.input, op.name)
+    v = _window(p, op, x, op.offsets(), _result_type(p, op))
+    v.owner.attributes.update(value_attr(op))
+    p.set(op.result, v)
+
+
+def plan_pad(p: Planner, op: graph.PadOp, index: int) -> None:
+    x = _source(p, op.input, op.name)
+    v = _window(p, op, x, tuple(-o for o in op.offsets()), _result_type(p, op))
+    v.owner.attributes.update(value_attr(op))
+    p.set(op.result, v)
+
+
+def plan_concat(p: Planner, op: graph.ConcatOp, index: int) -> None:
+    """Each input's window of the result (zero elsewhere), summed: one exchange per input, and
+    an add per input after the first (a `tilemap.move` has one source buffer)."""
+    out = _result_type(p, op)
+    ax = op.axis.value.data
+    acc: SSAValue | None = None
+    for v, at in zip(op.inputs, op.starts(), strict=True):
+        x = _source(p, v, op.name)
+        off = tuple(-at if i == ax else 0 for i in range(len(out.shape)))
+        w = x if off == (0,) * len(off) and x.type == out else _window(p, op, x, off, out)
+        acc = w if acc is None else p.emit(plan.BinaryOp("add", acc, w)).results[0]
+    assert acc is not None
+    if isinstance(acc.owner, plan.BinaryOp | plan.WindowOp):
+        acc.owner.attributes.update(value_attr(op))
+    p.set(op.result, acc)
+
+
+class DataMoveFamily(Family):
+    """Transposes, reshapes, slices, pads and concatenations; the planner's rearranges."""
+
+    name = "datamove"
+    graph_ops: ClassVar[tuple[type[Operation], ...]] = (
+        graph.TransposeOp,
+        graph.ReshapeOp,
+        graph.SliceOp,
+        graph.PadOp,
+        graph.ConcatOp,
+    )
+    plan_ops: ClassVar[tuple[type[Operation], ...]] = (
+        plan.RearrangeOp,
+        plan.PermuteOp,
+        plan.WindowOp,
+        plan.TransposeOp,
+        plan.ReshapeOp,
+    )
+
+    def emit(self, p: Planner, op: Operation, index: int) -> None:
+        if isinstance(op, graph.TransposeOp):
+            _plan_transpose(p, op, index)
+        elif isinstance(op, graph.ReshapeOp):
+            _plan_reshape(p, op, index)
+        elif isinstance(op, graph.SliceOp):
+            plan_slice(p, op, index)
+        elif isinstance(op, graph.PadOp):
+            plan_pad(p, op, index)
+        else:
+            plan_concat(p, op, index)
+
+    def cost(self, op: Operation, t: Target) -> OpCost:
+        if isinstance(op, plan.TransposeOp):
+            m, n = op.input.type.layout.block
+            return KERNELS["transpose"].cycles(t, {"m": m, "n": n}, esize_of(op.result.type)), 0, 0, 0
+        if isinstance(op, plan.ReshapeOp):  # `copy` (or `repad`): a Cast1D of the block
+            return KERNELS["copy"].cycles(t, {"elements": op.result.type.layout.block_elements}), 0, 0, 0
+        perm = op.permutation() if isinstance(op, plan.PermuteOp) else None
+        x, f = conversion_cost(op.input.type, op.result.type, t, perm)
+        return 0, x, 1, f
+
+
+FAMILY = DataMoveFamily()
+
+__all__ = ["FAMILY", "DataMoveFamily", "lead_axis", "plan_concat", "plan_pad", "plan_slice"]

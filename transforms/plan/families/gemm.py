@@ -1,0 +1,551 @@
+"""The GEMM family: `graph.matmul` as an AMP matmul over a (pm, pn, pk) tile grid (`plan.gemm`,
+with `plan.reduce` summing a K split's partials), or, when no grid's working set fits, the
+output-stationary serial GEMM (`plan.gemm_serial`). Its decision point is the grid and, for a
+weight operand, whether the weight stays resident in its consumer's layout or is stored once
+and fetched; `#plan.choice<gemm, grid = [pm, pn, pk], weight = …>` or `<gemm_serial, …>`
+records it."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import ClassVar
+
+from xdsl.dialects import builtin
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Operation, SSAValue
+from xdsl.utils.exceptions import DiagnosticException
+
+from ipu.dialects import graph, plan
+from ipu.dialects.layout import Layout
+from ipu.target import Target
+from ipu.transforms.plan.budget import WEIGHT_FRACTION, TargetMemo, divisor_like, op_budget
+from ipu.transforms.plan.families.base import (
+    DecisionFamily,
+    Decisions,
+    OpCost,
+    check_fit,
+    check_tiles,
+    grid_text,
+)
+from ipu.transforms.plan.layouts import (
+    GemmLayouts,
+    drop_align,
+    gemm_layouts,
+    plan_type,
+    row_layout,
+    serial_gemm_layouts,
+)
+from ipu.transforms.plan.pricing import esize_of, fragments, serial_gemm_cost
+from ipu.transforms.plan.state import Planner, describe, value_attr, value_name
+
+# ---------------------------------------------------------------- candidates
+
+
+@dataclass(frozen=True)
+class GemmChoice:
+    pm: int
+    pn: int
+    pk: int
+    cycles: int
+    exchange_cycles: int
+    bytes_per_tile: int
+    weight_bytes: int  # the B block per tile
+    layouts: GemmLayouts
+
+    @property
+    def grid(self) -> tuple[int, int, int]:
+        return (self.pm, self.pn, self.pk)
+
+
+def gemm_candidate(
+    m: int,
+    k: int,
+    n: int,
+    esize: int,
+    a_moves: bool,
+    target: Target,
+    b_moves: bool,
+    head: int,
+    a_current: Layout | None,
+    grid: tuple[int, int, int],
+    r_want: Layout | None = None,
+) -> GemmChoice:
+    """One (pm, pn, pk) grid priced: cycles (compute, exchange, reduce) and working set per tile.
+
+    `r_want` (the layout the result's consumer reads it in, when the graph says) adds the
+    conversion of the result into it, fragments included: a grid whose output is cut into many
+    column blocks pays for the gather a norm or softmax after it needs. (The lhs side is priced
+    by its words only: its producer often takes the layout this op asks for.)"""
+    pm, pn, pk = grid
+    lays = gemm_layouts(m, k, n, pm, pn, pk, head, b_moves)
+    (bm, bk), bn = lays.a.block, lays.b.block[1]
+    a_moves_here = a_moves and lays.a != a_current
+    a, b = bm * bk * esize, bk * bn * esize
+    p = bm * bn * (4 if pk > 1 else esize)
+    # peak of the gemm step (a, b, partial) and the reduce step (partial, staging, result)
+    work = max(a + b + p, 2 * p + lays.result.block_elements * esize if pk > 1 else 0)
+    exch = (a // 4 if a_moves_here else 0) + (b // 4 if b_moves else 0)
+    if r_want is not None and drop_align(lays.result) != drop_align(r_want):
+        words = math.ceil(r_want.block_elements * esize / 4)
+        exch += words + fragments(lays.result, r_want) * target.exchange["fragment_cycles"]
+        exch += target.phase_overhead_cycles()
+    cyc = target.amp_matmul_cycles(bm, bk, bn)
+    phases = int(a_moves_here or b_moves)
+    if pk > 1:
+        exch += (p - p // pk) // 4
+        cyc += target.reduce_cycles(pk, lays.result.block_elements)
+        phases += 1
+    exch += phases * target.phase_overhead_cycles()
+    return GemmChoice(pm, pn, pk, cyc + exch, exch, work, b, lays)
+
+
+def gemm_grids(m: int, k: int, n: int, tiles: int, head: int = 1) -> list[tuple[int, int, int]]:
+    """The (pm, pn, pk) grids the planner considers for an [m x k] x [k x n] matmul."""
+    out = []
+    n_parts = max(1, -(-n // max(head, 16)))
+    for pm in divisor_like(m, tiles):
+        for pk in divisor_like(max(k // 16, 1), tiles // pm):
+            pn = min(tiles // (pm * pk), max(1, n_parts // pk) if head > 1 else n_parts)
+            if pn >= 1:
+                out.append((pm, pn, pk))
+    return out
+
+
+def gemm_candidates(
+    m: int,
+    k: int,
+    n: int,
+    esize: int,
+    a_moves: bool,
+    target: Target,
+    b_moves: bool = False,
+    head: int = 1,
+    a_current: Layout | None = None,
+    r_want: Layout | None = None,
+) -> tuple[GemmChoice, ...]:
+    """Every (pm, pn, pk) grid with its estimated cycles and working set per tile.
+
+    `a_moves` says the lhs exists already (in `a_current` if given: a candidate whose lhs layout
+    equals it needs no exchange); `b_moves` says the rhs must be exchanged into place.
+    Memoized per target object: the plan search prices the same few matmuls once per plan."""
+    key = (m, k, n, esize, a_moves, b_moves, head, a_current, r_want)
+    found, hit = GEMM_MEMO.get(key, target)
+    if found and hit is not None:
+        return hit
+    out = tuple(
+        gemm_candidate(m, k, n, esize, a_moves, target, b_moves, head, a_current, g, r_want)
+        for g in gemm_grids(m, k, n, target.tiles, head)
+    )
+    GEMM_MEMO.put(key, target, out)
+    return out
+
+
+GEMM_MEMO: TargetMemo[tuple[GemmChoice, ...]] = TargetMemo(512)
+
+
+def choose_gemm(
+    m: int,
+    k: int,
+    n: int,
+    esize: int,
+    a_moves: bool,
+    target: Target,
+    b_moves: bool = False,
+    head: int = 1,
+    a_current: Layout | None = None,
+    reserved: int = 0,
+    rank: int = 0,
+    counts: list[int] | None = None,
+    r_want: Layout | None = None,
+) -> GemmChoice:
+    """The `rank`-th cheapest candidate whose working set fits beside `reserved` bytes live
+    elsewhere (rank 0: the cheapest); `counts` receives how many fit."""
+    cands = gemm_candidates(m, k, n, esize, a_moves, target, b_moves, head, a_current, r_want)
+    budget = op_budget(target, reserved)
+    fits = [c for c in cands if c.bytes_per_tile <= budget]
+    if not fits:
+        best = min(cands, key=lambda c: c.bytes_per_tile)
+        raise DiagnosticException(
+            f"model does not fit target {target.name}: matmul [{m}x{k}] x [{k}x{n}] needs at least "
+            f"{best.bytes_per_tile} bytes per tile (grid {best.pm}x{best.pn}x{best.pk}); "
+            f"per-op budget is {int(budget)} of {target.memory_size} bytes ({reserved} held by live values)"
+        )
+    fits.sort(key=lambda c: (c.cycles, c.bytes_per_tile))
+    if counts is not None:
+        counts.append(len(fits))
+    return fits[min(rank, len(fits) - 1)]
+
+
+@dataclass(frozen=True)
+class SerialChoice:
+    pm: int
+    pn: int
+    steps: int
+    cycles: int
+    bytes_per_tile: int
+
+
+SERIAL_STEPS = (2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)
+
+
+def block_parts(n: int, limit: int) -> list[int]:
+    """For each block size ceil(n / p) with p <= limit, the fewest parts p that give it: every
+    distinct split of n elements, without the part counts that only add empty blocks."""
+    out, p = [], 1
+    while p <= limit:
+        out.append(p)
+        b = -(-n // p)
+        if b == 1:
+            break
+        p = -(-n // (b - 1))
+    return out
+
+
+def serial_grids(m: int, n: int, tiles: int) -> list[tuple[int, int]]:
+    """The (pm, pn) output grids the serial GEMM weighs: every distinct row split, and for each
+    every distinct column split (blocks of at least 16 columns) that uses at least 3/4 of the
+    tiles, or the most column parts when none does. Near-square output blocks receive the
+    fewest words per step ((bm + bn) kc), many column parts give the AMP longer rows: only the
+    priced cost can tell which wins."""
+    out = []
+    for pm in block_parts(m, tiles):
+        most = min(tiles // pm, max(1, n // 16))
+        out += [(pm, pn) for pn in block_parts(n, most) if 4 * pm * pn >= 3 * tiles or pn == most]
+    return out
+
+
+SERIAL_MEMO: TargetMemo[SerialChoice | None] = TargetMemo(256)
+
+
+def serial_candidate(m: int, k: int, n: int, esize: int, target: Target, pm: int, pn: int, steps: int) -> SerialChoice:
+    """An output-stationary (pm, pn) grid stepping the contraction in `steps` chunks, priced as
+    the plan's `plan.gemm_serial` is (`serial_gemm_cost`)."""
+    bm, bn = math.ceil(m / pm), math.ceil(n / pn)
+    bn += bn % 2
+    kc = math.ceil(k / steps)
+    kc += kc % 2
+    mem = bm * kc * esize + kc * bn * esize + bm * bn * (4 + esize)
+    comp, x = serial_gemm_cost(target, bm, bn, k, steps, esize)
+    return SerialChoice(pm, pn, steps, comp + x, mem)
+
+
+def choose_serial_gemm(
+    m: int, k: int, n: int, esize: int, target: Target, reserved: int, cap: float | None = None
+) -> SerialChoice | None:
+    """Output-stationary (pm, pn) grid and the fewest contraction steps that fit the per-op
+    budget. With a `cap` (bytes per tile, for a matmul leaned to make the plan fit): the
+    cheapest within the cap, else the smallest working set within the budget."""
+    key = (m, k, n, esize, reserved, cap)
+    found, hit = SERIAL_MEMO.get(key, target)  # the search prices a thousand grids: once per shape
+    if found:
+        return hit
+    budget = op_budget(target, reserved)
+    best: SerialChoice | None = None
+    leanest: SerialChoice | None = None
+    limit = budget if cap is None else min(cap, budget)
+    for pm, pn in serial_grids(m, n, target.tiles):
+        for steps in SERIAL_STEPS:
+            c = serial_candidate(m, k, n, esize, target, pm, pn, steps)
+            if c.bytes_per_tile <= budget and (leanest is None or c.bytes_per_tile < leanest.bytes_per_tile):
+                leanest = c
+            if c.bytes_per_tile > limit:
+                continue
+            if best is None or (c.cycles, c.bytes_per_tile) < (best.cycles, best.bytes_per_tile):
+                best = c
+            break
+    out = best if best is not None or cap is None else leanest
+    SERIAL_MEMO.put(key, target, out)
+    return out
+
+
+# ---------------------------------------------------------------- the decision
+
+
+@dataclass(frozen=True)
+class MatmulContext:
+    """What a matmul's choice depends on, as the emitter has it when it reaches the op."""
+
+    op: graph.MatmulOp
+    index: int
+    m: int
+    k: int
+    n: int
+    esize: int
+    a_moves: bool  # the lhs exists already
+    b_moves: bool  # the rhs exists already (must be exchanged into place)
+    a_current: Layout | None
+    reserved: int  # bytes per tile held by resident weights and live values
+    resident: int  # bytes per tile of weights kept resident so far
+    weight: bool  # the rhs is a parameter not yet placed: resident or fetched is a choice
+    home_bytes: int  # per tile, a fetched weight's distributed home
+    r_want: Layout | None = None  # the layout the result's consumer will read it in, if known
+
+
+@dataclass(frozen=True)
+class MatmulPlan:
+    """A matmul's implementation: a (pm, pn, pk) gemm, or the serial gemm when none fits."""
+
+    gemm: GemmChoice | None = None
+    serial: SerialChoice | None = None
+    fetch: bool = False  # the weight is stored spread over the grid and fetched before use
+    weight: bool = False  # the rhs was a parameter not yet placed (resident or fetched)
+
+    def attr(self) -> plan.ChoiceAttr:
+        if self.gemm is not None:
+            mode = ("fetched" if self.fetch else "resident") if self.weight else ""
+            return plan.ChoiceAttr("gemm", self.gemm.grid, weight=mode)
+        assert self.serial is not None
+        return plan.ChoiceAttr("gemm_serial", (self.serial.pm, self.serial.pn), k_steps=self.serial.steps)
+
+
+# ---------------------------------------------------------------- emission
+
+
+def _plan_matmul(p: Planner, op: graph.MatmulOp, index: int) -> None:
+    if any(op.flags()):
+        raise DiagnosticException("plan-ops: transposed matmul operands are not planned yet; use graph.transpose")
+    (m, k), (_, n) = op.lhs.type.get_shape(), op.rhs.type.get_shape()
+    esize = op.lhs.type.element_type.bitwidth // 8
+    ctx = MatmulContext(
+        op,
+        index,
+        m,
+        k,
+        n,
+        esize,
+        p.has(op.lhs),
+        p.has(op.rhs),
+        p.current[op.lhs].type.layout if p.has(op.lhs) else None,
+        p.resident + p.live_bytes(exclude=(op.lhs, op.rhs)),
+        p.resident,
+        p.is_weight(op.rhs) and not p.has(op.rhs),
+        math.ceil(k * n / p.target.tiles) * esize,
+        _consumer_layout(p, op.result),
+    )
+    mp = p.chooser.decide(GEMM, ctx, p.target)
+    if mp.serial is not None:
+        _emit_serial_gemm(p, op, index, mp.serial)
+        return
+    c = mp.gemm
+    assert c is not None
+    if mp.weight:
+        p.resident += (ctx.home_bytes if mp.fetch else c.weight_bytes) * p.weight_copies(op.rhs)
+    lays = c.layouts
+    el = op.result.type.element_type
+    if mp.fetch:
+        assert lays.home is not None
+        p.get(op.rhs, plan_type(op.rhs.type, lays.home), "weight home")
+    a = p.get(op.lhs, plan_type(op.lhs.type, lays.a), op.name)
+    b = p.get(op.rhs, plan_type(op.rhs.type, lays.b, "interleaved"), "weight fetch" if mp.fetch else op.name)
+    r_t = TensorType(builtin.f32 if c.pk > 1 else el, [m, n])
+    value = None if c.pk > 1 else value_name(op)  # a partial sum is checked after its reduce
+    g = p.emit(plan.GemmOp(a, b, plan_type(r_t, lays.partial, "interleaved"), value)).results[0]
+    p.gemms += 1
+    p.event(
+        "planned operation",
+        op=index,
+        name=op.name,
+        grid=f"{c.pm}x{c.pn}x{c.pk}",
+        weight="fetched" if mp.fetch else "resident",
+        estimated_cycles=c.cycles,
+        estimated_exchange_cycles=c.exchange_cycles,
+        bytes_per_tile=c.bytes_per_tile,
+    )
+    if c.pk > 1:
+        g.name_hint = f"{op.result.name_hint or 'mm'}_partial"
+        g = p.emit(plan.ReduceOp(g, plan_type(op.result.type, lays.result), value_name(op))).results[0]
+    p.set(op.result, g)
+
+
+ROWWISE = (graph.LayerNormOp, graph.RmsNormOp, graph.SoftmaxOp)
+
+
+def _consumer_layout(p: Planner, v: SSAValue, depth: int = 3) -> Layout | None:
+    """The layout a consumer of `v` will convert it to, looking through elementwise ops that
+    keep their lhs's layout: whole rows for a norm or softmax (`_plan_rowwise`), the lhs's layout
+    when `v` is the rhs of a binary op whose lhs is planned. None when the graph does not say."""
+    shape = tuple(v.type.get_shape())
+    for use in v.uses:
+        op = use.operation
+        if isinstance(op, ROWWISE) and use.index == 0:
+            return row_layout(shape, p.target.tiles)
+        if isinstance(op, graph.ElementwiseUnaryOp) and depth:
+            want = _consumer_layout(p, op.results[0], depth - 1)
+        elif isinstance(op, graph._Binary) and tuple(op.results[0].type.get_shape()) == shape:
+            lhs = op.operands[0]
+            if use.index == 1 and lhs is not v and p.has(lhs):
+                want = p.current[lhs].type.layout
+            elif use.index == 0 and depth:
+                want = _consumer_layout(p, op.results[0], depth - 1)
+            else:
+                want = None
+        else:
+            want = None
+        if want is not None and want.shape == shape:
+            return want
+    return None
+
+
+def _emit_serial_gemm(p: Planner, op: graph.MatmulOp, index: int, c: SerialChoice) -> None:
+    (m, k), (_, n) = op.lhs.type.get_shape(), op.rhs.type.get_shape()
+    la, lb, lo = serial_gemm_layouts(m, k, n, c.pm, c.pn)
+    a = p.get(op.lhs, plan_type(op.lhs.type, la), op.name)
+    b = p.get(op.rhs, plan_type(op.rhs.type, lb), "weight home")
+    r = plan.SerialGemmOp.create(
+        operands=[a, b],
+        result_types=[plan_type(op.result.type, lo)],
+        attributes={"k_steps": builtin.IntegerAttr(c.steps, 64), **value_attr(op)},
+    )
+    p.set(op.result, p.emit(r).results[0])
+    p.event(
+        "planned operation",
+        op=index,
+        name=op.name,
+        grid=f"{c.pm}x{c.pn}",
+        serial_k_steps=c.steps,
+        estimated_cycles=c.cycles,
+        bytes_per_tile=c.bytes_per_tile,
+    )
+
+
+class GemmFamily(DecisionFamily):
+    """`graph.matmul` -> `plan.gemm` (+ `plan.reduce`) or `plan.gemm_serial`."""
+
+    name = "gemm"
+    graph_ops: ClassVar[tuple[type[Operation], ...]] = (graph.MatmulOp,)
+    plan_ops: ClassVar[tuple[type[Operation], ...]] = (plan.GemmOp, plan.SerialGemmOp)
+    impls = ("gemm", "gemm_serial")
+
+    def emit(self, p: Planner, op: Operation, index: int) -> None:
+        assert isinstance(op, graph.MatmulOp)
+        _plan_matmul(p, op, index)
+
+    def cost(self, op: Operation, t: Target) -> OpCost:
+        if isinstance(op, plan.GemmOp):
+            a, b = op.lhs.type.layout, op.rhs.type.layout
+            return t.amp_matmul_cycles(a.block[0], a.block[1], b.block[1]), 0, 0, 0
+        assert isinstance(op, plan.SerialGemmOp)
+        r = op.result.type.layout
+        steps = op.k_steps.value.data
+        comp, x = serial_gemm_cost(t, r.block[0], r.block[1], op.lhs.type.shape[1], steps, esize_of(op.lhs.type))
+        return comp, x, 2 * steps, 2
+
+    def choose(self, ctx: MatmulContext, t: Target, d: Decisions) -> MatmulPlan:
+        cap = d.lean.get(ctx.index)
+        lean = None if cap is None else choose_serial_gemm(ctx.m, ctx.k, ctx.n, ctx.esize, t, ctx.reserved, cap)
+        mp = MatmulPlan(serial=lean) if lean is not None else _cheapest(ctx, t, d)
+        working = mp.gemm.bytes_per_tile if mp.gemm is not None else mp.serial.bytes_per_tile  # type: ignore[union-attr]
+        d.pressure[ctx.index] = ctx.reserved - ctx.resident + working  # every weight is live throughout
+        d.working[ctx.index] = working
+        return mp
+
+    def resolve(self, ctx: MatmulContext, attr: plan.ChoiceAttr, t: Target) -> MatmulPlan:
+        return _resolve(ctx, attr, t)
+
+    def attr(self, choice: MatmulPlan) -> plan.ChoiceAttr:
+        return choice.attr()
+
+
+def _cheapest(ctx: MatmulContext, t: Target, d: Decisions) -> MatmulPlan:
+    m, k, n, es = ctx.m, ctx.k, ctx.n, ctx.esize
+    rank = d.ranks.get(ctx.index, 0)
+    counts: list[int] = []
+    try:
+        c = choose_gemm(
+            m, k, n, es, ctx.a_moves, t, ctx.b_moves, 1, ctx.a_current, ctx.reserved, rank, counts, ctx.r_want
+        )
+    except DiagnosticException as no_fit:
+        return _serial(ctx, t, ctx.reserved, no_fit)
+    fetch = False
+    if ctx.weight and ctx.resident + c.weight_bytes > d.weight_share * t.memory_size:
+        # too big to keep replicated: store it once, spread over the grid, and fetch it before
+        # use; the distributed home stays resident
+        fetch = True
+        reserved = ctx.reserved + ctx.home_bytes
+        counts.clear()
+        try:
+            c = choose_gemm(m, k, n, es, ctx.a_moves, t, True, 1, ctx.a_current, reserved, rank, counts, ctx.r_want)
+        except DiagnosticException as no_fit:
+            return _serial(ctx, t, reserved, no_fit)
+    d.counts[ctx.index] = counts[-1] if counts else 1
+    return MatmulPlan(gemm=c, fetch=fetch, weight=ctx.weight)
+
+
+def _serial(ctx: MatmulContext, t: Target, reserved: int, no_fit: DiagnosticException) -> MatmulPlan:
+    c = choose_serial_gemm(ctx.m, ctx.k, ctx.n, ctx.esize, t, reserved)
+    if c is None:
+        raise no_fit
+    return MatmulPlan(serial=c)
+
+
+def _resolve(ctx: MatmulContext, attr: plan.ChoiceAttr, t: Target) -> MatmulPlan:
+    """The matmul implementation `attr` names, priced in the emitter's current state."""
+    where = describe(ctx.op, ctx.index)
+    grid = attr.grid_dims
+    check_tiles(where, grid, t)
+    if attr.impl.data == "gemm_serial":
+        pm, pn = grid
+        if pm > ctx.m or pn > ctx.n:
+            raise DiagnosticException(
+                f"plan-ops: {where}: pinned serial grid {grid_text(grid)} has more parts than the "
+                f"[{ctx.m}x{ctx.n}] output"
+            )
+        budget = op_budget(t, ctx.reserved)
+        tries = (attr.k_steps.data,) if attr.k_steps.data else SERIAL_STEPS
+        cands = [serial_candidate(ctx.m, ctx.k, ctx.n, ctx.esize, t, pm, pn, s) for s in tries]
+        c = next((c for c in cands if c.bytes_per_tile <= budget), cands[-1])
+        check_fit(where, f"serial grid {grid_text(grid)} in {c.steps} steps", c.bytes_per_tile, budget, t, ctx.reserved)
+        return MatmulPlan(serial=c)
+    grids = gemm_grids(ctx.m, ctx.k, ctx.n, t.tiles)
+    if grid not in grids:
+        raise DiagnosticException(
+            f"plan-ops: {where}: grid {grid_text(grid)} does not divide matmul [{ctx.m}x{ctx.k}] x [{ctx.k}x{ctx.n}] "
+            f"on {t.name}; the grids the planner can emit are {', '.join(grid_text(g) for g in grids)}"
+        )
+
+    def price(b_moves: bool) -> GemmChoice:
+        return gemm_candidate(
+            ctx.m, ctx.k, ctx.n, ctx.esize, ctx.a_moves, t, b_moves, 1, ctx.a_current, gemm, ctx.r_want
+        )
+
+    gemm = (grid[0], grid[1], grid[2])
+
+    mode = attr.weight.data
+    if mode and not ctx.weight:
+        raise DiagnosticException(
+            f"plan-ops: {where}: weight = {mode} applies only when the rhs is a parameter used here first"
+        )
+    c = price(ctx.b_moves)
+    if not mode:
+        fetch = ctx.weight and ctx.resident + c.weight_bytes > WEIGHT_FRACTION * t.memory_size
+    else:
+        fetch = mode == "fetched"
+    reserved = ctx.reserved + (ctx.home_bytes if fetch else 0)
+    if fetch:
+        c = price(True)
+    check_fit(where, f"grid {grid_text(grid)}", c.bytes_per_tile, op_budget(t, reserved), t, reserved)
+    return MatmulPlan(gemm=c, fetch=fetch, weight=ctx.weight)
+
+
+GEMM = GemmFamily()
+FAMILY = GEMM
+
+__all__ = [
+    "FAMILY",
+    "GEMM",
+    "SERIAL_STEPS",
+    "GemmChoice",
+    "GemmFamily",
+    "MatmulContext",
+    "MatmulPlan",
+    "SerialChoice",
+    "block_parts",
+    "choose_gemm",
+    "choose_serial_gemm",
+    "gemm_candidate",
+    "gemm_candidates",
+    "gemm_grids",
+    "serial_candidate",
+    "serial_grids",
+]

@@ -1,0 +1,127 @@
+"""The row-wise family: ops over the last axis of whole rows, each tile holding whole rows —
+softmax, layer and RMS norms (their scale and shift replicated to the rows' tiles), row
+reductions and arg reductions — as `plan.rowwise`."""
+
+from __future__ import annotations
+
+import math
+from typing import ClassVar
+
+from xdsl.dialects import builtin
+from xdsl.dialects.builtin import StringAttr
+from xdsl.ir import Attribute, Operation
+from xdsl.utils.exceptions import DiagnosticException
+
+from ipu.dialects import graph, plan
+from ipu.dialects.layout import Layout
+from ipu.target import Target
+from ipu.transforms.plan.families.base import Family, OpCost
+from ipu.transforms.plan.layouts import plan_type, replicated_vector, row_layout
+from ipu.transforms.plan.pricing import esize_of
+from ipu.transforms.plan.state import Planner, value_attr
+
+
+def rotated_rows(p: Planner, shape: tuple[int, ...]) -> Layout:
+    """Whole rows per tile on the next tile range in turn: were every norm's and softmax's
+    gather to land on tiles [0, rows), those tiles' exchange code (a family per source block)
+    and replicated norm vectors would grow with the model's depth."""
+    lay = row_layout(shape, p.target.tiles)
+    slots = max(1, p.target.tiles // lay.tiles)
+    first = p.row_turn % slots * lay.tiles
+    p.row_turn += 1
+    return Layout(lay.shape, lay.grid, lay.split, lay.partial, first, lay.align)
+
+
+def _plan_rowwise(p: Planner, op: Operation, index: int) -> None:
+    x_val = op.operands[0]
+    rank = len(x_val.type.get_shape())
+    if isinstance(op, graph.SoftmaxOp | graph.ReduceOp) and op.axis_index() != rank - 1:
+        raise DiagnosticException(f"plan-ops: {op.name} over axis {op.axis_index()} is planned only on the last axis")
+    x = p.get(x_val, None, op.name)
+    lay = x.type.layout
+    if lay.partial >= 0 or lay.split[-1]:
+        lay = rotated_rows(p, lay.shape)
+        x = p.get(x_val, plan_type(x_val.type, lay), op.name)
+    params = []
+    attrs: dict[str, Attribute] = value_attr(op)
+    if isinstance(op, graph.LayerNormOp | graph.RmsNormOp):
+        vec = replicated_vector(lay.shape[-1], lay)
+        ops = [op.gamma, op.beta] if isinstance(op, graph.LayerNormOp) else [op.gamma]
+        params = [p.get(v, plan_type(v.type, vec), op.name) for v in ops]
+        attrs["epsilon"] = builtin.FloatAttr(op.eps(), builtin.f64)
+        kind = "layer_norm" if isinstance(op, graph.LayerNormOp) else "rms_norm"
+        rt = x.type
+    elif isinstance(op, graph.ReduceOp):
+        kind = op.kind.data
+        if rank >= 2 and lay.block[-2] % 2:
+            # the result's last axis is the rows axis, whose block is padded to whole 32-bit words
+            # (even): give the input as many rows per tile, so tile t's results are its own rows
+            align = list(lay.align or (1,) * rank)
+            align[-2] = math.lcm(align[-2], 2)
+            lay = Layout(lay.shape, lay.grid, lay.split, lay.partial, lay.first_tile, tuple(align))
+            x = p.get(x_val, plan_type(x_val.type, lay), op.name)
+        rl = Layout(lay.shape[:-1], lay.grid, lay.split[:-1], -1, lay.first_tile, tuple(lay.align[:-1]))
+        rt = plan_type(op.result.type, rl)
+    else:
+        kind = "softmax"
+        rt = x.type
+    attrs["kind"] = StringAttr(kind)
+    r = plan.RowwiseOp.create(operands=[x, *params], result_types=[rt], attributes=attrs)
+    p.set(op.results[0], p.emit(r).results[0])
+
+
+def _plan_arg_reduce(p: Planner, op: graph.ArgReduceOp, index: int) -> None:
+    """The index of each row's largest or smallest value: whole rows per tile (as the row
+    reductions), one `arg_rows` kernel."""
+    x_val = op.input
+    x = p.get(x_val, None, op.name)
+    lay = x.type.layout
+    if lay.partial >= 0 or lay.split[-1] or (len(lay.shape) >= 2 and lay.block[-2] % 2):
+        lay = row_layout(lay.shape, p.target.tiles)
+        if len(lay.shape) >= 2 and lay.block[-2] % 2:  # the result's one axis is padded to even blocks
+            align = list(lay.align or (1,) * len(lay.shape))
+            align[-2] = math.lcm(align[-2], 2)
+            lay = Layout(lay.shape, lay.grid, lay.split, lay.partial, lay.first_tile, tuple(align))
+        x = p.get(x_val, plan_type(x_val.type, lay), op.name)
+    rl = Layout(lay.shape[:-1], lay.grid, lay.split[:-1], -1, lay.first_tile, tuple(lay.align[:-1]))
+    attrs: dict[str, Attribute] = {**value_attr(op), "kind": StringAttr(f"arg{op.kind.data}")}
+    if op.select_last_index is not None:
+        attrs["select_last_index"] = builtin.UnitAttr()
+    r = plan.RowwiseOp.create(operands=[x], result_types=[plan_type(op.result.type, rl)], attributes=attrs)
+    p.set(op.result, p.emit(r).results[0])
+
+
+class RowwiseFamily(Family):
+    """Softmax, norms, row and arg reductions -> `plan.rowwise`."""
+
+    name = "rowwise"
+    graph_ops: ClassVar[tuple[type[Operation], ...]] = (
+        graph.SoftmaxOp,
+        graph.LayerNormOp,
+        graph.RmsNormOp,
+        graph.ReduceOp,
+        graph.ArgReduceOp,
+    )
+    plan_ops: ClassVar[tuple[type[Operation], ...]] = (plan.RowwiseOp,)
+
+    def emit(self, p: Planner, op: Operation, index: int) -> None:
+        if isinstance(op, graph.ArgReduceOp):
+            _plan_arg_reduce(p, op, index)
+        else:
+            _plan_rowwise(p, op, index)
+
+    def cost(self, op: Operation, t: Target) -> OpCost:
+        assert isinstance(op, plan.RowwiseOp)
+        a = op.input.type.layout
+        rows, cols = math.prod(a.block[:-1]), a.block[-1]
+        k, e = op.kind.data, esize_of(op.result.type)
+        if k == "softmax":
+            return t.softmax_cycles(rows, cols, e), 0, 0, 0
+        if k in ("layer_norm", "rms_norm"):
+            return t.norm_cycles(rows, cols, e, shift=k == "layer_norm"), 0, 0, 0
+        return t.reduce_rows_cycles(rows, cols, e), 0, 0, 0
+
+
+FAMILY = RowwiseFamily()
+
+__all__ = ["FAMILY", "RowwiseFamily", "rotated_rows"]
