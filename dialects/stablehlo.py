@@ -7,7 +7,7 @@ of `compiler_ir("stablehlo").operation.get_asm(print_generic_op_form=True)`. Att
 typed: dot and gather dimension numbers (`#stablehlo.dot<…>`, `#stablehlo.gather<…>`),
 comparison direction and type, precision. The verifiers check shapes and element types the way
 StableHLO's own do, so a malformed program fails here, naming the op, not later in the
-conversion (`transforms/graph/convert_stablehlo_to_graph.py`).
+conversion (`frontends/convert_stablehlo_to_graph.py`).
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import onnx
 from onnx import numpy_helper
+from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -53,6 +54,7 @@ from ipu.frontends.onnx_fold import evaluate_node
 from ipu.frontends.onnx_load import OnnxImportError, inline_external_data, load_onnx, validate_model
 from ipu.frontends.onnx_patterns import MATCHERS, Fused, GraphView
 from ipu.log import log_event
+from ipu.transforms.graph.raise_graph_ops import RaiseGraphOpsPass
 
 PATTERNS = (*MATCHERS, match_attention)
 
@@ -2303,6 +2305,7 @@ def import_model(
         module.verify()
     except DiagnosticException as e:
         raise OnnxImportError(f"onnx import: the imported module does not verify:\n{e}") from None
+    RaiseGraphOpsPass().apply(Context(), module)  # GeLU, SiLU, rsqrt: raised on graph IR
     return module
 
 

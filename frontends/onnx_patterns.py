@@ -1,8 +1,7 @@
-"""Subgraph patterns the ONNX importer fuses into one `graph` op.
-
-Exporters spell GeLU, LayerNorm, RMSNorm, SiLU (`x * Sigmoid(x)`) and rsqrt (`Reciprocal(Sqrt(x))`)
-as chains of primitive nodes, which one fused `graph` op computes in fewer kernels and passes
-over the data (with the same roundings for SiLU and rsqrt). Each matcher
+"""Subgraph patterns the ONNX importer still fuses on the ONNX graph into one `graph` op:
+LayerNorm and RMSNorm over the last axis, and rotary's `rotate_half` (attention is in
+`onnx_attention`). GeLU, SiLU and rsqrt are raised on graph IR after import
+(`transforms/graph/raise_graph_ops.py`), where both frontends share them. Each matcher
 looks at a root node (the last node of the chain) and returns a `Fused` description: the kind
 of op, the ONNX value it reads and its attributes. Interior nodes are then lowered only if
 something else still reads their values.
@@ -10,7 +9,6 @@ something else still reads their values.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -69,93 +67,6 @@ class GraphView:
 
 def _near(v: float | None, want: float, rel: float = 1e-4) -> bool:
     return v is not None and abs(v - want) <= rel * abs(want)
-
-
-def _mul_leaves(v: GraphView, name: str, depth: int = 3) -> list[str]:
-    """The factors of a product tree of private `Mul` nodes (constants included as names)."""
-    n = v.node(name, "Mul")
-    if n is None or depth == 0 or not v.private(name):
-        return [name]
-    return [x for i in n.input for x in _mul_leaves(v, i, depth - 1)]
-
-
-def _split_factors(v: GraphView, names: list[str]) -> tuple[float, list[str]]:
-    scale, rest = 1.0, []
-    for f in names:
-        s = v.scalar(f)
-        if s is None:
-            rest.append(f)
-        else:
-            scale *= s
-    return scale, rest
-
-
-def _add_one(v: GraphView, name: str) -> str | None:
-    """`1 + t` (Add or two-input Sum, either order): the name of t."""
-    n = v.node(name, "Add", "Sum")
-    if n is None or len(n.input) != 2 or not v.private(name):
-        return None
-    a, b = n.input
-    if _near(v.scalar(a), 1.0):
-        return b
-    if _near(v.scalar(b), 1.0):
-        return a
-    return None
-
-
-def _erf_arg(v: GraphView, name: str) -> str | None:
-    """The x of `erf(x / sqrt 2)` (Div by sqrt 2 or Mul by 1/sqrt 2)."""
-    e = v.node(name, "Erf")
-    if e is None or not v.private(name):
-        return None
-    u = e.input[0]
-    d = v.node(u, "Div")
-    if d is not None and v.private(u) and _near(v.scalar(d.input[1]), math.sqrt(2.0)):
-        return d.input[0]
-    scale, rest = _split_factors(v, _mul_leaves(v, u))
-    return rest[0] if len(rest) == 1 and _near(scale, 1 / math.sqrt(2.0)) else None
-
-
-def _tanh_gelu_arg(v: GraphView, name: str) -> str | None:
-    """The x of `tanh(sqrt(2/pi) * (x + 0.044715 x^3))`."""
-    t = v.node(name, "Tanh")
-    if t is None or not v.private(name):
-        return None
-    scale, rest = _split_factors(v, _mul_leaves(v, t.input[0]))
-    if len(rest) != 1 or not _near(scale, math.sqrt(2.0 / math.pi)):
-        return None
-    s = v.node(rest[0], "Add", "Sum")
-    if s is None or len(s.input) != 2 or not v.private(rest[0]):
-        return None
-    for x, cube in (s.input, s.input[::-1]):
-        c_scale, c_rest = _split_factors(v, _mul_leaves(v, cube))
-        if not _near(c_scale, 0.044715):
-            continue
-        if c_rest == [x, x, x]:
-            return x
-        if len(c_rest) == 1:
-            p = v.node(c_rest[0], "Pow")
-            if p is not None and p.input[0] == x and _near(v.scalar(p.input[1]), 3.0) and v.private(c_rest[0]):
-                return x
-    return None
-
-
-def match_gelu(v: GraphView, root: onnx.NodeProto) -> Fused | None:
-    """`0.5 * x * (1 + erf(x / sqrt 2))` or `0.5 * x * (1 + tanh(...))`, factors in any order."""
-    if root.op_type != "Mul":
-        return None
-    scale, rest = _split_factors(v, [f for i in root.input for f in _mul_leaves(v, i)])
-    if not _near(scale, 0.5) or len(rest) != 2:
-        return None
-    for x, t in (rest, rest[::-1]):
-        inner = _add_one(v, t)
-        if inner is None:
-            continue
-        if _erf_arg(v, inner) == x:
-            return Fused("gelu", x, {"erf": 1.0})
-        if _tanh_gelu_arg(v, inner) == x:
-            return Fused("gelu", x)
-    return None
 
 
 def _square_of(v: GraphView, name: str) -> str | None:
@@ -248,27 +159,4 @@ def match_rotate_half(v: GraphView, root: onnx.NodeProto) -> Fused | None:
     return Fused("rotate_half", hi[0])
 
 
-def match_silu(v: GraphView, root: onnx.NodeProto) -> Fused | None:
-    """`x * sigmoid(x)` (either order): SiLU of x."""
-    if root.op_type != "Mul" or len(root.input) != 2:
-        return None
-    for x, s in (root.input, root.input[::-1]):
-        sig = v.node(s, "Sigmoid")
-        if sig is not None and sig.input[0] == x and v.private(s):
-            return Fused("silu", x)
-    return None
-
-
-def match_rsqrt(v: GraphView, root: onnx.NodeProto) -> Fused | None:
-    """`Reciprocal(Sqrt(x))` or `1 / Sqrt(x)`: rsqrt of x (the same two roundings)."""
-    if root.op_type == "Reciprocal":
-        den = root.input[0]
-    elif root.op_type == "Div" and v.scalar(root.input[0]) == 1.0 and root.input[0] in v.consts:
-        den = root.input[1]
-    else:
-        return None
-    sq = v.node(den, "Sqrt")
-    return Fused("rsqrt", sq.input[0]) if sq is not None and v.private(den) else None
-
-
-MATCHERS = (match_gelu, match_norm, match_silu, match_rsqrt, match_rotate_half)
+MATCHERS = (match_norm, match_rotate_half)

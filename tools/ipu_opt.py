@@ -24,6 +24,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 from ipu.atomic import atomic_path, check_outputs
 from ipu.dialects import get_all_dialects
 from ipu.dialects.ipu import target_attr_of
+from ipu.passes import get_all_passes
 from ipu.target import DEFAULT_TARGET, TargetError, available_targets, load_target
 from ipu.tools.common import (
     ToolError,
@@ -34,7 +35,6 @@ from ipu.tools.common import (
     interruptible,
     setup_logging,
 )
-from ipu.transforms import get_all_passes
 from ipu.xdsl_fixes import ParseErrorText, check_text
 
 TARGETED = (

@@ -1,0 +1,97 @@
+// RUN: ipu-opt %s --split-input-file -p raise-graph-ops | filecheck %s
+// RUN: ipu-opt %s --split-input-file -p raise-graph-ops | ipu-opt --split-input-file | filecheck %s
+
+// Chains of primitive graph ops the fused op computes, raised into it (the root's name kept,
+// the interior ops and constants gone); chains that do not match, or whose interior values
+// have other readers, stay as they are.
+
+// GeLU, exact: 0.5 * x * (1 + erf(x / sqrt 2)), factors in any order.
+// CHECK-LABEL: func.func @gelu_erf
+// CHECK-NEXT:    %y = graph.gelu %x {approximate = "none"} : tensor<4x8xf32> -> tensor<4x8xf32>
+// CHECK-NEXT:    func.return %y
+func.func @gelu_erf(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %s2 = graph.parameter "s2" dense<1.41421354> : tensor<4x8xf32> : tensor<4x8xf32>
+  %d = graph.div %x, %s2 : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %e = graph.erf %d : tensor<4x8xf32> -> tensor<4x8xf32>
+  %one = graph.parameter "one" dense<1.0> : tensor<4x8xf32> : tensor<4x8xf32>
+  %a = graph.add %one, %e : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %half = graph.parameter "half" dense<0.5> : tensor<4x8xf32> : tensor<4x8xf32>
+  %h = graph.mul %half, %x : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y = graph.mul %h, %a : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  func.return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// GeLU, tanh form (GPT-2's): 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))).
+// CHECK-LABEL: func.func @gelu_tanh
+// CHECK-NEXT:    %y = graph.gelu %x : tensor<4x8xf16> -> tensor<4x8xf16>
+// CHECK-NEXT:    func.return %y
+func.func @gelu_tanh(%x: tensor<4x8xf16>) -> tensor<4x8xf16> {
+  %three = graph.parameter "three" dense<3.0> : tensor<4x8xf16> : tensor<4x8xf16>
+  %c = graph.pow %x, %three : (tensor<4x8xf16>, tensor<4x8xf16>) -> tensor<4x8xf16>
+  %k = graph.parameter "k" dense<0.044715> : tensor<4x8xf16> : tensor<4x8xf16>
+  %kc = graph.mul %c, %k : (tensor<4x8xf16>, tensor<4x8xf16>) -> tensor<4x8xf16>
+  %s = graph.add %x, %kc : (tensor<4x8xf16>, tensor<4x8xf16>) -> tensor<4x8xf16>
+  %r = graph.parameter "r" dense<0.797884583> : tensor<4x8xf16> : tensor<4x8xf16>
+  %u = graph.mul %s, %r : (tensor<4x8xf16>, tensor<4x8xf16>) -> tensor<4x8xf16>
+  %t = graph.tanh %u : tensor<4x8xf16> -> tensor<4x8xf16>
+  %one = graph.parameter "one" dense<1.0> : tensor<4x8xf16> : tensor<4x8xf16>
+  %a = graph.add %t, %one : (tensor<4x8xf16>, tensor<4x8xf16>) -> tensor<4x8xf16>
+  %m = graph.mul %x, %a : (tensor<4x8xf16>, tensor<4x8xf16>) -> tensor<4x8xf16>
+  %half = graph.parameter "half" dense<0.5> : tensor<4x8xf16> : tensor<4x8xf16>
+  %y = graph.mul %m, %half : (tensor<4x8xf16>, tensor<4x8xf16>) -> tensor<4x8xf16>
+  func.return %y : tensor<4x8xf16>
+}
+
+// -----
+
+// SiLU: x * sigmoid(x), either order.
+// CHECK-LABEL: func.func @silu
+// CHECK-NEXT:    %y = graph.silu %x : tensor<4x8xf32> -> tensor<4x8xf32>
+// CHECK-NEXT:    func.return %y
+func.func @silu(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %s = graph.sigmoid %x : tensor<4x8xf32> -> tensor<4x8xf32>
+  %y = graph.mul %s, %x : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  func.return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// rsqrt: reciprocal(sqrt(x)) and 1 / sqrt(x).
+// CHECK-LABEL: func.func @rsqrt
+// CHECK-NEXT:    %r = graph.rsqrt %x : tensor<4x8xf32> -> tensor<4x8xf32>
+// CHECK-NEXT:    %q = graph.rsqrt %r : tensor<4x8xf32> -> tensor<4x8xf32>
+// CHECK-NEXT:    func.return %q
+func.func @rsqrt(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %s = graph.sqrt %x : tensor<4x8xf32> -> tensor<4x8xf32>
+  %r = graph.reciprocal %s : tensor<4x8xf32> -> tensor<4x8xf32>
+  %s2 = graph.sqrt %r : tensor<4x8xf32> -> tensor<4x8xf32>
+  %one = graph.parameter "one" dense<1.0> : tensor<4x8xf32> : tensor<4x8xf32>
+  %q = graph.div %one, %s2 : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  func.return %q : tensor<4x8xf32>
+}
+
+// -----
+
+// Not raised: the sigmoid is read again (its value is an output), and the GeLU's constant is
+// not 0.5.
+// CHECK-LABEL: func.func @kept
+// CHECK:         graph.sigmoid
+// CHECK:         graph.mul
+// CHECK:         graph.erf
+// CHECK-NOT:     graph.silu
+// CHECK-NOT:     graph.gelu
+func.func @kept(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %s = graph.sigmoid %x : tensor<4x8xf32> -> tensor<4x8xf32>
+  %y = graph.mul %x, %s : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %s2 = graph.parameter "s2" dense<1.41421354> : tensor<4x8xf32> : tensor<4x8xf32>
+  %d = graph.div %x, %s2 : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %e = graph.erf %d : tensor<4x8xf32> -> tensor<4x8xf32>
+  %one = graph.parameter "one" dense<1.0> : tensor<4x8xf32> : tensor<4x8xf32>
+  %a = graph.add %one, %e : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %c = graph.parameter "c" dense<0.6> : tensor<4x8xf32> : tensor<4x8xf32>
+  %h = graph.mul %c, %x : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %g = graph.mul %h, %a : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  func.return %y, %s, %g : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}

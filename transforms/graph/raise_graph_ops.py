@@ -1,0 +1,244 @@
+"""`raise-graph-ops`: chains of primitive graph ops that one fused graph op computes, rewritten
+into it. Frontends import op by op; exporters spell SiLU as `x * sigmoid(x)`, rsqrt as
+`1 / sqrt(x)` and GeLU as `0.5 * x * (1 + erf(x / sqrt 2))` (or its tanh form), which the fused
+op computes in one kernel and one pass over the data (SiLU and rsqrt with the same roundings).
+
+Each pattern matches the canonical graph form both frontends produce: scalar constants are
+`graph.parameter`s holding one value (`splat`), a chain's interior values have no other reader
+(`sole_use`), and the fused op takes the root's name, so its checkpoint compares with the
+reference value of that name. A chain that does not match stays as it is: slower, never wrong.
+Both importers run this pass (`ipu.frontends.onnx_import.import_model`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import builtin
+from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, StringAttr
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from ipu.dialects import graph
+from ipu.transforms.levels import expect_level
+
+PROVENANCE = ("onnx.node",)  # attributes the fused op inherits from the chain's root
+
+
+def splat(v: SSAValue) -> float | None:
+    """The one value a constant holds everywhere (a `graph.parameter` with a dense splat), else None."""
+    op = v.owner
+    if not isinstance(op, graph.ParameterOp) or not isinstance(op.init, DenseIntOrFPElementsAttr):
+        return None
+    raw, n = op.init.data.data, len(op.init)
+    es = len(raw) // max(n, 1)
+    if n == 0 or raw != raw[:es] * n:
+        return None
+    return float(op.init.get_values()[0])
+
+
+def near(v: float | None, want: float, rel: float = 1e-3) -> bool:
+    """`v` is `want` to within a rounding of fp16 (a half model's constants are stored rounded)."""
+    return v is not None and abs(v - want) <= rel * abs(want)
+
+
+def sole_use(v: SSAValue) -> bool:
+    """`v` is read once (by the chain): folding it into a fused op loses no other reader."""
+    return v.has_one_use()
+
+
+def producer(v: SSAValue, cls: type[Operation]) -> Operation | None:
+    """The op of class `cls` computing `v`."""
+    return v.owner if isinstance(v.owner, cls) else None
+
+
+def mul_leaves(v: SSAValue, depth: int = 3) -> list[SSAValue]:
+    """The factors of a product tree of `graph.mul`s whose interior values have one reader."""
+    op = producer(v, graph.MulOp)
+    if op is None or depth == 0 or not sole_use(v) or op.lhs.type != op.rhs.type:
+        return [v]
+    return [*mul_leaves(op.lhs, depth - 1), *mul_leaves(op.rhs, depth - 1)]
+
+
+def split_factors(factors: list[SSAValue]) -> tuple[float, list[SSAValue]]:
+    """(the product of the constant factors, the other factors)."""
+    scale, rest = 1.0, []
+    for f in factors:
+        s = splat(f)
+        if s is None:
+            rest.append(f)
+        else:
+            scale *= s
+    return scale, rest
+
+
+def add_one(v: SSAValue) -> SSAValue | None:
+    """The t of `1 + t` (either order)."""
+    op = producer(v, graph.AddOp)
+    if op is None or not sole_use(v):
+        return None
+    if near(splat(op.lhs), 1.0):
+        return op.rhs
+    if near(splat(op.rhs), 1.0):
+        return op.lhs
+    return None
+
+
+def erf_arg(v: SSAValue) -> SSAValue | None:
+    """The x of `erf(x / sqrt 2)` (a division by sqrt 2, or a product with 1 / sqrt 2)."""
+    e = producer(v, graph.ErfOp)
+    if e is None or not sole_use(v):
+        return None
+    u = e.input
+    d = producer(u, graph.DivOp)
+    if d is not None and sole_use(u) and near(splat(d.rhs), math.sqrt(2.0)):
+        return d.lhs
+    scale, rest = split_factors(mul_leaves(u))
+    return rest[0] if len(rest) == 1 and near(scale, 1 / math.sqrt(2.0)) else None
+
+
+def cube_of(v: SSAValue, x: SSAValue) -> bool:
+    """`v` is x^3: a product x x x (times 1) or `pow(x, 3)`."""
+    scale, rest = split_factors(mul_leaves(v))
+    if near(scale, 1.0) and rest == [x, x, x]:
+        return True
+    p = producer(v, graph.PowOp)
+    return p is not None and p.lhs is x and near(splat(p.rhs), 3.0) and sole_use(v)
+
+
+def tanh_gelu_arg(v: SSAValue) -> SSAValue | None:
+    """The x of `tanh(sqrt(2/pi) * (x + 0.044715 x^3))`."""
+    t = producer(v, graph.TanhOp)
+    if t is None or not sole_use(v):
+        return None
+    scale, rest = split_factors(mul_leaves(t.input))
+    if len(rest) != 1 or not near(scale, math.sqrt(2.0 / math.pi)):
+        return None
+    s = producer(rest[0], graph.AddOp)
+    if s is None or not sole_use(rest[0]):
+        return None
+    for x, cubic in ((s.lhs, s.rhs), (s.rhs, s.lhs)):
+        c_scale, c_rest = split_factors(mul_leaves(cubic))
+        if not near(c_scale, 0.044715):
+            continue
+        if c_rest == [x, x, x] or (len(c_rest) == 1 and cube_of(c_rest[0], x)):
+            return x
+    return None
+
+
+def replace_root(rewriter: PatternRewriter, root: Operation, new: Operation) -> None:
+    """Replace the chain's root by `new`, which keeps its name and provenance; the chain's
+    interior ops and constants, now read by nothing, go."""
+    for k in PROVENANCE:
+        if k in root.attributes:
+            new.attributes[k] = root.attributes[k]
+    new.results[0].name_hint = root.results[0].name_hint
+    below = [v.owner for v in root.operands]
+    rewriter.replace(root, new)
+    stack = below
+    while stack:
+        o = stack.pop()
+        if (
+            isinstance(o, Operation)
+            and o.parent is not None
+            and o.dialect_name() == "graph"
+            and o.results
+            and not o.regions
+            and all(r.first_use is None for r in o.results)
+        ):
+            stack.extend(v.owner for v in o.operands)
+            rewriter.erase(o)
+
+
+@dataclass
+class RaiseSilu(RewritePattern):
+    """`x * sigmoid(x)` (either order) -> `graph.silu x`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: graph.MulOp, rewriter: PatternRewriter) -> None:
+        for x, s in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+            sig = producer(s, graph.SigmoidOp)
+            if sig is not None and sig.input is x and sole_use(s) and x.type == op.result.type:
+                replace_root(rewriter, op, graph.SiluOp.create(operands=[x], result_types=[op.result.type]))
+                return
+
+
+@dataclass
+class RaiseRsqrtReciprocal(RewritePattern):
+    """`reciprocal(sqrt(x))` -> `graph.rsqrt x` (the same two roundings)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: graph.ReciprocalOp, rewriter: PatternRewriter) -> None:
+        sq = producer(op.input, graph.SqrtOp)
+        if sq is not None and sole_use(op.input):
+            replace_root(rewriter, op, graph.RsqrtOp.create(operands=[sq.input], result_types=[op.result.type]))
+
+
+@dataclass
+class RaiseRsqrtDivide(RewritePattern):
+    """`1 / sqrt(x)` -> `graph.rsqrt x`."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: graph.DivOp, rewriter: PatternRewriter) -> None:
+        if splat(op.lhs) != 1.0 or op.lhs.type != op.result.type:
+            return
+        sq = producer(op.rhs, graph.SqrtOp)
+        if sq is not None and sole_use(op.rhs):
+            replace_root(rewriter, op, graph.RsqrtOp.create(operands=[sq.input], result_types=[op.result.type]))
+
+
+@dataclass
+class RaiseGelu(RewritePattern):
+    """`0.5 * x * (1 + erf(x / sqrt 2))` -> `graph.gelu x {approximate = "none"}`, and the tanh
+    form `0.5 * x * (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))` -> `graph.gelu x`, factors in any
+    order."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: graph.MulOp, rewriter: PatternRewriter) -> None:
+        if op.lhs.type != op.result.type or op.rhs.type != op.result.type:
+            return
+        scale, rest = split_factors([f for v in (op.lhs, op.rhs) for f in mul_leaves(v)])
+        if not near(scale, 0.5) or len(rest) != 2:
+            return
+        for x, t in (rest, rest[::-1]):
+            inner = add_one(t)
+            if inner is None:
+                continue
+            if erf_arg(inner) is x:
+                new = graph.GeluOp.create(operands=[x], result_types=[op.result.type])
+                new.attributes["approximate"] = StringAttr("none")
+                replace_root(rewriter, op, new)
+                return
+            if tanh_gelu_arg(inner) is x:
+                replace_root(rewriter, op, graph.GeluOp.create(operands=[x], result_types=[op.result.type]))
+                return
+
+
+PATTERNS: tuple[type[RewritePattern], ...] = (RaiseGelu, RaiseSilu, RaiseRsqrtReciprocal, RaiseRsqrtDivide)
+"""The raise patterns, in the order they are tried on an op."""
+
+
+@dataclass(frozen=True)
+class RaiseGraphOpsPass(ModulePass):
+    """Rewrite chains of primitive graph ops into the fused ops that compute them."""
+
+    name = "raise-graph-ops"
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        expect_level(op, self.name, ("graph",))
+        walker = PatternRewriteWalker(
+            GreedyRewritePatternApplier([p() for p in PATTERNS]), apply_recursively=True, walk_reverse=True
+        )
+        walker.rewrite_module(op)
+
+
+__all__ = ["PATTERNS", "RaiseGraphOpsPass", "splat"]
