@@ -474,6 +474,24 @@ def _valid_cols(p: Params, count: int, x: np.ndarray) -> np.ndarray:
     return x.reshape(count, p["rows"], p["cols"])[:, :, : p["valid"]]
 
 
+def _cumsum_rows(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
+    """The running sum of each row's first `valid` columns (flags: 1 exclusive, 2 reverse), in
+    float32 for floats and wrapping int32 for integers; the padding columns are zero."""
+    x = _valid_cols(p, count, ins[0])
+    dt = np.int32 if x.dtype.kind in "iu" else np.float32
+    v = x.astype(dt)
+    rev, excl = bool(p["flags"] & 2), bool(p["flags"] & 1)
+    if rev:
+        v = v[:, :, ::-1]
+    with np.errstate(over="ignore"):
+        y = np.cumsum(v, axis=2, dtype=dt)
+    if excl:
+        y = np.concatenate([np.zeros_like(y[:, :, :1]), y[:, :, :-1]], axis=2)
+    res = np.zeros((count, p["rows"], p["cols"]), dt)
+    res[:, :, : p["valid"]] = y[:, :, ::-1] if rev else y
+    return res
+
+
 def _softmax_rows(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
     x = _valid_cols(p, count, ins[0])
     res = np.zeros((count, p["rows"], p["cols"]), np.float32)
@@ -1023,6 +1041,19 @@ _ALL: tuple[Kernel, ...] = (
         lambda t, p, e: t.attention_start_cycles(p["qr"], p["kr"], p["d"], e, p["scale_bits"] != ONE_BITS, bias=True),
         _attention_start,
         bias=True,
+    ),
+    # out[rows, cols] = the running sum of each row's first `valid` columns of in[rows, cols]
+    # (flags: 1 exclusive, 2 reverse), float32 for floats, wrapping for i32 (ONNX CumSum's
+    # position ids); the chain of dependent adds priced one element a worker cycle [U]
+    Kernel(
+        "cumsum_rows",
+        out=_out(_rows_cols),
+        ins=(_in(_rows_cols),),
+        params=(*_ROWS, Param("flags", "index")),
+        cycles_fn=lambda t, p, e: t.scan_rows_cycles(p["rows"], p["cols"], e),
+        run=_cumsum_rows,
+        rule=lambda p: _valid_rule(p) | (p["flags"] > 3),
+        ints=True,
     ),
 )
 

@@ -484,6 +484,142 @@ class MatmulOp(GraphOp):
 
 
 @irdl_op_definition
+class ConvOp(GraphOp):
+    """A 2-D convolution, channels last: input [N, H, W, C], filters [KH, KW, C / groups, O]
+    (HWIO), result [N, OH, OW, O], with fp32 accumulation. `pads` are (top, left, bottom,
+    right) zeros around the input; OH = (H + top + bottom - dh (KH - 1) - 1) // sh + 1, and
+    likewise OW. `groups` splits C and O into that many independent convolutions (C = O =
+    groups is depthwise). A 1-D convolution is a 2-D one with H = KH = 1.
+
+    `graph.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>,
+    pads = array<i64: 1, 1, 1, 1>, groups = 1 : i64} : (tensor<1x8x8x16xf16>,
+    tensor<3x3x16x32xf16>) -> tensor<1x8x8x32xf16>`"""
+
+    name = "graph.conv"
+    input = operand_def(FloatTensor)
+    filters = operand_def(FloatTensor)
+    result = result_def(FloatTensor)
+    strides = attr_def(DenseArrayBase)
+    dilations = attr_def(DenseArrayBase)
+    pads = attr_def(DenseArrayBase)
+    groups = attr_def(IntegerAttr)
+    traits = traits_def(Pure())
+    assembly_format = "$input `,` $filters attr-dict `:` `(` type($input) `,` type($filters) `)` `->` type($result)"
+
+    def __init__(
+        self,
+        input,
+        filters,
+        result_type: Attribute,
+        strides: Sequence[int] = (1, 1),
+        dilations: Sequence[int] = (1, 1),
+        pads: Sequence[int] = (0, 0, 0, 0),
+        groups: int = 1,
+    ):
+        super().__init__(
+            operands=[input, filters],
+            result_types=[result_type],
+            attributes={
+                "strides": DenseArrayBase.from_list(i64, strides),
+                "dilations": DenseArrayBase.from_list(i64, dilations),
+                "pads": DenseArrayBase.from_list(i64, pads),
+                "groups": IntegerAttr(groups, 64),
+            },
+        )
+
+    def geometry(self) -> ConvGeometry:
+        n, h, w, c = shape_of(self.input.type)
+        kh, kw, _, o = shape_of(self.filters.type)
+        return ConvGeometry(
+            n, h, w, c, kh, kw, o,
+            tuple(self.strides.get_values()),  # type: ignore[arg-type]
+            tuple(self.dilations.get_values()),  # type: ignore[arg-type]
+            tuple(self.pads.get_values()),  # type: ignore[arg-type]
+            self.groups.value.data,
+        )  # fmt: skip
+
+    def verify_(self) -> None:
+        x, f, r = shape_of(self.input.type), shape_of(self.filters.type), shape_of(self.result.type)
+        if len(x) != 4 or len(f) != 4 or len(r) != 4:
+            raise VerifyException(
+                f"graph.conv: input, filters and result must be rank 4 (NHWC, HWIO), got {x}, {f}, {r}"
+            )
+        if not (self.input.type.element_type == self.filters.type.element_type == self.result.type.element_type):
+            raise VerifyException("graph.conv: element types differ")
+        st, dl, pd = (tuple(a.get_values()) for a in (self.strides, self.dilations, self.pads))
+        if len(st) != 2 or len(dl) != 2 or len(pd) != 4:
+            raise VerifyException("graph.conv: strides and dilations take 2 values, pads 4 (top, left, bottom, right)")
+        if min(st) < 1 or min(dl) < 1 or min(pd) < 0 or max(st + dl + pd) > 2**20:
+            raise VerifyException(
+                f"graph.conv: strides {st} and dilations {dl} must be positive, pads {pd} non-negative"
+            )
+        g = self.groups.value.data
+        if g < 1 or x[3] % g or f[3] % g or f[2] * g != x[3]:
+            raise VerifyException(
+                f"graph.conv: {g} groups of input channels {x[3]} and output channels {f[3]}: the filters' "
+                f"input channels {f[2]} must be {x[3]} / {g}"
+            )
+        geo = self.geometry()
+        if geo.out_h < 1 or geo.out_w < 1:
+            raise VerifyException(f"graph.conv: the {f[0]}x{f[1]} kernel does not fit the padded {x[1]}x{x[2]} input")
+        if r != (x[0], geo.out_h, geo.out_w, f[3]):
+            raise VerifyException(f"graph.conv: result shape {r}, expected {(x[0], geo.out_h, geo.out_w, f[3])}")
+
+    def reference(self, x: np.ndarray, w: np.ndarray) -> np.ndarray:
+        return conv_reference(x, w, self.geometry())
+
+
+@dataclass(frozen=True)
+class ConvGeometry:
+    """A `graph.conv`'s sizes: NHWC input, KH x KW kernel to O channels, and its attributes."""
+
+    n: int
+    h: int
+    w: int
+    c: int
+    kh: int
+    kw: int
+    o: int
+    strides: tuple[int, int]
+    dilations: tuple[int, int]
+    pads: tuple[int, int, int, int]
+    groups: int
+
+    @property
+    def out_h(self) -> int:
+        return (self.h + self.pads[0] + self.pads[2] - self.dilations[0] * (self.kh - 1) - 1) // self.strides[0] + 1
+
+    @property
+    def out_w(self) -> int:
+        return (self.w + self.pads[1] + self.pads[3] - self.dilations[1] * (self.kw - 1) - 1) // self.strides[1] + 1
+
+    def window(self, i: int, j: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+        """Kernel position (i, j)'s rows and columns of the padded input: (start, stop, step) each."""
+        (sh, sw), (dh, dw) = self.strides, self.dilations
+        r0, c0 = i * dh, j * dw
+        return (r0, r0 + sh * (self.out_h - 1) + 1, sh), (c0, c0 + sw * (self.out_w - 1) + 1, sw)
+
+    @property
+    def macs(self) -> int:
+        return self.n * self.out_h * self.out_w * self.o * self.kh * self.kw * (self.c // self.groups)
+
+
+def conv_reference(x: np.ndarray, w: np.ndarray, geo: ConvGeometry) -> np.ndarray:
+    """`graph.conv` in float32 (float64 sums rounded once), one kernel position at a time."""
+    t, left, b, r = geo.pads
+    xp = np.pad(x.astype(np.float64), ((0, 0), (t, b), (left, r), (0, 0)))
+    g, cg, og = geo.groups, geo.c // geo.groups, geo.o // geo.groups
+    out = np.zeros((geo.n, geo.out_h, geo.out_w, geo.o), np.float64)
+    for i in range(geo.kh):
+        for j in range(geo.kw):
+            (r0, r1, rs), (c0, c1, cs) = geo.window(i, j)
+            patch = xp[:, r0:r1:rs, c0:c1:cs, :]
+            for k in range(g):
+                out[..., k * og : (k + 1) * og] += patch[..., k * cg : (k + 1) * cg] @ w[i, j, :, k * og : (k + 1) * og]
+    return out.astype(np.float32)
+
+
+@irdl_op_definition
 class TransposeOp(_OneToOne):
     """Permute axes: `graph.transpose %x {perm = array<i64: 1, 0>}`."""
 
@@ -963,6 +1099,40 @@ class SoftmaxOp(_Unary):
 
     def reference(self, x: np.ndarray) -> np.ndarray:
         return softmax(x, self.axis_index())
+
+
+@irdl_op_definition
+class CumSumOp(_Unary):
+    """The running sum along the last axis: y[..., j] = x[..., 0] + … + x[..., j]. `exclusive`
+    leaves x[..., j] itself out (y[..., 0] = 0), `reverse` sums from the last element (ONNX
+    CumSum's attributes; another axis is moved last by a transpose). Floats accumulate in
+    float32; i32 wraps as the device's integer adds do."""
+
+    name = "graph.cumsum"
+    input = operand_def(DeviceTensor)
+    result = result_def(DeviceTensor)
+    exclusive = opt_attr_def(UnitAttr)
+    reverse = opt_attr_def(UnitAttr)
+
+    def verify_(self) -> None:
+        super().verify_()
+        check_dtype(self.name, self.input.type.element_type, "numeric")
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        return cumsum(x, self.exclusive is not None, self.reverse is not None)
+
+
+def cumsum(x: np.ndarray, exclusive: bool = False, reverse: bool = False) -> np.ndarray:
+    """The running sum along the last axis (see `CumSumOp`): float32 for floats, wrapping int32."""
+    acc = np.int32 if x.dtype.kind in "iu" else np.float32
+    v = x.astype(acc)
+    if reverse:
+        v = v[..., ::-1]
+    with np.errstate(over="ignore"):
+        y = np.cumsum(v, axis=-1, dtype=acc)
+    if exclusive:
+        y = np.concatenate([np.zeros_like(y[..., :1]), y[..., :-1]], axis=-1)
+    return y[..., ::-1] if reverse else y
 
 
 REDUCE_KINDS = ("sum", "max", "mean", "prod")
@@ -1710,6 +1880,7 @@ GRAPH_OPS: tuple[type[IRDLOperation], ...] = (
     GeluOp,
     ReluOp,
     MatmulOp,
+    ConvOp,
     TransposeOp,
     ReshapeOp,
     ExpOp,
@@ -1768,6 +1939,7 @@ GRAPH_OPS: tuple[type[IRDLOperation], ...] = (
     WrapOp,
     WhereOp,
     ArgReduceOp,
+    CumSumOp,
     SliceOp,
     PadOp,
     ConcatOp,

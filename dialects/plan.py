@@ -642,7 +642,7 @@ class SelectOp(IRDLOperation):
             raise VerifyException("plan.select: operands must not be partial sums")
 
 
-ROW_KINDS = ("softmax", "layer_norm", "rms_norm", "sum", "max", "mean", "prod", "argmax", "argmin")
+ROW_KINDS = ("softmax", "layer_norm", "rms_norm", "sum", "max", "mean", "prod", "argmax", "argmin", "cumsum")
 ARG_ROW_KINDS = ("argmax", "argmin")  # i32 results: the column index
 
 
@@ -650,8 +650,9 @@ ARG_ROW_KINDS = ("argmax", "argmin")  # i32 results: the column index
 class RowwiseOp(IRDLOperation):
     """A last-axis row operation on tiles that each hold whole rows.
 
-    softmax / layer_norm / rms_norm keep the input's layout; sum / max / mean drop the last
-    axis. Norm scales and shifts are whole vectors replicated on every tile of the grid.
+    softmax / layer_norm / rms_norm / cumsum keep the input's layout; sum / max / mean / prod and
+    the arg reductions drop the last axis. Norm scales and shifts are whole vectors replicated on
+    every tile of the grid.
     """
 
     name = "plan.rowwise"
@@ -661,6 +662,8 @@ class RowwiseOp(IRDLOperation):
     result = result_def(AnyPlan)
     epsilon = opt_attr_def(FloatAttr)
     select_last_index = opt_attr_def(UnitAttr)  # argmax / argmin: the last of equal values
+    exclusive = opt_attr_def(UnitAttr)  # cumsum: each element's own value left out
+    reverse = opt_attr_def(UnitAttr)  # cumsum: summed from the row's end
     graph_value = _value_attr()
     traits = traits_def(Pure())
     assembly_format = "$kind $input (`,` $params^)? attr-dict `:` functional-type(operands, results)"

@@ -19,6 +19,10 @@ from xdsl.ir import Operation, SSAValue
 
 _TERMINATORS = ("func.return", "graph.yield")
 
+DERIVED = "ipu.derived"
+"""A unit attribute on a graph op that a graph-level expansion introduced (`expand-conv`'s windows
+and partial sums): its value is not in the model's reference, so it names no checkpoint."""
+
 
 def named_ops(func_op: FuncOp) -> list[Operation]:
     """The function's value-producing graph ops in pre-order (a `graph.repeat` before its body)."""
@@ -75,4 +79,4 @@ def name_values(func_op: FuncOp) -> None:
         v.name_hint = name
 
 
-__all__ = ["name_values", "named_ops", "value_names"]
+__all__ = ["DERIVED", "name_values", "named_ops", "value_names"]

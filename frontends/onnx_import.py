@@ -105,6 +105,35 @@ class Val:
     ssa: SSAValue
     shape: tuple[int, ...]
     dtype: type
+    bounds: tuple[int, int] | None = None  # integers: a proven [lo, hi] range (None: unknown)
+
+
+INT32_RANGE = (-(2**31), 2**31 - 1)
+
+
+def bounds_of(x: Val | np.ndarray) -> tuple[int, int] | None:
+    """The proven range of an integer value: a constant's own, a computed value's `bounds`."""
+    if isinstance(x, Val):
+        return x.bounds
+    if x.dtype.kind in "iub" and x.size:
+        return int(x.min()), int(x.max())
+    return None
+
+
+def interval(kind: str, a: tuple[int, int] | None, b: tuple[int, int] | None) -> tuple[int, int] | None:
+    """Interval arithmetic for add, sub and mul (None when an operand's range is unknown)."""
+    if a is None or b is None or kind not in ("add", "sub", "mul"):
+        return None
+    if kind == "add":
+        return a[0] + b[0], a[1] + b[1]
+    if kind == "sub":
+        return a[0] - b[1], a[1] - b[0]
+    ends = [x * y for x in a for y in b]
+    return min(ends), max(ends)
+
+
+def fits_i32(r: tuple[int, int] | None) -> bool:
+    return r is not None and INT32_RANGE[0] <= r[0] and r[1] <= INT32_RANGE[1]
 
 
 def collapsed(shape: Sequence[int]) -> tuple[int, ...]:
@@ -804,6 +833,7 @@ class _Importer:
         operand may only be a vector along the last axis or a column ([..., 1], one value per
         row); constants are materialized."""
         cls = BINARY_OPS[kind]
+        proven = interval(kind, bounds_of(a), bounds_of(b))  # a wide-int result proven to fit i32
         sa, sb = (
             tuple(np.shape(a) if not isinstance(a, Val) else a.shape),
             tuple(np.shape(b) if not isinstance(b, Val) else b.shape),
@@ -830,7 +860,8 @@ class _Importer:
         bv = self.rhs_operand(b, av, shape, b_name)
         if kind in COMPARES:
             return Val(self.emit(cls(av.ssa, bv, _tt(collapsed(shape), np.bool_)), hint), shape, np.bool_)
-        self.check_int_op(kind, av.dtype)
+        if not fits_i32(proven):
+            self.check_int_op(kind, av.dtype)
         narrow = np.dtype(av.dtype) in NARROW_INTS
         wrap = kind in WRAPPING and narrow and not negate
         r = Val(self.emit(cls(av.ssa, bv, av.ssa.type), None if negate or wrap else hint), shape, av.dtype)
@@ -839,6 +870,8 @@ class _Importer:
         if negate:
             r = self.scale(r, -1.0, None if narrow else hint)
             r = self.wrap(r, hint) if narrow else r
+        if fits_i32(proven) and not narrow:
+            r = Val(r.ssa, r.shape, r.dtype, proven)
         return r
 
     def check_int_op(self, kind: str, dtype: type) -> None:
@@ -848,7 +881,9 @@ class _Importer:
         if np.dtype(dtype) in WIDE_INTS and kind in WIDE_UNSAFE and not unsigned_div:
             raise self.fail(
                 f"{kind} of {np.dtype(dtype)} values: the device computes them in int32, where a result beyond "
-                f"int32 would wrap and {np.dtype(dtype)} does not; not supported"
+                f"int32 would wrap and {np.dtype(dtype)} does not, and no range is known for the operands that "
+                "keeps it inside (ranges are proven from constants, booleans, arg reductions and sums of them); "
+                "not supported"
             )
 
     def wrap(self, x: Val, hint: str | None) -> Val:
@@ -1258,7 +1293,9 @@ def cast_value(im: _Importer, x: Val, dt: type, hint: str | None) -> Val:
     if src.kind in "iub" and dst.kind in "iu":  # an i32 word already: wrap into a narrower range
         if dst in NARROW_INTS and not (src.kind == "b" or (src.kind == dst.kind and src.itemsize <= dst.itemsize)):
             return im.wrap(Val(x.ssa, x.shape, dt), hint)
-        return Val(x.ssa, x.shape, dt)
+        if src.kind == "b":  # the device's i1 becomes an i32 word of 0 or 1
+            return Val(im.emit(g.CastOp(x.ssa, _tt(collapsed(x.shape), dt)), hint), x.shape, dt, (0, 1))
+        return Val(x.ssa, x.shape, dt, x.bounds)
     r = Val(im.emit(g.CastOp(x.ssa, _tt(collapsed(x.shape), dt)), None if dst in NARROW_INTS else hint), x.shape, dt)
     return im.wrap(r, hint) if dst in NARROW_INTS else r
 
@@ -2250,7 +2287,48 @@ def _arg_reduce(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -
         op.attributes["select_last_index"] = UnitAttr()
     want = collapsed(out_shape)
     r = im.emit(op, node.output[0] if tuple(want) == (rows,) else None)
-    im.out(node, Val(im.raw_reshape(r, want, np.int64, node.output[0]), out_shape, np.int64))
+    n = x.shape[-1]
+    im.out(node, Val(im.raw_reshape(r, want, np.int64, node.output[0]), out_shape, np.int64, (0, n - 1)))
+
+
+@lowering("CumSum", since=11)
+def _cumsum(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """The running sum along a constant axis (`graph.cumsum`, another axis transposed to the last
+    and back). An int64 (uint32, uint64) sum is carried in i32, so it is accepted only where its
+    range is known to fit: a sum of booleans (a mask's position ids) is at most the axis length."""
+    _no_attrs(im, attrs, ("exclusive", "reverse"))
+    x = _val_input(im, node)
+    axis_c = im.const(node.input[1], "CumSum's axis")
+    if axis_c.size != 1 or axis_c.dtype.kind not in "iu":
+        raise im.fail(f"axis '{node.input[1]}' must be one integer; got {axis_c.dtype} {list(axis_c.shape)}")
+    rank = len(x.shape)
+    axis = int(axis_c.reshape(-1)[0])
+    if rank == 0 or not -rank <= axis < rank:
+        raise im.fail(f"axis {axis} out of range for rank {rank}")
+    axis %= rank
+    dt = np.dtype(x.dtype)
+    n, src = x.shape[axis], x.bounds
+    proven = None if src is None else (n * min(src[0], 0), n * max(src[1], 0))
+    if dt in WIDE_INTS and not fits_i32(proven):
+        raise im.fail(
+            f"CumSum of {dt} values ('{node.input[0]}'): the device sums in int32, and no proven range of these "
+            "values keeps the running sum inside it (a sum of booleans or of bounded values would be); not supported"
+        )
+    if dt.kind not in "fiu":
+        raise im.fail(f"CumSum of {dt} values; supported: floats and integers")
+    perm = [i for i in range(rank) if i != axis] + [axis]
+    moved = axis != rank - 1
+    if moved:
+        x = transpose_value(im, x, perm, None)
+    op = g.CumSumOp.create(operands=[x.ssa], result_types=[x.ssa.type])
+    for flag in ("exclusive", "reverse"):
+        if int(attrs.get(flag, 0)):  # type: ignore[call-overload]
+            op.attributes[flag] = UnitAttr()
+    r = Val(im.emit(op, None if moved else node.output[0]), x.shape, x.dtype, proven if fits_i32(proven) else None)
+    if moved:
+        r = transpose_value(im, r, [perm.index(i) for i in range(rank)], node.output[0])
+        r.bounds = proven if fits_i32(proven) else None
+    im.out(node, im.wrap(r, node.output[0]) if NARROW_INTS.get(dt) is not None else r)
 
 
 # reshapes an index input may take on its way to a Gather: between [S] and [1, S] they are the
@@ -2277,7 +2355,7 @@ def _index_view(fn: Lowering) -> Lowering:
             fn(im, node, attrs)
             return
         assert isinstance(x, Val) and shape is not None
-        im.out(node, Val(x.ssa, tuple(shape), x.dtype))
+        im.out(node, Val(x.ssa, tuple(shape), x.dtype, x.bounds))
 
     return lower
 

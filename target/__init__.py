@@ -221,6 +221,15 @@ class Target:
         second = workers * (c["reduce_rows_worker"] + -(-pieces // self._vector(4)) + c["reduce_rows_row"])
         return min(one, first + second)
 
+    def scan_rows_cycles(self, rows: int, cols: int, esize: int = 2) -> int:
+        """The running sum of each row of [rows, cols], rows cut over the workers: a scan is a
+        chain of dependent adds, so one element a worker cycle, not a vector [U: PopLibs has no
+        scan vertex; priced as the continuous reduce's worker and row overheads (PC 1.3) around
+        one add-and-store per element; PC 1.12]."""
+        c = self.costs
+        del esize  # the chain is one element a cycle at either width
+        return c["workers"] * (c["reduce_rows_worker"] + self._share(rows) * (cols + c["reduce_rows_row"]))
+
     def softmax_cycles(self, rows: int, cols: int, esize: int = 2) -> int:
         """PopLibs' softmax steps (PC 1.7), each its own vertex: row max, subtract, exp in place,
         row sum into float, inverse of the sums, cast to the dtype (half only), multiply in place."""

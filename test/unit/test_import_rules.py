@@ -187,3 +187,18 @@ def test_import_rules() -> None:
     fixed = sorted(KNOWN - found)
     assert not new, "import rule violations:\n  " + "\n  ".join(new)
     assert not fixed, "no longer violated (remove from KNOWN):\n  " + "\n  ".join(fixed)
+
+
+def test_every_package_is_declared() -> None:
+    """A non-editable install only ships the packages `pyproject.toml` lists: each directory
+    holding an `__init__.py` (outside tests, benchmarks and the virtual environment) is listed."""
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {
+        ".".join(("ipu", *p.parent.relative_to(ROOT).parts))
+        for p in ROOT.rglob("__init__.py")
+        if not ({"test", "bench", "build", "examples", "docs"} & set(p.relative_to(ROOT).parts))
+        and not any(part.startswith(".") for part in p.relative_to(ROOT).parts)
+    }
+    assert found - listed == set(), f"packages missing from pyproject.toml: {sorted(found - listed)}"

@@ -199,6 +199,14 @@ def test_few_rows_split_over_the_idle_workers() -> None:
     )
 
 
+def test_running_sum_is_one_element_a_cycle() -> None:
+    """cumsum_rows [U]: the continuous reduce's worker (17) and row (12) overheads around a chain of
+    dependent adds, one element a cycle: 16 rows -> 3 a worker, 256 columns, at either width."""
+    p = {"rows": 16, "cols": 256, "valid": 256, "flags": 3}
+    assert kernel_cycles(T, "cumsum_rows", p, 2) == 6 * (17 + 3 * (256 + 12))
+    assert kernel_cycles(T, "cumsum_rows", p, 4) == 6 * (17 + 3 * (256 + 12))
+
+
 def test_attention_from_its_parts() -> None:
     # qr 16, kr 32, d 64, fp32 inputs: the scores' AMP 16 x 64 x 32 (4,057, AMP above), then on
     # 512 fp32 scores (n_w 86, 43 vectors): scale (mul in place), 2 row reductions of 16 x 32 floats

@@ -157,3 +157,58 @@ def test_integer_constant_beyond_int32_is_named() -> None:
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
     with pytest.raises(OnnxImportError, match=r"node 'n' \(Max\): constant 'c': constant value 1099511627776 does not"):
         import_model(m)
+
+
+def test_cumsum_float_axes_exclusive_reverse() -> None:
+    """CumSum along a middle axis (transposed to the last and back), each attribute combination."""
+    ax = helper.make_tensor("ax", T.INT64, [], [1])
+    nodes = [
+        helper.make_node("CumSum", ["x", "ax"], [f"y{e}{r}"], exclusive=e, reverse=r) for e in (0, 1) for r in (0, 1)
+    ]
+    g = helper.make_graph(
+        nodes,
+        "m",
+        [helper.make_tensor_value_info("x", T.FLOAT, [2, 5, 3])],
+        [helper.make_tensor_value_info(f"y{e}{r}", T.FLOAT, [2, 5, 3]) for e in (0, 1) for r in (0, 1)],
+        [ax],
+    )
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 21)])
+    x = np.random.default_rng(2).standard_normal((2, 5, 3)).astype(np.float32)
+    out = runs(m, {"x": x})
+    np.testing.assert_allclose(out["y00"], np.cumsum(x, axis=1), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(out["y11"][:, ::-1][:, 1:], np.cumsum(x[:, ::-1], axis=1)[:, :-1], rtol=1e-5, atol=1e-5)
+    assert not out["y11"][:, -1].any()
+    assert "graph.cumsum" in str(import_model(m))
+
+
+def test_cumsum_position_ids_from_a_mask() -> None:
+    """RoBERTa's position ids: cumsum of (ids != pad) as int64, bounded by the length, so i32 holds it."""
+    nodes = [
+        helper.make_node("Constant", [], ["pad"], value=helper.make_tensor("pv", T.INT64, [], [1])),
+        helper.make_node("Constant", [], ["ax"], value=helper.make_tensor("av", T.INT64, [], [1])),
+        helper.make_node("Equal", ["ids", "pad"], ["eq"]),
+        helper.make_node("Not", ["eq"], ["ne"]),
+        helper.make_node("Cast", ["ne"], ["mask"], to=T.INT64),
+        helper.make_node("CumSum", ["mask", "ax"], ["cs"]),
+        helper.make_node("Mul", ["cs", "mask"], ["pos0"]),
+        helper.make_node("Add", ["pos0", "pad"], ["pos"]),
+    ]
+    m = model(nodes, {"ids": (T.INT64, [2, 9])}, {"pos": (T.INT64, [2, 9])})
+    ids = np.array([[5, 7, 9, 1, 1, 3, 4, 1, 2], [1, 1, 8, 8, 8, 8, 8, 8, 8]], np.int64)
+    out = runs(m, {"ids": ids})["pos"]
+    mask = (ids != 1).astype(np.int64)
+    np.testing.assert_array_equal(out, np.cumsum(mask, axis=1) * mask + 1)
+
+
+def test_cumsum_of_unbounded_int64_is_named() -> None:
+    ax = helper.make_tensor("ax", T.INT64, [], [0])
+    g = helper.make_graph(
+        [helper.make_node("CumSum", ["x", "ax"], ["y"])],
+        "m",
+        [helper.make_tensor_value_info("x", T.INT64, [6])],
+        [helper.make_tensor_value_info("y", T.INT64, [6])],
+        [ax],
+    )
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 21)])
+    with pytest.raises(OnnxImportError, match=r"CumSum of int64 values \('x'\).*int32"):
+        import_model(m)

@@ -15,6 +15,7 @@ from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from ipu.dialects import graph, plan
+from ipu.dialects.value_names import DERIVED
 from ipu.log import log_event
 from ipu.target import Target
 from ipu.transforms.plan.layouts import default_layout, plan_type, scalar_layout
@@ -31,11 +32,15 @@ def describe(op: Operation, index: int) -> str:
 
 def value_attr(op: Operation) -> dict[str, Attribute]:
     """`value = "h"`: the stable name of the graph value `op` computes (`plan_body` named every
-    graph value before the walk), by which the plan op's checkpoint is matched."""
-    return {plan.VALUE_ATTR: StringAttr(value_name(op))}
+    graph value before the walk), by which the plan op's checkpoint is matched; nothing for a
+    value a graph-level expansion introduced (`DERIVED`: not in the reference)."""
+    name = value_name(op)
+    return {} if name is None else {plan.VALUE_ATTR: StringAttr(name)}
 
 
-def value_name(op: Operation) -> str:
+def value_name(op: Operation) -> str | None:
+    if DERIVED in op.attributes:
+        return None
     return op.results[0].name_hint or ""
 
 

@@ -484,7 +484,7 @@ class MapSelect(RewritePattern):
 
 
 class MapRowwise(RewritePattern):
-    """Row kernels over whole rows: reductions, softmax, and the norms (with their epsilon)."""
+    """Row kernels over whole rows: reductions, softmax, running sums, and the norms (with their epsilon)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: plan.RowwiseOp, rewriter: PatternRewriter) -> None:
@@ -498,6 +498,9 @@ class MapRowwise(RewritePattern):
             _replace_by_run(rewriter, op, "reduce_rows", rows=rows, cols=cols, valid=valid, kind=REDUCE_CODES[k])
         elif k == "softmax":
             _replace_by_run(rewriter, op, "softmax_rows", rows=rows, cols=cols, valid=valid)
+        elif k == "cumsum":
+            flags = int(op.exclusive is not None) | 2 * int(op.reverse is not None)
+            _replace_by_run(rewriter, op, "cumsum_rows", rows=rows, cols=cols, valid=valid, flags=flags)
         else:
             eps = float_bits(op.epsilon.value.data if op.epsilon else 1e-5)
             _replace_by_run(rewriter, op, ROW_KERNELS[k], rows=rows, cols=cols, valid=valid, eps_bits=eps)

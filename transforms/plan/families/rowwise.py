@@ -1,6 +1,6 @@
 """The row-wise family: ops over the last axis of whole rows, each tile holding whole rows —
 softmax, layer and RMS norms (their scale and shift replicated to the rows' tiles), row
-reductions and arg reductions — as `plan.rowwise`."""
+reductions, arg reductions and running sums — as `plan.rowwise`."""
 
 from __future__ import annotations
 
@@ -62,6 +62,12 @@ def _plan_rowwise(p: Planner, op: Operation, index: int) -> None:
             x = p.get(x_val, plan_type(x_val.type, lay), op.name)
         rl = Layout(lay.shape[:-1], lay.grid, lay.split[:-1], -1, lay.first_tile, tuple(lay.align[:-1]))
         rt = plan_type(op.result.type, rl)
+    elif isinstance(op, graph.CumSumOp):
+        kind = "cumsum"
+        rt = x.type
+        for flag in ("exclusive", "reverse"):
+            if op.attributes.get(flag) is not None:
+                attrs[flag] = builtin.UnitAttr()
     else:
         kind = "softmax"
         rt = x.type
@@ -101,6 +107,7 @@ class RowwiseFamily(Family):
         graph.RmsNormOp,
         graph.ReduceOp,
         graph.ArgReduceOp,
+        graph.CumSumOp,
     )
     plan_ops: ClassVar[tuple[type[Operation], ...]] = (plan.RowwiseOp,)
 
@@ -119,6 +126,8 @@ class RowwiseFamily(Family):
             return t.softmax_cycles(rows, cols, e), 0, 0, 0
         if k in ("layer_norm", "rms_norm"):
             return t.norm_cycles(rows, cols, e, shift=k == "layer_norm"), 0, 0, 0
+        if k == "cumsum":
+            return t.scan_rows_cycles(rows, cols, e), 0, 0, 0
         return t.reduce_rows_cycles(rows, cols, e), 0, 0, 0
 
 
