@@ -20,10 +20,10 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return RaiseGraphOpsPass
 
-    def expand_conv():
-        from ipu.transforms.graph.expand_conv import ExpandConvPass
+    def expand_windows():
+        from ipu.transforms.graph.expand_windows import ExpandWindowsPass
 
-        return ExpandConvPass
+        return ExpandWindowsPass
 
     def roll_layers():
         from ipu.transforms.graph.roll_layers import RollLayersPass
@@ -94,7 +94,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "convert-stablehlo-to-graph": convert_stablehlo_to_graph,
         "convert-precision": convert_precision,
         "raise-graph-ops": raise_graph_ops,
-        "expand-conv": expand_conv,
+        "expand-windows": expand_windows,
         "roll-layers": roll_layers,
         "plan-ops": plan_ops,
         "plan-decide": plan_decide,

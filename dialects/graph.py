@@ -584,14 +584,32 @@ class ConvGeometry:
     dilations: tuple[int, int]
     pads: tuple[int, int, int, int]
     groups: int
+    out: tuple[int, int] | None = None  # pooling in ceil mode: the result's OH, OW (else the floor)
 
     @property
     def out_h(self) -> int:
+        if self.out is not None:
+            return self.out[0]
         return (self.h + self.pads[0] + self.pads[2] - self.dilations[0] * (self.kh - 1) - 1) // self.strides[0] + 1
 
     @property
     def out_w(self) -> int:
+        if self.out is not None:
+            return self.out[1]
         return (self.w + self.pads[1] + self.pads[3] - self.dilations[1] * (self.kw - 1) - 1) // self.strides[1] + 1
+
+    def counts(self, include_pad: bool) -> np.ndarray:
+        """[OH, OW]: the input elements under each window (`include_pad`: the padded extent's),
+        an average pool's divisors."""
+        (t, left, b, r), (sh, sw) = self.pads, self.strides
+        rows, cols = np.arange(self.out_h) * sh, np.arange(self.out_w) * sw
+        if include_pad:
+            ch = np.minimum(rows + self.kh, self.h + t + b) - rows
+            cw = np.minimum(cols + self.kw, self.w + left + r) - cols
+        else:
+            ch = np.minimum(rows + self.kh, t + self.h) - np.maximum(rows, t)
+            cw = np.minimum(cols + self.kw, left + self.w) - np.maximum(cols, left)
+        return np.outer(ch, cw)
 
     def window(self, i: int, j: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
         """Kernel position (i, j)'s rows and columns of the padded input: (start, stop, step) each."""
@@ -602,6 +620,120 @@ class ConvGeometry:
     @property
     def macs(self) -> int:
         return self.n * self.out_h * self.out_w * self.o * self.kh * self.kw * (self.c // self.groups)
+
+
+POOL_KINDS = ("max", "avg")
+
+
+@irdl_op_definition
+class PoolOp(GraphOp):
+    """Max or average pooling, channels last: [N, H, W, C] -> [N, OH, OW, C] over a KH x KW
+    window (`kernel`) with `strides`, `dilations` (max only) and `pads` (top, left, bottom,
+    right). Padding never wins a max; an average divides by the input elements under the
+    window, or with `count_include_pad` by the padded extent's. The result's OH, OW may exceed
+    the floor by one window (ceil mode) while that window starts inside the input or its pads.
+
+    `graph.pool %x {kind = "max", kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>,
+    dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>} : tensor<1x8x8x16xf16> ->
+    tensor<1x4x4x16xf16>`"""
+
+    name = "graph.pool"
+    input = operand_def(FloatTensor)
+    result = result_def(FloatTensor)
+    kind = attr_def(StringAttr)
+    kernel = attr_def(DenseArrayBase)
+    strides = attr_def(DenseArrayBase)
+    dilations = attr_def(DenseArrayBase)
+    pads = attr_def(DenseArrayBase)
+    count_include_pad = opt_attr_def(UnitAttr)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(
+        self,
+        input,
+        kind: str,
+        kernel: Sequence[int],
+        result_type: Attribute,
+        strides: Sequence[int] = (1, 1),
+        dilations: Sequence[int] = (1, 1),
+        pads: Sequence[int] = (0, 0, 0, 0),
+        count_include_pad: bool = False,
+    ):
+        attrs: dict[str, Attribute] = {
+            "kind": StringAttr(kind),
+            "kernel": DenseArrayBase.from_list(i64, kernel),
+            "strides": DenseArrayBase.from_list(i64, strides),
+            "dilations": DenseArrayBase.from_list(i64, dilations),
+            "pads": DenseArrayBase.from_list(i64, pads),
+        }
+        if count_include_pad:
+            attrs["count_include_pad"] = UnitAttr()
+        super().__init__(operands=[input], result_types=[result_type], attributes=attrs)
+
+    def geometry(self) -> ConvGeometry:
+        n, h, w, c = shape_of(self.input.type)
+        kh, kw = self.kernel.get_values()
+        r = shape_of(self.result.type)
+        return ConvGeometry(
+            n, h, w, c, kh, kw, c,
+            tuple(self.strides.get_values()),  # type: ignore[arg-type]
+            tuple(self.dilations.get_values()),  # type: ignore[arg-type]
+            tuple(self.pads.get_values()),  # type: ignore[arg-type]
+            c, (r[1], r[2]) if len(r) == 4 else None,
+        )  # fmt: skip
+
+    def verify_(self) -> None:
+        x, r = shape_of(self.input.type), shape_of(self.result.type)
+        if len(x) != 4 or len(r) != 4:
+            raise VerifyException(f"graph.pool: input and result must be rank 4 (NHWC), got {x} and {r}")
+        if self.input.type.element_type != self.result.type.element_type:
+            raise VerifyException("graph.pool: element types differ")
+        if self.kind.data not in POOL_KINDS:
+            raise VerifyException(f"graph.pool: kind {self.kind.data!r} is not one of {', '.join(POOL_KINDS)}")
+        k, st, dl, pd = (tuple(a.get_values()) for a in (self.kernel, self.strides, self.dilations, self.pads))
+        if len(k) != 2 or len(st) != 2 or len(dl) != 2 or len(pd) != 4:
+            raise VerifyException("graph.pool: kernel, strides and dilations take 2 values, pads 4")
+        if min(k + st + dl) < 1 or min(pd) < 0 or max(k + st + dl + pd) > 2**20:
+            raise VerifyException(f"graph.pool: kernel {k}, strides {st}, dilations {dl} positive, pads {pd} >= 0")
+        if self.kind.data == "avg" and dl != (1, 1):
+            raise VerifyException("graph.pool: an average pool has no dilation")
+        if pd[0] >= k[0] * dl[0] or pd[2] >= k[0] * dl[0] or pd[1] >= k[1] * dl[1] or pd[3] >= k[1] * dl[1]:
+            raise VerifyException(f"graph.pool: pads {pd} as large as the window: a window of padding only")
+        floor = ConvGeometry(x[0], x[1], x[2], x[3], k[0], k[1], x[3], st, dl, pd, x[3])  # type: ignore[arg-type]
+        fh, fw = floor.out_h, floor.out_w
+        if fh < 1 or fw < 1:
+            raise VerifyException(f"graph.pool: the {k[0]}x{k[1]} window does not fit the padded {x[1]}x{x[2]} input")
+        ok_h = r[1] == fh or (r[1] == fh + 1 and (r[1] - 1) * st[0] < x[1] + pd[0])
+        ok_w = r[2] == fw or (r[2] == fw + 1 and (r[2] - 1) * st[1] < x[2] + pd[1])
+        if r[0] != x[0] or r[3] != x[3] or not (ok_h and ok_w):
+            raise VerifyException(
+                f"graph.pool: result shape {r}, expected {(x[0], fh, fw, x[3])} (or one more window along an axis "
+                "whose last window starts inside the input or its leading pad)"
+            )
+
+    def reference(self, x: np.ndarray) -> np.ndarray:
+        return pool_reference(x, self.kind.data, self.geometry(), self.count_include_pad is not None)
+
+
+def pool_reference(x: np.ndarray, kind: str, geo: ConvGeometry, include_pad: bool) -> np.ndarray:
+    """`graph.pool` in float32, one window position at a time (padding -inf for max, 0 for avg)."""
+    t, left = geo.pads[0], geo.pads[1]
+    (sh, sw), (dh, dw) = geo.strides, geo.dilations
+    hp = max(geo.h + t + geo.pads[2], (geo.out_h - 1) * sh + (geo.kh - 1) * dh + 1)
+    wp = max(geo.w + left + geo.pads[3], (geo.out_w - 1) * sw + (geo.kw - 1) * dw + 1)
+    fill = -np.inf if kind == "max" else 0.0
+    xp = np.full((geo.n, hp, wp, geo.c), fill, np.float64)
+    xp[:, t : t + geo.h, left : left + geo.w, :] = x
+    out = np.full((geo.n, geo.out_h, geo.out_w, geo.c), fill, np.float64)
+    for i in range(geo.kh):
+        for j in range(geo.kw):
+            (r0, r1, rs), (c0, c1, cs) = geo.window(i, j)
+            patch = xp[:, r0:r1:rs, c0:c1:cs, :]
+            out = np.maximum(out, patch) if kind == "max" else out + patch
+    if kind == "avg":
+        out = out / geo.counts(include_pad)[None, :, :, None]
+    return out.astype(np.float32)
 
 
 def conv_reference(x: np.ndarray, w: np.ndarray, geo: ConvGeometry) -> np.ndarray:
@@ -1881,6 +2013,7 @@ GRAPH_OPS: tuple[type[IRDLOperation], ...] = (
     ReluOp,
     MatmulOp,
     ConvOp,
+    PoolOp,
     TransposeOp,
     ReshapeOp,
     ExpOp,

@@ -1,5 +1,6 @@
 """frontends"""
 
-# the data-movement lowerings (Slice, Split, Concat, Pad, batched MatMul) extend onnx_import's
-# registry when the package loads, so every importer sees them
-from ipu.frontends import onnx_datamove  # noqa: F401
+# the data-movement lowerings (Slice, Split, Concat, Pad, batched MatMul) and the convolutional
+# ones (Conv, BatchNormalization, pools) extend onnx_import's registry when the package loads,
+# so every importer sees them
+from ipu.frontends import onnx_cnn, onnx_datamove  # noqa: F401

@@ -230,6 +230,10 @@ class _Importer:
         self.views: dict[tuple[SSAValue, tuple[int, ...]], SSAValue] = {}  # onnx_datamove's reshaped views
         self.fallbacks: dict[str, str] = {}  # attention chains lowered node by node: root output -> why
         self.node_label = ""
+        # onnx_cnn: channels-last [N, H, W, C] twins of NCHW values, and batch norms folded into
+        # the convolution before them (the norm's output -> the convolution's)
+        self.channels_last: dict[str, Val] = {}
+        self.folded_norms: dict[str, str] = {}
 
     # -- diagnostics and emission -------------------------------------------------------------
 
@@ -653,6 +657,8 @@ class _Importer:
         for o in extra:
             if o not in self.vals and o not in self.consts:
                 raise self.fail(f"optional output '{o}' is not supported")
+        for hook in AFTER_LOWERING:
+            hook(self, node)
 
     def out(self, node: onnx.NodeProto, v: Val) -> None:
         self.vals[node.output[0]] = v
@@ -1010,6 +1016,8 @@ Lowering = Callable[[_Importer, onnx.NodeProto, dict[str, object]], None]
 # float one is `_Importer.broadcast`); onnx_datamove adds one
 BROADCASTERS: list[Callable[[_Importer, Val, tuple[int, ...], str | None], Val | None]] = []
 _LOWERINGS: dict[str, Lowering] = {}
+AFTER_LOWERING: list[Callable[[_Importer, onnx.NodeProto], None]] = []
+"""Hooks run after each node's lowering (`onnx_cnn` keeps channels-last twins of its results)."""
 _SINCE: dict[str, int] = {}
 
 
@@ -1905,49 +1913,6 @@ def _expand(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> No
         im.out(node, im.reshape(x, shape, node.output[0]))
         return
     im.out(node, im.broadcast(x, shape, node.input[0], node.output[0]))
-
-
-@lowering("Conv")
-def _conv(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
-    """A 2-D convolution whose stride equals its kernel (a ViT patch embedding): the patches
-    are extracted by one permutation of the image (`graph.transpose` keeping the last axis, a
-    plan.permute) and multiplied by the flattened filters."""
-    _no_attrs(im, attrs, ("group", "pads", "auto_pad", "strides", "dilations", "kernel_shape"))
-    x = _val_input(im, node)
-    w = im.const(node.input[1], "the filters")
-    if len(x.shape) != 4 or x.shape[0] != 1 or w.ndim != 4:
-        raise im.fail(f"only batch-1 2-D convolutions are supported (input {list(x.shape)})")
-    o, c, kh, kw = w.shape
-    strides = [int(v) for v in attrs.get("strides", [1, 1])]  # type: ignore[union-attr]
-    pads = [int(v) for v in attrs.get("pads", [0, 0, 0, 0])]  # type: ignore[union-attr]
-    dil = [int(v) for v in attrs.get("dilations", [1, 1])]  # type: ignore[union-attr]
-    auto = attrs.get("auto_pad", b"NOTSET")
-    auto = auto.decode() if isinstance(auto, bytes) else auto
-    _, cx, h, wd = x.shape
-    if (
-        int(attrs.get("group", 1)) != 1  # type: ignore[arg-type]
-        or strides != [kh, kw]
-        or any(pads)
-        or dil != [1, 1]
-        or auto not in ("NOTSET", "VALID")
-        or cx != c
-        or h % kh
-        or wd % kw
-    ):
-        raise im.fail(
-            "only patch-embedding convolutions (stride equal to the kernel, no padding, no dilation, one group, "
-            "the image a whole number of patches) are supported"
-        )
-    ph, pw = h // kh, wd // kw
-    img = im.raw_reshape(x.ssa, (c, ph, kh, pw, kw), x.dtype)
-    t = im.emit(g.TransposeOp(img, (1, 3, 0, 2, 4), _tt((ph, pw, c, kh, kw), x.dtype)), f"{node.output[0]}.patches")
-    patches = Val(im.raw_reshape(t, (ph * pw, c * kh * kw), x.dtype), (ph * pw, c * kh * kw), x.dtype)
-    filt = im.val(np.ascontiguousarray(w.reshape(o, c * kh * kw).T), x, f"{node.output[0]}.filters")
-    y = _matmul_core(im, patches, filt.ssa, o, None)  # [P, O]
-    if len(node.input) > 2 and node.input[2]:
-        y = im.binary_values("add", y, im.const(node.input[2], "the bias").reshape(-1), "", node.input[2], None)
-    yt = _transpose2d(im, y.ssa, x.dtype, node.output[0])  # [O, P]: NCHW
-    im.out(node, Val(im.raw_reshape(yt, (o * ph, pw), x.dtype, node.output[0]), (1, o, ph, pw), x.dtype))
 
 
 def _attention_mask(

@@ -12,7 +12,7 @@ from xdsl.passes import ModulePass
 from ipu.log import phase
 from ipu.transforms.exchange.place_storage import PlaceStoragePass
 from ipu.transforms.exchange.schedule_exchange import ScheduleExchangePass
-from ipu.transforms.graph.expand_conv import ExpandConvPass
+from ipu.transforms.graph.expand_windows import ExpandWindowsPass
 from ipu.transforms.graph.roll_layers import RollLayersPass
 from ipu.transforms.levels import expect_level, module_level
 from ipu.transforms.plan.plan_ops import PlanOpsPass
@@ -42,7 +42,7 @@ def compile_passes(
             raise ValueError(f"pipeline option {k} must be a positive integer, got {v!r}")
     drop = [] if checkpoints else [("drop_checkpoints", DropCheckpointsPass())]
     return [
-        ("expand_conv", ExpandConvPass()),
+        ("expand_windows", ExpandWindowsPass()),
         ("roll_layers", RollLayersPass()),
         ("plan_ops", PlanOpsPass(target=target, **options)),
         ("map_tiles", MapTilesPass()),
@@ -67,7 +67,7 @@ class IpuCompilePass(ModulePass):
         expect_level(op, self.name, ("graph", "plan"))
         planned = module_level(op) == "plan"  # a plan written or edited by hand: map it as it is
         for label, p in compile_passes(self.target):
-            if planned and label in ("expand_conv", "roll_layers", "plan_ops"):
+            if planned and label in ("expand_windows", "roll_layers", "plan_ops"):
                 continue
             with phase(label):
                 p.apply(ctx, op)

@@ -66,3 +66,62 @@ def test_conv_matches_its_reference(name: str) -> None:
                             want[:, oy, ox, k * og : (k + 1) * og] += xs @ w[i, j, :, k * og : (k + 1) * og]
     np.testing.assert_allclose(conv_reference(x, w, geo), want, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(out, want, rtol=2e-4, atol=2e-4)
+
+
+def pool_module(geo: ConvGeometry, kind: str, include_pad: bool, dtype: str = "f32") -> str:
+    x = f"tensor<{geo.n}x{geo.h}x{geo.w}x{geo.c}x{dtype}>"
+    r = f"tensor<{geo.n}x{geo.out_h}x{geo.out_w}x{geo.c}x{dtype}>"
+    arr = lambda v: ", ".join(map(str, v))  # noqa: E731
+    attrs = (
+        f'kind = "{kind}", kernel = array<i64: {geo.kh}, {geo.kw}>, strides = array<i64: {arr(geo.strides)}>, '
+        f"dilations = array<i64: {arr(geo.dilations)}>, pads = array<i64: {arr(geo.pads)}>"
+        + (", count_include_pad" if include_pad else "")
+    )
+    return f"""func.func @main(%x: {x}) -> {r} {{
+  %y = graph.pool %x {{{attrs}}} : {x} -> {r}
+  func.return %y : {r}
+}}
+"""
+
+
+POOLS = {
+    "max 3x3/2 pad 1 (ResNet)": ("max", False, ConvGeometry(2, 8, 8, 16, 3, 3, 16, (2, 2), (1, 1), (1, 1, 1, 1), 16)),
+    "max 2x2/2 ceil mode": ("max", False, ConvGeometry(1, 7, 7, 8, 2, 2, 8, (2, 2), (1, 1), (0, 0, 0, 0), 8, (4, 4))),
+    "max dilation 2": ("max", False, ConvGeometry(1, 9, 9, 8, 2, 2, 8, (1, 1), (2, 2), (1, 1, 1, 1), 8)),
+    "avg 3x3/1 pad 1 excluding pads": (
+        "avg",
+        False,
+        ConvGeometry(1, 6, 6, 8, 3, 3, 8, (1, 1), (1, 1), (1, 1, 1, 1), 8),
+    ),
+    "avg 3x3/2 including pads, ceil": (
+        "avg",
+        True,
+        ConvGeometry(1, 6, 6, 8, 3, 3, 8, (2, 2), (1, 1), (1, 1, 1, 1), 8, (4, 4)),
+    ),
+    "avg 2x2/2 no pads": ("avg", False, ConvGeometry(2, 8, 8, 8, 2, 2, 8, (2, 2), (1, 1), (0, 0, 0, 0), 8)),
+}
+
+
+@pytest.mark.parametrize("name", list(POOLS))
+def test_pool_matches_its_reference(name: str) -> None:
+    kind, include, geo = POOLS[name]
+    compiled = api.compile(pool_module(geo, kind, include), "sim16")
+    x = np.random.default_rng(3).standard_normal((geo.n, geo.h, geo.w, geo.c)).astype(np.float32) - 2.0
+    report = api.run(compiled, {"x": x})
+    assert report.passed, [(c.kind, c.name, c.result.reason) for c in report.checks if not c.result.passed]
+    out = next(iter(api.host_outputs(compiled.reference, report.outputs).values()))
+    # independently: each output over the input elements its window covers (pads never counted
+    # for max; for avg the divisor is the covered count, or the padded extent's)
+    t, left, b, r = geo.pads
+    want = np.zeros((geo.n, geo.out_h, geo.out_w, geo.c))
+    for oy in range(geo.out_h):
+        for ox in range(geo.out_w):
+            ys = [oy * geo.strides[0] + i * geo.dilations[0] - t for i in range(geo.kh)]
+            xs = [ox * geo.strides[1] + j * geo.dilations[1] - left for j in range(geo.kw)]
+            cells = [x[:, yy, xx, :] for yy in ys for xx in xs if 0 <= yy < geo.h and 0 <= xx < geo.w]
+            if kind == "max":
+                want[:, oy, ox] = np.max(cells, axis=0)
+            else:
+                padded = sum(1 for yy in ys for xx in xs if -t <= yy < geo.h + b and -left <= xx < geo.w + r)
+                want[:, oy, ox] = np.sum(cells, axis=0) / (padded if include else len(cells))
+    np.testing.assert_allclose(out.reshape(want.shape), want, rtol=1e-5, atol=1e-5)

@@ -1,0 +1,404 @@
+"""Convolutional networks from ONNX: Conv (1-D and 2-D, strides, pads and auto_pad, dilations,
+groups, batch), BatchNormalization (folded into the convolution before it when it is that
+convolution's only reader, a per-channel affine otherwise), MaxPool, AveragePool and the global
+pools.
+
+ONNX computes in NCHW; `graph.conv` and `graph.pool` take channels last ([N, H, W, C], the
+form whose rows are pixels and whose last axis the AMP contracts). Each such op's input is
+transposed to channels last once, and its result is kept in both forms: the NCHW one that
+ONNX names, and a channels-last twin (`_Importer.channels_last`). Elementwise nodes whose
+inputs all have twins (ReLU, a residual Add, a per-channel Mul) are lowered a second time on
+the twins, so a chain conv -> BN -> ReLU -> conv reads channels-last values throughout; the
+NCHW forms nothing reads are swept as dead code at the end of the import.
+
+A patch embedding (stride equal to the kernel, no padding, batch 1: a ViT's first layer) keeps
+its cheaper lowering: one permutation of the image and one matmul.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import onnx
+
+from ipu.dialects import graph as g
+from ipu.frontends.onnx_import import (
+    _LOWERINGS,
+    AFTER_LOWERING,
+    OnnxImportError,
+    Val,
+    _attrs,
+    _Importer,
+    _matmul_core,
+    _no_attrs,
+    _reduce_rows,
+    _transpose2d,
+    _tt,
+    _val_input,
+    lowering,
+    transpose_value,
+)
+
+TWIN = "{}@channels_last"  # the name a twin is lowered under (never an ONNX value's)
+
+
+def channels_last(im: _Importer, name: str) -> Val:
+    """The [N, H, W, C] form of the NCHW (or NCL, as [N, 1, L, C]) value `name`."""
+    if (twin := im.channels_last.get(name)) is not None:
+        return twin
+    x = im.get(name)
+    if not isinstance(x, Val):
+        raise im.fail(f"input '{name}' is a constant where a computed tensor was expected")
+    if len(x.shape) == 3:
+        n, c, length = x.shape
+        x = Val(x.ssa, (n, c, 1, length), x.dtype)
+    if len(x.shape) != 4:
+        raise im.fail(f"input '{name}' of shape {list(x.shape)}: rank 3 (N, C, L) or 4 (N, C, H, W) expected")
+    t = transpose_value(im, x, [0, 2, 3, 1], None)
+    im.channels_last[name] = t
+    return t
+
+
+def from_channels_last(im: _Importer, y: Val, rank: int, hint: str) -> Val:
+    """[N, H, W, C] back to ONNX's NCHW (rank 4) or NCL (rank 3, H = 1)."""
+    n, h, w, c = y.shape
+    if n == 1:  # one 2-D transpose: [H W, C] -> [C, H W], viewed as the row collapse [C H, W]
+        t = _transpose2d(im, im.raw_reshape(y.ssa, (h * w, c), y.dtype), y.dtype, None if rank == 4 else hint)
+        if rank == 3:
+            return Val(t, (1, c, w), y.dtype)
+        return Val(im.raw_reshape(t, (c * h, w), y.dtype, hint), (1, c, h, w), y.dtype)
+    if rank == 3:
+        t = transpose_value(im, Val(y.ssa, (n, w, c), y.dtype), [0, 2, 1], hint)
+        return Val(t.ssa, (n, c, w), y.dtype)
+    return transpose_value(im, y, [0, 3, 1, 2], hint)
+
+
+def _ints(attrs: dict[str, object], key: str, default: list[int]) -> list[int]:
+    v = attrs.get(key)
+    return default if v is None else [int(a) for a in v]  # type: ignore[union-attr]
+
+
+def window_attrs(
+    im: _Importer, attrs: dict[str, object], spatial: tuple[int, ...], kernel: tuple[int, ...], ceil: bool = False
+) -> tuple[list[int], list[int], list[int], list[int]]:
+    """(strides, dilations, pads as begins then ends, output sizes) of a Conv or pool node over
+    `spatial` input sizes, from explicit pads or `auto_pad` (ONNX's rules, ceil mode included)."""
+    d = len(spatial)
+    strides = _ints(attrs, "strides", [1] * d)
+    dil = _ints(attrs, "dilations", [1] * d)
+    pads = _ints(attrs, "pads", [0] * 2 * d)
+    if len(strides) != d or len(dil) != d or len(pads) != 2 * d:
+        raise im.fail(f"strides {strides}, dilations {dil} and pads {pads} do not match {d} spatial axes")
+    if min(strides + dil) < 1 or min(pads) < 0:
+        raise im.fail(f"strides {strides} and dilations {dil} must be positive and pads {pads} non-negative")
+    auto = attrs.get("auto_pad", b"NOTSET")
+    auto = auto.decode() if isinstance(auto, bytes) else str(auto)
+    span = [(k - 1) * dd + 1 for k, dd in zip(kernel, dil, strict=True)]
+    if auto in ("SAME_UPPER", "SAME_LOWER"):
+        out = [-(-x // s) for x, s in zip(spatial, strides, strict=True)]
+        total = [max((o - 1) * s + k - x, 0) for o, s, k, x in zip(out, strides, span, spatial, strict=True)]
+        small = [t // 2 for t in total]
+        big = [t - t // 2 for t in total]
+        pads = (small + big) if auto == "SAME_UPPER" else (big + small)
+    elif auto == "VALID":
+        pads = [0] * 2 * d
+    elif auto != "NOTSET":
+        raise im.fail(f"auto_pad {auto!r} is not one of NOTSET, SAME_UPPER, SAME_LOWER, VALID")
+    out = []
+    for i in range(d):
+        room = spatial[i] + pads[i] + pads[d + i] - span[i]
+        if room < 0:
+            raise im.fail(f"the kernel ({span[i]} wide with dilation) does not fit axis {i + 2} of {spatial[i]} + pads")
+        o = (-(-room // strides[i]) if ceil else room // strides[i]) + 1
+        if ceil and (o - 1) * strides[i] >= spatial[i] + pads[i]:  # a last window of padding only
+            o -= 1
+        out.append(o)
+    return strides, dil, pads, out
+
+
+def _as_2d(values: list[int], spatial: int, fill: int) -> list[int]:
+    """A 1-D op's per-axis values as the 2-D op's (H first, of size 1)."""
+    return values if spatial == 2 else [fill, *values]
+
+
+@lowering("Conv")
+def _conv(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """`graph.conv` on the input's channels-last form; the bias is a row-vector add; a following
+    BatchNormalization that is the only reader folds into the filters and bias."""
+    _no_attrs(im, attrs, ("group", "pads", "auto_pad", "strides", "dilations", "kernel_shape"))
+    x = _val_input(im, node)
+    if not isinstance(im.get(node.input[1]), np.ndarray):
+        raise im.fail(f"filters '{node.input[1]}' are computed at run time; only constant filters are supported")
+    w = im.const(node.input[1], "the filters").astype(np.float32)
+    rank = len(x.shape)
+    if rank not in (3, 4) or w.ndim != rank:
+        raise im.fail(
+            f"only 1-D and 2-D convolutions are supported (input {list(x.shape)}, filters {list(w.shape)}); "
+            "a 3-D one would need graph.conv over a depth axis"
+        )
+    groups = int(attrs.get("group", 1))  # type: ignore[call-overload]
+    o, cg = w.shape[:2]
+    kernel = tuple(int(k) for k in w.shape[2:])
+    if "kernel_shape" in attrs and _ints(attrs, "kernel_shape", []) != list(kernel):
+        raise im.fail(f"kernel_shape {_ints(attrs, 'kernel_shape', [])} differs from the filters' {list(kernel)}")
+    n, c = x.shape[:2]
+    if groups < 1 or c != cg * groups or o % groups:
+        raise im.fail(f"{groups} groups: input channels {c} and filters {list(w.shape)} do not divide into them")
+    strides, dil, pads, out = window_attrs(im, attrs, tuple(x.shape[2:]), kernel)
+    bias = None
+    if len(node.input) > 2 and node.input[2]:
+        bias = im.const(node.input[2], "the bias").reshape(-1).astype(np.float32)
+        if bias.shape != (o,):
+            raise im.fail(f"bias of {bias.size} values for {o} output channels")
+    folded = _fold_norm(im, node, w, bias)
+    if folded is not None:
+        w, bias = folded
+    if (
+        rank == 4
+        and n == 1
+        and groups == 1
+        and list(strides) == list(kernel)
+        and not any(pads)
+        and dil == [1, 1]
+        and x.shape[2] % kernel[0] == 0
+        and x.shape[3] % kernel[1] == 0
+        and node.input[0] not in im.channels_last
+    ):
+        _patch_embedding(im, node, x, w, bias)
+        return
+    sp = rank - 2
+    kh, kw = _as_2d(list(kernel), sp, 1)
+    st, dl = _as_2d(strides, sp, 1), _as_2d(dil, sp, 1)
+    begin, end = _as_2d(pads[:sp], sp, 0), _as_2d(pads[sp:], sp, 0)
+    oh, ow = _as_2d(out, sp, 1)
+    xn = channels_last(im, node.input[0])
+    _, h, wd, _ = xn.shape
+    filt = np.ascontiguousarray(w.reshape(o, cg, kh, kw).transpose(2, 3, 1, 0))  # HWIO
+    fv = im.param(filt.astype(x.dtype), x.dtype, filt.shape, f"{node.output[0]}.filters")
+    x4 = im.raw_reshape(xn.ssa, (n, h, wd, c), x.dtype)
+    conv = g.ConvOp(x4, fv, _tt((n, oh, ow, o), x.dtype), st, dl, (begin[0], begin[1], end[0], end[1]), groups)
+    y4 = im.emit(conv, None)
+    y = Val(im.raw_reshape(y4, (n * oh * ow, o), x.dtype), (n, oh, ow, o), x.dtype)
+    if bias is not None:
+        y = im.binary_values("add", y, bias.astype(x.dtype), "", f"{node.output[0]}.bias", None)
+    im.channels_last[node.output[0]] = y
+    im.out(node, from_channels_last(im, y, rank, node.output[0]))
+
+
+def _patch_embedding(im: _Importer, node: onnx.NodeProto, x: Val, w: np.ndarray, bias: np.ndarray | None) -> None:
+    """Stride equal to the kernel, no padding, batch 1: the patches are one permutation of the
+    image (`graph.transpose` keeping the last axis, a plan.permute) times the flattened filters."""
+    o, c, kh, kw = w.shape
+    _, _, h, wd = x.shape
+    ph, pw = h // kh, wd // kw
+    img = im.raw_reshape(x.ssa, (c, ph, kh, pw, kw), x.dtype)
+    t = im.emit(g.TransposeOp(img, (1, 3, 0, 2, 4), _tt((ph, pw, c, kh, kw), x.dtype)), f"{node.output[0]}.patches")
+    patches = Val(im.raw_reshape(t, (ph * pw, c * kh * kw), x.dtype), (ph * pw, c * kh * kw), x.dtype)
+    filt = im.val(np.ascontiguousarray(w.reshape(o, c * kh * kw).T).astype(x.dtype), x, f"{node.output[0]}.filters")
+    y = _matmul_core(im, patches, filt.ssa, o, None)  # [P, O]
+    if bias is not None:
+        y = im.binary_values("add", y, bias.astype(x.dtype), "", f"{node.output[0]}.bias", None)
+    yt = _transpose2d(im, y.ssa, x.dtype, node.output[0])  # [O, P]: NCHW
+    im.out(node, Val(im.raw_reshape(yt, (o * ph, pw), x.dtype, node.output[0]), (1, o, ph, pw), x.dtype))
+
+
+def _norm_params(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> tuple[np.ndarray, np.ndarray]:
+    """Inference BatchNormalization as y = x * m + a per channel (m = scale / sqrt(var + eps),
+    a = B - mean * m), from constant parameters."""
+    _no_attrs(im, attrs, ("epsilon", "momentum", "training_mode", "spatial"))
+    if int(attrs.get("training_mode", 0)):  # type: ignore[call-overload]
+        raise im.fail("BatchNormalization in training mode (batch statistics) is not supported; export in eval()")
+    if any(o for o in node.output[1:]):
+        raise im.fail("BatchNormalization's running-statistics outputs are not supported (training mode)")
+    if len(node.input) != 5:
+        raise im.fail(f"BatchNormalization takes 5 inputs, got {len(node.input)}")
+    scale, beta, mean, var = (im.const(n, f"BatchNormalization's {k}").astype(np.float64).reshape(-1)
+                              for n, k in zip(node.input[1:], ("scale", "B", "mean", "var"), strict=True))  # fmt: skip
+    if not (scale.shape == beta.shape == mean.shape == var.shape):
+        raise im.fail("BatchNormalization's scale, B, mean and var differ in length")
+    eps = float(attrs.get("epsilon", 1e-5))  # type: ignore[arg-type]
+    m = scale / np.sqrt(var + eps)
+    return m, beta - mean * m
+
+
+def _fold_norm(
+    im: _Importer, conv: onnx.NodeProto, w: np.ndarray, bias: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The filters and bias with the BatchNormalization that is the conv's only reader folded
+    in (w * m per output channel, (b - mean) * m + B), recording the norm as folded; None when
+    there is no such norm."""
+    out = conv.output[0]
+    readers = [n for n in im.graph.node if out in n.input]
+    if len(readers) != 1 or readers[0].op_type != "BatchNormalization" or readers[0].input[0] != out:
+        return None
+    if out in {o.name for o in im.graph.output}:
+        return None
+    bn = readers[0]
+    if not all(n in im.consts for n in bn.input[1:]) or len(bn.input) != 5:
+        return None
+    try:
+        m, a = _norm_params(im, bn, _attrs(bn))
+    except OnnxImportError:
+        return None  # the norm's own lowering names what is wrong
+    if m.shape != (w.shape[0],):
+        return None
+    b = np.zeros(w.shape[0]) if bias is None else bias.astype(np.float64)
+    im.folded_norms[bn.output[0]] = out
+    wf = (w.astype(np.float64) * m.reshape(-1, *([1] * (w.ndim - 1)))).astype(np.float32)
+    return wf, (b * m + a).astype(np.float32)
+
+
+@lowering("BatchNormalization")
+def _batch_norm(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """Folded into the convolution before it (its output is that convolution's), else a
+    per-channel multiply and add on the channels-last form."""
+    if (conv_out := im.folded_norms.get(node.output[0])) is not None:
+        im.out(node, im.vals[conv_out])
+        if conv_out in im.channels_last:
+            im.channels_last[node.output[0]] = im.channels_last[conv_out]
+        return
+    x = _val_input(im, node)
+    m, a = _norm_params(im, node, attrs)
+    if len(x.shape) < 2 or m.shape != (x.shape[1],):
+        raise im.fail(f"BatchNormalization over {list(x.shape)} with {m.size} channels")
+    if len(x.shape) == 2:  # [N, C]: channels are already last
+        y = im.binary_values("mul", x, m.astype(x.dtype), "", f"{node.output[0]}.scale", None)
+        im.out(node, im.binary_values("add", y, a.astype(x.dtype), "", f"{node.output[0]}.shift", node.output[0]))
+        return
+    xn = channels_last(im, node.input[0])
+    y = im.binary_values("mul", xn, m.astype(x.dtype), "", f"{node.output[0]}.scale", None)
+    y = im.binary_values("add", y, a.astype(x.dtype), "", f"{node.output[0]}.shift", None)
+    im.channels_last[node.output[0]] = y
+    im.out(node, from_channels_last(im, y, len(x.shape), node.output[0]))
+
+
+@lowering("MaxPool", "AveragePool")
+def _pool(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """`graph.pool` on the channels-last form (1-D and 2-D; ceil mode, pads, count_include_pad)."""
+    allowed = ("kernel_shape", "strides", "pads", "auto_pad", "ceil_mode", "dilations")
+    _no_attrs(im, attrs, (*allowed, "storage_order") if node.op_type == "MaxPool" else (*allowed, "count_include_pad"))
+    if any(o for o in node.output[1:]):
+        raise im.fail("MaxPool's Indices output is not supported")
+    x = _val_input(im, node)
+    rank = len(x.shape)
+    kernel = tuple(_ints(attrs, "kernel_shape", []))
+    if rank not in (3, 4) or len(kernel) != rank - 2:
+        raise im.fail(f"only 1-D and 2-D pools are supported (input {list(x.shape)}, kernel {list(kernel)})")
+    if np.dtype(x.dtype).kind != "f":
+        raise im.fail(f"{node.op_type} of {np.dtype(x.dtype)} values; floats only")
+    ceil = bool(attrs.get("ceil_mode", 0))
+    strides, dil, pads, out = window_attrs(im, attrs, tuple(x.shape[2:]), kernel, ceil)
+    sp = rank - 2
+    if any(p >= k * d for p, k, d in zip(pads, kernel * 2, dil * 2, strict=True)):
+        raise im.fail(f"pads {pads} as large as the {list(kernel)} window: a window of padding only")
+    kind = "max" if node.op_type == "MaxPool" else "avg"
+    if kind == "avg" and any(d != 1 for d in dil):
+        raise im.fail(f"AveragePool with dilations {dil} is not supported")
+    xn = channels_last(im, node.input[0])
+    n, h, wd, c = xn.shape
+    oh, ow = _as_2d(out, sp, 1)
+    begin, end = _as_2d(pads[:sp], sp, 0), _as_2d(pads[sp:], sp, 0)
+    op = g.PoolOp(
+        im.raw_reshape(xn.ssa, (n, h, wd, c), x.dtype),
+        kind,
+        _as_2d(list(kernel), sp, 1),
+        _tt((n, oh, ow, c), x.dtype),
+        _as_2d(strides, sp, 1),
+        _as_2d(dil, sp, 1),
+        (begin[0], begin[1], end[0], end[1]),
+        bool(attrs.get("count_include_pad", 0)),
+    )
+    y = Val(im.raw_reshape(im.emit(op, None), (n * oh * ow, c), x.dtype), (n, oh, ow, c), x.dtype)
+    im.channels_last[node.output[0]] = y
+    im.out(node, from_channels_last(im, y, rank, node.output[0]))
+
+
+@lowering("GlobalAveragePool", "GlobalMaxPool")
+def _global_pool(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """The mean (max) of each channel's spatial extent: a row reduction of [N C, H W]."""
+    _no_attrs(im, attrs)
+    x = _val_input(im, node)
+    if len(x.shape) < 3:
+        raise im.fail(f"{node.op_type} of {list(x.shape)}: rank 3 or more (N, C, spatial...) expected")
+    n, c = x.shape[:2]
+    spatial = math.prod(x.shape[2:])
+    if np.dtype(x.dtype).kind != "f":
+        raise im.fail(f"{node.op_type} of {np.dtype(x.dtype)} values; floats only")
+    flat = im.raw_reshape(x.ssa, (n * c, spatial), x.dtype)
+    kind = "mean" if node.op_type == "GlobalAveragePool" else "max"
+    r = _reduce_rows(im, flat, kind, x.dtype, (n, c), None)
+    shape = (n, c, *([1] * (len(x.shape) - 2)))
+    im.out(node, Val(im.raw_reshape(r, (n, c), x.dtype, node.output[0]), shape, x.dtype))
+
+
+# elementwise nodes lowered a second time on their inputs' channels-last twins
+FOLLOW_UNARY = frozenset(
+    {"Relu", "Clip", "Sigmoid", "HardSigmoid", "HardSwish", "LeakyRelu", "Tanh", "Elu", "Selu", "Gelu", "Mish",
+     "Softplus", "Neg", "Abs", "Exp", "Erf", "Sqrt", "Identity", "PRelu"}
+)  # fmt: skip
+FOLLOW_BINARY = frozenset({"Add", "Sub", "Mul", "Div", "Max", "Min", "Sum"})
+
+
+def _twin_const(c: np.ndarray, rank: int) -> np.ndarray | None:
+    """A constant operand of an NCHW (NCL) elementwise node in the channels-last form, or None
+    when it is neither a scalar nor broadcast over the spatial axes."""
+    if c.size == 1:
+        return c
+    if c.ndim > rank:
+        return None
+    full = c.reshape((1,) * (rank - c.ndim) + c.shape)
+    if any(d != 1 for d in full.shape[2:]):
+        return None  # varies over the spatial axes: not a per-channel value
+    return full.reshape(full.shape[:2]).reshape(full.shape[0], 1, 1, full.shape[1])
+
+
+def follow_channels_last(im: _Importer, node: onnx.NodeProto) -> None:
+    """Give an elementwise node's result a channels-last twin when every computed input has one."""
+    if node.op_type not in FOLLOW_UNARY | FOLLOW_BINARY or len(node.output) != 1 or node.output[0] not in im.vals:
+        return
+    ins = [n for n in node.input if n]
+    computed = [n for n in ins if n in im.vals]
+    if not computed or not all(n in im.channels_last for n in computed):
+        return
+    if node.op_type in FOLLOW_UNARY and node.input[0] not in computed:
+        return
+    rank = len(im.vals[node.output[0]].shape)
+    if rank not in (3, 4):
+        return
+    names: dict[str, str] = {}
+    temps: list[str] = []
+    for i, name in enumerate(node.input):
+        if not name or name in names:
+            continue
+        if name in im.vals:
+            names[name] = TWIN.format(name)
+            im.vals[names[name]] = im.channels_last[name]
+            temps.append(names[name])
+        elif name in im.consts and node.op_type in FOLLOW_BINARY | {"PRelu"} and i < 2:
+            c = _twin_const(im.consts[name], rank)
+            if c is None:
+                break
+            names[name] = TWIN.format(name)
+            im.consts[names[name]] = c
+            temps.append(names[name])
+    else:
+        shadow = onnx.helper.make_node(
+            node.op_type, [names.get(n, n) for n in node.input], [TWIN.format(node.output[0])], name=node.name
+        )
+        shadow.attribute.extend(node.attribute)
+        try:
+            _LOWERINGS[node.op_type](im, shadow, _attrs(shadow))
+            twin = im.vals.pop(shadow.output[0], None)
+            if twin is not None and len(twin.shape) == 4:
+                # the NCHW value is now the twin's transpose: the NCHW chain before it goes dead
+                im.channels_last[node.output[0]] = twin
+                im.vals[node.output[0]] = from_channels_last(im, twin, rank, node.output[0])
+        except OnnxImportError:
+            pass  # the twin is not needed: the NCHW value stands
+    for t in temps:
+        im.vals.pop(t, None)
+        im.consts.pop(t, None)
+
+
+AFTER_LOWERING.append(follow_channels_last)

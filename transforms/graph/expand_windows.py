@@ -1,0 +1,255 @@
+"""`expand-windows`: each `graph.conv` and `graph.pool` rewritten into the graph ops that plan
+today — pads, windows of the input per kernel position, matmuls, multiplies, maxima and adds —
+in the manner of PopLibs' `expandDims` transform (a kernel position folded into the
+contraction) and its `combineConvGroups` (grouped filters as one block-diagonal matrix).
+
+For kernel position (i, j) the input window X_ij is a `graph.slice` of the zero-padded input
+(a stride s first views the padded axis as [H / s, s], so the strided window is a plain slice
+of a phase) collapsed to [N OH OW, C]. Then, by the channels:
+
+- **depthwise** (one input and one output channel a group): Y = sum_ij X_ij * w_ij, each w_ij
+  a row vector of the C channels — the vector path, since one channel a group gives the AMP
+  nothing to contract;
+- **few channels** (C < 16, a network's stem): im2col, the windows stacked on a leading axis,
+  permuted and reshaped to [N OH OW, KH KW C] and one matmul by the [KH KW C, O] filters, so
+  the AMP contracts one 16-deep group instead of KH KW shallow ones;
+- **otherwise**: Y = sum_ij X_ij @ W_ij, one matmul a position, each contracting C (fp32
+  accumulation inside a matmul; the positions' partials add in the value's dtype).
+
+Grouped filters (1 < groups, not depthwise) are placed into a block-diagonal [C, O] per
+position by pads and adds of the groups' slices. The result keeps the conv's name, so its
+checkpoint compares with the reference's `graph.conv`.
+
+A pool takes the same windows: their running `graph.max` (the padding the dtype's lowest value,
+joined on by `graph.concat`, so it never wins), or their sum times each output's reciprocal
+count (a column of constants: the input elements under the window, or the padded extent's).
+The constants the expansion makes are `graph.parameter`s named after the op.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects import builtin, func
+from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorType, UnitAttr, f16
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint
+
+from ipu.dialects import graph
+from ipu.dialects.value_names import DERIVED
+from ipu.transforms.levels import expect_level
+
+IM2COL_BELOW = 16
+"""Input channels under which the kernel positions fold into the contraction (one matmul)."""
+
+
+class _Emitter:
+    """Graph ops inserted before the expanded op, all of its element type."""
+
+    def __init__(self, rewriter: PatternRewriter, root: graph.ConvOp | graph.PoolOp):
+        self.rewriter, self.root = rewriter, root
+        self.el: Attribute = root.result.type.element_type
+
+    def emit(self, op: Operation) -> SSAValue:
+        op.attributes[DERIVED] = UnitAttr()  # not in the model's reference: no checkpoint
+        self.rewriter.insert(op, InsertPoint.before(self.root))
+        return op.results[0]
+
+    def constant(self, values: np.ndarray, shape: tuple[int, ...], what: str) -> SSAValue:
+        """A `graph.parameter` of `values` (one value: a splat) named `<op's value>.<what>`."""
+        v = np.asarray(values, dtype=np.float16 if self.el == f16 else np.float32)
+        raw = v.reshape(-1)[:1] if v.size == 1 else v.reshape(shape)
+        data = BytesAttr(raw.astype(raw.dtype.newbyteorder("<")).tobytes())
+        init = DenseIntOrFPElementsAttr(TensorType(self.el, list(raw.shape)), data)
+        func_op = self.root.parent_op()
+        while func_op is not None and not isinstance(func_op, func.FuncOp):
+            func_op = func_op.parent_op()
+        assert func_op is not None, "a graph op lies in a function"
+        taken = {o.sym_name.data for o in func_op.walk() if isinstance(o, graph.ParameterOp)}
+        base = f"{self.root.result.name_hint or 'window'}.{what}"
+        sym = next(n for n in (base, *(f"{base}_{k}" for k in range(1, len(taken) + 2))) if n not in taken)
+        return self.emit(graph.ParameterOp(sym, init, self.ty(shape)))
+
+    def ty(self, shape: tuple[int, ...]) -> TensorType:
+        return TensorType(self.el, list(shape))
+
+    def reshape(self, v: SSAValue, shape: tuple[int, ...]) -> SSAValue:
+        if tuple(v.type.get_shape()) == shape:
+            return v
+        return self.emit(graph.ReshapeOp(v, self.ty(shape)))
+
+    def slice(self, v: SSAValue, starts: tuple[int, ...], shape: tuple[int, ...]) -> SSAValue:
+        if tuple(v.type.get_shape()) == shape:
+            return v
+        return self.emit(graph.SliceOp(v, starts, self.ty(shape)))
+
+    def pad(self, v: SSAValue, low: tuple[int, ...], shape: tuple[int, ...]) -> SSAValue:
+        if tuple(v.type.get_shape()) == shape:
+            return v
+        return self.emit(graph.PadOp(v, low, self.ty(shape)))
+
+    def add(self, a: SSAValue | None, b: SSAValue) -> SSAValue:
+        return b if a is None else self.emit(graph.AddOp(a, b, b.type))
+
+
+def _padded(e: _Emitter, x: SSAValue, low: tuple[int, int], shape: tuple[int, ...], fill: float | None) -> SSAValue:
+    """`x` [N, h, w, C] at (top, left) = `low` in a tensor of `shape`: zeros (`fill` None) by
+    `graph.pad`, else blocks of `fill` joined on by `graph.concat`, rows then columns."""
+    if fill is None:
+        return e.pad(x, (0, *low, 0), shape)
+    n, h, w, c = x.type.get_shape()
+    (t, left), (_, hp, wp, _) = low, shape
+    for axis, (before, size, full) in ((1, (t, h, hp)), (2, (left, w, wp))):
+        after = full - before - size
+        if before == after == 0:
+            continue
+        cur = tuple(x.type.get_shape())
+        parts = []
+        for k, extent in (("lo", before), ("x", 0), ("hi", after)):
+            if k == "x":
+                parts.append(x)
+            elif extent:
+                blk = tuple(extent if i == axis else d for i, d in enumerate(cur))
+                parts.append(e.constant(np.array(fill), blk, f"pad{axis}{k}"))
+        out = tuple(full if i == axis else d for i, d in enumerate(cur))
+        x = e.emit(graph.ConcatOp(parts, axis, e.ty(out)))
+    return x
+
+
+def _windows(e: _Emitter, geo: graph.ConvGeometry, fill: float | None = None) -> list[SSAValue]:
+    """Each kernel position's input window, [N OH OW, C], in (i, j) order; the padding zeros or `fill`."""
+    (sh, sw), (t, left, _, _) = geo.strides, geo.pads
+    oh, ow, n, c = geo.out_h, geo.out_w, geo.n, geo.c
+    # the padded extent each window reaches, rounded up to whole strides (extra rows are padding)
+    last_r, last_c = geo.window(geo.kh - 1, geo.kw - 1)
+    hp = -(-max(geo.h + t, last_r[1]) // sh) * sh
+    wp = -(-max(geo.w + left, last_c[1]) // sw) * sw
+    x = e.root.input
+    # rows and columns the windows never reach are cut first (a stride past the input's end)
+    keep_h, keep_w = min(geo.h, hp - t), min(geo.w, wp - left)
+    x = e.slice(x, (0, 0, 0, 0), (n, keep_h, keep_w, c))
+    xp = _padded(e, x, (t, left), (n, hp, wp, c), fill)
+    # a stride's phases moved to the front once (one exchange), so that each window is a block
+    # of whole output rows rather than one message per pixel
+    view = e.reshape(xp, (n, hp // sh, sh, wp // sw, sw, c))
+    if sh > 1 or sw > 1:
+        view = e.emit(graph.TransposeOp(view, (0, 2, 4, 1, 3, 5), e.ty((n, sh, sw, hp // sh, wp // sw, c))))
+    out = []
+    for i in range(geo.kh):
+        for j in range(geo.kw):
+            (r0, _, _), (c0, _, _) = geo.window(i, j)
+            at = (0, r0 % sh, c0 % sw, r0 // sh, c0 // sw, 0) if sh > 1 or sw > 1 else (0, r0, 0, c0, 0, 0)
+            size = (n, 1, 1, oh, ow, c) if sh > 1 or sw > 1 else (n, oh, 1, ow, 1, c)
+            out.append(e.reshape(e.slice(view, at, size), (n * oh * ow, c)))
+    return out
+
+
+def _position_filters(e: _Emitter, geo: graph.ConvGeometry, i: int, j: int) -> SSAValue:
+    """The [C, O] filters of kernel position (i, j), block-diagonal over the groups."""
+    f = e.root.filters
+    cg, o, g = geo.c // geo.groups, geo.o, geo.groups
+    w = e.reshape(e.slice(f, (i, j, 0, 0), (1, 1, cg, o)), (cg, o))
+    if g == 1:
+        return w
+    og = o // g
+    acc = None
+    for k in range(g):
+        part = e.slice(w, (0, k * og), (cg, og))
+        acc = e.add(acc, e.pad(part, (k * cg, k * og), (geo.c, o)))
+    assert acc is not None
+    return acc
+
+
+def _expand(e: _Emitter, geo: graph.ConvGeometry) -> SSAValue:
+    """The conv's result as [N OH OW, O]."""
+    m = geo.n * geo.out_h * geo.out_w
+    xs = _windows(e, geo)
+    positions = [(i, j) for i in range(geo.kh) for j in range(geo.kw)]
+    f = e.root.filters
+    if geo.groups == geo.c == geo.o:  # depthwise: a per-channel multiply-accumulate
+        acc = None
+        for x, (i, j) in zip(xs, positions, strict=True):
+            w = e.reshape(e.slice(f, (i, j, 0, 0), (1, 1, 1, geo.o)), (geo.o,))
+            acc = e.add(acc, e.emit(graph.MulOp(x, w, x.type)))
+        assert acc is not None
+        return acc
+    if geo.c < IM2COL_BELOW and len(xs) > 1:  # im2col: one matmul over KH KW C
+        kk = len(xs)
+        stacked = e.emit(graph.ConcatOp([e.reshape(x, (1, m, geo.c)) for x in xs], 0, e.ty((kk, m, geo.c))))
+        cols = e.emit(graph.TransposeOp(stacked, (1, 0, 2), e.ty((m, kk, geo.c))))
+        lhs = e.reshape(cols, (m, kk * geo.c))
+        ws = [e.reshape(_position_filters(e, geo, i, j), (1, geo.c, geo.o)) for i, j in positions]
+        rhs = e.reshape(e.emit(graph.ConcatOp(ws, 0, e.ty((kk, geo.c, geo.o)))), (kk * geo.c, geo.o))
+        return e.emit(graph.MatmulOp(lhs, rhs, e.ty((m, geo.o))))
+    acc = None
+    for x, (i, j) in zip(xs, positions, strict=True):
+        acc = e.add(acc, e.emit(graph.MatmulOp(x, _position_filters(e, geo, i, j), e.ty((m, geo.o)))))
+    assert acc is not None
+    return acc
+
+
+def _pool(e: _Emitter, geo: graph.ConvGeometry, kind: str, include_pad: bool) -> SSAValue:
+    """The pool's result as [N OH OW, C]."""
+    lowest = float(np.finfo(np.float16 if e.el == f16 else np.float32).min)
+    xs = _windows(e, geo, lowest if kind == "max" else None)
+    acc = xs[0]
+    for x in xs[1:]:
+        acc = e.emit((graph.MaxOp if kind == "max" else graph.AddOp)(acc, x, x.type))
+    if kind == "max":
+        return acc
+    m = geo.n * geo.out_h * geo.out_w
+    recip = np.tile((1.0 / geo.counts(include_pad)).reshape(-1), geo.n)
+    col = e.constant(recip if np.ptp(recip) else recip[:1], (m, 1), "divisors")
+    return e.emit(graph.MulOp(acc, col, acc.type))
+
+
+def _replace(rewriter: PatternRewriter, op: graph.ConvOp | graph.PoolOp, e: _Emitter, y: SSAValue) -> None:
+    """`op` by the reshape of its [N OH OW, C] expansion, keeping its name and provenance."""
+    res = graph.ReshapeOp(y, op.result.type)  # [N OH OW, C] is rank 2: always a reshape
+    if "onnx.node" in op.attributes:
+        res.attributes["onnx.node"] = op.attributes["onnx.node"]
+    name = op.result.name_hint
+    rewriter.replace(op, res)
+    res.results[0].name_hint = name
+
+
+class ExpandConv(RewritePattern):
+    """One `graph.conv` into windows, matmuls (or multiplies) and adds; see the module docstring."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: graph.ConvOp, rewriter: PatternRewriter) -> None:
+        e = _Emitter(rewriter, op)
+        _replace(rewriter, op, e, _expand(e, op.geometry()))
+
+
+class ExpandPool(RewritePattern):
+    """One `graph.pool` into windows and their running max, or their sum over its counts."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: graph.PoolOp, rewriter: PatternRewriter) -> None:
+        e = _Emitter(rewriter, op)
+        _replace(rewriter, op, e, _pool(e, op.geometry(), op.kind.data, op.count_include_pad is not None))
+
+
+@dataclass(frozen=True)
+class ExpandWindowsPass(ModulePass):
+    """Rewrite every `graph.conv` and `graph.pool` into ops the planner has families for."""
+
+    name = "expand-windows"
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        expect_level(op, self.name, ("graph",))
+        walker = PatternRewriteWalker(
+            GreedyRewritePatternApplier([ExpandConv(), ExpandPool()]), apply_recursively=False
+        )
+        walker.rewrite_module(op)
