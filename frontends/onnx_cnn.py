@@ -128,9 +128,9 @@ def _conv(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None
     BatchNormalization that is the only reader folds into the filters and bias."""
     _no_attrs(im, attrs, ("group", "pads", "auto_pad", "strides", "dilations", "kernel_shape"))
     x = _val_input(im, node)
-    if not isinstance(im.get(node.input[1]), np.ndarray):
-        raise im.fail(f"filters '{node.input[1]}' are computed at run time; only constant filters are supported")
-    w = im.const(node.input[1], "the filters").astype(np.float32)
+    wv = im.get(node.input[1])
+    computed = isinstance(wv, Val)  # filters computed at run time: laid out HWIO on the device
+    w = np.zeros(wv.shape, np.float32) if computed else im.const(node.input[1], "the filters").astype(np.float32)
     rank = len(x.shape)
     if rank not in (3, 4) or w.ndim != rank:
         raise im.fail(
@@ -146,16 +146,22 @@ def _conv(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None
     if groups < 1 or c != cg * groups or o % groups:
         raise im.fail(f"{groups} groups: input channels {c} and filters {list(w.shape)} do not divide into them")
     strides, dil, pads, out = window_attrs(im, attrs, tuple(x.shape[2:]), kernel)
-    bias = None
+    if computed and wv.dtype != x.dtype:
+        raise im.fail(f"filters '{node.input[1]}' are {np.dtype(wv.dtype)}, the input {np.dtype(x.dtype)}")
+    bias: np.ndarray | Val | None = None
     if len(node.input) > 2 and node.input[2]:
-        bias = im.const(node.input[2], "the bias").reshape(-1).astype(np.float32)
-        if bias.shape != (o,):
-            raise im.fail(f"bias of {bias.size} values for {o} output channels")
-    folded = _fold_norm(im, node, w, bias)
+        bias = im.get(node.input[2])
+        if not isinstance(bias, Val):
+            bias = bias.reshape(-1).astype(np.float32)
+        if tuple(bias.shape) != (o,):
+            raise im.fail(f"bias of shape {list(bias.shape)} for {o} output channels")
+    folded = None if computed or isinstance(bias, Val) else _fold_norm(im, node, w, bias)
     if folded is not None:
         w, bias = folded
     if (
-        rank == 4
+        not computed
+        and not isinstance(bias, Val)
+        and rank == 4
         and n == 1
         and groups == 1
         and list(strides) == list(kernel)
@@ -174,14 +180,21 @@ def _conv(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None
     oh, ow = _as_2d(out, sp, 1)
     xn = channels_last(im, node.input[0])
     _, h, wd, _ = xn.shape
-    filt = np.ascontiguousarray(w.reshape(o, cg, kh, kw).transpose(2, 3, 1, 0))  # HWIO
-    fv = im.param(filt.astype(x.dtype), x.dtype, filt.shape, f"{node.output[0]}.filters")
+    if computed:  # [O, C/g, (KH,) KW] -> [KH, KW, C/g, O] on the device
+        assert isinstance(wv, Val)
+        w4 = Val(wv.ssa, (o, cg, kh, kw), wv.dtype)
+        fv = im.raw_reshape(transpose_value(im, w4, [2, 3, 1, 0], None).ssa, (kh, kw, cg, o), x.dtype)
+    else:
+        filt = np.ascontiguousarray(w.reshape(o, cg, kh, kw).transpose(2, 3, 1, 0))  # HWIO
+        fv = im.param(filt.astype(x.dtype), x.dtype, filt.shape, f"{node.output[0]}.filters")
     x4 = im.raw_reshape(xn.ssa, (n, h, wd, c), x.dtype)
     conv = g.ConvOp(x4, fv, _tt((n, oh, ow, o), x.dtype), st, dl, (begin[0], begin[1], end[0], end[1]), groups)
     y4 = im.emit(conv, None)
     y = Val(im.raw_reshape(y4, (n * oh * ow, o), x.dtype), (n, oh, ow, o), x.dtype)
     if bias is not None:
-        y = im.binary_values("add", y, bias.astype(x.dtype), "", f"{node.output[0]}.bias", None)
+        b = bias if isinstance(bias, Val) else bias.astype(x.dtype)
+        bname = node.input[2] if isinstance(bias, Val) else f"{node.output[0]}.bias"
+        y = im.binary_values("add", y, b, "", bname, None)
     im.channels_last[node.output[0]] = y
     im.out(node, from_channels_last(im, y, rank, node.output[0]))
 
@@ -203,9 +216,8 @@ def _patch_embedding(im: _Importer, node: onnx.NodeProto, x: Val, w: np.ndarray,
     im.out(node, Val(im.raw_reshape(yt, (o * ph, pw), x.dtype, node.output[0]), (1, o, ph, pw), x.dtype))
 
 
-def _norm_params(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> tuple[np.ndarray, np.ndarray]:
-    """Inference BatchNormalization as y = x * m + a per channel (m = scale / sqrt(var + eps),
-    a = B - mean * m), from constant parameters."""
+def _check_norm(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> float:
+    """An inference BatchNormalization's epsilon (training mode and its outputs refused)."""
     _no_attrs(im, attrs, ("epsilon", "momentum", "training_mode", "spatial"))
     if int(attrs.get("training_mode", 0)):  # type: ignore[call-overload]
         raise im.fail("BatchNormalization in training mode (batch statistics) is not supported; export in eval()")
@@ -213,13 +225,39 @@ def _norm_params(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) 
         raise im.fail("BatchNormalization's running-statistics outputs are not supported (training mode)")
     if len(node.input) != 5:
         raise im.fail(f"BatchNormalization takes 5 inputs, got {len(node.input)}")
+    return float(attrs.get("epsilon", 1e-5))  # type: ignore[arg-type]
+
+
+def _norm_params(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> tuple[np.ndarray, np.ndarray]:
+    """Inference BatchNormalization as y = x * m + a per channel (m = scale / sqrt(var + eps),
+    a = B - mean * m), from constant parameters."""
+    eps = _check_norm(im, node, attrs)
     scale, beta, mean, var = (im.const(n, f"BatchNormalization's {k}").astype(np.float64).reshape(-1)
                               for n, k in zip(node.input[1:], ("scale", "B", "mean", "var"), strict=True))  # fmt: skip
     if not (scale.shape == beta.shape == mean.shape == var.shape):
         raise im.fail("BatchNormalization's scale, B, mean and var differ in length")
-    eps = float(attrs.get("epsilon", 1e-5))  # type: ignore[arg-type]
     m = scale / np.sqrt(var + eps)
     return m, beta - mean * m
+
+
+def _norm_values(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object], like: Val) -> tuple[Val, Val]:
+    """m and a (see `_norm_params`) computed on the device, some parameters being run-time values."""
+    eps = _check_norm(im, node, attrs)
+    s, b, mean, var = (im.get(n) for n in node.input[1:])
+    for n, v in zip(node.input[1:], (s, b, mean, var), strict=True):
+        if tuple(np.shape(v) if not isinstance(v, Val) else v.shape) != (like.shape[-1],):
+            raise im.fail(f"BatchNormalization's '{n}' is not one value per channel ({like.shape[-1]})")
+    dt = like.dtype
+
+    def vec(v: Val | np.ndarray, name: str) -> Val:
+        return v if isinstance(v, Val) else im.val(np.asarray(v, np.float32).astype(dt), like, name)
+
+    std = im.binary_values("add", vec(var, node.input[4]), np.array([eps], dt), node.input[4], "", None)
+    inv = Val(im.emit(g.RsqrtOp(std.ssa), None), std.shape, dt)
+    m = im.binary_values("mul", vec(s, node.input[1]), inv, node.input[1], "", None)
+    mm = im.binary_values("mul", vec(mean, node.input[3]), m, node.input[3], "", None)
+    a = im.binary_values("sub", vec(b, node.input[2]), mm, node.input[2], "", None)
+    return m, a
 
 
 def _fold_norm(
@@ -259,16 +297,22 @@ def _batch_norm(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -
             im.channels_last[node.output[0]] = im.channels_last[conv_out]
         return
     x = _val_input(im, node)
-    m, a = _norm_params(im, node, attrs)
-    if len(x.shape) < 2 or m.shape != (x.shape[1],):
-        raise im.fail(f"BatchNormalization over {list(x.shape)} with {m.size} channels")
-    if len(x.shape) == 2:  # [N, C]: channels are already last
-        y = im.binary_values("mul", x, m.astype(x.dtype), "", f"{node.output[0]}.scale", None)
-        im.out(node, im.binary_values("add", y, a.astype(x.dtype), "", f"{node.output[0]}.shift", node.output[0]))
+    if len(x.shape) < 2:
+        raise im.fail(f"BatchNormalization over {list(x.shape)}: (N, C, ...) expected")
+    ms: tuple[np.ndarray | Val, np.ndarray | Val]
+    if all(n in im.consts for n in node.input[1:]):
+        m, a = _norm_params(im, node, attrs)
+        if m.shape != (x.shape[1],):
+            raise im.fail(f"BatchNormalization over {list(x.shape)} with {m.size} channels")
+        ms = (m.astype(x.dtype), a.astype(x.dtype))
+    else:
+        ms = _norm_values(im, node, attrs, Val(x.ssa, (x.shape[1],), x.dtype))
+    xn = x if len(x.shape) == 2 else channels_last(im, node.input[0])  # [N, C]: channels already last
+    y = im.binary_values("mul", xn, ms[0], "", f"{node.output[0]}.scale", None)
+    if len(x.shape) == 2:
+        im.out(node, im.binary_values("add", y, ms[1], "", f"{node.output[0]}.shift", node.output[0]))
         return
-    xn = channels_last(im, node.input[0])
-    y = im.binary_values("mul", xn, m.astype(x.dtype), "", f"{node.output[0]}.scale", None)
-    y = im.binary_values("add", y, a.astype(x.dtype), "", f"{node.output[0]}.shift", None)
+    y = im.binary_values("add", y, ms[1], "", f"{node.output[0]}.shift", None)
     im.channels_last[node.output[0]] = y
     im.out(node, from_channels_last(im, y, len(x.shape), node.output[0]))
 
