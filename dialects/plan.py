@@ -456,6 +456,21 @@ def _row_split(lay: Layout) -> bool:
     return i >= 0 and lay.split[i] == (0,) and all(d == 1 for d in lay.shape[:i]) and lay.shape[i] % lay.grid[0] == 0
 
 
+def _prefix_split(lay: Layout) -> bool:
+    """The leading axes split in order, grid dimension k on the k-th split axis, every split
+    axis but the last wholly (one index a tile), the last axis whole: each tile's block is one
+    contiguous range of the elements, in tile order."""
+    axes = [i for i, s in enumerate(lay.split) if s]
+    if not axes:
+        return True
+    if axes[-1] == len(lay.shape) - 1 or any(lay.split[i] != (k,) for k, i in enumerate(axes)):
+        return False
+    if any(d != 1 for i, d in enumerate(lay.shape[: axes[-1]]) if i not in axes):
+        return False
+    last = axes[-1]
+    return all(lay.grid[k] == lay.shape[i] for k, i in enumerate(axes[:-1])) and lay.shape[last] % lay.grid[-1] == 0
+
+
 @irdl_op_definition
 class PermuteOp(_OneToOne):
     """Permute axes by exchange, the last axis staying last (result axis i is input axis
@@ -561,10 +576,19 @@ class ReshapeOp(_OneToOne):
             and math.prod(a.block) // a.block[-1] * a.shape[-1] == math.prod(r.block) // r.block[-1] * r.shape[-1]
             and all(x.block[-1] == x.shape[-1] + x.shape[-1] % 2 for x in (a, r))
         )
+        ok = ok or (  # contiguous equal ranges in tile order on both sides (several leading axes cut)
+            a.tiles == r.tiles
+            and a.first_tile == r.first_tile
+            and a.partial < 0
+            and r.partial < 0
+            and all(_prefix_split(x) for x in (a, r))
+            and a.block_elements // a.block[-1] * a.shape[-1] == r.block_elements // r.block[-1] * r.shape[-1]
+            and all(x.block[-1] == x.shape[-1] + x.shape[-1] % 2 for x in (a, r))
+        )
         if not ok and unit_axis_view(a, r.shape) != r:
             raise VerifyException(
-                "plan.reshape: layouts must be equal row blocks of one 1-D grid, or the same layout with unit axes "
-                "added or dropped"
+                "plan.reshape: layouts must be equal row blocks of one 1-D grid, leading axes cut in order into "
+                "equal contiguous ranges on as many tiles, or the same layout with unit axes added or dropped"
             )
 
 

@@ -252,7 +252,92 @@ def _image(scale: str):
     return torch.randn(1, 3, 32, 32, generator=torch.Generator().manual_seed(3))
 
 
+def resnet_small(scale: str):
+    """A ResNet from torchvision's own blocks: the 7x7/2 stem, max pool, a BasicBlock and a
+    strided BasicBlock with its 1x1 projection, global average pool and the classifier (ResNet-18's
+    layers at sim64 widths; `torchvision.models.resnet18()` itself at full scale)."""
+    torch = _torch()
+    import torchvision
+
+    if scale == "full":
+        return torchvision.models.resnet18(num_classes=1000).eval()
+    from torchvision.models.resnet import BasicBlock, ResNet
+
+    net = ResNet(BasicBlock, [1, 1, 1, 1], num_classes=10)
+    w = 16  # the stem's channels; the stages double them as torchvision's do
+    net.inplanes = w
+    net.conv1 = torch.nn.Conv2d(3, w, 7, 2, 3, bias=False)
+    net.bn1 = torch.nn.BatchNorm2d(w)
+    net.layer1 = net._make_layer(BasicBlock, w, 1)
+    net.layer2 = net._make_layer(BasicBlock, 2 * w, 1, stride=2)
+    net.layer3 = torch.nn.Identity()
+    net.layer4 = torch.nn.Identity()
+    net.fc = torch.nn.Linear(2 * w, 10)
+    _randomize_norms(net)
+    return net.eval()
+
+
+def mobilenet_v2_small(scale: str):
+    """torchvision's MobileNetV2 from its config: width 0.25 and its first three inverted-residual
+    stages at sim64 size (depthwise 3x3 convolutions, ReLU6, linear bottlenecks)."""
+    import torchvision
+
+    if scale == "full":
+        return torchvision.models.mobilenet_v2(num_classes=1000).eval()
+    setting = [[1, 16, 1, 1], [6, 24, 2, 2], [6, 32, 1, 2]]
+    net = torchvision.models.MobileNetV2(num_classes=10, width_mult=0.25, inverted_residual_setting=setting)
+    _randomize_norms(net)
+    return net.eval()
+
+
+def _randomize_norms(net) -> None:
+    """Random running statistics and affine parameters: a fresh norm is the identity, which
+    would let a folding bug pass."""
+    torch = _torch()
+    g = torch.Generator().manual_seed(4)
+    for m in net.modules():
+        if isinstance(m, torch.nn.BatchNorm2d):
+            c = m.num_features
+            m.running_mean.copy_(torch.randn(c, generator=g) * 0.1)
+            m.running_var.copy_(torch.rand(c, generator=g) + 0.5)
+            m.weight.data.copy_(torch.rand(c, generator=g) + 0.5)
+            m.bias.data.copy_(torch.randn(c, generator=g) * 0.1)
+
+
+def conv1d_frontend(scale: str):
+    """An audio encoder's front end (Whisper's): two Conv1d with GELU, the second of stride 2."""
+    torch = _torch()
+    mels, d = (80, 384) if scale == "full" else (16, 32)
+
+    class F(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.c1 = torch.nn.Conv1d(mels, d, 3, padding=1)
+            self.c2 = torch.nn.Conv1d(d, d, 3, stride=2, padding=1)
+
+        def forward(self, x):
+            y = torch.nn.functional.gelu(self.c2(torch.nn.functional.gelu(self.c1(x))))
+            return y.permute(0, 2, 1)
+
+    return F().eval()
+
+
+def _mels(scale: str):
+    torch = _torch()
+    mels, frames = (80, 3000) if scale == "full" else (16, 64)
+    return torch.randn(1, mels, frames, generator=torch.Generator().manual_seed(5))
+
+
+def _images(scale: str, batch: int = 2):
+    torch = _torch()
+    side = 224 if scale == "full" else 32
+    return torch.randn(batch, 3, side, side, generator=torch.Generator().manual_seed(6))
+
+
 ZOO: dict[str, Spec] = {
+    "resnet_small": Spec(resnet_small, lambda s: {"images": _images(s)}),
+    "mobilenet_v2_small": Spec(mobilenet_v2_small, lambda s: {"images": _images(s)}),
+    "conv1d_frontend": Spec(conv1d_frontend, lambda s: {"mels": _mels(s)}),
     "gpt2_lm": Spec(gpt2_lm, lambda s: {"input_ids": _ids(s, _dims(s)["vocab"])}),
     "gpt2_block": Spec(gpt2_block, lambda s: {"hidden": _hidden(s, _dims(s)["d"])}),
     "bert": Spec(bert, lambda s: {"input_ids": _ids(s, _bert_vocab(s))}),

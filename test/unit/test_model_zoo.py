@@ -52,16 +52,19 @@ def test_zoo_is_complete() -> None:
     names = {m.split(".")[0] for m in MODELS}
     assert names == {
         "bert",
+        "conv1d_frontend",
         "gpt2_block",
         "gpt2_lm",
         "llama",
         "llama_layer",
+        "mobilenet_v2_small",
         "qwen2",
+        "resnet_small",
         "t5_encoder",
         "torch_encoder_layer",
         "vit",
     }
-    assert len(MODELS) == 26
+    assert len(MODELS) == 35
     assert set(EXPECTED_FAILURES) <= set(MODELS)
     for m in MODELS:
         assert (FIXTURES / f"{m}.inputs.npz").is_file() and (FIXTURES / f"{m}.expected.npz").is_file()

@@ -214,7 +214,17 @@ def _pool(e: _Emitter, geo: graph.ConvGeometry, kind: str, include_pad: bool) ->
 
 
 def _replace(rewriter: PatternRewriter, op: graph.ConvOp | graph.PoolOp, e: _Emitter, y: SSAValue) -> None:
-    """`op` by the reshape of its [N OH OW, C] expansion, keeping its name and provenance."""
+    """`op` by the reshape of its [N OH OW, C] expansion, keeping its name and provenance. A
+    reader that views the result as [N OH OW, C] again (the importers' row collapse) reads the
+    expansion itself: the 4-D view, cut over tiles only by its batch axis, never materializes."""
+    for use in list(op.result.uses):
+        u = use.operation
+        if isinstance(u, graph.ReshapeOp) and u.result.type == y.type:
+            rewriter.replace_all_uses_with(u.result, y)
+            rewriter.erase_op(u)
+    if not op.result.uses:
+        rewriter.erase_op(op)
+        return
     res = graph.ReshapeOp(y, op.result.type)  # [N OH OW, C] is rank 2: always a reshape
     if "onnx.node" in op.attributes:
         res.attributes["onnx.node"] = op.attributes["onnx.node"]

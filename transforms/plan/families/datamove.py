@@ -107,6 +107,10 @@ def _plan_reshape(p: Planner, op: graph.ReshapeOp, index: int) -> None:
     # map-tiles re-cuts each tile's rows (the `repad` kernel), the same elements in order
     ia = Layout(a, (g,), tuple((0,) if i == ax else () for i in range(len(a))))
     ir = Layout(r, (g,), tuple((0,) if i == rx else () for i in range(len(r))))
+    if g < target.tiles // 4:  # few tiles (a batch axis leads): cut several leading axes instead
+        wide = prefix_split_layouts(a, r, target.tiles)
+        if wide is not None and wide[0].tiles > g:
+            ia, ir = wide
     x = p.get(op.input, plan_type(op.input.type, ia), op.name)
     res = plan.ReshapeOp.create(
         operands=[x],
@@ -114,6 +118,40 @@ def _plan_reshape(p: Planner, op: graph.ReshapeOp, index: int) -> None:
         attributes=value_attr(op),
     )
     p.set(op.result, p.emit(res).results[0])
+
+
+def prefix_split(shape: tuple[int, ...], g: int) -> Layout | None:
+    """`shape` cut into `g` contiguous equal element ranges by its leading axes (each fully
+    split, the last of them possibly partly; the last axis whole), or None."""
+    grid: list[int] = []
+    split: list[tuple[int, ...]] = []
+    rem = g
+    for n in shape[:-1]:
+        if rem == 1 or n == 1:
+            split.append(())
+            continue
+        k = n if rem % n == 0 else (rem if n % rem == 0 else 0)
+        if not k:
+            return None
+        split.append((len(grid),))
+        grid.append(k)
+        rem //= k
+    if rem != 1:
+        return None
+    return Layout(shape, tuple(grid) or (1,), (*split, ()))
+
+
+def prefix_split_layouts(a: tuple[int, ...], r: tuple[int, ...], tiles: int) -> tuple[Layout, Layout] | None:
+    """The layouts of a reshape's two sides cut into the most (at most `tiles`) contiguous
+    equal element ranges by their leading axes, or None."""
+    rows = math.gcd(math.prod(a[:-1]), math.prod(r[:-1]))
+    for g in range(min(rows, tiles), 1, -1):
+        if rows % g:
+            continue
+        la, lr = prefix_split(a, g), prefix_split(r, g)
+        if la is not None and lr is not None:
+            return la, lr
+    return None
 
 
 def _source(p: Planner, v: SSAValue, what: str) -> SSAValue:
