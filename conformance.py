@@ -2,8 +2,10 @@
 emulation, comparing with the outputs each test ships. Shared by the conformance test suite and
 `bench/onnx_conformance.py`.
 
-Integer inputs (shapes, axes) of a node test are bound as compile-time constants: the compiler
-is static-shape, and those tensors only parameterize the operator. Float inputs stay inputs.
+Integer inputs (shapes, axes) of a node test are bound as compile-time constants where the
+importer needs them so: the compiler is static-shape, and those tensors only parameterize the
+operator. Float inputs stay inputs, unless the importer needs one as a constant too (Resize's
+scales and roi): then every input but the first is bound.
 """
 
 from __future__ import annotations
@@ -89,17 +91,24 @@ def run_node_test(name: str, target: str = "sim16") -> Outcome:
         return Outcome(name, "unsupported", f"test data not readable as tensors ({type(e).__name__})")
     # integer and bool inputs are runtime inputs like the floats; where the importer needs one as
     # a constant (a shape, axes, a Gather's indices into a computed tensor) the integer inputs are
-    # bound as compile-time constants instead
+    # bound as compile-time constants instead, and failing that every input but the data
     consts = {k: v for k, v in inputs.items() if not np.issubdtype(v.dtype, np.floating)}
     try:
         try:
             module, feeds = import_model(model), inputs
         except OnnxImportError as first:
-            if not consts:
-                raise
-            try:
-                module, feeds = import_model(model, consts), {k: v for k, v in inputs.items() if k not in consts}
-            except OnnxImportError:
+            # the integer inputs bound, then (a float operand the importer needs as a constant:
+            # Resize's scales and roi) every input but the first, the data
+            data = model.graph.input[0].name
+            bindings = [consts, {k: v for k, v in inputs.items() if k != data}]
+            for bound in (b for b in bindings if b):
+                try:
+                    module = import_model(model, bound)
+                except OnnxImportError:
+                    continue
+                feeds = {k: v for k, v in inputs.items() if k not in bound}
+                break
+            else:
                 raise first from None  # the runtime-input diagnostic says what is missing
         compiled = api.compile(module, target)
     except (OnnxImportError, api.ApiError, DiagnosticException) as e:

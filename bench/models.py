@@ -25,6 +25,7 @@ from xdsl.utils.exceptions import DiagnosticException
 ROOT = Path(__file__).resolve().parents[1]
 EXPORTER = ROOT / "test" / "models" / "export_models.py"
 DEFAULT = ("gpt2_lm:128", "gpt2_lm:512", "bert:128")
+IMAGE_MODELS = ("resnet50", "mobilenet_v2", "resnet_small", "mobilenet_v2_small")
 
 
 def export(
@@ -36,14 +37,17 @@ def export(
     python: str,
     width: int | None = None,
     vocab: int | None = None,
+    batch: int | None = None,
 ) -> Path:
     tag = (f"-l{layers}" if layers else "") + (f"-d{width}" if width else "") + (f"-v{vocab}" if vocab else "")
+    tag += f"-b{batch}" if batch else ""
     out = cache / f"{name}-s{seq}{tag}"
     path = out / f"{name}.{exporter}.onnx"
     if not path.is_file():
         cmd = [python, str(EXPORTER), "--out", str(out), "--only", name, "--exporter", exporter]
         cmd += ["--scale", "full", "--seq", str(seq)] + (["--layers", str(layers)] if layers else [])
         cmd += (["--width", str(width)] if width else []) + (["--vocab", str(vocab)] if vocab else [])
+        cmd += ["--batch", str(batch)] if batch else []
         subprocess.run(cmd, check=True)
     return path
 
@@ -83,7 +87,13 @@ def run(
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--target", default="mk2")
-    ap.add_argument("--model", action="append", default=[], help="NAME:SEQ[:LAYERS] (zoo name)")
+    ap.add_argument(
+        "--model",
+        action="append",
+        default=[],
+        help="NAME:SEQ[:LAYERS] (zoo name); an image model's SEQ is its side and its third field the batch "
+        "(resnet50:224:16)",
+    )
     ap.add_argument("--exporter", default="dynamo20", choices=("classic17", "dynamo20", "dynamo23"))
     ap.add_argument("--cache", type=Path, default=Path("/tmp/ipu-models"))
     ap.add_argument("--exporter-python", default=sys.executable, help="an interpreter with the [models] extra")
@@ -97,8 +107,10 @@ def main() -> None:
     a = ap.parse_args()
     for spec in a.model or DEFAULT:
         name, seq, *depth = spec.split(":")
-        layers = int(depth[0]) if depth else None
-        path = export(name, int(seq), layers, a.exporter, a.cache, a.exporter_python)
+        images = name in IMAGE_MODELS
+        layers = int(depth[0]) if depth and not images else None
+        batch = int(depth[0]) if depth and images else (1 if images else None)
+        path = export(name, int(seq), layers, a.exporter, a.cache, a.exporter_python, batch=batch)
         try:
             opts = {"finalists": a.finalists} if a.finalists else {}
             r = run(path, a.target, a.precision, opts, not a.no_checkpoints)
@@ -107,6 +119,15 @@ def main() -> None:
             continue
         phases = " ".join(f"{k}={v:.1f}" for k, v in r["phases_s"].items())  # type: ignore[union-attr]
         mem = " ".join(f"{k}={v}" for k, v in r["memory"].items())  # type: ignore[union-attr]
+        if images:  # throughput at the target's clock, and the convolutions against the AMP floor
+            from ipu.target import load_target
+
+            clock = load_target(a.target).clock_hz
+            print(
+                f"model={name} side={seq} batch={batch} imagesPerSecond={batch * clock / r['cycles']:.0f} "  # type: ignore[operator]
+                f"at {clock / 1e9:.2f} GHz",
+                flush=True,
+            )
         print(
             f"model={name} seq={seq} layers={layers or 'all'} exporter={a.exporter} target={a.target} "
             f"precision={a.precision} checkpoints={'none' if a.no_checkpoints else 'sampled'} "

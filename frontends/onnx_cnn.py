@@ -21,6 +21,8 @@ import math
 
 import numpy as np
 import onnx
+from xdsl.dialects.builtin import FloatAttr, f64
+from xdsl.ir import SSAValue
 
 from ipu.dialects import graph as g
 from ipu.frontends.onnx_import import (
@@ -36,6 +38,7 @@ from ipu.frontends.onnx_import import (
     _transpose2d,
     _tt,
     _val_input,
+    collapsed,
     lowering,
     transpose_value,
 )
@@ -446,3 +449,253 @@ def follow_channels_last(im: _Importer, node: onnx.NodeProto) -> None:
 
 
 AFTER_LOWERING.append(follow_channels_last)
+
+
+@lowering("ConvTranspose")
+def _conv_transpose(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """The transposed convolution as the convolution it is: the input dilated by the stride
+    (zeros between its pixels, by a pad of a [.., H, 1, W, 1, C] view), padded by the kernel's
+    span less the pads, and convolved at stride 1 with the filters flipped and their channel
+    roles swapped (per group)."""
+    allowed = ("auto_pad", "dilations", "group", "kernel_shape", "output_padding", "output_shape", "pads", "strides")
+    _no_attrs(im, attrs, allowed)
+    x = _val_input(im, node)
+    wv = im.get(node.input[1])
+    computed = isinstance(wv, Val)  # filters computed at run time: flipped by windows on the device
+    w = np.zeros(wv.shape, np.float32) if computed else wv.astype(np.float32)
+    rank = len(x.shape)
+    if rank not in (3, 4) or w.ndim != rank:
+        raise im.fail(f"only 1-D and 2-D transposed convolutions are supported (input {list(x.shape)})")
+    sp = rank - 2
+    groups = int(attrs.get("group", 1))  # type: ignore[call-overload]
+    c, og = w.shape[:2]
+    kernel = [int(k) for k in w.shape[2:]]
+    if groups < 1 or x.shape[1] != c or c % groups:
+        raise im.fail(
+            f"{groups} groups: input channels {x.shape[1]} and filters {list(w.shape)} do not divide into them"
+        )
+    cg, o = c // groups, og * groups
+    strides = _ints(attrs, "strides", [1] * sp)
+    dil = _ints(attrs, "dilations", [1] * sp)
+    outpad = _ints(attrs, "output_padding", [0] * sp)
+    pads = _ints(attrs, "pads", [0] * 2 * sp)
+    if len(strides) != sp or len(dil) != sp or len(outpad) != sp or len(pads) != 2 * sp:
+        raise im.fail(
+            f"strides {strides}, dilations {dil}, output_padding {outpad} or pads {pads} do not fit {sp} axes"
+        )
+    span = [(k - 1) * d + 1 for k, d in zip(kernel, dil, strict=True)]
+    ins = list(x.shape[2:])
+    auto = attrs.get("auto_pad", b"NOTSET")
+    auto = auto.decode() if isinstance(auto, bytes) else str(auto)
+    want = _ints(attrs, "output_shape", [])
+    if auto in ("SAME_UPPER", "SAME_LOWER") or want:
+        out = want[-sp:] if want else [n * s for n, s in zip(ins, strides, strict=True)]
+        total = [s * (n - 1) + op + k - t for s, n, op, k, t in zip(strides, ins, outpad, span, out, strict=True)]
+        upper = auto != "SAME_LOWER"
+        pads = [t // 2 if upper else t - t // 2 for t in total] + [t - t // 2 if upper else t // 2 for t in total]
+    if any(p > k - 1 for p, k in zip(pads, span * 2, strict=True)):  # (a negative pad widens the output)
+        raise im.fail(f"pads {pads} beyond the kernel's span {span}: the output would crop the dilated input")
+    xn = channels_last(im, node.input[0])
+    n, h, wd, _ = xn.shape
+    sh, sw = _as_2d(strides, sp, 1)
+    # the input dilated: [N, H, 1, W, 1, C] placed at the origin of [N, H, sh, W, sw, C]
+    v = im.raw_reshape(xn.ssa, (n, h, 1, wd, 1, c), x.dtype)
+    if sh > 1 or sw > 1:
+        v = im.emit(g.PadOp(v, (0, 0, 0, 0, 0, 0), _tt((n, h, sh, wd, sw, c), x.dtype)), None)
+    dh, dw = (h - 1) * sh + 1, (wd - 1) * sw + 1
+    v = im.raw_reshape(v, (n, h * sh, wd * sw, c), x.dtype)
+    if (dh, dw) != (h * sh, wd * sw):
+        v = im.emit(g.SliceOp(v, (0, 0, 0, 0), _tt((n, dh, dw, c), x.dtype)), None)
+    kh, kw = _as_2d(kernel, sp, 1)
+    sph, spw = _as_2d(span, sp, 1)
+    begin, end = _as_2d(pads[:sp], sp, 0), _as_2d(pads[sp:], sp, 0)
+    oph, opw = _as_2d(outpad, sp, 0)
+    cpad = (sph - 1 - begin[0], spw - 1 - begin[1], sph - 1 - end[0] + oph, spw - 1 - end[1] + opw)
+    oh, ow = dh + cpad[0] + cpad[2] - sph + 1, dw + cpad[1] + cpad[3] - spw + 1
+    # HWIO filters of the equivalent convolution: [i, j, c', k og + o'] = W[k cg + c', o', flipped i, j]
+    if computed:
+        if groups != 1:
+            raise im.fail("a grouped ConvTranspose with filters computed at run time is not supported")
+        fv = _flipped_filters(im, Val(wv.ssa, (c, og, kh, kw), x.dtype))  # type: ignore[union-attr]
+    else:
+        w4 = w.reshape(c, og, kh, kw)[:, :, ::-1, ::-1]
+        filt = np.zeros((kh, kw, cg, o), np.float32)
+        for k in range(groups):
+            filt[:, :, :, k * og : (k + 1) * og] = w4[k * cg : (k + 1) * cg].transpose(2, 3, 0, 1)
+        fv = im.param(filt.astype(x.dtype), x.dtype, filt.shape, f"{node.output[0]}.filters")
+    conv = g.ConvOp(v, fv, _tt((n, oh, ow, o), x.dtype), (1, 1), _as_2d(dil, sp, 1), cpad, groups)
+    y = Val(im.raw_reshape(im.emit(conv, None), (n * oh * ow, o), x.dtype), (n, oh, ow, o), x.dtype)
+    if len(node.input) > 2 and node.input[2]:
+        b = im.const(node.input[2], "the bias").reshape(-1).astype(x.dtype)
+        y = im.binary_values("add", y, b, "", f"{node.output[0]}.bias", None)
+    im.channels_last[node.output[0]] = y
+    im.out(node, from_channels_last(im, y, rank, node.output[0]))
+
+
+def _flipped_filters(im: _Importer, w: Val) -> SSAValue:
+    """Run-time [C, O, KH, KW] filters as [KH, KW, C, O] with both kernel axes reversed: one
+    transpose, then the kernel positions' slices joined in mirrored order."""
+    c, o, kh, kw = w.shape
+    t = im.raw_reshape(transpose_value(im, w, [2, 3, 0, 1], None).ssa, (kh, kw, c, o), w.dtype)
+    rows = []
+    for i in range(kh):
+        cols = [
+            im.emit(g.SliceOp(t, (kh - 1 - i, kw - 1 - j, 0, 0), _tt((1, 1, c, o), w.dtype)), None) for j in range(kw)
+        ]
+        rows.append(cols[0] if kw == 1 else im.emit(g.ConcatOp(cols, 1, _tt((1, kw, c, o), w.dtype)), None))
+    return rows[0] if kh == 1 else im.emit(g.ConcatOp(rows, 0, _tt((kh, kw, c, o), w.dtype)), None)
+
+
+def _axis_matrix(
+    im: _Importer, node: onnx.NodeProto, n_in: int, n_out: int, scale: float, roi: tuple[float, float] | None
+) -> np.ndarray:
+    """[n_out, n_in]: the Resize node's interpolation along one axis at `scale` (and `roi`, for
+    tf_crop_and_resize), found by resizing the identity with ONNX's reference implementation
+    (its modes are separable per axis)."""
+    from onnx import helper
+    from onnx.reference import ReferenceEvaluator
+
+    drop = ("axes", "keep_aspect_ratio_policy")
+    attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute if a.name not in drop}
+    if float(attrs.get("extrapolation_value", 0.0)) != 0.0:
+        raise im.fail("Resize with a non-zero extrapolation_value is affine, not linear, in its input; not supported")
+    scales = np.array([1, 1, scale, 1], np.float32)
+    roi_v = np.array([0, 0, roi[0], 0, 1, 1, roi[1], 1], np.float32) if roi else np.zeros(0, np.float32)
+    inits = [onnx.numpy_helper.from_array(scales, "scales"), onnx.numpy_helper.from_array(roi_v, "roi")]
+    r = helper.make_node("Resize", ["x", "roi", "scales"], ["y"], **attrs)
+    g_ = helper.make_graph(
+        [r],
+        "axis",
+        [helper.make_tensor_value_info("x", onnx.TensorProto.FLOAT, None)],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, None)],
+        inits,
+    )
+    model = helper.make_model(g_, opset_imports=[helper.make_opsetid("", max(im.opset, 13))])
+    try:
+        (y,) = ReferenceEvaluator(model).run(None, {"x": np.eye(n_in, dtype=np.float32).reshape(1, 1, n_in, n_in)})
+    except Exception as e:  # noqa: BLE001 -- the reference names what it cannot do
+        raise im.fail(f"Resize along an axis of {n_in} to {n_out}: {type(e).__name__}: {e}") from None
+    y = np.asarray(y, np.float32)
+    if y.shape != (1, 1, n_out, n_in):
+        raise im.fail(f"Resize at scale {scale} gives {y.shape[2]} of {n_in}, where the model's shape says {n_out}")
+    return y.reshape(n_out, n_in)
+
+
+def _resize_scales(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object], x: Val, shape) -> list[float]:
+    """The scale each axis is resized by: the `scales` input's, or from `sizes` under the
+    keep_aspect_ratio_policy (stretch: each axis its own; not_larger / not_smaller: one)."""
+    rank = len(x.shape)
+    axes = [int(a) % rank for a in _ints(attrs, "axes", list(range(rank)))]
+    consts = [im.consts.get(n) if n else None for n in list(node.input[1:]) + [""] * 3]
+    sc = consts[1] if len(node.input) > 2 else None
+    sz = consts[2] if len(node.input) > 3 else None
+    if node.op_type == "Upsample":
+        sc = consts[0]
+    out = [1.0] * rank
+    if sc is not None and sc.size:
+        for a, v in zip(axes if sc.size == len(axes) else range(rank), sc.reshape(-1), strict=True):
+            out[a] = float(v)
+        return out
+    if sz is None or not sz.size:
+        raise im.fail("Resize needs constant scales or sizes")
+    ratios = {a: float(v) / x.shape[a] for a, v in zip(axes, sz.reshape(-1), strict=True)}
+    policy = attrs.get("keep_aspect_ratio_policy", b"stretch")
+    policy = policy.decode() if isinstance(policy, bytes) else str(policy)
+    if policy != "stretch":
+        one = min(ratios.values()) if policy == "not_larger" else max(ratios.values())
+        ratios = dict.fromkeys(ratios, one)
+    for a, v in ratios.items():
+        out[a] = v
+    return out
+
+
+@lowering("Resize", "Upsample")
+def _resize(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """Nearest, linear or cubic resizing of the spatial axes, each a matmul by its constant
+    interpolation matrix (from ONNX's reference on the identity): exact for nearest, the
+    reference's weights for linear and cubic."""
+    x = _val_input(im, node)
+    rank = len(x.shape)
+    shape = im.static_shapes.get(node.output[0])
+    if shape is None:
+        raise im.fail("the Resize output's shape is not known at compile time (constant scales or sizes needed)")
+    if rank < 3 or tuple(shape[:2]) != tuple(x.shape[:2]) or len(shape) != rank:
+        raise im.fail(f"Resize of {list(x.shape)} to {list(shape)}: only the spatial axes may change")
+    if np.dtype(x.dtype).kind != "f":
+        raise im.fail(f"Resize of {np.dtype(x.dtype)} values; floats only")
+    if node.op_type == "Upsample":  # opset 7-9: scales only, nearest or linear, asymmetric
+        mode = attrs.get("mode", b"nearest")
+        node = onnx.helper.make_node(
+            "Resize",
+            [node.input[0]],
+            list(node.output),
+            mode=mode,
+            coordinate_transformation_mode="asymmetric",
+            nearest_mode="floor",
+            name=node.name,
+        )
+    scales = _resize_scales(im, node, attrs, x, shape)
+    mode = attrs.get("coordinate_transformation_mode", b"half_pixel")
+    roi_c = im.consts.get(node.input[1]) if node.op_type == "Resize" and len(node.input) > 1 else None
+    crop = (mode.decode() if isinstance(mode, bytes) else str(mode)) == "tf_crop_and_resize"
+    if crop and (roi_c is None or not roi_c.size):
+        raise im.fail("tf_crop_and_resize needs a constant roi")
+    y = x
+    for axis in range(2, rank):
+        n_in, n_out = y.shape[axis], int(shape[axis])
+        roi = None
+        if crop:
+            assert roi_c is not None
+            ax = [int(a) % rank for a in _ints(attrs, "axes", list(range(rank)))]
+            r = roi_c.reshape(-1)
+            k = len(r) // 2
+            roi = (
+                (float(r[ax.index(axis)]), float(r[k + ax.index(axis)])) if axis in ax and k == len(ax) else (0.0, 1.0)
+            )
+            if k == rank:
+                roi = (float(r[axis]), float(r[rank + axis]))
+        a = _axis_matrix(im, node, n_in, n_out, scales[axis], roi)
+        if n_in == n_out and np.array_equal(a, np.eye(n_in, dtype=np.float32)):
+            continue
+        last = axis == rank - 1
+        perm = list(range(rank))
+        perm[axis], perm[-1] = perm[-1], perm[axis]
+        t = y if last else transpose_value(im, y, perm, None)
+        m = im.val(np.ascontiguousarray(a.T).astype(x.dtype), t, f"{node.output[0]}.axis{axis}")
+        r = _matmul_core(im, Val(t.ssa, (math.prod(t.shape[:-1]), n_in), t.dtype), m.ssa, n_out, None)
+        r = Val(r.ssa, (*t.shape[:-1], n_out), t.dtype)
+        y = r if last else transpose_value(im, r, perm, None)
+    im.out(node, Val(im.raw_reshape(y.ssa, y.ssa.type.get_shape(), x.dtype, node.output[0]), y.shape, x.dtype))
+
+
+@lowering("InstanceNormalization", "GroupNormalization")
+def _instance_norm(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """Each (batch, channel group)'s spatial extent normalized (a layer norm over rows of the
+    NCHW row collapse), then the per-channel scale and bias as columns of one value per row."""
+    group = node.op_type == "GroupNormalization"
+    _no_attrs(im, attrs, ("epsilon", "num_groups", "stash_type") if group else ("epsilon",))
+    x = _val_input(im, node)
+    if len(x.shape) < 3:
+        raise im.fail(f"{node.op_type} of {list(x.shape)}: (N, C, spatial...) expected")
+    n, c = x.shape[:2]
+    spatial = math.prod(x.shape[2:])
+    groups = int(attrs.get("num_groups", c)) if group else c  # type: ignore[call-overload]
+    if groups < 1 or c % groups:
+        raise im.fail(f"{groups} groups do not divide {c} channels")
+    scale = im.const(node.input[1], f"{node.op_type}'s scale").astype(np.float32).reshape(-1)
+    bias = im.const(node.input[2], f"{node.op_type}'s bias").astype(np.float32).reshape(-1)
+    if scale.size != c or bias.size != c:
+        raise im.fail(f"scale and bias of {scale.size} and {bias.size} values for {c} channels")
+    rows, cols = n * groups, c // groups * spatial
+    flat = im.raw_reshape(x.ssa, (rows, cols), x.dtype)
+    ones = im.param(np.array(1.0), x.dtype, (cols,), f"{node.output[0]}.ones")
+    zeros = im.param(np.array(0.0), x.dtype, (cols,), f"{node.output[0]}.zeros")
+    op = g.LayerNormOp.create(operands=[flat, ones, zeros], result_types=[flat.type])
+    op.attributes["epsilon"] = FloatAttr(float(attrs.get("epsilon", 1e-5)), f64)  # type: ignore[arg-type]
+    normed = Val(im.emit(op, None), (rows, cols), x.dtype)
+    # per channel: rows of [N C, spatial], one scale and bias value a row
+    per = Val(im.raw_reshape(normed.ssa, (n * c, spatial), x.dtype), (n * c, spatial), x.dtype)
+    s_col, b_col = (np.tile(v, n).reshape(n * c, 1).astype(x.dtype) for v in (scale, bias))
+    y = im.binary_values("mul", per, s_col, "", f"{node.output[0]}.scale", None)
+    y = im.binary_values("add", y, b_col, "", f"{node.output[0]}.bias", None)
+    im.out(node, Val(im.raw_reshape(y.ssa, collapsed(x.shape), x.dtype, node.output[0]), x.shape, x.dtype))

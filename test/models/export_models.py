@@ -304,6 +304,16 @@ def _randomize_norms(net) -> None:
             m.bias.data.copy_(torch.randn(c, generator=g) * 0.1)
 
 
+def _torchvision(name: str):
+    """A torchvision classification model from its builder (random weights, random norm statistics)."""
+    import torchvision
+
+    _torch()
+    net = getattr(torchvision.models, name)(weights=None, num_classes=1000)
+    _randomize_norms(net)
+    return net.eval()
+
+
 def conv1d_frontend(scale: str):
     """An audio encoder's front end (Whisper's): two Conv1d with GELU, the second of stride 2."""
     torch = _torch()
@@ -328,16 +338,24 @@ def _mels(scale: str):
     return torch.randn(1, mels, frames, generator=torch.Generator().manual_seed(5))
 
 
-def _images(scale: str, batch: int = 2):
+BATCH: int | None = None
+"""Overrides an image model's batch (`--batch`; default 2 small, 1 full)."""
+
+
+def _images(scale: str):
+    """A batch of images, SEQ pixels a side (`--seq`: 224 for ImageNet models at full scale)."""
     torch = _torch()
-    side = 224 if scale == "full" else 32
-    return torch.randn(batch, 3, side, side, generator=torch.Generator().manual_seed(6))
+    batch = BATCH or (1 if scale == "full" else 2)
+    return torch.randn(batch, 3, SEQ, SEQ, generator=torch.Generator().manual_seed(6))
 
 
 ZOO: dict[str, Spec] = {
     "resnet_small": Spec(resnet_small, lambda s: {"images": _images(s)}),
     "mobilenet_v2_small": Spec(mobilenet_v2_small, lambda s: {"images": _images(s)}),
     "conv1d_frontend": Spec(conv1d_frontend, lambda s: {"mels": _mels(s)}),
+    # full scale only (bench/models.py): torchvision's own ImageNet models, random weights
+    "resnet50": Spec(lambda s: _torchvision("resnet50"), lambda s: {"images": _images(s)}),
+    "mobilenet_v2": Spec(lambda s: _torchvision("mobilenet_v2"), lambda s: {"images": _images(s)}),
     "gpt2_lm": Spec(gpt2_lm, lambda s: {"input_ids": _ids(s, _dims(s)["vocab"])}),
     "gpt2_block": Spec(gpt2_block, lambda s: {"hidden": _hidden(s, _dims(s)["d"])}),
     "bert": Spec(bert, lambda s: {"input_ids": _ids(s, _bert_vocab(s))}),
@@ -348,6 +366,9 @@ ZOO: dict[str, Spec] = {
     "t5_encoder": Spec(t5_encoder, lambda s: {"input_ids": _ids(s, _dims(s)["vocab"])}),
     "torch_encoder_layer": Spec(torch_encoder_layer, lambda s: {"src": _hidden(s, _dims(s)["d"])}),
 }
+
+
+FULL_ONLY = ("resnet50", "mobilenet_v2")  # no small form: the zoo has resnet_small, mobilenet_v2_small
 
 
 def set_sequence(seq: int) -> None:
@@ -417,14 +438,15 @@ def main() -> None:
     ap.add_argument("--layers", type=int, default=None, help="layer count (default: the config's)")
     ap.add_argument("--width", type=int, default=None, help="full-scale model width, a multiple of 192")
     ap.add_argument("--vocab", type=int, default=None, help="full-scale vocabulary size")
+    ap.add_argument("--batch", type=int, default=None, help="image models' batch (default 2 small, 1 full)")
     a = ap.parse_args()
     if a.width is not None and (a.width <= 0 or a.width % 192):
         ap.error(f"--width {a.width}: a positive multiple of 192 (64-wide heads, a third of them KV heads)")
     set_sequence(a.seq)
-    global LAYERS, WIDTH, VOCAB
-    LAYERS, WIDTH, VOCAB = a.layers, a.width, a.vocab
+    global LAYERS, WIDTH, VOCAB, BATCH
+    LAYERS, WIDTH, VOCAB, BATCH = a.layers, a.width, a.vocab, a.batch
     failed = 0
-    for name in a.only or ZOO:
+    for name in a.only or [n for n in ZOO if n not in FULL_ONLY or a.scale == "full"]:
         for ex in a.exporter or EXPORTERS:
             try:
                 export(name, ex, a.out, a.scale)

@@ -150,3 +150,36 @@ def test_refusals_name_the_node() -> None:
     y = net.conv("x", 4, 4, (3, 3, 3))
     with pytest.raises(OnnxImportError, match=r"conv\d+.*only 1-D and 2-D convolutions"):
         import_model(net.model(y, [1, 4, 4, 4, 4]))
+
+
+def test_unet_decoder_block() -> None:
+    """A U-Net decoder step: ConvTranspose 2x2/2 up, a skip concatenation, 3x3 conv,
+    InstanceNormalization (GroupNorm's classic export), ReLU, then a nearest 2x Resize and a
+    bilinear (half-pixel) one."""
+    net = Net([1, 16, 4, 4])
+    w = net.init(RNG.standard_normal((16, 8, 2, 2)) * 0.3, "wt")
+    up = net.node("ConvTranspose", ["x", w, net.init(RNG.standard_normal(8) * 0.1, "bt")], strides=[2, 2])
+    skip = net.conv(net.node("Resize", ["x", "", net.init(np.array([1, 1, 2, 2.0]), "sc")], mode="nearest"), 16, 8, 1)
+    cat = net.node("Concat", [up, skip], axis=1)
+    c = net.conv(cat, 16, 8, 3, pads=[1, 1, 1, 1])
+    inorm = net.node(
+        "InstanceNormalization",
+        [c, net.init(RNG.uniform(0.5, 1.5, 8), "s"), net.init(RNG.standard_normal(8) * 0.1, "b")],
+    )
+    r = net.node("Relu", [inorm])
+    y = net.node("Resize", [r, "", net.init(np.array([1, 1, 2, 2.0]), "sc")], mode="linear")
+    run(net.model(y, [1, 8, 16, 16]))
+
+
+def test_group_normalization_and_strided_transpose_with_output_padding() -> None:
+    net = Net([2, 8, 5, 5])
+    g = net.node(
+        "GroupNormalization",
+        ["x", net.init(RNG.uniform(0.5, 1.5, 8), "s"), net.init(RNG.standard_normal(8) * 0.1, "b")],
+        num_groups=2,
+    )
+    w = net.init(RNG.standard_normal((8, 4, 3, 3)) * 0.3, "wt")
+    y = net.node("ConvTranspose", [g, w], strides=[2, 2], pads=[1, 1, 1, 1], output_padding=[1, 1], group=2)
+    m = net.model(y, [2, 8, 10, 10])
+    m.opset_import[0].version = 21
+    run(m)
