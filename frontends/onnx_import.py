@@ -823,7 +823,11 @@ class _Importer:
         return Val(self.emit(cls(x.ssa), hint), x.shape, x.dtype)
 
     def splat(self, value: float, like: Val, name: str) -> SSAValue:
-        return self.param(np.array(value), like.dtype, collapsed(like.shape), name)
+        """`value` as an operand beside `like`: a row vector of its last axis (broadcast over the
+        rows: a tile holds one row of it, not a block of `like`'s size), or `like`'s own shape
+        when that is 1-D."""
+        shape = collapsed(like.shape)
+        return self.param(np.array(value), like.dtype, shape[-1:] if len(shape) == 2 else shape, name)
 
     def scale(self, x: Val, k: float, hint: str | None) -> Val:
         s = self.splat(k, x, f"{self.node_label}_k")

@@ -24,6 +24,7 @@ from xdsl.ir import SSAValue
 
 from ipu.dialects import plan
 from ipu.dialects.layout import Layout
+from ipu.dialects.repeat import RepeatBase
 
 # consumers whose result holds f(padding) only in its own padding: follow the result
 _PASS_THROUGH = (
@@ -75,9 +76,12 @@ def padding_read(value: SSAValue) -> bool:
                     return True
                 todo.append(op.result)
             elif isinstance(op, plan.YieldOp):
+                # the loop may already be a tilemap.repeat (map-tiles rewrites the loop before
+                # its body): either way the carried value is the next trip's argument and a result
                 rep = op.parent_op()
-                assert isinstance(rep, plan.RepeatOp)
-                arg = rep.body.block.args[use.index]
+                if not isinstance(rep, RepeatBase):
+                    return True
+                arg = rep.regions[0].block.args[use.index]
                 todo += [rep.results[use.index], arg]
             else:
                 return True

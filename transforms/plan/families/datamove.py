@@ -35,6 +35,12 @@ def _plan_transpose(p: Planner, op: graph.TransposeOp, index: int) -> None:
             f"plan-ops: transpose {list(perm)} of rank {len(perm)} is not planned (rank 2, or any rank with the "
             "last axis kept last)"
         )
+    rows, cols = lay.shape
+    if lay.tiles * 4 < p.target.tiles and rows * 4 < p.target.tiles and cols >= 4 * lay.tiles:
+        # few rows (an image's channels before it goes channels last): cut the columns instead
+        lay = Layout(lay.shape, (min(p.target.tiles, cols // 2),), ((), (0,)))
+        x = p.get(op.input, plan_type(op.input.type, lay), "transpose of few rows")
+        lay = x.type.layout
     if lay.block[0] % 2:
         al = (2, lay.align[1] if lay.align else 1)
         lay = Layout(lay.shape, lay.grid, lay.split, -1, lay.first_tile, al)
