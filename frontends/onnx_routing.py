@@ -1,0 +1,163 @@
+"""Selection by value and by run-time index, as mixture-of-experts routers and pooled heads
+use them: TopK and GatherElements.
+
+TopK of a small k (a router's top-2 of 8 experts) is k rounds of an arg reduction over the last
+axis: each round's winner is read (its index by `graph.arg_reduce`, its value by a row
+maximum), then hidden by the dtype's extreme at that index (a comparison of the column indices
+with the winner's), so the next round finds the next one. Ties go to the lower index, as ONNX's
+TopK orders them. GatherElements along the last axis reads element `idx` of each row: a
+`graph.gather` of the rows of the [R C, 1] view of the data at r C + idx, whose range the
+importer proves.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import onnx
+from xdsl.dialects.builtin import IntegerAttr, StringAttr, i64
+
+from ipu.dialects import graph as g
+from ipu.frontends.onnx_import import (
+    Val,
+    _Importer,
+    _no_attrs,
+    _reduce_rows,
+    _transpose2d,
+    _tt,
+    _val_input,
+    collapsed,
+    fits_i32,
+    lowering,
+    transpose_value,
+)
+
+MAX_TOPK = 64  # rounds of arg reduction; a larger k would want a sorting kernel
+
+
+def _last_axis(im: _Importer, x: Val, axis: int) -> tuple[Val, list[int]]:
+    """`x` with `axis` moved last, and the permutation (identity when it already is)."""
+    rank = len(x.shape)
+    perm = [i for i in range(rank) if i != axis] + [axis]
+    return (x if axis == rank - 1 else transpose_value(im, x, perm, None)), perm
+
+
+@lowering("TopK", since=10)
+def _topk(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """The k largest (smallest) values of each row and their int64 indices, sorted."""
+    _no_attrs(im, attrs, ("axis", "largest", "sorted"))
+    x = _val_input(im, node)
+    kc = im.const(node.input[1], "TopK's k").reshape(-1)
+    rank = len(x.shape)
+    axis = int(attrs.get("axis", -1))  # type: ignore[call-overload]
+    if rank == 0 or not -rank <= axis < rank or kc.size != 1:
+        raise im.fail(f"axis {axis} of rank {rank} with k of shape {list(kc.shape)}")
+    axis %= rank
+    k, n = int(kc[0]), x.shape[axis]
+    if not 1 <= k <= min(n, MAX_TOPK):
+        raise im.fail(f"k = {k} of {n}: supported 1 <= k <= {MAX_TOPK} (k rounds of arg reduction)")
+    if np.dtype(x.dtype).kind != "f":
+        raise im.fail(f"TopK of {np.dtype(x.dtype)} values; floats only")
+    largest = bool(attrs.get("largest", 1))
+    xl, perm = _last_axis(im, x, axis)
+    rows = math.prod(xl.shape[:-1])
+    cur = im.raw_reshape(xl.ssa, (rows, n), x.dtype)
+    if not largest:  # the smallest of x are the largest of -x (ties still to the lower index)
+        cur = im.emit(g.NegOp(cur))
+    iota = Val(cur, (rows, n), np.int32)
+    cols = im.val(np.broadcast_to(np.arange(n, dtype=np.int32), (rows, n)).copy(), iota, f"{node.output[0]}.cols")
+    extreme = float(np.finfo(np.float16 if x.dtype == np.float16 else np.float32).min)
+    hide = im.param(np.array(extreme), x.dtype, (rows, n), f"{node.output[0]}.hidden")
+    values, indices = [], []
+    for j in range(k):
+        idx = im.emit(
+            g.ArgReduceOp.create(
+                operands=[cur],
+                result_types=[_tt((rows,), np.int32)],
+                attributes={"kind": StringAttr("max")},
+            )
+        )
+        best = _reduce_rows(im, cur, "max", x.dtype, (rows,), None)
+        values.append(best if largest else im.emit(g.NegOp(best)))
+        indices.append(idx)
+        if j + 1 < k:
+            col = im.raw_reshape(idx, (rows, 1), np.int32)
+            won = im.emit(g.EqualOp(cols.ssa, col, _tt((rows, n), np.bool_)))
+            cur = im.emit(g.WhereOp(won, hide, cur))
+    out_shape = tuple(k if i == axis else d for i, d in enumerate(x.shape))
+    last_shape = (*xl.shape[:-1], k)
+
+    def stack(parts: list, dtype: type, name: str, bounds: tuple[int, int] | None) -> None:
+        if k == 1:
+            flat = im.raw_reshape(parts[0], (rows, 1), dtype)
+        else:
+            rowsk = [im.raw_reshape(p, (1, rows), dtype) for p in parts]
+            kr = im.emit(g.ConcatOp(rowsk, 0, _tt((k, rows), dtype)))
+            flat = _transpose2d(im, kr, dtype)  # [rows, k]
+        v = Val(im.raw_reshape(flat, collapsed(last_shape), dtype), last_shape, dtype, bounds)
+        if axis != rank - 1:
+            v = transpose_value(im, v, [perm.index(i) for i in range(rank)], None)
+            v.bounds = bounds
+        r = im.raw_reshape(v.ssa, collapsed(out_shape), dtype, name)
+        im.vals[name] = Val(r, out_shape, dtype, bounds)
+
+    stack(values, x.dtype, node.output[0], None)
+    if len(node.output) > 1 and node.output[1]:
+        stack(indices, np.int64, node.output[1], (0, n - 1))
+
+
+@lowering("GatherElements", since=11)
+def _gather_elements(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """out[.., j] = data[.., idx[.., j]] along the last axis (another axis moved last): rows of
+    the data's [R C, 1] view gathered at r C + idx (negative indices wrapped)."""
+    _no_attrs(im, attrs, ("axis",))
+    data = _val_input(im, node)
+    idx = im.get(node.input[1])
+    rank = len(data.shape)
+    axis = int(attrs.get("axis", 0))  # type: ignore[call-overload]
+    if not -rank <= axis < rank:
+        raise im.fail(f"axis {axis} out of range for rank {rank}")
+    axis %= rank
+    ishape = tuple(np.shape(idx)) if not isinstance(idx, Val) else idx.shape
+    if len(ishape) != rank or any(a != b for i, (a, b) in enumerate(zip(ishape, data.shape, strict=True)) if i != axis):
+        raise im.fail(
+            f"indices {list(ishape)} against data {list(data.shape)}: only indices of the data's shape off the "
+            "axis are supported"
+        )
+    if np.dtype(data.dtype).kind != "f":
+        raise im.fail(f"GatherElements of {np.dtype(data.dtype)} values; floats only")
+    n, m = data.shape[axis], ishape[axis]
+    dl, perm = _last_axis(im, data, axis)
+    rows = math.prod(dl.shape[:-1])
+    if rows * n >= 2**31:
+        raise im.fail(f"a table of {rows * n} elements: the flat indices would not fit int32")
+    if isinstance(idx, Val):
+        il, _ = _last_axis(im, idx, axis)
+        ids = Val(im.raw_reshape(il.ssa, (rows, m), np.int32), (rows, m), idx.dtype, il.bounds)
+        if ids.bounds is None or ids.bounds[0] < 0:  # negative indices count from the end: wrap
+            ids = im.binary_values("add", ids, np.array([n], np.int64), "", f"{node.output[0]}.n", None)
+            ids = im.binary_values("mod", ids, np.array([n], np.int64), "", f"{node.output[0]}.n", None)
+        if not fits_i32((0, rows * n)):
+            raise im.fail("flat indices beyond int32")
+        base = (np.arange(rows, dtype=np.int64) * n).reshape(rows, 1)
+        flat_ids = im.binary_values(
+            "add", ids, np.broadcast_to(base, (rows, m)).copy(), "", f"{node.output[0]}.base", None
+        )
+    else:
+        c = np.asarray(idx).astype(np.int64)
+        if c.size and (c.min() < -n or c.max() >= n):
+            raise im.fail(f"indices in [{int(c.min())}, {int(c.max())}] outside [-{n}, {n})")
+        cl = np.moveaxis(c % n, axis, -1).reshape(rows, m) + (np.arange(rows) * n).reshape(rows, 1)
+        flat_ids = im.val(cl.astype(np.int64), Val(dl.ssa, (rows, m), np.int64), f"{node.output[0]}.ids")
+    table = im.raw_reshape(dl.ssa, (rows * n, 1), data.dtype)
+    ids1 = im.raw_reshape(flat_ids.ssa, (rows * m,), np.int32)
+    gat = g.GatherOp(table, ids1, _tt((rows * m, 1), data.dtype))
+    gat.attributes["axis"] = IntegerAttr(0, i64)
+    r = im.emit(gat)
+    last_shape = (*dl.shape[:-1], m)
+    v = Val(im.raw_reshape(r, collapsed(last_shape), data.dtype), last_shape, data.dtype)
+    if axis != rank - 1:
+        v = transpose_value(im, v, [perm.index(i) for i in range(rank)], None)
+    out_shape = tuple(ishape)
+    im.out(node, Val(im.raw_reshape(v.ssa, collapsed(out_shape), data.dtype, node.output[0]), out_shape, data.dtype))
