@@ -332,6 +332,43 @@ def conv1d_frontend(scale: str):
     return F().eval()
 
 
+def lstm(scale: str):
+    """A two-layer batch-first LSTM (`nn.LSTM`), its output sequence."""
+    torch = _torch()
+    d = 256 if scale == "full" else 32
+
+    class L(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.rnn = torch.nn.LSTM(16, d, num_layers=2, batch_first=True)
+
+        def forward(self, x):
+            return self.rnn(x)[0]
+
+    return L().eval()
+
+
+def gru(scale: str):
+    """A bidirectional batch-first GRU (`nn.GRU`), its output sequence."""
+    torch = _torch()
+    d = 256 if scale == "full" else 24
+
+    class G(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.rnn = torch.nn.GRU(16, d, batch_first=True, bidirectional=True)
+
+        def forward(self, x):
+            return self.rnn(x)[0]
+
+    return G().eval()
+
+
+def _sequence(scale: str):
+    torch = _torch()
+    return torch.randn(2, 12, 16, generator=torch.Generator().manual_seed(7))
+
+
 def _mels(scale: str):
     torch = _torch()
     mels, frames = (80, 3000) if scale == "full" else (16, 64)
@@ -353,6 +390,8 @@ ZOO: dict[str, Spec] = {
     "resnet_small": Spec(resnet_small, lambda s: {"images": _images(s)}),
     "mobilenet_v2_small": Spec(mobilenet_v2_small, lambda s: {"images": _images(s)}),
     "conv1d_frontend": Spec(conv1d_frontend, lambda s: {"mels": _mels(s)}),
+    "lstm": Spec(lstm, lambda s: {"x": _sequence(s)}),
+    "gru": Spec(gru, lambda s: {"x": _sequence(s)}),
     # full scale only (bench/models.py): torchvision's own ImageNet models, random weights
     "resnet50": Spec(lambda s: _torchvision("resnet50"), lambda s: {"images": _images(s)}),
     "mobilenet_v2": Spec(lambda s: _torchvision("mobilenet_v2"), lambda s: {"images": _images(s)}),

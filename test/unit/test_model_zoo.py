@@ -54,9 +54,11 @@ def test_zoo_is_complete() -> None:
         "bert",
         "conv1d_frontend",
         "gpt2_block",
+        "gru",
         "gpt2_lm",
         "llama",
         "llama_layer",
+        "lstm",
         "mobilenet_v2_small",
         "qwen2",
         "resnet_small",
@@ -64,7 +66,7 @@ def test_zoo_is_complete() -> None:
         "torch_encoder_layer",
         "vit",
     }
-    assert len(MODELS) == 35
+    assert len(MODELS) == 41
     assert set(EXPECTED_FAILURES) <= set(MODELS)
     for m in MODELS:
         assert (FIXTURES / f"{m}.inputs.npz").is_file() and (FIXTURES / f"{m}.expected.npz").is_file()
