@@ -492,7 +492,9 @@ def _conv_transpose(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object
         out = want[-sp:] if want else [n * s for n, s in zip(ins, strides, strict=True)]
         total = [s * (n - 1) + op + k - t for s, n, op, k, t in zip(strides, ins, outpad, span, out, strict=True)]
         upper = auto != "SAME_LOWER"
-        pads = [t // 2 if upper else t - t // 2 for t in total] + [t - t // 2 if upper else t // 2 for t in total]
+        half = [int(t / 2) for t in total]  # halved toward zero, as ONNX's reference does (a negative total widens)
+        pads = [h if upper else t - h for t, h in zip(total, half, strict=True)]
+        pads += [t - h if upper else h for t, h in zip(total, half, strict=True)]
     if any(p > k - 1 for p, k in zip(pads, span * 2, strict=True)):  # (a negative pad widens the output)
         raise im.fail(f"pads {pads} beyond the kernel's span {span}: the output would crop the dilated input")
     xn = channels_last(im, node.input[0])

@@ -69,7 +69,9 @@ class Builder:
         """A seeded Gaussian parameter (its std sets the scale bound at 4 sigma)."""
         self.seed += 1
         name = self.fresh("w")
-        init = f"#graph.gaussian<seed = {self.seed}, std = {std:.4g}>"
+        s = f"{std:.4g}"
+        s = s if any(ch in s for ch in ".en") else f"{s}.0"  # a float literal (1 -> 1.0)
+        init = f"#graph.gaussian<seed = {self.seed}, std = {s}>"
         return self.op(
             f'graph.parameter "{name[1:]}" {init} : {tensor(shape, dtype)}',
             shape,
@@ -252,7 +254,78 @@ def _attention(draw: Draw, b: Builder, x: Value, pool: list[Value]) -> Value | N
     return b.op(f"graph.matmul {m.name}, {wo.name} : {t}", x.shape, dt, min(MAX_SCALE, m.scale * 1.5))
 
 
+def _image(draw: Draw, x: Value) -> tuple[int, int] | None:
+    """An [H, W] image view of x's rows (x [H W, C] seen as [1, H, W, C]), or None."""
+    rows = x.shape[0]
+    shapes = [(h, rows // h) for h in (2, 3, 4, 6, 8) if rows % h == 0 and rows // h >= 2]
+    return draw(st.sampled_from(shapes)) if shapes else None
+
+
+def _window_attrs(draw: Draw, h: int, w: int) -> tuple[int, int, tuple[int, int], tuple[int, ...]] | None:
+    """(kernel rows, columns, strides, pads) of a window that fits an h x w image."""
+    kh, kw = draw(st.integers(1, min(3, h))), draw(st.integers(1, min(3, w)))
+    st_ = (draw(st.integers(1, 2)), draw(st.integers(1, 2)))
+    pads = tuple(draw(st.integers(0, k - 1)) for k in (kh, kw, kh, kw))
+    return kh, kw, st_, pads
+
+
+def _out(n: int, k: int, s: int, lo: int, hi: int) -> int:
+    return (n + lo + hi - k) // s + 1
+
+
+def _conv(draw: Draw, b: Builder, x: Value, pool: list[Value]) -> Value | None:
+    """x [H W, C] as a [1, H, W, C] image through a graph.conv (strides, pads, groups or
+    depthwise), collapsed back to [OH OW, O]."""
+    hw = _image(draw, x)
+    if hw is None:
+        return None
+    h, w = hw
+    c = x.shape[1]
+    kh, kw, (sh, sw), pads = _window_attrs(draw, h, w)  # type: ignore[misc]
+    groups = draw(st.sampled_from([g for g in (1, 2, c) if c % g == 0]))
+    o = c if groups == c else draw(st.sampled_from([d for d in (c, 2 * c, 8) if d % groups == 0]))
+    oh, ow = _out(h, kh, sh, pads[0], pads[2]), _out(w, kw, sw, pads[1], pads[3])
+    img = b.op(f"graph.reshape {x.name} : {x.type} -> {tensor((1, h, w, c), x.dtype)}", (1, h, w, c), x.dtype, x.scale)
+    fan = kh * kw * (c // groups)
+    f = b.gaussian((kh, kw, c // groups, o), x.dtype, 1.0 / fan**0.5)
+    r = (1, oh, ow, o)
+    attrs = (
+        f"strides = array<i64: {sh}, {sw}>, dilations = array<i64: 1, 1>, "
+        f"pads = array<i64: {', '.join(map(str, pads))}>, groups = {groups} : i64"
+    )
+    y = b.op(
+        f"graph.conv {img.name}, {f.name} {{{attrs}}} : ({img.type}, {f.type}) -> {tensor(r, x.dtype)}",
+        r,
+        x.dtype,
+        min(MAX_SCALE, x.scale * 4),
+    )
+    return b.op(f"graph.reshape {y.name} : {y.type} -> {tensor((oh * ow, o), x.dtype)}", (oh * ow, o), x.dtype, y.scale)
+
+
+def _pool(draw: Draw, b: Builder, x: Value, pool: list[Value]) -> Value | None:
+    """x [H W, C] as a [1, H, W, C] image through a max or average graph.pool."""
+    hw = _image(draw, x)
+    if hw is None:
+        return None
+    h, w = hw
+    c = x.shape[1]
+    kh, kw, (sh, sw), pads = _window_attrs(draw, h, w)  # type: ignore[misc]
+    kind = draw(st.sampled_from(("max", "avg")))
+    oh, ow = _out(h, kh, sh, pads[0], pads[2]), _out(w, kw, sw, pads[1], pads[3])
+    img = b.op(f"graph.reshape {x.name} : {x.type} -> {tensor((1, h, w, c), x.dtype)}", (1, h, w, c), x.dtype, x.scale)
+    r = (1, oh, ow, c)
+    attrs = (
+        f'kind = "{kind}", kernel = array<i64: {kh}, {kw}>, strides = array<i64: {sh}, {sw}>, '
+        f"dilations = array<i64: 1, 1>, pads = array<i64: {', '.join(map(str, pads))}>"
+        + (", count_include_pad" if kind == "avg" and draw(st.booleans()) else "")
+    )
+    y = b.op(f"graph.pool {img.name} {{{attrs}}} : {img.type} -> {tensor(r, x.dtype)}", r, x.dtype, x.scale)
+    return b.op(f"graph.reshape {y.name} : {y.type} -> {tensor((oh * ow, c), x.dtype)}", (oh * ow, c), x.dtype, y.scale)
+
+
 OPS: dict[str, Callable[[Draw, Builder, Value, list[Value]], Value | None]] = {
+    "conv": _conv,
+    "pool": _pool,
     "unary": _unary,
     "binary": _binary,
     "matmul": _matmul,

@@ -3,9 +3,11 @@ today — pads, windows of the input per kernel position, matmuls, multiplies, m
 in the manner of PopLibs' `expandDims` transform (a kernel position folded into the
 contraction) and its `combineConvGroups` (grouped filters as one block-diagonal matrix).
 
-For kernel position (i, j) the input window X_ij is a `graph.slice` of the zero-padded input
-(a stride s first views the padded axis as [H / s, s], so the strided window is a plain slice
-of a phase) collapsed to [N OH OW, C]. Then, by the channels:
+For kernel position (i, j) the input window X_ij is a range of rows of the zero-padded input
+viewed as [N Hp Wp, C] (a stride s first moves the s x s phases of the padded image to the
+front, so a strided window is a plain range of its phase): the windows are taken over a "wide"
+output whose rows are Wp / s wide, and the columns and rows past the real output are cropped at
+the end (see `_Wide`). Then, by the channels:
 
 - **depthwise** (one input and one output channel a group): Y = sum_ij X_ij * w_ij, each w_ij
   a row vector of the C channels — the vector path, since one channel a group gives the AMP
@@ -48,6 +50,10 @@ from xdsl.rewriter import InsertPoint
 from ipu.dialects import graph
 from ipu.dialects.value_names import DERIVED
 from ipu.transforms.levels import expect_level
+
+ROW_GRAIN = 64
+"""The wide output's rows are a multiple of this, or of 8 below 8 grains (cut evenly over tiles,
+whatever the image: an awkward row count has few divisors)."""
 
 IM2COL_BELOW = 16
 """Input channels under which the kernel positions fold into the contraction (one matmul)."""
@@ -126,8 +132,22 @@ def _padded(e: _Emitter, x: SSAValue, low: tuple[int, int], shape: tuple[int, ..
     return x
 
 
-def _windows(e: _Emitter, geo: graph.ConvGeometry, fill: float | None = None) -> list[SSAValue]:
-    """Each kernel position's input window, [N OH OW, C], in (i, j) order; the padding zeros or `fill`."""
+@dataclass(frozen=True)
+class _Wide:
+    """The windows of one op as row ranges of one 2-D tensor: output row q = n Hb Wb + oh Wb + ow
+    of the "wide" output [L, .] (each image's rows Wb wide, the stride phase's width) reads input
+    row q + offset of its kernel position's phase block. The columns past OW and the rows past OH
+    are computed and dropped (`crop`): every window is a contiguous range of rows, one exchange
+    of whole rows rather than one message per pixel or per output row."""
+
+    windows: list[SSAValue]  # [L, C] per kernel position, in (i, j) order
+    length: int  # L
+    hb: int  # rows of an image in its stride phase
+    wb: int  # columns of an image in its stride phase
+
+
+def _windows(e: _Emitter, geo: graph.ConvGeometry, fill: float | None = None) -> _Wide:
+    """Each kernel position's input window over the wide output; the padding zeros or `fill`."""
     (sh, sw), (t, left, _, _) = geo.strides, geo.pads
     oh, ow, n, c = geo.out_h, geo.out_w, geo.n, geo.c
     # the padded extent each window reaches, rounded up to whole strides (extra rows are padding)
@@ -139,19 +159,41 @@ def _windows(e: _Emitter, geo: graph.ConvGeometry, fill: float | None = None) ->
     keep_h, keep_w = min(geo.h, hp - t), min(geo.w, wp - left)
     x = e.slice(x, (0, 0, 0, 0), (n, keep_h, keep_w, c))
     xp = _padded(e, x, (t, left), (n, hp, wp, c), fill)
-    # a stride's phases moved to the front once (one exchange), so that each window is a block
-    # of whole output rows rather than one message per pixel
-    view = e.reshape(xp, (n, hp // sh, sh, wp // sw, sw, c))
+    hb, wb = hp // sh, wp // sw
+    block = n * hb * wb  # rows of one stride phase
+    # a stride's phases moved to the front once (one exchange): phase (a, b) is rows
+    # [(a sw + b) block, ...) of the 2-D view
     if sh > 1 or sw > 1:
-        view = e.emit(graph.TransposeOp(view, (0, 2, 4, 1, 3, 5), e.ty((n, sh, sw, hp // sh, wp // sw, c))))
-    out = []
+        view = e.reshape(xp, (n, hb, sh, wb, sw, c))
+        view = e.emit(graph.TransposeOp(view, (2, 4, 0, 1, 3, 5), e.ty((sh, sw, n, hb, wb, c))))
+    else:
+        view = xp
+    flat = e.reshape(view, (sh * sw * block, c))
+    length = (n - 1) * hb * wb + (oh - 1) * wb + ow
+    if (hb, wb) != (oh, ow):  # rounded up to whole row groups: an awkward length cuts over few tiles
+        grain = ROW_GRAIN if length >= 8 * ROW_GRAIN else 8
+        length = -(-length // grain) * grain
+    starts = []
     for i in range(geo.kh):
         for j in range(geo.kw):
             (r0, _, _), (c0, _, _) = geo.window(i, j)
-            at = (0, r0 % sh, c0 % sw, r0 // sh, c0 // sw, 0) if sh > 1 or sw > 1 else (0, r0, 0, c0, 0, 0)
-            size = (n, 1, 1, oh, ow, c) if sh > 1 or sw > 1 else (n, oh, 1, ow, 1, c)
-            out.append(e.reshape(e.slice(view, at, size), (n * oh * ow, c)))
-    return out
+            starts.append(((r0 % sh) * sw + c0 % sw) * block + (r0 // sh) * wb + c0 // sw)
+    rows = sh * sw * block
+    if max(starts) + length > rows:  # the last window runs past the phases: zero rows after them
+        flat = e.pad(flat, (0, 0), (max(starts) + length, c))
+    return _Wide([e.slice(flat, (st, 0), (length, c)) for st in starts], length, hb, wb)
+
+
+def _crop(e: _Emitter, geo: graph.ConvGeometry, wide: _Wide, y: SSAValue) -> SSAValue:
+    """The wide output [L, K] cut to the real one, [N OH OW, K]."""
+    k = y.type.get_shape()[1]
+    n, oh, ow = geo.n, geo.out_h, geo.out_w
+    if (wide.hb, wide.wb) == (oh, ow):
+        return y  # nothing computed past the output (a 1x1 kernel, no pads)
+    rows = n * wide.hb * wide.wb
+    full = e.pad(y, (0, 0), (rows, k)) if wide.length <= rows else e.slice(y, (0, 0), (rows, k))
+    grid = e.reshape(full, (n, wide.hb, wide.wb, k))
+    return e.reshape(e.slice(grid, (0, 0, 0, 0), (n, oh, ow, k)), (n * oh * ow, k))
 
 
 def _position_filters(e: _Emitter, geo: graph.ConvGeometry, i: int, j: int) -> SSAValue:
@@ -172,39 +214,39 @@ def _position_filters(e: _Emitter, geo: graph.ConvGeometry, i: int, j: int) -> S
 
 def _expand(e: _Emitter, geo: graph.ConvGeometry) -> SSAValue:
     """The conv's result as [N OH OW, O]."""
-    m = geo.n * geo.out_h * geo.out_w
-    xs = _windows(e, geo)
+    wide = _windows(e, geo)
+    xs, m = wide.windows, wide.length
     positions = [(i, j) for i in range(geo.kh) for j in range(geo.kw)]
     f = e.root.filters
+    acc: SSAValue | None = None
     if geo.groups == geo.c == geo.o:  # depthwise: a per-channel multiply-accumulate
-        acc = None
         for x, (i, j) in zip(xs, positions, strict=True):
             w = e.reshape(e.slice(f, (i, j, 0, 0), (1, 1, 1, geo.o)), (geo.o,))
             acc = e.add(acc, e.emit(graph.MulOp(x, w, x.type)))
-        assert acc is not None
-        return acc
-    if geo.c < IM2COL_BELOW and len(xs) > 1:  # im2col: one matmul over KH KW C
+    elif geo.c < IM2COL_BELOW and len(xs) > 1:  # im2col: one matmul over KH KW C
         kk = len(xs)
         stacked = e.emit(graph.ConcatOp([e.reshape(x, (1, m, geo.c)) for x in xs], 0, e.ty((kk, m, geo.c))))
         cols = e.emit(graph.TransposeOp(stacked, (1, 0, 2), e.ty((m, kk, geo.c))))
         lhs = e.reshape(cols, (m, kk * geo.c))
         ws = [e.reshape(_position_filters(e, geo, i, j), (1, geo.c, geo.o)) for i, j in positions]
         rhs = e.reshape(e.emit(graph.ConcatOp(ws, 0, e.ty((kk, geo.c, geo.o)))), (kk * geo.c, geo.o))
-        return e.emit(graph.MatmulOp(lhs, rhs, e.ty((m, geo.o))))
-    acc = None
-    for x, (i, j) in zip(xs, positions, strict=True):
-        acc = e.add(acc, e.emit(graph.MatmulOp(x, _position_filters(e, geo, i, j), e.ty((m, geo.o)))))
+        acc = e.emit(graph.MatmulOp(lhs, rhs, e.ty((m, geo.o))))
+    else:
+        for x, (i, j) in zip(xs, positions, strict=True):
+            acc = e.add(acc, e.emit(graph.MatmulOp(x, _position_filters(e, geo, i, j), e.ty((m, geo.o)))))
     assert acc is not None
-    return acc
+    return _crop(e, geo, wide, acc)
 
 
 def _pool(e: _Emitter, geo: graph.ConvGeometry, kind: str, include_pad: bool) -> SSAValue:
     """The pool's result as [N OH OW, C]."""
     lowest = float(np.finfo(np.float16 if e.el == f16 else np.float32).min)
-    xs = _windows(e, geo, lowest if kind == "max" else None)
+    wide = _windows(e, geo, lowest if kind == "max" else None)
+    xs = wide.windows
     acc = xs[0]
     for x in xs[1:]:
         acc = e.emit((graph.MaxOp if kind == "max" else graph.AddOp)(acc, x, x.type))
+    acc = _crop(e, geo, wide, acc)
     if kind == "max":
         return acc
     m = geo.n * geo.out_h * geo.out_w

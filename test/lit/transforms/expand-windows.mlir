@@ -3,7 +3,8 @@
 // RUN: ipu-run %s --target sim16 | filecheck %s --check-prefix=EMU
 
 // expand-windows: a strided 3x3 conv becomes the padded input, its stride phases moved to the
-// front once (one permutation), nine windows, nine matmuls and their adds; a depthwise one is
+// front once (one permutation), nine windows that are row ranges of one 2-D view (over a "wide"
+// output, cropped at the end), nine matmuls and their adds; a depthwise one is
 // the per-channel multiply-accumulate; a max pool pads with the dtype's lowest value by concat;
 // an average pool multiplies the windows' sum by a column of reciprocal counts. Expansion values
 // carry ipu.derived (no checkpoint); the result keeps the op's name.
@@ -18,11 +19,27 @@ func.func @main(%x: tensor<1x8x8x16xf32>, %w: tensor<3x3x16x32xf32>, %d: tensor<
 // CHECK-NOT:  graph.conv
 // CHECK:      graph.pad %x {low = array<i64: 0, 1, 1, 0>, ipu.derived} : tensor<1x8x8x16xf32> -> tensor<1x10x10x16xf32>
 // CHECK-NEXT: graph.reshape {{.*}} -> tensor<1x5x2x5x2x16xf32>
-// CHECK-NEXT: graph.transpose {{.*}} {perm = array<i64: 0, 2, 4, 1, 3, 5>, ipu.derived} : tensor<1x5x2x5x2x16xf32> -> tensor<1x2x2x5x5x16xf32>
-// CHECK-COUNT-9: graph.slice {{.*}} -> tensor<1x1x1x4x4x16xf32>
-// CHECK-COUNT-9: graph.matmul
+// CHECK-NEXT: graph.transpose {{.*}} {perm = array<i64: 2, 4, 0, 1, 3, 5>, ipu.derived} : tensor<1x5x2x5x2x16xf32> -> tensor<2x2x1x5x5x16xf32>
+// CHECK-NEXT: graph.reshape {{.*}} -> tensor<100x16xf32>
+// the nine windows are row ranges of the phase-major [100, 16] view: phase (a, b) starts at
+// 25 (2 a + b), kernel row i // 2 adds 5 rows of the phase, column j // 2 one
+// CHECK:      graph.slice {{.*}} {starts = array<i64: 0, 0>, ipu.derived} : tensor<100x16xf32> -> tensor<24x16xf32>
+// CHECK-NEXT: graph.slice {{.*}} {starts = array<i64: 25, 0>, ipu.derived}
+// CHECK-NEXT: graph.slice {{.*}} {starts = array<i64: 1, 0>, ipu.derived}
+// CHECK-NEXT: graph.slice {{.*}} {starts = array<i64: 50, 0>, ipu.derived}
+// CHECK-NEXT: graph.slice {{.*}} {starts = array<i64: 75, 0>, ipu.derived}
+// CHECK-NEXT: graph.slice {{.*}} {starts = array<i64: 51, 0>, ipu.derived}
+// CHECK-NEXT: graph.slice {{.*}} {starts = array<i64: 5, 0>, ipu.derived}
+// CHECK-NEXT: graph.slice {{.*}} {starts = array<i64: 30, 0>, ipu.derived}
+// CHECK-NEXT: graph.slice {{.*}} {starts = array<i64: 6, 0>, ipu.derived}
+// CHECK-COUNT-9: graph.matmul {{.*}} : (tensor<24x16xf32>, tensor<16x32xf32>) -> tensor<24x32xf32>
+// the wide output (24 rows: 3 x 5 + 4, rounded up to 8) padded to the 5 x 5 phase grid, of
+// which 4 x 4 are outputs
+// CHECK:      graph.pad {{.*}} : tensor<24x32xf32> -> tensor<25x32xf32>
+// CHECK-NEXT: graph.reshape {{.*}} -> tensor<1x5x5x32xf32>
+// CHECK-NEXT: graph.slice {{.*}} -> tensor<1x4x4x32xf32>
 // CHECK:      %y = graph.reshape %{{.*}} : tensor<16x32xf32> -> tensor<1x4x4x32xf32>
-// CHECK-COUNT-9: graph.mul {{.*}} : (tensor<16x32xf32>, tensor<32xf32>) -> tensor<16x32xf32>
+// CHECK-COUNT-9: graph.mul {{.*}} : (tensor<{{[0-9]+}}x32xf32>, tensor<32xf32>) -> tensor<{{[0-9]+}}x32xf32>
 // CHECK:      graph.parameter "m.pad1lo" dense<-3.40282347e+38> : tensor<1xf32> {ipu.derived} : tensor<1x1x4x32xf32>
 // CHECK-COUNT-8: graph.max
 // CHECK:      %m = graph.reshape
