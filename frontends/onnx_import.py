@@ -51,6 +51,7 @@ from xdsl.utils.exceptions import DiagnosticException, VerifyException
 from ipu.dialects import graph as g
 from ipu.frontends.onnx_attention import mask_kind, match_attention
 from ipu.frontends.onnx_fold import evaluate_node
+from ipu.frontends.onnx_functions import MAX_DEPTH, expand, function_body, tensor_type
 from ipu.frontends.onnx_load import OnnxImportError, inline_external_data, load_onnx, validate_model
 from ipu.frontends.onnx_patterns import MATCHERS, Fused, GraphView
 from ipu.log import log_event
@@ -234,6 +235,7 @@ class _Importer:
         # the convolution before them (the norm's output -> the convolution's)
         self.channels_last: dict[str, Val] = {}
         self.folded_norms: dict[str, str] = {}
+        self.expansion_depth = 0  # function bodies being lowered (onnx_functions)
 
     # -- diagnostics and emission -------------------------------------------------------------
 
@@ -648,17 +650,58 @@ class _Importer:
             ins = [i for i in node.input if i]
             if ins and all(i in self.consts for i in ins):
                 raise self.fail("constant node could not be folded")
+            if self.expand_function(node):
+                return
             raise self.fail(f"operator {node.op_type} is not supported by the graph dialect")
         since = _SINCE.get(node.op_type, 1)
         if self.opset < since:
             raise self.fail(f"{node.op_type} needs opset >= {since}; the model imports opset {self.opset}")
         extra = [o for o in node.output[1:] if o]
-        fn(self, node, _attrs(node))
-        for o in extra:
-            if o not in self.vals and o not in self.consts:
-                raise self.fail(f"optional output '{o}' is not supported")
+        try:
+            fn(self, node, _attrs(node))
+            for o in extra:
+                if o not in self.vals and o not in self.consts:
+                    raise self.fail(f"optional output '{o}' is not supported")
+        except OnnxImportError:
+            self.node = node
+            if not self.expand_function(node):
+                raise
+            return
         for hook in AFTER_LOWERING:
             hook(self, node)
+
+    def expand_function(self, node: onnx.NodeProto) -> bool:
+        """Lower `node` as its schema's function body, node by node (`onnx_functions`); False,
+        with nothing kept, when it has none or a body node is refused too."""
+        if self.expansion_depth >= MAX_DEPTH:
+            return False
+        types = []
+        for i in node.input:
+            v = self.consts.get(i) if i else None
+            if v is not None:
+                types.append(tensor_type(v.dtype.type, v.shape))
+            elif i in self.vals:
+                types.append(tensor_type(self.vals[i].dtype, self.vals[i].shape))
+            else:
+                types.append(None if i else tensor_type(np.float32, ()))
+        body = function_body(node, self.opset, types)
+        nodes = expand(node, body, f"{node.output[0] or node.name}.fn.") if body is not None else None
+        if not nodes:
+            return False
+        saved = (dict(self.vals), dict(self.consts), dict(self.channels_last), self.node, self.node_label)
+        self.expansion_depth += 1
+        try:
+            for n in nodes:
+                self.node, self.node_label = n, n.name
+                self.lower(n)
+        except OnnxImportError:
+            self.vals, self.consts, self.channels_last = saved[0], saved[1], saved[2]
+            return False
+        finally:
+            self.expansion_depth -= 1
+            self.node, self.node_label = saved[3], saved[4]
+        log_event("onnx import: lowered as its function body", logging.INFO, node=node.name or node.op_type)
+        return True
 
     def out(self, node: onnx.NodeProto, v: Val) -> None:
         self.vals[node.output[0]] = v

@@ -161,3 +161,39 @@ def _gather_elements(im: _Importer, node: onnx.NodeProto, attrs: dict[str, objec
         v = transpose_value(im, v, [perm.index(i) for i in range(rank)], None)
     out_shape = tuple(ishape)
     im.out(node, Val(im.raw_reshape(v.ssa, collapsed(out_shape), data.dtype, node.output[0]), out_shape, data.dtype))
+
+
+@lowering("Hardmax")
+def _hardmax(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """1 at each row's first largest value along the axis, 0 elsewhere: an arg reduction, then
+    the column indices compared with it."""
+    _no_attrs(im, attrs, ("axis",))
+    x = _val_input(im, node)
+    rank = len(x.shape)
+    axis = int(attrs.get("axis", -1 if im.opset >= 13 else 1))  # type: ignore[call-overload]
+    if rank == 0 or not -rank <= axis < rank:
+        raise im.fail(f"axis {axis} out of range for rank {rank}")
+    axis %= rank
+    if np.dtype(x.dtype).kind != "f":
+        raise im.fail(f"Hardmax of {np.dtype(x.dtype)} values; floats only")
+    if im.opset < 13:  # the axes from `axis` on, flattened: one row each
+        view = Val(x.ssa, (math.prod(x.shape[:axis]), math.prod(x.shape[axis:])), x.dtype)
+        xl, perm = view, [0, 1]
+    else:
+        xl, perm = _last_axis(im, x, axis)
+    n = xl.shape[-1]
+    rows = math.prod(xl.shape[:-1])
+    flat = im.raw_reshape(xl.ssa, (rows, n), x.dtype)
+    idx = im.emit(
+        g.ArgReduceOp.create(
+            operands=[flat], result_types=[_tt((rows,), np.int32)], attributes={"kind": StringAttr("max")}
+        )
+    )
+    cols = im.val(np.broadcast_to(np.arange(n, dtype=np.int32), (rows, n)).copy(), Val(flat, (rows, n), np.int32),
+                  f"{node.output[0]}.cols")  # fmt: skip
+    won = im.emit(g.EqualOp(cols.ssa, im.raw_reshape(idx, (rows, 1), np.int32), _tt((rows, n), np.bool_)))
+    y = im.emit(g.CastOp(won, _tt((rows, n), x.dtype)))
+    v = Val(im.raw_reshape(y, collapsed(xl.shape), x.dtype), xl.shape, x.dtype)
+    if im.opset >= 13 and axis != rank - 1:
+        v = transpose_value(im, v, [perm.index(i) for i in range(rank)], None)
+    im.out(node, Val(im.raw_reshape(v.ssa, collapsed(x.shape), x.dtype, node.output[0]), x.shape, x.dtype))
