@@ -551,7 +551,7 @@ class ConvOp(GraphOp):
             raise VerifyException("graph.conv: strides and dilations take 2 values, pads 4 (top, left, bottom, right)")
         if min(st) < 1 or min(dl) < 1 or min(pd) < 0 or max(st + dl + pd) > 2**20:
             raise VerifyException(
-                f"graph.conv: strides {st} and dilations {dl} must be positive, pads {pd} non-negative"
+                f"graph.conv: strides {st} and dilations {dl} must lie in [1, 2^20], pads {pd} in [0, 2^20]"
             )
         g = self.groups.value.data
         if g < 1 or x[3] % g or f[3] % g or f[2] * g != x[3]:
@@ -695,7 +695,9 @@ class PoolOp(GraphOp):
         if len(k) != 2 or len(st) != 2 or len(dl) != 2 or len(pd) != 4:
             raise VerifyException("graph.pool: kernel, strides and dilations take 2 values, pads 4")
         if min(k + st + dl) < 1 or min(pd) < 0 or max(k + st + dl + pd) > 2**20:
-            raise VerifyException(f"graph.pool: kernel {k}, strides {st}, dilations {dl} positive, pads {pd} >= 0")
+            raise VerifyException(
+                f"graph.pool: kernel {k}, strides {st}, dilations {dl} must lie in [1, 2^20], pads {pd} in [0, 2^20]"
+            )
         if self.kind.data == "avg" and dl != (1, 1):
             raise VerifyException("graph.pool: an average pool has no dilation")
         if pd[0] >= k[0] * dl[0] or pd[2] >= k[0] * dl[0] or pd[1] >= k[1] * dl[1] or pd[3] >= k[1] * dl[1]:

@@ -22,4 +22,4 @@
 // TASM: tasm.stream_in @input.1 :
 // TASM: tasm.stream_out @probs :
 
-// BAD: error: onnx import: node '/head/Mish' (Mish): operator Mish is not supported by the graph dialect
+// BAD: error: onnx import: node '/head/Bernoulli' (Bernoulli): operator Bernoulli is not supported by the graph dialect

@@ -28,7 +28,7 @@ func.func @stride0(%x: tensor<1x4x4x4xf32>, %w: tensor<1x1x4x4xf32>) -> tensor<1
   %y = graph.conv %x, %w {strides = array<i64: 0, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, groups = 1 : i64} : (tensor<1x4x4x4xf32>, tensor<1x1x4x4xf32>) -> tensor<1x4x4x4xf32>
   func.return %y : tensor<1x4x4x4xf32>
 }
-// CHECK: Operation does not verify: graph.conv: strides (0, 1) and dilations (1, 1) must be positive, pads (0, 0, 0, 0) non-negative
+// CHECK: Operation does not verify: graph.conv: strides (0, 1) and dilations (1, 1) must lie in [1, 2^20], pads (0, 0, 0, 0) in [0, 2^20]
 
 // -----
 
