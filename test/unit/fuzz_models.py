@@ -273,19 +273,29 @@ def _out(n: int, k: int, s: int, lo: int, hi: int) -> int:
     return (n + lo + hi - k) // s + 1
 
 
-def _conv(draw: Draw, b: Builder, x: Value, pool: list[Value]) -> Value | None:
-    """x [H W, C] as a [1, H, W, C] image through a graph.conv (strides, pads, groups or
-    depthwise), collapsed back to [OH OW, O]."""
+def _windowed(draw: Draw, b: Builder, x: Value):  # noqa: ANN202 -- a tuple of the window's parts
+    """x [H W, C] viewed as a [1, H, W, C] image, with a drawn window: (the image, C, KH, KW,
+    strides, pads, (OH, OW)), or None when x's rows are no image."""
     hw = _image(draw, x)
     if hw is None:
         return None
     h, w = hw
     c = x.shape[1]
     kh, kw, (sh, sw), pads = _window_attrs(draw, h, w)  # type: ignore[misc]
+    out = (_out(h, kh, sh, pads[0], pads[2]), _out(w, kw, sw, pads[1], pads[3]))
+    img = b.op(f"graph.reshape {x.name} : {x.type} -> {tensor((1, h, w, c), x.dtype)}", (1, h, w, c), x.dtype, x.scale)
+    return img, c, kh, kw, (sh, sw), pads, out
+
+
+def _conv(draw: Draw, b: Builder, x: Value, pool: list[Value]) -> Value | None:
+    """x [H W, C] as a [1, H, W, C] image through a graph.conv (strides, pads, groups or
+    depthwise), collapsed back to [OH OW, O]."""
+    win = _windowed(draw, b, x)
+    if win is None:
+        return None
+    img, c, kh, kw, (sh, sw), pads, (oh, ow) = win
     groups = draw(st.sampled_from([g for g in (1, 2, c) if c % g == 0]))
     o = c if groups == c else draw(st.sampled_from([d for d in (c, 2 * c, 8) if d % groups == 0]))
-    oh, ow = _out(h, kh, sh, pads[0], pads[2]), _out(w, kw, sw, pads[1], pads[3])
-    img = b.op(f"graph.reshape {x.name} : {x.type} -> {tensor((1, h, w, c), x.dtype)}", (1, h, w, c), x.dtype, x.scale)
     fan = kh * kw * (c // groups)
     f = b.gaussian((kh, kw, c // groups, o), x.dtype, 1.0 / fan**0.5)
     r = (1, oh, ow, o)
@@ -304,15 +314,11 @@ def _conv(draw: Draw, b: Builder, x: Value, pool: list[Value]) -> Value | None:
 
 def _pool(draw: Draw, b: Builder, x: Value, pool: list[Value]) -> Value | None:
     """x [H W, C] as a [1, H, W, C] image through a max or average graph.pool."""
-    hw = _image(draw, x)
-    if hw is None:
+    win = _windowed(draw, b, x)
+    if win is None:
         return None
-    h, w = hw
-    c = x.shape[1]
-    kh, kw, (sh, sw), pads = _window_attrs(draw, h, w)  # type: ignore[misc]
+    img, c, kh, kw, (sh, sw), pads, (oh, ow) = win
     kind = draw(st.sampled_from(("max", "avg")))
-    oh, ow = _out(h, kh, sh, pads[0], pads[2]), _out(w, kw, sw, pads[1], pads[3])
-    img = b.op(f"graph.reshape {x.name} : {x.type} -> {tensor((1, h, w, c), x.dtype)}", (1, h, w, c), x.dtype, x.scale)
     r = (1, oh, ow, c)
     attrs = (
         f'kind = "{kind}", kernel = array<i64: {kh}, {kw}>, strides = array<i64: {sh}, {sw}>, '
