@@ -223,7 +223,10 @@ def _check_norm(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -
     """An inference BatchNormalization's epsilon (training mode and its outputs refused)."""
     _no_attrs(im, attrs, ("epsilon", "momentum", "training_mode", "spatial"))
     if int(attrs.get("training_mode", 0)):  # type: ignore[call-overload]
-        raise im.fail("BatchNormalization in training mode (batch statistics) is not supported; export in eval()")
+        raise im.fail(
+            "BatchNormalization in training mode (batch statistics) is not supported; export the model in "
+            "inference mode"
+        )
     if any(o for o in node.output[1:]):
         raise im.fail("BatchNormalization's running-statistics outputs are not supported (training mode)")
     if len(node.input) != 5:
@@ -270,7 +273,7 @@ def _fold_norm(
     in (w * m per output channel, (b - mean) * m + B), recording the norm as folded; None when
     there is no such norm."""
     out = conv.output[0]
-    readers = [n for n in im.graph.node if out in n.input]
+    readers = im.consumers.get(out, [])
     if len(readers) != 1 or readers[0].op_type != "BatchNormalization" or readers[0].input[0] != out:
         return None
     if out in {o.name for o in im.graph.output}:

@@ -12,6 +12,7 @@ GeLU becomes the exact `graph.gelu {approximate = "none"}`, tanh-based GeLU the 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import math
@@ -347,7 +348,7 @@ class _Importer:
         self.producer = {o: n for n in self.graph.node for o in n.output if o}
         view = GraphView(
             producer=self.producer,
-            consumers=self.consumer_map(),
+            consumers=self.consumers,
             consts=self.consts,
             outputs={o.name for o in self.graph.output},
             last_axis_reduce=self.is_last_axis_mean,
@@ -411,7 +412,9 @@ class _Importer:
             return shape, INT_TYPES[tt.elem_type]
         return shape, FLOAT_TYPES[tt.elem_type][0]
 
-    def consumer_map(self) -> dict[str, list[onnx.NodeProto]]:
+    @functools.cached_property
+    def consumers(self) -> dict[str, list[onnx.NodeProto]]:
+        """The nodes reading each value (of the graph as loaded: computed once)."""
         out: dict[str, list[onnx.NodeProto]] = {}
         for n in self.graph.node:
             for i in n.input:

@@ -26,6 +26,7 @@ from ipu.frontends.onnx_import import (
     lowering,
     transpose_value,
 )
+from ipu.frontends.onnx_routing import pick_in_rows
 
 
 def _rows_last(im: _Importer, x: Val) -> tuple[Val, list[int]]:
@@ -51,10 +52,8 @@ def _nll(
     n, c = logp.shape[:2]
     lead = (n, *logp.shape[2:])
     rows = math.prod(lead)
-    if rows * c >= 2**31:
-        raise im.fail(f"{rows} samples of {c} classes: the flat indices would not fit int32")
     x, _ = _rows_last(im, logp)
-    table = im.raw_reshape(x.ssa, (rows * c, 1), dt)
+    table = im.raw_reshape(x.ssa, (rows, c), dt)
     t = im.get(target_name)
     tshape = tuple(np.shape(t)) if not isinstance(t, Val) else t.shape
     if tuple(tshape) != lead:
@@ -70,11 +69,8 @@ def _nll(
     lo = im.binary_values("max", tflat, np.array([0], np.int64), "", f"{out_name}.lo", None)
     safe = im.binary_values("min", lo, np.array([c - 1], np.int64), "", f"{out_name}.hi", None)
     safe = Val(safe.ssa, safe.shape, np.int64, (0, c - 1))
-    base = (np.arange(rows, dtype=np.int64) * c).reshape(1, rows)
-    flat_ids = im.binary_values("add", safe, base, "", f"{out_name}.base", None)
-    ids = im.raw_reshape(flat_ids.ssa, (rows,), np.int32)
-    picked = im.emit(g.GatherOp(table, ids, _tt((rows, 1), dt)))
-    picked_row = im.raw_reshape(picked, (1, rows), dt)
+    col = Val(im.raw_reshape(safe.ssa, (rows, 1), np.int32), (rows, 1), np.int64, (0, c - 1))
+    picked_row = im.raw_reshape(pick_in_rows(im, table, col, dt, out_name), (1, rows), dt)
     w = None  # [1, rows] per-sample weights
     if weight_name:
         wc = im.get(weight_name)

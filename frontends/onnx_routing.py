@@ -16,7 +16,8 @@ import math
 
 import numpy as np
 import onnx
-from xdsl.dialects.builtin import IntegerAttr, StringAttr, i64
+from xdsl.dialects.builtin import StringAttr
+from xdsl.ir import SSAValue
 
 from ipu.dialects import graph as g
 from ipu.frontends.onnx_import import (
@@ -28,7 +29,6 @@ from ipu.frontends.onnx_import import (
     _tt,
     _val_input,
     collapsed,
-    fits_i32,
     lowering,
     transpose_value,
 )
@@ -41,6 +41,26 @@ def _last_axis(im: _Importer, x: Val, axis: int) -> tuple[Val, list[int]]:
     rank = len(x.shape)
     perm = [i for i in range(rank) if i != axis] + [axis]
     return (x if axis == rank - 1 else transpose_value(im, x, perm, None)), perm
+
+
+def _column_indices(im: _Importer, x: SSAValue, name: str) -> SSAValue:
+    """The i32 column index of every element of the [rows, n] value `x` (a constant)."""
+    rows, n = x.type.get_shape()
+    cols = np.broadcast_to(np.arange(n, dtype=np.int32), (rows, n)).copy()
+    return im.val(cols, Val(x, (rows, n), np.int32), f"{name}.cols").ssa
+
+
+def _winner(im: _Importer, x: SSAValue, cols: SSAValue) -> tuple[SSAValue, SSAValue]:
+    """Each row's first largest element of [rows, n] `x`: its i32 index [rows], and a bool
+    [rows, n] true at it (the column indices `cols` compared with the index)."""
+    rows, n = x.type.get_shape()
+    idx = im.emit(
+        g.ArgReduceOp.create(
+            operands=[x], result_types=[_tt((rows,), np.int32)], attributes={"kind": StringAttr("max")}
+        )
+    )
+    won = im.emit(g.EqualOp(cols, im.raw_reshape(idx, (rows, 1), np.int32), _tt((rows, n), np.bool_)))
+    return idx, won
 
 
 @lowering("TopK", since=10)
@@ -65,25 +85,16 @@ def _topk(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None
     cur = im.raw_reshape(xl.ssa, (rows, n), x.dtype)
     if not largest:  # the smallest of x are the largest of -x (ties still to the lower index)
         cur = im.emit(g.NegOp(cur))
-    iota = Val(cur, (rows, n), np.int32)
-    cols = im.val(np.broadcast_to(np.arange(n, dtype=np.int32), (rows, n)).copy(), iota, f"{node.output[0]}.cols")
+    cols = Val(_column_indices(im, cur, node.output[0]), (rows, n), np.int32)
     extreme = float(np.finfo(np.float16 if x.dtype == np.float16 else np.float32).min)
     hide = im.param(np.array(extreme), x.dtype, (rows, n), f"{node.output[0]}.hidden")
     values, indices = [], []
     for j in range(k):
-        idx = im.emit(
-            g.ArgReduceOp.create(
-                operands=[cur],
-                result_types=[_tt((rows,), np.int32)],
-                attributes={"kind": StringAttr("max")},
-            )
-        )
+        idx, won = _winner(im, cur, cols.ssa)
         best = _reduce_rows(im, cur, "max", x.dtype, (rows,), None)
         values.append(best if largest else im.emit(g.NegOp(best)))
         indices.append(idx)
         if j + 1 < k:
-            col = im.raw_reshape(idx, (rows, 1), np.int32)
-            won = im.emit(g.EqualOp(cols.ssa, col, _tt((rows, n), np.bool_)))
             cur = im.emit(g.WhereOp(won, hide, cur))
     out_shape = tuple(k if i == axis else d for i, d in enumerate(x.shape))
     last_shape = (*xl.shape[:-1], k)
@@ -105,6 +116,19 @@ def _topk(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None
     stack(values, x.dtype, node.output[0], None)
     if len(node.output) > 1 and node.output[1]:
         stack(indices, np.int64, node.output[1], (0, n - 1))
+
+
+def pick_in_rows(im: _Importer, table: SSAValue, ids: Val, dtype: type, name: str) -> SSAValue:
+    """table[r, ids[r, j]] for a [rows, n] table and [rows, m] ids proven to lie in [0, n), as
+    [rows m, 1]: a `graph.gather` of the rows of the table's [rows n, 1] view at r n + id."""
+    rows, n = table.type.get_shape()
+    m = ids.shape[-1]
+    if rows * n >= 2**31:
+        raise im.fail(f"a table of {rows * n} elements: the flat indices would not fit int32")
+    base = np.broadcast_to((np.arange(rows, dtype=np.int64) * n).reshape(rows, 1), (rows, m)).copy()
+    flat = im.binary_values("add", ids, base, "", f"{name}.base", None)
+    view = im.raw_reshape(table, (rows * n, 1), dtype)
+    return im.emit(g.GatherOp(view, im.raw_reshape(flat.ssa, (rows * m,), np.int32), _tt((rows * m, 1), dtype)))
 
 
 @lowering("GatherElements", since=11)
@@ -130,31 +154,21 @@ def _gather_elements(im: _Importer, node: onnx.NodeProto, attrs: dict[str, objec
     n, m = data.shape[axis], ishape[axis]
     dl, perm = _last_axis(im, data, axis)
     rows = math.prod(dl.shape[:-1])
-    if rows * n >= 2**31:
-        raise im.fail(f"a table of {rows * n} elements: the flat indices would not fit int32")
     if isinstance(idx, Val):
         il, _ = _last_axis(im, idx, axis)
         ids = Val(im.raw_reshape(il.ssa, (rows, m), np.int32), (rows, m), idx.dtype, il.bounds)
         if ids.bounds is None or ids.bounds[0] < 0:  # negative indices count from the end: wrap
             ids = im.binary_values("add", ids, np.array([n], np.int64), "", f"{node.output[0]}.n", None)
             ids = im.binary_values("mod", ids, np.array([n], np.int64), "", f"{node.output[0]}.n", None)
-        if not fits_i32((0, rows * n)):
-            raise im.fail("flat indices beyond int32")
-        base = (np.arange(rows, dtype=np.int64) * n).reshape(rows, 1)
-        flat_ids = im.binary_values(
-            "add", ids, np.broadcast_to(base, (rows, m)).copy(), "", f"{node.output[0]}.base", None
-        )
+        ids = Val(ids.ssa, ids.shape, ids.dtype, (0, n - 1))
     else:
         c = np.asarray(idx).astype(np.int64)
         if c.size and (c.min() < -n or c.max() >= n):
             raise im.fail(f"indices in [{int(c.min())}, {int(c.max())}] outside [-{n}, {n})")
-        cl = np.moveaxis(c % n, axis, -1).reshape(rows, m) + (np.arange(rows) * n).reshape(rows, 1)
-        flat_ids = im.val(cl.astype(np.int64), Val(dl.ssa, (rows, m), np.int64), f"{node.output[0]}.ids")
-    table = im.raw_reshape(dl.ssa, (rows * n, 1), data.dtype)
-    ids1 = im.raw_reshape(flat_ids.ssa, (rows * m,), np.int32)
-    gat = g.GatherOp(table, ids1, _tt((rows * m, 1), data.dtype))
-    gat.attributes["axis"] = IntegerAttr(0, i64)
-    r = im.emit(gat)
+        cl = np.moveaxis(c % n, axis, -1).reshape(rows, m)
+        ids = im.val(cl, Val(dl.ssa, (rows, m), np.int64), f"{node.output[0]}.ids")
+        ids = Val(ids.ssa, (rows, m), np.int64, (0, n - 1))
+    r = pick_in_rows(im, im.raw_reshape(dl.ssa, (rows, n), data.dtype), ids, data.dtype, node.output[0])
     last_shape = (*dl.shape[:-1], m)
     v = Val(im.raw_reshape(r, collapsed(last_shape), data.dtype), last_shape, data.dtype)
     if axis != rank - 1:
@@ -184,14 +198,7 @@ def _hardmax(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> N
     n = xl.shape[-1]
     rows = math.prod(xl.shape[:-1])
     flat = im.raw_reshape(xl.ssa, (rows, n), x.dtype)
-    idx = im.emit(
-        g.ArgReduceOp.create(
-            operands=[flat], result_types=[_tt((rows,), np.int32)], attributes={"kind": StringAttr("max")}
-        )
-    )
-    cols = im.val(np.broadcast_to(np.arange(n, dtype=np.int32), (rows, n)).copy(), Val(flat, (rows, n), np.int32),
-                  f"{node.output[0]}.cols")  # fmt: skip
-    won = im.emit(g.EqualOp(cols.ssa, im.raw_reshape(idx, (rows, 1), np.int32), _tt((rows, n), np.bool_)))
+    _, won = _winner(im, flat, _column_indices(im, flat, node.output[0]))
     y = im.emit(g.CastOp(won, _tt((rows, n), x.dtype)))
     v = Val(im.raw_reshape(y, collapsed(xl.shape), x.dtype), xl.shape, x.dtype)
     if im.opset >= 13 and axis != rank - 1:

@@ -30,7 +30,7 @@ The constants the expansion makes are `graph.parameter`s named after the op.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from xdsl.context import Context
@@ -59,11 +59,28 @@ IM2COL_BELOW = 16
 """Input channels under which the kernel positions fold into the contraction (one matmul)."""
 
 
+class _Names:
+    """The parameter symbols of each function, gathered once per pass run and kept up to date as
+    the expansion adds its constants (a walk of the function per constant would be quadratic)."""
+
+    def __init__(self) -> None:
+        self.taken: dict[Operation, set[str]] = {}
+
+    def of(self, op: Operation) -> set[str]:
+        f = op.parent_op()
+        while f is not None and not isinstance(f, func.FuncOp):
+            f = f.parent_op()
+        assert f is not None, "a graph op lies in a function"
+        if f not in self.taken:
+            self.taken[f] = {o.sym_name.data for o in f.walk() if isinstance(o, graph.ParameterOp)}
+        return self.taken[f]
+
+
 class _Emitter:
     """Graph ops inserted before the expanded op, all of its element type."""
 
-    def __init__(self, rewriter: PatternRewriter, root: graph.ConvOp | graph.PoolOp):
-        self.rewriter, self.root = rewriter, root
+    def __init__(self, rewriter: PatternRewriter, root: graph.ConvOp | graph.PoolOp, names: _Names):
+        self.rewriter, self.root, self.names = rewriter, root, names
         self.el: Attribute = root.result.type.element_type
 
     def emit(self, op: Operation) -> SSAValue:
@@ -77,13 +94,10 @@ class _Emitter:
         raw = v.reshape(-1)[:1] if v.size == 1 else v.reshape(shape)
         data = BytesAttr(raw.astype(raw.dtype.newbyteorder("<")).tobytes())
         init = DenseIntOrFPElementsAttr(TensorType(self.el, list(raw.shape)), data)
-        func_op = self.root.parent_op()
-        while func_op is not None and not isinstance(func_op, func.FuncOp):
-            func_op = func_op.parent_op()
-        assert func_op is not None, "a graph op lies in a function"
-        taken = {o.sym_name.data for o in func_op.walk() if isinstance(o, graph.ParameterOp)}
+        taken = self.names.of(self.root)
         base = f"{self.root.result.name_hint or 'window'}.{what}"
         sym = next(n for n in (base, *(f"{base}_{k}" for k in range(1, len(taken) + 2))) if n not in taken)
+        taken.add(sym)
         return self.emit(graph.ParameterOp(sym, init, self.ty(shape)))
 
     def ty(self, shape: tuple[int, ...]) -> TensorType:
@@ -275,21 +289,27 @@ def _replace(rewriter: PatternRewriter, op: graph.ConvOp | graph.PoolOp, e: _Emi
     res.results[0].name_hint = name
 
 
+@dataclass
 class ExpandConv(RewritePattern):
     """One `graph.conv` into windows, matmuls (or multiplies) and adds; see the module docstring."""
 
+    names: _Names = field(default_factory=_Names)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: graph.ConvOp, rewriter: PatternRewriter) -> None:
-        e = _Emitter(rewriter, op)
+        e = _Emitter(rewriter, op, self.names)
         _replace(rewriter, op, e, _expand(e, op.geometry()))
 
 
+@dataclass
 class ExpandPool(RewritePattern):
     """One `graph.pool` into windows and their running max, or their sum over its counts."""
 
+    names: _Names = field(default_factory=_Names)
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: graph.PoolOp, rewriter: PatternRewriter) -> None:
-        e = _Emitter(rewriter, op)
+        e = _Emitter(rewriter, op, self.names)
         _replace(rewriter, op, e, _pool(e, op.geometry(), op.kind.data, op.count_include_pad is not None))
 
 
@@ -301,7 +321,8 @@ class ExpandWindowsPass(ModulePass):
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         expect_level(op, self.name, ("graph",))
+        names = _Names()  # shared: one pass run's view of each function's parameter symbols
         walker = PatternRewriteWalker(
-            GreedyRewritePatternApplier([ExpandConv(), ExpandPool()]), apply_recursively=False
+            GreedyRewritePatternApplier([ExpandConv(names), ExpandPool(names)]), apply_recursively=False
         )
         walker.rewrite_module(op)
