@@ -101,7 +101,8 @@ def mask_kind(m: np.ndarray, s: int, sk: int, visible_is_true: bool | None) -> s
 
 def _repeat_source(v: GraphView, name: str) -> str:
     """Grouped KV heads repeated for the query heads (`Reshape(Expand(Unsqueeze(x, 2)))`, x
-    `[1, Hkv, S, D]` to `[1, Hkv * r, S, D]`): x, which `graph.attention` groups natively."""
+    `[1, Hkv, S, D]` to `[1, Hkv * r, S, D]` or its batch-folded `[Hkv * r, S, D]`): x, which
+    `graph.attention` groups natively."""
     r = v.sole(name, "Reshape")
     if r is None:
         return name
@@ -113,6 +114,8 @@ def _repeat_source(v: GraphView, name: str) -> str:
         return name
     x, out = u.input[0], v.shapes.get(name)
     xs = v.shapes.get(x)
+    if out is not None and len(out) == 3 and xs is not None and len(xs) == 4 and xs[0] == 1:
+        out = (1, *out)  # folded to [Hkv * r, S, D] (the dynamo exporter's SDPA decomposition)
     if xs is None or out is None or len(xs) != 4 or len(out) != 4:
         return name
     axes = next((list(a.ints) for a in u.attribute if a.name == "axes"), None)

@@ -1072,8 +1072,17 @@ _SINCE: dict[str, int] = {}
 
 
 def lowering(*op_types: str, since: int = 1) -> Callable[[Lowering], Lowering]:
+    """Register `fn` as the lowering of each ONNX op type; an op type has exactly one lowering
+    (a second registration is a programming error, whichever module imports first)."""
+
     def reg(fn: Lowering) -> Lowering:
         for t in op_types:
+            if t in _LOWERINGS:
+                prev = _LOWERINGS[t]
+                raise RuntimeError(
+                    f"ONNX op {t} is lowered twice: {prev.__module__}.{prev.__qualname__} and "
+                    f"{fn.__module__}.{fn.__qualname__}"
+                )
             _LOWERINGS[t] = fn
             _SINCE[t] = since
         return fn
@@ -1385,7 +1394,6 @@ def _matmul_core(im: _Importer, a: Val, b: SSAValue, n: int, hint: str | None) -
     return Val(r, shape, a.dtype)
 
 
-@lowering("MatMul")
 def _matmul(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     _no_attrs(im, attrs)
     a, b = im.get(node.input[0]), im.get(node.input[1])
@@ -2197,6 +2205,40 @@ def _compare(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> N
     """A comparison -> bool (`graph.less`, ...); NaN compares false."""
     _no_attrs(im, attrs)
     im.out(node, im.binary(_COMPARE_KINDS[node.op_type], node.input[0], node.input[1], node.output[0]))
+
+
+@lowering("IsNaN", since=9)
+def _is_nan(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """`not (x == x)`: only NaN differs from itself (the dynamo exporter's guard after a softmax
+    whose row is fully masked)."""
+    _no_attrs(im, attrs)
+    x = _val_input(im, node)
+    if is_int(x.dtype):
+        raise im.fail(f"operand '{node.input[0]}' has element type {np.dtype(x.dtype)}; IsNaN takes floats")
+    same = im.binary_values("equal", x, x, node.input[0], node.input[0], None)
+    im.out(node, im.unary(g.NotOp, same, node.output[0]))
+
+
+@lowering("IsInf", since=10)
+def _is_inf(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """Beyond the element type's largest finite value (|x| for both signs): a comparison with a
+    finite bound, so no infinity has to be written into the package's tables."""
+    _no_attrs(im, attrs, ("detect_negative", "detect_positive"))
+    x = _val_input(im, node)
+    if is_int(x.dtype):
+        raise im.fail(f"operand '{node.input[0]}' has element type {np.dtype(x.dtype)}; IsInf takes floats")
+    neg, pos = int(attrs.get("detect_negative", 1)), int(attrs.get("detect_positive", 1))  # type: ignore[arg-type]
+    big = float(np.finfo(x.dtype).max)
+    hint = node.output[0]
+    if neg and pos:
+        im.out(node, im.binary_values("greater", im.unary(g.AbsOp, x, None), np.array(big, x.dtype), "", "", hint))
+    elif pos:
+        im.out(node, im.binary_values("greater", x, np.array(big, x.dtype), node.input[0], "", hint))
+    elif neg:
+        im.out(node, im.binary_values("less", x, np.array(-big, x.dtype), node.input[0], "", hint))
+    else:
+        zero = im.binary_values("equal", x, x, node.input[0], node.input[0], None)
+        im.out(node, im.binary_values("and", zero, im.unary(g.NotOp, zero, None), "", "", hint))
 
 
 @lowering(*_LOGIC_KINDS)

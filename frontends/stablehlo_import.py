@@ -602,6 +602,8 @@ def _reduce(t: _Translator, op: sh.ReduceOp, env) -> Entry:
         if arg is not None:
             return arg
     rk = _reduce_kind(op)
+    if rk is not None and rk[0] in _LOGIC_REDUCE and np.dtype(_dtype(op.inputs[0])).kind == "b":
+        return _logic_reduce(t, op, env, *rk)
     if rk is None or rk[0] not in _REDUCE_NODE:
         raise StablehloImportError(
             f"stablehlo import: stablehlo.reduce over {rk[0] if rk else 'a multi-op or multi-operand body'} "
@@ -626,6 +628,26 @@ def _reduce(t: _Translator, op: sh.ReduceOp, env) -> Entry:
     src = t.mat(x, env[x])
     keep = tuple(1 if d in dims else n for d, n in enumerate(_shape(x)))
     return Entry(t.node(_REDUCE_NODE[kind], [src, t.ints(dims)], keepdims=1), keep)
+
+
+_LOGIC_REDUCE = {"stablehlo.and": ("ReduceMin", True), "stablehlo.or": ("ReduceMax", False)}
+"""A reduction over bools (jnp.all / jnp.any; JAX's bounds check of a gather's indices) as the
+minimum (all) or maximum (any) of the bools as 0.0 / 1.0: (ONNX reduction, the identity init)."""
+
+
+def _logic_reduce(t: _Translator, op: sh.ReduceOp, env, kind: str, dims: tuple[int, ...]) -> Entry:
+    node, identity = _LOGIC_REDUCE[kind]
+    init = t.scalar(op.init_values[0], env)
+    if init is None or bool(init) != identity:
+        raise StablehloImportError(
+            f"stablehlo import: stablehlo.reduce ({kind}) with init value {init} is not supported "
+            "(only the reduction's identity)"
+        )
+    x = op.inputs[0]
+    src = t.node("Cast", [t.mat(x, env[x])], to=onnx.TensorProto.FLOAT)  # reductions take floats
+    keep = tuple(1 if d in dims else n for d, n in enumerate(_shape(x)))
+    red = t.node(node, [src, t.ints(dims)], keepdims=1)
+    return Entry(t.node("Cast", [red], to=onnx.TensorProto.BOOL), keep)
 
 
 def _arg_reduce(t: _Translator, op: sh.ReduceOp, env) -> list[Entry] | None:

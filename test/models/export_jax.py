@@ -2,11 +2,13 @@
 
 For each program: `<name>.mlir` (JAX's pretty text, `jax.jit(f).lower(*args).as_text()`),
 `<name>.generic.mlir` (its generic form), `<name>.inputs.npz` (`arg0, arg1, …`) and
-`<name>.outputs.npz` (`out0, …`, the function run by jax on the CPU). Weights are closed over, so
+`<name>.outputs.npz` (`out0, …`, the function run by jax on the CPU); the releases used go to
+`versions.json`. Weights are closed over, so
 they are constants of the program (graph parameters after import); inputs are activations and
 token ids. All sized for sim64 (seq 32, d_model 64).
 
-    python test/models/export_jax.py            # rewrite every fixture
+    python test/models/export_jax.py                   # rewrite every fixture
+    python test/models/export_jax.py --out DIR mlp     # one program, elsewhere
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from versions import record
 
 OUT = Path(__file__).resolve().parents[1] / "stablehlo"
 S, D, H, HKV, F, V = 32, 64, 4, 2, 128, 100
@@ -80,6 +83,11 @@ def programs():
             h = nn.Dense(F)(nn.LayerNorm()(x))
             return x + nn.Dense(D)(nn.gelu(h))
 
+    class Embed(nn.Module):  # flax's own embedding: jnp.take in "fill" mode (a bounds check of the ids)
+        @nn.compact
+        def __call__(self, ids):
+            return nn.Dense(D)(nn.Embed(V, D)(ids))
+
     x3 = rng.standard_normal((1, S, D)).astype(np.float32)
     params = Layer().init(jax.random.PRNGKey(0), x3)
 
@@ -90,12 +98,18 @@ def programs():
     kv = [rng.standard_normal((1, S, HKV, D // H)).astype(np.float32) for _ in range(2)]
     x2 = rng.standard_normal((S, D)).astype(np.float32)
     ids = rng.integers(0, V, size=(S,)).astype(np.int32)
+    embed_params = Embed().init(jax.random.PRNGKey(1), ids[None])
+
+    def flax_embed(ids):
+        return Embed().apply(embed_params, ids)
+
     return {
         "mlp": (mlp, (x2,)),
         "attention_gqa": (attend, (q, *kv)),
         "gpt_block": (gpt_block, (x3,)),
         "embedding": (embedding, (ids,)),
         "flax_layer": (flax_layer, (x3,)),
+        "flax_embed": (flax_embed, (ids[None],)),
     }
 
 
@@ -114,7 +128,11 @@ def export(name: str, fn, args) -> None:
 
 
 def main(argv: list[str]) -> None:
+    global OUT
+    if argv[:1] == ["--out"]:  # a scratch directory (to compare a new jax's export with the committed one)
+        OUT, argv = Path(argv[1]), argv[2:]
     OUT.mkdir(parents=True, exist_ok=True)
+    record(OUT, ("jax", "jaxlib", "flax", "numpy"))
     for name, (fn, args) in programs().items():
         if not argv or name in argv:
             export(name, fn, args)

@@ -10,7 +10,8 @@ from a config (`from_config`, random init, seeded) and exported with
 - the classic TorchScript exporter at opset 17 (`dynamo=False`), and
 - the dynamo exporter at opsets 20 and 23 (`dynamo=True`).
 
-Each export writes `<name>.<exporter>.onnx`, `<name>.<exporter>.inputs.npz` (keyed by the ONNX
+The releases used are written to `<out>/versions.json`. Each export writes
+`<name>.<exporter>.onnx`, `<name>.<exporter>.inputs.npz` (keyed by the ONNX
 input names) and `<name>.<exporter>.expected.npz` (onnxruntime's outputs, keyed by output name).
 """
 
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from versions import record
 
 EXPORTERS = {"classic17": (False, 17), "dynamo20": (True, 20), "dynamo23": (True, 23)}
 SEQ = 32
@@ -151,8 +153,10 @@ def bert(scale: str):
     return _Logits(BertModel(cfg, add_pooling_layer=False).eval(), "last_hidden_state")
 
 
-def _decoder_cfg(config_cls, scale: str):
-    """A Llama-family config (Llama, Qwen2): grouped KV heads, SwiGLU, rotary positions."""
+def _decoder_cfg(config_cls, scale: str, attention: str = "eager"):
+    """A Llama-family config (Llama, Qwen2): grouped KV heads, SwiGLU, rotary positions; the
+    attention spelled out op by op ("eager") or as transformers' default ("sdpa": torch's
+    scaled_dot_product_attention, which the exporters decompose or emit as ONNX Attention)."""
     k = _dims(scale)
     return config_cls(
         hidden_size=k["d"],
@@ -162,7 +166,7 @@ def _decoder_cfg(config_cls, scale: str):
         intermediate_size=k["ffn"],
         vocab_size=k["vocab"],
         max_position_embeddings=max(SEQ, 2048),
-        attn_implementation="eager",
+        attn_implementation=attention,
     )
 
 
@@ -176,6 +180,13 @@ def llama(scale: str):
     from transformers import LlamaForCausalLM
 
     return _Logits(LlamaForCausalLM(_llama_cfg(scale)).eval(), "logits")
+
+
+def llama_sdpa(scale: str):
+    """The Llama with transformers' default attention, as a new user exports it."""
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    return _Logits(LlamaForCausalLM(_decoder_cfg(LlamaConfig, scale, "sdpa")).eval(), "logits")
 
 
 def llama_layer(scale: str):
@@ -399,6 +410,7 @@ ZOO: dict[str, Spec] = {
     "gpt2_block": Spec(gpt2_block, lambda s: {"hidden": _hidden(s, _dims(s)["d"])}),
     "bert": Spec(bert, lambda s: {"input_ids": _ids(s, _bert_vocab(s))}),
     "llama": Spec(llama, lambda s: {"input_ids": _ids(s, _dims(s)["vocab"])}),
+    "llama_sdpa": Spec(llama_sdpa, lambda s: {"input_ids": _ids(s, _dims(s)["vocab"])}),
     "llama_layer": Spec(llama_layer, lambda s: {"hidden": _hidden(s, _dims(s)["d"])}),
     "qwen2": Spec(qwen2, lambda s: {"input_ids": _ids(s, _dims(s)["vocab"])}),
     "vit": Spec(vit, lambda s: {"pixel_values": _image(s)}),
@@ -485,6 +497,8 @@ def main() -> None:
     global LAYERS, WIDTH, VOCAB, BATCH
     LAYERS, WIDTH, VOCAB, BATCH = a.layers, a.width, a.vocab, a.batch
     failed = 0
+    a.out.mkdir(parents=True, exist_ok=True)
+    record(a.out, ("torch", "torchvision", "transformers", "onnx", "onnxscript", "onnxruntime", "numpy"))
     for name in a.only or [n for n in ZOO if n not in FULL_ONLY or a.scale == "full"]:
         for ex in a.exporter or EXPORTERS:
             try:

@@ -58,6 +58,7 @@ def test_zoo_is_complete() -> None:
         "gpt2_lm",
         "llama",
         "llama_layer",
+        "llama_sdpa",
         "lstm",
         "mobilenet_v2_small",
         "qwen2",
@@ -66,7 +67,7 @@ def test_zoo_is_complete() -> None:
         "torch_encoder_layer",
         "vit",
     }
-    assert len(MODELS) == 41
+    assert len(MODELS) == 44
     assert set(EXPECTED_FAILURES) <= set(MODELS)
     for m in MODELS:
         assert (FIXTURES / f"{m}.inputs.npz").is_file() and (FIXTURES / f"{m}.expected.npz").is_file()
@@ -120,3 +121,21 @@ def test_t5_position_bias_is_one_shared_attention_bias() -> None:
         assert len(biases) == 1, (e, biases)
         assert all("scale = 1.000000e+00" in line and "causal" not in line for line in atts), e
         assert all("tensor<4x32x32xf32>) -> tensor<4x32x16xf32>" in line for line in atts), e
+
+
+def test_sdpa_llama_attends_over_its_own_kv_heads() -> None:
+    """transformers' default attention (SDPA) exported by each exporter: a NaN guard and KV heads
+    repeated for the query heads (decomposed at opsets 17 and 20, ONNX `Attention` at 23). Each
+    layer is one graph.attention over the 2 KV heads themselves, not 4 repeated copies."""
+    for e in ("classic17", "dynamo20", "dynamo23"):
+        text = str(compiled_zoo(f"llama_sdpa.{e}").reference)
+        atts = [line for line in text.splitlines() if "graph.attention" in line]
+        assert len(atts) == 2, e
+        assert all("(tensor<4x32x16xf32>, tensor<2x32x16xf32>, tensor<2x32x16xf32>)" in line for line in atts), e
+
+
+def test_fixtures_record_the_releases_that_made_them() -> None:
+    import json
+
+    versions = json.loads((FIXTURES / "versions.json").read_text())
+    assert {"torch", "transformers", "onnx", "onnxruntime"} <= set(versions)

@@ -1,7 +1,9 @@
 """`raise-graph-ops`: chains of primitive graph ops that one fused graph op computes, rewritten
 into it. Frontends import op by op; exporters spell SiLU as `x * sigmoid(x)`, rsqrt as
 `1 / sqrt(x)` and GeLU as `0.5 * x * (1 + erf(x / sqrt 2))` (or its tanh form), which the fused
-op computes in one kernel and one pass over the data (SiLU and rsqrt with the same roundings).
+op computes in one kernel and one pass over the data (SiLU and rsqrt with the same roundings);
+SDPA without native grouping repeats each KV head for its query heads, which `graph.attention`
+groups natively.
 
 Each pattern matches the canonical graph form both frontends produce: scalar constants are
 `graph.parameter`s holding one value (`splat`), a chain's interior values have no other reader
@@ -27,6 +29,7 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
+from xdsl.rewriter import InsertPoint
 
 from ipu.dialects import graph
 from ipu.transforms.levels import expect_level
@@ -223,7 +226,67 @@ class RaiseGelu(RewritePattern):
                 return
 
 
-PATTERNS: tuple[type[RewritePattern], ...] = (RaiseGelu, RaiseSilu, RaiseRsqrtReciprocal, RaiseRsqrtDivide)
+def shape(v: SSAValue) -> tuple[int, ...]:
+    return tuple(v.type.get_shape())  # type: ignore[attr-defined]
+
+
+def repeated_heads(v: SSAValue) -> tuple[SSAValue, int] | None:
+    """(x, Hkv) when `v` [Hkv * r, S, D] is x's KV heads each repeated r times the way an
+    imported `Expand` of `Unsqueeze(x, 2)` computes it: x flattened, multiplied by ones [r, N]
+    (r copies), `split_heads` into [Hkv, r, N / Hkv] (absent when Hkv = 1), reshaped back."""
+    top = producer(v, graph.ReshapeOp)
+    if top is None or len(shape(v)) != 3:
+        return None
+    h, s, d = shape(v)
+    inner = top.input
+    split = producer(inner, graph.SplitHeadsOp)
+    hkv = split.heads.value.data if split is not None else 1
+    m = producer(split.input if split is not None else inner, graph.MulOp)
+    if m is None:
+        return None
+    for ones, flat in ((m.lhs, m.rhs), (m.rhs, m.lhs)):
+        if splat(ones) != 1.0 or len(shape(ones)) != 2 or len(shape(flat)) != 1:
+            continue
+        r, n = shape(ones)
+        src = producer(flat, graph.ReshapeOp)
+        if src is None or r <= 1 or n != hkv * s * d or h != hkv * r or shape(m.result) != (r, n):
+            continue
+        return src.input, hkv
+    return None
+
+
+@dataclass
+class RaiseGroupedKV(RewritePattern):
+    """`graph.attention` over KV heads repeated for the query heads (SDPA without native
+    grouping: every KV head copied r times) -> the attention over the KV heads themselves,
+    which groups them natively: r times less K and V to move, hold and multiply."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: graph.AttentionOp, rewriter: PatternRewriter) -> None:
+        k, v = repeated_heads(op.k), repeated_heads(op.v)
+        if k is None or v is None or k[1] != v[1] or shape(op.k) != shape(op.v):
+            return
+        _, sk, d = shape(op.k)
+        kv_type = builtin.TensorType(op.k.type.element_type, (k[1], sk, d))  # type: ignore[attr-defined]
+        ks, vs = (
+            graph.ReshapeOp.create(operands=[k[0]], result_types=[kv_type]),
+            graph.ReshapeOp.create(operands=[v[0]], result_types=[kv_type]),
+        )
+        rewriter.insert_op([ks, vs], InsertPoint.before(op))
+        rest = [op.bias] if op.bias is not None else []
+        new = graph.AttentionOp.create(
+            operands=[op.q, ks.result, vs.result, *rest], result_types=[op.result.type], attributes=dict(op.attributes)
+        )
+        replace_root(rewriter, op, new)
+
+
+PATTERNS: tuple[type[RewritePattern], ...] = (
+    RaiseGelu,
+    RaiseSilu,
+    RaiseRsqrtReciprocal,
+    RaiseRsqrtDivide,
+    RaiseGroupedKV,
+)
 """The raise patterns, in the order they are tried on an op."""
 
 

@@ -95,3 +95,80 @@ func.func @kept(%x: tensor<4x8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>, tenso
   %g = graph.mul %h, %a : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
   func.return %y, %s, %g : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
 }
+
+// -----
+
+// SDPA without native grouping (torch's dynamo export at opset 23): each of 2 KV heads repeated
+// for 2 query heads (flattened, times ones [2, N], split into [Hkv, r, N / Hkv], reshaped). The
+// attention reads the 2 KV heads themselves; the copies are gone.
+// CHECK-LABEL: func.func @grouped_kv
+// CHECK-NEXT:    %{{.*}} = graph.reshape %k : tensor<8x2xf32> -> tensor<2x4x2xf32>
+// CHECK-NEXT:    %{{.*}} = graph.reshape %v : tensor<8x2xf32> -> tensor<2x4x2xf32>
+// CHECK-NEXT:    %y = graph.attention %q, %{{.*}}, %{{.*}} {form = "materialized", causal} : (tensor<4x4x2xf32>, tensor<2x4x2xf32>, tensor<2x4x2xf32>) -> tensor<4x4x2xf32>
+// CHECK-NEXT:    func.return %y
+func.func @grouped_kv(%q: tensor<4x4x2xf32>, %k: tensor<8x2xf32>, %v: tensor<8x2xf32>) -> tensor<4x4x2xf32> {
+  %ones = graph.parameter "ones" dense<1.0> : tensor<2x16xf32> : tensor<2x16xf32>
+  %kf = graph.reshape %k : tensor<8x2xf32> -> tensor<16xf32>
+  %kr = graph.mul %ones, %kf : (tensor<2x16xf32>, tensor<16xf32>) -> tensor<2x16xf32>
+  %ks = graph.split_heads %kr {heads = 2 : i64} : tensor<2x16xf32> -> tensor<2x2x8xf32>
+  %kh = graph.reshape %ks : tensor<2x2x8xf32> -> tensor<4x4x2xf32>
+  %vf = graph.reshape %v : tensor<8x2xf32> -> tensor<16xf32>
+  %vr = graph.mul %vf, %ones : (tensor<16xf32>, tensor<2x16xf32>) -> tensor<2x16xf32>
+  %vs = graph.split_heads %vr {heads = 2 : i64} : tensor<2x16xf32> -> tensor<2x2x8xf32>
+  %vh = graph.reshape %vs : tensor<2x2x8xf32> -> tensor<4x4x2xf32>
+  %y = graph.attention %q, %kh, %vh {form = "materialized", causal} : (tensor<4x4x2xf32>, tensor<4x4x2xf32>, tensor<4x4x2xf32>) -> tensor<4x4x2xf32>
+  func.return %y : tensor<4x4x2xf32>
+}
+
+// -----
+
+// Multi-query: one KV head repeated for 4 query heads (no split_heads for one head).
+// CHECK-LABEL: func.func @multi_query
+// CHECK-NEXT:    %{{.*}} = graph.reshape %k : tensor<4x2xf32> -> tensor<1x4x2xf32>
+// CHECK-NEXT:    %{{.*}} = graph.reshape %v : tensor<4x2xf32> -> tensor<1x4x2xf32>
+// CHECK-NEXT:    %y = graph.attention %q, %{{.*}}, %{{.*}} {form = "materialized"} : (tensor<4x4x2xf32>, tensor<1x4x2xf32>, tensor<1x4x2xf32>) -> tensor<4x4x2xf32>
+func.func @multi_query(%q: tensor<4x4x2xf32>, %k: tensor<4x2xf32>, %v: tensor<4x2xf32>) -> tensor<4x4x2xf32> {
+  %ones = graph.parameter "ones" dense<1.0> : tensor<4x8xf32> : tensor<4x8xf32>
+  %kf = graph.reshape %k : tensor<4x2xf32> -> tensor<8xf32>
+  %kr = graph.mul %ones, %kf : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %kh = graph.reshape %kr : tensor<4x8xf32> -> tensor<4x4x2xf32>
+  %vf = graph.reshape %v : tensor<4x2xf32> -> tensor<8xf32>
+  %vr = graph.mul %ones, %vf : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %vh = graph.reshape %vr : tensor<4x8xf32> -> tensor<4x4x2xf32>
+  %y = graph.attention %q, %kh, %vh {form = "materialized"} : (tensor<4x4x2xf32>, tensor<4x4x2xf32>, tensor<4x4x2xf32>) -> tensor<4x4x2xf32>
+  func.return %y : tensor<4x4x2xf32>
+}
+
+// -----
+
+// Only the keys are repeated (the values are 4 distinct heads): nothing to group, unchanged.
+// A factor that is not all ones is not a repeat either.
+// CHECK-LABEL: func.func @values_not_repeated
+// CHECK:         graph.split_heads
+// CHECK:         %y = graph.attention %q, %kh, %v
+func.func @values_not_repeated(%q: tensor<4x4x2xf32>, %k: tensor<8x2xf32>, %v: tensor<4x4x2xf32>) -> tensor<4x4x2xf32> {
+  %ones = graph.parameter "ones" dense<1.0> : tensor<2x16xf32> : tensor<2x16xf32>
+  %kf = graph.reshape %k : tensor<8x2xf32> -> tensor<16xf32>
+  %kr = graph.mul %ones, %kf : (tensor<2x16xf32>, tensor<16xf32>) -> tensor<2x16xf32>
+  %ks = graph.split_heads %kr {heads = 2 : i64} : tensor<2x16xf32> -> tensor<2x2x8xf32>
+  %kh = graph.reshape %ks : tensor<2x2x8xf32> -> tensor<4x4x2xf32>
+  %y = graph.attention %q, %kh, %v {form = "materialized"} : (tensor<4x4x2xf32>, tensor<4x4x2xf32>, tensor<4x4x2xf32>) -> tensor<4x4x2xf32>
+  func.return %y : tensor<4x4x2xf32>
+}
+
+// CHECK-LABEL: func.func @not_ones
+// CHECK:         graph.split_heads
+// CHECK:         %y = graph.attention %q, %kh, %vh
+func.func @not_ones(%q: tensor<4x4x2xf32>, %k: tensor<8x2xf32>, %v: tensor<8x2xf32>) -> tensor<4x4x2xf32> {
+  %twos = graph.parameter "twos" dense<2.0> : tensor<2x16xf32> : tensor<2x16xf32>
+  %kf = graph.reshape %k : tensor<8x2xf32> -> tensor<16xf32>
+  %kr = graph.mul %twos, %kf : (tensor<2x16xf32>, tensor<16xf32>) -> tensor<2x16xf32>
+  %ks = graph.split_heads %kr {heads = 2 : i64} : tensor<2x16xf32> -> tensor<2x2x8xf32>
+  %kh = graph.reshape %ks : tensor<2x2x8xf32> -> tensor<4x4x2xf32>
+  %vf = graph.reshape %v : tensor<8x2xf32> -> tensor<16xf32>
+  %vr = graph.mul %twos, %vf : (tensor<2x16xf32>, tensor<16xf32>) -> tensor<2x16xf32>
+  %vs = graph.split_heads %vr {heads = 2 : i64} : tensor<2x16xf32> -> tensor<2x2x8xf32>
+  %vh = graph.reshape %vs : tensor<2x2x8xf32> -> tensor<4x4x2xf32>
+  %y = graph.attention %q, %kh, %vh {form = "materialized"} : (tensor<4x4x2xf32>, tensor<4x4x2xf32>, tensor<4x4x2xf32>) -> tensor<4x4x2xf32>
+  func.return %y : tensor<4x4x2xf32>
+}
