@@ -25,14 +25,17 @@ from ipu.frontends.onnx_import import (
     _matmul,
     _matmul_core,
     _no_attrs,
+    _reduce_rows,
     _split_sizes,
     _tt,
     _val_input,
     collapsed,
     lowering,
+    transpose_value,
 )
 
 MAX_BATCHED_GEMMS = 256  # a batched MatMul is unrolled into this many 2-D matmuls at most
+VECTOR_BATCHES = 8  # a vector per batch beyond this many batches: a broadcast multiply and a sum, not matmuls
 MAX_STRIDED_PICKS = 64  # a slice with a step other than 1 is joined from this many unit windows at most
 
 
@@ -409,6 +412,8 @@ def _batched(
     if count > MAX_BATCHED_GEMMS:
         raise im.fail(f"a batched MatMul of {count} batches is not supported (at most {MAX_BATCHED_GEMMS})")
     m, k, n = sa[-2], sa[-1], sb[-1]
+    if 1 in (m, n) and count > VECTOR_BATCHES and sa[:-2] == sb[:-2]:
+        return _vector_batched(im, a, b, batch, (m, k, n), like, a_name, b_name)
     ia = np.broadcast_to(np.arange(math.prod(sa[:-2])).reshape(sa[:-2]), batch).reshape(-1)
     ib = np.broadcast_to(np.arange(math.prod(sb[:-2])).reshape(sb[:-2]), batch).reshape(-1)
     a3 = _rows(im, a, (math.prod(sa[:-2]), m, k), like, a_name)
@@ -419,6 +424,38 @@ def _batched(
         bj = _batch(im, b3, j, like, b_name)
         parts.append(im.reshape(_mm2(im, ai, bj, like, a_name, b_name, None), (1, m, n)))
     return im.reshape(concat_vals(im, parts, 0, None), (*batch, m, n))
+
+
+def _vector_batched(
+    im: _Importer,
+    a: Val | np.ndarray,
+    b: Val | np.ndarray,
+    batch: tuple[int, ...],
+    mkn: tuple[int, int, int],
+    like: Val,
+    a_name: str,
+    b_name: str,
+) -> Val:
+    """A batched MatMul whose every batch is a vector times a matrix (m = 1) or a matrix times a
+    vector (n = 1): a token times the weights of the expert it was routed to, gathered per token.
+    One broadcast multiply and one row sum over k, instead of a matmul per batch (whose code
+    grows with the batch count): `sum_k a[i, k] b[i, k, n]` with a's values a column of b's rows,
+    or `sum_k a[i, m, k] b[i, k]` with b's vector broadcast over a's rows."""
+    count, (m, k, n) = math.prod(batch), mkn
+    if m == 1:
+        vec = im.val(_rows(im, a, (count, k, 1), like, a_name), like, a_name)
+        mat = im.val(_rows(im, b, (count, k, n), like, b_name), like, b_name)
+        prod = im.binary_values("mul", mat, vec, b_name, a_name, None)
+        prod = transpose_value(im, prod, [0, 2, 1], None)  # [count, n, k]: k last, summed per row
+        rows, shape = n, (*batch, 1, n)
+    else:
+        mat = im.val(_rows(im, a, (count, m, k), like, a_name), like, a_name)
+        vec = im.val(_rows(im, b, (count, 1, k), like, b_name), like, b_name)
+        prod = im.binary_values("mul", mat, vec, a_name, b_name, None)
+        rows, shape = m, (*batch, m, 1)
+    flat = im.raw_reshape(prod.ssa, (count * rows, k), like.dtype)
+    r = _reduce_rows(im, flat, "sum", like.dtype, (count, rows), None)
+    return im.reshape(Val(r, (count, rows), like.dtype), shape)
 
 
 def _rows(im: _Importer, x: Val | np.ndarray, shape: tuple[int, ...], like: Val, name: str) -> Val | np.ndarray:

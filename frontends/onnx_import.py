@@ -2115,19 +2115,62 @@ def _embedding_lookup(im: _Importer, node: onnx.NodeProto, data: Val | np.ndarra
             f"runtime indices '{node.input[1]}' have shape {list(idx.shape)}; the embedding lookup takes token ids of "
             "shape [S] or [1, S]"
         )
-    if data.ndim != 2 or axis not in (0, -2):
+    if data.ndim < 2 or axis not in (0, -data.ndim):
         raise im.fail(
-            f"only the embedding lookup (axis 0 of a rank-2 table) is supported with runtime indices; got axis "
+            f"only the lookup along axis 0 of a table of rank 2 or more is supported with runtime indices; got axis "
             f"{axis} of a rank-{data.ndim} tensor"
         )
     if not np.issubdtype(data.dtype, np.floating):
         raise im.fail(f"table '{node.input[0]}' has element type {data.dtype}; only float tables are supported")
     dt = np.float16 if data.dtype == np.float16 else np.float32
-    table = im.val(data, Val(idx.ssa, data.shape, dt), node.input[0])
-    v, d = data.shape
+    rest = data.shape[1:]
+    flat = np.reshape(data, (data.shape[0], math.prod(rest)))  # a stacked table (experts' weights): rows of [F, D]
+    table = im.val(flat, Val(idx.ssa, flat.shape, dt), node.input[0])
     s = idx.shape[-1]
-    r = im.emit(g.GatherOp(table.ssa, idx.ssa, _tt((s, d), dt)), node.output[0])
-    im.out(node, Val(r, (*idx.shape, d), dt))
+    if len(rest) == 1:
+        r = im.emit(g.GatherOp(table.ssa, idx.ssa, _tt((s, rest[0]), dt)), node.output[0])
+        im.out(node, Val(r, (*idx.shape, *rest), dt))
+        return
+    r = im.emit(g.GatherOp(table.ssa, idx.ssa, _tt((s, flat.shape[1]), dt)), None)
+    im.out(node, im.reshape(Val(r, (s, flat.shape[1]), dt), (*idx.shape, *rest), node.output[0]))
+
+
+@lowering("GatherND", since=11)
+def _gather_nd(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """Slices of a constant table picked by runtime indices of last axis 1 (`batch_dims` 0): the
+    lookup along axis 0 (the dynamo exporter's spelling of `experts[ids]`); constant index
+    tuples into a computed tensor pick rows of its first axes' collapse, like Gather."""
+    _no_attrs(im, attrs, ("batch_dims",))
+    if int(attrs.get("batch_dims", 0)):  # type: ignore[call-overload]
+        raise im.fail("batch_dims other than 0 is not supported")
+    data, idx = im.get(node.input[0]), im.get(node.input[1])
+    ishape = idx.shape if isinstance(idx, Val) else np.shape(idx)
+    dshape = data.shape if isinstance(data, Val) else np.shape(data)
+    if isinstance(data, Val) and not isinstance(idx, Val) and ishape and 1 <= ishape[-1] <= len(dshape):
+        q = ishape[-1]  # constant index tuples: their row-major positions in the first q axes, picked
+        lead = dshape[:q]
+        tuples, bound = np.asarray(idx, np.int64).reshape(-1, q), np.asarray(lead, np.int64)
+        bad = (tuples < -bound) | (tuples >= bound)
+        if bad.any():
+            at = np.argwhere(bad)[0]
+            raise im.fail(
+                f"index {int(tuples[tuple(at)])} out of range for axis {int(at[1])} of size {int(bound[at[1]])}"
+            )
+        tuples = tuples % bound  # negatives count back from the end
+        flat = np.ravel_multi_index(tuple(tuples.T), lead).reshape(ishape[:-1])
+        _pick_rows(im, node, im.reshape(data, (math.prod(lead), *dshape[q:])), flat, 0)
+        return
+    if not ishape or ishape[-1] != 1:
+        raise im.fail(
+            f"indices '{node.input[1]}' of shape {list(ishape)}: only index tuples of one axis (last axis 1) are "
+            "supported"
+        )
+    if isinstance(idx, Val):
+        _embedding_lookup(im, node, data, im.reshape(idx, ishape[:-1]), 0)
+    elif isinstance(data, Val):
+        _pick_rows(im, node, data, np.reshape(idx, ishape[:-1]), 0)
+    else:
+        raise im.fail("constant GatherND could not be folded")
 
 
 def _pick_rows(im: _Importer, node: onnx.NodeProto, data: Val, idx: np.ndarray, axis: int) -> None:

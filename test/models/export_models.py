@@ -189,6 +189,28 @@ def llama_sdpa(scale: str):
     return _Logits(LlamaForCausalLM(_decoder_cfg(LlamaConfig, scale, "sdpa")).eval(), "logits")
 
 
+def mixtral(scale: str):
+    """A Mixtral-style mixture-of-experts LM: 4 experts, 2 per token (softmax router, TopK),
+    each token's expert weights gathered by its routed indices (`experts_implementation=
+    "batched_mm"`: the eager loop over experts does not export)."""
+    from transformers import MixtralConfig, MixtralForCausalLM
+
+    k = _dims(scale)
+    cfg = MixtralConfig(
+        hidden_size=k["d"],
+        num_attention_heads=k["heads"],
+        num_key_value_heads=k["kv"],
+        num_hidden_layers=k["layers"],
+        intermediate_size=k["ffn"] // 2,
+        vocab_size=k["vocab"],
+        max_position_embeddings=max(SEQ, 2048),
+        num_local_experts=4,
+        num_experts_per_tok=2,
+        experts_implementation="batched_mm",
+    )
+    return _Logits(MixtralForCausalLM(cfg).eval(), "logits")
+
+
 def llama_layer(scale: str):
     torch = _torch()
     from transformers.models.llama.modeling_llama import LlamaDecoderLayer, LlamaRotaryEmbedding
@@ -410,6 +432,7 @@ ZOO: dict[str, Spec] = {
     "gpt2_block": Spec(gpt2_block, lambda s: {"hidden": _hidden(s, _dims(s)["d"])}),
     "bert": Spec(bert, lambda s: {"input_ids": _ids(s, _bert_vocab(s))}),
     "llama": Spec(llama, lambda s: {"input_ids": _ids(s, _dims(s)["vocab"])}),
+    "mixtral": Spec(mixtral, lambda s: {"input_ids": _ids(s, _dims(s)["vocab"])}),
     "llama_sdpa": Spec(llama_sdpa, lambda s: {"input_ids": _ids(s, _dims(s)["vocab"])}),
     "llama_layer": Spec(llama_layer, lambda s: {"hidden": _hidden(s, _dims(s)["d"])}),
     "qwen2": Spec(qwen2, lambda s: {"input_ids": _ids(s, _dims(s)["vocab"])}),

@@ -197,6 +197,18 @@ def _onnx_invalid(kind: str) -> Callable[[Path], None]:
             ids = numpy_helper.from_array(np.array([1, 2, 50], np.int64), "ids")
             node = helper.make_node("Gather", ["t", "ids"], ["y"], axis=0)
             model = _onnx_model([node], [ids], inputs=[t], outputs=[y])
+        elif kind in ("gathernd-pairs", "gathernd-range"):  # runtime index pairs; a constant index outside
+            t = helper.make_tensor_value_info("t", TensorProto.FLOAT, [4, 3, 8])
+            y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 8])
+            pairs = np.array([[0, 1], [3, 5]], np.int64)
+            if kind == "gathernd-pairs":
+                i = helper.make_tensor_value_info("i", TensorProto.INT64, [2, 2])
+                w3 = numpy_helper.from_array(np.ones((4, 3, 8), np.float32), "w3")
+                node = helper.make_node("GatherND", ["w3", "i"], ["y"])
+                model = _onnx_model([node], [w3], inputs=[i], outputs=[y])
+            else:
+                node = helper.make_node("GatherND", ["t", "i"], ["y"])
+                model = _onnx_model([node], [numpy_helper.from_array(pairs, "i")], inputs=[t], outputs=[y])
         else:  # folded to nothing: no op names a node (ipu-run once read the .onnx as text then)
             c = helper.make_node("Constant", [], ["y"], value=numpy_helper.from_array(np.ones((4, 8), np.float32)))
             model = _onnx_model([c], inputs=[helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8])])
@@ -331,6 +343,8 @@ MAKERS: dict[str, tuple[str, Callable[[Path], None]]] = {
     "onnx-short-raw": ("m.onnx", _onnx_invalid("short-raw")),
     "onnx-unknown-dtype": ("m.onnx", _onnx_invalid("unknown-dtype")),
     "onnx-gather-ids": ("m.onnx", _onnx_invalid("gather-ids")),
+    "onnx-gathernd-pairs": ("m.onnx", _onnx_invalid("gathernd-pairs")),
+    "onnx-gathernd-range": ("m.onnx", _onnx_invalid("gathernd-range")),
     "onnx-all-folded": ("m.onnx", _onnx_invalid("all-folded")),
     "package-checkpoint-dropped": ("m.ipuexe", _patched_package(str(EXAMPLES / "mlp_small.mlir"), _drop_checkpoint)),
     "package-checkpoint-renumbered": (

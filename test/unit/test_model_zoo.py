@@ -60,6 +60,7 @@ def test_zoo_is_complete() -> None:
         "llama_layer",
         "llama_sdpa",
         "lstm",
+        "mixtral",
         "mobilenet_v2_small",
         "qwen2",
         "resnet_small",
@@ -67,7 +68,7 @@ def test_zoo_is_complete() -> None:
         "torch_encoder_layer",
         "vit",
     }
-    assert len(MODELS) == 44
+    assert len(MODELS) == 47
     assert set(EXPECTED_FAILURES) <= set(MODELS)
     for m in MODELS:
         assert (FIXTURES / f"{m}.inputs.npz").is_file() and (FIXTURES / f"{m}.expected.npz").is_file()
@@ -139,3 +140,15 @@ def test_fixtures_record_the_releases_that_made_them() -> None:
 
     versions = json.loads((FIXTURES / "versions.json").read_text())
     assert {"torch", "transformers", "onnx", "onnxruntime"} <= set(versions)
+
+
+def test_mixtral_gathers_each_tokens_expert_weights() -> None:
+    """The MoE layer as exported ("batched_mm"): TopK over the router's softmax picks 2 of 4
+    experts per token, and each of the 64 (token, expert) pairs reads its expert's stacked
+    weights by a runtime-index `graph.gather` (GatherND from dynamo, a rank-3 Gather from the
+    classic exporter), 2 projections x 2 layers."""
+    for e in ("classic17", "dynamo20", "dynamo23"):
+        text = str(compiled_zoo(f"mixtral.{e}").reference)
+        gathers = [line for line in text.splitlines() if "graph.gather " in line and "tensor<64xi32>" in line]
+        assert len(gathers) == 4, e
+        assert all("(tensor<4x" in line for line in gathers), e
