@@ -200,6 +200,66 @@ class GatherDimensionNumbersAttr(_DimNumbers):
     index_vector_dim: IntAttr
 
 
+def _parse_layout(parser: AttrParser, roles: str) -> list[str]:
+    """`[b, 0, 1, f]`: each entry a role letter of `roles` or a spatial dimension's index."""
+
+    def entry() -> str:
+        n = parser.parse_optional_integer()
+        if n is not None:
+            return str(n)
+        r = parser.parse_identifier()
+        if r not in roles:
+            parser.raise_error(f"stablehlo.conv: '{r}' is not one of {', '.join(roles)} or a spatial index")
+        return r
+
+    return parser.parse_comma_separated_list(parser.Delimiter.SQUARE, entry)
+
+
+@irdl_attr_definition
+class ConvDimensionNumbersAttr(ParametrizedAttribute):
+    """`#stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>`: where the input's batch (b),
+    feature (f) and spatial dimensions (0, 1, …) lie, the kernel's input (i) and output (o)
+    features, and the result's. Held as the three layouts' entries, in dimension order."""
+
+    name = "stablehlo.conv"
+    lhs: ArrayAttr[StringAttr]
+    rhs: ArrayAttr[StringAttr]
+    out: ArrayAttr[StringAttr]
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            return cls.parse_layouts(parser)
+
+    @classmethod
+    def parse_layouts(cls, parser: AttrParser) -> Sequence[Attribute]:
+        lhs = _parse_layout(parser, "bf")
+        parser.parse_keyword("x")
+        rhs = _parse_layout(parser, "io")
+        parser.parse_punctuation("->")
+        out = _parse_layout(parser, "bf")
+        return [ArrayAttr([StringAttr(e) for e in xs]) for xs in (lhs, rhs, out)]
+
+    def layouts_text(self) -> str:
+        lhs, rhs, out = (", ".join(e.data for e in a.data) for a in (self.lhs, self.rhs, self.out))
+        return f"[{lhs}]x[{rhs}]->[{out}]"
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string(f"<{self.layouts_text()}>")
+
+    def layout(self, which: str) -> tuple[str, ...]:
+        return tuple(e.data for e in getattr(self, which).data)
+
+    def dims(self, which: str, role: str) -> int:
+        """The dimension holding `role` (b, f, i or o) in layout `which`."""
+        return self.layout(which).index(role)
+
+    def spatial(self, which: str) -> tuple[int, ...]:
+        """The dimensions of spatial axes 0, 1, … in layout `which`, in axis order."""
+        lay = self.layout(which)
+        return tuple(lay.index(str(k)) for k in range(len(lay) - 2))
+
+
 # ---------------------------------------------------------------------------------------------
 # helpers shared by the ops' syntax and verifiers
 
@@ -1235,17 +1295,238 @@ class CustomCallOp(IRDLOperation):
             raise _fail(self, "needs a call target name")
 
 
+_WINDOW_KEYS = ("stride", "pad", "lhs_dilate", "rhs_dilate", "reverse")
+
+
+@irdl_op_definition
+class ConvolutionOp(IRDLOperation):
+    """`stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f],
+    window = {stride = [2, 2], pad = [[0, 1], [0, 1]], lhs_dilate = [1, 1], rhs_dilate = [1, 1],
+    reverse = [false, false]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} :
+    (T, K) -> U`: an N-D convolution (flax's `nn.Conv`, `lax.conv_general_dilated`)."""
+
+    name = "stablehlo.convolution"
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+    dimension_numbers = prop_def(ConvDimensionNumbersAttr)
+    window_strides = opt_prop_def(DenseArrayBase)
+    padding = opt_prop_def(DenseIntOrFPElementsAttr)
+    lhs_dilation = opt_prop_def(DenseArrayBase)
+    rhs_dilation = opt_prop_def(DenseArrayBase)
+    window_reversal = opt_prop_def(DenseArrayBase)
+    feature_group_count = prop_def(IntegerAttr)
+    batch_group_count = prop_def(IntegerAttr)
+    precision_config = opt_prop_def(ArrayAttr)
+    traits = traits_def(Pure())
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        vs = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_unresolved_operand)
+        parser.parse_keyword("dim_numbers")
+        parser.parse_punctuation("=")
+        props: dict[str, Attribute] = {
+            "dimension_numbers": ConvDimensionNumbersAttr(*ConvDimensionNumbersAttr.parse_layouts(parser))
+        }
+        parser.parse_punctuation(",")
+        parser.parse_keyword("window")
+        parser.parse_punctuation("=")
+        parser.parse_punctuation("{")
+        while parser.parse_optional_punctuation("}") is None:
+            key = parser.parse_identifier()
+            if key not in _WINDOW_KEYS:
+                parser.raise_error(f"stablehlo.convolution: unknown window field '{key}'")
+            parser.parse_punctuation("=")
+            if key == "pad":
+                pads = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, lambda: _parse_int_list(parser))
+                props["padding"] = DenseIntOrFPElementsAttr.from_list(
+                    TensorType(i64, (len(pads), 2)), [int(x) for p in pads for x in p]
+                )
+            elif key == "reverse":
+                flags = parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_boolean)
+                props["window_reversal"] = DenseArrayBase.from_list(IntegerType(1), [int(f) for f in flags])
+            else:
+                name = {"stride": "window_strides", "lhs_dilate": "lhs_dilation", "rhs_dilate": "rhs_dilation"}[key]
+                props[name] = _i64s(_parse_int_list(parser))
+            parser.parse_optional_punctuation(",")
+        attrs = _attr_dict(parser)
+        for k in ("feature_group_count", "batch_group_count", "precision_config"):
+            if k in attrs:
+                props[k] = attrs.pop(k)
+        for k in ("feature_group_count", "batch_group_count"):
+            props.setdefault(k, IntegerAttr(1, i64))
+        ins, outs = _parse_trailing_types(parser, 2)
+        vs = _retype(vs, ins, parser)
+        return cls.create(operands=vs, result_types=outs, properties=props, attributes=attrs)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string("(")
+        printer.print_list(self.operands, printer.print_operand)
+        printer.print_string(f") dim_numbers = {self.dimension_numbers.layouts_text()}, window = {{")
+        parts = []
+        if self.window_strides is not None:
+            parts.append(f"stride = [{', '.join(map(str, _arr(self.window_strides)))}]")
+        if self.padding is not None:
+            parts.append("pad = [" + ", ".join(f"[{lo}, {hi}]" for lo, hi in self.pads()) + "]")
+        if self.lhs_dilation is not None:
+            parts.append(f"lhs_dilate = [{', '.join(map(str, _arr(self.lhs_dilation)))}]")
+        if self.rhs_dilation is not None:
+            parts.append(f"rhs_dilate = [{', '.join(map(str, _arr(self.rhs_dilation)))}]")
+        if self.window_reversal is not None:
+            parts.append("reverse = [" + ", ".join("true" if f else "false" for f in _arr(self.window_reversal)) + "]")
+        printer.print_string(", ".join(parts) + "}")
+        extra: dict[str, Attribute] = {
+            "batch_group_count": self.batch_group_count,
+            "feature_group_count": self.feature_group_count,
+        }
+        if self.precision_config is not None:
+            extra["precision_config"] = self.precision_config
+        extra.update(self.attributes)
+        printer.print_op_attributes(extra)
+        _print_trailing_types(printer, [v.type for v in self.operands], [self.result.type], functional=True)
+
+    def rank(self) -> int:
+        return len(shape(self.lhs.type)) - 2
+
+    def pads(self) -> list[tuple[int, int]]:
+        if self.padding is None:
+            return [(0, 0)] * self.rank()
+        flat = [int(x) for x in self.padding.get_values()]
+        return [(flat[2 * k], flat[2 * k + 1]) for k in range(len(flat) // 2)]
+
+    def strides(self) -> tuple[int, ...]:
+        return _arr(self.window_strides) or (1,) * self.rank()
+
+    def lhs_dilations(self) -> tuple[int, ...]:
+        return _arr(self.lhs_dilation) or (1,) * self.rank()
+
+    def rhs_dilations(self) -> tuple[int, ...]:
+        return _arr(self.rhs_dilation) or (1,) * self.rank()
+
+    def verify_(self) -> None:
+        x, w, r = (
+            shape(_tensor(self, v, n)) for v, n in ((self.lhs, "lhs"), (self.rhs, "rhs"), (self.result, "result"))
+        )
+        dn, n = self.dimension_numbers, len(x) - 2
+        for which, size, roles in (("lhs", len(x), "bf"), ("rhs", len(w), "io"), ("out", len(r), "bf")):
+            lay = dn.layout(which)
+            if len(lay) != size or sorted(lay) != sorted([*roles, *map(str, range(size - 2))]):
+                raise _fail(self, f"{which} layout [{', '.join(lay)}] does not name each of {size} dimensions once")
+        for name, vals in (
+            ("window strides", self.strides()),
+            ("lhs dilations", self.lhs_dilations()),
+            ("rhs dilations", self.rhs_dilations()),
+        ):
+            if len(vals) != n or any(v < 1 for v in vals):
+                raise _fail(self, f"{name} {list(vals)} must be {n} positive values")
+        if len(self.pads()) != n:
+            raise _fail(self, f"padding must give {n} (low, high) pairs")
+        g, bg = self.feature_group_count.value.data, self.batch_group_count.value.data
+        cin, cw = x[dn.dims("lhs", "f")], w[dn.dims("rhs", "i")]
+        cout = w[dn.dims("rhs", "o")]
+        if g < 1 or bg < 1 or cin != cw * g or cout % g:
+            raise _fail(
+                self, f"{cin} input features, kernel input features {cw} and {cout} outputs do not form {g} groups"
+            )
+        want = [0] * len(r)
+        want[dn.dims("out", "b")] = x[dn.dims("lhs", "b")] // bg
+        want[dn.dims("out", "f")] = cout
+        for k, (xd, wd, od) in enumerate(zip(dn.spatial("lhs"), dn.spatial("rhs"), dn.spatial("out"), strict=True)):
+            size = (x[xd] - 1) * self.lhs_dilations()[k] + 1 + sum(self.pads()[k])
+            window = (w[wd] - 1) * self.rhs_dilations()[k] + 1
+            want[od] = max(0, (size - window) // self.strides()[k] + 1) if size >= window else 0
+        if tuple(want) != r:
+            raise _fail(self, f"result shape {list(r)} differs from the expected {want}")
+
+
+@irdl_op_definition
+class ReduceWindowOp(IRDLOperation):
+    """`"stablehlo.reduce_window"(%x, %init) <{window_dimensions = array<i64: 1, 3, 3, 1>, …}>
+    ({ ^bb0(%a: tensor<f32>, %b: tensor<f32>): … stablehlo.return %r })`: a pooling window
+    (flax's `max_pool`, `avg_pool`); JAX writes it in the generic form in both spellings."""
+
+    name = "stablehlo.reduce_window"
+    inputs = var_operand_def(TensorType)
+    init_values = var_operand_def(TensorType)
+    res = var_result_def(TensorType)
+    window_dimensions = prop_def(DenseArrayBase)
+    window_strides = opt_prop_def(DenseArrayBase)
+    base_dilations = opt_prop_def(DenseArrayBase)
+    window_dilations = opt_prop_def(DenseArrayBase)
+    padding = opt_prop_def(DenseIntOrFPElementsAttr)
+    body = region_def("single_block")
+    irdl_options = (SameVariadicOperandSize(),)
+    traits = traits_def(Pure())
+
+    def pads(self) -> list[tuple[int, int]]:
+        n = len(_arr(self.window_dimensions))
+        if self.padding is None:
+            return [(0, 0)] * n
+        flat = [int(x) for x in self.padding.get_values()]
+        if len(flat) == 1:  # a splat
+            flat = flat * (2 * n)
+        return [(flat[2 * k], flat[2 * k + 1]) for k in range(len(flat) // 2)]
+
+    def simple_reducer(self) -> str | None:
+        """The op name when the body is one binary op of its two arguments."""
+        b = self.body.block
+        ops = list(b.ops)
+        if len(self.inputs) != 1 or len(ops) != 2 or ops[0].name not in _REDUCERS:
+            return None
+        if tuple(ops[0].operands) != tuple(b.args) or tuple(ops[1].operands) != (ops[0].results[0],):
+            return None
+        return ops[0].name
+
+    def verify_(self) -> None:
+        win = _arr(self.window_dimensions)
+        if len(self.inputs) != len(self.res) or not self.inputs:
+            raise _fail(self, "needs as many inputs, init values and results (at least one)")
+        xs = shape(_tensor(self, self.inputs[0], "input #0"))
+        n = len(xs)
+        strides = _arr(self.window_strides) or (1,) * n
+        base, wdil = _arr(self.base_dilations) or (1,) * n, _arr(self.window_dilations) or (1,) * n
+        for name, vals in (
+            ("window dimensions", win),
+            ("strides", strides),
+            ("base dilations", base),
+            ("window dilations", wdil),
+        ):
+            if len(vals) != n or any(v < 1 for v in vals):
+                raise _fail(self, f"{name} {list(vals)} must be {n} positive values")
+        pads = self.pads()
+        if len(pads) != n:
+            raise _fail(self, f"padding must give {n} (low, high) pairs")
+        want = []
+        for k in range(n):
+            size = (xs[k] - 1) * base[k] + 1 + sum(pads[k])
+            window = (win[k] - 1) * wdil[k] + 1
+            want.append((size - window) // strides[k] + 1 if size >= window else 0)
+        for i, r in enumerate(self.res):
+            if shape(r.type) != tuple(want):
+                raise _fail(self, f"result #{i} shape {list(shape(r.type))} differs from the expected {want}")
+        b = self.body.block
+        if len(b.args) != 2 * len(self.inputs) or not isinstance(b.last_op, ReturnOp):
+            raise _fail(self, f"body must take {2 * len(self.inputs)} scalars and end in stablehlo.return")
+
+
 _OPS = [
     AddOp, SubtractOp, MultiplyOp, DivideOp, MaximumOp, MinimumOp, PowerOp, AndOp, OrOp, RemainderOp,
     ExponentialOp, TanhOp, NegateOp, RsqrtOp, SqrtOp, LogisticOp, LogOp, AbsOp, SineOp, CosineOp, FloorOp, SignOp,
     NotOp, Expm1Op, Log1pOp, IsFiniteOp, ConvertOp, ClampOp, SelectOp, CompareOp, ConstantOp, IotaOp, BroadcastInDimOp,
     TransposeOp, ReshapeOp, SliceOp, DynamicSliceOp, ConcatenateOp, PadOp, GatherOp, DotGeneralOp, ReduceOp,
-    ReturnOp, CustomCallOp,
+    ReturnOp, CustomCallOp, ConvolutionOp, ReduceWindowOp,
 ]  # fmt: skip
 _OP_BY_NAME = {o.name: o for o in _OPS}
 
 StableHLO = Dialect(
     "stablehlo",
     _OPS,
-    [ComparisonDirectionAttr, ComparisonTypeAttr, PrecisionAttr, DotDimensionNumbersAttr, GatherDimensionNumbersAttr],
+    [
+        ComparisonDirectionAttr,
+        ComparisonTypeAttr,
+        PrecisionAttr,
+        DotDimensionNumbersAttr,
+        GatherDimensionNumbersAttr,
+        ConvDimensionNumbersAttr,
+    ],
 )

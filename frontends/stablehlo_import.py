@@ -591,6 +591,91 @@ def _transpose(t: _Translator, op: sh.TransposeOp, env) -> Entry:
     return Entry(t.node("Transpose", [x], perm=perm), _shape(op.result))
 
 
+@rule(sh.ConvolutionOp)
+def _convolution(t: _Translator, op: sh.ConvolutionOp, env) -> Entry:
+    """An N-D convolution in any layout: transposed to ONNX's [batch, features, spatial…] input
+    and [out, in, spatial…] kernel (a constant kernel's transpose folds at import), one `Conv`
+    (strides, explicit pads, kernel dilation, feature groups), transposed to the result's layout."""
+    what = None
+    if op.batch_group_count.value.data != 1:
+        what = f"batch_group_count {op.batch_group_count.value.data} (a kernel gradient)"
+    elif any(d != 1 for d in op.lhs_dilations()):
+        what = f"input dilation {list(op.lhs_dilations())} (a transposed convolution)"
+    elif any(sh._arr(op.window_reversal)):
+        what = "window reversal"
+    elif any(lo < 0 or hi < 0 for lo, hi in op.pads()):
+        what = f"negative padding {op.pads()}"
+    if what is not None:
+        raise StablehloImportError(f"stablehlo import: stablehlo.convolution with {what} is not supported")
+    dn, n = op.dimension_numbers, op.rank()
+    x = t.node(
+        "Transpose", [t.mat(op.lhs, env[op.lhs])], perm=[dn.dims("lhs", "b"), dn.dims("lhs", "f"), *dn.spatial("lhs")]
+    )
+    w = t.node(
+        "Transpose", [t.mat(op.rhs, env[op.rhs])], perm=[dn.dims("rhs", "o"), dn.dims("rhs", "i"), *dn.spatial("rhs")]
+    )
+    pads = [lo for lo, _ in op.pads()] + [hi for _, hi in op.pads()]
+    y = t.node(
+        "Conv",
+        [x, w],
+        strides=list(op.strides()),
+        pads=pads,
+        dilations=list(op.rhs_dilations()),
+        group=op.feature_group_count.value.data,
+    )
+    lands = [dn.dims("out", "b"), dn.dims("out", "f"), *dn.spatial("out")]  # where y's axis j goes
+    return Entry(t.node("Transpose", [y], perm=[lands.index(d) for d in range(n + 2)]), _shape(op.result))
+
+
+@rule(sh.ReduceWindowOp)
+def _reduce_window(t: _Translator, op: sh.ReduceWindowOp, env) -> Entry:
+    """A pooling window (max, or a sum: an average pool times the window's size, zeros padded):
+    the axes the window moves over brought last behind two leading ones (batch and features,
+    merged or padded with a unit axis), one `MaxPool` / `AveragePool`, then back."""
+    kind = op.simple_reducer()
+    x = op.inputs[0]
+    xs, n = _shape(x), len(_shape(x))
+    win = sh._arr(op.window_dimensions)
+    strides = sh._arr(op.window_strides) or (1,) * n
+    wdil = sh._arr(op.window_dilations) or (1,) * n
+    pads = op.pads()
+    init = t.scalar(op.init_values[0], env)
+    dt = np.dtype(_dtype(x))
+    lowest = -math.inf if dt.kind != "f" else float(np.finfo(dt).min)
+    ok = (kind == "stablehlo.maximum" and init in (-math.inf, lowest)) or (
+        kind == "stablehlo.add" and init == 0.0 and all(d == 1 for d in wdil)
+    )
+    if not ok or any(b != 1 for b in sh._arr(op.base_dilations)) or any(lo < 0 or hi < 0 for lo, hi in pads):
+        raise StablehloImportError(
+            f"stablehlo import: stablehlo.reduce_window over {kind or 'a multi-op body'} with init {init} is not "
+            "supported (a max pool from the lowest value or a sum pool from 0, no base dilation or negative pads)"
+        )
+    src = t.mat(x, env[x])
+    moving = [d for d in range(n) if win[d] != 1 or strides[d] != 1 or pads[d] != (0, 0) or wdil[d] != 1]
+    if not moving:
+        return Entry(src, xs)
+    lead = [d for d in range(n) if d not in moving]
+    perm = [*lead, *moving]
+    moved = t.node("Transpose", [src], perm=perm)
+    lead_sizes = [xs[d] for d in lead]
+    nc = (math.prod(lead_sizes[:-1]), lead_sizes[-1]) if lead else (1, 1)
+    pooled_in = t.node("Reshape", [moved, t.ints([*nc, *(xs[d] for d in moving)])])
+    attrs = {
+        "kernel_shape": [win[d] for d in moving],
+        "strides": [strides[d] for d in moving],
+        "pads": [pads[d][0] for d in moving] + [pads[d][1] for d in moving],
+    }
+    if kind == "stablehlo.maximum":
+        pooled = t.node("MaxPool", [pooled_in], dilations=[wdil[d] for d in moving], **attrs)
+    else:
+        avg = t.node("AveragePool", [pooled_in], count_include_pad=1, **attrs)
+        size = t.const(np.asarray(math.prod(win), dt))
+        pooled = t.node("Mul", [avg, size])
+    out = _shape(op.res[0])
+    back = t.node("Reshape", [pooled, t.ints([*lead_sizes, *(out[d] for d in moving)])])
+    return Entry(t.node("Transpose", [back], perm=[perm.index(d) for d in range(n)]), out)
+
+
 _REDUCE_NODE = {"stablehlo.add": "ReduceSum", "stablehlo.maximum": "ReduceMax", "stablehlo.minimum": "ReduceMin"}
 _IDENTITY = {"stablehlo.add": (0.0,), "stablehlo.maximum": (-math.inf,), "stablehlo.minimum": (math.inf,)}
 

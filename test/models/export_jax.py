@@ -88,6 +88,16 @@ def programs():
         def __call__(self, ids):
             return nn.Dense(D)(nn.Embed(V, D)(ids))
 
+    class CNN(nn.Module):  # NHWC: a strided conv, batch norm (inference), max pool, depthwise + 1x1, avg pool
+        @nn.compact
+        def __call__(self, x):
+            x = nn.relu(nn.BatchNorm(use_running_average=True)(nn.Conv(16, (3, 3), strides=(2, 2))(x)))
+            x = nn.max_pool(x, (3, 3), strides=(2, 2), padding="SAME")
+            y = nn.Conv(16, (3, 3), feature_group_count=16)(x)
+            x = nn.relu(x + nn.Conv(16, (1, 1))(y))
+            x = nn.avg_pool(x, (2, 2), strides=(2, 2))
+            return nn.Dense(10)(jnp.mean(x, axis=(1, 2)))
+
     x3 = rng.standard_normal((1, S, D)).astype(np.float32)
     params = Layer().init(jax.random.PRNGKey(0), x3)
 
@@ -103,6 +113,16 @@ def programs():
     def flax_embed(ids):
         return Embed().apply(embed_params, ids)
 
+    images = rng.standard_normal((2, S, S, 3)).astype(np.float32)
+    cnn = CNN().init(jax.random.PRNGKey(2), images)
+    stats = jax.tree_util.tree_map(  # running statistics away from a fresh norm's identity
+        lambda a: jnp.asarray(rng.uniform(0.5, 1.5, a.shape).astype(np.float32)), cnn["batch_stats"]
+    )
+    cnn = {"params": cnn["params"], "batch_stats": stats}
+
+    def flax_cnn(x):
+        return CNN().apply(cnn, x)
+
     return {
         "mlp": (mlp, (x2,)),
         "attention_gqa": (attend, (q, *kv)),
@@ -110,6 +130,7 @@ def programs():
         "embedding": (embedding, (ids,)),
         "flax_layer": (flax_layer, (x3,)),
         "flax_embed": (flax_embed, (ids[None],)),
+        "flax_cnn": (flax_cnn, (images,)),
     }
 
 

@@ -21,7 +21,7 @@ from ipu.frontends.stablehlo_import import (
 )
 
 FIXTURES = ROOT / "test" / "stablehlo"
-PROGRAMS = ["mlp", "attention_gqa", "gpt_block", "embedding", "flax_layer", "flax_embed"]
+PROGRAMS = ["mlp", "attention_gqa", "gpt_block", "embedding", "flax_layer", "flax_embed", "flax_cnn"]
 # the canonical ops each program must reach (the ONNX path's forms)
 CANONICAL = {
     "mlp": {"graph.gelu": 1, "graph.matmul": 2},
@@ -30,6 +30,8 @@ CANONICAL = {
     "embedding": {"graph.gather": 1, "graph.layer_norm": 1},
     "flax_layer": {"graph.attention": 1, "graph.layer_norm": 2, "graph.gelu": 1},
     "flax_embed": {"graph.gather": 1, "graph.matmul": 1},  # jnp.take's bounds check: a reduce over `and`
+    # stablehlo.convolution (strided, depthwise, 1x1) and reduce_window (max, and a sum: avg_pool)
+    "flax_cnn": {"graph.conv": 3, "graph.pool": 2, "graph.matmul": 1},
 }
 
 
@@ -201,3 +203,22 @@ def test_core_path_needs_no_jax():
 def test_api_example_args_need_a_function():
     with pytest.raises(api.ApiError, match="example arguments apply to a Python function"):
         api.compile(str(FIXTURES / "mlp.mlir"), "sim64", "extra")
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (("reverse = [false, false]", "reverse = [true, false]"), "stablehlo.convolution with window reversal"),
+        (("lhs_dilate = [1, 1]", "lhs_dilate = [2, 2]"), "result shape .* differs from the expected"),
+        (("stride = [2, 2]", "strides = [2, 2]"), "unknown window field 'strides'"),
+        (("[b, 0, 1, f]x", "[b, 0, 0, f]x"), "does not name each of 4 dimensions once"),
+        (("window_dimensions = array<i64: 1, 3, 3, 1>", "window_dimensions = array<i64: 1, 3, 3>"), "must be 4"),
+    ],
+)
+def test_convolution_and_pooling_refusals(edit, message):
+    """A convolution or pooling window the importer cannot express, or one that is malformed,
+    is refused naming the op and what is wrong."""
+    text = _text("flax_cnn")
+    assert edit[0] in text
+    with pytest.raises(StablehloImportError, match=message):
+        import_stablehlo(text.replace(edit[0], edit[1], 1), "flax_cnn")
