@@ -1119,6 +1119,27 @@ _REDUCERS = (
 )
 
 
+def _simple_reducer(op: IRDLOperation) -> str | None:
+    """The op name when a one-input reduction's body is one binary op of its two arguments."""
+    b = op.regions[0].block
+    ops = list(b.ops)
+    if len(op.results) != 1 or len(ops) != 2 or ops[0].name not in _REDUCERS:
+        return None
+    if tuple(ops[0].operands) != tuple(b.args) or tuple(ops[1].operands) != (ops[0].results[0],):
+        return None
+    return ops[0].name
+
+
+def _pad_pairs(padding: DenseIntOrFPElementsAttr | None, n: int) -> list[tuple[int, int]]:
+    """(low, high) padding per dimension from a `tensor<Nx2xi64>` (a splat: the same pair)."""
+    if padding is None:
+        return [(0, 0)] * n
+    flat = [int(x) for x in padding.get_values()]
+    if len(flat) == 1:
+        flat = flat * (2 * n)
+    return [(flat[2 * k], flat[2 * k + 1]) for k in range(len(flat) // 2)]
+
+
 @irdl_op_definition
 class ReduceOp(IRDLOperation):
     """`stablehlo.reduce(%x init: %c) applies stablehlo.add across dimensions = [1] : (T, tensor<f32>)
@@ -1181,13 +1202,7 @@ class ReduceOp(IRDLOperation):
     def simple_reducer(self) -> str | None:
         """The op name when the body is one binary op of its two arguments (then printed as
         `applies <op>`), else None."""
-        b = self.body.block
-        ops = list(b.ops)
-        if len(self.inputs) != 1 or len(ops) != 2 or ops[0].name not in _REDUCERS:
-            return None
-        if tuple(ops[0].operands) != tuple(b.args) or tuple(ops[1].operands) != (ops[0].results[0],):
-            return None
-        return ops[0].name
+        return _simple_reducer(self)
 
     def print(self, printer: Printer) -> None:
         printer.print_list(
@@ -1389,10 +1404,7 @@ class ConvolutionOp(IRDLOperation):
         return len(shape(self.lhs.type)) - 2
 
     def pads(self) -> list[tuple[int, int]]:
-        if self.padding is None:
-            return [(0, 0)] * self.rank()
-        flat = [int(x) for x in self.padding.get_values()]
-        return [(flat[2 * k], flat[2 * k + 1]) for k in range(len(flat) // 2)]
+        return _pad_pairs(self.padding, self.rank())
 
     def strides(self) -> tuple[int, ...]:
         return _arr(self.window_strides) or (1,) * self.rank()
@@ -1459,23 +1471,11 @@ class ReduceWindowOp(IRDLOperation):
     traits = traits_def(Pure())
 
     def pads(self) -> list[tuple[int, int]]:
-        n = len(_arr(self.window_dimensions))
-        if self.padding is None:
-            return [(0, 0)] * n
-        flat = [int(x) for x in self.padding.get_values()]
-        if len(flat) == 1:  # a splat
-            flat = flat * (2 * n)
-        return [(flat[2 * k], flat[2 * k + 1]) for k in range(len(flat) // 2)]
+        return _pad_pairs(self.padding, len(_arr(self.window_dimensions)))
 
     def simple_reducer(self) -> str | None:
         """The op name when the body is one binary op of its two arguments."""
-        b = self.body.block
-        ops = list(b.ops)
-        if len(self.inputs) != 1 or len(ops) != 2 or ops[0].name not in _REDUCERS:
-            return None
-        if tuple(ops[0].operands) != tuple(b.args) or tuple(ops[1].operands) != (ops[0].results[0],):
-            return None
-        return ops[0].name
+        return _simple_reducer(self)
 
     def verify_(self) -> None:
         win = _arr(self.window_dimensions)

@@ -276,7 +276,7 @@ def test_positional_embeddings_fold_to_a_parameter() -> None:
             {"ids": (TensorProto.INT64, [8])},
             ("y", [16, 8]),
             [numpy_helper.from_array(np.zeros((16, 4), np.float32), "t")],
-            r"node 'g' \(Gather\): only the embedding lookup \(axis 0 of a rank-2 table\)",
+            r"node 'g' \(Gather\): only the lookup along axis 0 of a table of rank 2 or more",
         ),
         (  # runtime ids into a computed tensor
             helper.make_node("Gather", ["x", "ids"], ["y"], name="g"),
