@@ -3,4 +3,12 @@
 # the data-movement lowerings (Slice, Split, Concat, Pad, batched MatMul) and the convolutional
 # ones (Conv, BatchNormalization, pools) extend onnx_import's registry when the package loads,
 # so every importer sees them
-from ipu.frontends import onnx_cnn, onnx_datamove, onnx_losses, onnx_recurrent, onnx_routing  # noqa: F401
+from ipu.frontends import (  # noqa: F401
+    onnx_cnn,
+    onnx_datamove,
+    onnx_einsum,
+    onnx_losses,
+    onnx_onehot,
+    onnx_recurrent,
+    onnx_routing,
+)

@@ -691,7 +691,19 @@ class _Importer:
         nodes = expand(node, body, f"{node.output[0] or node.name}.fn.") if body is not None else None
         if not nodes:
             return False
+        try:
+            self.lower_nodes(nodes)
+        except OnnxImportError:
+            return False
+        log_event("onnx import: lowered as its function body", logging.INFO, node=node.name or node.op_type)
+        return True
+
+    def lower_nodes(self, nodes: list[onnx.NodeProto], consts: dict[str, np.ndarray] | None = None) -> None:
+        """Lower `nodes` in turn, one level deeper (a function body, or the primitive nodes a
+        lowering spells an operator with), `consts` bound first; when one is refused, the
+        importer's values are as before and the refusal propagates."""
         saved = (dict(self.vals), dict(self.consts), dict(self.channels_last), self.node, self.node_label)
+        self.consts.update(consts or {})
         self.expansion_depth += 1
         try:
             for n in nodes:
@@ -699,12 +711,10 @@ class _Importer:
                 self.lower(n)
         except OnnxImportError:
             self.vals, self.consts, self.channels_last = saved[0], saved[1], saved[2]
-            return False
+            raise
         finally:
             self.expansion_depth -= 1
             self.node, self.node_label = saved[3], saved[4]
-        log_event("onnx import: lowered as its function body", logging.INFO, node=node.name or node.op_type)
-        return True
 
     def out(self, node: onnx.NodeProto, v: Val) -> None:
         self.vals[node.output[0]] = v

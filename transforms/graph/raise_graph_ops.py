@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import builtin
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, StringAttr
@@ -147,7 +148,11 @@ def replace_root(rewriter: PatternRewriter, root: Operation, new: Operation) -> 
     new.results[0].name_hint = root.results[0].name_hint
     below = [v.owner for v in root.operands]
     rewriter.replace(root, new)
-    stack = below
+    erase_dead(rewriter, below)
+
+
+def erase_dead(rewriter: PatternRewriter, stack: list) -> None:
+    """Erase the graph ops of `stack` that nothing reads any more, and theirs in turn."""
     while stack:
         o = stack.pop()
         if (
@@ -280,12 +285,62 @@ class RaiseGroupedKV(RewritePattern):
         replace_root(rewriter, op, new)
 
 
+VIEW_OPS = (graph.TransposeOp, graph.ReshapeOp)
+MAX_VIEW_ELEMENTS = 1 << 24  # a chain over more elements is left alone (its index map would be large)
+
+
+def _composite(src: SSAValue, chain: list[Operation]) -> np.ndarray:
+    """Where each element of the chain's result comes from, as flat indices into `src`."""
+    a = np.arange(math.prod(shape(src)), dtype=np.int64).reshape(shape(src))
+    for o in chain:
+        a = (
+            np.transpose(a, tuple(o.perm.get_values()))
+            if isinstance(o, graph.TransposeOp)
+            else a.reshape(shape(o.results[0]))
+        )
+    return a
+
+
+@dataclass
+class FoldViewChain(RewritePattern):
+    """A chain of transposes and reshapes that leaves every element where it was (a layout
+    change and its inverse: NHWC -> NCHW around an imported conv and back) -> one reshape of its
+    source, or the source itself. Matched at the chain's end, back to the furthest view whose
+    composite is the identity (views other readers share stay for them)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, VIEW_OPS):
+            return
+        res = op.results[0]
+        if res.has_one_use() and isinstance(next(iter(res.uses)).operation, VIEW_OPS):
+            return  # not the chain's end
+        chain, v = [op], op.operands[0]
+        while isinstance(v.owner, VIEW_OPS):
+            chain.insert(0, v.owner)
+            v = v.owner.operands[0]
+        for k in range(len(chain) - 1):  # the furthest source first
+            src = chain[k].operands[0]
+            n = math.prod(shape(src))
+            if n > MAX_VIEW_ELEMENTS or not np.array_equal(_composite(src, chain[k:]).reshape(-1), np.arange(n)):
+                continue
+            if shape(src) == shape(res):
+                below = op.operands[0].owner
+                rewriter.replace_all_uses_with(res, src)
+                rewriter.erase_op(op)
+                erase_dead(rewriter, [below])
+                return
+            replace_root(rewriter, op, graph.ReshapeOp.create(operands=[src], result_types=[res.type]))
+            return
+
+
 PATTERNS: tuple[type[RewritePattern], ...] = (
     RaiseGelu,
     RaiseSilu,
     RaiseRsqrtReciprocal,
     RaiseRsqrtDivide,
     RaiseGroupedKV,
+    FoldViewChain,
 )
 """The raise patterns, in the order they are tried on an op."""
 

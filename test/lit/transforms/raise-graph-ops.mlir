@@ -172,3 +172,50 @@ func.func @not_ones(%q: tensor<4x4x2xf32>, %k: tensor<8x2xf32>, %v: tensor<8x2xf
   %y = graph.attention %q, %kh, %vh {form = "materialized"} : (tensor<4x4x2xf32>, tensor<4x4x2xf32>, tensor<4x4x2xf32>) -> tensor<4x4x2xf32>
   func.return %y : tensor<4x4x2xf32>
 }
+
+// -----
+
+// A layout change and its inverse (NHWC -> NCHW for an imported conv, and back), spelled as the
+// importer decomposes 4-D permutes (leading-axis swaps, 2-D transposes between reshapes): every
+// element ends where it started, so the chain is its source.
+// CHECK-LABEL: func.func @view_round_trip
+// CHECK-NEXT:    %y = graph.relu %x
+// CHECK-NEXT:    func.return %y
+func.func @view_round_trip(%x: tensor<2x3x4x5xf32>) -> tensor<2x3x4x5xf32> {
+  %a = graph.transpose %x {perm = array<i64: 0, 3, 1, 2>} : tensor<2x3x4x5xf32> -> tensor<2x5x3x4xf32>
+  %b = graph.reshape %a : tensor<2x5x3x4xf32> -> tensor<10x12xf32>
+  %c = graph.reshape %b : tensor<10x12xf32> -> tensor<2x5x12xf32>
+  %d = graph.transpose %c {perm = array<i64: 0, 2, 1>} : tensor<2x5x12xf32> -> tensor<2x12x5xf32>
+  %e = graph.reshape %d : tensor<2x12x5xf32> -> tensor<2x3x4x5xf32>
+  %y = graph.relu %e : tensor<2x3x4x5xf32> -> tensor<2x3x4x5xf32>
+  func.return %y : tensor<2x3x4x5xf32>
+}
+
+// -----
+
+// The round trip ends in a collapse ([N*H*W, C] rows, as the importer's elementwise ops read
+// NHWC values): one reshape of the source. The interior transpose has a second reader, so it
+// stays for it.
+// CHECK-LABEL: func.func @view_round_trip_to_rows
+// CHECK-NEXT:    %a = graph.transpose %x {perm = array<i64: 0, 3, 1, 2>}
+// CHECK-NEXT:    %{{.*}} = graph.reshape %x : tensor<2x3x4x5xf32> -> tensor<24x5xf32>
+// CHECK-NOT:     graph.transpose
+// CHECK:         func.return
+func.func @view_round_trip_to_rows(%x: tensor<2x3x4x5xf32>) -> (tensor<24x5xf32>, tensor<2x5x3x4xf32>) {
+  %a = graph.transpose %x {perm = array<i64: 0, 3, 1, 2>} : tensor<2x3x4x5xf32> -> tensor<2x5x3x4xf32>
+  %b = graph.transpose %a {perm = array<i64: 0, 2, 3, 1>} : tensor<2x5x3x4xf32> -> tensor<2x3x4x5xf32>
+  %r = graph.reshape %b : tensor<2x3x4x5xf32> -> tensor<24x5xf32>
+  func.return %r, %a : tensor<24x5xf32>, tensor<2x5x3x4xf32>
+}
+
+// -----
+
+// A chain that moves elements (NHWC -> NCHW, not back) is kept as it is.
+// CHECK-LABEL: func.func @view_permutes
+// CHECK:         graph.transpose %x {perm = array<i64: 0, 3, 1, 2>}
+// CHECK:         graph.reshape
+func.func @view_permutes(%x: tensor<2x3x4x5xf32>) -> tensor<10x12xf32> {
+  %a = graph.transpose %x {perm = array<i64: 0, 3, 1, 2>} : tensor<2x3x4x5xf32> -> tensor<2x5x3x4xf32>
+  %b = graph.reshape %a : tensor<2x5x3x4xf32> -> tensor<10x12xf32>
+  func.return %b : tensor<10x12xf32>
+}
