@@ -11,4 +11,5 @@ from ipu.frontends import (  # noqa: F401
     onnx_onehot,
     onnx_recurrent,
     onnx_routing,
+    onnx_scatter,
 )

@@ -209,6 +209,25 @@ def _onnx_invalid(kind: str) -> Callable[[Path], None]:
             else:
                 node = helper.make_node("GatherND", ["t", "i"], ["y"])
                 model = _onnx_model([node], [numpy_helper.from_array(pairs, "i")], inputs=[t], outputs=[y])
+        elif kind == "einsum-sizes":  # a letter whose axes differ in size
+            a, b = (helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in (("a", [3, 4]), ("b", [5, 6])))
+            y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 6])
+            model = _onnx_model(
+                [helper.make_node("Einsum", ["a", "b"], ["y"], equation="ij,jk->ik")], inputs=[a, b], outputs=[y]
+            )
+        elif kind == "onehot-depth":  # the depth given at run time: the result's shape unknown
+            i = helper.make_tensor_value_info("i", TensorProto.INT64, [4])
+            d = helper.make_tensor_value_info("d", TensorProto.INT64, [1])
+            y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 8])
+            vals = numpy_helper.from_array(np.array([0.0, 1.0], np.float32), "v")
+            node = helper.make_node("OneHot", ["i", "d", "v"], ["y"])
+            model = _onnx_model([node], [vals], inputs=[i, d], outputs=[y])
+        elif kind == "scatter-runtime":  # positions computed at run time (a KV cache write)
+            t = helper.make_tensor_value_info("t", TensorProto.FLOAT, [4, 8])
+            i = helper.make_tensor_value_info("i", TensorProto.INT64, [1, 1])
+            u = helper.make_tensor_value_info("u", TensorProto.FLOAT, [1, 8])
+            y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 8])
+            model = _onnx_model([helper.make_node("ScatterND", ["t", "i", "u"], ["y"])], inputs=[t, i, u], outputs=[y])
         else:  # folded to nothing: no op names a node (ipu-run once read the .onnx as text then)
             c = helper.make_node("Constant", [], ["y"], value=numpy_helper.from_array(np.ones((4, 8), np.float32)))
             model = _onnx_model([c], inputs=[helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8])])
@@ -345,6 +364,9 @@ MAKERS: dict[str, tuple[str, Callable[[Path], None]]] = {
     "onnx-gather-ids": ("m.onnx", _onnx_invalid("gather-ids")),
     "onnx-gathernd-pairs": ("m.onnx", _onnx_invalid("gathernd-pairs")),
     "onnx-gathernd-range": ("m.onnx", _onnx_invalid("gathernd-range")),
+    "onnx-einsum-sizes": ("m.onnx", _onnx_invalid("einsum-sizes")),
+    "onnx-onehot-depth": ("m.onnx", _onnx_invalid("onehot-depth")),
+    "onnx-scatter-runtime": ("m.onnx", _onnx_invalid("scatter-runtime")),
     "onnx-all-folded": ("m.onnx", _onnx_invalid("all-folded")),
     "package-checkpoint-dropped": ("m.ipuexe", _patched_package(str(EXAMPLES / "mlp_small.mlir"), _drop_checkpoint)),
     "package-checkpoint-renumbered": (
