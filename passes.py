@@ -25,6 +25,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return ExpandWindowsPass
 
+    def split_attention_heads():
+        from ipu.transforms.graph.split_attention_heads import SplitAttentionHeadsPass
+
+        return SplitAttentionHeadsPass
+
     def roll_layers():
         from ipu.transforms.graph.roll_layers import RollLayersPass
 
@@ -96,6 +101,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "raise-graph-ops": raise_graph_ops,
         "expand-windows": expand_windows,
         "roll-layers": roll_layers,
+        "split-attention-heads": split_attention_heads,
         "plan-ops": plan_ops,
         "plan-decide": plan_decide,
         "plan-materialize": plan_materialize,

@@ -730,23 +730,7 @@ class _Importer:
             return self.attention(x, k, v, f.attrs, out_name, biases)
         if f.kind == "rotate_half":
             return self.rotate_half(x, out_name)
-        if f.kind in ("silu", "rsqrt"):
-            return self.unary(g.SiluOp if f.kind == "silu" else g.RsqrtOp, x, out_name)
-        if f.kind == "gelu":
-            op = g.GeluOp(x.ssa)
-            if f.attrs.get("erf"):
-                op.attributes["approximate"] = StringAttr("none")
-            return Val(self.emit(op, out_name), x.shape, x.dtype)
-        c = x.shape[-1]
-        ones = self.param(np.ones(1), x.dtype, (c,), f"{self.node_label}_gamma")
-        op: Operation
-        if f.kind == "layer_norm":
-            zeros = self.param(np.zeros(1), x.dtype, (c,), f"{self.node_label}_beta")
-            op = g.LayerNormOp.create(operands=[x.ssa, ones, zeros], result_types=[x.ssa.type])
-        else:
-            op = g.RmsNormOp.create(operands=[x.ssa, ones], result_types=[x.ssa.type])
-        op.attributes["epsilon"] = FloatAttr(f.attrs["epsilon"], f64)
-        return Val(self.emit(op, out_name), x.shape, x.dtype)
+        raise self.fail(f"no lowering for the fused kind '{f.kind}'")
 
     def heads(self, x: Val | np.ndarray, what: str, seq_major: bool = False) -> SSAValue:
         """A `[1, H, S, D]` value as the graph's `[H, S, D]` (a free view of its row collapse);

@@ -1,7 +1,7 @@
 """Subgraph patterns the ONNX importer still fuses on the ONNX graph into one `graph` op:
-LayerNorm and RMSNorm over the last axis, and rotary's `rotate_half` (attention is in
-`onnx_attention`). GeLU, SiLU and rsqrt are raised on graph IR after import
-(`transforms/graph/raise_graph_ops.py`), where both frontends share them. Each matcher
+rotary's `rotate_half` (attention is in `onnx_attention`). GeLU, SiLU, rsqrt, LayerNorm and
+RMSNorm are raised on graph IR after import (`transforms/graph/raise_graph_ops.py`), where both
+frontends share them. Each matcher
 looks at a root node (the last node of the chain) and returns a `Fused` description: the kind
 of op, the ONNX value it reads and its attributes. Interior nodes are then lowered only if
 something else still reads their values.
@@ -18,9 +18,8 @@ import onnx
 
 @dataclass
 class Fused:
-    """A matched chain: `kind` ("gelu" | "layer_norm" | "rms_norm" | "silu" | "rsqrt" |
-    "rotate_half" | "attention" | "refused"), the ONNX value(s) it reads (`input` first, then
-    `more`) and its attributes."""
+    """A matched chain: `kind` ("rotate_half" | "attention" | "refused"), the ONNX value(s) it
+    reads (`input` first, then `more`) and its attributes."""
 
     kind: str
     input: str
@@ -65,62 +64,6 @@ class GraphView:
         return float(c.reshape(-1)[0])
 
 
-def _near(v: float | None, want: float, rel: float = 1e-4) -> bool:
-    return v is not None and abs(v - want) <= rel * abs(want)
-
-
-def _square_of(v: GraphView, name: str) -> str | None:
-    n = v.node(name, "Pow", "Mul")
-    if n is None or not v.private(name):
-        return None
-    if n.op_type == "Pow":
-        return n.input[0] if _near(v.scalar(n.input[1]), 2.0) else None
-    return n.input[0] if n.input[0] == n.input[1] else None
-
-
-def match_norm(v: GraphView, root: onnx.NodeProto) -> Fused | None:
-    """`t / sqrt(mean(t^2) + eps)` over the last axis (or `t * reciprocal(...)`): RMSNorm of t,
-    or LayerNorm of x when t = x - mean(x)."""
-    if root.op_type == "Div":
-        num, den = root.input
-    elif root.op_type == "Mul":
-        for n, r in (root.input, root.input[::-1]):
-            rec = v.node(r, "Reciprocal")
-            if rec is not None and v.private(r):
-                num, den = n, rec.input[0]
-                break
-            one_over = v.node(r, "Div")  # the classic exporter's rsqrt: 1 / sqrt(...)
-            if one_over is not None and v.private(r) and _near(v.scalar(one_over.input[0]), 1.0):
-                num, den = n, one_over.input[1]
-                break
-        else:
-            return None
-    else:
-        return None
-    sq = v.node(den, "Sqrt")
-    if sq is None or not v.private(den):
-        return None
-    add = v.node(sq.input[0], "Add")
-    if add is None or not v.private(sq.input[0]):
-        return None
-    for var, eps_name in (add.input, add.input[::-1]):
-        eps = v.scalar(eps_name)
-        mean = v.node(var, "ReduceMean")
-        if eps is None or mean is None or not v.private(var) or not v.last_axis_reduce(mean):
-            continue
-        if _square_of(v, mean.input[0]) != num:
-            continue
-        sub = v.node(num, "Sub")
-        if sub is not None:
-            m = v.node(sub.input[1], "ReduceMean")
-            if m is not None and m.input[0] == sub.input[0] and v.last_axis_reduce(m):
-                # `num` is read by the square and the division: not private, by construction
-                if len(v.consumers.get(num, [])) == 2 and num not in v.outputs and v.private(sub.input[1]):
-                    return Fused("layer_norm", sub.input[0], {"epsilon": eps})
-        return Fused("rms_norm", num, {"epsilon": eps})
-    return None
-
-
 def _last_axis_slice(v: GraphView, name: str) -> tuple[str, int, int] | None:
     """(x, start, stop) of a private step-1 `Slice` of x along its last axis."""
     n = v.node(name, "Slice")
@@ -159,4 +102,4 @@ def match_rotate_half(v: GraphView, root: onnx.NodeProto) -> Fused | None:
     return Fused("rotate_half", hi[0])
 
 
-MATCHERS = (match_norm, match_rotate_half)
+MATCHERS = (match_rotate_half,)

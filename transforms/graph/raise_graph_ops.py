@@ -19,9 +19,9 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects import builtin
+from xdsl.dialects import builtin, func
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, StringAttr
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -285,6 +285,118 @@ class RaiseGroupedKV(RewritePattern):
         replace_root(rewriter, op, new)
 
 
+def _row_mean_of(v: SSAValue) -> SSAValue | None:
+    """The x of `reduce(mean)` over x's last axis (read through a reshape that keeps that axis:
+    the importer reduces a [rows, 1, C] view), giving one value per row of x."""
+    red = producer(v, graph.ReduceOp)
+    if red is None or red.kind.data != "mean" or not sole_use(v):
+        return None
+    x = red.input
+    if red.axis_index() != len(shape(x)) - 1:
+        return None
+    rs = producer(x, graph.ReshapeOp)
+    if rs is not None and sole_use(x) and shape(rs.input)[-1:] == shape(x)[-1:]:
+        x = rs.input
+    rows = math.prod(shape(x)[:-1])
+    return x if math.prod(shape(red.result)) == rows else None
+
+
+def _rows_source(v: SSAValue) -> SSAValue:
+    """`v` before reshapes that keep its last axis (its rows, however the leading axes fold)."""
+    while (rs := producer(v, graph.ReshapeOp)) is not None and shape(rs.input)[-1:] == shape(v)[-1:]:
+        v = rs.input
+    return v
+
+
+def _square_of(v: SSAValue) -> SSAValue | None:
+    """The t of `t * t` or `pow(t, 2)`."""
+    m = producer(v, graph.MulOp)
+    if m is not None and m.lhs is m.rhs and sole_use(v):
+        return m.lhs
+    pw = producer(v, graph.PowOp)
+    if pw is not None and near(splat(pw.rhs), 2.0) and sole_use(v):
+        return pw.lhs
+    return None
+
+
+def _norm_parts(op: Operation) -> tuple[SSAValue, SSAValue] | None:
+    """(numerator, the statistic under the root) of `n * rsqrt(a)`, `n * reciprocal(sqrt(a))`
+    (already rsqrt by RaiseRsqrtReciprocal) or `n / sqrt(a)`."""
+    if isinstance(op, graph.MulOp):
+        for n, r in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+            rs = producer(r, graph.RsqrtOp)
+            if rs is not None and sole_use(r):
+                return n, rs.input
+    if isinstance(op, graph.DivOp):
+        sq = producer(op.rhs, graph.SqrtOp)
+        if sq is not None and sole_use(op.rhs):
+            return op.lhs, sq.input
+    return None
+
+
+def _splat_param(rewriter: PatternRewriter, op: Operation, value: float, c: int, dtype: Attribute) -> SSAValue:
+    """A parameter of `c` copies of `value` for a raised norm, declared once per function at the
+    top of its body (the planner meets a parameter before its readers) and shared by every norm
+    of that width and type."""
+    f = op.parent_op()
+    while f is not None and not isinstance(f, func.FuncOp):
+        f = f.parent_op()
+    assert f is not None, "a graph op outside a function"
+    t = builtin.TensorType(dtype, (c,))
+    name = f"norm_{'ones' if value == 1.0 else 'zeros'}_{c}_{dtype}"
+    params = [o for o in f.body.block.ops if isinstance(o, graph.ParameterOp)]
+    for p in params:
+        if p.sym_name.data == name and p.result.type == t:
+            return p.result
+    taken = {o.sym_name.data for o in f.walk() if isinstance(o, graph.ParameterOp)}
+    base, k = name, 1
+    while name in taken:
+        name, k = f"{base}_{k}", k + 1
+    init = DenseIntOrFPElementsAttr.from_list(builtin.TensorType(dtype, (1,)), [value])
+    new = graph.ParameterOp(name, init, t)
+    new.result.name_hint = name
+    rewriter.insert_op(new, InsertPoint.at_start(f.body.block))
+    return new.result
+
+
+@dataclass
+class RaiseNorm(RewritePattern):
+    """`t / sqrt(mean(t^2) + eps)` over the last axis (or `t * rsqrt(...)`): `graph.rms_norm t`;
+    when t = x - mean(x), `graph.layer_norm x` (unit scale, zero shift: an affine after it stays
+    as the model wrote it)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        parts = _norm_parts(op) if isinstance(op, graph.MulOp | graph.DivOp) else None
+        if parts is None:
+            return
+        n, a = parts
+        add = producer(a, graph.AddOp)
+        if add is None or not sole_use(a) or shape(n) != shape(op.results[0]):
+            return
+        for var, e in ((add.lhs, add.rhs), (add.rhs, add.lhs)):
+            eps = splat(e)
+            if eps is None or eps < 0:
+                continue
+            mean_of = _row_mean_of(var)
+            if mean_of is None or _square_of(mean_of) is not n:
+                continue
+            c, dt = shape(n)[-1], n.type.element_type  # type: ignore[attr-defined]
+            sub = producer(n, graph.SubOp)
+            x = sub.lhs if sub is not None else None
+            gamma = _splat_param(rewriter, op, 1.0, c, dt)
+            mu = _row_mean_of(sub.rhs) if sub is not None else None
+            same = mu is not None and _rows_source(mu) is _rows_source(x)
+            if same and len({u.operation for u in n.uses}) == 2 and shape(x) == shape(n):
+                beta = _splat_param(rewriter, op, 0.0, c, dt)
+                new = graph.LayerNormOp.create(operands=[x, gamma, beta], result_types=[op.results[0].type])
+            else:
+                new = graph.RmsNormOp.create(operands=[n, gamma], result_types=[op.results[0].type])
+            new.attributes["epsilon"] = builtin.FloatAttr(eps, builtin.f64)
+            replace_root(rewriter, op, new)
+            return
+
+
 VIEW_OPS = (graph.TransposeOp, graph.ReshapeOp)
 MAX_VIEW_ELEMENTS = 1 << 24  # a chain over more elements is left alone (its index map would be large)
 
@@ -340,6 +452,7 @@ PATTERNS: tuple[type[RewritePattern], ...] = (
     RaiseRsqrtReciprocal,
     RaiseRsqrtDivide,
     RaiseGroupedKV,
+    RaiseNorm,
     FoldViewChain,
 )
 """The raise patterns, in the order they are tried on an op."""

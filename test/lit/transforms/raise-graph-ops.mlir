@@ -219,3 +219,63 @@ func.func @view_permutes(%x: tensor<2x3x4x5xf32>) -> tensor<10x12xf32> {
   %b = graph.reshape %a : tensor<2x5x3x4xf32> -> tensor<10x12xf32>
   func.return %b : tensor<10x12xf32>
 }
+
+// -----
+
+// RMSNorm as exporters spell it: x * rsqrt(mean(x * x) + eps) over the last axis (the mean of a
+// [rows, 1, C] view, one value per row) -> graph.rms_norm with a unit scale; the weight multiply
+// after it stays as the model wrote it.
+// CHECK-LABEL: func.func @rms_norm
+// CHECK-NEXT:    %norm_ones_8_f32 = graph.parameter "norm_ones_8_f32" dense<1.000000e+00> : tensor<1xf32> : tensor<8xf32>
+// CHECK-NEXT:    %n = graph.rms_norm %x, %norm_ones_8_f32 {epsilon = 9.99999997{{.*}}e-07 : f64} : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+// CHECK-NEXT:    func.return %n
+func.func @rms_norm(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %sq = graph.mul %x, %x : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %v = graph.reshape %sq : tensor<4x8xf32> -> tensor<4x1x8xf32>
+  %m = graph.reduce %v {kind = "mean", axis = 2 : i64} : tensor<4x1x8xf32> -> tensor<4x1xf32>
+  %eps = graph.parameter "eps" dense<1.0e-6> : tensor<4x1xf32> : tensor<4x1xf32>
+  %a = graph.add %m, %eps : (tensor<4x1xf32>, tensor<4x1xf32>) -> tensor<4x1xf32>
+  %r = graph.rsqrt %a : tensor<4x1xf32> -> tensor<4x1xf32>
+  %n = graph.mul %x, %r : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  func.return %n : tensor<4x8xf32>
+}
+
+// -----
+
+// LayerNorm: d = x - mean(x); d / sqrt(mean(d^2) + eps), the mean read through a reshape of x
+// of its own -> graph.layer_norm of x (unit scale, zero shift), one parameter each per width.
+// CHECK-LABEL: func.func @layer_norm
+// CHECK:         %n = graph.layer_norm %x2, %norm_ones_8_f32, %norm_zeros_8_f32 {epsilon = 9.99999{{[0-9]*}}e-06 : f64}
+// CHECK-NOT:     graph.reduce
+func.func @layer_norm(%x: tensor<1x4x8xf32>) -> tensor<4x8xf32> {
+  %x2 = graph.reshape %x : tensor<1x4x8xf32> -> tensor<4x8xf32>
+  %xv = graph.reshape %x : tensor<1x4x8xf32> -> tensor<4x1x8xf32>
+  %mu = graph.reduce %xv {kind = "mean", axis = 2 : i64} : tensor<4x1x8xf32> -> tensor<4x1xf32>
+  %d = graph.sub %x2, %mu : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  %two = graph.parameter "two" dense<2.0> : tensor<4x8xf32> : tensor<4x8xf32>
+  %sq = graph.pow %d, %two : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %v = graph.reshape %sq : tensor<4x8xf32> -> tensor<4x1x8xf32>
+  %m = graph.reduce %v {kind = "mean", axis = 2 : i64} : tensor<4x1x8xf32> -> tensor<4x1xf32>
+  %eps = graph.parameter "eps" dense<1.0e-5> : tensor<4x1xf32> : tensor<4x1xf32>
+  %a = graph.add %eps, %m : (tensor<4x1xf32>, tensor<4x1xf32>) -> tensor<4x1xf32>
+  %s = graph.sqrt %a : tensor<4x1xf32> -> tensor<4x1xf32>
+  %n = graph.div %d, %s : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  func.return %n : tensor<4x8xf32>
+}
+
+// -----
+
+// The numerator is not the squared value (x / sqrt(mean(y^2) + eps)): no norm, unchanged.
+// CHECK-LABEL: func.func @not_a_norm
+// CHECK-NOT:     graph.rms_norm
+// CHECK:         graph.rsqrt
+func.func @not_a_norm(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %sq = graph.mul %y, %y : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %v = graph.reshape %sq : tensor<4x8xf32> -> tensor<4x1x8xf32>
+  %m = graph.reduce %v {kind = "mean", axis = 2 : i64} : tensor<4x1x8xf32> -> tensor<4x1xf32>
+  %eps = graph.parameter "eps" dense<1.0e-6> : tensor<4x1xf32> : tensor<4x1xf32>
+  %a = graph.add %m, %eps : (tensor<4x1xf32>, tensor<4x1xf32>) -> tensor<4x1xf32>
+  %r = graph.rsqrt %a : tensor<4x1xf32> -> tensor<4x1xf32>
+  %n = graph.mul %x, %r : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+  func.return %n : tensor<4x8xf32>
+}
