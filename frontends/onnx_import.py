@@ -728,8 +728,6 @@ class _Importer:
         if f.kind == "attention":
             k, v, *biases = (self.get(n) for n in f.more)
             return self.attention(x, k, v, f.attrs, out_name, biases)
-        if f.kind == "rotate_half":
-            return self.rotate_half(x, out_name)
         raise self.fail(f"no lowering for the fused kind '{f.kind}'")
 
     def heads(self, x: Val | np.ndarray, what: str, seq_major: bool = False) -> SSAValue:
@@ -838,17 +836,6 @@ class _Importer:
         for t in terms[1:]:
             acc = self.emit(g.AddOp(acc, t, acc.type))
         return acc
-
-    def rotate_half(self, x: Val, out_name: str) -> Val:
-        """`concat(-x[..., D/2:], x[..., :D/2])` as x times the signed permutation that does it
-        (exact: every output is one input times +-1)."""
-        d = x.shape[-1]
-        h = d // 2
-        r = np.zeros((d, d), np.float32)
-        r[np.arange(h) + h, np.arange(h)] = -1.0
-        r[np.arange(h), np.arange(h) + h] = 1.0
-        w = self.param(r, x.dtype, (d, d), f"{self.node_label}_rotate_half")
-        return _matmul_core(self, x, w, d, out_name)
 
     def sweep_dead(self) -> None:
         """Drop graph ops nothing reads (a fused chain's or a folded reshape's leftovers)."""

@@ -334,29 +334,38 @@ def _norm_parts(op: Operation) -> tuple[SSAValue, SSAValue] | None:
     return None
 
 
-def _splat_param(rewriter: PatternRewriter, op: Operation, value: float, c: int, dtype: Attribute) -> SSAValue:
-    """A parameter of `c` copies of `value` for a raised norm, declared once per function at the
-    top of its body (the planner meets a parameter before its readers) and shared by every norm
-    of that width and type."""
+def _shared_param(
+    rewriter: PatternRewriter, op: Operation, name: str, values: np.ndarray, dtype: Attribute
+) -> SSAValue:
+    """The constant `values` for `op`, declared once per function under `name` at the top of its
+    body (the planner meets a parameter before its readers) and shared by every raised op that
+    needs the same one; a single value is kept as a splat."""
     f = op.parent_op()
     while f is not None and not isinstance(f, func.FuncOp):
         f = f.parent_op()
     assert f is not None, "a graph op outside a function"
-    t = builtin.TensorType(dtype, (c,))
-    name = f"norm_{'ones' if value == 1.0 else 'zeros'}_{c}_{dtype}"
-    params = [o for o in f.body.block.ops if isinstance(o, graph.ParameterOp)]
-    for p in params:
-        if p.sym_name.data == name and p.result.type == t:
+    t = builtin.TensorType(dtype, values.shape)
+    for p in f.body.block.ops:
+        if isinstance(p, graph.ParameterOp) and p.sym_name.data == name and p.result.type == t:
             return p.result
     taken = {o.sym_name.data for o in f.walk() if isinstance(o, graph.ParameterOp)}
     base, k = name, 1
     while name in taken:
         name, k = f"{base}_{k}", k + 1
-    init = DenseIntOrFPElementsAttr.from_list(builtin.TensorType(dtype, (1,)), [value])
+    flat = values.reshape(-1)
+    splat_value = flat.size > 0 and bool((flat == flat[0]).all())
+    init_type = builtin.TensorType(dtype, (1,) if splat_value else values.shape)
+    init = DenseIntOrFPElementsAttr.from_list(init_type, [float(v) for v in (flat[:1] if splat_value else flat)])
     new = graph.ParameterOp(name, init, t)
     new.result.name_hint = name
     rewriter.insert_op(new, InsertPoint.at_start(f.body.block))
     return new.result
+
+
+def _splat_param(rewriter: PatternRewriter, op: Operation, value: float, c: int, dtype: Attribute) -> SSAValue:
+    """`c` copies of `value` for a raised norm, one parameter per function, width and type."""
+    name = f"norm_{'ones' if value == 1.0 else 'zeros'}_{c}_{dtype}"
+    return _shared_param(rewriter, op, name, np.full((c,), value, np.float32), dtype)
 
 
 @dataclass
@@ -395,6 +404,44 @@ class RaiseNorm(RewritePattern):
             new.attributes["epsilon"] = builtin.FloatAttr(eps, builtin.f64)
             replace_root(rewriter, op, new)
             return
+
+
+def _last_axis_half(v: SSAValue, x: SSAValue | None, start: int) -> SSAValue | None:
+    """x when `v` is `graph.slice x` of x's last-axis half from `start`, rows whole (x given:
+    that x only)."""
+    sl = producer(v, graph.SliceOp)
+    if sl is None or not sole_use(v) or (x is not None and sl.input is not x):
+        return None
+    xs, rs = shape(sl.input), shape(v)
+    if len(xs) < 1 or xs[-1] != 2 * rs[-1] or xs[:-1] != rs[:-1]:
+        return None
+    return sl.input if sl.offsets() == (*(0,) * (len(xs) - 1), start) else None
+
+
+@dataclass
+class RaiseRotateHalf(RewritePattern):
+    """Rotary's `concat(-x[..., D/2:], x[..., :D/2])` over the last axis -> x times the signed
+    permutation that computes it (every output one input times +-1: exact), one [D, D] constant
+    per function, width and type."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: graph.ConcatOp, rewriter: PatternRewriter) -> None:
+        r = shape(op.result)
+        if len(op.inputs) != 2 or len(r) != 2 or op.axis.value.data != 1 or r[1] % 2:
+            return
+        neg = producer(op.inputs[0], graph.NegOp)
+        if neg is None or not sole_use(op.inputs[0]):
+            return
+        d, h = r[1], r[1] // 2
+        x = _last_axis_half(neg.input, None, h)
+        if x is None or _last_axis_half(op.inputs[1], x, 0) is None:
+            return
+        m = np.zeros((d, d), np.float32)
+        m[np.arange(h) + h, np.arange(h)] = -1.0
+        m[np.arange(h), np.arange(h) + h] = 1.0
+        dt = op.result.type.element_type  # type: ignore[attr-defined]
+        w = _shared_param(rewriter, op, f"rotate_half_{d}_{dt}", m, dt)
+        replace_root(rewriter, op, graph.MatmulOp(x, w, op.result.type))
 
 
 VIEW_OPS = (graph.TransposeOp, graph.ReshapeOp)
@@ -446,6 +493,29 @@ class FoldViewChain(RewritePattern):
             return
 
 
+@dataclass
+class ShareReshape(RewritePattern):
+    """Two reshapes of one value to one type (the importer reshapes a value for each reader that
+    wants a view of it; a raised op may leave two) -> the earlier one, read by both."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: graph.ReshapeOp, rewriter: PatternRewriter) -> None:
+        block = op.parent_block()
+        for use in list(op.input.uses):
+            other = use.operation
+            if (
+                other is not op
+                and isinstance(other, graph.ReshapeOp)
+                and other.result.type == op.result.type
+                and other.parent_block() is block
+                and block is not None
+                and block.get_operation_index(other) < block.get_operation_index(op)
+            ):
+                rewriter.replace_all_uses_with(op.result, other.result)
+                rewriter.erase_op(op)
+                return
+
+
 PATTERNS: tuple[type[RewritePattern], ...] = (
     RaiseGelu,
     RaiseSilu,
@@ -453,7 +523,9 @@ PATTERNS: tuple[type[RewritePattern], ...] = (
     RaiseRsqrtDivide,
     RaiseGroupedKV,
     RaiseNorm,
+    RaiseRotateHalf,
     FoldViewChain,
+    ShareReshape,
 )
 """The raise patterns, in the order they are tried on an op."""
 

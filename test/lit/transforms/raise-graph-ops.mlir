@@ -279,3 +279,37 @@ func.func @not_a_norm(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> tensor<4x8xf3
   %n = graph.mul %x, %r : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
   func.return %n : tensor<4x8xf32>
 }
+
+// -----
+
+// Rotary's rotate_half: concat(-x[:, D/2:], x[:, :D/2]) -> x times the signed permutation that
+// computes it, one [D, D] constant per function; the reshape the importer made twice of one value
+// is read once.
+// CHECK-LABEL: func.func @rotate_half
+// CHECK-NEXT:    %rotate_half_8_f32 = graph.parameter "rotate_half_8_f32" dense<{{.*}}> : tensor<8x8xf32> : tensor<8x8xf32>
+// CHECK-NEXT:    %r = graph.reshape %x : tensor<2x4x8xf32> -> tensor<8x8xf32>
+// CHECK-NEXT:    %c = graph.matmul %r, %rotate_half_8_f32 : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+// CHECK-NEXT:    %y = graph.add %r, %c
+func.func @rotate_half(%x: tensor<2x4x8xf32>) -> tensor<8x8xf32> {
+  %r = graph.reshape %x : tensor<2x4x8xf32> -> tensor<8x8xf32>
+  %r2 = graph.reshape %x : tensor<2x4x8xf32> -> tensor<8x8xf32>
+  %lo = graph.slice %r2 {starts = array<i64: 0, 0>} : tensor<8x8xf32> -> tensor<8x4xf32>
+  %hi = graph.slice %r2 {starts = array<i64: 0, 4>} : tensor<8x8xf32> -> tensor<8x4xf32>
+  %n = graph.neg %hi : tensor<8x4xf32> -> tensor<8x4xf32>
+  %c = graph.concat %n, %lo {axis = 1 : i64} : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x8xf32>
+  %y = graph.add %r, %c : (tensor<8x8xf32>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  func.return %y : tensor<8x8xf32>
+}
+
+// -----
+
+// The halves swapped without the negation, or the negated half the first: not rotate_half.
+// CHECK-LABEL: func.func @not_rotate_half
+// CHECK:         graph.concat
+func.func @not_rotate_half(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %lo = graph.slice %x {starts = array<i64: 0, 0>} : tensor<8x8xf32> -> tensor<8x4xf32>
+  %hi = graph.slice %x {starts = array<i64: 0, 4>} : tensor<8x8xf32> -> tensor<8x4xf32>
+  %n = graph.neg %lo : tensor<8x4xf32> -> tensor<8x4xf32>
+  %c = graph.concat %n, %hi {axis = 1 : i64} : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x8xf32>
+  func.return %c : tensor<8x8xf32>
+}
