@@ -1310,6 +1310,14 @@ class CustomCallOp(IRDLOperation):
             raise _fail(self, "needs a call target name")
 
 
+def _window_count(n: int, dilation: int, pads: tuple[int, int], window: int, window_dilation: int, stride: int) -> int:
+    """How many positions a window takes along an axis of `n` elements, the axis dilated and
+    padded, the window dilated, moved by `stride` (StableHLO's convolution and reduce_window)."""
+    size = (n - 1) * dilation + 1 + sum(pads)
+    span = (window - 1) * window_dilation + 1
+    return (size - span) // stride + 1 if size >= span else 0
+
+
 _WINDOW_KEYS = ("stride", "pad", "lhs_dilate", "rhs_dilate", "reverse")
 
 
@@ -1444,9 +1452,9 @@ class ConvolutionOp(IRDLOperation):
         want[dn.dims("out", "b")] = x[dn.dims("lhs", "b")] // bg
         want[dn.dims("out", "f")] = cout
         for k, (xd, wd, od) in enumerate(zip(dn.spatial("lhs"), dn.spatial("rhs"), dn.spatial("out"), strict=True)):
-            size = (x[xd] - 1) * self.lhs_dilations()[k] + 1 + sum(self.pads()[k])
-            window = (w[wd] - 1) * self.rhs_dilations()[k] + 1
-            want[od] = max(0, (size - window) // self.strides()[k] + 1) if size >= window else 0
+            want[od] = _window_count(
+                x[xd], self.lhs_dilations()[k], self.pads()[k], w[wd], self.rhs_dilations()[k], self.strides()[k]
+            )
         if tuple(want) != r:
             raise _fail(self, f"result shape {list(r)} differs from the expected {want}")
 
@@ -1498,9 +1506,7 @@ class ReduceWindowOp(IRDLOperation):
             raise _fail(self, f"padding must give {n} (low, high) pairs")
         want = []
         for k in range(n):
-            size = (xs[k] - 1) * base[k] + 1 + sum(pads[k])
-            window = (win[k] - 1) * wdil[k] + 1
-            want.append((size - window) // strides[k] + 1 if size >= window else 0)
+            want.append(_window_count(xs[k], base[k], pads[k], win[k], wdil[k], strides[k]))
         for i, r in enumerate(self.res):
             if shape(r.type) != tuple(want):
                 raise _fail(self, f"result #{i} shape {list(shape(r.type))} differs from the expected {want}")

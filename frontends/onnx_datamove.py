@@ -32,6 +32,7 @@ from ipu.frontends.onnx_import import (
     collapsed,
     lowering,
     transpose_value,
+    value_shape,
 )
 
 MAX_BATCHED_GEMMS = 256  # a batched MatMul is unrolled into this many 2-D matmuls at most
@@ -361,8 +362,7 @@ def _batched_matmul(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object
     results joined by `graph.concat`. A rank-1 right operand is a [K, 1] matrix."""
     _no_attrs(im, attrs)
     a, b = im.get(node.input[0]), im.get(node.input[1])
-    sa = a.shape if isinstance(a, Val) else tuple(np.shape(a))
-    sb = b.shape if isinstance(b, Val) else tuple(np.shape(b))
+    sa, sb = value_shape(a), value_shape(b)
     if len(sb) == 2 or (len(sa) < 3 and len(sb) < 3 and len(sb) != 1):
         _matmul(im, node, attrs)
         return
@@ -477,7 +477,7 @@ def _mm2(
     av = im.val(a, like, a_name)
     if len(av.shape) != 2 and not isinstance(a, Val):
         raise im.fail("a constant left operand must be rank 2")
-    sb = b.shape if isinstance(b, Val) else tuple(np.shape(b))
+    sb = value_shape(b)
     if av.shape[-1] != sb[0]:
         raise im.fail(f"contraction sizes differ ({av.shape[-1]} vs {sb[0]})")
     bv = im.val(b, av, b_name)

@@ -15,9 +15,9 @@ import string
 
 import numpy as np
 import onnx
-from onnx import helper
 
-from ipu.frontends.onnx_import import Val, _Importer, _no_attrs, lowering
+from ipu.frontends.onnx_compose import Composer
+from ipu.frontends.onnx_import import Val, _Importer, _no_attrs, lowering, value_shape
 
 ELLIPSIS_LETTERS = string.ascii_uppercase  # the dims an ellipsis stands for (ONNX letters are lower case)
 
@@ -57,28 +57,7 @@ def parse_equation(equation: str, ranks: list[int]) -> tuple[list[str], str]:
     return expanded, out
 
 
-class _Builder:
-    """ONNX nodes and their constant inputs, under fresh names prefixed by the Einsum's output."""
-
-    def __init__(self, prefix: str) -> None:
-        self.prefix, self.nodes, self.consts, self.count = prefix, [], {}, 0
-
-    def fresh(self) -> str:
-        self.count += 1
-        return f"{self.prefix}.{self.count}"
-
-    def const(self, value: np.ndarray) -> str:
-        name = self.fresh()
-        self.consts[name] = value
-        return name
-
-    def node(self, op: str, inputs: list[str], out: str | None = None, **attrs) -> str:
-        out = out or self.fresh()
-        self.nodes.append(helper.make_node(op, inputs, [out], name=f"{out}:{op}", **attrs))
-        return out
-
-
-def _diagonal(b: _Builder, x: str, term: str, shape: list[int], dtype: type) -> tuple[str, str, list[int]]:
+def _diagonal(b: Composer, x: str, term: str, shape: list[int], dtype: type) -> tuple[str, str, list[int]]:
     """`x` with each repeated letter taken once: the product with an identity mask over the two
     axes, summed over the second."""
     while len(set(term)) != len(term):
@@ -92,7 +71,7 @@ def _diagonal(b: _Builder, x: str, term: str, shape: list[int], dtype: type) -> 
     return x, term, shape
 
 
-def _sum_out(b: _Builder, x: str, term: str, shape: list[int], keep: set[str]) -> tuple[str, str, list[int]]:
+def _sum_out(b: Composer, x: str, term: str, shape: list[int], keep: set[str]) -> tuple[str, str, list[int]]:
     drop = [a for a, c in enumerate(term) if c not in keep]
     if not drop:
         return x, term, shape
@@ -100,13 +79,13 @@ def _sum_out(b: _Builder, x: str, term: str, shape: list[int], keep: set[str]) -
     return x, "".join(c for c in term if c in keep), [d for a, d in enumerate(shape) if a not in drop]
 
 
-def _permute(b: _Builder, x: str, term: str, want: str) -> str:
+def _permute(b: Composer, x: str, term: str, want: str) -> str:
     perm = [term.index(c) for c in want]
     return x if perm == sorted(perm) else b.node("Transpose", [x], perm=perm)
 
 
 def _contract(
-    b: _Builder, a: tuple[str, str, list[int]], c: tuple[str, str, list[int]], later: set[str]
+    b: Composer, a: tuple[str, str, list[int]], c: tuple[str, str, list[int]], later: set[str]
 ) -> tuple[str, str, list[int]]:
     """`a` and `c` contracted over their shared letters nothing `later` reads, as one batched MatMul."""
     (xa, ta, sa), (xc, tc, sc) = a, c
@@ -133,13 +112,13 @@ def _einsum(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> No
     eq = attrs.get("equation", b"")
     eq = eq.decode() if isinstance(eq, bytes) else str(eq)
     xs = [im.get(i) for i in node.input]
-    shapes = [list(x.shape if isinstance(x, Val) else np.shape(x)) for x in xs]
+    shapes = [list(value_shape(x)) for x in xs]
     like = next((x for x in xs if isinstance(x, Val)), None)
     if like is None:
         raise im.fail("constant Einsum could not be folded")
     try:
         terms, out = parse_equation(eq, [len(s) for s in shapes])
-        b = _Builder(node.output[0])
+        b = Composer(node)
         ops = []
         for k, (name, term, shape) in enumerate(zip(node.input, terms, shapes, strict=True)):
             x, term, shape = _diagonal(b, name, term, shape, np.dtype(like.dtype).type)
@@ -153,9 +132,4 @@ def _einsum(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> No
     except ValueError as e:
         raise im.fail(f"equation '{eq}': {e}") from None
     x, term, _ = acc
-    final = _permute(b, x, term, out)
-    if b.nodes and final == b.nodes[-1].output[0]:
-        b.nodes[-1].output[0] = node.output[0]  # the last node writes the Einsum's output
-    else:
-        b.node("Identity", [final], node.output[0])
-    im.lower_nodes(b.nodes, b.consts)
+    b.lower(im, _permute(b, x, term, out))

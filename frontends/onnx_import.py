@@ -110,6 +110,11 @@ class Val:
     bounds: tuple[int, int] | None = None  # integers: a proven [lo, hi] range (None: unknown)
 
 
+def value_shape(x: Val | np.ndarray) -> tuple[int, ...]:
+    """The ONNX shape of a computed tensor or a constant."""
+    return tuple(x.shape) if isinstance(x, Val) else tuple(np.shape(x))
+
+
 INT32_RANGE = (-(2**31), 2**31 - 1)
 
 
@@ -984,7 +989,7 @@ class _Importer:
         return self.reshape(cur, shape, hint)
 
     def rhs_operand(self, b: Val | np.ndarray, a: Val, shape: tuple[int, ...], name: str) -> SSAValue:
-        sb = b.shape if isinstance(b, Val) else tuple(np.shape(b))
+        sb = value_shape(b)
         if sb == shape:
             return self.val(b, a, name).ssa
         core = sb[next((i for i, d in enumerate(sb) if d != 1), len(sb)) :]
@@ -1382,7 +1387,7 @@ def _matmul(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> No
         if len(np.shape(a)) != 2:
             raise im.fail("a constant left operand must be rank 2")
         a = im.val(a, b, node.input[0])  # type: ignore[arg-type]
-    sb = b.shape if isinstance(b, Val) else tuple(np.shape(b))
+    sb = value_shape(b)
     if len(sb) not in (1, 2):
         raise im.fail(f"right operand of rank {len(sb)}: only rank-2 right operands (no batched MatMul) are supported")
     if a.shape[-1] != sb[0]:
@@ -1634,7 +1639,7 @@ def _norm(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object], rms: bo
         if len(node.input) <= i or not node.input[i]:
             return im.param(np.array(default), x.dtype, (cols,), f"{im.node_label}_{what}")
         v = im.get(node.input[i])
-        s = v.shape if isinstance(v, Val) else tuple(np.shape(v))
+        s = value_shape(v)
         if math.prod(s) != cols and math.prod(s) != 1:
             raise im.fail(f"{what} of shape {list(s)} is not one value per normalized element (broadcast {what})")
         if isinstance(v, Val):
@@ -2125,19 +2130,11 @@ def _gather_nd(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) ->
     if int(attrs.get("batch_dims", 0)):  # type: ignore[call-overload]
         raise im.fail("batch_dims other than 0 is not supported")
     data, idx = im.get(node.input[0]), im.get(node.input[1])
-    ishape = idx.shape if isinstance(idx, Val) else np.shape(idx)
-    dshape = data.shape if isinstance(data, Val) else np.shape(data)
+    ishape, dshape = value_shape(idx), value_shape(data)
     if isinstance(data, Val) and not isinstance(idx, Val) and ishape and 1 <= ishape[-1] <= len(dshape):
         q = ishape[-1]  # constant index tuples: their row-major positions in the first q axes, picked
         lead = dshape[:q]
-        tuples, bound = np.asarray(idx, np.int64).reshape(-1, q), np.asarray(lead, np.int64)
-        bad = (tuples < -bound) | (tuples >= bound)
-        if bad.any():
-            at = np.argwhere(bad)[0]
-            raise im.fail(
-                f"index {int(tuples[tuple(at)])} out of range for axis {int(at[1])} of size {int(bound[at[1]])}"
-            )
-        tuples = tuples % bound  # negatives count back from the end
+        tuples = checked_indices(im, np.asarray(idx, np.int64).reshape(-1, q), lead, range(q))
         flat = np.ravel_multi_index(tuple(tuples.T), lead).reshape(ishape[:-1])
         _pick_rows(im, node, im.reshape(data, (math.prod(lead), *dshape[q:])), flat, 0)
         return
@@ -2152,6 +2149,20 @@ def _gather_nd(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) ->
         _pick_rows(im, node, data, np.reshape(idx, ishape[:-1]), 0)
     else:
         raise im.fail("constant GatherND could not be folded")
+
+
+def checked_indices(
+    im: _Importer, idx: np.ndarray, sizes: Sequence[int], axes: Sequence[int], what: str = ""
+) -> np.ndarray:
+    """Constant indices `idx` [..., k] into axes `axes` of sizes `sizes`, each within [-size, size)
+    (else refused, naming the index and the axis), negatives counted back from the end."""
+    bound = np.asarray(sizes, np.int64)
+    bad = (idx < -bound) | (idx >= bound)
+    if bad.any():
+        at = tuple(np.argwhere(bad)[0])
+        k = at[-1]
+        raise im.fail(f"{what}index {int(idx[at])} out of range for axis {axes[k]} of size {int(bound[k])}")
+    return idx % bound
 
 
 def _pick_rows(im: _Importer, node: onnx.NodeProto, data: Val, idx: np.ndarray, axis: int) -> None:
@@ -2260,9 +2271,8 @@ def _is_inf(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> No
         im.out(node, im.binary_values("greater", x, np.array(big, x.dtype), node.input[0], "", hint))
     elif neg:
         im.out(node, im.binary_values("less", x, np.array(-big, x.dtype), node.input[0], "", hint))
-    else:
-        zero = im.binary_values("equal", x, x, node.input[0], node.input[0], None)
-        im.out(node, im.binary_values("and", zero, im.unary(g.NotOp, zero, None), "", "", hint))
+    else:  # neither sign: false everywhere (x > x holds for no value, NaN included)
+        im.out(node, im.binary_values("greater", x, x, node.input[0], node.input[0], hint))
 
 
 @lowering(*_LOGIC_KINDS)
@@ -2316,7 +2326,7 @@ def _where(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> Non
     c, a, b = (im.get(n) for n in node.input)
     if not any(isinstance(v, Val) for v in (c, a, b)):
         raise im.fail("constant node could not be folded")
-    shapes = [tuple(v.shape) if isinstance(v, Val) else tuple(np.shape(v)) for v in (c, a, b)]
+    shapes = [value_shape(v) for v in (c, a, b)]
     try:
         shape = tuple(np.broadcast_shapes(*shapes))
     except ValueError:

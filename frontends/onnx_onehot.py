@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import onnx
-from onnx import helper
 
+from ipu.frontends.onnx_compose import Composer
 from ipu.frontends.onnx_import import Val, _Importer, _no_attrs, lowering
 
 
@@ -28,22 +28,13 @@ def _one_hot(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> N
     if not -rank <= axis < rank:
         raise im.fail(f"axis {axis} out of range for a rank-{rank} result")
     axis %= rank
-    where = [d if a == axis else 1 for a in range(rank)]
     dt = np.dtype(idx.dtype)
-    positions = np.arange(d, dtype=dt if dt.kind in "iuf" else np.int64).reshape(where)
-    out, p = node.output[0], f"{node.output[0]}.onehot"
-    consts = {
-        f"{p}.axes": np.array([axis], np.int64),
-        f"{p}.pos": positions,
-        f"{p}.neg": positions - np.asarray(d, positions.dtype),
-        f"{p}.on": vals[1:2].reshape(()),
-        f"{p}.off": vals[0:1].reshape(()),
-    }
-    nodes = [
-        helper.make_node("Unsqueeze", [node.input[0], f"{p}.axes"], [f"{p}.idx"], name=f"{p}.idx"),
-        helper.make_node("Equal", [f"{p}.idx", f"{p}.pos"], [f"{p}.hit"], name=f"{p}.hit"),
-        helper.make_node("Equal", [f"{p}.idx", f"{p}.neg"], [f"{p}.back"], name=f"{p}.back"),
-        helper.make_node("Or", [f"{p}.hit", f"{p}.back"], [f"{p}.mask"], name=f"{p}.mask"),
-        helper.make_node("Where", [f"{p}.mask", f"{p}.on", f"{p}.off"], [out], name=f"{p}.where"),
-    ]
-    im.lower_nodes(nodes, consts)
+    positions = np.arange(d, dtype=dt if dt.kind in "iuf" else np.int64).reshape(
+        [d if a == axis else 1 for a in range(rank)]
+    )
+    c = Composer(node)
+    i = c.node("Unsqueeze", [node.input[0], c.const(np.array([axis], np.int64))])
+    hit = c.node("Equal", [i, c.const(positions)])
+    back = c.node("Equal", [i, c.const(positions - np.asarray(d, positions.dtype))])
+    mask = c.node("Or", [hit, back])
+    c.lower(im, c.node("Where", [mask, c.const(vals[1:2].reshape(())), c.const(vals[0:1].reshape(()))]))

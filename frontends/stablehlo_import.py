@@ -680,6 +680,11 @@ _REDUCE_NODE = {"stablehlo.add": "ReduceSum", "stablehlo.maximum": "ReduceMax", 
 _IDENTITY = {"stablehlo.add": (0.0,), "stablehlo.maximum": (-math.inf,), "stablehlo.minimum": (math.inf,)}
 
 
+_BOOL_REDUCE = {"stablehlo.and": "stablehlo.minimum", "stablehlo.or": "stablehlo.maximum"}
+"""`and` / `or` over bools (jnp.all / jnp.any; JAX's bounds check of a gather's indices) are the
+minimum / maximum of the bools as 0.0 / 1.0 (ONNX reductions take numbers), from true / false."""
+
+
 @rule(sh.ReduceOp)
 def _reduce(t: _Translator, op: sh.ReduceOp, env) -> Entry:
     if len(op.inputs) == 2:
@@ -687,19 +692,20 @@ def _reduce(t: _Translator, op: sh.ReduceOp, env) -> Entry:
         if arg is not None:
             return arg
     rk = _reduce_kind(op)
-    if rk is not None and rk[0] in _LOGIC_REDUCE and np.dtype(_dtype(op.inputs[0])).kind == "b":
-        return _logic_reduce(t, op, env, *rk)
-    if rk is None or rk[0] not in _REDUCE_NODE:
+    x = op.inputs[0]
+    dt = np.dtype(_dtype(x))
+    boolean = rk is not None and dt.kind == "b" and rk[0] in _BOOL_REDUCE
+    if rk is None or (rk[0] not in _REDUCE_NODE and not boolean):
         raise StablehloImportError(
             f"stablehlo import: stablehlo.reduce over {rk[0] if rk else 'a multi-op or multi-operand body'} "
             "is not supported (only sums, maxima and minima of one operand)"
         )
-    kind, dims = rk
-    x = op.inputs[0]
+    name, dims = rk
+    kind = _BOOL_REDUCE[name] if boolean else name
     init = t.scalar(op.init_values[0], env)
-    dt = np.dtype(_dtype(x))
     ok = init is not None and (
-        init in _IDENTITY[kind]
+        (boolean and bool(init) == (kind == "stablehlo.minimum"))
+        or (not boolean and init in _IDENTITY[kind])
         or (kind == "stablehlo.maximum" and dt.kind in "iu" and init == np.iinfo(dt).min)
         or (kind == "stablehlo.maximum" and dt.kind == "f" and init == float(np.finfo(dt).min))
         or (kind == "stablehlo.minimum" and dt.kind in "iu" and init == np.iinfo(dt).max)
@@ -707,32 +713,15 @@ def _reduce(t: _Translator, op: sh.ReduceOp, env) -> Entry:
     )
     if not ok:
         raise StablehloImportError(
-            f"stablehlo import: stablehlo.reduce ({kind}) with init value {init} is not supported "
+            f"stablehlo import: stablehlo.reduce ({name}) with init value {init} is not supported "
             "(only the reduction's identity)"
         )
     src = t.mat(x, env[x])
+    if boolean:
+        src = t.node("Cast", [src], to=onnx.TensorProto.FLOAT)
     keep = tuple(1 if d in dims else n for d, n in enumerate(_shape(x)))
-    return Entry(t.node(_REDUCE_NODE[kind], [src, t.ints(dims)], keepdims=1), keep)
-
-
-_LOGIC_REDUCE = {"stablehlo.and": ("ReduceMin", True), "stablehlo.or": ("ReduceMax", False)}
-"""A reduction over bools (jnp.all / jnp.any; JAX's bounds check of a gather's indices) as the
-minimum (all) or maximum (any) of the bools as 0.0 / 1.0: (ONNX reduction, the identity init)."""
-
-
-def _logic_reduce(t: _Translator, op: sh.ReduceOp, env, kind: str, dims: tuple[int, ...]) -> Entry:
-    node, identity = _LOGIC_REDUCE[kind]
-    init = t.scalar(op.init_values[0], env)
-    if init is None or bool(init) != identity:
-        raise StablehloImportError(
-            f"stablehlo import: stablehlo.reduce ({kind}) with init value {init} is not supported "
-            "(only the reduction's identity)"
-        )
-    x = op.inputs[0]
-    src = t.node("Cast", [t.mat(x, env[x])], to=onnx.TensorProto.FLOAT)  # reductions take floats
-    keep = tuple(1 if d in dims else n for d, n in enumerate(_shape(x)))
-    red = t.node(node, [src, t.ints(dims)], keepdims=1)
-    return Entry(t.node("Cast", [red], to=onnx.TensorProto.BOOL), keep)
+    red = t.node(_REDUCE_NODE[kind], [src, t.ints(dims)], keepdims=1)
+    return Entry(t.node("Cast", [red], to=onnx.TensorProto.BOOL) if boolean else red, keep)
 
 
 def _arg_reduce(t: _Translator, op: sh.ReduceOp, env) -> list[Entry] | None:

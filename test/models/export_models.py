@@ -153,12 +153,13 @@ def bert(scale: str):
     return _Logits(BertModel(cfg, add_pooling_layer=False).eval(), "last_hidden_state")
 
 
-def _decoder_cfg(config_cls, scale: str, attention: str = "eager"):
-    """A Llama-family config (Llama, Qwen2): grouped KV heads, SwiGLU, rotary positions; the
+def _decoder_cfg(config_cls, scale: str, attention: str = "eager", **extra):
+    """A Llama-family config (Llama, Qwen2, Mixtral with `extra` fields): grouped KV heads, SwiGLU,
+    rotary positions; the
     attention spelled out op by op ("eager") or as transformers' default ("sdpa": torch's
     scaled_dot_product_attention, which the exporters decompose or emit as ONNX Attention)."""
     k = _dims(scale)
-    return config_cls(
+    fields = dict(
         hidden_size=k["d"],
         num_attention_heads=k["heads"],
         num_key_value_heads=k["kv"],
@@ -168,6 +169,7 @@ def _decoder_cfg(config_cls, scale: str, attention: str = "eager"):
         max_position_embeddings=max(SEQ, 2048),
         attn_implementation=attention,
     )
+    return config_cls(**(fields | extra))
 
 
 def _llama_cfg(scale: str):
@@ -195,15 +197,11 @@ def mixtral(scale: str):
     "batched_mm"`: the eager loop over experts does not export)."""
     from transformers import MixtralConfig, MixtralForCausalLM
 
-    k = _dims(scale)
-    cfg = MixtralConfig(
-        hidden_size=k["d"],
-        num_attention_heads=k["heads"],
-        num_key_value_heads=k["kv"],
-        num_hidden_layers=k["layers"],
-        intermediate_size=k["ffn"] // 2,
-        vocab_size=k["vocab"],
-        max_position_embeddings=max(SEQ, 2048),
+    cfg = _decoder_cfg(
+        MixtralConfig,
+        scale,
+        "sdpa",
+        intermediate_size=_dims(scale)["ffn"] // 2,
         num_local_experts=4,
         num_experts_per_tok=2,
         experts_implementation="batched_mm",

@@ -70,9 +70,8 @@ def split_heads_for(op: graph.AttentionOp, tiles: int) -> bool:
         rewriter.insert_op(part, InsertPoint.before(op))
         parts.append(part.results[0])
     joined = graph.ConcatOp(parts, 0, op.result.type)
-    for k in ("onnx.node",):
-        if k in op.attributes:
-            joined.attributes[k] = op.attributes[k]
+    if "onnx.node" in op.attributes:
+        joined.attributes["onnx.node"] = op.attributes["onnx.node"]
     joined.result.name_hint = op.result.name_hint
     rewriter.replace_op(op, joined)
     return True
