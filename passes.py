@@ -30,6 +30,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return SplitAttentionHeadsPass
 
+    def unroll_batch_matmul():
+        from ipu.transforms.graph.unroll_batch_matmul import UnrollBatchMatmulPass
+
+        return UnrollBatchMatmulPass
+
     def roll_layers():
         from ipu.transforms.graph.roll_layers import RollLayersPass
 
@@ -102,6 +107,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "expand-windows": expand_windows,
         "roll-layers": roll_layers,
         "split-attention-heads": split_attention_heads,
+        "unroll-batch-matmul": unroll_batch_matmul,
         "plan-ops": plan_ops,
         "plan-decide": plan_decide,
         "plan-materialize": plan_materialize,

@@ -484,6 +484,41 @@ class MatmulOp(GraphOp):
 
 
 @irdl_op_definition
+class BatchMatmulOp(GraphOp):
+    """`[b,m,k] x [b,k,n] -> [b,m,n]`: one independent matmul per batch, fp32 accumulation.
+
+    The importer's form of a batched ONNX MatMul (attention's `q k^T` and `p v` per head), so
+    `raise-graph-ops` can read the attention chain on graph IR; `unroll-batch-matmul` turns what
+    is left into one `graph.matmul` per batch before planning."""
+
+    name = "graph.batch_matmul"
+    lhs = operand_def(FloatTensor)
+    rhs = operand_def(FloatTensor)
+    result = result_def(FloatTensor)
+    traits = traits_def(Pure())
+    assembly_format = "$lhs `,` $rhs attr-dict `:` `(` type($lhs) `,` type($rhs) `)` `->` type($result)"
+
+    def __init__(self, lhs, rhs, result_type: Attribute):
+        super().__init__(operands=[lhs, rhs], result_types=[result_type])
+
+    def verify_(self) -> None:
+        a, b, r = shape_of(self.lhs.type), shape_of(self.rhs.type), shape_of(self.result.type)
+        if len(a) != 3 or len(b) != 3:
+            raise VerifyException(f"graph.batch_matmul: operands must be rank 3 [batch, rows, cols], got {a} and {b}")
+        if a[0] != b[0]:
+            raise VerifyException(f"graph.batch_matmul: batch counts differ ({a[0]} vs {b[0]})")
+        if a[2] != b[1]:
+            raise VerifyException(f"graph.batch_matmul: contraction sizes differ ({a[2]} vs {b[1]})")
+        if r != (a[0], a[1], b[2]):
+            raise VerifyException(f"graph.batch_matmul: result shape {r}, expected {(a[0], a[1], b[2])}")
+        if not (self.lhs.type.element_type == self.rhs.type.element_type == self.result.type.element_type):
+            raise VerifyException("graph.batch_matmul: element types differ")
+
+    def reference(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.matmul(a, b)
+
+
+@irdl_op_definition
 class ConvOp(GraphOp):
     """A 2-D convolution, channels last: input [N, H, W, C], filters [KH, KW, C / groups, O]
     (HWIO), result [N, OH, OW, O], with fp32 accumulation. `pads` are (top, left, bottom,
@@ -2057,6 +2092,7 @@ GRAPH_OPS: tuple[type[IRDLOperation], ...] = (
     SplitHeadsOp,
     MergeHeadsOp,
     AttentionOp,
+    BatchMatmulOp,
     YieldOp,
     RepeatOp,
     IterationSliceOp,

@@ -380,7 +380,8 @@ def _batched_matmul(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object
         y = _batched(im, a2, b, (1, sa[0]), sb, like, node.input[0], node.input[1])
         im.out(node, im.reshape(y, (*y.shape[:-2], y.shape[-1]), hint))
         return
-    im.out(node, im.reshape(_batched(im, a, b, sa, sb, like, node.input[0], node.input[1]), _out_shape(sa, sb), hint))
+    y = _batched(im, a, b, sa, sb, like, node.input[0], node.input[1], hint)
+    im.out(node, im.reshape(y, _out_shape(sa, sb), hint))
 
 
 def _out_shape(sa: tuple[int, ...], sb: tuple[int, ...]) -> tuple[int, ...]:
@@ -396,8 +397,10 @@ def _batched(
     like: Val,
     a_name: str,
     b_name: str,
+    hint: str | None = None,
 ) -> Val:
-    """`a @ b` for rank-2+ `a` and rank-3+ `b`, with ONNX batch broadcasting."""
+    """`a @ b` for rank-2+ `a` and rank-3+ `b`, with ONNX batch broadcasting: one
+    `graph.batch_matmul` (named `hint`) when both are computed with the same batch shape."""
     if math.prod(sb[:-2]) == 1:  # one rhs shared by every batch
         b2 = im.reshape(b, sb[-2:]) if isinstance(b, Val) else np.reshape(b, sb[-2:])
         y = _mm2(im, a, b2, like, a_name, b_name, None)
@@ -414,6 +417,11 @@ def _batched(
     m, k, n = sa[-2], sa[-1], sb[-1]
     if 1 in (m, n) and count > VECTOR_BATCHES and sa[:-2] == sb[:-2]:
         return _vector_batched(im, a, b, batch, (m, k, n), like, a_name, b_name)
+    if isinstance(a, Val) and isinstance(b, Val) and sa[:-2] == sb[:-2]:  # one graph.batch_matmul
+        a3 = im.raw_reshape(a.ssa, (count, m, k), like.dtype)
+        b3 = im.raw_reshape(b.ssa, (count, k, n), like.dtype)
+        y = im.emit(g.BatchMatmulOp(a3, b3, _tt((count, m, n), like.dtype)), hint)
+        return Val(im.raw_reshape(y, collapsed((*batch, m, n)), like.dtype), (*batch, m, n), like.dtype)
     ia = np.broadcast_to(np.arange(math.prod(sa[:-2])).reshape(sa[:-2]), batch).reshape(-1)
     ib = np.broadcast_to(np.arange(math.prod(sb[:-2])).reshape(sb[:-2]), batch).reshape(-1)
     a3 = _rows(im, a, (math.prod(sa[:-2]), m, k), like, a_name)

@@ -50,15 +50,12 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
 from ipu.dialects import graph as g
-from ipu.frontends.onnx_attention import mask_kind, match_attention
 from ipu.frontends.onnx_fold import evaluate_node
 from ipu.frontends.onnx_functions import MAX_DEPTH, expand, function_body, tensor_type
 from ipu.frontends.onnx_load import OnnxImportError, inline_external_data, load_onnx, validate_model
-from ipu.frontends.onnx_patterns import MATCHERS, Fused, GraphView
 from ipu.log import log_event
+from ipu.transforms.graph.raise_attention import mask_kind
 from ipu.transforms.graph.raise_graph_ops import RaiseGraphOpsPass
-
-PATTERNS = (*MATCHERS, match_attention)
 
 MIN_OPSET = 7
 """Oldest default-domain opset accepted (older models predate today's broadcasting rules)."""
@@ -235,7 +232,6 @@ class _Importer:
         self.param_cache: dict[tuple[str, tuple[int, ...], type], SSAValue] = {}
         self.node: onnx.NodeProto | None = None
         self.views: dict[tuple[SSAValue, tuple[int, ...]], SSAValue] = {}  # onnx_datamove's reshaped views
-        self.fallbacks: dict[str, str] = {}  # attention chains lowered node by node: root output -> why
         self.node_label = ""
         # onnx_cnn: channels-last [N, H, W, C] twins of NCHW values, and batch norms folded into
         # the convolution before them (the norm's output -> the convolution's)
@@ -351,33 +347,13 @@ class _Importer:
         self.fold_constants()
         self.refine_shapes()
         self.producer = {o: n for n in self.graph.node for o in n.output if o}
-        view = GraphView(
-            producer=self.producer,
-            consumers=self.consumers,
-            consts=self.consts,
-            outputs={o.name for o in self.graph.output},
-            last_axis_reduce=self.is_last_axis_mean,
-            shapes=self.static_shapes,
-            opset=self.opset,
-        )
-        fused = self.match(view)
-        needed = self.needed_nodes(view, fused)
+        needed = self.needed_nodes()
         args = self.make_args()
         for i, node in enumerate(self.graph.node):
             if id(node) not in needed:
                 continue
             self.node, self.node_label = node, node.name or f"{node.op_type}#{i}"
-            root = fused.get(id(node))
-            if root is not None:
-                self.vals[node.output[0]] = self.lower_fused(root, node.output[0])
-                continue
-            try:
-                self.lower(node)
-            except OnnxImportError as e:
-                why = self.fallback_reason(node, view.consumers)
-                if why is None:
-                    raise
-                raise OnnxImportError(f"{e} (not one attention op: {why})") from None
+            self.lower(node)
         self.node = None
         return self.finish(args)
 
@@ -490,51 +466,8 @@ class _Importer:
         for k, v in self.consts.items():
             self.static_shapes.setdefault(k, tuple(v.shape))
 
-    def is_last_axis_mean(self, node: onnx.NodeProto) -> bool:
-        """A ReduceMean over the last axis only, keeping dims."""
-        a = _attrs(node)
-        if not a.get("keepdims", 1):
-            return False
-        axes = a.get("axes")
-        if axes is None and len(node.input) > 1 and node.input[1]:
-            axes = self.consts.get(node.input[1])
-        shape = self.static_shapes.get(node.input[0])
-        if axes is None or shape is None:
-            return False
-        axes = [int(x) % len(shape) for x in np.asarray(axes).reshape(-1)]
-        return axes == [len(shape) - 1]
-
-    def match(self, view: GraphView) -> dict[int, Fused]:
-        out: dict[int, Fused] = {}
-        for n in self.graph.node:
-            if not n.output or n.output[0] in self.consts:
-                continue
-            for m in PATTERNS:
-                f = m(view, n)
-                if f is not None and f.kind == "refused" and f.attrs.get("fallback"):
-                    self.fallbacks[n.output[0]] = str(f.attrs["reason"])  # lowered node by node
-                    break
-                if f is not None:
-                    out[id(n)] = f
-                    break
-        return out
-
-    def fallback_reason(self, node: onnx.NodeProto, consumers: dict[str, list[onnx.NodeProto]]) -> str | None:
-        """Why the attention chain `node` feeds (if any) was not fused: the diagnostic of a
-        failed node-by-node lowering names it too."""
-        stack, seen = list(node.output), set()
-        while stack and len(seen) < 256:
-            name = stack.pop()
-            if name in seen:
-                continue
-            seen.add(name)
-            if name in self.fallbacks:
-                return self.fallbacks[name]
-            stack.extend(o for c in consumers.get(name, []) for o in c.output if o)
-        return None
-
-    def needed_nodes(self, view: GraphView, fused: dict[int, Fused]) -> set[int]:
-        """Nodes some output depends on (a fused root reads only its pattern's input)."""
+    def needed_nodes(self) -> set[int]:
+        """Nodes some output depends on."""
         needed: set[int] = set()
         stack = [o.name for o in self.graph.output]
         seen: set[str] = set()
@@ -543,12 +476,11 @@ class _Importer:
             if name in seen or name in self.consts:
                 continue
             seen.add(name)
-            n = view.producer.get(name)
+            n = self.producer.get(name)
             if n is None:
                 continue
             needed.add(id(n))
-            f = fused.get(id(n))
-            stack.extend(f.reads if f is not None else [i for i in n.input if i])
+            stack.extend(i for i in n.input if i)
         return needed
 
     def make_args(self) -> list[tuple[str, SSAValue]]:
@@ -724,29 +656,6 @@ class _Importer:
     def out(self, node: onnx.NodeProto, v: Val) -> None:
         self.vals[node.output[0]] = v
 
-    def lower_fused(self, f: Fused, out_name: str) -> Val:
-        if f.kind == "refused":
-            raise self.fail(str(f.attrs["reason"]))
-        x = self.get(f.input)
-        if not isinstance(x, Val):
-            raise self.fail("fused pattern over a constant")
-        if f.kind == "attention":
-            k, v, *biases = (self.get(n) for n in f.more)
-            return self.attention(x, k, v, f.attrs, out_name, biases)
-        raise self.fail(f"no lowering for the fused kind '{f.kind}'")
-
-    def heads(self, x: Val | np.ndarray, what: str, seq_major: bool = False) -> SSAValue:
-        """A `[1, H, S, D]` value as the graph's `[H, S, D]` (a free view of its row collapse);
-        a `seq_major` `[1, S, H, D]` one through `graph.split_heads`."""
-        if not isinstance(x, Val):
-            raise self.fail(f"attention {what} is a constant")
-        if seq_major:
-            s, h, d = x.shape[-3:]
-            return self.split_heads(self.raw_reshape(x.ssa, (s, h * d), x.dtype), h, x.dtype)
-        h, s, d = x.shape[-3:]
-        lead = math.prod(x.shape[:-3])  # a batch folds into the heads
-        return self.raw_reshape(x.ssa, (lead * h, s, d), x.dtype)
-
     def split_heads(self, v: SSAValue, heads: int, dtype: type, hint: str | None = None) -> SSAValue:
         """`graph.split_heads` of a `[S, H*D]` value into `[H, S, D]`."""
         s, hd = v.type.get_shape()
@@ -754,33 +663,6 @@ class _Importer:
         return self.emit(
             g.SplitHeadsOp.create(operands=[v], result_types=[t], attributes={"heads": IntegerAttr(heads, i64)}), hint
         )
-
-    def attention(
-        self,
-        q: Val,
-        k: Val | np.ndarray,
-        v: Val | np.ndarray,
-        attrs: dict,
-        out_name: str,
-        biases: Sequence[Val | np.ndarray] = (),
-    ) -> Val:
-        """The matched chain (`onnx_attention.match_attention`) as one `graph.attention`."""
-        qh, vh = self.heads(q, "query"), self.heads(v, "value")
-        kh = self.heads(k, "key", bool(attrs.get("k_seq_major")))
-        if not (q.dtype == k.dtype == v.dtype):  # type: ignore[union-attr]
-            raise self.fail("q, k and v element types differ")
-        at: dict[str, Attribute] = {"form": StringAttr("materialized")}
-        if attrs.get("causal"):
-            at["causal"] = UnitAttr()
-        at["scale"] = FloatAttr(float(attrs["scale"]), f64)  # type: ignore[arg-type]
-        consts = list(attrs.get("bias_consts", ()))  # type: ignore[call-overload]
-        runtime = list(zip(biases, attrs.get("bias_runtime", ()), strict=True))  # type: ignore[call-overload]
-        bias = self.attention_bias(consts, runtime, qh, kh, q.shape[0] if len(q.shape) == 4 else 1, q.dtype)
-        operands = [qh, kh, vh] if bias is None else [qh, kh, vh, bias]
-        a = self.emit(g.AttentionOp.create(operands=operands, result_types=[qh.type], attributes=at), out_name)
-        hq, s, d = qh.type.get_shape()
-        shape = q.shape if len(q.shape) == 4 else (1, hq, s, d)
-        return Val(self.raw_reshape(a, (hq * s, d), q.dtype, out_name), shape, q.dtype)
 
     def attention_bias(
         self,

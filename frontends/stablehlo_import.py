@@ -2,11 +2,10 @@
 by op into an in-memory ONNX graph which the ONNX importer (`onnx_import.import_model`) takes
 to the `graph` level.
 
-Why through ONNX: the importer's canonicalization (GeLU, LayerNorm / RMSNorm, SiLU, rsqrt,
-attention chains into `graph.attention`, grouped KV heads, head reshapes into split/merge
-heads, constant folding, the rank >= 3 row collapse, integer handling) is written against ONNX
-node graphs (`onnx_patterns.py`, `onnx_attention.py`); emitting the nodes those matchers know
-reuses all of it instead of a second copy. Each StableHLO op has one translation here
+Why through ONNX: the ONNX importer's lowerings (head reshapes into split/merge heads, constant
+folding, the rank >= 3 row collapse, broadcasting, integer handling) are reused instead of a
+second copy; the fusions (GeLU, norms, SiLU, rsqrt, attention, grouped KV heads) are raised
+afterwards on graph IR by `raise-graph-ops`, the same for both frontends. Each StableHLO op has one translation here
 (`_RULES`), keyed by op class. Two peepholes restore what JAX decomposes: `reduce(add) / n` is
 a `ReduceMean`, and the max-subtract-exp-sum-divide chain of `jax.nn.softmax` is a `Softmax`.
 `broadcast_in_dim` feeding elementwise ops becomes ONNX broadcasting (no copy), so the fused

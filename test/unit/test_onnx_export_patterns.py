@@ -65,7 +65,8 @@ def test_attention_with_a_bias_becomes_its_bias_operand() -> None:
     nodes, inits = _attention_nodes("bias")
     m = model(nodes, {n: [1, S, H * D] for n in "qkv"}, {"y": [1, S, H * D]}, inits, opset=17)
     text = str(import_model(m))
-    assert "bias %mask" in text and "graph.softmax" not in text
+    assert "bias %mask_shared" in text and "graph.softmax" not in text
+    assert 'graph.parameter "mask_shared" dense<' in text and f"tensor<1x{S}x{S}xf32>" in text  # one [1, S, S]
     runs(m)
 
 

@@ -277,9 +277,9 @@ def _replace(rewriter: PatternRewriter, op: graph.ConvOp | graph.PoolOp, e: _Emi
         u = use.operation
         if isinstance(u, graph.ReshapeOp) and u.result.type == y.type:
             rewriter.replace_all_uses_with(u.result, y)
-            rewriter.erase_op(u)
+            rewriter.erase(u)
     if not op.result.uses:
-        rewriter.erase_op(op)
+        rewriter.erase(op)
         return
     res = graph.ReshapeOp(y, op.result.type)  # [N OH OW, C] is rank 2: always a reshape
     if "onnx.node" in op.attributes:

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from xdsl.context import Context
-from xdsl.dialects import builtin, func
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, StringAttr
+from xdsl.dialects import builtin
+from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -33,56 +33,20 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from ipu.dialects import graph
+from ipu.transforms.graph.graph_match import (
+    erase_dead,
+    mul_leaves,
+    near,
+    producer,
+    replace_root,
+    shape,
+    shared_param,
+    sole_use,
+    splat,
+    split_factors,
+)
+from ipu.transforms.graph.raise_attention import RaiseAttention
 from ipu.transforms.levels import expect_level
-
-PROVENANCE = ("onnx.node",)  # attributes the fused op inherits from the chain's root
-
-
-def splat(v: SSAValue) -> float | None:
-    """The one value a constant holds everywhere (a `graph.parameter` with a dense splat), else None."""
-    op = v.owner
-    if not isinstance(op, graph.ParameterOp) or not isinstance(op.init, DenseIntOrFPElementsAttr):
-        return None
-    raw, n = op.init.data.data, len(op.init)
-    es = len(raw) // max(n, 1)
-    if n == 0 or raw != raw[:es] * n:
-        return None
-    return float(op.init.get_values()[0])
-
-
-def near(v: float | None, want: float, rel: float = 1e-3) -> bool:
-    """`v` is `want` to within a rounding of fp16 (a half model's constants are stored rounded)."""
-    return v is not None and abs(v - want) <= rel * abs(want)
-
-
-def sole_use(v: SSAValue) -> bool:
-    """`v` is read once (by the chain): folding it into a fused op loses no other reader."""
-    return v.has_one_use()
-
-
-def producer(v: SSAValue, cls: type[Operation]) -> Operation | None:
-    """The op of class `cls` computing `v`."""
-    return v.owner if isinstance(v.owner, cls) else None
-
-
-def mul_leaves(v: SSAValue, depth: int = 3) -> list[SSAValue]:
-    """The factors of a product tree of `graph.mul`s whose interior values have one reader."""
-    op = producer(v, graph.MulOp)
-    if op is None or depth == 0 or not sole_use(v) or op.lhs.type != op.rhs.type:
-        return [v]
-    return [*mul_leaves(op.lhs, depth - 1), *mul_leaves(op.rhs, depth - 1)]
-
-
-def split_factors(factors: list[SSAValue]) -> tuple[float, list[SSAValue]]:
-    """(the product of the constant factors, the other factors)."""
-    scale, rest = 1.0, []
-    for f in factors:
-        s = splat(f)
-        if s is None:
-            rest.append(f)
-        else:
-            scale *= s
-    return scale, rest
 
 
 def add_one(v: SSAValue) -> SSAValue | None:
@@ -137,34 +101,6 @@ def tanh_gelu_arg(v: SSAValue) -> SSAValue | None:
         if c_rest == [x, x, x] or (len(c_rest) == 1 and cube_of(c_rest[0], x)):
             return x
     return None
-
-
-def replace_root(rewriter: PatternRewriter, root: Operation, new: Operation) -> None:
-    """Replace the chain's root by `new`, which keeps its name and provenance; the chain's
-    interior ops and constants, now read by nothing, go."""
-    for k in PROVENANCE:
-        if k in root.attributes:
-            new.attributes[k] = root.attributes[k]
-    new.results[0].name_hint = root.results[0].name_hint
-    below = [v.owner for v in root.operands]
-    rewriter.replace(root, new)
-    erase_dead(rewriter, below)
-
-
-def erase_dead(rewriter: PatternRewriter, stack: list) -> None:
-    """Erase the graph ops of `stack` that nothing reads any more, and theirs in turn."""
-    while stack:
-        o = stack.pop()
-        if (
-            isinstance(o, Operation)
-            and o.parent is not None
-            and o.dialect_name() == "graph"
-            and o.results
-            and not o.regions
-            and all(r.first_use is None for r in o.results)
-        ):
-            stack.extend(v.owner for v in o.operands)
-            rewriter.erase(o)
 
 
 @dataclass
@@ -231,10 +167,6 @@ class RaiseGelu(RewritePattern):
                 return
 
 
-def shape(v: SSAValue) -> tuple[int, ...]:
-    return tuple(v.type.get_shape())  # type: ignore[attr-defined]
-
-
 def repeated_heads(v: SSAValue) -> tuple[SSAValue, int] | None:
     """(x, Hkv) when `v` [Hkv * r, S, D] is x's KV heads each repeated r times the way an
     imported `Expand` of `Unsqueeze(x, 2)` computes it: x flattened, multiplied by ones [r, N]
@@ -273,14 +205,17 @@ class RaiseGroupedKV(RewritePattern):
             return
         _, sk, d = shape(op.k)
         kv_type = builtin.TensorType(op.k.type.element_type, (k[1], sk, d))  # type: ignore[attr-defined]
-        ks, vs = (
-            graph.ReshapeOp.create(operands=[k[0]], result_types=[kv_type]),
-            graph.ReshapeOp.create(operands=[v[0]], result_types=[kv_type]),
-        )
-        rewriter.insert_op([ks, vs], InsertPoint.before(op))
+        kv = []
+        for src in (k[0], v[0]):
+            if src.type == kv_type:
+                kv.append(src)
+                continue
+            view = graph.ReshapeOp.create(operands=[src], result_types=[kv_type])
+            rewriter.insert(view, InsertPoint.before(op))
+            kv.append(view.result)
         rest = [op.bias] if op.bias is not None else []
         new = graph.AttentionOp.create(
-            operands=[op.q, ks.result, vs.result, *rest], result_types=[op.result.type], attributes=dict(op.attributes)
+            operands=[op.q, *kv, *rest], result_types=[op.result.type], attributes=dict(op.attributes)
         )
         replace_root(rewriter, op, new)
 
@@ -334,38 +269,10 @@ def _norm_parts(op: Operation) -> tuple[SSAValue, SSAValue] | None:
     return None
 
 
-def _shared_param(
-    rewriter: PatternRewriter, op: Operation, name: str, values: np.ndarray, dtype: Attribute
-) -> SSAValue:
-    """The constant `values` for `op`, declared once per function under `name` at the top of its
-    body (the planner meets a parameter before its readers) and shared by every raised op that
-    needs the same one; a single value is kept as a splat."""
-    f = op.parent_op()
-    while f is not None and not isinstance(f, func.FuncOp):
-        f = f.parent_op()
-    assert f is not None, "a graph op outside a function"
-    t = builtin.TensorType(dtype, values.shape)
-    for p in f.body.block.ops:
-        if isinstance(p, graph.ParameterOp) and p.sym_name.data == name and p.result.type == t:
-            return p.result
-    taken = {o.sym_name.data for o in f.walk() if isinstance(o, graph.ParameterOp)}
-    base, k = name, 1
-    while name in taken:
-        name, k = f"{base}_{k}", k + 1
-    flat = values.reshape(-1)
-    splat_value = flat.size > 0 and bool((flat == flat[0]).all())
-    init_type = builtin.TensorType(dtype, (1,) if splat_value else values.shape)
-    init = DenseIntOrFPElementsAttr.from_list(init_type, [float(v) for v in (flat[:1] if splat_value else flat)])
-    new = graph.ParameterOp(name, init, t)
-    new.result.name_hint = name
-    rewriter.insert_op(new, InsertPoint.at_start(f.body.block))
-    return new.result
-
-
 def _splat_param(rewriter: PatternRewriter, op: Operation, value: float, c: int, dtype: Attribute) -> SSAValue:
     """`c` copies of `value` for a raised norm, one parameter per function, width and type."""
     name = f"norm_{'ones' if value == 1.0 else 'zeros'}_{c}_{dtype}"
-    return _shared_param(rewriter, op, name, np.full((c,), value, np.float32), dtype)
+    return shared_param(rewriter, op, name, np.full((c,), value, np.float32), dtype)
 
 
 @dataclass
@@ -440,7 +347,7 @@ class RaiseRotateHalf(RewritePattern):
         m[np.arange(h) + h, np.arange(h)] = -1.0
         m[np.arange(h), np.arange(h) + h] = 1.0
         dt = op.result.type.element_type  # type: ignore[attr-defined]
-        w = _shared_param(rewriter, op, f"rotate_half_{d}_{dt}", m, dt)
+        w = shared_param(rewriter, op, f"rotate_half_{d}_{dt}", m, dt)
         replace_root(rewriter, op, graph.MatmulOp(x, w, op.result.type))
 
 
@@ -486,7 +393,7 @@ class FoldViewChain(RewritePattern):
             if shape(src) == shape(res):
                 below = op.operands[0].owner
                 rewriter.replace_all_uses_with(res, src)
-                rewriter.erase_op(op)
+                rewriter.erase(op)
                 erase_dead(rewriter, [below])
                 return
             replace_root(rewriter, op, graph.ReshapeOp.create(operands=[src], result_types=[res.type]))
@@ -512,7 +419,7 @@ class ShareReshape(RewritePattern):
                 and block.get_operation_index(other) < block.get_operation_index(op)
             ):
                 rewriter.replace_all_uses_with(op.result, other.result)
-                rewriter.erase_op(op)
+                rewriter.erase(op)
                 return
 
 
@@ -521,6 +428,7 @@ PATTERNS: tuple[type[RewritePattern], ...] = (
     RaiseSilu,
     RaiseRsqrtReciprocal,
     RaiseRsqrtDivide,
+    RaiseAttention,
     RaiseGroupedKV,
     RaiseNorm,
     RaiseRotateHalf,

@@ -17,6 +17,7 @@ from xdsl.passes import ModulePass
 
 from ipu.target import Target
 from ipu.transforms.graph.split_attention_heads import split_function
+from ipu.transforms.graph.unroll_batch_matmul import unroll_function
 from ipu.transforms.levels import expect_level
 from ipu.transforms.plan.budget import WEIGHT_FRACTION
 from ipu.transforms.plan.families.base import CostChooser
@@ -78,6 +79,7 @@ class PlanDecidePass(ModulePass):
         expect_level(op, self.name, ("graph",))
         t = set_module_target(op, self.target, self.name)
         for f in graph_functions(op):
+            unroll_function(f)  # batched matmuls no pattern fused: one matmul per batch
             split_function(f, t.tiles)  # an attention with more heads than tiles: parts that fit
             decide_function(f, t)
 

@@ -17,6 +17,7 @@ from xdsl.passes import ModulePass
 
 from ipu.log import log_event
 from ipu.transforms.graph.split_attention_heads import split_function
+from ipu.transforms.graph.unroll_batch_matmul import unroll_function
 from ipu.transforms.levels import expect_level
 from ipu.transforms.plan.plan_decide import decide_function, graph_functions
 from ipu.transforms.plan.plan_materialize import materialize_function
@@ -38,6 +39,7 @@ class PlanOpsPass(ModulePass):
         expect_level(op, self.name, ("graph",))
         t = set_module_target(op, self.target, self.name)
         for f in graph_functions(op):
+            unroll_function(f)  # batched matmuls no pattern fused: one matmul per batch
             split_function(f, t.tiles)  # an attention with more heads than tiles: parts that fit
             if self.finalists <= 1:
                 # None: no leaning fits either; plan the cheapest so place-storage says what overflows
