@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import FloatAttr, f64
 from xdsl.ir import SSAValue
 
 from ipu.dialects import graph as g
+from ipu.frontends.onnx_compose import Composer
 from ipu.frontends.onnx_import import (
     _LOWERINGS,
     AFTER_LOWERING,
@@ -704,3 +705,26 @@ def _instance_norm(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]
     y = im.binary_values("mul", per, s_col, "", f"{node.output[0]}.scale", None)
     y = im.binary_values("add", y, b_col, "", f"{node.output[0]}.bias", None)
     im.out(node, Val(im.raw_reshape(y.ssa, collapsed(x.shape), x.dtype, node.output[0]), x.shape, x.dtype))
+
+
+@lowering("LpPool", since=11)
+def _lp_pool(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """(sum of |x|^p over each window)^(1/p), padding counting as 0: an `AveragePool` of |x|^p
+    that counts the padding, times the window size (`Composer`)."""
+    allowed = ("kernel_shape", "strides", "pads", "auto_pad", "ceil_mode", "dilations", "p")
+    _no_attrs(im, attrs, allowed)
+    x = _val_input(im, node)
+    if np.dtype(x.dtype).kind != "f":
+        raise im.fail(f"LpPool of {np.dtype(x.dtype)} values; floats only")
+    p = float(attrs.get("p", 2))  # type: ignore[arg-type]
+    if p <= 0:
+        raise im.fail(f"p = {p} must be positive")
+    dt = np.dtype(x.dtype).type
+    kernel = _ints(attrs, "kernel_shape", [])
+    pool_attrs = {k: v for k, v in attrs.items() if k != "p"}
+    c = Composer(node)
+    a = c.node("Abs", [node.input[0]])
+    powered = c.node("Mul", [a, a]) if p == 2 else c.node("Pow", [a, c.const(np.array(p, dt))])
+    mean = c.node("AveragePool", [powered], count_include_pad=1, **pool_attrs)
+    total = c.node("Mul", [mean, c.const(np.array(float(np.prod(kernel)), dt))])
+    c.lower(im, c.node("Sqrt", [total]) if p == 2 else c.node("Pow", [total, c.const(np.array(1.0 / p, dt))]))

@@ -43,6 +43,8 @@ class Composer:
             self.nodes[-1].output[0] = self.output
         else:
             self.nodes.append(helper.make_node("Identity", [result], [self.output], name=f"{self.output}:Identity"))
+        for n in self.nodes:  # a refusal (and the ops' provenance) names the composed node first
+            n.name = f"{im.node_label} > {n.op_type}"
         im.lower_nodes(self.nodes, self.consts)
 
 

@@ -222,6 +222,15 @@ def _onnx_invalid(kind: str) -> Callable[[Path], None]:
             vals = numpy_helper.from_array(np.array([0.0, 1.0], np.float32), "v")
             node = helper.make_node("OneHot", ["i", "d", "v"], ["y"])
             model = _onnx_model([node], [vals], inputs=[i, d], outputs=[y])
+        elif kind == "lrn-rank":  # LRN over a rank-2 tensor (no channel axis after a batch)
+            x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 3])
+            y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 3])
+            model = _onnx_model([helper.make_node("LRN", ["x"], ["y"], size=3)], inputs=[x], outputs=[y])
+        elif kind == "depth-to-space-blocks":  # a blocksize whose square does not divide the channels
+            x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 6, 2, 2])
+            y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1, 4, 4])
+            node = helper.make_node("DepthToSpace", ["x"], ["y"], blocksize=2)
+            model = _onnx_model([node], inputs=[x], outputs=[y])
         elif kind == "scatter-runtime":  # positions computed at run time (a KV cache write)
             t = helper.make_tensor_value_info("t", TensorProto.FLOAT, [4, 8])
             i = helper.make_tensor_value_info("i", TensorProto.INT64, [1, 1])
@@ -367,6 +376,8 @@ MAKERS: dict[str, tuple[str, Callable[[Path], None]]] = {
     "onnx-einsum-sizes": ("m.onnx", _onnx_invalid("einsum-sizes")),
     "onnx-onehot-depth": ("m.onnx", _onnx_invalid("onehot-depth")),
     "onnx-scatter-runtime": ("m.onnx", _onnx_invalid("scatter-runtime")),
+    "onnx-lrn-rank": ("m.onnx", _onnx_invalid("lrn-rank")),
+    "onnx-depth-to-space-blocks": ("m.onnx", _onnx_invalid("depth-to-space-blocks")),
     "onnx-all-folded": ("m.onnx", _onnx_invalid("all-folded")),
     "package-checkpoint-dropped": ("m.ipuexe", _patched_package(str(EXAMPLES / "mlp_small.mlir"), _drop_checkpoint)),
     "package-checkpoint-renumbered": (
