@@ -10,14 +10,19 @@ exchange floor = per matmul (and per attention product) the 3-D algorithm's lowe
                  words a tile must receive, (m n k / tiles)^(2/3) elements, at 4 bytes/cycle;
 kernel floor   = the compute floor with every matmul priced at its best tile grid under the
                  target's own kernel model (AMP call, 16-column groups, 16-deep slices, and the
-                 fp32 partial reduction a K split needs): no plan this compiler can build
+                 fp32 partial reduction a K split needs), in the better of its two orientations
+                 (C = A B, or C^T = B^T A^T with the weight's features as the AMP's rows, which
+                 PopLibs tries first for fully connected layers): no plan of per-tile products
                  computes below it, whatever its exchange;
-plan floor     = the kernel floor with each matmul at its best grid counting the exchange no such
-                 grid avoids (BSP: exchange adds to compute): the K split's fp32 partials
-                 received for the reduction, and the lhs block received when the lhs is computed
-                 on the device (weights resident, memory unbounded): a floor for any plan of
-                 per-tile blocked products, the rotating (compute-shift) kind included, since
-                 rotation moves the same bytes into each tile;
+plan floor     = the kernel floor with each matmul at its best grid and orientation counting the
+                 exchange no such grid avoids (BSP: exchange adds to compute): the K split's
+                 fp32 partials received for the reduction, and the block of each operand
+                 computed on the device received (weights resident, memory unbounded): a floor
+                 for any plan of per-tile blocked products, the rotating (compute-shift) kind
+                 included, since rotation moves the same bytes into each tile; attention's
+                 softmax is priced on scores of q's element type, as map-tiles keeps them
+                 (`plan_floor_unswapped` is the same floor with every matmul streaming its lhs
+                 rows, the orientation this compiler plans today);
 modelled       = cycles of the compiled program, counted by the emulator's cycle model
                  (data-independent, so no kernel is executed).
 Usage: python bench/roofline.py [--target mk2] [--precision f16] [examples or model files ...]
@@ -28,9 +33,11 @@ from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass, fields
 
 from common import example_parser, example_path, parse_example  # bench/ is the script's directory
 from xdsl.dialects import func
+from xdsl.dialects.builtin import Float16Type
 from xdsl.ir import Block
 
 from ipu.abi.kernels import KERNELS
@@ -68,30 +75,47 @@ def _grid_kernel_cycles(t: Target, s: int, mt: int, kt: int, nt: int) -> int:
     return t.amp_matmul_cycles(mt, kt, nt) + (t.reduce_cycles(s, -(-mt * nt // s)) if s > 1 else 0)
 
 
-def best_matmul_kernel_cycles(m: int, k: int, n: int, t: Target) -> int:
+def best_matmul_kernel_cycles(m: int, k: int, n: int, t: Target, swap: bool = True) -> int:
     """Fewest per-tile cycles of an [m,k]x[k,n] GEMM over all grids rows x cols x K-split that
-    fit the target, under the target's AMP model plus the K split's partial reduction."""
-    return min(_grid_kernel_cycles(t, *grid) for grid in _grids(m, k, n, t))
+    fit the target, under the target's AMP model plus the K split's partial reduction; with
+    `swap`, also of the swapped product C^T = B^T A^T (the weight's features as the AMP's rows)."""
+    best = min(_grid_kernel_cycles(t, *grid) for grid in _grids(m, k, n, t))
+    return min(best, best_matmul_kernel_cycles(n, k, m, t, swap=False)) if swap else best
 
 
-def best_matmul_plan_cycles(m: int, k: int, n: int, t: Target, lhs_computed: bool, esize: int = 2) -> int:
+def best_matmul_plan_cycles(
+    m: int, k: int, n: int, t: Target, lhs_computed: bool, esize: int = 2, rhs_computed: bool = False
+) -> int:
     """Fewest per-tile cycles of an [m,k]x[k,n] GEMM in any plan of blocked per-tile products,
-    exchange included (BSP: a tile computes or exchanges, never both). Per grid: its kernel
-    cycles; with a K split of S, the receive of (S-1)/S of the tile's m_t*n_t fp32 partials (a
-    reduce-scatter can receive no less); and, when the lhs is computed on the device (not a host
-    input or a view of one, which the host writes in any layout), the receive of the tile's
-    [m_t, k_t] block less the even share of the lhs a tile produces itself. Weights count as
-    resident in the grid's layout (no fetch) and memory as unbounded, so this is a floor:
-    receiving at the exchange rate is cheaper than recomputing a block's producer."""
+    in this orientation, exchange included (BSP: a tile computes or exchanges, never both). Per
+    grid: its kernel cycles; with a K split of S, the receive of (S-1)/S of the tile's m_t*n_t
+    fp32 partials (a reduce-scatter can receive no less); and, for each operand computed on the
+    device (not a host input, a weight or a view of one, which the host writes in any layout),
+    the receive of the tile's block of it ([m_t, k_t] of the lhs, [k_t, n_t] of the rhs) less
+    the even share of it a tile produces itself. Weights count as resident in the grid's layout
+    (no fetch) and memory as unbounded, so this is a floor: receiving at the exchange rate is
+    cheaper than recomputing a block's producer."""
     rate = t.rates["exchange_bytes_per_cycle"]
-    local = -(-m * k // t.tiles) if lhs_computed else None
+    lhs_local = -(-m * k // t.tiles) if lhs_computed else None
+    rhs_local = -(-k * n // t.tiles) if rhs_computed else None
 
     def cycles(s: int, mt: int, kt: int, nt: int) -> int:
         partials = (s - 1) * mt * nt * 4 // (s * rate)
-        lhs = max(mt * kt - local, 0) * esize // rate if local is not None else 0
-        return _grid_kernel_cycles(t, s, mt, kt, nt) + partials + lhs
+        lhs = max(mt * kt - lhs_local, 0) * esize // rate if lhs_local is not None else 0
+        rhs = max(kt * nt - rhs_local, 0) * esize // rate if rhs_local is not None else 0
+        return _grid_kernel_cycles(t, s, mt, kt, nt) + partials + lhs + rhs
 
     return min(cycles(*grid) for grid in _grids(m, k, n, t))
+
+
+def best_matmul_floor(m: int, k: int, n: int, t: Target, lhs_computed: bool, esize: int = 2) -> tuple[int, int]:
+    """(the best plan in the given orientation, the best of both orientations): PopLibs tries
+    the swapped operands first for fully connected layers (`getSwapOperandCandidates`), where
+    the weight's output features are the AMP's rows and the computed activations the operand
+    received, so a floor for any plan takes the better of the two."""
+    normal = best_matmul_plan_cycles(m, k, n, t, lhs_computed, esize)
+    swapped = best_matmul_plan_cycles(n, k, m, t, lhs_computed=False, esize=esize, rhs_computed=lhs_computed)
+    return normal, min(normal, swapped)
 
 
 _VIEWS = (g.ReshapeOp, g.TransposeOp, g.SplitHeadsOp, g.MergeHeadsOp, g.SliceOp, g.PadOp, g.ConcatOp)
@@ -115,49 +139,62 @@ def _marginal(kernel, t: Target, p: dict, count: str, esize: int = 2) -> float:
     return kernel.cycles(t, p, esize) - kernel.cycles(t, {**p, count: 0}, esize)
 
 
-def _block_floors(block: Block, t: Target) -> tuple[float, float, float, float]:
-    """(vector cycles summed over all tiles, exchange elements per tile, extra cycles per tile
-    of the matmuls' best kernel-model grids above their FLOP floor, and of their best plans,
-    exchange included) of a block."""
-    vec, exch, kern, plan = 0.0, 0.0, 0.0, 0.0
+@dataclass
+class Floors:
+    """Per block: vector cycles summed over all tiles, exchange elements per tile, and the cycles
+    per tile the matmuls' best grids add above their FLOP floor: kernel model only, plans with
+    their exchange in the given orientation, and plans in the better orientation."""
+
+    vec: float = 0.0
+    exch: float = 0.0
+    kern: float = 0.0
+    plan_normal: float = 0.0
+    plan: float = 0.0
+
+    def add(self, other: Floors, times: int) -> None:
+        for f in fields(self):
+            setattr(self, f.name, getattr(self, f.name) + times * getattr(other, f.name))
+
+
+def _block_floors(block: Block, t: Target) -> Floors:
+    out = Floors()
     free, received = _host_values(block), set()
     for op in block.ops:
         if isinstance(op, g.RepeatOp):
-            v, e, kx, px = _block_floors(op.body.block, t)
-            vec += op.count.value.data * v
-            exch += op.count.value.data * e
-            kern += op.count.value.data * kx
-            plan += op.count.value.data * px
+            out.add(_block_floors(op.body.block, t), op.count.value.data)
         elif isinstance(op, g.AddOp | g.SubOp | g.MulOp | g.MaxOp):
             kernel, n = KERNELS[op.name.split(".")[-1]], _elements(op.results[0])
-            vec += _marginal(kernel, t, {"m": 1, "n": n, "b_rows": 1, "b_cols": n}, "n")
+            out.vec += _marginal(kernel, t, {"m": 1, "n": n, "b_rows": 1, "b_cols": n}, "n")
         elif isinstance(op, g.ElementwiseUnaryOp):  # the kernel's own model, less its fixed cost
             kernel, n = KERNELS[op.kernel()], _elements(op.results[0])
-            vec += _marginal(kernel, t, {"elements": n}, "elements")
+            out.vec += _marginal(kernel, t, {"elements": n}, "elements")
         elif isinstance(op, g.SoftmaxOp | g.LayerNormOp | g.RmsNormOp):
             kernel = KERNELS["softmax_rows" if isinstance(op, g.SoftmaxOp) else "layer_norm_rows"]
             if isinstance(op, g.RmsNormOp):
                 kernel = KERNELS["rms_norm_rows"]
             cols = g.shape_of(op.result.type)[-1]
             p = {"rows": _elements(op.results[0]) // cols, "cols": cols, "valid": cols, "eps_bits": 0}
-            vec += _marginal(kernel, t, p, "rows")
+            out.vec += _marginal(kernel, t, p, "rows")
         elif isinstance(op, g.MatmulOp):
             (m, k), n = g.shape_of(op.lhs.type), g.shape_of(op.result.type)[1]
-            exch += (m * n * k / t.tiles) ** (2 / 3)
+            out.exch += (m * n * k / t.tiles) ** (2 / 3)
             amp = 2 * m * n * k / (t.tiles * t.rates["amp_f16_f32"])
-            kern += best_matmul_kernel_cycles(m, k, n, t) - amp
+            out.kern += best_matmul_kernel_cycles(m, k, n, t) - amp
             # the first matmul to read a computed lhs receives its block; later readers may reuse it
             computed = op.lhs not in free and op.lhs not in received
             received.add(op.lhs)
-            plan += best_matmul_plan_cycles(m, k, n, t, computed) - amp
+            normal, best = best_matmul_floor(m, k, n, t, computed)
+            out.plan_normal += normal - amp
+            out.plan += best - amp
         elif isinstance(op, g.AttentionOp):
             hq, s, d = g.shape_of(op.q.type)
             sk = g.shape_of(op.k.type)[1]
             frac = 0.5 if op.causal is not None else 1.0
             p = {"rows": int(hq * s * frac), "cols": sk, "valid": sk}
-            vec += _marginal(KERNELS["softmax_rows"], t, p, "rows", 4)  # the fp32 scores' softmax
-            exch += 2 * (hq * s * sk * d * frac / t.tiles) ** (2 / 3)
-    return vec, exch, kern, plan
+            esize = 2 if isinstance(op.q.type.element_type, Float16Type) else 4  # map-tiles keeps q's type
+            out.vec += _marginal(KERNELS["softmax_rows"], t, p, "rows", esize)
+            out.exch += 2 * (hq * s * sk * d * frac / t.tiles) ** (2 / 3)
+    return out
 
 
 def floors(func_op, t: Target) -> tuple[float, float]:
@@ -172,12 +209,20 @@ def amp_floor(func_op, t: Target) -> float:
 
 
 def all_floors(func_op, t: Target) -> tuple[float, float, float, float]:
-    """(compute floor, exchange floor, kernel floor, plan floor) in cycles for one tile."""
-    vec, exch_elems, kern, plan = _block_floors(func_op.body.block, t)
+    """(compute floor, exchange floor, kernel floor, plan floor) in cycles for one tile; the
+    kernel and plan floors take each matmul in its better orientation."""
+    fl = _block_floors(func_op.body.block, t)
     amp = amp_floor(func_op, t)
     esize = 2  # the examples store fp16
-    cf = amp + vec / t.tiles
-    return cf, exch_elems * esize / t.rates["exchange_bytes_per_cycle"], cf + kern, cf + plan
+    cf = amp + fl.vec / t.tiles
+    return cf, fl.exch * esize / t.rates["exchange_bytes_per_cycle"], cf + fl.kern, cf + fl.plan
+
+
+def normal_plan_floor(func_op, t: Target) -> float:
+    """The plan floor with every matmul streaming its lhs rows through the AMP (the orientation
+    this compiler plans today), for comparison with `all_floors`' plan floor."""
+    fl = _block_floors(func_op.body.block, t)
+    return amp_floor(func_op, t) + fl.vec / t.tiles + fl.plan_normal
 
 
 def main() -> None:
@@ -192,6 +237,7 @@ def main() -> None:
         if a.precision:
             ConvertPrecisionPass(dtype=a.precision).apply(ctx, module)
         cf, xf, kf, pf = all_floors(ref, t)
+        pn = normal_plan_floor(ref, t)
         amp = amp_floor(ref, t)
         t0 = time.perf_counter()
         for _, p in compile_passes(t.name):
@@ -211,6 +257,7 @@ def main() -> None:
             f"ratio_to_kernel_floor={res.total_cycles / max(kf, xf):.2f} "
             f"plan_floor={pf:.0f} plan_floor_over_floor={pf / floor:.2f} "
             f"ratio_to_plan_floor={res.total_cycles / pf:.2f} "
+            f"plan_floor_unswapped={pn:.0f} unswapped_over_amp_floor={pn / amp:.2f} "
             f"compile_s={compile_s:.1f}"
         )
 
