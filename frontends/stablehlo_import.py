@@ -972,6 +972,23 @@ def _gather(t: _Translator, op: sh.GatherOp, env) -> Entry:
 _IDENTITY_CALLS = ("Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape", "annotate_device_placement")
 
 
+@rule(chlo.TopKOp)
+def _top_k(t: _Translator, op: chlo.TopKOp, env) -> list[Entry]:
+    """`jax.lax.top_k`: ONNX `TopK` along the last axis (largest, sorted), its int64 indices cast
+    to JAX's i32."""
+    x = t.mat(op.operand, env[op.operand])
+    out = tuple(_shape(op.values))
+    values, indices = t.fresh("top_k"), t.fresh("top_k_indices")
+    name = f"{t.current}_{t.count}" if t.current else values
+    t.nodes.append(
+        helper.make_node(
+            "TopK", [x, t.ints([op.k.value.data])], [values, indices], name=name, axis=-1, largest=1, sorted=1
+        )
+    )
+    index = t.node("Cast", [indices], to=_onnx_type(_dtype(op.indices)))
+    return [Entry(values, out), Entry(index, out)]
+
+
 @rule(sh.CustomCallOp)
 def _custom_call(t: _Translator, op: sh.CustomCallOp, env) -> Entry:
     target = op.call_target_name.data

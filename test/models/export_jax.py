@@ -123,6 +123,13 @@ def programs():
     def flax_cnn(x):
         return CNN().apply(cnn, x)
 
+    w_router = w(D, 8)
+
+    def moe_router(x):  # a mixture-of-experts router: top-2 of 8 experts per token, renormalized
+        probs = jax.nn.softmax(x @ w_router, axis=-1)
+        top, experts = jax.lax.top_k(probs, 2)
+        return top / top.sum(axis=-1, keepdims=True), experts
+
     return {
         "mlp": (mlp, (x2,)),
         "attention_gqa": (attend, (q, *kv)),
@@ -131,6 +138,7 @@ def programs():
         "flax_layer": (flax_layer, (x3,)),
         "flax_embed": (flax_embed, (ids[None],)),
         "flax_cnn": (flax_cnn, (images,)),
+        "moe_router": (moe_router, (x2,)),
     }
 
 

@@ -21,7 +21,7 @@ from ipu.frontends.stablehlo_import import (
 )
 
 FIXTURES = ROOT / "test" / "stablehlo"
-PROGRAMS = ["mlp", "attention_gqa", "gpt_block", "embedding", "flax_layer", "flax_embed", "flax_cnn"]
+PROGRAMS = ["mlp", "attention_gqa", "gpt_block", "embedding", "flax_layer", "flax_embed", "flax_cnn", "moe_router"]
 # the canonical ops each program must reach (the ONNX path's forms)
 CANONICAL = {
     "mlp": {"graph.gelu": 1, "graph.matmul": 2},
@@ -32,6 +32,8 @@ CANONICAL = {
     "flax_embed": {"graph.gather": 1, "graph.matmul": 1},  # jnp.take's bounds check: a reduce over `and`
     # stablehlo.convolution (strided, depthwise, 1x1) and reduce_window (max, and a sum: avg_pool)
     "flax_cnn": {"graph.conv": 3, "graph.pool": 2, "graph.matmul": 1},
+    # chlo.top_k: the router's top 2 of 8 experts, two rounds of an arg reduction over its softmax
+    "moe_router": {"graph.softmax": 1, "graph.arg_reduce": 2, "graph.matmul": 1},
 }
 
 

@@ -109,3 +109,11 @@ func.func @f() -> tensor<4xi32> {
   func.return %0 : tensor<4xi32>
 }
 // CHECK: 'stablehlo.iota' op iota dimension 1 is out of range for tensor<4xi32>
+
+// -----
+
+func.func @main(%arg0: tensor<4x8xf32>) -> (tensor<4x9xf32>, tensor<4x9xi32>) {
+  %values, %indices = chlo.top_k(%arg0, k = 9) : tensor<4x8xf32> -> (tensor<4x9xf32>, tensor<4x9xi32>)
+  return %values, %indices : tensor<4x9xf32>, tensor<4x9xi32>
+}
+// CHECK: 'chlo.top_k' op k = 9 for an operand of shape (4, 8)
