@@ -751,13 +751,23 @@ class _Importer:
         return self.binary_values(kind, self.get(a_name), self.get(b_name), a_name, b_name, hint)
 
     def binary_values(
-        self, kind: str, a: Val | np.ndarray, b: Val | np.ndarray, a_name: str, b_name: str, hint: str | None
+        self,
+        kind: str,
+        a: Val | np.ndarray,
+        b: Val | np.ndarray,
+        a_name: str,
+        b_name: str,
+        hint: str | None,
+        copies: bool = False,
     ) -> Val:
         """NumPy-broadcast `a <kind> b`: the full-shape operand goes first; a non-constant other
         operand may only be a vector along the last axis or a column ([..., 1], one value per
-        row); constants are materialized."""
+        row); constants are materialized. `copies`: a product with ones that only repeats b's
+        values (a broadcast), so an integer b keeps its range and never leaves i32."""
         cls = BINARY_OPS[kind]
         proven = interval(kind, bounds_of(a), bounds_of(b))  # a wide-int result proven to fit i32
+        if copies and isinstance(b, Val):
+            proven = b.bounds if b.bounds is not None else INT32_RANGE
         sa, sb = (
             tuple(np.shape(a) if not isinstance(a, Val) else a.shape),
             tuple(np.shape(b) if not isinstance(b, Val) else b.shape),
@@ -794,7 +804,7 @@ class _Importer:
         if negate:
             r = self.scale(r, -1.0, None if narrow else hint)
             r = self.wrap(r, hint) if narrow else r
-        if fits_i32(proven) and not narrow:
+        if fits_i32(proven) and not narrow and not (copies and isinstance(b, Val) and b.bounds is None):
             r = Val(r.ssa, r.shape, r.dtype, proven)
         return r
 
@@ -858,11 +868,17 @@ class _Importer:
             ones_name = f"{name}.ones"
             if q == 1:  # nothing follows: x is a column, one value per row
                 full = self.binary_values(
-                    "mul", np.ones((p, n), np.float32), self.reshape(cur, (p, 1)), ones_name, name, None
+                    "mul", np.ones((p, n), np.float32), self.reshape(cur, (p, 1)), ones_name, name, None, copies=True
                 )
             else:  # x as a row vector repeated n times, then the new axis moved behind the p leading ones
                 full = self.binary_values(
-                    "mul", np.ones((n, p * q), np.float32), self.reshape(cur, (p * q,)), ones_name, name, None
+                    "mul",
+                    np.ones((n, p * q), np.float32),
+                    self.reshape(cur, (p * q,)),
+                    ones_name,
+                    name,
+                    None,
+                    copies=True,
                 )
                 if p > 1:
                     full = transpose_value(self, self.reshape(full, (n, p, q)), [1, 0, 2], None)

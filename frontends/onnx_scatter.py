@@ -4,8 +4,15 @@ importer lowers. The positions written are known at compile time, so the data is
 and the updates reach their rows through a constant 0/1 matrix: `where(hit, P @ updates, data)`
 (`none`: the last update of a row wins, as ONNX's reference applies them in order),
 `data + P @ updates` (`add`: duplicates sum) or `where(hit, data <op> P @ updates, data)` (`mul`,
-`max`, `min`: a row's repeated updates applied in turn, one such step per occurrence). Indices
-computed at run time (a KV cache written at a run-time position) are refused by name.
+`max`, `min`: a row's repeated updates applied in turn, one such step per occurrence).
+
+Indices computed at run time (a KV cache written at a run-time position: the dynamo exporter's
+`index_copy_` is a ScatterND of index tuples of length 1, the classic exporter's a
+ScatterElements) are compared with every position at run time: the 0/1 matrix is
+`Equal(positions, indices)` (a negative index counting back from the axis' end), so
+`where(hit, P @ updates, data)` again (a ScatterElements' rows summed per element instead of a
+matmul). Reductions `none` and `add` only; an index out of range writes nothing (ONNX leaves
+it undefined), and two updates of one position under `none` add (ONNX leaves that undefined too).
 """
 
 from __future__ import annotations
@@ -77,7 +84,8 @@ def _scatter_nd(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -
     reduction = _reduction(im, attrs)
     data, idx = im.get(node.input[0]), im.get(node.input[1])
     if isinstance(idx, Val):
-        raise im.fail(f"indices '{node.input[1]}' are computed at run time; only constant positions are scattered")
+        _scatter_nd_runtime(im, node, idx, reduction)
+        return
     ds, ix = value_shape(data), np.asarray(idx, np.int64)
     q = ix.shape[-1] if ix.ndim else 0
     if not 1 <= q <= len(ds):
@@ -93,7 +101,8 @@ def _scatter_elements(im: _Importer, node: onnx.NodeProto, attrs: dict[str, obje
     reduction = _reduction(im, attrs)
     data, idx, upd = (im.get(i) for i in node.input)
     if isinstance(idx, Val):
-        raise im.fail(f"indices '{node.input[1]}' are computed at run time; only constant positions are scattered")
+        _scatter_elements_runtime(im, node, idx, int(attrs.get("axis", 0)), reduction)  # type: ignore[call-overload]
+        return
     ds, ix = value_shape(data), np.asarray(idx, np.int64)
     if ix.shape != value_shape(upd) or ix.ndim != len(ds):
         raise im.fail(
@@ -108,3 +117,77 @@ def _scatter_elements(im: _Importer, node: onnx.NodeProto, attrs: dict[str, obje
     coords[axis] = along
     rows = np.ravel_multi_index(tuple(c.reshape(-1) for c in coords), ds)
     _scatter_rows(im, node, rows, (math.prod(ds), 1), ix.size, reduction)
+
+
+def _runtime_reduction(im: _Importer, node: onnx.NodeProto, reduction: str, data: Val | np.ndarray) -> np.dtype:
+    if reduction not in ("none", "add"):
+        raise im.fail(f"reduction '{reduction}' at run-time indices '{node.input[1]}': only none and add are scattered")
+    if np.dtype(data.dtype).kind != "f":
+        raise im.fail(f"data of element type {np.dtype(data.dtype)}: only float data is scattered")
+    return np.dtype(data.dtype)
+
+
+def _hits(c: Composer, idx: str, positions: np.ndarray, extent: int) -> str:
+    """1.0 where an index names a position (directly, or counted back from the end), else 0.0."""
+    direct = c.node("Equal", [idx, c.const(positions)])
+    back = c.node("Equal", [idx, c.const(positions - extent)])
+    return c.node("Or", [direct, back])
+
+
+def _scatter_nd_runtime(im: _Importer, node: onnx.NodeProto, idx: Val, reduction: str) -> None:
+    """ScatterND at run-time index tuples of length 1 (rows of the data's leading axis)."""
+    data, upd = im.get(node.input[0]), im.get(node.input[2])
+    dt = _runtime_reduction(im, node, reduction, data)
+    ds, ix = value_shape(data), idx.shape
+    if not ix or ix[-1] != 1:
+        raise im.fail(
+            f"index tuples of length {ix[-1] if ix else 0} computed at run time: only single positions "
+            "(tuples of length 1, rows of the leading axis) are scattered at run-time indices"
+        )
+    r, cols, u = ds[0], math.prod(ds[1:]), math.prod(ix[:-1])
+    c = Composer(node)
+    flat = c.node("Reshape", [node.input[1], c.const(np.array([1, u], np.int64))])
+    hit = _hits(c, flat, np.arange(r, dtype=np.int64).reshape(r, 1), r)  # [R, U]
+    p = c.node("Cast", [hit], to=onnx.helper.np_dtype_to_tensor_dtype(dt))
+    rows = c.node("MatMul", [p, c.node("Reshape", [node.input[2], c.const(np.array([u, cols], np.int64))])])
+    d = c.node("Reshape", [node.input[0], c.const(np.array([r, cols], np.int64))])
+    if reduction == "add":
+        out = c.node("Add", [d, rows])
+    else:
+        written = c.node("ReduceMax", [p], axes=[1], keepdims=1)
+        out = c.node("Where", [c.node("Greater", [written, c.const(np.array(0, dt))]), rows, d])
+    c.lower(im, c.node("Reshape", [out, c.const(np.array(ds, np.int64))]))
+    del upd
+
+
+def _scatter_elements_runtime(im: _Importer, node: onnx.NodeProto, idx: Val, axis: int, reduction: str) -> None:
+    """ScatterElements at run-time indices: along `axis`, element (.., u, ..) of the updates is
+    written at position idx[.., u, ..]; each position's hits summed over u."""
+    data, upd = im.get(node.input[0]), im.get(node.input[2])
+    dt = _runtime_reduction(im, node, reduction, data)
+    ds, ix = value_shape(data), idx.shape
+    if ix != value_shape(upd) or len(ix) != len(ds):
+        raise im.fail(
+            f"indices {list(ix)} and updates {list(value_shape(upd))} must match, of the data's rank {len(ds)}"
+        )
+    if not -len(ds) <= axis < len(ds):
+        raise im.fail(f"axis {axis} out of range for rank {len(ds)}")
+    axis %= len(ds)
+    if any(a != b for k, (a, b) in enumerate(zip(ix, ds, strict=True)) if k != axis):
+        raise im.fail(
+            f"indices {list(ix)} cover only part of the data {list(ds)} off the axis: not scattered at run time"
+        )
+    pre, n, u, post = math.prod(ds[:axis]), ds[axis], ix[axis], math.prod(ds[axis + 1 :])
+    c = Composer(node)
+    i4 = c.node("Reshape", [node.input[1], c.const(np.array([pre, 1, u, post], np.int64))])
+    u4 = c.node("Reshape", [node.input[2], c.const(np.array([pre, 1, u, post], np.int64))])
+    hit = _hits(c, i4, np.arange(n, dtype=np.int64).reshape(1, n, 1, 1), n)  # [pre, N, U, post]
+    p = c.node("Cast", [hit], to=onnx.helper.np_dtype_to_tensor_dtype(dt))
+    rows = c.node("ReduceSum", [c.node("Mul", [p, u4]), c.const(np.array([2], np.int64))], keepdims=0)
+    d = c.node("Reshape", [node.input[0], c.const(np.array([pre, n, post], np.int64))])
+    if reduction == "add":
+        out = c.node("Add", [d, rows])
+    else:
+        written = c.node("ReduceMax", [p], axes=[2], keepdims=0)
+        out = c.node("Where", [c.node("Greater", [written, c.const(np.array(0, dt))]), rows, d])
+    c.lower(im, c.node("Reshape", [out, c.const(np.array(ds, np.int64))]))
