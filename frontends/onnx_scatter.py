@@ -13,6 +13,8 @@ ScatterElements) are compared with every position at run time: the 0/1 matrix is
 `where(hit, P @ updates, data)` again (a ScatterElements' rows summed per element instead of a
 matmul). Reductions `none` and `add` only; an index out of range writes nothing (ONNX leaves
 it undefined), and two updates of one position under `none` add (ONNX leaves that undefined too).
+`TensorScatter` (opset 24's KV cache update, linear or circular) is the same where, its hits a
+comparison of the write index with a constant table of positions less update rows.
 """
 
 from __future__ import annotations
@@ -191,3 +193,47 @@ def _scatter_elements_runtime(im: _Importer, node: onnx.NodeProto, idx: Val, axi
         written = c.node("ReduceMax", [p], axes=[2], keepdims=0)
         out = c.node("Where", [c.node("Greater", [written, c.const(np.array(0, dt))]), rows, d])
     c.lower(im, c.node("Reshape", [out, c.const(np.array(ds, np.int64))]))
+
+
+@lowering("TensorScatter", since=24)
+def _tensor_scatter(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+    """A KV cache update (opset 24): batch b's `update` rows written into `past_cache` along `axis`
+    from position write_indices[b] (0 without the input), wrapping around the axis in `circular`
+    mode. Position p of batch b takes update row i when write_indices[b] == p - i (circular:
+    (p - i) mod S), a comparison with a constant table: no index arithmetic at run time."""
+    _no_attrs(im, attrs, ("axis", "mode"))
+    cache, upd = im.get(node.input[0]), im.get(node.input[1])
+    if not isinstance(cache, Val) and not isinstance(upd, Val):
+        raise im.fail("constant TensorScatter could not be folded")
+    dt = _runtime_reduction(im, node, "none", cache)
+    cs, us = value_shape(cache), value_shape(upd)
+    mode = attrs.get("mode", b"linear")
+    mode = mode.decode() if isinstance(mode, bytes) else str(mode)
+    if mode not in ("linear", "circular"):
+        raise im.fail(f"mode '{mode}' is not linear or circular")
+    axis = int(attrs.get("axis", -2))  # type: ignore[call-overload]
+    if len(cs) < 2 or not -len(cs) <= axis < len(cs) or axis % len(cs) == 0:
+        raise im.fail(f"axis {axis} of a rank-{len(cs)} cache: a sequence axis after the batch")
+    axis %= len(cs)
+    if len(us) != len(cs) or any(a != b for k, (a, b) in enumerate(zip(cs, us, strict=True)) if k != axis):
+        raise im.fail(f"update {list(us)} must match the cache {list(cs)} off axis {axis}")
+    b, s, u = cs[0], cs[axis], us[axis]
+    if u > s:
+        raise im.fail(f"{u} update rows do not fit the cache's {s} positions")
+    pre, post = math.prod(cs[1:axis]), math.prod(cs[axis + 1 :])
+    c = Composer(node)
+    diff = np.arange(s).reshape(s, 1) - np.arange(u).reshape(1, u)  # p - i
+    if mode == "circular":
+        diff %= s
+    if len(node.input) > 2 and node.input[2]:
+        w = c.node("Reshape", [node.input[2], c.const(np.array([b, 1, 1, 1, 1], np.int64))])
+    else:
+        w = c.const(np.zeros((1, 1, 1, 1, 1), np.int64))
+    hit = c.node("Equal", [w, c.const(diff.reshape(1, 1, s, u, 1).astype(np.int64))])  # [B, 1, S, U, 1]
+    p = c.node("Cast", [hit], to=onnx.helper.np_dtype_to_tensor_dtype(dt))
+    u5 = c.node("Reshape", [node.input[1], c.const(np.array([b, pre, 1, u, post], np.int64))])
+    rows = c.node("ReduceSum", [c.node("Mul", [p, u5]), c.const(np.array([3], np.int64))], keepdims=0)
+    written = c.node("ReduceMax", [p], axes=[3], keepdims=0)  # [B, 1, S, 1]
+    d = c.node("Reshape", [node.input[0], c.const(np.array([b, pre, s, post], np.int64))])
+    out = c.node("Where", [c.node("Greater", [written, c.const(np.array(0, dt))]), rows, d])
+    c.lower(im, c.node("Reshape", [out, c.const(np.array(cs, np.int64))]))
