@@ -6,6 +6,7 @@
 from ipu.frontends import (  # noqa: F401
     onnx_activations,
     onnx_cnn,
+    onnx_cumprod,
     onnx_datamove,
     onnx_einsum,
     onnx_losses,
