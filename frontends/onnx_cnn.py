@@ -334,8 +334,11 @@ def _pool(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None
     x = _val_input(im, node)
     rank = len(x.shape)
     kernel = tuple(_ints(attrs, "kernel_shape", []))
+    if rank == 5 and len(kernel) == 3:
+        _pool_3d(im, node, attrs, x, kernel)
+        return
     if rank not in (3, 4) or len(kernel) != rank - 2:
-        raise im.fail(f"only 1-D and 2-D pools are supported (input {list(x.shape)}, kernel {list(kernel)})")
+        raise im.fail(f"only 1-D, 2-D and 3-D pools are supported (input {list(x.shape)}, kernel {list(kernel)})")
     if np.dtype(x.dtype).kind != "f":
         raise im.fail(f"{node.op_type} of {np.dtype(x.dtype)} values; floats only")
     ceil = bool(attrs.get("ceil_mode", 0))
@@ -363,6 +366,42 @@ def _pool(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None
     y = Val(im.raw_reshape(im.emit(op, None), (n * oh * ow, c), x.dtype), (n, oh, ow, c), x.dtype)
     im.channels_last[node.output[0]] = y
     im.out(node, from_channels_last(im, y, rank, node.output[0]))
+
+
+def _pool_3d(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object], x: Val, kernel: tuple[int, ...]) -> None:
+    """A 3-D pool as two 2-D pools of the same kind (`Composer`): over (H, W) with the depth
+    folded into the channels, then over depth. A box window separates exactly: its max is the max
+    of the (H, W) maxima, and its mean the mean of the (H, W) means, since the count of a clipped
+    box is the product of its per-axis counts (padding counted or not, ceil mode included)."""
+    n, ch, d, h, w = x.shape
+    ceil = bool(attrs.get("ceil_mode", 0))
+    strides, dil, pads, out = window_attrs(im, attrs, (d, h, w), kernel, ceil)
+    extra: dict[str, object] = {"ceil_mode": int(ceil)}
+    if node.op_type == "AveragePool":
+        extra["count_include_pad"] = int(attrs.get("count_include_pad", 0))  # type: ignore[call-overload]
+    c = Composer(node)
+    x4 = c.node("Reshape", [node.input[0], c.const(np.array([n, ch * d, h, w], np.int64))])
+    hw = c.node(
+        node.op_type,
+        [x4],
+        kernel_shape=list(kernel[1:]),
+        strides=strides[1:],
+        dilations=dil[1:],
+        pads=[pads[1], pads[2], pads[4], pads[5]],
+        **extra,
+    )
+    oh, ow = out[1], out[2]
+    y = c.node("Reshape", [hw, c.const(np.array([n, ch, d, oh * ow], np.int64))])
+    dp = c.node(
+        node.op_type,
+        [y],
+        kernel_shape=[kernel[0], 1],
+        strides=[strides[0], 1],
+        dilations=[dil[0], 1],
+        pads=[pads[0], 0, pads[3], 0],
+        **extra,
+    )
+    c.lower(im, c.node("Reshape", [dp, c.const(np.array([n, ch, out[0], oh, ow], np.int64))]))
 
 
 @lowering("GlobalAveragePool", "GlobalMaxPool")
