@@ -114,7 +114,7 @@ def _plan_reshape(p: Planner, op: graph.ReshapeOp, index: int) -> None:
     ia = Layout(a, (g,), tuple((0,) if i == ax else () for i in range(len(a))))
     ir = Layout(r, (g,), tuple((0,) if i == rx else () for i in range(len(r))))
     if g < target.tiles // 4:  # few tiles (a batch axis leads): cut several leading axes instead
-        wide = prefix_split_layouts(a, r, target.tiles)
+        wide = prefix_split_layouts(a, r, target.tiles) or uneven_split_layouts(a, r, target.tiles)
         if wide is not None and wide[0].tiles > g:
             ia, ir = wide
     x = p.get(op.input, plan_type(op.input.type, ia), op.name)
@@ -156,6 +156,32 @@ def prefix_split_layouts(a: tuple[int, ...], r: tuple[int, ...], tiles: int) -> 
             continue
         la, lr = prefix_split(a, g), prefix_split(r, g)
         if la is not None and lr is not None:
+            return la, lr
+    return None
+
+
+def uneven_split_layouts(a: tuple[int, ...], r: tuple[int, ...], tiles: int) -> tuple[Layout, Layout] | None:
+    """The layouts of a reshape's two sides cut along their lead axes into blocks of equal
+    element ranges that need not divide the axes evenly (a cropped [1, 31, 31, C] and its row
+    collapse [961, C]: blocks of 2 x 31 rows and of 62 rows, the last tile's partly padding on
+    both sides alike), on as many tiles as possible; None when no such cut uses two tiles."""
+    if len(a) < 2 or len(r) < 2 or a[-1] != r[-1]:
+        return None
+    ax, rx = lead_axis(a), lead_axis(r)
+    inner_a, inner_r = math.prod(a[ax + 1 : -1]), math.prod(r[rx + 1 : -1])
+    for parts in range(min(tiles, a[ax]), 1, -1):
+        block_a = -(-a[ax] // parts)
+        used = -(-a[ax] // block_a)
+        if used < 2 or (block_a * inner_a) % inner_r:
+            continue
+        block_r = block_a * inner_a // inner_r
+        if -(-r[rx] // block_r) != used:
+            continue
+        la = Layout(a, (used,), tuple((0,) if i == ax else () for i in range(len(a))))
+        lr = Layout(r, (used,), tuple((0,) if i == rx else () for i in range(len(r))))
+        la = Layout(a, la.grid, la.split, align=tuple(block_a if i == ax else 1 for i in range(len(a))))
+        lr = Layout(r, lr.grid, lr.split, align=tuple(block_r if i == rx else 1 for i in range(len(r))))
+        if la.block_size(ax) == block_a and lr.block_size(rx) == block_r:
             return la, lr
     return None
 
