@@ -136,9 +136,23 @@ def _hits(c: Composer, idx: str, positions: np.ndarray, extent: int) -> str:
     return c.node("Or", [direct, back])
 
 
+def _write(
+    im: _Importer, c: Composer, reduction: str, view: str, rows: str, p: str, axis: int, keep: int, dt, shape
+) -> None:
+    """Lower `c` with the scattered `rows` added to the data `view` (`add`), or written where
+    some index hit (the max of the 0/1 hits `p` over the updates' `axis` is 1), viewed back as
+    the data's `shape`."""
+    if reduction == "add":
+        out = c.node("Add", [view, rows])
+    else:
+        written = c.node("ReduceMax", [p], axes=[axis], keepdims=keep)
+        out = c.node("Where", [c.node("Greater", [written, c.const(np.array(0, dt))]), rows, view])
+    c.lower(im, c.node("Reshape", [out, c.const(np.array(shape, np.int64))]))
+
+
 def _scatter_nd_runtime(im: _Importer, node: onnx.NodeProto, idx: Val, reduction: str) -> None:
     """ScatterND at run-time index tuples of length 1 (rows of the data's leading axis)."""
-    data, upd = im.get(node.input[0]), im.get(node.input[2])
+    data = im.get(node.input[0])
     dt = _runtime_reduction(im, node, reduction, data)
     ds, ix = value_shape(data), idx.shape
     if not ix or ix[-1] != 1:
@@ -153,13 +167,7 @@ def _scatter_nd_runtime(im: _Importer, node: onnx.NodeProto, idx: Val, reduction
     p = c.node("Cast", [hit], to=onnx.helper.np_dtype_to_tensor_dtype(dt))
     rows = c.node("MatMul", [p, c.node("Reshape", [node.input[2], c.const(np.array([u, cols], np.int64))])])
     d = c.node("Reshape", [node.input[0], c.const(np.array([r, cols], np.int64))])
-    if reduction == "add":
-        out = c.node("Add", [d, rows])
-    else:
-        written = c.node("ReduceMax", [p], axes=[1], keepdims=1)
-        out = c.node("Where", [c.node("Greater", [written, c.const(np.array(0, dt))]), rows, d])
-    c.lower(im, c.node("Reshape", [out, c.const(np.array(ds, np.int64))]))
-    del upd
+    _write(im, c, reduction, d, rows, p, 1, 1, dt, ds)
 
 
 def _scatter_elements_runtime(im: _Importer, node: onnx.NodeProto, idx: Val, axis: int, reduction: str) -> None:
@@ -187,12 +195,7 @@ def _scatter_elements_runtime(im: _Importer, node: onnx.NodeProto, idx: Val, axi
     p = c.node("Cast", [hit], to=onnx.helper.np_dtype_to_tensor_dtype(dt))
     rows = c.node("ReduceSum", [c.node("Mul", [p, u4]), c.const(np.array([2], np.int64))], keepdims=0)
     d = c.node("Reshape", [node.input[0], c.const(np.array([pre, n, post], np.int64))])
-    if reduction == "add":
-        out = c.node("Add", [d, rows])
-    else:
-        written = c.node("ReduceMax", [p], axes=[2], keepdims=0)
-        out = c.node("Where", [c.node("Greater", [written, c.const(np.array(0, dt))]), rows, d])
-    c.lower(im, c.node("Reshape", [out, c.const(np.array(ds, np.int64))]))
+    _write(im, c, reduction, d, rows, p, 2, 0, dt, ds)
 
 
 @lowering("TensorScatter", since=24)
@@ -233,7 +236,5 @@ def _tensor_scatter(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object
     p = c.node("Cast", [hit], to=onnx.helper.np_dtype_to_tensor_dtype(dt))
     u5 = c.node("Reshape", [node.input[1], c.const(np.array([b, pre, 1, u, post], np.int64))])
     rows = c.node("ReduceSum", [c.node("Mul", [p, u5]), c.const(np.array([3], np.int64))], keepdims=0)
-    written = c.node("ReduceMax", [p], axes=[3], keepdims=0)  # [B, 1, S, 1]
     d = c.node("Reshape", [node.input[0], c.const(np.array([b, pre, s, post], np.int64))])
-    out = c.node("Where", [c.node("Greater", [written, c.const(np.array(0, dt))]), rows, d])
-    c.lower(im, c.node("Reshape", [out, c.const(np.array(cs, np.int64))]))
+    _write(im, c, "none", d, rows, p, 3, 0, dt, cs)
