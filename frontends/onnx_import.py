@@ -52,7 +52,7 @@ from xdsl.utils.exceptions import DiagnosticException, VerifyException
 from ipu.dialects import graph as g
 from ipu.frontends.onnx_fold import evaluate_node
 from ipu.frontends.onnx_functions import MAX_DEPTH, expand, function_body, tensor_type
-from ipu.frontends.onnx_load import OnnxImportError, inline_external_data, load_onnx, validate_model
+from ipu.frontends.onnx_load import OnnxImportError, inline_external_data, load_onnx, shape_skeleton, validate_model
 from ipu.log import log_event
 from ipu.transforms.graph.raise_attention import mask_kind
 from ipu.transforms.graph.raise_graph_ops import RaiseGraphOpsPass
@@ -203,8 +203,9 @@ class _Importer:
             raise OnnxImportError(
                 f"opset {self.opset} is newer than this onnx package knows ({onnx.defs.onnx_opset_version()})"
             )
-        try:
-            model = onnx.shape_inference.infer_shapes(model, data_prop=True)
+        inferred: list[onnx.ValueInfoProto] = []
+        try:  # on the weights' types and shapes only (`shape_skeleton`): the values are not read
+            inferred = list(onnx.shape_inference.infer_shapes(shape_skeleton(model), data_prop=True).graph.value_info)
         except Exception:  # noqa: BLE001 -- inference is a convenience; nodes still check their own shapes
             pass
         self.model = model
@@ -216,7 +217,7 @@ class _Importer:
         self.consts.update({k: np.asarray(v) for k, v in constants.items()})
         self.vals: dict[str, Val] = {}
         self.static_shapes: dict[str, tuple[int, ...]] = {}
-        for vi in [*self.graph.input, *self.graph.value_info, *self.graph.output]:
+        for vi in [*self.graph.input, *self.graph.value_info, *inferred, *self.graph.output]:
             s = _static_shape(vi)
             if s is not None:
                 self.static_shapes[vi.name] = s
@@ -455,8 +456,9 @@ class _Importer:
             + [t for t in self.graph.initializer if t.name not in folded],
         )
         m = onnx.helper.make_model(g, opset_imports=self.model.opset_import, ir_version=self.model.ir_version)
+        m.functions.extend(self.model.functions)
         try:
-            m = onnx.shape_inference.infer_shapes(m, data_prop=True)
+            m = onnx.shape_inference.infer_shapes(shape_skeleton(m, folded), data_prop=True)
         except Exception:  # noqa: BLE001 -- a convenience, as the first inference
             return
         for vi in m.graph.value_info:
