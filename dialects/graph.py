@@ -636,14 +636,18 @@ class ConvGeometry:
     def counts(self, include_pad: bool) -> np.ndarray:
         """[OH, OW]: the input elements under each window (`include_pad`: the padded extent's),
         an average pool's divisors."""
-        (t, left, b, r), (sh, sw) = self.pads, self.strides
-        rows, cols = np.arange(self.out_h) * sh, np.arange(self.out_w) * sw
+        (t, left, b, r), (sh, sw), (dh, dw) = self.pads, self.strides, self.dilations
+
+        def taps(out: int, stride: int, k: int, dil: int, lo: int, hi: int) -> np.ndarray:
+            at = (np.arange(out) * stride)[:, None] + np.arange(k)[None, :] * dil  # each tap's row
+            return ((at >= lo) & (at < hi)).sum(axis=1)
+
         if include_pad:
-            ch = np.minimum(rows + self.kh, self.h + t + b) - rows
-            cw = np.minimum(cols + self.kw, self.w + left + r) - cols
+            ch = taps(self.out_h, sh, self.kh, dh, 0, self.h + t + b)
+            cw = taps(self.out_w, sw, self.kw, dw, 0, self.w + left + r)
         else:
-            ch = np.minimum(rows + self.kh, t + self.h) - np.maximum(rows, t)
-            cw = np.minimum(cols + self.kw, left + self.w) - np.maximum(cols, left)
+            ch = taps(self.out_h, sh, self.kh, dh, t, t + self.h)
+            cw = taps(self.out_w, sw, self.kw, dw, left, left + self.w)
         return np.outer(ch, cw)
 
     def window(self, i: int, j: int) -> tuple[tuple[int, int, int], tuple[int, int, int]]:
@@ -663,9 +667,9 @@ POOL_KINDS = ("max", "avg")
 @irdl_op_definition
 class PoolOp(GraphOp):
     """Max or average pooling, channels last: [N, H, W, C] -> [N, OH, OW, C] over a KH x KW
-    window (`kernel`) with `strides`, `dilations` (max only) and `pads` (top, left, bottom,
-    right). Padding never wins a max; an average divides by the input elements under the
-    window, or with `count_include_pad` by the padded extent's. The result's OH, OW may exceed
+    window (`kernel`) with `strides`, `dilations` and `pads` (top, left, bottom, right). Padding
+    never wins a max; an average divides by the input elements under the window's taps, or with
+    `count_include_pad` by the taps inside the padded extent. The result's OH, OW may exceed
     the floor by one window (ceil mode) while that window starts inside the input or its pads.
 
     `graph.pool %x {kind = "max", kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>,
@@ -733,8 +737,6 @@ class PoolOp(GraphOp):
             raise VerifyException(
                 f"graph.pool: kernel {k}, strides {st}, dilations {dl} must lie in [1, 2^20], pads {pd} in [0, 2^20]"
             )
-        if self.kind.data == "avg" and dl != (1, 1):
-            raise VerifyException("graph.pool: an average pool has no dilation")
         if pd[0] >= k[0] * dl[0] or pd[2] >= k[0] * dl[0] or pd[1] >= k[1] * dl[1] or pd[3] >= k[1] * dl[1]:
             raise VerifyException(f"graph.pool: pads {pd} as large as the window: a window of padding only")
         floor = ConvGeometry(x[0], x[1], x[2], x[3], k[0], k[1], x[3], st, dl, pd, x[3])  # type: ignore[arg-type]

@@ -347,8 +347,6 @@ def _pool(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None
     if any(p >= k * d for p, k, d in zip(pads, kernel * 2, dil * 2, strict=True)):
         raise im.fail(f"pads {pads} as large as the {list(kernel)} window: a window of padding only")
     kind = "max" if node.op_type == "MaxPool" else "avg"
-    if kind == "avg" and any(d != 1 for d in dil):
-        raise im.fail(f"AveragePool with dilations {dil} is not supported")
     xn = channels_last(im, node.input[0])
     n, h, wd, c = xn.shape
     oh, ow = _as_2d(out, sp, 1)

@@ -53,7 +53,7 @@ class Net:
         p = [RNG.uniform(0.5, 1.5, c), shift, mean, RNG.uniform(0.5, 2, c)]
         return self.node("BatchNormalization", [x, *(self.init(a, "bn") for a in p)], epsilon=1e-5)
 
-    def model(self, out: str, out_shape: list[int]):
+    def model(self, out: str, out_shape: list[int], opset: int = 18):
         g = helper.make_graph(
             self.nodes,
             "cnn",
@@ -61,7 +61,7 @@ class Net:
             [helper.make_tensor_value_info(out, TensorProto.FLOAT, out_shape)],
             self.inits,
         )
-        return helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+        return helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
 
 
 def run(m) -> None:
@@ -132,6 +132,35 @@ def test_average_pool_counts_and_classifier_head() -> None:
     w, bias = net.init(RNG.standard_normal((10, 16)), "fc"), net.init(RNG.standard_normal(10), "fcb")
     y = net.node("Gemm", [f, w, bias], transB=1)
     run(net.model(y, [2, 10]))
+
+
+@pytest.mark.parametrize("include_pad", [0, 1])
+def test_dilated_average_pool_counts_its_taps(include_pad: int) -> None:
+    """A dilated window's divisor is the count of its taps inside the input (or the padded
+    extent), not of the span it covers; ceil mode adds a window that starts in the padding."""
+    net = Net([1, 4, 9, 9])
+    y = net.node(
+        "AveragePool",
+        ["x"],
+        kernel_shape=[3, 3],
+        strides=[2, 2],
+        dilations=[2, 2],
+        pads=[1, 1, 2, 2],
+        ceil_mode=1,
+        count_include_pad=include_pad,
+    )
+    run(net.model(y, [1, 4, 5, 5], opset=19))  # AveragePool's dilations: opset 19
+
+
+def test_three_d_pools_are_two_two_d_pools() -> None:
+    """Max then average over (D, H, W): each as a pool over (H, W) with the depth in the channels,
+    then one over depth; uneven strides and pads per axis, padding not counted."""
+    net = Net([1, 2, 6, 6, 6])
+    a = net.node("MaxPool", ["x"], kernel_shape=[2, 2, 2], strides=[2, 1, 2], pads=[0, 1, 0, 1, 0, 1])
+    y = net.node(
+        "AveragePool", [a], kernel_shape=[2, 3, 2], strides=[1, 2, 1], count_include_pad=0, pads=[1, 1, 0, 0, 1, 1]
+    )
+    run(net.model(y, [1, 2, 3, 3, 3]))
 
 
 def test_standalone_batch_norm_and_global_max_pool() -> None:
