@@ -8,19 +8,10 @@ import numpy as np
 import onnx
 
 from ipu.frontends.onnx_compose import Composer
-from ipu.frontends.onnx_import import Val, _Importer, _no_attrs, is_int, lowering
+from ipu.frontends.onnx_import import _Importer, _no_attrs, float_input, lowering
 
 SELU_ALPHA = 1.67326319217681884765625  # ONNX's defaults, as float32
 SELU_GAMMA = 1.05070102214813232421875
-
-
-def _float_input(im: _Importer, node: onnx.NodeProto) -> Val:
-    x = im.get(node.input[0])
-    if not isinstance(x, Val):
-        raise im.fail("constant input could not be folded")
-    if is_int(x.dtype):
-        raise im.fail(f"{node.op_type} of an integer tensor is not supported")
-    return x
 
 
 def _exp_minus_one(c: Composer, x: str, dt: type, scale: float = 1.0) -> str:
@@ -36,7 +27,7 @@ def _elu(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     """Elu: x for x >= 0, alpha (e^x - 1) below; Selu: gamma (x for x > 0, alpha (e^x - 1) at or below)."""
     selu = node.op_type == "Selu"
     _no_attrs(im, attrs, ("alpha", "gamma") if selu else ("alpha",))
-    x, dt = _float_input(im, node), None
+    x = float_input(im, node)
     dt = np.dtype(x.dtype).type
     alpha = float(attrs.get("alpha", SELU_ALPHA if selu else 1.0))  # type: ignore[arg-type]
     c = Composer(node)
@@ -53,7 +44,7 @@ def _elu(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
 def _celu(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     """max(0, x) + min(0, alpha (e^(x / alpha) - 1))."""
     _no_attrs(im, attrs, ("alpha",))
-    x = _float_input(im, node)
+    x = float_input(im, node)
     dt = np.dtype(x.dtype).type
     alpha = float(attrs.get("alpha", 1.0))  # type: ignore[arg-type]
     if alpha == 0.0:
@@ -68,7 +59,7 @@ def _celu(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None
 def _thresholded_relu(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     """x where x > alpha, else 0."""
     _no_attrs(im, attrs, ("alpha",))
-    x = _float_input(im, node)
+    x = float_input(im, node)
     dt = np.dtype(x.dtype).type
     c = Composer(node)
     cond = c.node("Greater", [node.input[0], c.const(np.array(float(attrs.get("alpha", 1.0)), dt))])  # type: ignore[arg-type]
@@ -79,7 +70,7 @@ def _thresholded_relu(im: _Importer, node: onnx.NodeProto, attrs: dict[str, obje
 def _shrink(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     """x + bias below -lambd, x - bias above lambd, 0 between."""
     _no_attrs(im, attrs, ("bias", "lambd"))
-    x = _float_input(im, node)
+    x = float_input(im, node)
     dt = np.dtype(x.dtype).type
     bias, lambd = float(attrs.get("bias", 0.0)), float(attrs.get("lambd", 0.5))  # type: ignore[arg-type]
     c = Composer(node)

@@ -40,6 +40,7 @@ from ipu.frontends.onnx_import import (
     _tt,
     _val_input,
     collapsed,
+    float_input,
     lowering,
     transpose_value,
 )
@@ -750,9 +751,7 @@ def _lp_pool(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> N
     that counts the padding, times the window size (`Composer`)."""
     allowed = ("kernel_shape", "strides", "pads", "auto_pad", "ceil_mode", "dilations", "p")
     _no_attrs(im, attrs, allowed)
-    x = _val_input(im, node)
-    if np.dtype(x.dtype).kind != "f":
-        raise im.fail(f"LpPool of {np.dtype(x.dtype)} values; floats only")
+    x = float_input(im, node)
     p = float(attrs.get("p", 2))  # type: ignore[arg-type]
     if p <= 0:
         raise im.fail(f"p = {p} must be positive")

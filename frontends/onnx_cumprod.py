@@ -9,7 +9,7 @@ import numpy as np
 import onnx
 
 from ipu.frontends.onnx_compose import Composer
-from ipu.frontends.onnx_import import Val, _Importer, _no_attrs, lowering
+from ipu.frontends.onnx_import import _Importer, _no_attrs, float_input, lowering
 
 
 def _shift(c: Composer, x: str, n: int, d: int, axis: int, rank: int, reverse: bool, dt: type) -> str:
@@ -25,11 +25,7 @@ def _shift(c: Composer, x: str, n: int, d: int, axis: int, rank: int, reverse: b
 @lowering("CumProd", since=26)
 def _cumprod(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     _no_attrs(im, attrs, ("exclusive", "reverse"))
-    x = im.get(node.input[0])
-    if not isinstance(x, Val):
-        raise im.fail("constant CumProd could not be folded")
-    if np.dtype(x.dtype).kind != "f":
-        raise im.fail(f"CumProd of {np.dtype(x.dtype)} values; floats only (an integer product can leave int32)")
+    x = float_input(im, node)  # an integer product could leave int32
     rank = len(x.shape)
     ax = np.asarray(im.const(node.input[1], "CumProd's axis")).reshape(-1)
     if ax.size != 1 or not -rank <= int(ax[0]) < rank:

@@ -769,7 +769,7 @@ class _Importer:
         cls = BINARY_OPS[kind]
         proven = interval(kind, bounds_of(a), bounds_of(b))  # a wide-int result proven to fit i32
         if copies and isinstance(b, Val):
-            proven = b.bounds if b.bounds is not None else INT32_RANGE
+            proven = b.bounds  # ones * b repeats b's values: never a new one
         sa, sb = (
             tuple(np.shape(a) if not isinstance(a, Val) else a.shape),
             tuple(np.shape(b) if not isinstance(b, Val) else b.shape),
@@ -796,7 +796,7 @@ class _Importer:
         bv = self.rhs_operand(b, av, shape, b_name)
         if kind in COMPARES:
             return Val(self.emit(cls(av.ssa, bv, _tt(collapsed(shape), np.bool_)), hint), shape, np.bool_)
-        if not fits_i32(proven):
+        if not fits_i32(proven) and not copies:
             self.check_int_op(kind, av.dtype)
         narrow = np.dtype(av.dtype) in NARROW_INTS
         wrap = kind in WRAPPING and narrow and not negate
@@ -806,7 +806,7 @@ class _Importer:
         if negate:
             r = self.scale(r, -1.0, None if narrow else hint)
             r = self.wrap(r, hint) if narrow else r
-        if fits_i32(proven) and not narrow and not (copies and isinstance(b, Val) and b.bounds is None):
+        if fits_i32(proven) and not narrow:
             r = Val(r.ssa, r.shape, r.dtype, proven)
         return r
 
@@ -980,6 +980,14 @@ def _val_input(im: _Importer, node: onnx.NodeProto, i: int = 0) -> Val:
     x = im.get(node.input[i])
     if not isinstance(x, Val):
         raise im.fail(f"input '{node.input[i]}' is a constant where a computed tensor was expected")
+    return x
+
+
+def float_input(im: _Importer, node: onnx.NodeProto, i: int = 0) -> Val:
+    """Input `i` of `node`, computed and of a float type (for lowerings of float-only operators)."""
+    x = _val_input(im, node, i)
+    if np.dtype(x.dtype).kind != "f":
+        raise im.fail(f"{node.op_type} of {np.dtype(x.dtype)} values; floats only")
     return x
 
 

@@ -8,23 +8,14 @@ import numpy as np
 import onnx
 
 from ipu.frontends.onnx_compose import Composer
-from ipu.frontends.onnx_import import Val, _Importer, _no_attrs, lowering
-
-
-def _float_val(im: _Importer, node: onnx.NodeProto) -> Val:
-    x = im.get(node.input[0])
-    if not isinstance(x, Val):
-        raise im.fail("constant input could not be folded")
-    if np.dtype(x.dtype).kind != "f":
-        raise im.fail(f"{node.op_type} of {np.dtype(x.dtype)} values; floats only")
-    return x
+from ipu.frontends.onnx_import import _Importer, _no_attrs, float_input, lowering
 
 
 @lowering("LpNormalization")
 def _lp_normalization(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     """x / ||x||_p along `axis` (p 1 or 2); a line whose norm is 0 stays 0 (ONNX's reference)."""
     _no_attrs(im, attrs, ("axis", "p"))
-    x = _float_val(im, node)
+    x = float_input(im, node)
     p, axis = int(attrs.get("p", 2)), int(attrs.get("axis", -1))  # type: ignore[call-overload]
     if p not in (1, 2):
         raise im.fail(f"p = {p}: ONNX defines p = 1 or 2")
@@ -43,7 +34,7 @@ def _lrn(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     """x / (bias + alpha / size * sum of x^2 over channels [c - (size-1)//2, c + size//2... ])^beta
     over `[N, C, ...]`: the squares padded with zeros along C and the `size` shifted windows added."""
     _no_attrs(im, attrs, ("alpha", "beta", "bias", "size"))
-    x = _float_val(im, node)
+    x = float_input(im, node)
     if "size" not in attrs:
         raise im.fail("LRN needs its size attribute")
     size = int(attrs["size"])  # type: ignore[call-overload]

@@ -4,6 +4,8 @@ provenance; the interior ops nothing reads any more go)."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from xdsl.dialects import builtin, func
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr
@@ -14,6 +16,8 @@ from xdsl.rewriter import InsertPoint
 from ipu.dialects import graph
 
 PROVENANCE = ("onnx.node",)  # attributes the fused op inherits from the chain's root
+VIEW_OPS = (graph.TransposeOp, graph.ReshapeOp)  # ops that move elements, computing none
+MAX_VIEW_ELEMENTS = 1 << 24  # a view chain over more elements is left alone (its index map would be large)
 
 
 def splat(v: SSAValue) -> float | None:
@@ -121,7 +125,23 @@ def shared_param(rewriter: PatternRewriter, op: Operation, name: str, values: np
     return new.result
 
 
+def composite(src: SSAValue, chain: list[Operation]) -> np.ndarray:
+    """Where each element of the chain's result comes from, as flat indices into `src`: the
+    chain's transposes and reshapes replayed on element indices (any other op, such as a scalar
+    scale, moves no element)."""
+    a = np.arange(math.prod(shape(src)), dtype=np.int64).reshape(shape(src))
+    for o in chain:
+        if isinstance(o, graph.TransposeOp):
+            a = np.transpose(a, tuple(o.perm.get_values()))
+        elif isinstance(o, graph.ReshapeOp):
+            a = a.reshape(shape(o.results[0]))
+    return a
+
+
 __all__ = [
+    "MAX_VIEW_ELEMENTS",
+    "VIEW_OPS",
+    "composite",
     "erase_dead",
     "mul_leaves",
     "near",

@@ -34,13 +34,21 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 from xdsl.rewriter import InsertPoint
 
 from ipu.dialects import graph
-from ipu.transforms.graph.graph_match import producer, replace_root, shape, shared_param, sole_use, splat
+from ipu.transforms.graph.graph_match import (
+    MAX_VIEW_ELEMENTS,
+    VIEW_OPS,
+    composite,
+    producer,
+    replace_root,
+    shape,
+    shared_param,
+    sole_use,
+    splat,
+)
 
 MASKED = -1e4
 """A mask value at or below this (after the scale) removes the key (float16's and float32's most
 negative finite values and -inf all qualify)."""
-
-MAX_VIEW_ELEMENTS = 1 << 22  # an operand larger than this is not traced through its views
 
 
 def mask_kind(m: np.ndarray, s: int, sk: int, visible_is_true: bool | None) -> str | None:
@@ -121,7 +129,7 @@ def trace_heads(v: SSAValue, want: tuple[int, int, int], transposed: bool = Fals
     of, or the `[S, H*D]` rows it splits into heads."""
     chain: list[Operation] = []
     cur = v
-    while isinstance(cur.owner, (graph.ReshapeOp, graph.TransposeOp)) or (
+    while isinstance(cur.owner, VIEW_OPS) or (
         isinstance(cur.owner, (graph.MulOp, graph.DivOp)) and _scale_of(cur.owner) is not None
     ):
         chain.insert(0, cur.owner)
@@ -134,16 +142,8 @@ def trace_heads(v: SSAValue, want: tuple[int, int, int], transposed: bool = Fals
         src = _data(chain[k]) if k < len(chain) else v
         if math.prod(shape(src)) != n:
             continue
-        a = np.arange(n).reshape(shape(src))
-        factor = 1.0
-        for o in chain[k:]:
-            if isinstance(o, graph.TransposeOp):
-                a = np.transpose(a, tuple(o.perm.get_values()))
-            elif isinstance(o, graph.ReshapeOp):
-                a = a.reshape(shape(o.result))
-            else:
-                factor *= _scale_of(o)  # type: ignore[operator]
-        a = a.reshape((h, d, s) if transposed else want)
+        factor = math.prod(_scale_of(o) or 1.0 for o in chain[k:] if not isinstance(o, VIEW_OPS))
+        a = composite(src, chain[k:]).reshape((h, d, s) if transposed else want)
         if transposed:
             a = a.transpose(0, 2, 1)
         if np.array_equal(a.reshape(-1), np.arange(n)):

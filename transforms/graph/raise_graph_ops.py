@@ -34,6 +34,9 @@ from xdsl.rewriter import InsertPoint
 
 from ipu.dialects import graph
 from ipu.transforms.graph.graph_match import (
+    MAX_VIEW_ELEMENTS,
+    VIEW_OPS,
+    composite,
     erase_dead,
     mul_leaves,
     near,
@@ -351,22 +354,6 @@ class RaiseRotateHalf(RewritePattern):
         replace_root(rewriter, op, graph.MatmulOp(x, w, op.result.type))
 
 
-VIEW_OPS = (graph.TransposeOp, graph.ReshapeOp)
-MAX_VIEW_ELEMENTS = 1 << 24  # a chain over more elements is left alone (its index map would be large)
-
-
-def _composite(src: SSAValue, chain: list[Operation]) -> np.ndarray:
-    """Where each element of the chain's result comes from, as flat indices into `src`."""
-    a = np.arange(math.prod(shape(src)), dtype=np.int64).reshape(shape(src))
-    for o in chain:
-        a = (
-            np.transpose(a, tuple(o.perm.get_values()))
-            if isinstance(o, graph.TransposeOp)
-            else a.reshape(shape(o.results[0]))
-        )
-    return a
-
-
 @dataclass
 class FoldViewChain(RewritePattern):
     """A chain of transposes and reshapes that leaves every element where it was (a layout
@@ -388,7 +375,7 @@ class FoldViewChain(RewritePattern):
         for k in range(len(chain) - 1):  # the furthest source first
             src = chain[k].operands[0]
             n = math.prod(shape(src))
-            if n > MAX_VIEW_ELEMENTS or not np.array_equal(_composite(src, chain[k:]).reshape(-1), np.arange(n)):
+            if n > MAX_VIEW_ELEMENTS or not np.array_equal(composite(src, chain[k:]).reshape(-1), np.arange(n)):
                 continue
             if shape(src) == shape(res):
                 below = op.operands[0].owner

@@ -177,10 +177,15 @@ def uneven_split_layouts(a: tuple[int, ...], r: tuple[int, ...], tiles: int) -> 
         block_r = block_a * inner_a // inner_r
         if -(-r[rx] // block_r) != used:
             continue
-        la = Layout(a, (used,), tuple((0,) if i == ax else () for i in range(len(a))))
-        lr = Layout(r, (used,), tuple((0,) if i == rx else () for i in range(len(r))))
-        la = Layout(a, la.grid, la.split, align=tuple(block_a if i == ax else 1 for i in range(len(a))))
-        lr = Layout(r, lr.grid, lr.split, align=tuple(block_r if i == rx else 1 for i in range(len(r))))
+        la, lr = (
+            Layout(
+                sh,
+                (used,),
+                tuple((0,) if i == x else () for i in range(len(sh))),
+                align=tuple(blk if i == x else 1 for i in range(len(sh))),
+            )
+            for sh, x, blk in ((a, ax, block_a), (r, rx, block_r))
+        )
         if la.block_size(ax) == block_a and lr.block_size(rx) == block_r:
             return la, lr
     return None
