@@ -228,6 +228,37 @@ def _amp_matmul(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | 
     return res if acc is None else acc.reshape(count, m, n) + res
 
 
+def conv_window(p: Params) -> tuple[Any, Any, Any, Any]:
+    """(sh, sw, dh, dw) of an `amp_conv` call, packed in its `window` parameter a byte each."""
+    w = p["window"]
+    return w & 0xFF, (w >> 8) & 0xFF, (w >> 16) & 0xFF, (w >> 24) & 0xFF
+
+
+def pack_conv_window(strides: tuple[int, ...], dilations: tuple[int, ...]) -> int:
+    """`amp_conv`'s `window` parameter: strides and dilations (each in [1, 255]) a byte each."""
+    return strides[0] | strides[1] << 8 | dilations[0] << 16 | dilations[1] << 24
+
+
+def _conv_patch(p: Params) -> tuple[Any, Any]:
+    """(rows, width) of an `amp_conv` patch: the reach of the kernel over the output block."""
+    sh, sw, dh, dw = conv_window(p)
+    return (p["oh"] - 1) * sh + (p["kh"] - 1) * dh + 1, (p["ow"] - 1) * sw + (p["kw"] - 1) * dw + 1
+
+
+def _amp_conv(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
+    n, c, oh, ow, o, kh, kw = (p[k] for k in ("n", "c", "oh", "ow", "o", "kh", "kw"))
+    sh, sw, dh, dw = conv_window(p)
+    rows, wp = _conv_patch(p)
+    x = ins[0].reshape(count, n, rows, wp, c)
+    w = ins[1].reshape(count, kh * kw, c, o)
+    out = np.zeros((count, n * oh * ow, o), np.float32)
+    for i in range(kh):
+        for j in range(kw):
+            win = x[:, :, i * dh : i * dh + sh * (oh - 1) + 1 : sh, j * dw : j * dw + sw * (ow - 1) + 1 : sw, :]
+            out += matmul(win.reshape(count, n * oh * ow, c), w[:, i * kw + j])
+    return out.reshape(count, -1)
+
+
 def _zero(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
     # 0 in every dtype; a broadcast constant, which the emulator writes as one fill
     return np.broadcast_to(np.int32(0), (count, p["elements"]))
@@ -661,6 +692,38 @@ def _amp(name: str, out: Operand) -> Kernel:
     )
 
 
+_CONV_PARAMS = (*(Param(k) for k in ("n", "c", "oh", "ow", "o", "kh", "kw")), Param("window", "index"))
+
+
+def _conv_rule(p: Params) -> Any:
+    """Strides and dilations, a byte each of `window`, are positive."""
+    return np.any(np.stack([np.asarray(v) < 1 for v in conv_window(p)]), axis=0)
+
+
+def _amp_conv_kernel() -> Kernel:
+    """out[n, oh, ow, o] = sum over kernel positions (i, j) of the patch's window at rows
+    y sh + i dh and columns x sw + j dw times filters[i kw + j] ([c, o]), fp32 accumulation.
+    The patch [n, rows, wp, c] is the zero-padded input a tile's output rows reach, halo
+    included: rows = (oh - 1) sh + (kh - 1) dh + 1 and wp = (ow - 1) sw + (kw - 1) dw + 1. The
+    filters [kh kw, c, o] lie in interleaved memory; `window` packs sh | sw << 8 | dh << 16 |
+    dw << 24. Cost: `Target.amp_conv_cycles` (PC 2), each of the n oh output rows a segment."""
+
+    def patch_elements(p: Params) -> Any:
+        rows, wp = _conv_patch(p)
+        return p["n"] * rows * wp * p["c"]
+
+    return Kernel(
+        "amp_conv",
+        out=_out(lambda p: p["n"] * p["oh"] * p["ow"] * p["o"]),
+        ins=(_in(patch_elements), _in(lambda p: p["kh"] * p["kw"] * p["c"] * p["o"])),
+        params=_CONV_PARAMS,
+        cycles_fn=lambda t, p, e: t.amp_conv_cycles(p["n"] * p["oh"], p["ow"], p["c"], p["o"], p["kh"], p["kw"]),
+        run=_amp_conv,
+        rule=_conv_rule,
+        amp=True,
+    )
+
+
 def _binary(
     name: str,
     f: Callable[[np.ndarray, np.ndarray], np.ndarray],
@@ -1055,6 +1118,8 @@ _ALL: tuple[Kernel, ...] = (
         rule=lambda p: _valid_rule(p) | (p["flags"] > 3),
         ints=True,
     ),
+    # a convolution's partials over kernel positions (appended: the ABI keeps earlier indices)
+    _amp_conv_kernel(),
 )
 
 KERNELS: dict[str, Kernel] = {k.name: k for k in _ALL}

@@ -657,6 +657,15 @@ class ConvGeometry:
         return (r0, r0 + sh * (self.out_h - 1) + 1, sh), (c0, c0 + sw * (self.out_w - 1) + 1, sw)
 
     @property
+    def on_amp(self) -> bool:
+        """Whether the conv plan family takes it as it is: one group of at least 16 input channels
+        (an even count) and strides and dilations below 256, which the AMP contracts at every
+        kernel position. Fewer channels fold the
+        kernel positions into the contraction and grouped filters expand: `expand-windows`."""
+        small = max(self.strides + self.dilations) < 256  # a byte each in the kernel's call
+        return self.groups == 1 and self.c >= 16 and self.c % 2 == 0 and self.out is None and small
+
+    @property
     def macs(self) -> int:
         return self.n * self.out_h * self.out_w * self.o * self.kh * self.kw * (self.c // self.groups)
 

@@ -24,6 +24,10 @@ from ipu.abi.arrays import lex_order
 from ipu.abi.tables import MOVE, SLICE
 from ipu.abi.transfers import tile_words
 
+Windows = tuple[tuple[int, int, int] | None, ...]
+"""Per destination axis, (step, lo, extent) of every block's source range, or None (see
+`conversion_records`)."""
+
 
 def ceil_div(a: int, b: int) -> int:
     return -(-a // b)
@@ -148,6 +152,29 @@ class Layout:
 
 def as_2d(shape: tuple[int, ...]) -> tuple[int, int]:
     return (1, shape[0]) if len(shape) == 1 else (math.prod(shape[:-1]), shape[-1])
+
+
+def conv_patch(
+    x_shape: tuple[int, ...],
+    result: Layout,
+    kernel: tuple[int, int],
+    strides: tuple[int, ...],
+    dilations: tuple[int, ...],
+    pads: tuple[int, ...],
+) -> tuple[Layout, Windows]:
+    """The patch each tile of a `plan.conv` receives: for its block of the result [N, OH, OW, O]
+    (`result`, on a (batch, rows, output channels, input channels) grid) the zero-padded input
+    rows and columns its output rows reach, halo included, and its input-channel block. Returned
+    as a layout of [N, row blocks x rows, width, C] on the result's grid and the windows that
+    place each row block at its output rows' first input row (`conversion_records`)."""
+    n, _, _, c = x_shape
+    (kh, kw), (sh, sw), (dh, dw) = kernel, strides, dilations
+    bh, ow = result.block_size(1), result.shape[2]
+    rows = (bh - 1) * sh + (kh - 1) * dh + 1
+    width = (ow - 1) * sw + (kw - 1) * dw + 1
+    gh = result.grid[1]
+    lay = Layout((n, gh * rows, width, c), result.grid, ((0,), (1,), (), (3,)), -1, result.first_tile)
+    return lay, (None, (bh * sh, -pads[0], rows), (0, -pads[1], width), None)
 
 
 def _ranges(lay: Layout) -> list[np.ndarray]:
@@ -368,22 +395,28 @@ def conversion_transfers(
     perm: tuple[int, ...] | None = None,
     offset: tuple[int, ...] | None = None,
     clip: bool = False,
+    windows: Windows | None = None,
 ) -> np.ndarray:
     """Transfer families (ipu.abi.tables.MOVE) that rebuild `dst` from `src`: the records of
     `conversion_records` folded into families, int64 [n, 13], read-only (memoized)."""
-    recs, src_stride, dst_stride = conversion_records(src, dst, src_esize, dst_esize, perm, offset, clip)
+    recs, src_stride, dst_stride = conversion_records(src, dst, src_esize, dst_esize, perm, offset, clip, windows)
     table = _fold(recs, src_stride, dst_stride)
     table.setflags(write=False)
     return table
 
 
 def conversion_load(
-    src: Layout, dst: Layout, esize: int, perm: tuple[int, ...] | None, tiles: int
+    src: Layout,
+    dst: Layout,
+    esize: int,
+    perm: tuple[int, ...] | None,
+    tiles: int,
+    windows: Windows | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(words sent, words received) per tile by the move that rebuilds `dst` from `src`, a
     multicast run sent once: the endpoint loads of `conversion_transfers`' table, from its
     records (folding them changes no member)."""
-    recs, _, _ = conversion_records(src, dst, esize, esize, perm)
+    recs, _, _ = conversion_records(src, dst, esize, esize, perm, None, windows is not None, windows)
     run, i = _ragged(recs[:, 3])  # every destination of each record's multicast run
     r = recs[run]
     return tile_words(r[:, 0], r[:, 2] + i * r[:, 4], r[:, 6] * r[:, 7], i == 0, tiles)
@@ -397,6 +430,7 @@ def conversion_records(
     perm: tuple[int, ...] | None = None,
     offset: tuple[int, ...] | None = None,
     clip: bool = False,
+    windows: Windows | None = None,
 ) -> tuple[np.ndarray, int, int]:
     """The multicast records (source tile, source offset, first destination tile, destinations,
     destination tile step, destination offset, rows, words), int64 [n, 8], that rebuild `dst`
@@ -411,6 +445,11 @@ def conversion_records(
     model share most conversions, and the selected finalist is mapped once more after
     selection). With `clip` the window may reach outside the source (offsets of any sign): only
     the destination elements it overlaps are written.
+
+    `windows` (with `clip`) gives destination axis i's blocks their own extents instead of a
+    partition of the axis: part k covers source coordinates [k step + lo, k step + lo + extent)
+    for `(step, lo, extent)` (None: the layout's own blocks). Blocks may overlap and reach
+    outside the source: a convolution's input patches, each with its halo and zero padding.
 
     One record per (destination block, overlapping source block, leading index, partial,
     multicast run of the block's holders), built as arrays by ragged expansion axis by axis;
@@ -454,6 +493,15 @@ def conversion_records(
     d_acc = np.zeros(len(key), np.int64)
     h_acc = np.zeros(len(key), np.int64)
     nrows = words = np.zeros(len(key), np.int64)
+    if windows is not None:
+        if len(windows) != r or len(dst.shape) != r or not clip:
+            raise ValueError(
+                f"conversion {src.shape} -> {dst.shape}: windows {windows} need one entry an axis and clip"
+            )
+        for i, wnd in enumerate(windows):
+            if wnd is not None:
+                lo_w = np.arange(len(d_ranges[i]), dtype=np.int64) * wnd[0] + wnd[1]
+                d_ranges[i] = np.stack([lo_w, lo_w + wnd[2]], axis=1)
     for i in range(r):
         s_rng, a = s_ranges[perm[i]], perm[i]
         dp, sp, lo, hi = overlap_pairs(s_rng, d_ranges[i], off[i])

@@ -47,13 +47,13 @@ from xdsl.printer import Printer
 from xdsl.traits import HasParent, IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
-from ipu.abi.kernels import UNARY_KERNELS
+from ipu.abi.kernels import UNARY_KERNELS, pack_conv_window
 from ipu.dialects.exact_init import ExactInit
-from ipu.dialects.layout import Layout
+from ipu.dialects.layout import Layout, Windows, conv_patch
 from ipu.dialects.repeat import RepeatBase
 from ipu.dialects.shared import GaussianAttr, LayoutAttr, format_ints, parse_ints
 
-CHOICE_GRID_RANK = {"gemm": 3, "gemm_serial": 2, "attention": 4, "gather": 2}
+CHOICE_GRID_RANK = {"gemm": 3, "gemm_serial": 2, "attention": 4, "gather": 2, "conv": 4}
 WEIGHT_MODES = ("resident", "fetched")
 
 
@@ -63,7 +63,8 @@ class ChoiceAttr(ParametrizedAttribute):
     `#plan.choice<gemm, grid = [4, 4, 1], weight = resident>`,
     `#plan.choice<gemm_serial, grid = [2, 8], k_steps = 4>`,
     `#plan.choice<attention, grid = [1, 4, 16, 1], key_block = 64>`,
-    `#plan.choice<gather, grid = [4, 4]>` (table row blocks, column blocks).
+    `#plan.choice<gather, grid = [4, 4]>` (table row blocks, column blocks),
+    `#plan.choice<conv, grid = [1, 8, 4, 1]>` (batch, output row, output and input channel blocks).
     `weight` (gemm with a parameter rhs; empty: the planner's rule), `k_steps` and `key_block`
     (0: derived from the grid) are optional."""
 
@@ -297,6 +298,88 @@ class SerialGemmOp(IRDLOperation):
             raise VerifyException("plan.gemm_serial: result must be split [[0], [1]] over a 2-d grid")
         if self.k_steps.value.data < 1:
             raise VerifyException("plan.gemm_serial: k_steps must be positive")
+
+
+def conv_kernel_params(
+    patch: Layout, result: Layout, kernel: Sequence[int], strides: Sequence[int], dilations: Sequence[int]
+) -> dict[str, int]:
+    """The `amp_conv` parameters of a `plan.conv` tile: its patch block [n, rows, wp, c] and its
+    result block [n, oh, OW, o]."""
+    n, _, _, c = patch.block
+    return {
+        "n": n, "c": c, "oh": result.block[1], "ow": result.shape[2], "o": result.block[3],
+        "kh": kernel[0], "kw": kernel[1], "window": pack_conv_window(tuple(strides), tuple(dilations)),
+    }  # fmt: skip
+
+
+@irdl_op_definition
+class ConvOp(IRDLOperation):
+    """A convolution on the AMP, channels last (`graph.conv` with one group): input [N, H, W, C],
+    filters [KH, KW, C, O], result [N, OH, OW, O]. The grid's four dimensions split the batch,
+    the output rows, the output channels and the input channels (a split contraction gives
+    partial sums over dimension 3). The input is read from wherever it lives: each tile receives
+    the zero-padded input rows its output rows reach, halo included (`conv_patch`), and loops
+    the kernel positions (`amp_conv`); the filters (split as the channels, replicated over the
+    batch and rows) and the result live in interleaved memory.
+
+    `%y = plan.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>,
+    pads = array<i64: 1, 1, 1, 1>} : (…) -> !plan.tensor<…>`"""
+
+    name = "plan.conv"
+    input = operand_def(AnyPlan)
+    filters = operand_def(AnyPlan)
+    result = result_def(AnyPlan)
+    strides = attr_def(DenseArrayBase)
+    dilations = attr_def(DenseArrayBase)
+    pads = attr_def(DenseArrayBase)
+    graph_value = _value_attr()
+    traits = traits_def(Pure())
+    assembly_format = "$input `,` $filters attr-dict `:` `(` type($input) `,` type($filters) `)` `->` type($result)"
+
+    def window(self) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+        """(strides, dilations, pads): two, two and four (top, left, bottom, right) values."""
+        return tuple(self.strides.get_values()), tuple(self.dilations.get_values()), tuple(self.pads.get_values())
+
+    def patch(self) -> tuple[Layout, Windows]:
+        """The patch layout each tile receives and the windows placing it (`conv_patch`)."""
+        st, dl, pd = self.window()
+        return conv_patch(
+            self.input.type.layout.shape, self.result.type.layout, self.filters.type.shape[:2], st, dl, pd
+        )
+
+    def kernel_params(self) -> dict[str, int]:
+        """One tile's `amp_conv` parameters."""
+        st, dl, _ = self.window()
+        return conv_kernel_params(self.patch()[0], self.result.type.layout, self.filters.type.shape[:2], st, dl)
+
+    def verify_(self) -> None:
+        x, f, r = self.input.type.layout, self.filters.type.layout, self.result.type.layout
+        if len(x.shape) != 4 or len(f.shape) != 4 or len(r.shape) != 4:
+            raise VerifyException("plan.conv: input, filters and result must be rank 4 (NHWC, HWIO, NHWC)")
+        st, dl, pd = self.window()
+        if len(st) != 2 or len(dl) != 2 or len(pd) != 4 or min(st + dl) < 1 or min(pd) < 0:
+            raise VerifyException("plan.conv: strides and dilations take 2 positive values, pads 4 non-negative")
+        n, h, w, c = x.shape
+        kh, kw, fc, o = f.shape
+        oh = (h + pd[0] + pd[2] - dl[0] * (kh - 1) - 1) // st[0] + 1
+        ow = (w + pd[1] + pd[3] - dl[1] * (kw - 1) - 1) // st[1] + 1
+        if fc != c or r.shape != (n, oh, ow, o):
+            raise VerifyException(f"plan.conv: {x.shape} * {f.shape} gives [{n}, {oh}, {ow}, {o}], not {list(r.shape)}")
+        if len(r.grid) != 4 or r.split != ((0,), (1,), (), (2,)) or r.partial != (3 if r.grid[3] > 1 else -1):
+            raise VerifyException(
+                "plan.conv: the result splits batch, rows and output channels over grid dimensions 0, 1 and 2, "
+                "with partial sums over dimension 3 when it splits the input channels"
+            )
+        if f.grid != r.grid or f.first_tile != r.first_tile or f.split != ((), (), (3,), (2,)) or f.partial >= 0:
+            raise VerifyException("plan.conv: the filters split input and output channels over the result's grid")
+        if c % r.grid[3] or (c // r.grid[3]) % 2 or f.block[3] != r.block[3]:
+            raise VerifyException(
+                f"plan.conv: {r.grid[3]} input channel blocks of {c} must be even, and the filters' output blocks "
+                "the result's"
+            )
+        for v in (self.filters, self.result):
+            if v.type.layout_attr.memory.data != "interleaved":
+                raise VerifyException("plan.conv: AMP filters and result live in interleaved memory")
 
 
 @irdl_op_definition
@@ -934,6 +1017,7 @@ Plan = Dialect(
         ParameterOp,
         GemmOp,
         SerialGemmOp,
+        ConvOp,
         ReduceOp,
         RearrangeOp,
         UnaryOp,

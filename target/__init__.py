@@ -130,6 +130,37 @@ class Target:
             + go * (c["amp_first_out_group"] + passes * (c["amp_first_pass"] + load + first))
         )
 
+    def amp_conv_cycles(self, segments: int, width: int, k: int, n: int, kh: int, kw: int) -> int:
+        """AMP convolution partials on one tile (PC 2, PopLibs' ConvPartialnx1): `segments` output
+        rows of `width` pixels, k input and n output channels, a kh x kw kernel. The 1x1 vertex's
+        structure (`amp_matmul_cycles`) with one pass per kernel position inside each output
+        group: the first position of the first input group zeroes the partials, every later one
+        accumulates; the inner loop pays 14 per kernel row and 12 per position, and each worker
+        16 more for every output row segment past its first."""
+        c = self.costs
+        w = c["workers"]
+        units = c["amp_conv_units"]
+        gi = -(-k // c["amp_in_chans"])
+        go = -(-n // c["amp_out_chans"])
+        passes = -(-c["amp_out_chans"] // units)
+        load = units * c["amp_in_chans"] * 2 // c["amp_coeff_load_bytes_per_cycle"]
+        m = segments * width
+        seg = w * c["amp_segment"] * max(0, -(-segments // w) - 1)
+        first = self._amp_inner(m, zeroing=True) + seg
+        later = self._amp_inner(m, zeroing=False) + seg
+        pos = kh * kw
+        kernel = kh * c["amp_kernel_row"] + pos * c["amp_kernel_position"]
+        step = passes * (c["amp_pass"] + load + later)  # one later kernel position of an output group
+        return (
+            c["amp_supervisor"]
+            + w * (c["amp_retention"] + c["amp_retention_per_group"] * (gi - 1))
+            + c["amp_group_entry"]
+            + (gi - 1) * (c["amp_in_group"] + kernel + go * (c["amp_out_group"] + pos * step))
+            + c["amp_first_in_group"]
+            + kernel
+            + go * (c["amp_first_out_group"] + passes * (c["amp_first_pass"] + load + first) + (pos - 1) * step)
+        )
+
     def _row(self, op: str, esize: int) -> tuple[int, int]:
         """(cycles, elements) of one loop of elementwise op `op` (the [elementwise] table)."""
         r = self.elementwise[op]

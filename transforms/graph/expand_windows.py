@@ -294,9 +294,12 @@ class ExpandConv(RewritePattern):
     """One `graph.conv` into windows, matmuls (or multiplies) and adds; see the module docstring."""
 
     names: _Names = field(default_factory=_Names)
+    expand_all: bool = False  # also the convolutions the conv plan family takes (`ConvGeometry.on_amp`)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: graph.ConvOp, rewriter: PatternRewriter) -> None:
+        if op.geometry().on_amp and not self.expand_all:
+            return
         e = _Emitter(rewriter, op, self.names)
         _replace(rewriter, op, e, _expand(e, op.geometry()))
 
@@ -315,14 +318,18 @@ class ExpandPool(RewritePattern):
 
 @dataclass(frozen=True)
 class ExpandWindowsPass(ModulePass):
-    """Rewrite every `graph.conv` and `graph.pool` into ops the planner has families for."""
+    """Rewrite every `graph.pool`, and each `graph.conv` the conv plan family does not take
+    (grouped, depthwise, fewer than 16 input channels), into ops the planner has families for;
+    `expand_all` rewrites every convolution (the conv family then plans none)."""
 
     name = "expand-windows"
+    expand_all: bool = False
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         expect_level(op, self.name, ("graph",))
         names = _Names()  # shared: one pass run's view of each function's parameter symbols
         walker = PatternRewriteWalker(
-            GreedyRewritePatternApplier([ExpandConv(names), ExpandPool(names)]), apply_recursively=False
+            GreedyRewritePatternApplier([ExpandConv(names, self.expand_all), ExpandPool(names)]),
+            apply_recursively=False,
         )
         walker.rewrite_module(op)

@@ -30,6 +30,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     StringAttr,
     TensorType,
+    UnitAttr,
     UnrealizedConversionCastOp,
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
@@ -451,6 +452,27 @@ class MapGemm(RewritePattern):
         _replace_by_run(rewriter, op, "amp_matmul", m=a_l.block[0], k=a_l.block[1], n=b_l.block[1])
 
 
+class MapConv(RewritePattern):
+    """A convolution's patch move (each tile's input rows, halo included, zero-filled first for
+    the padding: `conv_patch`), then `amp_conv` over the kernel positions."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: plan.ConvOp, rewriter: PatternRewriter) -> None:
+        casts, (x, w) = _as_buffers([op.input, op.filters])
+        patch, windows = op.patch()
+        es = x.type.esize
+        table = conversion_transfers(op.input.type.layout, patch, es, es, None, None, True, windows)
+        patch_t = tilemap.BufferType(patch.block, x.type.element_type, patch.first_tile, patch.tiles, "standard")
+        mv = tilemap.MoveOp.create(
+            operands=[x],
+            result_types=[patch_t],
+            attributes={"transfers": table_attr(table, MOVE), "reason": StringAttr("halo"), "zero_fill": UnitAttr()},
+        )
+        mv.results[0].name_hint = f"{op.result.name_hint or 'conv'}_patch"
+        r = _run("amp_conv", [mv.results[0], w], buffer_type(op.result.type), **op.kernel_params())
+        _replace(rewriter, op, [*casts, mv, r], [_named(r, op.result.name_hint)])
+
+
 class MapBinary(RewritePattern):
     """Elementwise binary kernels; the rhs is the same block or a row broadcast over it."""
 
@@ -794,6 +816,7 @@ PATTERNS: tuple[RewritePattern, ...] = (
     MapReshape(),
     MapElementwise(plan.CastOp, lambda _: "copy"),
     MapGemm(),
+    MapConv(),
     MapBinary(),
     MapSelect(),
     MapTranspose(),

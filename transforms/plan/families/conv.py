@@ -1,0 +1,259 @@
+"""The convolution family: `graph.conv` with one group and at least 16 input channels as an
+implicit GEMM on the AMP, the way PopLibs plans it (`plan.conv`, with `plan.reduce` summing an
+input-channel split's partials). The grid splits the batch, the output rows, the output channels
+and the input channels (PopLibs' batchSplit, fieldSplit, outChanSplit and inChanSplit); each
+tile receives the input rows its output rows reach, halo included, in one exchange and loops
+the kernel positions (`amp_conv`). The filters are stored once, spread over the grid, and
+fetched into place before each run (PopLibs keeps them in the convolution's own layout and
+broadcasts them over the field split the same way). Its decision point is the grid,
+`#plan.choice<conv, grid = [batch, rows, out channels, in channels]>`.
+
+Grouped, depthwise and few-channel convolutions are rewritten by `expand-windows` before
+planning (`ConvGeometry.on_amp` says which are planned here)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from xdsl.dialects import builtin
+from xdsl.dialects.builtin import DenseArrayBase, TensorType, i64
+from xdsl.ir import Operation
+from xdsl.utils.exceptions import DiagnosticException
+
+from ipu.abi.kernels import KERNELS
+from ipu.dialects import graph, plan
+from ipu.dialects.layout import Layout, conv_patch, conversion_load
+from ipu.target import Target
+from ipu.transforms.plan.budget import TargetMemo, divisor_like, op_budget
+from ipu.transforms.plan.families.base import DecisionFamily, Decisions, OpCost, check_tiles, grid_text
+from ipu.transforms.plan.families.gemm import block_parts
+from ipu.transforms.plan.layouts import plan_type
+from ipu.transforms.plan.pricing import esize_of
+from ipu.transforms.plan.state import Planner, describe, value_name
+
+Grid = tuple[int, int, int, int]
+
+# ---------------------------------------------------------------- layouts
+
+
+@dataclass(frozen=True)
+class ConvLayouts:
+    """The layouts one grid emits (the plan is priced from these)."""
+
+    filters: Layout  # [KH, KW, C, O]: input and output channels split, replicated over batch and rows
+    home: Layout  # the filters stored once, spread over the grid
+    partial: Layout  # the conv's result (partial over grid dimension 3 when the input channels split)
+    result: Layout  # after plan.reduce (== partial without a channel split)
+
+
+def conv_layouts(geo: graph.ConvGeometry, grid: Grid, first_tile: int = 0) -> ConvLayouts:
+    gn, gh, go, gc = grid
+    out = (geo.n, geo.out_h, geo.out_w, geo.o)
+    f_shape = (geo.kh, geo.kw, geo.c, geo.o)
+    partial = Layout(out, grid, ((0,), (1,), (), (2,)), 3 if gc > 1 else -1, first_tile)
+    result = Layout(out, grid, ((0,), (1, 3), (), (2,)), -1, first_tile) if gc > 1 else partial
+    filters = Layout(f_shape, grid, ((), (), (3,), (2,)), -1, first_tile)
+    home = Layout(f_shape, grid, ((), (), (3, 0, 1), (2,)), -1, first_tile) if gn * gh > 1 else filters
+    return ConvLayouts(filters, home, partial, result)
+
+
+# ---------------------------------------------------------------- candidates
+
+
+@dataclass(frozen=True)
+class ConvChoice:
+    grid: Grid
+    cycles: int
+    exchange_cycles: int
+    bytes_per_tile: int
+    home_bytes: int  # the filters' stored block per tile
+
+
+def conv_candidate(geo: graph.ConvGeometry, esize: int, target: Target, grid: Grid) -> ConvChoice:
+    """One grid priced: the kernel, the patch and filter exchange, the partials' reduce."""
+    gn, gh, go, gc = grid
+    lays = conv_layouts(geo, grid)
+    patch, _ = conv_patch(
+        (geo.n, geo.h, geo.w, geo.c), lays.partial, (geo.kh, geo.kw), geo.strides, geo.dilations, geo.pads
+    )
+    par = plan.conv_kernel_params(patch, lays.partial, (geo.kh, geo.kw), geo.strides, geo.dilations)
+    x_bytes = patch.block_elements * esize
+    f_bytes = lays.filters.block_elements * esize
+    out_e = 4 if gc > 1 else esize
+    p_bytes = lays.partial.block_elements * out_e
+    home = lays.home.block_elements * esize
+    work = x_bytes + f_bytes + p_bytes
+    comp = target.amp_conv_cycles(par["n"] * par["oh"], par["ow"], par["c"], par["o"], geo.kh, geo.kw)
+    exch = (x_bytes + (f_bytes if lays.home != lays.filters else 0)) // 4 + target.phase_overhead_cycles()
+    if gc > 1:
+        r = lays.result.block_elements
+        work = max(work, 2 * p_bytes + r * esize)
+        exch += (p_bytes - p_bytes // gc) // 4 + target.phase_overhead_cycles()
+        comp += target.reduce_cycles(gc, r)
+    return ConvChoice(grid, comp + exch, exch, work, home)
+
+
+def conv_grids(geo: graph.ConvGeometry, tiles: int) -> list[Grid]:
+    """Batch parts, every distinct output row split, output channels in blocks of 16 (whole AMP
+    output groups) and input channels in blocks of a multiple of 16, over at most `tiles`."""
+    out: list[Grid] = []
+    o_groups, c_groups = -(-geo.o // 16), geo.c // 16
+    for gn in divisor_like(geo.n, tiles):
+        for gh in block_parts(geo.out_h, tiles // gn):
+            for go in block_parts(o_groups, tiles // (gn * gh)):
+                for gc in divisor_like(c_groups, tiles // (gn * gh * go)):
+                    if geo.c % gc or (geo.c // gc) % 2:
+                        continue
+                    out.append((gn, gh, go, gc))
+    return out
+
+
+CONV_MEMO: TargetMemo[tuple[ConvChoice, ...]] = TargetMemo(256)
+
+
+def conv_candidates(geo: graph.ConvGeometry, esize: int, target: Target) -> tuple[ConvChoice, ...]:
+    found, hit = CONV_MEMO.get((geo, esize), target)
+    if found and hit is not None:
+        return hit
+    out = tuple(conv_candidate(geo, esize, target, g) for g in conv_grids(geo, target.tiles))
+    CONV_MEMO.put((geo, esize), target, out)
+    return out
+
+
+@dataclass(frozen=True)
+class ConvRequest:
+    """A convolution's decision point: its geometry and the bytes per tile held elsewhere."""
+
+    op: graph.ConvOp
+    index: int
+    geo: graph.ConvGeometry
+    esize: int
+    reserved: int
+
+
+def _fits(req: ConvRequest, c: ConvChoice, t: Target) -> bool:
+    return c.bytes_per_tile <= op_budget(t, req.reserved + c.home_bytes)
+
+
+# ---------------------------------------------------------------- emission
+
+
+def _plan_conv(p: Planner, op: graph.ConvOp, index: int) -> None:
+    geo = op.geometry()
+    if not geo.on_amp:
+        raise DiagnosticException(
+            f"plan-ops: {describe(op, index)}: a convolution of {geo.groups} groups and {geo.c} input channels is "
+            "planned through expand-windows (the conv family takes one group of at least 16 input channels)"
+        )
+    esize = op.input.type.element_type.bitwidth // 8
+    reserved = p.resident + p.live_bytes(exclude=(op.input, op.filters))
+    c = p.chooser.decide(CONV, ConvRequest(op, index, geo, esize, reserved), p.target)
+    lays = conv_layouts(geo, c.grid)
+    if p.is_weight(op.filters) and not p.has(op.filters):
+        p.resident += c.home_bytes * p.weight_copies(op.filters)
+    if lays.home != lays.filters:
+        p.get(op.filters, plan_type(op.filters.type, lays.home), "weight home")
+    w = p.get(op.filters, plan_type(op.filters.type, lays.filters, "interleaved"), "weight fetch")
+    x = p.get(op.input, None, op.name)
+    partial = c.grid[3] > 1
+    el = builtin.f32 if partial else op.result.type.element_type
+    r_t = plan_type(TensorType(el, op.result.type.get_shape()), lays.partial, "interleaved")
+    conv = plan.ConvOp.create(
+        operands=[x, w],
+        result_types=[r_t],
+        attributes={
+            "strides": DenseArrayBase.from_list(i64, geo.strides),
+            "dilations": DenseArrayBase.from_list(i64, geo.dilations),
+            "pads": DenseArrayBase.from_list(i64, geo.pads),
+            **({} if partial else {plan.VALUE_ATTR: builtin.StringAttr(value_name(op))}),
+        },
+    )
+    g = p.emit(conv).results[0]
+    p.event(
+        "planned operation",
+        op=index,
+        name=op.name,
+        grid=grid_text(c.grid),
+        estimated_cycles=c.cycles,
+        estimated_exchange_cycles=c.exchange_cycles,
+        bytes_per_tile=c.bytes_per_tile,
+    )
+    if partial:
+        g.name_hint = f"{op.result.name_hint or 'conv'}_partial"
+        g = p.emit(plan.ReduceOp(g, plan_type(op.result.type, lays.result), value_name(op))).results[0]
+    p.set(op.result, g)
+
+
+class ConvFamily(DecisionFamily):
+    """`graph.conv` (one group, at least 16 input channels) -> `plan.conv` (+ `plan.reduce`)."""
+
+    name = "conv"
+    graph_ops: ClassVar[tuple[type[Operation], ...]] = (graph.ConvOp,)
+    plan_ops: ClassVar[tuple[type[Operation], ...]] = (plan.ConvOp,)
+    impls = ("conv",)
+
+    def emit(self, p: Planner, op: Operation, index: int) -> None:
+        assert isinstance(op, graph.ConvOp)
+        _plan_conv(p, op, index)
+
+    def cost(self, op: Operation, t: Target) -> OpCost:
+        """The kernel, and the exchange of the patches (the busiest tile's words received)."""
+        assert isinstance(op, plan.ConvOp)
+        x = op.input.type.layout
+        patch, windows = op.patch()
+        _, recv = conversion_load(x, patch, esize_of(op.input.type), None, t.tiles, windows)
+        comp = KERNELS["amp_conv"].cycles(t, op.kernel_params(), esize_of(op.result.type))
+        return comp, int(recv.max(initial=0)) + t.phase_overhead_cycles(), 1, 0
+
+    def choose(self, req: ConvRequest, t: Target, d: Decisions) -> ConvChoice:
+        cands = conv_candidates(req.geo, req.esize, t)
+        fits = sorted((c for c in cands if _fits(req, c, t)), key=lambda c: (c.cycles, c.bytes_per_tile))
+        if not fits:
+            best = min(cands, key=lambda c: c.bytes_per_tile)
+            raise DiagnosticException(
+                f"model does not fit target {t.name}: {describe(req.op, req.index)} needs at least "
+                f"{best.bytes_per_tile} bytes per tile (grid {grid_text(best.grid)}); per-op budget is "
+                f"{int(op_budget(t, req.reserved))} of {t.memory_size} bytes ({req.reserved} held by live values)"
+            )
+        d.counts[req.index] = len(fits)
+        return fits[min(d.ranks.get(req.index, 0), len(fits) - 1)]
+
+    def resolve(self, req: ConvRequest, attr: plan.ChoiceAttr, t: Target) -> ConvChoice:
+        where = describe(req.op, req.index)
+        grid = attr.grid_dims
+        check_tiles(where, grid, t)
+        grids = conv_grids(req.geo, t.tiles)
+        if grid not in grids:
+            raise DiagnosticException(
+                f"plan-ops: {where}: conv grid {grid_text(grid)} is not one the planner can emit: batch parts of "
+                f"{req.geo.n}, row blocks of {req.geo.out_h} output rows, output channels in blocks of 16 of "
+                f"{req.geo.o}, input channels in blocks of a multiple of 16 of {req.geo.c}"
+            )
+        c = conv_candidate(req.geo, req.esize, t, (grid[0], grid[1], grid[2], grid[3]))
+        if not _fits(req, c, t):
+            raise DiagnosticException(
+                f"plan-ops: {where}: conv grid {grid_text(grid)} needs {c.bytes_per_tile} bytes per tile; the "
+                f"per-op budget is {int(op_budget(t, req.reserved + c.home_bytes))} of {t.memory_size} bytes"
+            )
+        return c
+
+    def attr(self, choice: ConvChoice) -> plan.ChoiceAttr:
+        return plan.ChoiceAttr("conv", choice.grid)
+
+
+CONV = ConvFamily()
+FAMILY = CONV
+
+__all__ = [
+    "CONV",
+    "FAMILY",
+    "ConvChoice",
+    "ConvFamily",
+    "ConvLayouts",
+    "ConvRequest",
+    "conv_candidate",
+    "conv_candidates",
+    "conv_grids",
+    "conv_layouts",
+]
