@@ -1,6 +1,9 @@
-"""`graph.conv` compiled through `expand-conv` and emulated on sim16 against the graph reference
-(float64 sums), over the geometries the expansion distinguishes: strides, pads, dilations,
-groups (block-diagonal), depthwise (the vector path), few channels (im2col), 1-D and batch > 1."""
+"""`graph.conv` compiled and emulated on sim16 against the graph reference (float64 sums): by the
+conv plan family (`plan.conv`: halo patches, kernel positions on the tile), with grids pinned to
+reach every split (batch, uneven row blocks, output and input channels with their partials'
+reduce), and through `expand-windows` over the geometries the expansion distinguishes: strides,
+pads, dilations, groups (block-diagonal), depthwise (the vector path), few channels (im2col),
+1-D and batch > 1."""
 
 from __future__ import annotations
 
@@ -8,10 +11,13 @@ import numpy as np
 import pytest
 
 from ipu import api
+from ipu.abi.isa import INSTRUCTION_WORDS, Opcode
+from ipu.abi.kernels import KERNEL_NAMES
 from ipu.dialects.graph import ConvGeometry, conv_reference
+from ipu.transforms.graph.expand_windows import ExpandWindowsPass
 
 
-def conv_module(geo: ConvGeometry, dtype: str = "f32") -> str:
+def conv_module(geo: ConvGeometry, dtype: str = "f32", grid: tuple[int, ...] | None = None) -> str:
     x = f"tensor<{geo.n}x{geo.h}x{geo.w}x{geo.c}x{dtype}>"
     w = f"tensor<{geo.kh}x{geo.kw}x{geo.c // geo.groups}x{geo.o}x{dtype}>"
     r = f"tensor<{geo.n}x{geo.out_h}x{geo.out_w}x{geo.o}x{dtype}>"
@@ -20,6 +26,8 @@ def conv_module(geo: ConvGeometry, dtype: str = "f32") -> str:
         f"strides = array<i64: {arr(geo.strides)}>, dilations = array<i64: {arr(geo.dilations)}>, "
         f"pads = array<i64: {arr(geo.pads)}>, groups = {geo.groups} : i64"
     )
+    if grid is not None:
+        attrs += f", plan.choice = #plan.choice<conv, grid = [{arr(grid)}]>"
     return f"""func.func @main(%x: {x}, %w: {w}) -> {r} {{
   %y = graph.conv %x, %w {{{attrs}}} : ({x}, {w}) -> {r}
   func.return %y : {r}
@@ -39,10 +47,40 @@ GEOMETRIES = {
 }
 
 
-@pytest.mark.parametrize("name", list(GEOMETRIES))
-def test_conv_matches_its_reference(name: str) -> None:
-    geo = GEOMETRIES[name]
-    compiled = api.compile(conv_module(geo), "sim16")
+def _kernels(compiled: api.Compiled) -> set[str]:
+    """The kernels the package's programs call."""
+    out = set()
+    for prog in compiled.package.programs:
+        words = np.frombuffer(prog.code, np.uint32).reshape(-1, INSTRUCTION_WORDS)
+        out |= {KERNEL_NAMES[int(w[1])] for w in words if w[0] == Opcode.CALL}
+    return out
+
+
+# the conv family's pinned grids (batch, row blocks, output channel blocks, input channel blocks)
+PINNED = {
+    "uneven row blocks": (ConvGeometry(1, 8, 8, 16, 3, 3, 16, (1, 1), (1, 1), (1, 1, 1, 1), 1), (1, 3, 1, 1)),
+    "stride 2, every split": (ConvGeometry(2, 9, 7, 32, 3, 3, 32, (2, 2), (1, 1), (1, 0, 1, 1), 1), (2, 2, 2, 2)),
+    "dilation 2, one row a tile": (
+        ConvGeometry(1, 10, 10, 16, 3, 3, 8, (1, 1), (2, 2), (2, 2, 2, 2), 1),
+        (1, 10, 1, 1),
+    ),
+    "5x3 stride (1, 2), input channels in 3": (
+        ConvGeometry(1, 7, 11, 48, 5, 3, 16, (1, 2), (1, 1), (2, 1, 2, 1), 1),
+        (1, 4, 1, 3),
+    ),
+}
+CASES = [(name, geo, None, False) for name, geo in GEOMETRIES.items()]
+CASES += [(f"expanded {name}", geo, None, True) for name, geo in GEOMETRIES.items() if geo.on_amp]
+CASES += [(f"pinned {name}", geo, grid, False) for name, (geo, grid) in PINNED.items()]
+
+
+@pytest.mark.parametrize(("name", "geo", "grid", "expand_all"), CASES, ids=[c[0] for c in CASES])
+def test_conv_matches_its_reference(
+    name: str, geo: ConvGeometry, grid: tuple[int, ...] | None, expand_all: bool
+) -> None:
+    passes = [ExpandWindowsPass(expand_all=True)] if expand_all else []
+    compiled = api.compile(conv_module(geo, grid=grid), "sim16", graph_passes=passes)
+    assert (_kernels(compiled) & {"amp_conv"}) == ({"amp_conv"} if geo.on_amp and not expand_all else set())
     rng = np.random.default_rng(7)
     x = rng.standard_normal((geo.n, geo.h, geo.w, geo.c)).astype(np.float32)
     w = rng.standard_normal((geo.kh, geo.kw, geo.c // geo.groups, geo.o)).astype(np.float32)

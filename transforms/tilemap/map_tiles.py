@@ -49,7 +49,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from ipu.abi.isa import float_bits
 from ipu.abi.tables import ATTENTION_OFFSETS, MOVE, SLICE_ROWS
 from ipu.dialects import plan, tilemap
-from ipu.dialects.layout import Layout, as_2d, conversion_transfers
+from ipu.dialects.layout import Layout, Windows, as_2d, conversion_transfers
 from ipu.dialects.table import table_attr
 from ipu.log import log_event
 from ipu.transforms.levels import expect_level
@@ -452,6 +452,17 @@ class MapGemm(RewritePattern):
         _replace_by_run(rewriter, op, "amp_matmul", m=a_l.block[0], k=a_l.block[1], n=b_l.block[1])
 
 
+def _patch_covered(x: Layout, patch: Layout, windows: Windows) -> bool:
+    """Whether every element of every tile's patch is an input element (no zero fill needed):
+    no padding and every block's rows, columns, batch and channels inside the input."""
+    for a, n in enumerate(x.shape):
+        parts, w = patch.parts(a), windows[a]
+        step, lo, extent = w if w is not None else (patch.block_size(a), 0, patch.block_size(a))
+        if lo < 0 or (parts - 1) * step + lo + extent > n:
+            return False
+    return True
+
+
 class MapConv(RewritePattern):
     """A convolution's patch move (each tile's input rows, halo included, zero-filled first for
     the padding: `conv_patch`), then `amp_conv` over the kernel positions."""
@@ -463,11 +474,10 @@ class MapConv(RewritePattern):
         es = x.type.esize
         table = conversion_transfers(op.input.type.layout, patch, es, es, None, None, True, windows)
         patch_t = tilemap.BufferType(patch.block, x.type.element_type, patch.first_tile, patch.tiles, "standard")
-        mv = tilemap.MoveOp.create(
-            operands=[x],
-            result_types=[patch_t],
-            attributes={"transfers": table_attr(table, MOVE), "reason": StringAttr("halo"), "zero_fill": UnitAttr()},
-        )
+        attrs = {"transfers": table_attr(table, MOVE), "reason": StringAttr("halo")}
+        if not _patch_covered(op.input.type.layout, patch, windows):
+            attrs["zero_fill"] = UnitAttr()  # padding, or a block reaching past the input
+        mv = tilemap.MoveOp.create(operands=[x], result_types=[patch_t], attributes=attrs)
         mv.results[0].name_hint = f"{op.result.name_hint or 'conv'}_patch"
         r = _run("amp_conv", [mv.results[0], w], buffer_type(op.result.type), **op.kernel_params())
         _replace(rewriter, op, [*casts, mv, r], [_named(r, op.result.name_hint)])

@@ -58,9 +58,9 @@ def _plan_binary(p: Planner, op: Operation, index: int) -> None:
     rs = tuple(rhs.type.get_shape())
     if rs == lay.shape:
         want = a.type
-    elif len(rs) == 1 and len(lay.shape) == 2 and rs[0] == lay.shape[1]:
-        al = (lay.align[1],) if lay.align else ()
-        bl = Layout(rs, lay.grid, (lay.split[1],), -1, lay.first_tile, al)
+    elif len(rs) == 1 and len(lay.shape) >= 2 and rs[0] == lay.shape[-1]:  # a row vector (a bias)
+        al = (lay.align[-1],) if lay.align else ()
+        bl = Layout(rs, lay.grid, (lay.split[-1],), -1, lay.first_tile, al)
         want = plan_type(rhs.type, bl)
     elif len(rs) == 2 and len(lay.shape) == 2 and rs == (lay.shape[0], 1):
         _plan_column_binary(p, op, a)
