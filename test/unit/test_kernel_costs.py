@@ -74,6 +74,31 @@ def test_amp_fp16_partials_and_64_bit_weight_loads() -> None:
     assert t64.amp_matmul_cycles(256, 64, 16) == 9624 + 8 * 16 == 9752
 
 
+def test_amp_conv_loops_kernel_positions() -> None:
+    # PC 2 (ConvPartialnx1): PC 1.1's supervisor with every kernel position a further pass group
+    # in each output group (the first position of the first input group zeroes); the inner loop
+    # pays 14 a kernel row and 12 a position, a worker 16 for each row segment past its first.
+    # 3x3, 2 rows of 8 pixels (m = 16: I_z = 204, I_nz = 210 as above), 32 -> 16 channels (Gi 2,
+    # Go 1, P 2, L 16): kernel K = 3*14 + 9*12 = 150, a later position S = 2 (6 + 16 + 210) = 464
+    p = {"n": 1, "c": 32, "oh": 2, "ow": 8, "o": 16, "kh": 3, "kw": 3, "window": 1 | 1 << 8 | 1 << 16 | 1 << 24}
+    assert (
+        kernel_cycles(T, "amp_conv", p, 2)
+        == (50 + 6 * (7 + 3) + 13 + (15 + 150 + (19 + 9 * 464)) + 11 + 150 + (18 + 2 * (7 + 16 + 204) + 8 * 464))
+        == 8828
+    )
+    # 1x3, 13 rows of 4 pixels (m = 52: workers 8/9 rows, I_z = max(6*54, 6*50 + 14) = 324,
+    # I_nz = 330), the busiest worker's 3 segments add 6*16*2 = 192 a pass; 16 -> 16 channels:
+    # K = 14 + 3*12 = 50, S = 2 (6 + 16 + 522) = 1088
+    assert (
+        T.amp_conv_cycles(13, 4, 16, 16, 1, 3)
+        == 50 + 6 * 7 + 13 + 11 + 50 + (18 + 2 * (7 + 16 + 324 + 192) + 2 * 1088)
+        == 3438
+    )
+    # a 1x1 kernel of one segment is the 1x1 vertex plus the inner loop's 14 + 12 in each of
+    # its 2 input groups
+    assert T.amp_conv_cycles(1, 16, 32, 16, 1, 1) == T.amp_matmul_cycles(16, 32, 16) + 2 * 26
+
+
 def test_amp_low_rows_run_far_below_peak() -> None:
     # PC 3: below 18 rows a tile the AMP runs at 20-30 % of its 32 MAC a cycle (16-deep x 16
     # columns per call here, 8 passes a 64 x 16 block); 240+ rows reach 80 %

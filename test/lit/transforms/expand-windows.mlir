@@ -1,6 +1,7 @@
-// RUN: ipu-opt %s -p expand-windows | filecheck %s
-// RUN: ipu-opt %s -p 'expand-windows,plan-ops{target=sim16 finalists=1}' --target sim16 | filecheck %s --check-prefix=PLAN
+// RUN: ipu-opt %s -p 'expand-windows{expand_all=true}' | filecheck %s
+// RUN: ipu-opt %s -p 'expand-windows{expand_all=true},plan-ops{target=sim16 finalists=1}' --target sim16 | filecheck %s --check-prefix=PLAN
 // RUN: ipu-run %s --target sim16 | filecheck %s --check-prefix=EMU
+// RUN: ipu-opt %s -p expand-windows | filecheck %s --check-prefix=KEEP
 
 // expand-windows: a strided 3x3 conv becomes the padded input, its stride phases moved to the
 // front once (one permutation), nine windows that are row ranges of one 2-D view (over a "wide"
@@ -15,6 +16,11 @@ func.func @main(%x: tensor<1x8x8x16xf32>, %w: tensor<3x3x16x32xf32>, %d: tensor<
   %a = graph.pool %z {kind = "avg", kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>} : tensor<1x4x4x32xf32> -> tensor<1x2x2x32xf32>
   func.return %y, %m, %a : tensor<1x4x4x32xf32>, tensor<1x2x2x32xf32>, tensor<1x2x2x32xf32>
 }
+
+// By default the one-group 16-channel convolution stays for the conv plan family (plan.conv);
+// the depthwise one expands.
+// KEEP:     %y = graph.conv %x, %w
+// KEEP-NOT: graph.conv
 
 // CHECK-NOT:  graph.conv
 // CHECK:      graph.pad %x {low = array<i64: 0, 1, 1, 0>, ipu.derived} : tensor<1x8x8x16xf32> -> tensor<1x10x10x16xf32>
