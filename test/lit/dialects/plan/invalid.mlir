@@ -161,10 +161,10 @@ func.func @f(%x: tensor<8x8xf16>, %w: tensor<8x8xf16>) -> tensor<8x8xf16> {
 // -----
 
 func.func @f(%x: tensor<8x8xf16>, %w: tensor<8x8xf16>) -> tensor<8x8xf16> {
-  %y = graph.matmul %x, %w {plan.choice = #plan.choice<conv, grid = [2, 2]>} : (tensor<8x8xf16>, tensor<8x8xf16>) -> tensor<8x8xf16>
+  %y = graph.matmul %x, %w {plan.choice = #plan.choice<winograd, grid = [2, 2]>} : (tensor<8x8xf16>, tensor<8x8xf16>) -> tensor<8x8xf16>
   func.return %y : tensor<8x8xf16>
 }
-// CHECK: plan.choice: implementation must be one of ('gemm', 'gemm_serial', 'attention', 'gather'), got conv
+// CHECK: plan.choice: implementation must be one of ('gemm', 'gemm_serial', 'attention', 'gather', 'conv'), got winograd
 
 // -----
 
