@@ -112,23 +112,7 @@ class Target:
         groups of ceil(16 / conv units) passes, each pass loading the conv units' weights and then
         running the workers over the rows. The first input group zeroes the partials (an
         accumulating call never zeroes). fp32 partials use 8 conv units, fp16 partials 16."""
-        c = self.costs
-        w = c["workers"]
-        units = c["amp_conv_units"] * (2 if partials_esize == 2 else 1)
-        gi = -(-k // c["amp_in_chans"])
-        go = -(-n // c["amp_out_chans"])
-        passes = -(-c["amp_out_chans"] // units)
-        load = units * c["amp_in_chans"] * 2 // c["amp_coeff_load_bytes_per_cycle"]
-        first = self._amp_inner(m, zeroing=not accumulate)
-        later = self._amp_inner(m, zeroing=False)
-        return (
-            c["amp_supervisor"]
-            + w * (c["amp_retention"] + c["amp_retention_per_group"] * (gi - 1))
-            + c["amp_group_entry"]
-            + (gi - 1) * (c["amp_in_group"] + go * (c["amp_out_group"] + passes * (c["amp_pass"] + load + later)))
-            + c["amp_first_in_group"]
-            + go * (c["amp_first_out_group"] + passes * (c["amp_first_pass"] + load + first))
-        )
+        return self._amp_vertex(m, k, n, accumulate, partials_esize)
 
     def amp_conv_cycles(self, segments: int, width: int, k: int, n: int, kh: int, kw: int) -> int:
         """AMP convolution partials on one tile (PC 2, PopLibs' ConvPartialnx1): `segments` output
@@ -139,26 +123,42 @@ class Target:
         16 more for every output row segment past its first."""
         c = self.costs
         w = c["workers"]
-        units = c["amp_conv_units"]
+        seg = w * c["amp_segment"] * max(0, -(-segments // w) - 1)
+        kernel = kh * c["amp_kernel_row"] + kh * kw * c["amp_kernel_position"]
+        return self._amp_vertex(segments * width, k, n, False, 4, kh * kw, kernel, seg)
+
+    def _amp_vertex(
+        self,
+        m: int,
+        k: int,
+        n: int,
+        accumulate: bool,
+        partials_esize: int,
+        positions: int = 1,
+        kernel: int = 0,
+        segments: int = 0,
+    ) -> int:
+        """The conv-partials supervisor over m output rows (PC 1.1; PC 2 for `positions` kernel
+        positions, each a further pass group of every output group, with the inner loop's
+        `kernel` cycles per input group and `segments` more per worker pass)."""
+        c = self.costs
+        w = c["workers"]
+        units = c["amp_conv_units"] * (2 if partials_esize == 2 else 1)
         gi = -(-k // c["amp_in_chans"])
         go = -(-n // c["amp_out_chans"])
         passes = -(-c["amp_out_chans"] // units)
         load = units * c["amp_in_chans"] * 2 // c["amp_coeff_load_bytes_per_cycle"]
-        m = segments * width
-        seg = w * c["amp_segment"] * max(0, -(-segments // w) - 1)
-        first = self._amp_inner(m, zeroing=True) + seg
-        later = self._amp_inner(m, zeroing=False) + seg
-        pos = kh * kw
-        kernel = kh * c["amp_kernel_row"] + pos * c["amp_kernel_position"]
-        step = passes * (c["amp_pass"] + load + later)  # one later kernel position of an output group
+        first = self._amp_inner(m, zeroing=not accumulate) + segments
+        later = self._amp_inner(m, zeroing=False) + segments
+        step = passes * (c["amp_pass"] + load + later)  # a later pass group (input group or kernel position)
         return (
             c["amp_supervisor"]
             + w * (c["amp_retention"] + c["amp_retention_per_group"] * (gi - 1))
             + c["amp_group_entry"]
-            + (gi - 1) * (c["amp_in_group"] + kernel + go * (c["amp_out_group"] + pos * step))
+            + (gi - 1) * (c["amp_in_group"] + kernel + go * (c["amp_out_group"] + positions * step))
             + c["amp_first_in_group"]
             + kernel
-            + go * (c["amp_first_out_group"] + passes * (c["amp_first_pass"] + load + first) + (pos - 1) * step)
+            + go * (c["amp_first_out_group"] + passes * (c["amp_first_pass"] + load + first) + (positions - 1) * step)
         )
 
     def _row(self, op: str, esize: int) -> tuple[int, int]:
