@@ -186,6 +186,18 @@ def _ranges(lay: Layout) -> list[np.ndarray]:
     return out
 
 
+def window_ranges(lay: Layout, windows: Windows) -> list[np.ndarray]:
+    """Per axis: [parts, 2] logical [lo, hi) of each block, an axis's window (step, lo, extent)
+    in place of its own blocks where `windows` gives one (ranges that may overlap and reach past
+    the shape)."""
+    out = _ranges(lay)
+    for a, w in enumerate(windows):
+        if w is not None:
+            lo = np.arange(lay.parts(a), dtype=np.int64) * w[0] + w[1]
+            out[a] = np.stack([lo, lo + w[2]], axis=1)
+    return out
+
+
 def _strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     """Row-major element strides."""
     out = [1] * len(shape)
@@ -416,7 +428,7 @@ def conversion_load(
     """(words sent, words received) per tile by the move that rebuilds `dst` from `src`, a
     multicast run sent once: the endpoint loads of `conversion_transfers`' table, from its
     records (folding them changes no member)."""
-    recs, _, _ = conversion_records(src, dst, esize, esize, perm, None, windows is not None, windows)
+    recs, _, _ = conversion_records(src, dst, esize, esize, perm, windows=windows)
     run, i = _ragged(recs[:, 3])  # every destination of each record's multicast run
     r = recs[run]
     return tile_words(r[:, 0], r[:, 2] + i * r[:, 4], r[:, 6] * r[:, 7], i == 0, tiles)
@@ -446,7 +458,7 @@ def conversion_records(
     selection). With `clip` the window may reach outside the source (offsets of any sign): only
     the destination elements it overlaps are written.
 
-    `windows` (with `clip`) gives destination axis i's blocks their own extents instead of a
+    `windows` (which clip) gives destination axis i's blocks their own extents instead of a
     partition of the axis: part k covers source coordinates [k step + lo, k step + lo + extent)
     for `(step, lo, extent)` (None: the layout's own blocks). Blocks may overlap and reach
     outside the source: a convolution's input patches, each with its halo and zero padding.
@@ -457,6 +469,7 @@ def conversion_records(
     """
     if src_esize != dst_esize:
         raise ValueError("a conversion moves bytes; element sizes must match")
+    clip = clip or windows is not None  # windowed blocks may reach past the source
     es = src_esize
     s_shape, s_block, s_ranges, s_tp = _lift(src)
     d_shape, d_block, d_ranges, d_tp = _lift(dst)
@@ -494,14 +507,9 @@ def conversion_records(
     h_acc = np.zeros(len(key), np.int64)
     nrows = words = np.zeros(len(key), np.int64)
     if windows is not None:
-        if len(windows) != r or len(dst.shape) != r or not clip:
-            raise ValueError(
-                f"conversion {src.shape} -> {dst.shape}: windows {windows} need one entry an axis and clip"
-            )
-        for i, wnd in enumerate(windows):
-            if wnd is not None:
-                lo_w = np.arange(len(d_ranges[i]), dtype=np.int64) * wnd[0] + wnd[1]
-                d_ranges[i] = np.stack([lo_w, lo_w + wnd[2]], axis=1)
+        if len(windows) != r or len(dst.shape) != r:
+            raise ValueError(f"conversion {src.shape} -> {dst.shape}: windows {windows} need one entry an axis")
+        d_ranges = window_ranges(dst, windows)
     for i in range(r):
         s_rng, a = s_ranges[perm[i]], perm[i]
         dp, sp, lo, hi = overlap_pairs(s_rng, d_ranges[i], off[i])

@@ -49,7 +49,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from ipu.abi.isa import float_bits
 from ipu.abi.tables import ATTENTION_OFFSETS, MOVE, SLICE_ROWS
 from ipu.dialects import plan, tilemap
-from ipu.dialects.layout import Layout, Windows, as_2d, conversion_transfers
+from ipu.dialects.layout import Layout, Windows, as_2d, conversion_transfers, window_ranges
 from ipu.dialects.table import table_attr
 from ipu.log import log_event
 from ipu.transforms.levels import expect_level
@@ -454,13 +454,12 @@ class MapGemm(RewritePattern):
 
 def _patch_covered(x: Layout, patch: Layout, windows: Windows) -> bool:
     """Whether every element of every tile's patch is an input element (no zero fill needed):
-    no padding and every block's rows, columns, batch and channels inside the input."""
-    for a, n in enumerate(x.shape):
-        parts, w = patch.parts(a), windows[a]
-        step, lo, extent = w if w is not None else (patch.block_size(a), 0, patch.block_size(a))
-        if lo < 0 or (parts - 1) * step + lo + extent > n:
-            return False
-    return True
+    every window inside the input, and no other axis's blocks padded past it."""
+    ranges = window_ranges(patch, windows)
+    return all(
+        patch.padded_shape[a] == n if w is None else bool(rng[:, 0].min() >= 0 and rng[:, 1].max() <= n)
+        for a, (n, rng, w) in enumerate(zip(x.shape, ranges, windows, strict=True))
+    )
 
 
 class MapConv(RewritePattern):
@@ -472,7 +471,7 @@ class MapConv(RewritePattern):
         casts, (x, w) = _as_buffers([op.input, op.filters])
         patch, windows = op.patch()
         es = x.type.esize
-        table = conversion_transfers(op.input.type.layout, patch, es, es, None, None, True, windows)
+        table = conversion_transfers(op.input.type.layout, patch, es, es, windows=windows)
         patch_t = tilemap.BufferType(patch.block, x.type.element_type, patch.first_tile, patch.tiles, "standard")
         attrs = {"transfers": table_attr(table, MOVE), "reason": StringAttr("halo")}
         if not _patch_covered(op.input.type.layout, patch, windows):
