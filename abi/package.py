@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ipu.abi.isa import DTYPE_SIZE, INSTRUCTION_WORDS, DType, Opcode
+from ipu.abi.kernels import KERNEL_NAMES
 from ipu.target import Target
 from ipu.target.mapping import TileMapping
 
@@ -112,6 +113,15 @@ class Package:
     metrics: dict[str, int] = field(default_factory=dict)
     tile_mapping: TileMapping = TileMapping()
     schema_version: int = SCHEMA_VERSION
+
+
+def kernels_called(pkg: Package) -> set[str]:
+    """The kernels the package's programs CALL (word 1 of a CALL is the kernel's ABI index)."""
+    out: set[str] = set()
+    for prog in pkg.programs:
+        words = np.frombuffer(prog.code, "<u4").reshape(-1, INSTRUCTION_WORDS)
+        out |= {KERNEL_NAMES[int(w[1])] for w in words if w[0] == Opcode.CALL}
+    return out
 
 
 def binding_bytes(b: Binding) -> int:

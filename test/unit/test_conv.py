@@ -11,8 +11,7 @@ import numpy as np
 import pytest
 
 from ipu import api
-from ipu.abi.isa import INSTRUCTION_WORDS, Opcode
-from ipu.abi.kernels import KERNEL_NAMES
+from ipu.abi.package import kernels_called
 from ipu.dialects.graph import ConvGeometry, conv_reference
 from ipu.transforms.graph.expand_windows import ExpandWindowsPass
 
@@ -47,15 +46,6 @@ GEOMETRIES = {
 }
 
 
-def _kernels(compiled: api.Compiled) -> set[str]:
-    """The kernels the package's programs call."""
-    out = set()
-    for prog in compiled.package.programs:
-        words = np.frombuffer(prog.code, np.uint32).reshape(-1, INSTRUCTION_WORDS)
-        out |= {KERNEL_NAMES[int(w[1])] for w in words if w[0] == Opcode.CALL}
-    return out
-
-
 # the conv family's pinned grids (batch, row blocks, output channel blocks, input channel blocks)
 PINNED = {
     "uneven row blocks": (ConvGeometry(1, 8, 8, 16, 3, 3, 16, (1, 1), (1, 1), (1, 1, 1, 1), 1), (1, 3, 1, 1)),
@@ -80,7 +70,9 @@ def test_conv_matches_its_reference(
 ) -> None:
     passes = [ExpandWindowsPass(expand_all=True)] if expand_all else []
     compiled = api.compile(conv_module(geo, grid=grid), "sim16", graph_passes=passes)
-    assert (_kernels(compiled) & {"amp_conv"}) == ({"amp_conv"} if geo.on_amp and not expand_all else set())
+    assert (kernels_called(compiled.package) & {"amp_conv"}) == (
+        {"amp_conv"} if geo.on_amp and not expand_all else set()
+    )
     rng = np.random.default_rng(7)
     x = rng.standard_normal((geo.n, geo.h, geo.w, geo.c)).astype(np.float32)
     w = rng.standard_normal((geo.kh, geo.kw, geo.c // geo.groups, geo.o)).astype(np.float32)

@@ -12,22 +12,12 @@ onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper  # noqa: E402
 
 from ipu import api  # noqa: E402
-from ipu.abi.isa import INSTRUCTION_WORDS, Opcode  # noqa: E402
-from ipu.abi.kernels import KERNEL_NAMES  # noqa: E402
+from ipu.abi.package import kernels_called  # noqa: E402
 from ipu.context import make_context  # noqa: E402
 from ipu.frontends.onnx_import import import_model  # noqa: E402
 from ipu.transforms.plan.plan_ops import PlanOpsPass  # noqa: E402
 
 F = TensorProto.FLOAT
-
-
-def _kernels_called(package) -> set[str]:
-    """The kernels the package's programs CALL (word 1 of a CALL is the kernel's ABI index)."""
-    out = set()
-    for prog in package.programs:
-        words = np.frombuffer(prog.code, "<u4").reshape(-1, INSTRUCTION_WORDS)
-        out |= {KERNEL_NAMES[w[1]] for w in words if w[0] == Opcode.CALL}
-    return out
 
 
 def _model(nodes: list, x: list[int], y: list[int], opset: int = 21) -> onnx.ModelProto:
@@ -105,7 +95,7 @@ def test_reshapes_that_change_an_odd_last_axis(node: str, out: list[int]) -> Non
         m.graph.initializer.append(helper.make_tensor("ax", TensorProto.INT64, [1], [3]))
     x = np.random.default_rng(6).standard_normal((3, 4, 5)).astype(np.float32)
     compiled = api.compile(m, "sim16")
-    assert "repad" in _kernels_called(compiled.package)
+    assert "repad" in kernels_called(compiled.package)
     report = api.run(compiled, {"x": x})
     assert report.passed
     np.testing.assert_array_equal(report.outputs["y"], x.reshape(out))
