@@ -13,6 +13,7 @@ planning (`ConvGeometry.on_amp` says which are planned here)."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -23,7 +24,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.abi.kernels import KERNELS
 from ipu.dialects import graph, plan
-from ipu.dialects.layout import Layout, conv_patch, conversion_load
+from ipu.dialects.layout import Layout, Windows, conv_patch, conversion_load
 from ipu.target import Target
 from ipu.transforms.plan.budget import TargetMemo, divisor_like, op_budget
 from ipu.transforms.plan.families.base import DecisionFamily, Decisions, OpCost, check_tiles, grid_text
@@ -185,6 +186,14 @@ def _plan_conv(p: Planner, op: graph.ConvOp, index: int) -> None:
     p.set(op.result, g)
 
 
+@functools.lru_cache(maxsize=1024)
+def _patch_words(x: Layout, patch: Layout, windows: Windows, esize: int, tiles: int) -> int:
+    """Words the busiest tile receives in a conv's patch move (every plan the search prices
+    asks again for the same few)."""
+    _, recv = conversion_load(x, patch, esize, None, tiles, windows)
+    return int(recv.max(initial=0))
+
+
 class ConvFamily(DecisionFamily):
     """`graph.conv` (one group, at least 16 input channels) -> `plan.conv` (+ `plan.reduce`)."""
 
@@ -200,11 +209,10 @@ class ConvFamily(DecisionFamily):
     def cost(self, op: Operation, t: Target) -> OpCost:
         """The kernel, and the exchange of the patches (the busiest tile's words received)."""
         assert isinstance(op, plan.ConvOp)
-        x = op.input.type.layout
         patch, windows = op.patch()
-        _, recv = conversion_load(x, patch, esize_of(op.input.type), None, t.tiles, windows)
+        words = _patch_words(op.input.type.layout, patch, windows, esize_of(op.input.type), t.tiles)
         comp = KERNELS["amp_conv"].cycles(t, op.kernel_params(), esize_of(op.result.type))
-        return comp, int(recv.max(initial=0)) + t.phase_overhead_cycles(), 1, 0
+        return comp, words + t.phase_overhead_cycles(), 1, 0
 
     def choose(self, req: ConvRequest, t: Target, d: Decisions) -> ConvChoice:
         cands = conv_candidates(req.geo, req.esize, t)
