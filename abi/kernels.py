@@ -239,10 +239,15 @@ def pack_conv_window(strides: tuple[int, ...], dilations: tuple[int, ...]) -> in
     return strides[0] | strides[1] << 8 | dilations[0] << 16 | dilations[1] << 24
 
 
+def conv_reach(out: Any, stride: Any, k: Any, dilation: Any) -> Any:
+    """Input elements `out` outputs of a k-tap window read along one axis (its halo included)."""
+    return (out - 1) * stride + (k - 1) * dilation + 1
+
+
 def _conv_patch(p: Params) -> tuple[Any, Any]:
     """(rows, width) of an `amp_conv` patch: the reach of the kernel over the output block."""
     sh, sw, dh, dw = conv_window(p)
-    return (p["oh"] - 1) * sh + (p["kh"] - 1) * dh + 1, (p["ow"] - 1) * sw + (p["kw"] - 1) * dw + 1
+    return conv_reach(p["oh"], sh, p["kh"], dh), conv_reach(p["ow"], sw, p["kw"], dw)
 
 
 def _amp_conv(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:

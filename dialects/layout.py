@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ipu.abi.arrays import lex_order
+from ipu.abi.kernels import conv_reach
 from ipu.abi.tables import MOVE, SLICE
 from ipu.abi.transfers import tile_words
 
@@ -170,8 +171,7 @@ def conv_patch(
     n, _, _, c = x_shape
     (kh, kw), (sh, sw), (dh, dw) = kernel, strides, dilations
     bh, ow = result.block_size(1), result.shape[2]
-    rows = (bh - 1) * sh + (kh - 1) * dh + 1
-    width = (ow - 1) * sw + (kw - 1) * dw + 1
+    rows, width = conv_reach(bh, sh, kh, dh), conv_reach(ow, sw, kw, dw)
     gh = result.grid[1]
     lay = Layout((n, gh * rows, width, c), result.grid, ((0,), (1,), (), (3,)), -1, result.first_tile)
     return lay, (None, (bh * sh, -pads[0], rows), (0, -pads[1], width), None)
