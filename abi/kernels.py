@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from ipu.abi.isa import INSTRUCTION_WORDS, DType, Opcode, bits_float, float_bits
+from ipu.abi.isa import INSTRUCTION_WORDS, DType, Opcode, bits_float, float_bits, header
 from ipu.abi.tables import ATTENTION_OFFSETS
 
 if TYPE_CHECKING:
@@ -118,6 +118,11 @@ class Kernel:
     def param_offset(self) -> int:
         """Word index of the first parameter."""
         return 4 + self.n_in
+
+    @property
+    def call_words(self) -> int:
+        """Words of a CALL of this kernel (`ipu.abi.isa`)."""
+        return self.param_offset + len(self.params)
 
     def cycles(self, target: Target, p: Params, out_esize: int = 2, in_esize: int | None = None) -> int:
         """One tile's cycles for one call (data-independent); a kernel that `reads_in_dtype` needs
@@ -1153,12 +1158,12 @@ def kernel_cycles(target: Target, name: str, p: Params, out_esize: int, in_esize
 def encode_call(
     kernel: str, in_dtype: DType, out_dtype: DType, out: int, ins: list[int], params: list[int]
 ) -> np.ndarray:
-    """One CALL instruction. Word 2 packs (in_dtype | out_dtype << 8)."""
+    """One CALL instruction (`Kernel.call_words` words). Word 2 packs (in_dtype | out_dtype << 8)."""
     k = KERNELS[kernel]
-    if len(ins) != k.n_in or len(params) != len(k.params) or k.param_offset + len(k.params) > INSTRUCTION_WORDS:
+    if len(ins) != k.n_in or len(params) != len(k.params) or k.call_words > INSTRUCTION_WORDS:
         raise ValueError(f"kernel {kernel}: expected {k.n_in} inputs and params {k.param_names}")
-    w = np.zeros(INSTRUCTION_WORDS, np.uint32)
-    w[0] = Opcode.CALL
+    w = np.zeros(k.call_words, np.uint32)
+    w[0] = header(Opcode.CALL, k.call_words)
     w[1] = KERNEL_NAMES.index(kernel)
     w[2] = int(in_dtype) | (int(out_dtype) << 8)
     w[3] = out

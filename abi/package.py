@@ -13,12 +13,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ipu.abi.isa import DTYPE_SIZE, INSTRUCTION_WORDS, DType, Opcode
+from ipu.abi.isa import DTYPE_SIZE, DType, Opcode, unpack
 from ipu.abi.kernels import KERNEL_NAMES
 from ipu.target import Target
 from ipu.target.mapping import TileMapping
 
-SCHEMA_VERSION = 5  # 2: contentDigest; 3: hostCalls; 4: tileMapping; 5: checkpoints name their graph value
+SCHEMA_VERSION = 6  # 2: contentDigest; 3: hostCalls; 4: tileMapping; 5: checkpoints name their graph value;
+# 6: variable-length instructions (ipu.abi.isa)
 
 # The host calls of a package, in order, and the kinds of their steps (see HostStep).
 HOST_CALLS = ("initialize", "run")
@@ -119,7 +120,7 @@ def kernels_called(pkg: Package) -> set[str]:
     """The kernels the package's programs CALL (word 1 of a CALL is the kernel's ABI index)."""
     out: set[str] = set()
     for prog in pkg.programs:
-        words = np.frombuffer(prog.code, "<u4").reshape(-1, INSTRUCTION_WORDS)
+        words, _ = unpack(prog.code)
         out |= {KERNEL_NAMES[int(w[1])] for w in words if w[0] == Opcode.CALL}
     return out
 
@@ -132,9 +133,7 @@ def binding_bytes(b: Binding) -> int:
 def host_stream_order(programs: list[Program]) -> tuple[list[int], list[int]]:
     """(HOST_IN, HOST_OUT) indices in the order program 0 executes them, up to its END (the
     programs share one control skeleton)."""
-    words = np.frombuffer(programs[0].code, "<u4").reshape(-1, INSTRUCTION_WORDS)
-    ends = np.flatnonzero(words[:, 0] == Opcode.END)
-    words = words[: ends[0] if ends.size else len(words)]
+    words, _ = unpack(programs[0].code, "program 0")
     return (
         [int(w[1]) for w in words if w[0] == Opcode.HOST_IN],
         [int(w[1]) for w in words if w[0] == Opcode.HOST_OUT],

@@ -9,7 +9,7 @@ import re
 
 import numpy as np
 
-from ipu.abi.isa import CALL_DTYPES, DTYPE_SIZE, INSTRUCTION_BYTES, INSTRUCTION_WORDS, MAX_TRIPS, DType, Opcode
+from ipu.abi.isa import CALL_DTYPES, DTYPE_SIZE, MAX_TRIPS, DType, IsaError, Opcode, unpack
 from ipu.abi.kernels import KERNEL_NAMES, KERNELS, decode_call_params
 from ipu.abi.package import (
     DEVICE_WORK,
@@ -118,8 +118,12 @@ def _validate_programs(pkg: Package, target: Target) -> None:
     reserve = max(target.code_reserve_bytes, int(pkg.metrics.get("code_bytes", 0)))
     for i, p in enumerate(pkg.programs):
         n = len(p.code)
-        if n == 0 or n % INSTRUCTION_BYTES:
-            raise PackageError(f"program {i}: code length {n} is not a positive multiple of {INSTRUCTION_BYTES}")
+        try:
+            words, lengths = unpack(p.code, f"program {i}")
+        except IsaError as e:
+            raise PackageError(str(e)) from None
+        if 4 * int(lengths.sum()) != n:
+            raise PackageError(f"program {i}: code length {n} bytes runs past its END ({4 * int(lengths.sum())} bytes)")
         if (
             not any(r.executable and r.start <= p.code_address and p.code_address + n <= r.end for r in target.regions)
             or p.code_address < base
@@ -134,17 +138,8 @@ def _validate_programs(pkg: Package, target: Target) -> None:
                 f"program {i}: code_address: code [{p.code_address:#x}, {p.code_address + n:#x}) leaves the "
                 f"code region [{base:#x}, {base + reserve:#x}) and overlaps data memory"
             )
-        words = np.frombuffer(p.code, dtype="<u4").reshape(-1, INSTRUCTION_WORDS).astype(np.int64)
         op = words[:, 0]
-        ends = np.flatnonzero(op == Opcode.END)
-        if ends.size == 0:
-            raise PackageError(f"program {i}: no END instruction")
-        words, op = words[: ends[0] + 1], op[: ends[0] + 1]
-        bad = op > max(Opcode)
-        if bad.any():
-            j = _first(bad)
-            raise PackageError(f"program {i}: instruction {j} has invalid opcode {op[j]}")
-        _validate_calls(i, words, op, base, end, target.memory_size)
+        _validate_calls(i, words, lengths, op, base, end, target.memory_size)
         _check_iterated(i, words, op)
         control = words[op != Opcode.CALL]
         if skeleton is None:
@@ -232,7 +227,9 @@ def _check_iterated(i: int, words: np.ndarray, op: np.ndarray) -> None:
             raise PackageError(f"program {i}: instruction {j} ({name} of {n} iterations) is {where}")
 
 
-def _validate_calls(i: int, words: np.ndarray, op: np.ndarray, base: int, end: int, memory_size: int) -> None:
+def _validate_calls(
+    i: int, words: np.ndarray, lengths: np.ndarray, op: np.ndarray, base: int, end: int, memory_size: int
+) -> None:
     idx = np.flatnonzero(op == Opcode.CALL)
     calls = words[idx]
     kern = calls[:, 1]
@@ -251,6 +248,13 @@ def _validate_calls(i: int, words: np.ndarray, op: np.ndarray, base: int, end: i
             continue
         c, at = calls[sel], idx[sel]
         kernel = KERNELS[name]
+        bad = lengths[at] != kernel.call_words
+        if bad.any():
+            j = _first(bad)
+            raise PackageError(
+                f"program {i}: instruction {at[j]} ({name}) is {lengths[at][j]} words; a {name} CALL is "
+                f"{kernel.call_words}"
+            )
         if not kernel.ints:
             bad = ((c[:, 2] & 0xFF) == DType.INT32) | (((c[:, 2] >> 8) & 0xFF) == DType.INT32)
             if bad.any():
@@ -516,8 +520,7 @@ def _validate_stream_order(run: HostCall, kind: str, opcode: str, streamed: list
 def _validate_host_positions(i: int, p: Program) -> None:
     """HOST_IN before any device work and HOST_OUT after all of it (so outside loops): `run`
     writes every input before it executes the programs and reads every output after."""
-    op = np.frombuffer(p.code, "<u4").reshape(-1, INSTRUCTION_WORDS)[:, 0]
-    op = op[: int(np.flatnonzero(op == Opcode.END)[0])]  # validated: an END exists
+    op = unpack(p.code)[0][:-1, 0]  # validated: it decodes, up to its END
     work = np.flatnonzero(np.isin(op, DEVICE_WORK))
     if not work.size:
         return

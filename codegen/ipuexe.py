@@ -336,7 +336,7 @@ def _disassemble_code(code: bytes, pkg: Package) -> list[str]:
     }
     lines = []
     depth = 0
-    for ins in np.frombuffer(code, "<u4").reshape(-1, isa.INSTRUCTION_WORDS):
+    for ins in isa.unpack(code)[0]:
         pad = "  " * (depth + 2)
         op = isa.Opcode(int(ins[0]))
         if op == isa.Opcode.END:

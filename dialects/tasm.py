@@ -49,7 +49,7 @@ from xdsl.irdl import (
 from xdsl.traits import HasParent, IsolatedFromAbove, NoTerminator, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 
-from ipu.abi.isa import INSTRUCTION_BYTES
+from ipu.abi.isa import SIMPLE_WORDS, Opcode
 from ipu.abi.kernels import KERNELS
 from ipu.abi.tables import SLICE, TRANSFER
 from ipu.abi.transfers import phase_end
@@ -80,19 +80,23 @@ class ProgramOp(IRDLOperation):
         _check_references(self)
 
     def code_bytes(self) -> int:
-        """The program's encoded size: one instruction per call, sync and reference, two per
-        loop (begin, end), and the final END."""
+        """The program's encoded size (`ipu.abi.isa`): a call its kernel's words, a sync one, a
+        reference two, a loop three (begin, end), and the final END one."""
 
         def count(block: Block) -> int:
             n = 0
             for op in block.ops:
                 if isinstance(op, LoopOp):
-                    n += 2 + count(op.body.block)
-                elif isinstance(op, KernelCallOp | SyncOp | _RefOp):
-                    n += 1
+                    n += SIMPLE_WORDS[Opcode.LOOP_BEGIN] + SIMPLE_WORDS[Opcode.LOOP_END] + count(op.body.block)
+                elif isinstance(op, KernelCallOp):
+                    n += KERNELS[op.kernel.data].call_words
+                elif isinstance(op, SyncOp):
+                    n += SIMPLE_WORDS[Opcode.SYNC]
+                elif isinstance(op, _RefOp):
+                    n += SIMPLE_WORDS[Opcode.EXCHANGE]
             return n
 
-        return (count(self.body.block) + 1) * INSTRUCTION_BYTES
+        return (count(self.body.block) + SIMPLE_WORDS[Opcode.END]) * 4
 
 
 def definitions(module: Operation | None) -> dict[type[IRDLOperation], dict[str, IRDLOperation]]:

@@ -24,7 +24,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ipu.abi.exchange_rules import ScheduleError, check_counts, check_ports, check_tiles, check_writes
-from ipu.abi.isa import CALL_DTYPES, DTYPE_SIZE, INSTRUCTION_BYTES, INSTRUCTION_WORDS, NUMPY_DTYPE, DType, Opcode
+from ipu.abi.isa import CALL_DTYPES, DTYPE_SIZE, NUMPY_DTYPE, DType, IsaError, Opcode, unpack
 from ipu.abi.kernels import KERNEL_NAMES, KERNELS, Kernel, KernelError, Role, decode_call_params
 from ipu.abi.package import DEVICE_WORK, Binding, HostStep, Package, Phase, Program, binding_bytes
 from ipu.abi.tables import SLICE, TRANSFER
@@ -446,7 +446,8 @@ class Emulator:
         return b, rec
 
     def _decode(self, i: int, p: Program) -> np.ndarray:
-        """The program's instruction words [n, 16], read from its first tile's memory up to END."""
+        """The program's unpacked instruction words [n, 16], read from its first tile's memory up
+        to END."""
         limit = self.base + self.size
         for r in self.target.regions:
             if r.executable and r.start <= p.code_address < r.end:
@@ -455,17 +456,15 @@ class Emulator:
         else:
             raise EmulatorError(f"program {i}: code address {p.code_address:#x} is not executable")
         off = self._offset(p.code_address, 0, f"program {i} code")
-        n = (limit - p.code_address) // INSTRUCTION_BYTES
+        n = limit - p.code_address
         if self.execute:
-            raw = self.mem[p.first_tile, off : off + n * INSTRUCTION_BYTES]
+            raw = self.mem[p.first_tile, off : off + n]
         else:  # cycle counting only: the package's code bytes, as they would be loaded
-            raw = np.frombuffer(p.code, np.uint8)[: n * INSTRUCTION_BYTES]
-            n = len(raw) // INSTRUCTION_BYTES
-        words = raw.view("<u4").reshape(n, INSTRUCTION_WORDS).astype(np.int64)
-        ends = np.flatnonzero(words[:, 0] == Opcode.END)
-        if ends.size == 0:
-            raise EmulatorError(f"program {i}: runs off the executable region without END")
-        return words[: ends[0] + 1]
+            raw = np.frombuffer(p.code, np.uint8)[:n]
+        try:
+            return unpack(raw, f"program {i}")[0]
+        except IsaError as e:
+            raise EmulatorError(f"{e} (the executable region ends at {limit:#x})") from None
 
     # ---------------------------------------------------------------- kernels
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ipu.abi.isa import DTYPE_NAMES, DTYPE_SIZE, INSTRUCTION_WORDS, Opcode
+from ipu.abi.isa import DTYPE_NAMES, DTYPE_SIZE, Opcode, unpack
 from ipu.abi.kernels import KERNEL_NAMES, KERNELS, decode_call_params
 from ipu.abi.package import Binding, HostCall, Package
 from ipu.abi.tables import SLICE, TRANSFER
@@ -83,7 +83,7 @@ def _program_ranges(pkg: Package) -> tuple[Ranges, Ranges]:
     code = (np.arange(len(start)), start, start + [len(p.code) for p in pkg.programs])
     operands = []
     for i, p in enumerate(pkg.programs):
-        words = np.frombuffer(p.code, "<u4").reshape(-1, INSTRUCTION_WORDS).astype(np.int64)
+        words, _ = unpack(p.code, f"program {i}")
         calls = words[words[:, 0] == Opcode.CALL]
         for k, name in enumerate(KERNEL_NAMES):
             cw = calls[calls[:, 1] == k]

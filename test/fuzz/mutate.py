@@ -312,6 +312,7 @@ def _recompute_digest(b: bytes) -> bytes:
 def _package_mutations(r: random.Random, data: bytes) -> tuple[str, bytes]:
     import numpy as np
 
+    from ipu.abi.isa import pack, unpack
     from ipu.abi.package import PackageError
     from ipu.abi.package_io import package_bytes, read_package
 
@@ -338,12 +339,12 @@ def _package_mutations(r: random.Random, data: bytes) -> tuple[str, bytes]:
         what = f"package-code-word {i}"
     elif field_choice == 1 and pkg.programs:  # a loop count or a control argument
         p = r.choice(pkg.programs)
-        words = np.frombuffer(p.code, "<u4").copy().reshape(-1, 16)
+        words, lengths = unpack(p.code)
         ctrl = [k for k in range(len(words)) if words[k, 0] in (3, 6, 7)]
         if ctrl:
             k = r.choice(ctrl)
             words[k, 1] = r.choice((0, 1, 2**31 - 1, 2**31, 2**32 - 1, int(words[k, 1]) + 1))
-        p.code = words.tobytes()
+        p.code = pack(words, lengths)
         what = "package-control-arg"
     elif field_choice == 2 and pkg.checkpoints:
         c = r.choice(pkg.checkpoints)

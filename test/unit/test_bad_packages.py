@@ -21,8 +21,8 @@ import pytest
 from click.testing import CliRunner, Result
 from conftest import EXAMPLES
 
-from ipu.abi.isa import INSTRUCTION_WORDS, DType, Opcode, encode_simple
-from ipu.abi.kernels import KERNEL_NAMES
+from ipu.abi.isa import DType, Opcode, encode_simple, pack, unpack
+from ipu.abi.kernels import KERNEL_NAMES, KERNELS
 from ipu.abi.package import SCHEMA_VERSION, HostStep, Package, PackageError, Program
 from ipu.abi.package_check import validate_package
 from ipu.abi.package_io import (
@@ -137,9 +137,9 @@ def _code_word(opcode: Opcode, word: int, value: int) -> Make:
     """Set word `word` of the first `opcode` instruction of program 0."""
 
     def fn(pkg: Package) -> None:
-        w = np.frombuffer(pkg.programs[0].code, "<u4").reshape(-1, INSTRUCTION_WORDS).copy()
+        w, n = unpack(pkg.programs[0].code)
         w[int(np.flatnonzero(w[:, 0] == opcode)[0]), word] = value
-        pkg.programs[0] = dataclasses.replace(pkg.programs[0], code=w.tobytes())
+        _set_code(pkg, w, n)
 
     return _edit(fn)
 
@@ -147,12 +147,13 @@ def _code_word(opcode: Opcode, word: int, value: int) -> Make:
 def _iterated_call_outside_loops(pkg: Package) -> None:
     """The first CALL made an `iteration_slice` of 3 iterations: a kernel that reads the loop's
     counter, in a program without loops."""
-    w = _program_words(pkg)
+    w, n = unpack(pkg.programs[0].code)
     i = int(np.flatnonzero(w[:, 0] == Opcode.CALL)[0])
     w[i, 1] = KERNEL_NAMES.index("iteration_slice")
     w[i, 2] = int(DType.F16) | int(DType.F16) << 8
     w[i, 5:7] = (3, 2)
-    pkg.programs[0] = dataclasses.replace(pkg.programs[0], code=w.tobytes())
+    n[i] = KERNELS["iteration_slice"].call_words
+    _set_code(pkg, w, n)
 
 
 def _host_steps(call: int, fn: Callable[[list[HostStep]], Any]) -> Make:
@@ -160,29 +161,39 @@ def _host_steps(call: int, fn: Callable[[list[HostStep]], Any]) -> Make:
     return _edit(lambda pkg: fn(pkg.host_calls[call].steps))
 
 
-def _program_words(pkg: Package) -> np.ndarray:
-    return np.frombuffer(pkg.programs[0].code, "<u4").reshape(-1, INSTRUCTION_WORDS).copy()
+def _sync_five_words_long(pkg: Package) -> None:
+    """Program 0's first SYNC's header claims 5 words (a SYNC is 1)."""
+    w, n = unpack(pkg.programs[0].code)
+    at = int(n[: int(np.flatnonzero(w[:, 0] == Opcode.SYNC)[0])].sum())
+    raw = np.frombuffer(pkg.programs[0].code, "<u4").copy()
+    raw[at] = Opcode.SYNC | 5 << 8
+    pkg.programs[0] = dataclasses.replace(pkg.programs[0], code=raw.tobytes())
+
+
+def _set_code(pkg: Package, words: np.ndarray, lengths: np.ndarray) -> None:
+    """Program 0's code made of unpacked instructions (`ipu.abi.isa.unpack`)."""
+    pkg.programs[0] = dataclasses.replace(pkg.programs[0], code=pack(words, lengths))
 
 
 def _second_input_written_first(pkg: Package) -> None:
     """A second input x2 that the programs stream after x (HOST_IN 1 follows HOST_IN 0), while
     the run call writes it first."""
     pkg.inputs.append(dataclasses.replace(pkg.inputs[0], name="x2"))
-    w = _program_words(pkg)
+    w, n = unpack(pkg.programs[0].code)
     at = int(np.flatnonzero(w[:, 0] == Opcode.HOST_IN)[0]) + 1
-    code = np.concatenate([w[:at], encode_simple(Opcode.HOST_IN, 1)[None], w[at:]]).astype("<u4")
-    pkg.programs[0] = dataclasses.replace(pkg.programs[0], code=code.tobytes())
+    extra, one = unpack(encode_simple(Opcode.HOST_IN, 1).tobytes() + encode_simple(Opcode.END).tobytes())
+    _set_code(pkg, np.concatenate([w[:at], extra[:1], w[at:]]), np.concatenate([n[:at], one[:1], n[at:]]))
     steps = pkg.host_calls[1].steps
     steps.insert(0, dataclasses.replace(steps[0], binding="x2"))
 
 
 def _host_in_after_a_call(pkg: Package) -> None:
     """Program 0's HOST_IN swapped with the CALL after it: the input lands after device work."""
-    w = _program_words(pkg)
+    w, n = unpack(pkg.programs[0].code)
     i = int(np.flatnonzero(w[:, 0] == Opcode.HOST_IN)[0])
     j = i + int(np.flatnonzero(w[i:, 0] == Opcode.CALL)[0])
-    w[[i, j]] = w[[j, i]]
-    pkg.programs[0] = dataclasses.replace(pkg.programs[0], code=w.tobytes())
+    w[[i, j]], n[[i, j]] = w[[j, i]], n[[j, i]]
+    _set_code(pkg, w, n)
 
 
 def _amplified_list(_: Package, __: bytes) -> bytes:
@@ -282,7 +293,16 @@ CASES = [
         _code_word(Opcode.CALL, 2, int(DType.INT32) | int(DType.INT32) << 8),
         r"program 0: instruction \d+ \(amp_matmul\) names i32 in its dtype word; the kernel computes on floats only",
     ),
-    Case("no_end_instruction", _code_word(Opcode.END, 0, Opcode.SYNC), r"program 0: no END instruction"),
+    Case(
+        "no_end_instruction",
+        _edit(lambda pkg: _set_code(pkg, *(a[:-1] for a in unpack(pkg.programs[0].code)))),
+        r"program 0: runs out after \d+ instructions \(\d+ bytes\) without END",
+    ),
+    Case(
+        "bad_instruction_header",
+        _edit(_sync_five_words_long),
+        r"program 0: instruction \d+ \(byte \d+\) has invalid header 0x502",
+    ),
     Case(
         "transfer_dst_past_sram",
         _set_transfer(0, dst_address=T.memory_end),

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from conftest import EXAMPLES, run_tool
 
-from ipu.abi.isa import INSTRUCTION_WORDS, Opcode
+from ipu.abi.isa import Opcode, pack, unpack
 from ipu.abi.kernels import KERNEL_NAMES
 from ipu.abi.package_io import read_package, write_package
 from ipu.golden.compare import tolerance
@@ -37,11 +37,11 @@ def _swap_kernel(path: Path, old: str, new: str) -> None:
     pkg = read_package(path)
     hits = 0
     for prog in pkg.programs:
-        words = np.frombuffer(prog.code, "<u4").reshape(-1, INSTRUCTION_WORDS).copy()
+        words, n = unpack(prog.code)
         sel = (words[:, 0] == Opcode.CALL) & (words[:, 1] == KERNEL_NAMES.index(old))
         words[sel, 1] = KERNEL_NAMES.index(new)
         hits += int(sel.sum())
-        prog.code = words.tobytes()
+        prog.code = pack(words, n)
     assert hits
     write_package(pkg, path)
 

@@ -261,27 +261,23 @@ def _patched_package(model: str, patch: Callable) -> Callable[[Path], None]:
     return make
 
 
-def _code(pkg) -> np.ndarray:
-    return np.frombuffer(pkg.programs[0].code, "<u4").reshape(-1, 16).copy()
-
-
 def _drop_checkpoint(pkg) -> None:
-    from ipu.abi.isa import Opcode
+    from ipu.abi.isa import Opcode, pack, unpack
 
     for p in pkg.programs:
-        w = np.frombuffer(p.code, "<u4").reshape(-1, 16)
+        w, n = unpack(p.code)
         k = int(np.flatnonzero(w[:, 0] == Opcode.CHECKPOINT)[0])
-        p.code = np.delete(w, k, axis=0).tobytes()
+        p.code = pack(np.delete(w, k, axis=0), np.delete(n, k))
 
 
 def _renumber_checkpoint(pkg) -> None:
-    from ipu.abi.isa import Opcode
+    from ipu.abi.isa import Opcode, pack, unpack
 
     for p in pkg.programs:
-        w = np.frombuffer(p.code, "<u4").reshape(-1, 16).copy()
+        w, n = unpack(p.code)
         ks = np.flatnonzero(w[:, 0] == Opcode.CHECKPOINT)
         w[ks[1], 1] = w[ks[0], 1]  # the first sampled twice, the second never
-        p.code = w.tobytes()
+        p.code = pack(w, n)
 
 
 def _bad_aspect(pkg) -> None:
@@ -290,12 +286,12 @@ def _bad_aspect(pkg) -> None:
 
 def _loop_count(n: int) -> Callable:
     def patch(pkg) -> None:
-        from ipu.abi.isa import Opcode
+        from ipu.abi.isa import Opcode, pack, unpack
 
         for p in pkg.programs:
-            w = np.frombuffer(p.code, "<u4").reshape(-1, 16).copy()
+            w, lengths = unpack(p.code)
             w[w[:, 0] == Opcode.LOOP_BEGIN, 1] = n
-            p.code = w.tobytes()
+            p.code = pack(w, lengths)
 
     return patch
 

@@ -360,7 +360,7 @@ def test_code_is_decoded_from_tile_memory() -> None:
     emu = Emulator(package([Program(0, 16, CODE, prog)]), T)
     emu.load()
     assert emu.run({}).total_cycles == T.exchange["sync_cycles"]
-    emu.mem[0, 0:4] = np.frombuffer(np.uint32(Opcode.END).tobytes(), np.uint8)  # patch SYNC -> END
+    emu.mem[0, 0:4] = np.frombuffer(encode_simple(Opcode.END).tobytes(), np.uint8)  # patch SYNC -> END
     assert emu.run({}).total_cycles == 0
 
 

@@ -10,7 +10,7 @@ import pytest
 from conftest import EXAMPLES
 
 import ipu
-from ipu.abi.isa import INSTRUCTION_WORDS, Opcode
+from ipu.abi.isa import Opcode, pack, unpack
 from ipu.abi.kernels import KERNEL_NAMES
 from ipu.abi.package import Package
 from ipu.abi.tables import TRANSFER
@@ -34,10 +34,10 @@ def _with_call(c: ipu.Compiled, kernel: str, word: int, value: int) -> tuple[Pac
     """A copy of the package whose first `kernel` CALL has instruction word `word` set to `value`;
     also returns that instruction's index."""
     pkg = copy.deepcopy(c.package)
-    words = np.frombuffer(pkg.programs[0].code, "<u4").reshape(-1, INSTRUCTION_WORDS).copy()
+    words, n = unpack(pkg.programs[0].code)
     i = int(np.flatnonzero((words[:, 0] == Opcode.CALL) & (words[:, 1] == KERNEL_NAMES.index(kernel)))[0])
     words[i, word] = value
-    pkg.programs[0].code = words.tobytes()
+    pkg.programs[0].code = pack(words, n)
     return pkg, i
 
 

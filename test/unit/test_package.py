@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ipu.abi.isa import INSTRUCTION_BYTES, DType, Opcode, encode_simple, float_bits
+from ipu.abi.isa import SIMPLE_WORDS, DType, Opcode, encode_simple, float_bits, pack, unpack
 from ipu.abi.kernels import encode_call
 from ipu.abi.package import Binding, Checkpoint, HostCall, HostStep, Package, PackageError, Phase, Program
 from ipu.abi.package_check import validate_package
@@ -118,9 +118,9 @@ def _replace_transfers(pkg: Package, row: int, col: int, value: int) -> Package:
 
 
 def _bad_kernel(pkg: Package) -> Package:
-    words = np.frombuffer(pkg.programs[1].code, "<u4").copy()
-    words[16 + 1] = 99
-    pkg.programs[1] = dataclasses.replace(pkg.programs[1], code=words.tobytes())
+    words, n = unpack(pkg.programs[1].code)
+    words[1, 1] = 99
+    pkg.programs[1] = dataclasses.replace(pkg.programs[1], code=pack(words, n))
     return pkg
 
 
@@ -138,9 +138,9 @@ def _short_weight(pkg: Package) -> Package:
 
 
 def _far_call(pkg: Package) -> Package:
-    words = np.frombuffer(pkg.programs[0].code, "<u4").copy()
-    words[16 + 3] = T.memory_end - 16  # output address: 1 KiB result does not fit
-    pkg.programs[0] = dataclasses.replace(pkg.programs[0], code=words.tobytes())
+    words, n = unpack(pkg.programs[0].code)
+    words[1, 3] = T.memory_end - 16  # output address: 1 KiB result does not fit
+    pkg.programs[0] = dataclasses.replace(pkg.programs[0], code=pack(words, n))
     return pkg
 
 
@@ -184,7 +184,7 @@ def _with_call(call: np.ndarray) -> Package:
     """good_package() with `call` after program 1's HOST_IN (device work follows the input writes)."""
     pkg = good_package()
     code = pkg.programs[1].code
-    at = INSTRUCTION_BYTES
+    at = 4 * SIMPLE_WORDS[Opcode.HOST_IN]
     pkg.programs[1] = dataclasses.replace(pkg.programs[1], code=code[:at] + call.astype("<u4").tobytes() + code[at:])
     return pkg
 

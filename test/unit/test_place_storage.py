@@ -220,6 +220,9 @@ def _deep_chain(n: int):  # noqa: ANN202
     return b.build()
 
 
+_DEEP = 240  # layers whose programs outgrow sim16's 16 KiB code reserve
+
+
 def test_code_region_grows_to_fit_the_programs() -> None:
     """Programs larger than the target's code reserve get a measured code region (whole 4 KiB
     steps) below the data; the package records it and the run still checks out."""
@@ -227,7 +230,7 @@ def test_code_region_grows_to_fit_the_programs() -> None:
 
     small = api.compile(_deep_chain(4), "sim16")
     assert small.package.metrics["code_bytes"] == T.code_reserve_bytes
-    big = api.compile(_deep_chain(120), "sim16")
+    big = api.compile(_deep_chain(_DEEP), "sim16")
     code = big.package.metrics["code_bytes"]
     longest = max(len(p.code) for p in big.package.programs)
     assert longest > T.code_reserve_bytes and code >= longest and code % 4096 == 0
@@ -240,7 +243,7 @@ def test_validator_refuses_code_past_its_region() -> None:
     from ipu.abi.package import PackageError
     from ipu.abi.package_check import validate_package
 
-    pkg = api.compile(_deep_chain(120), "sim16").package
+    pkg = api.compile(_deep_chain(_DEEP), "sim16").package
     pkg.metrics["code_bytes"] = T.code_reserve_bytes  # a package claiming the default reserve
     with pytest.raises(PackageError, match="leaves the code region"):
         validate_package(pkg, T)

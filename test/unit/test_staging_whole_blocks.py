@@ -5,12 +5,11 @@ no padding left unzeroed can leak into real elements."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 import ipu
 import ipu.transforms.tilemap.map_tiles as map_tiles
-from ipu.abi.isa import INSTRUCTION_WORDS, Opcode
+from ipu.abi.isa import Opcode, unpack
 from ipu.abi.kernels import KERNEL_NAMES
 
 MATMUL = """func.func @main(%x: tensor<{m}x{k}xf16>, %w: tensor<{k}x{n}xf16>) -> tensor<{m}x{n}xf16> {{
@@ -55,7 +54,7 @@ def test_padded_partials_move_whole_and_stay_right(whole: list[tuple], mkn: tupl
     c = ipu.compile(MATMUL.format(m=m, k=k, n=n), target="sim16")
     assert whole, "the K-split sum's staging should move whole padded blocks"
     for p in c.package.programs:
-        words = np.frombuffer(p.code, "<u4").reshape(-1, INSTRUCTION_WORDS)
+        words, _ = unpack(p.code)
         calls = words[words[:, 0] == Opcode.CALL, 1]
         assert KERNEL_NAMES.index("zero") not in calls, "no staging buffer is zeroed"
     assert _poisoned_run(c)

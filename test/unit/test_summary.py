@@ -14,15 +14,15 @@ def test_summary_figures() -> None:
     pkg = good_package()
     validate_package(pkg, T)
     lines = summarize_package(pkg, T).splitlines()
-    assert lines[0] == "package: schema 5, target sim16, compiler 0.1.0"
+    assert lines[0] == "package: schema 6, target sim16, compiler 0.1.0"
     assert "programs: 2 (2 distinct) for 16 of 16 tiles" in lines
-    assert "  program 1: tiles 8..15 (8), code 448 bytes at 0x4c000" in lines
+    assert "  program 1: tiles 8..15 (8), code 64 bytes at 0x4c000" in lines
     assert "exchange: 1 phases, 3 transfer families, 18 transfers, tile mapping identity" in lines
     assert "  phase 0: lower_bound 64 horizon 80 scheduler greedy families 3 transfers 18" in lines
     assert "  weight w f16 [16, 16]: 1 slices, 512 bytes (8192 on tiles)" in lines
     assert "  checkpoint 0 mm (%mm, value) f32 [16, 16]: 1 slices, 1024 bytes (1024 on tiles)" in lines
     stats = {ln[2:22].strip(): ln[22:].split() for ln in lines if ln.startswith("  ") and "tile " in ln[22:]}
-    assert stats["code"] == ["448", "448", "448", "tile", "0"]
+    assert stats["code"] == ["64", "70", "76", "tile", "0"]  # each program its own instructions
     assert stats["outputs"] == ["0", "0", "1024", "tile", "3"]  # only tile 3 holds y
     assert stats["region interleaved"][:3] == ["0", "0", "0"]
     assert "  exchange_cycles = 200" in lines

@@ -20,7 +20,8 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.ir import Block, Operation, SSAValue
 
-from ipu.abi.isa import CODE_GRAIN, INSTRUCTION_BYTES
+from ipu.abi.isa import CODE_GRAIN, INSTRUCTION_WORDS, SIMPLE_WORDS, Opcode
+from ipu.abi.kernels import KERNELS
 from ipu.dialects import plan
 from ipu.target import Target
 from ipu.transforms.plan.families import cost_of
@@ -96,7 +97,7 @@ def _walk(block: Block, mult: int = 1) -> Iterator[tuple[Operation, int]]:
 def estimate(f: func.FuncOp, t: Target) -> PlanMetrics:
     """The metrics of one planned function."""
     m = PlanMetrics()
-    phases = frags = instructions = 0
+    phases = frags = words = 0
     seq: list[Operation] = []
     for op, mult in _walk(f.body.block):
         seq.append(op)
@@ -105,7 +106,7 @@ def estimate(f: func.FuncOp, t: Target) -> PlanMetrics:
         m.estimated_exchange_cycles += mult * exch
         phases += ph
         frags += fr
-        instructions += 2 * ph + _kernel_calls(op)
+        words += _PHASE_WORDS * ph + _CALL_WORDS * _kernel_calls(op)
         if isinstance(op, plan.RearrangeOp):
             m.conversion_sources.append(op.reason.data if op.reason else op.name)
         for r in op.results:
@@ -117,10 +118,13 @@ def estimate(f: func.FuncOp, t: Target) -> PlanMetrics:
             m.operations += 1
     m.values += len(f.args)
     m.exchange_row_bytes = 4 * (phases + 7 * frags)
-    m.code_bytes = -(-(instructions + 4) * INSTRUCTION_BYTES // CODE_GRAIN) * CODE_GRAIN
+    m.code_bytes = -(-(words + 4 * INSTRUCTION_WORDS) * 4 // CODE_GRAIN) * CODE_GRAIN
     _memory(f, seq, m, t)
     return m
 
+
+_PHASE_WORDS = SIMPLE_WORDS[Opcode.SYNC] + SIMPLE_WORDS[Opcode.EXCHANGE]
+_CALL_WORDS = max(k.call_words for k in KERNELS.values())  # an upper bound: the kernel is map-tiles' choice
 
 _NO_KERNEL = (plan.ParameterOp, plan.RearrangeOp, plan.YieldOp, func.ReturnOp)
 
