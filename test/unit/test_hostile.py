@@ -111,7 +111,16 @@ def test_a_model_folded_to_constants_runs(tmp_path: Path) -> None:
     model = helper.make_model(helper.make_graph([c], "g", [x], [y]), opset_imports=[helper.make_opsetid("", 17)])
     path = tmp_path / "m.onnx"
     path.write_bytes(model.SerializeToString())
-    r = _tool("ipu-run", str(path), "--target", "sim16", "--outputs", str(tmp_path / "y.npz"), "--profile", "p.json")
+    r = _tool(
+        "ipu-run",
+        str(path),
+        "--target",
+        "sim16",
+        "--outputs",
+        str(tmp_path / "y.npz"),
+        "--profile",
+        str(tmp_path / "p.json"),
+    )
     assert r.returncode == 0, r.stderr
     with np.load(tmp_path / "y.npz") as z:
         assert np.array_equal(z["y"], np.ones((4, 8), np.float32))
