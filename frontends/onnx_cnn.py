@@ -49,7 +49,7 @@ TWIN = "{}@channels_last"  # the name a twin is lowered under (never an ONNX val
 
 
 def channels_last(im: _Importer, name: str) -> Val:
-    """The [N, H, W, C] form of the NCHW (or NCL, as [N, 1, L, C]) value `name`."""
+    """The [N, H, W, C] form of the NCHW (or NCL, as [N, L, 1, C]) value `name`."""
     if (twin := im.channels_last.get(name)) is not None:
         return twin
     x = im.get(name)
@@ -57,7 +57,7 @@ def channels_last(im: _Importer, name: str) -> Val:
         raise im.fail(f"input '{name}' is a constant where a computed tensor was expected")
     if len(x.shape) == 3:
         n, c, length = x.shape
-        x = Val(x.ssa, (n, c, 1, length), x.dtype)
+        x = Val(x.ssa, (n, c, length, 1), x.dtype)
     if len(x.shape) != 4:
         raise im.fail(f"input '{name}' of shape {list(x.shape)}: rank 3 (N, C, L) or 4 (N, C, H, W) expected")
     t = transpose_value(im, x, [0, 2, 3, 1], None)
@@ -66,16 +66,16 @@ def channels_last(im: _Importer, name: str) -> Val:
 
 
 def from_channels_last(im: _Importer, y: Val, rank: int, hint: str) -> Val:
-    """[N, H, W, C] back to ONNX's NCHW (rank 4) or NCL (rank 3, H = 1)."""
+    """[N, H, W, C] back to ONNX's NCHW (rank 4) or NCL (rank 3, the length on H, W = 1)."""
     n, h, w, c = y.shape
     if n == 1:  # one 2-D transpose: [H W, C] -> [C, H W], viewed as the row collapse [C H, W]
         t = _transpose2d(im, im.raw_reshape(y.ssa, (h * w, c), y.dtype), y.dtype, None if rank == 4 else hint)
         if rank == 3:
-            return Val(t, (1, c, w), y.dtype)
+            return Val(t, (1, c, h * w), y.dtype)
         return Val(im.raw_reshape(t, (c * h, w), y.dtype, hint), (1, c, h, w), y.dtype)
     if rank == 3:
-        t = transpose_value(im, Val(y.ssa, (n, w, c), y.dtype), [0, 2, 1], hint)
-        return Val(t.ssa, (n, c, w), y.dtype)
+        t = transpose_value(im, Val(y.ssa, (n, h * w, c), y.dtype), [0, 2, 1], hint)
+        return Val(t.ssa, (n, c, h * w), y.dtype)
     return transpose_value(im, y, [0, 3, 1, 2], hint)
 
 
@@ -123,8 +123,9 @@ def window_attrs(
 
 
 def _as_2d(values: list[int], spatial: int, fill: int) -> list[int]:
-    """A 1-D op's per-axis values as the 2-D op's (H first, of size 1)."""
-    return values if spatial == 2 else [fill, *values]
+    """A 1-D op's per-axis values as the 2-D op's: the length on H and W of size 1, so a 1-D
+    op's output splits over tiles along its length as an image's does along its rows."""
+    return values if spatial == 2 else [*values, fill]
 
 
 @lowering("Conv")

@@ -410,6 +410,91 @@ class ShareReshape(RewritePattern):
                 return
 
 
+_SINK_BINARY = (graph.AddOp, graph.SubOp, graph.MulOp, graph.MaxOp, graph.MinOp, graph.DivOp)
+
+
+def _channels_last(v: SSAValue, depth: int = 8) -> bool:
+    """`v` is a convolution's or pool's [N, H, W, C] result, or an elementwise op's on one."""
+    op = v.owner
+    if isinstance(op, graph.ConvOp | graph.PoolOp):
+        return True
+    if depth and isinstance(op, (graph.ElementwiseUnaryOp, *_SINK_BINARY)):
+        return any(shape(u) == shape(v) and _channels_last(u, depth - 1) for u in op.operands)
+    return False
+
+
+def _row_collapse_source(v: SSAValue) -> SSAValue | None:
+    """The rank-4 value `v` is the row collapse of ([N, H, W, C] -> [N H W, C]), or None."""
+    op = producer(v, graph.ReshapeOp)
+    if op is None:
+        return None
+    a, r = shape(op.input), shape(v)
+    if len(a) != 4 or len(r) != 2 or a[-1] != r[-1]:
+        return None
+    return op.input
+
+
+@dataclass
+class FoldReshapePair(RewritePattern):
+    """A reshape of a reshape -> one reshape of the first's input, or that input itself when
+    the shapes agree (`SinkRowCollapse` leaves a collapse right before the next expansion)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: graph.ReshapeOp, rewriter: PatternRewriter) -> None:
+        inner = producer(op.input, graph.ReshapeOp)
+        if inner is None:
+            return
+        if shape(inner.input) != shape(op.result):
+            replace_root(rewriter, op, graph.ReshapeOp(inner.input, op.result.type))
+            return
+        rewriter.replace_all_uses_with(op.result, inner.input)
+        rewriter.erase(op)
+        erase_dead(rewriter, [inner])
+
+
+@dataclass
+class SinkRowCollapse(RewritePattern):
+    """An elementwise op on the row collapse of a channels-last value -> the op on the [N, H, W,
+    C] value, collapsed after it. The ONNX importer computes a convolution's bias, norm, residual
+    and activation on the [N H W, C] rows; moved below them, the collapse meets the next
+    convolution's [N, H, W, C] view and the two fold away (`FoldViewChain`), so the chain stays
+    in the convolution's own layout instead of being re-laid out around every op. A binary op
+    sinks when its other operand is the collapse of a value of the same shape or a [C] row.
+    Only a convolution's (or pool's) values sink: other rank-4 values stay as the importer
+    shaped them."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if isinstance(op, graph.ElementwiseUnaryOp):
+            src = _row_collapse_source(op.operands[0])
+            if src is None or not _channels_last(src):
+                return
+            operands = [src]
+        elif isinstance(op, _SINK_BINARY):
+            srcs = [_row_collapse_source(v) for v in op.operands]
+            operands = []
+            four = next((s for s in srcs if s is not None and _channels_last(s)), None)
+            if four is None:
+                return
+            for v, s in zip(op.operands, srcs, strict=True):
+                if s is not None and shape(s) == shape(four):
+                    operands.append(s)
+                elif s is None and shape(v) == (shape(four)[-1],) and v is not op.operands[0]:
+                    operands.append(v)  # a row vector (a bias) broadcasts over any rank
+                else:
+                    return
+        else:
+            return
+        res = op.results[0]
+        four_t = builtin.TensorType(res.type.element_type, shape(operands[0]))  # type: ignore[attr-defined]
+        new = op.create(operands=operands, result_types=[four_t], attributes=dict(op.attributes))
+        new.results[0].name_hint = res.name_hint
+        back = graph.ReshapeOp(new.results[0], res.type)
+        rewriter.insert_op([new, back], InsertPoint.before(op))
+        rewriter.replace_all_uses_with(res, back.result)
+        rewriter.erase(op)
+
+
 PATTERNS: tuple[type[RewritePattern], ...] = (
     RaiseGelu,
     RaiseSilu,
@@ -421,6 +506,8 @@ PATTERNS: tuple[type[RewritePattern], ...] = (
     RaiseRotateHalf,
     FoldViewChain,
     ShareReshape,
+    SinkRowCollapse,
+    FoldReshapePair,
 )
 """The raise patterns, in the order they are tried on an op."""
 

@@ -313,3 +313,57 @@ func.func @not_rotate_half(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
   %c = graph.concat %n, %hi {axis = 1 : i64} : (tensor<8x4xf32>, tensor<8x4xf32>) -> tensor<8x8xf32>
   func.return %c : tensor<8x8xf32>
 }
+
+// -----
+
+// A convolution's bias, residual add and activation, imported on its [N H W, C] rows: each
+// sinks below the collapse (SinkRowCollapse), the collapse meets the next convolution's
+// [N, H, W, C] view and the pair folds away (FoldReshapePair), so the chain runs in the
+// convolutions' own shape. The residual's other operand is the collapse of a value of the same
+// shape; the bias a [C] row.
+// CHECK-LABEL: func.func @conv_chain_channels_last
+// CHECK:         %c = graph.conv %x, %w
+// CHECK-NEXT:    %b = graph.add %c, %bias {{.*}} -> tensor<1x4x4x8xf32>
+// CHECK-NEXT:    %s = graph.add %b, %x {{.*}} -> tensor<1x4x4x8xf32>
+// CHECK-NEXT:    %r = graph.relu %s : tensor<1x4x4x8xf32> -> tensor<1x4x4x8xf32>
+// CHECK-NEXT:    %d = graph.conv %r, %w
+// CHECK-NOT:     graph.reshape
+// CHECK:         func.return %d
+func.func @conv_chain_channels_last(%x: tensor<1x4x4x8xf32>) -> tensor<1x4x4x8xf32> {
+  %w = graph.parameter "w" #graph.gaussian<seed = 1, std = 0.1> : tensor<3x3x8x8xf32>
+  %bias = graph.parameter "bias" #graph.gaussian<seed = 2, std = 0.1> : tensor<8xf32>
+  %c = graph.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, groups = 1 : i64} : (tensor<1x4x4x8xf32>, tensor<3x3x8x8xf32>) -> tensor<1x4x4x8xf32>
+  %c2 = graph.reshape %c : tensor<1x4x4x8xf32> -> tensor<16x8xf32>
+  %b = graph.add %c2, %bias : (tensor<16x8xf32>, tensor<8xf32>) -> tensor<16x8xf32>
+  %x2 = graph.reshape %x : tensor<1x4x4x8xf32> -> tensor<16x8xf32>
+  %s = graph.add %b, %x2 : (tensor<16x8xf32>, tensor<16x8xf32>) -> tensor<16x8xf32>
+  %r = graph.relu %s : tensor<16x8xf32> -> tensor<16x8xf32>
+  %r4 = graph.reshape %r : tensor<16x8xf32> -> tensor<1x4x4x8xf32>
+  %d = graph.conv %r4, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, groups = 1 : i64} : (tensor<1x4x4x8xf32>, tensor<3x3x8x8xf32>) -> tensor<1x4x4x8xf32>
+  func.return %d : tensor<1x4x4x8xf32>
+}
+
+// -----
+
+// Not a convolution's result: an elementwise op on the collapse of a 4-D input stays on the
+// rows (attention's [B, H, S, D] values, say, are planned as the importer shaped them).
+// CHECK-LABEL: func.func @collapse_of_an_input
+// CHECK-NEXT:    %r = graph.reshape %x : tensor<1x4x4x8xf32> -> tensor<16x8xf32>
+// CHECK-NEXT:    %y = graph.relu %r : tensor<16x8xf32> -> tensor<16x8xf32>
+func.func @collapse_of_an_input(%x: tensor<1x4x4x8xf32>) -> tensor<16x8xf32> {
+  %r = graph.reshape %x : tensor<1x4x4x8xf32> -> tensor<16x8xf32>
+  %y = graph.relu %r : tensor<16x8xf32> -> tensor<16x8xf32>
+  func.return %y : tensor<16x8xf32>
+}
+
+// -----
+
+// A reshape of a reshape is one reshape of the first's input (FoldReshapePair).
+// CHECK-LABEL: func.func @reshape_pair
+// CHECK-NEXT:    %b = graph.reshape %x : tensor<2x3x4xf32> -> tensor<24xf32>
+// CHECK-NEXT:    func.return %b
+func.func @reshape_pair(%x: tensor<2x3x4xf32>) -> tensor<24xf32> {
+  %a = graph.reshape %x : tensor<2x3x4xf32> -> tensor<6x4xf32>
+  %b = graph.reshape %a : tensor<6x4xf32> -> tensor<24xf32>
+  func.return %b : tensor<24xf32>
+}
