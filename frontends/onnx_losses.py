@@ -14,17 +14,19 @@ import numpy as np
 import onnx
 
 from ipu.dialects import graph as g
-from ipu.frontends.onnx_import import (
+from ipu.frontends.graph_builder import (
     Val,
+    _reduce_rows,
+    _tt,
+    collapsed,
+    transpose_value,
+)
+from ipu.frontends.onnx_import import (
     _Importer,
     _log_softmax_rows,
     _no_attrs,
-    _reduce_rows,
-    _tt,
     _val_input,
-    collapsed,
     lowering,
-    transpose_value,
 )
 from ipu.frontends.onnx_routing import pick_in_rows
 

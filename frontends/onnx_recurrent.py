@@ -15,15 +15,17 @@ import onnx
 from xdsl.ir import SSAValue
 
 from ipu.dialects import graph as g
-from ipu.frontends.onnx_import import (
+from ipu.frontends.graph_builder import (
     Val,
+    _tt,
+    collapsed,
+    transpose_value,
+)
+from ipu.frontends.onnx_import import (
     _Importer,
     _no_attrs,
-    _tt,
     _val_input,
-    collapsed,
     lowering,
-    transpose_value,
 )
 
 MAX_STEPS = 4096  # time steps unrolled at most
