@@ -26,16 +26,6 @@ from xdsl.dialects.builtin import FloatAttr, f64
 from xdsl.ir import SSAValue
 
 from ipu.dialects import graph as g
-from ipu.frontends.graph_builder import (
-    GraphBuilder,
-    Val,
-    _matmul_core,
-    _reduce_rows,
-    _transpose2d,
-    _tt,
-    collapsed,
-    transpose_value,
-)
 from ipu.frontends.onnx_compose import Composer
 from ipu.frontends.onnx_import import (
     _LOWERINGS,
@@ -47,6 +37,16 @@ from ipu.frontends.onnx_import import (
     _val_input,
     float_input,
     lowering,
+)
+from ipu.frontends.value_builder import (
+    Val,
+    ValueBuilder,
+    _matmul_core,
+    _reduce_rows,
+    _transpose2d,
+    _tt,
+    collapsed,
+    transpose_value,
 )
 
 TWIN = "{}@channels_last"  # the name a twin is lowered under (never an ONNX value's)
@@ -190,7 +190,7 @@ def _conv(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None
 
 
 def conv_channels_last(
-    im: GraphBuilder,
+    im: ValueBuilder,
     xn: Val,
     w: np.ndarray | Val,
     bias: np.ndarray | Val | None,
@@ -234,7 +234,7 @@ def _patch_embedding(im: _Importer, node: onnx.NodeProto, x: Val, w: np.ndarray,
     im.out(node, patch_embedding(im, x, w, bias, node.output[0]))
 
 
-def patch_embedding(im: GraphBuilder, x: Val, w: np.ndarray, bias: np.ndarray | None, name: str) -> Val:
+def patch_embedding(im: ValueBuilder, x: Val, w: np.ndarray, bias: np.ndarray | None, name: str) -> Val:
     """Stride equal to the kernel, no padding, batch 1: the patches are one permutation of the
     image (`graph.transpose` keeping the last axis, a plan.permute) times the flattened filters."""
     o, c, kh, kw = w.shape
@@ -385,7 +385,7 @@ def _pool(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None
 
 
 def pool_channels_last(
-    im: GraphBuilder,
+    im: ValueBuilder,
     xn: Val,
     kind: str,
     kernel: list[int],

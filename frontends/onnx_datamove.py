@@ -16,17 +16,6 @@ import onnx
 from xdsl.ir import SSAValue
 
 from ipu.dialects import graph as g
-from ipu.frontends.graph_builder import (
-    BROADCASTERS,
-    GraphBuilder,
-    Val,
-    _matmul_core,
-    _reduce_rows,
-    _tt,
-    collapsed,
-    transpose_value,
-    value_shape,
-)
 from ipu.frontends.onnx_import import (
     _column_window,
     _lower_window,
@@ -35,6 +24,17 @@ from ipu.frontends.onnx_import import (
     _val_input,
     lowering,
     matmul2_values,
+)
+from ipu.frontends.value_builder import (
+    BROADCASTERS,
+    Val,
+    ValueBuilder,
+    _matmul_core,
+    _reduce_rows,
+    _tt,
+    collapsed,
+    transpose_value,
+    value_shape,
 )
 
 MAX_BATCHED_GEMMS = 256  # a batched MatMul is unrolled into this many 2-D matmuls at most
@@ -61,7 +61,7 @@ def box_view(
     return tuple(bb[k] for k in keep), tuple(oo[k] for k in keep), tuple(ss[k] for k in keep)
 
 
-def _view(im: GraphBuilder, x: Val, shape: tuple[int, ...]) -> SSAValue:
+def _view(im: ValueBuilder, x: Val, shape: tuple[int, ...]) -> SSAValue:
     """`x`'s graph value reshaped to `shape`, one reshape per value and shape (a split's parts
     and a batched matmul's batches read one view)."""
     key = (x.ssa, shape)
@@ -70,7 +70,7 @@ def _view(im: GraphBuilder, x: Val, shape: tuple[int, ...]) -> SSAValue:
     return im.views[key]
 
 
-def slice_val(im: GraphBuilder, x: Val, starts: Sequence[int], sizes: Sequence[int], hint: str | None) -> Val:
+def slice_val(im: ValueBuilder, x: Val, starts: Sequence[int], sizes: Sequence[int], hint: str | None) -> Val:
     """The box of `x` at `starts` of `sizes` (stride 1), as one `graph.slice`."""
     sizes = tuple(sizes)
     if tuple(starts) == (0,) * len(starts) and sizes == x.shape:
@@ -81,7 +81,7 @@ def slice_val(im: GraphBuilder, x: Val, starts: Sequence[int], sizes: Sequence[i
     return Val(im.raw_reshape(r, collapsed(sizes), x.dtype, hint), sizes, x.dtype)
 
 
-def pad_val(im: GraphBuilder, x: Val, low: Sequence[int], shape: Sequence[int], hint: str | None) -> Val:
+def pad_val(im: ValueBuilder, x: Val, low: Sequence[int], shape: Sequence[int], hint: str | None) -> Val:
     """`x` placed at `low` in zeros of `shape`, as one `graph.pad`."""
     shape = tuple(shape)
     if shape == x.shape:
@@ -92,7 +92,7 @@ def pad_val(im: GraphBuilder, x: Val, low: Sequence[int], shape: Sequence[int], 
     return Val(im.raw_reshape(r, collapsed(shape), x.dtype, hint), shape, x.dtype)
 
 
-def concat_vals(im: GraphBuilder, parts: list[Val], axis: int, hint: str | None) -> Val:
+def concat_vals(im: ValueBuilder, parts: list[Val], axis: int, hint: str | None) -> Val:
     """`parts` joined along `axis`, as one `graph.concat` on the coarsest common view."""
     like = parts[0]
     if len(parts) == 1:
@@ -110,7 +110,7 @@ def concat_vals(im: GraphBuilder, parts: list[Val], axis: int, hint: str | None)
     return Val(im.raw_reshape(r, collapsed(shape), like.dtype, hint), shape, like.dtype)
 
 
-def broadcast_val(im: GraphBuilder, x: Val, shape: Sequence[int], hint: str | None) -> Val | None:
+def broadcast_val(im: ValueBuilder, x: Val, shape: Sequence[int], hint: str | None) -> Val | None:
     """`x` NumPy-broadcast to `shape` by copies joined with `graph.concat` (consecutive
     broadcast axes as one), None when it does not broadcast or would take over
     `MAX_BATCHED_GEMMS` copies."""
@@ -143,14 +143,14 @@ def broadcast_val(im: GraphBuilder, x: Val, shape: Sequence[int], hint: str | No
 BROADCASTERS.append(broadcast_val)
 
 
-def _as_val(im: GraphBuilder, x: Val | np.ndarray, like: Val, name: str) -> Val:
+def _as_val(im: ValueBuilder, x: Val | np.ndarray, like: Val, name: str) -> Val:
     return im.val(x, like, name)
 
 
 # --- Slice ---------------------------------------------------------------------------------------
 
 
-def _slice_spec(im: GraphBuilder, node: onnx.NodeProto, attrs: dict[str, object], rank: int):
+def _slice_spec(im: ValueBuilder, node: onnx.NodeProto, attrs: dict[str, object], rank: int):
     if im.opset < 10:
         starts = [int(v) for v in attrs["starts"]]  # type: ignore[union-attr]
         ends = [int(v) for v in attrs["ends"]]  # type: ignore[union-attr]
@@ -171,7 +171,7 @@ def _slice_spec(im: GraphBuilder, node: onnx.NodeProto, attrs: dict[str, object]
 
 
 @lowering("Slice")
-def _slice(im: GraphBuilder, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+def _slice(im: ValueBuilder, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     """A stride-1 window of a computed tensor (or a column range of a matmul's output, computed
     directly by the matching weight columns)."""
     _no_attrs(im, attrs, ("starts", "ends", "axes"))
@@ -185,7 +185,7 @@ def _slice(im: GraphBuilder, node: onnx.NodeProto, attrs: dict[str, object]) -> 
 
 
 def slice_values(
-    im: GraphBuilder,
+    im: ValueBuilder,
     x: Val,
     starts: Sequence[int],
     ends: Sequence[int],
@@ -225,7 +225,7 @@ def slice_values(
 
 
 @lowering("Split")
-def _split(im: GraphBuilder, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+def _split(im: ValueBuilder, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     """Each part a column range of a matmul's output (the fused QKV projection: one matmul per
     part by those weight columns, no data moved) or else a `graph.slice` of the input."""
     _no_attrs(im, attrs, ("axis", "split", "num_outputs"))
@@ -246,7 +246,7 @@ def _split(im: GraphBuilder, node: onnx.NodeProto, attrs: dict[str, object]) -> 
         at += n
 
 
-def _zero_split_sizes(im: GraphBuilder, node: onnx.NodeProto, attrs: dict[str, object], d: int) -> list[int]:
+def _zero_split_sizes(im: ValueBuilder, node: onnx.NodeProto, attrs: dict[str, object], d: int) -> list[int]:
     """`_split_sizes`, where explicit sizes may include empty parts."""
     if "split" in attrs or (len(node.input) > 1 and node.input[1]):
         if "split" in attrs:
@@ -262,7 +262,7 @@ def _zero_split_sizes(im: GraphBuilder, node: onnx.NodeProto, attrs: dict[str, o
 
 
 @lowering("Tile", since=6)
-def _tile(im: GraphBuilder, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+def _tile(im: ValueBuilder, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     """Copies of a computed tensor joined by one `graph.concat` per repeated axis."""
     _no_attrs(im, attrs)
     x = _val_input(im, node)
@@ -283,7 +283,7 @@ def _tile(im: GraphBuilder, node: onnx.NodeProto, attrs: dict[str, object]) -> N
 
 
 @lowering("Shape")
-def _shape(im: GraphBuilder, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+def _shape(im: ValueBuilder, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     """The (static) shape of a computed tensor: a constant, so what is computed from it folds."""
     _no_attrs(im, attrs, ("start", "end"))
     x = _val_input(im, node)
@@ -296,7 +296,7 @@ def _shape(im: GraphBuilder, node: onnx.NodeProto, attrs: dict[str, object]) -> 
 
 
 @lowering("Concat")
-def _concat(im: GraphBuilder, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+def _concat(im: ValueBuilder, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     """One `graph.concat`; constant parts become parameters."""
     _no_attrs(im, attrs, ("axis",))
     parts = [im.get(i) for i in node.input]
@@ -308,7 +308,7 @@ def _concat(im: GraphBuilder, node: onnx.NodeProto, attrs: dict[str, object]) ->
 
 
 def concat_values(
-    im: GraphBuilder, parts: list[Val | np.ndarray], names: list[str], axis: int, hint: str | None
+    im: ValueBuilder, parts: list[Val | np.ndarray], names: list[str], axis: int, hint: str | None
 ) -> Val:
     """`parts` (computed or constant: parameters) joined along `axis`, one `graph.concat`."""
     like = next((p for p in parts if isinstance(p, Val)), None)
@@ -332,7 +332,7 @@ def concat_values(
 
 
 @lowering("Pad", since=2)
-def _pad(im: GraphBuilder, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+def _pad(im: ValueBuilder, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     """Constant padding of a computed tensor: a `graph.pad` (zeros), plus the constant where it
     is not 0; negative pads crop (a `graph.slice` first)."""
     _no_attrs(im, attrs, ("mode", "pads", "value"))
@@ -363,7 +363,7 @@ def _pad(im: GraphBuilder, node: onnx.NodeProto, attrs: dict[str, object]) -> No
     im.out(node, pad_values(im, x, low, high, value, node.output[0]))
 
 
-def pad_values(im: GraphBuilder, x: Val, low: list[int], high: list[int], value: float, hint: str | None) -> Val:
+def pad_values(im: ValueBuilder, x: Val, low: list[int], high: list[int], value: float, hint: str | None) -> Val:
     """x padded by `low` / `high` per axis with the constant `value`: a `graph.pad` (zeros),
     plus the constant where it is not 0; negative pads crop (a `graph.slice` first)."""
     if any(d + lo + hi <= 0 for d, lo, hi in zip(x.shape, low, high, strict=True)):
@@ -385,7 +385,7 @@ def pad_values(im: GraphBuilder, x: Val, low: list[int], high: list[int], value:
 
 
 @lowering("MatMul")
-def _batched_matmul(im: GraphBuilder, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+def _batched_matmul(im: ValueBuilder, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     """ONNX MatMul with broadcasting: a rank-2 right operand (or one whose batch axes are all 1,
     shared by every batch: folded into the rows) is one matmul; otherwise one 2-D matmul per
     batch of the broadcast batch shape, each reading its operands' rows by `graph.slice`, the
@@ -396,7 +396,7 @@ def _batched_matmul(im: GraphBuilder, node: onnx.NodeProto, attrs: dict[str, obj
 
 
 def matmul_values(
-    im: GraphBuilder, a: Val | np.ndarray, b: Val | np.ndarray, a_name: str, b_name: str, hint: str | None
+    im: ValueBuilder, a: Val | np.ndarray, b: Val | np.ndarray, a_name: str, b_name: str, hint: str | None
 ) -> Val:
     """`a @ b` with NumPy's matmul rules (batch broadcasting, vectors): a rank-2 right operand
     is one `graph.matmul` of a's rows, equal batches one `graph.batch_matmul`, other batch
@@ -424,7 +424,7 @@ def _out_shape(sa: tuple[int, ...], sb: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def _batched(
-    im: GraphBuilder,
+    im: ValueBuilder,
     a: Val | np.ndarray,
     b: Val | np.ndarray,
     sa: tuple[int, ...],
@@ -470,7 +470,7 @@ def _batched(
 
 
 def _vector_batched(
-    im: GraphBuilder,
+    im: ValueBuilder,
     a: Val | np.ndarray,
     b: Val | np.ndarray,
     batch: tuple[int, ...],
@@ -501,11 +501,11 @@ def _vector_batched(
     return im.reshape(Val(r, (count, rows), like.dtype), shape)
 
 
-def _rows(im: GraphBuilder, x: Val | np.ndarray, shape: tuple[int, ...], like: Val, name: str) -> Val | np.ndarray:
+def _rows(im: ValueBuilder, x: Val | np.ndarray, shape: tuple[int, ...], like: Val, name: str) -> Val | np.ndarray:
     return im.reshape(x, shape) if isinstance(x, Val) else np.reshape(x, shape)
 
 
-def _batch(im: GraphBuilder, x3: Val | np.ndarray, i: int, like: Val, name: str) -> Val | np.ndarray:
+def _batch(im: ValueBuilder, x3: Val | np.ndarray, i: int, like: Val, name: str) -> Val | np.ndarray:
     """Batch `i` of a [batches, rows, cols] operand as [rows, cols]."""
     if not isinstance(x3, Val):
         return np.ascontiguousarray(x3[i])
@@ -514,7 +514,7 @@ def _batch(im: GraphBuilder, x3: Val | np.ndarray, i: int, like: Val, name: str)
 
 
 def _mm2(
-    im: GraphBuilder, a: Val | np.ndarray, b: Val | np.ndarray, like: Val, a_name: str, b_name: str, hint: str | None
+    im: ValueBuilder, a: Val | np.ndarray, b: Val | np.ndarray, like: Val, a_name: str, b_name: str, hint: str | None
 ) -> Val:
     """`a @ b`, b rank 2, a of any rank >= 2 (its batch folded into the rows)."""
     av = im.val(a, like, a_name)

@@ -38,11 +38,14 @@ from xdsl.ir import Attribute, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import graph as g
-from ipu.frontends.graph_builder import (
+from ipu.frontends.onnx_fold import evaluate_node
+from ipu.frontends.onnx_functions import MAX_DEPTH, expand, function_body, tensor_type
+from ipu.frontends.onnx_load import OnnxImportError, inline_external_data, load_onnx, shape_skeleton, validate_model
+from ipu.frontends.value_builder import (
     NARROW_INTS,
     WIDE_INTS,
-    GraphBuilder,
     Val,
+    ValueBuilder,
     _emit1,
     _emit2,
     _hint,
@@ -57,9 +60,6 @@ from ipu.frontends.graph_builder import (
     transpose_value,
     value_shape,
 )
-from ipu.frontends.onnx_fold import evaluate_node
-from ipu.frontends.onnx_functions import MAX_DEPTH, expand, function_body, tensor_type
-from ipu.frontends.onnx_load import OnnxImportError, inline_external_data, load_onnx, shape_skeleton, validate_model
 from ipu.log import log_event
 from ipu.transforms.graph.raise_attention import mask_kind
 from ipu.transforms.graph.raise_graph_ops import RaiseGraphOpsPass
@@ -102,9 +102,9 @@ def _attrs(node: onnx.NodeProto) -> dict[str, object]:
     return {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
 
 
-class _Importer(GraphBuilder):
+class _Importer(ValueBuilder):
     """The ONNX frontend: reads the model's nodes and lowers each through the value-level
-    builder (`GraphBuilder`), by name (`vals`, `consts`)."""
+    builder (`ValueBuilder`), by name (`vals`, `consts`)."""
 
     def __init__(self, model: onnx.ModelProto, constants: dict[str, np.ndarray]):
         super().__init__()
@@ -539,7 +539,7 @@ def _div(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     im.out(node, div_values(im, a, b, node.input[0], node.input[1], node.output[0]))
 
 
-def div_values(im: GraphBuilder, a: Val | np.ndarray, b: Val | np.ndarray, a_name: str, b_name: str, hint) -> Val:
+def div_values(im: ValueBuilder, a: Val | np.ndarray, b: Val | np.ndarray, a_name: str, b_name: str, hint) -> Val:
     """a / b (NumPy broadcasting): by a constant whose reciprocals are exact a `graph.mul`, 1 / x a
     `graph.reciprocal`, else a `graph.div`."""
     if isinstance(b, Val) and not isinstance(a, Val) and a.size == 1 and float(a.reshape(-1)[0]) == 1.0:
@@ -574,7 +574,7 @@ def _unary(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> Non
     im.out(node, unary_value(im, UNARY_OPS[node.op_type], _val_input(im, node), node.output[0]))
 
 
-def unary_value(im: GraphBuilder, cls: type[g.ElementwiseUnaryOp], x: Val, hint: str | None) -> Val:
+def unary_value(im: ValueBuilder, cls: type[g.ElementwiseUnaryOp], x: Val, hint: str | None) -> Val:
     """`cls` of x; -x and |x| of integers checked (and wrapped) like the binary ops."""
     if is_int(x.dtype) and cls in (g.NegOp, g.AbsOp):  # -x and |x| leave the range at its minimum
         im.check_int_op(cls.name.removeprefix("graph."), x.dtype)
@@ -709,7 +709,7 @@ def _pow(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     im.out(node, pow_values(im, x, im.get(node.input[1]), node.input[0], node.input[1], node.output[0]))
 
 
-def pow_values(im: GraphBuilder, x: Val, e: Val | np.ndarray, x_name: str, e_name: str, hint: str | None) -> Val:
+def pow_values(im: ValueBuilder, x: Val, e: Val | np.ndarray, x_name: str, e_name: str, hint: str | None) -> Val:
     """x ** e: a constant exponent 2 or 3 as products, 0.5, -0.5 and -1 as `graph.sqrt`,
     `graph.rsqrt`, `graph.reciprocal`, any other a `graph.pow`."""
     if isinstance(e, np.ndarray) and not np.issubdtype(e.dtype, np.floating):
@@ -779,7 +779,7 @@ def _matmul(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> No
 
 
 def matmul2_values(
-    im: GraphBuilder, a: Val | np.ndarray, b: Val | np.ndarray, a_name: str, b_name: str, hint: str | None
+    im: ValueBuilder, a: Val | np.ndarray, b: Val | np.ndarray, a_name: str, b_name: str, hint: str | None
 ) -> Val:
     """`a @ b` for a right operand of rank 1 or 2: one `graph.matmul` of a's rows."""
     if not isinstance(a, Val):
@@ -883,7 +883,7 @@ def _reduce(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> No
     im.out(node, reduce_value(im, node.op_type, x, axes, keep, node.output[0]))
 
 
-def reduce_value(im: GraphBuilder, t: str, x: Val, axes: list[int], keep: bool, hint: str | None) -> Val:
+def reduce_value(im: ValueBuilder, t: str, x: Val, axes: list[int], keep: bool, hint: str | None) -> Val:
     """The ONNX reduction `t` (ReduceSum, ReduceMax, ...) of x over sorted `axes` (kept as 1
     when `keep`): the axes brought last as the rows' columns, one `graph.reduce` of the rows,
     with the elementwise ops around it that the other reductions are spelled with."""
@@ -954,7 +954,7 @@ def _softmax(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> N
     im.out(node, Val(im.raw_reshape(y, collapsed(x.shape), x.dtype, node.output[0]), x.shape, x.dtype))
 
 
-def softmax_value(im: GraphBuilder, x: Val, axis: int, hint: str | None) -> Val:
+def softmax_value(im: ValueBuilder, x: Val, axis: int, hint: str | None) -> Val:
     """The softmax of x along `axis` (`graph.softmax` of the rows; another axis transposed last
     and back)."""
     rank = len(x.shape)
@@ -1273,7 +1273,7 @@ def _expand(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> No
     im.out(node, expand_value(im, x, spec, node.input[0], node.output[0]))
 
 
-def expand_value(im: GraphBuilder, x: Val, spec: tuple[int, ...], name: str, hint: str | None) -> Val:
+def expand_value(im: ValueBuilder, x: Val, spec: tuple[int, ...], name: str, hint: str | None) -> Val:
     """x NumPy-broadcast with the shape `spec` (a reshape when only unit axes are added)."""
     try:
         shape = tuple(np.broadcast_shapes(x.shape, spec))
@@ -1421,7 +1421,7 @@ def _embedding_lookup(im: _Importer, node: onnx.NodeProto, data: Val | np.ndarra
 
 
 def embedding_lookup(
-    im: GraphBuilder, data: Val | np.ndarray, idx: Val, axis: int, table_name: str, ids_name: str, hint: str | None
+    im: ValueBuilder, data: Val | np.ndarray, idx: Val, axis: int, table_name: str, ids_name: str, hint: str | None
 ) -> Val:
     """Rows of a constant table by run-time token ids ([S] or [1, S]): a `graph.gather`."""
     if isinstance(data, Val):
@@ -1659,7 +1659,7 @@ def _where(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> Non
 
 
 def where_values(
-    im: GraphBuilder, c: Val | np.ndarray, a: Val | np.ndarray, b: Val | np.ndarray, names: list[str], hint
+    im: ValueBuilder, c: Val | np.ndarray, a: Val | np.ndarray, b: Val | np.ndarray, names: list[str], hint
 ) -> Val:
     """`graph.where(c, a, b)` at the broadcast shape: constants materialized at it, computed
     operands broadcast to it."""
@@ -1705,7 +1705,7 @@ def _arg_reduce(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -
     im.out(node, arg_reduce_value(im, x, axis, keep, kind, last, node.output[0]))
 
 
-def arg_reduce_value(im: GraphBuilder, x: Val, axis: int, keep: bool, kind: str, last: bool, hint) -> Val:
+def arg_reduce_value(im: ValueBuilder, x: Val, axis: int, keep: bool, kind: str, last: bool, hint) -> Val:
     """The int64 index of the first (`last`: the last) largest or smallest (`kind` max, min)
     value along `axis` (`graph.arg_reduce` of the rows; another axis transposed last)."""
     rank = len(x.shape)

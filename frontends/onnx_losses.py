@@ -14,13 +14,6 @@ import numpy as np
 import onnx
 
 from ipu.dialects import graph as g
-from ipu.frontends.graph_builder import (
-    Val,
-    _reduce_rows,
-    _tt,
-    collapsed,
-    transpose_value,
-)
 from ipu.frontends.onnx_import import (
     _Importer,
     _log_softmax_rows,
@@ -29,6 +22,13 @@ from ipu.frontends.onnx_import import (
     lowering,
 )
 from ipu.frontends.onnx_routing import pick_in_rows
+from ipu.frontends.value_builder import (
+    Val,
+    _reduce_rows,
+    _tt,
+    collapsed,
+    transpose_value,
+)
 
 
 def _rows_last(im: _Importer, x: Val) -> tuple[Val, list[int]]:

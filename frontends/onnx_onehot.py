@@ -7,14 +7,14 @@ from __future__ import annotations
 import numpy as np
 import onnx
 
-from ipu.frontends.graph_builder import (
-    Val,
-)
 from ipu.frontends.onnx_compose import Composer
 from ipu.frontends.onnx_import import (
     _Importer,
     _no_attrs,
     lowering,
+)
+from ipu.frontends.value_builder import (
+    Val,
 )
 
 

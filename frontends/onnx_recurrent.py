@@ -15,17 +15,17 @@ import onnx
 from xdsl.ir import SSAValue
 
 from ipu.dialects import graph as g
-from ipu.frontends.graph_builder import (
-    Val,
-    _tt,
-    collapsed,
-    transpose_value,
-)
 from ipu.frontends.onnx_import import (
     _Importer,
     _no_attrs,
     _val_input,
     lowering,
+)
+from ipu.frontends.value_builder import (
+    Val,
+    _tt,
+    collapsed,
+    transpose_value,
 )
 
 MAX_STEPS = 4096  # time steps unrolled at most

@@ -20,20 +20,20 @@ from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import SSAValue
 
 from ipu.dialects import graph as g
-from ipu.frontends.graph_builder import (
-    GraphBuilder,
-    Val,
-    _reduce_rows,
-    _transpose2d,
-    _tt,
-    collapsed,
-    transpose_value,
-)
 from ipu.frontends.onnx_import import (
     _Importer,
     _no_attrs,
     _val_input,
     lowering,
+)
+from ipu.frontends.value_builder import (
+    Val,
+    ValueBuilder,
+    _reduce_rows,
+    _transpose2d,
+    _tt,
+    collapsed,
+    transpose_value,
 )
 
 MAX_TOPK = 64  # rounds of arg reduction; a larger k would want a sorting kernel
@@ -77,11 +77,7 @@ def _topk(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None
     if rank == 0 or not -rank <= axis < rank or kc.size != 1:
         raise im.fail(f"axis {axis} of rank {rank} with k of shape {list(kc.shape)}")
     axis %= rank
-    k, n = int(kc[0]), x.shape[axis]
-    if not 1 <= k <= min(n, MAX_TOPK):
-        raise im.fail(f"k = {k} of {n}: supported 1 <= k <= {MAX_TOPK} (k rounds of arg reduction)")
-    if np.dtype(x.dtype).kind != "f":
-        raise im.fail(f"TopK of {np.dtype(x.dtype)} values; floats only")
+    k = int(kc[0])
     largest = bool(attrs.get("largest", 1))
     index_name = node.output[1] if len(node.output) > 1 and node.output[1] else None
     values, indices = top_k_values(im, x, k, axis, largest, node.output[0], index_name)
@@ -91,12 +87,16 @@ def _topk(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None
 
 
 def top_k_values(
-    im: GraphBuilder, x: Val, k: int, axis: int, largest: bool, name: str, index_name: str | None = None
+    im: ValueBuilder, x: Val, k: int, axis: int, largest: bool, name: str, index_name: str | None = None
 ) -> tuple[Val, Val]:
     """The k largest (smallest) values of x along `axis`, sorted, and their int64 indices: k
     rounds of an arg reduction, each winner hidden before the next."""
     rank = len(x.shape)
     n = x.shape[axis]
+    if not 1 <= k <= min(n, MAX_TOPK):
+        raise im.fail(f"k = {k} of {n}: supported 1 <= k <= {MAX_TOPK} (k rounds of arg reduction)")
+    if np.dtype(x.dtype).kind != "f":
+        raise im.fail(f"TopK of {np.dtype(x.dtype)} values; floats only")
     xl, perm = _last_axis(im, x, axis)
     rows = math.prod(xl.shape[:-1])
     cur = im.raw_reshape(xl.ssa, (rows, n), x.dtype)

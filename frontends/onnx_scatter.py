@@ -24,16 +24,16 @@ import math
 import numpy as np
 import onnx
 
-from ipu.frontends.graph_builder import (
-    Val,
-    value_shape,
-)
 from ipu.frontends.onnx_compose import Composer
 from ipu.frontends.onnx_import import (
     _Importer,
     _no_attrs,
     checked_indices,
     lowering,
+)
+from ipu.frontends.value_builder import (
+    Val,
+    value_shape,
 )
 
 REDUCTIONS = ("none", "add", "mul", "max", "min")

@@ -3,14 +3,14 @@
 
 A `Val` is a computed tensor: its graph value (the row collapse `collapsed(shape)`: rank >= 3 is
 carried as `[prod(leading), last]`, rank 0 as `[1]`) with its frontend-level shape and dtype.
-`GraphBuilder` holds the block being built and what its lowerings share: `emit` (verifying each
+`ValueBuilder` holds the block being built and what its lowerings share: `emit` (verifying each
 op, naming its result, tagging it with `provenance()`), parameters (`param`, equal values shared),
 constants as operands (`val`), reshapes, NumPy broadcasting (`binary_values`, `broadcast`),
 integer handling (narrow types wrapped, wide ones refused where they could leave i32) and the
 function's outputs (`output`, `function`). Each op's graph construction is a function over
 values (`transpose_value`, `cast_value`, and the cores in `onnx_import` / `onnx_datamove` /
 `onnx_cnn` / `onnx_routing` whose ONNX lowerings are node-reading shells around them); a
-frontend subclasses `GraphBuilder` for its diagnostics (`fail`) and provenance, and nothing else.
+frontend subclasses `ValueBuilder` for its diagnostics (`fail`) and provenance, and nothing else.
 """
 
 from __future__ import annotations
@@ -178,15 +178,15 @@ SWAPPED = {k: k for k in ("add", "mul", "max", "min", "and", "or", "xor", "equal
 WRAPPING = ("add", "sub", "mul", "div", "shift_left")
 WIDE_UNSAFE = ("add", "sub", "mul", "div", "pow", "shift_left", "neg", "abs", "bitwise_not")
 # ways to broadcast a computed integer or bool tensor to a larger shape (None: not this way; a
-# float one is `GraphBuilder.broadcast`); onnx_datamove adds one
-BROADCASTERS: list[Callable[[GraphBuilder, Val, tuple[int, ...], str | None], Val | None]] = []
+# float one is `ValueBuilder.broadcast`); onnx_datamove adds one
+BROADCASTERS: list[Callable[[ValueBuilder, Val, tuple[int, ...], str | None], Val | None]] = []
 
 
 class ConstantError(ValueError):
     """A constant with no device form (`dense`): the builder reports it through `fail`."""
 
 
-class GraphBuilder:
+class ValueBuilder:
     """The `graph` ops of one function being built, and the state its lowerings share."""
 
     def __init__(self) -> None:
@@ -593,7 +593,7 @@ class GraphBuilder:
             f.attributes["onnx.output_dtypes"] = DictionaryAttr({n: StringAttr(d.name) for n, d in outs.items()})
 
 
-def cast_value(im: GraphBuilder, x: Val, dt: type, hint: str | None) -> Val:
+def cast_value(im: ValueBuilder, x: Val, dt: type, hint: str | None) -> Val:
     """`x` as `dt` by ONNX Cast's rules: floats round to nearest, float to integer truncates toward
     zero (then wraps to a narrow type's range), anything to bool is x != 0; between integer types
     the i32 word only needs wrapping into a narrower range (a wider type holds it as it is). A
@@ -616,7 +616,7 @@ def cast_value(im: GraphBuilder, x: Val, dt: type, hint: str | None) -> Val:
     return im.wrap(r, hint) if dst in NARROW_INTS else r
 
 
-def _matmul_core(im: GraphBuilder, a: Val, b: SSAValue, n: int, hint: str | None) -> Val:
+def _matmul_core(im: ValueBuilder, a: Val, b: SSAValue, n: int, hint: str | None) -> Val:
     rows = collapsed(a.shape)[0] if len(a.shape) >= 2 else 1
     av = a.ssa if len(a.shape) >= 2 else im.raw_reshape(a.ssa, (1, a.shape[0]), a.dtype)
     r = im.emit(g.MatmulOp(av, b, _tt((rows, n), a.dtype)), hint if len(a.shape) >= 2 else None)
@@ -626,14 +626,14 @@ def _matmul_core(im: GraphBuilder, a: Val, b: SSAValue, n: int, hint: str | None
     return Val(r, shape, a.dtype)
 
 
-def _transpose2d(im: GraphBuilder, x: SSAValue, dtype: type, hint: str | None = None) -> SSAValue:
+def _transpose2d(im: ValueBuilder, x: SSAValue, dtype: type, hint: str | None = None) -> SSAValue:
     r, c = x.type.get_shape()
     perm = {"perm": DenseArrayBase.from_list(i64, [1, 0])}
     return im.emit(g.TransposeOp.create(operands=[x], result_types=[_tt((c, r), dtype)], attributes=perm), hint)
 
 
 def _reduce_rows(
-    im: GraphBuilder, x: SSAValue, kind: str, dtype: type, out: tuple[int, ...], hint: str | None
+    im: ValueBuilder, x: SSAValue, kind: str, dtype: type, out: tuple[int, ...], hint: str | None
 ) -> SSAValue:
     """Reduce the last axis of a 2-D value [R, C] to the collapsed shape `out` (R elements).
 
@@ -648,15 +648,15 @@ def _reduce_rows(
     return im.raw_reshape(red, out, dtype, hint)
 
 
-def _emit2(im: GraphBuilder, cls: type, a: SSAValue, b: SSAValue, hint: str | None = None) -> SSAValue:
+def _emit2(im: ValueBuilder, cls: type, a: SSAValue, b: SSAValue, hint: str | None = None) -> SSAValue:
     return im.emit(cls(a, b, a.type), hint)
 
 
-def _emit1(im: GraphBuilder, cls: type, a: SSAValue, hint: str | None = None) -> SSAValue:
+def _emit1(im: ValueBuilder, cls: type, a: SSAValue, hint: str | None = None) -> SSAValue:
     return im.emit(cls(a), hint)
 
 
-def transpose_value(im: GraphBuilder, x: Val, perm: list[int], hint: str | None) -> Val:
+def transpose_value(im: ValueBuilder, x: Val, perm: list[int], hint: str | None) -> Val:
     """`x` with its axes permuted by `perm` (any permutation): a reshape when only unit axes
     move, a 2-D transpose, a swap of leading axes, or permutes around one 2-D transpose."""
     rank = len(x.shape)
@@ -691,7 +691,7 @@ def transpose_value(im: GraphBuilder, x: Val, perm: list[int], hint: str | None)
     return Val(im.raw_reshape(t, collapsed(shape), x.dtype, hint), shape, x.dtype)
 
 
-def _permute(im: GraphBuilder, v: SSAValue, perm: list[int], dtype: type) -> SSAValue:
+def _permute(im: ValueBuilder, v: SSAValue, perm: list[int], dtype: type) -> SSAValue:
     """`graph.transpose` by `perm` (the last axis kept last), or `v` for the identity."""
     if perm == sorted(perm):
         return v
@@ -699,7 +699,7 @@ def _permute(im: GraphBuilder, v: SSAValue, perm: list[int], dtype: type) -> SSA
     return im.emit(g.TransposeOp(v, perm, _tt(tuple(dims[i] for i in perm), dtype)))
 
 
-def _swap_leading(im: GraphBuilder, x: Val, real: list[int], shape: tuple[int, ...], hint: str | None) -> Val:
+def _swap_leading(im: ValueBuilder, x: Val, real: list[int], shape: tuple[int, ...], hint: str | None) -> Val:
     """[A, B, C] -> [B, A, C] (unit axes aside): the head split [S, H*D] -> [H, S, D] when the
     value is seen as [A, B*C], or the head merge [H, S, D] -> [S, H*D] when it already is [A, B, C]."""
     a, b, c = (x.shape[i] for i in real)
