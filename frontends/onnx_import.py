@@ -1497,21 +1497,25 @@ def checked_indices(
 
 
 def _pick_rows(im: _Importer, node: onnx.NodeProto, data: Val, idx: np.ndarray, axis: int) -> None:
+    im.out(node, pick_rows(im, data, idx, axis, node.input[1], node.output[0]))
+
+
+def pick_rows(im: ValueBuilder, data: Val, idx: np.ndarray, axis: int, idx_name: str, hint: str | None) -> Val:
     """Constant indices along a non-last axis of a computed tensor: the picked rows of its row
-    collapse, as a one-hot [picked, rows] matrix times the collapse (exact: one 1 per row)."""
+    collapse, as a one-hot [picked, rows] matrix times the collapse (exact: one 1 per row); along
+    the last axis the row collapse times a one-hot [columns, picked]."""
     rank = len(data.shape)
     if not -rank <= axis < rank:
         raise im.fail(f"axis {axis} out of range for rank {rank}")
     axis %= rank
     if not np.issubdtype(idx.dtype, np.integer):
-        raise im.fail(f"indices '{node.input[1]}' have element type {idx.dtype}; expected integers")
+        raise im.fail(f"indices '{idx_name}' have element type {idx.dtype}; expected integers")
     n = data.shape[axis]
     bad = (idx < -n) | (idx >= n)
     if bad.any():
         raise im.fail(f"index {int(idx[bad].reshape(-1)[0])} out of range [{-n}, {n}) of axis {axis}")
     if axis == rank - 1:
-        _pick_columns(im, node, data, np.where(idx < 0, idx + n, idx))
-        return
+        return _pick_columns(im, data, np.where(idx < 0, idx + n, idx), hint)
     lead = data.shape[:-1]
     rows = np.take(np.arange(math.prod(lead)).reshape(lead), np.where(idx < 0, idx + n, idx), axis=axis)
     out_shape = (*data.shape[:axis], *idx.shape, *data.shape[axis + 1 :])
@@ -1522,12 +1526,11 @@ def _pick_rows(im: _Importer, node: onnx.NodeProto, data: Val, idx: np.ndarray, 
     x = data.ssa if len(data.ssa.type.get_shape()) == 2 else im.raw_reshape(data.ssa, (1, data.shape[-1]), data.dtype)
     mm_t = _tt((picked.size, data.shape[-1]), data.dtype)
     want = collapsed(out_shape)
-    hint = node.output[0] if tuple(want) == (picked.size, data.shape[-1]) else None
-    r = im.emit(g.MatmulOp(sel, x, mm_t), hint)
-    im.out(node, Val(im.raw_reshape(r, want, data.dtype, node.output[0]), out_shape, data.dtype))
+    r = im.emit(g.MatmulOp(sel, x, mm_t), hint if tuple(want) == (picked.size, data.shape[-1]) else None)
+    return Val(im.raw_reshape(r, want, data.dtype, hint), out_shape, data.dtype)
 
 
-def _pick_columns(im: _Importer, node: onnx.NodeProto, data: Val, idx: np.ndarray) -> None:
+def _pick_columns(im: ValueBuilder, data: Val, idx: np.ndarray, hint: str | None) -> Val:
     """Constant indices along the last axis: the row collapse times a one-hot [columns, picked]."""
     c = data.shape[-1]
     picked = idx.reshape(-1)
@@ -1538,9 +1541,9 @@ def _pick_columns(im: _Importer, node: onnx.NodeProto, data: Val, idx: np.ndarra
     x = im.raw_reshape(data.ssa, (rows, c), data.dtype)
     out_shape = (*data.shape[:-1], *idx.shape)
     want = collapsed(out_shape)
-    hint = node.output[0] if tuple(want) == (rows, picked.size) else None
-    r = im.emit(g.MatmulOp(x, sel, _tt((rows, picked.size), data.dtype)), hint)
-    im.out(node, Val(im.raw_reshape(r, want, data.dtype, node.output[0]), out_shape, data.dtype))
+    named = hint if tuple(want) == (rows, picked.size) else None
+    r = im.emit(g.MatmulOp(x, sel, _tt((rows, picked.size), data.dtype)), named)
+    return Val(im.raw_reshape(r, want, data.dtype, hint), out_shape, data.dtype)
 
 
 # -- integers and bools -----------------------------------------------------------------------------

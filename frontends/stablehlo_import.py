@@ -29,7 +29,14 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerType, ModuleOp, TensorType
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    DictionaryAttr,
+    IntegerType,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+)
 from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
@@ -321,6 +328,11 @@ class _Translator:
                 outs.append((name, b.output(x, _shape(v), _device_dtype(dt), name)))
             out_dtypes[name] = np.dtype(dt)
         f = b.function(args, outs)
+        narrowed = {n: d for n, d in [*zip((n for n, _ in args), ins, strict=True), *out_dtypes.items()]}
+        if any(d == np.float64 for d in narrowed.values()):  # computed in float32, as the host narrows them
+            f.attributes["ipu.narrowed"] = DictionaryAttr(
+                {n: StringAttr("f64") for n, d in narrowed.items() if d == np.float64}
+            )
         b.record_dtypes(f, ins, out_dtypes)
         return ModuleOp([f])
 
@@ -1141,10 +1153,9 @@ def _gather(t: _Translator, op: sh.GatherOp, env) -> Entry:
     table = t.mat(op.operand, env[op.operand])
     if isinstance(ids.v, np.ndarray) and isinstance(table.v, np.ndarray):
         return t.const(np.take(table.v, ids.v, axis=0).reshape(_shape(op.result)), "gather")
-    if not isinstance(ids.v, Val):
-        raise StablehloImportError(
-            "stablehlo import: stablehlo.gather of constant indices into a computed table is not supported"
-        )
+    if not isinstance(ids.v, Val):  # constant rows of a computed tensor: a one-hot selection
+        picked = onnx_import.pick_rows(t.b, table.v, ids.v.astype(np.int64), 0, ids.name, "gather")
+        return t.reshape(Entry(picked, "gather"), _shape(op.result))
     r = onnx_import.embedding_lookup(t.b, table.v, ids.v, 0, table.name, ids.name, "gather")
     return Entry(r, "gather")
 
