@@ -1,8 +1,9 @@
 """`convert-stablehlo-to-graph`: a StableHLO module (JAX's `jax.jit(f).lower(*args)`) becomes a
 graph-level module with one `func.func @main`.
 
-The op-by-op translation lives in `frontends/stablehlo_import.py` (one rule per StableHLO op,
-through the ONNX importer's canonicalization: attention, norms, GeLU, head reshapes); this pass
+The op-by-op lowering lives in `frontends/stablehlo_import.py` (one rule per StableHLO op, over
+values through the builder the ONNX importer shares, then `raise-graph-ops`: attention, norms,
+GeLU, head reshapes); this pass
 applies it in place, so `ipu-opt f.mlir -p convert-stablehlo-to-graph,ipu-compile` works on
 JAX's text. An op it cannot express fails with a diagnostic naming the StableHLO op.
 """

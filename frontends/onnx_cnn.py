@@ -18,6 +18,7 @@ its cheaper lowering: one permutation of the image and one matmul.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 import onnx
@@ -30,18 +31,21 @@ from ipu.frontends.onnx_import import (
     _LOWERINGS,
     AFTER_LOWERING,
     OnnxImportError,
-    Val,
     _attrs,
     _Importer,
-    _matmul_core,
     _no_attrs,
+    _val_input,
+    float_input,
+    lowering,
+)
+from ipu.frontends.value_builder import (
+    Val,
+    ValueBuilder,
+    _matmul_core,
     _reduce_rows,
     _transpose2d,
     _tt,
-    _val_input,
     collapsed,
-    float_input,
-    lowering,
     transpose_value,
 )
 
@@ -179,47 +183,73 @@ def _conv(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None
     ):
         _patch_embedding(im, node, x, w, bias)
         return
-    sp = rank - 2
-    kh, kw = _as_2d(list(kernel), sp, 1)
-    st, dl = _as_2d(strides, sp, 1), _as_2d(dil, sp, 1)
-    begin, end = _as_2d(pads[:sp], sp, 0), _as_2d(pads[sp:], sp, 0)
-    oh, ow = _as_2d(out, sp, 1)
     xn = channels_last(im, node.input[0])
-    _, h, wd, _ = xn.shape
-    if computed:  # [O, C/g, (KH,) KW] -> [KH, KW, C/g, O] on the device
-        assert isinstance(wv, Val)
-        w4 = Val(wv.ssa, (o, cg, kh, kw), wv.dtype)
-        fv = im.raw_reshape(transpose_value(im, w4, [2, 3, 1, 0], None).ssa, (kh, kw, cg, o), x.dtype)
-    else:
-        filt = np.ascontiguousarray(w.reshape(o, cg, kh, kw).transpose(2, 3, 1, 0))  # HWIO
-        fv = im.param(filt.astype(x.dtype), x.dtype, filt.shape, f"{node.output[0]}.filters")
-    x4 = im.raw_reshape(xn.ssa, (n, h, wd, c), x.dtype)
-    conv = g.ConvOp(x4, fv, _tt((n, oh, ow, o), x.dtype), st, dl, (begin[0], begin[1], end[0], end[1]), groups)
-    y4 = im.emit(conv, None)
-    y = Val(im.raw_reshape(y4, (n * oh * ow, o), x.dtype), (n, oh, ow, o), x.dtype)
-    if bias is not None:
-        b = bias if isinstance(bias, Val) else bias.astype(x.dtype)
-        bname = node.input[2] if isinstance(bias, Val) else f"{node.output[0]}.bias"
-        y = im.binary_values("add", y, b, "", bname, None)
+    filters: np.ndarray | Val = wv if computed else w  # type: ignore[assignment]
+    y = conv_channels_last(im, xn, filters, bias, strides, dil, pads, groups, node.output[0], node.input[2:3])
     im.channels_last[node.output[0]] = y
     im.out(node, from_channels_last(im, y, rank, node.output[0]))
 
 
+def conv_channels_last(
+    im: ValueBuilder,
+    xn: Val,
+    w: np.ndarray | Val,
+    bias: np.ndarray | Val | None,
+    strides: list[int],
+    dil: list[int],
+    pads: list[int],
+    groups: int,
+    name: str,
+    bias_name: Sequence[str] = (),
+) -> Val:
+    """`graph.conv` of the channels-last input xn ([N, H, W, C], or [N, 1, L, C] for 1-D) by
+    filters w [O, C/groups, (KH,) KW] (a constant, or computed: laid out HWIO on the device),
+    pads as begins then ends per spatial axis; the bias a row-vector add. [N, OH, OW, O]."""
+    n, h, wd, c = xn.shape
+    o, cg = w.shape[:2]
+    kernel = tuple(int(k) for k in w.shape[2:])
+    sp = len(kernel)
+    kh, kw = _as_2d(list(kernel), sp, 1)
+    st, dl = _as_2d(strides, sp, 1), _as_2d(dil, sp, 1)
+    begin, end = _as_2d(pads[:sp], sp, 0), _as_2d(pads[sp:], sp, 0)
+    oh = (h + begin[0] + end[0] - ((kh - 1) * dl[0] + 1)) // st[0] + 1
+    ow = (wd + begin[1] + end[1] - ((kw - 1) * dl[1] + 1)) // st[1] + 1
+    if isinstance(w, Val):  # [O, C/g, (KH,) KW] -> [KH, KW, C/g, O] on the device
+        w4 = Val(w.ssa, (o, cg, kh, kw), w.dtype)
+        fv = im.raw_reshape(transpose_value(im, w4, [2, 3, 1, 0], None).ssa, (kh, kw, cg, o), xn.dtype)
+    else:
+        filt = np.ascontiguousarray(w.reshape(o, cg, kh, kw).transpose(2, 3, 1, 0))  # HWIO
+        fv = im.param(filt.astype(xn.dtype), xn.dtype, filt.shape, f"{name}.filters")
+    x4 = im.raw_reshape(xn.ssa, (n, h, wd, c), xn.dtype)
+    conv = g.ConvOp(x4, fv, _tt((n, oh, ow, o), xn.dtype), st, dl, (begin[0], begin[1], end[0], end[1]), groups)
+    y4 = im.emit(conv, None)
+    y = Val(im.raw_reshape(y4, (n * oh * ow, o), xn.dtype), (n, oh, ow, o), xn.dtype)
+    if bias is not None:
+        b = bias if isinstance(bias, Val) else bias.astype(xn.dtype)
+        bname = bias_name[0] if isinstance(bias, Val) and bias_name else f"{name}.bias"
+        y = im.binary_values("add", y, b, "", bname, None)
+    return y
+
+
 def _patch_embedding(im: _Importer, node: onnx.NodeProto, x: Val, w: np.ndarray, bias: np.ndarray | None) -> None:
+    im.out(node, patch_embedding(im, x, w, bias, node.output[0]))
+
+
+def patch_embedding(im: ValueBuilder, x: Val, w: np.ndarray, bias: np.ndarray | None, name: str) -> Val:
     """Stride equal to the kernel, no padding, batch 1: the patches are one permutation of the
     image (`graph.transpose` keeping the last axis, a plan.permute) times the flattened filters."""
     o, c, kh, kw = w.shape
     _, _, h, wd = x.shape
     ph, pw = h // kh, wd // kw
     img = im.raw_reshape(x.ssa, (c, ph, kh, pw, kw), x.dtype)
-    t = im.emit(g.TransposeOp(img, (1, 3, 0, 2, 4), _tt((ph, pw, c, kh, kw), x.dtype)), f"{node.output[0]}.patches")
+    t = im.emit(g.TransposeOp(img, (1, 3, 0, 2, 4), _tt((ph, pw, c, kh, kw), x.dtype)), f"{name}.patches")
     patches = Val(im.raw_reshape(t, (ph * pw, c * kh * kw), x.dtype), (ph * pw, c * kh * kw), x.dtype)
-    filt = im.val(np.ascontiguousarray(w.reshape(o, c * kh * kw).T).astype(x.dtype), x, f"{node.output[0]}.filters")
+    filt = im.val(np.ascontiguousarray(w.reshape(o, c * kh * kw).T).astype(x.dtype), x, f"{name}.filters")
     y = _matmul_core(im, patches, filt.ssa, o, None)  # [P, O]
     if bias is not None:
-        y = im.binary_values("add", y, bias.astype(x.dtype), "", f"{node.output[0]}.bias", None)
-    yt = _transpose2d(im, y.ssa, x.dtype, node.output[0])  # [O, P]: NCHW
-    im.out(node, Val(im.raw_reshape(yt, (o * ph, pw), x.dtype, node.output[0]), (1, o, ph, pw), x.dtype))
+        y = im.binary_values("add", y, bias.astype(x.dtype), "", f"{name}.bias", None)
+    yt = _transpose2d(im, y.ssa, x.dtype, name)  # [O, P]: NCHW
+    return Val(im.raw_reshape(yt, (o * ph, pw), x.dtype, name), (1, o, ph, pw), x.dtype)
 
 
 def _check_norm(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> float:
@@ -345,27 +375,44 @@ def _pool(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None
         raise im.fail(f"{node.op_type} of {np.dtype(x.dtype)} values; floats only")
     ceil = bool(attrs.get("ceil_mode", 0))
     strides, dil, pads, out = window_attrs(im, attrs, tuple(x.shape[2:]), kernel, ceil)
-    sp = rank - 2
     if any(p >= k * d for p, k, d in zip(pads, kernel * 2, dil * 2, strict=True)):
         raise im.fail(f"pads {pads} as large as the {list(kernel)} window: a window of padding only")
     kind = "max" if node.op_type == "MaxPool" else "avg"
     xn = channels_last(im, node.input[0])
+    count_pad = bool(attrs.get("count_include_pad", 0))
+    y = pool_channels_last(im, xn, kind, list(kernel), strides, dil, pads, out, count_pad)
+    im.channels_last[node.output[0]] = y
+    im.out(node, from_channels_last(im, y, rank, node.output[0]))
+
+
+def pool_channels_last(
+    im: ValueBuilder,
+    xn: Val,
+    kind: str,
+    kernel: list[int],
+    strides: list[int],
+    dil: list[int],
+    pads: list[int],
+    out: list[int],
+    count_include_pad: bool,
+) -> Val:
+    """`graph.pool` (`kind` max or avg) of the channels-last input xn ([N, H, W, C], or
+    [N, 1, L, C] for 1-D) to the spatial sizes `out`, pads as begins then ends per axis."""
     n, h, wd, c = xn.shape
+    sp = len(kernel)
     oh, ow = _as_2d(out, sp, 1)
     begin, end = _as_2d(pads[:sp], sp, 0), _as_2d(pads[sp:], sp, 0)
     op = g.PoolOp(
-        im.raw_reshape(xn.ssa, (n, h, wd, c), x.dtype),
+        im.raw_reshape(xn.ssa, (n, h, wd, c), xn.dtype),
         kind,
-        _as_2d(list(kernel), sp, 1),
-        _tt((n, oh, ow, c), x.dtype),
+        _as_2d(kernel, sp, 1),
+        _tt((n, oh, ow, c), xn.dtype),
         _as_2d(strides, sp, 1),
         _as_2d(dil, sp, 1),
         (begin[0], begin[1], end[0], end[1]),
-        bool(attrs.get("count_include_pad", 0)),
+        count_include_pad,
     )
-    y = Val(im.raw_reshape(im.emit(op, None), (n * oh * ow, c), x.dtype), (n, oh, ow, c), x.dtype)
-    im.channels_last[node.output[0]] = y
-    im.out(node, from_channels_last(im, y, rank, node.output[0]))
+    return Val(im.raw_reshape(im.emit(op, None), (n * oh * ow, c), xn.dtype), (n, oh, ow, c), xn.dtype)
 
 
 def _pool_3d(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object], x: Val, kernel: tuple[int, ...]) -> None:

@@ -17,20 +17,22 @@ from xdsl.ir import SSAValue
 
 from ipu.dialects import graph as g
 from ipu.frontends.onnx_import import (
+    _column_window,
+    _lower_window,
+    _no_attrs,
+    _split_sizes,
+    _val_input,
+    lowering,
+    matmul2_values,
+)
+from ipu.frontends.value_builder import (
     BROADCASTERS,
     Val,
-    _column_window,
-    _Importer,
-    _lower_window,
-    _matmul,
+    ValueBuilder,
     _matmul_core,
-    _no_attrs,
     _reduce_rows,
-    _split_sizes,
     _tt,
-    _val_input,
     collapsed,
-    lowering,
     transpose_value,
     value_shape,
 )
@@ -59,7 +61,7 @@ def box_view(
     return tuple(bb[k] for k in keep), tuple(oo[k] for k in keep), tuple(ss[k] for k in keep)
 
 
-def _view(im: _Importer, x: Val, shape: tuple[int, ...]) -> SSAValue:
+def _view(im: ValueBuilder, x: Val, shape: tuple[int, ...]) -> SSAValue:
     """`x`'s graph value reshaped to `shape`, one reshape per value and shape (a split's parts
     and a batched matmul's batches read one view)."""
     key = (x.ssa, shape)
@@ -68,7 +70,7 @@ def _view(im: _Importer, x: Val, shape: tuple[int, ...]) -> SSAValue:
     return im.views[key]
 
 
-def slice_val(im: _Importer, x: Val, starts: Sequence[int], sizes: Sequence[int], hint: str | None) -> Val:
+def slice_val(im: ValueBuilder, x: Val, starts: Sequence[int], sizes: Sequence[int], hint: str | None) -> Val:
     """The box of `x` at `starts` of `sizes` (stride 1), as one `graph.slice`."""
     sizes = tuple(sizes)
     if tuple(starts) == (0,) * len(starts) and sizes == x.shape:
@@ -79,7 +81,7 @@ def slice_val(im: _Importer, x: Val, starts: Sequence[int], sizes: Sequence[int]
     return Val(im.raw_reshape(r, collapsed(sizes), x.dtype, hint), sizes, x.dtype)
 
 
-def pad_val(im: _Importer, x: Val, low: Sequence[int], shape: Sequence[int], hint: str | None) -> Val:
+def pad_val(im: ValueBuilder, x: Val, low: Sequence[int], shape: Sequence[int], hint: str | None) -> Val:
     """`x` placed at `low` in zeros of `shape`, as one `graph.pad`."""
     shape = tuple(shape)
     if shape == x.shape:
@@ -90,7 +92,7 @@ def pad_val(im: _Importer, x: Val, low: Sequence[int], shape: Sequence[int], hin
     return Val(im.raw_reshape(r, collapsed(shape), x.dtype, hint), shape, x.dtype)
 
 
-def concat_vals(im: _Importer, parts: list[Val], axis: int, hint: str | None) -> Val:
+def concat_vals(im: ValueBuilder, parts: list[Val], axis: int, hint: str | None) -> Val:
     """`parts` joined along `axis`, as one `graph.concat` on the coarsest common view."""
     like = parts[0]
     if len(parts) == 1:
@@ -108,7 +110,7 @@ def concat_vals(im: _Importer, parts: list[Val], axis: int, hint: str | None) ->
     return Val(im.raw_reshape(r, collapsed(shape), like.dtype, hint), shape, like.dtype)
 
 
-def broadcast_val(im: _Importer, x: Val, shape: Sequence[int], hint: str | None) -> Val | None:
+def broadcast_val(im: ValueBuilder, x: Val, shape: Sequence[int], hint: str | None) -> Val | None:
     """`x` NumPy-broadcast to `shape` by copies joined with `graph.concat` (consecutive
     broadcast axes as one), None when it does not broadcast or would take over
     `MAX_BATCHED_GEMMS` copies."""
@@ -141,14 +143,14 @@ def broadcast_val(im: _Importer, x: Val, shape: Sequence[int], hint: str | None)
 BROADCASTERS.append(broadcast_val)
 
 
-def _as_val(im: _Importer, x: Val | np.ndarray, like: Val, name: str) -> Val:
+def _as_val(im: ValueBuilder, x: Val | np.ndarray, like: Val, name: str) -> Val:
     return im.val(x, like, name)
 
 
 # --- Slice ---------------------------------------------------------------------------------------
 
 
-def _slice_spec(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object], rank: int):
+def _slice_spec(im: ValueBuilder, node: onnx.NodeProto, attrs: dict[str, object], rank: int):
     if im.opset < 10:
         starts = [int(v) for v in attrs["starts"]]  # type: ignore[union-attr]
         ends = [int(v) for v in attrs["ends"]]  # type: ignore[union-attr]
@@ -169,7 +171,7 @@ def _slice_spec(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object], r
 
 
 @lowering("Slice")
-def _slice(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+def _slice(im: ValueBuilder, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     """A stride-1 window of a computed tensor (or a column range of a matmul's output, computed
     directly by the matching weight columns)."""
     _no_attrs(im, attrs, ("starts", "ends", "axes"))
@@ -179,6 +181,20 @@ def _slice(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> Non
         im.out(node, _lower_window(im, node.output[0], im.static_shapes[node.output[0]], window))
         return
     starts, ends, axes, steps = _slice_spec(im, node, attrs, len(x.shape))
+    im.out(node, slice_values(im, x, starts, ends, axes, steps, node.output[0]))
+
+
+def slice_values(
+    im: ValueBuilder,
+    x: Val,
+    starts: Sequence[int],
+    ends: Sequence[int],
+    axes: Sequence[int],
+    steps: Sequence[int],
+    hint: str | None,
+) -> Val:
+    """x[starts:ends:steps] along `axes` (Python's slice rules): one `graph.slice` of the box,
+    then each strided axis's picks joined in order (at most `MAX_STRIDED_PICKS` of them)."""
     lo, size = [0] * len(x.shape), list(x.shape)
     strided: list[tuple[int, range]] = []
     for s, e, a, st in zip(starts, ends, axes, steps, strict=True):
@@ -196,20 +212,20 @@ def _slice(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> Non
             strided.append((a, idx))
             continue
         lo[a], size[a] = idx[0], len(idx)
-    y = slice_val(im, x, lo, size, None if strided else node.output[0])
+    y = slice_val(im, x, lo, size, None if strided else hint)
     for k, (a, idx) in enumerate(strided):  # each strided axis: its picks joined in order
         last = k == len(strided) - 1
         one = [1 if i == a else d for i, d in enumerate(y.shape)]
         picks = [slice_val(im, y, [j if i == a else 0 for i in range(len(y.shape))], one, None) for j in idx]
-        y = concat_vals(im, picks, a, node.output[0] if last else None)
-    im.out(node, y)
+        y = concat_vals(im, picks, a, hint if last else None)
+    return y
 
 
 # --- Split ---------------------------------------------------------------------------------------
 
 
 @lowering("Split")
-def _split(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+def _split(im: ValueBuilder, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     """Each part a column range of a matmul's output (the fused QKV projection: one matmul per
     part by those weight columns, no data moved) or else a `graph.slice` of the input."""
     _no_attrs(im, attrs, ("axis", "split", "num_outputs"))
@@ -230,7 +246,7 @@ def _split(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> Non
         at += n
 
 
-def _zero_split_sizes(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object], d: int) -> list[int]:
+def _zero_split_sizes(im: ValueBuilder, node: onnx.NodeProto, attrs: dict[str, object], d: int) -> list[int]:
     """`_split_sizes`, where explicit sizes may include empty parts."""
     if "split" in attrs or (len(node.input) > 1 and node.input[1]):
         if "split" in attrs:
@@ -246,7 +262,7 @@ def _zero_split_sizes(im: _Importer, node: onnx.NodeProto, attrs: dict[str, obje
 
 
 @lowering("Tile", since=6)
-def _tile(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+def _tile(im: ValueBuilder, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     """Copies of a computed tensor joined by one `graph.concat` per repeated axis."""
     _no_attrs(im, attrs)
     x = _val_input(im, node)
@@ -267,7 +283,7 @@ def _tile(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None
 
 
 @lowering("Shape")
-def _shape(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+def _shape(im: ValueBuilder, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     """The (static) shape of a computed tensor: a constant, so what is computed from it folds."""
     _no_attrs(im, attrs, ("start", "end"))
     x = _val_input(im, node)
@@ -280,17 +296,27 @@ def _shape(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> Non
 
 
 @lowering("Concat")
-def _concat(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+def _concat(im: ValueBuilder, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     """One `graph.concat`; constant parts become parameters."""
     _no_attrs(im, attrs, ("axis",))
     parts = [im.get(i) for i in node.input]
     like = next((p for p in parts if isinstance(p, Val)), None)
     if like is None:
         raise im.fail("all inputs are constants")
+    axis = int(attrs["axis"]) % len(like.shape)  # type: ignore[arg-type]
+    im.out(node, concat_values(im, parts, list(node.input), axis, node.output[0]))
+
+
+def concat_values(
+    im: ValueBuilder, parts: list[Val | np.ndarray], names: list[str], axis: int, hint: str | None
+) -> Val:
+    """`parts` (computed or constant: parameters) joined along `axis`, one `graph.concat`."""
+    like = next((p for p in parts if isinstance(p, Val)), None)
+    if like is None:
+        raise im.fail("all inputs are constants")
     rank = len(like.shape)
-    axis = int(attrs["axis"]) % rank  # type: ignore[arg-type]
     vals = []
-    for p, name in zip(parts, node.input, strict=True):
+    for p, name in zip(parts, names, strict=True):
         if isinstance(p, np.ndarray) and p.size == 0:
             continue  # an empty part adds nothing
         v = _as_val(im, p, like, name)
@@ -299,14 +325,14 @@ def _concat(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> No
         if v.dtype != like.dtype:
             raise im.fail("input element types differ")
         vals.append(v)
-    im.out(node, concat_vals(im, vals, axis, node.output[0]))
+    return concat_vals(im, vals, axis, hint)
 
 
 # --- Pad -----------------------------------------------------------------------------------------
 
 
 @lowering("Pad", since=2)
-def _pad(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+def _pad(im: ValueBuilder, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     """Constant padding of a computed tensor: a `graph.pad` (zeros), plus the constant where it
     is not 0; negative pads crop (a `graph.slice` first)."""
     _no_attrs(im, attrs, ("mode", "pads", "value"))
@@ -334,6 +360,12 @@ def _pad(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     low, high = [0] * r, [0] * r
     for k, a in enumerate(axes):
         low[a], high[a] = pads[k], pads[k + len(axes)]
+    im.out(node, pad_values(im, x, low, high, value, node.output[0]))
+
+
+def pad_values(im: ValueBuilder, x: Val, low: list[int], high: list[int], value: float, hint: str | None) -> Val:
+    """x padded by `low` / `high` per axis with the constant `value`: a `graph.pad` (zeros),
+    plus the constant where it is not 0; negative pads crop (a `graph.slice` first)."""
     if any(d + lo + hi <= 0 for d, lo, hi in zip(x.shape, low, high, strict=True)):
         raise im.fail("padding that leaves an empty tensor is not supported")
     crop_lo = [max(-v, 0) for v in low]
@@ -341,47 +373,50 @@ def _pad(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     y = slice_val(im, x, crop_lo, crop_size, None)
     lo = [max(v, 0) for v in low]
     shape = tuple(d + max(a, 0) + max(b, 0) for d, a, b in zip(crop_size, low, high, strict=True))
-    hint = node.output[0]
     if value != 0.0 and shape != y.shape:
         z = pad_val(im, y, lo, shape, None)
         fill = np.full(shape, value, np.float32)
         fill[tuple(slice(a, a + d) for a, d in zip(lo, y.shape, strict=True))] = 0.0
-        im.out(node, im.binary_values("add", z, fill.astype(x.dtype), "", f"{hint}.fill", hint))
-        return
-    im.out(node, pad_val(im, y, lo, shape, hint))
+        return im.binary_values("add", z, fill.astype(x.dtype), "", f"{hint}.fill", hint)
+    return pad_val(im, y, lo, shape, hint)
 
 
 # --- batched MatMul ------------------------------------------------------------------------------
 
 
 @lowering("MatMul")
-def _batched_matmul(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
+def _batched_matmul(im: ValueBuilder, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     """ONNX MatMul with broadcasting: a rank-2 right operand (or one whose batch axes are all 1,
     shared by every batch: folded into the rows) is one matmul; otherwise one 2-D matmul per
     batch of the broadcast batch shape, each reading its operands' rows by `graph.slice`, the
     results joined by `graph.concat`. A rank-1 right operand is a [K, 1] matrix."""
     _no_attrs(im, attrs)
     a, b = im.get(node.input[0]), im.get(node.input[1])
+    im.out(node, matmul_values(im, a, b, node.input[0], node.input[1], node.output[0]))
+
+
+def matmul_values(
+    im: ValueBuilder, a: Val | np.ndarray, b: Val | np.ndarray, a_name: str, b_name: str, hint: str | None
+) -> Val:
+    """`a @ b` with NumPy's matmul rules (batch broadcasting, vectors): a rank-2 right operand
+    is one `graph.matmul` of a's rows, equal batches one `graph.batch_matmul`, other batch
+    shapes one 2-D matmul per batch joined by `graph.concat`."""
     sa, sb = value_shape(a), value_shape(b)
     if len(sb) == 2 or (len(sa) < 3 and len(sb) < 3 and len(sb) != 1):
-        _matmul(im, node, attrs)
-        return
+        return matmul2_values(im, a, b, a_name, b_name, hint)
     like = a if isinstance(a, Val) else b
     if not isinstance(like, Val):
         raise im.fail("both operands are constants")
-    hint = node.output[0]
     if len(sb) == 1:  # [.., K] x [K]: a column vector, the result drops the last axis
         bv = im.reshape(b, (sb[0], 1)) if isinstance(b, Val) else np.reshape(b, (sb[0], 1))
-        y = _mm2(im, a, bv, like, node.input[0], node.input[1], None)
-        im.out(node, im.reshape(y, y.shape[:-1], hint))
-        return
+        y = _mm2(im, a, bv, like, a_name, b_name, None)
+        return im.reshape(y, y.shape[:-1], hint)
     if len(sa) == 1:  # [K] x [.., K, N]: a row vector, the result drops the row axis
         a2 = im.reshape(a, (1, sa[0])) if isinstance(a, Val) else np.reshape(a, (1, sa[0]))
-        y = _batched(im, a2, b, (1, sa[0]), sb, like, node.input[0], node.input[1])
-        im.out(node, im.reshape(y, (*y.shape[:-2], y.shape[-1]), hint))
-        return
-    y = _batched(im, a, b, sa, sb, like, node.input[0], node.input[1], hint)
-    im.out(node, im.reshape(y, _out_shape(sa, sb), hint))
+        y = _batched(im, a2, b, (1, sa[0]), sb, like, a_name, b_name)
+        return im.reshape(y, (*y.shape[:-2], y.shape[-1]), hint)
+    y = _batched(im, a, b, sa, sb, like, a_name, b_name, hint)
+    return im.reshape(y, _out_shape(sa, sb), hint)
 
 
 def _out_shape(sa: tuple[int, ...], sb: tuple[int, ...]) -> tuple[int, ...]:
@@ -389,7 +424,7 @@ def _out_shape(sa: tuple[int, ...], sb: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def _batched(
-    im: _Importer,
+    im: ValueBuilder,
     a: Val | np.ndarray,
     b: Val | np.ndarray,
     sa: tuple[int, ...],
@@ -435,7 +470,7 @@ def _batched(
 
 
 def _vector_batched(
-    im: _Importer,
+    im: ValueBuilder,
     a: Val | np.ndarray,
     b: Val | np.ndarray,
     batch: tuple[int, ...],
@@ -466,11 +501,11 @@ def _vector_batched(
     return im.reshape(Val(r, (count, rows), like.dtype), shape)
 
 
-def _rows(im: _Importer, x: Val | np.ndarray, shape: tuple[int, ...], like: Val, name: str) -> Val | np.ndarray:
+def _rows(im: ValueBuilder, x: Val | np.ndarray, shape: tuple[int, ...], like: Val, name: str) -> Val | np.ndarray:
     return im.reshape(x, shape) if isinstance(x, Val) else np.reshape(x, shape)
 
 
-def _batch(im: _Importer, x3: Val | np.ndarray, i: int, like: Val, name: str) -> Val | np.ndarray:
+def _batch(im: ValueBuilder, x3: Val | np.ndarray, i: int, like: Val, name: str) -> Val | np.ndarray:
     """Batch `i` of a [batches, rows, cols] operand as [rows, cols]."""
     if not isinstance(x3, Val):
         return np.ascontiguousarray(x3[i])
@@ -479,7 +514,7 @@ def _batch(im: _Importer, x3: Val | np.ndarray, i: int, like: Val, name: str) ->
 
 
 def _mm2(
-    im: _Importer, a: Val | np.ndarray, b: Val | np.ndarray, like: Val, a_name: str, b_name: str, hint: str | None
+    im: ValueBuilder, a: Val | np.ndarray, b: Val | np.ndarray, like: Val, a_name: str, b_name: str, hint: str | None
 ) -> Val:
     """`a @ b`, b rank 2, a of any rank >= 2 (its batch folded into the rows)."""
     av = im.val(a, like, a_name)

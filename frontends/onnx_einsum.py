@@ -17,7 +17,15 @@ import numpy as np
 import onnx
 
 from ipu.frontends.onnx_compose import Composer
-from ipu.frontends.onnx_import import Val, _Importer, _no_attrs, lowering, value_shape
+from ipu.frontends.onnx_import import (
+    _Importer,
+    _no_attrs,
+    lowering,
+)
+from ipu.frontends.value_builder import (
+    Val,
+    value_shape,
+)
 
 ELLIPSIS_LETTERS = string.ascii_uppercase  # the dims an ellipsis stands for (ONNX letters are lower case)
 

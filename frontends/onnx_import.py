@@ -13,27 +13,18 @@ GeLU becomes the exact `graph.gelu {approximate = "none"}`, tanh-based GeLU the 
 from __future__ import annotations
 
 import functools
-import hashlib
 import logging
 import math
-import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import onnx
 from onnx import numpy_helper
 from xdsl.context import Context
-from xdsl.dialects import func
 from xdsl.dialects.builtin import (
-    ArrayAttr,
-    BytesAttr,
-    DenseArrayBase,
-    DenseIntOrFPElementsAttr,
     DictionaryAttr,
     FloatAttr,
-    FunctionType,
     IntegerAttr,
     ModuleOp,
     StringAttr,
@@ -42,17 +33,33 @@ from xdsl.dialects.builtin import (
     f16,
     f32,
     f64,
-    i1,
-    i32,
-    i64,
 )
-from xdsl.ir import Attribute, Block, Operation, SSAValue
-from xdsl.utils.exceptions import DiagnosticException, VerifyException
+from xdsl.ir import Attribute, SSAValue
+from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import graph as g
 from ipu.frontends.onnx_fold import evaluate_node
 from ipu.frontends.onnx_functions import MAX_DEPTH, expand, function_body, tensor_type
 from ipu.frontends.onnx_load import OnnxImportError, inline_external_data, load_onnx, shape_skeleton, validate_model
+from ipu.frontends.value_builder import (
+    NARROW_INTS,
+    WIDE_INTS,
+    Val,
+    ValueBuilder,
+    _emit1,
+    _emit2,
+    _hint,
+    _matmul_core,
+    _reduce_rows,
+    _transpose2d,
+    _tt,
+    cast_value,
+    collapsed,
+    fits_i32,
+    is_int,
+    transpose_value,
+    value_shape,
+)
 from ipu.log import log_event
 from ipu.transforms.graph.raise_attention import mask_kind
 from ipu.transforms.graph.raise_graph_ops import RaiseGraphOpsPass
@@ -78,109 +85,10 @@ INT_TYPES = {
     onnx.TensorProto.UINT64: np.uint64,
     onnx.TensorProto.BOOL: np.bool_,
 }
-# integer types narrower than the device's i32: results wrap to their range after each op
-NARROW_INTS = {np.dtype(np.int8): "i8", np.dtype(np.uint8): "u8", np.dtype(np.int16): "i16", np.dtype(np.uint16): "u16"}
-# integer types wider than (or, unsigned, beyond) i32: only ops whose results stay within the
-# operands' range are computed; one that could leave i32 is refused (it would wrap, they do not)
-WIDE_INTS = (np.dtype(np.int64), np.dtype(np.uint32), np.dtype(np.uint64))
-
-
-def is_int(dtype: type) -> bool:
-    return np.dtype(dtype).kind in "iu"
-
-
-def is_bool(dtype: type) -> bool:
-    return np.dtype(dtype).kind == "b"
 
 
 # ops folded at import time when every input is known; never folded: randomness
 _NO_FOLD = {"RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike", "Bernoulli", "Multinomial"}
-
-
-@dataclass
-class Val:
-    """A computed tensor: its graph value (row-collapsed form) and its ONNX shape and dtype."""
-
-    ssa: SSAValue
-    shape: tuple[int, ...]
-    dtype: type
-    bounds: tuple[int, int] | None = None  # integers: a proven [lo, hi] range (None: unknown)
-
-
-def value_shape(x: Val | np.ndarray) -> tuple[int, ...]:
-    """The ONNX shape of a computed tensor or a constant."""
-    return tuple(x.shape) if isinstance(x, Val) else tuple(np.shape(x))
-
-
-INT32_RANGE = (-(2**31), 2**31 - 1)
-
-
-def bounds_of(x: Val | np.ndarray) -> tuple[int, int] | None:
-    """The proven range of an integer value: a constant's own, a computed value's `bounds`."""
-    if isinstance(x, Val):
-        return x.bounds
-    if x.dtype.kind in "iub" and x.size:
-        return int(x.min()), int(x.max())
-    return None
-
-
-def interval(kind: str, a: tuple[int, int] | None, b: tuple[int, int] | None) -> tuple[int, int] | None:
-    """Interval arithmetic for add, sub and mul (None when an operand's range is unknown)."""
-    if a is None or b is None or kind not in ("add", "sub", "mul"):
-        return None
-    if kind == "add":
-        return a[0] + b[0], a[1] + b[1]
-    if kind == "sub":
-        return a[0] - b[1], a[1] - b[0]
-    ends = [x * y for x in a for y in b]
-    return min(ends), max(ends)
-
-
-def fits_i32(r: tuple[int, int] | None) -> bool:
-    return r is not None and INT32_RANGE[0] <= r[0] and r[1] <= INT32_RANGE[1]
-
-
-def collapsed(shape: Sequence[int]) -> tuple[int, ...]:
-    """The graph-level form of an ONNX shape: rank 0 -> [1], rank >= 3 -> [rows, last]."""
-    if len(shape) == 0:
-        return (1,)
-    if len(shape) <= 2:
-        return tuple(shape)
-    return (math.prod(shape[:-1]), shape[-1])
-
-
-def _tt(shape: Sequence[int], dtype: type) -> TensorType:
-    if is_int(dtype):  # every integer type is carried in i32 (int64 ids are narrowed on the host)
-        return TensorType(i32, list(shape))
-    if is_bool(dtype):
-        return TensorType(i1, list(shape))
-    return TensorType(f16 if dtype == np.float16 else f32, list(shape))
-
-
-def _hint(name: str) -> str | None:
-    """A valid SSA name hint from an ONNX value name (None when nothing usable remains)."""
-    s = re.sub(r"[^\w$.-]", "_", name)
-    s = re.sub(r"_\d+$", "", s) if not re.fullmatch(r"_\d+", s) else s
-    return s if re.fullmatch(r"[A-Za-z_$.-][\w$.-]*", s) else (f"v{s}" if s and re.fullmatch(r"[\w$.-]+", s) else None)
-
-
-def dense(values: np.ndarray, dtype: type) -> DenseIntOrFPElementsAttr:
-    """A dense attribute holding `values` (little-endian bytes at `dtype`; integers and bools as
-    i32, the device's type, each integer checked to fit it)."""
-    if is_int(dtype) or is_bool(dtype):
-        v = np.asarray(values)
-        if v.dtype.kind == "f" and not np.array_equal(v, np.trunc(v)):  # e.g. Mean's 1/n on integers
-            raise OnnxImportError(f"onnx import: the non-integral constant {v.reshape(-1)[0]} cannot be an integer")
-        info = np.iinfo(np.int32)
-        if v.size and v.dtype.kind in "iu" and (v.min() < info.min or v.max() > info.max):
-            raise OnnxImportError(
-                f"onnx import: constant value {int(v.max() if v.max() > info.max else v.min())} "
-                "does not fit int32 (the device's integer type)"
-            )
-        a = np.ascontiguousarray(v.astype(np.int64).astype("<i4"))
-        return DenseIntOrFPElementsAttr(TensorType(i32, list(a.shape)), BytesAttr(a.tobytes()))
-    a = np.ascontiguousarray(values, dtype=np.dtype(dtype).newbyteorder("<"))
-    return DenseIntOrFPElementsAttr(_tt(a.shape, dtype), BytesAttr(a.tobytes()))
 
 
 def opset_of(model: onnx.ModelProto) -> int:
@@ -194,8 +102,12 @@ def _attrs(node: onnx.NodeProto) -> dict[str, object]:
     return {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
 
 
-class _Importer:
+class _Importer(ValueBuilder):
+    """The ONNX frontend: reads the model's nodes and lowers each through the value-level
+    builder (`ValueBuilder`), by name (`vals`, `consts`)."""
+
     def __init__(self, model: onnx.ModelProto, constants: dict[str, np.ndarray]):
+        super().__init__()
         self.opset = opset_of(model)
         if self.opset < MIN_OPSET:
             raise OnnxImportError(f"opset {self.opset} is older than the oldest supported ({MIN_OPSET})")
@@ -210,9 +122,8 @@ class _Importer:
             pass
         self.model = model
         self.graph = model.graph
-        self.block = Block()
         self.producer: dict[str, onnx.NodeProto] = {}  # by output name, set in run()
-        self.consts: dict[str, np.ndarray] = {i.name: numpy_helper.to_array(i) for i in self.graph.initializer}
+        self.consts = {i.name: numpy_helper.to_array(i) for i in self.graph.initializer}
         self.initializers = set(self.consts)
         self.consts.update({k: np.asarray(v) for k, v in constants.items()})
         self.vals: dict[str, Val] = {}
@@ -221,74 +132,26 @@ class _Importer:
             s = _static_shape(vi)
             if s is not None:
                 self.static_shapes[vi.name] = s
-        self.param_names: set[str] = set()
-        self.param_of: dict[tuple[object, ...], SSAValue] = {}  # (dtype, shape, bytes digest) -> parameter
         # zero-size inputs and outputs: no bytes on the device, streamed by the host as empty arrays
         self.empty_inputs: dict[str, TensorType] = {}
         self.empty_outputs: dict[str, TensorType] = {}
         self.narrowed: dict[str, str] = {}  # DOUBLE inputs and outputs, computed in float32
         # checkpoint names come from result hints: keep them clear of the input and output names
-        self.hints: set[str] = {h for vi in [*self.graph.input, *self.graph.output] if (h := _hint(vi.name))}
+        self.hints = {h for vi in [*self.graph.input, *self.graph.output] if (h := _hint(vi.name))}
         self.hints |= {vi.name for vi in [*self.graph.input, *self.graph.output]}
-        self.param_cache: dict[tuple[str, tuple[int, ...], type], SSAValue] = {}
         self.node: onnx.NodeProto | None = None
-        self.views: dict[tuple[SSAValue, tuple[int, ...]], SSAValue] = {}  # onnx_datamove's reshaped views
-        self.node_label = ""
-        # onnx_cnn: channels-last [N, H, W, C] twins of NCHW values, and batch norms folded into
-        # the convolution before them (the norm's output -> the convolution's)
-        self.channels_last: dict[str, Val] = {}
+        # onnx_cnn: batch norms folded into the convolution before them (the norm's output -> the convolution's)
         self.folded_norms: dict[str, str] = {}
         self.expansion_depth = 0  # function bodies being lowered (onnx_functions)
 
-    # -- diagnostics and emission -------------------------------------------------------------
+    # -- diagnostics ----------------------------------------------------------------------------
 
     def fail(self, msg: str) -> OnnxImportError:
         where = f"node '{self.node_label}' ({self.node.op_type})" if self.node is not None else "model"
         return OnnxImportError(f"onnx import: {where}: {msg}")
 
-    def emit(self, op: Operation, hint: str | None = None) -> SSAValue:
-        if self.node is not None:
-            op.attributes["onnx.node"] = StringAttr(f"{self.node_label}:{self.node.op_type}")
-        try:  # a graph op refusing its operands (an integer matmul, a float-only op on ints) is a diagnostic
-            op.verify()
-        except VerifyException as e:
-            raise self.fail(str(e)) from None
-        self.block.add_op(op)
-        r = op.results[0]
-        h = _hint(hint) if hint else None
-        if h is not None:  # unique: hints name the package's checkpoints
-            base, k = h, 1
-            while h in self.hints:
-                h, k = f"{base}.{k}", k + 1
-            self.hints.add(h)
-        r.name_hint = h
-        return r
-
-    def param(self, values: np.ndarray, dtype: type, shape: Sequence[int], name: str) -> SSAValue:
-        """A `graph.parameter` holding `values` (a single value is kept as a splat). Equal values
-        of one type share one parameter: exporters repeat constants per layer (the rotary cos and
-        sin tables Llama's every layer folds to the same [heads x seq, dim] block), and each copy
-        would otherwise be stored, and placed on the same tiles, once per layer."""
-        v = np.ascontiguousarray(values)
-        key = (str(dtype), tuple(shape), v.dtype.str, hashlib.blake2b(v.tobytes(), digest_size=16).digest())
-        if (known := self.param_of.get(key)) is not None:
-            return known
-        base = re.sub(r"[^\w.$-]", "_", name) or "const"
-        sym, k = base, 1
-        while sym in self.param_names or sym in self.hints:  # weights, checkpoints and streams share symbols
-            sym, k = f"{base}_{k}", k + 1
-        self.param_names.add(sym)
-        if 0 in tuple(shape):
-            raise self.fail(
-                f"'{name}' is a zero-size tensor {list(shape)} read by an op that is not folded away; only ops "
-                "whose inputs are all known (an empty input is) fold, an empty tensor has no device form"
-            )
-        try:
-            init = dense(v.reshape(1) if v.size == 1 else v.reshape(shape), dtype)
-        except OnnxImportError as e:  # an integer constant that does not fit: name the node
-            raise self.fail(f"constant '{name}': {str(e).removeprefix('onnx import: ')}") from None
-        self.param_of[key] = r = self.emit(g.ParameterOp(sym, init, _tt(shape, dtype)), name)
-        return r
+    def provenance(self) -> str | None:
+        return f"{self.node_label}:{self.node.op_type}" if self.node is not None else None
 
     # -- values ---------------------------------------------------------------------------------
 
@@ -303,43 +166,6 @@ class _Importer:
         if name not in self.consts:
             raise self.fail(f"{what} ('{name}') must be a constant (an initializer or a folded value)")
         return self.consts[name]
-
-    def val(self, x: Val | np.ndarray, like: Val, name: str, shape: Sequence[int] | None = None) -> Val:
-        """`x` as a graph value; a constant becomes a parameter at `shape` (default its own)."""
-        if isinstance(x, Val):
-            return x
-        if not np.issubdtype(x.dtype, np.floating) and not (is_int(like.dtype) or is_bool(like.dtype)):
-            raise self.fail(
-                f"constant '{name}' has element type {x.dtype}; a {np.dtype(like.dtype)} tensor was expected"
-            )
-        if x.dtype.kind == "f" and is_int(like.dtype) and not np.array_equal(x, np.trunc(x)):
-            raise self.fail(f"constant '{name}' has non-integral values where {np.dtype(like.dtype)} was expected")
-        s = tuple(shape) if shape is not None else tuple(x.shape)
-        key = (name, s, like.dtype)
-        if self.consts.get(name) is not x or key not in self.param_cache:  # a named constant is declared once
-            arr = np.broadcast_to(x.astype(like.dtype), s)
-            p = self.param(arr, like.dtype, collapsed(s), name)
-            if self.consts.get(name) is not x:
-                return Val(p, s, like.dtype)
-            self.param_cache[key] = p
-        return Val(self.param_cache[key], s, like.dtype)
-
-    def reshape(self, x: Val, shape: Sequence[int], hint: str | None = None) -> Val:
-        """`x` with ONNX shape `shape`: free when the collapsed forms agree, else a graph.reshape."""
-        shape = tuple(shape)
-        a, b = collapsed(x.shape), collapsed(shape)
-        if a == b:
-            return Val(x.ssa, shape, x.dtype)
-        return Val(self.raw_reshape(x.ssa, b, x.dtype, hint), shape, x.dtype)
-
-    def raw_reshape(self, v: SSAValue, shape: Sequence[int], dtype: type, hint: str | None = None) -> SSAValue:
-        b = tuple(shape)
-        while isinstance(v.owner, g.ReshapeOp):  # a reshape of a reshape reads the first's input
-            v = v.owner.input
-        a = tuple(v.type.get_shape())
-        if a == b:
-            return v
-        return self.emit(g.ReshapeOp(v, _tt(b, dtype)), hint)
 
     # -- import ---------------------------------------------------------------------------------
 
@@ -491,12 +317,8 @@ class _Importer:
             if vi.name in self.consts:
                 continue
             shape, dt = self.io_type(vi, "input")
-            a = self.block.insert_arg(_tt(shape, dt), len(self.block.args))
-            a.name_hint = _hint(vi.name)
+            a, v = self.argument(vi.name, shape, dt)
             args.append((vi.name, a))
-            v = Val(a, shape, dt)
-            if len(shape) >= 3 or not shape:  # the row collapse ([1] for a scalar), before anything reads it
-                v = Val(self.raw_reshape(a, collapsed(shape), dt, vi.name), shape, dt)
             self.vals[vi.name] = v
         return args
 
@@ -509,32 +331,13 @@ class _Importer:
                 continue
             x = self.consts.get(vi.name)
             if x is not None:
-                outs.append(self.constant_output(vi.name, x, shape, dt))
+                outs.append((vi.name, self.constant_output(vi.name, x, shape, dt)))
                 continue
             v = self.vals.get(vi.name)
             if v is None:
                 raise self.fail(f"output '{vi.name}' is not computed by any node")
-            if v.shape != shape or v.dtype != dt:
-                raise self.fail(
-                    f"output '{vi.name}' is computed as {list(v.shape)} {np.dtype(v.dtype)}, "
-                    f"declared {list(shape)} {np.dtype(dt)}"
-                )
-            reshaped = len(shape) >= 3 or not shape
-            r = self.raw_reshape(v.ssa, shape, dt, vi.name) if reshaped else v.ssa
-            if isinstance(r.owner, Block) or isinstance(r.owner, g.ParameterOp):
-                # an input or a weight unchanged: the device copies it (in its row-collapsed form)
-                c = self.copy(v.ssa, vi.name)
-                r = self.raw_reshape(c, shape, dt, vi.name) if reshaped else c
-            outs.append(r)
-        self.block.add_op(func.ReturnOp(*outs))
-        self.sweep_dead()
-        f = func.FuncOp("main", FunctionType.from_lists([a.type for _, a in args], [o.type for o in outs]))
-        f.body.detach_block(0)
-        f.body.add_block(self.block)
-        f.attributes["ipu.inputs"] = ArrayAttr([StringAttr(n) for n, _ in args])
-        f.attributes["ipu.outputs"] = ArrayAttr(
-            [StringAttr(o.name) for o in self.graph.output if o.name not in self.empty_outputs]
-        )
+            outs.append((vi.name, self.output(v, shape, dt, vi.name)))
+        f = self.function(args, outs)
         for key, streams in (("ipu.empty_inputs", self.empty_inputs), ("ipu.empty_outputs", self.empty_outputs)):
             if streams:
                 f.attributes[key] = DictionaryAttr(dict(streams))
@@ -546,33 +349,15 @@ class _Importer:
                 streams=",".join(self.narrowed),
             )
         f.attributes["onnx.opset"] = IntegerAttr(self.opset, 64)
-        # the model's own element types of inputs and outputs where some is an integer or bool (the
-        # host narrows and widens those; a float interface is the device's own)
         # (a DOUBLE output is widened back from float32; an empty output is listed too: the host
         # returns it empty at its own type)
         ins = [np.dtype(self.vals[n].dtype) for n, _ in args]
-        outs = {
+        out_dtypes = {
             o.name: np.dtype(np.float64 if o.name in self.narrowed else self.io_type(o, "output")[1])
             for o in self.graph.output
         }
-        if any(d.kind in "iub" or d == np.float64 for d in ins + list(outs.values())):
-            f.attributes["onnx.input_dtypes"] = ArrayAttr([StringAttr(d.name) for d in ins])
-            f.attributes["onnx.output_dtypes"] = DictionaryAttr({n: StringAttr(d.name) for n, d in outs.items()})
+        self.record_dtypes(f, ins, out_dtypes)
         return ModuleOp([f])
-
-    def copy(self, v: SSAValue, hint: str) -> SSAValue:
-        """A device copy of `v` (`graph.cast` to its own type): an output must be a value the
-        programs write, not an input's or a weight's buffer itself."""
-        return self.emit(g.CastOp(v, v.type), hint)
-
-    def constant_output(self, name: str, x: np.ndarray, shape: tuple[int, ...], dt: type) -> SSAValue:
-        """An output known at compile time: its values become a weight (bytes in the package,
-        loaded by `initialize`) that the programs copy into the output on every run."""
-        if tuple(x.shape) != shape:
-            raise self.fail(f"output '{name}' is the constant of shape {list(x.shape)}, declared {list(shape)}")
-        p = self.param(x.astype(dt), dt, collapsed(shape), name)
-        r = self.copy(p, name)
-        return self.raw_reshape(r, shape, dt, name) if len(shape) >= 3 or not shape else r
 
     # -- nodes ------------------------------------------------------------------------------------
 
@@ -658,282 +443,10 @@ class _Importer:
     def out(self, node: onnx.NodeProto, v: Val) -> None:
         self.vals[node.output[0]] = v
 
-    def split_heads(self, v: SSAValue, heads: int, dtype: type, hint: str | None = None) -> SSAValue:
-        """`graph.split_heads` of a `[S, H*D]` value into `[H, S, D]`."""
-        s, hd = v.type.get_shape()
-        t = _tt((heads, s, hd // heads), dtype)
-        return self.emit(
-            g.SplitHeadsOp.create(operands=[v], result_types=[t], attributes={"heads": IntegerAttr(heads, i64)}), hint
-        )
-
-    def attention_bias(
-        self,
-        consts: list[tuple[str, np.ndarray, float]],
-        runtime: list[tuple[Val | np.ndarray, float]],
-        qh: SSAValue,
-        kh: SSAValue,
-        batch: int,
-        dtype: type,
-    ) -> SSAValue | None:
-        """The additive attention bias `graph.attention` takes, [heads or 1, S, Sk] with the
-        batch folded into the heads like q's: the sum of the constant terms (each times the
-        scale between it and the softmax) and of the terms computed at run time (which must
-        cover every query row and key, per head or shared). A lone constant term is declared
-        once however many attentions add it (T5 shares its position bias between layers)."""
-        nh, s, _ = qh.type.get_shape()
-        sk = kh.type.get_shape()[1]
-        terms: list[SSAValue] = []
-        for x, after in runtime:
-            if not isinstance(x, Val):
-                raise self.fail("an attention bias folded to a constant after matching")
-            sh = (1,) * (4 - len(x.shape)) + tuple(x.shape)
-            if len(sh) != 4 or sh[2:] != (s, sk) or math.prod(sh[:2]) not in (1, nh) or sh[0] not in (1, batch):
-                raise self.fail(
-                    f"an attention bias computed at run time of shape {list(x.shape)}: only [..., {s}, {sk}] biases "
-                    f"per head ({nh} with the batch) or shared by all heads are supported"
-                )
-            if x.dtype != dtype:
-                raise self.fail("the attention bias's element type differs from the query's")
-            y = self.raw_reshape(x.ssa, (math.prod(sh[:2]), s, sk), dtype)
-            if after != 1.0:  # the scale between this term and the softmax
-                k = self.param(np.array(after), dtype, y.type.get_shape(), f"{self.node_label}_bias_scale")
-                y = self.emit(g.MulOp(y, k, y.type))
-            terms.append(y)
-        hb = max((t.type.get_shape()[0] for t in terms), default=1)
-        if consts:
-            full = np.zeros((1, 1, s, sk), np.float32)
-            try:
-                for _, m, after in consts:
-                    full = full + np.float32(after) * m.astype(np.float32)
-                hb = nh if math.prod(full.shape[:2]) > 1 else hb
-                arr = np.broadcast_to(full, (batch, nh // batch, s, sk) if hb == nh else (1, 1, s, sk))
-            except ValueError:
-                shapes = [list(m.shape) for _, m, _ in consts]
-                raise self.fail(
-                    f"attention bias terms of shapes {shapes} do not broadcast to [{batch}, {nh // batch}, {s}, {sk}]"
-                ) from None
-            name = consts[0][0] if len(consts) == 1 and consts[0][2] == 1.0 else f"{self.node_label}_bias"
-            key = (f"{name}#attention_bias", (hb, s, sk), dtype)
-            if key not in self.param_cache:
-                self.param_cache[key] = self.param(arr.reshape(hb, s, sk), dtype, (hb, s, sk), name)
-            terms.insert(0, self.param_cache[key])
-        if any(t.type.get_shape()[0] != hb for t in terms):
-            raise self.fail("attention bias terms computed at run time are shared by all heads, others per head")
-        if not terms:
-            return None
-        acc = terms[0]
-        for t in terms[1:]:
-            acc = self.emit(g.AddOp(acc, t, acc.type))
-        return acc
-
-    def sweep_dead(self) -> None:
-        """Drop graph ops nothing reads (a fused chain's or a folded reshape's leftovers)."""
-        for op in reversed(list(self.block.ops)):
-            if not isinstance(op, func.ReturnOp) and all(not r.uses for r in op.results):
-                op.detach()
-                op.erase()
-
     # helpers shared by the lowerings
-
-    def unary(self, cls: type, x: Val, hint: str | None) -> Val:
-        return Val(self.emit(cls(x.ssa), hint), x.shape, x.dtype)
-
-    def splat(self, value: float, like: Val, name: str) -> SSAValue:
-        """`value` as an operand beside `like`: a row vector of its last axis (broadcast over the
-        rows: a tile holds one row of it, not a block of `like`'s size), or `like`'s own shape
-        when that is 1-D."""
-        shape = collapsed(like.shape)
-        return self.param(np.array(value), like.dtype, shape[-1:] if len(shape) == 2 else shape, name)
-
-    def scale(self, x: Val, k: float, hint: str | None) -> Val:
-        s = self.splat(k, x, f"{self.node_label}_k")
-        return Val(self.emit(g.MulOp(x.ssa, s, x.ssa.type), hint), x.shape, x.dtype)
 
     def binary(self, kind: str, a_name: str, b_name: str, hint: str | None) -> Val:
         return self.binary_values(kind, self.get(a_name), self.get(b_name), a_name, b_name, hint)
-
-    def binary_values(
-        self,
-        kind: str,
-        a: Val | np.ndarray,
-        b: Val | np.ndarray,
-        a_name: str,
-        b_name: str,
-        hint: str | None,
-        copies: bool = False,
-    ) -> Val:
-        """NumPy-broadcast `a <kind> b`: the full-shape operand goes first; a non-constant other
-        operand may only be a vector along the last axis or a column ([..., 1], one value per
-        row); constants are materialized. `copies`: a product with ones that only repeats b's
-        values (a broadcast), so an integer b keeps its range and never leaves i32."""
-        cls = BINARY_OPS[kind]
-        proven = interval(kind, bounds_of(a), bounds_of(b))  # a wide-int result proven to fit i32
-        if copies and isinstance(b, Val):
-            proven = b.bounds  # ones * b repeats b's values: never a new one
-        sa, sb = (
-            tuple(np.shape(a) if not isinstance(a, Val) else a.shape),
-            tuple(np.shape(b) if not isinstance(b, Val) else b.shape),
-        )
-        try:
-            shape = tuple(np.broadcast_shapes(sa, sb))
-        except ValueError:
-            raise self.fail(f"shapes {list(sa)} and {list(sb)} do not broadcast") from None
-        like = a if isinstance(a, Val) else b
-        assert isinstance(like, Val)
-        if (isinstance(a, Val) and isinstance(b, Val)) and a.dtype != b.dtype:
-            raise self.fail("operand element types differ")
-        if sa != shape and sb == shape and kind in SWAPPED:
-            a, b, a_name, b_name, sa, sb = b, a, b_name, a_name, sb, sa
-            kind = SWAPPED[kind]
-            cls = BINARY_OPS[kind]
-        negate = False
-        if sa != shape:
-            if isinstance(a, Val) and kind == "sub" and sb == shape:  # vector - full = -(full - vector)
-                a, b, a_name, b_name, sa, sb, negate = b, a, b_name, a_name, sb, sa, True
-            else:
-                a = self.full(a, like, shape, a_name)
-        av = self.val(a, like, a_name)
-        bv = self.rhs_operand(b, av, shape, b_name)
-        if kind in COMPARES:
-            return Val(self.emit(cls(av.ssa, bv, _tt(collapsed(shape), np.bool_)), hint), shape, np.bool_)
-        if not fits_i32(proven) and not copies:
-            self.check_int_op(kind, av.dtype)
-        narrow = np.dtype(av.dtype) in NARROW_INTS
-        wrap = kind in WRAPPING and narrow and not negate
-        r = Val(self.emit(cls(av.ssa, bv, av.ssa.type), None if negate or wrap else hint), shape, av.dtype)
-        if wrap:
-            r = self.wrap(r, hint)
-        if negate:
-            r = self.scale(r, -1.0, None if narrow else hint)
-            r = self.wrap(r, hint) if narrow else r
-        if fits_i32(proven) and not narrow:
-            r = Val(r.ssa, r.shape, r.dtype, proven)
-        return r
-
-    def check_int_op(self, kind: str, dtype: type) -> None:
-        """Refuse `kind` on a wide integer type (int64, uint32, uint64: computed in i32) when its
-        result can leave i32's range, where it would wrap and the model's type would not."""
-        unsigned_div = kind == "div" and np.dtype(dtype).kind == "u"  # only int64 min / -1 leaves the range
-        if np.dtype(dtype) in WIDE_INTS and kind in WIDE_UNSAFE and not unsigned_div:
-            raise self.fail(
-                f"{kind} of {np.dtype(dtype)} values: the device computes them in int32, where a result beyond "
-                f"int32 would wrap and {np.dtype(dtype)} does not, and no range is known for the operands that "
-                "keeps it inside (ranges are proven from constants, booleans, arg reductions and sums of them); "
-                "not supported"
-            )
-
-    def wrap(self, x: Val, hint: str | None) -> Val:
-        """`x` reduced to its narrow integer type's range (`graph.wrap`); other types unchanged."""
-        to = NARROW_INTS.get(np.dtype(x.dtype))
-        if to is None:
-            return x
-        return Val(self.emit(g.WrapOp(x.ssa, to), hint), x.shape, x.dtype)
-
-    def full(self, x: Val | np.ndarray, like: Val, shape: tuple[int, ...], name: str) -> Val:
-        if isinstance(x, Val):
-            if x.shape == shape:
-                return x
-            if np.dtype(x.dtype).kind == "f":  # exactly, as ones * x
-                return self.broadcast(x, shape, name, None)
-            # an integer or bool tensor (ones * x is a float product) by copies
-            for broadcast in BROADCASTERS:
-                copies = broadcast(self, x, shape, None)
-                if copies is not None:
-                    return copies
-            raise self.fail(
-                f"broadcasting the computed tensor '{name}' {list(x.shape)} to {list(shape)} is not supported"
-            )
-        return self.val(x, like, name, shape)
-
-    def broadcast(self, x: Val, shape: tuple[int, ...], name: str, hint: str | None) -> Val:
-        """`x` NumPy-broadcast to `shape`, exactly: the axes are grouped into runs that are kept or
-        broadcast, and each broadcast run in turn is `ones * x` over a 2-D view (x as a column
-        when nothing follows the run, else as a row vector, then a transpose putting the new axis
-        in place when something precedes it). 1 * x is x for every value (NaN, infinities, -0)."""
-        s = (1,) * (len(shape) - len(x.shape)) + tuple(x.shape)
-        if len(s) != len(shape) or any(a not in (1, b) for a, b in zip(s, shape, strict=True)):
-            raise self.fail(f"the computed tensor '{name}' {list(x.shape)} does not broadcast to {list(shape)}")
-        groups: list[list] = []  # [kept, size in x, size in the result]
-        for a, b in zip(s, shape, strict=True):
-            kept = a == b
-            if groups and groups[-1][0] == kept:
-                groups[-1][1] *= a
-                groups[-1][2] *= b
-            else:
-                groups.append([kept, a, b])
-        dims = [gx for _, gx, _ in groups]
-        cur = self.reshape(x, tuple(dims))
-        for j, (kept, _, n) in enumerate(groups):
-            if kept:
-                continue
-            p, q = math.prod(dims[:j]), math.prod(dims[j + 1 :])
-            ones_name = f"{name}.ones"
-            if q == 1:  # nothing follows: x is a column, one value per row
-                full = self.binary_values(
-                    "mul", np.ones((p, n), np.float32), self.reshape(cur, (p, 1)), ones_name, name, None, copies=True
-                )
-            else:  # x as a row vector repeated n times, then the new axis moved behind the p leading ones
-                full = self.binary_values(
-                    "mul",
-                    np.ones((n, p * q), np.float32),
-                    self.reshape(cur, (p * q,)),
-                    ones_name,
-                    name,
-                    None,
-                    copies=True,
-                )
-                if p > 1:
-                    full = transpose_value(self, self.reshape(full, (n, p, q)), [1, 0, 2], None)
-            dims[j] = n
-            cur = self.reshape(full, tuple(dims))
-        return self.reshape(cur, shape, hint)
-
-    def rhs_operand(self, b: Val | np.ndarray, a: Val, shape: tuple[int, ...], name: str) -> SSAValue:
-        sb = value_shape(b)
-        if sb == shape:
-            return self.val(b, a, name).ssa
-        core = sb[next((i for i, d in enumerate(sb) if d != 1), len(sb)) :]
-        if isinstance(b, Val) and len(shape) >= 2 and sb == (*shape[:-1], 1):  # a column: one value per row
-            return b.ssa  # its row collapse [rows, 1]
-        if len(shape) >= 2 and core == shape[-1:]:
-            if isinstance(b, Val):
-                return self.reshape(b, core).ssa
-            return self.val(np.reshape(b, core), a, name).ssa
-        return self.full(b, a, shape, name).ssa
-
-
-BINARY_OPS: dict[str, type[g.GraphOp]] = {
-    "add": g.AddOp,
-    "sub": g.SubOp,
-    "mul": g.MulOp,
-    "max": g.MaxOp,
-    "min": g.MinOp,
-    "div": g.DivOp,
-    "pow": g.PowOp,
-    "mod": g.ModOp,
-    "fmod": g.FmodOp,
-    "and": g.AndOp,
-    "or": g.OrOp,
-    "xor": g.XorOp,
-    "shift_left": g.ShiftLeftOp,
-    "shift_right": g.ShiftRightOp,
-    "equal": g.EqualOp,
-    "less": g.LessOp,
-    "less_equal": g.LessEqualOp,
-    "greater": g.GreaterOp,
-    "greater_equal": g.GreaterEqualOp,
-}
-COMPARES = ("equal", "less", "less_equal", "greater", "greater_equal")
-# kinds whose operands may swap (so the full-shape one goes first): the same op, or the mirrored comparison
-SWAPPED = {k: k for k in ("add", "mul", "max", "min", "and", "or", "xor", "equal")} | {
-    "less": "greater",
-    "greater": "less",
-    "less_equal": "greater_equal",
-    "greater_equal": "less_equal",
-}
-# integer kinds whose result can leave a narrow type's range (wrapped after) or i32's (refused on wide types)
-WRAPPING = ("add", "sub", "mul", "div", "shift_left")
-WIDE_UNSAFE = ("add", "sub", "mul", "div", "pow", "shift_left", "neg", "abs", "bitwise_not")
 
 
 def _static_shape(vi: onnx.ValueInfoProto) -> tuple[int, ...] | None:
@@ -948,9 +461,6 @@ def _static_shape(vi: onnx.ValueInfoProto) -> tuple[int, ...] | None:
 # -- per-op lowerings ---------------------------------------------------------------------------
 
 Lowering = Callable[[_Importer, onnx.NodeProto, dict[str, object]], None]
-# ways to broadcast a computed integer or bool tensor to a larger shape (None: not this way; a
-# float one is `_Importer.broadcast`); onnx_datamove adds one
-BROADCASTERS: list[Callable[[_Importer, Val, tuple[int, ...], str | None], Val | None]] = []
 _LOWERINGS: dict[str, Lowering] = {}
 AFTER_LOWERING: list[Callable[[_Importer, onnx.NodeProto], None]] = []
 """Hooks run after each node's lowering (`onnx_cnn` keeps channels-last twins of its results)."""
@@ -1026,10 +536,15 @@ def _div(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     a, b = im.get(node.input[0]), im.get(node.input[1])
     if not isinstance(a, Val) and not isinstance(b, Val):
         raise im.fail("constant node could not be folded")
+    im.out(node, div_values(im, a, b, node.input[0], node.input[1], node.output[0]))
+
+
+def div_values(im: ValueBuilder, a: Val | np.ndarray, b: Val | np.ndarray, a_name: str, b_name: str, hint) -> Val:
+    """a / b (NumPy broadcasting): by a constant whose reciprocals are exact a `graph.mul`, 1 / x a
+    `graph.reciprocal`, else a `graph.div`."""
     if isinstance(b, Val) and not isinstance(a, Val) and a.size == 1 and float(a.reshape(-1)[0]) == 1.0:
         if math.prod(a.shape) == 1 and len(a.shape) <= len(b.shape):  # broadcasts to b's shape
-            im.out(node, im.unary(g.ReciprocalOp, b, node.output[0]))
-            return
+            return im.unary(g.ReciprocalOp, b, hint)
     if isinstance(b, np.ndarray):
         if not np.issubdtype(b.dtype, np.floating):
             raise im.fail(f"divisor has element type {b.dtype}")
@@ -1039,9 +554,8 @@ def _div(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
         # 1/b is exact in the model's type: a normal power of two whose reciprocal is normal too
         if np.all(np.abs(mant) == 0.5) and np.all(np.isfinite(recip)) and np.all(recip != 0):
             if np.all(np.abs(recip) >= np.finfo(dt).tiny) and np.all(np.abs(b) >= np.finfo(dt).tiny):
-                im.out(node, im.binary_values("mul", a, recip, node.input[0], node.input[1], node.output[0]))
-                return
-    im.out(node, im.binary_values("div", a, b, node.input[0], node.input[1], node.output[0]))
+                return im.binary_values("mul", a, recip, a_name, b_name, hint)
+    return im.binary_values("div", a, b, a_name, b_name, hint)
 
 
 # ONNX op type -> graph op, for the attribute-free elementwise unary ops whose ONNX name is the
@@ -1057,14 +571,16 @@ UNARY_OPS: dict[str, type[g.ElementwiseUnaryOp]] = {
 @lowering(*UNARY_OPS)
 def _unary(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     _no_attrs(im, attrs)
-    x = _val_input(im, node)
-    cls = UNARY_OPS[node.op_type]
+    im.out(node, unary_value(im, UNARY_OPS[node.op_type], _val_input(im, node), node.output[0]))
+
+
+def unary_value(im: ValueBuilder, cls: type[g.ElementwiseUnaryOp], x: Val, hint: str | None) -> Val:
+    """`cls` of x; -x and |x| of integers checked (and wrapped) like the binary ops."""
     if is_int(x.dtype) and cls in (g.NegOp, g.AbsOp):  # -x and |x| leave the range at its minimum
         im.check_int_op(cls.name.removeprefix("graph."), x.dtype)
         if np.dtype(x.dtype) in NARROW_INTS:
-            im.out(node, im.wrap(im.unary(cls, x, None), node.output[0]))
-            return
-    im.out(node, im.unary(cls, x, node.output[0]))
+            return im.wrap(im.unary(cls, x, None), hint)
+    return im.unary(cls, x, hint)
 
 
 @lowering("Gelu", since=20)
@@ -1190,25 +706,26 @@ def _pow(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     value) is a `graph.pow`."""
     _no_attrs(im, attrs)
     x = _val_input(im, node)
-    e = im.get(node.input[1])
+    im.out(node, pow_values(im, x, im.get(node.input[1]), node.input[0], node.input[1], node.output[0]))
+
+
+def pow_values(im: ValueBuilder, x: Val, e: Val | np.ndarray, x_name: str, e_name: str, hint: str | None) -> Val:
+    """x ** e: a constant exponent 2 or 3 as products, 0.5, -0.5 and -1 as `graph.sqrt`,
+    `graph.rsqrt`, `graph.reciprocal`, any other a `graph.pow`."""
     if isinstance(e, np.ndarray) and not np.issubdtype(e.dtype, np.floating):
         e = e.astype(x.dtype)  # an integer exponent (Pow's T1 may differ from T)
     p = float(e.reshape(-1)[0]) if isinstance(e, np.ndarray) and e.size == 1 else None
     if p in _POW_UNARY:
-        im.out(node, im.unary(_POW_UNARY[p], x, node.output[0]))
-        return
+        return im.unary(_POW_UNARY[p], x, hint)
     if p not in (1.0, 2.0, 3.0):
         if isinstance(e, Val) and e.dtype != x.dtype:
             raise im.fail("base and exponent element types differ")
-        im.out(node, im.binary_values("pow", x, e, node.input[0], node.input[1], node.output[0]))
-        return
+        return im.binary_values("pow", x, e, x_name, e_name, hint)
     n = int(p)
     acc = x
     for k in range(1, n):
-        acc = Val(
-            im.emit(g.MulOp(acc.ssa, x.ssa, x.ssa.type), node.output[0] if k == n - 1 else None), x.shape, x.dtype
-        )
-    im.out(node, acc)
+        acc = Val(im.emit(g.MulOp(acc.ssa, x.ssa, x.ssa.type), hint if k == n - 1 else None), x.shape, x.dtype)
+    return acc
 
 
 @lowering("Identity", "Dropout")
@@ -1238,29 +755,6 @@ def _cast(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None
     im.out(node, cast_value(im, _val_input(im, node), dt, node.output[0]))
 
 
-def cast_value(im: _Importer, x: Val, dt: type, hint: str | None) -> Val:
-    """`x` as `dt` by ONNX Cast's rules: floats round to nearest, float to integer truncates toward
-    zero (then wraps to a narrow type's range), anything to bool is x != 0; between integer types
-    the i32 word only needs wrapping into a narrower range (a wider type holds it as it is). A
-    cast whose values could leave i32 (float or signed to int64/uint32/uint64) is refused."""
-    src, dst = np.dtype(x.dtype), np.dtype(dt)
-    if src == dst:
-        return x
-    if dst.kind in "iu" and dst in WIDE_INTS and not (src.kind in "bu" or (src.kind == "i" and dst.kind == "i")):
-        raise im.fail(
-            f"cast from {src} to {dst}: the device carries {dst} in int32, which a {src} value could overflow; not "
-            "supported"
-        )
-    if src.kind in "iub" and dst.kind in "iu":  # an i32 word already: wrap into a narrower range
-        if dst in NARROW_INTS and not (src.kind == "b" or (src.kind == dst.kind and src.itemsize <= dst.itemsize)):
-            return im.wrap(Val(x.ssa, x.shape, dt), hint)
-        if src.kind == "b":  # the device's i1 becomes an i32 word of 0 or 1
-            return Val(im.emit(g.CastOp(x.ssa, _tt(collapsed(x.shape), dt)), hint), x.shape, dt, (0, 1))
-        return Val(x.ssa, x.shape, dt, x.bounds)
-    r = Val(im.emit(g.CastOp(x.ssa, _tt(collapsed(x.shape), dt)), None if dst in NARROW_INTS else hint), x.shape, dt)
-    return im.wrap(r, hint) if dst in NARROW_INTS else r
-
-
 @lowering("CastLike", since=15)
 def _cast_like(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     _no_attrs(im, attrs, ("saturate", "round_mode"))
@@ -1278,41 +772,31 @@ def _cast_like(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) ->
     im.out(node, cast_value(im, x, dt, node.output[0]))
 
 
-def _matmul_core(im: _Importer, a: Val, b: SSAValue, n: int, hint: str | None) -> Val:
-    rows = collapsed(a.shape)[0] if len(a.shape) >= 2 else 1
-    av = a.ssa if len(a.shape) >= 2 else im.raw_reshape(a.ssa, (1, a.shape[0]), a.dtype)
-    r = im.emit(g.MatmulOp(av, b, _tt((rows, n), a.dtype)), hint if len(a.shape) >= 2 else None)
-    shape = (*a.shape[:-1], n)
-    if len(a.shape) == 1:
-        return Val(im.raw_reshape(r, (n,), a.dtype, hint), shape, a.dtype)
-    return Val(r, shape, a.dtype)
-
-
 def _matmul(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     _no_attrs(im, attrs)
     a, b = im.get(node.input[0]), im.get(node.input[1])
+    im.out(node, matmul2_values(im, a, b, node.input[0], node.input[1], node.output[0]))
+
+
+def matmul2_values(
+    im: ValueBuilder, a: Val | np.ndarray, b: Val | np.ndarray, a_name: str, b_name: str, hint: str | None
+) -> Val:
+    """`a @ b` for a right operand of rank 1 or 2: one `graph.matmul` of a's rows."""
     if not isinstance(a, Val):
         if len(np.shape(a)) != 2:
             raise im.fail("a constant left operand must be rank 2")
-        a = im.val(a, b, node.input[0])  # type: ignore[arg-type]
+        a = im.val(a, b, a_name)  # type: ignore[arg-type]
     sb = value_shape(b)
     if len(sb) not in (1, 2):
         raise im.fail(f"right operand of rank {len(sb)}: only rank-2 right operands (no batched MatMul) are supported")
     if a.shape[-1] != sb[0]:
         raise im.fail(f"contraction sizes differ ({a.shape[-1]} vs {sb[0]})")
     if len(sb) == 1:  # a vector: the column [K, 1], its unit axis dropped from the result
-        col = im.reshape(b, (sb[0], 1)) if isinstance(b, Val) else im.val(np.reshape(b, (sb[0], 1)), a, node.input[1])
+        col = im.reshape(b, (sb[0], 1)) if isinstance(b, Val) else im.val(np.reshape(b, (sb[0], 1)), a, b_name)
         r = _matmul_core(im, a, col.ssa, 1, None)
-        im.out(node, im.reshape(r, a.shape[:-1], node.output[0]))
-        return
-    bv = im.val(b, a, node.input[1]).ssa
-    im.out(node, _matmul_core(im, a, bv, sb[1], node.output[0]))
-
-
-def _transpose2d(im: _Importer, x: SSAValue, dtype: type, hint: str | None = None) -> SSAValue:
-    r, c = x.type.get_shape()
-    perm = {"perm": DenseArrayBase.from_list(i64, [1, 0])}
-    return im.emit(g.TransposeOp.create(operands=[x], result_types=[_tt((c, r), dtype)], attributes=perm), hint)
+        return im.reshape(r, a.shape[:-1], hint)
+    bv = im.val(b, a, b_name).ssa
+    return _matmul_core(im, a, bv, sb[1], hint)
 
 
 @lowering("Gemm")
@@ -1367,22 +851,6 @@ def _axes(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object], rank: i
     return sorted(set(out))
 
 
-def _reduce_rows(
-    im: _Importer, x: SSAValue, kind: str, dtype: type, out: tuple[int, ...], hint: str | None
-) -> SSAValue:
-    """Reduce the last axis of a 2-D value [R, C] to the collapsed shape `out` (R elements).
-
-    The reduction runs on a rank-3 view [p, q, C] whose leading dims are `out` itself (or
-    [1, R] for a 1-D `out`), so only last-dim-preserving reshapes are needed; the backend lays
-    out a rank-2 -> rank-1 reduction wrongly."""
-    c = x.type.get_shape()[1]
-    lead = out if len(out) == 2 else (1, out[0])
-    x3 = im.raw_reshape(x, (*lead, c), dtype)
-    attrs = {"kind": StringAttr(kind), "axis": IntegerAttr(2, i64)}
-    red = im.emit(g.ReduceOp.create(operands=[x3], result_types=[_tt(lead, dtype)], attributes=attrs), hint)
-    return im.raw_reshape(red, out, dtype, hint)
-
-
 # ONNX reduction -> the graph.reduce kind it sums, maxes or averages with (the others are spelled
 # with elementwise ops around it: -max(-x), sum(x * x), sqrt(sum(x * x)), sum(|x|), log(sum(x)),
 # and log(sum(exp(x - max x))) + max x, as onnxruntime computes them)
@@ -1400,14 +868,6 @@ _REDUCE_KIND = {
 }
 
 
-def _emit2(im: _Importer, cls: type, a: SSAValue, b: SSAValue, hint: str | None = None) -> SSAValue:
-    return im.emit(cls(a, b, a.type), hint)
-
-
-def _emit1(im: _Importer, cls: type, a: SSAValue, hint: str | None = None) -> SSAValue:
-    return im.emit(cls(a), hint)
-
-
 @lowering(*_REDUCE_KIND)
 def _reduce(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
     _no_attrs(im, attrs, ("axes", "keepdims", "noop_with_empty_axes"))
@@ -1420,12 +880,20 @@ def _reduce(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> No
             return
         axes = list(range(rank))
     keep = bool(attrs.get("keepdims", 1))
+    im.out(node, reduce_value(im, node.op_type, x, axes, keep, node.output[0]))
+
+
+def reduce_value(im: ValueBuilder, t: str, x: Val, axes: list[int], keep: bool, hint: str | None) -> Val:
+    """The ONNX reduction `t` (ReduceSum, ReduceMax, ...) of x over sorted `axes` (kept as 1
+    when `keep`): the axes brought last as the rows' columns, one `graph.reduce` of the rows,
+    with the elementwise ops around it that the other reductions are spelled with."""
+    rank = len(x.shape)
     out_shape = (
         tuple(1 if i in axes else d for i, d in enumerate(x.shape))
         if keep
         else tuple(d for i, d in enumerate(x.shape) if i not in axes)
     )
-    kind, t = _REDUCE_KIND[node.op_type], node.op_type
+    kind = _REDUCE_KIND[t]
     if axes == list(range(axes[0], rank)):  # trailing axes: collapse them into one row
         rows, cols = math.prod(x.shape[: axes[0]]), math.prod(x.shape[axes[0] :])
         flat = im.raw_reshape(x.ssa, (rows, cols), x.dtype)
@@ -1438,12 +906,11 @@ def _reduce(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> No
         rows, cols = math.prod(x.shape[a] for a in kept), math.prod(x.shape[a] for a in axes)
         flat = im.raw_reshape(moved.ssa, (rows, cols), x.dtype)
     if t in ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceProd"):
-        r = _reduce_rows(im, flat, kind, x.dtype, collapsed(out_shape), node.output[0])
-        im.out(node, Val(r, out_shape, x.dtype))
-        return
+        r = _reduce_rows(im, flat, kind, x.dtype, collapsed(out_shape), hint)
+        return Val(r, out_shape, x.dtype)
     col = (flat.type.get_shape()[0], 1)  # one value per row, broadcast back over the row where needed
     # the last op is named after the node's output when no reshape follows it
-    hint = node.output[0] if collapsed(out_shape) == col else None
+    last_hint, hint = hint, hint if collapsed(out_shape) == col else None
     m = None
     if t == "ReduceMin":
         flat = _emit1(im, g.NegOp, flat)
@@ -1465,7 +932,7 @@ def _reduce(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> No
     elif t == "ReduceLogSumExp":
         assert m is not None
         r = _emit2(im, g.AddOp, _emit1(im, g.LogOp, r), m, hint)
-    im.out(node, Val(im.raw_reshape(r, collapsed(out_shape), x.dtype, node.output[0]), out_shape, x.dtype))
+    return Val(im.raw_reshape(r, collapsed(out_shape), x.dtype, last_hint), out_shape, x.dtype)
 
 
 @lowering("Softmax")
@@ -1477,19 +944,7 @@ def _softmax(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> N
         axis = int(attrs.get("axis", -1))  # type: ignore[arg-type]
         if not -rank <= axis < rank:
             raise im.fail(f"axis {axis} out of range for rank {rank}")
-        axis %= rank
-        if axis == rank - 1:
-            y = im.emit(g.SoftmaxOp(x.ssa), node.output[0])
-        elif rank == 2:
-            t = _transpose2d(im, x.ssa, x.dtype)
-            y = _transpose2d(im, im.emit(g.SoftmaxOp(t)), x.dtype, node.output[0])
-        else:  # another axis: transposed last, the softmax of the rows, transposed back
-            perm = [*(a for a in range(rank) if a != axis), axis]
-            t = transpose_value(im, x, perm, None)
-            sm = Val(im.emit(g.SoftmaxOp(t.ssa)), t.shape, x.dtype)
-            im.out(node, transpose_value(im, sm, [perm.index(a) for a in range(rank)], node.output[0]))
-            return
-        im.out(node, Val(y, x.shape, x.dtype))
+        im.out(node, softmax_value(im, x, axis % rank, node.output[0]))
         return
     # opset < 13: softmax over the flattened trailing dims [prod(:axis), prod(axis:)]
     axis = int(attrs.get("axis", 1)) % max(rank, 1)  # type: ignore[arg-type]
@@ -1497,6 +952,21 @@ def _softmax(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> N
     flat = im.raw_reshape(x.ssa, two, x.dtype)
     y = im.emit(g.SoftmaxOp(flat), node.output[0])
     im.out(node, Val(im.raw_reshape(y, collapsed(x.shape), x.dtype, node.output[0]), x.shape, x.dtype))
+
+
+def softmax_value(im: ValueBuilder, x: Val, axis: int, hint: str | None) -> Val:
+    """The softmax of x along `axis` (`graph.softmax` of the rows; another axis transposed last
+    and back)."""
+    rank = len(x.shape)
+    if axis == rank - 1:
+        return Val(im.emit(g.SoftmaxOp(x.ssa), hint), x.shape, x.dtype)
+    if rank == 2:
+        t = _transpose2d(im, x.ssa, x.dtype)
+        return Val(_transpose2d(im, im.emit(g.SoftmaxOp(t)), x.dtype, hint), x.shape, x.dtype)
+    perm = [*(a for a in range(rank) if a != axis), axis]  # transposed last, the softmax of the rows, back
+    t = transpose_value(im, x, perm, None)
+    sm = Val(im.emit(g.SoftmaxOp(t.ssa)), t.shape, x.dtype)
+    return transpose_value(im, sm, [perm.index(a) for a in range(rank)], hint)
 
 
 @lowering("LogSoftmax")
@@ -1612,63 +1082,6 @@ def _transpose(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) ->
     if sorted(perm) != list(range(rank)):
         raise im.fail(f"perm {perm} is not a permutation of rank {rank}")
     im.out(node, transpose_value(im, x, perm, node.output[0]))
-
-
-def transpose_value(im: _Importer, x: Val, perm: list[int], hint: str | None) -> Val:
-    """`x` with its axes permuted by `perm` (any permutation): a reshape when only unit axes
-    move, a 2-D transpose, a swap of leading axes, or permutes around one 2-D transpose."""
-    rank = len(x.shape)
-    shape = tuple(x.shape[p] for p in perm)
-    moved = [p for p in perm if x.shape[p] != 1]
-    if moved == sorted(moved):  # only unit axes move: a reshape
-        return im.reshape(x, shape, hint)
-    real = [a for a in range(rank) if x.shape[a] != 1]  # the axes that are not unit axes
-    if len(real) == 2:  # a 2-D transpose once the unit axes are dropped
-        two = im.raw_reshape(x.ssa, tuple(x.shape[a] for a in real), x.dtype)
-        t2 = _transpose2d(im, two, x.dtype, hint)
-        return Val(im.raw_reshape(t2, collapsed(shape), x.dtype, hint), shape, x.dtype)
-    if len(real) == 3 and moved == [real[1], real[0], real[2]] and x.shape[real[2]] % 2 == 0:
-        return _swap_leading(im, x, real, shape, hint)  # an odd last axis: the permute below
-    dims = tuple(x.shape[a] for a in real)
-    sub = [real.index(a) for a in moved]  # the permutation of the real axes
-    full = im.raw_reshape(x.ssa, dims, x.dtype)
-    if sub[-1] == len(sub) - 1:  # the last real axis stays last: one exchange (plan.permute)
-        t = _permute(im, full, sub, x.dtype)
-    else:
-        # the last axis moves: bring the new last axis j first (a permute keeping the old last
-        # axis L last), transpose that 2-D view ([j, rest.. L] -> [rest.. L, j]), then move L
-        # to its place (a permute keeping j last)
-        j, last = sub[-1], len(sub) - 1
-        rest = [a for a in sub[:-1] if a != last]
-        a1 = _permute(im, full, [j, *rest, last], x.dtype)
-        n_j = dims[j]
-        t2 = _transpose2d(im, im.raw_reshape(a1, (n_j, math.prod(dims) // n_j), x.dtype), x.dtype)
-        mid = [*rest, last, j]  # axes of t2 (in the original numbering)
-        t3 = im.raw_reshape(t2, tuple(dims[a] for a in mid), x.dtype)
-        t = _permute(im, t3, [mid.index(a) for a in sub], x.dtype)
-    return Val(im.raw_reshape(t, collapsed(shape), x.dtype, hint), shape, x.dtype)
-
-
-def _permute(im: _Importer, v: SSAValue, perm: list[int], dtype: type) -> SSAValue:
-    """`graph.transpose` by `perm` (the last axis kept last), or `v` for the identity."""
-    if perm == sorted(perm):
-        return v
-    dims = tuple(v.type.get_shape())
-    return im.emit(g.TransposeOp(v, perm, _tt(tuple(dims[i] for i in perm), dtype)))
-
-
-def _swap_leading(im: _Importer, x: Val, real: list[int], shape: tuple[int, ...], hint: str | None) -> Val:
-    """[A, B, C] -> [B, A, C] (unit axes aside): the head split [S, H*D] -> [H, S, D] when the
-    value is seen as [A, B*C], or the head merge [H, S, D] -> [S, H*D] when it already is [A, B, C]."""
-    a, b, c = (x.shape[i] for i in real)
-    src = x.ssa
-    while isinstance(src.owner, g.ReshapeOp):
-        src = src.owner.input
-    if tuple(src.type.get_shape()) == (a, b, c):
-        y = im.emit(g.MergeHeadsOp(src, _tt((b, a * c), x.dtype)), hint)
-    else:
-        y = im.split_heads(im.raw_reshape(x.ssa, (a, b * c), x.dtype), b, x.dtype, hint)
-    return Val(im.raw_reshape(y, collapsed(shape), x.dtype, hint), shape, x.dtype)
 
 
 def _target_shape(im: _Importer, x: Val, spec: Sequence[int], allowzero: bool) -> tuple[int, ...]:
@@ -1857,14 +1270,18 @@ def _expand(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> No
     _no_attrs(im, attrs)
     x = _val_input(im, node)
     spec = tuple(int(d) for d in im.const(node.input[1], "the target shape").reshape(-1))
+    im.out(node, expand_value(im, x, spec, node.input[0], node.output[0]))
+
+
+def expand_value(im: ValueBuilder, x: Val, spec: tuple[int, ...], name: str, hint: str | None) -> Val:
+    """x NumPy-broadcast with the shape `spec` (a reshape when only unit axes are added)."""
     try:
         shape = tuple(np.broadcast_shapes(x.shape, spec))
     except ValueError:
         raise im.fail(f"{list(x.shape)} does not broadcast to {list(spec)}") from None
     if shape == x.shape or collapsed(shape) == collapsed(x.shape):
-        im.out(node, im.reshape(x, shape, node.output[0]))
-        return
-    im.out(node, im.broadcast(x, shape, node.input[0], node.output[0]))
+        return im.reshape(x, shape, hint)
+    return im.broadcast(x, shape, name, hint)
 
 
 def _attention_mask(
@@ -2000,13 +1417,20 @@ def _gather(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> No
 
 
 def _embedding_lookup(im: _Importer, node: onnx.NodeProto, data: Val | np.ndarray, idx: Val, axis: int) -> None:
+    im.out(node, embedding_lookup(im, data, idx, axis, node.input[0], node.input[1], node.output[0]))
+
+
+def embedding_lookup(
+    im: ValueBuilder, data: Val | np.ndarray, idx: Val, axis: int, table_name: str, ids_name: str, hint: str | None
+) -> Val:
+    """Rows of a constant table by run-time token ids ([S] or [1, S]): a `graph.gather`."""
     if isinstance(data, Val):
         raise im.fail("runtime indices into a computed tensor are not supported (the table must be an initializer)")
     if not is_int(idx.dtype):
-        raise im.fail(f"indices '{node.input[1]}' must be an integer input")
+        raise im.fail(f"indices '{ids_name}' must be an integer input")
     if len(idx.shape) not in (1, 2) or len(idx.shape) == 2 and idx.shape[0] != 1:
         raise im.fail(
-            f"runtime indices '{node.input[1]}' have shape {list(idx.shape)}; the embedding lookup takes token ids of "
+            f"runtime indices '{ids_name}' have shape {list(idx.shape)}; the embedding lookup takes token ids of "
             "shape [S] or [1, S]"
         )
     if data.ndim < 2 or axis not in (0, -data.ndim):
@@ -2015,18 +1439,17 @@ def _embedding_lookup(im: _Importer, node: onnx.NodeProto, data: Val | np.ndarra
             f"{axis} of a rank-{data.ndim} tensor"
         )
     if not np.issubdtype(data.dtype, np.floating):
-        raise im.fail(f"table '{node.input[0]}' has element type {data.dtype}; only float tables are supported")
+        raise im.fail(f"table '{table_name}' has element type {data.dtype}; only float tables are supported")
     dt = np.float16 if data.dtype == np.float16 else np.float32
     rest = data.shape[1:]
     flat = np.reshape(data, (data.shape[0], math.prod(rest)))  # a stacked table (experts' weights): rows of [F, D]
-    table = im.val(flat, Val(idx.ssa, flat.shape, dt), node.input[0])
+    table = im.val(flat, Val(idx.ssa, flat.shape, dt), table_name)
     s = idx.shape[-1]
     if len(rest) == 1:
-        r = im.emit(g.GatherOp(table.ssa, idx.ssa, _tt((s, rest[0]), dt)), node.output[0])
-        im.out(node, Val(r, (*idx.shape, *rest), dt))
-        return
+        r = im.emit(g.GatherOp(table.ssa, idx.ssa, _tt((s, rest[0]), dt)), hint)
+        return Val(r, (*idx.shape, *rest), dt)
     r = im.emit(g.GatherOp(table.ssa, idx.ssa, _tt((s, flat.shape[1]), dt)), None)
-    im.out(node, im.reshape(Val(r, (s, flat.shape[1]), dt), (*idx.shape, *rest), node.output[0]))
+    return im.reshape(Val(r, (s, flat.shape[1]), dt), (*idx.shape, *rest), hint)
 
 
 @lowering("GatherND", since=11)
@@ -2074,21 +1497,25 @@ def checked_indices(
 
 
 def _pick_rows(im: _Importer, node: onnx.NodeProto, data: Val, idx: np.ndarray, axis: int) -> None:
+    im.out(node, pick_rows(im, data, idx, axis, node.input[1], node.output[0]))
+
+
+def pick_rows(im: ValueBuilder, data: Val, idx: np.ndarray, axis: int, idx_name: str, hint: str | None) -> Val:
     """Constant indices along a non-last axis of a computed tensor: the picked rows of its row
-    collapse, as a one-hot [picked, rows] matrix times the collapse (exact: one 1 per row)."""
+    collapse, as a one-hot [picked, rows] matrix times the collapse (exact: one 1 per row); along
+    the last axis the row collapse times a one-hot [columns, picked]."""
     rank = len(data.shape)
     if not -rank <= axis < rank:
         raise im.fail(f"axis {axis} out of range for rank {rank}")
     axis %= rank
     if not np.issubdtype(idx.dtype, np.integer):
-        raise im.fail(f"indices '{node.input[1]}' have element type {idx.dtype}; expected integers")
+        raise im.fail(f"indices '{idx_name}' have element type {idx.dtype}; expected integers")
     n = data.shape[axis]
     bad = (idx < -n) | (idx >= n)
     if bad.any():
         raise im.fail(f"index {int(idx[bad].reshape(-1)[0])} out of range [{-n}, {n}) of axis {axis}")
     if axis == rank - 1:
-        _pick_columns(im, node, data, np.where(idx < 0, idx + n, idx))
-        return
+        return _pick_columns(im, data, np.where(idx < 0, idx + n, idx), hint)
     lead = data.shape[:-1]
     rows = np.take(np.arange(math.prod(lead)).reshape(lead), np.where(idx < 0, idx + n, idx), axis=axis)
     out_shape = (*data.shape[:axis], *idx.shape, *data.shape[axis + 1 :])
@@ -2099,12 +1526,11 @@ def _pick_rows(im: _Importer, node: onnx.NodeProto, data: Val, idx: np.ndarray, 
     x = data.ssa if len(data.ssa.type.get_shape()) == 2 else im.raw_reshape(data.ssa, (1, data.shape[-1]), data.dtype)
     mm_t = _tt((picked.size, data.shape[-1]), data.dtype)
     want = collapsed(out_shape)
-    hint = node.output[0] if tuple(want) == (picked.size, data.shape[-1]) else None
-    r = im.emit(g.MatmulOp(sel, x, mm_t), hint)
-    im.out(node, Val(im.raw_reshape(r, want, data.dtype, node.output[0]), out_shape, data.dtype))
+    r = im.emit(g.MatmulOp(sel, x, mm_t), hint if tuple(want) == (picked.size, data.shape[-1]) else None)
+    return Val(im.raw_reshape(r, want, data.dtype, hint), out_shape, data.dtype)
 
 
-def _pick_columns(im: _Importer, node: onnx.NodeProto, data: Val, idx: np.ndarray) -> None:
+def _pick_columns(im: ValueBuilder, data: Val, idx: np.ndarray, hint: str | None) -> Val:
     """Constant indices along the last axis: the row collapse times a one-hot [columns, picked]."""
     c = data.shape[-1]
     picked = idx.reshape(-1)
@@ -2115,9 +1541,9 @@ def _pick_columns(im: _Importer, node: onnx.NodeProto, data: Val, idx: np.ndarra
     x = im.raw_reshape(data.ssa, (rows, c), data.dtype)
     out_shape = (*data.shape[:-1], *idx.shape)
     want = collapsed(out_shape)
-    hint = node.output[0] if tuple(want) == (rows, picked.size) else None
-    r = im.emit(g.MatmulOp(x, sel, _tt((rows, picked.size), data.dtype)), hint)
-    im.out(node, Val(im.raw_reshape(r, want, data.dtype, node.output[0]), out_shape, data.dtype))
+    named = hint if tuple(want) == (rows, picked.size) else None
+    r = im.emit(g.MatmulOp(x, sel, _tt((rows, picked.size), data.dtype)), named)
+    return Val(im.raw_reshape(r, want, data.dtype, hint), out_shape, data.dtype)
 
 
 # -- integers and bools -----------------------------------------------------------------------------
@@ -2232,6 +1658,14 @@ def _where(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> Non
     a computed operand must already have it."""
     _no_attrs(im, attrs)
     c, a, b = (im.get(n) for n in node.input)
+    im.out(node, where_values(im, c, a, b, list(node.input), node.output[0]))
+
+
+def where_values(
+    im: ValueBuilder, c: Val | np.ndarray, a: Val | np.ndarray, b: Val | np.ndarray, names: list[str], hint
+) -> Val:
+    """`graph.where(c, a, b)` at the broadcast shape: constants materialized at it, computed
+    operands broadcast to it."""
     if not any(isinstance(v, Val) for v in (c, a, b)):
         raise im.fail("constant node could not be folded")
     shapes = [value_shape(v) for v in (c, a, b)]
@@ -2240,7 +1674,7 @@ def _where(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> Non
     except ValueError:
         raise im.fail(f"shapes {[list(s) for s in shapes]} do not broadcast") from None
     if np.dtype(c.dtype).kind != "b":
-        raise im.fail(f"condition '{node.input[0]}' has element type {np.dtype(c.dtype)}; expected bool")
+        raise im.fail(f"condition '{names[0]}' has element type {np.dtype(c.dtype)}; expected bool")
     vals = [v for v in (a, b) if isinstance(v, Val)]
     like_dt = vals[0].dtype if vals else np.asarray(a).dtype.type
     if len(vals) == 2 and np.dtype(vals[0].dtype) != np.dtype(vals[1].dtype):
@@ -2252,9 +1686,9 @@ def _where(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> Non
         like = Val(vals[0].ssa if vals else c.ssa, shape, dt)  # type: ignore[union-attr]
         return im.val(np.asarray(v), like, name, shape)
 
-    cv = full(c, node.input[0], np.bool_)
-    av, bv = full(a, node.input[1], like_dt), full(b, node.input[2], like_dt)
-    im.out(node, Val(im.emit(g.WhereOp(cv.ssa, av.ssa, bv.ssa), node.output[0]), shape, av.dtype))
+    cv = full(c, names[0], np.bool_)
+    av, bv = full(a, names[1], like_dt), full(b, names[2], like_dt)
+    return Val(im.emit(g.WhereOp(cv.ssa, av.ssa, bv.ssa), hint), shape, av.dtype)
 
 
 @lowering("ArgMax", "ArgMin")
@@ -2269,25 +1703,33 @@ def _arg_reduce(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -
         raise im.fail(f"axis {axis} out of range for rank {rank}")
     axis %= rank
     keep = bool(attrs.get("keepdims", 1))
+    kind = "max" if node.op_type == "ArgMax" else "min"
+    last = bool(int(attrs.get("select_last_index", 0)))  # type: ignore[call-overload]
+    im.out(node, arg_reduce_value(im, x, axis, keep, kind, last, node.output[0]))
+
+
+def arg_reduce_value(im: ValueBuilder, x: Val, axis: int, keep: bool, kind: str, last: bool, hint) -> Val:
+    """The int64 index of the first (`last`: the last) largest or smallest (`kind` max, min)
+    value along `axis` (`graph.arg_reduce` of the rows; another axis transposed last)."""
+    rank = len(x.shape)
     kept = tuple(d for i, d in enumerate(x.shape) if i != axis)
     out_shape = tuple(1 if i == axis else d for i, d in enumerate(x.shape)) if keep else kept
     if axis != rank - 1:
         x = transpose_value(im, x, [i for i in range(rank) if i != axis] + [axis], None)
     if not out_shape:
-        raise im.fail(f"{node.op_type} of a rank-1 tensor without keepdims gives a rank-0 output; not supported")
+        what = f"Arg{kind.capitalize()}"
+        raise im.fail(f"{what} of a rank-1 tensor without keepdims gives a rank-0 output; not supported")
     flat = x.ssa if len(x.ssa.type.get_shape()) == 2 else im.raw_reshape(x.ssa, (1, x.shape[-1]), x.dtype)
     rows = flat.type.get_shape()[0]
     op = g.ArgReduceOp.create(
-        operands=[flat],
-        result_types=[_tt((rows,), np.int32)],
-        attributes={"kind": StringAttr("max" if node.op_type == "ArgMax" else "min")},
+        operands=[flat], result_types=[_tt((rows,), np.int32)], attributes={"kind": StringAttr(kind)}
     )
-    if int(attrs.get("select_last_index", 0)):  # type: ignore[call-overload]
+    if last:
         op.attributes["select_last_index"] = UnitAttr()
     want = collapsed(out_shape)
-    r = im.emit(op, node.output[0] if tuple(want) == (rows,) else None)
+    r = im.emit(op, hint if tuple(want) == (rows,) else None)
     n = x.shape[-1]
-    im.out(node, Val(im.raw_reshape(r, want, np.int64, node.output[0]), out_shape, np.int64, (0, n - 1)))
+    return Val(im.raw_reshape(r, want, np.int64, hint), out_shape, np.int64, (0, n - 1))
 
 
 @lowering("CumSum", since=11)
@@ -2335,26 +1777,33 @@ def _cumsum(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> No
 INDEX_VIEWS = ("Reshape", "Squeeze", "Unsqueeze", "Flatten", "Identity")
 
 
+def index_view(x: Val | np.ndarray, shape: tuple[int, ...] | None) -> Val | None:
+    """Token ids x ([S] or [1, S]) seen at `shape` ([S] or [1, S] again): the same ids (a
+    `graph.gather` takes either), so an alias, no reshape; None when x is not such ids."""
+    ids = (
+        isinstance(x, Val)
+        and is_int(x.dtype)
+        and len(x.shape) in (1, 2)
+        and math.prod(x.shape) == x.shape[-1]  # [S] or [1, S]
+        and shape is not None
+        and (len(shape) == 1 or len(shape) == 2 and shape[0] == 1)
+        and shape[-1] == x.shape[-1]
+    )
+    if not ids:
+        return None
+    assert isinstance(x, Val) and shape is not None
+    return Val(x.ssa, tuple(shape), x.dtype, x.bounds)
+
+
 def _index_view(fn: Lowering) -> Lowering:
     """`fn`, except on an index input: an alias of the same ids at the node's output shape."""
 
     def lower(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
-        x = im.get(node.input[0])
-        shape = im.static_shapes.get(node.output[0])
-        ids = (
-            isinstance(x, Val)
-            and is_int(x.dtype)
-            and len(x.shape) in (1, 2)
-            and math.prod(x.shape) == x.shape[-1]  # [S] or [1, S]
-            and shape is not None
-            and (len(shape) == 1 or len(shape) == 2 and shape[0] == 1)
-            and shape[-1] == x.shape[-1]
-        )
-        if not ids:
+        alias = index_view(im.get(node.input[0]), im.static_shapes.get(node.output[0]))
+        if alias is None:
             fn(im, node, attrs)
             return
-        assert isinstance(x, Val) and shape is not None
-        im.out(node, Val(x.ssa, tuple(shape), x.dtype, x.bounds))
+        im.out(node, alias)
 
     return lower
 

@@ -15,18 +15,20 @@ import onnx
 
 from ipu.dialects import graph as g
 from ipu.frontends.onnx_import import (
-    Val,
     _Importer,
     _log_softmax_rows,
     _no_attrs,
-    _reduce_rows,
-    _tt,
     _val_input,
-    collapsed,
     lowering,
-    transpose_value,
 )
 from ipu.frontends.onnx_routing import pick_in_rows
+from ipu.frontends.value_builder import (
+    Val,
+    _reduce_rows,
+    _tt,
+    collapsed,
+    transpose_value,
+)
 
 
 def _rows_last(im: _Importer, x: Val) -> tuple[Val, list[int]]:

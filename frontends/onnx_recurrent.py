@@ -16,13 +16,15 @@ from xdsl.ir import SSAValue
 
 from ipu.dialects import graph as g
 from ipu.frontends.onnx_import import (
-    Val,
     _Importer,
     _no_attrs,
-    _tt,
     _val_input,
-    collapsed,
     lowering,
+)
+from ipu.frontends.value_builder import (
+    Val,
+    _tt,
+    collapsed,
     transpose_value,
 )
 

@@ -21,15 +21,18 @@ from xdsl.ir import SSAValue
 
 from ipu.dialects import graph as g
 from ipu.frontends.onnx_import import (
-    Val,
     _Importer,
     _no_attrs,
+    _val_input,
+    lowering,
+)
+from ipu.frontends.value_builder import (
+    Val,
+    ValueBuilder,
     _reduce_rows,
     _transpose2d,
     _tt,
-    _val_input,
     collapsed,
-    lowering,
     transpose_value,
 )
 
@@ -74,20 +77,34 @@ def _topk(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None
     if rank == 0 or not -rank <= axis < rank or kc.size != 1:
         raise im.fail(f"axis {axis} of rank {rank} with k of shape {list(kc.shape)}")
     axis %= rank
-    k, n = int(kc[0]), x.shape[axis]
+    k = int(kc[0])
+    largest = bool(attrs.get("largest", 1))
+    index_name = node.output[1] if len(node.output) > 1 and node.output[1] else None
+    values, indices = top_k_values(im, x, k, axis, largest, node.output[0], index_name)
+    im.vals[node.output[0]] = values
+    if index_name is not None:
+        im.vals[index_name] = indices
+
+
+def top_k_values(
+    im: ValueBuilder, x: Val, k: int, axis: int, largest: bool, name: str, index_name: str | None = None
+) -> tuple[Val, Val]:
+    """The k largest (smallest) values of x along `axis`, sorted, and their int64 indices: k
+    rounds of an arg reduction, each winner hidden before the next."""
+    rank = len(x.shape)
+    n = x.shape[axis]
     if not 1 <= k <= min(n, MAX_TOPK):
         raise im.fail(f"k = {k} of {n}: supported 1 <= k <= {MAX_TOPK} (k rounds of arg reduction)")
     if np.dtype(x.dtype).kind != "f":
         raise im.fail(f"TopK of {np.dtype(x.dtype)} values; floats only")
-    largest = bool(attrs.get("largest", 1))
     xl, perm = _last_axis(im, x, axis)
     rows = math.prod(xl.shape[:-1])
     cur = im.raw_reshape(xl.ssa, (rows, n), x.dtype)
     if not largest:  # the smallest of x are the largest of -x (ties still to the lower index)
         cur = im.emit(g.NegOp(cur))
-    cols = Val(_column_indices(im, cur, node.output[0]), (rows, n), np.int32)
+    cols = Val(_column_indices(im, cur, name), (rows, n), np.int32)
     extreme = float(np.finfo(np.float16 if x.dtype == np.float16 else np.float32).min)
-    hide = im.param(np.array(extreme), x.dtype, (rows, n), f"{node.output[0]}.hidden")
+    hide = im.param(np.array(extreme), x.dtype, (rows, n), f"{name}.hidden")
     values, indices = [], []
     for j in range(k):
         idx, won = _winner(im, cur, cols.ssa)
@@ -99,7 +116,7 @@ def _topk(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None
     out_shape = tuple(k if i == axis else d for i, d in enumerate(x.shape))
     last_shape = (*xl.shape[:-1], k)
 
-    def stack(parts: list, dtype: type, name: str, bounds: tuple[int, int] | None) -> None:
+    def stack(parts: list, dtype: type, name: str | None, bounds: tuple[int, int] | None) -> Val:
         if k == 1:
             flat = im.raw_reshape(parts[0], (rows, 1), dtype)
         else:
@@ -111,11 +128,9 @@ def _topk(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None
             v = transpose_value(im, v, [perm.index(i) for i in range(rank)], None)
             v.bounds = bounds
         r = im.raw_reshape(v.ssa, collapsed(out_shape), dtype, name)
-        im.vals[name] = Val(r, out_shape, dtype, bounds)
+        return Val(r, out_shape, dtype, bounds)
 
-    stack(values, x.dtype, node.output[0], None)
-    if len(node.output) > 1 and node.output[1]:
-        stack(indices, np.int64, node.output[1], (0, n - 1))
+    return stack(values, x.dtype, name, None), stack(indices, np.int64, index_name, (0, n - 1))
 
 
 def pick_in_rows(im: _Importer, table: SSAValue, ids: Val, dtype: type, name: str) -> SSAValue:

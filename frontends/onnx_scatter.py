@@ -25,7 +25,16 @@ import numpy as np
 import onnx
 
 from ipu.frontends.onnx_compose import Composer
-from ipu.frontends.onnx_import import Val, _Importer, _no_attrs, checked_indices, lowering, value_shape
+from ipu.frontends.onnx_import import (
+    _Importer,
+    _no_attrs,
+    checked_indices,
+    lowering,
+)
+from ipu.frontends.value_builder import (
+    Val,
+    value_shape,
+)
 
 REDUCTIONS = ("none", "add", "mul", "max", "min")
 

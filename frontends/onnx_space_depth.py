@@ -7,7 +7,14 @@ import numpy as np
 import onnx
 
 from ipu.frontends.onnx_compose import Composer
-from ipu.frontends.onnx_import import Val, _Importer, _no_attrs, lowering
+from ipu.frontends.onnx_import import (
+    _Importer,
+    _no_attrs,
+    lowering,
+)
+from ipu.frontends.value_builder import (
+    Val,
+)
 
 
 def _shape_const(c: Composer, shape: tuple[int, ...]) -> str:

@@ -1,18 +1,22 @@
-"""StableHLO (JAX) -> `graph`: JAX's text is read into the `stablehlo` dialect, then translated op
-by op into an in-memory ONNX graph which the ONNX importer (`onnx_import.import_model`) takes
-to the `graph` level.
+"""StableHLO (JAX) -> `graph`: JAX's text is read into the `stablehlo` dialect, then each op is
+lowered straight to `graph` ops through the value-level builder the ONNX importer uses too
+(`value_builder.ValueBuilder` and the value cores of `onnx_import`, `onnx_datamove`, `onnx_cnn`,
+`onnx_routing`): values in, graph values out, so each op's graph construction (the rank >= 3 row
+collapse, broadcasting, head reshapes into split/merge heads, convolutions and pools channels
+last, integer handling) is defined once for both frontends. The fusions (GeLU, norms, SiLU,
+rsqrt, attention, grouped KV heads) are raised afterwards on graph IR by `raise-graph-ops`, the
+same for both frontends.
 
-Why through ONNX: the ONNX importer's lowerings (head reshapes into split/merge heads, constant
-folding, the rank >= 3 row collapse, broadcasting, integer handling) are reused instead of a
-second copy; the fusions (GeLU, norms, SiLU, rsqrt, attention, grouped KV heads) are raised
-afterwards on graph IR by `raise-graph-ops`, the same for both frontends. Each StableHLO op has one translation here
-(`_RULES`), keyed by op class. Two peepholes restore what JAX decomposes: `reduce(add) / n` is
-a `ReduceMean`, and the max-subtract-exp-sum-divide chain of `jax.nn.softmax` is a `Softmax`.
-`broadcast_in_dim` feeding elementwise ops becomes ONNX broadcasting (no copy), so the fused
-patterns see the operands they expect. Private functions are inlined at every `func.call`.
+Each StableHLO op has one rule here (`_RULES`), keyed by op class; an op whose operands are all
+constants is folded (NumPy) instead. Peepholes over the StableHLO ops restore what JAX
+decomposes: `reduce(add) / n` is a mean, the max-subtract-exp-sum-divide chain of
+`jax.nn.softmax` a `graph.softmax`, Flax's `mean(x^2) - mean(x)^2` the two-pass variance, and
+`erfc(-x / sqrt 2)` the `1 + erf(x / sqrt 2)` of the exact GeLU. `broadcast_in_dim` feeding
+elementwise ops stays an implicit (NumPy) broadcast, no copy, so the fused patterns see the
+operands they expect. Private functions are inlined at every `func.call`.
 
 Function arguments are the inputs `arg0, arg1, …`, results the outputs `out0, out1, …`.
-Anything without a translation raises `StablehloImportError` naming the StableHLO op.
+Anything without a rule raises `StablehloImportError` naming the StableHLO op.
 """
 
 from __future__ import annotations
@@ -23,17 +27,25 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-import onnx
-from onnx import helper, numpy_helper
+from xdsl.context import Context
 from xdsl.dialects import builtin, func
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, IntegerType, ModuleOp, TensorType
+from xdsl.dialects.builtin import (
+    DenseIntOrFPElementsAttr,
+    DictionaryAttr,
+    IntegerType,
+    ModuleOp,
+    StringAttr,
+    TensorType,
+)
 from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import chlo
+from ipu.dialects import graph as g
 from ipu.dialects import stablehlo as sh
-
-OPSET = 18
+from ipu.frontends import onnx_cnn, onnx_datamove, onnx_import, onnx_routing
+from ipu.frontends.value_builder import Val, ValueBuilder, cast_value, transpose_value, value_shape
+from ipu.transforms.graph.raise_graph_ops import RaiseGraphOpsPass
 
 
 class StablehloImportError(DiagnosticException):
@@ -123,10 +135,6 @@ def _np_dtype(et) -> type:
     raise StablehloImportError(f"stablehlo import: element type {et} is not supported (use f32, f16 or integers)")
 
 
-def _onnx_type(dt: type) -> int:
-    return helper.np_dtype_to_tensor_dtype(np.dtype(dt))
-
-
 def dense_value(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
     """The numpy value of a dense literal (its type's shape and element type)."""
     t = attr.type
@@ -147,20 +155,29 @@ def _dtype(v: SSAValue) -> type:
     return _np_dtype(sh.element(v.type))
 
 
+def _device_dtype(dt: type) -> type:
+    """float64 is computed in float32 (the device has no f64), as the host narrows it."""
+    return np.float32 if np.dtype(dt) == np.float64 else dt
+
+
 # ---------------------------------------------------------------------------------------------
 # the translation
 
 
 @dataclass
 class Entry:
-    """The ONNX value standing for a StableHLO value: `name` of ONNX shape `shape`. Without
-    `bcast` it holds the same elements in the same order (its shape may differ by unit
+    """What a StableHLO value is lowered to: a graph value or a constant (`v`, named `name`).
+    Without `bcast` it holds the same elements in the same order (its shape may differ by unit
     dimensions, e.g. a `keepdims` reduction); with `bcast` it broadcasts, NumPy-style, to the
     StableHLO value (an unmaterialized `broadcast_in_dim`)."""
 
-    name: str
-    shape: tuple[int, ...]
+    v: Val | np.ndarray
+    name: str = ""
     bcast: bool = False
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return value_shape(self.v)
 
 
 def _strip1(s: tuple[int, ...]) -> tuple[int, ...]:
@@ -189,78 +206,92 @@ def _reduce_kind(op: Operation) -> tuple[str, tuple[int, ...]] | None:
     return None
 
 
+def _key(x: Val | np.ndarray) -> int:
+    return id(x.ssa) if isinstance(x, Val) else id(x)
+
+
+class _Builder(ValueBuilder):
+    """The graph builder of one StableHLO import: its diagnostics name the StableHLO op being
+    lowered, and every op it emits carries that op (`onnx.node`, the provenance attribute)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.current = ""  # the StableHLO op being lowered
+
+    def fail(self, msg: str) -> StablehloImportError:
+        return StablehloImportError(f"stablehlo import: {self.current or 'module'}: {msg}")
+
+    def provenance(self) -> str | None:
+        return self.node_label or None
+
+
+# NumPy folds of the graph ops a rule computes on constants (what the ONNX importer folds)
+_FOLD_BINARY: dict[str, Callable] = {
+    "add": np.add,
+    "sub": np.subtract,
+    "mul": np.multiply,
+    "div": lambda a, b: np.fix(np.true_divide(a, b)).astype(a.dtype) if a.dtype.kind in "iu" else a / b,
+    "max": np.maximum,
+    "min": np.minimum,
+    "pow": np.power,
+    "and": np.logical_and,
+    "or": np.logical_or,
+    "fmod": np.fmod,
+    "mod": np.mod,
+    "equal": np.equal,
+    "less": np.less,
+    "less_equal": np.less_equal,
+    "greater": np.greater,
+    "greater_equal": np.greater_equal,
+}
+_FOLD_UNARY: dict[type, Callable] = {
+    g.ExpOp: np.exp,
+    g.TanhOp: np.tanh,
+    g.NegOp: np.negative,
+    g.SqrtOp: np.sqrt,
+    g.SigmoidOp: lambda x: (1 / (1 + np.exp(-x))).astype(x.dtype),
+    g.LogOp: np.log,
+    g.AbsOp: np.abs,
+    g.SinOp: np.sin,
+    g.CosOp: np.cos,
+    g.FloorOp: np.floor,
+    g.SignOp: np.sign,
+    g.NotOp: np.logical_not,
+    g.ReciprocalOp: lambda x: (np.ones((), x.dtype) / x).astype(x.dtype),
+    g.ErfOp: lambda x: np.vectorize(math.erf, otypes=[x.dtype])(x),
+}
+
+
 class _Translator:
     def __init__(self, module: ModuleOp):
         self.module = module
         self.funcs = {f.sym_name.data: f for f in module.ops if isinstance(f, func.FuncOp)}
-        self.nodes: list[onnx.NodeProto] = []
-        self.inits: list[onnx.TensorProto] = []
+        self.b = _Builder()
         self.count = 0
-        self.softmaxes: set[str] = set()
-        self.consts: dict[str, np.ndarray] = {}  # initializer values by name
-        self.transposes: dict[str, tuple[str, list[int]]] = {}  # Transpose outputs: (input, perm)
-        self.memo: dict[tuple, str] = {}  # (op type, inputs, attributes) -> output
-        self.made: dict[str, tuple[str, list[str]]] = {}  # output -> (op type, inputs)
-        self.int_consts: dict[tuple[int, ...], str] = {}
-        self.bcast_src: dict[str, str] = {}  # broadcast_in_dim's unit-dimension Reshapes: their input
-        self.repeats: dict[str, tuple[str, int]] = {}  # jnp.repeat of [b, s, hkv, d] heads: (x, r)
+        self.softmaxes: set[SSAValue] = set()  # results of the softmax peephole
+        self.transposes: dict[SSAValue, tuple[Val, list[int]]] = {}  # transposes' results: (input, perm)
+        self.memo: dict[tuple, Val | np.ndarray] = {}  # one graph value per computation
+        self.made: dict[SSAValue, tuple] = {}  # peephole results: ("mean", x, axes), ("square", x)
+        self.bcast_src: dict[SSAValue, Val] = {}  # broadcast_in_dim's unit-dimension reshapes: their input
+        self.repeats: dict[SSAValue, tuple[Val, int]] = {}  # jnp.repeat of [b, s, hkv, d] heads: (x, r)
         self.depth = 0
-        self.current = ""  # the StableHLO op being translated
 
     def fresh(self, hint: str) -> str:
         self.count += 1
         return f"{hint}_{self.count}"
 
-    def node(self, op_type: str, inputs: list[str], hint: str | None = None, **attrs) -> str:
-        if op_type == "Transpose" and inputs[0] in self.transposes:  # compose with the one it reads
-            src, first = self.transposes[inputs[0]]
-            inputs, attrs["perm"] = [src], [first[i] for i in attrs["perm"]]
-        if op_type == "Transpose" and attrs["perm"] == sorted(attrs["perm"]):
-            return inputs[0]
-        key = (op_type, tuple(inputs), tuple(sorted((k, repr(v)) for k, v in attrs.items())))
-        if key in self.memo:  # one node per computation (a peephole may rebuild one JAX also has)
-            return self.memo[key]
-        out = self.fresh(hint or op_type.lower())
-        if op_type == "Transpose":
-            self.transposes[out] = (inputs[0], list(attrs["perm"]))
-        # the node is named after the StableHLO op it comes from: the importer's diagnostics and
-        # every graph op's `onnx.node` then name that op
-        name = f"{self.current}_{self.count}" if self.current else out
-        self.nodes.append(helper.make_node(op_type, inputs, [out], name=name, **attrs))
-        self.memo[key] = out
-        self.made[out] = (op_type, list(inputs))
-        return out
-
-    def const(self, value: np.ndarray, hint: str = "c") -> str:
+    def const(self, value: np.ndarray, hint: str = "c", bcast: bool = False) -> Entry:
+        """A constant entry (registered under a fresh name: one parameter per constant)."""
         name = self.fresh(hint)
-        self.consts[name] = np.asarray(value)
-        self.inits.append(numpy_helper.from_array(np.asarray(value), name))
-        return name
+        self.b.consts[name] = a = np.asarray(value)
+        return Entry(a, name, bcast)
 
     def scalar(self, v: SSAValue, env: dict[SSAValue, Entry]) -> float | None:
         """The value of `v` when it is a known constant with all elements equal."""
-        c = self.consts.get(env[v].name) if v in env else None
-        if c is None or not c.size or not (c == c.reshape(-1)[0]).all():
+        c = env[v].v if v in env else None
+        if not isinstance(c, np.ndarray) or not c.size or not (c == c.reshape(-1)[0]).all():
             return None
         return float(c.reshape(-1)[0])
-
-    def prune(self) -> None:
-        """Drop nodes nothing reads (the interiors of fused peepholes): the importer's matchers
-        count every reader of a value."""
-        while True:
-            used = {i for n in self.nodes for i in n.input} | {
-                n.output[0] for n in self.nodes if n.output[0].startswith("out")
-            }
-            keep = [n for n in self.nodes if n.output[0] in used]
-            if len(keep) == len(self.nodes):
-                return
-            self.nodes = keep
-
-    def ints(self, xs) -> str:
-        key = tuple(int(x) for x in xs)
-        if key not in self.int_consts:
-            self.int_consts[key] = self.const(np.asarray(key, np.int64), "i")
-        return self.int_consts[key]
 
     # --- the main function ---------------------------------------------------------------
 
@@ -271,26 +302,39 @@ class _Translator:
             raise StablehloImportError("stablehlo import: no @main function (and not exactly one public function)")
         return main
 
-    def run(self) -> onnx.ModelProto:
+    def run(self) -> ModuleOp:
         main = self.main()
-        inputs, env = [], {}
+        b = self.b
+        nres = len(main.function_type.outputs.data)
+        b.hints = {f"arg{i}" for i in range(len(main.body.block.args))} | {f"out{i}" for i in range(nres)}
+        args, env, ins = [], {}, []
         for i, a in enumerate(main.body.block.args):
             if not isinstance(a.type, TensorType):
                 raise StablehloImportError(f"stablehlo import: argument {i} of @main has type {a.type}, not a tensor")
-            name = f"arg{i}"
-            inputs.append(helper.make_tensor_value_info(name, _onnx_type(_dtype(a)), list(_shape(a))))
-            env[a] = Entry(name, _shape(a))
+            dt = _dtype(a)
+            arg, v = b.argument(f"arg{i}", _shape(a), _device_dtype(dt))
+            args.append((f"arg{i}", arg))
+            ins.append(np.dtype(dt))
+            env[a] = Entry(v, f"arg{i}")
         results = self.block(main.body.block, env)
-        outputs = []
+        outs, out_dtypes = [], {}
+        b.current, b.node_label = "func.return", "func.return"
         for i, (v, e) in enumerate(results):
-            name = f"out{i}"
-            self.nodes.append(helper.make_node("Identity", [self.mat(v, e)], [name], name=name))
-            outputs.append(helper.make_tensor_value_info(name, _onnx_type(_dtype(v)), list(_shape(v))))
-        self.prune()
-        used = {i for n in self.nodes for i in n.input}
-        self.inits = [i for i in self.inits if i.name in used]
-        graph = helper.make_graph(self.nodes, main.sym_name.data, inputs, outputs, self.inits)
-        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="ipu.stablehlo")
+            name, dt = f"out{i}", _dtype(v)
+            x = self.mat(v, e).v
+            if isinstance(x, np.ndarray):  # known at compile time: a weight the programs copy out
+                outs.append((name, b.constant_output(name, x.astype(_device_dtype(dt)), _shape(v), _device_dtype(dt))))
+            else:
+                outs.append((name, b.output(x, _shape(v), _device_dtype(dt), name)))
+            out_dtypes[name] = np.dtype(dt)
+        f = b.function(args, outs)
+        narrowed = {n: d for n, d in [*zip((n for n, _ in args), ins, strict=True), *out_dtypes.items()]}
+        if any(d == np.float64 for d in narrowed.values()):  # computed in float32, as the host narrows them
+            f.attributes["ipu.narrowed"] = DictionaryAttr(
+                {n: StringAttr("f64") for n, d in narrowed.items() if d == np.float64}
+            )
+        b.record_dtypes(f, ins, out_dtypes)
+        return ModuleOp([f])
 
     def block(self, block, env: dict[SSAValue, Entry]) -> list[tuple[SSAValue, Entry]]:
         """Translate a function body; its returned values and their entries."""
@@ -306,7 +350,7 @@ class _Translator:
                     f"stablehlo import: {op.name} is not supported (no graph-level equivalent)"
                     + (f": {_why[type(op)]}" if type(op) in _why else "")
                 )
-            self.current = op.name
+            self.b.current, self.b.node_label = op.name, self.fresh(op.name)
             try:
                 out = rule(self, op, env)
             except StablehloImportError:
@@ -330,31 +374,125 @@ class _Translator:
         for r, (_, e) in zip(op.results, results, strict=True):
             env[r] = e
 
+    # --- values: each graph construction through the builder, constants folded ------------
+
+    def once(self, key: tuple, make: Callable[[], Val | np.ndarray], hint: str = "v") -> Entry:
+        """The entry of the computation `key`, made once (a peephole may rebuild one JAX also has)."""
+        if key not in self.memo:
+            self.memo[key] = make()
+        v = self.memo[key]
+        if isinstance(v, np.ndarray):
+            name = next((k for k, c in self.b.consts.items() if c is v), None)
+            if name is None:
+                return self.const(v, hint)
+            return Entry(v, name)
+        return Entry(v, hint)
+
+    def binary(self, kind: str, a: Entry, c: Entry) -> Entry:
+        """a <kind> c, NumPy-broadcast (`binary_values`; a division `div_values`, a power
+        `pow_values`); folded when both are constants."""
+        if isinstance(a.v, np.ndarray) and isinstance(c.v, np.ndarray):
+            x, y = a.v, c.v
+            return self.once(("bin", kind, _key(x), _key(y)), lambda: np.asarray(_FOLD_BINARY[kind](x, y)), kind)
+        b, hint = self.b, kind
+
+        def make() -> Val:
+            if kind == "div":
+                return onnx_import.div_values(b, a.v, c.v, a.name, c.name, hint)
+            if kind == "pow" and isinstance(a.v, Val):
+                return onnx_import.pow_values(b, a.v, c.v, a.name, c.name, hint)
+            return b.binary_values(kind, a.v, c.v, a.name, c.name, hint)
+
+        return self.once(("bin", kind, _key(a.v), _key(c.v)), make, kind)
+
+    def unary(self, cls: type[g.ElementwiseUnaryOp], x: Entry) -> Entry:
+        hint = cls.name.removeprefix("graph.")
+        if isinstance(x.v, np.ndarray):
+            xv = x.v
+            return self.once(("un", cls, _key(xv)), lambda: np.asarray(_FOLD_UNARY[cls](xv)), hint)
+        return self.once(("un", cls, _key(x.v)), lambda: onnx_import.unary_value(self.b, cls, x.v, hint), hint)
+
+    def square(self, x: Entry) -> Entry:
+        """x * x (`pow_values` of 2: the product), recorded for the variance peephole."""
+        two = self.const(np.asarray(2, x.v.dtype))
+        out = self.binary("pow", x, two)
+        if isinstance(out.v, Val) and isinstance(x.v, Val):
+            self.made[out.v.ssa] = ("square", x.v)
+        return out
+
+    def reshape(self, x: Entry, shape: tuple[int, ...], hint: str = "reshape") -> Entry:
+        """x at `shape` (the same elements): token ids keep their graph value (`index_view`)."""
+        shape = tuple(shape)
+        if isinstance(x.v, np.ndarray):
+            xv = x.v
+            return self.once(("reshape", _key(xv), shape), lambda: np.reshape(xv, shape), hint)
+
+        def make() -> Val:
+            alias = onnx_import.index_view(x.v, shape)
+            return alias if alias is not None else self.b.reshape(x.v, shape, hint)
+
+        return self.once(("reshape", _key(x.v), shape), make, hint)
+
+    def expand(self, x: Entry, shape: tuple[int, ...], hint: str = "expand") -> Entry:
+        shape = tuple(shape)
+        if isinstance(x.v, np.ndarray):
+            xv = x.v
+            return self.once(("expand", _key(xv), shape), lambda: np.broadcast_to(xv, shape).copy(), hint)
+        return self.once(
+            ("expand", _key(x.v), shape), lambda: onnx_import.expand_value(self.b, x.v, shape, x.name, hint), hint
+        )
+
+    def transpose(self, x: Entry, perm: list[int], hint: str = "transpose") -> Entry:
+        """x with its axes permuted (a transpose of a transpose reads the first one's input)."""
+        perm = [int(p) for p in perm]
+        if isinstance(x.v, Val) and x.v.ssa in self.transposes:
+            src, first = self.transposes[x.v.ssa]
+            x, perm = Entry(src, x.name), [first[i] for i in perm]
+        if perm == sorted(perm):
+            return x
+        if isinstance(x.v, np.ndarray):
+            xv = x.v
+            return self.once(("transpose", _key(xv), tuple(perm)), lambda: np.transpose(xv, perm).copy(), hint)
+        src = x.v
+
+        def make() -> Val:
+            y = transpose_value(self.b, src, perm, hint)
+            self.transposes[y.ssa] = (src, perm)
+            return y
+
+        return self.once(("transpose", _key(src), tuple(perm)), make, hint)
+
+    def cast(self, x: Entry, dt: type) -> Entry:
+        dt = _device_dtype(dt)
+        if isinstance(x.v, np.ndarray):
+            return self.const(x.v.astype(dt), "cast", x.bcast)
+        return Entry(cast_value(self.b, x.v, dt, "cast"), "cast", x.bcast)
+
     # --- entries -------------------------------------------------------------------------
 
-    def mat(self, v: SSAValue, e: Entry) -> str:
-        """An ONNX value of exactly v's shape."""
+    def mat(self, v: SSAValue, e: Entry) -> Entry:
+        """The value of exactly v's shape."""
         s = _shape(v)
         if e.shape == s:
-            return e.name
+            return e
         if not e.bcast:
-            return self.node("Reshape", [e.name, self.ints(s)])
-        return self.node("Expand", [e.name, self.ints(s)])
+            return self.reshape(e, s)
+        return self.expand(e, s)
 
-    def operands(self, vs, env: dict[SSAValue, Entry], like: tuple[int, ...]) -> tuple[list[str], tuple[int, ...]]:
-        """The ONNX values of an elementwise op's operands and the shape it computes in: that of
-        operands held with unit dimensions (a `keepdims` reduction) when every other operand is
-        a broadcast scalar, so a norm's statistics stay in their reduced shape; else `like`."""
+    def operands(self, vs, env: dict[SSAValue, Entry], like: tuple[int, ...]) -> list[Entry]:
+        """The entries of an elementwise op's operands, computed in the shape of operands held
+        with unit dimensions (a `keepdims` reduction) when every other operand is a broadcast
+        scalar, so a norm's statistics stay in their reduced shape; else in `like`."""
         es = [env[v] for v in vs]
         rest = {e.shape for e in es if not (e.bcast and math.prod(e.shape) == 1)}
-        if len(rest) == 1 and all(not e.bcast for e in es if e.shape in rest) and (k := rest.pop()) != like:
-            return [e.name for e in es], k
-        return [self.operand(v, env, like) for v in vs], like
+        if len(rest) == 1 and all(not e.bcast for e in es if e.shape in rest) and rest.pop() != like:
+            return es
+        return [self.operand(v, env, like) for v in vs]
 
-    def operand(self, v: SSAValue, env: dict[SSAValue, Entry], like: tuple[int, ...]) -> str:
-        """v's value for an elementwise op of result shape `like` (ONNX broadcasting applies)."""
+    def operand(self, v: SSAValue, env: dict[SSAValue, Entry], like: tuple[int, ...]) -> Entry:
+        """v's entry for an elementwise op of result shape `like` (NumPy broadcasting applies)."""
         e = env[v]
-        return e.name if e.bcast or e.shape == like else self.mat(v, e)
+        return e if e.bcast or e.shape == like else self.mat(v, e)
 
 
 _RULES: dict[type, Callable[[_Translator, Operation, dict[SSAValue, Entry]], Entry | list[Entry]]] = {}
@@ -370,31 +508,36 @@ def rule(*kinds: type):
     return reg
 
 
+def _bcast_of(es: list[Entry]) -> bool:
+    """Whether an elementwise result of `es` is itself only a broadcast (every operand is)."""
+    return all(e.bcast for e in es)
+
+
 _BINARY = {
-    sh.AddOp: "Add",
-    sh.SubtractOp: "Sub",
-    sh.MultiplyOp: "Mul",
-    sh.DivideOp: "Div",
-    sh.MaximumOp: "Max",
-    sh.MinimumOp: "Min",
-    sh.PowerOp: "Pow",
-    sh.AndOp: "And",
-    sh.OrOp: "Or",
+    sh.AddOp: "add",
+    sh.SubtractOp: "sub",
+    sh.MultiplyOp: "mul",
+    sh.DivideOp: "div",
+    sh.MaximumOp: "max",
+    sh.MinimumOp: "min",
+    sh.PowerOp: "pow",
+    sh.AndOp: "and",
+    sh.OrOp: "or",
 }
-_UNARY = {
-    sh.ExponentialOp: "Exp",
-    sh.TanhOp: "Tanh",
-    sh.NegateOp: "Neg",
-    sh.SqrtOp: "Sqrt",
-    sh.LogisticOp: "Sigmoid",
-    sh.LogOp: "Log",
-    sh.AbsOp: "Abs",
-    sh.SineOp: "Sin",
-    sh.CosineOp: "Cos",
-    sh.FloorOp: "Floor",
-    sh.SignOp: "Sign",
-    sh.NotOp: "Not",
-    chlo.ErfOp: "Erf",
+_UNARY: dict[type, type[g.ElementwiseUnaryOp]] = {
+    sh.ExponentialOp: g.ExpOp,
+    sh.TanhOp: g.TanhOp,
+    sh.NegateOp: g.NegOp,
+    sh.SqrtOp: g.SqrtOp,
+    sh.LogisticOp: g.SigmoidOp,
+    sh.LogOp: g.LogOp,
+    sh.AbsOp: g.AbsOp,
+    sh.SineOp: g.SinOp,
+    sh.CosineOp: g.CosOp,
+    sh.FloorOp: g.FloorOp,
+    sh.SignOp: g.SignOp,
+    sh.NotOp: g.NotOp,
+    chlo.ErfOp: g.ErfOp,
 }
 
 
@@ -421,40 +564,39 @@ def _binary(t: _Translator, op: Operation, env) -> Entry:
             return fused
     if isinstance(op, sh.DivideOp) and np.dtype(_dtype(op.results[0])).kind in "iu":
         raise StablehloImportError(f"stablehlo import: {op.name} of integers (truncating) is not supported")
-    names, k = t.operands(op.operands, env, s)
-    return Entry(t.node(_BINARY[type(op)], names), k)
+    a, c = t.operands(op.operands, env, s)
+    return t.binary(_BINARY[type(op)], a, c)
 
 
 @rule(*_UNARY)
 def _unary(t: _Translator, op: Operation, env) -> Entry:
     e = env[op.operands[0]]
-    return Entry(t.node(_UNARY[type(op)], [e.name]), e.shape, e.bcast)
+    return Entry(t.unary(_UNARY[type(op)], e).v, "", e.bcast)
 
 
 @rule(chlo.SquareOp)
 def _square(t: _Translator, op: Operation, env) -> Entry:
-    """x * x as `Pow(x, 2)`: the importer computes it as the same product, and the norm patterns
-    then see x read once by the square (a `Mul(x, x)` counts as two readers)."""
+    """x * x: the norm patterns see x read once by the square."""
     e = env[op.operands[0]]
-    two = t.const(np.asarray(2, _dtype(op.results[0])))
-    return Entry(t.node("Pow", [e.name, two]), e.shape, e.bcast)
+    return Entry(t.square(e).v, "", e.bcast)
 
 
 @rule(chlo.ErfcOp)
 def _erfc(t: _Translator, op: Operation, env) -> Entry:
     """erfc(u) = 1 + erf(-u); JAX's exact GeLU writes erfc(-x / sqrt 2), which becomes the
     `1 + erf(x / sqrt 2)` the GeLU pattern knows."""
-    e = env[op.operands[0]]
+    u = op.operands[0]
+    e = env[u]
     one = t.const(np.asarray(1, _dtype(op.results[0])))
-    m = t.made.get(e.name)
-    if m is not None and m[0] == "Mul":
-        for p, q in (m[1], m[1][::-1]):
-            n = t.made.get(p)
-            if q in t.consts and n is not None and n[0] == "Neg":
-                return Entry(t.node("Add", [one, t.node("Erf", [t.node("Mul", [n[1][0], q])])]), e.shape, e.bcast)
-    if m is not None and m[0] == "Neg":
-        return Entry(t.node("Add", [one, t.node("Erf", [m[1][0]])]), e.shape, e.bcast)
-    return Entry(t.node("Sub", [one, t.node("Erf", [e.name])]), e.shape, e.bcast)
+    m = u.owner
+    if isinstance(m, sh.MultiplyOp):
+        for p, q in ((m.lhs, m.rhs), (m.rhs, m.lhs)):
+            if isinstance(env[q].v, np.ndarray) and isinstance(p.owner, sh.NegateOp):
+                inner = t.binary("mul", env[p.owner.operand], env[q])
+                return Entry(t.binary("add", one, t.unary(g.ErfOp, inner)).v, "", e.bcast)
+    if isinstance(m, sh.NegateOp):
+        return Entry(t.binary("add", one, t.unary(g.ErfOp, env[m.operand])).v, "", e.bcast)
+    return Entry(t.binary("sub", one, t.unary(g.ErfOp, e)).v, "", e.bcast)
 
 
 @rule(sh.IsFiniteOp)
@@ -462,13 +604,13 @@ def _is_finite(t: _Translator, op: Operation, env) -> Entry:
     """x - x == 0: true for every finite x, false for infinities and NaN (IEEE arithmetic)."""
     e = env[op.operands[0]]
     zero = t.const(np.asarray(0, _dtype(op.operands[0])))
-    return Entry(t.node("Equal", [t.node("Sub", [e.name, e.name]), zero]), e.shape, e.bcast)
+    return Entry(t.binary("equal", t.binary("sub", e, e), zero).v, "", e.bcast)
 
 
 @rule(sh.RsqrtOp)
 def _rsqrt(t: _Translator, op: Operation, env) -> Entry:
-    e = env[op.operands[0]]  # Reciprocal(Sqrt(x)): the importer fuses it into graph.rsqrt
-    return Entry(t.node("Reciprocal", [t.node("Sqrt", [e.name])]), e.shape, e.bcast)
+    e = env[op.operands[0]]  # 1 / sqrt(x): raised to graph.rsqrt
+    return Entry(t.unary(g.ReciprocalOp, t.unary(g.SqrtOp, e)).v, "", e.bcast)
 
 
 @rule(sh.Expm1Op, sh.Log1pOp)
@@ -476,27 +618,23 @@ def _plus_minus_one(t: _Translator, op: Operation, env) -> Entry:
     e = env[op.operands[0]]
     one = t.const(np.asarray(1, _dtype(op.results[0])))
     if isinstance(op, sh.Expm1Op):
-        return Entry(t.node("Sub", [t.node("Exp", [e.name]), one]), e.shape, e.bcast)
-    return Entry(t.node("Log", [t.node("Add", [e.name, one])]), e.shape, e.bcast)
+        return Entry(t.binary("sub", t.unary(g.ExpOp, e), one).v, "", e.bcast)
+    return Entry(t.unary(g.LogOp, t.binary("add", e, one)).v, "", e.bcast)
 
 
 @rule(sh.RemainderOp)
 def _remainder(t: _Translator, op: Operation, env) -> Entry:
     s = _shape(op.results[0])
-    a, b = (t.operand(v, env, s) for v in op.operands)
-    fmod = int(np.dtype(_dtype(op.results[0])).kind == "f")
-    return Entry(t.node("Mod", [a, b], fmod=fmod), s)
+    a, c = (t.operand(v, env, s) for v in op.operands)
+    return t.binary("fmod" if np.dtype(_dtype(op.results[0])).kind == "f" else "mod", a, c)
 
 
 @rule(sh.ConvertOp)
 def _convert(t: _Translator, op: sh.ConvertOp, env) -> Entry:
     e = env[op.operand]
-    src, dst = _dtype(op.operand), _dtype(op.result)
-    if src == dst:
+    if _dtype(op.operand) == _dtype(op.result):
         return e
-    if e.name in t.consts:
-        return Entry(t.const(t.consts[e.name].astype(dst)), e.shape, e.bcast)
-    return Entry(t.node("Cast", [e.name], to=_onnx_type(dst)), e.shape, e.bcast)
+    return t.cast(e, _dtype(op.result))
 
 
 @rule(sh.ClampOp)
@@ -504,15 +642,15 @@ def _clamp(t: _Translator, op: sh.ClampOp, env) -> Entry:
     s = _shape(op.result)
     x = t.operand(op.operand, env, s)
     lo, hi = (t.operand(v, env, s) for v in (op.min, op.max))
-    return Entry(t.node("Max", [t.node("Min", [x, hi]), lo]), s)
+    return t.binary("max", t.binary("min", x, hi), lo)
 
 
-_COMPARE = {"EQ": "Equal", "GT": "Greater", "LT": "Less", "GE": "GreaterOrEqual", "LE": "LessOrEqual"}
+_COMPARE = {"EQ": "equal", "GT": "greater", "LT": "less", "GE": "greater_equal", "LE": "less_equal"}
 
 
 @rule(sh.CompareOp)
 def _compare(t: _Translator, op: sh.CompareOp, env) -> Entry:
-    (a, b), s = t.operands((op.lhs, op.rhs), env, _shape(op.result))
+    a, c = t.operands((op.lhs, op.rhs), env, _shape(op.result))
     d = op.comparison_direction.data.value
     if op.compare_type is not None and op.compare_type.data.value == "UNSIGNED" and _dtype(op.lhs) is not np.bool_:
         if np.dtype(_dtype(op.lhs)).kind != "u":
@@ -520,29 +658,31 @@ def _compare(t: _Translator, op: sh.CompareOp, env) -> Entry:
                 "stablehlo import: stablehlo.compare UNSIGNED of signed integers is not supported"
             )
     if d == "NE":
-        return Entry(t.node("Not", [t.node("Equal", [a, b])]), s)
-    return Entry(t.node(_COMPARE[d], [a, b]), s)
+        return t.unary(g.NotOp, t.binary("equal", a, c))
+    return t.binary(_COMPARE[d], a, c)
 
 
 @rule(sh.SelectOp)
 def _select(t: _Translator, op: sh.SelectOp, env) -> Entry:
-    names, k = t.operands(op.operands, env, _shape(op.result))
-    return Entry(t.node("Where", names), k)
+    c, a, e = t.operands(op.operands, env, _shape(op.result))
+    if all(isinstance(x.v, np.ndarray) for x in (c, a, e)):
+        return t.const(np.where(c.v, a.v, e.v), "where")
+    return Entry(onnx_import.where_values(t.b, c.v, a.v, e.v, [c.name, a.name, e.name], "where"), "where")
 
 
 @rule(sh.ConstantOp)
 def _constant(t: _Translator, op: sh.ConstantOp, env) -> Entry:
     a = dense_value(op.value)
     if a.size > 1 and (a == a.reshape(-1)[0]).all():  # a splat: one scalar, broadcast on use
-        return Entry(t.const(a.reshape(-1)[:1].reshape(())), (), True)
-    return Entry(t.const(a), a.shape)
+        return t.const(a.reshape(-1)[:1].reshape(()), "c", True)
+    return t.const(a)
 
 
 @rule(sh.IotaOp)
 def _iota(t: _Translator, op: sh.IotaOp, env) -> Entry:
     s, d = _shape(op.output), op.iota_dimension.value.data
     idx = np.arange(s[d]).reshape([s[d] if i == d else 1 for i in range(len(s))])
-    return Entry(t.const(np.broadcast_to(idx, s).astype(_dtype(op.output))), s)
+    return t.const(np.broadcast_to(idx, s).astype(_dtype(op.output)), "iota")
 
 
 @rule(sh.BroadcastInDimOp)
@@ -550,51 +690,46 @@ def _broadcast(t: _Translator, op: sh.BroadcastInDimOp, env) -> Entry:
     x, s = op.operand, _shape(op.result)
     dims, e = list(sh._arr(op.broadcast_dimensions)), env[op.operand]
     src = tuple([1] * (len(_shape(x)) - len(e.shape)) + list(e.shape)) if e.bcast else _shape(x)
-    name = e.name
     if dims != sorted(dims):  # move the operand's dimensions into result order first
         perm = sorted(range(len(dims)), key=lambda i: dims[i])
-        name = t.node("Transpose", [t.mat(x, e)], perm=perm)
+        e = t.transpose(t.mat(x, e), perm)
         src, dims = tuple(_shape(x)[i] for i in perm), sorted(dims)
-        e = Entry(name, src)
     aligned = [1] * len(s)
     for i, d in enumerate(dims):
         aligned[d] = src[i]
     aligned = tuple(aligned)
     if _strip1(aligned) != _strip1(e.shape):
-        name = t.node("Reshape", [e.name, t.ints(aligned)])
-        t.bcast_src[name] = e.name
+        r = t.reshape(e, aligned)
+        if isinstance(r.v, Val) and isinstance(e.v, Val):
+            t.bcast_src[r.v.ssa] = e.v
     else:
-        name, aligned = e.name, e.shape
-    return Entry(name, aligned, aligned != s)
+        r, aligned = e, e.shape
+    return Entry(r.v, r.name, aligned != s)
 
 
 @rule(sh.ReshapeOp)
 def _reshape(t: _Translator, op: sh.ReshapeOp, env) -> Entry:
     e, s = env[op.operand], _shape(op.result)
-    name = t.mat(op.operand, e) if e.bcast else e.name
-    shp = _shape(op.operand) if e.bcast else e.shape
-    out = name if shp == s else t.node("Reshape", [name, t.ints(s)])
+    src = t.mat(op.operand, e) if e.bcast else e
+    out = src if src.shape == s else t.reshape(src, s)
     x = _shape(op.operand)
     if e.bcast and len(x) == 5 and e.shape == (*x[:3], 1, x[4]) and s == (x[0], x[1], x[2] * x[3], x[4]):
-        if e.name in t.bcast_src:  # jnp.repeat(k, r, axis=2): grouped KV heads (see `_dot`)
-            t.repeats[out] = (t.bcast_src[e.name], x[3])
-    return Entry(out, s)
+        if isinstance(e.v, Val) and e.v.ssa in t.bcast_src and isinstance(out.v, Val):
+            t.repeats[out.v.ssa] = (t.bcast_src[e.v.ssa], x[3])  # jnp.repeat(k, r, axis=2): grouped KV heads
+    return Entry(out.v, out.name)
 
 
 @rule(sh.TransposeOp)
 def _transpose(t: _Translator, op: sh.TransposeOp, env) -> Entry:
-    perm = list(sh._arr(op.permutation))
-    x = t.mat(op.operand, env[op.operand])
-    if perm == sorted(perm):
-        return Entry(x, _shape(op.result))
-    return Entry(t.node("Transpose", [x], perm=perm), _shape(op.result))
+    return t.transpose(t.mat(op.operand, env[op.operand]), list(sh._arr(op.permutation)))
 
 
 @rule(sh.ConvolutionOp)
 def _convolution(t: _Translator, op: sh.ConvolutionOp, env) -> Entry:
-    """An N-D convolution in any layout: transposed to ONNX's [batch, features, spatial…] input
-    and [out, in, spatial…] kernel (a constant kernel's transpose folds at import), one `Conv`
-    (strides, explicit pads, kernel dilation, feature groups), transposed to the result's layout."""
+    """An N-D convolution in any layout: the input transposed channels last ([batch, spatial…,
+    features]: no transpose for Flax's NHWC), the kernel to [out, in, spatial…] (a constant's
+    transpose folds), one `graph.conv` (`conv_channels_last`: strides, explicit pads, kernel
+    dilation, feature groups), transposed to the result's layout."""
     what = None
     if op.batch_group_count.value.data != 1:
         what = f"batch_group_count {op.batch_group_count.value.data} (a kernel gradient)"
@@ -604,33 +739,51 @@ def _convolution(t: _Translator, op: sh.ConvolutionOp, env) -> Entry:
         what = "window reversal"
     elif any(lo < 0 or hi < 0 for lo, hi in op.pads()):
         what = f"negative padding {op.pads()}"
+    elif op.rank() not in (1, 2):
+        what = f"{op.rank()} spatial dimensions (1-D and 2-D convolutions are supported)"
     if what is not None:
         raise StablehloImportError(f"stablehlo import: stablehlo.convolution with {what} is not supported")
     dn, n = op.dimension_numbers, op.rank()
-    x = t.node(
-        "Transpose", [t.mat(op.lhs, env[op.lhs])], perm=[dn.dims("lhs", "b"), dn.dims("lhs", "f"), *dn.spatial("lhs")]
-    )
-    w = t.node(
-        "Transpose", [t.mat(op.rhs, env[op.rhs])], perm=[dn.dims("rhs", "o"), dn.dims("rhs", "i"), *dn.spatial("rhs")]
-    )
+    lhs = t.mat(op.lhs, env[op.lhs])
+    if not isinstance(lhs.v, Val):
+        raise StablehloImportError("stablehlo import: stablehlo.convolution of a constant input is not supported")
+    w = t.transpose(t.mat(op.rhs, env[op.rhs]), [dn.dims("rhs", "o"), dn.dims("rhs", "i"), *dn.spatial("rhs")]).v
+    strides, dil = list(op.strides()), list(op.rhs_dilations())
     pads = [lo for lo, _ in op.pads()] + [hi for _, hi in op.pads()]
-    y = t.node(
-        "Conv",
-        [x, w],
-        strides=list(op.strides()),
-        pads=pads,
-        dilations=list(op.rhs_dilations()),
-        group=op.feature_group_count.value.data,
+    groups, name = op.feature_group_count.value.data, t.b.node_label
+    kernel = list(w.shape[2:])
+    xs = _shape(op.lhs)
+    patches = (
+        isinstance(w, np.ndarray)
+        and n == 2
+        and xs[dn.dims("lhs", "b")] == 1
+        and groups == 1
+        and strides == kernel
+        and not any(pads)
+        and dil == [1, 1]
+        and all(xs[d] % k == 0 for d, k in zip(dn.spatial("lhs"), kernel, strict=True))
     )
-    lands = [dn.dims("out", "b"), dn.dims("out", "f"), *dn.spatial("out")]  # where y's axis j goes
-    return Entry(t.node("Transpose", [y], perm=[lands.index(d) for d in range(n + 2)]), _shape(op.result))
+    if patches:  # a patch embedding (ViT's first layer): one permutation and one matmul
+        x = t.transpose(lhs, [dn.dims("lhs", "b"), dn.dims("lhs", "f"), *dn.spatial("lhs")]).v
+        y = onnx_cnn.patch_embedding(t.b, x, w.astype(np.float32), None, name)
+        lands = [dn.dims("out", "b"), dn.dims("out", "f"), *dn.spatial("out")]  # where y's axis j goes
+    else:
+        x = t.transpose(lhs, [dn.dims("lhs", "b"), *dn.spatial("lhs"), dn.dims("lhs", "f")]).v
+        if n == 1:  # [N, L, C] as [N, 1, L, C]
+            x = t.b.reshape(x, (x.shape[0], 1, *x.shape[1:]))
+        filters = w.astype(np.float32) if isinstance(w, np.ndarray) else w
+        y = onnx_cnn.conv_channels_last(t.b, x, filters, None, strides, dil, pads, groups, name)
+        if n == 1:
+            y = t.b.reshape(y, (y.shape[0], *y.shape[2:]))
+        lands = [dn.dims("out", "b"), *dn.spatial("out"), dn.dims("out", "f")]
+    return t.transpose(Entry(y, name), [lands.index(d) for d in range(n + 2)])
 
 
 @rule(sh.ReduceWindowOp)
 def _reduce_window(t: _Translator, op: sh.ReduceWindowOp, env) -> Entry:
-    """A pooling window (max, or a sum: an average pool times the window's size, zeros padded):
-    the axes the window moves over brought last behind two leading ones (batch and features,
-    merged or padded with a unit axis), one `MaxPool` / `AveragePool`, then back."""
+    """A pooling window (max, or a sum: an average pool counting the padding, times the
+    window's size): the axes the window moves over (one or two) brought between the others,
+    channels last ([rest…, moving…, last kept axis]), one `graph.pool`, then back."""
     kind = op.simple_reducer()
     x = op.inputs[0]
     xs, n = _shape(x), len(_shape(x))
@@ -652,36 +805,48 @@ def _reduce_window(t: _Translator, op: sh.ReduceWindowOp, env) -> Entry:
     src = t.mat(x, env[x])
     moving = [d for d in range(n) if win[d] != 1 or strides[d] != 1 or pads[d] != (0, 0) or wdil[d] != 1]
     if not moving:
-        return Entry(src, xs)
+        return src
+    if len(moving) > 2 or not isinstance(src.v, Val) or dt.kind != "f":
+        raise StablehloImportError(
+            f"stablehlo import: stablehlo.reduce_window over {len(moving)} axes of a {dt} "
+            f"{'constant' if not isinstance(src.v, Val) else 'tensor'} is not supported (1-D and 2-D float pools)"
+        )
     lead = [d for d in range(n) if d not in moving]
-    perm = [*lead, *moving]
-    moved = t.node("Transpose", [src], perm=perm)
+    perm = [*lead[:-1], *moving, *lead[-1:]]
+    moved = t.transpose(src, perm).v
     lead_sizes = [xs[d] for d in lead]
-    nc = (math.prod(lead_sizes[:-1]), lead_sizes[-1]) if lead else (1, 1)
-    pooled_in = t.node("Reshape", [moved, t.ints([*nc, *(xs[d] for d in moving)])])
-    attrs = {
-        "kernel_shape": [win[d] for d in moving],
-        "strides": [strides[d] for d in moving],
-        "pads": [pads[d][0] for d in moving] + [pads[d][1] for d in moving],
-    }
-    if kind == "stablehlo.maximum":
-        pooled = t.node("MaxPool", [pooled_in], dilations=[wdil[d] for d in moving], **attrs)
-    else:
-        avg = t.node("AveragePool", [pooled_in], count_include_pad=1, **attrs)
-        size = t.const(np.asarray(math.prod(win), dt))
-        pooled = t.node("Mul", [avg, size])
+    nb, c = (math.prod(lead_sizes[:-1]), lead_sizes[-1]) if lead else (1, 1)
     out = _shape(op.res[0])
-    back = t.node("Reshape", [pooled, t.ints([*lead_sizes, *(out[d] for d in moving)])])
-    return Entry(t.node("Transpose", [back], perm=[perm.index(d) for d in range(n)]), out)
+    sizes = [xs[d] for d in moving]
+    if len(moving) == 1:
+        sizes = [1, *sizes]
+    xn = t.b.reshape(moved, (nb, *sizes, c))
+    pool = "max" if kind == "stablehlo.maximum" else "avg"
+    y = onnx_cnn.pool_channels_last(
+        t.b,
+        xn,
+        pool,
+        [win[d] for d in moving],
+        [strides[d] for d in moving],
+        [wdil[d] for d in moving],
+        [pads[d][0] for d in moving] + [pads[d][1] for d in moving],
+        [out[d] for d in moving],
+        pool == "avg",  # a sum counts the padding's zeros
+    )
+    if kind == "stablehlo.add":  # a sum: the average (padding counted) times the window's size
+        y = t.b.binary_values("mul", y, np.asarray(math.prod(win), dt), "", f"{t.b.node_label}.size", None)
+    back = t.b.reshape(y, tuple([*lead_sizes[:-1], *(out[d] for d in moving), *lead_sizes[-1:]]))
+    return t.transpose(Entry(back, "pool"), [perm.index(d) for d in range(n)])
 
 
 _REDUCE_NODE = {"stablehlo.add": "ReduceSum", "stablehlo.maximum": "ReduceMax", "stablehlo.minimum": "ReduceMin"}
+_REDUCE_FOLD = {"stablehlo.add": np.sum, "stablehlo.maximum": np.max, "stablehlo.minimum": np.min}
 _IDENTITY = {"stablehlo.add": (0.0,), "stablehlo.maximum": (-math.inf,), "stablehlo.minimum": (math.inf,)}
 
 
 _BOOL_REDUCE = {"stablehlo.and": "stablehlo.minimum", "stablehlo.or": "stablehlo.maximum"}
 """`and` / `or` over bools (jnp.all / jnp.any; JAX's bounds check of a gather's indices) are the
-minimum / maximum of the bools as 0.0 / 1.0 (ONNX reductions take numbers), from true / false."""
+minimum / maximum of the bools as 0.0 / 1.0 (the row reductions take numbers), from true / false."""
 
 
 @rule(sh.ReduceOp)
@@ -716,16 +881,17 @@ def _reduce(t: _Translator, op: sh.ReduceOp, env) -> Entry:
             "(only the reduction's identity)"
         )
     src = t.mat(x, env[x])
+    if isinstance(src.v, np.ndarray):
+        return t.const(_REDUCE_FOLD[kind](src.v, axis=tuple(dims), keepdims=True).astype(src.v.dtype), "reduce")
     if boolean:
-        src = t.node("Cast", [src], to=onnx.TensorProto.FLOAT)
-    keep = tuple(1 if d in dims else n for d, n in enumerate(_shape(x)))
-    red = t.node(_REDUCE_NODE[kind], [src, t.ints(dims)], keepdims=1)
-    return Entry(t.node("Cast", [red], to=onnx.TensorProto.BOOL) if boolean else red, keep)
+        src = t.cast(src, np.float32)
+    red = onnx_import.reduce_value(t.b, _REDUCE_NODE[kind], src.v, sorted(dims), True, "reduce")
+    return t.cast(Entry(red, "reduce"), np.bool_) if boolean else Entry(red, "reduce")
 
 
 def _arg_reduce(t: _Translator, op: sh.ReduceOp, env) -> list[Entry] | None:
     """jnp.argmax / argmin: a reduction of (x, iota) pairs along one axis keeping the first
-    index of the maximum (minimum): `ReduceMax` and `ArgMax` (`ReduceMin`, `ArgMin`)."""
+    index of the maximum (minimum): a row maximum (minimum) and a `graph.arg_reduce`."""
     dims = sh._arr(op.dimensions)
     x, idx = op.inputs
     body = list(op.body.block.ops)
@@ -739,9 +905,9 @@ def _arg_reduce(t: _Translator, op: sh.ReduceOp, env) -> list[Entry] | None:
     want = np.broadcast_to(
         np.arange(_shape(x)[d]).reshape([-1 if i == d else 1 for i in range(len(_shape(x)))]), _shape(x)
     )
-    c = t.consts.get(env[idx].name)
+    c = env[idx].v
     if (
-        c is None
+        not isinstance(c, np.ndarray)
         or np.broadcast_to(c, _shape(x)).shape != _shape(x)
         or not (np.broadcast_to(c, _shape(x)) == want).all()
     ):
@@ -750,16 +916,16 @@ def _arg_reduce(t: _Translator, op: sh.ReduceOp, env) -> list[Entry] | None:
     if t.scalar(op.init_values[0], env) != first or t.scalar(op.init_values[1], env) != 0.0:
         return None
     src = t.mat(x, env[x])
-    keep = tuple(1 if i == d else n for i, n in enumerate(_shape(x)))
-    kinds = ("ReduceMax", "ArgMax") if direction == "GT" else ("ReduceMin", "ArgMin")
-    value = t.node(kinds[0], [src, t.ints([d])], keepdims=1)
-    index = t.node(kinds[1], [src], axis=d, keepdims=1, select_last_index=0)
-    index = t.node("Cast", [index], to=_onnx_type(_dtype(op.res[1])))
-    return [Entry(value, keep), Entry(index, keep)]
+    if not isinstance(src.v, Val):
+        return None
+    kind = "max" if direction == "GT" else "min"
+    value = onnx_import.reduce_value(t.b, "ReduceMax" if kind == "max" else "ReduceMin", src.v, [d], True, "reduce")
+    index = onnx_import.arg_reduce_value(t.b, src.v, d, True, kind, False, "arg")
+    return [Entry(value, "reduce"), t.cast(Entry(index, "arg"), _dtype(op.res[1]))]
 
 
 def _mean(t: _Translator, op: sh.DivideOp, env) -> Entry | None:
-    """`reduce(add)(x) / n` with n the reduced element count: `ReduceMean` (what the norm patterns match)."""
+    """`reduce(add)(x) / n` with n the reduced element count: a mean (what the norm patterns match)."""
     r = op.lhs  # through jnp's keepdims reshape (same elements, unit dimensions added)
     while isinstance(r.owner, sh.ReshapeOp | sh.BroadcastInDimOp) and _uses(r) == 1:
         if math.prod(_shape(r.owner.operands[0])) != math.prod(_shape(r)):
@@ -772,8 +938,14 @@ def _mean(t: _Translator, op: sh.DivideOp, env) -> Entry | None:
     n = math.prod(_shape(x)[d] for d in rk[1])
     if t.scalar(op.rhs, env) != float(n) or np.dtype(_dtype(x)).kind != "f":
         return None
-    keep = tuple(1 if d in rk[1] else s for d, s in enumerate(_shape(x)))
-    return Entry(t.node("ReduceMean", [t.mat(x, env[x]), t.ints(rk[1])], keepdims=1), keep)
+    src = t.mat(x, env[x])
+    if not isinstance(src.v, Val):
+        return None
+    axes = sorted(rk[1])
+    key = ("mean", _key(src.v), tuple(axes))
+    out = t.once(key, lambda: onnx_import.reduce_value(t.b, "ReduceMean", src.v, axes, True, "mean"), "mean")
+    t.made[out.v.ssa] = ("mean", src.v, tuple(axes))
+    return out
 
 
 def _fast_variance(t: _Translator, op: sh.MaximumOp, env) -> Entry | None:
@@ -782,22 +954,21 @@ def _fast_variance(t: _Translator, op: sh.MaximumOp, env) -> Entry | None:
     zero, other = (op.lhs, op.rhs) if t.scalar(op.lhs, env) == 0.0 else (op.rhs, op.lhs)
     if t.scalar(zero, env) != 0.0 or not isinstance(other.owner, sh.SubtractOp):
         return None
-    a, b = env[other.owner.lhs].name, env[other.owner.rhs].name
-
-    def made(name: str, kind: str) -> list[str] | None:
-        m = t.made.get(name)
-        return m[1] if m is not None and m[0] == kind else None
-
-    ma, sb = made(a, "ReduceMean"), made(b, "Pow")
-    if ma is None or sb is None or t.consts.get(sb[1]) is None or float(t.consts[sb[1]]) != 2.0:
+    a, c = env[other.owner.lhs].v, env[other.owner.rhs].v
+    if not isinstance(a, Val) or not isinstance(c, Val):
         return None
-    sq, mean = made(ma[0], "Pow"), made(sb[0], "ReduceMean")
-    if sq is None or mean is None or float(t.consts.get(sq[1], 0)) != 2.0 or sq[0] != mean[0] or ma[1] != mean[1]:
+    ma, sb = t.made.get(a.ssa), t.made.get(c.ssa)
+    if ma is None or sb is None or ma[0] != "mean" or sb[0] != "square":
         return None
-    x, axes = mean[0], mean[1]
-    d = t.node("Sub", [x, sb[0]])
-    two = t.const(np.asarray(2, _dtype(op.result)))
-    return Entry(t.node("ReduceMean", [t.node("Pow", [d, two]), axes], keepdims=1), env[other.owner.lhs].shape)
+    sq, mean = t.made.get(ma[1].ssa), t.made.get(sb[1].ssa)
+    if sq is None or mean is None or sq[0] != "square" or mean[0] != "mean":
+        return None
+    if sq[1] is not mean[1] or ma[2] != mean[2]:
+        return None
+    x, axes = mean[1], list(mean[2])
+    d = t.binary("sub", Entry(x, "x"), Entry(sb[1], "mean"))
+    var = onnx_import.reduce_value(t.b, "ReduceMean", t.square(d).v, axes, True, "variance")
+    return Entry(var, "variance")
 
 
 def _scaled_rsqrt(t: _Translator, op: sh.MultiplyOp, env) -> Entry | None:
@@ -807,20 +978,20 @@ def _scaled_rsqrt(t: _Translator, op: sh.MultiplyOp, env) -> Entry | None:
     for d, m in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
         if not isinstance(d.owner, sh.SubtractOp) or not isinstance(m.owner, sh.MultiplyOp) or _uses(m) != 1:
             continue  # d must be the centred x - mean
-        for r, g in ((m.owner.lhs, m.owner.rhs), (m.owner.rhs, m.owner.lhs)):
+        for r, gv in ((m.owner.lhs, m.owner.rhs), (m.owner.rhs, m.owner.lhs)):
             if isinstance(_through(r, *bcast).owner, sh.RsqrtOp) and not isinstance(
-                _through(g, *bcast).owner, sh.RsqrtOp
+                _through(gv, *bcast).owner, sh.RsqrtOp
             ):
                 s = _shape(op.result)
                 if _shape(d) != s:
                     return None
-                inner = t.node("Mul", [t.operand(d, env, s), t.operand(r, env, s)])
-                return Entry(t.node("Mul", [inner, t.operand(g, env, s)]), s)
+                inner = t.binary("mul", t.operand(d, env, s), t.operand(r, env, s))
+                return t.binary("mul", inner, t.operand(gv, env, s))
     return None
 
 
 def _softmax(t: _Translator, op: sh.DivideOp, env) -> Entry | None:
-    """`e / sum(e)` with `e = exp(x - max(x))` over the last axis (jax.nn.softmax): `Softmax`."""
+    """`e / sum(e)` with `e = exp(x - max(x))` over the last axis (jax.nn.softmax): `graph.softmax`."""
     bcast = (sh.BroadcastInDimOp, sh.ReshapeOp)
     e = op.lhs
     if not isinstance(e.owner, sh.ExponentialOp) or _uses(e) != 2:
@@ -843,9 +1014,12 @@ def _softmax(t: _Translator, op: sh.DivideOp, env) -> Entry | None:
     mk = _reduce_kind(m.owner) if isinstance(m.owner, sh.ReduceOp) else None
     if mk != ("stablehlo.maximum", last) or m.owner.inputs[0] is not x:
         return None
-    out = t.node("Softmax", [t.mat(x, env[x])], axis=-1)
-    t.softmaxes.add(out)
-    return Entry(out, _shape(op.result))
+    src = t.mat(x, env[x])
+    if not isinstance(src.v, Val):
+        return None
+    out = t.once(("softmax", _key(src.v)), lambda: onnx_import.softmax_value(t.b, src.v, last[0], "softmax"))
+    t.softmaxes.add(out.v.ssa)
+    return out
 
 
 @rule(sh.DotGeneralOp)
@@ -853,55 +1027,59 @@ def _dot(t: _Translator, op: sh.DotGeneralOp, env) -> Entry:
     dn = op.dot_dimension_numbers
     lb, lc = list(dn.get("lhs_batching_dimensions")), list(dn.get("lhs_contracting_dimensions"))
     rb, rc = list(dn.get("rhs_batching_dimensions")), list(dn.get("rhs_contracting_dimensions"))
-    a, b, s = _shape(op.lhs), _shape(op.rhs), _shape(op.result)
+    a, b = _shape(op.lhs), _shape(op.rhs)
     lf = [d for d in range(len(a)) if d not in lb and d not in lc]
     rf = [d for d in range(len(b)) if d not in rb and d not in rc]
     lhs, rhs = t.mat(op.lhs, env[op.lhs]), t.mat(op.rhs, env[op.rhs])
-    if not lb and lc == [len(a) - 1] and rc == [0] and len(b) == 2:  # x @ W: ONNX MatMul as it is
-        return Entry(t.node("MatMul", [lhs, rhs]), s)
+
+    def matmul(x: Entry, y: Entry) -> Entry:
+        if isinstance(x.v, np.ndarray) and isinstance(y.v, np.ndarray):
+            return t.const(np.matmul(x.v, y.v), "matmul")
+        return Entry(onnx_datamove.matmul_values(t.b, x.v, y.v, x.name, y.name, "matmul"), "matmul")
+
+    if not lb and lc == [len(a) - 1] and rc == [0] and len(b) == 2:  # x @ W as it is
+        return matmul(lhs, rhs)
     bs = [a[d] for d in lb]
     m, k, n = math.prod(a[d] for d in lf), math.prod(a[d] for d in lc), math.prod(b[d] for d in rf)
 
-    def arrange(name: str, shp, perm, want) -> str:
-        if name in t.repeats and perm in ([0, 2, 3, 1], [0, 2, 1, 3]):
-            return repeat_heads(name, shp, perm)
-        if perm != sorted(perm):
-            name = t.node("Transpose", [name], perm=perm)
+    def arrange(x: Entry, shp, perm, want) -> Entry:
+        if isinstance(x.v, Val) and x.v.ssa in t.repeats and perm in ([0, 2, 3, 1], [0, 2, 1, 3]):
+            return repeat_heads(x, shp, perm)
+        x = t.transpose(x, perm)
         if tuple(shp[p] for p in perm) != tuple(want):
-            name = t.node("Reshape", [name, t.ints(want)])
-        return name
+            x = t.reshape(x, tuple(want))
+        return x
 
-    def repeat_heads(name: str, shp, perm) -> str:
-        """Repeated KV heads, heads-major: `Reshape(Expand(Unsqueeze(x, 2)))` of x [b, hkv, s, d],
-        the spelling `graph.attention` takes as grouped-query heads (no copies)."""
-        x, r = t.repeats[name]
+    def repeat_heads(x: Entry, shp, perm) -> Entry:
+        """Repeated KV heads, heads-major: x [b, s, hkv, d] transposed, a unit axis added, broadcast
+        to [b, hkv, r, s, d] and merged: the spelling `graph.attention` takes as grouped-query
+        heads (no copies)."""
+        src, r = t.repeats[x.v.ssa]
         b0, s0, h, d0 = shp
-        hm = t.node("Transpose", [x], perm=[0, 2, 1, 3])
-        u = t.node("Unsqueeze", [hm, t.ints([2])])
-        ex = t.node("Expand", [u, t.ints([b0, h // r, r, s0, d0])])
-        out = t.node("Reshape", [ex, t.ints([b0, h, s0, d0])])
-        return t.node("Transpose", [out], perm=[0, 1, 3, 2]) if perm == [0, 2, 3, 1] else out
+        hm = t.transpose(Entry(src, "heads"), [0, 2, 1, 3])
+        u = t.reshape(hm, (b0, h // r, 1, s0, d0))
+        ex = t.expand(u, (b0, h // r, r, s0, d0))
+        out = t.reshape(ex, (b0, h, s0, d0))
+        return t.transpose(out, [0, 1, 3, 2]) if perm == [0, 2, 3, 1] else out
 
-    swap = rhs in t.softmaxes  # P @ V with P the rhs: emit MatMul(P, V) (the attention pattern)
+    swap = isinstance(rhs.v, Val) and rhs.v.ssa in t.softmaxes  # P @ V with P the rhs: P @ V (the attention pattern)
     if not swap:
-        left = arrange(lhs, a, lb + lf + lc, [*bs, m, k])
-        right = arrange(rhs, b, rb + rc + rf, [*bs, k, n])
-        out = t.node("MatMul", [left, right])
+        out = matmul(arrange(lhs, a, lb + lf + lc, [*bs, m, k]), arrange(rhs, b, rb + rc + rf, [*bs, k, n]))
     else:
-        left = arrange(rhs, b, rb + rf + rc, [*bs, n, k])
-        right = arrange(lhs, a, lb + lc + lf, [*bs, k, m])
         nb = len(bs)
-        out = t.node("MatMul", [left, right])
-        out = t.node("Transpose", [out], perm=[*range(nb), nb + 1, nb])
-    return Entry(out, (*bs, m, n)) if (*bs, m, n) != s else Entry(out, s)
+        out = matmul(arrange(rhs, b, rb + rf + rc, [*bs, n, k]), arrange(lhs, a, lb + lc + lf, [*bs, k, m]))
+        out = t.transpose(out, [*range(nb), nb + 1, nb])
+    return out
 
 
 @rule(sh.SliceOp)
 def _slice(t: _Translator, op: sh.SliceOp, env) -> Entry:
     x = t.mat(op.operand, env[op.operand])
     st, lim, step = (sh._arr(p) for p in (op.start_indices, op.limit_indices, op.strides))
-    axes = range(len(st))
-    return Entry(t.node("Slice", [x, t.ints(st), t.ints(lim), t.ints(axes), t.ints(step)]), _shape(op.result))
+    if isinstance(x.v, np.ndarray):
+        return t.const(x.v[tuple(slice(a, e, k) for a, e, k in zip(st, lim, step, strict=True))].copy(), "slice")
+    axes = list(range(len(st)))
+    return Entry(onnx_datamove.slice_values(t.b, x.v, list(st), list(lim), axes, list(step), "slice"), "slice")
 
 
 @rule(sh.DynamicSliceOp)
@@ -913,15 +1091,21 @@ def _dynamic_slice(t: _Translator, op: sh.DynamicSliceOp, env) -> Entry:
         )
     x, sizes = _shape(op.operand), sh._arr(op.slice_sizes)
     st = [min(max(int(s), 0), n - z) for s, n, z in zip(starts, x, sizes, strict=True)]  # StableHLO clamps
-    name = t.mat(op.operand, env[op.operand])
+    e = t.mat(op.operand, env[op.operand])
     ends = [a + z for a, z in zip(st, sizes, strict=True)]
-    return Entry(t.node("Slice", [name, t.ints(st), t.ints(ends), t.ints(range(len(x)))]), _shape(op.result))
+    if isinstance(e.v, np.ndarray):
+        return t.const(e.v[tuple(slice(a, z) for a, z in zip(st, ends, strict=True))].copy(), "slice")
+    axes = list(range(len(x)))
+    return Entry(onnx_datamove.slice_values(t.b, e.v, st, ends, axes, [1] * len(x), "slice"), "slice")
 
 
 @rule(sh.ConcatenateOp)
 def _concat(t: _Translator, op: sh.ConcatenateOp, env) -> Entry:
     ins = [t.mat(v, env[v]) for v in op.inputs]
-    return Entry(t.node("Concat", ins, axis=op.dimension.value.data), _shape(op.result))
+    axis = op.dimension.value.data
+    if all(isinstance(e.v, np.ndarray) for e in ins):
+        return t.const(np.concatenate([e.v for e in ins], axis), "concat")
+    return Entry(onnx_datamove.concat_values(t.b, [e.v for e in ins], [e.name for e in ins], axis, "concat"), "concat")
 
 
 @rule(sh.PadOp)
@@ -933,8 +1117,9 @@ def _pad(t: _Translator, op: sh.PadOp, env) -> Entry:
     v = t.scalar(op.padding_value, env)
     if v is None:
         raise StablehloImportError("stablehlo import: stablehlo.pad with a padding value computed at run time")
-    value = t.const(np.asarray(v, _dtype(op.result)))
-    return Entry(t.node("Pad", [x, t.ints([*lo, *hi]), value], mode="constant"), _shape(op.result))
+    if isinstance(x.v, np.ndarray):
+        return t.const(np.pad(x.v, list(zip(lo, hi, strict=True)), constant_values=v), "pad")
+    return Entry(onnx_datamove.pad_values(t.b, x.v, list(lo), list(hi), v, "pad"), "pad")
 
 
 @rule(sh.GatherOp)
@@ -961,12 +1146,18 @@ def _gather(t: _Translator, op: sh.GatherOp, env) -> Entry:
     ids = t.mat(op.start_indices, env[op.start_indices])
     ids_shape = tuple(n for i, n in enumerate(idx) if i != ivd)
     if ids_shape != idx:
-        ids = t.node("Reshape", [ids, t.ints(ids_shape or (1,))])
+        ids = t.reshape(ids, ids_shape or (1,))
     # StableHLO clamps each start index into the operand ([0, V - 1] for a row): so does the import
     dt = _dtype(op.start_indices)
-    ids = t.node("Min", [t.node("Max", [ids, t.const(np.asarray(0, dt))]), t.const(np.asarray(x[0] - 1, dt))])
+    ids = t.binary("min", t.binary("max", ids, t.const(np.asarray(0, dt))), t.const(np.asarray(x[0] - 1, dt)))
     table = t.mat(op.operand, env[op.operand])
-    return Entry(t.node("Gather", [table, ids], axis=0), _shape(op.result))
+    if isinstance(ids.v, np.ndarray) and isinstance(table.v, np.ndarray):
+        return t.const(np.take(table.v, ids.v, axis=0).reshape(_shape(op.result)), "gather")
+    if not isinstance(ids.v, Val):  # constant rows of a computed tensor: a one-hot selection
+        picked = onnx_import.pick_rows(t.b, table.v, ids.v.astype(np.int64), 0, ids.name, "gather")
+        return t.reshape(Entry(picked, "gather"), _shape(op.result))
+    r = onnx_import.embedding_lookup(t.b, table.v, ids.v, 0, table.name, ids.name, "gather")
+    return Entry(r, "gather")
 
 
 _IDENTITY_CALLS = ("Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape", "annotate_device_placement")
@@ -974,19 +1165,14 @@ _IDENTITY_CALLS = ("Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape", "
 
 @rule(chlo.TopKOp)
 def _top_k(t: _Translator, op: chlo.TopKOp, env) -> list[Entry]:
-    """`jax.lax.top_k`: ONNX `TopK` along the last axis (largest, sorted), its int64 indices cast
-    to JAX's i32."""
+    """`jax.lax.top_k`: the k largest along the last axis, sorted (`top_k_values`), the int64
+    indices as JAX's i32."""
     x = t.mat(op.operand, env[op.operand])
-    out = tuple(_shape(op.values))
-    values, indices = t.fresh("top_k"), t.fresh("top_k_indices")
-    name = f"{t.current}_{t.count}" if t.current else values
-    t.nodes.append(
-        helper.make_node(
-            "TopK", [x, t.ints([op.k.value.data])], [values, indices], name=name, axis=-1, largest=1, sorted=1
-        )
-    )
-    index = t.node("Cast", [indices], to=_onnx_type(_dtype(op.indices)))
-    return [Entry(values, out), Entry(index, out)]
+    if not isinstance(x.v, Val):
+        raise StablehloImportError("stablehlo import: chlo.top_k of a constant is not supported")
+    k, rank = op.k.value.data, len(x.shape)
+    values, indices = onnx_routing.top_k_values(t.b, x.v, k, rank - 1, True, "top_k", "top_k_indices")
+    return [Entry(values, "top_k"), t.cast(Entry(indices, "top_k_indices"), _dtype(op.indices))]
 
 
 @rule(sh.CustomCallOp)
@@ -1004,25 +1190,20 @@ _why[sh.ReturnOp] = "stablehlo.return outside a reduction body"
 # entry points
 
 
-def to_onnx(module: ModuleOp) -> onnx.ModelProto:
-    """The ONNX model computing `module`'s @main (inputs arg0…, outputs out0…)."""
+def import_stablehlo(source: str | ModuleOp, name: str = "<stablehlo>") -> ModuleOp:
+    """The graph-level module of a StableHLO program (JAX's text, either form, or a parsed module):
+    each op lowered to `graph` ops, then the fused ops raised (`raise-graph-ops`)."""
+    module = parse_stablehlo(source, name) if isinstance(source, str) else source
     for op in module.walk():
         if op.dialect_name() not in ("builtin", "func", "stablehlo", "chlo"):
             raise StablehloImportError(f"stablehlo import: {op.name} is not a StableHLO op")
-    return _Translator(module).run()
-
-
-def import_stablehlo(source: str | ModuleOp, name: str = "<stablehlo>") -> ModuleOp:
-    """The graph-level module of a StableHLO program (JAX's text, either form, or a parsed module)."""
-    from ipu.frontends.onnx_import import OnnxImportError, import_model
-
-    module = parse_stablehlo(source, name) if isinstance(source, str) else source
-    model = to_onnx(module)
+    graph = _Translator(module).run()
     try:
-        return import_model(model, validated=True)  # our own construction from verified StableHLO
-    except OnnxImportError as e:  # its nodes are named after the StableHLO ops they come from
-        msg = str(e).replace("onnx import: ", "stablehlo import (through the ONNX importer): ", 1)
-        raise StablehloImportError(f"{name}: {msg}") from None
+        graph.verify()
+    except DiagnosticException as e:
+        raise StablehloImportError(f"{name}: stablehlo import: the imported module does not verify:\n{e}") from None
+    RaiseGraphOpsPass().apply(Context(), graph)  # GeLU, norms, SiLU, rsqrt, attention: raised on graph IR
+    return graph
 
 
 __all__ = [
@@ -1031,5 +1212,4 @@ __all__ = [
     "import_stablehlo",
     "looks_like_stablehlo",
     "parse_stablehlo",
-    "to_onnx",
 ]

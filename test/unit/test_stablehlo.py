@@ -17,12 +17,11 @@ from ipu.frontends.stablehlo_import import (
     StablehloImportError,
     import_stablehlo,
     parse_stablehlo,
-    to_onnx,
 )
 
 FIXTURES = ROOT / "test" / "stablehlo"
 PROGRAMS = ["mlp", "attention_gqa", "gpt_block", "embedding", "flax_layer", "flax_embed", "flax_cnn", "moe_router"]
-# the canonical ops each program must reach (the ONNX path's forms)
+# the canonical ops each program must reach (the forms the ONNX frontend's lowerings give too)
 CANONICAL = {
     "mlp": {"graph.gelu": 1, "graph.matmul": 2},
     "attention_gqa": {"graph.attention": 1, "graph.split_heads": 3, "graph.merge_heads": 1},
@@ -146,7 +145,7 @@ UNSUPPORTED = """func.func @main(%arg0: tensor<4x8xf32>) -> tensor<4x8xf32> {
 
 def test_unsupported_op_is_named():
     with pytest.raises(StablehloImportError, match=r"stablehlo.custom_call @my_kernel is not supported"):
-        to_onnx(parse_stablehlo(UNSUPPORTED))
+        import_stablehlo(parse_stablehlo(UNSUPPORTED))
 
 
 def test_unsupported_op_tool_exit(tmp_path):
@@ -175,7 +174,7 @@ def test_gather_other_than_rows_is_refused():
 }
 """
     with pytest.raises(StablehloImportError, match="stablehlo.gather other than an embedding lookup"):
-        to_onnx(parse_stablehlo(text))
+        import_stablehlo(parse_stablehlo(text))
 
 
 def test_graph_text_is_not_taken_for_stablehlo(tmp_path):
@@ -224,3 +223,41 @@ def test_convolution_and_pooling_refusals(edit, message):
     assert edit[0] in text
     with pytest.raises(StablehloImportError, match=message):
         import_stablehlo(text.replace(edit[0], edit[1], 1), "flax_cnn")
+
+
+def test_the_frontend_builds_no_onnx():
+    """StableHLO lowers straight to `graph` through the value builder both frontends share: the
+    frontend imports nothing of onnx, and there is no ONNX translation left to call."""
+    import ast
+
+    import ipu.frontends.stablehlo_import as shi
+
+    tree = ast.parse((ROOT / "frontends" / "stablehlo_import.py").read_text())
+    imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    imported |= {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert not any(m == "onnx" or m.startswith("onnx.") for m in imported), imported
+    assert not hasattr(shi, "to_onnx")
+
+
+CONSTANT_ROWS = """func.func @main(%x: tensor<10x8xf32>) -> tensor<3x8xf32> {
+  %t = stablehlo.tanh %x : tensor<10x8xf32>
+  %i = stablehlo.constant dense<[[1], [7], [12]]> : tensor<3x1xi32>
+  %1 = "stablehlo.gather"(%t, %i) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0],
+    start_index_map = [0], index_vector_dim = 1>, indices_are_sorted = false, slice_sizes = array<i64: 1, 8>}>
+    : (tensor<10x8xf32>, tensor<3x1xi32>) -> tensor<3x8xf32>
+  return %1 : tensor<3x8xf32>
+}
+"""
+
+
+def test_constant_rows_of_a_computed_tensor(tmp_path):
+    """A gather of constant rows (clamped: 12 reads row 9) from a computed tensor is the ONNX
+    frontend's one-hot selection (`pick_rows`), shared."""
+    text = str(import_stablehlo(CONSTANT_ROWS))
+    assert text.count("= graph.matmul ") == 1 and "graph.gather" not in text
+    p = tmp_path / "rows.mlir"
+    p.write_text(CONSTANT_ROWS)
+    x = np.random.default_rng(0).standard_normal((10, 8)).astype(np.float32)
+    report = ipu.run(ipu.compile(str(p), target="sim64"), {"arg0": x})
+    assert report.passed
+    np.testing.assert_allclose(report.outputs["out0"], np.tanh(x)[[1, 7, 9]], atol=1e-6)
