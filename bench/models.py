@@ -9,6 +9,15 @@ The float32 export is computed in `--precision` (default f16: fp16 storage and a
 matmul accumulation, as the IPU runs such models; GPT-2 small's float32 weights alone would take
 a third of the machine's SRAM). Printed per model: PASS/FAIL, compile seconds per phase, emulation seconds, emulated and
 estimated cycles, and memory per tile by class.
+
+Besides the sampled checks (each value against the golden fp16 evaluation within fp16
+tolerances), the outputs' largest error against the float32 export is given as a fraction of
+the outputs' scale, and a classifier's top-1 agreement. A deep network with batch norms, at
+random initialization, amplifies a perturbation layer by layer (its input-output Jacobian grows
+exponentially with depth, Yang et al., "A Mean Field Theory of Batch Normalization", ICLR 2019):
+two fp16 evaluations of ResNet-50 that each round every layer correctly drift apart by more than
+the per-value tolerance in its deeper stages, so for such a model the checkpoint verdict can
+fail while the outputs agree with the export to a small fraction of their scale.
 """
 
 from __future__ import annotations
@@ -66,11 +75,20 @@ def run(
     run_s = time.perf_counter() - t0
     expected = dict(np.load(str(path).removesuffix(".onnx") + ".expected.npz"))
     worst = max(float(np.max(np.abs(report.result.outputs[k] - v))) for k, v in expected.items())
+    scale = max(float(np.max(np.abs(v))) for v in expected.values())
+    # a classifier's [batch, classes] logits: does every image get the framework's class?
+    logits = [(report.result.outputs[k], v) for k, v in expected.items() if v.ndim == 2]
+    top1 = all(np.array_equal(o.argmax(-1), v.argmax(-1)) for o, v in logits) if logits else None
     ok = bool(report.checks) and all(c.result.passed for c in report.checks)
+    failed = [c for c in report.checks if not c.result.passed]
     m = compiled.package.metrics
     return {
         "numerics": "PASS" if ok else "FAIL",
         "max_abs_vs_export": worst,
+        "vs_export_over_scale": worst / scale if scale else 0.0,
+        "top1": top1,
+        "checks": f"{len(report.checks) - len(failed)}/{len(report.checks)}"
+        + (f" (first failing: {failed[0].name})" if failed else ""),
         "compile_s": compile_s,
         "phases_s": compiled.phase_seconds,
         "emulate_and_check_s": run_s,
@@ -132,11 +150,14 @@ def main() -> None:
             f"model={name} seq={seq} layers={layers or 'all'} exporter={a.exporter} target={a.target} "
             f"precision={a.precision} checkpoints={'none' if a.no_checkpoints else 'sampled'} "
             f"numericalTest={r['numerics']} "
-            f"maxAbsVsExport={r['max_abs_vs_export']:.2e} compileSeconds={r['compile_s']:.1f} "
+            f"maxAbsVsExport={r['max_abs_vs_export']:.2e} vsExportOverScale={r['vs_export_over_scale']:.1e} "
+            + ("" if r["top1"] is None else f"top1AgreesWithExport={'yes' if r['top1'] else 'no'} ")
+            + f"compileSeconds={r['compile_s']:.1f} "
             f"emulateAndCheckSeconds={r['emulate_and_check_s']:.1f} totalCycles={r['cycles']} "
             f"estimatedCycles={r['estimated_cycles']}",
             flush=True,
         )
+        print(f"  checks passed: {r['checks']}", flush=True)
         print(f"  phases: {phases}", flush=True)
         print(f"  memory per tile: {mem}", flush=True)
 
