@@ -269,6 +269,22 @@ def _amp_conv(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | No
     return out.reshape(count, -1)
 
 
+def _dw_conv(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
+    n, c, oh, ow, kh, kw = (p[k] for k in ("n", "c", "oh", "ow", "kh", "kw"))
+    sh, sw, dh, dw = conv_window(p)
+    rows, wp = _conv_patch(p)
+    x = ins[0].reshape(count, n, rows, wp, c)
+    w = ins[1].reshape(count, kh * kw, 1, 1, 1, c)
+    out = np.zeros((count, n, oh, ow, c), np.float32)
+    for i in range(kh):
+        for j in range(kw):
+            out += (
+                x[:, :, i * dh : i * dh + sh * (oh - 1) + 1 : sh, j * dw : j * dw + sw * (ow - 1) + 1 : sw, :]
+                * w[:, i * kw + j]
+            )
+    return out.reshape(count, -1)
+
+
 def _zero(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
     # 0 in every dtype; a broadcast constant, which the emulator writes as one fill
     return np.broadcast_to(np.int32(0), (count, p["elements"]))
@@ -734,6 +750,29 @@ def _amp_conv_kernel() -> Kernel:
     )
 
 
+_DW_CONV_PARAMS = (*(Param(k) for k in ("n", "c", "oh", "ow", "kh", "kw")), Param("window", "index"))
+
+
+def _dw_conv_kernel() -> Kernel:
+    """A depthwise convolution on the vector path: out[n, oh, ow, c] = sum over kernel positions
+    (i, j) of the patch's window (as `amp_conv`'s) times filters[i kw + j] ([c], one per
+    channel), fp32 accumulation. Cost: `Target.dw_conv_cycles` (PC 3)."""
+
+    def patch_elements(p: Params) -> Any:
+        rows, wp = _conv_patch(p)
+        return p["n"] * rows * wp * p["c"]
+
+    return Kernel(
+        "dw_conv",
+        out=_out(lambda p: p["n"] * p["oh"] * p["ow"] * p["c"]),
+        ins=(_in(patch_elements), _in(lambda p: p["kh"] * p["kw"] * p["c"])),
+        params=_DW_CONV_PARAMS,
+        cycles_fn=lambda t, p, e: t.dw_conv_cycles(p["n"] * p["oh"], p["ow"], p["c"], p["kh"], p["kw"], e),
+        run=_dw_conv,
+        rule=_conv_rule,
+    )
+
+
 def _binary(
     name: str,
     f: Callable[[np.ndarray, np.ndarray], np.ndarray],
@@ -1130,6 +1169,7 @@ _ALL: tuple[Kernel, ...] = (
     ),
     # a convolution's partials over kernel positions (appended: the ABI keeps earlier indices)
     _amp_conv_kernel(),
+    _dw_conv_kernel(),
 )
 
 KERNELS: dict[str, Kernel] = {k.name: k for k in _ALL}

@@ -666,6 +666,19 @@ class ConvGeometry:
         return self.groups == 1 and self.c >= 16 and self.c % 2 == 0 and self.out is None and small
 
     @property
+    def depthwise(self) -> bool:
+        """One filter per channel (groups = C = O > 1, strides and dilations below 256): the
+        conv family's vector-path kernel (`dw_conv`) takes it."""
+        small = max(self.strides + self.dilations) < 256
+        return self.groups == self.c == self.o > 1 and self.out is None and small
+
+    @property
+    def planned(self) -> bool:
+        """Whether the conv plan family takes it as it is (on the AMP or, depthwise, on the
+        vector path); `expand-windows` rewrites the rest."""
+        return self.on_amp or self.depthwise
+
+    @property
     def macs(self) -> int:
         return self.n * self.out_h * self.out_w * self.o * self.kh * self.kw * (self.c // self.groups)
 

@@ -162,18 +162,20 @@ def conv_patch(
     strides: tuple[int, ...],
     dilations: tuple[int, ...],
     pads: tuple[int, ...],
+    channels: int = 3,
 ) -> tuple[Layout, Windows]:
     """The patch each tile of a `plan.conv` receives: for its block of the result [N, OH, OW, O]
     (`result`, on a (batch, rows, output channels, input channels) grid) the zero-padded input
-    rows and columns its output rows reach, halo included, and its input-channel block. Returned
-    as a layout of [N, row blocks x rows, width, C] on the result's grid and the windows that
-    place each row block at its output rows' first input row (`conversion_records`)."""
+    rows and columns its output rows reach, halo included, and its block of the input channels,
+    split over grid dimension `channels` (3; a depthwise convolution's are its output channels,
+    2). Returned as a layout of [N, row blocks x rows, width, C] on the result's grid and the
+    windows that place each row block at its output rows' first input row (`conversion_records`)."""
     n, _, _, c = x_shape
     (kh, kw), (sh, sw), (dh, dw) = kernel, strides, dilations
     bh, ow = result.block_size(1), result.shape[2]
     rows, width = conv_reach(bh, sh, kh, dh), conv_reach(ow, sw, kw, dw)
     gh = result.grid[1]
-    lay = Layout((n, gh * rows, width, c), result.grid, ((0,), (1,), (), (3,)), -1, result.first_tile)
+    lay = Layout((n, gh * rows, width, c), result.grid, ((0,), (1,), (), (channels,)), -1, result.first_tile)
     return lay, (None, (bh * sh, -pads[0], rows), (0, -pads[1], width), None)
 
 

@@ -301,13 +301,19 @@ class SerialGemmOp(IRDLOperation):
 
 
 def conv_kernel_params(
-    patch: Layout, result: Layout, kernel: Sequence[int], strides: Sequence[int], dilations: Sequence[int]
+    patch: Layout,
+    result: Layout,
+    kernel: Sequence[int],
+    strides: Sequence[int],
+    dilations: Sequence[int],
+    depthwise: bool = False,
 ) -> dict[str, int]:
-    """The `amp_conv` parameters of a `plan.conv` tile: its patch block [n, rows, wp, c] and its
-    result block [n, oh, OW, o]."""
+    """The `amp_conv` (depthwise: `dw_conv`) parameters of a `plan.conv` tile: its patch block
+    [n, rows, wp, c] and its result block [n, oh, OW, o]."""
     n, _, _, c = patch.block
+    out = {"o": result.block[3]} if not depthwise else {}
     return {
-        "n": n, "c": c, "oh": result.block[1], "ow": result.shape[2], "o": result.block[3],
+        "n": n, "c": c, "oh": result.block[1], "ow": result.shape[2], **out,
         "kh": kernel[0], "kw": kernel[1], "window": pack_conv_window(tuple(strides), tuple(dilations)),
     }  # fmt: skip
 
@@ -322,6 +328,11 @@ class ConvOp(IRDLOperation):
     the kernel positions (`amp_conv`); the filters (split as the channels, replicated over the
     batch and rows) and the result live in interleaved memory.
 
+    With `depthwise` it is a depthwise convolution on the vector path (`graph.conv` with one
+    group per channel): filters [KH, KW, 1, C], result [N, OH, OW, C], the channels split over
+    grid dimension 2 for the input patch, the filters and the result alike (dimension 3 is 1),
+    and the kernel positions looped by `dw_conv`.
+
     `%y = plan.conv %x, %w {strides = array<i64: 1, 1>, dilations = array<i64: 1, 1>,
     pads = array<i64: 1, 1, 1, 1>} : (…) -> !plan.tensor<…>`"""
 
@@ -332,9 +343,15 @@ class ConvOp(IRDLOperation):
     strides = attr_def(DenseArrayBase)
     dilations = attr_def(DenseArrayBase)
     pads = attr_def(DenseArrayBase)
+    depthwise = opt_attr_def(UnitAttr)
     graph_value = _value_attr()
     traits = traits_def(Pure())
     assembly_format = "$input `,` $filters attr-dict `:` `(` type($input) `,` type($filters) `)` `->` type($result)"
+
+    @property
+    def kernel(self) -> str:
+        """The tile kernel: `amp_conv`, or `dw_conv` for a depthwise convolution."""
+        return "dw_conv" if self.depthwise is not None else "amp_conv"
 
     def window(self) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
         """(strides, dilations, pads): two, two and four (top, left, bottom, right) values."""
@@ -343,14 +360,14 @@ class ConvOp(IRDLOperation):
     def patch(self) -> tuple[Layout, Windows]:
         """The patch layout each tile receives and the windows placing it (`conv_patch`)."""
         st, dl, pd = self.window()
-        return conv_patch(
-            self.input.type.layout.shape, self.result.type.layout, self.filters.type.shape[:2], st, dl, pd
-        )
+        x, r, k = self.input.type.layout.shape, self.result.type.layout, self.filters.type.shape[:2]
+        return conv_patch(x, r, k, st, dl, pd, 2 if self.depthwise is not None else 3)
 
     def kernel_params(self) -> dict[str, int]:
-        """One tile's `amp_conv` parameters."""
+        """One tile's `amp_conv` (`dw_conv`) parameters."""
         st, dl, _ = self.window()
-        return conv_kernel_params(self.patch()[0], self.result.type.layout, self.filters.type.shape[:2], st, dl)
+        r, k = self.result.type.layout, self.filters.type.shape[:2]
+        return conv_kernel_params(self.patch()[0], r, k, st, dl, self.depthwise is not None)
 
     def verify_(self) -> None:
         x, f, r = self.input.type.layout, self.filters.type.layout, self.result.type.layout
@@ -363,6 +380,20 @@ class ConvOp(IRDLOperation):
         kh, kw, fc, o = f.shape
         oh = (h + pd[0] + pd[2] - dl[0] * (kh - 1) - 1) // st[0] + 1
         ow = (w + pd[1] + pd[3] - dl[1] * (kw - 1) - 1) // st[1] + 1
+        if self.depthwise is not None:
+            if fc != 1 or o != c or r.shape != (n, oh, ow, o):
+                raise VerifyException(
+                    f"plan.conv: a depthwise convolution of {x.shape} takes filters [KH, KW, 1, {c}] and gives "
+                    f"[{n}, {oh}, {ow}, {c}]; got {list(f.shape)} and {list(r.shape)}"
+                )
+            if len(r.grid) != 4 or r.grid[3] != 1 or r.split != ((0,), (1,), (), (2,)) or r.partial >= 0:
+                raise VerifyException(
+                    "plan.conv: a depthwise result splits batch, rows and channels over grid dimensions 0, 1 and 2 "
+                    "(dimension 3 of 1 part)"
+                )
+            if f.grid != r.grid or f.first_tile != r.first_tile or f.split != ((), (), (), (2,)) or f.partial >= 0:
+                raise VerifyException("plan.conv: depthwise filters split their channels as the result does")
+            return
         if fc != c or r.shape != (n, oh, ow, o):
             raise VerifyException(f"plan.conv: {x.shape} * {f.shape} gives [{n}, {oh}, {ow}, {o}], not {list(r.shape)}")
         if len(r.grid) != 4 or r.split != ((0,), (1,), (), (2,)) or r.partial != (3 if r.grid[3] > 1 else -1):

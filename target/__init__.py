@@ -127,6 +127,18 @@ class Target:
         kernel = kh * c["amp_kernel_row"] + kh * kw * c["amp_kernel_position"]
         return self._amp_vertex(segments * width, k, n, False, 4, kh * kw, kernel, seg)
 
+    def dw_conv_cycles(self, segments: int, width: int, c: int, kh: int, kw: int, esize: int = 2) -> int:
+        """A depthwise convolution on the vector path (PC 3): `segments` output rows of `width`
+        pixels and c channels shared over the workers as whole rows; per row and kernel position
+        a loop setup (`dw_row`, [U]) and a multiply-add per vector of the row's width x c values,
+        at the ADD row's rate (PC 1.4); BinaryOp1D's supervisor and worker prologue."""
+        co = self.costs
+        w = co["workers"]
+        cyc, per = self._row("add", esize)
+        row = co["dw_row"] + -(-(width * c) // per) * cyc
+        pro = co["binary_worker_float" if esize == 4 else "binary_worker"]
+        return co["supervisor_overhead"] + w * (pro + -(-segments // w) * kh * kw * row)
+
     def _amp_vertex(
         self,
         m: int,

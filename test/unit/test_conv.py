@@ -1,9 +1,9 @@
 """`graph.conv` compiled and emulated on sim16 against the graph reference (float64 sums): by the
-conv plan family (`plan.conv`: halo patches, kernel positions on the tile), with grids pinned to
-reach every split (batch, uneven row blocks, output and input channels with their partials'
-reduce), and through `expand-windows` over the geometries the expansion distinguishes: strides,
-pads, dilations, groups (block-diagonal), depthwise (the vector path), few channels (im2col),
-1-D and batch > 1."""
+conv plan family (`plan.conv`: halo patches, kernel positions on the tile, on the AMP or,
+depthwise, on the vector path), with grids pinned to reach every split (batch, uneven row blocks,
+output and input channels with their partials' reduce, a depthwise conv's channel blocks), and
+through `expand-windows` over the geometries the expansion distinguishes: strides, pads,
+dilations, groups (block-diagonal), depthwise, few channels (im2col), 1-D and batch > 1."""
 
 from __future__ import annotations
 
@@ -42,6 +42,7 @@ GEOMETRIES = {
     "dilation 2": ConvGeometry(1, 10, 10, 16, 3, 3, 8, (1, 1), (2, 2), (2, 2, 2, 2), 1),
     "groups 2 (block-diagonal)": ConvGeometry(1, 6, 6, 16, 3, 3, 16, (1, 1), (1, 1), (1, 1, 1, 1), 2),
     "depthwise stride 2": ConvGeometry(2, 8, 8, 16, 3, 3, 16, (2, 2), (1, 1), (1, 1, 1, 1), 16),
+    "depthwise 5x5 dilation 2, 6 channels": ConvGeometry(1, 9, 8, 6, 5, 5, 6, (1, 1), (2, 2), (4, 4, 4, 4), 6),
     "1-D kernel 5": ConvGeometry(2, 1, 32, 16, 1, 5, 24, (1, 1), (1, 1), (0, 2, 0, 2), 1),
 }
 
@@ -58,9 +59,13 @@ PINNED = {
         ConvGeometry(1, 7, 11, 48, 5, 3, 16, (1, 2), (1, 1), (2, 1, 2, 1), 1),
         (1, 4, 1, 3),
     ),
+    "depthwise, batch, rows and channel blocks": (
+        ConvGeometry(2, 9, 7, 24, 3, 3, 24, (2, 1), (1, 1), (1, 1, 1, 1), 24),
+        (2, 3, 2, 1),
+    ),
 }
 CASES = [(name, geo, None, False) for name, geo in GEOMETRIES.items()]
-CASES += [(f"expanded {name}", geo, None, True) for name, geo in GEOMETRIES.items() if geo.on_amp]
+CASES += [(f"expanded {name}", geo, None, True) for name, geo in GEOMETRIES.items() if geo.planned]
 CASES += [(f"pinned {name}", geo, grid, False) for name, (geo, grid) in PINNED.items()]
 
 
@@ -70,9 +75,8 @@ def test_conv_matches_its_reference(
 ) -> None:
     passes = [ExpandWindowsPass(expand_all=True)] if expand_all else []
     compiled = api.compile(conv_module(geo, grid=grid), "sim16", graph_passes=passes)
-    assert (kernels_called(compiled.package) & {"amp_conv"}) == (
-        {"amp_conv"} if geo.on_amp and not expand_all else set()
-    )
+    family = {"amp_conv"} if geo.on_amp else {"dw_conv"} if geo.depthwise else set()
+    assert (kernels_called(compiled.package) & {"amp_conv", "dw_conv"}) == (set() if expand_all else family)
     rng = np.random.default_rng(7)
     x = rng.standard_normal((geo.n, geo.h, geo.w, geo.c)).astype(np.float32)
     w = rng.standard_normal((geo.kh, geo.kw, geo.c // geo.groups, geo.o)).astype(np.float32)

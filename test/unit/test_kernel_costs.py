@@ -99,8 +99,18 @@ def test_amp_conv_loops_kernel_positions() -> None:
     assert T.amp_conv_cycles(1, 16, 32, 16, 1, 1) == T.amp_matmul_cycles(16, 32, 16) + 2 * 26
 
 
+def test_dw_conv_is_a_multiply_add_per_vector_per_position() -> None:
+    # PC 3: BinaryOp1D's 11 + 6 (prologue + work); 8 output rows over 6 workers, the busiest 2;
+    # per row and position dw_row 10 + a multiply-add per vector of 8 x 16 halves (32 vectors at
+    # ADD's 3 cycles): 3x3 -> 2 x 9 x (10 + 96)
+    p = {"n": 2, "c": 16, "oh": 4, "ow": 8, "kh": 3, "kw": 3, "window": 1 | 1 << 8 | 1 << 16 | 1 << 24}
+    assert kernel_cycles(T, "dw_conv", p, 2) == 11 + 6 * (26 + 2 * 9 * (10 + 32 * 3)) == 11615
+    # float: 2 a vector (64 vectors), the FLOAT prologue 29
+    assert T.dw_conv_cycles(8, 8, 16, 3, 3, 4) == 11 + 6 * (29 + 2 * 9 * (10 + 64 * 3)) == 22001
+
+
 def test_amp_low_rows_run_far_below_peak() -> None:
-    # PC 3: below 18 rows a tile the AMP runs at 20-30 % of its 32 MAC a cycle (16-deep x 16
+    # PC 1.1, as a consequence: below 18 rows a tile the AMP runs at 20-30 % of its 32 MAC a cycle (16-deep x 16
     # columns per call here, 8 passes a 64 x 16 block); 240+ rows reach 80 %
     def eff(m: int) -> float:
         return m * 64 * 16 / 32 / T.amp_matmul_cycles(m, 64, 16)
@@ -293,7 +303,8 @@ def test_attention_from_its_parts() -> None:
 
 
 def test_per_call_overheads_are_supervisor_scale() -> None:
-    # PC 3: every worker prologue is paid 6 times, so a call's fixed cost is 120-400 cycles, not 11
+    # PC 0 and 1.4, as a consequence: every worker prologue is paid 6 times, so a call's fixed cost
+    # is 120-400 cycles, not 11
     for name in ("add", "relu", "exp", "zero", "copy", "reduce_sum", "transpose"):
         k = KERNELS[name]
         p = {q.name: 1 for q in k.params}

@@ -294,11 +294,11 @@ class ExpandConv(RewritePattern):
     """One `graph.conv` into windows, matmuls (or multiplies) and adds; see the module docstring."""
 
     names: _Names = field(default_factory=_Names)
-    expand_all: bool = False  # also the convolutions the conv plan family takes (`ConvGeometry.on_amp`)
+    expand_all: bool = False  # also the convolutions the conv plan family takes (`ConvGeometry.planned`)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: graph.ConvOp, rewriter: PatternRewriter) -> None:
-        if op.geometry().on_amp and not self.expand_all:
+        if op.geometry().planned and not self.expand_all:
             return
         e = _Emitter(rewriter, op, self.names)
         _replace(rewriter, op, e, _expand(e, op.geometry()))
@@ -319,7 +319,7 @@ class ExpandPool(RewritePattern):
 @dataclass(frozen=True)
 class ExpandWindowsPass(ModulePass):
     """Rewrite every `graph.pool`, and each `graph.conv` the conv plan family does not take
-    (grouped, depthwise, fewer than 16 input channels), into ops the planner has families for;
+    (grouped but not depthwise, fewer than 16 input channels), into ops the planner has families for;
     `expand_all` rewrites every convolution (the conv family then plans none)."""
 
     name = "expand-windows"

@@ -464,7 +464,7 @@ def _patch_covered(x: Layout, patch: Layout, windows: Windows) -> bool:
 
 class MapConv(RewritePattern):
     """A convolution's patch move (each tile's input rows, halo included, zero-filled first for
-    the padding: `conv_patch`), then `amp_conv` over the kernel positions."""
+    the padding: `conv_patch`), then `amp_conv` (depthwise: `dw_conv`) over the kernel positions."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: plan.ConvOp, rewriter: PatternRewriter) -> None:
@@ -478,7 +478,7 @@ class MapConv(RewritePattern):
             attrs["zero_fill"] = UnitAttr()  # padding, or a block reaching past the input
         mv = tilemap.MoveOp.create(operands=[x], result_types=[patch_t], attributes=attrs)
         mv.results[0].name_hint = f"{op.result.name_hint or 'conv'}_patch"
-        r = _run("amp_conv", [mv.results[0], w], buffer_type(op.result.type), **op.kernel_params())
+        r = _run(op.kernel, [mv.results[0], w], buffer_type(op.result.type), **op.kernel_params())
         _replace(rewriter, op, [*casts, mv, r], [_named(r, op.result.name_hint)])
 
 

@@ -17,10 +17,11 @@ func.func @main(%x: tensor<1x8x8x16xf32>, %w: tensor<3x3x16x32xf32>, %d: tensor<
   func.return %y, %m, %a : tensor<1x4x4x32xf32>, tensor<1x2x2x32xf32>, tensor<1x2x2x32xf32>
 }
 
-// By default the one-group 16-channel convolution stays for the conv plan family (plan.conv);
-// the depthwise one expands.
+// By default both convolutions stay for the conv plan family (plan.conv: the one-group
+// 16-channel one on the AMP, the depthwise one on the vector path); the pools expand.
 // KEEP:     %y = graph.conv %x, %w
-// KEEP-NOT: graph.conv
+// KEEP:     %z = graph.conv %y, %d
+// KEEP-NOT: graph.pool
 
 // CHECK-NOT:  graph.conv
 // CHECK:      graph.pad %x {low = array<i64: 0, 1, 1, 0>, ipu.derived} : tensor<1x8x8x16xf32> -> tensor<1x10x10x16xf32>

@@ -6,7 +6,7 @@ what they cost (`cost`), and for a decision point its candidates, its choice and
 | family | graph ops | plan ops | decision |
 |---|---|---|---|
 | `gemm` | matmul | gemm, gemm_serial | grid, weight resident or fetched |
-| `conv` | conv (one group, 16+ input channels) | conv | grid |
+| `conv` | conv (one group, 16+ input channels; depthwise) | conv | grid |
 | `attention` | attention, split/merge heads | attention, attention_combine, split/merge heads | grid, key block |
 | `gather` | gather | embedding_slice | grid |
 | `rowwise` | softmax, layer/rms norm, reduce, arg_reduce | rowwise | |

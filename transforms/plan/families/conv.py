@@ -1,6 +1,8 @@
 """The convolution family: `graph.conv` with one group and at least 16 input channels as an
 implicit GEMM on the AMP, the way PopLibs plans it (`plan.conv`, with `plan.reduce` summing an
-input-channel split's partials). The grid splits the batch, the output rows, the output channels
+input-channel split's partials); a depthwise one (a group per channel) on the vector path
+(`plan.conv` with `depthwise`, the `dw_conv` kernel: no contraction, so no AMP and no partials).
+The grid splits the batch, the output rows, the output channels
 and the input channels (PopLibs' batchSplit, fieldSplit, outChanSplit and inChanSplit); each
 tile receives the input rows its output rows reach, halo included, in one exchange and loops
 the kernel positions (`amp_conv`). The filters are stored once, spread over the grid, and
@@ -8,8 +10,12 @@ fetched into place before each run (PopLibs keeps them in the convolution's own 
 broadcasts them over the field split the same way). Its decision point is the grid,
 `#plan.choice<conv, grid = [batch, rows, out channels, in channels]>`.
 
-Grouped, depthwise and few-channel convolutions are rewritten by `expand-windows` before
-planning (`ConvGeometry.on_amp` says which are planned here)."""
+A depthwise convolution's grid splits the batch, the output rows and the channels (dimension 3
+is 1), the patch, filters and result all split their channels alike; its filters (a [KH, KW]
+tap per channel) stay where the grid reads them, replicated over the batch and rows.
+
+Other grouped and few-channel convolutions are rewritten by `expand-windows` before planning
+(`ConvGeometry.planned` says which are planned here)."""
 
 from __future__ import annotations
 
@@ -51,6 +57,10 @@ class ConvLayouts:
 def conv_layouts(geo: graph.ConvGeometry, grid: Grid, first_tile: int = 0) -> ConvLayouts:
     gn, gh, go, gc = grid
     out = (geo.n, geo.out_h, geo.out_w, geo.o)
+    if geo.depthwise:
+        result = Layout(out, grid, ((0,), (1,), (), (2,)), -1, first_tile)
+        filters = Layout((geo.kh, geo.kw, 1, geo.o), grid, ((), (), (), (2,)), -1, first_tile)
+        return ConvLayouts(filters, filters, result, result)
     f_shape = (geo.kh, geo.kw, geo.c, geo.o)
     partial = Layout(out, grid, ((0,), (1,), (), (2,)), 3 if gc > 1 else -1, first_tile)
     result = Layout(out, grid, ((0,), (1, 3), (), (2,)), -1, first_tile) if gc > 1 else partial
@@ -75,11 +85,23 @@ def conv_candidate(geo: graph.ConvGeometry, esize: int, target: Target, grid: Gr
     """One grid priced: the kernel, the patch and filter exchange, the partials' reduce."""
     gn, gh, go, gc = grid
     lays = conv_layouts(geo, grid)
+    dw = geo.depthwise
     patch, _ = conv_patch(
-        (geo.n, geo.h, geo.w, geo.c), lays.partial, (geo.kh, geo.kw), geo.strides, geo.dilations, geo.pads
+        (geo.n, geo.h, geo.w, geo.c),
+        lays.partial,
+        (geo.kh, geo.kw),
+        geo.strides,
+        geo.dilations,
+        geo.pads,
+        2 if dw else 3,
     )
-    par = plan.conv_kernel_params(patch, lays.partial, (geo.kh, geo.kw), geo.strides, geo.dilations)
+    par = plan.conv_kernel_params(patch, lays.partial, (geo.kh, geo.kw), geo.strides, geo.dilations, dw)
     x_bytes = patch.block_elements * esize
+    if dw:
+        work = x_bytes + (lays.filters.block_elements + lays.partial.block_elements) * esize
+        comp = target.dw_conv_cycles(par["n"] * par["oh"], par["ow"], par["c"], geo.kh, geo.kw, esize)
+        exch = x_bytes // 4 + target.phase_overhead_cycles()
+        return ConvChoice(grid, comp + exch, exch, work, lays.filters.block_elements * esize)
     f_bytes = lays.filters.block_elements * esize
     out_e = 4 if gc > 1 else esize
     p_bytes = lays.partial.block_elements * out_e
@@ -97,8 +119,14 @@ def conv_candidate(geo: graph.ConvGeometry, esize: int, target: Target, grid: Gr
 
 def conv_grids(geo: graph.ConvGeometry, tiles: int) -> list[Grid]:
     """Batch parts, every distinct output row split, output channels in blocks of 16 (whole AMP
-    output groups) and input channels in blocks of a multiple of 16, over at most `tiles`."""
+    output groups) and input channels in blocks of a multiple of 16, over at most `tiles`; a
+    depthwise convolution's channels in blocks of 4 (whole 64-bit vectors of halves)."""
     out: list[Grid] = []
+    if geo.depthwise:
+        for gn in divisor_like(geo.n, tiles):
+            for gh in block_parts(geo.out_h, tiles // gn):
+                out += [(gn, gh, gc, 1) for gc in block_parts(-(-geo.c // 4), tiles // (gn * gh))]
+        return out
     o_groups, c_groups = -(-geo.o // 16), geo.c // 16
     for gn in divisor_like(geo.n, tiles):
         for gh in block_parts(geo.out_h, tiles // gn):
@@ -142,10 +170,11 @@ def _fits(req: ConvRequest, c: ConvChoice, t: Target) -> bool:
 
 def _plan_conv(p: Planner, op: graph.ConvOp, index: int) -> None:
     geo = op.geometry()
-    if not geo.on_amp:
+    if not geo.planned:
         raise DiagnosticException(
             f"plan-ops: {describe(op, index)}: a convolution of {geo.groups} groups and {geo.c} input channels is "
-            "planned through expand-windows (the conv family takes one group of at least 16 input channels)"
+            "planned through expand-windows (the conv family takes one group of at least 16 input channels, or "
+            "one group per channel)"
         )
     esize = op.input.type.element_type.bitwidth // 8
     reserved = p.resident + p.live_bytes(exclude=(op.input, op.filters))
@@ -155,11 +184,12 @@ def _plan_conv(p: Planner, op: graph.ConvOp, index: int) -> None:
         p.resident += c.home_bytes * p.weight_copies(op.filters)
     if lays.home != lays.filters:
         p.get(op.filters, plan_type(op.filters.type, lays.home), "weight home")
-    w = p.get(op.filters, plan_type(op.filters.type, lays.filters, "interleaved"), "weight fetch")
+    memory = "standard" if geo.depthwise else "interleaved"  # the AMP streams its filters from interleaved
+    w = p.get(op.filters, plan_type(op.filters.type, lays.filters, memory), "weight fetch")
     x = p.get(op.input, None, op.name)
     partial = c.grid[3] > 1
     el = builtin.f32 if partial else op.result.type.element_type
-    r_t = plan_type(TensorType(el, op.result.type.get_shape()), lays.partial, "interleaved")
+    r_t = plan_type(TensorType(el, op.result.type.get_shape()), lays.partial, memory)
     conv = plan.ConvOp.create(
         operands=[x, w],
         result_types=[r_t],
@@ -167,6 +197,7 @@ def _plan_conv(p: Planner, op: graph.ConvOp, index: int) -> None:
             "strides": DenseArrayBase.from_list(i64, geo.strides),
             "dilations": DenseArrayBase.from_list(i64, geo.dilations),
             "pads": DenseArrayBase.from_list(i64, geo.pads),
+            **({"depthwise": builtin.UnitAttr()} if geo.depthwise else {}),
             **({} if partial else {plan.VALUE_ATTR: builtin.StringAttr(value_name(op))}),
         },
     )
@@ -195,7 +226,7 @@ def _patch_words(x: Layout, patch: Layout, windows: Windows, esize: int, tiles: 
 
 
 class ConvFamily(DecisionFamily):
-    """`graph.conv` (one group, at least 16 input channels) -> `plan.conv` (+ `plan.reduce`)."""
+    """`graph.conv` (one group, at least 16 input channels; or depthwise) -> `plan.conv` (+ `plan.reduce`)."""
 
     name = "conv"
     graph_ops: ClassVar[tuple[type[Operation], ...]] = (graph.ConvOp,)
@@ -211,7 +242,7 @@ class ConvFamily(DecisionFamily):
         assert isinstance(op, plan.ConvOp)
         patch, windows = op.patch()
         words = _patch_words(op.input.type.layout, patch, windows, esize_of(op.input.type), t.tiles)
-        comp = KERNELS["amp_conv"].cycles(t, op.kernel_params(), esize_of(op.result.type))
+        comp = KERNELS[op.kernel].cycles(t, op.kernel_params(), esize_of(op.result.type))
         return comp, words + t.phase_overhead_cycles(), 1, 0
 
     def choose(self, req: ConvRequest, t: Target, d: Decisions) -> ConvChoice:
@@ -233,10 +264,15 @@ class ConvFamily(DecisionFamily):
         check_tiles(where, grid, t)
         grids = conv_grids(req.geo, t.tiles)
         if grid not in grids:
+            chans = (
+                f"channels in blocks of 4 of {req.geo.c} and 1 part in dimension 3 (depthwise)"
+                if req.geo.depthwise
+                else f"output channels in blocks of 16 of {req.geo.o}, input channels in blocks of a multiple of 16 "
+                f"of {req.geo.c}"
+            )
             raise DiagnosticException(
                 f"plan-ops: {where}: conv grid {grid_text(grid)} is not one the planner can emit: batch parts of "
-                f"{req.geo.n}, row blocks of {req.geo.out_h} output rows, output channels in blocks of 16 of "
-                f"{req.geo.o}, input channels in blocks of a multiple of 16 of {req.geo.c}"
+                f"{req.geo.n}, row blocks of {req.geo.out_h} output rows, {chans}"
             )
         c = conv_candidate(req.geo, req.esize, t, (grid[0], grid[1], grid[2], grid[3]))
         if not _fits(req, c, t):
