@@ -25,6 +25,10 @@ plan floor     = the kernel floor with each matmul at its best grid and orientat
                  rows, the orientation this compiler plans today);
 modelled       = cycles of the compiled program, counted by the emulator's cycle model
                  (data-independent, so no kernel is executed).
+A model with convolutions also gets one line per convolution: its multiply-accumulates, its AMP
+floor (2 MACs / (tiles x rate)), the modelled cycles of its plan ops (its patch exchange, kernel
+and partials' reduce: the profile's cycles up to its checkpoint) and their ratio; then the
+convolutions' totals.
 Usage: python bench/roofline.py [--target mk2] [--precision f16] [examples or model files ...]
 (`--precision f16` computes a float32 model, such as a GPT-2 export, in half precision first.)
 """
@@ -43,8 +47,10 @@ from xdsl.ir import Block
 from ipu.abi.kernels import KERNELS
 from ipu.codegen.ipuexe import build_package
 from ipu.dialects import graph as g
+from ipu.dialects.value_names import name_values
 from ipu.golden.evaluator import flops
 from ipu.runtime.emulator import Emulator
+from ipu.runtime.profile import build_profile
 from ipu.target import Target, load_target
 from ipu.transforms.graph.convert_precision import ConvertPrecisionPass
 from ipu.transforms.pipeline import compile_passes
@@ -225,6 +231,27 @@ def normal_plan_floor(func_op, t: Target) -> float:
     return amp_floor(func_op, t) + fl.vec / t.tiles + fl.plan_normal
 
 
+def conv_lines(convs: list[g.ConvOp], profile: dict, t: Target) -> None:
+    """Each convolution's modelled cycles (compute and exchange up to its checkpoint) over its
+    AMP floor, then the convolutions' totals."""
+    per_op = {o["op"]: o for o in profile["ops"]}
+    rate = t.tiles * t.rates["amp_f16_f32"]
+    total_floor = total = 0.0
+    for op in convs:
+        geo, name = op.geometry(), op.result.name_hint or ""
+        rec = per_op.get(name, {})
+        cycles = rec.get("compute_cycles", 0) + rec.get("exchange_cycles", 0)
+        floor = 2 * geo.macs / rate
+        total_floor, total = total_floor + floor, total + cycles
+        kind = "amp" if geo.on_amp else "depthwise" if geo.depthwise else "expanded"
+        print(
+            f"  conv={name} kind={kind} nhwc={geo.n}x{geo.h}x{geo.w}x{geo.c} kernel={geo.kh}x{geo.kw} "
+            f"out={geo.o} stride={geo.strides[0]} macs={geo.macs} amp_floor={floor:.0f} modelled={cycles} "
+            f"ratio_to_amp_floor={cycles / floor:.1f}"
+        )
+    print(f"  convs={len(convs)} amp_floor={total_floor:.0f} modelled={total} ratio={total / max(total_floor, 1):.1f}")
+
+
 def main() -> None:
     ap = example_parser()
     ap.add_argument("--precision", choices=["f16"], help="compute a float32 model in half precision first")
@@ -248,6 +275,10 @@ def main() -> None:
         exch = sum(r["cycles"] for r in res.profile if r["kind"] == "exchange")
         sync = sum(r["cycles"] for r in res.profile if r["kind"] == "sync")
         floor = max(cf, xf)
+        convs = [op for op in ref.walk() if isinstance(op, g.ConvOp)]
+        if convs:
+            name_values(ref)  # the stable names the compiled plan's checkpoints carry
+            conv_lines(convs, build_profile(pkg, t, res), t)
         print(
             f"example={path.name} amp_floor={amp:.0f} ratio_to_amp_floor={res.total_cycles / amp:.2f} "
             f"plan_floor_over_amp_floor={pf / amp:.2f} compute_floor={cf:.0f} exchange_floor={xf:.0f} "

@@ -249,12 +249,15 @@ def _block_flops(block: Block) -> int:
             sk = g.shape_of(op.k.type)[1]
             f = 4 * hq * s * sk * d
             total += f // 2 if op.causal is not None else f
+        elif isinstance(op, g.ConvOp):
+            total += 2 * op.geometry().macs
         elif isinstance(op, g.RepeatOp):
             total += op.count.value.data * _block_flops(op.body.block)
     return total
 
 
 def flops(func_op: FuncOp) -> int:
-    """Matmul FLOPs (2mkn) plus attention FLOPs (4*Hq*S*Sk*D, halved when causal); the body of
-    a `graph.repeat` counts once per iteration."""
+    """Matmul FLOPs (2mkn) plus attention FLOPs (4*Hq*S*Sk*D, halved when causal) plus
+    convolution FLOPs (2 x its multiply-accumulates); the body of a `graph.repeat` counts once
+    per iteration."""
     return _block_flops(func_op.body.block)
