@@ -261,46 +261,51 @@ def _image(draw: Draw, x: Value) -> tuple[int, int] | None:
     return draw(st.sampled_from(shapes)) if shapes else None
 
 
-def _window_attrs(draw: Draw, h: int, w: int) -> tuple[int, int, tuple[int, int], tuple[int, ...]] | None:
-    """(kernel rows, columns, strides, pads) of a window that fits an h x w image."""
+def _window_attrs(
+    draw: Draw, h: int, w: int
+) -> tuple[int, int, tuple[int, int], tuple[int, int], tuple[int, ...]] | None:
+    """(kernel rows, columns, strides, dilations, pads) of a window that fits an h x w image (a
+    dilation of 2 where the dilated kernel still fits)."""
     kh, kw = draw(st.integers(1, min(3, h))), draw(st.integers(1, min(3, w)))
     st_ = (draw(st.integers(1, 2)), draw(st.integers(1, 2)))
+    dl = tuple(draw(st.integers(1, 2)) if k > 1 and 2 * (k - 1) + 1 <= n else 1 for k, n in ((kh, h), (kw, w)))
     pads = tuple(draw(st.integers(0, k - 1)) for k in (kh, kw, kh, kw))
-    return kh, kw, st_, pads
+    return kh, kw, st_, (dl[0], dl[1]), pads
 
 
-def _out(n: int, k: int, s: int, lo: int, hi: int) -> int:
-    return (n + lo + hi - k) // s + 1
+def _out(n: int, k: int, s: int, lo: int, hi: int, d: int = 1) -> int:
+    return (n + lo + hi - (k - 1) * d - 1) // s + 1
 
 
 def _windowed(draw: Draw, b: Builder, x: Value):  # noqa: ANN202 -- a tuple of the window's parts
     """x [H W, C] viewed as a [1, H, W, C] image, with a drawn window: (the image, C, KH, KW,
-    strides, pads, (OH, OW)), or None when x's rows are no image."""
+    strides, dilations, pads, (OH, OW)), or None when x's rows are no image."""
     hw = _image(draw, x)
     if hw is None:
         return None
     h, w = hw
     c = x.shape[1]
-    kh, kw, (sh, sw), pads = _window_attrs(draw, h, w)  # type: ignore[misc]
-    out = (_out(h, kh, sh, pads[0], pads[2]), _out(w, kw, sw, pads[1], pads[3]))
+    kh, kw, (sh, sw), (dh, dw), pads = _window_attrs(draw, h, w)  # type: ignore[misc]
+    out = (_out(h, kh, sh, pads[0], pads[2], dh), _out(w, kw, sw, pads[1], pads[3], dw))
     img = b.op(f"graph.reshape {x.name} : {x.type} -> {tensor((1, h, w, c), x.dtype)}", (1, h, w, c), x.dtype, x.scale)
-    return img, c, kh, kw, (sh, sw), pads, out
+    return img, c, kh, kw, (sh, sw), (dh, dw), pads, out
 
 
 def _conv(draw: Draw, b: Builder, x: Value, pool: list[Value]) -> Value | None:
-    """x [H W, C] as a [1, H, W, C] image through a graph.conv (strides, pads, groups or
-    depthwise), collapsed back to [OH OW, O]."""
+    """x [H W, C] as a [1, H, W, C] image through a graph.conv (strides, dilations, pads, groups
+    or depthwise: the conv family's AMP and vector paths and the expansion), collapsed back to
+    [OH OW, O]."""
     win = _windowed(draw, b, x)
     if win is None:
         return None
-    img, c, kh, kw, (sh, sw), pads, (oh, ow) = win
+    img, c, kh, kw, (sh, sw), (dh, dw), pads, (oh, ow) = win
     groups = draw(st.sampled_from([g for g in (1, 2, c) if c % g == 0]))
     o = c if groups == c else draw(st.sampled_from([d for d in (c, 2 * c, 8) if d % groups == 0]))
     fan = kh * kw * (c // groups)
     f = b.gaussian((kh, kw, c // groups, o), x.dtype, 1.0 / fan**0.5)
     r = (1, oh, ow, o)
     attrs = (
-        f"strides = array<i64: {sh}, {sw}>, dilations = array<i64: 1, 1>, "
+        f"strides = array<i64: {sh}, {sw}>, dilations = array<i64: {dh}, {dw}>, "
         f"pads = array<i64: {', '.join(map(str, pads))}>, groups = {groups} : i64"
     )
     y = b.op(
@@ -317,12 +322,12 @@ def _pool(draw: Draw, b: Builder, x: Value, pool: list[Value]) -> Value | None:
     win = _windowed(draw, b, x)
     if win is None:
         return None
-    img, c, kh, kw, (sh, sw), pads, (oh, ow) = win
+    img, c, kh, kw, (sh, sw), (dh, dw), pads, (oh, ow) = win
     kind = draw(st.sampled_from(("max", "avg")))
     r = (1, oh, ow, c)
     attrs = (
         f'kind = "{kind}", kernel = array<i64: {kh}, {kw}>, strides = array<i64: {sh}, {sw}>, '
-        f"dilations = array<i64: 1, 1>, pads = array<i64: {', '.join(map(str, pads))}>"
+        f"dilations = array<i64: {dh}, {dw}>, pads = array<i64: {', '.join(map(str, pads))}>"
         + (", count_include_pad" if kind == "avg" and draw(st.booleans()) else "")
     )
     y = b.op(f"graph.pool {img.name} {{{attrs}}} : {img.type} -> {tensor(r, x.dtype)}", r, x.dtype, x.scale)
