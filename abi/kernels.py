@@ -255,6 +255,12 @@ def _conv_patch(p: Params) -> tuple[Any, Any]:
     return conv_reach(p["oh"], sh, p["kh"], dh), conv_reach(p["ow"], sw, p["kw"], dw)
 
 
+def _patch_elements(p: Params) -> Any:
+    """Elements of an `amp_conv` or `dw_conv` patch [n, rows, wp, c]."""
+    rows, wp = _conv_patch(p)
+    return p["n"] * rows * wp * p["c"]
+
+
 def _amp_conv(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
     n, c, oh, ow, o, kh, kw = (p[k] for k in ("n", "c", "oh", "ow", "o", "kh", "kw"))
     sh, sw, dh, dw = conv_window(p)
@@ -734,14 +740,10 @@ def _amp_conv_kernel() -> Kernel:
     filters [kh kw, c, o] lie in interleaved memory; `window` packs sh | sw << 8 | dh << 16 |
     dw << 24. Cost: `Target.amp_conv_cycles` (PC 2), each of the n oh output rows a segment."""
 
-    def patch_elements(p: Params) -> Any:
-        rows, wp = _conv_patch(p)
-        return p["n"] * rows * wp * p["c"]
-
     return Kernel(
         "amp_conv",
         out=_out(lambda p: p["n"] * p["oh"] * p["ow"] * p["o"]),
-        ins=(_in(patch_elements), _in(lambda p: p["kh"] * p["kw"] * p["c"] * p["o"])),
+        ins=(_in(_patch_elements), _in(lambda p: p["kh"] * p["kw"] * p["c"] * p["o"])),
         params=_CONV_PARAMS,
         cycles_fn=lambda t, p, e: t.amp_conv_cycles(p["n"] * p["oh"], p["ow"], p["c"], p["o"], p["kh"], p["kw"]),
         run=_amp_conv,
@@ -758,14 +760,10 @@ def _dw_conv_kernel() -> Kernel:
     (i, j) of the patch's window (as `amp_conv`'s) times filters[i kw + j] ([c], one per
     channel), fp32 accumulation. Cost: `Target.dw_conv_cycles` (PC 3)."""
 
-    def patch_elements(p: Params) -> Any:
-        rows, wp = _conv_patch(p)
-        return p["n"] * rows * wp * p["c"]
-
     return Kernel(
         "dw_conv",
         out=_out(lambda p: p["n"] * p["oh"] * p["ow"] * p["c"]),
-        ins=(_in(patch_elements), _in(lambda p: p["kh"] * p["kw"] * p["c"])),
+        ins=(_in(_patch_elements), _in(lambda p: p["kh"] * p["kw"] * p["c"])),
         params=_DW_CONV_PARAMS,
         cycles_fn=lambda t, p, e: t.dw_conv_cycles(p["n"] * p["oh"], p["ow"], p["c"], p["kh"], p["kw"], e),
         run=_dw_conv,
