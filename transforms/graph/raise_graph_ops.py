@@ -120,6 +120,21 @@ class RaiseSilu(RewritePattern):
 
 
 @dataclass
+class RaiseRelu(RewritePattern):
+    """Float `max(x, 0)` (either order, the zero a constant of the result's shape) -> `graph.relu x`:
+    JAX's `nn.relu` lowers to `stablehlo.maximum` with a zero constant. The same function
+    (`graph.relu` computes max(x, 0)), one kernel without the constant's operand."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: graph.MaxOp, rewriter: PatternRewriter) -> None:
+        for x, z in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
+            float_ = isinstance(op.result.type.element_type, builtin.Float16Type | builtin.Float32Type)
+            if float_ and splat(z) == 0.0 and x.type == op.result.type:
+                replace_root(rewriter, op, graph.ReluOp.create(operands=[x], result_types=[op.result.type]))
+                return
+
+
+@dataclass
 class RaiseRsqrtReciprocal(RewritePattern):
     """`reciprocal(sqrt(x))` -> `graph.rsqrt x` (the same two roundings)."""
 
@@ -498,6 +513,7 @@ class SinkRowCollapse(RewritePattern):
 PATTERNS: tuple[type[RewritePattern], ...] = (
     RaiseGelu,
     RaiseSilu,
+    RaiseRelu,
     RaiseRsqrtReciprocal,
     RaiseRsqrtDivide,
     RaiseAttention,

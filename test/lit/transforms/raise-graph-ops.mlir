@@ -367,3 +367,31 @@ func.func @reshape_pair(%x: tensor<2x3x4xf32>) -> tensor<24xf32> {
   %b = graph.reshape %a : tensor<6x4xf32> -> tensor<24xf32>
   func.return %b : tensor<24xf32>
 }
+
+// -----
+
+// ReLU spelled as JAX lowers it, max(x, 0) with a zero constant of the result's shape (either
+// order) -> graph.relu; a maximum with another constant stays.
+// CHECK-LABEL: func.func @relu_as_max
+// CHECK-NEXT:    %y = graph.relu %x : tensor<4x8xf32> -> tensor<4x8xf32>
+// CHECK-NEXT:    %h = graph.parameter "h" dense<5.000000e-01>
+// CHECK-NEXT:    %z = graph.max %h, %y
+// CHECK-NEXT:    func.return %z
+func.func @relu_as_max(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %zero = graph.parameter "zero" dense<0.0> : tensor<4x8xf32> : tensor<4x8xf32>
+  %y = graph.max %zero, %x : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %h = graph.parameter "h" dense<0.5> : tensor<4x8xf32> : tensor<4x8xf32>
+  %z = graph.max %h, %y : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  func.return %z : tensor<4x8xf32>
+}
+
+// -----
+
+// An integer max(x, 0) stays (relu computes on floats).
+// CHECK-LABEL: func.func @int_max_zero
+// CHECK:         graph.max
+func.func @int_max_zero(%x: tensor<4x8xi32>) -> tensor<4x8xi32> {
+  %zero = graph.parameter "zero" dense<0> : tensor<4x8xi32> : tensor<4x8xi32>
+  %y = graph.max %x, %zero : (tensor<4x8xi32>, tensor<4x8xi32>) -> tensor<4x8xi32>
+  func.return %y : tensor<4x8xi32>
+}
