@@ -475,7 +475,10 @@ class _Translator:
         s = _shape(v)
         if e.shape == s:
             return e
-        if not e.bcast:
+        # a folded constant of broadcast operands keeps their NumPy-broadcast shape (fewer
+        # elements than v's): expanded, not reshaped
+        folded = isinstance(e.v, np.ndarray) and e.v.size != math.prod(s)
+        if not e.bcast and not folded:
             return self.reshape(e, s)
         return self.expand(e, s)
 

@@ -123,6 +123,16 @@ def programs():
     def flax_cnn(x):
         return CNN().apply(cnn, x)
 
+    class DenseNorm(nn.Module):  # a freshly initialised batch norm (inference) over features: its
+        @nn.compact  # statistics are splat constants, the [1, F] variance and scale folded by the importer
+        def __call__(self, x):
+            return nn.BatchNorm(use_running_average=True)(nn.Dense(D)(x))
+
+    dense_norm = DenseNorm().init(jax.random.PRNGKey(3), x2)
+
+    def flax_dense_norm(x):
+        return DenseNorm().apply(dense_norm, x)
+
     w_router = w(D, 8)
 
     def moe_router(x):  # a mixture-of-experts router: top-2 of 8 experts per token, renormalized
@@ -139,6 +149,7 @@ def programs():
         "flax_embed": (flax_embed, (ids[None],)),
         "flax_cnn": (flax_cnn, (images,)),
         "moe_router": (moe_router, (x2,)),
+        "flax_dense_norm": (flax_dense_norm, (x2,)),
     }
 
 

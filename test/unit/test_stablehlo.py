@@ -20,7 +20,17 @@ from ipu.frontends.stablehlo_import import (
 )
 
 FIXTURES = ROOT / "test" / "stablehlo"
-PROGRAMS = ["mlp", "attention_gqa", "gpt_block", "embedding", "flax_layer", "flax_embed", "flax_cnn", "moe_router"]
+PROGRAMS = [
+    "mlp",
+    "attention_gqa",
+    "gpt_block",
+    "embedding",
+    "flax_layer",
+    "flax_embed",
+    "flax_cnn",
+    "moe_router",
+    "flax_dense_norm",
+]
 # the canonical ops each program must reach (the forms the ONNX frontend's lowerings give too)
 CANONICAL = {
     "mlp": {"graph.gelu": 1, "graph.matmul": 2},
@@ -33,6 +43,8 @@ CANONICAL = {
     "flax_cnn": {"graph.conv": 3, "graph.pool": 2, "graph.matmul": 1},
     # chlo.top_k: the router's top 2 of 8 experts, two rounds of an arg reduction over its softmax
     "moe_router": {"graph.softmax": 1, "graph.arg_reduce": 2, "graph.matmul": 1},
+    # a fresh BatchNorm's splat statistics: its [1, F] scale folds to a constant broadcast over the rows
+    "flax_dense_norm": {"graph.matmul": 1, "graph.sub": 1, "graph.mul": 1, "graph.add": 2},
 }
 
 
