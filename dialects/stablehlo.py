@@ -47,7 +47,7 @@ from xdsl.irdl import (
 )
 from xdsl.parser import AttrParser, Parser, UnresolvedOperand
 from xdsl.printer import Printer
-from xdsl.traits import IsTerminator, Pure
+from xdsl.traits import IsTerminator, Pure, RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
 from xdsl.utils.str_enum import StrEnum
 
@@ -840,6 +840,42 @@ class DynamicSliceOp(IRDLOperation):
 
 
 @irdl_op_definition
+class DynamicUpdateSliceOp(IRDLOperation):
+    """`stablehlo.dynamic_update_slice %x, %u, %i, %j : (T, U, tensor<i32>, tensor<i32>) -> T`:
+    x with u written at the (clamped) start indices."""
+
+    name = "stablehlo.dynamic_update_slice"
+    operand = operand_def(TensorType)
+    update = operand_def(TensorType)
+    start_indices = var_operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        vs = _parse_operands(parser)
+        attrs = _attr_dict(parser)
+        ins, outs = _parse_trailing_types(parser, len(vs))
+        vs = _retype(vs, ins, parser)
+        return cls.create(operands=vs, result_types=outs, attributes=attrs)
+
+    def print(self, printer: Printer) -> None:
+        _print_operands(printer, self.operands)
+        _print_attr_dict(printer, self)
+        _print_trailing_types(printer, [v.type for v in self.operands], [self.result.type], functional=True)
+
+    def verify_(self) -> None:
+        x, u = shape(_tensor(self, self.operand, "operand")), shape(_tensor(self, self.update, "update"))
+        if shape(self.result.type) != x or len(u) != len(x) or any(a > b for a, b in zip(u, x, strict=True)):
+            raise _fail(self, f"the update {list(u)} must fit the operand {list(x)}, and the result be the operand's")
+        if len(self.start_indices) != len(x):
+            raise _fail(self, f"needs one start index per dimension of {list(x)}")
+        for i, v in enumerate(self.start_indices):
+            if shape(v.type) != () or not isinstance(element(v.type), IntegerType):
+                raise _fail(self, f"start index #{i} must be an integer scalar tensor, got {v.type}")
+
+
+@irdl_op_definition
 class ConcatenateOp(IRDLOperation):
     """`stablehlo.concatenate %a, %b, dim = 1 : (T, T) -> U`."""
 
@@ -1515,12 +1551,73 @@ class ReduceWindowOp(IRDLOperation):
             raise _fail(self, f"body must take {2 * len(self.inputs)} scalars and end in stablehlo.return")
 
 
+@irdl_op_definition
+class WhileOp(IRDLOperation):
+    """`%r:2 = stablehlo.while(%a = %x, %b = %y) : T, U cond { … stablehlo.return %p : tensor<i1> }
+    do { … stablehlo.return %a2, %b2 : T, U }`: both regions take the carried values as their
+    block arguments (named in the header); the body returns the next ones."""
+
+    name = "stablehlo.while"
+    operand = var_operand_def(TensorType)
+    res = var_result_def(TensorType)
+    cond = region_def("single_block")
+    body = region_def("single_block")
+    traits = traits_def(RecursiveMemoryEffect())
+
+    @classmethod
+    def parse(cls, parser: Parser):
+        def pair():  # noqa: ANN202 -- `%arg = %value`
+            arg = parser.parse_argument(expect_type=False)
+            parser.parse_punctuation("=")
+            return arg, parser.parse_operand()
+
+        pairs = parser.parse_comma_separated_list(parser.Delimiter.PAREN, pair)
+        parser.parse_punctuation(":")
+        types = parser.parse_comma_separated_list(parser.Delimiter.NONE, parser.parse_type) if pairs else []
+        if len(types) != len(pairs):
+            parser.raise_error(f"stablehlo.while: {len(pairs)} carried values, {len(types)} types")
+        attrs = _attr_dict(parser)
+        args = [a.resolve(t) for (a, _), t in zip(pairs, types, strict=True)]
+        parser.parse_keyword("cond")
+        cond = parser.parse_region(args)
+        parser.parse_keyword("do")
+        body = parser.parse_region([a.resolve(t) for (a, _), t in zip(pairs, types, strict=True)])
+        return cls.create(operands=[v for _, v in pairs], result_types=types, attributes=attrs, regions=[cond, body])
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string("(")
+        args = self.body.block.args
+        printer.print_list(
+            list(zip(args, self.operand, strict=True)),
+            lambda p: (printer.print_operand(p[0]), printer.print_string(" = "), printer.print_operand(p[1])),
+        )
+        printer.print_string(") : ")
+        printer.print_list([r.type for r in self.res], printer.print_attribute)
+        _print_attr_dict(printer, self)
+        # both regions' arguments are the header's names (xDSL 0.75's printer keeps its SSA names
+        # in `_ssa_values`; the header named the body's)
+        for c, b in zip(self.cond.block.args, args, strict=True):
+            printer._ssa_values[c] = printer._ssa_values[b]  # noqa: SLF001
+        printer.print_string(" cond ")
+        printer.print_region(self.cond, print_entry_block_args=False)
+        printer.print_string(" do ")
+        printer.print_region(self.body, print_entry_block_args=False)
+
+    def verify_(self) -> None:
+        types = [v.type for v in self.operand]
+        if [r.type for r in self.res] != types:
+            raise _fail(self, "results must have the carried values' types")
+        for region in (self.cond, self.body):
+            if [a.type for a in region.block.args] != types:
+                raise _fail(self, "each region takes the carried values as its arguments")
+
+
 _OPS = [
     AddOp, SubtractOp, MultiplyOp, DivideOp, MaximumOp, MinimumOp, PowerOp, AndOp, OrOp, RemainderOp,
     ExponentialOp, TanhOp, NegateOp, RsqrtOp, SqrtOp, LogisticOp, LogOp, AbsOp, SineOp, CosineOp, FloorOp, SignOp,
     NotOp, Expm1Op, Log1pOp, IsFiniteOp, ConvertOp, ClampOp, SelectOp, CompareOp, ConstantOp, IotaOp, BroadcastInDimOp,
     TransposeOp, ReshapeOp, SliceOp, DynamicSliceOp, ConcatenateOp, PadOp, GatherOp, DotGeneralOp, ReduceOp,
-    ReturnOp, CustomCallOp, ConvolutionOp, ReduceWindowOp,
+    ReturnOp, CustomCallOp, ConvolutionOp, ReduceWindowOp, WhileOp, DynamicUpdateSliceOp,
 ]  # fmt: skip
 _OP_BY_NAME = {o.name: o for o in _OPS}
 

@@ -665,6 +665,74 @@ def _compare(t: _Translator, op: sh.CompareOp, env) -> Entry:
     return t.binary(_COMPARE[d], a, c)
 
 
+MAX_UNROLLED_OPS = 100_000  # a while loop unrolls to at most this many StableHLO ops
+
+
+def _scalar_const(v: SSAValue, env: dict[SSAValue, Entry]) -> int | None:
+    """The integer a rank-0 value holds when it is a constant (an op of its region, or outside)."""
+    if isinstance(v.owner, sh.ConstantOp):
+        a = dense_value(v.owner.value)
+    elif v in env and isinstance(env[v].v, np.ndarray):
+        a = env[v].v
+    else:
+        return None
+    return int(a.reshape(-1)[0]) if a.size == 1 and np.dtype(a.dtype).kind in "iu" else None
+
+
+def _trip_count(op: sh.WhileOp, env: dict[SSAValue, Entry]) -> int | None:
+    """A `fori_loop`'s trips: a carried counter that starts at a constant, is compared LT (or
+    NE) against a constant by the condition and stepped by 1 in the body; else None."""
+    ret = op.cond.block.last_op
+    if not isinstance(ret, sh.ReturnOp) or len(ret.operands) != 1:
+        return None
+    cmp = ret.operands[0].owner
+    if not isinstance(cmp, sh.CompareOp) or cmp.comparison_direction.data.value not in ("LT", "NE"):
+        return None
+    args = list(op.cond.block.args)
+    if cmp.lhs not in args:
+        return None
+    k, end = args.index(cmp.lhs), _scalar_const(cmp.rhs, env)
+    start = _scalar_const(op.operand[k], env)
+    body_ret = op.body.block.last_op
+    if end is None or start is None or not isinstance(body_ret, sh.ReturnOp):
+        return None
+    step = body_ret.operands[k].owner
+    if not isinstance(step, sh.AddOp):
+        return None
+    counter = op.body.block.args[k]
+    one = step.rhs if step.lhs is counter else step.lhs if step.rhs is counter else None
+    if one is None or _scalar_const(one, env) != 1:
+        return None
+    return max(0, end - start)
+
+
+@rule(sh.WhileOp)
+def _while(t: _Translator, op: sh.WhileOp, env) -> list[Entry]:
+    """A loop of a static trip count (`jax.lax.fori_loop`, `scan` over a fixed length), unrolled:
+    the body translated once per trip, its counter a constant in each (so a slice at the counter
+    is a static slice). The trips stay unrolled (`roll-layers` matches layers on their own weights,
+    and these read one set), so the size is bounded (`MAX_UNROLLED_OPS`)."""
+    trips = _trip_count(op, env)
+    if trips is None:
+        raise StablehloImportError(
+            "stablehlo import: stablehlo.while: only a loop with a static trip count imports (a counter from a "
+            "constant, compared LT with a constant and stepped by 1: jax.lax.fori_loop, scan); it is unrolled"
+        )
+    body = op.body.block
+    size = trips * sum(1 for _ in body.walk())
+    if size > MAX_UNROLLED_OPS:
+        raise StablehloImportError(
+            f"stablehlo import: stablehlo.while: {trips} trips of its body would unroll to {size} ops "
+            f"(at most {MAX_UNROLLED_OPS})"
+        )
+    carried = [env[v] for v in op.operand]
+    for _ in range(trips):
+        inner = dict(env)
+        inner.update(zip(body.args, carried, strict=True))
+        carried = [e for _, e in t.block(body, inner)]
+    return carried
+
+
 @rule(sh.SelectOp)
 def _select(t: _Translator, op: sh.SelectOp, env) -> Entry:
     c, a, e = t.operands(op.operands, env, _shape(op.result))
@@ -1100,6 +1168,47 @@ def _dynamic_slice(t: _Translator, op: sh.DynamicSliceOp, env) -> Entry:
         return t.const(e.v[tuple(slice(a, z) for a, z in zip(st, ends, strict=True))].copy(), "slice")
     axes = list(range(len(x)))
     return Entry(onnx_datamove.slice_values(t.b, e.v, st, ends, axes, [1] * len(x), "slice"), "slice")
+
+
+@rule(sh.DynamicUpdateSliceOp)
+def _dynamic_update_slice(t: _Translator, op: sh.DynamicUpdateSliceOp, env) -> Entry:
+    """x with u written at constant start indices (clamped, as StableHLO does): u itself when it
+    covers x, else x's parts before and after it along the one axis u does not cover, concatenated
+    around it (a `scan`'s output row written at its trip's index)."""
+    starts = [t.scalar(v, env) for v in op.start_indices]
+    if any(s is None for s in starts):
+        raise StablehloImportError(
+            "stablehlo import: stablehlo.dynamic_update_slice with start indices computed at run time is not supported"
+        )
+    x, u = _shape(op.operand), _shape(op.update)
+    st = [min(max(int(s), 0), n - z) for s, n, z in zip(starts, x, u, strict=True)]
+    partial = [d for d, (n, z) in enumerate(zip(x, u, strict=True)) if z != n]
+    upd = t.mat(op.update, env[op.update])
+    if not partial:
+        return upd
+    if len(partial) > 1:
+        raise StablehloImportError(
+            f"stablehlo import: stablehlo.dynamic_update_slice of {list(u)} into {list(x)} updates more than one "
+            "axis partly (one is supported: the rest whole)"
+        )
+    d = partial[0]
+    e = t.mat(op.operand, env[op.operand])
+    pieces = []
+    for lo, hi in ((0, st[d]), (st[d] + u[d], x[d])):
+        if hi > lo:
+            a, z = [0] * len(x), list(x)
+            a[d], z[d] = lo, hi
+            if isinstance(e.v, np.ndarray):
+                pieces.append(t.const(e.v[tuple(slice(p, q) for p, q in zip(a, z, strict=True))].copy(), "slice"))
+            else:
+                axes, ones = list(range(len(x))), [1] * len(x)
+                pieces.append(Entry(onnx_datamove.slice_values(t.b, e.v, a, z, axes, ones, "slice"), "slice"))
+        if lo == 0:
+            pieces.append(upd)
+    if all(isinstance(p.v, np.ndarray) for p in pieces):
+        return t.const(np.concatenate([p.v for p in pieces], d), "update")
+    vals = [t.b.val(p.v, upd.v if isinstance(upd.v, Val) else e.v, p.name) for p in pieces]
+    return Entry(onnx_datamove.concat_values(t.b, vals, [p.name for p in pieces], d, "update"), "update")
 
 
 @rule(sh.ConcatenateOp)

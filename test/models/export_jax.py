@@ -140,6 +140,20 @@ def programs():
         top, experts = jax.lax.top_k(probs, 2)
         return top / top.sum(axis=-1, keepdims=True), experts
 
+    w_rec, w_in = w(D, D, scale=0.5 / np.sqrt(D)), w(D, D)
+
+    def fori_rnn(x):  # jax.lax.fori_loop: a stablehlo.while of 3 trips (unrolled at import)
+        return jax.lax.fori_loop(0, 3, lambda i, h: jnp.tanh(h @ w_rec + x @ w_in), x)
+
+    xs = rng.standard_normal((5, 4, D)).astype(np.float32)
+
+    def scan_rnn(xs):  # jax.lax.scan over 5 steps: each step's input sliced, its output row written
+        def step(h, xt):
+            h = jnp.tanh(h @ w_rec + xt @ w_in)
+            return h, h
+
+        return jax.lax.scan(step, jnp.zeros((4, D), jnp.float32), xs)[1]
+
     return {
         "mlp": (mlp, (x2,)),
         "attention_gqa": (attend, (q, *kv)),
@@ -150,6 +164,8 @@ def programs():
         "flax_cnn": (flax_cnn, (images,)),
         "moe_router": (moe_router, (x2,)),
         "flax_dense_norm": (flax_dense_norm, (x2,)),
+        "fori_rnn": (fori_rnn, (x2,)),
+        "scan_rnn": (scan_rnn, (xs,)),
     }
 
 

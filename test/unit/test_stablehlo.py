@@ -30,6 +30,8 @@ PROGRAMS = [
     "flax_cnn",
     "moe_router",
     "flax_dense_norm",
+    "fori_rnn",
+    "scan_rnn",
 ]
 # the canonical ops each program must reach (the forms the ONNX frontend's lowerings give too)
 CANONICAL = {
@@ -45,6 +47,11 @@ CANONICAL = {
     "moe_router": {"graph.softmax": 1, "graph.arg_reduce": 2, "graph.matmul": 1},
     # a fresh BatchNorm's splat statistics: its [1, F] scale folds to a constant broadcast over the rows
     "flax_dense_norm": {"graph.matmul": 1, "graph.sub": 1, "graph.mul": 1, "graph.add": 2},
+    # stablehlo.while of a static trip count, unrolled: 3 trips of two matmuls and a tanh
+    "fori_rnn": {"graph.matmul": 6, "graph.tanh": 3},
+    # scan: 5 trips, each a slice of xs and its output row written back (dynamic_update_slice:
+    # a concat around it); the first trip's h @ w_rec, of the zero initial state, folds away
+    "scan_rnn": {"graph.tanh": 5, "graph.matmul": 9, "graph.concat": 5},
 }
 
 
