@@ -800,6 +800,15 @@ class SliceOp(IRDLOperation):
             raise _fail(self, f"result shape {list(r)} differs from the slice's {want}")
 
 
+def _verify_start_indices(op: DynamicSliceOp | DynamicUpdateSliceOp, x: tuple[int, ...]) -> None:
+    """One integer scalar start index per dimension of the operand `x`."""
+    if len(op.start_indices) != len(x):
+        raise _fail(op, f"needs one start index per dimension of {list(x)}")
+    for i, v in enumerate(op.start_indices):
+        if shape(v.type) != () or not isinstance(element(v.type), IntegerType):
+            raise _fail(op, f"start index #{i} must be an integer scalar tensor, got {v.type}")
+
+
 @irdl_op_definition
 class DynamicSliceOp(IRDLOperation):
     """`stablehlo.dynamic_slice %x, %i, %j, sizes = [4, 4] : (T, tensor<i32>, …) -> U`."""
@@ -830,11 +839,9 @@ class DynamicSliceOp(IRDLOperation):
     def verify_(self) -> None:
         x, r = shape(_tensor(self, self.operand, "operand")), shape(_tensor(self, self.result, "result"))
         sizes = _arr(self.slice_sizes)
-        if len(self.start_indices) != len(x) or len(sizes) != len(x):
-            raise _fail(self, f"needs one start index and one size per dimension of {list(x)}")
-        for i, v in enumerate(self.start_indices):
-            if shape(v.type) != () or not isinstance(element(v.type), IntegerType):
-                raise _fail(self, f"start index #{i} must be an integer scalar tensor, got {v.type}")
+        if len(sizes) != len(x):
+            raise _fail(self, f"needs one size per dimension of {list(x)}")
+        _verify_start_indices(self, x)
         if any(s > d for s, d in zip(sizes, x, strict=True)) or tuple(sizes) != r:
             raise _fail(self, f"slice sizes {list(sizes)} must fit {list(x)} and equal the result shape {list(r)}")
 
@@ -868,11 +875,7 @@ class DynamicUpdateSliceOp(IRDLOperation):
         x, u = shape(_tensor(self, self.operand, "operand")), shape(_tensor(self, self.update, "update"))
         if shape(self.result.type) != x or len(u) != len(x) or any(a > b for a, b in zip(u, x, strict=True)):
             raise _fail(self, f"the update {list(u)} must fit the operand {list(x)}, and the result be the operand's")
-        if len(self.start_indices) != len(x):
-            raise _fail(self, f"needs one start index per dimension of {list(x)}")
-        for i, v in enumerate(self.start_indices):
-            if shape(v.type) != () or not isinstance(element(v.type), IntegerType):
-                raise _fail(self, f"start index #{i} must be an integer scalar tensor, got {v.type}")
+        _verify_start_indices(self, x)
 
 
 @irdl_op_definition
