@@ -462,6 +462,18 @@ class _Translator:
 
         return self.once(("transpose", _key(src), tuple(perm)), make, hint)
 
+    def slice(self, x: Entry, starts: list[int], ends: list[int], steps: list[int] | None = None) -> Entry:
+        """x[starts:ends:steps] on every axis (x of the StableHLO value's own shape)."""
+        steps = steps or [1] * len(starts)
+        if isinstance(x.v, np.ndarray):
+            return self.const(
+                x.v[tuple(slice(a, e, k) for a, e, k in zip(starts, ends, steps, strict=True))].copy(), "slice"
+            )
+        axes = list(range(len(starts)))
+        return Entry(
+            onnx_datamove.slice_values(self.b, x.v, list(starts), list(ends), axes, list(steps), "slice"), "slice"
+        )
+
     def cast(self, x: Entry, dt: type) -> Entry:
         dt = _device_dtype(dt)
         if isinstance(x.v, np.ndarray):
@@ -726,10 +738,9 @@ def _while(t: _Translator, op: sh.WhileOp, env) -> list[Entry]:
             f"(at most {MAX_UNROLLED_OPS})"
         )
     carried = [env[v] for v in op.operand]
-    for _ in range(trips):
-        inner = dict(env)
-        inner.update(zip(body.args, carried, strict=True))
-        carried = [e for _, e in t.block(body, inner)]
+    for _ in range(trips):  # each trip rebinds the body's arguments and values in env itself
+        env.update(zip(body.args, carried, strict=True))
+        carried = [e for _, e in t.block(body, env)]
     return carried
 
 
@@ -1146,11 +1157,8 @@ def _dot(t: _Translator, op: sh.DotGeneralOp, env) -> Entry:
 @rule(sh.SliceOp)
 def _slice(t: _Translator, op: sh.SliceOp, env) -> Entry:
     x = t.mat(op.operand, env[op.operand])
-    st, lim, step = (sh._arr(p) for p in (op.start_indices, op.limit_indices, op.strides))
-    if isinstance(x.v, np.ndarray):
-        return t.const(x.v[tuple(slice(a, e, k) for a, e, k in zip(st, lim, step, strict=True))].copy(), "slice")
-    axes = list(range(len(st)))
-    return Entry(onnx_datamove.slice_values(t.b, x.v, list(st), list(lim), axes, list(step), "slice"), "slice")
+    st, lim, step = (list(sh._arr(p)) for p in (op.start_indices, op.limit_indices, op.strides))
+    return t.slice(x, st, lim, step)
 
 
 @rule(sh.DynamicSliceOp)
@@ -1162,12 +1170,7 @@ def _dynamic_slice(t: _Translator, op: sh.DynamicSliceOp, env) -> Entry:
         )
     x, sizes = _shape(op.operand), sh._arr(op.slice_sizes)
     st = [min(max(int(s), 0), n - z) for s, n, z in zip(starts, x, sizes, strict=True)]  # StableHLO clamps
-    e = t.mat(op.operand, env[op.operand])
-    ends = [a + z for a, z in zip(st, sizes, strict=True)]
-    if isinstance(e.v, np.ndarray):
-        return t.const(e.v[tuple(slice(a, z) for a, z in zip(st, ends, strict=True))].copy(), "slice")
-    axes = list(range(len(x)))
-    return Entry(onnx_datamove.slice_values(t.b, e.v, st, ends, axes, [1] * len(x), "slice"), "slice")
+    return t.slice(t.mat(op.operand, env[op.operand]), st, [a + z for a, z in zip(st, sizes, strict=True)])
 
 
 @rule(sh.DynamicUpdateSliceOp)
@@ -1198,11 +1201,7 @@ def _dynamic_update_slice(t: _Translator, op: sh.DynamicUpdateSliceOp, env) -> E
         if hi > lo:
             a, z = [0] * len(x), list(x)
             a[d], z[d] = lo, hi
-            if isinstance(e.v, np.ndarray):
-                pieces.append(t.const(e.v[tuple(slice(p, q) for p, q in zip(a, z, strict=True))].copy(), "slice"))
-            else:
-                axes, ones = list(range(len(x))), [1] * len(x)
-                pieces.append(Entry(onnx_datamove.slice_values(t.b, e.v, a, z, axes, ones, "slice"), "slice"))
+            pieces.append(t.slice(e, a, z))
         if lo == 0:
             pieces.append(upd)
     if all(isinstance(p.v, np.ndarray) for p in pieces):

@@ -331,8 +331,7 @@ def _randomize_norms(net) -> None:
             c = m.num_features
             m.running_mean.copy_(torch.randn(c, generator=g) * 0.1)
             m.running_var.copy_(torch.rand(c, generator=g) + 0.5)
-            m.weight.data.copy_(torch.rand(c, generator=g) + 0.5)
-            m.bias.data.copy_(torch.randn(c, generator=g) * 0.1)
+            _random_affine(m, g)
 
 
 def _torchvision(name: str):
@@ -363,10 +362,15 @@ def _calibrate_norms(net, g) -> None:
         for _ in range(2):
             net(torch.randn(4, 3, 224, 224, generator=g))
     for m in norms:
-        c = m.num_features
-        m.weight.data.copy_(torch.rand(c, generator=g) + 0.5)
-        m.bias.data.copy_(torch.randn(c, generator=g) * 0.1)
+        _random_affine(m, g)
     net.eval()
+
+
+def _random_affine(m, g) -> None:
+    """A norm's scale in [0.5, 1.5) and shift about 0.1: not the identity a fresh norm is."""
+    torch = _torch()
+    m.weight.data.copy_(torch.rand(m.num_features, generator=g) + 0.5)
+    m.bias.data.copy_(torch.randn(m.num_features, generator=g) * 0.1)
 
 
 def conv1d_frontend(scale: str):

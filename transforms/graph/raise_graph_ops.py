@@ -128,8 +128,7 @@ class RaiseRelu(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: graph.MaxOp, rewriter: PatternRewriter) -> None:
         for x, z in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
-            float_ = isinstance(op.result.type.element_type, builtin.Float16Type | builtin.Float32Type)
-            if float_ and splat(z) == 0.0 and x.type == op.result.type:
+            if graph.is_float_type(op.result.type.element_type) and splat(z) == 0.0 and x.type == op.result.type:
                 replace_root(rewriter, op, graph.ReluOp.create(operands=[x], result_types=[op.result.type]))
                 return
 
