@@ -232,6 +232,59 @@ def _check_graph_level(module: builtin.ModuleOp) -> None:
                     raise ApiError(f"@{f.sym_name.data}: {t} has a dynamic dimension; shapes must be static")
 
 
+@dataclass
+class Loaded:
+    """A model read for compiling: its module (graph level with stable value names, or a tasm-level
+    module to package as it is), the graph function the reference evaluates (None at tasm level),
+    and what its oracle is made from (an ONNX model, or jax's run of a Python function)."""
+
+    module: builtin.ModuleOp
+    reference: func.FuncOp | None
+    onnx_model: Any = None
+    jax_oracle: Callable[[dict[str, np.ndarray]], dict[str, np.ndarray]] | None = None
+
+    def oracle(self) -> Callable[[dict[str, np.ndarray]], dict[str, np.ndarray]] | None:
+        """The independent oracle of the outputs (onnxruntime on the ONNX file, or jax), if any."""
+        if self.jax_oracle is not None:
+            return self.jax_oracle
+        if self.onnx_model is None:
+            return None
+        from ipu.frontends.onnx_oracle import OracleError, onnx_oracle
+
+        try:
+            return onnx_oracle(self.onnx_model)
+        except OracleError as e:
+            raise ApiError(str(e)) from None
+
+
+def load_model(
+    source: str | Path | builtin.ModuleOp | Callable, *example_args: Any, precision: str | None = None
+) -> Loaded:
+    """Read `source` (a path, IR text, a module, an ONNX model, JAX's StableHLO, or a Python
+    function with its `example_args`) for compiling: imported, checked to be graph level with
+    static shapes, its values named, converted to `precision` (see `compile`)."""
+    jax_oracle = None
+    if callable(source) and not isinstance(source, builtin.ModuleOp):
+        source, jax_oracle = lower_jax(source, *example_args)
+    onnx_model, validated = _onnx_source(source)  # read once: imported here, and run by the oracle
+    module = parse(source) if onnx_model is None else _import_onnx(onnx_model, validated)
+    lowered = is_tasm_level(module)  # a tasm-level module is packaged as it is
+    if not lowered:
+        _check_graph_level(module)
+        for f in module.body.block.ops:  # stable value names, shared by the reference and the package
+            if isinstance(f, func.FuncOp):
+                name_values(f)
+    if precision is not None and not lowered:
+        from ipu.transforms.graph.convert_precision import ConvertPrecisionPass
+
+        try:
+            ConvertPrecisionPass(dtype=precision).apply(context(), module)
+        except DiagnosticException as e:
+            raise ApiError(str(e)) from None
+    reference = None if lowered else main_function(module.clone())
+    return Loaded(module, reference, onnx_model, jax_oracle)
+
+
 def compile(  # noqa: A001
     source: str | Path | builtin.ModuleOp | Callable,
     *example_args: Any,
@@ -258,35 +311,18 @@ def compile(  # noqa: A001
     `example_args` entry is the target, as before.
     Raises `TargetError` for an unknown target, `ApiError` for a bad source or option, and a
     pass's `DiagnosticException` when the model cannot be compiled (does not fit, unsupported)."""
-    jax_oracle = None
-    if callable(source) and not isinstance(source, builtin.ModuleOp):
-        source, jax_oracle = lower_jax(source, *example_args)
-    elif example_args:
+    if not (callable(source) and not isinstance(source, builtin.ModuleOp)) and example_args:
         if len(example_args) > 1 or target is not None:
             raise ApiError("compile: example arguments apply to a Python function (a jax-traceable callable)")
-        target = example_args[0]
+        target, example_args = example_args[0], ()
     if target is not None and not isinstance(target, Target):
         target = load_target(target)
     try:
         passes = compile_passes(target.name if target is not None else None, options, checkpoints)
     except ValueError as e:
         raise ApiError(str(e)) from None
-    onnx_model, validated = _onnx_source(source)  # read once: imported here, and run by the oracle
-    module = parse(source) if onnx_model is None else _import_onnx(onnx_model, validated)
-    lowered = is_tasm_level(module)  # a tasm-level module is packaged as it is
-    if not lowered:
-        _check_graph_level(module)
-        for f in module.body.block.ops:  # stable value names, shared by the reference and the package
-            if isinstance(f, func.FuncOp):
-                name_values(f)
-    if precision is not None and not lowered:
-        from ipu.transforms.graph.convert_precision import ConvertPrecisionPass
-
-        try:
-            ConvertPrecisionPass(dtype=precision).apply(context(), module)
-        except DiagnosticException as e:
-            raise ApiError(str(e)) from None
-    reference = None if lowered else main_function(module.clone())
+    loaded = load_model(source, *example_args, precision=precision)
+    module, reference, lowered = loaded.module, loaded.reference, loaded.reference is None
     ctx = context()
     seconds: dict[str, float] = {}
     if not lowered:
@@ -305,16 +341,7 @@ def compile(  # noqa: A001
         pkg = build_package(module, tg)
     seconds["package"] = time.perf_counter() - t0
     validate_package(pkg, tg)
-    oracle = None
-    if onnx_model is not None:
-        from ipu.frontends.onnx_oracle import OracleError, onnx_oracle
-
-        try:
-            oracle = onnx_oracle(onnx_model)
-        except OracleError as e:
-            raise ApiError(str(e)) from None
-    if jax_oracle is not None:
-        oracle = jax_oracle
+    oracle = loaded.oracle()
     return Compiled(pkg, tg, reference, seconds, oracle)
 
 

@@ -40,6 +40,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return RollLayersPass
 
+    def partition_stages():
+        from ipu.transforms.system.partition_stages import PartitionStagesPass
+
+        return PartitionStagesPass
+
     def drop_checkpoints():
         from ipu.transforms.tilemap.drop_checkpoints import DropCheckpointsPass
 
@@ -106,6 +111,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "raise-graph-ops": raise_graph_ops,
         "expand-windows": expand_windows,
         "roll-layers": roll_layers,
+        "partition-stages": partition_stages,
         "split-attention-heads": split_attention_heads,
         "unroll-batch-matmul": unroll_batch_matmul,
         "plan-ops": plan_ops,

@@ -189,20 +189,25 @@ def read_package(path: str | os.PathLike[str], traversal_limit_words: int | None
         raise PackageError(f"package file not found: {path}") from None
     except OSError as e:
         raise PackageError(f"cannot read package {path}: {e}") from None
+    return read_package_bytes(buf, str(path), traversal_limit_words)
+
+
+def read_package_bytes(buf: bytes, where: str, traversal_limit_words: int | None = None) -> Package:
+    """`read_package` of a package's bytes (`where` names them in messages)."""
     if len(buf) < 16 or len(buf) % 8:
-        raise PackageError(f"{path}: not a package (truncated or not Cap'n Proto, {len(buf)} bytes)")
+        raise PackageError(f"{where}: not a package (truncated or not Cap'n Proto, {len(buf)} bytes)")
     limit = traversal_limit_words if traversal_limit_words is not None else 4 * (len(buf) // 8) + (1 << 20)
     try:
         with _schema().Package.from_bytes(buf, traversal_limit_in_words=limit, nesting_limit=64) as m:
             version, stored, pos = int(m.schemaVersion), int(m.contentDigest), _digest_position(buf)
             actual = None if pos is None else _content_digest(buf, pos)
             if version != SCHEMA_VERSION and (stored in (0, actual)):  # intact, or from before digests
-                raise PackageError(f"{path}: schema version {version}, this reader supports {SCHEMA_VERSION}")
+                raise PackageError(f"{where}: schema version {version}, this reader supports {SCHEMA_VERSION}")
             if actual is None:
-                raise PackageError(f"{path}: corrupt or truncated package (no content digest in the root struct)")
+                raise PackageError(f"{where}: corrupt or truncated package (no content digest in the root struct)")
             if stored != actual:
                 raise PackageError(
-                    f"{path}: corrupt or truncated package (content digest {actual:#018x}, "
+                    f"{where}: corrupt or truncated package (content digest {actual:#018x}, "
                     f"the file records {stored:#018x}: bytes were changed after writing)"
                 )
             return _read_message(m, len(buf))
@@ -211,9 +216,9 @@ def read_package(path: str | os.PathLike[str], traversal_limit_words: int | None
     except Exception as e:  # capnp raises KjException (and friends) for malformed data
         text = str(e)
         if "traversal limit" in text.lower():
-            raise PackageError(f"{path}: message exceeds the traversal limit of {limit} words") from None
+            raise PackageError(f"{where}: message exceeds the traversal limit of {limit} words") from None
         first = text.strip().splitlines()[0] if text.strip() else type(e).__name__
-        raise PackageError(f"{path}: corrupt or truncated package ({first})") from None
+        raise PackageError(f"{where}: corrupt or truncated package ({first})") from None
 
 
 def _struct_list(m: Any, name: str, file_bytes: int, what: str = "package") -> Any:

@@ -1,5 +1,6 @@
-"""The dialect ladder: graph, plan, tilemap, exchange, tasm, `table` (named-column tables) and `ipu`
-(attributes shared by every level), one dialect per file; `stablehlo` and `chlo` are JAX input."""
+"""The dialect ladder: graph, plan, tilemap, exchange, tasm, `table` (named-column tables), `ipu`
+(attributes shared by every level) and `system` (a model cut into stages over chips), one dialect per
+file; `stablehlo` and `chlo` are JAX input."""
 
 from __future__ import annotations
 
@@ -44,6 +45,11 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
 
         return Ipu
 
+    def system():
+        from ipu.dialects.system import System
+
+        return System
+
     def stablehlo():
         from ipu.dialects.stablehlo import StableHLO
 
@@ -62,6 +68,7 @@ def get_all_dialects() -> dict[str, Callable[[], Dialect]]:
         "tilemap": tilemap,
         "exchange": exchange,
         "tasm": tasm,
+        "system": system,  # a model cut into stages over the chips of a system (partition-stages)
         "stablehlo": stablehlo,  # JAX input (frontends/stablehlo_import.py)
         "chlo": chlo,
     }

@@ -1,8 +1,10 @@
-"""`ipu`: attributes shared by every level; today the machine a module is compiled for.
+"""`ipu`: attributes shared by every level: the machine a module is compiled for.
 
 `#ipu.target<"mk2">` on the module (key `ipu.target`) names a target of `target/*.toml`; plan-ops
 sets it and every later pass, the package builder and the tools read it, so the IR says which
-machine its layouts, schedules and addresses are for."""
+machine its layouts, schedules and addresses are for. `#ipu.system<"pod4">` (key `ipu.system`)
+names a system of several chips (`target/systems/*.toml`), set by `partition-stages` on a
+module whose model is cut into one stage per chip."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
 from ipu.target import Target, TargetError, load_target
+from ipu.target.system import System, load_system
 
 TARGET_ATTR = "ipu.target"
 """The module attribute that carries the `TargetAttr`."""
@@ -61,4 +64,47 @@ def target_attr_of(module: ModuleOp) -> TargetAttr | None:
     return a if isinstance(a, TargetAttr) else None
 
 
-Ipu = Dialect("ipu", [], [TargetAttr])
+SYSTEM_ATTR = "ipu.system"
+"""The module attribute that carries the `SystemAttr`."""
+
+
+@irdl_attr_definition
+class SystemAttr(ParametrizedAttribute):
+    """`#ipu.system<"sim64x2">`: a known system of chips, by name."""
+
+    name = "ipu.system"
+    system_name: StringAttr
+
+    def __init__(self, name: str):
+        super().__init__(StringAttr(name))
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        parser.parse_punctuation("<")
+        name = parser.parse_str_literal()
+        parser.parse_punctuation(">")
+        return (StringAttr(name),)
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string("<")
+        printer.print_string_literal(self.system_name.data)
+        printer.print_string(">")
+
+    def verify(self) -> None:
+        try:
+            load_system(self.system_name.data)
+        except TargetError as e:
+            raise VerifyException(f"#ipu.system: {e}") from None
+
+    @property
+    def system(self) -> System:
+        return load_system(self.system_name.data)
+
+
+def system_attr_of(module: ModuleOp) -> SystemAttr | None:
+    """The module's `#ipu.system`, if it carries one."""
+    a = module.attributes.get(SYSTEM_ATTR)
+    return a if isinstance(a, SystemAttr) else None
+
+
+Ipu = Dialect("ipu", [], [TargetAttr, SystemAttr])

@@ -1,0 +1,251 @@
+"""The system package (`.ipupod`): one `.ipuexe` per chip and the manifest that joins them.
+
+A `Pod` says which system it is for, how many micro-batches a run pushes through, each stage's
+chip and package, the transfers between stages (which output of which stage feeds which input of
+which, and between which chips), which stages read each model input and where each model output
+comes from. The file is an 8-byte magic, the SHA-256 of the rest, then one Cap'n Proto message
+(`ipupod.capnp`); each stage also records its package's SHA-256. `validate_pod` checks that the
+manifest and the packages agree (names, shapes, dtypes, chips, targets), so a run never starts
+on a damaged or mismatched system.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import capnp
+
+from ipu.abi.package import Binding, Package, PackageError
+from ipu.abi.package_check import validate_package
+from ipu.abi.package_io import package_bytes, read_package_bytes
+from ipu.atomic import atomic_path
+
+MAGIC = b"IPUPOD01"
+POD_SCHEMA_VERSION = 1
+SCHEMA_PATH = Path(__file__).with_name("ipupod.capnp")
+_SCHEMA: Any = None
+
+
+def _schema() -> Any:
+    global _SCHEMA
+    if _SCHEMA is None:
+        _SCHEMA = capnp.load(str(SCHEMA_PATH))
+    return _SCHEMA
+
+
+@dataclass(frozen=True)
+class Route:
+    """Binding `binding` of stage `stage`."""
+
+    stage: int
+    binding: str
+
+
+@dataclass(frozen=True)
+class PodTransfer:
+    src: Route
+    dst: Route
+    src_chip: int
+    dst_chip: int
+    nbytes: int
+
+
+@dataclass
+class PodStage:
+    index: int
+    chip: int
+    function: str
+    package: Package
+
+
+@dataclass
+class Pod:
+    system: str
+    microbatches: int
+    stages: list[PodStage]
+    transfers: list[PodTransfer] = field(default_factory=list)
+    inputs: dict[str, list[Route]] = field(default_factory=dict)  # model input -> the stages reading it
+    outputs: dict[str, Route] = field(default_factory=dict)  # model output -> where it is read
+    compiler_version: str = ""
+
+
+def _binding(pkg: Package, name: str, kind: str) -> Binding | None:
+    return next((b for b in (pkg.inputs if kind == "input" else pkg.outputs) if b.name == name), None)
+
+
+def validate_pod(pod: Pod) -> None:
+    """Raise PackageError naming the first thing in `pod` that does not hold together."""
+    from ipu.target import TargetError
+    from ipu.target.system import load_system
+
+    try:
+        system = load_system(pod.system)
+    except TargetError as e:
+        raise PackageError(f"system package: {e}") from None
+    if pod.microbatches < 1:
+        raise PackageError(f"system package: microbatches {pod.microbatches} must be at least 1")
+    if not pod.stages or [s.index for s in pod.stages] != list(range(len(pod.stages))):
+        raise PackageError("system package: stages must be numbered 0, 1, … in order")
+    chips = [s.chip for s in pod.stages]
+    if len(set(chips)) != len(chips) or any(not 0 <= c < system.chips for c in chips):
+        raise PackageError(f"system package: stage chips {chips} must be distinct chips of {system.name}")
+    for s in pod.stages:
+        if s.package.target != system.chip.name:
+            raise PackageError(
+                f"system package: stage {s.index}'s package is for {s.package.target}, the system's chips are "
+                f"{system.chip.name}"
+            )
+        validate_package(s.package, system.chip)
+    fed: dict[tuple[int, str], str] = {}
+
+    def feed(r: Route, what: str) -> Binding:
+        if not 0 <= r.stage < len(pod.stages):
+            raise PackageError(f"system package: {what} names stage {r.stage}, not one of the {len(pod.stages)}")
+        b = _binding(pod.stages[r.stage].package, r.binding, "input")
+        if b is None:
+            raise PackageError(f"system package: {what}: stage {r.stage} has no input '{r.binding}'")
+        if (r.stage, r.binding) in fed:
+            raise PackageError(f"system package: stage {r.stage}'s input '{r.binding}' is fed twice")
+        fed[(r.stage, r.binding)] = what
+        return b
+
+    for t in pod.transfers:
+        what = f"transfer {t.src.stage}:{t.src.binding} -> {t.dst.stage}:{t.dst.binding}"
+        if not 0 <= t.src.stage < len(pod.stages) or t.src.stage >= t.dst.stage:
+            raise PackageError(f"system package: {what} must go from an earlier stage to a later one")
+        src = _binding(pod.stages[t.src.stage].package, t.src.binding, "output")
+        if src is None:
+            raise PackageError(f"system package: {what}: stage {t.src.stage} has no output '{t.src.binding}'")
+        dst = feed(t.dst, what)
+        if (src.shape, src.dtype) != (dst.shape, dst.dtype):
+            raise PackageError(
+                f"system package: {what}: {src.shape} {src.dtype.name} feeds {dst.shape} {dst.dtype.name}"
+            )
+        if (t.src_chip, t.dst_chip) != (pod.stages[t.src.stage].chip, pod.stages[t.dst.stage].chip):
+            raise PackageError(f"system package: {what}: its chips are not its stages' chips")
+    for name, routes in pod.inputs.items():
+        for r in routes:
+            feed(r, f"model input '{name}'")
+    for s in pod.stages:
+        for b in s.package.inputs:
+            if (s.index, b.name) not in fed and 0 not in b.shape:
+                raise PackageError(f"system package: stage {s.index}'s input '{b.name}' is fed by nothing")
+    for name, r in pod.outputs.items():
+        if not 0 <= r.stage < len(pod.stages) or _binding(pod.stages[r.stage].package, r.binding, "output") is None:
+            raise PackageError(f"system package: model output '{name}' names no output of stage {r.stage}")
+
+
+def _put_route(b: Any, r: Route) -> None:
+    b.stage, b.binding = r.stage, r.binding
+
+
+def pod_bytes(pod: Pod) -> bytes:
+    """The file bytes of `pod`."""
+    s = _schema()
+    m = s.Pod.new_message()
+    m.schemaVersion = POD_SCHEMA_VERSION
+    m.compilerVersion = pod.compiler_version
+    m.system = pod.system
+    m.microbatches = pod.microbatches
+    for b, st in zip(m.init("stages", len(pod.stages)), pod.stages, strict=True):
+        data = package_bytes(st.package)
+        b.index, b.chip, b.function = st.index, st.chip, st.function
+        b.package = data
+        b.sha256 = hashlib.sha256(data).digest()
+    for b, t in zip(m.init("transfers", len(pod.transfers)), pod.transfers, strict=True):
+        _put_route(b.src, t.src)
+        _put_route(b.dst, t.dst)
+        b.srcChip, b.dstChip, b.bytes = t.src_chip, t.dst_chip, t.nbytes
+    for b, (name, routes) in zip(m.init("inputs", len(pod.inputs)), pod.inputs.items(), strict=True):
+        b.name = name
+        for rb, r in zip(b.init("routes", len(routes)), routes, strict=True):
+            _put_route(rb, r)
+    for b, (name, r) in zip(m.init("outputs", len(pod.outputs)), pod.outputs.items(), strict=True):
+        b.name = name
+        _put_route(b.init("routes", 1)[0], r)
+    body = m.to_bytes()
+    return MAGIC + hashlib.sha256(body).digest() + body
+
+
+def write_pod(pod: Pod, path: str | os.PathLike[str]) -> None:
+    """Write `pod` whole (a temporary file renamed over the destination)."""
+    data = pod_bytes(pod)
+    with atomic_path(path) as tmp, open(tmp, "wb") as f:
+        f.write(data)
+
+
+def is_pod_file(path: str | os.PathLike[str]) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return f.read(len(MAGIC)) == MAGIC
+    except OSError:
+        return False
+
+
+def read_pod(path: str | os.PathLike[str]) -> Pod:
+    """Read and check a system package; a damaged, truncated or inconsistent file raises PackageError."""
+    path = Path(path)
+    try:
+        buf = path.read_bytes()
+    except OSError as e:
+        raise PackageError(f"cannot read system package {path}: {e.strerror or e}") from None
+    if len(buf) < 40 or buf[:8] != MAGIC:
+        raise PackageError(f"{path}: not a system package (no {MAGIC.decode()} header)")
+    body = buf[40:]
+    if hashlib.sha256(body).digest() != buf[8:40] or len(body) % 8:
+        raise PackageError(f"{path}: corrupt or truncated system package (its SHA-256 does not match)")
+    try:
+        with _schema().Pod.from_bytes(body, traversal_limit_in_words=4 * len(body) // 8 + (1 << 20)) as m:
+            if int(m.schemaVersion) != POD_SCHEMA_VERSION:
+                raise PackageError(
+                    f"{path}: system package version {m.schemaVersion}, this reader supports {POD_SCHEMA_VERSION}"
+                )
+            stages = []
+            for st in m.stages:
+                data = bytes(st.package)
+                if hashlib.sha256(data).digest() != bytes(st.sha256):
+                    raise PackageError(f"{path}: stage {st.index}'s package does not match its SHA-256")
+                pkg = read_package_bytes(data, f"{path} stage {st.index}")
+                stages.append(PodStage(int(st.index), int(st.chip), str(st.function), pkg))
+
+            def route(r: Any) -> Route:
+                return Route(int(r.stage), str(r.binding))
+
+            pod = Pod(
+                system=str(m.system),
+                microbatches=int(m.microbatches),
+                stages=stages,
+                transfers=[
+                    PodTransfer(route(t.src), route(t.dst), int(t.srcChip), int(t.dstChip), int(t.bytes))
+                    for t in m.transfers
+                ],
+                inputs={str(i.name): [route(r) for r in i.routes] for i in m.inputs},
+                outputs={str(o.name): route(o.routes[0]) for o in m.outputs if len(o.routes) == 1},
+                compiler_version=str(m.compilerVersion),
+            )
+            if len(pod.outputs) != len(m.outputs):
+                raise PackageError(f"{path}: a model output must name exactly one route")
+    except PackageError:
+        raise
+    except Exception as e:  # capnp's KjException for malformed data
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise PackageError(f"{path}: corrupt system package ({first})") from None
+    validate_pod(pod)
+    return pod
+
+
+__all__ = [
+    "Pod",
+    "PodStage",
+    "PodTransfer",
+    "Route",
+    "is_pod_file",
+    "pod_bytes",
+    "read_pod",
+    "validate_pod",
+    "write_pod",
+]

@@ -1,0 +1,220 @@
+"""The `system` dialect: a model cut into stages, one per chip of a system, and the values that
+cross between chips.
+
+`partition-stages` writes it beside the stage functions (each a graph-level `func.func`, compiled
+by the single-chip ladder for the system's chip):
+
+```mlir
+builtin.module attributes {ipu.system = #ipu.system<"sim64x2">} {
+  system.pipeline @main microbatches 4 {
+  ^bb0(%ids : tensor<1x32xi32>):
+    %h = system.stage @main_stage0 chip 0 (%ids) : (tensor<1x32xi32>) -> tensor<32x64xf32>
+    %h_1 = system.transfer %h from 0 to 1 : tensor<32x64xf32>
+    %out = system.stage @main_stage1 chip 1 (%h_1) : (tensor<32x64xf32>) -> tensor<1x32x256xf32>
+    system.output %out : tensor<1x32x256xf32>
+  }
+  func.func @main_stage0(...) ... {ipu.stage = 0}
+  func.func @main_stage1(...) ... {ipu.stage = 1}
+}
+```
+
+The pipeline's block arguments are the model's inputs (written by the host to the chip of each
+stage that reads them); a stage reads only values on its own chip (a model input, a transfer to
+its chip); `system.output` is the model's outputs. Micro-batches flow through the stages in
+order: in pipeline step t, stage s works on micro-batch t - s.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import (
+    I64,
+    FlatSymbolRefAttrConstr,
+    IntegerAttr,
+    ModuleOp,
+    StringAttr,
+    SymbolNameConstraint,
+    SymbolRefAttr,
+    TensorType,
+)
+from xdsl.ir import Dialect, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.traits import HasParent, IsTerminator, SymbolOpInterface
+from xdsl.utils.exceptions import VerifyException
+
+from ipu.dialects.ipu import system_attr_of
+
+STAGE_ATTR = "ipu.stage"
+"""On a stage function: its stage index. On a graph op before partitioning: a pin (the stage,
+hence the chip, the op must run on)."""
+
+
+def _chip_of(v: SSAValue) -> int | None:
+    """The chip a pipeline value lives on (None: a model input, written by the host anywhere)."""
+    op = v.owner
+    if isinstance(op, StageOp):
+        return op.chip.value.data
+    if isinstance(op, TransferOp):
+        return op.dst.value.data
+    return None
+
+
+@irdl_op_definition
+class PipelineOp(IRDLOperation):
+    """A model as stages on chips and the transfers between them; `microbatches` is how many
+    micro-batches one run pushes through."""
+
+    name = "system.pipeline"
+    sym_name = prop_def(SymbolNameConstraint())
+    microbatches = prop_def(IntegerAttr[I64])
+    body = region_def("single_block")
+    traits = traits_def(SymbolOpInterface())
+    assembly_format = "$sym_name `microbatches` $microbatches attr-dict-with-keyword $body"
+
+    def __init__(self, name: str, microbatches: int, body) -> None:
+        super().__init__(
+            properties={"sym_name": StringAttr(name), "microbatches": IntegerAttr(microbatches, 64)},
+            regions=[body],
+        )
+
+    @property
+    def stages(self) -> list[StageOp]:
+        return [op for op in self.body.block.ops if isinstance(op, StageOp)]
+
+    def verify_(self) -> None:
+        if self.microbatches.value.data < 1:
+            raise VerifyException(f"system.pipeline: microbatches {self.microbatches.value.data} must be at least 1")
+        last = self.body.block.last_op
+        if not isinstance(last, OutputOp):
+            raise VerifyException("system.pipeline: its body must end in system.output")
+        module = self.parent_op()
+        system = system_attr_of(module) if isinstance(module, ModuleOp) else None
+        chips = [s.chip.value.data for s in self.stages]
+        if system is not None:
+            n = system.system.chips
+            bad = [c for c in chips if c >= n]
+            if bad:
+                raise VerifyException(
+                    f"system.pipeline: chip {bad[0]} is not one of the {n} chips of {system.system.name}"
+                )
+        if len(set(chips)) != len(chips):
+            raise VerifyException("system.pipeline: two stages on one chip (a stage is a chip's whole program)")
+
+
+@irdl_op_definition
+class StageOp(IRDLOperation):
+    """Runs the stage function `callee` on chip `chip`: its operands are the stage function's
+    inputs, its results the stage function's outputs, in order."""
+
+    name = "system.stage"
+    callee = prop_def(FlatSymbolRefAttrConstr)
+    chip = prop_def(IntegerAttr[I64])
+    inputs = var_operand_def(TensorType)
+    outputs = var_result_def(TensorType)
+    traits = traits_def(HasParent(PipelineOp))
+    assembly_format = (
+        "$callee `chip` $chip `(` $inputs `)` attr-dict `:` `(` type($inputs) `)` `->` `(` type($outputs) `)`"
+    )
+
+    def __init__(self, callee: str, chip: int, inputs: list[SSAValue], result_types: list) -> None:
+        super().__init__(
+            properties={"callee": SymbolRefAttr(callee), "chip": IntegerAttr(chip, 64)},
+            operands=[inputs],
+            result_types=[result_types],
+        )
+
+    def function(self) -> func.FuncOp | None:
+        """The stage function this op runs (None when the module has no such function)."""
+        pipe = self.parent_op()
+        module = pipe.parent_op() if pipe is not None else None
+        if not isinstance(module, ModuleOp):
+            return None
+        name = self.callee.root_reference.data
+        for op in module.body.block.ops:
+            if isinstance(op, func.FuncOp) and op.sym_name.data == name:
+                return op
+        return None
+
+    def verify_(self) -> None:
+        chip = self.chip.value.data
+        name = self.callee.root_reference.data
+        for i, v in enumerate(self.inputs):
+            c = _chip_of(v)
+            if c is not None and c != chip:
+                raise VerifyException(
+                    f"system.stage @{name}: input {i} lives on chip {c}, the stage on chip {chip} (transfer it)"
+                )
+        f = self.function()
+        if f is None:
+            if isinstance(self.parent_op(), PipelineOp) and isinstance(self.parent_op().parent_op(), ModuleOp):
+                raise VerifyException(f"system.stage: no function @{name} in the module")
+            return
+        want = (list(f.function_type.inputs.data), list(f.function_type.outputs.data))
+        have = ([v.type for v in self.inputs], [r.type for r in self.outputs])
+        if want != have:
+            raise VerifyException(
+                f"system.stage @{name}: types {have[0]} -> {have[1]} do not match the function's {want[0]} -> {want[1]}"
+            )
+
+
+@irdl_op_definition
+class TransferOp(IRDLOperation):
+    """The value `input`, on chip `src`, copied over the IPU-Links to chip `dst`."""
+
+    name = "system.transfer"
+    input = operand_def(TensorType)
+    src = prop_def(IntegerAttr[I64])
+    dst = prop_def(IntegerAttr[I64])
+    result = result_def(TensorType)
+    traits = traits_def(HasParent(PipelineOp))
+    assembly_format = "$input `from` $src `to` $dst attr-dict `:` type($input) `->` type($result)"
+
+    def __init__(self, input: SSAValue, src: int, dst: int) -> None:
+        super().__init__(
+            operands=[input],
+            properties={"src": IntegerAttr(src, 64), "dst": IntegerAttr(dst, 64)},
+            result_types=[input.type],
+        )
+
+    def verify_(self) -> None:
+        s, d = self.src.value.data, self.dst.value.data
+        if self.input.type != self.result.type:
+            raise VerifyException("system.transfer: the result's type must be the input's")
+        if s == d:
+            raise VerifyException(f"system.transfer: from chip {s} to itself")
+        c = _chip_of(self.input)
+        if c is None:
+            raise VerifyException("system.transfer: a model input is written by the host to every chip that reads it")
+        if c != s:
+            raise VerifyException(f"system.transfer: its input lives on chip {c}, not {s}")
+
+
+@irdl_op_definition
+class OutputOp(IRDLOperation):
+    """The model's outputs, in order (each read by the host from the chip it lives on)."""
+
+    name = "system.output"
+    values = var_operand_def(TensorType)
+    traits = traits_def(IsTerminator(), HasParent(PipelineOp))
+    assembly_format = "($values^ `:` type($values))? attr-dict"
+
+    def __init__(self, values: list[SSAValue]) -> None:
+        super().__init__(operands=[values])
+
+
+def pipeline_of(module: ModuleOp) -> PipelineOp | None:
+    """The module's pipeline, if it is partitioned."""
+    return next((op for op in module.body.block.ops if isinstance(op, PipelineOp)), None)
+
+
+System = Dialect("system", [PipelineOp, StageOp, TransferOp, OutputOp], [])

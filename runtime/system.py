@@ -1,0 +1,263 @@
+"""Runs a system package (`.ipupod`): one emulated chip per stage, micro-batches pushed through
+the pipeline, the values crossing chips handed over as the links would.
+
+Two backends run the same protocol and give bit-identical outputs: `process` (every chip's
+`Emulator` in this process) and `ray` (one Ray actor per chip; a stage's outputs go to the next
+actor as object references, so the chips work on different micro-batches at once, as a pipeline
+does). Each chip's run is the unchanged single-chip emulator on its own package.
+
+Timing is the pipeline's: in step t stage s works on micro-batch t - s, so m micro-batches over
+p stages take m + p - 1 steps; a step lasts as long as its slowest busy stage, then a link phase
+moves every value produced in it (`System.link_phase_cycles`: the cross-chip sync, hop latency,
+the busiest link and the busiest tile port). Each stage reports its busy cycles (its device
+cycles per micro-batch), its idle cycles, and the pipeline its bubble against the balanced
+(p - 1) / (m + p - 1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ipu.abi.package import Binding
+from ipu.abi.pod import Pod
+from ipu.abi.tables import SLICE
+from ipu.runtime.emulator import DEFAULT_MAX_CYCLES, Emulator, EmulatorError, RunResult
+from ipu.target.system import LinkTransfer, System, load_system
+
+BACKENDS = ("process", "ray")
+
+
+def tile_bytes(b: Binding, esize: int) -> int:
+    """The most bytes of binding `b` any one tile holds (its port's share of a transfer)."""
+    s = b.slices
+    if not len(s):
+        return 0
+    col = {c: i for i, c in enumerate(SLICE.columns)}
+    per: dict[int, int] = {}
+    for row in s:
+        n = int(row[col["rows"]] * row[col["row_elements"]]) * esize
+        for i in range(int(row[col["tile_count"]])):
+            t = int(row[col["tile"]] + i * row[col["tile_step"]])
+            per[t] = per.get(t, 0) + n
+    return max(per.values())
+
+
+@dataclass
+class StageTiming:
+    """One stage's share of a run: its device cycles per micro-batch (busy), the cycles it waits
+    in the run's timeline (idle), and the host cycles of the model inputs and outputs it moves."""
+
+    stage: int
+    chip: int
+    busy_per_microbatch: int
+    busy: int
+    idle: int
+    host_cycles: int
+
+
+@dataclass
+class SystemResult:
+    """A run's outputs per micro-batch (model output name -> array), every stage's single-chip
+    results per micro-batch, and the pipeline's timing."""
+
+    outputs: list[dict[str, np.ndarray]]
+    stage_results: list[list[RunResult]]  # [micro-batch][stage]
+    stage_inputs: list[list[dict[str, np.ndarray]]]  # [micro-batch][stage]
+    stages: list[StageTiming]
+    link_cycles: list[int]  # per pipeline step
+    total_cycles: int
+    microbatches: int
+    clock_hz: int
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def bubble(self) -> float:
+        """The idle share of the stages' time: 1 - busy / (stages x run)."""
+        busy = sum(s.busy for s in self.stages)
+        return 1 - busy / (len(self.stages) * self.total_cycles) if self.total_cycles else 0.0
+
+    @property
+    def ideal_bubble(self) -> float:
+        """(p - 1) / (m + p - 1): the bubble of p balanced stages with free links."""
+        p, m = len(self.stages), self.microbatches
+        return (p - 1) / (m + p - 1)
+
+    @property
+    def samples_per_second(self) -> float:
+        return self.microbatches * self.clock_hz / self.total_cycles if self.total_cycles else 0.0
+
+
+def _stage_inputs(pod: Pod, s: int, model_inputs: dict[str, np.ndarray], produced: dict[tuple[int, str], Any]) -> dict:
+    """What stage `s` reads, by its binding names: model inputs, and earlier stages' outputs."""
+    x: dict[str, Any] = {}
+    for name, routes in pod.inputs.items():
+        for r in routes:
+            if r.stage == s:
+                x[r.binding] = model_inputs[name]
+    for t in pod.transfers:
+        if t.dst.stage == s:
+            x[t.dst.binding] = produced[(t.src.stage, t.src.binding)]
+    return x
+
+
+class _ProcessChips:
+    """Every stage's emulator in this process."""
+
+    def __init__(self, pod: Pod, system: System, **emulator: Any) -> None:
+        self.emulators = [Emulator(st.package, system.chip, **emulator) for st in pod.stages]
+
+    def run(self, pod: Pod, batches: list[dict[str, np.ndarray]]) -> tuple[list[list[RunResult]], list[list[dict]]]:
+        results: list[list[RunResult]] = []
+        inputs: list[list[dict]] = []
+        for x in batches:
+            produced: dict[tuple[int, str], np.ndarray] = {}
+            row, ins = [], []
+            for s, emu in enumerate(self.emulators):
+                xs = _stage_inputs(pod, s, x, produced)
+                r = emu.run(xs)
+                for name, v in r.outputs.items():
+                    produced[(s, name)] = v
+                row.append(r)
+                ins.append(xs)
+            results.append(row)
+            inputs.append(ins)
+        return results, inputs
+
+
+class _RayChips:
+    """One Ray actor per stage's chip; each holds its emulator and runs micro-batches as their
+    inputs arrive (object references straight from the previous actors)."""
+
+    def __init__(self, pod: Pod, system: System, **emulator: Any) -> None:
+        import ray
+
+        if not ray.is_initialized():
+            ray.init(num_cpus=max(2, len(pod.stages)), include_dashboard=False, log_to_driver=False)
+
+        @ray.remote(num_cpus=0)
+        class ChipActor:
+            def __init__(self, package, target, kwargs):
+                self.emu = Emulator(package, target, **kwargs)
+
+            def run(self, names, *values):
+                r = self.emu.run(dict(zip(names, values, strict=True)))
+                return (r, *r.outputs.values())
+
+        self.ray = ray
+        self.actors = [ChipActor.remote(st.package, system.chip, emulator) for st in pod.stages]
+
+    def run(self, pod: Pod, batches: list[dict[str, np.ndarray]]) -> tuple[list[list[RunResult]], list[list[dict]]]:
+        ray = self.ray
+        pending: list[list[Any]] = []
+        inputs: list[list[dict]] = []
+        for x in batches:
+            produced: dict[tuple[int, str], Any] = {}
+            row, ins = [], []
+            for s, actor in enumerate(self.actors):
+                xs = _stage_inputs(pod, s, x, produced)
+                names = list(xs)
+                outs = [b.name for b in pod.stages[s].package.outputs]
+                refs = actor.run.options(num_returns=1 + len(outs)).remote(names, *[xs[n] for n in names])
+                refs = refs if isinstance(refs, list) else [refs]
+                for name, ref in zip(outs, refs[1:], strict=True):
+                    produced[(s, name)] = ref
+                row.append(refs[0])
+                ins.append(xs)
+            pending.append(row)
+            inputs.append(ins)
+        results = [ray.get(row) for row in pending]
+        # the inputs a stage read from a transfer were references: the arrays themselves, for the checks
+        for ins in inputs:
+            for xs in ins:
+                for k, v in list(xs.items()):
+                    if isinstance(v, ray.ObjectRef):
+                        xs[k] = ray.get(v)
+        return results, inputs
+
+    def close(self) -> None:
+        for a in self.actors:
+            self.ray.kill(a)
+
+
+def run_pod(
+    pod: Pod,
+    batches: list[dict[str, np.ndarray]],
+    backend: str = "process",
+    system: System | None = None,
+    checked: bool = False,
+    poison: bool = False,
+    max_cycles: int | None = DEFAULT_MAX_CYCLES,
+) -> SystemResult:
+    """Push `batches` (one dict of model inputs per micro-batch) through the pipeline on
+    `backend`; `system` overrides the package's (a sensitivity sweep of the link figures)."""
+    if backend not in BACKENDS:
+        raise EmulatorError(f"unknown backend '{backend}' (known: {', '.join(BACKENDS)})")
+    if not batches:
+        raise EmulatorError("a run needs at least one micro-batch")
+    system = system or load_system(pod.system)
+    missing = sorted(set(pod.inputs) - set(batches[0]))
+    extra = sorted(set(batches[0]) - set(pod.inputs))
+    if missing or extra:
+        raise EmulatorError(f"inputs: missing {missing}, unexpected {extra} (the model reads {sorted(pod.inputs)})")
+    kwargs = {"checked": checked, "poison": poison, "max_cycles": max_cycles}
+    chips: Any = _ProcessChips(pod, system, **kwargs) if backend == "process" else _RayChips(pod, system, **kwargs)
+    try:
+        results, inputs = chips.run(pod, batches)
+    finally:
+        if backend == "ray":
+            chips.close()
+    outputs = [{name: row[r.stage].outputs[r.binding] for name, r in pod.outputs.items()} for row in results]
+    return _timeline(pod, system, results, inputs, outputs)
+
+
+def _timeline(
+    pod: Pod, system: System, results: list[list[RunResult]], inputs: list[list[dict]], outputs: list[dict]
+) -> SystemResult:
+    m, p = len(results), len(pod.stages)
+    busy = [results[0][s].total_cycles for s in range(p)]  # static programs: the same every micro-batch
+    model_io = {(r.stage, r.binding) for rs in pod.inputs.values() for r in rs} | set(
+        (r.stage, r.binding) for r in pod.outputs.values()
+    )
+    host = []
+    for s in range(p):
+        rec = results[-1][s].profile
+        host.append(
+            sum(
+                int(x["cycles"])
+                for x in rec
+                if x.get("kind") in ("host_write", "host_read") and (s, x.get("binding")) in model_io
+            )
+        )
+    transfers_by_src: dict[int, list[LinkTransfer]] = {}
+    for t in pod.transfers:
+        src = next(b for b in pod.stages[t.src.stage].package.outputs if b.name == t.src.binding)
+        dst = next(b for b in pod.stages[t.dst.stage].package.inputs if b.name == t.dst.binding)
+        esize = max(1, t.nbytes // max(1, int(np.prod(src.shape))))
+        tb = max(tile_bytes(src, esize), tile_bytes(dst, esize))
+        transfers_by_src.setdefault(t.src.stage, []).append(LinkTransfer(t.src_chip, t.dst_chip, t.nbytes, tb))
+    steps = m + p - 1
+    link, total = [], 0
+    active_time = [0] * p
+    for step in range(steps):
+        active = [s for s in range(p) if 0 <= step - s < m]
+        compute = max(busy[s] for s in active)
+        moving = [tr for s in active for tr in transfers_by_src.get(s, [])]
+        ln = system.link_phase_cycles(moving)
+        link.append(ln)
+        total += compute + ln
+        for s in active:
+            active_time[s] += busy[s]
+    stages = [StageTiming(s, pod.stages[s].chip, busy[s], m * busy[s], total - m * busy[s], host[s]) for s in range(p)]
+    return SystemResult(outputs, results, inputs, stages, link, total, m, system.chip.clock_hz)
+
+
+def microbatch_inputs(make: Callable[[int], dict[str, np.ndarray]], microbatches: int, seed: int) -> list[dict]:
+    """One input dict per micro-batch, micro-batch i drawn with seed `seed + i`."""
+    return [make(seed + i) for i in range(microbatches)]
+
+
+__all__ = ["BACKENDS", "StageTiming", "SystemResult", "microbatch_inputs", "run_pod", "tile_bytes"]

@@ -1,0 +1,269 @@
+"""The Python API for systems of chips: a model pipelined over several chips.
+
+    import ipu.systems as systems
+    compiled = systems.compile_system("model.onnx", "sim64x4", microbatches=8)
+    report = systems.run_system(compiled, backend="process")   # or "ray": one actor per chip
+    report.passed, report.result.total_cycles, report.result.bubble
+
+`compile_system` reads the model as `ipu.compile` does, rolls its layers, cuts it into one stage
+per chip (`partition-stages`), compiles every stage with the unchanged single-chip ladder for the
+system's chip and joins the packages in a `Pod`. `run_system` pushes micro-batches through the
+pipeline on the system emulator and checks it three ways: each stage's checkpoints and outputs
+against that stage's graph function evaluated on the inputs the stage received; each value
+crossing chips that is a value of the unpartitioned model against that model's reference, by
+name; and the model's outputs against the unpartitioned reference and the oracle (onnxruntime
+or jax).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from xdsl.dialects import builtin, func
+from xdsl.utils.exceptions import DiagnosticException
+
+from ipu.abi.package_check import validate_package
+from ipu.abi.pod import Pod, PodStage, PodTransfer, Route, validate_pod
+from ipu.api import ApiError, Check, check, check_oracle, context, least_precise_dtype, load_model
+from ipu.codegen.ipuexe import build_package
+from ipu.dialects.system import PipelineOp, StageOp, TransferOp, pipeline_of
+from ipu.golden.compare import compare, tolerance
+from ipu.golden.evaluator import check_inputs, evaluate, make_inputs
+from ipu.log import phase
+from ipu.runtime.system import SystemResult, run_pod
+from ipu.target import TargetError
+from ipu.target.system import System, load_system
+from ipu.transforms.graph.expand_windows import ExpandWindowsPass
+from ipu.transforms.graph.roll_layers import RollLayersPass
+from ipu.transforms.pipeline import compile_passes
+from ipu.transforms.system.partition_stages import PartitionStagesPass
+
+
+@dataclass
+class CompiledSystem:
+    """A model compiled for a system: the pod, the partitioned graph module (the stages before
+    lowering), each stage's graph function, the unpartitioned reference and the oracle."""
+
+    pod: Pod
+    system: System
+    partitioned: builtin.ModuleOp
+    stage_references: list[func.FuncOp]
+    reference: func.FuncOp
+    phase_seconds: dict[str, float] = field(default_factory=dict)
+    oracle: Callable[[dict[str, np.ndarray]], dict[str, np.ndarray]] | None = None
+
+
+def _stage_module(f: func.FuncOp) -> builtin.ModuleOp:
+    g = f.clone()
+    g.sym_name = builtin.StringAttr("main")
+    return builtin.ModuleOp([g])
+
+
+def compile_system(
+    source: Any,
+    system: str | System,
+    *,
+    microbatches: int = 4,
+    layers: str | None = None,
+    precision: str | None = None,
+    options: dict[str, int] | None = None,
+    checkpoints: bool = True,
+) -> CompiledSystem:
+    """Compile `source` for `system` (a name of `target/systems/`): partitioned into one pipeline
+    stage per chip (`layers`, e.g. "1,7,8,8", pins each stage's rolled layers), each stage
+    compiled for the system's chip. Raises ApiError / DiagnosticException as `ipu.compile` does;
+    a stage that does not fit names its stage."""
+    if not isinstance(system, System):
+        try:
+            system = load_system(system)
+        except TargetError as e:
+            raise ApiError(str(e)) from None
+    try:
+        passes = compile_passes(system.chip.name, options, checkpoints)
+    except ValueError as e:
+        raise ApiError(str(e)) from None
+    loaded = load_model(source, precision=precision)
+    if loaded.reference is None:
+        raise ApiError("compile_system takes a graph-level model, not a lowered module")
+    module, ctx = loaded.module, context()
+    seconds: dict[str, float] = {}
+    t0 = time.perf_counter()
+    with phase("partition_stages"):
+        ExpandWindowsPass().apply(ctx, module)
+        RollLayersPass().apply(ctx, module)
+        PartitionStagesPass(system=system.name, microbatches=microbatches, layers=layers).apply(ctx, module)
+    seconds["partition_stages"] = time.perf_counter() - t0
+    module.verify()
+    pod, refs = build_pod(module, system, passes, seconds)
+    return CompiledSystem(pod, system, module, refs, loaded.reference, seconds, loaded.oracle())
+
+
+def build_pod(
+    module: builtin.ModuleOp, system: System, passes, seconds: dict[str, float]
+) -> tuple[Pod, list[func.FuncOp]]:
+    """Compile every stage of the partitioned `module` for the system's chip and join the
+    packages as its `system.pipeline` says."""
+    pipe = pipeline_of(module)
+    if pipe is None:
+        raise ApiError("the module has no system.pipeline: partition it first (partition-stages)")
+    ctx = context()
+    stages: list[PodStage] = []
+    refs: list[func.FuncOp] = []
+    index: dict[StageOp, int] = {}
+    for i, st in enumerate(pipe.stages):
+        f = st.function()
+        assert f is not None  # the verifier checked it
+        index[st] = i
+        m = _stage_module(f)
+        refs.append(m.body.block.first_op.clone())  # type: ignore[union-attr]
+        for label, p in passes:
+            t0 = time.perf_counter()
+            with phase(f"stage{i}.{label}"):
+                try:
+                    p.apply(ctx, m)
+                except DiagnosticException as e:
+                    raise DiagnosticException(
+                        f"stage {i} (@{f.sym_name.data}, chip {st.chip.value.data}): {e}"
+                    ) from None
+            seconds[label] = seconds.get(label, 0.0) + time.perf_counter() - t0
+        t0 = time.perf_counter()
+        pkg = build_package(m, system.chip)
+        validate_package(pkg, system.chip)
+        seconds["package"] = seconds.get("package", 0.0) + time.perf_counter() - t0
+        stages.append(PodStage(i, st.chip.value.data, f.sym_name.data, pkg))
+    pod = Pod(system.name, pipe.microbatches.value.data, stages)
+    _routes(pipe, index, refs, pod)
+    validate_pod(pod)
+    return pod, refs
+
+
+def _names(f: func.FuncOp, key: str) -> list[str]:
+    a = f.attributes.get(key)
+    return [s.data for s in a.data] if isinstance(a, builtin.ArrayAttr) else []  # type: ignore[union-attr]
+
+
+def _routes(pipe: PipelineOp, index: dict[StageOp, int], refs: list[func.FuncOp], pod: Pod) -> None:
+    """The pod's transfers and model inputs and outputs, read from the pipeline's ops."""
+    model_in = _names(pipe, "ipu.inputs") or [a.name_hint or f"arg{i}" for i, a in enumerate(pipe.body.block.args)]
+    model_out = _names(pipe, "ipu.outputs")
+    for st, i in index.items():
+        ins = _names(refs[i], "ipu.inputs")
+        for j, v in enumerate(st.inputs):
+            if v in pipe.body.block.args:
+                pod.inputs.setdefault(model_in[pipe.body.block.args.index(v)], []).append(Route(i, ins[j]))
+                continue
+            t = v.owner
+            assert isinstance(t, TransferOp)
+            src = t.input.owner
+            assert isinstance(src, StageOp)
+            s = index[src]
+            name = _names(refs[s], "ipu.outputs")[list(src.outputs).index(t.input)]
+            nbytes = int(np.prod(t.result.type.get_shape())) * t.result.type.element_type.bitwidth // 8
+            pod.transfers.append(
+                PodTransfer(Route(s, name), Route(i, ins[j]), t.src.value.data, t.dst.value.data, nbytes)
+            )
+    out = pipe.body.block.last_op
+    for j, v in enumerate(out.operands):  # type: ignore[union-attr]
+        st = v.owner
+        if not isinstance(st, StageOp):
+            raise ApiError("a model output that is a model input unchanged is not supported on a system yet")
+        s = index[st]
+        name = model_out[j] if j < len(model_out) else f"output{j}"
+        pod.outputs[name] = Route(s, _names(refs[s], "ipu.outputs")[list(st.outputs).index(v)])
+
+
+@dataclass
+class SystemReport:
+    """A system run and its checks (see the module docstring)."""
+
+    result: SystemResult
+    inputs: list[dict[str, np.ndarray]]
+    checks: list[Check] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool | None:
+        return all(c.result.passed for c in self.checks) if self.checks else None
+
+
+def run_system(
+    compiled: CompiledSystem,
+    inputs: list[dict[str, np.ndarray]] | None = None,
+    *,
+    backend: str = "process",
+    seed: int = 0,
+    system: System | None = None,
+    samples: int | None = 256,
+    atol: float | None = None,
+    rtol: float | None = None,
+    checkpoints: bool = True,
+) -> SystemReport:
+    """Run `compiled` (one input dict per micro-batch; default: the pod's micro-batch count of
+    seeded inputs, micro-batch i with seed `seed + i`) on `backend`, then check it."""
+    ref = compiled.reference
+    batches = inputs or [make_inputs(ref, seed + i) for i in range(compiled.pod.microbatches)]
+    batches = [check_inputs(ref, x) for x in batches]
+    with phase("emulate_system"):
+        result = run_pod(compiled.pod, batches, backend=backend, system=system)
+    checks: list[Check] = []
+    floor = least_precise_dtype(ref)
+    for b, x in enumerate(batches):
+        for s, stage in enumerate(compiled.pod.stages):
+            got = check(
+                stage.package,
+                result.stage_results[b][s],
+                compiled.stage_references[s],
+                result.stage_inputs[b][s],
+                samples,
+                atol,
+                rtol,
+                checkpoints,
+            )
+            checks += [_tagged(c, f"mb{b}.stage{s}") for c in got]
+        with phase("reference"):
+            gold = evaluate(ref, x)
+        for t in compiled.pod.transfers:
+            want = gold.values.get(t.src.binding)
+            if want is None:  # a layer's carried value mid-repeat: not a value of the unpartitioned model
+                continue
+            obs = result.stage_results[b][t.src.stage].outputs[t.src.binding]
+            a, r = tolerance(obs.dtype, atol, rtol, floor)
+            checks.append(
+                Check(
+                    "boundary",
+                    f"mb{b}.{t.src.binding}",
+                    t.src.stage,
+                    t.src.binding,
+                    "value",
+                    compare(obs, want, want.size, a, r),
+                )
+            )
+        for i, (name, obs) in enumerate(result.outputs[b].items()):
+            want = gold.outputs[i]
+            a, r = tolerance(obs.dtype, atol, rtol, floor)
+            checks.append(Check("output", f"mb{b}.{name}", i, "", "value", compare(obs, want, want.size, a, r)))
+        if compiled.oracle is not None:
+            from ipu.runtime.emulator import RunResult
+
+            got = check_oracle(compiled.oracle, RunResult(result.outputs[b], {}, 0), x, atol, rtol, floor)
+            checks += [_tagged(c, f"mb{b}") for c in got]
+    return SystemReport(result, batches, checks)
+
+
+def _tagged(c: Check, where: str) -> Check:
+    c.name = f"{where}.{c.name}"
+    return c
+
+
+def load_system_source(path: str | Path) -> builtin.ModuleOp:
+    """A partitioned module (`system.pipeline` and its stage functions) read from text."""
+    from ipu.ir_text import parse_path
+
+    return parse_path(context(), Path(path))
+
+
+__all__ = ["CompiledSystem", "SystemReport", "build_pod", "compile_system", "run_system"]

@@ -1,0 +1,166 @@
+"""Systems of chips as data: `load_system("pod4")` reads `target/systems/pod4.toml`.
+
+A system is several chips of one target joined by IPU-Links in a topology (`line`: chips in a
+row; `ladder`: GCL's ladder, pairs of chips as rungs, rails joining the pairs in order), with
+the link rate, a hop's latency, the cost of a sync across chips (the EXTERNAL zone) and the
+host path. The partitioner prices stage boundaries with it and the system emulator times the
+link phases with it, so both start from the same numbers.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import tomllib
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+
+from ipu.target import Target, TargetError, load_target
+
+SYSTEM_DIR = Path(__file__).parent / "systems"
+TOPOLOGIES = ("line", "ladder")
+
+
+@dataclass(frozen=True)
+class LinkTransfer:
+    """One value crossing chips in a link phase: `nbytes` from chip `src` to chip `dst`;
+    `tile_bytes` is the most any one tile of either end sends or receives (its port's share)."""
+
+    src: int
+    dst: int
+    nbytes: int
+    tile_bytes: int
+
+
+@dataclass(frozen=True)
+class System:
+    """`chips` chips of target `chip`, joined by `lanes` IPU-Links per neighbouring pair."""
+
+    name: str
+    description: str
+    chip: Target
+    chips: int
+    topology: str
+    lanes: int
+    link_bytes_per_cycle: int
+    link_latency_cycles: int
+    external_sync_cycles: int
+    host_bytes_per_cycle: int
+
+    @functools.cached_property
+    def links(self) -> tuple[tuple[int, int], ...]:
+        """The neighbouring chip pairs (a < b) the topology joins."""
+        n = self.chips
+        if self.topology == "line":
+            return tuple((i, i + 1) for i in range(n - 1))
+        rungs = [(i, i + 1) for i in range(0, n - 1, 2)]
+        rails = [(i, i + 2) for i in range(n - 2)]
+        return tuple(sorted(set(rungs + rails)))
+
+    @functools.cached_property
+    def chain(self) -> tuple[int, ...]:
+        """The chips in pipeline order, each a neighbour of the next (stage k runs on chain[k]):
+        along a ladder, up one rail and back down the other."""
+        if self.topology == "line":
+            return tuple(range(self.chips))
+        up = list(range(0, self.chips, 2))
+        down = list(range(1, self.chips, 2))[::-1]
+        return tuple(up + down)
+
+    def route(self, src: int, dst: int) -> list[tuple[int, int]]:
+        """The links (as sorted pairs) of a shortest path from chip `src` to chip `dst`."""
+        for c in (src, dst):
+            if not 0 <= c < self.chips:
+                raise TargetError(f"system {self.name} has chips 0-{self.chips - 1}, not {c}")
+        adj: dict[int, list[int]] = {i: [] for i in range(self.chips)}
+        for a, b in self.links:
+            adj[a].append(b)
+            adj[b].append(a)
+        prev: dict[int, int] = {src: src}
+        todo = deque([src])
+        while todo:
+            c = todo.popleft()
+            for d in sorted(adj[c]):
+                if d not in prev:
+                    prev[d] = c
+                    todo.append(d)
+        path, c = [], dst
+        while c != src:
+            p = prev[c]
+            path.append((min(p, c), max(p, c)))
+            c = p
+        return path[::-1]
+
+    def link_phase_cycles(self, transfers: list[LinkTransfer]) -> int:
+        """Cycles of one link phase moving `transfers` together: the cross-chip sync, the
+        longest route's hop latencies, then the busier of the busiest link (its bytes over its
+        lanes at the link rate; transfers sharing a link add up) and the busiest tile port (the
+        chip's exchange rate). No transfers: no phase."""
+        if not transfers:
+            return 0
+        per_link: dict[tuple[int, int], int] = {}
+        hops = 0
+        for tr in transfers:
+            path = self.route(tr.src, tr.dst)
+            hops = max(hops, len(path))
+            for link in path:
+                per_link[link] = per_link.get(link, 0) + tr.nbytes
+        link = max(math.ceil(b / (self.lanes * self.link_bytes_per_cycle)) for b in per_link.values())
+        port = max(math.ceil(tr.tile_bytes / self.chip.rates["exchange_bytes_per_cycle"]) for tr in transfers)
+        return self.external_sync_cycles + hops * self.link_latency_cycles + max(link, port)
+
+    def ring_lower_bound(self, nbytes: int, chips: int) -> int:
+        """Link cycles a ring all-reduce of `nbytes` per chip over `chips` chips needs at least:
+        2(n-1)/n of the bytes leave each chip over its lanes, in 2(n-1) synced steps."""
+        if chips <= 1:
+            return 0
+        steps = 2 * (chips - 1)
+        moved = math.ceil(nbytes * steps / chips)
+        return steps * (self.external_sync_cycles + self.link_latency_cycles) + math.ceil(
+            moved / (self.lanes * self.link_bytes_per_cycle)
+        )
+
+
+def available_systems() -> list[str]:
+    return sorted(p.stem for p in SYSTEM_DIR.glob("*.toml"))
+
+
+@functools.cache
+def load_system(name: str) -> System:
+    """The system of that name, read once per process; raises TargetError naming the known ones."""
+    path = SYSTEM_DIR / f"{name}.toml"
+    if not name or "/" in name or not path.is_file():
+        raise TargetError(f"unknown system '{name}' (known: {', '.join(available_systems())})")
+    try:
+        raw = tomllib.loads(path.read_text())
+        s = System(
+            name=raw["name"],
+            description=raw["description"],
+            chip=load_target(raw["chip"]),
+            chips=int(raw["chips"]),
+            topology=raw["topology"],
+            lanes=int(raw["lanes"]),
+            link_bytes_per_cycle=int(raw["link_bytes_per_cycle"]),
+            link_latency_cycles=int(raw["link_latency_cycles"]),
+            external_sync_cycles=int(raw["external_sync_cycles"]),
+            host_bytes_per_cycle=int(raw["host_bytes_per_cycle"]),
+        )
+    except (KeyError, TypeError, ValueError, tomllib.TOMLDecodeError) as e:
+        raise TargetError(f"malformed system file {path.name}: {e}") from None
+    if s.name != name or s.chips < 2 or s.topology not in TOPOLOGIES or s.lanes < 1 or s.link_bytes_per_cycle < 1:
+        raise TargetError(
+            f"system file {path.name}: needs its own name, 2 or more chips, a topology of {', '.join(TOPOLOGIES)}, "
+            "and positive lanes and link rate"
+        )
+    return s
+
+
+def with_overrides(s: System, **fields: int) -> System:
+    """`s` with some link figures replaced (a sensitivity sweep: `link_bytes_per_cycle`, ...)."""
+    import dataclasses
+
+    return dataclasses.replace(s, **fields)
+
+
+__all__ = ["LinkTransfer", "System", "available_systems", "load_system", "with_overrides"]

@@ -1,0 +1,351 @@
+"""`partition-stages`: cut a graph function into pipeline stages, one per chip of a system.
+
+Runs after `roll-layers` and before planning. The cut points are between units (a top-level op,
+or one layer of a rolled `graph.repeat`: `transforms.system.stages`). Each unit is priced by the
+planner's own estimate of it planned alone on the system's chip (identical layers once), a cut
+adds the link phase that carries the values crossing it (`target.system.System.link_phase_cycles`),
+and a dynamic program picks the cut whose slowest stage is fastest, subject to every stage's
+weights fitting its chip. Pins: `layers = "1,7,8,8"` gives each stage its count of rolled layers
+(Graphcore's per-IPU split; ops before the first layer go with stage 0, others with the layer
+before them), and `ipu.stage = k` on a top-level op puts it on stage k. The result is a
+`system.pipeline` over stage functions `@<f>_stage<k>` (graph level, `ipu.stage = k`) on the
+module, which records the system (`#ipu.system`).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import builtin, func
+from xdsl.dialects.builtin import IntegerAttr
+from xdsl.ir import Block, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import DiagnosticException
+
+from ipu.dialects import graph
+from ipu.dialects.ipu import SYSTEM_ATTR, SystemAttr, system_attr_of
+from ipu.dialects.system import STAGE_ATTR, OutputOp, PipelineOp, StageOp, TransferOp
+from ipu.dialects.value_names import name_values
+from ipu.log import log_event
+from ipu.target import TargetError
+from ipu.target.system import LinkTransfer, System, load_system
+from ipu.transforms.levels import expect_level
+from ipu.transforms.system.stages import (
+    Key,
+    Unit,
+    build_stage,
+    input_names,
+    key_name,
+    key_type,
+    stage_io,
+    units_of,
+)
+
+WEIGHT_SHARE = 0.6  # of a chip's memory a stage's weights may take (the rest: activations, code, exchange rows)
+
+
+def _bytes(t) -> int:
+    return math.prod(graph.shape_of(t)) * t.element_type.bitwidth // 8
+
+
+def unit_weight_bytes(u: Unit) -> int:
+    """Bytes of the weights `u` reads (its slice of a stacked weight, for a layer)."""
+    total = 0
+    seen: set[SSAValue] = set()
+    for o in u.op.walk():
+        for v in o.operands:
+            if v in seen or not isinstance(v.owner, graph.ParameterOp):
+                continue
+            seen.add(v)
+            b = _bytes(v.type)
+            sliced = u.is_trip and any(isinstance(x.operation, graph.IterationSliceOp) for x in v.uses)
+            total += b // graph.shape_of(v.type)[0] if sliced else b
+    return total
+
+
+def _signature(u: Unit) -> str:
+    """Units with equal signatures cost the same (the layers of one repeat; repeated ops)."""
+    if u.is_trip:
+        return f"trip:{id(u.op)}"
+    o = u.op
+    attrs = {k: v for k, v in o.attributes.items() if not k.startswith("onnx.")}
+    return f"{o.name}|{[str(v.type) for v in o.operands]}|{[str(r.type) for r in o.results]}|{attrs}"
+
+
+def price_units(units: list[Unit], names: dict[SSAValue, str], system: System) -> list[int]:
+    """Each unit's estimated cycles on the system's chip, planned alone (the planner's estimate
+    of its stage function: `plan-ops` then `plan.cost.estimate`)."""
+    from ipu.transforms.plan.cost import estimate
+    from ipu.transforms.plan.plan_decide import decide_function
+    from ipu.transforms.plan.plan_materialize import materialize_function
+    from ipu.transforms.plan.search import lean_for_fit
+
+    t = system.chip
+    cache: dict[str, int] = {}
+    out = []
+    for u in units:
+        sig = _signature(u)
+        if sig not in cache:
+            [(ins, _)] = stage_io([u], [0], [])
+            outs = [k for k in u.defines if not isinstance(k, SSAValue) or k.uses]
+            f = build_stage("unit", [u], ins, outs or u.defines[:1], names)
+            try:
+                decide_function(f, t, lean=lean_for_fit(f, t))
+                materialize_function(f, t)
+            except DiagnosticException as e:
+                raise DiagnosticException(
+                    f"partition-stages: {u.describe()} cannot be planned on one {t.name}: {e}"
+                ) from None
+            cache[sig] = estimate(f, t).estimated_cycles
+        out.append(cache[sig])
+    return out
+
+
+def _crossing(units: list[Unit]) -> list[list[Key]]:
+    """Per cut c (between units c-1 and c, c = 1 … n-1), the keys defined before it and read after."""
+    n = len(units)
+    first_def = {k: i for i, u in enumerate(units) for k in u.defines}
+    last_use: dict[Key, int] = {}
+    for i, u in enumerate(units):
+        for k in u.uses:
+            last_use[k] = i
+    out: list[list[Key]] = [[] for _ in range(n)]
+    for k, d in first_def.items():
+        for c in range(d + 1, last_use.get(k, -1) + 1):
+            out[c].append(k)
+    return out
+
+
+def _pins(units: list[Unit], stages: int, layers: str | None) -> list[int | None]:
+    """Each unit's pinned stage (None: free), from `layers` or the ops' `ipu.stage`."""
+    pins: list[int | None] = [None] * len(units)
+    if layers:
+        try:
+            counts = [int(x) for x in layers.replace(" ", ",").split(",") if x]
+        except ValueError:
+            raise DiagnosticException(f"partition-stages: layers '{layers}' must be a list of integers") from None
+        trips = sum(1 for u in units if u.is_trip)
+        if len(counts) != stages or sum(counts) != trips or min(counts) < 0:
+            raise DiagnosticException(
+                f"partition-stages: layers '{layers}' must give each of the {stages} stages its count of the "
+                f"model's {trips} rolled layers (non-negative, summing to {trips})"
+            )
+        bounds = [sum(counts[: s + 1]) for s in range(stages)]
+        seen = 0
+        stage = 0
+        for i, u in enumerate(units):
+            if u.is_trip:
+                stage = next(s for s in range(stages) if seen < bounds[s])
+                seen += 1
+            pins[i] = stage
+        return pins
+    for i, u in enumerate(units):
+        a = u.op.attributes.get(STAGE_ATTR)
+        if a is None:
+            continue
+        if not isinstance(a, IntegerAttr) or not 0 <= a.value.data < stages:
+            raise DiagnosticException(
+                f"partition-stages: {u.describe()}: {STAGE_ATTR} must be a stage index below {stages}"
+            )
+        pins[i] = a.value.data
+    last = (-1, "")
+    for i, p in enumerate(pins):
+        if p is None:
+            continue
+        if p < last[0]:
+            raise DiagnosticException(
+                f"partition-stages: the pin of {units[i].describe()} to stage {p} cannot be honoured: it follows "
+                f"{last[1]}, pinned to stage {last[0]}, and stages run in order"
+            )
+        last = (p, units[i].describe())
+    return pins
+
+
+@dataclass
+class Cut:
+    """A partition: each unit's stage, each stage's estimated cycles and weight bytes."""
+
+    stage_of: list[int]
+    cycles: list[int]
+    weights: list[int]
+
+
+def best_cut(
+    costs: list[int], weights: list[int], links: list[int], stages: int, capacity: int, pins: list[int | None]
+) -> Cut | None:
+    """The contiguous split of the units into `stages` non-empty stages whose slowest stage
+    (its units' cycles plus the link phase into it, `links[c]` for a stage starting at unit c)
+    is fastest, every stage's weights within `capacity`, every pin honoured; None if none is."""
+    n = len(costs)
+    pre_c = [0, *itertools.accumulate(costs)]
+    pre_w = [0, *itertools.accumulate(weights)]
+    inf = float("inf")
+    # best[s][i]: the slowest stage of the best split of units[:i] into s stages
+    best = [[inf] * (n + 1) for _ in range(stages + 1)]
+    back = [[0] * (n + 1) for _ in range(stages + 1)]
+    best[0][0] = 0
+
+    def allowed(a: int, b: int, s: int) -> bool:
+        return all(p is None or p == s for p in pins[a:b])
+
+    for s in range(1, stages + 1):
+        for i in range(s, n - (stages - s) + 1):
+            for j in range(s - 1, i):
+                if best[s - 1][j] == inf or pre_w[i] - pre_w[j] > capacity or not allowed(j, i, s - 1):
+                    continue
+                stage = pre_c[i] - pre_c[j] + (links[j] if j > 0 else 0)
+                v = max(best[s - 1][j], stage)
+                if v < best[s][i]:
+                    best[s][i], back[s][i] = v, j
+    if best[stages][n] == inf:
+        return None
+    bounds, i = [], n
+    for s in range(stages, 0, -1):
+        j = back[s][i]
+        bounds.append((j, i))
+        i = j
+    bounds.reverse()
+    stage_of = [s for s, (a, b) in enumerate(bounds) for _ in range(a, b)]
+    return Cut(
+        stage_of,
+        [pre_c[b] - pre_c[a] + (links[a] if a > 0 else 0) for a, b in bounds],
+        [pre_w[b] - pre_w[a] for a, b in bounds],
+    )
+
+
+def partition_function(module: builtin.ModuleOp, f: func.FuncOp, system: System, microbatches: int, layers: str | None):
+    """Replace `f` in `module` by its stage functions and the `system.pipeline` over them."""
+    name_values(f)
+    names = input_names(f)
+    units = units_of(f)
+    stages = system.chips
+    if len(units) < stages:
+        raise DiagnosticException(
+            f"partition-stages: @{f.sym_name.data} has {len(units)} units of work (ops and rolled layers), fewer than "
+            f"the {stages} chips of {system.name}: use a smaller system"
+        )
+    ret = f.body.block.last_op
+    assert isinstance(ret, func.ReturnOp)
+    returned: list[Key] = list(ret.arguments)
+    pins = _pins(units, stages, layers)
+    costs = price_units(units, names, system)
+    weights = [unit_weight_bytes(u) for u in units]
+    chip = system.chip
+    tiles = chip.tiles
+    crossing = _crossing(units)
+    links = [
+        system.link_phase_cycles(
+            [
+                LinkTransfer(
+                    0, 1, sum(_bytes(key_type(k)) for k in ks), math.ceil(sum(_bytes(key_type(k)) for k in ks) / tiles)
+                )
+            ]
+        )
+        if ks
+        else 0
+        for ks in crossing
+    ]
+    capacity = int(WEIGHT_SHARE * chip.tiles * chip.memory_size)
+    cut = best_cut(costs, weights, links, stages, capacity, pins)
+    if cut is None:
+        heaviest = max(range(len(units)), key=lambda i: weights[i])
+        raise DiagnosticException(
+            f"partition-stages: @{f.sym_name.data} does not fit {system.name}: no split into {stages} stages keeps "
+            f"every stage's weights within {capacity:,} bytes ({WEIGHT_SHARE:.0%} of a {chip.name}) with the pins "
+            f"honoured (weights in all: {sum(weights):,} bytes; the heaviest unit, {units[heaviest].describe()}, "
+            f"{weights[heaviest]:,})"
+        )
+    io = stage_io(units, cut.stage_of, returned)
+    chain = system.chain
+    pipe_block = Block(arg_types=[a.type for a in f.args])
+    for a, pa in zip(f.args, pipe_block.args, strict=True):
+        pa.name_hint = names[a]
+    where: dict[Key, tuple[int, SSAValue]] = {}  # key -> (chip, pipeline value) of its producer
+    moved: dict[tuple[Key, int], SSAValue] = {}
+    host = dict(zip(f.args, pipe_block.args, strict=True))
+    stage_funcs = []
+    for s, (ins, outs) in enumerate(io):
+        mine = [u for u, st in zip(units, cut.stage_of, strict=True) if st == s]
+        outs = returned if s == stages - 1 else outs
+        sf = build_stage(f"{f.sym_name.data}_stage{s}", mine, ins, outs, names)
+        sf.attributes[STAGE_ATTR] = IntegerAttr(s, 64)
+        sf.attributes["ipu.estimated_cycles"] = IntegerAttr(cut.cycles[s], 64)
+        stage_funcs.append(sf)
+        c = chain[s]
+        operands = []
+        for k in ins:
+            if k in host:
+                operands.append(host[k])
+                continue
+            src_chip, v = where[k]
+            if (k, c) not in moved:
+                t = TransferOp(v, src_chip, c)
+                t.result.name_hint = key_name(k, names)
+                pipe_block.add_op(t)
+                moved[(k, c)] = t.result
+            operands.append(moved[(k, c)])
+        st = StageOp(sf.sym_name.data, c, operands, [key_type(k) for k in outs])
+        for k, r in zip(outs, st.outputs, strict=True):
+            r.name_hint = key_name(k, names)
+            where[k] = (c, r)
+        pipe_block.add_op(st)
+    last = pipe_block.last_op
+    assert isinstance(last, StageOp)
+    pipe_block.add_op(OutputOp(list(last.outputs)))
+    pipe = PipelineOp(f.sym_name.data, microbatches, Region(pipe_block))
+    for k in ("ipu.inputs", "ipu.outputs", "onnx.output_dtypes", "onnx.input_dtypes"):
+        if k in f.attributes:
+            pipe.attributes[k] = f.attributes[k]
+    for k, v in f.attributes.items():
+        if k.startswith(("ipu.", "onnx.")) and k not in ("ipu.inputs", "ipu.outputs"):
+            for sf in stage_funcs:
+                sf.attributes.setdefault(k, v)
+    module.body.block.insert_op_before(pipe, f)
+    for sf in stage_funcs:
+        module.body.block.insert_op_before(sf, f)
+    module.body.block.erase_op(f)
+    log_event(
+        "partitioned stages",
+        function=pipe.sym_name.data,
+        system=system.name,
+        units=len(units),
+        stage_cycles=",".join(map(str, cut.cycles)),
+        stage_weight_bytes=",".join(map(str, cut.weights)),
+    )
+    return cut
+
+
+@dataclass(frozen=True)
+class PartitionStagesPass(ModulePass):
+    """Cut the graph function into one pipeline stage per chip of a system."""
+
+    name = "partition-stages"
+    system: str | None = None  # unset: the module's #ipu.system
+    microbatches: int = 4
+    layers: str | None = None  # rolled layers per stage, "1,7,8,8" (a pin of the whole split)
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        expect_level(op, self.name, ("graph",))
+        have = system_attr_of(op)
+        name = self.system or (have.system_name.data if have is not None else None)
+        if name is None:
+            raise DiagnosticException("partition-stages: name the system (system=…) or set the module's #ipu.system")
+        if have is not None and have.system_name.data != name:
+            raise DiagnosticException(f"partition-stages: the module is for system {have.system_name.data}, not {name}")
+        try:
+            system = load_system(name)
+        except TargetError as e:
+            raise DiagnosticException(f"partition-stages: {e}") from None
+        if self.microbatches < 1:
+            raise DiagnosticException(f"partition-stages: microbatches {self.microbatches} must be at least 1")
+        fs = [f for f in op.body.block.ops if isinstance(f, func.FuncOp)]
+        if len(fs) != 1:
+            raise DiagnosticException(f"partition-stages: expects one graph function, the module has {len(fs)}")
+        op.attributes[SYSTEM_ATTR] = SystemAttr(name)
+        partition_function(op, fs[0], system, self.microbatches, self.layers)
+
+
+__all__ = ["PartitionStagesPass", "best_cut", "partition_function", "price_units"]
