@@ -31,17 +31,20 @@ from ipu.abi.package_check import validate_package
 from ipu.abi.pod import Pod, PodStage, PodTransfer, Route, validate_pod
 from ipu.api import ApiError, Check, check, check_oracle, context, least_precise_dtype, load_model
 from ipu.codegen.ipuexe import build_package
+from ipu.dialects.ipu import system_attr_of
 from ipu.dialects.system import PipelineOp, StageOp, TransferOp, pipeline_of
 from ipu.golden.compare import compare, tolerance
 from ipu.golden.evaluator import check_inputs, evaluate, make_inputs
 from ipu.log import phase
+from ipu.runtime.emulator import RunResult
 from ipu.runtime.system import SystemResult, run_pod
 from ipu.target import TargetError
-from ipu.target.system import System, load_system
+from ipu.target.system import System, available_systems, load_system
 from ipu.transforms.graph.expand_windows import ExpandWindowsPass
 from ipu.transforms.graph.roll_layers import RollLayersPass
 from ipu.transforms.pipeline import compile_passes
 from ipu.transforms.system.partition_stages import PartitionStagesPass
+from ipu.version import __version__
 
 
 @dataclass
@@ -53,7 +56,7 @@ class CompiledSystem:
     system: System
     partitioned: builtin.ModuleOp
     stage_references: list[func.FuncOp]
-    reference: func.FuncOp
+    reference: func.FuncOp | None  # None: compiled from a partitioned module (no unpartitioned model)
     phase_seconds: dict[str, float] = field(default_factory=dict)
     oracle: Callable[[dict[str, np.ndarray]], dict[str, np.ndarray]] | None = None
 
@@ -66,41 +69,57 @@ def _stage_module(f: func.FuncOp) -> builtin.ModuleOp:
 
 def compile_system(
     source: Any,
-    system: str | System,
+    system: str | System | None = None,
     *,
-    microbatches: int = 4,
+    microbatches: int | None = None,
     layers: str | None = None,
     precision: str | None = None,
     options: dict[str, int] | None = None,
     checkpoints: bool = True,
 ) -> CompiledSystem:
     """Compile `source` for `system` (a name of `target/systems/`): partitioned into one pipeline
-    stage per chip (`layers`, e.g. "1,7,8,8", pins each stage's rolled layers), each stage
-    compiled for the system's chip. Raises ApiError / DiagnosticException as `ipu.compile` does;
-    a stage that does not fit names its stage."""
+    stage per chip (`layers`, e.g. "1,7,8,8", pins each stage's rolled layers; `microbatches`
+    per run, 4 unless given), each stage
+    compiled for the system's chip. A module already partitioned (`system.pipeline`, e.g. edited
+    by hand) is compiled as it is, for its `#ipu.system`. Raises ApiError / DiagnosticException
+    as `ipu.compile` does; a stage that does not fit names its stage."""
+    loaded = load_model(source, precision=precision)
+    module, ctx = loaded.module, context()
+    pipe = pipeline_of(module)
+    have = system_attr_of(module)
+    name = system.name if isinstance(system, System) else system
+    if have is not None and name is not None and have.system_name.data != name:
+        raise ApiError(f"the module is partitioned for system {have.system_name.data}, not {name}")
+    name = name or (have.system_name.data if have is not None else None)
+    if name is None:
+        raise ApiError("name the system to compile for (--system NAME; known: " + ", ".join(available_systems()) + ")")
     if not isinstance(system, System):
         try:
-            system = load_system(system)
+            system = load_system(name)
         except TargetError as e:
             raise ApiError(str(e)) from None
     try:
         passes = compile_passes(system.chip.name, options, checkpoints)
     except ValueError as e:
         raise ApiError(str(e)) from None
-    loaded = load_model(source, precision=precision)
     if loaded.reference is None:
         raise ApiError("compile_system takes a graph-level model, not a lowered module")
-    module, ctx = loaded.module, context()
     seconds: dict[str, float] = {}
-    t0 = time.perf_counter()
-    with phase("partition_stages"):
-        ExpandWindowsPass().apply(ctx, module)
-        RollLayersPass().apply(ctx, module)
-        PartitionStagesPass(system=system.name, microbatches=microbatches, layers=layers).apply(ctx, module)
-    seconds["partition_stages"] = time.perf_counter() - t0
+    reference = loaded.reference if pipe is None else None
+    if pipe is None:
+        t0 = time.perf_counter()
+        with phase("partition_stages"):
+            ExpandWindowsPass().apply(ctx, module)
+            RollLayersPass().apply(ctx, module)
+            PartitionStagesPass(system=system.name, microbatches=microbatches or 4, layers=layers).apply(ctx, module)
+        seconds["partition_stages"] = time.perf_counter() - t0
+    elif layers is not None:
+        raise ApiError("--layers applies when partitioning; this module is partitioned already")
+    elif microbatches is not None:
+        pipe.microbatches = builtin.IntegerAttr(microbatches, 64)
     module.verify()
     pod, refs = build_pod(module, system, passes, seconds)
-    return CompiledSystem(pod, system, module, refs, loaded.reference, seconds, loaded.oracle())
+    return CompiledSystem(pod, system, module, refs, reference, seconds, loaded.oracle())
 
 
 def build_pod(
@@ -136,7 +155,7 @@ def build_pod(
         validate_package(pkg, system.chip)
         seconds["package"] = seconds.get("package", 0.0) + time.perf_counter() - t0
         stages.append(PodStage(i, st.chip.value.data, f.sym_name.data, pkg))
-    pod = Pod(system.name, pipe.microbatches.value.data, stages)
+    pod = Pod(system.name, pipe.microbatches.value.data, stages, compiler_version=__version__)
     _routes(pipe, index, refs, pod)
     validate_pod(pod)
     return pod, refs
@@ -201,16 +220,21 @@ def run_system(
     atol: float | None = None,
     rtol: float | None = None,
     checkpoints: bool = True,
+    checks: bool = True,
 ) -> SystemReport:
     """Run `compiled` (one input dict per micro-batch; default: the pod's micro-batch count of
-    seeded inputs, micro-batch i with seed `seed + i`) on `backend`, then check it."""
+    seeded inputs, micro-batch i with seed `seed + i`) on `backend`, then check it (unless not
+    `checks`); `system` overrides the link figures (a sensitivity sweep)."""
     ref = compiled.reference
-    batches = inputs or [make_inputs(ref, seed + i) for i in range(compiled.pod.microbatches)]
-    batches = [check_inputs(ref, x) for x in batches]
+    batches = inputs or [_draw_inputs(compiled, seed + i) for i in range(compiled.pod.microbatches)]
+    if ref is not None:
+        batches = [check_inputs(ref, x) for x in batches]
     with phase("emulate_system"):
         result = run_pod(compiled.pod, batches, backend=backend, system=system)
-    checks: list[Check] = []
-    floor = least_precise_dtype(ref)
+    if not checks:
+        return SystemReport(result, batches)
+    found: list[Check] = []
+    floor = least_precise_dtype(ref if ref is not None else compiled.stage_references[0])
     for b, x in enumerate(batches):
         for s, stage in enumerate(compiled.pod.stages):
             got = check(
@@ -223,7 +247,9 @@ def run_system(
                 rtol,
                 checkpoints,
             )
-            checks += [_tagged(c, f"mb{b}.stage{s}") for c in got]
+            found += [_tagged(c, f"mb{b}.stage{s}") for c in got]
+        if ref is None:
+            continue
         with phase("reference"):
             gold = evaluate(ref, x)
         for t in compiled.pod.transfers:
@@ -232,26 +258,28 @@ def run_system(
                 continue
             obs = result.stage_results[b][t.src.stage].outputs[t.src.binding]
             a, r = tolerance(obs.dtype, atol, rtol, floor)
-            checks.append(
-                Check(
-                    "boundary",
-                    f"mb{b}.{t.src.binding}",
-                    t.src.stage,
-                    t.src.binding,
-                    "value",
-                    compare(obs, want, want.size, a, r),
-                )
-            )
+            cmp = compare(obs, want, want.size, a, r)
+            found.append(Check("boundary", f"mb{b}.{t.src.binding}", t.src.stage, t.src.binding, "value", cmp))
         for i, (name, obs) in enumerate(result.outputs[b].items()):
             want = gold.outputs[i]
             a, r = tolerance(obs.dtype, atol, rtol, floor)
-            checks.append(Check("output", f"mb{b}.{name}", i, "", "value", compare(obs, want, want.size, a, r)))
+            found.append(Check("output", f"mb{b}.{name}", i, "", "value", compare(obs, want, want.size, a, r)))
         if compiled.oracle is not None:
-            from ipu.runtime.emulator import RunResult
-
             got = check_oracle(compiled.oracle, RunResult(result.outputs[b], {}, 0), x, atol, rtol, floor)
-            checks += [_tagged(c, f"mb{b}") for c in got]
-    return SystemReport(result, batches, checks)
+            found += [_tagged(c, f"mb{b}") for c in got]
+    return SystemReport(result, batches, found)
+
+
+def _draw_inputs(compiled: CompiledSystem, seed: int) -> dict[str, np.ndarray]:
+    """Seeded inputs from the model's signature (or, for a module partitioned by hand, from the
+    signatures of the stages reading each input)."""
+    if compiled.reference is not None:
+        return make_inputs(compiled.reference, seed)
+    x = {}
+    for name, routes in compiled.pod.inputs.items():
+        r = routes[0]
+        x[name] = make_inputs(compiled.stage_references[r.stage], seed)[r.binding]
+    return x
 
 
 def _tagged(c: Check, where: str) -> Check:

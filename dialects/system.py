@@ -162,8 +162,13 @@ class StageOp(IRDLOperation):
         want = (list(f.function_type.inputs.data), list(f.function_type.outputs.data))
         have = ([v.type for v in self.inputs], [r.type for r in self.outputs])
         if want != have:
+
+            def text(ts: list) -> str:
+                return "(" + ", ".join(str(t) for t in ts) + ")"
+
             raise VerifyException(
-                f"system.stage @{name}: types {have[0]} -> {have[1]} do not match the function's {want[0]} -> {want[1]}"
+                f"system.stage @{name}: types {text(have[0])} -> {text(have[1])} do not match the function's "
+                f"{text(want[0])} -> {text(want[1])}"
             )
 
 

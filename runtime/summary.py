@@ -232,3 +232,40 @@ def summarize_package(pkg: Package, target: Target) -> str:
     out.append(f"metrics: {len(pkg.metrics)}")
     out += _capped([f"  {k} = {v}" for k, v in pkg.metrics.items()], "metrics")
     return "\n".join(out) + "\n"
+
+
+def summarize_pod(pod, system) -> str:
+    """A system package's summary: the system, each stage's chip, package and bindings, the
+    transfers and their link cycles, then each chip's own package summary."""
+    from ipu.abi.package_io import package_bytes
+    from ipu.target.system import LinkTransfer
+
+    out = [
+        f"system package: system {pod.system} ({system.chips} x {system.chip.name}, {system.topology}, "
+        f"{system.lanes} links of {system.link_bytes_per_cycle} B/cycle between neighbours), "
+        f"compiler {pod.compiler_version or 'unknown'}",
+        f"pipeline: {len(pod.stages)} stages, {pod.microbatches} micro-batches a run",
+    ]
+    for st in pod.stages:
+        ins = ", ".join(b.name for b in st.package.inputs)
+        outs = ", ".join(b.name for b in st.package.outputs)
+        out.append(
+            f"  stage {st.index} on chip {st.chip}: @{st.function}, {len(package_bytes(st.package)):,} bytes, "
+            f"estimated {st.package.metrics.get('estimated_cycles', 0):,} cycles; in: {ins}; out: {outs}"
+        )
+    for t in pod.transfers:
+        cyc = system.link_phase_cycles([LinkTransfer(t.src_chip, t.dst_chip, t.nbytes, 0)])
+        hops = len(system.route(t.src_chip, t.dst_chip))
+        out.append(
+            f"  transfer stage {t.src.stage}:{t.src.binding} -> stage {t.dst.stage}:{t.dst.binding}, chip "
+            f"{t.src_chip} -> {t.dst_chip} ({hops} hop{'s' if hops != 1 else ''}), {t.nbytes:,} bytes, "
+            f"{cyc:,} link cycles alone"
+        )
+    for name, routes in pod.inputs.items():
+        out.append(f"  model input {name} -> " + ", ".join(f"stage {r.stage}:{r.binding}" for r in routes))
+    for name, r in pod.outputs.items():
+        out.append(f"  model output {name} <- stage {r.stage}:{r.binding}")
+    for st in pod.stages:
+        out.append(f"--- stage {st.index} (chip {st.chip}) ---")
+        out.append(summarize_package(st.package, system.chip).rstrip("\n"))
+    return "\n".join(out) + "\n"

@@ -163,13 +163,42 @@ def _print_checks(checks: list[api.Check]) -> bool:
     "--profile", "profile_path", type=click.Path(dir_okay=False), help="write the cycle/memory profile (JSON)"
 )
 @click.option("--report", "report_path", type=click.Path(dir_okay=False), help="draw the profile: .html or .png")
+@click.option(
+    "--system",
+    default=None,
+    help="pipeline the model over the chips of this system (target/systems: sim64x2, pod4, …); see --microbatches",
+)
+@click.option(
+    "--microbatches", type=click.IntRange(min=1), default=None, help="micro-batches a system run pushes through [4]"
+)
+@click.option(
+    "--layers", default=None, help="rolled layers per stage on a system, e.g. 1,7,8,8 (default: the planner's cut)"
+)
+@click.option(
+    "--backend",
+    type=click.Choice(["process", "ray"]),
+    default="process",
+    show_default=True,
+    help="system runs: every chip in this process, or one Ray actor per chip",
+)
 @click.option("--log-level", default="warning", show_default=True)
 @user_errors
 def cli(log_level: str, **opts: Any) -> None:
-    """Compile (if needed) and emulate MODEL (.mlir: graph IR or JAX's StableHLO; .onnx or .ipuexe), checking
-    numerics. StableHLO inputs and outputs (--inputs/--outputs) are keyed arg0, arg1, … / out0, out1, …."""
+    """Compile (if needed) and emulate MODEL (.mlir: graph IR or JAX's StableHLO; .onnx, .ipuexe or a system's
+    .ipupod), checking numerics. StableHLO inputs and outputs (--inputs/--outputs) are keyed arg0, arg1, … / out0,
+    out1, …. With --system (or a partitioned module, or a .ipupod) the model runs pipelined over several chips."""
     setup_logging(log_level)
     with progress(f"ipu-run {Path(opts['model']).name}"):
+        system_opts = {k: opts.pop(k) for k in ("system", "microbatches", "layers", "backend")}
+        from ipu.tools.system_run import wants_system
+
+        if wants_system(opts["model"], system_opts["system"]):
+            from ipu.tools.system_run import run_system_tool
+
+            run_system_tool(**opts, **system_opts)
+            return
+        if system_opts["microbatches"] or system_opts["layers"] or system_opts["backend"] != "process":
+            raise ToolError("--microbatches, --layers and --backend apply to a system run (--system NAME)")
         _run(**opts)
 
 

@@ -17,6 +17,7 @@ from xdsl.dialects import builtin
 
 from ipu.abi.package_check import validate_package
 from ipu.abi.package_io import package_parts, read_package, write_package
+from ipu.abi.pod import is_pod_file
 from ipu.atomic import check_outputs, write_text
 from ipu.codegen.ipuexe import build_package, disassemble
 from ipu.ir_text import ApiError, is_tasm_level, parse_text
@@ -98,10 +99,29 @@ def cli(
                 write_package(pkg, output)
     else:
         with _binary_input(input_path, ".ipuexe") as path:
+            if is_pod_file(path):
+                _system_package(path, inspect, output)
+                return
             pkg = read_package(path)
         tg = load_target(target or pkg.target)
         validate_package(pkg, tg)
         _write_text(output, summarize_package(pkg, tg) if inspect else disassemble(pkg, tg))
+
+
+def _system_package(path: str, inspect: bool, output: str | None) -> None:
+    """--inspect of a system package (`.ipupod`): validated, then summarized."""
+    from ipu.abi.package import PackageError
+    from ipu.abi.pod import read_pod
+    from ipu.runtime.summary import summarize_pod
+    from ipu.target.system import load_system
+
+    if not inspect:
+        raise ToolError(f"{path} is a system package: --inspect summarizes it (disassemble a stage's .ipuexe)")
+    try:
+        pod = read_pod(path)
+    except PackageError as e:
+        raise ToolError(str(e)) from None
+    _write_text(output, summarize_pod(pod, load_system(pod.system)))
 
 
 def _parse_input(input_path: str) -> builtin.ModuleOp:

@@ -14,12 +14,13 @@ from collections.abc import Iterable
 from xdsl.dialects import builtin, func
 from xdsl.utils.exceptions import DiagnosticException
 
-LEVELS = ("stablehlo", "graph", "plan", "tilemap", "exchange", "placed", "tasm")
+LEVELS = ("stablehlo", "graph", "stages", "plan", "tilemap", "exchange", "placed", "tasm")
 """The ladder's levels in lowering order (`exchange`: phases scheduled; `placed`: storage too)."""
 
 DESCRIBE = {
     "stablehlo": "StableHLO (JAX's input)",
     "graph": "graph-level",
+    "stages": "partitioned graph-level (a system.pipeline over stage functions, one per chip)",
     "plan": "plan-level (plan-ops' finalists)",
     "tilemap": "tilemap-level (mapped by map-tiles)",
     "exchange": "exchange-level (phases scheduled by schedule-exchange)",
@@ -48,6 +49,8 @@ def module_level(module: builtin.ModuleOp) -> str | None:
     ops = list(module.body.block.ops)
     if any(op.dialect_name() == "tasm" for op in ops):
         return "tasm"
+    if any(op.name == "system.pipeline" for op in ops):
+        return "stages"
     for f in ops:
         if isinstance(f, func.FuncOp) and not f.body.blocks:
             raise DiagnosticException(
@@ -64,6 +67,11 @@ def expect_level(module: builtin.ModuleOp, pass_name: str, accepted: Iterable[st
     if level is None or level in ok:
         return
     want = " or ".join(DESCRIBE[a] for a in ok)
+    if level == "stages":
+        raise DiagnosticException(
+            f"{pass_name}: the module is partitioned into stages (system.pipeline): compile it for its system "
+            "(ipu-run MODULE, or ipu.systems.compile_system)"
+        )
     raise DiagnosticException(f"{pass_name}: works on {want} IR; this module is {DESCRIBE[level]} IR")
 
 

@@ -6,10 +6,10 @@ planner's own estimate of it planned alone on the system's chip (identical layer
 adds the link phase that carries the values crossing it (`target.system.System.link_phase_cycles`),
 and a dynamic program picks the cut whose slowest stage is fastest, subject to every stage's
 weights fitting its chip. Pins: `layers = "1,7,8,8"` gives each stage its count of rolled layers
-(Graphcore's per-IPU split; ops before the first layer go with stage 0, others with the layer
-before them), and `ipu.stage = k` on a top-level op puts it on stage k. The result is a
-`system.pipeline` over stage functions `@<f>_stage<k>` (graph level, `ipu.stage = k`) on the
-module, which records the system (`#ipu.system`).
+(Graphcore's per-IPU split; ops before the first layer go with stage 0, ops after the last one
+with the last stage, others with the layer before them), and `ipu.stage = k` on a top-level op
+puts it on stage k. The result is a `system.pipeline` over stage functions `@<f>_stage<k>`
+(graph level, `ipu.stage = k`) on the module, which records the system (`#ipu.system`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
-from xdsl.dialects.builtin import IntegerAttr
+from xdsl.dialects.builtin import ArrayAttr, IntegerAttr
 from xdsl.ir import Block, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
@@ -134,13 +134,22 @@ def _pins(units: list[Unit], stages: int, layers: str | None) -> list[int | None
                 f"model's {trips} rolled layers (non-negative, summing to {trips})"
             )
         bounds = [sum(counts[: s + 1]) for s in range(stages)]
+        last_trip = max(i for i, u in enumerate(units) if u.is_trip) if trips else -1
         seen = 0
         stage = 0
         for i, u in enumerate(units):
             if u.is_trip:
                 stage = next(s for s in range(stages) if seen < bounds[s])
                 seen += 1
+            elif i > last_trip >= 0:
+                stage = stages - 1  # the ops after the last layer: on the last stage
             pins[i] = stage
+        empty = sorted(set(range(stages)) - set(pins))  # type: ignore[arg-type]
+        if empty:
+            raise DiagnosticException(
+                f"partition-stages: layers '{layers}' leaves stage {empty[0]} with nothing to run (ops before the "
+                "first layer go to stage 0, ops after the last layer to the last stage, others with the layer before)"
+            )
         return pins
     for i, u in enumerate(units):
         a = u.op.attributes.get(STAGE_ATTR)
@@ -272,6 +281,9 @@ def partition_function(module: builtin.ModuleOp, f: func.FuncOp, system: System,
         outs = returned if s == stages - 1 else outs
         sf = build_stage(f"{f.sym_name.data}_stage{s}", mine, ins, outs, names)
         sf.attributes[STAGE_ATTR] = IntegerAttr(s, 64)
+        declared = f.attributes.get("ipu.outputs")
+        if s == stages - 1 and isinstance(declared, ArrayAttr) and len(declared.data) == len(outs):
+            sf.attributes["ipu.outputs"] = declared  # the model's outputs keep the model's names
         sf.attributes["ipu.estimated_cycles"] = IntegerAttr(cut.cycles[s], 64)
         stage_funcs.append(sf)
         c = chain[s]

@@ -1,0 +1,194 @@
+"""`ipu-run --system NAME MODEL` (or a partitioned module, or a `.ipupod`): a model pipelined
+over the chips of a system, emulated, checked, and its pipeline figures printed.
+
+Prints one line per failing check (all of them with --log-level info), then per stage its chip,
+busy cycles per micro-batch, busy and idle cycles over the run and the planner's estimate; then
+the pipeline's total cycles, link cycles, the bubble against (p - 1) / (m + p - 1), samples per
+second at the chip's clock, and `numericalTest=PASS|FAIL`.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from ipu import api, systems
+from ipu.abi.package import PackageError
+from ipu.abi.pod import is_pod_file, read_pod, write_pod
+from ipu.atomic import atomic_path, check_outputs
+from ipu.golden.compare import ToleranceError, check_tolerances
+from ipu.log import log_event
+from ipu.runtime.emulator import EmulatorError
+from ipu.runtime.system import run_pod
+from ipu.tools.common import ToolError
+
+
+def wants_system(model: str, system: str | None) -> bool:
+    """A system run: --system given, a .ipupod, or a partitioned module (one with system.pipeline)."""
+    if system or model.endswith(".ipupod") or is_pod_file(model):
+        return True
+    if not model.endswith(".mlir") or not Path(model).is_file():
+        return False
+    try:
+        with open(model, encoding="utf-8", errors="replace") as f:
+            return any("system.pipeline" in line for line in f)
+    except OSError:
+        return False
+
+
+def _load_inputs(path: str | None, names: list[str]) -> dict[str, np.ndarray] | None:
+    if not path:
+        return None
+    from ipu.tools.ipu_run import _check_npz
+
+    if not Path(path).is_file():
+        raise ToolError(f"no such inputs file: {path}")
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            shapes = {k: z[k].shape for k in z.files}
+    except (OSError, ValueError, EOFError) as e:
+        raise ToolError(f"cannot read inputs {path}: {e}") from None
+    _check_npz(path, {n: shapes.get(n, ()) for n in names})
+    with np.load(path, allow_pickle=False) as z:
+        return {k: z[k] for k in z.files}
+
+
+def run_system_tool(
+    model: str,
+    target: str | None,
+    inputs_path: str | None,
+    outputs_path: str | None,
+    seed: int,
+    reference_path: str | None,
+    precision: str | None,
+    package_path: str | None,
+    check_mode: str,
+    no_checkpoints: bool,
+    samples: int,
+    atol: float | None,
+    rtol: float | None,
+    checked: bool,
+    poison: bool,
+    max_cycles: int,
+    bisect: bool,
+    profile_path: str | None,
+    report_path: str | None,
+    system: str | None,
+    microbatches: int | None,
+    layers: str | None,
+    backend: str,
+) -> None:
+    """The system run's body (`ipu-run`'s options; those a system run does not take are refused)."""
+    if not Path(model).is_file():
+        raise ToolError(f"no such file: {model}")
+    unsupported = {
+        "--target": target,
+        "--reference": reference_path,
+        "--bisect": bisect,
+        "--profile": profile_path,
+        "--report": report_path,
+        "--checked": checked,
+    }
+    given = [k for k, v in unsupported.items() if v]
+    if given:
+        raise ToolError(f"{', '.join(given)}: not available for a system run yet (the chip is the system's)")
+    try:
+        check_tolerances(atol, rtol)
+    except ToleranceError as e:
+        raise ToolError(str(e)) from None
+    check_outputs({"--outputs": outputs_path, "--package": package_path}, [p for p in (model, inputs_path) if p])
+    pod_file = model.endswith(".ipupod") or is_pod_file(model)
+    if pod_file:
+        if system or layers or precision:
+            raise ToolError("--system, --layers and --precision apply when compiling; a .ipupod is already compiled")
+        try:
+            pod = read_pod(model)
+        except PackageError as e:
+            raise ToolError(str(e)) from None
+        m = microbatches or pod.microbatches
+        x = _load_inputs(inputs_path, sorted(pod.inputs))
+        if x is None:
+            raise ToolError("a .ipupod carries no reference to draw inputs from: give --inputs x.npz")
+        try:
+            result = run_pod(pod, [x] * m, backend=backend, poison=poison, max_cycles=max_cycles)
+        except EmulatorError as e:
+            raise ToolError(str(e)) from None
+        _write_outputs(outputs_path, result.outputs[0], None)
+        print("numericalTest=SKIPPED (a .ipupod has no reference: run the model itself to check it)")
+        _print_timing(pod, result, None)
+        return
+    try:
+        compiled = systems.compile_system(
+            model,
+            system,
+            microbatches=microbatches,
+            layers=layers,
+            precision=precision,
+            checkpoints=not no_checkpoints,
+        )
+    except api.ApiError as e:
+        raise ToolError(str(e)) from None
+    m = compiled.pod.microbatches
+    x = _load_inputs(inputs_path, sorted(compiled.pod.inputs))
+    try:
+        report = systems.run_system(
+            compiled,
+            [x] * m if x is not None else None,
+            backend=backend,
+            seed=seed,
+            samples=None if check_mode == "all" else samples,
+            atol=atol,
+            rtol=rtol,
+            checkpoints=check_mode in ("sampled", "all"),
+            checks=check_mode != "none",
+        )
+    except (api.ApiError, EmulatorError) as e:
+        raise ToolError(str(e)) from None
+    if package_path:
+        write_pod(compiled.pod, package_path)
+        log_event("system package written", path=package_path, stages=len(compiled.pod.stages))
+    _write_outputs(outputs_path, report.result.outputs[0], compiled.reference)
+    ok = True
+    if report.checks:
+        for c in report.checks:
+            ok &= c.result.passed
+            if not c.result.passed:
+                print(f"{c.kind}={c.name} FAIL {c.result.reason}")
+            else:
+                log_event("checked", kind=c.kind, name=c.name, max_abs_error=c.result.max_abs_error)
+        print(f"checks={len(report.checks)} microbatches={m} numericalTest={'PASS' if ok else 'FAIL'}")
+    else:
+        print("numericalTest=SKIPPED (--check none)")
+    _print_timing(compiled.pod, report.result, compiled)
+    if not ok:
+        sys.exit(1)
+
+
+def _write_outputs(path: str | None, outputs: dict[str, np.ndarray], reference) -> None:
+    if path:
+        with atomic_path(path, "--outputs") as tmp, open(tmp, "wb") as f:
+            np.savez(f, **api.host_outputs(reference, outputs))  # micro-batch 0's
+
+
+def _print_timing(pod, result, compiled) -> None:
+    for st, t in zip(pod.stages, result.stages, strict=True):
+        est = ""
+        if compiled is not None:
+            f = compiled.partitioned.body.block.ops
+            fn = next((o for o in f if getattr(o, "sym_name", None) and o.sym_name.data == st.function), None)
+            e = fn.attributes.get("ipu.estimated_cycles") if fn is not None else None
+            est = f" partitionEstimate={e.value.data}" if e is not None else ""
+        print(
+            f"stage={st.index} chip={st.chip} function={st.function} busyPerMicrobatch={t.busy_per_microbatch} "
+            f"busy={t.busy} idle={t.idle} hostCycles={t.host_cycles}{est}"
+        )
+    print(
+        f"system={pod.system} stages={len(pod.stages)} microbatches={result.microbatches} "
+        f"linkCycles={sum(result.link_cycles)} totalCycles={result.total_cycles} bubble={result.bubble:.4f} "
+        f"idealBubble={result.ideal_bubble:.4f} samplesPerSecond={result.samples_per_second:.1f}"
+    )
+
+
+__all__ = ["run_system_tool", "wants_system"]
