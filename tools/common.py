@@ -6,10 +6,12 @@ import gc
 import logging
 import os
 import sys
+import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import builtin
 from xdsl.utils.exceptions import DiagnosticException
@@ -207,3 +209,40 @@ def progress(label: str) -> Iterator[None]:
             yield
         finally:
             PHASE_HOOKS.remove(hook)
+
+
+def check_npz(path: str, want: dict[str, tuple[int, ...]]) -> None:
+    """Refuse an inputs file from its array headers alone, before any data is read or allocated:
+    not an .npz, missing or unexpected names, object (pickled) or non-numeric arrays, wrong shapes."""
+    found: dict[str, tuple[tuple[int, ...], np.dtype]] = {}
+    headers = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
+    try:
+        with zipfile.ZipFile(path) as z:
+            for info in z.infolist():
+                if not info.filename.endswith(".npy"):
+                    raise ValueError(f"member '{info.filename}' is not a .npy array")
+                with z.open(info) as f:
+                    version = np.lib.format.read_magic(f)
+                    if version not in headers:
+                        raise ValueError(f"member '{info.filename}': unsupported .npy version {version}")
+                    try:
+                        shape, _, dtype = headers[version](f)
+                    except (ValueError, EOFError, zipfile.BadZipFile):
+                        raise
+                    except Exception as e:  # noqa: BLE001 -- a damaged header: NumPy's parser raises many kinds
+                        raise ValueError(
+                            f"member '{info.filename}': unreadable .npy header ({type(e).__name__})"
+                        ) from None
+                found[info.filename[: -len(".npy")]] = (tuple(shape), dtype)
+    except (OSError, ValueError, EOFError, RuntimeError, NotImplementedError, zipfile.BadZipFile) as e:
+        raise ToolError(f"cannot read inputs {path}: {e}") from None  # encrypted, unknown compression too
+    missing, extra = sorted(set(want) - set(found)), sorted(set(found) - set(want))
+    if missing or extra:
+        raise ToolError(f"inputs: missing {missing}, unexpected {extra}")
+    for name, (shape, dtype) in found.items():
+        if dtype.hasobject:
+            raise ToolError(f"cannot read inputs {path}: '{name}' holds Python objects (pickles are never loaded)")
+        if dtype.kind not in "biuf":
+            raise ToolError(f"input '{name}': dtype {dtype} is not a real number type")
+        if shape != want[name]:
+            raise ToolError(f"input '{name}': shape {shape}, expected {want[name]}")

@@ -30,7 +30,7 @@ from ipu.log import log_event, phase
 from ipu.runtime.emulator import DEFAULT_MAX_CYCLES
 from ipu.runtime.profile import build_profile
 from ipu.target import DEFAULT_TARGET, load_target
-from ipu.tools.common import ToolError, make_context, parse_file, progress, setup_logging, user_errors
+from ipu.tools.common import ToolError, check_npz, make_context, parse_file, progress, setup_logging, user_errors
 
 
 def _load_inputs(path: str | None, pkg: Package, func_op, seed: int) -> dict[str, np.ndarray]:
@@ -38,49 +38,12 @@ def _load_inputs(path: str | None, pkg: Package, func_op, seed: int) -> dict[str
         return api.default_inputs(pkg, func_op, seed)
     if not Path(path).is_file():
         raise ToolError(f"no such inputs file: {path}")
-    _check_npz(path, {b.name: tuple(b.shape) for b in pkg.inputs})
+    check_npz(path, {b.name: tuple(b.shape) for b in pkg.inputs})
     try:
         with np.load(path, allow_pickle=False) as z:
             return {k: z[k] for k in z.files}
     except (OSError, ValueError, EOFError, RuntimeError, NotImplementedError, zipfile.BadZipFile) as e:
         raise ToolError(f"cannot read inputs {path}: {e}") from None
-
-
-def _check_npz(path: str, want: dict[str, tuple[int, ...]]) -> None:
-    """Refuse an inputs file from its array headers alone, before any data is read or allocated:
-    not an .npz, missing or unexpected names, object (pickled) or non-numeric arrays, wrong shapes."""
-    found: dict[str, tuple[tuple[int, ...], np.dtype]] = {}
-    headers = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
-    try:
-        with zipfile.ZipFile(path) as z:
-            for info in z.infolist():
-                if not info.filename.endswith(".npy"):
-                    raise ValueError(f"member '{info.filename}' is not a .npy array")
-                with z.open(info) as f:
-                    version = np.lib.format.read_magic(f)
-                    if version not in headers:
-                        raise ValueError(f"member '{info.filename}': unsupported .npy version {version}")
-                    try:
-                        shape, _, dtype = headers[version](f)
-                    except (ValueError, EOFError, zipfile.BadZipFile):
-                        raise
-                    except Exception as e:  # noqa: BLE001 -- a damaged header: NumPy's parser raises many kinds
-                        raise ValueError(
-                            f"member '{info.filename}': unreadable .npy header ({type(e).__name__})"
-                        ) from None
-                found[info.filename[: -len(".npy")]] = (tuple(shape), dtype)
-    except (OSError, ValueError, EOFError, RuntimeError, NotImplementedError, zipfile.BadZipFile) as e:
-        raise ToolError(f"cannot read inputs {path}: {e}") from None  # encrypted, unknown compression too
-    missing, extra = sorted(set(want) - set(found)), sorted(set(found) - set(want))
-    if missing or extra:
-        raise ToolError(f"inputs: missing {missing}, unexpected {extra}")
-    for name, (shape, dtype) in found.items():
-        if dtype.hasobject:
-            raise ToolError(f"cannot read inputs {path}: '{name}' holds Python objects (pickles are never loaded)")
-        if dtype.kind not in "biuf":
-            raise ToolError(f"input '{name}': dtype {dtype} is not a real number type")
-        if shape != want[name]:
-            raise ToolError(f"input '{name}': shape {shape}, expected {want[name]}")
 
 
 def _print_checks(checks: list[api.Check]) -> bool:

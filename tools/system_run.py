@@ -22,7 +22,7 @@ from ipu.golden.compare import ToleranceError, check_tolerances
 from ipu.log import log_event
 from ipu.runtime.emulator import EmulatorError
 from ipu.runtime.system import run_pod
-from ipu.tools.common import ToolError
+from ipu.tools.common import ToolError, check_npz
 
 
 def wants_system(model: str, system: str | None) -> bool:
@@ -38,21 +38,24 @@ def wants_system(model: str, system: str | None) -> bool:
         return False
 
 
-def _load_inputs(path: str | None, names: list[str]) -> dict[str, np.ndarray] | None:
+def _load_inputs(path: str | None, pod) -> dict[str, np.ndarray] | None:
+    """The model's inputs from an .npz (checked from its headers against the stages that read
+    them), or None."""
     if not path:
         return None
-    from ipu.tools.ipu_run import _check_npz
-
     if not Path(path).is_file():
         raise ToolError(f"no such inputs file: {path}")
+    want = {}
+    for name, routes in pod.inputs.items():
+        r = routes[0]
+        b = next(b for b in pod.stages[r.stage].package.inputs if b.name == r.binding)
+        want[name] = tuple(b.shape)
+    check_npz(path, want)
     try:
         with np.load(path, allow_pickle=False) as z:
-            shapes = {k: z[k].shape for k in z.files}
+            return {k: z[k] for k in z.files}
     except (OSError, ValueError, EOFError) as e:
         raise ToolError(f"cannot read inputs {path}: {e}") from None
-    _check_npz(path, {n: shapes.get(n, ()) for n in names})
-    with np.load(path, allow_pickle=False) as z:
-        return {k: z[k] for k in z.files}
 
 
 def run_system_tool(
@@ -108,7 +111,7 @@ def run_system_tool(
         except PackageError as e:
             raise ToolError(str(e)) from None
         m = microbatches or pod.microbatches
-        x = _load_inputs(inputs_path, sorted(pod.inputs))
+        x = _load_inputs(inputs_path, pod)
         if x is None:
             raise ToolError("a .ipupod carries no reference to draw inputs from: give --inputs x.npz")
         try:
@@ -131,7 +134,7 @@ def run_system_tool(
     except api.ApiError as e:
         raise ToolError(str(e)) from None
     m = compiled.pod.microbatches
-    x = _load_inputs(inputs_path, sorted(compiled.pod.inputs))
+    x = _load_inputs(inputs_path, compiled.pod)
     try:
         report = systems.run_system(
             compiled,
