@@ -60,6 +60,18 @@ class CompiledSystem:
     phase_seconds: dict[str, float] = field(default_factory=dict)
     oracle: Callable[[dict[str, np.ndarray]], dict[str, np.ndarray]] | None = None
 
+    def stage_function(self, index: int) -> func.FuncOp:
+        """Stage `index`'s graph function in the partitioned module."""
+        name = self.pod.stages[index].function
+        return next(
+            f for f in self.partitioned.body.block.ops if isinstance(f, func.FuncOp) and f.sym_name.data == name
+        )
+
+    def partition_estimate(self, index: int) -> int | None:
+        """The partitioner's estimate of stage `index`'s cycles (None for a module partitioned by hand)."""
+        a = self.stage_function(index).attributes.get("ipu.estimated_cycles")
+        return a.value.data if isinstance(a, builtin.IntegerAttr) else None
+
 
 def _stage_module(f: func.FuncOp) -> builtin.ModuleOp:
     g = f.clone()

@@ -165,6 +165,22 @@ def _step_line(call: HostCall, j: int) -> str:
     return f"    step {j}: {st.kind} {what} {st.binding}, {st.nbytes} bytes, {st.cycles} cycles"
 
 
+def _memory_classes(pkg: Package) -> list[tuple[str, Ranges]]:
+    """Each memory class's byte ranges per tile: code, kernel operands, bindings, receive buffers."""
+    kinds = (("weight", pkg.weights), ("input", pkg.inputs), ("output", pkg.outputs))
+    code, operands = _program_ranges(pkg)
+    classes: list[tuple[str, Ranges]] = [("code", _to_tiles(pkg, code)), ("kernel operands", _to_tiles(pkg, operands))]
+    classes += [(f"{kind}s", _cat([_binding_ranges(b) for b in items])) for kind, items in kinds]
+    classes += [("checkpoints", _cat([_binding_ranges(c.binding) for c in pkg.checkpoints]))]
+    classes += [("exchange receive", _exchange_ranges(pkg))]
+    return classes
+
+
+def memory_per_tile(pkg: Package, target: Target) -> np.ndarray:
+    """Bytes each tile touches over a run (the union of every class's ranges)."""
+    return _per_region(_cat([r for _, r in _memory_classes(pkg)]), pkg.tiles, target).sum(axis=1)
+
+
 def summarize_package(pkg: Package, target: Target) -> str:
     """The summary text (`pkg` must already have passed validate_package against `target`)."""
     out = [
@@ -210,11 +226,7 @@ def summarize_package(pkg: Package, target: Target) -> str:
     )
     out += _host_call_lines(pkg)
 
-    code, operands = _program_ranges(pkg)
-    classes: list[tuple[str, Ranges]] = [("code", _to_tiles(pkg, code)), ("kernel operands", _to_tiles(pkg, operands))]
-    classes += [(f"{kind}s", _cat([_binding_ranges(b) for b in items])) for kind, items in kinds]
-    classes += [("checkpoints", _cat([_binding_ranges(c.binding) for c in pkg.checkpoints]))]
-    classes += [("exchange receive", _exchange_ranges(pkg))]
+    classes = _memory_classes(pkg)
     out.append("memory per tile (bytes touched over the run, the union of each class's ranges):")
     out.append(f"  {'':<20} {'min':>10} {'median':>10} {'max':>10}   busiest")
     for label, r in classes:

@@ -214,43 +214,51 @@ def run_pod(
     return _timeline(pod, system, results, inputs, outputs)
 
 
-def _timeline(
-    pod: Pod, system: System, results: list[list[RunResult]], inputs: list[list[dict]], outputs: list[dict]
-) -> SystemResult:
-    m, p = len(results), len(pod.stages)
-    busy = [results[0][s].total_cycles for s in range(p)]  # static programs: the same every micro-batch
-    model_io = {(r.stage, r.binding) for rs in pod.inputs.values() for r in rs} | set(
-        (r.stage, r.binding) for r in pod.outputs.values()
-    )
-    host = []
-    for s in range(p):
-        rec = results[-1][s].profile
-        host.append(
-            sum(
-                int(x["cycles"])
-                for x in rec
-                if x.get("kind") in ("host_write", "host_read") and (s, x.get("binding")) in model_io
-            )
-        )
-    transfers_by_src: dict[int, list[LinkTransfer]] = {}
+def link_transfers(pod: Pod) -> dict[int, list[LinkTransfer]]:
+    """Per source stage, the link transfers of its outputs (with each end's busiest tile share)."""
+    out: dict[int, list[LinkTransfer]] = {}
     for t in pod.transfers:
         src = next(b for b in pod.stages[t.src.stage].package.outputs if b.name == t.src.binding)
         dst = next(b for b in pod.stages[t.dst.stage].package.inputs if b.name == t.dst.binding)
         esize = max(1, t.nbytes // max(1, int(np.prod(src.shape))))
         tb = max(tile_bytes(src, esize), tile_bytes(dst, esize))
-        transfers_by_src.setdefault(t.src.stage, []).append(LinkTransfer(t.src_chip, t.dst_chip, t.nbytes, tb))
-    steps = m + p - 1
+        out.setdefault(t.src.stage, []).append(LinkTransfer(t.src_chip, t.dst_chip, t.nbytes, tb))
+    return out
+
+
+def pipeline_timeline(
+    busy: list[int], transfers: dict[int, list[LinkTransfer]], system: System, microbatches: int
+) -> tuple[int, list[int]]:
+    """(total cycles, link cycles per step) of `microbatches` through stages taking `busy`
+    cycles each: step t runs stage s on micro-batch t - s, lasts as long as its slowest stage,
+    then a link phase moves what the step's stages produced."""
+    p, m = len(busy), microbatches
     link, total = [], 0
-    active_time = [0] * p
-    for step in range(steps):
+    for step in range(m + p - 1):
         active = [s for s in range(p) if 0 <= step - s < m]
-        compute = max(busy[s] for s in active)
-        moving = [tr for s in active for tr in transfers_by_src.get(s, [])]
+        moving = [tr for s in active for tr in transfers.get(s, [])]
         ln = system.link_phase_cycles(moving)
         link.append(ln)
-        total += compute + ln
-        for s in active:
-            active_time[s] += busy[s]
+        total += max(busy[s] for s in active) + ln
+    return total, link
+
+
+def _timeline(
+    pod: Pod, system: System, results: list[list[RunResult]], inputs: list[list[dict]], outputs: list[dict]
+) -> SystemResult:
+    m, p = len(results), len(pod.stages)
+    busy = [results[0][s].total_cycles for s in range(p)]  # static programs: the same every micro-batch
+    model_io = {(r.stage, r.binding) for rs in pod.inputs.values() for r in rs}
+    model_io |= {(r.stage, r.binding) for r in pod.outputs.values()}
+    host = [
+        sum(
+            int(x["cycles"])
+            for x in results[-1][s].profile
+            if x.get("kind") in ("host_write", "host_read") and (s, x.get("binding")) in model_io
+        )
+        for s in range(p)
+    ]
+    total, link = pipeline_timeline(busy, link_transfers(pod), system, m)
     stages = [StageTiming(s, pod.stages[s].chip, busy[s], m * busy[s], total - m * busy[s], host[s]) for s in range(p)]
     return SystemResult(outputs, results, inputs, stages, link, total, m, system.chip.clock_hz)
 
@@ -260,4 +268,13 @@ def microbatch_inputs(make: Callable[[int], dict[str, np.ndarray]], microbatches
     return [make(seed + i) for i in range(microbatches)]
 
 
-__all__ = ["BACKENDS", "StageTiming", "SystemResult", "microbatch_inputs", "run_pod", "tile_bytes"]
+__all__ = [
+    "BACKENDS",
+    "StageTiming",
+    "SystemResult",
+    "link_transfers",
+    "microbatch_inputs",
+    "pipeline_timeline",
+    "run_pod",
+    "tile_bytes",
+]

@@ -177,12 +177,8 @@ def _write_outputs(path: str | None, outputs: dict[str, np.ndarray], reference) 
 
 def _print_timing(pod, result, compiled) -> None:
     for st, t in zip(pod.stages, result.stages, strict=True):
-        est = ""
-        if compiled is not None:
-            f = compiled.partitioned.body.block.ops
-            fn = next((o for o in f if getattr(o, "sym_name", None) and o.sym_name.data == st.function), None)
-            e = fn.attributes.get("ipu.estimated_cycles") if fn is not None else None
-            est = f" partitionEstimate={e.value.data}" if e is not None else ""
+        e = compiled.partition_estimate(st.index) if compiled is not None else None
+        est = f" partitionEstimate={e}" if e is not None else ""
         print(
             f"stage={st.index} chip={st.chip} function={st.function} busyPerMicrobatch={t.busy_per_microbatch} "
             f"busy={t.busy} idle={t.idle} hostCycles={t.host_cycles}{est}"

@@ -84,7 +84,8 @@ LAYERS: int | None = None
 """Overrides the layer count (`--layers`): a full-width model at a depth one machine holds."""
 WIDTH: int | None = None
 """Overrides the full-scale width (`--width D`): D // 64 heads of 64, a third of them KV heads
-(as 12 and 4 at 768), an FFN of 4 D; for the size search of `bench/llama_size.py`."""
+(as 12 and 4 at 768; the largest divisor of the heads below a third otherwise, 4 of 16 at 1024),
+an FFN of 4 D; for the size search of `bench/llama_size.py` and GPT-2 medium (1024) or XL (1600)."""
 VOCAB: int | None = None
 """Overrides the full-scale vocabulary (`--vocab`)."""
 
@@ -93,7 +94,8 @@ def _dims(scale: str) -> dict:
     if scale == "full":
         d = WIDTH or 768
         heads = d // 64
-        return dict(d=d, heads=heads, layers=LAYERS or 12, ffn=4 * d, vocab=VOCAB or 50257, kv=max(1, heads // 3))
+        kv = max(k for k in range(1, max(1, heads // 3) + 1) if heads % k == 0)  # a third, or the divisor below
+        return dict(d=d, heads=heads, layers=LAYERS or 12, ffn=4 * d, vocab=VOCAB or 50257, kv=kv)
     return dict(d=64, heads=4, layers=LAYERS or 2, ffn=128, vocab=256, kv=2)
 
 
@@ -536,12 +538,12 @@ def main() -> None:
     ap.add_argument("--scale", choices=("small", "full"), default="small")
     ap.add_argument("--seq", type=int, default=SEQ, help="sequence length (default %(default)s)")
     ap.add_argument("--layers", type=int, default=None, help="layer count (default: the config's)")
-    ap.add_argument("--width", type=int, default=None, help="full-scale model width, a multiple of 192")
+    ap.add_argument("--width", type=int, default=None, help="full-scale model width, a multiple of 64")
     ap.add_argument("--vocab", type=int, default=None, help="full-scale vocabulary size")
     ap.add_argument("--batch", type=int, default=None, help="image models' batch (default 2 small, 1 full)")
     a = ap.parse_args()
-    if a.width is not None and (a.width <= 0 or a.width % 192):
-        ap.error(f"--width {a.width}: a positive multiple of 192 (64-wide heads, a third of them KV heads)")
+    if a.width is not None and (a.width <= 0 or a.width % 64):
+        ap.error(f"--width {a.width}: a positive multiple of 64 (64-wide heads)")
     set_sequence(a.seq)
     global LAYERS, WIDTH, VOCAB, BATCH
     LAYERS, WIDTH, VOCAB, BATCH = a.layers, a.width, a.vocab, a.batch

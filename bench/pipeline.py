@@ -1,0 +1,214 @@
+"""Pipelines over systems of mk2 chips: `python bench/pipeline.py [--sections …]`.
+
+Sections (all by default; `--sections fit,numerics,bubble,cut,sensitivity,depth,ray`):
+
+- fit: the model (default GPT-2 medium, 24 layers of 1024, sequence 128, f16) on one mk2 (the
+  refusal) and on `--system` (default pod4): the cut, and per chip its layers, weights and the
+  busiest tile's memory.
+- numerics: `--microbatches` through the pipeline on the system emulator, checked per stage, by
+  value name against the unpartitioned model, and against onnxruntime; cycles per stage.
+- bubble: the bubble for m = 1 … 32 micro-batches against (p - 1) / (m + p - 1), from the stages'
+  emulated cycles and the link model (the timeline of `runtime.system`).
+- cut: the partitioner's cut against an even split and Graphcore's published split (`1,7,8,8`
+  for GPT-2 medium on 4 IPUs): slowest stage, step, throughput at m = 32.
+- sensitivity: throughput at m = 16 as the link rate and the cross-chip sync cost vary.
+- depth: GPT-2 small's throughput at m = 32 on 1, 2, 4 and 8 chips.
+- ray: the `--ray-system` (default pod8) run of the model in one process against one Ray actor
+  per chip: wall seconds, bit-identical outputs.
+
+Exports come from `test/models/export_models.py` (`--exporter-python` names an interpreter with
+the `[models]` extra), cached in `--cache`. Stage cycles are counted by the emulator from the
+packages (the programs are static: the same every micro-batch).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from models import export  # noqa: E402
+
+from ipu import api, systems  # noqa: E402
+from ipu.runtime.emulator import Emulator  # noqa: E402
+from ipu.runtime.summary import memory_per_tile  # noqa: E402
+from ipu.runtime.system import link_transfers, pipeline_timeline  # noqa: E402
+from ipu.target.system import load_system, with_overrides  # noqa: E402
+from ipu.transforms.system.partition_stages import unit_weight_bytes  # noqa: E402
+from ipu.transforms.system.stages import units_of  # noqa: E402
+
+GRAPHCORE_SPLITS = {("gpt2_lm", 24, 4): "1,7,8,8", ("gpt2_lm", 48, 8): "1,6,6,7,7,7,7,7"}
+"""Graphcore's published layers per IPU (graphcore/examples nlp/gpt2/pytorch/benchmarks.yml)."""
+
+
+def stage_cycles(c: systems.CompiledSystem) -> list[int]:
+    return [
+        Emulator(st.package, c.system.chip, execute=False, max_cycles=None).count_device_cycles() for st in c.pod.stages
+    ]
+
+
+def layers_per_stage(c: systems.CompiledSystem) -> list[int]:
+    return [sum(1 for u in units_of(c.stage_function(i)) if u.is_trip) for i in range(len(c.pod.stages))]
+
+
+def weights_per_stage(c: systems.CompiledSystem) -> list[int]:
+    return [sum(unit_weight_bytes(u) for u in units_of(c.stage_function(i))) for i in range(len(c.pod.stages))]
+
+
+def throughput(busy: list[int], c: systems.CompiledSystem, m: int, system=None) -> tuple[int, float, float]:
+    """(total cycles, bubble, sequences a second) of m micro-batches."""
+    s = system or c.system
+    total, _ = pipeline_timeline(busy, link_transfers(c.pod), s, m)
+    bubble = 1 - m * sum(busy) / (len(busy) * total)
+    return total, bubble, m * s.chip.clock_hz / total
+
+
+def compile_for(path: Path, system: str, layers: str | None, m: int) -> tuple[systems.CompiledSystem, float]:
+    t0 = time.perf_counter()
+    c = systems.compile_system(path, system, microbatches=m, layers=layers, precision="f16", options={"finalists": 1})
+    return c, time.perf_counter() - t0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sections", default="fit,numerics,bubble,cut,sensitivity,depth,ray")
+    ap.add_argument("--model", default="gpt2_lm")
+    ap.add_argument("--seq", type=int, default=128)
+    ap.add_argument("--layers", type=int, default=24)
+    ap.add_argument("--width", type=int, default=1024)
+    ap.add_argument("--system", default="pod4")
+    ap.add_argument("--ray-system", default="pod8")
+    ap.add_argument("--microbatches", type=int, default=2, help="micro-batches of the numerics run")
+    ap.add_argument("--exporter", default="dynamo20")
+    ap.add_argument("--cache", type=Path, default=Path("/tmp/ipu-models"))
+    ap.add_argument("--exporter-python", default=sys.executable)
+    a = ap.parse_args()
+    sections = set(a.sections.split(","))
+    path = export(a.model, a.seq, a.layers, a.exporter, a.cache, a.exporter_python, width=a.width)
+    sysm = load_system(a.system)
+    p = sysm.chips
+    print(f"model={a.model} layers={a.layers} width={a.width} seq={a.seq} export={path.name} system={a.system}")
+
+    if "fit" in sections:
+        t0 = time.perf_counter()
+        try:
+            api.compile(path, "mk2", precision="f16", options={"finalists": 1}, checkpoints=False)
+            print("one mk2: fits")
+        except Exception as e:  # noqa: BLE001 -- the refusal is the figure
+            print(f"one mk2: refused in {time.perf_counter() - t0:.0f} s: {str(e).splitlines()[0][:300]}")
+        gc.collect()
+
+    c, secs = compile_for(path, a.system, None, a.microbatches)
+    busy = stage_cycles(c)
+    lays, wts = layers_per_stage(c), weights_per_stage(c)
+    print(f"compiled for {a.system} in {secs:.0f} s: " + ", ".join(f"{k} {v:.1f}" for k, v in c.phase_seconds.items()))
+    print("stage chip layers weight_MB busiest_tile_KB chip_MB_touched cycles partition_estimate")
+    for st, lay, w, b in zip(c.pod.stages, lays, wts, busy, strict=True):
+        mem = memory_per_tile(st.package, sysm.chip)
+        est = c.partition_estimate(st.index) or 0
+        print(
+            f"{st.index:5} {st.chip:4} {lay:6} {w / 1e6:9.1f} {mem.max() / 1024:15.1f} {mem.sum() / 1e6:15.1f} "
+            f"{b:9,} {est:9,}"
+        )
+
+    if "numerics" in sections:
+        t0 = time.perf_counter()
+        report = systems.run_system(c)
+        wall = time.perf_counter() - t0
+        bad = [ch.name for ch in report.checks if not ch.result.passed]
+        worst = max((ch.result.max_abs_error for ch in report.checks if ch.kind == "oracle"), default=float("nan"))
+        print(
+            f"numerics: {'PASS' if not bad else 'FAIL ' + ', '.join(bad[:5])} ({len(report.checks)} checks, "
+            f"{c.pod.microbatches} micro-batches, oracle max abs error {worst:.4f}); emulated in {wall:.0f} s; "
+            f"stage cycles {[s.busy_per_microbatch for s in report.result.stages]}"
+        )
+
+    if "bubble" in sections:
+        print(f"bubble on {a.system} (p = {p}), imbalance max/mean {max(busy) / (sum(busy) / p):.3f}:")
+        print("    m   total_cycles  bubble  ideal (p-1)/(m+p-1)  seq/s")
+        for m in (1, 2, 4, 8, 16, 32):
+            total, bubble, tput = throughput(busy, c, m)
+            print(f"{m:5} {total:14,} {bubble:7.3f} {(p - 1) / (m + p - 1):20.3f} {tput:6.1f}")
+
+    if "sensitivity" in sections:
+        print("sensitivity at m = 16: link B/cycle x sync cycles -> seq/s (bubble)")
+        for rate in (3, 6, 12, 24, 48):
+            row = []
+            for sync in (600, 1500, 3000):
+                s = with_overrides(sysm, link_bytes_per_cycle=rate, external_sync_cycles=sync)
+                _, bub, tput = throughput(busy, c, 16, s)
+                row.append(f"sync {sync}: {tput:6.1f} ({bub:.3f})")
+            print(f"  {rate:3} B/cycle  " + "  ".join(row))
+
+    if "cut" in sections:
+        even_layers = [a.layers // p + (1 if i < a.layers % p else 0) for i in range(p)]
+        cuts = {"planner": (c, busy)}
+        for label, split in (
+            ("even", ",".join(map(str, even_layers))),
+            ("graphcore", GRAPHCORE_SPLITS.get((a.model, a.layers, p))),
+        ):
+            if split is None:
+                continue
+            try:
+                cc, _ = compile_for(path, a.system, split, a.microbatches)
+                cuts[f"{label} {split}"] = (cc, stage_cycles(cc))
+            except Exception as e:  # noqa: BLE001 -- a split that does not fit is a figure too
+                print(f"cut {label} {split}: refused: {str(e).splitlines()[0][:200]}")
+        print("cut                layers         slowest_stage  step(m=32)  seq/s(m=32)")
+        for label, (cc, bz) in cuts.items():
+            total, _, tput = throughput(bz, cc, 32)
+            lay = ",".join(map(str, layers_per_stage(cc)))
+            print(f"{label:18} {lay:14} {max(bz):13,} {total // (32 + p - 1):11,} {tput:11.1f}")
+        del cuts
+        gc.collect()
+
+    if "ray" in sections:
+        del c
+        gc.collect()
+        rc, _ = compile_for(path, a.ray_system, None, load_system(a.ray_system).chips)
+        import ray
+
+        x = [systems._draw_inputs(rc, i) for i in range(rc.pod.microbatches)]
+        t0 = time.perf_counter()
+        one = systems.run_system(rc, x, backend="process", checks=False).result
+        t_proc = time.perf_counter() - t0
+        ray.init(include_dashboard=False, log_to_driver=False)
+        t0 = time.perf_counter()
+        two = systems.run_system(rc, x, backend="ray", checks=False).result
+        t_ray = time.perf_counter() - t0
+        ray.shutdown()
+        same = all(np.array_equal(u[k], v[k]) for u, v in zip(one.outputs, two.outputs, strict=True) for k in u)
+        print(
+            f"ray: {a.ray_system} ({rc.system.chips} chips, {rc.pod.microbatches} micro-batches): one process "
+            f"{t_proc:.0f} s, {rc.system.chips} Ray actors {t_ray:.0f} s (this machine's cores: 2); outputs "
+            f"{'bit-identical' if same else 'DIFFER'}; total cycles {one.total_cycles:,} / {two.total_cycles:,}"
+        )
+        del rc
+        gc.collect()
+
+    if "depth" in sections:
+        small = export(a.model, a.seq, None, a.exporter, a.cache, a.exporter_python)
+        print(f"depth: {small.parent.name} (GPT-2 small), m = 32")
+        one = api.compile(small, "mk2", precision="f16", options={"finalists": 1}, checkpoints=False)
+        b1 = Emulator(one.package, one.target, execute=False, max_cycles=None).count_device_cycles()
+        print(f"  p=1 (one mk2): {b1:,} cycles a sequence, {one.target.clock_hz / b1:.1f} seq/s")
+        for name in ("pod2", "pod4", "pod8"):
+            cc, _ = compile_for(small, name, None, 32)
+            bz = stage_cycles(cc)
+            total, bub, tput = throughput(bz, cc, 32)
+            print(
+                f"  p={len(bz)} ({name}): stages {bz}, layers {layers_per_stage(cc)}, bubble {bub:.3f}, "
+                f"{tput:.1f} seq/s ({tput / (one.target.clock_hz / b1):.2f}x one chip)"
+            )
+            del cc
+            gc.collect()
+    print("done")
+
+
+if __name__ == "__main__":
+    main()
