@@ -95,7 +95,9 @@ def compile_system(
     compiled for the system's chip. A module already partitioned (`system.pipeline`, e.g. edited
     by hand) is compiled as it is, for its `#ipu.system`. Raises ApiError / DiagnosticException
     as `ipu.compile` does; a stage that does not fit names its stage."""
+    t0 = time.perf_counter()
     loaded = load_model(source, precision=precision)
+    load_seconds = time.perf_counter() - t0
     module, ctx = loaded.module, context()
     pipe = pipeline_of(module)
     have = system_attr_of(module)
@@ -116,7 +118,7 @@ def compile_system(
         raise ApiError(str(e)) from None
     if loaded.reference is None:
         raise ApiError("compile_system takes a graph-level model, not a lowered module")
-    seconds: dict[str, float] = {}
+    seconds: dict[str, float] = {"load": load_seconds}
     reference = loaded.reference if pipe is None else None
     if pipe is None:
         t0 = time.perf_counter()
