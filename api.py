@@ -240,7 +240,7 @@ class Loaded:
 
     module: builtin.ModuleOp
     reference: func.FuncOp | None
-    onnx_model: Any = None
+    onnx_model: Any = None  # an onnx.ModelProto, or the path of the .onnx file it was read from
     jax_oracle: Callable[[dict[str, np.ndarray]], dict[str, np.ndarray]] | None = None
 
     def oracle(self) -> Callable[[dict[str, np.ndarray]], dict[str, np.ndarray]] | None:
@@ -282,6 +282,8 @@ def load_model(
         except DiagnosticException as e:
             raise ApiError(str(e)) from None
     reference = None if lowered else main_function(module.clone())
+    if onnx_model is not None and validated:
+        onnx_model = Path(source)  # the file, read again by the oracle: the proto is not kept alongside the IR
     return Loaded(module, reference, onnx_model, jax_oracle)
 
 

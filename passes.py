@@ -45,6 +45,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return PartitionStagesPass
 
+    def split_tensor_parallel():
+        from ipu.transforms.system.tensor_parallel import SplitTensorParallelPass
+
+        return SplitTensorParallelPass
+
     def drop_checkpoints():
         from ipu.transforms.tilemap.drop_checkpoints import DropCheckpointsPass
 
@@ -112,6 +117,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "expand-windows": expand_windows,
         "roll-layers": roll_layers,
         "partition-stages": partition_stages,
+        "split-tensor-parallel": split_tensor_parallel,
         "split-attention-heads": split_attention_heads,
         "unroll-batch-matmul": unroll_batch_matmul,
         "plan-ops": plan_ops,

@@ -25,14 +25,15 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import builtin, func
+from xdsl.ir import SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.abi.package_check import validate_package
-from ipu.abi.pod import Pod, PodStage, PodTransfer, Route, validate_pod
+from ipu.abi.pod import Pod, PodCollective, PodStage, PodTransfer, Route, validate_pod
 from ipu.api import ApiError, Check, check, check_oracle, context, least_precise_dtype, load_model
 from ipu.codegen.ipuexe import build_package
 from ipu.dialects.ipu import system_attr_of
-from ipu.dialects.system import PipelineOp, StageOp, TransferOp, pipeline_of
+from ipu.dialects.system import AllReduceOp, PipelineOp, StageOp, TransferOp, pipeline_of
 from ipu.golden.compare import compare, tolerance
 from ipu.golden.evaluator import check_inputs, evaluate, make_inputs
 from ipu.log import phase
@@ -44,7 +45,11 @@ from ipu.transforms.graph.expand_windows import ExpandWindowsPass
 from ipu.transforms.graph.roll_layers import RollLayersPass
 from ipu.transforms.pipeline import compile_passes
 from ipu.transforms.system.partition_stages import PartitionStagesPass
+from ipu.transforms.system.tensor_parallel import SplitTensorParallelPass
 from ipu.version import __version__
+
+PARALLEL = ("pipeline", "tensor")
+"""How `compile_system` spreads a model over a system's chips."""
 
 
 @dataclass
@@ -88,11 +93,13 @@ def compile_system(
     precision: str | None = None,
     options: dict[str, int] | None = None,
     checkpoints: bool = True,
+    parallel: str = "pipeline",
 ) -> CompiledSystem:
-    """Compile `source` for `system` (a name of `target/systems/`): partitioned into one pipeline
-    stage per chip (`layers`, e.g. "1,7,8,8", pins each stage's rolled layers; `microbatches`
-    per run, 4 unless given), each stage
-    compiled for the system's chip. A module already partitioned (`system.pipeline`, e.g. edited
+    """Compile `source` for `system` (a name of `target/systems/`): with `parallel="pipeline"`
+    partitioned into one pipeline stage per chip (`layers`, e.g. "1,7,8,8", pins each stage's
+    rolled layers), with `parallel="tensor"` its heads and FFN columns split over every chip
+    (`split-tensor-parallel`, segments between all-reduces); `microbatches` per run, 4 unless
+    given; each stage compiled for the system's chip. A module already partitioned (`system.pipeline`, e.g. edited
     by hand) is compiled as it is, for its `#ipu.system`. Raises ApiError / DiagnosticException
     as `ipu.compile` does; a stage that does not fit names its stage."""
     t0 = time.perf_counter()
@@ -120,12 +127,23 @@ def compile_system(
         raise ApiError("compile_system takes a graph-level model, not a lowered module")
     seconds: dict[str, float] = {"load": load_seconds}
     reference = loaded.reference if pipe is None else None
+    if parallel not in PARALLEL:
+        raise ApiError(f"parallel '{parallel}': one of {', '.join(PARALLEL)}")
     if pipe is None:
         t0 = time.perf_counter()
         with phase("partition_stages"):
             ExpandWindowsPass().apply(ctx, module)
-            RollLayersPass().apply(ctx, module)
-            PartitionStagesPass(system=system.name, microbatches=microbatches or 4, layers=layers).apply(ctx, module)
+            if parallel == "tensor":
+                if layers is not None:
+                    raise ApiError(
+                        "--layers pins a pipeline's cut; a tensor-parallel split uses every chip for every op"
+                    )
+                SplitTensorParallelPass(system=system.name, microbatches=microbatches or 4).apply(ctx, module)
+            else:
+                RollLayersPass().apply(ctx, module)
+                PartitionStagesPass(system=system.name, microbatches=microbatches or 4, layers=layers).apply(
+                    ctx, module
+                )
         seconds["partition_stages"] = time.perf_counter() - t0
     elif layers is not None:
         raise ApiError("--layers applies when partitioning; this module is partitioned already")
@@ -133,7 +151,27 @@ def compile_system(
         pipe.microbatches = builtin.IntegerAttr(microbatches, 64)
     module.verify()
     pod, refs = build_pod(module, system, passes, seconds)
-    return CompiledSystem(pod, system, module, refs, reference, seconds, loaded.oracle())
+    return CompiledSystem(pod, system, module, refs, reference, seconds, _LazyOracle(loaded))
+
+
+class _LazyOracle:
+    """The model's oracle, built when first run (an onnxruntime session of a large model holds its
+    weights again: not while the stages compile)."""
+
+    def __init__(self, loaded: Any) -> None:
+        self.loaded, self.made = loaded, None
+        self.backend = "oracle"
+
+    def __call__(self, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        if self.made is None:
+            self.made = self.loaded.oracle()
+            self.backend = getattr(self.made, "backend", "oracle")
+        if self.made is None:
+            raise ApiError("the model has no oracle (neither an ONNX file nor a Python function)")
+        return self.made(inputs)
+
+    def exists(self) -> bool:
+        return self.loaded.onnx_model is not None or self.loaded.jax_oracle is not None
 
 
 def build_pod(
@@ -181,33 +219,54 @@ def _names(f: func.FuncOp, key: str) -> list[str]:
 
 
 def _routes(pipe: PipelineOp, index: dict[StageOp, int], refs: list[func.FuncOp], pod: Pod) -> None:
-    """The pod's transfers and model inputs and outputs, read from the pipeline's ops."""
+    """The pod's transfers, collectives and model inputs and outputs, read from the pipeline's ops.
+    A stage reading another stage's value on its own chip (a tensor-parallel segment's carried
+    values) is a transfer from the chip to itself: a hand-off in the chip's memory."""
     model_in = _names(pipe, "ipu.inputs") or [a.name_hint or f"arg{i}" for i, a in enumerate(pipe.body.block.args)]
     model_out = _names(pipe, "ipu.outputs")
+
+    def produced(v: SSAValue) -> Route:
+        src = v.owner
+        assert isinstance(src, StageOp)
+        s = index[src]
+        return Route(s, _names(refs[s], "ipu.outputs")[list(src.outputs).index(v)])
+
+    def nbytes(v: SSAValue) -> int:
+        return int(np.prod(v.type.get_shape())) * v.type.element_type.bitwidth // 8
+
+    reduces = [op for op in pipe.body.block.ops if isinstance(op, AllReduceOp)]
+    fed: dict[AllReduceOp, list[list[Route]]] = {r: [[] for _ in r.outputs] for r in reduces}
     for st, i in index.items():
         ins = _names(refs[i], "ipu.inputs")
         for j, v in enumerate(st.inputs):
             if v in pipe.body.block.args:
                 pod.inputs.setdefault(model_in[pipe.body.block.args.index(v)], []).append(Route(i, ins[j]))
-                continue
-            t = v.owner
-            assert isinstance(t, TransferOp)
-            src = t.input.owner
-            assert isinstance(src, StageOp)
-            s = index[src]
-            name = _names(refs[s], "ipu.outputs")[list(src.outputs).index(t.input)]
-            nbytes = int(np.prod(t.result.type.get_shape())) * t.result.type.element_type.bitwidth // 8
-            pod.transfers.append(
-                PodTransfer(Route(s, name), Route(i, ins[j]), t.src.value.data, t.dst.value.data, nbytes)
+            elif isinstance(v.owner, TransferOp):
+                t = v.owner
+                pod.transfers.append(
+                    PodTransfer(produced(t.input), Route(i, ins[j]), t.src.value.data, t.dst.value.data, nbytes(v))
+                )
+            elif isinstance(v.owner, AllReduceOp):
+                fed[v.owner][list(v.owner.outputs).index(v)].append(Route(i, ins[j]))
+            else:  # a value of a stage on this chip
+                c = st.chip.value.data
+                pod.transfers.append(PodTransfer(produced(v), Route(i, ins[j]), c, c, nbytes(v)))
+    for r in reduces:
+        pod.collectives.append(
+            PodCollective(
+                "all_reduce",
+                tuple(r.chip_list()),
+                tuple(produced(v) for v in r.inputs),
+                tuple(tuple(x) for x in fed[r]),
+                nbytes(r.inputs[0]),
             )
+        )
     out = pipe.body.block.last_op
     for j, v in enumerate(out.operands):  # type: ignore[union-attr]
-        st = v.owner
-        if not isinstance(st, StageOp):
+        if not isinstance(v.owner, StageOp):
             raise ApiError("a model output that is a model input unchanged is not supported on a system yet")
-        s = index[st]
         name = model_out[j] if j < len(model_out) else f"output{j}"
-        pod.outputs[name] = Route(s, _names(refs[s], "ipu.outputs")[list(st.outputs).index(v)])
+        pod.outputs[name] = produced(v)
 
 
 @dataclass
@@ -278,7 +337,7 @@ def run_system(
             want = gold.outputs[i]
             a, r = tolerance(obs.dtype, atol, rtol, floor)
             found.append(Check("output", f"mb{b}.{name}", i, "", "value", compare(obs, want, want.size, a, r)))
-        if compiled.oracle is not None:
+        if compiled.oracle is not None and (not isinstance(compiled.oracle, _LazyOracle) or compiled.oracle.exists()):
             got = check_oracle(compiled.oracle, RunResult(result.outputs[b], {}, 0), x, atol, rtol, floor)
             found += [_tagged(c, f"mb{b}") for c in got]
     return SystemReport(result, batches, found)

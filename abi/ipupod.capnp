@@ -32,6 +32,15 @@ struct ModelIo {
   routes @1 :List(Route);
 }
 
+struct Collective {
+  # An all-reduce: member i's partial is output `inputs[i]`; its sum feeds the stage inputs `outputs[i]`.
+  kind @0 :Text;
+  chips @1 :List(UInt32);
+  inputs @2 :List(Route);
+  outputs @3 :List(List(Route));
+  bytes @4 :UInt64;                # of one member's value
+}
+
 struct Pod {
   schemaVersion @0 :UInt32;
   compilerVersion @1 :Text;
@@ -41,4 +50,5 @@ struct Pod {
   transfers @5 :List(Transfer);
   inputs @6 :List(ModelIo);
   outputs @7 :List(ModelIo);
+  collectives @8 :List(Collective);
 }

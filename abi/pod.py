@@ -54,6 +54,18 @@ class PodTransfer:
     nbytes: int
 
 
+@dataclass(frozen=True)
+class PodCollective:
+    """An all-reduce over `chips`: member i's partial is stage output `inputs[i]`; the sum feeds the
+    stage inputs `outputs[i]` (on the same chip); `nbytes` is one member's value."""
+
+    kind: str
+    chips: tuple[int, ...]
+    inputs: tuple[Route, ...]
+    outputs: tuple[tuple[Route, ...], ...]
+    nbytes: int
+
+
 @dataclass
 class PodStage:
     index: int
@@ -71,6 +83,13 @@ class Pod:
     inputs: dict[str, list[Route]] = field(default_factory=dict)  # model input -> the stages reading it
     outputs: dict[str, Route] = field(default_factory=dict)  # model output -> where it is read
     compiler_version: str = ""
+    collectives: list[PodCollective] = field(default_factory=list)
+
+    @property
+    def pipelined(self) -> bool:
+        """One stage a chip and no collectives: a pipeline (else tensor-parallel segments)."""
+        chips = [s.chip for s in self.stages]
+        return not self.collectives and len(set(chips)) == len(chips)
 
 
 def _binding(pkg: Package, name: str, kind: str) -> Binding | None:
@@ -91,8 +110,10 @@ def validate_pod(pod: Pod) -> None:
     if not pod.stages or [s.index for s in pod.stages] != list(range(len(pod.stages))):
         raise PackageError("system package: stages must be numbered 0, 1, … in order")
     chips = [s.chip for s in pod.stages]
-    if len(set(chips)) != len(chips) or any(not 0 <= c < system.chips for c in chips):
-        raise PackageError(f"system package: stage chips {chips} must be distinct chips of {system.name}")
+    if any(not 0 <= c < system.chips for c in chips):
+        raise PackageError(f"system package: stage chips {chips} must be chips of {system.name}")
+    if len(set(chips)) != len(chips) and not pod.collectives:
+        raise PackageError(f"system package: stage chips {chips}: a pipeline runs one stage a chip")
     for s in pod.stages:
         if s.package.target != system.chip.name:
             raise PackageError(
@@ -130,6 +151,25 @@ def validate_pod(pod: Pod) -> None:
     for name, routes in pod.inputs.items():
         for r in routes:
             feed(r, f"model input '{name}'")
+    for j, c in enumerate(pod.collectives):
+        what = f"collective {j} ({c.kind})"
+        if c.kind != "all_reduce" or not (len(c.chips) == len(c.inputs) == len(c.outputs) >= 2):
+            raise PackageError(f"system package: {what}: an all_reduce with one input and output list per chip")
+        shapes = set()
+        for chip, src, dsts in zip(c.chips, c.inputs, c.outputs, strict=True):
+            if not 0 <= src.stage < len(pod.stages) or pod.stages[src.stage].chip != chip:
+                raise PackageError(f"system package: {what}: its input {src.stage}:{src.binding} is not on chip {chip}")
+            b = _binding(pod.stages[src.stage].package, src.binding, "output")
+            if b is None:
+                raise PackageError(f"system package: {what}: stage {src.stage} has no output '{src.binding}'")
+            shapes.add((b.shape, b.dtype))
+            for d in dsts:
+                db = feed(d, what)
+                shapes.add((db.shape, db.dtype))
+                if pod.stages[d.stage].chip != chip or d.stage <= src.stage:
+                    raise PackageError(f"system package: {what}: feeds stage {d.stage} off chip {chip} or before it")
+        if len(shapes) != 1:
+            raise PackageError(f"system package: {what}: its members' shapes or dtypes differ")
     for s in pod.stages:
         for b in s.package.inputs:
             if (s.index, b.name) not in fed and 0 not in b.shape:
@@ -167,6 +207,16 @@ def pod_bytes(pod: Pod) -> bytes:
     for b, (name, r) in zip(m.init("outputs", len(pod.outputs)), pod.outputs.items(), strict=True):
         b.name = name
         _put_route(b.init("routes", 1)[0], r)
+    for b, c in zip(m.init("collectives", len(pod.collectives)), pod.collectives, strict=True):
+        b.kind, b.bytes = c.kind, c.nbytes
+        b.chips = list(c.chips)
+        for rb, r in zip(b.init("inputs", len(c.inputs)), c.inputs, strict=True):
+            _put_route(rb, r)
+        lists = b.init("outputs", len(c.outputs))
+        for i, dsts in enumerate(c.outputs):
+            lst = lists.init(i, len(dsts))
+            for rb, r in zip(lst, dsts, strict=True):
+                _put_route(rb, r)
     body = m.to_bytes()
     return MAGIC + hashlib.sha256(body).digest() + body
 
@@ -226,6 +276,16 @@ def read_pod(path: str | os.PathLike[str]) -> Pod:
                 inputs={str(i.name): [route(r) for r in i.routes] for i in m.inputs},
                 outputs={str(o.name): route(o.routes[0]) for o in m.outputs if len(o.routes) == 1},
                 compiler_version=str(m.compilerVersion),
+                collectives=[
+                    PodCollective(
+                        str(c.kind),
+                        tuple(int(x) for x in c.chips),
+                        tuple(route(r) for r in c.inputs),
+                        tuple(tuple(route(r) for r in lst) for lst in c.outputs),
+                        int(c.bytes),
+                    )
+                    for c in m.collectives
+                ],
             )
             if len(pod.outputs) != len(m.outputs):
                 raise PackageError(f"{path}: a model output must name exactly one route")
@@ -240,6 +300,7 @@ def read_pod(path: str | os.PathLike[str]) -> Pod:
 
 __all__ = [
     "Pod",
+    "PodCollective",
     "PodStage",
     "PodTransfer",
     "Route",

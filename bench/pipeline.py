@@ -27,6 +27,7 @@ import argparse
 import gc
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -38,7 +39,7 @@ from ipu import api, systems  # noqa: E402
 from ipu.runtime.emulator import Emulator  # noqa: E402
 from ipu.runtime.summary import memory_per_tile  # noqa: E402
 from ipu.runtime.system import link_transfers, pipeline_timeline  # noqa: E402
-from ipu.target.system import load_system, with_overrides  # noqa: E402
+from ipu.target.system import System, load_system, with_overrides  # noqa: E402
 from ipu.transforms.system.partition_stages import unit_weight_bytes  # noqa: E402
 from ipu.transforms.system.stages import units_of  # noqa: E402
 
@@ -60,10 +61,26 @@ def weights_per_stage(c: systems.CompiledSystem) -> list[int]:
     return [sum(unit_weight_bytes(u) for u in units_of(c.stage_function(i))) for i in range(len(c.pod.stages))]
 
 
-def throughput(busy: list[int], c: systems.CompiledSystem, m: int, system=None) -> tuple[int, float, float]:
+@dataclass
+class Figures:
+    """What the sections need of a compiled system, kept after it is freed (a GPT-2 medium
+    system holds several GB: weights, the reference, the oracle)."""
+
+    system: System
+    busy: list[int]
+    layers: list[int]
+    transfers: dict
+
+
+def figures(c: systems.CompiledSystem) -> Figures:
+    return Figures(c.system, stage_cycles(c), layers_per_stage(c), link_transfers(c.pod))
+
+
+def throughput(fig: Figures, m: int, system: System | None = None) -> tuple[int, float, float]:
     """(total cycles, bubble, sequences a second) of m micro-batches."""
-    s = system or c.system
-    total, _ = pipeline_timeline(busy, link_transfers(c.pod), s, m)
+    s = system or fig.system
+    busy = fig.busy
+    total, _ = pipeline_timeline(busy, fig.transfers, s, m)
     bubble = 1 - m * sum(busy) / (len(busy) * total)
     return total, bubble, m * s.chip.clock_hz / total
 
@@ -104,8 +121,9 @@ def main() -> None:
         gc.collect()
 
     c, secs = compile_for(path, a.system, None, a.microbatches)
-    busy = stage_cycles(c)
-    lays, wts = layers_per_stage(c), weights_per_stage(c)
+    main_fig = figures(c)
+    busy = main_fig.busy
+    lays, wts = main_fig.layers, weights_per_stage(c)
     print(f"compiled for {a.system} in {secs:.0f} s: " + ", ".join(f"{k} {v:.1f}" for k, v in c.phase_seconds.items()))
     print("stage chip layers weight_MB busiest_tile_KB chip_MB_touched cycles partition_estimate")
     for st, lay, w, b in zip(c.pod.stages, lays, wts, busy, strict=True):
@@ -132,7 +150,7 @@ def main() -> None:
         print(f"bubble on {a.system} (p = {p}), imbalance max/mean {max(busy) / (sum(busy) / p):.3f}:")
         print("    m   total_cycles  bubble  ideal (p-1)/(m+p-1)  seq/s")
         for m in (1, 2, 4, 8, 16, 32):
-            total, bubble, tput = throughput(busy, c, m)
+            total, bubble, tput = throughput(main_fig, m)
             print(f"{m:5} {total:14,} {bubble:7.3f} {(p - 1) / (m + p - 1):20.3f} {tput:6.1f}")
 
     if "sensitivity" in sections:
@@ -141,13 +159,15 @@ def main() -> None:
             row = []
             for sync in (600, 1500, 3000):
                 s = with_overrides(sysm, link_bytes_per_cycle=rate, external_sync_cycles=sync)
-                _, bub, tput = throughput(busy, c, 16, s)
+                _, bub, tput = throughput(main_fig, 16, s)
                 row.append(f"sync {sync}: {tput:6.1f} ({bub:.3f})")
             print(f"  {rate:3} B/cycle  " + "  ".join(row))
 
+    del c
+    gc.collect()
     if "cut" in sections:
         even_layers = [a.layers // p + (1 if i < a.layers % p else 0) for i in range(p)]
-        cuts = {"planner": (c, busy)}
+        cuts = {"planner": main_fig}
         for label, split in (
             ("even", ",".join(map(str, even_layers))),
             ("graphcore", GRAPHCORE_SPLITS.get((a.model, a.layers, p))),
@@ -156,20 +176,18 @@ def main() -> None:
                 continue
             try:
                 cc, _ = compile_for(path, a.system, split, a.microbatches)
-                cuts[f"{label} {split}"] = (cc, stage_cycles(cc))
+                cuts[f"{label} {split}"] = figures(cc)
+                del cc
+                gc.collect()
             except Exception as e:  # noqa: BLE001 -- a split that does not fit is a figure too
                 print(f"cut {label} {split}: refused: {str(e).splitlines()[0][:200]}")
         print("cut                layers         slowest_stage  step(m=32)  seq/s(m=32)")
-        for label, (cc, bz) in cuts.items():
-            total, _, tput = throughput(bz, cc, 32)
-            lay = ",".join(map(str, layers_per_stage(cc)))
-            print(f"{label:18} {lay:14} {max(bz):13,} {total // (32 + p - 1):11,} {tput:11.1f}")
-        del cuts
-        gc.collect()
+        for label, fig in cuts.items():
+            total, _, tput = throughput(fig, 32)
+            lay = ",".join(map(str, fig.layers))
+            print(f"{label:18} {lay:14} {max(fig.busy):13,} {total // (32 + p - 1):11,} {tput:11.1f}")
 
     if "ray" in sections:
-        del c
-        gc.collect()
         rc, _ = compile_for(path, a.ray_system, None, load_system(a.ray_system).chips)
         import ray
 
@@ -199,14 +217,14 @@ def main() -> None:
         print(f"  p=1 (one mk2): {b1:,} cycles a sequence, {one.target.clock_hz / b1:.1f} seq/s")
         for name in ("pod2", "pod4", "pod8"):
             cc, _ = compile_for(small, name, None, 32)
-            bz = stage_cycles(cc)
-            total, bub, tput = throughput(bz, cc, 32)
-            print(
-                f"  p={len(bz)} ({name}): stages {bz}, layers {layers_per_stage(cc)}, bubble {bub:.3f}, "
-                f"{tput:.1f} seq/s ({tput / (one.target.clock_hz / b1):.2f}x one chip)"
-            )
+            fig = figures(cc)
             del cc
             gc.collect()
+            total, bub, tput = throughput(fig, 32)
+            print(
+                f"  p={len(fig.busy)} ({name}): stages {fig.busy}, layers {fig.layers}, bubble {bub:.3f}, "
+                f"{tput:.1f} seq/s ({tput / (one.target.clock_hz / b1):.2f}x one chip)"
+            )
     print("done")
 
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     I64,
+    DenseArrayBase,
     FlatSymbolRefAttrConstr,
     IntegerAttr,
     ModuleOp,
@@ -36,6 +37,7 @@ from xdsl.dialects.builtin import (
     SymbolNameConstraint,
     SymbolRefAttr,
     TensorType,
+    i64,
 )
 from xdsl.ir import Dialect, SSAValue
 from xdsl.irdl import (
@@ -66,6 +68,8 @@ def _chip_of(v: SSAValue) -> int | None:
         return op.chip.value.data
     if isinstance(op, TransferOp):
         return op.dst.value.data
+    if isinstance(op, AllReduceOp):
+        return op.chip_list()[list(op.results).index(v)]
     return None
 
 
@@ -107,8 +111,12 @@ class PipelineOp(IRDLOperation):
                 raise VerifyException(
                     f"system.pipeline: chip {bad[0]} is not one of the {n} chips of {system.system.name}"
                 )
-        if len(set(chips)) != len(chips):
-            raise VerifyException("system.pipeline: two stages on one chip (a stage is a chip's whole program)")
+        collective = any(isinstance(op, AllReduceOp) for op in self.body.block.ops)
+        if len(set(chips)) != len(chips) and not collective:
+            raise VerifyException(
+                "system.pipeline: two stages on one chip (a pipeline stage is a chip's whole program; a chip "
+                "runs several only as the segments of a tensor-parallel group, between collectives)"
+            )
 
 
 @irdl_op_definition
@@ -205,6 +213,44 @@ class TransferOp(IRDLOperation):
 
 
 @irdl_op_definition
+class AllReduceOp(IRDLOperation):
+    """The sum of one partial value per chip of a group, left on every chip of the group (a ring
+    all-reduce over the IPU-Links): operand i lives on `chips[i]`, and so does result i."""
+
+    name = "system.all_reduce"
+    inputs = var_operand_def(TensorType)
+    outputs = var_result_def(TensorType)
+    chips = prop_def(DenseArrayBase.constr(i64))
+    traits = traits_def(HasParent(PipelineOp))
+    assembly_format = "$inputs `chips` $chips attr-dict `:` type($inputs) `->` type($outputs)"
+
+    def __init__(self, inputs: list[SSAValue], chips: list[int]) -> None:
+        super().__init__(
+            operands=[inputs],
+            properties={"chips": DenseArrayBase.from_list(i64, chips)},
+            result_types=[[v.type for v in inputs]],
+        )
+
+    def chip_list(self) -> list[int]:
+        return list(self.chips.get_values())
+
+    def verify_(self) -> None:
+        chips = self.chip_list()
+        n = len(chips)
+        if n < 2 or len(set(chips)) != n:
+            raise VerifyException(f"system.all_reduce: needs two or more distinct chips, got {chips}")
+        if len(self.inputs) != n or len(self.outputs) != n:
+            raise VerifyException(f"system.all_reduce: one input and one result per chip ({n} chips)")
+        types = {v.type for v in (*self.inputs, *self.outputs)}
+        if len(types) != 1:
+            raise VerifyException("system.all_reduce: every input and result has one type")
+        for i, (v, c) in enumerate(zip(self.inputs, chips, strict=True)):
+            have = _chip_of(v)
+            if have != c:
+                raise VerifyException(f"system.all_reduce: input {i} lives on chip {have}, not {c}")
+
+
+@irdl_op_definition
 class OutputOp(IRDLOperation):
     """The model's outputs, in order (each read by the host from the chip it lives on)."""
 
@@ -222,4 +268,4 @@ def pipeline_of(module: ModuleOp) -> PipelineOp | None:
     return next((op for op in module.body.block.ops if isinstance(op, PipelineOp)), None)
 
 
-System = Dialect("system", [PipelineOp, StageOp, TransferOp, OutputOp], [])
+System = Dialect("system", [PipelineOp, StageOp, TransferOp, AllReduceOp, OutputOp], [])

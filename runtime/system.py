@@ -72,17 +72,29 @@ class SystemResult:
     total_cycles: int
     microbatches: int
     clock_hz: int
-    extra: dict[str, Any] = field(default_factory=dict)
+    pipelined: bool = True  # one stage a chip (else tensor-parallel segments between collectives)
+    collectives: list[tuple[int, int]] = field(default_factory=list)  # (ring cycles, lower bound) each
+
+    @property
+    def chip_busy(self) -> dict[int, int]:
+        """Each chip's busy cycles over the run (its stages' device cycles)."""
+        out: dict[int, int] = {}
+        for s in self.stages:
+            out[s.chip] = out.get(s.chip, 0) + s.busy
+        return out
 
     @property
     def bubble(self) -> float:
-        """The idle share of the stages' time: 1 - busy / (stages x run)."""
-        busy = sum(s.busy for s in self.stages)
-        return 1 - busy / (len(self.stages) * self.total_cycles) if self.total_cycles else 0.0
+        """The idle share of the chips' time: 1 - busy / (chips x run)."""
+        busy = self.chip_busy
+        return 1 - sum(busy.values()) / (len(busy) * self.total_cycles) if self.total_cycles else 0.0
 
     @property
-    def ideal_bubble(self) -> float:
-        """(p - 1) / (m + p - 1): the bubble of p balanced stages with free links."""
+    def ideal_bubble(self) -> float | None:
+        """(p - 1) / (m + p - 1): a pipeline's bubble with p balanced stages and free links
+        (None for tensor-parallel segments, which all chips run together)."""
+        if not self.pipelined:
+            return None
         p, m = len(self.stages), self.microbatches
         return (p - 1) / (m + p - 1)
 
@@ -91,8 +103,26 @@ class SystemResult:
         return self.microbatches * self.clock_hz / self.total_cycles if self.total_cycles else 0.0
 
 
-def _stage_inputs(pod: Pod, s: int, model_inputs: dict[str, np.ndarray], produced: dict[tuple[int, str], Any]) -> dict:
-    """What stage `s` reads, by its binding names: model inputs, and earlier stages' outputs."""
+def all_reduce_sum(*partials: np.ndarray) -> np.ndarray:
+    """The all-reduce's sum: in member order, in float32 (int32 for integers), then at the
+    members' dtype; both backends call this one function, so their results are bit-identical."""
+    acc = partials[0].astype(np.int32 if partials[0].dtype.kind in "iu" else np.float32)
+    for p in partials[1:]:
+        acc = acc + p
+    return acc.astype(partials[0].dtype)
+
+
+def _stage_inputs(
+    pod: Pod,
+    s: int,
+    model_inputs: dict[str, np.ndarray],
+    produced: dict[tuple[int, str], Any],
+    reduced: dict[int, list[Any]],
+    reduce: Callable[..., Any],
+) -> dict:
+    """What stage `s` reads, by its binding names: model inputs, earlier stages' outputs (over
+    the links or within its chip), and the sums of all-reduces (each computed once, by `reduce`,
+    when a stage first reads it)."""
     x: dict[str, Any] = {}
     for name, routes in pod.inputs.items():
         for r in routes:
@@ -101,6 +131,14 @@ def _stage_inputs(pod: Pod, s: int, model_inputs: dict[str, np.ndarray], produce
     for t in pod.transfers:
         if t.dst.stage == s:
             x[t.dst.binding] = produced[(t.src.stage, t.src.binding)]
+    for j, c in enumerate(pod.collectives):
+        for dsts in c.outputs:
+            for d in dsts:
+                if d.stage == s:
+                    if j not in reduced:
+                        total = reduce(*[produced[(r.stage, r.binding)] for r in c.inputs])
+                        reduced[j] = [total] * len(c.inputs)
+                    x[d.binding] = reduced[j][0]
     return x
 
 
@@ -115,9 +153,10 @@ class _ProcessChips:
         inputs: list[list[dict]] = []
         for x in batches:
             produced: dict[tuple[int, str], np.ndarray] = {}
+            reduced: dict[int, list[Any]] = {}
             row, ins = [], []
             for s, emu in enumerate(self.emulators):
-                xs = _stage_inputs(pod, s, x, produced)
+                xs = _stage_inputs(pod, s, x, produced, reduced, all_reduce_sum)
                 r = emu.run(xs)
                 for name, v in r.outputs.items():
                     produced[(s, name)] = v
@@ -129,8 +168,8 @@ class _ProcessChips:
 
 
 class _RayChips:
-    """One Ray actor per stage's chip; each holds its emulator and runs micro-batches as their
-    inputs arrive (object references straight from the previous actors)."""
+    """One Ray actor per chip, holding the emulators of the stages on it; a stage runs when its
+    inputs arrive (object references straight from the actors and all-reduce tasks before it)."""
 
     def __init__(self, pod: Pod, system: System, **emulator: Any) -> None:
         import ray
@@ -140,15 +179,21 @@ class _RayChips:
 
         @ray.remote(num_cpus=0)
         class ChipActor:
-            def __init__(self, package, target, kwargs):
-                self.emu = Emulator(package, target, **kwargs)
+            def __init__(self, packages, target, kwargs):
+                self.emus = {s: Emulator(pkg, target, **kwargs) for s, pkg in packages.items()}
 
-            def run(self, names, *values):
-                r = self.emu.run(dict(zip(names, values, strict=True)))
+            def run(self, stage, names, *values):
+                r = self.emus[stage].run(dict(zip(names, values, strict=True)))
                 return (r, *r.outputs.values())
 
         self.ray = ray
-        self.actors = [ChipActor.remote(st.package, system.chip, emulator) for st in pod.stages]
+        self.reduce = ray.remote(num_cpus=0)(all_reduce_sum).remote  # the sum as a task: references in, one out
+        chips = sorted({st.chip for st in pod.stages})
+        self.by_chip = {
+            c: ChipActor.remote({st.index: st.package for st in pod.stages if st.chip == c}, system.chip, emulator)
+            for c in chips
+        }
+        self.actors = [self.by_chip[st.chip] for st in pod.stages]
 
     def run(self, pod: Pod, batches: list[dict[str, np.ndarray]]) -> tuple[list[list[RunResult]], list[list[dict]]]:
         ray = self.ray
@@ -156,12 +201,13 @@ class _RayChips:
         inputs: list[list[dict]] = []
         for x in batches:
             produced: dict[tuple[int, str], Any] = {}
+            reduced: dict[int, list[Any]] = {}
             row, ins = [], []
             for s, actor in enumerate(self.actors):
-                xs = _stage_inputs(pod, s, x, produced)
+                xs = _stage_inputs(pod, s, x, produced, reduced, self.reduce)
                 names = list(xs)
                 outs = [b.name for b in pod.stages[s].package.outputs]
-                refs = actor.run.options(num_returns=1 + len(outs)).remote(names, *[xs[n] for n in names])
+                refs = actor.run.options(num_returns=1 + len(outs)).remote(s, names, *[xs[n] for n in names])
                 refs = refs if isinstance(refs, list) else [refs]
                 for name, ref in zip(outs, refs[1:], strict=True):
                     produced[(s, name)] = ref
@@ -179,7 +225,7 @@ class _RayChips:
         return results, inputs
 
     def close(self) -> None:
-        for a in self.actors:
+        for a in self.by_chip.values():
             self.ray.kill(a)
 
 
@@ -243,6 +289,40 @@ def pipeline_timeline(
     return total, link
 
 
+def collective_cycles(pod: Pod, system: System) -> list[tuple[int, int]]:
+    """Per collective, (its cycles as a ring all-reduce, the lower bound any all-reduce needs)."""
+    out = []
+    for c in pod.collectives:
+        src = next(b for b in pod.stages[c.inputs[0].stage].package.outputs if b.name == c.inputs[0].binding)
+        esize = max(1, c.nbytes // max(1, int(np.prod(src.shape))))
+        ring = system.all_reduce_cycles(c.nbytes, list(c.chips), tile_bytes(src, esize))
+        out.append((ring, system.all_reduce_lower_bound(c.nbytes, list(c.chips))))
+    return out
+
+
+def segment_timeline(pod: Pod, busy: list[int], system: System, microbatches: int) -> tuple[int, list[int]]:
+    """(total cycles, cycles between waves per micro-batch) of tensor-parallel segments: the
+    stages run in waves (consecutive stages on distinct chips, together), a wave lasting as long
+    as its slowest stage; after a wave, the all-reduces and cross-chip transfers of its values.
+    Micro-batches run one after another (every chip works on each)."""
+    waves: list[list[int]] = [[]]
+    for s, st in enumerate(pod.stages):
+        if any(pod.stages[x].chip == st.chip for x in waves[-1]):
+            waves.append([])
+        waves[-1].append(s)
+    wave_of = {s: w for w, ss in enumerate(waves) for s in ss}
+    between = [0] * len(waves)
+    for (ring, _), c in zip(collective_cycles(pod, system), pod.collectives, strict=True):
+        between[max(wave_of[r.stage] for r in c.inputs)] += ring
+    moving: dict[int, list[LinkTransfer]] = {}
+    for src, trs in link_transfers(pod).items():
+        moving.setdefault(wave_of[src], []).extend(trs)
+    for w, trs in moving.items():
+        between[w] += system.link_phase_cycles(trs)
+    per = sum(max(busy[s] for s in ss) for ss in waves) + sum(between)
+    return microbatches * per, between
+
+
 def _timeline(
     pod: Pod, system: System, results: list[list[RunResult]], inputs: list[list[dict]], outputs: list[dict]
 ) -> SystemResult:
@@ -258,9 +338,15 @@ def _timeline(
         )
         for s in range(p)
     ]
-    total, link = pipeline_timeline(busy, link_transfers(pod), system, m)
+    if pod.pipelined:
+        total, link = pipeline_timeline(busy, link_transfers(pod), system, m)
+    else:
+        total, link = segment_timeline(pod, busy, system, m)
     stages = [StageTiming(s, pod.stages[s].chip, busy[s], m * busy[s], total - m * busy[s], host[s]) for s in range(p)]
-    return SystemResult(outputs, results, inputs, stages, link, total, m, system.chip.clock_hz)
+    result = SystemResult(outputs, results, inputs, stages, link, total, m, system.chip.clock_hz)
+    result.pipelined = pod.pipelined
+    result.collectives = collective_cycles(pod, system)
+    return result
 
 
 def microbatch_inputs(make: Callable[[int], dict[str, np.ndarray]], microbatches: int, seed: int) -> list[dict]:
@@ -274,7 +360,10 @@ __all__ = [
     "SystemResult",
     "link_transfers",
     "microbatch_inputs",
+    "all_reduce_sum",
+    "collective_cycles",
     "pipeline_timeline",
+    "segment_timeline",
     "run_pod",
     "tile_bytes",
 ]

@@ -68,8 +68,9 @@ class System:
         down = list(range(1, self.chips, 2))[::-1]
         return tuple(up + down)
 
-    def route(self, src: int, dst: int) -> list[tuple[int, int]]:
-        """The links (as sorted pairs) of a shortest path from chip `src` to chip `dst`."""
+    def route(self, src: int, dst: int, directed: bool = False) -> list[tuple[int, int]]:
+        """The links of a shortest path from chip `src` to chip `dst`: as sorted pairs, or
+        `directed` as (from, to) hops (a link carries a direction each way)."""
         for c in (src, dst):
             if not 0 <= c < self.chips:
                 raise TargetError(f"system {self.name} has chips 0-{self.chips - 1}, not {c}")
@@ -88,21 +89,23 @@ class System:
         path, c = [], dst
         while c != src:
             p = prev[c]
-            path.append((min(p, c), max(p, c)))
+            path.append((p, c) if directed else (min(p, c), max(p, c)))
             c = p
         return path[::-1]
 
     def link_phase_cycles(self, transfers: list[LinkTransfer]) -> int:
         """Cycles of one link phase moving `transfers` together: the cross-chip sync, the
-        longest route's hop latencies, then the busier of the busiest link (its bytes over its
-        lanes at the link rate; transfers sharing a link add up) and the busiest tile port (the
-        chip's exchange rate). No transfers: no phase."""
+        longest route's hop latencies, then the busier of the busiest link direction (its bytes
+        over its lanes at the link rate, a direction each way; transfers sharing one add up)
+        and the busiest tile port (the chip's exchange rate). No transfers between chips: no
+        phase (a value handed on within a chip stays in its memory)."""
+        transfers = [tr for tr in transfers if tr.src != tr.dst]
         if not transfers:
             return 0
         per_link: dict[tuple[int, int], int] = {}
         hops = 0
         for tr in transfers:
-            path = self.route(tr.src, tr.dst)
+            path = self.route(tr.src, tr.dst, directed=True)
             hops = max(hops, len(path))
             for link in path:
                 per_link[link] = per_link.get(link, 0) + tr.nbytes
@@ -110,16 +113,28 @@ class System:
         port = max(math.ceil(tr.tile_bytes / self.chip.rates["exchange_bytes_per_cycle"]) for tr in transfers)
         return self.external_sync_cycles + hops * self.link_latency_cycles + max(link, port)
 
-    def ring_lower_bound(self, nbytes: int, chips: int) -> int:
-        """Link cycles a ring all-reduce of `nbytes` per chip over `chips` chips needs at least:
-        2(n-1)/n of the bytes leave each chip over its lanes, in 2(n-1) synced steps."""
-        if chips <= 1:
+    def all_reduce_cycles(self, nbytes: int, chips: list[int], tile_bytes: int = 0) -> int:
+        """A ring all-reduce of `nbytes` on each of `chips` (the ring in pipeline-chain order):
+        2(n - 1) link phases (reduce-scatter, then all-gather), each moving every member's
+        1/n chunk to its successor; `tile_bytes` is the most of the value any one tile holds."""
+        n = len(chips)
+        if n < 2:
             return 0
-        steps = 2 * (chips - 1)
-        moved = math.ceil(nbytes * steps / chips)
-        return steps * (self.external_sync_cycles + self.link_latency_cycles) + math.ceil(
-            moved / (self.lanes * self.link_bytes_per_cycle)
-        )
+        order = sorted(chips, key=self.chain.index)
+        chunk, tile_chunk = math.ceil(nbytes / n), math.ceil(tile_bytes / n)
+        step = [LinkTransfer(order[i], order[(i + 1) % n], chunk, tile_chunk) for i in range(n)]
+        return 2 * (n - 1) * self.link_phase_cycles(step)
+
+    def all_reduce_lower_bound(self, nbytes: int, chips: list[int]) -> int:
+        """Cycles any all-reduce of `nbytes` on each of `chips` needs: two synced rounds (a
+        reduction and a broadcast) and, into each member, the (n - 1)/n of the value it lacks twice
+        over, through all of its links at once."""
+        n = len(chips)
+        if n < 2:
+            return 0
+        degree = min(sum(1 for a, b in self.links if c in (a, b)) for c in chips)
+        rate = degree * self.lanes * self.link_bytes_per_cycle
+        return 2 * (self.external_sync_cycles + self.link_latency_cycles) + math.ceil(2 * (n - 1) * nbytes / n / rate)
 
 
 def available_systems() -> list[str]:

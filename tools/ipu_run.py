@@ -138,6 +138,14 @@ def _print_checks(checks: list[api.Check]) -> bool:
     "--layers", default=None, help="rolled layers per stage on a system, e.g. 1,7,8,8 (default: the planner's cut)"
 )
 @click.option(
+    "--parallel",
+    type=click.Choice(["pipeline", "tensor"]),
+    default="pipeline",
+    show_default=True,
+    help="system runs: one stage a chip (partition-stages), or heads and FFN columns over every chip "
+    "(split-tensor-parallel)",
+)
+@click.option(
     "--backend",
     type=click.Choice(["process", "ray"]),
     default="process",
@@ -152,7 +160,7 @@ def cli(log_level: str, **opts: Any) -> None:
     out1, …. With --system (or a partitioned module, or a .ipupod) the model runs pipelined over several chips."""
     setup_logging(log_level)
     with progress(f"ipu-run {Path(opts['model']).name}"):
-        system_opts = {k: opts.pop(k) for k in ("system", "microbatches", "layers", "backend")}
+        system_opts = {k: opts.pop(k) for k in ("system", "microbatches", "layers", "backend", "parallel")}
         from ipu.tools.system_run import wants_system
 
         if wants_system(opts["model"], system_opts["system"]):
@@ -160,8 +168,13 @@ def cli(log_level: str, **opts: Any) -> None:
 
             run_system_tool(**opts, **system_opts)
             return
-        if system_opts["microbatches"] or system_opts["layers"] or system_opts["backend"] != "process":
-            raise ToolError("--microbatches, --layers and --backend apply to a system run (--system NAME)")
+        if (
+            system_opts["microbatches"]
+            or system_opts["layers"]
+            or system_opts["backend"] != "process"
+            or system_opts["parallel"] != "pipeline"
+        ):
+            raise ToolError("--microbatches, --layers, --parallel and --backend apply to a system run (--system NAME)")
         _run(**opts)
 
 

@@ -82,6 +82,7 @@ def run_system_tool(
     microbatches: int | None,
     layers: str | None,
     backend: str,
+    parallel: str,
 ) -> None:
     """The system run's body (`ipu-run`'s options; those a system run does not take are refused)."""
     if not Path(model).is_file():
@@ -130,6 +131,7 @@ def run_system_tool(
             layers=layers,
             precision=precision,
             checkpoints=not no_checkpoints,
+            parallel=parallel,
         )
     except api.ApiError as e:
         raise ToolError(str(e)) from None
@@ -183,10 +185,20 @@ def _print_timing(pod, result, compiled) -> None:
             f"stage={st.index} chip={st.chip} function={st.function} busyPerMicrobatch={t.busy_per_microbatch} "
             f"busy={t.busy} idle={t.idle} hostCycles={t.host_cycles}{est}"
         )
+    for j, (ring, bound) in enumerate(result.collectives):
+        c = pod.collectives[j]
+        print(
+            f"collective={j} kind={c.kind} chips={','.join(map(str, c.chips))} bytes={c.nbytes} cycles={ring} "
+            f"lowerBound={bound} overBound={ring / max(bound, 1):.3f}"
+        )
+    if not result.pipelined:
+        for chip, busy in sorted(result.chip_busy.items()):
+            print(f"chip={chip} busy={busy} idle={result.total_cycles - busy}")
+    ideal = "" if result.ideal_bubble is None else f" idealBubble={result.ideal_bubble:.4f}"
     print(
-        f"system={pod.system} stages={len(pod.stages)} microbatches={result.microbatches} "
-        f"linkCycles={sum(result.link_cycles)} totalCycles={result.total_cycles} bubble={result.bubble:.4f} "
-        f"idealBubble={result.ideal_bubble:.4f} samplesPerSecond={result.samples_per_second:.1f}"
+        f"system={pod.system} {'stages' if result.pipelined else 'segmentStages'}={len(pod.stages)} "
+        f"microbatches={result.microbatches} linkCycles={sum(result.link_cycles)} totalCycles={result.total_cycles} "
+        f"bubble={result.bubble:.4f}{ideal} samplesPerSecond={result.samples_per_second:.1f}"
     )
 
 

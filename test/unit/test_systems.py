@@ -35,7 +35,7 @@ def test_every_system_file_loads_and_cites():
 
 
 def test_unknown_system_names_the_known_ones():
-    with pytest.raises(TargetError, match=r"unknown system 'pod3' \(known: pod16, pod4"):
+    with pytest.raises(TargetError, match=r"unknown system 'pod3' \(known: pod16, pod2, pod4"):
         load_system("pod3")
 
 
@@ -64,11 +64,19 @@ def test_link_phase_cycles_by_hand():
     assert fast.link_phase_cycles([LinkTransfer(0, 2, 8192, 0)]) == 1500 + 1000 + math.ceil(8192 / 96)
 
 
-def test_ring_lower_bound_by_hand():
+def test_all_reduce_ring_and_lower_bound_by_hand():
     s = load_system("sim64x4")
-    # 4 chips: 6 synced steps, each chip sends 2 * 3 / 4 of 4,096 bytes = 6,144 bytes over 24 B/cycle
-    assert s.ring_lower_bound(4096, 4) == 6 * (1500 + 1000) + 256
-    assert s.ring_lower_bound(4096, 1) == 0
+    # a ring over 4 chips (pipeline order 0, 2, 3, 1: each a link from the next): 6 steps, each
+    # moving a quarter (1,024 bytes) a link direction: 1500 + 1000 + ceil(1024 / 24) = 2543
+    assert s.all_reduce_cycles(4096, [0, 1, 2, 3]) == 6 * 2543
+    # a tile holding 2,048 bytes sends 512 a step: its port (128 cycles) is slower than the link (43)
+    assert s.all_reduce_cycles(4096, [0, 1, 2, 3], tile_bytes=2048) == 6 * (2500 + 128)
+    # any all-reduce: two synced rounds, and 2 x 3/4 of the value into each chip over its 2 links
+    assert s.all_reduce_lower_bound(4096, [0, 1, 2, 3]) == 2 * 2500 + math.ceil(2 * 3 * 4096 / 4 / (2 * 24))
+    # two chips: the ring is the bound (each sends half its value each way, twice)
+    two = load_system("sim64x2")
+    assert two.all_reduce_cycles(8192, [0, 1]) == two.all_reduce_lower_bound(8192, [0, 1]) == 2 * (2500 + 171)
+    assert s.all_reduce_cycles(4096, [0]) == 0
 
 
 def test_best_cut_minimizes_the_slowest_stage():
@@ -193,3 +201,60 @@ def test_weights_that_do_not_fit_are_refused_by_name(monkeypatch):
         DiagnosticException, match=r"@main does not fit sim16x2: no split into 2 stages keeps every stage"
     ):
         systems.compile_system(LIT / "partition-stages.mlir", "sim16x2")
+
+
+@pytest.mark.parametrize(
+    ("fixture", "system", "reduces"),
+    [
+        ("gpt2_block.classic17", "sim64x2", 2),  # attention heads and FFN columns: two all-reduces
+        ("gpt2_block.dynamo20", "sim64x4", 2),
+        ("llama_layer.dynamo20", "sim64x2", 1),  # rotary between projection and heads: the FFN alone splits
+    ],
+)
+def test_tensor_parallel_layers_match_onnxruntime(fixture, system, reduces):
+    c = systems.compile_system(FIXTURES / f"{fixture}.onnx", system, microbatches=2, parallel="tensor")
+    n = load_system(system).chips
+    assert len(c.pod.collectives) == reduces
+    assert all(len(col.chips) == n for col in c.pod.collectives)
+    report = systems.run_system(c)
+    assert report.passed, [ch.name for ch in report.checks if not ch.result.passed]
+    assert any(ch.kind == "oracle" for ch in report.checks)
+    r = report.result
+    assert not r.pipelined and r.ideal_bubble is None
+    for ring, bound in r.collectives:
+        assert ring >= bound > 0
+    # the timeline by hand: waves of one segment a chip, then the all-reduce, per micro-batch
+    waves = [
+        [s for s in r.stages if c.pod.stages[s.stage].function.startswith(f"main_seg{k}_")] for k in range(reduces + 1)
+    ]
+    per = sum(max(s.busy_per_microbatch for s in w) for w in waves) + sum(ring for ring, _ in r.collectives)
+    assert r.total_cycles == 2 * per
+
+
+def test_tensor_parallel_backends_bit_identical_and_pod_round_trip(tmp_path):
+    pytest.importorskip("ray")
+    import ray
+
+    c = systems.compile_system(FIXTURES / "gpt2_block.classic17.onnx", "sim64x2", microbatches=2, parallel="tensor")
+    write_pod(c.pod, tmp_path / "tp.ipupod")
+    back = read_pod(tmp_path / "tp.ipupod")
+    assert back.collectives == c.pod.collectives
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, object_store_memory=200 * 1024 * 1024)
+    try:
+        a = systems.run_system(c, checks=False)
+        b = run_pod(back, a.inputs, backend="ray")
+    finally:
+        ray.shutdown()
+    for x, y in zip(a.result.outputs, b.outputs, strict=True):
+        assert np.array_equal(x["out"], y["out"])
+
+
+def test_a_collective_that_does_not_hold_together_is_refused():
+    import copy
+
+    c = systems.compile_system(FIXTURES / "gpt2_block.classic17.onnx", "sim64x2", microbatches=1, parallel="tensor")
+    pod = copy.copy(c.pod)
+    col = pod.collectives[0]
+    pod.collectives = [type(col)(col.kind, (col.chips[0], col.chips[0]), col.inputs, col.outputs, col.nbytes)]
+    with pytest.raises(PackageError, match="collective 0 \\(all_reduce\\): its input .* is not on chip 0"):
+        validate_pod(pod)

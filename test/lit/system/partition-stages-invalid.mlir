@@ -13,7 +13,7 @@
 // partitioned module.
 
 // NOSYS:   partition-stages: name the system (system=…) or set the module's #ipu.system
-// UNKNOWN: partition-stages: unknown system 'pod9' (known: pod16, pod4, pod8, sim16x2, sim16x4, sim64x2, sim64x4)
+// UNKNOWN: partition-stages: unknown system 'pod9' (known: pod16, pod2, pod4, pod8, sim16x2, sim16x4, sim64x2, sim64x4)
 // LAYERS:  partition-stages: layers '1,1' must give each of the 2 stages its count of the model's 3 rolled layers (non-negative, summing to 3)
 // EMPTY:   partition-stages: layers '0,3,0,0' leaves stage 0 with nothing to run
 // FEW:     partition-stages: @main has 2 units of work (ops and rolled layers), fewer than the 4 chips of sim16x4: use a smaller system

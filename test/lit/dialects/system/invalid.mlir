@@ -100,3 +100,34 @@ builtin.module attributes {ipu.system = #ipu.system<"sim64x2">} {
 builtin.module attributes {ipu.system = #ipu.system<"pod99">} {
 }
 // CHECK: #ipu.system: unknown system 'pod99'
+
+// -----
+
+builtin.module attributes {ipu.system = #ipu.system<"sim64x2">} {
+  system.pipeline @main microbatches 1 {
+  ^bb0(%x : tensor<4xf32>):
+    %a = system.stage @s0 chip 0 (%x) : (tensor<4xf32>) -> (tensor<4xf32>)
+    %b = system.stage @s0 chip 1 (%x) : (tensor<4xf32>) -> (tensor<4xf32>)
+    %r0, %r1 = system.all_reduce %a, %b chips [1, 0] : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>, tensor<4xf32>
+    system.output %r0 : tensor<4xf32>
+  }
+  func.func @s0(%x : tensor<4xf32>) -> tensor<4xf32> {
+    func.return %x : tensor<4xf32>
+  }
+}
+// CHECK: system.all_reduce: input 0 lives on chip 0, not 1
+
+// -----
+
+builtin.module attributes {ipu.system = #ipu.system<"sim64x2">} {
+  system.pipeline @main microbatches 1 {
+  ^bb0(%x : tensor<4xf32>):
+    %a = system.stage @s0 chip 0 (%x) : (tensor<4xf32>) -> (tensor<4xf32>)
+    %r0 = system.all_reduce %a chips [0] : tensor<4xf32> -> tensor<4xf32>
+    system.output %r0 : tensor<4xf32>
+  }
+  func.func @s0(%x : tensor<4xf32>) -> tensor<4xf32> {
+    func.return %x : tensor<4xf32>
+  }
+}
+// CHECK: system.all_reduce: needs two or more distinct chips, got [0]

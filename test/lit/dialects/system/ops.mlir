@@ -30,3 +30,24 @@ builtin.module attributes {ipu.system = #ipu.system<"sim64x2">} {
     func.return %o : tensor<4x8xf32>
   }
 }
+
+// -----
+
+// Tensor-parallel segments: each chip's partial, summed on both by an all-reduce; a chip runs
+// several stages (one per segment).
+
+// CHECK:      %r0, %r1 = system.all_reduce %a, %b chips [0, 1] : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>, tensor<4xf32>
+// CHECK-NEXT: %o = system.stage @s0 chip 0(%r0) : (tensor<4xf32>) -> (tensor<4xf32>)
+builtin.module attributes {ipu.system = #ipu.system<"sim64x2">} {
+  system.pipeline @main microbatches 1 {
+  ^bb0(%x : tensor<4xf32>):
+    %a = system.stage @s0 chip 0 (%x) : (tensor<4xf32>) -> (tensor<4xf32>)
+    %b = system.stage @s0 chip 1 (%x) : (tensor<4xf32>) -> (tensor<4xf32>)
+    %r0, %r1 = system.all_reduce %a, %b chips [0, 1] : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>, tensor<4xf32>
+    %o = system.stage @s0 chip 0 (%r0) : (tensor<4xf32>) -> (tensor<4xf32>)
+    system.output %o : tensor<4xf32>
+  }
+  func.func @s0(%x : tensor<4xf32>) -> tensor<4xf32> {
+    func.return %x : tensor<4xf32>
+  }
+}
