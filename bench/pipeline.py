@@ -13,6 +13,9 @@ Sections (all by default; `--sections fit,numerics,bubble,cut,sensitivity,depth,
   for GPT-2 medium on 4 IPUs): slowest stage, step, throughput at m = 32.
 - sensitivity: throughput at m = 16 as the link rate and the cross-chip sync cost vary.
 - depth: GPT-2 small's throughput at m = 32 on 1, 2, 4 and 8 chips.
+- tensor: a layer group (`--group-layers` GPT-2 blocks at the model's width) split tensor-parallel
+  over pod2 and pod4: PASS, cycles a sequence against one chip, the all-reduces' cycles against
+  their lower bound; beside it the same layers pipelined.
 - ray: the `--ray-system` (default pod8) run of the model in one process against one Ray actor
   per chip: wall seconds, bit-identical outputs.
 
@@ -38,7 +41,7 @@ from models import export  # noqa: E402
 from ipu import api, systems  # noqa: E402
 from ipu.runtime.emulator import Emulator  # noqa: E402
 from ipu.runtime.summary import memory_per_tile  # noqa: E402
-from ipu.runtime.system import link_transfers, pipeline_timeline  # noqa: E402
+from ipu.runtime.system import link_transfers, pipeline_timeline, run_pod  # noqa: E402
 from ipu.target.system import System, load_system, with_overrides  # noqa: E402
 from ipu.transforms.system.partition_stages import unit_weight_bytes  # noqa: E402
 from ipu.transforms.system.stages import units_of  # noqa: E402
@@ -85,6 +88,10 @@ def throughput(fig: Figures, m: int, system: System | None = None) -> tuple[int,
     return total, bubble, m * s.chip.clock_hz / total
 
 
+def one_chip_rate(system: System, cycles: int) -> float:
+    return system.chip.clock_hz / cycles
+
+
 def compile_for(path: Path, system: str, layers: str | None, m: int) -> tuple[systems.CompiledSystem, float]:
     t0 = time.perf_counter()
     c = systems.compile_system(path, system, microbatches=m, layers=layers, precision="f16", options={"finalists": 1})
@@ -93,7 +100,8 @@ def compile_for(path: Path, system: str, layers: str | None, m: int) -> tuple[sy
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sections", default="fit,numerics,bubble,cut,sensitivity,depth,ray")
+    ap.add_argument("--sections", default="fit,numerics,bubble,cut,sensitivity,depth,tensor,ray")
+    ap.add_argument("--group-layers", type=int, default=4, help="GPT-2 blocks of the tensor-parallel layer group")
     ap.add_argument("--model", default="gpt2_lm")
     ap.add_argument("--seq", type=int, default=128)
     ap.add_argument("--layers", type=int, default=24)
@@ -192,22 +200,62 @@ def main() -> None:
         import ray
 
         x = [systems._draw_inputs(rc, i) for i in range(rc.pod.microbatches)]
+        pod, chips = rc.pod, rc.system.chips
+        del rc  # the run needs the packages alone
+        gc.collect()
         t0 = time.perf_counter()
-        one = systems.run_system(rc, x, backend="process", checks=False).result
+        one = run_pod(pod, x, backend="process")
         t_proc = time.perf_counter() - t0
+        gc.collect()
         ray.init(include_dashboard=False, log_to_driver=False)
         t0 = time.perf_counter()
-        two = systems.run_system(rc, x, backend="ray", checks=False).result
+        two = run_pod(pod, x, backend="ray")
         t_ray = time.perf_counter() - t0
         ray.shutdown()
         same = all(np.array_equal(u[k], v[k]) for u, v in zip(one.outputs, two.outputs, strict=True) for k in u)
         print(
-            f"ray: {a.ray_system} ({rc.system.chips} chips, {rc.pod.microbatches} micro-batches): one process "
-            f"{t_proc:.0f} s, {rc.system.chips} Ray actors {t_ray:.0f} s (this machine's cores: 2); outputs "
+            f"ray: {a.ray_system} ({chips} chips, {pod.microbatches} micro-batches): one process "
+            f"{t_proc:.0f} s, {chips} Ray actors {t_ray:.0f} s (this machine's cores: 2); outputs "
             f"{'bit-identical' if same else 'DIFFER'}; total cycles {one.total_cycles:,} / {two.total_cycles:,}"
         )
-        del rc
+        del pod, one, two
         gc.collect()
+
+    if "tensor" in sections:
+        group = export("gpt2_blocks", a.seq, a.group_layers, a.exporter, a.cache, a.exporter_python, width=a.width)
+        print(f"tensor parallel: {a.group_layers} GPT-2 blocks of width {a.width} (sequence {a.seq}, f16)")
+        one = api.compile(group, "mk2", precision="f16", options={"finalists": 1}, checkpoints=False)
+        b1 = Emulator(one.package, one.target, execute=False, max_cycles=None).count_device_cycles()
+        del one
+        print(f"  one mk2: {b1:,} cycles a sequence")
+        for name in ("pod2", "pod4"):
+            tp = systems.compile_system(
+                group, name, microbatches=2, precision="f16", options={"finalists": 1}, parallel="tensor"
+            )
+            rep = systems.run_system(tp)
+            r = rep.result
+            bad = [ch.name for ch in rep.checks if not ch.result.passed]
+            ring = sum(x for x, _ in r.collectives)
+            bound = sum(b for _, b in r.collectives)
+            per = r.total_cycles // r.microbatches
+            print(
+                f"  {name} tensor: {'PASS' if not bad else 'FAIL'} ({len(rep.checks)} checks), {per:,} cycles a "
+                f"sequence ({b1 / per:.2f}x one chip), {len(r.collectives)} all-reduces of "
+                f"{tp.pod.collectives[0].nbytes:,} bytes: {ring:,} cycles, lower bound {bound:,} "
+                f"({ring / bound:.2f}x), {ring / per:.1%} of the time"
+            )
+            del tp, rep
+            gc.collect()
+            pp, _ = compile_for(group, name, None, 32)
+            fig = figures(pp)
+            del pp
+            gc.collect()
+            total, bub, tput = throughput(fig, 32)
+            lat = sum(fig.busy) + sum(fig.system.link_phase_cycles(trs) for trs in fig.transfers.values())
+            print(
+                f"  {name} pipeline: stages {fig.busy} (layers {fig.layers}): one sequence {lat:,} cycles, "
+                f"m = 32 {tput:.1f} seq/s (tensor: {one_chip_rate(fig.system, per):.1f} seq/s)"
+            )
 
     if "depth" in sections:
         small = export(a.model, a.seq, None, a.exporter, a.cache, a.exporter_python)

@@ -134,6 +134,31 @@ def gpt2_block(scale: str):
     return B().eval()
 
 
+def gpt2_blocks(scale: str):
+    """A group of GPT-2 blocks (`--layers`, default all) without embedding or head: the layer
+    group `bench/pipeline.py` splits tensor-parallel and pipelines."""
+    torch = _torch()
+    from transformers import GPT2Config
+    from transformers.models.gpt2.modeling_gpt2 import GPT2Block
+
+    k = _dims(scale)
+    cfg = GPT2Config(n_embd=k["d"], n_head=k["heads"], n_layer=k["layers"], attn_implementation="eager")
+    blocks = torch.nn.ModuleList([GPT2Block(cfg, layer_idx=i).eval() for i in range(k["layers"])])
+
+    class G(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.h = blocks
+
+        def forward(self, x):
+            for b in self.h:
+                out = b(x)
+                x = out[0] if isinstance(out, tuple) else out  # a tuple before transformers 5
+            return x
+
+    return G().eval()
+
+
 def _bert_vocab(scale: str) -> int:
     """BERT-base's WordPiece vocabulary at full scale."""
     return 30522 if scale == "full" else _dims(scale)["vocab"]
@@ -458,6 +483,7 @@ ZOO: dict[str, Spec] = {
     "mobilenet_v2": Spec(lambda s: _torchvision("mobilenet_v2"), lambda s: {"images": _images(s)}),
     "gpt2_lm": Spec(gpt2_lm, lambda s: {"input_ids": _ids(s, _dims(s)["vocab"])}),
     "gpt2_block": Spec(gpt2_block, lambda s: {"hidden": _hidden(s, _dims(s)["d"])}),
+    "gpt2_blocks": Spec(gpt2_blocks, lambda s: {"hidden": _hidden(s, _dims(s)["d"])}),
     "bert": Spec(bert, lambda s: {"input_ids": _ids(s, _bert_vocab(s))}),
     "llama": Spec(llama, lambda s: {"input_ids": _ids(s, _dims(s)["vocab"])}),
     "mixtral": Spec(mixtral, lambda s: {"input_ids": _ids(s, _dims(s)["vocab"])}),
@@ -470,7 +496,8 @@ ZOO: dict[str, Spec] = {
 }
 
 
-FULL_ONLY = ("resnet50", "mobilenet_v2")  # no small form: the zoo has resnet_small, mobilenet_v2_small
+FULL_ONLY = ("resnet50", "mobilenet_v2", "gpt2_blocks")  # no small form (the zoo has resnet_small,
+# mobilenet_v2_small; gpt2_blocks is bench/pipeline.py's layer group)
 
 
 def set_sequence(seq: int) -> None:
