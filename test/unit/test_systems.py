@@ -208,7 +208,8 @@ def test_weights_that_do_not_fit_are_refused_by_name(monkeypatch):
     [
         ("gpt2_block.classic17", "sim64x2", 2),  # attention heads and FFN columns: two all-reduces
         ("gpt2_block.dynamo20", "sim64x4", 2),
-        ("llama_layer.dynamo20", "sim64x2", 1),  # rotary between projection and heads: the FFN alone splits
+        ("llama_layer.dynamo20", "sim64x2", 2),  # rotary's tables and rotate-half split by heads too
+        ("llama_layer.classic17", "sim64x4", 1),  # 2 KV heads do not split in 4: the FFN alone splits
     ],
 )
 def test_tensor_parallel_layers_match_onnxruntime(fixture, system, reduces):

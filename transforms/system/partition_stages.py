@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
@@ -180,6 +180,11 @@ class Cut:
     stage_of: list[int]
     cycles: list[int]
     weights: list[int]
+    unit_costs: list[int] = field(default_factory=list)  # what each unit was priced at
+    links: list[int] = field(default_factory=list)  # the link phase into a stage starting at each unit
+    unit_weights: list[int] = field(default_factory=list)
+    pins: list[int | None] = field(default_factory=list)
+    capacity: int = 0
 
 
 def best_cut(
@@ -225,8 +230,16 @@ def best_cut(
     )
 
 
-def partition_function(module: builtin.ModuleOp, f: func.FuncOp, system: System, microbatches: int, layers: str | None):
-    """Replace `f` in `module` by its stage functions and the `system.pipeline` over them."""
+def partition_function(
+    module: builtin.ModuleOp,
+    f: func.FuncOp,
+    system: System,
+    microbatches: int,
+    layers: str | None,
+    costs: list[int] | None = None,
+) -> Cut:
+    """Replace `f` in `module` by its stage functions and the `system.pipeline` over them;
+    `costs` replaces the planner's price of each unit (a caller that measured the stages)."""
     name_values(f)
     names = input_names(f)
     units = units_of(f)
@@ -240,7 +253,10 @@ def partition_function(module: builtin.ModuleOp, f: func.FuncOp, system: System,
     assert isinstance(ret, func.ReturnOp)
     returned: list[Key] = list(ret.arguments)
     pins = _pins(units, stages, layers)
-    costs = price_units(units, names, system)
+    if costs is None:
+        costs = price_units(units, names, system)
+    elif len(costs) != len(units):
+        raise DiagnosticException(f"partition-stages: {len(costs)} unit costs for {len(units)} units")
     weights = [unit_weight_bytes(u) for u in units]
     chip = system.chip
     tiles = chip.tiles
@@ -259,6 +275,8 @@ def partition_function(module: builtin.ModuleOp, f: func.FuncOp, system: System,
     ]
     capacity = int(WEIGHT_SHARE * chip.tiles * chip.memory_size)
     cut = best_cut(costs, weights, links, stages, capacity, pins)
+    if cut is not None:
+        cut.unit_costs, cut.links, cut.unit_weights, cut.pins, cut.capacity = costs, links, weights, pins, capacity
     if cut is None:
         heaviest = max(range(len(units)), key=lambda i: weights[i])
         raise DiagnosticException(

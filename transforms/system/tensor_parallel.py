@@ -92,8 +92,10 @@ def shardings(f: func.FuncOp, n: int, column: set[Operation]) -> dict[SSAValue, 
         if isinstance(op, graph.MatmulOp) and _weight(op.rhs) is not None and len(op.rhs.type.get_shape()) == 2:
             k, nn = op.rhs.type.get_shape()
             x = ins[0]
-            if isinstance(x, Sharded):
-                if x.axis != len(op.lhs.type.get_shape()) - 1 or k % n:
+            if isinstance(x, Sharded) and x.axis < len(op.lhs.type.get_shape()) - 1:
+                out = x  # each chip multiplies its own rows by the whole weight (rotary's rotate-half)
+            elif isinstance(x, Sharded):
+                if k % n:
                     raise _Conflict(x.origins)
                 out = PARTIAL
             elif op in column:
@@ -104,14 +106,17 @@ def shardings(f: func.FuncOp, n: int, column: set[Operation]) -> dict[SSAValue, 
             out = sharded[0]
         elif _binary_like(op):
             a, b = ins
-            last = len(op.results[0].type.get_shape()) - 1
             if isinstance(a, Sharded) and isinstance(b, Sharded) and a.axis == b.axis:
                 out = Sharded(a.axis, origins)
-            elif isinstance(a, Sharded) and a.axis == last and _bias(op.operands[1], op.results[0].type, n):
+            elif isinstance(a, Sharded) and _sliceable(op.operands[1], a.axis, op.results[0].type, n):
                 out = a
-            elif isinstance(b, Sharded) and b.axis == last and _bias(op.operands[0], op.results[0].type, n):
+            elif isinstance(b, Sharded) and _sliceable(op.operands[0], b.axis, op.results[0].type, n):
                 out = b
             else:
+                raise _Conflict(origins)
+        elif isinstance(op, graph.ReshapeOp) and isinstance(ins[0], Sharded):
+            out = _reshaped(op, ins[0], n)
+            if out is None:
                 raise _Conflict(origins)
         elif isinstance(op, graph.SplitHeadsOp) and isinstance(ins[0], Sharded) and ins[0].axis == 1:
             if op.heads.value.data % n:
@@ -134,11 +139,33 @@ def shardings(f: func.FuncOp, n: int, column: set[Operation]) -> dict[SSAValue, 
     return state
 
 
-def _bias(v: SSAValue, out_type: TensorType, n: int) -> bool:
-    """`v` is a weight vector along the last axis of `out_type`, sliceable in n."""
-    w = _weight(v)
-    shape = out_type.get_shape()
-    return w is not None and list(v.type.get_shape()) == [shape[-1]] and shape[-1] % n == 0
+def _weight_axis(v: SSAValue, axis: int, out_type: TensorType) -> int | None:
+    """The axis of weight `v` that lines up with `axis` of the op's result `out_type`: the same
+    axis for a weight of the result's shape (a rotary table), axis 0 of a vector along the
+    result's last axis (a bias); None when `v` is no such weight."""
+    if _weight(v) is None:
+        return None
+    w, shape = list(v.type.get_shape()), list(out_type.get_shape())
+    if w == shape:
+        return axis
+    if w == [shape[-1]] and axis == len(shape) - 1:
+        return 0
+    return None
+
+
+def _sliceable(v: SSAValue, axis: int, out_type: TensorType, n: int) -> bool:
+    """`v` is a weight each chip can take its block of, for a result sharded on `axis`."""
+    return _weight_axis(v, axis, out_type) is not None and out_type.get_shape()[axis] % n == 0
+
+
+def _reshaped(op: graph.ReshapeOp, s: Sharded, n: int) -> Sharded | None:
+    """A reshape keeps a sharding on the leading axis when chip c's block (rows [c a0/n, (c+1)
+    a0/n) of the input's leading axis, contiguous in the flat order) is also a block of whole rows
+    of the result's leading axis: heads x rows merged into rows and split back, as rotary does."""
+    a, r = list(op.input.type.get_shape()), list(op.result.type.get_shape())
+    if s.axis != 0 or not a or not r or a[0] % n or r[0] % n:
+        return None
+    return Sharded(0, s.origins)
 
 
 def plan_shardings(f: func.FuncOp, n: int) -> tuple[set[Operation], dict[SSAValue, object]]:
@@ -362,16 +389,11 @@ def _segment_function(
         for i, v in enumerate(op.operands):
             if isinstance(v.owner, Operation) and is_free(v.owner):
                 axis = None
+                res = state.get(op.results[0]) if op.results else None
                 if isinstance(op, graph.MatmulOp) and i == 1:
-                    s = state.get(op.result)
-                    axis = 1 if isinstance(s, Sharded) else 0 if s == PARTIAL else None
-                elif (
-                    isinstance(state.get(op.results[0]), Sharded)
-                    and _weight(v) is not None
-                    and len(v.type.get_shape()) == 1
-                    and _binary_like(op)
-                ):
-                    axis = 0
+                    axis = 1 if op in column else 0 if res == PARTIAL else None
+                elif isinstance(res, Sharded) and _binary_like(op):
+                    axis = _weight_axis(v, res.axis, op.results[0].type)
                 operands.append(weight(v, axis))
             else:
                 operands.append(env[v])
