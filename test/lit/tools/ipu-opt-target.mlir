@@ -7,7 +7,7 @@
 // RUN: ipu-opt %s -p 'plan-ops{finalists=1}' --target sim16 | not ipu-opt -p map-tiles,schedule-exchange --target mk2 2>&1 | filecheck %s --check-prefix=LATER
 // RUN: ipu-opt %s -p 'plan-ops{finalists=1}' --target sim16 | not ipu-opt -p map-tiles --target sim64 2>&1 | filecheck %s --check-prefix=INPUT
 // RUN: not ipu-opt %s -t sim16 2>&1 | filecheck %s --check-prefix=DASH-T
-// RUN: env COLUMNS=400 ipu-opt --help | filecheck %s --check-prefix=HELP
+// RUN: env COLUMNS=1000 ipu-opt --help | filecheck %s --check-prefix=HELP
 
 // plan-ops records the target on the module as #ipu.target: from --target (given to every
 // targeted pass that names none, with or without other options), its own option, else mk2; the
