@@ -28,6 +28,7 @@ from xdsl.dialects import builtin, func
 from xdsl.ir import SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
+from ipu.abi.link_rows import link_rows
 from ipu.abi.package_check import validate_package
 from ipu.abi.pod import Pod, PodCollective, PodStage, PodTransfer, Route, validate_pod
 from ipu.api import ApiError, Check, check, check_oracle, context, least_precise_dtype, load_model
@@ -260,8 +261,19 @@ def build_pod(
         stages.append(PodStage(i, st.chip.value.data, f.sym_name.data, pkg))
     pod = Pod(system.name, pipe.microbatches.value.data, stages, compiler_version=__version__)
     _routes(pipe, index, refs, pod)
+    pod.transfers = [_with_rows(pod, t, system) for t in pod.transfers]
     validate_pod(pod)
     return pod, refs
+
+
+def _with_rows(pod: Pod, t: PodTransfer, system: System) -> PodTransfer:
+    """`t` with its link rows, when it crosses chips: which bytes of which tile go where."""
+    if t.src_chip == t.dst_chip:
+        return t
+    src = next(b for b in pod.stages[t.src.stage].package.outputs if b.name == t.src.binding)
+    dst = next(b for b in pod.stages[t.dst.stage].package.inputs if b.name == t.dst.binding)
+    rows = link_rows(src, dst, system.chip.memory_base)
+    return PodTransfer(t.src, t.dst, t.src_chip, t.dst_chip, t.nbytes, rows)
 
 
 def _names(f: func.FuncOp, key: str) -> list[str]:

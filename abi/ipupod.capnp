@@ -16,6 +16,7 @@ struct Transfer {
   srcChip @2 :UInt32;
   dstChip @3 :UInt32;
   bytes @4 :UInt64;
+  rows @5 :Data;                 # k x 5 little-endian int64 (abi/link_rows.LINK_ROW); empty within a chip
 }
 
 struct Stage {

@@ -18,7 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import capnp
+import numpy as np
 
+from ipu.abi.link_rows import LINK_ROW, check_link_rows
 from ipu.abi.package import Binding, Package, PackageError
 from ipu.abi.package_check import validate_package
 from ipu.abi.package_io import package_bytes, read_package_bytes
@@ -45,13 +47,26 @@ class Route:
     binding: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class PodTransfer:
+    """A value handed from one stage's output to another's input; between chips over the links,
+    its `rows` (abi.link_rows.LINK_ROW) saying which bytes of which tile go where."""
+
     src: Route
     dst: Route
     src_chip: int
     dst_chip: int
     nbytes: int
+    rows: np.ndarray | None = None
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, PodTransfer):
+            return NotImplemented
+        same_rows = (self.rows is None and other.rows is None) or (
+            self.rows is not None and other.rows is not None and np.array_equal(self.rows, other.rows)
+        )
+        key = (self.src, self.dst, self.src_chip, self.dst_chip, self.nbytes)
+        return same_rows and key == (other.src, other.dst, other.src_chip, other.dst_chip, other.nbytes)
 
 
 @dataclass(frozen=True)
@@ -148,6 +163,12 @@ def validate_pod(pod: Pod) -> None:
             )
         if (t.src_chip, t.dst_chip) != (pod.stages[t.src.stage].chip, pod.stages[t.dst.stage].chip):
             raise PackageError(f"system package: {what}: its chips are not its stages' chips")
+        if t.src_chip != t.dst_chip:
+            if t.rows is None:
+                raise PackageError(f"system package: {what}: a transfer between chips needs its link rows")
+            why = check_link_rows(t.rows, src, dst, system.chip.memory_base)
+            if why:
+                raise PackageError(f"system package: {what}: {why}")
     for name, routes in pod.inputs.items():
         for r in routes:
             feed(r, f"model input '{name}'")
@@ -179,6 +200,14 @@ def validate_pod(pod: Pod) -> None:
             raise PackageError(f"system package: model output '{name}' names no output of stage {r.stage}")
 
 
+def _rows(data: bytes) -> np.ndarray | None:
+    if not data:
+        return None
+    if len(data) % (8 * len(LINK_ROW)):
+        raise PackageError(f"system package: link rows of {len(data)} bytes are not whole rows")
+    return np.frombuffer(data, "<i8").reshape(-1, len(LINK_ROW)).astype(np.int64)
+
+
 def _put_route(b: Any, r: Route) -> None:
     b.stage, b.binding = r.stage, r.binding
 
@@ -200,6 +229,7 @@ def pod_bytes(pod: Pod) -> bytes:
         _put_route(b.src, t.src)
         _put_route(b.dst, t.dst)
         b.srcChip, b.dstChip, b.bytes = t.src_chip, t.dst_chip, t.nbytes
+        b.rows = b"" if t.rows is None else np.ascontiguousarray(t.rows, "<i8").tobytes()
     for b, (name, routes) in zip(m.init("inputs", len(pod.inputs)), pod.inputs.items(), strict=True):
         b.name = name
         for rb, r in zip(b.init("routes", len(routes)), routes, strict=True):
@@ -270,7 +300,9 @@ def read_pod(path: str | os.PathLike[str]) -> Pod:
                 microbatches=int(m.microbatches),
                 stages=stages,
                 transfers=[
-                    PodTransfer(route(t.src), route(t.dst), int(t.srcChip), int(t.dstChip), int(t.bytes))
+                    PodTransfer(
+                        route(t.src), route(t.dst), int(t.srcChip), int(t.dstChip), int(t.bytes), _rows(bytes(t.rows))
+                    )
                     for t in m.transfers
                 ],
                 inputs={str(i.name): [route(r) for r in i.routes] for i in m.inputs},

@@ -713,8 +713,10 @@ class Emulator:
 
     # ---------------------------------------------------------------- run
 
-    def _check_inputs(self, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-        want = {b.name: b for b in self.package.inputs}
+    def _check_inputs(
+        self, inputs: dict[str, np.ndarray], preloaded: frozenset[str] = frozenset()
+    ) -> dict[str, np.ndarray]:
+        want = {b.name: b for b in self.package.inputs if b.name not in preloaded}
         missing, extra = sorted(set(want) - set(inputs)), sorted(set(inputs) - set(want))
         if missing or extra:
             raise EmulatorError(f"inputs: missing {missing}, unexpected {extra}")
@@ -726,10 +728,15 @@ class Emulator:
             out[name] = narrow_int32(name, a) if b.dtype == DType.INT32 else narrow_float(name, a, b.dtype)
         return out
 
-    def run(self, inputs: dict[str, np.ndarray]) -> RunResult:
+    def run(self, inputs: dict[str, np.ndarray], preloaded: frozenset[str] = frozenset()) -> RunResult:
         """Execute the `run` host call: write the inputs, execute the programs, read the outputs;
-        returns outputs, checkpoints, device cycles and host cycles."""
-        arrays = self._check_inputs(inputs) if self.execute else {}
+        returns outputs, checkpoints, device cycles and host cycles. The inputs in `preloaded`
+        are already in tile memory (a system's link transfers wrote them): the host does not."""
+        preloaded = frozenset(preloaded)
+        unknown = sorted(preloaded - {b.name for b in self.package.inputs})
+        if unknown:
+            raise EmulatorError(f"preloaded inputs {unknown} are no inputs of the package")
+        arrays = self._check_inputs(inputs, preloaded) if self.execute else {}
         if self.max_cycles is not None and self.execute:
             need = self.count_device_cycles()
             if need > self.max_cycles:
@@ -754,6 +761,8 @@ class Emulator:
             if step.kind not in ("write", "read"):
                 raise EmulatorError(f"host call 'run': step {j} has invalid kind '{step.kind}'")
             what, bindings = ("input", pkg.inputs) if step.kind == "write" else ("output", pkg.outputs)
+            if step.kind == "write" and step.binding in preloaded:
+                continue  # written by a link transfer, not the host
             b, rec = self._host_transfer("run", j, step, bindings, what)
             if self.execute and step.kind == "write":
                 self.scatter(b, arrays[b.name])
@@ -762,6 +771,29 @@ class Emulator:
             result.profile.append(rec)
         result.host_cycles = sum(r["cycles"] for r in result.profile if r["kind"] in ("host_write", "host_read"))
         return result
+
+    def read_rows(self, rows: np.ndarray) -> bytes:
+        """The bytes of `rows` (abi.link_rows.LINK_ROW: a link transfer's source side), in row order."""
+        parts = []
+        for st, so, _, _, nb in rows.tolist():
+            if not 0 <= st < self.target.tiles or so < 0 or so + nb > self.size:
+                raise EmulatorError(f"link row from tile {st} offset {so} ({nb} bytes) is outside tile memory")
+            parts.append(self.mem[st, so : so + nb].tobytes())
+        return b"".join(parts)
+
+    def write_rows(self, rows: np.ndarray, blob: bytes) -> None:
+        """Write `blob` (what `read_rows` gave on the source chip) to the destination side of `rows`."""
+        if len(blob) != int(rows[:, 4].sum()) if len(rows) else len(blob) != 0:
+            raise EmulatorError(f"link transfer: {len(blob)} bytes for rows of {int(rows[:, 4].sum())}")
+        view = np.frombuffer(blob, np.uint8)
+        at = 0
+        for _, _, dt, do, nb in rows.tolist():
+            if not 0 <= dt < self.target.tiles or do < 0 or do + nb > self.size:
+                raise EmulatorError(f"link row to tile {dt} offset {do} ({nb} bytes) is outside tile memory")
+            self.mem[dt, do : do + nb] = view[at : at + nb]
+            if self.written is not None:
+                self.written[dt, do : do + nb] = True
+            at += nb
 
     def count_device_cycles(self) -> int:
         """The run's device cycles, counted without executing anything: every control instruction

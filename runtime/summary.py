@@ -249,8 +249,8 @@ def summarize_package(pkg: Package, target: Target) -> str:
 def summarize_pod(pod, system) -> str:
     """A system package's summary: the system, each stage's chip, package and bindings, the
     transfers and their link cycles, then each chip's own package summary."""
+    from ipu.abi.link_rows import link_schedule
     from ipu.abi.package_io import package_bytes
-    from ipu.target.system import LinkTransfer
 
     out = [
         f"system package: system {pod.system} ({system.chips} x {system.chip.name}, {system.topology}, "
@@ -266,12 +266,19 @@ def summarize_pod(pod, system) -> str:
             f"estimated {st.package.metrics.get('estimated_cycles', 0):,} cycles; in: {ins}; out: {outs}"
         )
     for t in pod.transfers:
-        cyc = system.link_phase_cycles([LinkTransfer(t.src_chip, t.dst_chip, t.nbytes, 0)])
+        head = f"  transfer stage {t.src.stage}:{t.src.binding} -> stage {t.dst.stage}:{t.dst.binding}, "
+        if t.rows is None:
+            out.append(head + f"within chip {t.src_chip}, {t.nbytes:,} bytes")
+            continue
         hops = len(system.route(t.src_chip, t.dst_chip))
+        rate = system.lanes * system.link_bytes_per_cycle
+        _, horizon, bound = link_schedule(t.rows, system.chip.rates["exchange_bytes_per_cycle"], rate)
+        fixed = system.external_sync_cycles + hops * system.link_latency_cycles
         out.append(
-            f"  transfer stage {t.src.stage}:{t.src.binding} -> stage {t.dst.stage}:{t.dst.binding}, chip "
-            f"{t.src_chip} -> {t.dst_chip} ({hops} hop{'s' if hops != 1 else ''}), {t.nbytes:,} bytes, "
-            f"{cyc:,} link cycles alone"
+            head + f"chip {t.src_chip} -> {t.dst_chip} ({hops} hop{'s' if hops != 1 else ''}), {t.nbytes:,} bytes "
+            f"in {len(t.rows):,} rows from {len(set(t.rows[:, 0].tolist()))} tiles to "
+            f"{len(set(t.rows[:, 2].tolist()))}: horizon {horizon:,} cycles (lower bound {bound:,}) + {fixed:,} sync "
+            "and latency"
         )
     for name, routes in pod.inputs.items():
         out.append(f"  model input {name} -> " + ", ".join(f"stage {r.stage}:{r.binding}" for r in routes))

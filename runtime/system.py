@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ipu.abi.package import Binding
-from ipu.abi.pod import Pod
+from ipu.abi.pod import Pod, PodTransfer
 from ipu.abi.tables import SLICE
 from ipu.runtime.emulator import DEFAULT_MAX_CYCLES, Emulator, EmulatorError, RunResult
 from ipu.target.system import LinkTransfer, System, load_system
@@ -119,11 +119,15 @@ def _stage_inputs(
     produced: dict[tuple[int, str], Any],
     reduced: dict[int, list[Any]],
     reduce: Callable[..., Any],
-) -> dict:
+    link: Callable[[PodTransfer], Any],
+) -> tuple[dict, list[tuple[str, np.ndarray, Any]]]:
     """What stage `s` reads, by its binding names: model inputs, earlier stages' outputs (over
     the links or within its chip), and the sums of all-reduces (each computed once, by `reduce`,
-    when a stage first reads it)."""
+    when a stage first reads it); and the link transfers into it (binding, rows, the source's
+    bytes by `link`), which write its memory before it runs (their values are in the dict too,
+    as the source read them, for the checks)."""
     x: dict[str, Any] = {}
+    links: list[tuple[str, np.ndarray, Any]] = []
     for name, routes in pod.inputs.items():
         for r in routes:
             if r.stage == s:
@@ -131,6 +135,8 @@ def _stage_inputs(
     for t in pod.transfers:
         if t.dst.stage == s:
             x[t.dst.binding] = produced[(t.src.stage, t.src.binding)]
+            if t.rows is not None:
+                links.append((t.dst.binding, t.rows, link(t)))
     for j, c in enumerate(pod.collectives):
         for dsts in c.outputs:
             for d in dsts:
@@ -139,7 +145,16 @@ def _stage_inputs(
                         total = reduce(*[produced[(r.stage, r.binding)] for r in c.inputs])
                         reduced[j] = [total] * len(c.inputs)
                     x[d.binding] = reduced[j][0]
-    return x
+    return x, links
+
+
+def _run_stage(emu: Emulator, xs: dict[str, Any], links: list[tuple[str, np.ndarray, bytes]]) -> RunResult:
+    """Write the link transfers' bytes into the stage's tile memory, then run it with the host
+    writing the rest of its inputs."""
+    for _, rows, blob in links:
+        emu.write_rows(rows, blob)
+    preloaded = frozenset(b for b, _, _ in links)
+    return emu.run({k: v for k, v in xs.items() if k not in preloaded}, preloaded)
 
 
 class _ProcessChips:
@@ -147,6 +162,9 @@ class _ProcessChips:
 
     def __init__(self, pod: Pod, system: System, **emulator: Any) -> None:
         self.emulators = [Emulator(st.package, system.chip, **emulator) for st in pod.stages]
+
+    def _link_out(self, t: PodTransfer) -> bytes:
+        return self.emulators[t.src.stage].read_rows(t.rows)  # type: ignore[arg-type]
 
     def run(self, pod: Pod, batches: list[dict[str, np.ndarray]]) -> tuple[list[list[RunResult]], list[list[dict]]]:
         results: list[list[RunResult]] = []
@@ -156,8 +174,8 @@ class _ProcessChips:
             reduced: dict[int, list[Any]] = {}
             row, ins = [], []
             for s, emu in enumerate(self.emulators):
-                xs = _stage_inputs(pod, s, x, produced, reduced, all_reduce_sum)
-                r = emu.run(xs)
+                xs, links = _stage_inputs(pod, s, x, produced, reduced, all_reduce_sum, self._link_out)
+                r = _run_stage(emu, xs, links)
                 for name, v in r.outputs.items():
                     produced[(s, name)] = v
                 row.append(r)
@@ -182,9 +200,15 @@ class _RayChips:
             def __init__(self, packages, target, kwargs):
                 self.emus = {s: Emulator(pkg, target, **kwargs) for s, pkg in packages.items()}
 
-            def run(self, stage, names, *values):
-                r = self.emus[stage].run(dict(zip(names, values, strict=True)))
+            def run(self, stage, names, link_rows, *values):
+                n = len(names)
+                xs = dict(zip(names, values[:n], strict=True))
+                links = [(b, rows, blob) for (b, rows), blob in zip(link_rows, values[n:], strict=True)]
+                r = _run_stage(self.emus[stage], xs, links)
                 return (r, *r.outputs.values())
+
+            def link_out(self, stage, rows):
+                return self.emus[stage].read_rows(rows)
 
         self.ray = ray
         self.reduce = ray.remote(num_cpus=0)(all_reduce_sum).remote  # the sum as a task: references in, one out
@@ -195,6 +219,11 @@ class _RayChips:
         }
         self.actors = [self.by_chip[st.chip] for st in pod.stages]
 
+    def _link_out(self, t: PodTransfer) -> Any:
+        """The source side's bytes of `t`, read by the source chip's actor (an object reference
+        the destination's actor resolves: the link traffic goes through Ray)."""
+        return self.actors[t.src.stage].link_out.remote(t.src.stage, t.rows)
+
     def run(self, pod: Pod, batches: list[dict[str, np.ndarray]]) -> tuple[list[list[RunResult]], list[list[dict]]]:
         ray = self.ray
         pending: list[list[Any]] = []
@@ -204,10 +233,12 @@ class _RayChips:
             reduced: dict[int, list[Any]] = {}
             row, ins = [], []
             for s, actor in enumerate(self.actors):
-                xs = _stage_inputs(pod, s, x, produced, reduced, self.reduce)
+                xs, links = _stage_inputs(pod, s, x, produced, reduced, self.reduce, self._link_out)
                 names = list(xs)
                 outs = [b.name for b in pod.stages[s].package.outputs]
-                refs = actor.run.options(num_returns=1 + len(outs)).remote(s, names, *[xs[n] for n in names])
+                values = [xs[n] for n in names] + [blob for _, _, blob in links]
+                spec = [(b, rows) for b, rows, _ in links]
+                refs = actor.run.options(num_returns=1 + len(outs)).remote(s, names, spec, *values)
                 refs = refs if isinstance(refs, list) else [refs]
                 for name, ref in zip(outs, refs[1:], strict=True):
                     produced[(s, name)] = ref
@@ -261,13 +292,14 @@ def run_pod(
 
 
 def link_transfers(pod: Pod) -> dict[int, list[LinkTransfer]]:
-    """Per source stage, the link transfers of its outputs (with each end's busiest tile share)."""
+    """Per source stage, the link transfers of its outputs, each with the most bytes one tile
+    sends or receives (from its rows)."""
     out: dict[int, list[LinkTransfer]] = {}
     for t in pod.transfers:
-        src = next(b for b in pod.stages[t.src.stage].package.outputs if b.name == t.src.binding)
-        dst = next(b for b in pod.stages[t.dst.stage].package.inputs if b.name == t.dst.binding)
-        esize = max(1, t.nbytes // max(1, int(np.prod(src.shape))))
-        tb = max(tile_bytes(src, esize), tile_bytes(dst, esize))
+        if t.rows is None or not len(t.rows):
+            continue
+        nb = t.rows[:, 4]
+        tb = int(max(np.bincount(t.rows[:, 0], weights=nb).max(), np.bincount(t.rows[:, 2], weights=nb).max()))
         out.setdefault(t.src.stage, []).append(LinkTransfer(t.src_chip, t.dst_chip, t.nbytes, tb))
     return out
 

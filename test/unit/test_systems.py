@@ -259,3 +259,52 @@ def test_a_collective_that_does_not_hold_together_is_refused():
     pod.collectives = [type(col)(col.kind, (col.chips[0], col.chips[0]), col.inputs, col.outputs, col.nbytes)]
     with pytest.raises(PackageError, match="collective 0 \\(all_reduce\\): its input .* is not on chip 0"):
         validate_pod(pod)
+
+
+def _binding(name, slices):
+    from ipu.abi.isa import DType
+    from ipu.abi.package import Binding
+
+    return Binding(name, DType.F32, (4, 4), np.array(slices, np.int64))
+
+
+def test_link_rows_schedule_and_check_by_hand():
+    from ipu.abi.link_rows import check_link_rows, link_rows, link_schedule
+
+    base = 0x4C000
+    # a 4x4 float32 tensor: rows 0-1 on tile 0, rows 2-3 on tile 1 (16-byte rows at offset 0)...
+    src = _binding("h", [[0, 4, 2, 4, 0, 1, 0, base, 16], [8, 4, 2, 4, 1, 1, 0, base, 16]])
+    # ... lands one row a tile on tiles 0-3 at offset 64
+    dst = _binding("h", [[4 * i, 4, 1, 4, i, 1, 0, base + 64, 16] for i in range(4)])
+    rows = link_rows(src, dst, base)
+    assert rows.tolist() == [[0, 0, 0, 64, 16], [0, 16, 1, 64, 16], [1, 0, 2, 64, 16], [1, 16, 3, 64, 16]]
+    assert check_link_rows(rows, src, dst, base) == ""
+    swapped = rows.copy()
+    swapped[[0, 1], 1] = swapped[[1, 0], 1]
+    assert "moves logical byte" in check_link_rows(swapped, src, dst, base)
+    twice = rows.copy()
+    twice[1, 2:4] = twice[0, 2:4]
+    assert "written twice" in check_link_rows(twice, src, dst, base) or "moves logical" in check_link_rows(
+        twice, src, dst, base
+    )
+    # each source tile sends 32 bytes at 4 a cycle: 8 cycles; the link (24 B/cycle) needs 3
+    starts, horizon, bound = link_schedule(rows, 4, 24)
+    assert starts.tolist() == [0, 4, 0, 4] and horizon == bound == 8
+    # a slow link paces every stream: 64 bytes at 4 B/cycle take 16 cycles
+    starts, horizon, bound = link_schedule(rows, 4, 4)
+    assert bound == 16 and horizon == 16 and starts.tolist() == [0, 8, 0, 8]
+    # a replicated destination receives every byte on each replica
+    rep = _binding("h", [[0, 4, 4, 4, 5, 2, 1, base, 16]])  # tiles 5 and 6 hold all four rows
+    assert int(link_rows(src, rep, base)[:, 4].sum()) == 2 * 64
+
+
+def test_damaged_link_rows_are_refused(gpt2_on_two):
+    import copy
+
+    pod = copy.copy(gpt2_on_two.pod)
+    t = pod.transfers[0]
+    bad = t.rows.copy()
+    bad[0, 3] += 4  # one row lands four bytes off
+    pod.transfers = [type(t)(t.src, t.dst, t.src_chip, t.dst_chip, t.nbytes, bad)]
+    with pytest.raises(PackageError, match="transfer 0:.* -> 1:.*: row to tile"):
+        validate_pod(pod)

@@ -1,0 +1,139 @@
+"""The rows of a link transfer: which bytes of which source tile go to which destination tile.
+
+A value crossing chips leaves the source stage's output binding and lands in the destination
+stage's input binding; both say, slice by slice, where each byte of the logical tensor lives
+(`abi/tables.SLICE`). `link_rows` matches them byte by byte and merges runs into rows
+(`LINK_ROW`: source tile and offset, destination tile and offset, bytes): the source reads its
+first replica, every replica of the destination is written. `link_schedule` gives each row its
+start cycle: each source tile streams its rows in order through its port, paced so that no link
+direction carries more than its lanes at the link rate; its horizon against the phase's lower
+bound (the busiest tile port, the busiest link direction) is what `ipu-translate --inspect`
+prints and the system emulator charges.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ipu.abi.isa import DTYPE_SIZE
+from ipu.abi.package import Binding
+from ipu.abi.tables import SLICE
+
+LINK_ROW = ("src_tile", "src_offset", "dst_tile", "dst_offset", "bytes")
+"""The columns of a link transfer's rows (offsets from the tile memory's base)."""
+
+
+def byte_map(b: Binding, base: int, replicas: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(logical byte, tile, tile offset) of every byte of binding `b`: the first replica of each
+    slice, or with `replicas` every replica."""
+    es = DTYPE_SIZE[b.dtype]
+    col = {c: i for i, c in enumerate(SLICE.columns)}
+    logical, tiles, offs = [], [], []
+    for s in b.slices.reshape(-1, len(SLICE.columns)):
+        lo, ls, rows, re = (int(s[col[c]]) for c in ("logical_offset", "logical_stride", "rows", "row_elements"))
+        tile, tc, ts = (int(s[col[c]]) for c in ("tile", "tile_count", "tile_step"))
+        addr, tstride = int(s[col["address"]]), int(s[col["tile_stride"]])
+        r = np.arange(rows)[:, None]
+        cols = np.arange(re * es)[None, :]
+        lg = ((lo + ls * r) * es + cols).reshape(-1)
+        of = ((addr - base + tstride * r) + cols).reshape(-1)
+        for m in range(tc if replicas else min(tc, 1)):
+            logical.append(lg)
+            offs.append(of)
+            tiles.append(np.full(lg.size, tile + m * ts, np.int64))
+    if not logical:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
+    return np.concatenate(logical), np.concatenate(tiles), np.concatenate(offs)
+
+
+def link_rows(src: Binding, dst: Binding, base: int) -> np.ndarray:
+    """The rows [k, len(LINK_ROW)] moving `src`'s bytes into every replica of `dst` (the same
+    logical tensor: shapes and dtypes match)."""
+    size = int(np.prod(src.shape, dtype=np.int64)) * DTYPE_SIZE[src.dtype]
+    s_log, s_tile, s_off = byte_map(src, base, replicas=False)
+    where_tile = np.full(size, -1, np.int64)
+    where_off = np.zeros(size, np.int64)
+    where_tile[s_log], where_off[s_log] = s_tile, s_off
+    d_log, d_tile, d_off = byte_map(dst, base, replicas=True)
+    if (where_tile[d_log] < 0).any():
+        raise ValueError(f"link {src.name} -> {dst.name}: a destination byte no source tile holds")
+    st, so = where_tile[d_log], where_off[d_log]
+    order = np.lexsort((d_off, d_tile))
+    st, so, dt, do = st[order], so[order], d_tile[order], d_off[order]
+    if not st.size:
+        return np.zeros((0, len(LINK_ROW)), np.int64)
+    cont = (st[1:] == st[:-1]) & (dt[1:] == dt[:-1]) & (so[1:] == so[:-1] + 1) & (do[1:] == do[:-1] + 1)
+    starts = np.flatnonzero(np.concatenate(([True], ~cont)))
+    ends = np.concatenate((starts[1:], [st.size]))
+    return np.stack([st[starts], so[starts], dt[starts], do[starts], ends - starts], axis=1).astype(np.int64)
+
+
+def check_link_rows(rows: np.ndarray, src: Binding, dst: Binding, base: int) -> str:
+    """Why `rows` do not move `src` into `dst` exactly (empty when they do): every row inside a
+    slice of each side, every destination byte written once."""
+    if rows.ndim != 2 or rows.shape[1] != len(LINK_ROW) or (rows[:, 4] <= 0).any():
+        return "rows must be [k, 5] with positive byte counts"
+    s_log, s_tile, s_off = byte_map(src, base, replicas=False)
+    d_log, d_tile, d_off = byte_map(dst, base, replicas=True)
+    size = int(np.prod(src.shape, dtype=np.int64)) * DTYPE_SIZE[src.dtype]
+    n = int(rows[:, 4].sum())
+    if n != d_log.size:
+        return f"rows move {n} bytes; the destination holds {d_log.size}"
+    src_key = (
+        {(int(t), int(o)): int(lg) for lg, t, o in zip(s_log, s_tile, s_off, strict=True)} if size < 1 << 22 else None
+    )
+    dst_key = (
+        {(int(t), int(o)): int(lg) for lg, t, o in zip(d_log, d_tile, d_off, strict=True)} if size < 1 << 22 else None
+    )
+    if src_key is None or dst_key is None:
+        return ""  # too large to check byte by byte here; the emulator checks the ranges it copies
+    seen = set()
+    for st, so, dt, do, nb in rows.tolist():
+        for i in range(nb):
+            a, b = src_key.get((st, so + i)), dst_key.get((dt, do + i))
+            if a is None:
+                return f"row from tile {st} offset {so + i}: not a byte of {src.name}"
+            if b is None:
+                return f"row to tile {dt} offset {do + i}: not a byte of {dst.name}"
+            if a != b:
+                return f"row to tile {dt} offset {do + i}: moves logical byte {a} where {b} belongs"
+            if (dt, do + i) in seen:
+                return f"tile {dt} offset {do + i} written twice"
+            seen.add((dt, do + i))
+    return ""
+
+
+def link_schedule(
+    rows: np.ndarray, port_bytes_per_cycle: int, link_bytes_per_cycle: int
+) -> tuple[np.ndarray, int, int]:
+    """(start cycle of each row, horizon, lower bound) of the rows as one link transfer: each
+    source tile streams its rows in order at its port's rate, every stream slowed by the same
+    pace when together they would outrun the link direction (`link_bytes_per_cycle`, lanes
+    included); the lower bound is the busiest port (sending or receiving) or the link itself."""
+    if not len(rows):
+        return np.zeros(0, np.int64), 0, 0
+    nb = rows[:, 4]
+    send = np.bincount(rows[:, 0], weights=nb)
+    recv = np.bincount(rows[:, 2], weights=nb)
+    total = int(nb.sum())
+    bound = max(
+        math.ceil(send.max() / port_bytes_per_cycle),
+        math.ceil(recv.max() / port_bytes_per_cycle),
+        math.ceil(total / link_bytes_per_cycle),
+    )
+    port_time = max(math.ceil(send.max() / port_bytes_per_cycle), 1)
+    pace = max(1.0, math.ceil(total / link_bytes_per_cycle) / port_time)
+    order = np.lexsort((np.arange(len(rows)), rows[:, 0]))
+    starts = np.zeros(len(rows), np.int64)
+    before = np.zeros(len(send), np.int64)
+    for i in order:
+        t = rows[i, 0]
+        starts[i] = math.floor(before[t] / port_bytes_per_cycle * pace)
+        before[t] += rows[i, 4]
+    ends = starts + np.ceil(nb / port_bytes_per_cycle * pace).astype(np.int64)
+    return starts, max(int(ends.max()), bound), bound  # a receiving port shared by sources: at least the bound
+
+
+__all__ = ["LINK_ROW", "byte_map", "check_link_rows", "link_rows", "link_schedule"]
