@@ -308,3 +308,19 @@ def test_damaged_link_rows_are_refused(gpt2_on_two):
     pod.transfers = [type(t)(t.src, t.dst, t.src_chip, t.dst_chip, t.nbytes, bad)]
     with pytest.raises(PackageError, match="transfer 0:.* -> 1:.*: row to tile"):
         validate_pod(pod)
+
+
+@pytest.mark.parametrize("parallel", ["pipeline", "tensor"])
+def test_a_jax_lowering_runs_on_a_system(parallel):
+    """JAX's StableHLO (a GPT-style block, jax.jit's lowering) pipelined and split tensor-parallel."""
+    shlo = Path(__file__).resolve().parents[1] / "stablehlo"
+    c = systems.compile_system(shlo / "gpt_block.mlir", "sim64x2", microbatches=1, parallel=parallel)
+    with np.load(shlo / "gpt_block.inputs.npz") as z:
+        x = {k: z[k] for k in z.files}
+    report = systems.run_system(c, [x])
+    assert report.passed, [ch.name for ch in report.checks if not ch.result.passed]
+    with np.load(shlo / "gpt_block.outputs.npz") as z:  # jax's own outputs
+        want = z["out0"]
+    assert np.abs(report.result.outputs[0]["out0"] - want).max() < 1e-3
+    if parallel == "tensor":
+        assert len(c.pod.collectives) == 2
