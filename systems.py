@@ -45,6 +45,7 @@ from ipu.target.system import System, available_systems, load_system
 from ipu.transforms.graph.expand_windows import ExpandWindowsPass
 from ipu.transforms.graph.roll_layers import RollLayersPass
 from ipu.transforms.pipeline import compile_passes
+from ipu.transforms.system.stages import boundary_value
 from ipu.transforms.system.tensor_parallel import SplitTensorParallelPass
 from ipu.version import __version__
 
@@ -389,7 +390,7 @@ def run_system(
         with phase("reference"):
             gold = evaluate(ref, x)
         for t in compiled.pod.transfers:
-            want = gold.values.get(t.src.binding)
+            want = gold.values.get(boundary_value(t.src.binding))
             obs = result.stage_results[b][t.src.stage].outputs[t.src.binding]
             if want is None or want.shape != obs.shape:  # a layer's carried value mid-repeat, or a shard
                 continue

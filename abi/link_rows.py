@@ -108,32 +108,40 @@ def check_link_rows(rows: np.ndarray, src: Binding, dst: Binding, base: int) -> 
 def link_schedule(
     rows: np.ndarray, port_bytes_per_cycle: int, link_bytes_per_cycle: int
 ) -> tuple[np.ndarray, int, int]:
-    """(start cycle of each row, horizon, lower bound) of the rows as one link transfer: each
-    source tile streams its rows in order at its port's rate, every stream slowed by the same
-    pace when together they would outrun the link direction (`link_bytes_per_cycle`, lanes
-    included); the lower bound is the busiest port (sending or receiving) or the link itself."""
+    """(start cycle of each row, horizon, lower bound) of the rows as one link transfer. Rows go
+    round-robin over the source tiles (in round k, source number i sends its (k + i)-th row), each starting when
+    both its source and its destination tile's ports are free, at the port rate slowed by the one
+    pace that keeps the link direction within `link_bytes_per_cycle` (lanes included); the lower
+    bound is the busiest port (sending or receiving) or the link itself."""
     if not len(rows):
         return np.zeros(0, np.int64), 0, 0
     nb = rows[:, 4]
     send = np.bincount(rows[:, 0], weights=nb)
     recv = np.bincount(rows[:, 2], weights=nb)
     total = int(nb.sum())
-    bound = max(
-        math.ceil(send.max() / port_bytes_per_cycle),
-        math.ceil(recv.max() / port_bytes_per_cycle),
-        math.ceil(total / link_bytes_per_cycle),
-    )
-    port_time = max(math.ceil(send.max() / port_bytes_per_cycle), 1)
-    pace = max(1.0, math.ceil(total / link_bytes_per_cycle) / port_time)
-    order = np.lexsort((np.arange(len(rows)), rows[:, 0]))
+    port_bound = max(math.ceil(send.max() / port_bytes_per_cycle), math.ceil(recv.max() / port_bytes_per_cycle))
+    bound = max(port_bound, math.ceil(total / link_bytes_per_cycle))
+    pace = max(1.0, math.ceil(total / link_bytes_per_cycle) / max(port_bound, 1))
+    by_src = np.lexsort((np.arange(len(rows)), rows[:, 0]))
+    rank = np.zeros(len(rows), np.int64)  # a row's place in its source tile's list, rotated by the
+    sorted_src = rows[by_src, 0]  # tile's own place among the sources (so one round's rows spread
+    first = np.searchsorted(sorted_src, sorted_src)  # over the destinations, as on-chip rotation does)
+    count = np.bincount(rows[:, 0])
+    which = np.searchsorted(np.unique(sorted_src), sorted_src)
+    rank[by_src] = (np.arange(len(rows)) - first + which) % count[sorted_src]
+    order = np.lexsort((rows[:, 0], rank))
+    src_free: dict[int, float] = {}
+    dst_free: dict[int, float] = {}
     starts = np.zeros(len(rows), np.int64)
-    before = np.zeros(len(send), np.int64)
-    for i in order:
-        t = rows[i, 0]
-        starts[i] = math.floor(before[t] / port_bytes_per_cycle * pace)
-        before[t] += rows[i, 4]
-    ends = starts + np.ceil(nb / port_bytes_per_cycle * pace).astype(np.int64)
-    return starts, max(int(ends.max()), bound), bound  # a receiving port shared by sources: at least the bound
+    end = 0.0
+    for i in order.tolist():
+        s, d = int(rows[i, 0]), int(rows[i, 2])
+        t = max(src_free.get(s, 0.0), dst_free.get(d, 0.0))
+        e = t + int(nb[i]) / port_bytes_per_cycle * pace
+        starts[i] = math.ceil(t - 1e-9)
+        src_free[s] = dst_free[d] = float(starts[i]) + (e - t)
+        end = max(end, src_free[s])
+    return starts, max(math.ceil(end - 1e-9), bound), bound
 
 
 __all__ = ["LINK_ROW", "byte_map", "check_link_rows", "link_rows", "link_schedule"]

@@ -103,6 +103,11 @@ MOVE = Schema("transfers", TRANSFER.columns[1:])
 
 # Per tile of an attention op's tile group, the rows its kernels start from: its first query row
 # and the keys [key_begin, key_end) it attends to (`pad` keeps a row 16 bytes). Stored as f32.
+# A link transfer's rows (a value crossing chips): at cycle `start` of the link phase, tile
+# `src_tile` of the source chip starts sending `bytes` bytes from its memory offset `src_offset`
+# (from the memory base) to offset `dst_offset` of tile `dst_tile` of the destination chip.
+LINK = Schema("links", ("start", "src_tile", "src_offset", "dst_tile", "dst_offset", "bytes"))
+
 ATTENTION_OFFSETS = Schema("offsets", ("query_row", "key_begin", "key_end", "pad"))
 
 # Per tile of an embedding slice's tile group, the table rows [row_begin, row_end) its block holds

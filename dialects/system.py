@@ -26,6 +26,7 @@ order: in pipeline step t, stage s works on micro-batch t - s.
 
 from __future__ import annotations
 
+import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     I64,
@@ -39,7 +40,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     i64,
 )
-from xdsl.ir import Dialect, SSAValue
+from xdsl.ir import Dialect, Operation, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
@@ -54,7 +55,9 @@ from xdsl.irdl import (
 from xdsl.traits import HasParent, IsTerminator, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 
+from ipu.abi.tables import LINK
 from ipu.dialects.ipu import system_attr_of
+from ipu.dialects.table import LinksAttr, table_attr
 
 STAGE_ATTR = "ipu.stage"
 """On a stage function: its stage index. On a graph op before partitioning: a pin (the stage,
@@ -70,6 +73,8 @@ def _chip_of(v: SSAValue) -> int | None:
         return op.dst.value.data
     if isinstance(op, AllReduceOp):
         return op.chip_list()[list(op.results).index(v)]
+    if isinstance(op, LinkOp):
+        return op.dst.value.data
     return None
 
 
@@ -141,8 +146,9 @@ class StageOp(IRDLOperation):
             result_types=[result_types],
         )
 
-    def function(self) -> func.FuncOp | None:
-        """The stage function this op runs (None when the module has no such function)."""
+    def function(self) -> func.FuncOp | ModuleOp | None:
+        """The stage function this op runs, or once lowered its chip's module (a nested
+        `builtin.module @name` of tasm); None when the module has neither."""
         pipe = self.parent_op()
         module = pipe.parent_op() if pipe is not None else None
         if not isinstance(module, ModuleOp):
@@ -150,6 +156,8 @@ class StageOp(IRDLOperation):
         name = self.callee.root_reference.data
         for op in module.body.block.ops:
             if isinstance(op, func.FuncOp) and op.sym_name.data == name:
+                return op
+            if isinstance(op, ModuleOp) and op.sym_name is not None and op.sym_name.data == name:
                 return op
         return None
 
@@ -166,6 +174,8 @@ class StageOp(IRDLOperation):
         if f is None:
             if isinstance(self.parent_op(), PipelineOp) and isinstance(self.parent_op().parent_op(), ModuleOp):
                 raise VerifyException(f"system.stage: no function @{name} in the module")
+            return
+        if isinstance(f, ModuleOp):  # a lowered stage: its bindings, not a signature, say what it reads
             return
         want = (list(f.function_type.inputs.data), list(f.function_type.outputs.data))
         have = ([v.type for v in self.inputs], [r.type for r in self.outputs])
@@ -210,6 +220,80 @@ class TransferOp(IRDLOperation):
             raise VerifyException("system.transfer: a model input is written by the host to every chip that reads it")
         if c != s:
             raise VerifyException(f"system.transfer: its input lives on chip {c}, not {s}")
+
+
+@irdl_op_definition
+class LinkOp(IRDLOperation):
+    """A lowered `system.transfer`: the value's bytes move over the IPU-Links as `rows`
+    (`#table.links`: from which source tile and offset to which destination tile and offset, and
+    when each row starts), with the phase's `lower_bound` (the busiest tile port or link
+    direction) and `horizon` (when its last row ends). Each source tile streams one row at a
+    time, and so does each destination tile, at the chip's exchange rate."""
+
+    name = "system.link"
+    input = operand_def(TensorType)
+    src = prop_def(IntegerAttr[I64])
+    dst = prop_def(IntegerAttr[I64])
+    rows = prop_def(LinksAttr)
+    lower_bound = prop_def(IntegerAttr[I64])
+    horizon = prop_def(IntegerAttr[I64])
+    result = result_def(TensorType)
+    traits = traits_def(HasParent(PipelineOp))
+    assembly_format = (
+        "$input `from` $src `to` $dst `rows` `=` qualified($rows) `bound` $lower_bound `horizon` $horizon attr-dict "
+        "`:` type($input) `->` type($result)"
+    )
+
+    def __init__(self, input: SSAValue, src: int, dst: int, rows, lower_bound: int, horizon: int) -> None:
+        super().__init__(
+            operands=[input],
+            properties={
+                "src": IntegerAttr(src, 64),
+                "dst": IntegerAttr(dst, 64),
+                "rows": table_attr(rows, LINK),
+                "lower_bound": IntegerAttr(lower_bound, 64),
+                "horizon": IntegerAttr(horizon, 64),
+            },
+            result_types=[input.type],
+        )
+
+    def verify_(self) -> None:
+        s, d = self.src.value.data, self.dst.value.data
+        if s == d:
+            raise VerifyException(f"system.link: from chip {s} to itself")
+        if self.input.type != self.result.type:
+            raise VerifyException("system.link: the result's type must be the input's")
+        c = _chip_of(self.input)
+        if c is not None and c != s:
+            raise VerifyException(f"system.link: its input lives on chip {c}, not {s}")
+        t = self.rows.table
+        if len(t) and ((t[:, 0] < 0).any() or (t[:, 5] <= 0).any() or (t[:, [1, 2, 3, 4]] < 0).any()):
+            raise VerifyException("system.link: rows need non-negative starts, tiles and offsets and positive bytes")
+        port = _port_rate(self)
+        ends = t[:, 0] + -(-t[:, 5] // port) if len(t) else t[:, 0]
+        for col, side in ((1, "source"), (3, "destination")):
+            order = np.lexsort((t[:, 0], t[:, col]))
+            tiles, st, en = t[order, col], t[order, 0], ends[order]
+            clash = (tiles[1:] == tiles[:-1]) & (st[1:] < en[:-1])
+            if clash.any():
+                k = int(np.argmax(clash))
+                raise VerifyException(
+                    f"system.link: {side} tile {int(tiles[k])} streams two rows at once (cycle {int(st[k + 1])})"
+                )
+        end = int(ends.max()) if len(t) else 0
+        if self.horizon.value.data < end or self.lower_bound.value.data > self.horizon.value.data:
+            raise VerifyException(
+                f"system.link: horizon {self.horizon.value.data} must cover the last row's end ({end}) and the "
+                f"lower bound {self.lower_bound.value.data}"
+            )
+
+
+def _port_rate(op: Operation) -> int:
+    """Bytes a cycle a tile's exchange port moves, from the module's system (4 without one)."""
+    p = op.parent_op()
+    m = p.parent_op() if p is not None else None
+    sa = system_attr_of(m) if isinstance(m, ModuleOp) else None
+    return sa.system.chip.rates["exchange_bytes_per_cycle"] if sa is not None else 4
 
 
 @irdl_op_definition
@@ -268,4 +352,4 @@ def pipeline_of(module: ModuleOp) -> PipelineOp | None:
     return next((op for op in module.body.block.ops if isinstance(op, PipelineOp)), None)
 
 
-System = Dialect("system", [PipelineOp, StageOp, TransferOp, AllReduceOp, OutputOp], [])
+System = Dialect("system", [PipelineOp, StageOp, TransferOp, LinkOp, AllReduceOp, OutputOp], [])

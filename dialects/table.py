@@ -26,7 +26,7 @@ from xdsl.parser import AttrParser
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import VerifyException
 
-from ipu.abi.tables import ATTENTION_OFFSETS, MOVE, SLICE, SLICE_ROWS, TRANSFER, Schema
+from ipu.abi.tables import ATTENTION_OFFSETS, LINK, MOVE, SLICE, SLICE_ROWS, TRANSFER, Schema
 
 _INT = re.compile(r"-?\d+")
 _ROW_PATTERNS: dict[int, re.Pattern[str]] = {}
@@ -230,7 +230,18 @@ class OffsetsAttr(TableAttr):
     SCHEMAS: ClassVar[tuple[Schema, ...]] = (ATTENTION_OFFSETS, SLICE_ROWS)
 
 
-_BY_SCHEMA: dict[Schema, type[TableAttr]] = {s: c for c in (TransfersAttr, SlicesAttr, OffsetsAttr) for s in c.SCHEMAS}
+@irdl_attr_definition
+class LinksAttr(TableAttr):
+    """A link transfer's rows: which bytes of which source tile go to which destination tile of
+    another chip, and when each starts."""
+
+    name = "table.links"
+    SCHEMAS: ClassVar[tuple[Schema, ...]] = (LINK,)
+
+
+_BY_SCHEMA: dict[Schema, type[TableAttr]] = {
+    s: c for c in (TransfersAttr, SlicesAttr, OffsetsAttr, LinksAttr) for s in c.SCHEMAS
+}
 
 
 def table_attr(table: np.ndarray, schema: Schema) -> TableAttr:
@@ -249,4 +260,4 @@ def verify_schema(op_name: str, attr: TableAttr, schema: Schema, what: str = "tr
         raise VerifyException(f"{op_name}: {what} columns must be [{', '.join(schema.columns)}]")
 
 
-Table = Dialect("table", [], [TransfersAttr, SlicesAttr, OffsetsAttr])
+Table = Dialect("table", [], [TransfersAttr, SlicesAttr, OffsetsAttr, LinksAttr])

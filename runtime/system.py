@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from ipu.abi.link_rows import link_schedule
 from ipu.abi.package import Binding
 from ipu.abi.pod import Pod, PodTransfer
 from ipu.abi.tables import SLICE
@@ -293,14 +294,17 @@ def run_pod(
 
 def link_transfers(pod: Pod) -> dict[int, list[LinkTransfer]]:
     """Per source stage, the link transfers of its outputs, each with the most bytes one tile
-    sends or receives (from its rows)."""
+    sends or receives and its rows' scheduled horizon."""
     out: dict[int, list[LinkTransfer]] = {}
+    system = load_system(pod.system)
+    port, rate = system.chip.rates["exchange_bytes_per_cycle"], system.lanes * system.link_bytes_per_cycle
     for t in pod.transfers:
         if t.rows is None or not len(t.rows):
             continue
         nb = t.rows[:, 4]
         tb = int(max(np.bincount(t.rows[:, 0], weights=nb).max(), np.bincount(t.rows[:, 2], weights=nb).max()))
-        out.setdefault(t.src.stage, []).append(LinkTransfer(t.src_chip, t.dst_chip, t.nbytes, tb))
+        _, horizon, _ = link_schedule(t.rows, port, rate)
+        out.setdefault(t.src.stage, []).append(LinkTransfer(t.src_chip, t.dst_chip, t.nbytes, tb, horizon))
     return out
 
 

@@ -25,12 +25,14 @@ TOPOLOGIES = ("line", "ladder")
 @dataclass(frozen=True)
 class LinkTransfer:
     """One value crossing chips in a link phase: `nbytes` from chip `src` to chip `dst`;
-    `tile_bytes` is the most any one tile of either end sends or receives (its port's share)."""
+    `tile_bytes` is the most any one tile of either end sends or receives (its port's share);
+    `horizon` the cycles its rows' schedule takes, when it has one."""
 
     src: int
     dst: int
     nbytes: int
     tile_bytes: int
+    horizon: int = 0  # its rows' scheduled cycles (abi.link_rows.link_schedule), when known
 
 
 @dataclass(frozen=True)
@@ -111,7 +113,8 @@ class System:
                 per_link[link] = per_link.get(link, 0) + tr.nbytes
         link = max(math.ceil(b / (self.lanes * self.link_bytes_per_cycle)) for b in per_link.values())
         port = max(math.ceil(tr.tile_bytes / self.chip.rates["exchange_bytes_per_cycle"]) for tr in transfers)
-        return self.external_sync_cycles + hops * self.link_latency_cycles + max(link, port)
+        scheduled = max(tr.horizon for tr in transfers)
+        return self.external_sync_cycles + hops * self.link_latency_cycles + max(link, port, scheduled)
 
     def all_reduce_cycles(self, nbytes: int, chips: list[int], tile_bytes: int = 0) -> int:
         """A ring all-reduce of `nbytes` on each of `chips` (the ring in pipeline-chain order):

@@ -30,8 +30,15 @@ from ipu.transforms.target_of import module_target
 
 @click.command(context_settings={"help_option_names": ["-h", "--help"]})
 @click.argument("input_path", metavar="[INPUT]", default="-", type=click.Path(dir_okay=False, allow_dash=True))
-@click.option("--to-ipuexe", "to_ipuexe", is_flag=True, help="encode tasm IR into a package")
-@click.option("--from-ipuexe", "from_ipuexe", is_flag=True, help="disassemble a package to tasm")
+@click.option(
+    "--to-ipuexe", "to_ipuexe", is_flag=True, help="encode tasm IR into a package (a lowered system module: a .ipupod)"
+)
+@click.option(
+    "--from-ipuexe",
+    "from_ipuexe",
+    is_flag=True,
+    help="disassemble a package to tasm (a .ipupod: to its lowered system module)",
+)
 @click.option("--inspect", "inspect", is_flag=True, help="validate a package and summarize it")
 @click.option("--import-onnx", "import_onnx", is_flag=True, help="import an ONNX model and print its graph IR")
 @click.option(
@@ -81,6 +88,9 @@ def cli(
         if not output:
             raise ToolError("--to-ipuexe writes a binary package: give -o FILE (or -o - for standard output)")
         module = _parse_input(input_path)
+        if any(op.name == "system.pipeline" for op in module.body.block.ops):
+            _write_pod(module, output)
+            return
         # below the tasm level there is nothing to package: build_package says so
         if is_tasm_level(module):
             tg = module_target(module, target, "ipu-translate")
@@ -109,19 +119,39 @@ def cli(
 
 
 def _system_package(path: str, inspect: bool, output: str | None) -> None:
-    """--inspect of a system package (`.ipupod`): validated, then summarized."""
+    """A system package (`.ipupod`): --inspect validates and summarizes it, --from-ipuexe writes
+    its lowered system module (the pipeline with its link rows, each chip's tasm nested)."""
     from ipu.abi.package import PackageError
     from ipu.abi.pod import read_pod
     from ipu.runtime.summary import summarize_pod
     from ipu.target.system import load_system
 
-    if not inspect:
-        raise ToolError(f"{path} is a system package: --inspect summarizes it (disassemble a stage's .ipuexe)")
     try:
         pod = read_pod(path)
     except PackageError as e:
         raise ToolError(str(e)) from None
-    _write_text(output, summarize_pod(pod, load_system(pod.system)))
+    if inspect:
+        _write_text(output, summarize_pod(pod, load_system(pod.system)))
+        return
+    from ipu.system_ir import pod_module
+
+    _write_text(output, str(pod_module(pod)) + "\n")
+
+
+def _write_pod(module: builtin.ModuleOp, output: str) -> None:
+    """--to-ipuexe of a lowered system module: its system package (`.ipupod`)."""
+    from ipu.abi.pod import pod_bytes, write_pod
+    from ipu.system_ir import module_pod
+
+    with phase("build_package"):
+        pod = module_pod(module)
+    if output == "-":
+        if sys.stdout.isatty():
+            raise ToolError("-o -: refusing to write a binary package to a terminal")
+        sys.stdout.buffer.write(pod_bytes(pod))
+        sys.stdout.buffer.flush()
+    else:
+        write_pod(pod, output)
 
 
 def _parse_input(input_path: str) -> builtin.ModuleOp:

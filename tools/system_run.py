@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from xdsl.utils.exceptions import DiagnosticException
 
 from ipu import api, systems
 from ipu.abi.package import PackageError
@@ -104,11 +105,12 @@ def run_system_tool(
         raise ToolError(str(e)) from None
     check_outputs({"--outputs": outputs_path, "--package": package_path}, [p for p in (model, inputs_path) if p])
     pod_file = model.endswith(".ipupod") or is_pod_file(model)
-    if pod_file:
+    lowered = None if pod_file else _lowered_pod(model)
+    if pod_file or lowered is not None:
         if system or layers or precision:
-            raise ToolError("--system, --layers and --precision apply when compiling; a .ipupod is already compiled")
+            raise ToolError("--system, --layers and --precision apply when compiling; this system is compiled")
         try:
-            pod = read_pod(model)
+            pod = lowered or read_pod(model)
         except PackageError as e:
             raise ToolError(str(e)) from None
         m = microbatches or pod.microbatches
@@ -169,6 +171,27 @@ def run_system_tool(
     _print_timing(compiled.pod, report.result, compiled)
     if not ok:
         sys.exit(1)
+
+
+def _lowered_pod(model: str):
+    """The system package of a lowered system module (a pipeline over nested tasm modules, as
+    `ipu-translate m.ipupod --from-ipuexe` writes it), or None for any other .mlir."""
+    if not model.endswith(".mlir"):
+        return None
+    from xdsl.dialects import builtin
+
+    from ipu.dialects.system import pipeline_of
+    from ipu.system_ir import module_pod
+    from ipu.tools.common import make_context, parse_file
+
+    module = parse_file(make_context(), model)
+    pipe = pipeline_of(module)
+    if pipe is None or not pipe.stages or not isinstance(pipe.stages[0].function(), builtin.ModuleOp):
+        return None
+    try:
+        return module_pod(module)
+    except DiagnosticException as e:
+        raise ToolError(str(e)) from None
 
 
 def _write_outputs(path: str | None, outputs: dict[str, np.ndarray], reference) -> None:

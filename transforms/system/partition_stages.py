@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
-from xdsl.dialects.builtin import ArrayAttr, IntegerAttr
+from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, StringAttr
 from xdsl.ir import Block, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
@@ -173,6 +173,15 @@ def _pins(units: list[Unit], stages: int, layers: str | None) -> list[int | None
     return pins
 
 
+def _output_names(f: func.FuncOp) -> ArrayAttr:
+    """The model's output names: declared (`ipu.outputs`), else output0, output1, …"""
+    declared = f.attributes.get("ipu.outputs")
+    n = len(f.function_type.outputs.data)
+    if isinstance(declared, ArrayAttr) and len(declared.data) == n:
+        return declared
+    return ArrayAttr([StringAttr(f"output{i}") for i in range(n)])
+
+
 @dataclass
 class Cut:
     """A partition: each unit's stage, each stage's estimated cycles and weight bytes."""
@@ -299,9 +308,8 @@ def partition_function(
         outs = returned if s == stages - 1 else outs
         sf = build_stage(f"{f.sym_name.data}_stage{s}", mine, ins, outs, names)
         sf.attributes[STAGE_ATTR] = IntegerAttr(s, 64)
-        declared = f.attributes.get("ipu.outputs")
-        if s == stages - 1 and isinstance(declared, ArrayAttr) and len(declared.data) == len(outs):
-            sf.attributes["ipu.outputs"] = declared  # the model's outputs keep the model's names
+        if s == stages - 1:  # the model's outputs keep the model's names (else output0, … as on one chip)
+            sf.attributes["ipu.outputs"] = _output_names(f)
         sf.attributes["ipu.estimated_cycles"] = IntegerAttr(cut.cycles[s], 64)
         stage_funcs.append(sf)
         c = chain[s]
@@ -326,9 +334,10 @@ def partition_function(
     assert isinstance(last, StageOp)
     pipe_block.add_op(OutputOp(list(last.outputs)))
     pipe = PipelineOp(f.sym_name.data, microbatches, Region(pipe_block))
-    for k in ("ipu.inputs", "ipu.outputs", "onnx.output_dtypes", "onnx.input_dtypes"):
+    for k in ("ipu.inputs", "onnx.output_dtypes", "onnx.input_dtypes"):
         if k in f.attributes:
             pipe.attributes[k] = f.attributes[k]
+    pipe.attributes["ipu.outputs"] = _output_names(f)
     for k, v in f.attributes.items():
         if k.startswith(("ipu.", "onnx.")) and k not in ("ipu.inputs", "ipu.outputs"):
             for sf in stage_funcs:

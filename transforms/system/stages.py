@@ -96,13 +96,24 @@ def units_of(f: func.FuncOp) -> list[Unit]:
     return units
 
 
+BOUNDARY = "boundary."
+"""The prefix of a value's name where it crosses stages: a stage's input and output bindings
+are host-visible symbols of its program, beside the checkpoints named by the values themselves."""
+
+
 def key_name(k: Key, inputs: dict[SSAValue, str]) -> str:
-    """The name a key crosses a stage boundary by: a model input's declared name, a value's
-    stable name, `<result>_trip<n>` for a repeat's carried value after n trips."""
+    """The name a key crosses a stage boundary by: a model input's declared name, else
+    `boundary.` and a value's stable name, or `<result>_trip<n>` for a repeat's carried value
+    after n trips."""
     if isinstance(k, Carry):
-        return f"{k.repeat.results[k.j].name_hint or 'carried'}_trip{k.trips}"
+        return f"{BOUNDARY}{k.repeat.results[k.j].name_hint or 'carried'}_trip{k.trips}"
     assert isinstance(k, SSAValue)
-    return inputs.get(k) or k.name_hint or "v"
+    return inputs.get(k) or f"{BOUNDARY}{k.name_hint or 'v'}"
+
+
+def boundary_value(name: str) -> str:
+    """The graph value a boundary binding carries (its name without the prefix)."""
+    return name.removeprefix(BOUNDARY)
 
 
 def key_type(k: Key) -> TensorType:
@@ -244,7 +255,9 @@ def stage_io(units: list[Unit], stage_of: list[int], returned: list[Key]) -> lis
 
 
 __all__ = [
+    "BOUNDARY",
     "Carry",
+    "boundary_value",
     "Key",
     "Unit",
     "build_stage",

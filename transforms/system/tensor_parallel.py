@@ -35,7 +35,7 @@ from ipu.log import log_event
 from ipu.target import TargetError
 from ipu.target.system import System, load_system
 from ipu.transforms.levels import expect_level
-from ipu.transforms.system.stages import input_names, is_free
+from ipu.transforms.system.stages import BOUNDARY, input_names, is_free
 
 REPLICATED = ("R",)
 PARTIAL = ("P",)
@@ -369,7 +369,7 @@ def _segment_function(
     block = Block(arg_types=[_shard_type(v.type, state.get(v, REPLICATED), n) for v in reads])
     env: dict[SSAValue, SSAValue] = {}
     for v, a in zip(reads, block.args, strict=True):
-        a.name_hint = names.get(v) or v.name_hint
+        a.name_hint = names.get(v) or f"{BOUNDARY}{v.name_hint}"
         env[v] = a
     copies: dict[tuple[SSAValue, int | None], SSAValue] = {}
     frees: list[Operation] = []
@@ -421,7 +421,7 @@ def _segment_function(
     sf = func.FuncOp(
         f"{f.sym_name.data}_seg{k}_chip{part}", ([a.type for a in block.args], [v.type for v in outs]), Region(block)
     )
-    out_names = [v.name_hint or "v" for v in hands]
+    out_names = [f"{BOUNDARY}{v.name_hint or 'v'}" for v in hands]
     if ret is not None:
         declared = f.attributes.get("ipu.outputs")
         if isinstance(declared, ArrayAttr) and len(declared.data) == len(ret.operands):

@@ -10,7 +10,7 @@
 // prices each layer and the final relu alone on the system's chip (the planner's estimate) and
 // cuts the model where the slower stage is fastest: two layers a chip. The repeat splits into a
 // repeat of 2 per stage over its slice of the stacked weights ("l*.w1[0:2]", "[2:4]"), the
-// residual stream after two trips crosses the link (`y3.out_trip2`), the shared norm scale is
+// residual stream after two trips crosses the link (`boundary.y3.out_trip2`), the shared norm scale is
 // copied into both stages. `layers = "1,1,1,1"` pins Graphcore-style layer counts per chip on
 // a ladder of four (pipeline order 0, 2, 3, 1: neighbours all the way). The system emulator runs
 // micro-batches through the stages and checks each stage and the model's outputs.
@@ -18,14 +18,14 @@
 // CHECK:      rolled layers count=4
 // CHECK:      partitioned stages function=main system=sim16x2 units=5 stage_cycles=[[C0:[0-9]+]],[[C1:[0-9]+]] stage_weight_bytes=33024,33024
 // CHECK:      builtin.module attributes {ipu.system = #ipu.system<"sim16x2">} {
-// CHECK-NEXT:   system.pipeline @main microbatches 4 {
+// CHECK-NEXT:   system.pipeline @main microbatches 4 attributes {ipu.outputs = ["output0"]} {
 // CHECK-NEXT:   ^bb0(%x: tensor<16x32xf32>):
 // CHECK-NEXT:     %[[H:.*]] = system.stage @main_stage0 chip 0(%x) : (tensor<16x32xf32>) -> (tensor<16x32xf32>)
 // CHECK-NEXT:     %[[T:.*]] = system.transfer %[[H]] from 0 to 1 : tensor<16x32xf32> -> tensor<16x32xf32>
-// CHECK-NEXT:     %out = system.stage @main_stage1 chip 1(%[[T]]) : (tensor<16x32xf32>) -> (tensor<16x32xf32>)
-// CHECK-NEXT:     system.output %out : tensor<16x32xf32>
+// CHECK-NEXT:     %[[O:.*]] = system.stage @main_stage1 chip 1(%[[T]]) : (tensor<16x32xf32>) -> (tensor<16x32xf32>)
+// CHECK-NEXT:     system.output %[[O]] : tensor<16x32xf32>
 // CHECK-NEXT:   }
-// CHECK-NEXT:   func.func @main_stage0(%{{.*}}: tensor<16x32xf32>) -> tensor<16x32xf32> attributes {ipu.inputs = ["x"], ipu.outputs = ["y3.out_trip2"], ipu.stage = 0 : i64, ipu.estimated_cycles = [[C0]] : i64} {
+// CHECK-NEXT:   func.func @main_stage0(%{{.*}}: tensor<16x32xf32>) -> tensor<16x32xf32> attributes {ipu.inputs = ["x"], ipu.outputs = ["boundary.y3.out_trip2"], ipu.stage = 0 : i64, ipu.estimated_cycles = [[C0]] : i64} {
 // CHECK-NEXT:     graph.parameter "l*.w1[0:2]" dense<"0x{{[0-9A-F]+}}"> : tensor<2x32x64xf32>
 // CHECK-NEXT:     graph.parameter "l*.w2[0:2]" dense<"0x{{[0-9A-F]+}}"> : tensor<2x64x32xf32>
 // CHECK-NEXT:     %gamma = graph.parameter "gamma"
@@ -33,12 +33,12 @@
 // CHECK-NEXT:       graph.iteration_slice %{{.*}} : tensor<2x32x64xf32> -> tensor<32x64xf32>
 // CHECK:        } {rolled}
 // CHECK-NEXT:     func.return
-// CHECK:        func.func @main_stage1(%{{.*}}: tensor<16x32xf32>) -> tensor<16x32xf32> attributes {ipu.inputs = ["y3.out_trip2"], ipu.outputs = ["out"], ipu.stage = 1 : i64
+// CHECK:        func.func @main_stage1(%{{.*}}: tensor<16x32xf32>) -> tensor<16x32xf32> attributes {ipu.inputs = ["boundary.y3.out_trip2"], ipu.outputs = ["output0"], ipu.stage = 1 : i64
 // CHECK-NEXT:     graph.parameter "l*.w1[2:4]" dense<"0x{{[0-9A-F]+}}"> : tensor<2x32x64xf32>
 // CHECK:          graph.repeat 2 iter
 // CHECK:          graph.relu
 
-// PIN:        system.pipeline @main microbatches 8 {
+// PIN:        system.pipeline @main microbatches 8 attributes {ipu.outputs = ["output0"]} {
 // PIN:          system.stage @main_stage0 chip 0
 // PIN-NEXT:     system.transfer %{{.*}} from 0 to 2
 // PIN-NEXT:     system.stage @main_stage1 chip 2
@@ -54,7 +54,7 @@
 // PIN:          graph.repeat 1 iter
 // PIN:          graph.relu
 
-// RT:         system.pipeline @main microbatches 4 {
+// RT:         system.pipeline @main microbatches 4 attributes {ipu.outputs = ["output0"]} {
 // RT:           system.transfer %{{.*}} from 0 to 1 : tensor<16x32xf32> -> tensor<16x32xf32>
 // RT:         func.func @main_stage1
 
@@ -69,9 +69,9 @@
 
 // POD:        system package: system sim16x4 (4 x sim16, ladder, 2 links of 12 B/cycle between neighbours)
 // POD-NEXT:   pipeline: 4 stages, 8 micro-batches a run
-// POD:        transfer stage 0:y3.out_trip1 -> stage 1:y3.out_trip1, chip 0 -> 2 (1 hop), 2,048 bytes in 16 rows from 16 tiles to 16: horizon 86 cycles (lower bound 86) + 2,500 sync and latency
+// POD:        transfer stage 0:boundary.y3.out_trip1 -> stage 1:boundary.y3.out_trip1, chip 0 -> 2 (1 hop), 2,048 bytes in 16 rows from 16 tiles to 16: horizon 86 cycles (lower bound 86) + 2,500 sync and latency
 // POD:        model input x -> stage 0:x
-// POD-NEXT:   model output output0 <- stage 3:out
+// POD-NEXT:   model output output0 <- stage 3:output0
 // POD:        --- stage 3 (chip 1) ---
 
 func.func @main(%x: tensor<16x32xf32>) -> tensor<16x32xf32> {

@@ -131,3 +131,35 @@ builtin.module attributes {ipu.system = #ipu.system<"sim64x2">} {
   }
 }
 // CHECK: system.all_reduce: needs two or more distinct chips, got [0]
+
+// -----
+
+builtin.module attributes {ipu.system = #ipu.system<"sim64x2">} {
+  system.pipeline @main microbatches 1 {
+  ^bb0(%x : tensor<4xf32>):
+    %a = system.stage @s0 chip 0 (%x) : (tensor<4xf32>) -> (tensor<4xf32>)
+    %l = system.link %a from 0 to 1 rows = #table.links<[start, src_tile, src_offset, dst_tile, dst_offset, bytes] [0, 0, 0, 0, 0, 8], [1, 0, 8, 1, 0, 8]> bound 4 horizon 4 : tensor<4xf32> -> tensor<4xf32>
+    %o = system.stage @s0 chip 1 (%l) : (tensor<4xf32>) -> (tensor<4xf32>)
+    system.output %o : tensor<4xf32>
+  }
+  func.func @s0(%x : tensor<4xf32>) -> tensor<4xf32> {
+    func.return %x : tensor<4xf32>
+  }
+}
+// CHECK: system.link: source tile 0 streams two rows at once (cycle 1)
+
+// -----
+
+builtin.module attributes {ipu.system = #ipu.system<"sim64x2">} {
+  system.pipeline @main microbatches 1 {
+  ^bb0(%x : tensor<4xf32>):
+    %a = system.stage @s0 chip 0 (%x) : (tensor<4xf32>) -> (tensor<4xf32>)
+    %l = system.link %a from 0 to 1 rows = #table.links<[start, src_tile, src_offset, dst_tile, dst_offset, bytes] [0, 0, 0, 0, 0, 8], [0, 1, 0, 1, 0, 8]> bound 2 horizon 1 : tensor<4xf32> -> tensor<4xf32>
+    %o = system.stage @s0 chip 1 (%l) : (tensor<4xf32>) -> (tensor<4xf32>)
+    system.output %o : tensor<4xf32>
+  }
+  func.func @s0(%x : tensor<4xf32>) -> tensor<4xf32> {
+    func.return %x : tensor<4xf32>
+  }
+}
+// CHECK: system.link: horizon 1 must cover the last row's end (2) and the lower bound 2
