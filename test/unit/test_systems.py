@@ -325,3 +325,27 @@ def test_a_jax_lowering_runs_on_a_system(parallel):
     assert np.abs(report.result.outputs[0]["out0"] - want).max() < 1e-3
     if parallel == "tensor":
         assert len(c.pod.collectives) == 2
+
+
+@pytest.mark.parametrize(
+    ("fixture", "system", "parallel"),
+    [
+        ("gpt2_lm.classic17", "sim64x4", "pipeline"),
+        ("gpt2_block.classic17", "sim64x2", "tensor"),
+    ],
+)
+def test_lowered_system_module_round_trips_to_the_same_bytes(fixture, system, parallel):
+    from ipu.context import make_context
+    from ipu.dialects.system import LinkOp
+    from ipu.ir_text import parse_text
+    from ipu.system_ir import module_pod, pod_module
+
+    c = systems.compile_system(FIXTURES / f"{fixture}.onnx", system, microbatches=1, parallel=parallel)
+    m = pod_module(c.pod)
+    m.verify()
+    again = module_pod(parse_text(make_context(), str(m), "lowered"))
+    assert pod_bytes(again) == pod_bytes(c.pod)
+    links = [op for op in m.walk() if isinstance(op, LinkOp)]
+    assert len(links) == sum(t.rows is not None for t in c.pod.transfers)
+    for op in links:
+        assert op.horizon.value.data >= op.lower_bound.value.data > 0
