@@ -73,8 +73,11 @@ def onnx_oracle(model: str | Path | onnx.ModelProto, backend: Backend = "auto") 
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = 1  # deterministic and polite on a shared machine
         opts.log_severity_level = 3
+        # from the file when there is one (its external data were checked to lie beside it): the
+        # serialized proto would be a second copy of every weight, and is refused past 2 GiB
+        source = str(model) if not isinstance(model, onnx.ModelProto) else proto.SerializeToString()
         try:
-            session = ort.InferenceSession(proto.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+            session = ort.InferenceSession(source, opts, providers=["CPUExecutionProvider"])
         except Exception as e:  # noqa: BLE001 -- onnxruntime raises its own kinds
             raise _refusal("onnxruntime", "model", e) from None
         return OnnxOracle("onnxruntime", lambda feed: session.run(names, feed), dtypes, names)
