@@ -3,6 +3,7 @@ version and a SHA-256 content digest, written atomically and read with every siz
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 from pathlib import Path
@@ -28,15 +29,17 @@ from ipu.atomic import atomic_path
 from ipu.target.mapping import TileMapping
 
 SCHEMA_PATH = Path(__file__).with_name("ipuexe.capnp")
-_SCHEMA: Any = None
+
+
+@functools.cache
+def load_schema(path: Path) -> Any:
+    """A compiled Cap'n Proto schema module of the ABI (each loaded once)."""
+    return capnp.load(str(path))
 
 
 def _schema() -> Any:
-    """The compiled `ipuexe.capnp` schema module (loaded once)."""
-    global _SCHEMA
-    if _SCHEMA is None:
-        _SCHEMA = capnp.load(str(SCHEMA_PATH))
-    return _SCHEMA
+    """The compiled `ipuexe.capnp` schema module."""
+    return load_schema(SCHEMA_PATH)
 
 
 def _put_table(builder: Any, table: np.ndarray, ncols: int) -> None:

@@ -17,26 +17,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import capnp
 import numpy as np
 
 from ipu.abi.link_rows import LINK_ROW, check_link_rows
 from ipu.abi.package import Binding, Package, PackageError
 from ipu.abi.package_check import validate_package
-from ipu.abi.package_io import package_bytes, read_package_bytes
+from ipu.abi.package_io import load_schema, package_bytes, read_package_bytes
 from ipu.atomic import atomic_path
 
 MAGIC = b"IPUPOD01"
 POD_SCHEMA_VERSION = 1
 SCHEMA_PATH = Path(__file__).with_name("ipupod.capnp")
-_SCHEMA: Any = None
 
 
 def _schema() -> Any:
-    global _SCHEMA
-    if _SCHEMA is None:
-        _SCHEMA = capnp.load(str(SCHEMA_PATH))
-    return _SCHEMA
+    return load_schema(SCHEMA_PATH)
 
 
 @dataclass(frozen=True)

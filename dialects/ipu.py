@@ -24,15 +24,16 @@ TARGET_ATTR = "ipu.target"
 """The module attribute that carries the `TargetAttr`."""
 
 
-@irdl_attr_definition
-class TargetAttr(ParametrizedAttribute):
-    """`#ipu.target<"sim16">`: a known target machine, by name."""
-
-    name = "ipu.target"
-    target_name: StringAttr
+class _NamedAttr(ParametrizedAttribute):
+    """`#ipu.<kind><"name">`: a machine description of `target/`, by name (its string syntax and
+    its check that the name is known, shared by the chip and the system attributes)."""
 
     def __init__(self, name: str):
         super().__init__(StringAttr(name))
+
+    @property
+    def _name(self) -> str:
+        return self.parameters[0].data  # type: ignore[attr-defined]
 
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
@@ -43,14 +44,28 @@ class TargetAttr(ParametrizedAttribute):
 
     def print_parameters(self, printer: Printer) -> None:
         printer.print_string("<")
-        printer.print_string_literal(self.target_name.data)
+        printer.print_string_literal(self._name)
         printer.print_string(">")
+
+    def _load(self, name: str) -> object:
+        raise NotImplementedError
 
     def verify(self) -> None:
         try:
-            load_target(self.target_name.data)
+            self._load(self._name)
         except TargetError as e:
-            raise VerifyException(f"#ipu.target: {e}") from None
+            raise VerifyException(f"#{self.name}: {e}") from None
+
+
+@irdl_attr_definition
+class TargetAttr(_NamedAttr):
+    """`#ipu.target<"sim16">`: a known target machine, by name."""
+
+    name = "ipu.target"
+    target_name: StringAttr
+
+    def _load(self, name: str) -> Target:
+        return load_target(name)
 
     @property
     def target(self) -> Target:
@@ -69,32 +84,14 @@ SYSTEM_ATTR = "ipu.system"
 
 
 @irdl_attr_definition
-class SystemAttr(ParametrizedAttribute):
+class SystemAttr(_NamedAttr):
     """`#ipu.system<"sim64x2">`: a known system of chips, by name."""
 
     name = "ipu.system"
     system_name: StringAttr
 
-    def __init__(self, name: str):
-        super().__init__(StringAttr(name))
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        parser.parse_punctuation("<")
-        name = parser.parse_str_literal()
-        parser.parse_punctuation(">")
-        return (StringAttr(name),)
-
-    def print_parameters(self, printer: Printer) -> None:
-        printer.print_string("<")
-        printer.print_string_literal(self.system_name.data)
-        printer.print_string(">")
-
-    def verify(self) -> None:
-        try:
-            load_system(self.system_name.data)
-        except TargetError as e:
-            raise VerifyException(f"#ipu.system: {e}") from None
+    def _load(self, name: str) -> System:
+        return load_system(name)
 
     @property
     def system(self) -> System:

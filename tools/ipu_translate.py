@@ -101,10 +101,7 @@ def cli(
             validate_package(pkg, tg)
         with phase("write_package"):
             if output == "-":
-                if sys.stdout.isatty():
-                    raise ToolError("-o -: refusing to write a binary package to a terminal")
-                sys.stdout.buffer.writelines(package_parts(pkg))
-                sys.stdout.buffer.flush()
+                _binary_stdout(package_parts(pkg))
             else:
                 write_package(pkg, output)
     else:
@@ -146,12 +143,17 @@ def _write_pod(module: builtin.ModuleOp, output: str) -> None:
     with phase("build_package"):
         pod = module_pod(module)
     if output == "-":
-        if sys.stdout.isatty():
-            raise ToolError("-o -: refusing to write a binary package to a terminal")
-        sys.stdout.buffer.write(pod_bytes(pod))
-        sys.stdout.buffer.flush()
+        _binary_stdout([pod_bytes(pod)])
     else:
         write_pod(pod, output)
+
+
+def _binary_stdout(parts) -> None:
+    """A binary package to standard output (`-o -`), never to a terminal."""
+    if sys.stdout.isatty():
+        raise ToolError("-o -: refusing to write a binary package to a terminal")
+    sys.stdout.buffer.writelines(parts)
+    sys.stdout.buffer.flush()
 
 
 def _parse_input(input_path: str) -> builtin.ModuleOp:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from xdsl.utils.exceptions import DiagnosticException
@@ -59,42 +60,21 @@ def _load_inputs(path: str | None, pod) -> dict[str, np.ndarray] | None:
         raise ToolError(f"cannot read inputs {path}: {e}") from None
 
 
-def run_system_tool(
-    model: str,
-    target: str | None,
-    inputs_path: str | None,
-    outputs_path: str | None,
-    seed: int,
-    reference_path: str | None,
-    precision: str | None,
-    package_path: str | None,
-    check_mode: str,
-    no_checkpoints: bool,
-    samples: int,
-    atol: float | None,
-    rtol: float | None,
-    checked: bool,
-    poison: bool,
-    max_cycles: int,
-    bisect: bool,
-    profile_path: str | None,
-    report_path: str | None,
-    system: str | None,
-    microbatches: int | None,
-    layers: str | None,
-    backend: str,
-    parallel: str,
-) -> None:
-    """The system run's body (`ipu-run`'s options; those a system run does not take are refused)."""
+def run_system_tool(**opts: Any) -> None:
+    """The system run's body (`ipu-run`'s options by name; those a system run does not take are refused)."""
+    model, system, layers, backend = opts["model"], opts["system"], opts["layers"], opts["backend"]
+    inputs_path, outputs_path, package_path = opts["inputs_path"], opts["outputs_path"], opts["package_path"]
+    atol, rtol, check_mode, precision = opts["atol"], opts["rtol"], opts["check_mode"], opts["precision"]
+    microbatches, poison, max_cycles = opts["microbatches"], opts["poison"], opts["max_cycles"]
     if not Path(model).is_file():
         raise ToolError(f"no such file: {model}")
     unsupported = {
-        "--target": target,
-        "--reference": reference_path,
-        "--bisect": bisect,
-        "--profile": profile_path,
-        "--report": report_path,
-        "--checked": checked,
+        "--target": opts["target"],
+        "--reference": opts["reference_path"],
+        "--bisect": opts["bisect"],
+        "--profile": opts["profile_path"],
+        "--report": opts["report_path"],
+        "--checked": opts["checked"],
     }
     given = [k for k, v in unsupported.items() if v]
     if given:
@@ -132,8 +112,8 @@ def run_system_tool(
             microbatches=microbatches,
             layers=layers,
             precision=precision,
-            checkpoints=not no_checkpoints,
-            parallel=parallel,
+            checkpoints=not opts["no_checkpoints"],
+            parallel=opts["parallel"],
         )
     except api.ApiError as e:
         raise ToolError(str(e)) from None
@@ -144,8 +124,8 @@ def run_system_tool(
             compiled,
             [x] * m if x is not None else None,
             backend=backend,
-            seed=seed,
-            samples=None if check_mode == "all" else samples,
+            seed=opts["seed"],
+            samples=None if check_mode == "all" else opts["samples"],
             atol=atol,
             rtol=rtol,
             checkpoints=check_mode in ("sampled", "all"),

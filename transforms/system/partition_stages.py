@@ -26,13 +26,10 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import graph
-from ipu.dialects.ipu import SYSTEM_ATTR, SystemAttr, system_attr_of
 from ipu.dialects.system import STAGE_ATTR, OutputOp, PipelineOp, StageOp, TransferOp
 from ipu.dialects.value_names import name_values
 from ipu.log import log_event
-from ipu.target import TargetError
-from ipu.target.system import LinkTransfer, System, load_system
-from ipu.transforms.levels import expect_level
+from ipu.target.system import LinkTransfer, System
 from ipu.transforms.system.stages import (
     Key,
     Unit,
@@ -43,6 +40,7 @@ from ipu.transforms.system.stages import (
     stage_io,
     units_of,
 )
+from ipu.transforms.system.system_of import system_pass_input
 
 WEIGHT_SHARE = 0.6  # of a chip's memory a stage's weights may take (the rest: activations, code, exchange rows)
 
@@ -367,24 +365,8 @@ class PartitionStagesPass(ModulePass):
     layers: str | None = None  # rolled layers per stage, "1,7,8,8" (a pin of the whole split)
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        expect_level(op, self.name, ("graph",))
-        have = system_attr_of(op)
-        name = self.system or (have.system_name.data if have is not None else None)
-        if name is None:
-            raise DiagnosticException("partition-stages: name the system (system=…) or set the module's #ipu.system")
-        if have is not None and have.system_name.data != name:
-            raise DiagnosticException(f"partition-stages: the module is for system {have.system_name.data}, not {name}")
-        try:
-            system = load_system(name)
-        except TargetError as e:
-            raise DiagnosticException(f"partition-stages: {e}") from None
-        if self.microbatches < 1:
-            raise DiagnosticException(f"partition-stages: microbatches {self.microbatches} must be at least 1")
-        fs = [f for f in op.body.block.ops if isinstance(f, func.FuncOp)]
-        if len(fs) != 1:
-            raise DiagnosticException(f"partition-stages: expects one graph function, the module has {len(fs)}")
-        op.attributes[SYSTEM_ATTR] = SystemAttr(name)
-        partition_function(op, fs[0], system, self.microbatches, self.layers)
+        system, f = system_pass_input(op, self.system, self.name, self.microbatches)
+        partition_function(op, f, system, self.microbatches, self.layers)
 
 
 __all__ = ["PartitionStagesPass", "best_cut", "partition_function", "price_units"]

@@ -28,14 +28,12 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import graph
-from ipu.dialects.ipu import SYSTEM_ATTR, SystemAttr, system_attr_of
 from ipu.dialects.system import STAGE_ATTR, AllReduceOp, OutputOp, PipelineOp, StageOp
 from ipu.dialects.value_names import name_values
 from ipu.log import log_event
-from ipu.target import TargetError
-from ipu.target.system import System, load_system
-from ipu.transforms.levels import expect_level
+from ipu.target.system import System
 from ipu.transforms.system.stages import BOUNDARY, input_names, is_free
+from ipu.transforms.system.system_of import system_pass_input
 
 REPLICATED = ("R",)
 PARTIAL = ("P",)
@@ -445,22 +443,8 @@ class SplitTensorParallelPass(ModulePass):
     microbatches: int = 4
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
-        expect_level(op, self.name, ("graph",))
-        have = system_attr_of(op)
-        name = self.system or (have.system_name.data if have is not None else None)
-        if name is None:
-            raise DiagnosticException(
-                "split-tensor-parallel: name the system (system=…) or set the module's #ipu.system"
-            )
-        try:
-            system = load_system(name)
-        except TargetError as e:
-            raise DiagnosticException(f"split-tensor-parallel: {e}") from None
-        fs = [f for f in op.body.block.ops if isinstance(f, func.FuncOp)]
-        if len(fs) != 1:
-            raise DiagnosticException(f"split-tensor-parallel: expects one graph function, the module has {len(fs)}")
-        op.attributes[SYSTEM_ATTR] = SystemAttr(name)
-        split_function(op, fs[0], system, self.microbatches)
+        system, f = system_pass_input(op, self.system, self.name, self.microbatches)
+        split_function(op, f, system, self.microbatches)
 
 
 __all__ = ["SplitTensorParallelPass", "plan_shardings", "split_function"]
