@@ -732,6 +732,23 @@ class TransposeOp(_OneOperand):
 
 
 @irdl_op_definition
+class ReverseOp(_OneOperand):
+    """`stablehlo.reverse %x, dims = [1] : tensor<4x8xf32>`: the operand with the order of the
+    listed dimensions reversed (a descending jnp.sort is an ascending one reversed)."""
+
+    name = "stablehlo.reverse"
+    PROP: ClassVar[str] = "dimensions"
+    KW: ClassVar[str] = "dims"
+    dimensions = prop_def(DenseArrayBase)
+
+    def verify_(self) -> None:
+        x, r = shape(_tensor(self, self.operand, "operand")), shape(_tensor(self, self.result, "result"))
+        dims = _arr(self.dimensions)
+        if x != r or len(set(dims)) != len(dims) or any(not 0 <= d < len(x) for d in dims):
+            raise _fail(self, f"dimensions {list(dims)} must be distinct dimensions of {list(x)}, the result its shape")
+
+
+@irdl_op_definition
 class ReshapeOp(_OneOperand):
     """`stablehlo.reshape %x : (T) -> U` (same element count)."""
 
@@ -1615,12 +1632,38 @@ class WhileOp(IRDLOperation):
                 raise _fail(self, "each region takes the carried values as its arguments")
 
 
+@irdl_op_definition
+class SortOp(IRDLOperation):
+    """`"stablehlo.sort"(%x, %iota) <{dimension = 1, is_stable = true}> ({ ^bb0(%a, %b, %i, %j):
+    … stablehlo.return %less : tensor<i1> })`: the operands sorted together along `dimension` by
+    the comparator (true when its first pair should come first); jnp.sort and argsort. Written in
+    the generic form, as JAX prints it."""
+
+    name = "stablehlo.sort"
+    operand = var_operand_def(TensorType)
+    res = var_result_def(TensorType)
+    dimension = prop_def(IntegerAttr)
+    is_stable = opt_prop_def(BoolAttr)
+    comparator = region_def("single_block")
+    traits = traits_def(RecursiveMemoryEffect())
+
+    def verify_(self) -> None:
+        shapes = {tuple(v.type.get_shape()) for v in (*self.operand, *self.res)}
+        if len(shapes) != 1 or len(self.operand) != len(self.res):
+            raise VerifyException("stablehlo.sort: every operand and result has one shape, a result per operand")
+        rank = len(shapes.pop())
+        if not 0 <= self.dimension.value.data < max(rank, 1):
+            raise VerifyException(f"stablehlo.sort: dimension {self.dimension.value.data} of a rank-{rank} tensor")
+        if len(self.comparator.block.args) != 2 * len(self.operand):
+            raise VerifyException("stablehlo.sort: the comparator takes two scalars per operand")
+
+
 _OPS = [
     AddOp, SubtractOp, MultiplyOp, DivideOp, MaximumOp, MinimumOp, PowerOp, AndOp, OrOp, RemainderOp,
     ExponentialOp, TanhOp, NegateOp, RsqrtOp, SqrtOp, LogisticOp, LogOp, AbsOp, SineOp, CosineOp, FloorOp, SignOp,
     NotOp, Expm1Op, Log1pOp, IsFiniteOp, ConvertOp, ClampOp, SelectOp, CompareOp, ConstantOp, IotaOp, BroadcastInDimOp,
     TransposeOp, ReshapeOp, SliceOp, DynamicSliceOp, ConcatenateOp, PadOp, GatherOp, DotGeneralOp, ReduceOp,
-    ReturnOp, CustomCallOp, ConvolutionOp, ReduceWindowOp, WhileOp, DynamicUpdateSliceOp,
+    ReturnOp, CustomCallOp, ConvolutionOp, ReduceWindowOp, WhileOp, DynamicUpdateSliceOp, SortOp, ReverseOp,
 ]  # fmt: skip
 _OP_BY_NAME = {o.name: o for o in _OPS}
 

@@ -744,6 +744,107 @@ def _while(t: _Translator, op: sh.WhileOp, env) -> list[Entry]:
     return carried
 
 
+def _comparator_order(t: _Translator, op: sh.SortOp) -> bool | None:
+    """Whether the comparator sorts ascending (True) or descending (False) by the first operand
+    alone, found by running it on constant pairs (its NaN and signed-zero canonicalization folds
+    away); None when it is anything else (a second key, a custom order)."""
+    block = op.comparator.block
+    dt = np.dtype(_dtype(op.operand[0]))
+
+    def less(a: float, b: float, rest: tuple[int, int]) -> bool | None:
+        env: dict[SSAValue, Entry] = {}
+        for k, arg in enumerate(block.args):
+            if k < 2:
+                env[arg] = t.const(np.array((a, b)[k], dt), "cmp")
+            else:
+                env[arg] = t.const(np.array(rest[k % 2], _dtype(arg)), "cmp")
+        try:
+            [(_, e)] = t.block(block, env)
+        except StablehloImportError:
+            return None
+        return bool(e.v) if isinstance(e.v, np.ndarray) else None
+
+    outcomes = {(less(1, 2, r), less(2, 1, r), less(1, 1, r)) for r in ((0, 0), (0, 1), (1, 0))}
+    if outcomes == {(True, False, False)}:
+        return True
+    if outcomes == {(False, True, False)}:
+        return False
+    return None
+
+
+@rule(sh.SortOp)
+def _sort(t: _Translator, op: sh.SortOp, env) -> list[Entry]:
+    """`jnp.sort`, `jnp.argsort` (descending too): the first operand sorted along `dimension` as
+    top-k of all of it (stable: among equal values the first comes first); every further operand
+    a constant table of positions along that dimension (an iota, or a reversed one as a
+    descending argsort makes), affine in the position: it takes the sorting's indices through
+    that affine map."""
+    dim = op.dimension.value.data
+    x = env[op.operand[0]]
+    ascending = _comparator_order(t, op)
+    if ascending is None:
+        raise StablehloImportError(
+            "stablehlo import: stablehlo.sort: only a comparator ordering by the first operand (ascending or "
+            "descending, as jnp.sort and argsort emit) is supported"
+        )
+    n = _shape(op.operand[0])[dim]
+    maps = [_position_map(env[v], dim, n) for v in op.operand[1:]]
+    if any(m is None for m in maps):
+        raise StablehloImportError(
+            "stablehlo import: stablehlo.sort: a further operand must be a constant affine in the position along "
+            "the sorted dimension (argsort's iota); sorting by several keys is not supported"
+        )
+    if isinstance(x.v, np.ndarray):  # a constant sorts with NumPy (stable)
+        order = np.argsort(x.v if ascending else -x.v, axis=dim, kind="stable")
+        out = [t.const(np.take_along_axis(x.v, order, axis=dim), "sort")]
+        idx: Entry = t.const(order, "argsort")
+    else:
+        values, indices = onnx_routing.top_k_values(t.b, t.mat(op.operand[0], x).v, n, dim, not ascending, "sort")
+        out, idx = [Entry(values, "sort")], Entry(indices, "argsort")
+    for v, (a, b) in zip(op.operand[1:], maps, strict=True):  # type: ignore[misc]
+        dt = _dtype(v)
+        e = t.cast(idx, dt)
+        if b != 1:
+            e = t.binary("mul", e, t.const(np.array(b, dt), "c", True))
+        if a != 0:
+            e = t.binary("add", e, t.const(np.array(a, dt), "c", True))
+        out.append(e)
+    return out
+
+
+def _position_map(e: Entry, dim: int, n: int) -> tuple[int, int] | None:
+    """(a, b) when the constant `e` holds a + b * j at every position j along `dim` (the same
+    across the other dimensions); None otherwise."""
+    if not isinstance(e.v, np.ndarray) or e.v.ndim <= dim or e.v.shape[dim] != n:
+        return None
+    first = np.take(e.v, [0], axis=dim).astype(np.int64)
+    step = np.take(e.v, [1], axis=dim).astype(np.int64) - first if n > 1 else np.zeros_like(first)
+    if first.min() != first.max() or step.min() != step.max():
+        return None
+    a, b = int(first.reshape(-1)[0]), int(step.reshape(-1)[0])
+    j = np.arange(n).reshape([n if k == dim else 1 for k in range(e.v.ndim)])
+    return (a, b) if np.array_equal(e.v.astype(np.int64), np.broadcast_to(a + b * j, e.v.shape)) else None
+
+
+@rule(sh.ReverseOp)
+def _reverse(t: _Translator, op: sh.ReverseOp, env) -> Entry:
+    """The listed dimensions in reverse order: each a pick of its rows in reverse (an exact
+    one-hot product, `pick_rows`; integers through float32, exact below 2^24, as argsort's
+    positions are); a constant with NumPy."""
+    x = t.mat(op.operand, env[op.operand])
+    dims = [int(d) for d in op.dimensions.get_values()]
+    if isinstance(x.v, np.ndarray):
+        return t.const(np.flip(x.v, axis=tuple(dims)), "reverse")
+    dt = _dtype(op.operand)
+    e = x if np.dtype(dt).kind == "f" else t.cast(x, np.float32)  # positions < 2^24: exact in f32
+    v = e.v
+    for d in dims:
+        n = _shape(op.operand)[d]
+        v = onnx_import.pick_rows(t.b, v, np.arange(n)[::-1].copy(), d, t.fresh("reverse_rows"), "reverse")
+    out = Entry(v, "reverse")
+    return out if np.dtype(dt).kind == "f" else t.cast(out, dt)
+
+
 @rule(sh.SelectOp)
 def _select(t: _Translator, op: sh.SelectOp, env) -> Entry:
     c, a, e = t.operands(op.operands, env, _shape(op.result))

@@ -154,6 +154,18 @@ def programs():
 
         return jax.lax.scan(step, jnp.zeros((4, D), jnp.float32), xs)[1]
 
+    scores = rng.standard_normal((4, 8)).astype(np.float32)
+    scores[0, 1] = scores[0, 3]  # a tie: a stable sort keeps the first first
+    scores[2, 5] = scores[3, 5]
+
+    def sort_rank(x):  # jnp.sort and argsort, both directions and axes (stablehlo.sort, reverse)
+        return (
+            jnp.sort(x, axis=-1),
+            jnp.argsort(x, axis=-1),
+            jnp.sort(x, axis=-1, descending=True),
+            jnp.argsort(x, axis=0, descending=True),
+        )
+
     return {
         "mlp": (mlp, (x2,)),
         "attention_gqa": (attend, (q, *kv)),
@@ -166,6 +178,7 @@ def programs():
         "flax_dense_norm": (flax_dense_norm, (x2,)),
         "fori_rnn": (fori_rnn, (x2,)),
         "scan_rnn": (scan_rnn, (xs,)),
+        "sort_rank": (sort_rank, (scores,)),
     }
 
 

@@ -32,6 +32,7 @@ PROGRAMS = [
     "flax_dense_norm",
     "fori_rnn",
     "scan_rnn",
+    "sort_rank",
 ]
 # the canonical ops each program must reach (the forms the ONNX frontend's lowerings give too)
 CANONICAL = {
@@ -52,6 +53,10 @@ CANONICAL = {
     # scan: 5 trips, each a slice of xs and its output row written back (dynamic_update_slice:
     # a concat around it); the first trip's h @ w_rec, of the zero initial state, folds away
     "scan_rnn": {"graph.tanh": 5, "graph.matmul": 9, "graph.concat": 5},
+    # stablehlo.sort as a top-k of the whole axis (a round of arg reduction per element: 8 along
+    # the rows, 4 along the columns; the rows' ascending sort is shared by sort, argsort and the
+    # descending sort), the reverses of the descending sort and argsort as one-hot row picks
+    "sort_rank": {"graph.arg_reduce": 26, "graph.matmul": 3},
 }
 
 
