@@ -13,6 +13,8 @@ Sections (all by default; `--sections fit,numerics,bubble,cut,sensitivity,depth,
   for GPT-2 medium on 4 IPUs): slowest stage, step, throughput at m = 32.
 - sensitivity: throughput at m = 16 as the link rate and the cross-chip sync cost vary.
 - depth: GPT-2 small's throughput at m = 32 on 1, 2, 4 and 8 chips.
+- large: a 1.1B-parameter Llama-style stack (graph IR, f16, 2048 wide, 16 layers) on pod8:
+  stages, memory per chip, numerics against the graph's reference, the bubble.
 - tensor: a layer group (`--group-layers` GPT-2 blocks at the model's width) split tensor-parallel
   over pod2 and pod4: PASS, cycles a sequence against one chip, the all-reduces' cycles against
   their lower bound; beside it the same layers pipelined.
@@ -88,6 +90,78 @@ def throughput(fig: Figures, m: int, system: System | None = None) -> tuple[int,
     return total, bubble, m * s.chip.clock_hz / total
 
 
+def llama_stack(width: int, layers: int, vocab: int, seq: int) -> str:
+    """A Llama-style LM as graph IR (f16, seeded Gaussian weights, each layer its own): an
+    embedding lookup, `layers` pre-RMSNorm blocks of grouped-query causal attention (64-wide
+    heads, a quarter of them KV heads) and a SwiGLU FFN of 4 x `width`, a final RMSNorm and an
+    untied LM head. No export, so no float32 copy of the weights: the size the compile holds is
+    the model's own. Rotary positions are left out (they cost nothing in weights)."""
+    d, h = width, width // 64
+    kv, f = max(1, h // 4), 4 * width
+    t = lambda *s: f"tensor<{'x'.join(map(str, s))}xf16>"  # noqa: E731
+    seed = iter(range(1, 1 << 30))
+    lines = [f"func.func @main(%ids: tensor<1x{seq}xi32>) -> {t(seq, vocab)} {{"]
+
+    def param(name: str, *shape: int, std: float = 0.02) -> str:
+        lines.append(
+            f'  %{name} = graph.parameter "{name}" #graph.gaussian<seed = {next(seed)}, std = {std}> : {t(*shape)}'
+        )
+        return f"%{name}"
+
+    def ones(name: str) -> str:
+        lines.append(f'  %{name} = graph.parameter "{name}" dense<1.0> : {t(d)} : {t(d)}')
+        return f"%{name}"
+
+    emb = param("wte", vocab, d)
+    lines.append(f"  %x0 = graph.gather {emb}, %ids {{axis = 0}} : ({t(vocab, d)}, tensor<1x{seq}xi32>) -> {t(seq, d)}")
+    x = "%x0"
+    for i in range(layers):
+        g1, g2 = ones(f"l{i}.g1"), ones(f"l{i}.g2")
+        wq, wk, wv = param(f"l{i}.wq", d, d), param(f"l{i}.wk", d, kv * 64), param(f"l{i}.wv", d, kv * 64)
+        wo, wg, wu, wd = (
+            param(f"l{i}.wo", d, d),
+            param(f"l{i}.wg", d, f),
+            param(f"l{i}.wu", d, f),
+            param(f"l{i}.wd", f, d),
+        )
+        p = f"l{i}_"
+        lines += [
+            f"  %{p}n1 = graph.rms_norm {x}, {g1} : ({t(seq, d)}, {t(d)}) -> {t(seq, d)}",
+            f"  %{p}q = graph.matmul %{p}n1, {wq} : ({t(seq, d)}, {t(d, d)}) -> {t(seq, d)}",
+            f"  %{p}k = graph.matmul %{p}n1, {wk} : ({t(seq, d)}, {t(d, kv * 64)}) -> {t(seq, kv * 64)}",
+            f"  %{p}v = graph.matmul %{p}n1, {wv} : ({t(seq, d)}, {t(d, kv * 64)}) -> {t(seq, kv * 64)}",
+            f"  %{p}qh = graph.split_heads %{p}q {{heads = {h} : i64}} : {t(seq, d)} -> {t(h, seq, 64)}",
+            f"  %{p}kh = graph.split_heads %{p}k {{heads = {kv} : i64}} : {t(seq, kv * 64)} -> {t(kv, seq, 64)}",
+            f"  %{p}vh = graph.split_heads %{p}v {{heads = {kv} : i64}} : {t(seq, kv * 64)} -> {t(kv, seq, 64)}",
+            f'  %{p}a = graph.attention %{p}qh, %{p}kh, %{p}vh {{form = "materialized", causal}} : '
+            f"({t(h, seq, 64)}, {t(kv, seq, 64)}, {t(kv, seq, 64)}) -> {t(h, seq, 64)}",
+            f"  %{p}m = graph.merge_heads %{p}a : {t(h, seq, 64)} -> {t(seq, d)}",
+            f"  %{p}o = graph.matmul %{p}m, {wo} : ({t(seq, d)}, {t(d, d)}) -> {t(seq, d)}",
+            f"  %{p}r1 = graph.add {x}, %{p}o : ({t(seq, d)}, {t(seq, d)}) -> {t(seq, d)}",
+            f"  %{p}n2 = graph.rms_norm %{p}r1, {g2} : ({t(seq, d)}, {t(d)}) -> {t(seq, d)}",
+            f"  %{p}g = graph.matmul %{p}n2, {wg} : ({t(seq, d)}, {t(d, f)}) -> {t(seq, f)}",
+            f"  %{p}s = graph.silu %{p}g : {t(seq, f)} -> {t(seq, f)}",
+            f"  %{p}u = graph.matmul %{p}n2, {wu} : ({t(seq, d)}, {t(d, f)}) -> {t(seq, f)}",
+            f"  %{p}h = graph.mul %{p}s, %{p}u : ({t(seq, f)}, {t(seq, f)}) -> {t(seq, f)}",
+            f"  %{p}dn = graph.matmul %{p}h, {wd} : ({t(seq, f)}, {t(f, d)}) -> {t(seq, d)}",
+            f"  %{p}r2 = graph.add %{p}r1, %{p}dn : ({t(seq, d)}, {t(seq, d)}) -> {t(seq, d)}",
+        ]
+        x = f"%{p}r2"
+    gf, head = ones("gf"), param("head", d, vocab)
+    lines += [
+        f"  %nf = graph.rms_norm {x}, {gf} : ({t(seq, d)}, {t(d)}) -> {t(seq, d)}",
+        f"  %logits = graph.matmul %nf, {head} : ({t(seq, d)}, {t(d, vocab)}) -> {t(seq, vocab)}",
+        f"  func.return %logits : {t(seq, vocab)}",
+        "}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def llama_parameters(width: int, layers: int, vocab: int) -> int:
+    kv, f = max(1, width // 64 // 4) * 64, 4 * width
+    return layers * (2 * width * width + 2 * width * kv + 3 * width * f + 2 * width) + 2 * vocab * width + width
+
+
 def one_chip_rate(system: System, cycles: int) -> float:
     return system.chip.clock_hz / cycles
 
@@ -100,8 +174,11 @@ def compile_for(path: Path, system: str, layers: str | None, m: int) -> tuple[sy
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sections", default="fit,numerics,bubble,cut,sensitivity,depth,tensor,ray")
+    ap.add_argument("--sections", default="fit,numerics,bubble,cut,sensitivity,depth,large,tensor,ray")
     ap.add_argument("--group-layers", type=int, default=4, help="GPT-2 blocks of the tensor-parallel layer group")
+    ap.add_argument("--large", default="2048x16", help="WIDTHxLAYERS of the large section's Llama-style stack")
+    ap.add_argument("--large-vocab", type=int, default=32000)
+    ap.add_argument("--large-system", default="pod8")
     ap.add_argument("--model", default="gpt2_lm")
     ap.add_argument("--seq", type=int, default=128)
     ap.add_argument("--layers", type=int, default=24)
@@ -220,6 +297,44 @@ def main() -> None:
         )
         del pod, one, two
         gc.collect()
+
+    if "large" in sections:
+        w, layers = (int(x) for x in a.large.split("x"))
+        n_params = llama_parameters(w, layers, a.large_vocab)
+        chip = load_system(a.large_system).chip
+        print(
+            f"large: a Llama-style stack {w} wide, {layers} layers, vocabulary {a.large_vocab}: {n_params / 1e9:.2f}B "
+            f"parameters, {2 * n_params / 1e9:.2f} GB of f16 weights against one {chip.name}'s "
+            f"{chip.tiles * chip.memory_size / 1e9:.2f} GB of SRAM"
+        )
+        src = a.cache / f"llama_stack-{w}x{layers}-v{a.large_vocab}-s{a.seq}.mlir"
+        src.parent.mkdir(parents=True, exist_ok=True)
+        src.write_text(llama_stack(w, layers, a.large_vocab, a.seq))
+        t0 = time.perf_counter()
+        big = systems.compile_system(src, a.large_system, microbatches=2, options={"finalists": 1})
+        secs = time.perf_counter() - t0
+        fig = figures(big)
+        print(f"  compiled for {a.large_system} in {secs:.0f} s")
+        print("  stage chip layers weight_MB busiest_tile_KB cycles estimate")
+        for st, lay, wb, b in zip(big.pod.stages, fig.layers, weights_per_stage(big), fig.busy, strict=True):
+            mem = memory_per_tile(st.package, chip)
+            print(
+                f"  {st.index:5} {st.chip:4} {lay:6} {wb / 1e6:9.1f} {mem.max() / 1024:15.1f} {b:11,} "
+                f"{big.partition_estimate(st.index) or 0:9,}"
+            )
+        t0 = time.perf_counter()
+        rep = systems.run_system(big)
+        bad = [ch.name for ch in rep.checks if not ch.result.passed]
+        print(
+            f"  numerics: {'PASS' if not bad else 'FAIL ' + ', '.join(bad[:5])} ({len(rep.checks)} checks against the "
+            f"graph's reference, 2 micro-batches), emulated in {time.perf_counter() - t0:.0f} s"
+        )
+        del big, rep
+        gc.collect()
+        for m in (1, 8, 32):
+            total, bub, tput = throughput(fig, m)
+            ideal = (len(fig.busy) - 1) / (m + len(fig.busy) - 1)
+            print(f"  m = {m:2}: {total:,} cycles, bubble {bub:.3f} (ideal {ideal:.3f}), {tput:.1f} seq/s")
 
     if "tensor" in sections:
         group = export("gpt2_blocks", a.seq, a.group_layers, a.exporter, a.cache, a.exporter_python, width=a.width)
