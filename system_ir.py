@@ -5,9 +5,9 @@
 runs them, every value crossing chips a `system.link` with its rows (`#table.links`: which bytes
 of which source tile go to which destination tile, and when each row starts), its lower bound
 and its horizon; values handed on within a chip and all-reduces as in the partitioned module.
-`module_pod(module)` packages such a module (`ipu-translate --to-ipupod`): each nested module
+`module_pod(module)` packages such a module (`ipu-translate --to-ipuexe`): each nested module
 encoded as its chip's package, the manifest read from the pipeline's ops, the link rows checked
-against the bindings. The two round-trip: `--from-ipupod | --to-ipupod` gives the same bytes.
+against the bindings. The two round-trip: `--from-ipuexe | --to-ipuexe` gives the same bytes.
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ def module_pod(module: builtin.ModuleOp) -> Pod:
     sa = system_attr_of(module)
     pipe = pipeline_of(module)
     if sa is None or pipe is None:
-        raise DiagnosticException("--to-ipupod: a lowered system module has an #ipu.system and a system.pipeline")
+        raise DiagnosticException("--to-ipuexe: a lowered system module has an #ipu.system and a system.pipeline")
     system = sa.system
     stages: list[PodStage] = []
     index: dict[StageOp, int] = {}
@@ -121,13 +121,13 @@ def module_pod(module: builtin.ModuleOp) -> Pod:
         m = st.function()
         if not isinstance(m, builtin.ModuleOp):
             raise DiagnosticException(
-                f"--to-ipupod: stage @{st.callee.root_reference.data} is not lowered (a nested tasm module): "
+                f"--to-ipuexe: stage @{st.callee.root_reference.data} is not lowered (a nested tasm module): "
                 "compile the partitioned module first (ipu-run MODULE --package m.ipupod)"
             )
         try:
             pkg = build_package(m, system.chip)
         except (ValueError, PackageError) as e:
-            raise DiagnosticException(f"--to-ipupod: stage {i}: {e}") from None
+            raise DiagnosticException(f"--to-ipuexe: stage {i}: {e}") from None
         fn = m.attributes.get("ipu.function")
         stages.append(PodStage(i, st.chip.value.data, fn.data if isinstance(fn, StringAttr) else f"stage{i}", pkg))
         index[st] = i
@@ -142,7 +142,7 @@ def module_pod(module: builtin.ModuleOp) -> Pod:
     def produced(v: SSAValue) -> Route:
         op = v.owner
         if not isinstance(op, StageOp):
-            raise DiagnosticException("--to-ipupod: a link, an all-reduce or an output reads no stage's value")
+            raise DiagnosticException("--to-ipuexe: a link, an all-reduce or an output reads no stage's value")
         s = index[op]
         return Route(s, stages[s].package.outputs[list(op.outputs).index(v)].name)
 
@@ -169,7 +169,7 @@ def module_pod(module: builtin.ModuleOp) -> Pod:
                 nbytes = int(np.prod(v.type.get_shape())) * v.type.element_type.bitwidth // 8
                 pod.transfers.append(PodTransfer(produced(v), dst, c, c, nbytes))
             else:
-                raise DiagnosticException(f"--to-ipupod: stage {i} input {j} comes from {v.owner.name}")
+                raise DiagnosticException(f"--to-ipuexe: stage {i} input {j} comes from {v.owner.name}")
     for ar, dsts in reduced.items():
         nbytes = int(np.prod(ar.inputs[0].type.get_shape())) * ar.inputs[0].type.element_type.bitwidth // 8
         pod.collectives.append(
@@ -188,7 +188,7 @@ def module_pod(module: builtin.ModuleOp) -> Pod:
     try:
         validate_pod(pod)
     except PackageError as e:
-        raise DiagnosticException(f"--to-ipupod: {e}") from None
+        raise DiagnosticException(f"--to-ipuexe: {e}") from None
     return pod
 
 
