@@ -12,6 +12,8 @@ against the bindings. The two round-trip: `--from-ipuexe | --to-ipuexe` gives th
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 from xdsl.dialects import builtin
 from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, StringAttr, TensorType
@@ -25,7 +27,16 @@ from ipu.abi.pod import Pod, PodCollective, PodStage, PodTransfer, Route, valida
 from ipu.codegen.ipuexe import build_package, disassemble
 from ipu.context import make_context
 from ipu.dialects.ipu import SYSTEM_ATTR, SystemAttr, system_attr_of
-from ipu.dialects.system import STAGE_ATTR, AllReduceOp, LinkOp, OutputOp, PipelineOp, StageOp, pipeline_of
+from ipu.dialects.system import (
+    STAGE_ATTR,
+    AllReduceOp,
+    LinkOp,
+    OutputOp,
+    PipelineOp,
+    StageOp,
+    TransferOp,
+    pipeline_of,
+)
 from ipu.ir_text import parse_text
 from ipu.target.system import System, load_system
 
@@ -108,6 +119,73 @@ def pod_module(pod: Pod) -> builtin.ModuleOp:
     return module
 
 
+def _nbytes(v: SSAValue) -> int:
+    return int(np.prod(v.type.get_shape())) * v.type.element_type.bitwidth // 8  # type: ignore[attr-defined]
+
+
+def _names(op, key: str) -> list[str]:
+    a = op.attributes.get(key)
+    return [x.data for x in a.data] if isinstance(a, ArrayAttr) else []  # type: ignore[union-attr]
+
+
+def read_routes(
+    pipe: PipelineOp,
+    index: dict[StageOp, int],
+    inputs_of: Callable[[int], list[str]],
+    outputs_of: Callable[[int], list[str]],
+    pod: Pod,
+) -> None:
+    """The pod's transfers, collectives and model inputs and outputs, read from the pipeline's
+    ops (stage i's input and output binding names from `inputs_of(i)` / `outputs_of(i)`): a
+    `system.transfer` is a transfer whose rows the caller adds, a `system.link` one with its rows,
+    a stage reading another stage's value on its own chip (a tensor-parallel segment's carried
+    values) a transfer from the chip to itself (a hand-off in the chip's memory)."""
+    args = list(pipe.body.block.args)
+    model_in = _names(pipe, "ipu.inputs") or [a.name_hint or f"arg{i}" for i, a in enumerate(args)]
+    model_out = _names(pipe, "ipu.outputs")
+
+    def produced(v: SSAValue) -> Route:
+        op = v.owner
+        if not isinstance(op, StageOp):
+            raise DiagnosticException("system: a transfer, link, all-reduce or output reads no stage's value")
+        s = index[op]
+        return Route(s, outputs_of(s)[list(op.outputs).index(v)])
+
+    fed: dict[AllReduceOp, list[list[Route]]] = {}
+    for st, i in index.items():
+        ins = inputs_of(i)
+        for j, v in enumerate(st.inputs):
+            dst, op = Route(i, ins[j]), v.owner
+            if v in args:
+                pod.inputs.setdefault(model_in[args.index(v)], []).append(dst)
+            elif isinstance(op, TransferOp | LinkOp):
+                rows = np.asarray(op.rows.table)[:, 1:].copy() if isinstance(op, LinkOp) else None
+                pod.transfers.append(
+                    PodTransfer(produced(op.input), dst, op.src.value.data, op.dst.value.data, _nbytes(v), rows)
+                )
+            elif isinstance(op, AllReduceOp):
+                fed.setdefault(op, [[] for _ in op.outputs])[list(op.outputs).index(v)].append(dst)
+            elif isinstance(op, StageOp):
+                c = st.chip.value.data
+                pod.transfers.append(PodTransfer(produced(v), dst, c, c, _nbytes(v)))
+            else:
+                raise DiagnosticException(f"system: stage {i} input {j} comes from {op.name}")  # type: ignore[union-attr]
+    for ar, dsts in fed.items():
+        pod.collectives.append(
+            PodCollective(
+                "all_reduce",
+                tuple(ar.chip_list()),
+                tuple(produced(v) for v in ar.inputs),
+                tuple(tuple(d) for d in dsts),
+                _nbytes(ar.inputs[0]),
+            )
+        )
+    for j, v in enumerate(pipe.body.block.last_op.operands):  # type: ignore[union-attr]
+        if not isinstance(v.owner, StageOp):
+            raise DiagnosticException("system: a model output that is a model input unchanged is not supported yet")
+        pod.outputs[model_out[j] if j < len(model_out) else f"output{j}"] = produced(v)
+
+
 def module_pod(module: builtin.ModuleOp) -> Pod:
     """The system package of a lowered system module; DiagnosticException naming what is wrong."""
     sa = system_attr_of(module)
@@ -139,52 +217,13 @@ def module_pod(module: builtin.ModuleOp) -> Pod:
         compiler_version=version.data if isinstance(version, StringAttr) else "",
     )
 
-    def produced(v: SSAValue) -> Route:
-        op = v.owner
-        if not isinstance(op, StageOp):
-            raise DiagnosticException("--to-ipuexe: a link, an all-reduce or an output reads no stage's value")
-        s = index[op]
-        return Route(s, stages[s].package.outputs[list(op.outputs).index(v)].name)
-
-    names = [a.data for a in pipe.attributes["ipu.inputs"].data] if "ipu.inputs" in pipe.attributes else []  # type: ignore[union-attr]
-    reduced: dict[AllReduceOp, list[list[Route]]] = {}
-    for st, i in index.items():
-        pkg = stages[i].package
-        for j, v in enumerate(st.inputs):
-            dst = Route(i, pkg.inputs[j].name)
-            if v in pipe.body.block.args:
-                k = list(pipe.body.block.args).index(v)
-                pod.inputs.setdefault(names[k] if k < len(names) else f"arg{k}", []).append(dst)
-            elif isinstance(v.owner, LinkOp):
-                lk = v.owner
-                src = produced(lk.input)
-                rows = np.asarray(lk.rows.table)[:, 1:].copy()
-                nbytes = int(np.prod(v.type.get_shape())) * v.type.element_type.bitwidth // 8
-                pod.transfers.append(PodTransfer(src, dst, lk.src.value.data, lk.dst.value.data, nbytes, rows))
-            elif isinstance(v.owner, AllReduceOp):
-                ar = v.owner
-                reduced.setdefault(ar, [[] for _ in ar.outputs])[list(ar.outputs).index(v)].append(dst)
-            elif isinstance(v.owner, StageOp):
-                c = st.chip.value.data
-                nbytes = int(np.prod(v.type.get_shape())) * v.type.element_type.bitwidth // 8
-                pod.transfers.append(PodTransfer(produced(v), dst, c, c, nbytes))
-            else:
-                raise DiagnosticException(f"--to-ipuexe: stage {i} input {j} comes from {v.owner.name}")
-    for ar, dsts in reduced.items():
-        nbytes = int(np.prod(ar.inputs[0].type.get_shape())) * ar.inputs[0].type.element_type.bitwidth // 8
-        pod.collectives.append(
-            PodCollective(
-                "all_reduce",
-                tuple(ar.chip_list()),
-                tuple(produced(v) for v in ar.inputs),
-                tuple(tuple(d) for d in dsts),
-                nbytes,
-            )
-        )
-    out_names = [a.data for a in pipe.attributes["ipu.outputs"].data] if "ipu.outputs" in pipe.attributes else []  # type: ignore[union-attr]
-    last = pipe.body.block.last_op
-    for j, v in enumerate(last.operands):  # type: ignore[union-attr]
-        pod.outputs[out_names[j] if j < len(out_names) else f"output{j}"] = produced(v)
+    read_routes(
+        pipe,
+        index,
+        lambda i: [b.name for b in stages[i].package.inputs],
+        lambda i: [b.name for b in stages[i].package.outputs],
+        pod,
+    )
     try:
         validate_pod(pod)
     except PackageError as e:
@@ -192,4 +231,4 @@ def module_pod(module: builtin.ModuleOp) -> Pod:
     return pod
 
 
-__all__ = ["link_op_rows", "module_pod", "pod_module"]
+__all__ = ["link_op_rows", "module_pod", "pod_module", "read_routes"]

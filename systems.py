@@ -25,21 +25,21 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import builtin, func
-from xdsl.ir import SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.abi.link_rows import link_rows
 from ipu.abi.package_check import validate_package
-from ipu.abi.pod import Pod, PodCollective, PodStage, PodTransfer, Route, validate_pod
+from ipu.abi.pod import Pod, PodStage, PodTransfer, validate_pod
 from ipu.api import ApiError, Check, check, check_oracle, context, least_precise_dtype, load_model
 from ipu.codegen.ipuexe import build_package
 from ipu.dialects.ipu import system_attr_of
-from ipu.dialects.system import AllReduceOp, PipelineOp, StageOp, TransferOp, pipeline_of
+from ipu.dialects.system import StageOp, pipeline_of
 from ipu.golden.compare import compare, tolerance
 from ipu.golden.evaluator import check_inputs, evaluate, make_inputs
 from ipu.log import log_event, phase
 from ipu.runtime.emulator import RunResult
 from ipu.runtime.system import SystemResult, run_pod
+from ipu.system_ir import read_routes
 from ipu.target import TargetError
 from ipu.target.system import System, available_systems, load_system
 from ipu.transforms.graph.expand_windows import ExpandWindowsPass
@@ -261,7 +261,10 @@ def build_pod(
         seconds["package"] = seconds.get("package", 0.0) + time.perf_counter() - t0
         stages.append(PodStage(i, st.chip.value.data, f.sym_name.data, pkg))
     pod = Pod(system.name, pipe.microbatches.value.data, stages, compiler_version=__version__)
-    _routes(pipe, index, refs, pod)
+    try:
+        read_routes(pipe, index, lambda i: _names(refs[i], "ipu.inputs"), lambda i: _names(refs[i], "ipu.outputs"), pod)
+    except DiagnosticException as e:
+        raise ApiError(str(e)) from None
     pod.transfers = [_with_rows(pod, t, system) for t in pod.transfers]
     validate_pod(pod)
     return pod, refs
@@ -280,57 +283,6 @@ def _with_rows(pod: Pod, t: PodTransfer, system: System) -> PodTransfer:
 def _names(f: func.FuncOp, key: str) -> list[str]:
     a = f.attributes.get(key)
     return [s.data for s in a.data] if isinstance(a, builtin.ArrayAttr) else []  # type: ignore[union-attr]
-
-
-def _routes(pipe: PipelineOp, index: dict[StageOp, int], refs: list[func.FuncOp], pod: Pod) -> None:
-    """The pod's transfers, collectives and model inputs and outputs, read from the pipeline's ops.
-    A stage reading another stage's value on its own chip (a tensor-parallel segment's carried
-    values) is a transfer from the chip to itself: a hand-off in the chip's memory."""
-    model_in = _names(pipe, "ipu.inputs") or [a.name_hint or f"arg{i}" for i, a in enumerate(pipe.body.block.args)]
-    model_out = _names(pipe, "ipu.outputs")
-
-    def produced(v: SSAValue) -> Route:
-        src = v.owner
-        assert isinstance(src, StageOp)
-        s = index[src]
-        return Route(s, _names(refs[s], "ipu.outputs")[list(src.outputs).index(v)])
-
-    def nbytes(v: SSAValue) -> int:
-        return int(np.prod(v.type.get_shape())) * v.type.element_type.bitwidth // 8
-
-    reduces = [op for op in pipe.body.block.ops if isinstance(op, AllReduceOp)]
-    fed: dict[AllReduceOp, list[list[Route]]] = {r: [[] for _ in r.outputs] for r in reduces}
-    for st, i in index.items():
-        ins = _names(refs[i], "ipu.inputs")
-        for j, v in enumerate(st.inputs):
-            if v in pipe.body.block.args:
-                pod.inputs.setdefault(model_in[pipe.body.block.args.index(v)], []).append(Route(i, ins[j]))
-            elif isinstance(v.owner, TransferOp):
-                t = v.owner
-                pod.transfers.append(
-                    PodTransfer(produced(t.input), Route(i, ins[j]), t.src.value.data, t.dst.value.data, nbytes(v))
-                )
-            elif isinstance(v.owner, AllReduceOp):
-                fed[v.owner][list(v.owner.outputs).index(v)].append(Route(i, ins[j]))
-            else:  # a value of a stage on this chip
-                c = st.chip.value.data
-                pod.transfers.append(PodTransfer(produced(v), Route(i, ins[j]), c, c, nbytes(v)))
-    for r in reduces:
-        pod.collectives.append(
-            PodCollective(
-                "all_reduce",
-                tuple(r.chip_list()),
-                tuple(produced(v) for v in r.inputs),
-                tuple(tuple(x) for x in fed[r]),
-                nbytes(r.inputs[0]),
-            )
-        )
-    out = pipe.body.block.last_op
-    for j, v in enumerate(out.operands):  # type: ignore[union-attr]
-        if not isinstance(v.owner, StageOp):
-            raise ApiError("a model output that is a model input unchanged is not supported on a system yet")
-        name = model_out[j] if j < len(model_out) else f"output{j}"
-        pod.outputs[name] = produced(v)
 
 
 @dataclass

@@ -19,10 +19,11 @@ import numpy as np
 
 from ipu.abi.isa import DTYPE_SIZE
 from ipu.abi.package import Binding
-from ipu.abi.tables import SLICE
+from ipu.abi.tables import LINK, SLICE
 
-LINK_ROW = ("src_tile", "src_offset", "dst_tile", "dst_offset", "bytes")
-"""The columns of a link transfer's rows (offsets from the tile memory's base)."""
+LINK_ROW = LINK.columns[1:]
+"""The columns of a link transfer's rows as a package stores them: `LINK`'s without `start` (the
+schedule is derived from the rows, `link_schedule`)."""
 
 
 def byte_map(b: Binding, base: int, replicas: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -70,39 +71,50 @@ def link_rows(src: Binding, dst: Binding, base: int) -> np.ndarray:
     return np.stack([st[starts], so[starts], dt[starts], do[starts], ends - starts], axis=1).astype(np.int64)
 
 
+def _lookup(tiles: np.ndarray, offs: np.ndarray, logical: np.ndarray, qt: np.ndarray, qo: np.ndarray) -> np.ndarray:
+    """The logical byte held at each queried (tile, offset) of a byte map, -1 where none is."""
+    span = int(max(offs.max(initial=0), qo.max(initial=0))) + 1
+    keys = tiles * span + offs
+    order = np.argsort(keys, kind="stable")
+    sk = keys[order]
+    q = qt * span + qo
+    pos = np.minimum(np.searchsorted(sk, q), max(len(sk) - 1, 0))
+    hit = (sk[pos] == q) if len(sk) else np.zeros(len(q), bool)
+    return np.where(hit, logical[order][pos] if len(sk) else -1, -1)
+
+
 def check_link_rows(rows: np.ndarray, src: Binding, dst: Binding, base: int) -> str:
-    """Why `rows` do not move `src` into `dst` exactly (empty when they do): every row inside a
-    slice of each side, every destination byte written once."""
+    """Why `rows` do not move `src` into `dst` exactly (empty when they do): every byte a row
+    moves is a byte of each side, lands where the same logical byte belongs, and no destination
+    byte is written twice (checked byte by byte, in row order: the first fault is named)."""
     if rows.ndim != 2 or rows.shape[1] != len(LINK_ROW) or (rows[:, 4] <= 0).any():
         return "rows must be [k, 5] with positive byte counts"
-    s_log, s_tile, s_off = byte_map(src, base, replicas=False)
     d_log, d_tile, d_off = byte_map(dst, base, replicas=True)
-    size = int(np.prod(src.shape, dtype=np.int64)) * DTYPE_SIZE[src.dtype]
     n = int(rows[:, 4].sum())
     if n != d_log.size:
         return f"rows move {n} bytes; the destination holds {d_log.size}"
-    src_key = (
-        {(int(t), int(o)): int(lg) for lg, t, o in zip(s_log, s_tile, s_off, strict=True)} if size < 1 << 22 else None
-    )
-    dst_key = (
-        {(int(t), int(o)): int(lg) for lg, t, o in zip(d_log, d_tile, d_off, strict=True)} if size < 1 << 22 else None
-    )
-    if src_key is None or dst_key is None:
-        return ""  # too large to check byte by byte here; the emulator checks the ranges it copies
-    seen = set()
-    for st, so, dt, do, nb in rows.tolist():
-        for i in range(nb):
-            a, b = src_key.get((st, so + i)), dst_key.get((dt, do + i))
-            if a is None:
-                return f"row from tile {st} offset {so + i}: not a byte of {src.name}"
-            if b is None:
-                return f"row to tile {dt} offset {do + i}: not a byte of {dst.name}"
-            if a != b:
-                return f"row to tile {dt} offset {do + i}: moves logical byte {a} where {b} belongs"
-            if (dt, do + i) in seen:
-                return f"tile {dt} offset {do + i} written twice"
-            seen.add((dt, do + i))
-    return ""
+    nb = rows[:, 4]
+    within = np.arange(n) - np.repeat(np.cumsum(nb) - nb, nb)
+    st, so = np.repeat(rows[:, 0], nb), np.repeat(rows[:, 1], nb) + within
+    dt, do = np.repeat(rows[:, 2], nb), np.repeat(rows[:, 3], nb) + within
+    s_log, s_tile, s_off = byte_map(src, base, replicas=False)
+    a = _lookup(s_tile, s_off, s_log, st, so)
+    b = _lookup(d_tile, d_off, d_log, dt, do)
+    span = int(max(do.max(initial=0), d_off.max(initial=0))) + 1
+    first = np.unique(dt * span + do, return_index=True)[1]
+    again = np.ones(n, bool)
+    again[first] = False  # every occurrence of a destination byte after its first
+    bad = np.flatnonzero((a < 0) | (b < 0) | (a != b) | again)
+    if not len(bad):
+        return ""
+    i = int(bad[0])
+    if a[i] < 0:
+        return f"row from tile {st[i]} offset {so[i]}: not a byte of {src.name}"
+    if b[i] < 0:
+        return f"row to tile {dt[i]} offset {do[i]}: not a byte of {dst.name}"
+    if a[i] != b[i]:
+        return f"row to tile {dt[i]} offset {do[i]}: moves logical byte {a[i]} where {b[i]} belongs"
+    return f"tile {dt[i]} offset {do[i]} written twice"
 
 
 def link_schedule(

@@ -52,12 +52,6 @@ GRAPHCORE_SPLITS = {("gpt2_lm", 24, 4): "1,7,8,8", ("gpt2_lm", 48, 8): "1,6,6,7,
 """Graphcore's published layers per IPU (graphcore/examples nlp/gpt2/pytorch/benchmarks.yml)."""
 
 
-def stage_cycles(c: systems.CompiledSystem) -> list[int]:
-    return [
-        Emulator(st.package, c.system.chip, execute=False, max_cycles=None).count_device_cycles() for st in c.pod.stages
-    ]
-
-
 def layers_per_stage(c: systems.CompiledSystem) -> list[int]:
     return [sum(1 for u in units_of(c.stage_function(i)) if u.is_trip) for i in range(len(c.pod.stages))]
 
@@ -78,7 +72,7 @@ class Figures:
 
 
 def figures(c: systems.CompiledSystem) -> Figures:
-    return Figures(c.system, stage_cycles(c), layers_per_stage(c), link_transfers(c.pod))
+    return Figures(c.system, systems.stage_cycles(c.pod, c.system), layers_per_stage(c), link_transfers(c.pod))
 
 
 def throughput(fig: Figures, m: int, system: System | None = None) -> tuple[int, float, float]:

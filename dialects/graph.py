@@ -173,6 +173,12 @@ def initializer_values(init: Attribute, t: TensorType) -> np.ndarray:
 _RAW_DTYPES = {"f16": "<f2", "f32": "<f4", "f64": "<f8", "i32": "<i4", "i64": "<i8"}
 
 
+def dense_values(init: DenseIntOrFPElementsAttr) -> np.ndarray:
+    """A dense initializer's values, flat, at its own element type (a read-only view of its
+    bytes where the type has a fixed NumPy layout)."""
+    return _dense_array(init)
+
+
 def _dense_array(init: DenseIntOrFPElementsAttr) -> np.ndarray:
     """The attribute's values, read straight from its little-endian bytes where the element type
     has a fixed NumPy layout (a weight of millions of elements), else element by element."""

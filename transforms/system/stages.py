@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 
+import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, BytesAttr, DenseIntOrFPElementsAttr, IntegerAttr, StringAttr, TensorType
 from xdsl.ir import Block, Operation, Region, SSAValue
-from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import graph
 
@@ -130,18 +130,26 @@ def input_names(f: func.FuncOp) -> dict[SSAValue, str]:
     return dict(zip(f.args, names, strict=True))
 
 
-def _sliced(p: graph.ParameterOp, a: int, b: int) -> graph.ParameterOp:
-    """The stacked weight `p`'s slices [a, b) as a weight of its own."""
+def sliced_parameter(p: graph.ParameterOp, axis: int, start: int, end: int, name: str) -> graph.ParameterOp:
+    """Weight `p`'s block [start, end) along `axis` as a weight of its own, named `name`: a dense
+    initializer sliced from its bytes at its own element type (only the block is copied; a wider
+    initializer stays wider, as convert-precision leaves it for packaging), a seeded one
+    materialized at the weight's type."""
+    t = p.result.type
+    shape = list(graph.shape_of(t))
+    shape[axis] = end - start
     init = p.init
-    shape = graph.shape_of(p.result.type)
-    if not isinstance(init, DenseIntOrFPElementsAttr):
-        raise DiagnosticException(f"partition-stages: stacked weight {p.sym_name.data} has no dense initializer")
-    data = init.data.data
-    per = len(data) // shape[0]
-    el = init.get_element_type()
-    new_shape = [b - a, *shape[1:]]
-    sliced = DenseIntOrFPElementsAttr(TensorType(el, new_shape), BytesAttr(data[a * per : b * per]))
-    op = graph.ParameterOp(f"{p.sym_name.data}[{a}:{b}]", sliced, TensorType(p.result.type.element_type, new_shape))
+    full = int(np.prod(graph.shape_of(t)))
+    dense = graph.dense_values(init) if isinstance(init, DenseIntOrFPElementsAttr) and len(init) == full else None
+    if dense is not None and dense.dtype.itemsize * 8 == init.get_element_type().bitwidth:  # its raw bytes
+        values, el = dense.reshape(graph.shape_of(t)), init.get_element_type()
+    else:
+        values, el = graph.parameter_values(p), t.element_type
+    block = np.ascontiguousarray(values.take(range(start, end), axis=axis))
+    raw = block.astype(block.dtype.newbyteorder("<"), copy=False).tobytes()
+    op = graph.ParameterOp(
+        name, DenseIntOrFPElementsAttr(TensorType(el, shape), BytesAttr(raw)), TensorType(t.element_type, shape)
+    )
     op.result.name_hint = p.result.name_hint
     return op
 
@@ -166,7 +174,11 @@ def build_stage(
         n = graph.shape_of(v.type)[0] if span is not None and isinstance(op, graph.ParameterOp) else 0
         key = (v, *(span if span and span != (0, n) else (0, 0)))
         if key not in free:
-            c = _sliced(op, *span) if span is not None and span != (0, n) else op.clone()  # type: ignore[arg-type]
+            c = (
+                sliced_parameter(op, 0, *span, f"{op.sym_name.data}[{span[0]}:{span[1]}]")
+                if span is not None and span != (0, n)
+                else op.clone()
+            )  # type: ignore[arg-type]
             frees.append(c)
             free[key] = c.results[0]
         return free[key]

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
-from xdsl.dialects.builtin import ArrayAttr, BytesAttr, DenseIntOrFPElementsAttr, IntegerAttr, StringAttr, TensorType
+from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, StringAttr, TensorType
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
@@ -32,7 +32,7 @@ from ipu.dialects.system import STAGE_ATTR, AllReduceOp, OutputOp, PipelineOp, S
 from ipu.dialects.value_names import name_values
 from ipu.log import log_event
 from ipu.target.system import System
-from ipu.transforms.system.stages import BOUNDARY, input_names, is_free
+from ipu.transforms.system.stages import BOUNDARY, input_names, is_free, sliced_parameter
 from ipu.transforms.system.system_of import system_pass_input
 
 REPLICATED = ("R",)
@@ -200,24 +200,11 @@ def _row_origins(op: Operation, state: dict[SSAValue, object]) -> frozenset[Oper
 
 
 def _slice_param(p: graph.ParameterOp, axis: int, part: int, n: int) -> graph.ParameterOp:
-    """Weight `p`'s `part`-th of `n` blocks along `axis`."""
-    from ipu.dialects.graph import parameter_values
-
-    shape = list(p.result.type.get_shape())
-    full = parameter_values(p)
-    size = shape[axis] // n
-    block = full.take(range(part * size, (part + 1) * size), axis=axis)
-    shape[axis] = size
-    el = p.result.type.element_type
-    import numpy as np
-
-    dt = np.dtype(graph.numpy_dtype(p.result.type)).newbyteorder("<")
-    init = DenseIntOrFPElementsAttr(TensorType(el, shape), BytesAttr(np.ascontiguousarray(block).astype(dt).tobytes()))
-    index = [":"] * len(shape)
+    """Weight `p`'s `part`-th of `n` blocks along `axis`, named by the block (`wq[:,16:32]`)."""
+    size = graph.shape_of(p.result.type)[axis] // n
+    index = [":"] * len(graph.shape_of(p.result.type))
     index[axis] = f"{part * size}:{(part + 1) * size}"
-    op = graph.ParameterOp(f"{p.sym_name.data}[{','.join(index)}]", init, TensorType(el, shape))
-    op.result.name_hint = p.result.name_hint
-    return op
+    return sliced_parameter(p, axis, part * size, (part + 1) * size, f"{p.sym_name.data}[{','.join(index)}]")
 
 
 def _shard_type(t: TensorType, s: object, n: int) -> TensorType:
