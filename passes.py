@@ -20,6 +20,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return RaiseGraphOpsPass
 
+    def host_layout():
+        from ipu.transforms.graph.host_layout import HostLayoutPass
+
+        return HostLayoutPass
+
     def expand_windows():
         from ipu.transforms.graph.expand_windows import ExpandWindowsPass
 
@@ -120,6 +125,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "split-tensor-parallel": split_tensor_parallel,
         "split-attention-heads": split_attention_heads,
         "unroll-batch-matmul": unroll_batch_matmul,
+        "host-layout": host_layout,
         "plan-ops": plan_ops,
         "plan-decide": plan_decide,
         "plan-materialize": plan_materialize,

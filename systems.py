@@ -45,7 +45,7 @@ from ipu.target.system import System, available_systems, load_system
 from ipu.transforms.graph.expand_windows import ExpandWindowsPass
 from ipu.transforms.graph.roll_layers import RollLayersPass
 from ipu.transforms.pipeline import compile_passes
-from ipu.transforms.system.stages import boundary_value
+from ipu.transforms.system.stages import BOUNDARY, boundary_value
 from ipu.transforms.system.tensor_parallel import SplitTensorParallelPass
 from ipu.version import __version__
 
@@ -125,7 +125,7 @@ def compile_system(
         except TargetError as e:
             raise ApiError(str(e)) from None
     try:
-        passes = compile_passes(system.chip.name, options, checkpoints)
+        passes = compile_passes(system.chip.name, options, checkpoints, link_inputs=BOUNDARY)
     except ValueError as e:
         raise ApiError(str(e)) from None
     if loaded.reference is None:

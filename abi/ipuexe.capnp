@@ -16,6 +16,8 @@ struct Binding {
   slices @3 :Table;              # package.SLICE_COLUMNS
   hasData @4 :Bool;
   data @5 :Data;                 # logical row-major bytes (weights only)
+  perm @6 :List(UInt8);          # an input rearranged on the host: slices index array.transpose(perm)
+  pads @7 :List(UInt32);         # ... padded with zeros: each axis's low pads, then the high ones
 }
 
 struct Program {

@@ -18,8 +18,8 @@ from ipu.abi.kernels import KERNEL_NAMES
 from ipu.target import Target
 from ipu.target.mapping import TileMapping
 
-SCHEMA_VERSION = 6  # 2: contentDigest; 3: hostCalls; 4: tileMapping; 5: checkpoints name their graph value;
-# 6: variable-length instructions (ipu.abi.isa)
+SCHEMA_VERSION = 7  # 2: contentDigest; 3: hostCalls; 4: tileMapping; 5: checkpoints name their graph value;
+# 6: variable-length instructions (ipu.abi.isa); 7: an input's host-side axis permutation (Binding.perm)
 
 # The host calls of a package, in order, and the kinds of their steps (see HostStep).
 HOST_CALLS = ("initialize", "run")
@@ -43,6 +43,27 @@ class Binding:
     shape: tuple[int, ...]
     slices: np.ndarray  # int64 [n, len(SLICE)]
     data: bytes | None = None  # logical row-major bytes, weights only
+    # an input the host rearranges as it writes (Poplar's `rearrangeOnHost`): the slices index the
+    # row-major elements of `array.transpose(perm)` with `pads` zeros around it (the low pads of
+    # each axis, then the high ones); `shape` stays the array's own. Empty: none.
+    perm: tuple[int, ...] = ()
+    pads: tuple[int, ...] = ()
+
+    def device_shape(self) -> tuple[int, ...]:
+        """The shape the slices index: `shape` with its axes in `perm` order, padded by `pads`."""
+        shape = tuple(self.shape[a] for a in self.perm) if self.perm else tuple(self.shape)
+        if self.pads:
+            r = len(shape)
+            shape = tuple(d + self.pads[i] + self.pads[r + i] for i, d in enumerate(shape))
+        return shape
+
+    def device_array(self, array: np.ndarray) -> np.ndarray:
+        """`array` (of `shape`) as the slices index it."""
+        a = np.transpose(array, self.perm) if self.perm else array
+        if self.pads:
+            r = a.ndim
+            a = np.pad(a, [(self.pads[i], self.pads[r + i]) for i in range(r)])
+        return a
 
 
 @dataclass
@@ -126,8 +147,9 @@ def kernels_called(pkg: Package) -> set[str]:
 
 
 def binding_bytes(b: Binding) -> int:
-    """Logical bytes of a binding: what a host step moves over the host link."""
-    return math.prod(int(d) for d in b.shape) * DTYPE_SIZE[DType(int(b.dtype))]
+    """Bytes of a binding as the device holds it (an input the host rearranged: with its padding):
+    what a host step moves over the host link."""
+    return math.prod(int(d) for d in b.device_shape()) * DTYPE_SIZE[DType(int(b.dtype))]
 
 
 def host_stream_order(programs: list[Program]) -> tuple[list[int], list[int]]:

@@ -356,7 +356,15 @@ def _validate_binding(b: Binding, what: str, target: Target, need_data: bool, ne
         raise PackageError(f"{label}: invalid dtype {b.dtype}") from None
     if any(int(d) < 0 for d in b.shape):
         raise PackageError(f"{label}: negative dimension in shape {b.shape}")
-    size, esize = math.prod(int(d) for d in b.shape), DTYPE_SIZE[dtype]
+    if (b.perm or b.pads) and what != "input":
+        raise PackageError(f"{label}: a host permutation or padding: only an input is rearranged on the host")
+    if b.perm and sorted(b.perm) != list(range(len(b.shape))):
+        raise PackageError(f"{label}: host permutation {list(b.perm)}: not a permutation of {len(b.shape)} axes")
+    if b.pads and (len(b.pads) != 2 * len(b.shape) or min(b.pads) < 0 or max(b.pads) > _capacity(target)):
+        raise PackageError(
+            f"{label}: host padding {list(b.pads)}: not a low and a high pad for each of {len(b.shape)} axes"
+        )
+    size, esize = math.prod(int(d) for d in b.device_shape()), DTYPE_SIZE[dtype]
     if size * esize > _capacity(target):
         raise PackageError(
             f"{label}: shape {b.shape} {dtype.name} is {size * esize} bytes, more than the "

@@ -63,6 +63,10 @@ def _put_binding(b: Any, src: Binding) -> None:
     b.shape = [int(x) for x in src.shape]
     _put_table(b.slices, src.slices, len(SLICE))
     b.hasData = src.data is not None
+    if src.perm:
+        b.perm = [int(x) for x in src.perm]
+    if src.pads:
+        b.pads = [int(x) for x in src.pads]
     if src.data is not None:
         b.data = bytes(src.data)
 
@@ -79,6 +83,8 @@ def _get_binding(b: Any, what: str) -> Binding:
         shape=tuple(int(x) for x in b.shape),
         slices=_get_table(b.slices, f"{what} '{name}' slices"),
         data=bytes(b.data) if b.hasData else None,
+        perm=tuple(int(x) for x in b.perm),
+        pads=tuple(int(x) for x in b.pads),
     )
 
 

@@ -32,6 +32,7 @@ from ipu.dialects import tasm, tilemap
 from ipu.dialects.graph import initializer_values, is_index_type
 from ipu.dialects.ipu import target_attr_of
 from ipu.dialects.layout import binding_slices
+from ipu.dialects.shared import host_array_shape
 from ipu.dialects.table import OffsetsAttr, table_attr, table_of
 from ipu.target import Target, load_target
 from ipu.target.mapping import TileMapping
@@ -58,6 +59,11 @@ def _binding(op: tasm._BoundValue, replicas: bool, data: bytes | None = None) ->
         assert op.layout is not None and op.address is not None, "verified: a layout comes with an address"
         slices = binding_slices(op.layout.layout(shape), isa.DTYPE_SIZE[dt], op.address.value.data, replicas)
     host = getattr(op, "host_shape", None)  # a stream's declared shape (a scalar carried as [1])
+    perm, pads = getattr(op, "host_perm", None), getattr(op, "host_pads", None)  # an input rearranged on the host
+    if perm is not None or pads is not None:
+        p = tuple(perm.get_values()) if perm is not None else ()
+        q = tuple(pads.get_values()) if pads is not None else ()
+        return Binding(op.sym_name.data, dt, host_array_shape(shape, p, q), slices, data, p, q)
     return Binding(op.sym_name.data, dt, tuple(host.get_values()) if host is not None else shape, slices, data)
 
 
@@ -313,7 +319,9 @@ def disassemble(pkg: Package, target: Target | None = None) -> str:
         lines.append(f"  tasm.weight {_sym(b.name)} {data} : {_tensor(b)} : {_tensor(b)} {_slices(b)}")
     for kind, bs in (("stream_in", pkg.inputs), ("stream_out", pkg.outputs)):
         for b in bs:
-            lines.append(f"  tasm.{kind} {_sym(b.name)} : {_tensor(b)} {_slices(b)}")
+            perm = f" host_perm array<i64: {', '.join(map(str, b.perm))}>" if b.perm else ""
+            perm += f" host_pads array<i64: {', '.join(map(str, b.pads))}>" if b.pads else ""
+            lines.append(f"  tasm.{kind} {_sym(b.name)} : {_tensor(b)}{perm} {_slices(b)}")
     for c in pkg.checkpoints:
         aspect = f" aspect {_lit(c.aspect)}" if c.aspect != "value" else ""
         lines.append(
@@ -383,7 +391,8 @@ def _dict(items: list[tuple[str, int]]) -> str:
 
 
 def _tensor(b: Binding) -> str:
-    return f"tensor<{''.join(f'{d}x' for d in b.shape)}{isa.DTYPE_NAMES[b.dtype]}>"
+    """The device tensor of `b` (the shape its slices index)."""
+    return f"tensor<{''.join(f'{d}x' for d in b.device_shape())}{isa.DTYPE_NAMES[b.dtype]}>"
 
 
 def _phase(index: int) -> str:

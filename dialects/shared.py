@@ -268,6 +268,42 @@ def verify_host_shape(op: IRDLOperation, host_shape: DenseArrayBase | None, tens
         )
 
 
+def verify_host_layout(
+    op: IRDLOperation,
+    host_perm: DenseArrayBase | None,
+    host_pads: DenseArrayBase | None,
+    host_shape: DenseArrayBase | None,
+    tensor: TensorType,
+) -> None:
+    """An input the host rearranges: the device tensor is the host array's axes in `host_perm`
+    order with `host_pads` zeros around it (each axis's low pads, then the high ones); a
+    permutation of the tensor's axes, pads inside its extent, and no host shape besides."""
+    shape = tuple(tensor.get_shape())
+    rank = len(shape)
+    if host_perm is not None and sorted(host_perm.get_values()) != list(range(rank)):
+        raise VerifyException(
+            f"{op.name}: host permutation {list(host_perm.get_values())} is not a permutation of {rank} axes"
+        )
+    if host_pads is not None:
+        pads = tuple(host_pads.get_values())
+        if (
+            len(pads) != 2 * rank
+            or min(pads, default=0) < 0
+            or any(pads[i] + pads[rank + i] >= d for i, d in enumerate(shape))
+        ):
+            raise VerifyException(f"{op.name}: host pads {list(pads)} are not low and high pads inside {list(shape)}")
+    if host_shape is not None and (host_perm is not None or host_pads is not None):
+        raise VerifyException(f"{op.name}: a host rearrangement and a host shape together")
+
+
+def host_array_shape(tensor_shape: tuple[int, ...], perm: tuple[int, ...], pads: tuple[int, ...]) -> tuple[int, ...]:
+    """The host's array shape of a device tensor rearranged by `perm` and padded by `pads`."""
+    r = len(tensor_shape)
+    inner = tuple(d - pads[i] - pads[r + i] for i, d in enumerate(tensor_shape)) if pads else tensor_shape
+    p = perm or tuple(range(r))
+    return tuple(inner[p.index(a)] for a in range(r))
+
+
 def verify_table_init(op: IRDLOperation, init: Attribute, tensor: TensorType) -> None:
     """A table initializer has the tensor's shape (rows x columns)."""
     if isinstance(init, OffsetsAttr) and (len(init), len(init.columns)) != tuple(tensor.get_shape()):
@@ -320,6 +356,8 @@ __all__ = [
     "LayoutAttr",
     "format_ints",
     "parse_ints",
+    "host_array_shape",
+    "verify_host_layout",
     "verify_host_shape",
     "verify_table_init",
     "verify_transfers",

@@ -54,7 +54,7 @@ from ipu.abi.kernels import KERNELS
 from ipu.abi.tables import SLICE, TRANSFER
 from ipu.abi.transfers import phase_end
 from ipu.dialects.exact_init import ExactInit
-from ipu.dialects.shared import GaussianAttr, LayoutAttr, verify_host_shape, verify_table_init
+from ipu.dialects.shared import GaussianAttr, LayoutAttr, verify_host_layout, verify_host_shape, verify_table_init
 from ipu.dialects.table import OffsetsAttr, SlicesAttr, TransfersAttr, verify_schema
 
 
@@ -276,7 +276,17 @@ class StreamInOp(_StreamValue):
     """Run input `@name`: host bytes written to every holder of each element."""
 
     name = "tasm.stream_in"
-    assembly_format = f"$sym_name `:` $tensor {_HOST_SHAPE} {_PLACEMENT} attr-dict"
+    # the host writes its array with the axes in this order, zeros around it (`Binding.perm`, `.pads`)
+    host_perm = opt_prop_def(DenseArrayBase)
+    host_pads = opt_prop_def(DenseArrayBase)
+    assembly_format = (
+        f"$sym_name `:` $tensor {_HOST_SHAPE} (`host_perm` qualified($host_perm)^)? "
+        f"(`host_pads` qualified($host_pads)^)? {_PLACEMENT} attr-dict"
+    )
+
+    def verify_(self) -> None:
+        super().verify_()
+        verify_host_layout(self, self.host_perm, self.host_pads, self.host_shape, self.tensor)
 
 
 @irdl_op_definition

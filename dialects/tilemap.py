@@ -53,6 +53,7 @@ from ipu.dialects.shared import (
     BufferType,
     GaussianAttr,
     LayoutAttr,
+    verify_host_layout,
     verify_host_shape,
     verify_table_init,
     verify_transfers,
@@ -145,12 +146,17 @@ class HostWriteOp(IRDLOperation):
     tensor = attr_def(TensorType)
     layout = attr_def(LayoutAttr)
     host_shape = opt_attr_def(DenseArrayBase)  # the host's shape when it differs (a scalar carried as [1])
+    # the host writes its array with the axes in this order and zeros around it (low pads of each
+    # axis, then high ones): rearranged on the host, no exchange (`host-layout`)
+    host_perm = opt_attr_def(DenseArrayBase)
+    host_pads = opt_attr_def(DenseArrayBase)
     result = result_def(AnyBuffer)
     assembly_format = "$sym_name `:` $tensor `layout` qualified($layout) attr-dict `->` type($result)"
 
     def verify_(self) -> None:
         _check_view(self, self.tensor, self.layout, self.result.type)
         verify_host_shape(self, self.host_shape, self.tensor)
+        verify_host_layout(self, self.host_perm, self.host_pads, self.host_shape, self.tensor)
         _check_stream(self, self.sym_name.data, "ipu.inputs")
 
 

@@ -297,7 +297,7 @@ class Emulator:
         cols = np.arange(re * es)
         logical = (lo + ls * r)[:, None] * es + cols
         offs = (addr - self.base + tstride * r)[:, None] + cols
-        size = int(np.prod(b.shape, dtype=np.int64)) * es
+        size = int(np.prod(b.device_shape(), dtype=np.int64)) * es
         if logical.min() < 0 or logical.max() >= size or offs.min() < 0 or offs.max() >= self.size:
             raise EmulatorError(f"binding '{b.name}': slice {s.tolist()} out of range")
         return tiles, logical, offs
@@ -307,7 +307,7 @@ class Emulator:
         that is not is reported by the general path's checks)."""
         sl = np.ascontiguousarray(b.slices.reshape(-1, len(SLICE)), np.int64)
         es = DTYPE_SIZE[b.dtype]
-        size = int(np.prod(b.shape, dtype=np.int64)) * es
+        size = int(np.prod(b.device_shape(), dtype=np.int64)) * es
         k = first_bad_slice(sl, es, self.target.tiles, size, self.size, self.base)
         if k >= 0:
             self._slice_indices(b, sl[k])  # raises with the slice named
@@ -321,7 +321,7 @@ class Emulator:
         if rows != 1 and (ls != re or tstride != re * es):
             return None
         nbytes, off, last = rows * re * es, addr - self.base, tile + (tc - 1) * ts
-        size = int(np.prod(b.shape, dtype=np.int64)) * es
+        size = int(np.prod(b.device_shape(), dtype=np.int64)) * es
         if (
             tc <= 0
             or rows <= 0
@@ -339,10 +339,11 @@ class Emulator:
         return slice(tile, last + 1, max(ts, 1)), lo * es, off, nbytes
 
     def scatter(self, binding: Binding, array: np.ndarray) -> None:
-        """Write a logical array into every replica of every slice of `binding`."""
-        flat = np.ascontiguousarray(array, dtype=NUMPY_DTYPE[binding.dtype]).reshape(-1)
-        if flat.size != int(np.prod(binding.shape, dtype=np.int64)):
-            raise EmulatorError(f"binding '{binding.name}': {flat.size} elements for shape {binding.shape}")
+        """Write a logical array into every replica of every slice of `binding` (rearranged
+        first when the binding says so: `Binding.perm`)."""
+        flat = np.ascontiguousarray(binding.device_array(array), dtype=NUMPY_DTYPE[binding.dtype]).reshape(-1)
+        if flat.size != int(np.prod(binding.device_shape(), dtype=np.int64)):
+            raise EmulatorError(f"binding '{binding.name}': {flat.size} elements for shape {binding.device_shape()}")
         raw = flat.view(np.uint8)
         if self.written is None:  # the compiled path (checked mode also marks what it writes)
             scatter_slices(self.mem, raw, self._checked_slices(binding), DTYPE_SIZE[binding.dtype], self.base)

@@ -132,6 +132,8 @@ def _stats(label: str, per_tile: np.ndarray) -> str:
 def _binding_line(kind: str, b: Binding, note: str = "") -> str:
     s = b.slices.reshape(-1, len(SLICE)).astype(np.int64)
     size = int(np.prod(b.shape, dtype=np.int64)) * DTYPE_SIZE[b.dtype]
+    if b.perm or b.pads:  # rearranged by the host as it writes
+        note += f" (host writes it as {list(b.device_shape())}" + (f", axes {list(b.perm)}" if b.perm else "") + ")"
     rows, row_elements, tile_count = (s[:, SLICE.columns.index(k)] for k in ("rows", "row_elements", "tile_count"))
     on_tiles = int((rows * row_elements * tile_count).sum()) * DTYPE_SIZE[b.dtype]
     return (

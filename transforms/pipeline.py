@@ -1,4 +1,5 @@
-"""`ipu-compile{target=…}`: graph (identical layers rolled) -> plan (K finalists) -> tilemap (each finalist mapped, its
+"""`ipu-compile{target=…}`: graph (windows expanded, inputs rearranged on the host, identical layers rolled)
+-> plan (K finalists) -> tilemap (each finalist mapped, its
 tile mapping screened, one selected) -> exchange (scheduled, placed) -> tasm."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from ipu.log import phase
 from ipu.transforms.exchange.place_storage import PlaceStoragePass
 from ipu.transforms.exchange.schedule_exchange import ScheduleExchangePass
 from ipu.transforms.graph.expand_windows import ExpandWindowsPass
+from ipu.transforms.graph.host_layout import HostLayoutPass
 from ipu.transforms.graph.roll_layers import RollLayersPass
 from ipu.transforms.levels import expect_level, module_level
 from ipu.transforms.plan.plan_ops import PlanOpsPass
@@ -27,10 +29,11 @@ PLAN_OPTIONS = ("finalists", "beam", "candidates")
 
 
 def compile_passes(
-    target: str | None, options: dict[str, int] | None = None, checkpoints: bool = True
+    target: str | None, options: dict[str, int] | None = None, checkpoints: bool = True, link_inputs: str = ""
 ) -> list[tuple[str, ModulePass]]:
     """The ladder's passes, labelled; `options` (names in `PLAN_OPTIONS`, positive ints) go to plan-ops;
     without `checkpoints`, drop-checkpoints removes the intermediate values' samples after map-tiles.
+    Inputs whose names start with `link_inputs` are written by another chip (host-layout leaves them).
     Every finalist is mapped and screened before select-finalist keeps one. `target` (None: the
     module's `#ipu.target`, else mk2) goes to plan-ops, which records it; the later passes read it."""
     options = dict(options or {})
@@ -43,6 +46,7 @@ def compile_passes(
     drop = [] if checkpoints else [("drop_checkpoints", DropCheckpointsPass())]
     return [
         ("expand_windows", ExpandWindowsPass()),
+        ("host_layout", HostLayoutPass(skip_prefix=link_inputs)),
         ("roll_layers", RollLayersPass()),
         ("plan_ops", PlanOpsPass(target=target, **options)),
         ("map_tiles", MapTilesPass()),
@@ -67,7 +71,7 @@ class IpuCompilePass(ModulePass):
         expect_level(op, self.name, ("graph", "plan"))
         planned = module_level(op) == "plan"  # a plan written or edited by hand: map it as it is
         for label, p in compile_passes(self.target):
-            if planned and label in ("expand_windows", "roll_layers", "plan_ops"):
+            if planned and label in ("host_layout", "expand_windows", "roll_layers", "plan_ops"):
                 continue
             with phase(label):
                 p.apply(ctx, op)

@@ -3,7 +3,8 @@ conv plan family (`plan.conv`: halo patches, kernel positions on the tile, on th
 depthwise, on the vector path), with grids pinned to reach every split (batch, uneven row blocks,
 output and input channels with their partials' reduce, a depthwise conv's channel blocks), and
 through `expand-windows` over the geometries the expansion distinguishes: strides, pads,
-dilations, groups (block-diagonal), depthwise, few channels (im2col), 1-D and batch > 1."""
+dilations, groups (block-diagonal), depthwise, few channels (a wide kernel's columns folded into
+them, else im2col), 1-D and batch > 1."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import pytest
 from ipu import api
 from ipu.abi.package import kernels_called
 from ipu.dialects.graph import ConvGeometry, conv_reference
-from ipu.transforms.graph.expand_windows import ExpandWindowsPass
+from ipu.transforms.graph.expand_windows import ExpandWindowsPass, folds_width
 
 
 def conv_module(geo: ConvGeometry, dtype: str = "f32", grid: tuple[int, ...] | None = None) -> str:
@@ -38,7 +39,11 @@ GEOMETRIES = {
     "3x3 pad 1": ConvGeometry(1, 8, 8, 16, 3, 3, 16, (1, 1), (1, 1), (1, 1, 1, 1), 1),
     "3x3 stride 2 uneven pads": ConvGeometry(1, 9, 7, 16, 3, 3, 8, (2, 2), (1, 1), (1, 0, 1, 1), 1),
     "1x1 stride 2 batch 2": ConvGeometry(2, 8, 8, 16, 1, 1, 32, (2, 2), (1, 1), (0, 0, 0, 0), 1),
-    "7x7 stride 2 stem (im2col)": ConvGeometry(1, 16, 16, 3, 7, 7, 8, (2, 2), (1, 1), (3, 3, 3, 3), 1),
+    "7x7 stride 2 stem (width folded)": ConvGeometry(1, 16, 16, 3, 7, 7, 8, (2, 2), (1, 1), (3, 3, 3, 3), 1),
+    "5x5 stride 2 dilation 2, 3 channels, batch 2 (width folded)": ConvGeometry(
+        2, 15, 13, 3, 5, 5, 8, (2, 2), (2, 2), (2, 1, 2, 3), 1
+    ),
+    "3x3 stem on 3 channels (im2col)": ConvGeometry(1, 8, 8, 3, 3, 3, 8, (1, 1), (1, 1), (1, 1, 1, 1), 1),
     "dilation 2": ConvGeometry(1, 10, 10, 16, 3, 3, 8, (1, 1), (2, 2), (2, 2, 2, 2), 1),
     "groups 2 (block-diagonal)": ConvGeometry(1, 6, 6, 16, 3, 3, 16, (1, 1), (1, 1), (1, 1, 1, 1), 2),
     "depthwise stride 2": ConvGeometry(2, 8, 8, 16, 3, 3, 16, (2, 2), (1, 1), (1, 1, 1, 1), 16),
@@ -75,7 +80,7 @@ def test_conv_matches_its_reference(
 ) -> None:
     passes = [ExpandWindowsPass(expand_all=True)] if expand_all else []
     compiled = api.compile(conv_module(geo, grid=grid), "sim16", graph_passes=passes)
-    family = {"amp_conv"} if geo.on_amp else {"dw_conv"} if geo.depthwise else set()
+    family = {"amp_conv"} if geo.on_amp or folds_width(geo) else {"dw_conv"} if geo.depthwise else set()
     assert (kernels_called(compiled.package) & {"amp_conv", "dw_conv"}) == (set() if expand_all else family)
     rng = np.random.default_rng(7)
     x = rng.standard_normal((geo.n, geo.h, geo.w, geo.c)).astype(np.float32)

@@ -87,6 +87,27 @@ def test_round_trip(tmp_path: Path) -> None:
     assert not packages_equal(pkg, back)
 
 
+def test_host_permutation_round_trip(tmp_path: Path) -> None:
+    """An input the host rearranges keeps its permutation through the file; the slices index the
+    rearranged array (`Binding.device_shape`)."""
+    pkg = good_package()
+    x = pkg.inputs[0]
+    pkg.inputs[0] = dataclasses.replace(x, shape=(16, 16), perm=(1, 0))
+    validate_package(pkg, T)
+    write_package(pkg, tmp_path / "p.ipuexe")
+    back = read_package(tmp_path / "p.ipuexe")
+    assert back.inputs[0].perm == (1, 0) and back.outputs[0].perm == ()
+    assert packages_equal(pkg, back)
+    b = Binding("img", DType.F32, (2, 3, 4), x.slices, perm=(0, 2, 1))
+    a = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    assert b.device_shape() == (2, 4, 3)
+    assert np.array_equal(b.device_array(a), a.transpose(0, 2, 1))
+    padded = dataclasses.replace(b, pads=(0, 1, 0, 0, 2, 1))  # 1 row above, 2 columns right, 1 channel
+    assert padded.device_shape() == (2, 7, 4)
+    d = padded.device_array(a)
+    assert np.array_equal(d[:, 1:5, :3], a.transpose(0, 2, 1)) and d.sum() == a.sum()
+
+
 def test_read_errors(tmp_path: Path) -> None:
     path = tmp_path / "a.ipuexe"
     with pytest.raises(PackageError, match="not found"):
@@ -168,6 +189,14 @@ def _uncovered_output(pkg: Package) -> Package:
             "overlap",
         ),
         (lambda p: (p.inputs.append(p.inputs[0]), p)[1], "duplicate input binding name 'x'"),
+        (
+            lambda p: (p.inputs.__setitem__(0, dataclasses.replace(p.inputs[0], perm=(0, 0))), p)[1],
+            r"input 'x': host permutation \[0, 0\]: not a permutation of 2 axes",
+        ),
+        (
+            lambda p: (p.outputs.__setitem__(0, dataclasses.replace(p.outputs[0], perm=(1, 0))), p)[1],
+            "output 'y': a host permutation or padding: only an input is rearranged on the host",
+        ),
     ],
 )
 def test_validation_errors(mutate, message: str) -> None:  # noqa: ANN001

@@ -12,7 +12,14 @@ the end (see `_Wide`). Then, by the channels:
 - **depthwise** (one input and one output channel a group): Y = sum_ij X_ij * w_ij, each w_ij
   a row vector of the C channels — the vector path, since one channel a group gives the AMP
   nothing to contract;
-- **few channels** (C < 16, a network's stem): im2col, the windows stacked on a leading axis,
+- **few channels, a wide kernel** (C < 16, a network's stem such as ResNet's 7x7/2 on RGB):
+  PopLibs' `expandDims` of the kernel width alone. The channels are padded to whole 8-byte
+  pixels (3 -> 4), the KW column windows of the padded image joined on the channel axis
+  ([N, Hp, OW, KW C4]: one exchange of whole pixels per window, a row of pixels at the
+  stride's step for each image row), and the result is a KH x 1 convolution with stride
+  (sh, 1) over KW C4 >= 16 channels, which the conv plan family takes on the AMP (its rows'
+  halo received from neighbours);
+- **few channels** otherwise: im2col, the windows stacked on a leading axis,
   permuted and reshaped to [N OH OW, KH KW C] and one matmul by the [KH KW C, O] filters, so
   the AMP contracts one 16-deep group instead of KH KW shallow ones;
 - **otherwise**: Y = sum_ij X_ij @ W_ij, one matmul a position, each contracting C (fp32
@@ -226,6 +233,43 @@ def _position_filters(e: _Emitter, geo: graph.ConvGeometry, i: int, j: int) -> S
     return acc
 
 
+PIXEL_CHANNELS = 4
+"""A few-channel image's channels are padded to a multiple of this (8-byte half-precision pixels,
+whole exchange words) before its kernel's columns fold into them."""
+
+
+def folds_width(geo: graph.ConvGeometry) -> bool:
+    """Whether `_fold_width` takes the conv: one group of few channels whose kernel columns,
+    folded into them, give the AMP at least 16 (and stay under 256 to keep the conv planned)."""
+    c4 = -(-geo.c // PIXEL_CHANNELS) * PIXEL_CHANNELS
+    small = max(geo.strides + geo.dilations) < 256
+    return geo.groups == 1 and geo.c < IM2COL_BELOW and geo.kw > 1 and 16 <= geo.kw * c4 and geo.out is None and small
+
+
+def _fold_width(e: _Emitter, geo: graph.ConvGeometry) -> SSAValue:
+    """expandDims(W): the conv as a KH x 1 conv over the KW column windows joined on the channels
+    (see the module docstring); returns its [N, OH, OW, O] result."""
+    (t, left, b, _), (sh, sw), (dh, dw) = geo.pads, geo.strides, geo.dilations
+    n, h, w, c, ow = geo.n, geo.h, geo.w, geo.c, geo.out_w
+    c4 = -(-c // PIXEL_CHANNELS) * PIXEL_CHANNELS
+    reach = (geo.kw - 1) * dw + sw * (ow - 1) + 1  # padded columns any window reads
+    wp = -(-max(reach, left + 1) // sw) * sw
+    keep_w = min(w, wp - left)
+    hp = h + t + b
+    x = e.slice(e.root.input, (0, 0, 0, 0), (n, h, keep_w, c))
+    xp = e.pad(x, (0, t, left, 0), (n, hp, wp, c4))
+    # a stride's phases side by side on the last axis: window j is columns [c0 // sw, + OW) of
+    # that view, channels [(c0 % sw) C4, + C4): rows of whole pixels at a stride of sw pixels
+    view = e.reshape(xp, (n, hp, wp // sw, sw * c4))
+    cols = [e.slice(view, (0, 0, j * dw // sw, j * dw % sw * c4), (n, hp, ow, c4)) for j in range(geo.kw)]
+    k = geo.kw * c4
+    folded = e.emit(graph.ConcatOp(cols, 3, e.ty((n, hp, ow, k))))
+    f = e.pad(e.root.filters, (0, 0, 0, 0), (geo.kh, geo.kw, c4, geo.o))
+    f = e.reshape(f, (geo.kh, 1, k, geo.o))
+    conv = graph.ConvOp(folded, f, e.root.result.type, (sh, 1), (dh, 1), (0, 0, 0, 0))
+    return e.emit(conv)
+
+
 def _expand(e: _Emitter, geo: graph.ConvGeometry) -> SSAValue:
     """The conv's result as [N OH OW, O]."""
     wide = _windows(e, geo)
@@ -301,7 +345,18 @@ class ExpandConv(RewritePattern):
         if op.geometry().planned and not self.expand_all:
             return
         e = _Emitter(rewriter, op, self.names)
-        _replace(rewriter, op, e, _expand(e, op.geometry()))
+        geo = op.geometry()
+        if folds_width(geo):
+            y = _fold_width(e, geo)
+            del y.owner.attributes[DERIVED]  # the model's conv, by its name: checked like the conv it replaces
+            if "onnx.node" in op.attributes:
+                y.owner.attributes["onnx.node"] = op.attributes["onnx.node"]
+            name = op.result.name_hint
+            rewriter.replace_all_uses_with(op.result, y)
+            rewriter.erase(op)
+            y.name_hint = name
+            return
+        _replace(rewriter, op, e, _expand(e, geo))
 
 
 @dataclass

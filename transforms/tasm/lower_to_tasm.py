@@ -97,6 +97,9 @@ def _bound(cls: type, op: Operation, extra: dict, addr: int) -> Operation:
     props = {"sym_name": op.sym_name, "tensor": op.tensor, "layout": op.layout, "address": _i(addr)}
     if getattr(op, "host_shape", None) is not None:  # a host stream's declared shape
         props["host_shape"] = op.host_shape
+    for key in ("host_perm", "host_pads"):  # an input rearranged on the host
+        if getattr(op, key, None) is not None:
+            props[key] = getattr(op, key)
     props.update(extra)
     return cls.create(properties=props)
 

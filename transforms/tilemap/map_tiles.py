@@ -214,11 +214,18 @@ def _zero_from(lay: Layout, esize: int) -> dict[str, Attribute]:
     return {"zero_from": IntegerAttr(first, 64)} if first else {}
 
 
-def _host_shape(f: func.FuncOp, name: str) -> dict[str, Attribute]:
-    """The `host_shape` attribute of stream `name`, from the plan function's `ipu.host_shapes`."""
-    shapes = f.attributes.get("ipu.host_shapes")
-    shape = shapes.data.get(name) if isinstance(shapes, builtin.DictionaryAttr) else None
-    return {"host_shape": shape} if shape is not None else {}
+def _host_shape(f: func.FuncOp, name: str, output: bool = False) -> dict[str, Attribute]:
+    """The `host_shape`, `host_perm` and `host_pads` attributes of stream `name`, from the plan
+    function's `ipu.host_shapes`, `ipu.host_perms` and `ipu.host_pads` (inputs the host
+    rearranges: `host-layout`)."""
+    out: dict[str, Attribute] = {}
+    keys = (("ipu.host_shapes", "host_shape"), ("ipu.host_perms", "host_perm"), ("ipu.host_pads", "host_pads"))
+    for key, attr in keys[:1] if output else keys:
+        table = f.attributes.get(key)
+        value = table.data.get(name) if isinstance(table, builtin.DictionaryAttr) else None
+        if value is not None:
+            out[attr] = value
+    return out
 
 
 def count_checkpoints(f: func.FuncOp) -> int:
@@ -243,7 +250,7 @@ class MapReturn(RewritePattern):
                     "tensor": v.type.tensor,
                     "layout": v.type.layout_attr,
                 }
-                | _host_shape(f, outs[i]),
+                | _host_shape(f, outs[i], output=True),
             )
             for i, (v, b) in enumerate(zip(op.arguments, ins, strict=True))
         ]
