@@ -30,6 +30,7 @@ from ipu.frontends.onnx_compose import Composer
 from ipu.frontends.onnx_import import (
     _LOWERINGS,
     AFTER_LOWERING,
+    REDUCE_HOOKS,
     OnnxImportError,
     _attrs,
     _Importer,
@@ -451,9 +452,51 @@ def _pool_3d(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object], x: V
     c.lower(im, c.node("Reshape", [dp, c.const(np.array([n, ch, out[0], oh, ow], np.int64))]))
 
 
+MEAN_MATRIX_ELEMENTS = 1 << 21
+"""The largest block-diagonal averaging matrix [N, N H W] a spatial mean of a channels-last value
+is computed with (4 MB of half-precision constants); larger ones reduce rows of the NCHW form."""
+
+
+def spatial_mean(im: _Importer, name: str, hint: str) -> Val | None:
+    """The mean over the spatial axes of NCHW (NCL) value `name`, [N, C], read from its
+    channels-last twin as one matmul: a constant [N, N H W] block-diagonal matrix of 1 / (H W)
+    times the twin's rows [N H W, C] (the AMP contracts the pixels; no transpose back to NCHW,
+    which at ResNet-50's batch 16 is a 3.2 MB all-to-all before its pool); None without a twin
+    or when the matrix would be too large."""
+    twin = im.channels_last.get(name)
+    if twin is None:
+        return None
+    n, h, w, c = twin.shape
+    hw = h * w
+    if n * n * hw > MEAN_MATRIX_ELEMENTS or np.dtype(twin.dtype).kind != "f":
+        return None
+    avg = np.kron(np.eye(n), np.full((1, hw), 1.0 / hw)).astype(twin.dtype)
+    a = Val(im.param(avg, twin.dtype, (n, n * hw), f"{hint}.averages"), (n, n * hw), twin.dtype)
+    rows = im.raw_reshape(twin.ssa, (n * hw, c), twin.dtype)
+    return _matmul_core(im, a, rows, c, hint)
+
+
+def _reduce_spatial_mean(im: _Importer, node: onnx.NodeProto, x: Val, axes: list[int], keep: bool) -> Val | None:
+    """ReduceMean over exactly the spatial axes of an NCHW (NCL) value with a channels-last twin
+    (torch's `x.mean((2, 3))`, the dynamo export of `adaptive_avg_pool2d(1)`): `spatial_mean`."""
+    rank = len(x.shape)
+    if node.op_type != "ReduceMean" or rank not in (3, 4) or axes != list(range(2, rank)):
+        return None
+    m = spatial_mean(im, node.input[0], node.output[0] if not keep else f"{node.output[0]}.rows")
+    if m is None:
+        return None
+    n, c = x.shape[:2]
+    shape = (n, c, *([1] * (rank - 2))) if keep else (n, c)
+    return Val(im.raw_reshape(m.ssa, collapsed(shape), x.dtype, node.output[0]), shape, x.dtype)
+
+
+REDUCE_HOOKS.append(_reduce_spatial_mean)
+
+
 @lowering("GlobalAveragePool", "GlobalMaxPool")
 def _global_pool(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None:
-    """The mean (max) of each channel's spatial extent: a row reduction of [N C, H W]."""
+    """The mean (max) of each channel's spatial extent: a row reduction of [N C, H W] (a mean of
+    a value with a channels-last twin: `spatial_mean`)."""
     _no_attrs(im, attrs)
     x = _val_input(im, node)
     if len(x.shape) < 3:
@@ -462,10 +505,15 @@ def _global_pool(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) 
     spatial = math.prod(x.shape[2:])
     if np.dtype(x.dtype).kind != "f":
         raise im.fail(f"{node.op_type} of {np.dtype(x.dtype)} values; floats only")
+    shape = (n, c, *([1] * (len(x.shape) - 2)))
+    if node.op_type == "GlobalAveragePool" and len(x.shape) in (3, 4):
+        m = spatial_mean(im, node.input[0], node.output[0])
+        if m is not None:
+            im.out(node, Val(im.raw_reshape(m.ssa, (n, c), x.dtype, node.output[0]), shape, x.dtype))
+            return
     flat = im.raw_reshape(x.ssa, (n * c, spatial), x.dtype)
     kind = "mean" if node.op_type == "GlobalAveragePool" else "max"
     r = _reduce_rows(im, flat, kind, x.dtype, (n, c), None)
-    shape = (n, c, *([1] * (len(x.shape) - 2)))
     im.out(node, Val(im.raw_reshape(r, (n, c), x.dtype, node.output[0]), shape, x.dtype))
 
 

@@ -464,6 +464,10 @@ Lowering = Callable[[_Importer, onnx.NodeProto, dict[str, object]], None]
 _LOWERINGS: dict[str, Lowering] = {}
 AFTER_LOWERING: list[Callable[[_Importer, onnx.NodeProto], None]] = []
 """Hooks run after each node's lowering (`onnx_cnn` keeps channels-last twins of its results)."""
+
+REDUCE_HOOKS: list[Callable[[_Importer, onnx.NodeProto, Val, list[int], bool], Val | None]] = []
+"""Lowerings a reduction node tries first, each returning its result or None (`onnx_cnn`: a
+spatial mean read from a channels-last twin)."""
 _SINCE: dict[str, int] = {}
 
 
@@ -880,6 +884,11 @@ def _reduce(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> No
             return
         axes = list(range(rank))
     keep = bool(attrs.get("keepdims", 1))
+    for hook in REDUCE_HOOKS:
+        y = hook(im, node, x, axes, keep)
+        if y is not None:
+            im.out(node, y)
+            return
     im.out(node, reduce_value(im, node.op_type, x, axes, keep, node.output[0]))
 
 

@@ -99,6 +99,36 @@ def test_stem_conv_7x7_and_max_pool() -> None:
     run(net.model(y, [1, 16, 4, 4]))
 
 
+def test_batched_rgb_stem_is_written_channels_last_by_the_host() -> None:
+    """A batch of NCHW RGB images: the host writes them channels last and zero-padded for the
+    7x7/2 stem (no exchange moves single pixels), which runs as a 7x1 conv over 28 channels."""
+    net = Net([2, 3, 16, 16])
+    y = net.node("Relu", [net.conv("x", 3, 16, 7, bias=True, strides=[2, 2], pads=[3, 3, 3, 3])])
+    m = net.model(y, [2, 16, 8, 8])
+    compiled = api.compile(m, "sim16")
+    (x,) = compiled.package.inputs
+    assert x.shape == (2, 3, 16, 16) and x.perm == (0, 2, 3, 1) and x.device_shape() == (2, 22, 22, 4)
+    report = api.run(compiled, seed=5)
+    assert report.passed, [(c.kind, c.name, c.result.reason) for c in report.checks if not c.result.passed]
+
+
+@pytest.mark.parametrize("op", ["GlobalAveragePool", "ReduceMean"])
+def test_spatial_mean_of_a_channels_last_value_is_one_matmul(op: str) -> None:
+    """torch's `x.mean((2, 3))` (ReduceMean) and GlobalAveragePool of a conv's result read its
+    channels-last twin: a block-diagonal averaging matrix times the pixels' rows, no transpose
+    back to NCHW."""
+    net = Net([2, 16, 5, 5])
+    a = net.node("Relu", [net.conv("x", 16, 32, 3, pads=[1, 1, 1, 1])])
+    axes = net.init(np.array([2, 3]), "axes") if op == "ReduceMean" else None
+    if axes is not None:
+        net.inits[-1] = numpy_helper.from_array(np.array([2, 3], np.int64), axes)
+    g = net.node(op, [a, axes] if axes else [a], **({"keepdims": 0} if axes else {}))
+    m = net.model(g, [2, 32] if axes else [2, 32, 1, 1])
+    text = str(import_model(m))
+    assert "averages" in text and "graph.reduce" not in text and "perm = array<i64: 0, 3, 1, 2>" not in text
+    run(m)
+
+
 def test_inverted_residual_depthwise_relu6() -> None:
     net = Net([1, 16, 8, 8])
     lo, hi = net.init(np.array(0.0), "lo"), net.init(np.array(6.0), "hi")

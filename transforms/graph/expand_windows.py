@@ -55,6 +55,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from ipu.dialects import graph
+from ipu.dialects.graph import initializer_values
 from ipu.dialects.value_names import DERIVED
 from ipu.transforms.levels import expect_level
 
@@ -264,8 +265,14 @@ def _fold_width(e: _Emitter, geo: graph.ConvGeometry) -> SSAValue:
     cols = [e.slice(view, (0, 0, j * dw // sw, j * dw % sw * c4), (n, hp, ow, c4)) for j in range(geo.kw)]
     k = geo.kw * c4
     folded = e.emit(graph.ConcatOp(cols, 3, e.ty((n, hp, ow, k))))
-    f = e.pad(e.root.filters, (0, 0, 0, 0), (geo.kh, geo.kw, c4, geo.o))
-    f = e.reshape(f, (geo.kh, 1, k, geo.o))
+    shape = (geo.kh, 1, k, geo.o)
+    w = e.root.filters.owner
+    if isinstance(w, graph.ParameterOp):  # a weight: its padded, regrouped filters made here, once
+        vals = initializer_values(w.init, w.result.type)
+        vals = np.pad(vals, ((0, 0), (0, 0), (0, c4 - c), (0, 0))).reshape(shape)
+        f = e.constant(vals, shape, "filters")
+    else:
+        f = e.reshape(e.pad(e.root.filters, (0, 0, 0, 0), (geo.kh, geo.kw, c4, geo.o)), shape)
     conv = graph.ConvOp(folded, f, e.root.result.type, (sh, 1), (dh, 1), (0, 0, 0, 0))
     return e.emit(conv)
 

@@ -65,6 +65,7 @@ class Planner:
     resident: int = 0  # bytes per tile of weights kept in their consumer's layout
     gemms: int = 0
     row_turn: int = 0  # rowwise ops given a rotated row layout so far (`families.rowwise.rotated_rows`)
+    home_cursor: int = 0  # the tile the next convolution's filter home starts at (`families.conv`)
     index_of: dict[Operation, int] = field(default_factory=dict)
     uses_left: dict[SSAValue, int] = field(default_factory=dict)  # graph uses not yet planned
 

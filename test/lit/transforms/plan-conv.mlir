@@ -6,8 +6,9 @@
 // RUN: not ipu-opt %S/Inputs/plan-conv-bad-pin.mlir -p 'plan-ops{target=sim16}' 2>&1 | filecheck %s --check-prefix=PIN
 
 // The conv plan family: a 3x3 stride-2 convolution pinned to a (batch 1, rows 2, output
-// channels 2, input channels 2) grid, and an unpinned 1x1 one after it. The filters live once,
-// spread over the grid (C split over the input channel and row parts), and are fetched into the
+// channels 2, input channels 2) grid, and an unpinned 1x1 one after it. The filters live once
+// (whole kernels of at least 64 input channels a block, here all 32, cut by the output channel
+// blocks: a grid of its own starting at the planner's next home tile), and are fetched into the
 // conv's layout (split [[], [], [3], [2]]: input channels by grid dimension 3, output channels by
 // 2, replicated over the rows); the input is read where it lives. An input channel split gives
 // f32 partials over grid dimension 3 and a plan.reduce into rows split by dimensions 1 and 3.
@@ -19,7 +20,7 @@ func.func @main(%x: tensor<1x8x8x32xf16>) -> tensor<1x4x4x16xf16> {
   func.return %z : tensor<1x4x4x16xf16>
 }
 
-// CHECK:      %w = plan.parameter "w" {{.*}} : !plan.tensor<3x3x32x32xf16, #plan.layout<grid = [1, 2, 2, 2], split = {{\[\[}}], [], [3, 0, 1], [2]], memory = standard>>
+// CHECK:      %w = plan.parameter "w" {{.*}} : !plan.tensor<3x3x32x32xf16, #plan.layout<grid = [1, 2], split = {{\[\[}}], [], [0], [1]], memory = standard>>
 // CHECK-NEXT: %w_r = plan.rearrange %w {reason = "weight fetch"} : {{.*}} -> !plan.tensor<3x3x32x32xf16, #plan.layout<grid = [1, 2, 2, 2], split = {{\[\[}}], [], [3], [2]], memory = interleaved>>
 // CHECK-NEXT: %y_partial = plan.conv %x, %w_r {strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>}
 // CHECK-SAME: -> !plan.tensor<1x4x4x32xf32, #plan.layout<grid = [1, 2, 2, 2], split = {{\[\[}}0], [1], [], [2]], partial = 3, memory = interleaved>>

@@ -20,6 +20,7 @@ Other grouped and few-channel convolutions are rewritten by `expand-windows` bef
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -49,12 +50,26 @@ class ConvLayouts:
     """The layouts one grid emits (the plan is priced from these)."""
 
     filters: Layout  # [KH, KW, C, O]: input and output channels split, replicated over batch and rows
-    home: Layout  # the filters stored once, spread over the grid
+    home: Layout  # the filters stored once: blocks of whole kernels over >= HOME_CHANNELS inputs
     partial: Layout  # the conv's result (partial over grid dimension 3 when the input channels split)
     result: Layout  # after plan.reduce (== partial without a channel split)
 
 
-def conv_layouts(geo: graph.ConvGeometry, grid: Grid, first_tile: int = 0) -> ConvLayouts:
+HOME_CHANNELS = 64
+"""Input channels a stored filter block holds at least (all of them below that). A tile computing
+a block of output channels receives its filters from C / (block) home tiles, one transfer per
+kernel position each: ResNet-50's 3x3 filters cut one channel a home tile cost each receiver 576
+transfers (16 KB of exchange instructions) for one fetch."""
+
+
+def _home_blocks(c: int) -> int:
+    """Home blocks of `c` input channels: the most that keep HOME_CHANNELS each, dividing `c`."""
+    return max((d for d in range(1, c // HOME_CHANNELS + 1) if c % d == 0), default=1)
+
+
+def conv_layouts(geo: graph.ConvGeometry, grid: Grid, first_tile: int = 0, home_first: int = 0) -> ConvLayouts:
+    """The layouts of one grid; the filters' home starts at tile `home_first` (the planner spreads
+    the homes of successive convolutions over the chip)."""
     gn, gh, go, gc = grid
     out = (geo.n, geo.out_h, geo.out_w, geo.o)
     if geo.depthwise:
@@ -65,7 +80,11 @@ def conv_layouts(geo: graph.ConvGeometry, grid: Grid, first_tile: int = 0) -> Co
     partial = Layout(out, grid, ((0,), (1,), (), (2,)), 3 if gc > 1 else -1, first_tile)
     result = Layout(out, grid, ((0,), (1, 3), (), (2,)), -1, first_tile) if gc > 1 else partial
     filters = Layout(f_shape, grid, ((), (), (3,), (2,)), -1, first_tile)
-    home = Layout(f_shape, grid, ((), (), (3, 0, 1), (2,)), -1, first_tile) if gn * gh > 1 else filters
+    if gn * gh > 1:  # filters replicated over batch and rows: stored once, fetched each run
+        hc = _home_blocks(geo.c)
+        home = Layout(f_shape, (hc, go), ((), (), (0,), (1,)), -1, home_first)
+    else:
+        home = filters
     return ConvLayouts(filters, home, partial, result)
 
 
@@ -105,7 +124,8 @@ def conv_candidate(geo: graph.ConvGeometry, esize: int, target: Target, grid: Gr
     f_bytes = lays.filters.block_elements * esize
     out_e = 4 if gc > 1 else esize
     p_bytes = lays.partial.block_elements * out_e
-    home = lays.home.block_elements * esize
+    # per tile of the grid on average: successive convolutions' homes take turns over the chip
+    home = -(-lays.home.block_elements * lays.home.tiles * esize // math.prod(grid))
     work = x_bytes + f_bytes + p_bytes
     comp = target.amp_conv_cycles(par["n"] * par["oh"], par["ow"], par["c"], par["o"], geo.kh, geo.kw)
     exch = (x_bytes + (f_bytes if lays.home != lays.filters else 0)) // 4 + target.phase_overhead_cycles()
@@ -180,6 +200,10 @@ def _plan_conv(p: Planner, op: graph.ConvOp, index: int) -> None:
     reserved = p.resident + p.live_bytes(exclude=(op.input, op.filters))
     c = p.chooser.decide(CONV, ConvRequest(op, index, geo, esize, reserved), p.target)
     lays = conv_layouts(geo, c.grid)
+    if lays.home != lays.filters:  # the next run of tiles for this home, wrapping at the chip's end
+        first = p.home_cursor if p.home_cursor + lays.home.tiles <= p.target.tiles else 0
+        lays = conv_layouts(geo, c.grid, home_first=first)
+        p.home_cursor = (first + lays.home.tiles) % p.target.tiles
     if p.is_weight(op.filters) and not p.has(op.filters):
         p.resident += c.home_bytes * p.weight_copies(op.filters)
     if lays.home != lays.filters:
