@@ -459,10 +459,11 @@ is computed with (4 MB of half-precision constants); larger ones reduce rows of 
 
 def spatial_mean(im: _Importer, name: str, hint: str) -> Val | None:
     """The mean over the spatial axes of NCHW (NCL) value `name`, [N, C], read from its
-    channels-last twin as one matmul: a constant [N, N H W] block-diagonal matrix of 1 / (H W)
-    times the twin's rows [N H W, C] (the AMP contracts the pixels; no transpose back to NCHW,
-    which at ResNet-50's batch 16 is a 3.2 MB all-to-all before its pool); None without a twin
-    or when the matrix would be too large."""
+    channels-last twin: a constant [N, N H W] block-diagonal matrix of ones times the twin's rows
+    [N H W, C] (the AMP contracts the pixels, f32 inside; no transpose back to NCHW, which at
+    ResNet-50's batch 16 is a 3.2 MB all-to-all before its pool), divided by H W (1 / 49 has no
+    exact half-precision value: a factor would bias every mean by 4e-4); None without a twin or
+    when the matrix would be too large."""
     twin = im.channels_last.get(name)
     if twin is None:
         return None
@@ -470,10 +471,12 @@ def spatial_mean(im: _Importer, name: str, hint: str) -> Val | None:
     hw = h * w
     if n * n * hw > MEAN_MATRIX_ELEMENTS or np.dtype(twin.dtype).kind != "f":
         return None
-    avg = np.kron(np.eye(n), np.full((1, hw), 1.0 / hw)).astype(twin.dtype)
-    a = Val(im.param(avg, twin.dtype, (n, n * hw), f"{hint}.averages"), (n, n * hw), twin.dtype)
+    ones = np.kron(np.eye(n), np.ones((1, hw))).astype(twin.dtype)
+    a = Val(im.param(ones, twin.dtype, (n, n * hw), f"{hint}.pixels"), (n, n * hw), twin.dtype)
     rows = im.raw_reshape(twin.ssa, (n * hw, c), twin.dtype)
-    return _matmul_core(im, a, rows, c, hint)
+    total = _matmul_core(im, a, rows, c, f"{hint}.sum")
+    count = im.splat(float(hw), total, f"{hint}.count")
+    return Val(im.emit(g.DivOp(total.ssa, count, total.ssa.type), hint), (n, c), twin.dtype)
 
 
 def _reduce_spatial_mean(im: _Importer, node: onnx.NodeProto, x: Val, axes: list[int], keep: bool) -> Val | None:

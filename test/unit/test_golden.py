@@ -9,7 +9,7 @@ import pytest
 
 from ipu.dialects.graph import GaussianAttr
 from ipu.dialects.value_names import named_ops, value_names
-from ipu.golden.compare import compare, sample_indices
+from ipu.golden.compare import compare, sample_indices, scale_eps
 from ipu.golden.evaluator import GoldenError, evaluate, flops, load_module, main_function, make_inputs
 
 MLP = """
@@ -126,6 +126,19 @@ def test_sample_indices() -> None:
     assert idx[-1] == 9_999
     assert np.all(np.diff(idx) > 0)
     assert len(sample_indices(0)) == 0
+
+
+def test_half_precision_error_floor_follows_the_tensors_scale() -> None:
+    """A half-precision value's elements may be off by two f16 ulps of the tensor's largest
+    magnitude (186 here: 0.36), not more; float32 and explicit tolerances get no such floor."""
+    ref = np.array([186.0, 0.3, -0.9, 40.0])
+    near, far = ref + np.array([0.0, 0.07, -0.3, 0.0]), ref + np.array([0.0, 0.5, 0.0, 0.0])
+    eps = scale_eps(np.dtype(np.float16))
+    assert eps == 2 * float(np.finfo(np.float16).eps)
+    assert not compare(near, ref, atol=0.03, rtol=0.03).passed
+    assert compare(near, ref, atol=0.03, rtol=0.03, scale_eps=eps).passed
+    assert not compare(far, ref, atol=0.03, rtol=0.03, scale_eps=eps).passed
+    assert scale_eps(np.dtype(np.float32)) == 0.0 and scale_eps(np.dtype(np.float16), atol=0.01) == 0.0
 
 
 def test_compare_detects_perturbation_nan_and_shape() -> None:
