@@ -43,7 +43,10 @@ GEOMETRIES = {
     "5x5 stride 2 dilation 2, 3 channels, batch 2 (width folded)": ConvGeometry(
         2, 15, 13, 3, 5, 5, 8, (2, 2), (2, 2), (2, 1, 2, 3), 1
     ),
-    "3x3 stem on 3 channels (im2col)": ConvGeometry(1, 8, 8, 3, 3, 3, 8, (1, 1), (1, 1), (1, 1, 1, 1), 1),
+    "3x3 stride 2 stem on 3 channels (width folded, 6-channel pixels)": ConvGeometry(
+        2, 9, 8, 3, 3, 3, 8, (2, 2), (1, 1), (1, 1, 1, 1), 1
+    ),
+    "3x1 kernel on 3 channels (im2col)": ConvGeometry(1, 8, 8, 3, 3, 1, 8, (1, 1), (1, 1), (1, 0, 1, 0), 1),
     "dilation 2": ConvGeometry(1, 10, 10, 16, 3, 3, 8, (1, 1), (2, 2), (2, 2, 2, 2), 1),
     "groups 2 (block-diagonal)": ConvGeometry(1, 6, 6, 16, 3, 3, 16, (1, 1), (1, 1), (1, 1, 1, 1), 2),
     "depthwise stride 2": ConvGeometry(2, 8, 8, 16, 3, 3, 16, (2, 2), (1, 1), (1, 1, 1, 1), 16),

@@ -12,14 +12,15 @@ the end (see `_Wide`). Then, by the channels:
 - **depthwise** (one input and one output channel a group): Y = sum_ij X_ij * w_ij, each w_ij
   a row vector of the C channels — the vector path, since one channel a group gives the AMP
   nothing to contract;
-- **few channels, a wide kernel** (C < 16, a network's stem such as ResNet's 7x7/2 on RGB):
-  PopLibs' `expandDims` of the kernel width alone. The channels are padded to whole 8-byte
-  pixels (3 -> 4), the KW column windows of the padded image joined on the channel axis
-  ([N, Hp, OW, KW C4]: one exchange of whole pixels per window, a row of pixels at the
+- **few channels** (C < 16, a network's stem such as ResNet's 7x7/2 or MobileNet's 3x3/2 on
+  RGB): PopLibs' `expandDims` of the kernel width. The channels are padded (`pixel_channels`:
+  even, whole exchange words, and KW x C' >= 16: 3 -> 4 for a 7-wide kernel, 3 -> 6 for a
+  3-wide one), the KW column windows of the padded image joined on the channel axis
+  ([N, Hp, OW, KW C']: one exchange of whole pixels per window, a row of pixels at the
   stride's step for each image row), and the result is a KH x 1 convolution with stride
-  (sh, 1) over KW C4 >= 16 channels, which the conv plan family takes on the AMP (its rows'
-  halo received from neighbours);
-- **few channels** otherwise: im2col, the windows stacked on a leading axis,
+  (sh, 1) over KW C' channels, which the conv plan family takes on the AMP (its rows' halo
+  received from neighbours);
+- **few channels, a one-column kernel**: im2col, the windows stacked on a leading axis,
   permuted and reshaped to [N OH OW, KH KW C] and one matmul by the [KH KW C, O] filters, so
   the AMP contracts one 16-deep group instead of KH KW shallow ones;
 - **otherwise**: Y = sum_ij X_ij @ W_ij, one matmul a position, each contracting C (fp32
@@ -234,17 +235,19 @@ def _position_filters(e: _Emitter, geo: graph.ConvGeometry, i: int, j: int) -> S
     return acc
 
 
-PIXEL_CHANNELS = 4
-"""A few-channel image's channels are padded to a multiple of this (8-byte half-precision pixels,
-whole exchange words) before its kernel's columns fold into them."""
+def pixel_channels(c: int, kw: int) -> int:
+    """The channels a few-channel image is padded to before its kernel's KW columns fold into
+    them: even (whole 32-bit exchange words of half-precision pixels) and enough that the folded
+    KW x channels reach the AMP's 16 (RGB: 4 for a 7-wide kernel, 6 for a 3-wide one)."""
+    need = max(c, -(-IM2COL_BELOW // kw))
+    return need + need % 2
 
 
 def folds_width(geo: graph.ConvGeometry) -> bool:
-    """Whether `_fold_width` takes the conv: one group of few channels whose kernel columns,
-    folded into them, give the AMP at least 16 (and stay under 256 to keep the conv planned)."""
-    c4 = -(-geo.c // PIXEL_CHANNELS) * PIXEL_CHANNELS
+    """Whether `_fold_width` takes the conv: one group of few channels and a kernel more than one
+    column wide (strides and dilations under 256 keep the folded conv planned)."""
     small = max(geo.strides + geo.dilations) < 256
-    return geo.groups == 1 and geo.c < IM2COL_BELOW and geo.kw > 1 and 16 <= geo.kw * c4 and geo.out is None and small
+    return geo.groups == 1 and geo.c < IM2COL_BELOW and geo.kw > 1 and geo.out is None and small
 
 
 def _fold_width(e: _Emitter, geo: graph.ConvGeometry) -> SSAValue:
@@ -252,7 +255,7 @@ def _fold_width(e: _Emitter, geo: graph.ConvGeometry) -> SSAValue:
     (see the module docstring); returns its [N, OH, OW, O] result."""
     (t, left, b, _), (sh, sw), (dh, dw) = geo.pads, geo.strides, geo.dilations
     n, h, w, c, ow = geo.n, geo.h, geo.w, geo.c, geo.out_w
-    c4 = -(-c // PIXEL_CHANNELS) * PIXEL_CHANNELS
+    c4 = pixel_channels(c, geo.kw)
     reach = (geo.kw - 1) * dw + sw * (ow - 1) + 1  # padded columns any window reads
     wp = -(-max(reach, left + 1) // sw) * sw
     keep_w = min(w, wp - left)

@@ -114,7 +114,12 @@ def _plan_reshape(p: Planner, op: graph.ReshapeOp, index: int) -> None:
     ia = Layout(a, (g,), tuple((0,) if i == ax else () for i in range(len(a))))
     ir = Layout(r, (g,), tuple((0,) if i == rx else () for i in range(len(r))))
     if g < target.tiles // 4:  # few tiles (a batch axis leads): cut several leading axes instead
-        wide = prefix_split_layouts(a, r, target.tiles) or uneven_split_layouts(a, r, target.tiles)
+        cands = [
+            prefix_split_layouts(a, r, target.tiles),
+            uneven_split_layouts(a, r, target.tiles),
+            shared_prefix_layouts(a, r, target.tiles),
+        ]
+        wide = max((c for c in cands if c is not None), key=lambda c: c[0].tiles, default=None)
         if wide is not None and wide[0].tiles > g:
             ia, ir = wide
     x = p.get(op.input, plan_type(op.input.type, ia), op.name)
@@ -158,6 +163,29 @@ def prefix_split_layouts(a: tuple[int, ...], r: tuple[int, ...], tiles: int) -> 
         if la is not None and lr is not None:
             return la, lr
     return None
+
+
+def shared_prefix_layouts(a: tuple[int, ...], r: tuple[int, ...], tiles: int) -> tuple[Layout, Layout] | None:
+    """A reshape that regroups only what follows two leading axes both sides share ([N, H, W, C]
+    -> [N, H, W / 2, 2 C]: each image row's bytes stay in order) cut the same way on both sides:
+    the first axis whole a tile, the second into as many (possibly uneven) blocks as the tiles
+    left allow. Every tile then holds the same bytes on both sides; None when the sides share no
+    such prefix or it gives fewer than two tiles."""
+    if len(a) < 3 or len(r) < 3 or a[:2] != r[:2] or a[0] > tiles:
+        return None
+    n, h = a[0], a[1]
+    parts = min(h, tiles // n)
+    block = -(-h // parts)
+    used = -(-h // block)
+    if n * used < 2:
+        return None
+    la, lr = (
+        Layout(sh, (n, used), ((0,), (1,), *(() for _ in sh[2:])), align=(1, block, *(1 for _ in sh[2:])))
+        for sh in (a, r)
+    )
+    if la.block_size(1) != block or lr.block_size(1) != block:
+        return None
+    return la, lr
 
 
 def uneven_split_layouts(a: tuple[int, ...], r: tuple[int, ...], tiles: int) -> tuple[Layout, Layout] | None:
