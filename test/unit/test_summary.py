@@ -14,7 +14,7 @@ def test_summary_figures() -> None:
     pkg = good_package()
     validate_package(pkg, T)
     lines = summarize_package(pkg, T).splitlines()
-    assert lines[0] == "package: schema 6, target sim16, compiler 0.1.0"
+    assert lines[0] == "package: schema 7, target sim16, compiler 0.1.0"
     assert "programs: 2 (2 distinct) for 16 of 16 tiles" in lines
     assert "  program 1: tiles 8..15 (8), code 64 bytes at 0x4c000" in lines
     assert "exchange: 1 phases, 3 transfer families, 18 transfers, tile mapping identity" in lines
