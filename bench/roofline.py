@@ -53,6 +53,7 @@ from ipu.runtime.emulator import Emulator
 from ipu.runtime.profile import build_profile
 from ipu.target import Target, load_target
 from ipu.transforms.graph.convert_precision import ConvertPrecisionPass
+from ipu.transforms.graph.expand_windows import folds_width
 from ipu.transforms.pipeline import compile_passes
 
 
@@ -243,7 +244,7 @@ def conv_lines(convs: list[g.ConvOp], profile: dict, t: Target) -> None:
         cycles = rec.get("compute_cycles", 0) + rec.get("exchange_cycles", 0)
         floor = 2 * geo.macs / rate
         total_floor, total = total_floor + floor, total + cycles
-        kind = "amp" if geo.on_amp else "depthwise" if geo.depthwise else "expanded"
+        kind = "amp" if geo.on_amp else "depthwise" if geo.depthwise else "folded" if folds_width(geo) else "expanded"
         print(
             f"  conv={name} kind={kind} nhwc={geo.n}x{geo.h}x{geo.w}x{geo.c} kernel={geo.kh}x{geo.kw} "
             f"out={geo.o} stride={geo.strides[0]} macs={geo.macs} amp_floor={floor:.0f} modelled={cycles} "
