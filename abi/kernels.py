@@ -1168,6 +1168,10 @@ _ALL: tuple[Kernel, ...] = (
     # a convolution's partials over kernel positions (appended: the ABI keeps earlier indices)
     _amp_conv_kernel(),
     _dw_conv_kernel(),
+    # max(a + b, 0): an add (a conv's bias, a residual) and the ReLU after it in one pass over
+    # the rows (the sum rounded to the output type first: rounding is monotonic, so this is
+    # the two ops' result exactly)
+    _binary("add_relu", lambda a, b: np.maximum(np.add(a, b), 0)),
 )
 
 KERNELS: dict[str, Kernel] = {k.name: k for k in _ALL}

@@ -457,7 +457,7 @@ class RearrangeOp(IRDLOperation):
 UNARY_KINDS = UNARY_KERNELS  # each kind is the elementwise kernel of that name (ipu.abi.kernels)
 BINARY_KINDS = (
     "add", "sub", "mul", "max", "min", "div", "pow", "mod", "fmod", "and", "or", "xor", "shift_left", "shift_right",
-    "equal", "less", "less_equal", "greater", "greater_equal",
+    "equal", "less", "less_equal", "greater", "greater_equal", "add_relu",
 )  # fmt: skip
 # the binary kinds whose result is bool (an i32 word 0/1) whatever the operands' element type
 COMPARE_KINDS = ("equal", "less", "less_equal", "greater", "greater_equal")

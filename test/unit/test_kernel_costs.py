@@ -126,6 +126,7 @@ ELEMENTWISE = [
     ("max", 2, 4096, 11 + 6 * (26 + 4 * 171)),  # MAXIMUM 4 per 4 halves
     ("div", 2, 4096, 11 + 6 * (26 + 21 * 171)),  # DIVIDE 21 per 4 halves
     ("add", 2, 5, 11 + 6 * (26 + 3 * 1)),  # one vector a worker: 185
+    ("add_relu", 2, 4096, 11 + 6 * (26 + 4 * 171)),  # [U] ADD's vector + 1 for the max: one pass, not two
 ]
 
 

@@ -9,7 +9,7 @@ import math
 from typing import ClassVar
 
 from xdsl.dialects import builtin
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import StringAttr, TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
@@ -24,8 +24,27 @@ from ipu.transforms.plan.state import Planner, value_attr, value_name
 
 
 def _plan_unary(p: Planner, op: graph.ElementwiseUnaryOp, index: int) -> None:
-    """Every elementwise unary op: computed in its operand's layout by the kernel the op names."""
+    """Every elementwise unary op: computed in its operand's layout by the kernel the op names; a
+    ReLU of an add nothing else reads (a conv's bias, a residual) folds into it (`add_relu`)."""
     x = p.get(op.input, None, op.name)
+    src = x.owner
+    if (
+        op.kernel() == "relu"
+        and isinstance(src, plan.BinaryOp)
+        and src.kind.data == "add"
+        and isinstance(op.input.owner, graph.AddOp)
+        and op.input.has_one_use()
+        and not src.result.uses  # the add's value, just planned, is read by nothing else
+    ):
+        src.kind = StringAttr("add_relu")
+        name = value_name(op)
+        if name is None:
+            src.attributes.pop(plan.VALUE_ATTR, None)
+        else:
+            src.attributes[plan.VALUE_ATTR] = StringAttr(name)
+        src.result.name_hint = op.result.name_hint
+        p.set(op.result, src.result)
+        return
     p.set(op.result, p.emit(plan.UnaryOp(op.kernel(), x, value_name(op))).results[0])
 
 
