@@ -29,7 +29,7 @@ from ipu.abi.package_check import validate_package
 from ipu.codegen.ipuexe import build_package
 from ipu.context import make_context
 from ipu.dialects.value_names import name_values, value_names
-from ipu.golden.compare import Comparison, ToleranceError, check_tolerances, compare, scale_eps, tolerance
+from ipu.golden.compare import Comparison, ToleranceError, check_tolerances, compare_at
 from ipu.golden.evaluator import check_inputs, evaluate, main_function, make_inputs
 from ipu.ir_text import ApiError, is_tasm_level, parse_path, parse_text
 from ipu.log import phase
@@ -388,15 +388,13 @@ def check(
                 f"checkpoint {c.index} ({c.name}) names graph value %{c.value} ({c.aspect}), absent from the "
                 "reference: is the reference the model this package was compiled from?"
             )
-        a, r = tolerance(obs.dtype, atol, rtol, floor)
         n = obs.size if samples is None else samples
-        cmp = compare(obs, ref, n, a, r, scale_eps(floor, atol))
+        cmp = compare_at(obs, ref, n, atol, rtol, floor)
         out.append(Check("checkpoint", c.name, c.index, c.value, c.aspect, cmp))
     device = [b for b in package.outputs if 0 not in b.shape]  # a zero-size output is no graph result
     for i, b in enumerate(device):
         ref, obs = gold.outputs[i], result.outputs[b.name]
-        a, r = tolerance(obs.dtype, atol, rtol, floor)
-        cmp = compare(obs, ref, ref.size, a, r, scale_eps(floor, atol))
+        cmp = compare_at(obs, ref, ref.size, atol, rtol, floor)
         out.append(Check("output", b.name, i, "", "value", cmp))
     return out
 
@@ -543,9 +541,8 @@ def check_oracle(
     out = []
     for i, (name, ref) in enumerate(want.items()):
         obs = result.outputs[name]
-        a, r = tolerance(obs.dtype, atol, rtol, floor)
         source = getattr(oracle, "backend", "oracle")
-        cmp = compare(obs, ref, ref.size, a, r, scale_eps(floor, atol))
+        cmp = compare_at(obs, ref, ref.size, atol, rtol, floor)
         out.append(Check("oracle", name, i, "", "value", cmp, source))
     return out
 

@@ -34,7 +34,7 @@ from ipu.api import ApiError, Check, check, check_oracle, context, least_precise
 from ipu.codegen.ipuexe import build_package
 from ipu.dialects.ipu import system_attr_of
 from ipu.dialects.system import StageOp, pipeline_of
-from ipu.golden.compare import compare, tolerance
+from ipu.golden.compare import compare_at
 from ipu.golden.evaluator import check_inputs, evaluate, make_inputs
 from ipu.log import log_event, phase
 from ipu.runtime.emulator import RunResult
@@ -346,13 +346,13 @@ def run_system(
             obs = result.stage_results[b][t.src.stage].outputs[t.src.binding]
             if want is None or want.shape != obs.shape:  # a layer's carried value mid-repeat, or a shard
                 continue
-            a, r = tolerance(obs.dtype, atol, rtol, floor)
-            cmp = compare(obs, want, want.size, a, r)
+            cmp = compare_at(obs, want, want.size, atol, rtol, floor)
             found.append(Check("boundary", f"mb{b}.{t.src.binding}", t.src.stage, t.src.binding, "value", cmp))
         for i, (name, obs) in enumerate(result.outputs[b].items()):
             want = gold.outputs[i]
-            a, r = tolerance(obs.dtype, atol, rtol, floor)
-            found.append(Check("output", f"mb{b}.{name}", i, "", "value", compare(obs, want, want.size, a, r)))
+            found.append(
+                Check("output", f"mb{b}.{name}", i, "", "value", compare_at(obs, want, want.size, atol, rtol, floor))
+            )
         if compiled.oracle is not None and (not isinstance(compiled.oracle, _LazyOracle) or compiled.oracle.exists()):
             got = check_oracle(compiled.oracle, RunResult(result.outputs[b], {}, 0), x, atol, rtol, floor)
             found += [_tagged(c, f"mb{b}") for c in got]

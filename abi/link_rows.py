@@ -18,7 +18,7 @@ import math
 import numpy as np
 
 from ipu.abi.isa import DTYPE_SIZE
-from ipu.abi.package import Binding
+from ipu.abi.package import Binding, slice_bytes
 from ipu.abi.tables import LINK, SLICE
 
 LINK_ROW = LINK.columns[1:]
@@ -29,21 +29,13 @@ schedule is derived from the rows, `link_schedule`)."""
 def byte_map(b: Binding, base: int, replicas: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(logical byte, tile, tile offset) of every byte of binding `b`: the first replica of each
     slice, or with `replicas` every replica."""
-    es = DTYPE_SIZE[b.dtype]
-    col = {c: i for i, c in enumerate(SLICE.columns)}
     logical, tiles, offs = [], [], []
     for s in b.slices.reshape(-1, len(SLICE.columns)):
-        lo, ls, rows, re = (int(s[col[c]]) for c in ("logical_offset", "logical_stride", "rows", "row_elements"))
-        tile, tc, ts = (int(s[col[c]]) for c in ("tile", "tile_count", "tile_step"))
-        addr, tstride = int(s[col["address"]]), int(s[col["tile_stride"]])
-        r = np.arange(rows)[:, None]
-        cols = np.arange(re * es)[None, :]
-        lg = ((lo + ls * r) * es + cols).reshape(-1)
-        of = ((addr - base + tstride * r) + cols).reshape(-1)
-        for m in range(tc if replicas else min(tc, 1)):
-            logical.append(lg)
-            offs.append(of)
-            tiles.append(np.full(lg.size, tile + m * ts, np.int64))
+        members, lg, of = slice_bytes(s, DTYPE_SIZE[b.dtype], base)
+        for t in members[: None if replicas else 1].tolist():
+            logical.append(lg.reshape(-1))
+            offs.append(of.reshape(-1))
+            tiles.append(np.full(lg.size, t, np.int64))
     if not logical:
         return np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int64)
     return np.concatenate(logical), np.concatenate(tiles), np.concatenate(offs)
@@ -51,7 +43,10 @@ def byte_map(b: Binding, base: int, replicas: bool) -> tuple[np.ndarray, np.ndar
 
 def link_rows(src: Binding, dst: Binding, base: int) -> np.ndarray:
     """The rows [k, len(LINK_ROW)] moving `src`'s bytes into every replica of `dst` (the same
-    logical tensor: shapes and dtypes match)."""
+    logical tensor: shapes and dtypes match). A link writes the device's bytes as they are: a
+    binding the host rearranges (`Binding.perm`, `.pads`) cannot take part."""
+    if src.perm or src.pads or dst.perm or dst.pads:
+        raise ValueError(f"link {src.name} -> {dst.name}: a binding rearranged by the host has no link form")
     size = int(np.prod(src.shape, dtype=np.int64)) * DTYPE_SIZE[src.dtype]
     s_log, s_tile, s_off = byte_map(src, base, replicas=False)
     where_tile = np.full(size, -1, np.int64)

@@ -57,6 +57,14 @@ class Binding:
             shape = tuple(d + self.pads[i] + self.pads[r + i] for i, d in enumerate(shape))
         return shape
 
+    @staticmethod
+    def host_shape_of(device: tuple[int, ...], perm: tuple[int, ...], pads: tuple[int, ...]) -> tuple[int, ...]:
+        """The array shape whose `device_shape()` under `perm` and `pads` is `device`."""
+        r = len(device)
+        inner = tuple(d - pads[i] - pads[r + i] for i, d in enumerate(device)) if pads else device
+        p = perm or tuple(range(r))
+        return tuple(inner[p.index(a)] for a in range(r))
+
     def device_array(self, array: np.ndarray) -> np.ndarray:
         """`array` (of `shape`) as the slices index it."""
         a = np.transpose(array, self.perm) if self.perm else array
@@ -144,6 +152,17 @@ def kernels_called(pkg: Package) -> set[str]:
         words, _ = unpack(prog.code)
         out |= {KERNEL_NAMES[int(w[1])] for w in words if w[0] == Opcode.CALL}
     return out
+
+
+def slice_bytes(s: np.ndarray, esize: int, base: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(member tiles [M], logical byte index [R, B], tile byte offset from `base` [R, B]) of one
+    binding slice (a `SLICE` row), unchecked."""
+    lo, ls, rows, re, tile, tc, ts, addr, tstride = (int(x) for x in s)
+    r = np.arange(max(rows, 0))
+    cols = np.arange(re * esize)
+    logical = (lo + ls * r)[:, None] * esize + cols
+    offs = (addr - base + tstride * r)[:, None] + cols
+    return tile + ts * np.arange(max(tc, 0)), logical, offs
 
 
 def binding_bytes(b: Binding) -> int:

@@ -32,7 +32,6 @@ from ipu.dialects import tasm, tilemap
 from ipu.dialects.graph import initializer_values, is_index_type
 from ipu.dialects.ipu import target_attr_of
 from ipu.dialects.layout import binding_slices
-from ipu.dialects.shared import host_array_shape
 from ipu.dialects.table import OffsetsAttr, table_attr, table_of
 from ipu.target import Target, load_target
 from ipu.target.mapping import TileMapping
@@ -63,7 +62,7 @@ def _binding(op: tasm._BoundValue, replicas: bool, data: bytes | None = None) ->
     if perm is not None or pads is not None:
         p = tuple(perm.get_values()) if perm is not None else ()
         q = tuple(pads.get_values()) if pads is not None else ()
-        return Binding(op.sym_name.data, dt, host_array_shape(shape, p, q), slices, data, p, q)
+        return Binding(op.sym_name.data, dt, Binding.host_shape_of(shape, p, q), slices, data, p, q)
     return Binding(op.sym_name.data, dt, tuple(host.get_values()) if host is not None else shape, slices, data)
 
 

@@ -663,20 +663,24 @@ class ConvGeometry:
         return (r0, r0 + sh * (self.out_h - 1) + 1, sh), (c0, c0 + sw * (self.out_w - 1) + 1, sw)
 
     @property
+    def byte_steps(self) -> bool:
+        """Strides and dilations below 256: a byte each in the conv kernels' call (and no
+        pooling ceil mode): what a planned convolution needs of its window."""
+        return max(self.strides + self.dilations) < 256 and self.out is None
+
+    @property
     def on_amp(self) -> bool:
         """Whether the conv plan family takes it as it is: one group of at least 16 input channels
         (an even count) and strides and dilations below 256, which the AMP contracts at every
         kernel position. Fewer channels fold the
         kernel positions into the contraction and grouped filters expand: `expand-windows`."""
-        small = max(self.strides + self.dilations) < 256  # a byte each in the kernel's call
-        return self.groups == 1 and self.c >= 16 and self.c % 2 == 0 and self.out is None and small
+        return self.groups == 1 and self.c >= 16 and self.c % 2 == 0 and self.byte_steps
 
     @property
     def depthwise(self) -> bool:
         """One filter per channel (groups = C = O > 1, strides and dilations below 256): the
         conv family's vector-path kernel (`dw_conv`) takes it."""
-        small = max(self.strides + self.dilations) < 256
-        return self.groups == self.c == self.o > 1 and self.out is None and small
+        return self.groups == self.c == self.o > 1 and self.byte_steps
 
     @property
     def planned(self) -> bool:

@@ -9,6 +9,7 @@ module whose model is cut into one stage per chip."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TypeVar
 
 from xdsl.dialects.builtin import ModuleOp, StringAttr
 from xdsl.ir import Attribute, Dialect, ParametrizedAttribute
@@ -19,6 +20,8 @@ from xdsl.utils.exceptions import VerifyException
 
 from ipu.target import Target, TargetError, load_target
 from ipu.target.system import System, load_system
+
+_A = TypeVar("_A", bound=ParametrizedAttribute)
 
 TARGET_ATTR = "ipu.target"
 """The module attribute that carries the `TargetAttr`."""
@@ -70,13 +73,17 @@ class TargetAttr(_NamedAttr):
     @property
     def target(self) -> Target:
         """The loaded machine model."""
-        return load_target(self.target_name.data)
+        return self._load(self._name)
+
+
+def _attr_of(module: ModuleOp, key: str, cls: type[_A]) -> _A | None:
+    a = module.attributes.get(key)
+    return a if isinstance(a, cls) else None
 
 
 def target_attr_of(module: ModuleOp) -> TargetAttr | None:
     """The module's `#ipu.target`, if it carries one."""
-    a = module.attributes.get(TARGET_ATTR)
-    return a if isinstance(a, TargetAttr) else None
+    return _attr_of(module, TARGET_ATTR, TargetAttr)
 
 
 SYSTEM_ATTR = "ipu.system"
@@ -95,13 +102,13 @@ class SystemAttr(_NamedAttr):
 
     @property
     def system(self) -> System:
-        return load_system(self.system_name.data)
+        """The loaded system of chips."""
+        return self._load(self._name)
 
 
 def system_attr_of(module: ModuleOp) -> SystemAttr | None:
     """The module's `#ipu.system`, if it carries one."""
-    a = module.attributes.get(SYSTEM_ATTR)
-    return a if isinstance(a, SystemAttr) else None
+    return _attr_of(module, SYSTEM_ATTR, SystemAttr)
 
 
 Ipu = Dialect("ipu", [], [TargetAttr, SystemAttr])

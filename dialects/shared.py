@@ -296,14 +296,6 @@ def verify_host_layout(
         raise VerifyException(f"{op.name}: a host rearrangement and a host shape together")
 
 
-def host_array_shape(tensor_shape: tuple[int, ...], perm: tuple[int, ...], pads: tuple[int, ...]) -> tuple[int, ...]:
-    """The host's array shape of a device tensor rearranged by `perm` and padded by `pads`."""
-    r = len(tensor_shape)
-    inner = tuple(d - pads[i] - pads[r + i] for i, d in enumerate(tensor_shape)) if pads else tensor_shape
-    p = perm or tuple(range(r))
-    return tuple(inner[p.index(a)] for a in range(r))
-
-
 def verify_table_init(op: IRDLOperation, init: Attribute, tensor: TensorType) -> None:
     """A table initializer has the tensor's shape (rows x columns)."""
     if isinstance(init, OffsetsAttr) and (len(init), len(init.columns)) != tuple(tensor.get_shape()):
@@ -356,7 +348,6 @@ __all__ = [
     "LayoutAttr",
     "format_ints",
     "parse_ints",
-    "host_array_shape",
     "verify_host_layout",
     "verify_host_shape",
     "verify_table_init",

@@ -56,6 +56,20 @@ def tolerance(
     return (a if atol is None else atol, r if rtol is None else rtol)
 
 
+def compare_at(
+    observed: np.ndarray,
+    reference: np.ndarray,
+    limit: int,
+    atol: float | None = None,
+    rtol: float | None = None,
+    floor: np.dtype | None = None,
+) -> Comparison:
+    """`compare` at the observed dtype's tolerances no tighter than `floor`'s (`tolerance`), with
+    the half-precision scale floor (`scale_eps`) unless `atol` is given: what every check uses."""
+    a, r = tolerance(np.asarray(observed).dtype, atol, rtol, floor)
+    return compare(observed, reference, limit, a, r, scale_eps(floor, atol))
+
+
 def sample_indices(n: int, limit: int = 256) -> np.ndarray:
     """Up to `limit` evenly spaced flat indices into an array of `n` elements (first and last included)."""
     if n <= 0 or limit <= 0:
@@ -98,8 +112,10 @@ def compare(
     if obs.shape != ref.shape:
         return Comparison(0, float("inf"), float("inf"), False, f"shape {obs.shape} != reference {ref.shape}")
     if scale_eps > 0 and ref.size:
-        finite = np.abs(ref[np.isfinite(ref)].astype(np.float64))
-        atol = max(atol, scale_eps * float(finite.max(initial=0.0)))
+        top = float(np.max(np.abs(ref)))
+        if not math.isfinite(top):  # an infinity or NaN (masked scores): the largest finite one
+            top = float(np.max(np.abs(ref[np.isfinite(ref)]), initial=0.0))
+        atol = max(atol, scale_eps * top)
     idx = sample_indices(obs.size, limit)
     o = obs.reshape(-1)[idx].astype(np.float64)
     r = ref.reshape(-1)[idx].astype(np.float64)

@@ -26,7 +26,7 @@ from threadpoolctl import threadpool_limits
 from ipu.abi.exchange_rules import ScheduleError, check_counts, check_ports, check_tiles, check_writes
 from ipu.abi.isa import CALL_DTYPES, DTYPE_SIZE, NUMPY_DTYPE, DType, IsaError, Opcode, unpack
 from ipu.abi.kernels import KERNEL_NAMES, KERNELS, Kernel, KernelError, Role, decode_call_params
-from ipu.abi.package import DEVICE_WORK, Binding, HostStep, Package, Phase, Program, binding_bytes
+from ipu.abi.package import DEVICE_WORK, Binding, HostStep, Package, Phase, Program, binding_bytes, slice_bytes
 from ipu.abi.tables import SLICE, TRANSFER
 from ipu.abi.transfers import expand_members, expand_rows, member_tiles
 from ipu.runtime.copy_rows import (
@@ -288,15 +288,11 @@ class Emulator:
 
     def _slice_indices(self, b: Binding, s: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(member tiles [M], logical byte index [R, B], tile byte offset [R, B]) of one slice."""
-        lo, ls, rows, re, tile, tc, ts, addr, tstride = (int(x) for x in s)
         es = DTYPE_SIZE[b.dtype]
-        tiles = tile + ts * np.arange(tc)
+        tiles, logical, offs = slice_bytes(s, es, self.base)
+        tile, tc, ts, rows = (int(s[SLICE.index(c)]) for c in ("tile", "tile_count", "tile_step", "rows"))
         if tc <= 0 or rows <= 0 or tiles.min() < 0 or tiles.max() >= self.target.tiles:
             raise EmulatorError(f"binding '{b.name}': slice tiles {tile}+{ts}*[0,{tc}) out of range")
-        r = np.arange(rows)
-        cols = np.arange(re * es)
-        logical = (lo + ls * r)[:, None] * es + cols
-        offs = (addr - self.base + tstride * r)[:, None] + cols
         size = int(np.prod(b.device_shape(), dtype=np.int64)) * es
         if logical.min() < 0 or logical.max() >= size or offs.min() < 0 or offs.max() >= self.size:
             raise EmulatorError(f"binding '{b.name}': slice {s.tolist()} out of range")

@@ -246,8 +246,7 @@ def pixel_channels(c: int, kw: int) -> int:
 def folds_width(geo: graph.ConvGeometry) -> bool:
     """Whether `_fold_width` takes the conv: one group of few channels and a kernel more than one
     column wide (strides and dilations under 256 keep the folded conv planned)."""
-    small = max(geo.strides + geo.dilations) < 256
-    return geo.groups == 1 and geo.c < IM2COL_BELOW and geo.kw > 1 and geo.out is None and small
+    return geo.groups == 1 and geo.c < IM2COL_BELOW and geo.kw > 1 and geo.byte_steps
 
 
 def _fold_width(e: _Emitter, geo: graph.ConvGeometry) -> SSAValue:

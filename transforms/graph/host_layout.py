@@ -19,8 +19,8 @@ model's own input shape. Inputs written by another chip (a pipeline stage's boun
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from itertools import permutations
 
 import numpy as np
 from xdsl.context import Context
@@ -31,6 +31,7 @@ from xdsl.passes import ModulePass
 
 from ipu.dialects import graph
 from ipu.dialects.value_names import DERIVED
+from ipu.transforms.graph.graph_match import MAX_VIEW_ELEMENTS, VIEW_OPS, composite
 from ipu.transforms.levels import expect_level
 
 HOST_PERMS = "ipu.host_perms"
@@ -41,41 +42,45 @@ HOST_PADS = "ipu.host_pads"
 """Function attribute: input name -> the zeros the host writes around it (each axis's low pads,
 then the high ones, on the device tensor's axes)."""
 
-_MAX_ELEMENTS = 1 << 27  # an index array of this many int32 is 512 MB: larger inputs keep their chain
-
 
 def _chain(a: BlockArgument) -> list[Operation]:
-    """The ops after `a` that only move its elements (or cast them), each the sole user of the last."""
+    """The ops after `a` that only move its elements (or cast them), each the sole user of the last;
+    a zero `graph.pad` ends it."""
     ops: list[Operation] = []
     v = a
     while v.has_one_use():
         op = next(iter(v.uses)).operation
-        if not isinstance(op, graph.TransposeOp | graph.ReshapeOp | graph.CastOp | graph.PadOp):
+        if not isinstance(op, (*VIEW_OPS, graph.CastOp, graph.PadOp)):
             break
         ops.append(op)
-        if isinstance(op, graph.PadOp):  # zeros around the elements: the chain's last op
+        if isinstance(op, graph.PadOp):
             break
         v = op.results[0]
     return ops
 
 
-def _apply(op: Operation, x: np.ndarray) -> np.ndarray:
-    if isinstance(op, graph.TransposeOp):
-        return np.transpose(x, tuple(op.perm.get_values()))
-    if isinstance(op, graph.ReshapeOp):
-        return x.reshape(tuple(op.result.type.get_shape()))
-    return x  # a cast moves nothing
-
-
 def _as_permutation(index: np.ndarray, shape: tuple[int, ...]) -> tuple[int, ...] | None:
-    """The axis order `p` with `index == arange(shape).transpose(p)`, or None."""
-    if index.ndim != len(shape) or len(shape) > 6:
+    """The axis order `p` with `index == arange(shape).transpose(p)`, or None: each axis of
+    `index` steps by the stride of the source axis it is (unit axes taken in order), checked once."""
+    if index.ndim != len(shape):
         return None
-    base = np.arange(index.size, dtype=index.dtype).reshape(shape)
-    for p in permutations(range(len(shape))):
-        if tuple(shape[a] for a in p) == index.shape and np.array_equal(np.transpose(base, p), index):
-            return p
-    return None
+    strides = [math.prod(shape[a + 1 :]) for a in range(len(shape))]
+    flat = index.reshape(-1)
+    here = [math.prod(index.shape[i + 1 :]) for i in range(index.ndim)]
+    units = iter(a for a, n in enumerate(shape) if n == 1)
+    p: list[int] = []
+    for i, n in enumerate(index.shape):
+        if n == 1:
+            p.append(next(units, -1))
+            continue
+        step = int(flat[here[i]] - flat[0])
+        a = next((a for a in range(len(shape)) if strides[a] == step and shape[a] == n), -1)
+        p.append(a)
+    if sorted(p) != list(range(len(shape))) or not np.array_equal(
+        index, np.arange(index.size, dtype=index.dtype).reshape(shape).transpose(p)
+    ):
+        return None
+    return tuple(p)
 
 
 def rearranged_prefix(a: BlockArgument) -> tuple[int, tuple[int, ...], tuple[int, ...]] | None:
@@ -84,21 +89,18 @@ def rearranged_prefix(a: BlockArgument) -> tuple[int, tuple[int, ...], tuple[int
     (each axis's low pads, then the high ones; empty without a pad)."""
     shape = tuple(a.type.get_shape()) if isinstance(a.type, TensorType) else ()
     ops = _chain(a)
-    if not ops or not shape or int(np.prod(shape)) > _MAX_ELEMENTS:
+    if not ops or not shape or math.prod(shape) > MAX_VIEW_ELEMENTS:
         return None
-    x = np.arange(int(np.prod(shape)), dtype=np.int32).reshape(shape)
+    moves = ops[:-1] if isinstance(ops[-1], graph.PadOp) else ops
     identity = tuple(range(len(shape)))
-    best: tuple[int, tuple[int, ...]] = (0, identity)
-    for k, op in enumerate(ops):
-        if isinstance(op, graph.PadOp):
-            break
-        x = _apply(op, x)
-        if isinstance(op, graph.CastOp):
+    k, p = 0, identity
+    for n in range(len(moves), 0, -1):  # the longest prefix first: the whole chain, usually
+        if isinstance(moves[n - 1], graph.CastOp):
             continue
-        p = _as_permutation(x, shape)
-        if p is not None:
-            best = (k + 1, p)
-    k, p = best
+        q = _as_permutation(composite(a, moves[:n]), shape)
+        if q is not None:
+            k, p = n, q
+            break
     rest = ops[k:]
     j = next((i for i, op in enumerate(rest) if not isinstance(op, graph.CastOp)), None)
     if j is not None and isinstance(rest[j], graph.PadOp):
