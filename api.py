@@ -24,7 +24,7 @@ from xdsl.dialects import builtin, func
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
-from ipu.abi.package import Package
+from ipu.abi.package import Package, kernels_called
 from ipu.abi.package_check import validate_package
 from ipu.codegen.ipuexe import build_package
 from ipu.context import make_context
@@ -295,6 +295,7 @@ def compile(  # noqa: A001
     graph_passes: Sequence[ModulePass] = (),
     precision: str | None = None,
     checkpoints: bool = True,
+    partials: str = "",
 ) -> Compiled:
     """Lower a graph-level model through every pass and build its package for `target` (default:
     the module's `#ipu.target`, else mk2);
@@ -307,6 +308,8 @@ def compile(  # noqa: A001
     `precision="f16"` computes the model in half precision (`convert-precision`: float32 inside
     becomes float16, the interface stays float32) and checks it against that half-precision model
     and the oracle with float16 tolerances.
+    `partials="f16"` gives the AMP's matmuls and convolutions of half operands fp16 partial sums
+    (plan-ops' `partials`: twice the rate on IPU2; `run` checks them at `HALF_PARTIALS_SCALE_ULPS`).
     A Python function (`source` callable) is lowered by jax at `example_args`
     (`ipu.compile(f, x, w, target="sim64")`), imported from StableHLO, and checked by `run`
     against the function run by jax on the CPU; for any other source a single positional
@@ -320,7 +323,9 @@ def compile(  # noqa: A001
     if target is not None and not isinstance(target, Target):
         target = load_target(target)
     try:
-        passes = compile_passes(target.name if target is not None else None, options, checkpoints)
+        if partials not in ("", "f32", "f16"):
+            raise ValueError(f"partials must be 'f32' or 'f16', got {partials!r}")
+        passes = compile_passes(target.name if target is not None else None, options, checkpoints, partials=partials)
     except ValueError as e:
         raise ApiError(str(e)) from None
     loaded = load_model(source, *example_args, precision=precision)
@@ -379,6 +384,7 @@ def check(
     with phase("reference"):
         gold = evaluate(reference, {k: v for k, v in inputs.items() if k not in skip})
     floor = least_precise_dtype(reference)
+    half = half_partials(package)
     out = []
     for c in package.checkpoints if checkpoints else []:
         obs = result.checkpoints[c.index]
@@ -389,14 +395,23 @@ def check(
                 "reference: is the reference the model this package was compiled from?"
             )
         n = obs.size if samples is None else samples
-        cmp = compare_at(obs, ref, n, atol, rtol, floor)
+        cmp = compare_at(obs, ref, n, atol, rtol, floor, half)
         out.append(Check("checkpoint", c.name, c.index, c.value, c.aspect, cmp))
     device = [b for b in package.outputs if 0 not in b.shape]  # a zero-size output is no graph result
     for i, b in enumerate(device):
         ref, obs = gold.outputs[i], result.outputs[b.name]
-        cmp = compare_at(obs, ref, ref.size, atol, rtol, floor)
+        cmp = compare_at(obs, ref, ref.size, atol, rtol, floor, half)
         out.append(Check("output", b.name, i, "", "value", cmp))
     return out
+
+
+HALF_PARTIAL_KERNELS = frozenset({"amp_matmul_half", "amp_conv_half", "reduce_half"})
+
+
+def half_partials(package: Package) -> bool:
+    """The package sums in half precision on the AMP (`partials=f16`): its checks allow
+    `HALF_PARTIALS_SCALE_ULPS`."""
+    return bool(kernels_called(package) & HALF_PARTIAL_KERNELS)
 
 
 def least_precise_dtype(reference: func.FuncOp) -> np.dtype:
@@ -498,7 +513,7 @@ def run(
     checks = check(pkg, result, ref, x, samples, atol, rtol, checkpoints) if ref is not None else []
     if isinstance(model, Compiled) and model.oracle is not None:
         floor = least_precise_dtype(model.reference) if model.reference is not None else None
-        checks += check_oracle(model.oracle, result, x, atol, rtol, floor)
+        checks += check_oracle(model.oracle, result, x, atol, rtol, floor, half_partials(pkg))
     return Report(result, x, checks)
 
 
@@ -526,10 +541,11 @@ def check_oracle(
     atol: float | None = None,
     rtol: float | None = None,
     floor: np.dtype | None = None,
+    half: bool = False,
 ) -> list[Check]:
     """Compare every output, all elements, with an independent oracle's (matched by output name;
     the dtype's tolerances, no tighter than `floor`'s (the compiled model's narrowest float),
-    unless `atol`/`rtol` are given)."""
+    unless `atol`/`rtol` are given; `half`: the package has fp16 partials, `half_partials`)."""
     with phase("oracle"):
         try:
             want = oracle(dict(inputs))
@@ -542,7 +558,7 @@ def check_oracle(
     for i, (name, ref) in enumerate(want.items()):
         obs = result.outputs[name]
         source = getattr(oracle, "backend", "oracle")
-        cmp = compare_at(obs, ref, ref.size, atol, rtol, floor)
+        cmp = compare_at(obs, ref, ref.size, atol, rtol, floor, half)
         out.append(Check("oracle", name, i, "", "value", cmp, source))
     return out
 

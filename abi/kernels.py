@@ -233,6 +233,37 @@ def _amp_matmul(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | 
     return res if acc is None else acc.reshape(count, m, n) + res
 
 
+HALF_PARTIALS_DEPTH = 16
+"""Input channels of one AMP pass with half inputs: with fp16 partials the running sum is held
+in half between passes, so it is rounded after every group of this many products (the products
+within a pass are summed exactly, in float32) [U: the AMP's internal rounding is not published]."""
+
+
+def _half_round(x: np.ndarray) -> None:
+    """Round float32 `x` to half precision, in place."""
+    x[...] = x.astype(np.float16)
+
+
+def half_partials_matmul(a: np.ndarray, b: np.ndarray, acc: np.ndarray | None = None) -> np.ndarray:
+    """a [count, m, k] @ b [count, k, n] with fp16 partials: `acc` (float32, or zeros) plus each
+    `HALF_PARTIALS_DEPTH`-deep input group's products in turn, rounded to half after each."""
+    out = acc
+    for g in range(0, a.shape[-1], HALF_PARTIALS_DEPTH):
+        t = matmul(a[..., g : g + HALF_PARTIALS_DEPTH], b[..., g : g + HALF_PARTIALS_DEPTH, :])
+        if out is None:
+            out = t
+        else:
+            out += t
+        _half_round(out)
+    assert out is not None, "an AMP call has k >= 1"
+    return out
+
+
+def _amp_matmul_half(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
+    m, k, n = p["m"], p["k"], p["n"]
+    return half_partials_matmul(ins[0].reshape(count, m, k), ins[1].reshape(count, k, n))
+
+
 def conv_window(p: Params) -> tuple[Any, Any, Any, Any]:
     """(sh, sw, dh, dw) of an `amp_conv` call, packed in its `window` parameter a byte each."""
     w = p["window"]
@@ -261,17 +292,40 @@ def _patch_elements(p: Params) -> Any:
     return p["n"] * rows * wp * p["c"]
 
 
-def _amp_conv(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
-    n, c, oh, ow, o, kh, kw = (p[k] for k in ("n", "c", "oh", "ow", "o", "kh", "kw"))
+def _conv_windows(p: Params, count: int, x: np.ndarray) -> list[np.ndarray]:
+    """Each kernel position's window of the patch x, as [count, n oh ow, c] (position order)."""
+    n, c, oh, ow, kh, kw = (p[k] for k in ("n", "c", "oh", "ow", "kh", "kw"))
     sh, sw, dh, dw = conv_window(p)
     rows, wp = _conv_patch(p)
-    x = ins[0].reshape(count, n, rows, wp, c)
-    w = ins[1].reshape(count, kh * kw, c, o)
-    out = np.zeros((count, n * oh * ow, o), np.float32)
-    for i in range(kh):
-        for j in range(kw):
-            win = x[:, :, i * dh : i * dh + sh * (oh - 1) + 1 : sh, j * dw : j * dw + sw * (ow - 1) + 1 : sw, :]
-            out += matmul(win.reshape(count, n * oh * ow, c), w[:, i * kw + j])
+    x = x.reshape(count, n, rows, wp, c)
+    return [
+        x[:, :, i * dh : i * dh + sh * (oh - 1) + 1 : sh, j * dw : j * dw + sw * (ow - 1) + 1 : sw, :].reshape(
+            count, n * oh * ow, c
+        )
+        for i in range(kh)
+        for j in range(kw)
+    ]
+
+
+def _amp_conv(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
+    w = ins[1].reshape(count, p["kh"] * p["kw"], p["c"], p["o"])
+    out = np.zeros((count, p["n"] * p["oh"] * p["ow"], p["o"]), np.float32)
+    for pos, win in enumerate(_conv_windows(p, count, ins[0])):
+        out += matmul(win, w[:, pos])
+    return out.reshape(count, -1)
+
+
+def _amp_conv_half(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
+    """`_amp_conv` with fp16 partials: input groups outermost, kernel positions within each (the
+    nx1 vertex's loop order), the running sum rounded to half after every pass."""
+    c = p["c"]
+    w = ins[1].reshape(count, p["kh"] * p["kw"], c, p["o"])
+    wins = _conv_windows(p, count, ins[0])
+    out = np.zeros((count, p["n"] * p["oh"] * p["ow"], p["o"]), np.float32)
+    for g in range(0, c, HALF_PARTIALS_DEPTH):
+        for pos, win in enumerate(wins):
+            out += matmul(win[..., g : g + HALF_PARTIALS_DEPTH], w[:, pos, g : g + HALF_PARTIALS_DEPTH])
+            _half_round(out)
     return out.reshape(count, -1)
 
 
@@ -711,15 +765,19 @@ _BINARY_PARAMS = (Param("m"), Param("n"), Param("b_rows"), Param("b_cols"))
 _ROWS = (Param("rows"), Param("cols"), Param("valid"))
 
 
-def _amp(name: str, out: Operand) -> Kernel:
-    """out[m,n] (+)= a[m,k] @ b[k,n]; inputs f16, fp32 accumulation."""
+def _amp(name: str, out: Operand, half: bool = False) -> Kernel:
+    """out[m,n] (+)= a[m,k] @ b[k,n]; inputs f16, fp32 accumulation (`half`: fp16 partials, at
+    the 16-unit rate, `half_partials_matmul`)."""
+    pe = 2 if half else 4
     return Kernel(
         name,
         out=out,
         ins=(_in(lambda p: p["m"] * p["k"]), _in(lambda p: p["k"] * p["n"])),
         params=_MKN,
-        cycles_fn=lambda t, p, e: t.amp_matmul_cycles(p["m"], p["k"], p["n"], accumulate=out.role is Role.ACCUMULATOR),
-        run=_amp_matmul,
+        cycles_fn=lambda t, p, e: t.amp_matmul_cycles(
+            p["m"], p["k"], p["n"], accumulate=out.role is Role.ACCUMULATOR, partials_esize=pe
+        ),
+        run=_amp_matmul_half if half else _amp_matmul,
         amp=True,
     )
 
@@ -732,21 +790,24 @@ def _conv_rule(p: Params) -> Any:
     return np.any(np.stack([np.asarray(v) < 1 for v in conv_window(p)]), axis=0)
 
 
-def _amp_conv_kernel() -> Kernel:
+def _amp_conv_kernel(half: bool = False) -> Kernel:
     """out[n, oh, ow, o] = sum over kernel positions (i, j) of the patch's window at rows
     y sh + i dh and columns x sw + j dw times filters[i kw + j] ([c, o]), fp32 accumulation.
     The patch [n, rows, wp, c] is the zero-padded input a tile's output rows reach, halo
     included: rows = (oh - 1) sh + (kh - 1) dh + 1 and wp = (ow - 1) sw + (kw - 1) dw + 1. The
     filters [kh kw, c, o] lie in interleaved memory; `window` packs sh | sw << 8 | dh << 16 |
-    dw << 24. Cost: `Target.amp_conv_cycles` (PC 2), each of the n oh output rows a segment."""
-
+    dw << 24. Cost: `Target.amp_conv_cycles` (PC 2), each of the n oh output rows a segment.
+    `half` (`amp_conv_half`): fp16 partials, at the 16-unit rate (`_amp_conv_half`)."""
+    pe = 2 if half else 4
     return Kernel(
-        "amp_conv",
+        "amp_conv_half" if half else "amp_conv",
         out=_out(lambda p: p["n"] * p["oh"] * p["ow"] * p["o"]),
         ins=(_in(_patch_elements), _in(lambda p: p["kh"] * p["kw"] * p["c"] * p["o"])),
         params=_CONV_PARAMS,
-        cycles_fn=lambda t, p, e: t.amp_conv_cycles(p["n"] * p["oh"], p["ow"], p["c"], p["o"], p["kh"], p["kw"]),
-        run=_amp_conv,
+        cycles_fn=lambda t, p, e: t.amp_conv_cycles(
+            p["n"] * p["oh"], p["ow"], p["c"], p["o"], p["kh"], p["kw"], partials_esize=pe
+        ),
+        run=_amp_conv_half if half else _amp_conv,
         rule=_conv_rule,
         amp=True,
     )
@@ -915,7 +976,7 @@ _ALL: tuple[Kernel, ...] = (
         run=_transpose,
         ints=True,
     ),
-    # out[e] = sum_p in[p, e]; inputs f32 partials
+    # out[e] = sum_p in[p, e]; inputs f32 partials (half partials: `reduce_half`)
     Kernel(
         "reduce_sum",
         out=_out(_elements),
@@ -1172,6 +1233,19 @@ _ALL: tuple[Kernel, ...] = (
     # the rows (the sum rounded to the output type first: rounding is monotonic, so this is
     # the two ops' result exactly)
     _binary("add_relu", lambda a, b: np.maximum(np.add(a, b), 0)),
+    # the AMP with fp16 partials (opt-in: `plan-ops{partials=f16}`): 16 conv units on IPU2/IPU21,
+    # the running sum held in half; and the sum of half partials (ReduceAdd<half, half>: 8-wide
+    # accumulations in float)
+    _amp("amp_matmul_half", _out(_mn), half=True),
+    _amp_conv_kernel(half=True),
+    Kernel(
+        "reduce_half",
+        out=_out(_elements),
+        ins=(_in(lambda p: p["parts"] * p["elements"]),),
+        params=(Param("parts"), Param("elements")),
+        cycles_fn=lambda t, p, e: t.reduce_cycles(p["parts"], p["elements"], e, partials_esize=2),
+        run=_reduce_sum,
+    ),
 )
 
 KERNELS: dict[str, Kernel] = {k.name: k for k in _ALL}

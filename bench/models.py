@@ -62,12 +62,19 @@ def export(
 
 
 def run(
-    path: Path, target: str, precision: str | None, options: dict[str, int], checkpoints: bool = True
+    path: Path,
+    target: str,
+    precision: str | None,
+    options: dict[str, int],
+    checkpoints: bool = True,
+    partials: str = "",
 ) -> dict[str, object]:
     from ipu import api
 
     t0 = time.perf_counter()
-    compiled = api.compile(str(path), target, precision=precision, options=options, checkpoints=checkpoints)
+    compiled = api.compile(
+        str(path), target, precision=precision, options=options, checkpoints=checkpoints, partials=partials
+    )
     compile_s = time.perf_counter() - t0
     inputs = dict(np.load(str(path).removesuffix(".onnx") + ".inputs.npz"))
     t0 = time.perf_counter()
@@ -118,6 +125,9 @@ def main() -> None:
     ap.add_argument("--finalists", type=int, default=None, help="plan-ops finalists (1: greedy; default: search)")
     ap.add_argument("--precision", default="f16", choices=("f16", "f32"), help="compute precision (%(default)s)")
     ap.add_argument(
+        "--partials", default="f32", choices=("f32", "f16"), help="the AMP's partial sums (%(default)s; f16: 2x rate)"
+    )
+    ap.add_argument(
         "--no-checkpoints",
         action="store_true",
         help="leave the intermediate values' samples out (drop-checkpoints: less code; outputs still checked)",
@@ -131,7 +141,7 @@ def main() -> None:
         path = export(name, int(seq), layers, a.exporter, a.cache, a.exporter_python, batch=batch)
         try:
             opts = {"finalists": a.finalists} if a.finalists else {}
-            r = run(path, a.target, a.precision, opts, not a.no_checkpoints)
+            r = run(path, a.target, a.precision, opts, not a.no_checkpoints, a.partials)
         except DiagnosticException as e:  # a model that does not fit is a figure, not a crash
             print(f"model={name} seq={seq} layers={layers or 'all'} target={a.target} compiled=no: {e}", flush=True)
             continue
@@ -148,7 +158,7 @@ def main() -> None:
             )
         print(
             f"model={name} seq={seq} layers={layers or 'all'} exporter={a.exporter} target={a.target} "
-            f"precision={a.precision} checkpoints={'none' if a.no_checkpoints else 'sampled'} "
+            f"precision={a.precision} partials={a.partials} checkpoints={'none' if a.no_checkpoints else 'sampled'} "
             f"numericalTest={r['numerics']} "
             f"maxAbsVsExport={r['max_abs_vs_export']:.2e} vsExportOverScale={r['vs_export_over_scale']:.1e} "
             + ("" if r["top1"] is None else f"top1AgreesWithExport={'yes' if r['top1'] else 'no'} ")

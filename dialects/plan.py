@@ -55,6 +55,9 @@ from ipu.dialects.shared import GaussianAttr, LayoutAttr, format_ints, parse_int
 
 CHOICE_GRID_RANK = {"gemm": 3, "gemm_serial": 2, "attention": 4, "gather": 2, "conv": 4}
 WEIGHT_MODES = ("resident", "fetched")
+PARTIALS = ("f32", "f16")
+"""The AMP's partial-sum types: fp32 (the default) or fp16 (`half_partials`: twice the rate on
+IPU2, the running sums rounded to half), for a gemm or convolution with half inputs."""
 
 
 @irdl_attr_definition
@@ -66,7 +69,8 @@ class ChoiceAttr(ParametrizedAttribute):
     `#plan.choice<gather, grid = [4, 4]>` (table row blocks, column blocks),
     `#plan.choice<conv, grid = [1, 8, 4, 1]>` (batch, output row, output and input channel blocks).
     `weight` (gemm with a parameter rhs; empty: the planner's rule), `k_steps` and `key_block`
-    (0: derived from the grid) are optional."""
+    (0: derived from the grid) are optional; so is `partials` (gemm and conv: `f32` or `f16`;
+    empty: the function's `plan.partials`, else f32)."""
 
     name = "plan.choice"
     impl: StringAttr
@@ -74,14 +78,24 @@ class ChoiceAttr(ParametrizedAttribute):
     weight: StringAttr
     k_steps: IntAttr
     key_block: IntAttr
+    partials: StringAttr
 
-    def __init__(self, impl: str, grid: Sequence[int], weight: str = "", k_steps: int = 0, key_block: int = 0):
+    def __init__(
+        self,
+        impl: str,
+        grid: Sequence[int],
+        weight: str = "",
+        k_steps: int = 0,
+        key_block: int = 0,
+        partials: str = "",
+    ):
         super().__init__(
             StringAttr(impl),
             ArrayAttr(IntAttr(g) for g in grid),
             StringAttr(weight),
             IntAttr(k_steps),
             IntAttr(key_block),
+            StringAttr(partials),
         )
 
     @classmethod
@@ -93,7 +107,7 @@ class ChoiceAttr(ParametrizedAttribute):
             parser.parse_punctuation("=")
             if key == "grid":
                 fields[key] = parse_ints(parser)
-            elif key == "weight":
+            elif key in ("weight", "partials"):
                 fields[key] = parser.parse_identifier()
             elif key in ("k_steps", "key_block"):
                 fields[key] = parser.parse_integer()
@@ -112,6 +126,8 @@ class ChoiceAttr(ParametrizedAttribute):
             s += f", k_steps = {self.k_steps.data}"
         if self.key_block.data:
             s += f", key_block = {self.key_block.data}"
+        if self.partials.data:
+            s += f", partials = {self.partials.data}"
         printer.print_string(s + ">")
 
     @property
@@ -130,6 +146,8 @@ class ChoiceAttr(ParametrizedAttribute):
             raise VerifyException("plan.choice: k_steps (positive) applies to gemm_serial only")
         if self.key_block.data < 0 or self.key_block.data and impl != "attention":
             raise VerifyException("plan.choice: key_block (positive) applies to attention only")
+        if self.partials.data and (impl not in ("gemm", "conv") or self.partials.data not in PARTIALS):
+            raise VerifyException(f"plan.choice: partials (one of {PARTIALS}) applies to gemm and conv only")
 
 
 @irdl_attr_definition
@@ -245,13 +263,21 @@ class GemmOp(IRDLOperation):
     lhs = operand_def(AnyPlan)
     rhs = operand_def(AnyPlan)
     result = result_def(AnyPlan)
+    half_partials = opt_attr_def(UnitAttr)  # fp16 partials (`PARTIALS`)
     graph_value = _value_attr()
     traits = traits_def(Pure())
     assembly_format = "$lhs `,` $rhs attr-dict `:` `(` type($lhs) `,` type($rhs) `)` `->` type($result)"
 
-    def __init__(self, lhs, rhs, result_type: PlanTensorType, value: str | None = None):
-        attrs = {VALUE_ATTR: StringAttr(value)} if value is not None else {}
+    def __init__(self, lhs, rhs, result_type: PlanTensorType, value: str | None = None, half_partials: bool = False):
+        attrs: dict[str, Attribute] = {VALUE_ATTR: StringAttr(value)} if value is not None else {}
+        if half_partials:
+            attrs["half_partials"] = UnitAttr()
         super().__init__(operands=[lhs, rhs], result_types=[result_type], attributes=attrs)
+
+    @property
+    def kernel(self) -> str:
+        """The tile kernel: `amp_matmul`, or `amp_matmul_half` with fp16 partials."""
+        return "amp_matmul_half" if self.half_partials is not None else "amp_matmul"
 
     def verify_(self) -> None:
         a, b, r = self.lhs.type.layout, self.rhs.type.layout, self.result.type.layout
@@ -270,9 +296,23 @@ class GemmOp(IRDLOperation):
             raise VerifyException("plan.gemm: a split contraction must produce a partial result and vice versa")
         if r.partial >= 0 and r.partial not in k_dims:
             raise VerifyException("plan.gemm: the partial dimension must be the contraction's grid dimension")
+        _verify_partials(self, r.partial >= 0)
         for v in (self.rhs, self.result):
             if v.type.layout_attr.memory.data != "interleaved":
                 raise VerifyException("plan.gemm: AMP weights (rhs) and result live in interleaved memory")
+
+
+def _verify_partials(op: GemmOp | ConvOp, split: bool) -> None:
+    """fp16 partials take half operands; a split result holds its partial sums in the partials'
+    type (f16 with `half_partials`, else f32)."""
+    half = op.half_partials is not None
+    if half and not all(isinstance(v.type.tensor.element_type, Float16Type) for v in op.operands):
+        raise VerifyException(f"{op.name}: half_partials needs f16 operands")
+    if split and not isinstance(op.result.type.tensor.element_type, Float16Type if half else Float32Type):
+        raise VerifyException(
+            f"{op.name}: a split contraction's partial sums are {'f16 (half_partials)' if half else 'f32'}, "
+            f"not {op.result.type.tensor.element_type}"
+        )
 
 
 @irdl_op_definition
@@ -344,14 +384,18 @@ class ConvOp(IRDLOperation):
     dilations = attr_def(DenseArrayBase)
     pads = attr_def(DenseArrayBase)
     depthwise = opt_attr_def(UnitAttr)
+    half_partials = opt_attr_def(UnitAttr)  # fp16 partials (`PARTIALS`)
     graph_value = _value_attr()
     traits = traits_def(Pure())
     assembly_format = "$input `,` $filters attr-dict `:` `(` type($input) `,` type($filters) `)` `->` type($result)"
 
     @property
     def kernel(self) -> str:
-        """The tile kernel: `amp_conv`, or `dw_conv` for a depthwise convolution."""
-        return "dw_conv" if self.depthwise is not None else "amp_conv"
+        """The tile kernel: `amp_conv` (`amp_conv_half` with fp16 partials), or `dw_conv` for a
+        depthwise convolution."""
+        if self.depthwise is not None:
+            return "dw_conv"
+        return "amp_conv_half" if self.half_partials is not None else "amp_conv"
 
     def window(self) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
         """(strides, dilations, pads): two, two and four (top, left, bottom, right) values."""
@@ -393,6 +437,8 @@ class ConvOp(IRDLOperation):
                 )
             if f.grid != r.grid or f.first_tile != r.first_tile or f.split != ((), (), (), (2,)) or f.partial >= 0:
                 raise VerifyException("plan.conv: depthwise filters split their channels as the result does")
+            if self.half_partials is not None:
+                raise VerifyException("plan.conv: a depthwise convolution has no partial sums (half_partials)")
             return
         if fc != c or r.shape != (n, oh, ow, o):
             raise VerifyException(f"plan.conv: {x.shape} * {f.shape} gives [{n}, {oh}, {ow}, {o}], not {list(r.shape)}")
@@ -411,6 +457,7 @@ class ConvOp(IRDLOperation):
         for v in (self.filters, self.result):
             if v.type.layout_attr.memory.data != "interleaved":
                 raise VerifyException("plan.conv: AMP filters and result live in interleaved memory")
+        _verify_partials(self, r.partial >= 0)
 
 
 @irdl_op_definition

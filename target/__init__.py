@@ -111,21 +111,25 @@ class Target:
         vertex's supervisor estimate). K is cut into 16-deep input groups, N into 16-column output
         groups of ceil(16 / conv units) passes, each pass loading the conv units' weights and then
         running the workers over the rows. The first input group zeroes the partials (an
-        accumulating call never zeroes). fp32 partials use 8 conv units, fp16 partials 16."""
+        accumulating call never zeroes). fp32 partials use `amp_conv_units` conv units (8), fp16
+        partials `amp_conv_units_half` (16 on IPU2/IPU21: half the passes)."""
         return self._amp_vertex(m, k, n, accumulate, partials_esize)
 
-    def amp_conv_cycles(self, segments: int, width: int, k: int, n: int, kh: int, kw: int) -> int:
+    def amp_conv_cycles(
+        self, segments: int, width: int, k: int, n: int, kh: int, kw: int, partials_esize: int = 4
+    ) -> int:
         """AMP convolution partials on one tile (PC 2, PopLibs' ConvPartialnx1): `segments` output
         rows of `width` pixels, k input and n output channels, a kh x kw kernel. The 1x1 vertex's
         structure (`amp_matmul_cycles`) with one pass per kernel position inside each output
         group: the first position of the first input group zeroes the partials, every later one
         accumulates; the inner loop pays 14 per kernel row and 12 per position, and each worker
-        16 more for every output row segment past its first."""
+        16 more for every output row segment past its first. `partials_esize` 2: fp16 partials, as
+        `amp_matmul_cycles`."""
         c = self.costs
         w = c["workers"]
         seg = w * c["amp_segment"] * max(0, -(-segments // w) - 1)
         kernel = kh * c["amp_kernel_row"] + kh * kw * c["amp_kernel_position"]
-        return self._amp_vertex(segments * width, k, n, False, 4, kh * kw, kernel, seg)
+        return self._amp_vertex(segments * width, k, n, False, partials_esize, kh * kw, kernel, seg)
 
     def dw_conv_cycles(self, segments: int, width: int, c: int, kh: int, kw: int, esize: int = 2) -> int:
         """A depthwise convolution on the vector path (PC 3): `segments` output rows of `width`
@@ -155,7 +159,7 @@ class Target:
         `kernel` cycles per input group and `segments` more per worker pass)."""
         c = self.costs
         w = c["workers"]
-        units = c["amp_conv_units"] * (2 if partials_esize == 2 else 1)
+        units = c["amp_conv_units_half" if partials_esize == 2 else "amp_conv_units"]
         gi = -(-k // c["amp_in_chans"])
         go = -(-n // c["amp_out_chans"])
         passes = -(-c["amp_out_chans"] // units)
@@ -238,11 +242,16 @@ class Target:
             c["dynamic_slice_worker"] + 2 * (elements // c["workers"] // self._vector(esize))
         )
 
-    def reduce_cycles(self, parts: int, elements: int, out_esize: int = 4) -> int:
-        """Sum of `parts` fp32 partial slices of `elements` each (PC 1.3: poplin ReduceAdd, all
-        partials exchanged in): 6 x (32 + v x (3 parts + 7)), v = ceil(ceil(elements / 4) / 6)
-        4-wide accumulations per worker; 3 parts + 6 for a half output (~5.3 B a cycle)."""
+    def reduce_cycles(self, parts: int, elements: int, out_esize: int = 4, partials_esize: int = 4) -> int:
+        """Sum of `parts` partial slices of `elements` each (PC 1.3: poplin ReduceAdd, all partials
+        exchanged in): fp32 partials 6 x (32 + v x (3 parts + 7)), v = ceil(ceil(elements / 4) / 6)
+        4-wide accumulations per worker, 3 parts + 6 for a half output (~5.3 B a cycle); fp16
+        partials (`partials_esize` 2) in 8-wide accumulations, 3 parts + 8 (+ 1 for a float output)."""
         c = self.costs
+        if partials_esize == 2:
+            v = self._share(-(-elements // 8))
+            per = 3 * parts + c["reduce_group_half_partials"] + (out_esize == 4)
+            return c["workers"] * (c["reduce_worker"] + v * per)
         v = self._share(-(-elements // 4))
         per = 3 * parts + (c["reduce_group_half"] if out_esize == 2 else c["reduce_group"])
         return c["workers"] * (c["reduce_worker"] + v * per)

@@ -24,7 +24,7 @@ from ipu.abi.package import Package
 from ipu.abi.package_check import validate_package
 from ipu.abi.package_io import read_package, write_package
 from ipu.atomic import atomic_path, check_outputs, write_text
-from ipu.golden.compare import ToleranceError, check_tolerances
+from ipu.golden.compare import HALF_PARTIALS_SCALE_ULPS, ToleranceError, check_tolerances
 from ipu.golden.evaluator import check_inputs, main_function
 from ipu.log import log_event, phase
 from ipu.runtime.emulator import DEFAULT_MAX_CYCLES
@@ -84,6 +84,12 @@ def _print_checks(checks: list[api.Check]) -> bool:
     type=click.Choice(["f16", "f32"]),
     default=None,
     help="compute in this float precision (f16: convert-precision; inputs and outputs stay as they are)",
+)
+@click.option(
+    "--partials",
+    type=click.Choice(["f32", "f16"]),
+    default=None,
+    help="the AMP's partial sums for half-precision matmuls and convolutions (f16: twice the rate, looser check)",
 )
 @click.option("--package", "package_path", type=click.Path(dir_okay=False), help="also write the package here")
 @click.option(
@@ -186,6 +192,7 @@ def _run(
     seed: int,
     reference_path: str | None,
     precision: str | None,
+    partials: str | None,
     package_path: str | None,
     check_mode: str,
     no_checkpoints: bool,
@@ -217,8 +224,8 @@ def _run(
     source: str | None = model
     compiled: api.Compiled | None = None
     if model.endswith(".ipuexe"):
-        if precision:
-            raise ToolError("--precision applies when compiling; a .ipuexe package is already compiled")
+        if precision or partials:
+            raise ToolError("--precision and --partials apply when compiling; a .ipuexe package is already compiled")
         with phase("read_package"):
             pkg = read_package(model)
         tg = load_target(target or pkg.target)
@@ -228,7 +235,9 @@ def _run(
             reference = main_function(parse_file(make_context(), reference_path))
     else:
         try:
-            compiled = api.compile(model, target, precision=precision, checkpoints=not no_checkpoints)
+            compiled = api.compile(
+                model, target, precision=precision, checkpoints=not no_checkpoints, partials=partials or ""
+            )
         except api.ApiError as e:
             raise ToolError(str(e)) from None
         pkg, reference, tg = compiled.package, compiled.reference, compiled.target
@@ -274,6 +283,11 @@ def _run(
             f"diagnosticCheckpoints={len(pkg.checkpoints)} check={check_mode} "
             f"sampleLimit={'all' if check_mode == 'all' else samples} "
             f"numericalTest={'PASS' if ok else 'FAIL'}"
+            + (
+                f" partials=f16 scaleUlps={HALF_PARTIALS_SCALE_ULPS:g} (the AMP summed in half: a looser check)"
+                if api.half_partials(pkg) and atol is None
+                else ""
+            )
         )
     elif check_mode == "none":
         print("numericalTest=SKIPPED (--check none)")

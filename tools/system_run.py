@@ -75,6 +75,7 @@ def run_system_tool(**opts: Any) -> None:
         "--profile": opts["profile_path"],
         "--report": opts["report_path"],
         "--checked": opts["checked"],
+        "--partials": opts["partials"],
     }
     given = [k for k, v in unsupported.items() if v]
     if given:

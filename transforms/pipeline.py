@@ -29,11 +29,16 @@ PLAN_OPTIONS = ("finalists", "beam", "candidates")
 
 
 def compile_passes(
-    target: str | None, options: dict[str, int] | None = None, checkpoints: bool = True, link_inputs: str = ""
+    target: str | None,
+    options: dict[str, int] | None = None,
+    checkpoints: bool = True,
+    link_inputs: str = "",
+    partials: str = "",
 ) -> list[tuple[str, ModulePass]]:
     """The ladder's passes, labelled; `options` (names in `PLAN_OPTIONS`, positive ints) go to plan-ops;
     without `checkpoints`, drop-checkpoints removes the intermediate values' samples after map-tiles.
     Inputs whose names start with `link_inputs` are written by another chip (host-layout leaves them).
+    `partials` ("f16": half partials for every AMP op with half operands) goes to plan-ops.
     Every finalist is mapped and screened before select-finalist keeps one. `target` (None: the
     module's `#ipu.target`, else mk2) goes to plan-ops, which records it; the later passes read it."""
     options = dict(options or {})
@@ -48,7 +53,7 @@ def compile_passes(
         ("expand_windows", ExpandWindowsPass()),
         ("host_layout", HostLayoutPass(skip_prefix=link_inputs)),
         ("roll_layers", RollLayersPass()),
-        ("plan_ops", PlanOpsPass(target=target, **options)),
+        ("plan_ops", PlanOpsPass(target=target, partials=partials, **options)),
         ("map_tiles", MapTilesPass()),
         *drop,
         ("screen_tiles", ScreenTilesPass()),

@@ -74,6 +74,28 @@ def test_amp_fp16_partials_and_64_bit_weight_loads() -> None:
     assert t64.amp_matmul_cycles(256, 64, 16) == 9624 + 8 * 16 == 9752
 
 
+def test_half_partials_kernels() -> None:
+    # amp_matmul_half is the fp16-partials AMP (16 units, P = 1, L = 32) of the test above
+    p = {"m": 256, "k": 64, "n": 16}
+    assert kernel_cycles(T, "amp_matmul_half", p, 2) == 159 + 3 * (15 + 19 + (6 + 32 + 1146)) + 11 + 18 + (
+        7 + 32 + 1140
+    )
+    # amp_conv_half: the 3x3 case below with P = 1 and L = 32: a later position S = 6 + 32 + 210 = 248
+    p = {"n": 1, "c": 32, "oh": 2, "ow": 8, "o": 16, "kh": 3, "kw": 3, "window": 1 | 1 << 8 | 1 << 16 | 1 << 24}
+    assert (
+        kernel_cycles(T, "amp_conv_half", p, 2)
+        == (50 + 6 * (7 + 3) + 13 + (15 + 150 + (19 + 9 * 248)) + 11 + 150 + (18 + (7 + 32 + 204) + 8 * 248))
+        == 4945
+    )
+    # mk1 has no 16-unit mode: its half partials run at the fp32 rate
+    mk1 = load_target("mk1")
+    assert mk1.amp_matmul_cycles(256, 64, 16, partials_esize=2) == mk1.amp_matmul_cycles(256, 64, 16)
+    # ReduceAdd with half partials (PC 1.3): 8-wide accumulations, v = ceil(ceil(n / 8) / 6), 3 D + 8
+    # (half output), 3 D + 9 (float): 8 x 4096 half partials
+    assert kernel_cycles(T, "reduce_half", {"parts": 8, "elements": 4096}, 2) == 6 * (32 + 86 * (3 * 8 + 8)) == 16704
+    assert T.reduce_cycles(8, 4096, 4, partials_esize=2) == 6 * (32 + 86 * (3 * 8 + 9))
+
+
 def test_amp_conv_loops_kernel_positions() -> None:
     # PC 2 (ConvPartialnx1): PC 1.1's supervisor with every kernel position a further pass group
     # in each output group (the first position of the first input group zeroes); the inner loop

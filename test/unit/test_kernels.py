@@ -207,7 +207,7 @@ def test_operand_roles_replace_the_special_cases_by_name() -> None:
     assert KERNELS["attention_start"].reads() == [0, 1, 2, 3]  # the state is written, not read
     assert KERNELS["attention_update"].reads() == [0, 1, 2, 3]
     assert KERNELS["attention_update_bias"].reads() == [0, 1, 2, 3, 4]
-    assert AMP_KERNELS == ("amp_matmul", "amp_matmul_acc", "amp_conv")
+    assert AMP_KERNELS == ("amp_matmul", "amp_matmul_acc", "amp_conv", "amp_matmul_half", "amp_conv_half")
 
 
 @pytest.mark.parametrize(

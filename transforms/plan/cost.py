@@ -150,7 +150,7 @@ def _peaks(m: PlanMetrics, occupied: np.ndarray) -> None:
 
 
 def _staging(op: Operation) -> tuple[int, slice]:
-    """(bytes per tile, tiles) of the f32 buffer map-tiles stages a partial sum's parts in before
+    """(bytes per tile, tiles) of the buffer map-tiles stages a partial sum's parts in before
     reducing or combining them ([parts, *result block] in standard memory on the result's tiles):
     no plan value, so the op adds it to the peaks itself; (0, empty) for other ops."""
     if isinstance(op, plan.ReduceOp | plan.AttentionCombineOp):
@@ -158,7 +158,8 @@ def _staging(op: Operation) -> tuple[int, slice]:
         block = lay.block_elements  # a combine stages states [.., d + 2] of its result's [.., d] block
         if isinstance(op, plan.AttentionCombineOp):
             block = block // lay.block[-1] * src.shape[-1]
-        return 4 * src.partials * block, slice(lay.first_tile, lay.first_tile + lay.tiles)
+        e = esize_of(op.operands[0].type)  # the partials' type: f32, or f16 (half partials)
+        return e * src.partials * block, slice(lay.first_tile, lay.first_tile + lay.tiles)
     return 0, slice(0, 0)
 
 

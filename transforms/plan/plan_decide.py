@@ -14,14 +14,16 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
 from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import DiagnosticException
 
+from ipu.dialects import plan
 from ipu.target import Target
 from ipu.transforms.graph.split_attention_heads import split_function
 from ipu.transforms.graph.unroll_batch_matmul import unroll_function
 from ipu.transforms.levels import expect_level
 from ipu.transforms.plan.budget import WEIGHT_FRACTION
 from ipu.transforms.plan.families.base import CostChooser
-from ipu.transforms.plan.state import CHOICE_ATTR
+from ipu.transforms.plan.state import CHOICE_ATTR, PARTIALS_ATTR
 from ipu.transforms.plan.walk import install, plan_body
 from ipu.transforms.target_of import set_module_target
 
@@ -68,20 +70,37 @@ def graph_functions(module: builtin.ModuleOp) -> list[func.FuncOp]:
     ]
 
 
+def set_partials(f: func.FuncOp, partials: str, pass_name: str) -> None:
+    """Record a pass option's partials type on `f` (`plan.partials`: the default of its AMP ops,
+    which a choice's `partials` overrides), or check the one already there."""
+    if partials and partials not in plan.PARTIALS:
+        raise DiagnosticException(f"{pass_name}: partials must be one of {', '.join(plan.PARTIALS)}, got '{partials}'")
+    if partials:
+        f.attributes[PARTIALS_ATTR] = builtin.StringAttr(partials)
+    have = f.attributes.get(PARTIALS_ATTR)
+    if have is not None and (not isinstance(have, builtin.StringAttr) or have.data not in plan.PARTIALS):
+        raise DiagnosticException(
+            f"{pass_name}: @{f.sym_name.data}: {PARTIALS_ATTR} must be one of "
+            f"{', '.join(repr(p) for p in plan.PARTIALS)}, got {have}"
+        )
+
+
 @dataclass(frozen=True)
 class PlanDecidePass(ModulePass):
     """Choose and record each graph op's implementation (the first half of plan-ops)."""
 
     name = "plan-decide"
     target: str | None = None  # unset: the module's #ipu.target, else mk2 (recorded on the module)
+    partials: str = ""  # the AMP's partials, f32 or f16 (half operands only); unset: each function's own
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         expect_level(op, self.name, ("graph",))
         t = set_module_target(op, self.target, self.name)
         for f in graph_functions(op):
+            set_partials(f, self.partials, self.name)
             unroll_function(f)  # batched matmuls no pattern fused: one matmul per batch
             split_function(f, t.tiles)  # an attention with more heads than tiles: parts that fit
             decide_function(f, t)
 
 
-__all__ = ["PlanDecidePass", "decide_function", "graph_functions"]
+__all__ = ["PlanDecidePass", "decide_function", "graph_functions", "set_partials"]

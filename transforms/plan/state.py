@@ -22,6 +22,7 @@ from ipu.transforms.plan.layouts import default_layout, plan_type, scalar_layout
 
 CHOICE_ATTR = "plan.choice"  # a decision point's implementation (#plan.choice<…>)
 LAYOUT_ATTR = "plan.layout"  # a pinned result layout (#plan.layout<…>)
+PARTIALS_ATTR = "plan.partials"  # on a graph function: its AMP ops' default partials type ("f16": half)
 
 
 def describe(op: Operation, index: int) -> str:
@@ -66,6 +67,7 @@ class Planner:
     gemms: int = 0
     row_turn: int = 0  # rowwise ops given a rotated row layout so far (`families.rowwise.rotated_rows`)
     home_cursor: int = 0  # the tile the next convolution's filter home starts at (`families.conv`)
+    half_partials: bool = False  # the function's AMP ops default to fp16 partials (`PARTIALS_ATTR`)
     index_of: dict[Operation, int] = field(default_factory=dict)
     uses_left: dict[SSAValue, int] = field(default_factory=dict)  # graph uses not yet planned
 

@@ -334,19 +334,23 @@ class MapReduce(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: plan.ReduceOp, rewriter: PatternRewriter) -> None:
         lay: Layout = op.result.type.layout
-        _stage_and_combine(rewriter, op, lay, "reduce", "reduce_sum", elements=lay.block_elements)
+        half = isinstance(op.input.type.tensor.element_type, builtin.Float16Type)  # fp16 partials
+        kernel = "reduce_half" if half else "reduce_sum"
+        _stage_and_combine(rewriter, op, lay, "reduce", kernel, elements=lay.block_elements)
 
 
 def _stage_and_combine(
     rewriter: PatternRewriter, op: Operation, stage: Layout, reason: str, kernel: str, **params: int
 ) -> None:
     """Replace `op` (one partial-sum input, one result) by a move that stages every part of each
-    result block on its tile, f32 [parts, *stage.block] in `stage`'s layout, then `kernel` over it."""
+    result block on its tile, [parts, *stage.block] in `stage`'s layout and the partials' type,
+    then `kernel` over it."""
     src, res = op.operands[0], op.results[0]
     casts, ins = _as_buffers([src])
     src_l: Layout = src.type.layout
     lay: Layout = res.type.layout
-    stage_t = tilemap.BufferType((src_l.partials, *stage.block), builtin.f32, lay.first_tile, lay.tiles, "standard")
+    el = src.type.tensor.element_type
+    stage_t = tilemap.BufferType((src_l.partials, *stage.block), el, lay.first_tile, lay.tiles, "standard")
     # when nothing reads the result's padding as data, the partials move as whole padded
     # blocks (their padding is computed, so written): every slot is written and none is zeroed
     whole = None if padding_read(res) else whole_blocks(src_l, stage)
@@ -456,7 +460,7 @@ class MapGemm(RewritePattern):
     def match_and_rewrite(self, op: plan.GemmOp, rewriter: PatternRewriter) -> None:
         a_l: Layout = op.lhs.type.layout
         b_l: Layout = op.rhs.type.layout
-        _replace_by_run(rewriter, op, "amp_matmul", m=a_l.block[0], k=a_l.block[1], n=b_l.block[1])
+        _replace_by_run(rewriter, op, op.kernel, m=a_l.block[0], k=a_l.block[1], n=b_l.block[1])
 
 
 def _patch_covered(x: Layout, patch: Layout, windows: Windows) -> bool:

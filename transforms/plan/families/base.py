@@ -126,6 +126,21 @@ class RecordedChooser:
         return family.resolve(request, recorded_choice(request.op, request.index, family.impls), t)
 
 
+def pinned_partials(where: str, attr: plan.ChoiceAttr, default: bool, esize: int) -> bool:
+    """Whether a recorded or pinned choice runs with fp16 partials: its `partials` field, else the
+    function's `default`; f16 partials need half operands."""
+    field = attr.partials.data
+    half = field == "f16" if field else default
+    if half and esize != 2:
+        raise DiagnosticException(f"plan-ops: {where}: partials = f16 needs f16 operands (they are {8 * esize}-bit)")
+    return half
+
+
+def partials_field(half: bool, default: bool) -> str:
+    """A choice's `partials` field: empty when the function's default gives `half`."""
+    return "" if half == default else ("f16" if half else "f32")
+
+
 def grid_text(g: tuple[int, ...]) -> str:
     return "x".join(map(str, g))
 
@@ -160,5 +175,7 @@ __all__ = [
     "check_fit",
     "check_tiles",
     "grid_text",
+    "partials_field",
+    "pinned_partials",
     "recorded_choice",
 ]

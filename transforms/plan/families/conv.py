@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from xdsl.dialects import builtin
@@ -34,7 +34,15 @@ from ipu.dialects import graph, plan
 from ipu.dialects.layout import Layout, Windows, conv_patch, conversion_load
 from ipu.target import Target
 from ipu.transforms.plan.budget import TargetMemo, divisor_like, op_budget
-from ipu.transforms.plan.families.base import DecisionFamily, Decisions, OpCost, check_tiles, grid_text
+from ipu.transforms.plan.families.base import (
+    DecisionFamily,
+    Decisions,
+    OpCost,
+    check_tiles,
+    grid_text,
+    partials_field,
+    pinned_partials,
+)
 from ipu.transforms.plan.families.gemm import block_parts
 from ipu.transforms.plan.layouts import plan_type
 from ipu.transforms.plan.pricing import esize_of
@@ -98,10 +106,13 @@ class ConvChoice:
     exchange_cycles: int
     bytes_per_tile: int
     home_bytes: int  # the filters' stored block per tile
+    half: bool = False  # fp16 partials
+    half_default: bool = False  # the function's partials (a choice records only a departure)
 
 
-def conv_candidate(geo: graph.ConvGeometry, esize: int, target: Target, grid: Grid) -> ConvChoice:
-    """One grid priced: the kernel, the patch and filter exchange, the partials' reduce."""
+def conv_candidate(geo: graph.ConvGeometry, esize: int, target: Target, grid: Grid, half: bool = False) -> ConvChoice:
+    """One grid priced: the kernel, the patch and filter exchange, the partials' reduce (`half`:
+    fp16 partials, the AMP at 16 conv units)."""
     gn, gh, go, gc = grid
     lays = conv_layouts(geo, grid)
     dw = geo.depthwise
@@ -122,19 +133,20 @@ def conv_candidate(geo: graph.ConvGeometry, esize: int, target: Target, grid: Gr
         exch = x_bytes // 4 + target.phase_overhead_cycles()
         return ConvChoice(grid, comp + exch, exch, work, lays.filters.block_elements * esize)
     f_bytes = lays.filters.block_elements * esize
-    out_e = 4 if gc > 1 else esize
+    pe = 2 if half else 4
+    out_e = pe if gc > 1 else esize
     p_bytes = lays.partial.block_elements * out_e
     # per tile of the grid on average: successive convolutions' homes take turns over the chip
     home = -(-lays.home.block_elements * lays.home.tiles * esize // math.prod(grid))
     work = x_bytes + f_bytes + p_bytes
-    comp = target.amp_conv_cycles(par["n"] * par["oh"], par["ow"], par["c"], par["o"], geo.kh, geo.kw)
+    comp = target.amp_conv_cycles(par["n"] * par["oh"], par["ow"], par["c"], par["o"], geo.kh, geo.kw, pe)
     exch = (x_bytes + (f_bytes if lays.home != lays.filters else 0)) // 4 + target.phase_overhead_cycles()
     if gc > 1:
         r = lays.result.block_elements
         work = max(work, 2 * p_bytes + r * esize)
         exch += (p_bytes - p_bytes // gc) // 4 + target.phase_overhead_cycles()
-        comp += target.reduce_cycles(gc, r)
-    return ConvChoice(grid, comp + exch, exch, work, home)
+        comp += target.reduce_cycles(gc, r, esize, pe)
+    return ConvChoice(grid, comp + exch, exch, work, home, half)
 
 
 def conv_grids(geo: graph.ConvGeometry, tiles: int) -> list[Grid]:
@@ -161,12 +173,12 @@ def conv_grids(geo: graph.ConvGeometry, tiles: int) -> list[Grid]:
 CONV_MEMO: TargetMemo[tuple[ConvChoice, ...]] = TargetMemo(256)
 
 
-def conv_candidates(geo: graph.ConvGeometry, esize: int, target: Target) -> tuple[ConvChoice, ...]:
-    found, hit = CONV_MEMO.get((geo, esize), target)
+def conv_candidates(geo: graph.ConvGeometry, esize: int, target: Target, half: bool = False) -> tuple[ConvChoice, ...]:
+    found, hit = CONV_MEMO.get((geo, esize, half), target)
     if found and hit is not None:
         return hit
-    out = tuple(conv_candidate(geo, esize, target, g) for g in conv_grids(geo, target.tiles))
-    CONV_MEMO.put((geo, esize), target, out)
+    out = tuple(conv_candidate(geo, esize, target, g, half) for g in conv_grids(geo, target.tiles))
+    CONV_MEMO.put((geo, esize, half), target, out)
     return out
 
 
@@ -179,6 +191,7 @@ class ConvRequest:
     geo: graph.ConvGeometry
     esize: int
     reserved: int
+    half_default: bool = False  # the function's AMP ops take fp16 partials (half operands only)
 
 
 def _fits(req: ConvRequest, c: ConvChoice, t: Target) -> bool:
@@ -198,7 +211,8 @@ def _plan_conv(p: Planner, op: graph.ConvOp, index: int) -> None:
         )
     esize = op.input.type.element_type.bitwidth // 8
     reserved = p.resident + p.live_bytes(exclude=(op.input, op.filters))
-    c = p.chooser.decide(CONV, ConvRequest(op, index, geo, esize, reserved), p.target)
+    half = p.half_partials and esize == 2 and not geo.depthwise and op.filters.type.element_type.bitwidth == 16
+    c = p.chooser.decide(CONV, ConvRequest(op, index, geo, esize, reserved, half), p.target)
     lays = conv_layouts(geo, c.grid)
     if lays.home != lays.filters:  # the next run of tiles for this home, wrapping at the chip's end
         first = p.home_cursor if p.home_cursor + lays.home.tiles <= p.target.tiles else 0
@@ -212,7 +226,7 @@ def _plan_conv(p: Planner, op: graph.ConvOp, index: int) -> None:
     w = p.get(op.filters, plan_type(op.filters.type, lays.filters, memory), "weight fetch")
     x = p.get(op.input, None, op.name)
     partial = c.grid[3] > 1
-    el = builtin.f32 if partial else op.result.type.element_type
+    el = (builtin.f16 if c.half else builtin.f32) if partial else op.result.type.element_type
     r_t = plan_type(TensorType(el, op.result.type.get_shape()), lays.partial, memory)
     conv = plan.ConvOp.create(
         operands=[x, w],
@@ -222,6 +236,7 @@ def _plan_conv(p: Planner, op: graph.ConvOp, index: int) -> None:
             "dilations": DenseArrayBase.from_list(i64, geo.dilations),
             "pads": DenseArrayBase.from_list(i64, geo.pads),
             **({"depthwise": builtin.UnitAttr()} if geo.depthwise else {}),
+            **({"half_partials": builtin.UnitAttr()} if c.half else {}),
             **({} if partial else {plan.VALUE_ATTR: builtin.StringAttr(value_name(op))}),
         },
     )
@@ -234,6 +249,7 @@ def _plan_conv(p: Planner, op: graph.ConvOp, index: int) -> None:
         estimated_cycles=c.cycles,
         estimated_exchange_cycles=c.exchange_cycles,
         bytes_per_tile=c.bytes_per_tile,
+        **({} if geo.depthwise else {"partials": "f16" if c.half else "f32"}),
     )
     if partial:
         g.name_hint = f"{op.result.name_hint or 'conv'}_partial"
@@ -270,7 +286,7 @@ class ConvFamily(DecisionFamily):
         return comp, words + t.phase_overhead_cycles(), 1, 0
 
     def choose(self, req: ConvRequest, t: Target, d: Decisions) -> ConvChoice:
-        cands = conv_candidates(req.geo, req.esize, t)
+        cands = conv_candidates(req.geo, req.esize, t, req.half_default)
         fits = sorted((c for c in cands if _fits(req, c, t)), key=lambda c: (c.cycles, c.bytes_per_tile))
         if not fits:
             best = min(cands, key=lambda c: c.bytes_per_tile)
@@ -280,7 +296,7 @@ class ConvFamily(DecisionFamily):
                 f"{int(op_budget(t, req.reserved))} of {t.memory_size} bytes ({req.reserved} held by live values)"
             )
         d.counts[req.index] = len(fits)
-        return fits[min(d.ranks.get(req.index, 0), len(fits) - 1)]
+        return replace(fits[min(d.ranks.get(req.index, 0), len(fits) - 1)], half_default=req.half_default)
 
     def resolve(self, req: ConvRequest, attr: plan.ChoiceAttr, t: Target) -> ConvChoice:
         where = describe(req.op, req.index)
@@ -298,16 +314,19 @@ class ConvFamily(DecisionFamily):
                 f"plan-ops: {where}: conv grid {grid_text(grid)} is not one the planner can emit: batch parts of "
                 f"{req.geo.n}, row blocks of {req.geo.out_h} output rows, {chans}"
             )
-        c = conv_candidate(req.geo, req.esize, t, (grid[0], grid[1], grid[2], grid[3]))
+        half = pinned_partials(where, attr, req.half_default, req.esize)
+        if half and req.geo.depthwise:
+            raise DiagnosticException(f"plan-ops: {where}: depthwise convolutions have no partials (partials = f16)")
+        c = conv_candidate(req.geo, req.esize, t, (grid[0], grid[1], grid[2], grid[3]), half)
         if not _fits(req, c, t):
             raise DiagnosticException(
                 f"plan-ops: {where}: conv grid {grid_text(grid)} needs {c.bytes_per_tile} bytes per tile; the "
                 f"per-op budget is {int(op_budget(t, req.reserved + c.home_bytes))} of {t.memory_size} bytes"
             )
-        return c
+        return replace(c, half_default=req.half_default)
 
     def attr(self, choice: ConvChoice) -> plan.ChoiceAttr:
-        return plan.ChoiceAttr("conv", choice.grid)
+        return plan.ChoiceAttr("conv", choice.grid, partials=partials_field(choice.half, choice.half_default))
 
 
 CONV = ConvFamily()

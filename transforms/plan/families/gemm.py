@@ -16,6 +16,7 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
+from ipu.abi.kernels import KERNELS
 from ipu.dialects import graph, plan
 from ipu.dialects.layout import Layout
 from ipu.target import Target
@@ -27,6 +28,8 @@ from ipu.transforms.plan.families.base import (
     check_fit,
     check_tiles,
     grid_text,
+    partials_field,
+    pinned_partials,
 )
 from ipu.transforms.plan.layouts import (
     GemmLayouts,
@@ -52,6 +55,7 @@ class GemmChoice:
     bytes_per_tile: int
     weight_bytes: int  # the B block per tile
     layouts: GemmLayouts
+    half: bool = False  # fp16 partials
 
     @property
     def grid(self) -> tuple[int, int, int]:
@@ -70,8 +74,10 @@ def gemm_candidate(
     a_current: Layout | None,
     grid: tuple[int, int, int],
     r_want: Layout | None = None,
+    half: bool = False,
 ) -> GemmChoice:
-    """One (pm, pn, pk) grid priced: cycles (compute, exchange, reduce) and working set per tile.
+    """One (pm, pn, pk) grid priced: cycles (compute, exchange, reduce) and working set per tile;
+    `half`: with fp16 partials (the AMP at 16 conv units, half the partials' bytes).
 
     `r_want` (the layout the result's consumer reads it in, when the graph says) adds the
     conversion of the result into it, fragments included: a grid whose output is cut into many
@@ -82,7 +88,8 @@ def gemm_candidate(
     (bm, bk), bn = lays.a.block, lays.b.block[1]
     a_moves_here = a_moves and lays.a != a_current
     a, b = bm * bk * esize, bk * bn * esize
-    p = bm * bn * (4 if pk > 1 else esize)
+    pe = 2 if half else 4
+    p = bm * bn * (pe if pk > 1 else esize)
     # peak of the gemm step (a, b, partial) and the reduce step (partial, staging, result)
     work = max(a + b + p, 2 * p + lays.result.block_elements * esize if pk > 1 else 0)
     exch = (a // 4 if a_moves_here else 0) + (b // 4 if b_moves else 0)
@@ -90,14 +97,14 @@ def gemm_candidate(
         words = math.ceil(r_want.block_elements * esize / 4)
         exch += words + fragments(lays.result, r_want) * target.exchange["fragment_cycles"]
         exch += target.phase_overhead_cycles()
-    cyc = target.amp_matmul_cycles(bm, bk, bn)
+    cyc = target.amp_matmul_cycles(bm, bk, bn, partials_esize=pe)
     phases = int(a_moves_here or b_moves)
     if pk > 1:
         exch += (p - p // pk) // 4
-        cyc += target.reduce_cycles(pk, lays.result.block_elements)
+        cyc += target.reduce_cycles(pk, lays.result.block_elements, esize, pe)
         phases += 1
     exch += phases * target.phase_overhead_cycles()
-    return GemmChoice(pm, pn, pk, cyc + exch, exch, work, b, lays)
+    return GemmChoice(pm, pn, pk, cyc + exch, exch, work, b, lays, half)
 
 
 def gemm_grids(m: int, k: int, n: int, tiles: int, head: int = 1) -> list[tuple[int, int, int]]:
@@ -123,18 +130,19 @@ def gemm_candidates(
     head: int = 1,
     a_current: Layout | None = None,
     r_want: Layout | None = None,
+    half: bool = False,
 ) -> tuple[GemmChoice, ...]:
     """Every (pm, pn, pk) grid with its estimated cycles and working set per tile.
 
     `a_moves` says the lhs exists already (in `a_current` if given: a candidate whose lhs layout
     equals it needs no exchange); `b_moves` says the rhs must be exchanged into place.
     Memoized per target object: the plan search prices the same few matmuls once per plan."""
-    key = (m, k, n, esize, a_moves, b_moves, head, a_current, r_want)
+    key = (m, k, n, esize, a_moves, b_moves, head, a_current, r_want, half)
     found, hit = GEMM_MEMO.get(key, target)
     if found and hit is not None:
         return hit
     out = tuple(
-        gemm_candidate(m, k, n, esize, a_moves, target, b_moves, head, a_current, g, r_want)
+        gemm_candidate(m, k, n, esize, a_moves, target, b_moves, head, a_current, g, r_want, half)
         for g in gemm_grids(m, k, n, target.tiles, head)
     )
     GEMM_MEMO.put(key, target, out)
@@ -158,10 +166,11 @@ def choose_gemm(
     rank: int = 0,
     counts: list[int] | None = None,
     r_want: Layout | None = None,
+    half: bool = False,
 ) -> GemmChoice:
     """The `rank`-th cheapest candidate whose working set fits beside `reserved` bytes live
     elsewhere (rank 0: the cheapest); `counts` receives how many fit."""
-    cands = gemm_candidates(m, k, n, esize, a_moves, target, b_moves, head, a_current, r_want)
+    cands = gemm_candidates(m, k, n, esize, a_moves, target, b_moves, head, a_current, r_want, half)
     budget = op_budget(target, reserved)
     fits = [c for c in cands if c.bytes_per_tile <= budget]
     if not fits:
@@ -280,6 +289,7 @@ class MatmulContext:
     weight: bool  # the rhs is a parameter not yet placed: resident or fetched is a choice
     home_bytes: int  # per tile, a fetched weight's distributed home
     r_want: Layout | None = None  # the layout the result's consumer will read it in, if known
+    half_default: bool = False  # the function's AMP ops take fp16 partials (half operands only)
 
 
 @dataclass(frozen=True)
@@ -290,11 +300,13 @@ class MatmulPlan:
     serial: SerialChoice | None = None
     fetch: bool = False  # the weight is stored spread over the grid and fetched before use
     weight: bool = False  # the rhs was a parameter not yet placed (resident or fetched)
+    half_default: bool = False  # the function's partials (a choice records only a departure)
 
     def attr(self) -> plan.ChoiceAttr:
         if self.gemm is not None:
             mode = ("fetched" if self.fetch else "resident") if self.weight else ""
-            return plan.ChoiceAttr("gemm", self.gemm.grid, weight=mode)
+            partials = partials_field(self.gemm.half, self.half_default)
+            return plan.ChoiceAttr("gemm", self.gemm.grid, weight=mode, partials=partials)
         assert self.serial is not None
         return plan.ChoiceAttr("gemm_serial", (self.serial.pm, self.serial.pn), k_steps=self.serial.steps)
 
@@ -322,6 +334,7 @@ def _plan_matmul(p: Planner, op: graph.MatmulOp, index: int) -> None:
         p.is_weight(op.rhs) and not p.has(op.rhs),
         math.ceil(k * n / p.target.tiles) * esize,
         _consumer_layout(p, op.result),
+        p.half_partials and esize == 2 and op.rhs.type.element_type.bitwidth == 16,
     )
     mp = p.chooser.decide(GEMM, ctx, p.target)
     if mp.serial is not None:
@@ -338,9 +351,9 @@ def _plan_matmul(p: Planner, op: graph.MatmulOp, index: int) -> None:
         p.get(op.rhs, plan_type(op.rhs.type, lays.home), "weight home")
     a = p.get(op.lhs, plan_type(op.lhs.type, lays.a), op.name)
     b = p.get(op.rhs, plan_type(op.rhs.type, lays.b, "interleaved"), "weight fetch" if mp.fetch else op.name)
-    r_t = TensorType(builtin.f32 if c.pk > 1 else el, [m, n])
+    r_t = TensorType((builtin.f16 if c.half else builtin.f32) if c.pk > 1 else el, [m, n])
     value = None if c.pk > 1 else value_name(op)  # a partial sum is checked after its reduce
-    g = p.emit(plan.GemmOp(a, b, plan_type(r_t, lays.partial, "interleaved"), value)).results[0]
+    g = p.emit(plan.GemmOp(a, b, plan_type(r_t, lays.partial, "interleaved"), value, c.half)).results[0]
     p.gemms += 1
     p.event(
         "planned operation",
@@ -351,6 +364,7 @@ def _plan_matmul(p: Planner, op: graph.MatmulOp, index: int) -> None:
         estimated_cycles=c.cycles,
         estimated_exchange_cycles=c.exchange_cycles,
         bytes_per_tile=c.bytes_per_tile,
+        partials="f16" if c.half else "f32",
     )
     if c.pk > 1:
         g.name_hint = f"{op.result.name_hint or 'mm'}_partial"
@@ -424,7 +438,7 @@ class GemmFamily(DecisionFamily):
     def cost(self, op: Operation, t: Target) -> OpCost:
         if isinstance(op, plan.GemmOp):
             a, b = op.lhs.type.layout, op.rhs.type.layout
-            return t.amp_matmul_cycles(a.block[0], a.block[1], b.block[1]), 0, 0, 0
+            return KERNELS[op.kernel].cycles(t, {"m": a.block[0], "k": a.block[1], "n": b.block[1]}), 0, 0, 0
         assert isinstance(op, plan.SerialGemmOp)
         r = op.result.type.layout
         steps = op.k_steps.value.data
@@ -448,12 +462,12 @@ class GemmFamily(DecisionFamily):
 
 
 def _cheapest(ctx: MatmulContext, t: Target, d: Decisions) -> MatmulPlan:
-    m, k, n, es = ctx.m, ctx.k, ctx.n, ctx.esize
+    m, k, n, es, half = ctx.m, ctx.k, ctx.n, ctx.esize, ctx.half_default
     rank = d.ranks.get(ctx.index, 0)
     counts: list[int] = []
     try:
         c = choose_gemm(
-            m, k, n, es, ctx.a_moves, t, ctx.b_moves, 1, ctx.a_current, ctx.reserved, rank, counts, ctx.r_want
+            m, k, n, es, ctx.a_moves, t, ctx.b_moves, 1, ctx.a_current, ctx.reserved, rank, counts, ctx.r_want, half
         )
     except DiagnosticException as no_fit:
         return _serial(ctx, t, ctx.reserved, no_fit)
@@ -465,11 +479,13 @@ def _cheapest(ctx: MatmulContext, t: Target, d: Decisions) -> MatmulPlan:
         reserved = ctx.reserved + ctx.home_bytes
         counts.clear()
         try:
-            c = choose_gemm(m, k, n, es, ctx.a_moves, t, True, 1, ctx.a_current, reserved, rank, counts, ctx.r_want)
+            c = choose_gemm(
+                m, k, n, es, ctx.a_moves, t, True, 1, ctx.a_current, reserved, rank, counts, ctx.r_want, half
+            )
         except DiagnosticException as no_fit:
             return _serial(ctx, t, reserved, no_fit)
     d.counts[ctx.index] = counts[-1] if counts else 1
-    return MatmulPlan(gemm=c, fetch=fetch, weight=ctx.weight)
+    return MatmulPlan(gemm=c, fetch=fetch, weight=ctx.weight, half_default=half)
 
 
 def _serial(ctx: MatmulContext, t: Target, reserved: int, no_fit: DiagnosticException) -> MatmulPlan:
@@ -504,9 +520,11 @@ def _resolve(ctx: MatmulContext, attr: plan.ChoiceAttr, t: Target) -> MatmulPlan
             f"on {t.name}; the grids the planner can emit are {', '.join(grid_text(g) for g in grids)}"
         )
 
+    half = pinned_partials(where, attr, ctx.half_default, ctx.esize)
+
     def price(b_moves: bool) -> GemmChoice:
         return gemm_candidate(
-            ctx.m, ctx.k, ctx.n, ctx.esize, ctx.a_moves, t, b_moves, 1, ctx.a_current, gemm, ctx.r_want
+            ctx.m, ctx.k, ctx.n, ctx.esize, ctx.a_moves, t, b_moves, 1, ctx.a_current, gemm, ctx.r_want, half
         )
 
     gemm = (grid[0], grid[1], grid[2])
@@ -525,7 +543,7 @@ def _resolve(ctx: MatmulContext, attr: plan.ChoiceAttr, t: Target) -> MatmulPlan
     if fetch:
         c = price(True)
     check_fit(where, f"grid {grid_text(grid)}", c.bytes_per_tile, op_budget(t, reserved), t, reserved)
-    return MatmulPlan(gemm=c, fetch=fetch, weight=ctx.weight)
+    return MatmulPlan(gemm=c, fetch=fetch, weight=ctx.weight, half_default=ctx.half_default)
 
 
 GEMM = GemmFamily()

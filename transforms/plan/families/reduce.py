@@ -24,7 +24,8 @@ class ReduceFamily(Family):
         assert isinstance(op, plan.ReduceOp)
         x, f = conversion_cost(op.input.type, op.result.type, t)
         r = op.result.type.layout
-        return t.reduce_cycles(op.input.type.layout.partials, r.block_elements, esize_of(op.result.type)), x, 1, f
+        parts = op.input.type.layout.partials
+        return t.reduce_cycles(parts, r.block_elements, esize_of(op.result.type), esize_of(op.input.type)), x, 1, f
 
 
 FAMILY = ReduceFamily()
