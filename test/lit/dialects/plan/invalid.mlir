@@ -172,3 +172,38 @@ func.func @f(%x: !plan.tensor<8x8xf16, #plan.layout<grid = [2], split = [[0], []
   plan.yield %x : !plan.tensor<8x8xf16, #plan.layout<grid = [2], split = [[0], []], memory = standard>>
 }
 // CHECK: 'plan.yield' expects parent op 'plan.repeat'
+
+// -----
+
+// half partials take half operands
+func.func @f(%a: !plan.tensor<64x64xf32, #plan.layout<grid = [2, 2, 2], split = [[0], [2]], memory = interleaved>>, %b: !plan.tensor<64x64xf32, #plan.layout<grid = [2, 2, 2], split = [[2], [1]], memory = interleaved>>) {
+  %c = plan.gemm %a, %b {half_partials} : (!plan.tensor<64x64xf32, #plan.layout<grid = [2, 2, 2], split = [[0], [2]], memory = interleaved>>, !plan.tensor<64x64xf32, #plan.layout<grid = [2, 2, 2], split = [[2], [1]], memory = interleaved>>) -> !plan.tensor<64x64xf32, #plan.layout<grid = [2, 2, 2], split = [[0], [1]], partial = 2, memory = interleaved>>
+  func.return
+}
+// CHECK: Operation does not verify: plan.gemm: half_partials needs f16 operands
+
+// -----
+
+// a split contraction with half partials holds them in f16
+func.func @f(%a: !plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 2], split = [[0], [2]], memory = interleaved>>, %b: !plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 2], split = [[2], [1]], memory = interleaved>>) {
+  %c = plan.gemm %a, %b {half_partials} : (!plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 2], split = [[0], [2]], memory = interleaved>>, !plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 2], split = [[2], [1]], memory = interleaved>>) -> !plan.tensor<64x64xf32, #plan.layout<grid = [2, 2, 2], split = [[0], [1]], partial = 2, memory = interleaved>>
+  func.return
+}
+// CHECK: Operation does not verify: plan.gemm: a split contraction's partial sums are f16 (half_partials), not f32
+
+// -----
+
+// and without them in f32
+func.func @f(%a: !plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 2], split = [[0], [2]], memory = interleaved>>, %b: !plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 2], split = [[2], [1]], memory = interleaved>>) {
+  %c = plan.gemm %a, %b : (!plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 2], split = [[0], [2]], memory = interleaved>>, !plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 2], split = [[2], [1]], memory = interleaved>>) -> !plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 2], split = [[0], [1]], partial = 2, memory = interleaved>>
+  func.return
+}
+// CHECK: Operation does not verify: plan.gemm: a split contraction's partial sums are f32, not f16
+
+// -----
+
+func.func @f(%x: tensor<8x8xf16>, %w: tensor<8x8xf16>) -> tensor<8x8xf16> {
+  %y = graph.matmul %x, %w {plan.choice = #plan.choice<gemm_serial, grid = [2, 2], partials = f16>} : (tensor<8x8xf16>, tensor<8x8xf16>) -> tensor<8x8xf16>
+  func.return %y : tensor<8x8xf16>
+}
+// CHECK: plan.choice: partials (one of ('f32', 'f16')) applies to gemm and conv only
