@@ -345,6 +345,15 @@ def _dw_conv(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | Non
     return out.reshape(count, -1)
 
 
+def _max_pool(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
+    """The max over the kernel positions' windows of the zero-filled patch (`_conv_windows`)."""
+    wins = _conv_windows(p, count, ins[0])
+    out = wins[0].copy()
+    for win in wins[1:]:
+        np.maximum(out, win, out=out)
+    return out.reshape(count, -1)
+
+
 def _zero(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
     # 0 in every dtype; a broadcast constant, which the emulator writes as one fill
     return np.broadcast_to(np.int32(0), (count, p["elements"]))
@@ -1245,6 +1254,16 @@ _ALL: tuple[Kernel, ...] = (
         params=(Param("parts"), Param("elements")),
         cycles_fn=lambda t, p, e: t.reduce_cycles(p["parts"], p["elements"], e, partials_esize=2),
         run=_reduce_sum,
+    ),
+    # a max pool of a non-negative value (or of no padding) over a depthwise conv's patch
+    Kernel(
+        "max_pool",
+        out=_out(lambda p: p["n"] * p["oh"] * p["ow"] * p["c"]),
+        ins=(_in(_patch_elements),),
+        params=_DW_CONV_PARAMS,
+        cycles_fn=lambda t, p, e: t.pool_cycles(p["n"] * p["oh"], p["ow"], p["c"], p["kh"], p["kw"], e),
+        run=_max_pool,
+        rule=_conv_rule,
     ),
 )
 

@@ -29,7 +29,9 @@ A model with convolutions also gets one line per convolution: its multiply-accum
 floor (2 MACs / (tiles x rate)), the modelled cycles of its plan ops (its patch exchange, kernel
 and partials' reduce: the profile's cycles up to its checkpoint) and their ratio; then the
 convolutions' totals.
-Usage: python bench/roofline.py [--target mk2] [--precision f16] [examples or model files ...]
+With `--partials f16` the model is compiled with half partials (the AMP at its fp16 -> fp16
+rate) and each line also gives that rate's AMP floor (`amp_floor_half`) and the ratio to it.
+Usage: python bench/roofline.py [--target mk2] [--precision f16] [--partials f16] [examples or model files ...]
 (`--precision f16` computes a float32 model, such as a GPT-2 export, in half precision first.)
 """
 
@@ -256,6 +258,7 @@ def conv_lines(convs: list[g.ConvOp], profile: dict, t: Target) -> None:
 def main() -> None:
     ap = example_parser()
     ap.add_argument("--precision", choices=["f16"], help="compute a float32 model in half precision first")
+    ap.add_argument("--partials", choices=["f32", "f16"], default="f32", help="the AMP's partials (%(default)s)")
     a = ap.parse_args()
     t = load_target(a.target)
     print(f"target={t.name} tiles={t.tiles} amp_flop_per_cycle={t.rates['amp_f16_f32']}")
@@ -267,8 +270,9 @@ def main() -> None:
         cf, xf, kf, pf = all_floors(ref, t)
         pn = normal_plan_floor(ref, t)
         amp = amp_floor(ref, t)
+        amp_half = flops(ref) / (t.tiles * t.rates["amp_f16_f16"])
         t0 = time.perf_counter()
-        for _, p in compile_passes(t.name):
+        for _, p in compile_passes(t.name, partials=a.partials):
             p.apply(ctx, module)
         pkg = build_package(module, t)
         compile_s = time.perf_counter() - t0
@@ -291,6 +295,11 @@ def main() -> None:
             f"ratio_to_plan_floor={res.total_cycles / pf:.2f} "
             f"plan_floor_unswapped={pn:.0f} unswapped_over_amp_floor={pn / amp:.2f} "
             f"compile_s={compile_s:.1f}"
+            + (
+                f" partials=f16 amp_floor_half={amp_half:.0f} ratio_to_amp_floor_half={res.total_cycles / amp_half:.2f}"
+                if a.partials == "f16"
+                else ""
+            )
         )
 
 

@@ -53,7 +53,7 @@ from ipu.dialects.layout import Layout, Windows, conv_patch
 from ipu.dialects.repeat import RepeatBase
 from ipu.dialects.shared import GaussianAttr, LayoutAttr, format_ints, parse_ints
 
-CHOICE_GRID_RANK = {"gemm": 3, "gemm_serial": 2, "attention": 4, "gather": 2, "conv": 4}
+CHOICE_GRID_RANK = {"gemm": 3, "gemm_serial": 2, "attention": 4, "gather": 2, "conv": 4, "pool": 4}
 WEIGHT_MODES = ("resident", "fetched")
 PARTIALS = ("f32", "f16")
 """The AMP's partial-sum types: fp32 (the default) or fp16 (`half_partials`: twice the rate on
@@ -67,7 +67,8 @@ class ChoiceAttr(ParametrizedAttribute):
     `#plan.choice<gemm_serial, grid = [2, 8], k_steps = 4>`,
     `#plan.choice<attention, grid = [1, 4, 16, 1], key_block = 64>`,
     `#plan.choice<gather, grid = [4, 4]>` (table row blocks, column blocks),
-    `#plan.choice<conv, grid = [1, 8, 4, 1]>` (batch, output row, output and input channel blocks).
+    `#plan.choice<conv, grid = [1, 8, 4, 1]>` (batch, output row, output and input channel blocks),
+    `#plan.choice<pool, grid = [1, 8, 4, 1]>` (batch, output row and channel blocks).
     `weight` (gemm with a parameter rhs; empty: the planner's rule), `k_steps` and `key_block`
     (0: derived from the grid) are optional; so is `partials` (gemm and conv: `f32` or `f16`;
     empty: the function's `plan.partials`, else f32)."""
@@ -458,6 +459,74 @@ class ConvOp(IRDLOperation):
             if v.type.layout_attr.memory.data != "interleaved":
                 raise VerifyException("plan.conv: AMP filters and result live in interleaved memory")
         _verify_partials(self, r.partial >= 0)
+
+
+@irdl_op_definition
+class PoolOp(IRDLOperation):
+    """A max pool on the vector path, channels last: input [N, H, W, C] -> result [N, OH, OW, C]
+    over a KH x KW `kernel` window. The grid's four dimensions split the batch, the output rows
+    and the channels (dimension 3 of one part), as a depthwise `plan.conv`'s: each tile receives
+    the zero-filled input rows its output rows reach, halo included (`conv_patch`), and takes the
+    running max over the kernel positions (`max_pool`). Zero padding never wins: the pool family
+    plans only a pool whose input is non-negative or that has no padding.
+
+    `%y = plan.pool %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, dilations =
+    array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>} : … -> !plan.tensor<…>`"""
+
+    name = "plan.pool"
+    input = operand_def(AnyPlan)
+    result = result_def(AnyPlan)
+    kernel = attr_def(DenseArrayBase)
+    strides = attr_def(DenseArrayBase)
+    dilations = attr_def(DenseArrayBase)
+    pads = attr_def(DenseArrayBase)
+    graph_value = _value_attr()
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def window(self) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+        """(kernel, strides, dilations, pads): two, two, two and four (top, left, bottom, right) values."""
+        return tuple(tuple(a.get_values()) for a in (self.kernel, self.strides, self.dilations, self.pads))  # type: ignore[return-value]
+
+    def patch(self) -> tuple[Layout, Windows]:
+        """The patch layout each tile receives and the windows placing it (`conv_patch`)."""
+        k, st, dl, pd = self.window()
+        return conv_patch(self.input.type.layout.shape, self.result.type.layout, k, st, dl, pd, 2)
+
+    def kernel_params(self) -> dict[str, int]:
+        """One tile's `max_pool` parameters (a depthwise convolution's, without filters)."""
+        k, st, dl, _ = self.window()
+        return conv_kernel_params(self.patch()[0], self.result.type.layout, k, st, dl, depthwise=True)
+
+    def verify_(self) -> None:
+        x, r = self.input.type.layout, self.result.type.layout
+        if len(x.shape) != 4 or len(r.shape) != 4:
+            raise VerifyException("plan.pool: input and result must be rank 4 (NHWC)")
+        k, st, dl, pd = self.window()
+        if len(k) != 2 or len(st) != 2 or len(dl) != 2 or len(pd) != 4:
+            raise VerifyException("plan.pool: kernel, strides and dilations take 2 values, pads 4")
+        if min(k + st + dl) < 1 or max(st + dl) > 255 or min(pd) < 0:
+            raise VerifyException("plan.pool: kernel, strides and dilations must be positive (strides and "
+                                  "dilations below 256), pads non-negative")  # fmt: skip
+        if self.input.type.tensor.element_type != self.result.type.tensor.element_type:
+            raise VerifyException("plan.pool: input and result element types differ")
+        n, h, w, c = x.shape
+        if r.shape[0] != n or r.shape[3] != c:
+            raise VerifyException(f"plan.pool: {list(x.shape)} pools to [{n}, OH, OW, {c}], not {list(r.shape)}")
+        for axis, size, lo, hi in ((1, h, pd[0], pd[2]), (2, w, pd[1], pd[3])):
+            i = axis - 1
+            floor = (size + lo + hi - dl[i] * (k[i] - 1) - 1) // st[i] + 1
+            # ceil mode: one more window, which starts inside the input or its leading pad
+            if not (1 <= r.shape[axis] <= floor + 1) or (r.shape[axis] - 1) * st[i] >= size + lo:
+                raise VerifyException(
+                    f"plan.pool: {r.shape[axis]} outputs on axis {axis} of {size} with this window "
+                    f"(at most {floor + 1})"
+                )
+        if len(r.grid) != 4 or r.grid[3] != 1 or r.split != ((0,), (1,), (), (2,)) or r.partial >= 0:
+            raise VerifyException(
+                "plan.pool: the result splits batch, rows and channels over grid dimensions 0, 1 and 2 "
+                "(dimension 3 of 1 part)"
+            )
 
 
 @irdl_op_definition
@@ -1096,6 +1165,7 @@ Plan = Dialect(
         GemmOp,
         SerialGemmOp,
         ConvOp,
+        PoolOp,
         ReduceOp,
         RearrangeOp,
         UnaryOp,

@@ -143,6 +143,23 @@ class Target:
         pro = co["binary_worker_float" if esize == 4 else "binary_worker"]
         return co["supervisor_overhead"] + w * (pro + -(-segments // w) * kh * kw * row)
 
+    def pool_cycles(self, segments: int, width: int, c: int, kh: int, kw: int, esize: int = 2) -> int:
+        """A max pool on the vector path (PC 1.14: popnn's MaxPooling vertex, `getPoolingCycles`):
+        `segments` output rows of `width` pixels and c channels, the rows shared over the workers.
+        The channels in groups of at most 16 halves (8 floats); per worker its fixed cost and the
+        init of its share of the outputs; per row 15, per row and kernel position 23, per channel
+        group 2 (4 more past the first) and per 64-bit vector of the group a run over the row's
+        outputs at 3 cycles each (+ 4); 13 + 6 x the slowest worker."""
+        co = self.costs
+        w = co["workers"]
+        vec = self._vector(esize)
+        per_group = min(c, 4 * vec)
+        groups, d = -(-c // per_group), -(-per_group // vec)
+        group = co["pool_group"] + d * (co["pool_vector"] + co["pool_output"] * width)
+        row = co["pool_row"] + kh * kw * (co["pool_position"] + groups * group + (groups - 1) * co["pool_group_later"])
+        init = groups * (co["pool_init_group"] + -(-segments * width * d // w))
+        return co["pool_supervisor"] + w * (co["pool_worker"] + init + -(-segments // w) * row)
+
     def _amp_vertex(
         self,
         m: int,

@@ -110,7 +110,7 @@ def test_conv_matches_its_reference(
     np.testing.assert_allclose(out, want, rtol=2e-4, atol=2e-4)
 
 
-def pool_module(geo: ConvGeometry, kind: str, include_pad: bool, dtype: str = "f32") -> str:
+def pool_module(geo: ConvGeometry, kind: str, include_pad: bool, dtype: str = "f32", relu: bool = False) -> str:
     x = f"tensor<{geo.n}x{geo.h}x{geo.w}x{geo.c}x{dtype}>"
     r = f"tensor<{geo.n}x{geo.out_h}x{geo.out_w}x{geo.c}x{dtype}>"
     arr = lambda v: ", ".join(map(str, v))  # noqa: E731
@@ -119,8 +119,9 @@ def pool_module(geo: ConvGeometry, kind: str, include_pad: bool, dtype: str = "f
         f"dilations = array<i64: {arr(geo.dilations)}>, pads = array<i64: {arr(geo.pads)}>"
         + (", count_include_pad" if include_pad else "")
     )
+    first = f"  %p = graph.relu %x : {x} -> {x}\n" if relu else ""
     return f"""func.func @main(%x: {x}) -> {r} {{
-  %y = graph.pool %x {{{attrs}}} : {x} -> {r}
+{first}  %y = graph.pool {"%p" if relu else "%x"} {{{attrs}}} : {x} -> {r}
   func.return %y : {r}
 }}
 """
@@ -141,15 +142,26 @@ POOLS = {
         ConvGeometry(1, 6, 6, 8, 3, 3, 8, (2, 2), (1, 1), (1, 1, 1, 1), 8, (4, 4)),
     ),
     "avg 2x2/2 no pads": ("avg", False, ConvGeometry(2, 8, 8, 8, 2, 2, 8, (2, 2), (1, 1), (0, 0, 0, 0), 8)),
+    "max 2x2/2 no pads": ("max", False, ConvGeometry(2, 8, 8, 8, 2, 2, 8, (2, 2), (1, 1), (0, 0, 0, 0), 8)),
 }
+# (pool, a ReLU before it) -> whether the pool family plans it (`max_pool_planned`): a max pool of a
+# non-negative value, or with no padding and no ceil-mode window past the input
+POOL_CASES = [(name, relu) for name in POOLS for relu in (False, True)]
+PLANNED = {("max 2x2/2 no pads", False)} | {(n, True) for n, (k, _, _) in POOLS.items() if k == "max"}
 
 
-@pytest.mark.parametrize("name", list(POOLS))
-def test_pool_matches_its_reference(name: str) -> None:
+@pytest.mark.parametrize(("name", "relu"), POOL_CASES, ids=[f"{n}{', relu' if r else ''}" for n, r in POOL_CASES])
+def test_pool_matches_its_reference(name: str, relu: bool) -> None:
     kind, include, geo = POOLS[name]
-    compiled = api.compile(pool_module(geo, kind, include), "sim16")
-    x = np.random.default_rng(3).standard_normal((geo.n, geo.h, geo.w, geo.c)).astype(np.float32) - 2.0
+    compiled = api.compile(pool_module(geo, kind, include, relu=relu), "sim16")
+    assert ("max_pool" in kernels_called(compiled.package)) == ((name, relu) in PLANNED)
+    # all negative but for a few: a max whose padding won would show (a ReLU's: about a third kept)
+    x = np.random.default_rng(3).standard_normal((geo.n, geo.h, geo.w, geo.c)).astype(np.float32) - (
+        0.5 if relu else 2.0
+    )
     report = api.run(compiled, {"x": x})
+    if relu:
+        x = np.maximum(x, 0)
     assert report.passed, [(c.kind, c.name, c.result.reason) for c in report.checks if not c.result.passed]
     out = next(iter(api.host_outputs(compiled.reference, report.outputs).values()))
     # independently: each output over the input elements its window covers (pads never counted

@@ -96,6 +96,19 @@ def test_half_partials_kernels() -> None:
     assert T.reduce_cycles(8, 4096, 4, partials_esize=2) == 6 * (32 + 86 * (3 * 8 + 9))
 
 
+def test_max_pool_is_popnn_pooling() -> None:
+    # PC 1.14 (getPoolingCycles, MAX): 13 + 6 x worker; 12 output rows of 4 pixels over 6 workers
+    # (2 each), 24 half channels in groups of 16 halves: 2 groups of D = 4 vectors; per row 15 +
+    # 9 positions x (23 + 2 groups x (2 + 4 x (4 + 3 x 4)) + 4 for the later group) = 1446;
+    # per worker 41 + init per group 4 + ceil(12 x 4 x 4 / 6) = 36
+    p = {"n": 2, "c": 24, "oh": 6, "ow": 4, "kh": 3, "kw": 3, "window": 2 | 2 << 8 | 1 << 16 | 1 << 24}
+    row = 15 + 9 * (23 + 2 * (2 + 4 * (4 + 3 * 4)) + 4)
+    assert kernel_cycles(T, "max_pool", p, 2) == 13 + 6 * (41 + 2 * (4 + 32) + 2 * row) == 13 + 6 * (41 + 72 + 2 * 1446)
+    # float: groups of 8 floats of D = 4 vectors of 2: 3 groups
+    row = 15 + 9 * (23 + 3 * (2 + 4 * (4 + 3 * 4)) + 2 * 4)
+    assert kernel_cycles(T, "max_pool", p, 4) == 13 + 6 * (41 + 3 * (4 + 32) + 2 * row)
+
+
 def test_amp_conv_loops_kernel_positions() -> None:
     # PC 2 (ConvPartialnx1): PC 1.1's supervisor with every kernel position a further pass group
     # in each output group (the first position of the first input group zeroes); the inner loop

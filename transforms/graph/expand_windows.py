@@ -33,6 +33,8 @@ checkpoint compares with the reference's `graph.conv`.
 A pool takes the same windows: their running `graph.max` (the padding the dtype's lowest value,
 joined on by `graph.concat`, so it never wins), or their sum times each output's reciprocal
 count (a column of constants: the input elements under the window, or the padded extent's).
+A max pool of a non-negative value (a ReLU's) or without padding is left to the pool plan
+family (`value_range.max_pool_planned`: its windows on the tile, the zero padding never wins).
 The constants the expansion makes are `graph.parameter`s named after the op.
 """
 
@@ -58,6 +60,7 @@ from xdsl.rewriter import InsertPoint
 from ipu.dialects import graph
 from ipu.dialects.graph import initializer_values
 from ipu.dialects.value_names import DERIVED
+from ipu.transforms.graph.value_range import max_pool_planned
 from ipu.transforms.levels import expect_level
 
 ROW_GRAIN = 64
@@ -370,21 +373,26 @@ class ExpandConv(RewritePattern):
 
 @dataclass
 class ExpandPool(RewritePattern):
-    """One `graph.pool` into windows and their running max, or their sum over its counts."""
+    """One `graph.pool` into windows and their running max, or their sum over its counts (not a
+    max pool the pool plan family takes, `max_pool_planned`, unless `expand_all`)."""
 
     names: _Names = field(default_factory=_Names)
+    expand_all: bool = False
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: graph.PoolOp, rewriter: PatternRewriter) -> None:
+        if max_pool_planned(op) and not self.expand_all:
+            return
         e = _Emitter(rewriter, op, self.names)
         _replace(rewriter, op, e, _pool(e, op.geometry(), op.kind.data, op.count_include_pad is not None))
 
 
 @dataclass(frozen=True)
 class ExpandWindowsPass(ModulePass):
-    """Rewrite every `graph.pool`, and each `graph.conv` the conv plan family does not take
-    (grouped but not depthwise, fewer than 16 input channels), into ops the planner has families for;
-    `expand_all` rewrites every convolution (the conv family then plans none)."""
+    """Rewrite each `graph.pool` and `graph.conv` the pool and conv plan families do not take
+    (average pools, max pools whose zero padding could win; grouped but not depthwise
+    convolutions, fewer than 16 input channels) into ops the planner has families for;
+    `expand_all` rewrites every convolution and pool (the families then plan none)."""
 
     name = "expand-windows"
     expand_all: bool = False
@@ -393,7 +401,7 @@ class ExpandWindowsPass(ModulePass):
         expect_level(op, self.name, ("graph",))
         names = _Names()  # shared: one pass run's view of each function's parameter symbols
         walker = PatternRewriteWalker(
-            GreedyRewritePatternApplier([ExpandConv(names, self.expand_all), ExpandPool(names)]),
+            GreedyRewritePatternApplier([ExpandConv(names, self.expand_all), ExpandPool(names, self.expand_all)]),
             apply_recursively=False,
         )
         walker.rewrite_module(op)

@@ -480,16 +480,35 @@ class MapConv(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: plan.ConvOp, rewriter: PatternRewriter) -> None:
         casts, (x, w) = _as_buffers([op.input, op.filters])
-        patch, windows = op.patch()
-        es = x.type.esize
-        table = conversion_transfers(op.input.type.layout, patch, es, es, windows=windows)
-        patch_t = tilemap.BufferType(patch.block, x.type.element_type, patch.first_tile, patch.tiles, "standard")
-        attrs = {"transfers": table_attr(table, MOVE), "reason": StringAttr("halo")}
-        if not _patch_covered(op.input.type.layout, patch, windows):
-            attrs["zero_fill"] = UnitAttr()  # padding, or a block reaching past the input
-        mv = tilemap.MoveOp.create(operands=[x], result_types=[patch_t], attributes=attrs)
-        mv.results[0].name_hint = f"{op.result.name_hint or 'conv'}_patch"
+        mv = _patch_move(op, x, "conv")
         r = _run(op.kernel, [mv.results[0], w], buffer_type(op.result.type), **op.kernel_params())
+        _replace(rewriter, op, [*casts, mv, r], [_named(r, op.result.name_hint)])
+
+
+def _patch_move(op: plan.ConvOp | plan.PoolOp, x: SSAValue, hint: str) -> tilemap.MoveOp:
+    """The move giving each tile of a window op its patch (`op.patch()`), zero-filled first
+    where it holds padding or reaches past the input."""
+    patch, windows = op.patch()
+    es = x.type.esize
+    table = conversion_transfers(op.input.type.layout, patch, es, es, windows=windows)
+    patch_t = tilemap.BufferType(patch.block, x.type.element_type, patch.first_tile, patch.tiles, "standard")
+    attrs = {"transfers": table_attr(table, MOVE), "reason": StringAttr("halo")}
+    if not _patch_covered(op.input.type.layout, patch, windows):
+        attrs["zero_fill"] = UnitAttr()  # padding, or a block reaching past the input
+    mv = tilemap.MoveOp.create(operands=[x], result_types=[patch_t], attributes=attrs)
+    mv.results[0].name_hint = f"{op.result.name_hint or hint}_patch"
+    return mv
+
+
+class MapPool(RewritePattern):
+    """A max pool's patch move (as a depthwise convolution's, zero-filled first for the padding),
+    then `max_pool` over the kernel positions."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: plan.PoolOp, rewriter: PatternRewriter) -> None:
+        casts, (x,) = _as_buffers([op.input])
+        mv = _patch_move(op, x, "pool")
+        r = _run("max_pool", [mv.results[0]], buffer_type(op.result.type), **op.kernel_params())
         _replace(rewriter, op, [*casts, mv, r], [_named(r, op.result.name_hint)])
 
 
@@ -837,6 +856,7 @@ PATTERNS: tuple[RewritePattern, ...] = (
     MapElementwise(plan.CastOp, lambda _: "copy"),
     MapGemm(),
     MapConv(),
+    MapPool(),
     MapBinary(),
     MapSelect(),
     MapTranspose(),

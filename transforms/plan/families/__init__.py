@@ -7,6 +7,7 @@ what they cost (`cost`), and for a decision point its candidates, its choice and
 |---|---|---|---|
 | `gemm` | matmul | gemm, gemm_serial | grid, weight resident or fetched |
 | `conv` | conv (one group, 16+ input channels; depthwise) | conv | grid |
+| `pool` | pool (max, of a non-negative value or without padding) | pool | grid |
 | `attention` | attention, split/merge heads | attention, attention_combine, split/merge heads | grid, key block |
 | `gather` | gather | embedding_slice | grid |
 | `rowwise` | softmax, layer/rms norm, reduce, arg_reduce | rowwise | |
@@ -25,12 +26,23 @@ import functools
 from xdsl.ir import Operation
 
 from ipu.target import Target
-from ipu.transforms.plan.families import attention, conv, datamove, elementwise, gather, gemm, reduce, rowwise
+from ipu.transforms.plan.families import (
+    attention,
+    conv,
+    datamove,
+    elementwise,
+    gather,
+    gemm,
+    pool,
+    reduce,
+    rowwise,
+)
 from ipu.transforms.plan.families.base import Family, OpCost
 
 FAMILIES: tuple[Family, ...] = (
     gemm.FAMILY,
     conv.FAMILY,
+    pool.FAMILY,
     attention.FAMILY,
     gather.FAMILY,
     rowwise.FAMILY,

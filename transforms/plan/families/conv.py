@@ -149,16 +149,23 @@ def conv_candidate(geo: graph.ConvGeometry, esize: int, target: Target, grid: Gr
     return ConvChoice(grid, comp + exch, exch, work, home, half)
 
 
+def channel_grids(n: int, out_h: int, c: int, tiles: int) -> list[Grid]:
+    """Grids of a vector-path window op (a depthwise convolution, a max pool): batch parts, every
+    distinct output row split, channels in blocks of 4 (whole 64-bit vectors of halves)."""
+    out: list[Grid] = []
+    for gn in divisor_like(n, tiles):
+        for gh in block_parts(out_h, tiles // gn):
+            out += [(gn, gh, gc, 1) for gc in block_parts(-(-c // 4), tiles // (gn * gh))]
+    return out
+
+
 def conv_grids(geo: graph.ConvGeometry, tiles: int) -> list[Grid]:
     """Batch parts, every distinct output row split, output channels in blocks of 16 (whole AMP
     output groups) and input channels in blocks of a multiple of 16, over at most `tiles`; a
     depthwise convolution's channels in blocks of 4 (whole 64-bit vectors of halves)."""
-    out: list[Grid] = []
     if geo.depthwise:
-        for gn in divisor_like(geo.n, tiles):
-            for gh in block_parts(geo.out_h, tiles // gn):
-                out += [(gn, gh, gc, 1) for gc in block_parts(-(-geo.c // 4), tiles // (gn * gh))]
-        return out
+        return channel_grids(geo.n, geo.out_h, geo.c, tiles)
+    out: list[Grid] = []
     o_groups, c_groups = -(-geo.o // 16), geo.c // 16
     for gn in divisor_like(geo.n, tiles):
         for gh in block_parts(geo.out_h, tiles // gn):
@@ -258,7 +265,7 @@ def _plan_conv(p: Planner, op: graph.ConvOp, index: int) -> None:
 
 
 @functools.lru_cache(maxsize=1024)
-def _patch_words(x: Layout, patch: Layout, windows: Windows, esize: int, tiles: int) -> int:
+def patch_words(x: Layout, patch: Layout, windows: Windows, esize: int, tiles: int) -> int:
     """Words the busiest tile receives in a conv's patch move (every plan the search prices
     asks again for the same few)."""
     _, recv = conversion_load(x, patch, esize, None, tiles, windows)
@@ -281,7 +288,7 @@ class ConvFamily(DecisionFamily):
         """The kernel, and the exchange of the patches (the busiest tile's words received)."""
         assert isinstance(op, plan.ConvOp)
         patch, windows = op.patch()
-        words = _patch_words(op.input.type.layout, patch, windows, esize_of(op.input.type), t.tiles)
+        words = patch_words(op.input.type.layout, patch, windows, esize_of(op.input.type), t.tiles)
         comp = KERNELS[op.kernel].cycles(t, op.kernel_params(), esize_of(op.result.type))
         return comp, words + t.phase_overhead_cycles(), 1, 0
 
@@ -339,8 +346,10 @@ __all__ = [
     "ConvFamily",
     "ConvLayouts",
     "ConvRequest",
+    "channel_grids",
     "conv_candidate",
     "conv_candidates",
     "conv_grids",
     "conv_layouts",
+    "patch_words",
 ]

@@ -164,7 +164,7 @@ func.func @f(%x: tensor<8x8xf16>, %w: tensor<8x8xf16>) -> tensor<8x8xf16> {
   %y = graph.matmul %x, %w {plan.choice = #plan.choice<winograd, grid = [2, 2]>} : (tensor<8x8xf16>, tensor<8x8xf16>) -> tensor<8x8xf16>
   func.return %y : tensor<8x8xf16>
 }
-// CHECK: plan.choice: implementation must be one of ('gemm', 'gemm_serial', 'attention', 'gather', 'conv'), got winograd
+// CHECK: plan.choice: implementation must be one of ('gemm', 'gemm_serial', 'attention', 'gather', 'conv', 'pool'), got winograd
 
 // -----
 
@@ -207,3 +207,20 @@ func.func @f(%x: tensor<8x8xf16>, %w: tensor<8x8xf16>) -> tensor<8x8xf16> {
   func.return %y : tensor<8x8xf16>
 }
 // CHECK: plan.choice: partials (one of ('f32', 'f16')) applies to gemm and conv only
+
+// -----
+
+// a pool's channels split over grid dimension 2, dimension 3 of one part
+func.func @f(%x: !plan.tensor<1x8x8x16xf16, #plan.layout<grid = [1, 2, 2, 2], split = [[0], [1], [], [2]], memory = standard>>) {
+  %y = plan.pool %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>} : !plan.tensor<1x8x8x16xf16, #plan.layout<grid = [1, 2, 2, 2], split = [[0], [1], [], [2]], memory = standard>> -> !plan.tensor<1x4x4x16xf16, #plan.layout<grid = [1, 2, 2, 2], split = [[0], [1], [], [2]], memory = standard>>
+  func.return
+}
+// CHECK: plan.pool: the result splits batch, rows and channels over grid dimensions 0, 1 and 2 (dimension 3 of 1 part)
+
+// -----
+
+func.func @f(%x: !plan.tensor<1x8x8x16xf16, #plan.layout<grid = [1, 2, 2, 1], split = [[0], [1], [], [2]], memory = standard>>) {
+  %y = plan.pool %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, dilations = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>} : !plan.tensor<1x8x8x16xf16, #plan.layout<grid = [1, 2, 2, 1], split = [[0], [1], [], [2]], memory = standard>> -> !plan.tensor<1x6x4x16xf16, #plan.layout<grid = [1, 2, 2, 1], split = [[0], [1], [], [2]], memory = standard>>
+  func.return
+}
+// CHECK: plan.pool: 6 outputs on axis 1 of 8 with this window (at most 5)
