@@ -95,6 +95,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return SelectFinalistPass
 
+    def join_phases():
+        from ipu.transforms.exchange.join_phases import JoinPhasesPass
+
+        return JoinPhasesPass
+
     def place_storage():
         from ipu.transforms.exchange.place_storage import PlaceStoragePass
 
@@ -134,6 +139,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "schedule-exchange": schedule_exchange,
         "screen-tiles": screen_tiles,
         "select-finalist": select_finalist,
+        "join-phases": join_phases,
         "place-storage": place_storage,
         "lower-to-tasm": lower_to_tasm,
         "ipu-compile": ipu_compile,

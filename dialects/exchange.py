@@ -77,6 +77,7 @@ class PhaseOp(IRDLOperation):
     reason = opt_attr_def(StringAttr)
     zero_fill = opt_attr_def(UnitAttr)  # zero the destination before the phase writes it
     zero_from = opt_attr_def(IntegerAttr[I64])  # ... from this element on (all before it is data)
+    joined = opt_attr_def(UnitAttr)  # runs in the previous phase's exchange, after it (`join-phases`)
     result = result_def(AnyBuffer)
     assembly_format = "$input `transfers` `=` qualified($transfers) attr-dict `:` type($input) `->` type($result)"
 
@@ -91,6 +92,11 @@ class PhaseOp(IRDLOperation):
         if self.lower_bound.value.data > self.horizon.value.data:
             raise VerifyException("exchange.phase: horizon below the lower bound")
         verify_zero_span(self)
+        if self.joined is not None:
+            if self.zero_fill is not None:
+                raise VerifyException("exchange.phase: a joined phase has no zero fill (no kernel runs before it)")
+            if not isinstance(self.prev_op, PhaseOp):
+                raise VerifyException("exchange.phase: a joined phase follows a phase")
 
 
 Exchange = Dialect("exchange", [PhaseOp], [SlotAttr])

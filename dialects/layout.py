@@ -200,6 +200,16 @@ def window_ranges(lay: Layout, windows: Windows) -> list[np.ndarray]:
     return out
 
 
+def patch_covered(x_shape: tuple[int, ...], patch: Layout, windows: Windows) -> bool:
+    """Whether every element of every tile's patch is an element of the input (of `x_shape`), so
+    no zero fill is needed: every window inside the input, and no other axis's blocks padded past it."""
+    ranges = window_ranges(patch, windows)
+    return all(
+        patch.padded_shape[a] == n if w is None else bool(rng[:, 0].min() >= 0 and rng[:, 1].max() <= n)
+        for a, (n, rng, w) in enumerate(zip(x_shape, ranges, windows, strict=True))
+    )
+
+
 def _strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     """Row-major element strides."""
     out = [1] * len(shape)

@@ -11,6 +11,7 @@ from xdsl.dialects import builtin
 from xdsl.passes import ModulePass
 
 from ipu.log import phase
+from ipu.transforms.exchange.join_phases import JoinPhasesPass
 from ipu.transforms.exchange.place_storage import PlaceStoragePass
 from ipu.transforms.exchange.schedule_exchange import ScheduleExchangePass
 from ipu.transforms.graph.expand_windows import ExpandWindowsPass
@@ -59,6 +60,7 @@ def compile_passes(
         ("screen_tiles", ScreenTilesPass()),
         ("select_finalist", SelectFinalistPass()),
         ("schedule_exchange", ScheduleExchangePass()),
+        ("join_phases", JoinPhasesPass()),
         ("place_storage", PlaceStoragePass()),
         ("lower_to_tasm", LowerToTasmPass()),
     ]

@@ -43,6 +43,7 @@ from ipu.dialects import exchange, tasm, tilemap
 from ipu.dialects.table import table_of
 from ipu.log import log_event, quiet
 from ipu.target import Target
+from ipu.transforms.exchange.join_phases import group_of
 from ipu.transforms.exchange.slots import set_slots, slot
 from ipu.transforms.levels import expect_level
 from ipu.transforms.target_of import module_target
@@ -185,6 +186,13 @@ def _lifetimes(seq: list[Operation], loops: list[tuple[tilemap.RepeatOp, int, in
     for rep, _, e0 in loops:
         for arg, res in zip(rep.body.block.args, rep.results, strict=True):
             last[arg] = max(last.get(arg, -1), e0, last.get(res, -1))
+    for i, op in enumerate(seq):  # a joined phase's exchange is its group's: earlier parts' buffers live on
+        if isinstance(op, exchange.PhaseOp) and op.joined is not None:
+            for part in group_of(op):
+                if part is op:
+                    break
+                for v in (part.input, part.result):
+                    last[v] = max(last.get(v, -1), i)
     return last
 
 

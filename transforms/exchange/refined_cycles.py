@@ -24,6 +24,7 @@ from ipu.dialects import exchange, tilemap
 from ipu.dialects.table import table_of
 from ipu.dialects.tilemap import zero_span
 from ipu.target import Target
+from ipu.transforms.exchange.join_phases import group_route
 from ipu.transforms.exchange.schedulers import PhaseCache, attainable_horizon
 from ipu.transforms.exchange.slots import address
 from ipu.transforms.tilemap.mapping_screen import move_route_cycles
@@ -54,9 +55,11 @@ def previewed_cycles(f: func.FuncOp, t: Target) -> tuple[int, int]:
 
 
 def phase_cycles(op: exchange.PhaseOp, t: Target, horizon: int) -> int:
-    """Horizon plus sync plus the phase's route (the worst route if it was never mapped)."""
-    route = op.route_cycles.value.data if op.route_cycles is not None else t.exchange["route_tail_cycles"]
-    return horizon + t.exchange["sync_cycles"] + route
+    """Horizon plus sync plus the phase's route (the worst route if it was never mapped). A
+    phase of a joined group (`join-phases`) waits its group's longest route, and only the
+    group's first pays the sync."""
+    sync = 0 if op.joined is not None else t.exchange["sync_cycles"]
+    return horizon + sync + group_route(op, t)
 
 
 def _horizon(op: exchange.PhaseOp, t: Target, attainable: bool) -> int:

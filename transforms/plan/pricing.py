@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from ipu.abi.kernels import KERNELS
 from ipu.dialects import plan
 from ipu.dialects.layout import Layout, _lift, conversion_load, overlap_pairs
 from ipu.target import Target
@@ -80,4 +81,14 @@ def serial_gemm_cost(t: Target, bm: int, bn: int, k: int, steps: int, esize: int
     return comp, steps * (words + t.phase_overhead_cycles())
 
 
-__all__ = ["conversion_bound", "conversion_cost", "esize_of", "fragments", "serial_gemm_cost"]
+def stage_fill_cycles(partial: Layout, result: Layout, pe: int, target: Target) -> int:
+    """The zero fill of a split contraction's staging buffer (`pe`-byte partials): its partials
+    move as whole padded blocks when their padded extent is the result's (map-tiles'
+    `whole_blocks`), else the buffer is zeroed first, since some slots (the blocks past the
+    shape) are never written."""
+    if partial.padded_shape == result.padded_shape:
+        return 0
+    return KERNELS["zero"].cycles(target, {"elements": partial.partials * result.block_elements}, pe)
+
+
+__all__ = ["conversion_bound", "conversion_cost", "esize_of", "fragments", "serial_gemm_cost", "stage_fill_cycles"]

@@ -14,7 +14,7 @@ control skeleton in the same order, which is what makes the machine bulk-synchro
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from xdsl.context import Context
@@ -47,6 +47,7 @@ from ipu.dialects.table import table_attr, table_of
 from ipu.dialects.tilemap import zero_span
 from ipu.log import log_event
 from ipu.target import Target
+from ipu.transforms.exchange.join_phases import group_of, group_route
 from ipu.transforms.exchange.refined_cycles import refined_cycles
 from ipu.transforms.exchange.slots import address, slot
 from ipu.transforms.levels import expect_level
@@ -162,29 +163,63 @@ class LowerRun(RewritePattern):
         rewriter.replace(op, [_call(t, props)], [None])
 
 
+def _absolute_table(op: exchange.PhaseOp) -> np.ndarray:
+    """`op`'s transfers with its buffers' addresses added (placed)."""
+    table = table_of(op.transfers)
+    table[:, TRANSFER.index("src_address")] += slot(op.input).address.data
+    table[:, TRANSFER.index("dst_address")] += slot(op.result).address.data
+    return table
+
+
+def joined_exchanges(f: func.FuncOp, target: Target) -> dict[exchange.PhaseOp, tuple[np.ndarray, int, int]]:
+    """Per phase that heads a joined group (`join-phases`), the group's one table: part k's
+    starts moved to the sum of the earlier parts' horizons plus the group's longest route each
+    (every earlier transfer has landed); with its horizon and lower bound (the parts' sum)."""
+    out: dict[exchange.PhaseOp, tuple[np.ndarray, int, int]] = {}
+    start = TRANSFER.index("start")
+    for op in f.body.walk():
+        if not isinstance(op, exchange.PhaseOp) or op.joined is not None:
+            continue
+        group = group_of(op)
+        if len(group) == 1:
+            continue
+        route, at, parts, bound = group_route(op, target), 0, [], 0
+        for part in group:
+            table = _absolute_table(part)
+            table[:, start] += at
+            parts.append(table)
+            at += part.horizon.value.data + route
+            bound += part.lower_bound.value.data
+        out[op] = (np.concatenate(parts), at - route, bound)
+    return out
+
+
 @dataclass
 class LowerPhase(RewritePattern):
     """An exchange phase: zero a padded destination, sync, exchange (control); its table with
     absolute addresses is a binding, named `@phaseN` in program order (`names`, filled by
-    `name_phases` before the sweep, which runs in reverse)."""
+    `name_phases` before the sweep, which runs in reverse). A joined group (`joined`, built by
+    `joined_exchanges` before the sweep) is one exchange, under its first phase's name."""
 
     names: dict[exchange.PhaseOp, StringAttr]
+    joined: dict[exchange.PhaseOp, tuple[np.ndarray, int, int]] = field(default_factory=dict)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: exchange.PhaseOp, rewriter: PatternRewriter) -> None:
+        if op.joined is not None:  # its transfers are in its group's exchange
+            rewriter.replace(op, [], [None])
+            return
         name = self.names[op]
         new_ops: list[Operation] = []
         span = zero_span(op)
         if span is not None:
             new_ops.append(_fill_call("zero", address(op.result), [], op.result.type, *span))
-        table = table_of(op.transfers)
-        table[:, TRANSFER.index("src_address")] += slot(op.input).address.data
-        table[:, TRANSFER.index("dst_address")] += slot(op.result).address.data
+        table, horizon, bound = self.joined[op] if op in self.joined else (_absolute_table(op), None, None)
         phase = tasm.PhaseOp.create(
             properties={
                 "sym_name": name,
-                "lower_bound": op.lower_bound,
-                "horizon": op.horizon,
+                "lower_bound": op.lower_bound if bound is None else _i(bound),
+                "horizon": op.horizon if horizon is None else _i(horizon),
                 "scheduler": op.scheduler,
                 "transfers": table_attr(table, TRANSFER),
             }
@@ -244,13 +279,16 @@ class RefuseUnknown(RewritePattern):
         raise DiagnosticException(f"lower-to-tasm: unexpected operation {op.name}")
 
 
-def patterns(phase_names: dict[exchange.PhaseOp, StringAttr]) -> list[RewritePattern]:
+def patterns(
+    phase_names: dict[exchange.PhaseOp, StringAttr],
+    joined: dict[exchange.PhaseOp, tuple[np.ndarray, int, int]] | None = None,
+) -> list[RewritePattern]:
     """One pattern per op kind of a placed exchange-level function (tried in order)."""
     return [
         LowerHostWrite(),
         LowerWeight(),
         LowerRun(),
-        LowerPhase(phase_names),
+        LowerPhase(phase_names, dict(joined or {})),
         LowerCheckpoint(),
         LowerHostRead(),
         LowerRepeat(),
@@ -261,8 +299,9 @@ def patterns(phase_names: dict[exchange.PhaseOp, StringAttr]) -> list[RewritePat
 
 
 def name_phases(f: func.FuncOp) -> dict[exchange.PhaseOp, StringAttr]:
-    """`@phase0`, `@phase1`, … for the function's exchange phases in program order."""
-    ops = [op for op in f.body.walk() if isinstance(op, exchange.PhaseOp)]
+    """`@phase0`, `@phase1`, … for the function's exchanges in program order (a joined group's
+    under its first phase)."""
+    ops = [op for op in f.body.walk() if isinstance(op, exchange.PhaseOp) and op.joined is None]
     return {op: StringAttr(f"phase{n}") for n, op in enumerate(ops)}
 
 
@@ -344,7 +383,7 @@ def lower_function(f: func.FuncOp, target: Target) -> tuple[list[Operation], dic
     """The programs and bindings of a placed exchange-level function (consumed)."""
     segments = program_segments(f, target.tiles)
     PatternRewriteWalker(
-        GreedyRewritePatternApplier(patterns(name_phases(f)), dce_enabled=False),
+        GreedyRewritePatternApplier(patterns(name_phases(f), joined_exchanges(f, target)), dce_enabled=False),
         apply_recursively=False,
         walk_reverse=True,
         walk_regions_first=True,

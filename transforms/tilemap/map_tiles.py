@@ -49,7 +49,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from ipu.abi.isa import float_bits
 from ipu.abi.tables import ATTENTION_OFFSETS, MOVE, SLICE_ROWS
 from ipu.dialects import plan, tilemap
-from ipu.dialects.layout import Layout, Windows, as_2d, conversion_transfers, window_ranges
+from ipu.dialects.layout import Layout, as_2d, conversion_transfers, patch_covered
 from ipu.dialects.table import table_attr
 from ipu.log import log_event
 from ipu.transforms.levels import expect_level
@@ -463,16 +463,6 @@ class MapGemm(RewritePattern):
         _replace_by_run(rewriter, op, op.kernel, m=a_l.block[0], k=a_l.block[1], n=b_l.block[1])
 
 
-def _patch_covered(x: Layout, patch: Layout, windows: Windows) -> bool:
-    """Whether every element of every tile's patch is an input element (no zero fill needed):
-    every window inside the input, and no other axis's blocks padded past it."""
-    ranges = window_ranges(patch, windows)
-    return all(
-        patch.padded_shape[a] == n if w is None else bool(rng[:, 0].min() >= 0 and rng[:, 1].max() <= n)
-        for a, (n, rng, w) in enumerate(zip(x.shape, ranges, windows, strict=True))
-    )
-
-
 class MapConv(RewritePattern):
     """A convolution's patch move (each tile's input rows, halo included, zero-filled first for
     the padding: `conv_patch`), then `amp_conv` (depthwise: `dw_conv`) over the kernel positions."""
@@ -493,7 +483,7 @@ def _patch_move(op: plan.ConvOp | plan.PoolOp, x: SSAValue, hint: str) -> tilema
     table = conversion_transfers(op.input.type.layout, patch, es, es, windows=windows)
     patch_t = tilemap.BufferType(patch.block, x.type.element_type, patch.first_tile, patch.tiles, "standard")
     attrs = {"transfers": table_attr(table, MOVE), "reason": StringAttr("halo")}
-    if not _patch_covered(op.input.type.layout, patch, windows):
+    if not patch_covered(op.input.type.layout.shape, patch, windows):
         attrs["zero_fill"] = UnitAttr()  # padding, or a block reaching past the input
     mv = tilemap.MoveOp.create(operands=[x], result_types=[patch_t], attributes=attrs)
     mv.results[0].name_hint = f"{op.result.name_hint or hint}_patch"

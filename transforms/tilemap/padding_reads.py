@@ -3,10 +3,11 @@
 Every tile keeps a padded block, and kernels run over whole blocks, so a block's padding is
 computed on like data. That is harmless wherever padding only ever lands in padding: an
 elementwise kernel puts f(padding) in its result's padding, a row kernel reads only its `valid`
-columns, a reshape keeps each block one range of the flattened tensor, and moves, host reads
-and checkpoints take real elements only. It matters where a padded axis is summed: the AMP's
-contraction. `padding_read` follows a value through its in-place consumers and answers True at
-a contraction over a padded axis or at any consumer it does not know (the conservative answer).
+columns, a reshape keeps each block one range of the flattened tensor, and moves (a
+convolution's or pool's patch among them), host reads and checkpoints take real elements only.
+It matters where a padded axis is summed: the AMP's contraction. `padding_read` follows a value
+through its in-place consumers and answers True at a contraction over a padded axis or at any
+consumer it does not know (the conservative answer).
 
 map-tiles asks it twice. Before staging partial sums: when no consumer reads the sum's padding,
 the partials move as whole padded blocks, so the staging buffer is written in full and needs no
@@ -75,6 +76,14 @@ def padding_read(value: SSAValue) -> bool:
                 if padded_axis(v.type.layout, 1 if use.index == 0 else 0):
                     return True
                 todo.append(op.result)
+            elif isinstance(op, plan.ConvOp | plan.PoolOp):
+                # the input arrives in a patch move (real elements only); a convolution's filters
+                # [KH, KW, C, O] are read in place: C is contracted, O lands in the result's padding
+                if use.index == 0:
+                    continue
+                if padded_axis(v.type.layout, 2):
+                    return True
+                todo.append(op.results[0])
             elif isinstance(op, plan.YieldOp):
                 # the loop may already be a tilemap.repeat (map-tiles rewrites the loop before
                 # its body): either way the carried value is the next trip's argument and a result

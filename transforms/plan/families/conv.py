@@ -31,7 +31,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.abi.kernels import KERNELS
 from ipu.dialects import graph, plan
-from ipu.dialects.layout import Layout, Windows, conv_patch, conversion_load
+from ipu.dialects.layout import Layout, Windows, conv_patch, conversion_load, patch_covered
 from ipu.target import Target
 from ipu.transforms.plan.budget import TargetMemo, divisor_like, op_budget
 from ipu.transforms.plan.families.base import (
@@ -45,7 +45,7 @@ from ipu.transforms.plan.families.base import (
 )
 from ipu.transforms.plan.families.gemm import block_parts
 from ipu.transforms.plan.layouts import plan_type
-from ipu.transforms.plan.pricing import esize_of
+from ipu.transforms.plan.pricing import esize_of, stage_fill_cycles
 from ipu.transforms.plan.state import Planner, describe, value_name
 
 Grid = tuple[int, int, int, int]
@@ -116,7 +116,7 @@ def conv_candidate(geo: graph.ConvGeometry, esize: int, target: Target, grid: Gr
     gn, gh, go, gc = grid
     lays = conv_layouts(geo, grid)
     dw = geo.depthwise
-    patch, _ = conv_patch(
+    patch, windows = conv_patch(
         (geo.n, geo.h, geo.w, geo.c),
         lays.partial,
         (geo.kh, geo.kw),
@@ -127,9 +127,10 @@ def conv_candidate(geo: graph.ConvGeometry, esize: int, target: Target, grid: Gr
     )
     par = plan.conv_kernel_params(patch, lays.partial, (geo.kh, geo.kw), geo.strides, geo.dilations, dw)
     x_bytes = patch.block_elements * esize
+    fill = patch_fill_cycles((geo.n, geo.h, geo.w, geo.c), patch, windows, esize, target)
     if dw:
         work = x_bytes + (lays.filters.block_elements + lays.partial.block_elements) * esize
-        comp = target.dw_conv_cycles(par["n"] * par["oh"], par["ow"], par["c"], geo.kh, geo.kw, esize)
+        comp = fill + target.dw_conv_cycles(par["n"] * par["oh"], par["ow"], par["c"], geo.kh, geo.kw, esize)
         exch = x_bytes // 4 + target.phase_overhead_cycles()
         return ConvChoice(grid, comp + exch, exch, work, lays.filters.block_elements * esize)
     f_bytes = lays.filters.block_elements * esize
@@ -139,14 +140,22 @@ def conv_candidate(geo: graph.ConvGeometry, esize: int, target: Target, grid: Gr
     # per tile of the grid on average: successive convolutions' homes take turns over the chip
     home = -(-lays.home.block_elements * lays.home.tiles * esize // math.prod(grid))
     work = x_bytes + f_bytes + p_bytes
-    comp = target.amp_conv_cycles(par["n"] * par["oh"], par["ow"], par["c"], par["o"], geo.kh, geo.kw, pe)
+    comp = fill + target.amp_conv_cycles(par["n"] * par["oh"], par["ow"], par["c"], par["o"], geo.kh, geo.kw, pe)
     exch = (x_bytes + (f_bytes if lays.home != lays.filters else 0)) // 4 + target.phase_overhead_cycles()
     if gc > 1:
         r = lays.result.block_elements
         work = max(work, 2 * p_bytes + r * esize)
         exch += (p_bytes - p_bytes // gc) // 4 + target.phase_overhead_cycles()
-        comp += target.reduce_cycles(gc, r, esize, pe)
+        comp += target.reduce_cycles(gc, r, esize, pe) + stage_fill_cycles(lays.partial, lays.result, pe, target)
     return ConvChoice(grid, comp + exch, exch, work, home, half)
+
+
+def patch_fill_cycles(x_shape: tuple[int, ...], patch: Layout, windows: Windows, esize: int, target: Target) -> int:
+    """The zero fill of a window op's patch before its move (map-tiles zeroes the whole patch
+    when it holds padding or reaches past the input), 0 when every element is the input's."""
+    if patch_covered(x_shape, patch, windows):
+        return 0
+    return KERNELS["zero"].cycles(target, {"elements": patch.block_elements}, esize)
 
 
 def channel_grids(n: int, out_h: int, c: int, tiles: int) -> list[Grid]:
@@ -290,7 +299,8 @@ class ConvFamily(DecisionFamily):
         patch, windows = op.patch()
         words = patch_words(op.input.type.layout, patch, windows, esize_of(op.input.type), t.tiles)
         comp = KERNELS[op.kernel].cycles(t, op.kernel_params(), esize_of(op.result.type))
-        return comp, words + t.phase_overhead_cycles(), 1, 0
+        fill = patch_fill_cycles(op.input.type.layout.shape, patch, windows, esize_of(op.input.type), t)
+        return comp + fill, words + t.phase_overhead_cycles(), 1, 0
 
     def choose(self, req: ConvRequest, t: Target, d: Decisions) -> ConvChoice:
         cands = conv_candidates(req.geo, req.esize, t, req.half_default)
@@ -351,5 +361,6 @@ __all__ = [
     "conv_candidates",
     "conv_grids",
     "conv_layouts",
+    "patch_fill_cycles",
     "patch_words",
 ]

@@ -39,7 +39,7 @@ from ipu.transforms.plan.layouts import (
     row_layout,
     serial_gemm_layouts,
 )
-from ipu.transforms.plan.pricing import esize_of, fragments, serial_gemm_cost
+from ipu.transforms.plan.pricing import esize_of, fragments, serial_gemm_cost, stage_fill_cycles
 from ipu.transforms.plan.state import Planner, describe, value_attr, value_name
 
 # ---------------------------------------------------------------- candidates
@@ -102,6 +102,7 @@ def gemm_candidate(
     if pk > 1:
         exch += (p - p // pk) // 4
         cyc += target.reduce_cycles(pk, lays.result.block_elements, esize, pe)
+        cyc += stage_fill_cycles(lays.partial, lays.result, pe, target)
         phases += 1
     exch += phases * target.phase_overhead_cycles()
     return GemmChoice(pm, pn, pk, cyc + exch, exch, work, b, lays, half)

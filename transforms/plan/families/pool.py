@@ -23,7 +23,7 @@ from ipu.target import Target
 from ipu.transforms.graph.value_range import max_pool_planned
 from ipu.transforms.plan.budget import TargetMemo, op_budget
 from ipu.transforms.plan.families.base import DecisionFamily, Decisions, OpCost, check_tiles, grid_text
-from ipu.transforms.plan.families.conv import Grid, channel_grids, patch_words
+from ipu.transforms.plan.families.conv import Grid, channel_grids, patch_fill_cycles, patch_words
 from ipu.transforms.plan.layouts import plan_type
 from ipu.transforms.plan.pricing import esize_of
 from ipu.transforms.plan.state import Planner, describe, value_name
@@ -45,12 +45,12 @@ def pool_layout(geo: graph.ConvGeometry, grid: Grid) -> Layout:
 def pool_candidate(geo: graph.ConvGeometry, esize: int, target: Target, grid: Grid) -> PoolChoice:
     """One grid priced: the patch received (its words, at the exchange rate) and the kernel."""
     result = pool_layout(geo, grid)
-    patch, _ = conv_patch((geo.n, geo.h, geo.w, geo.c), result, (geo.kh, geo.kw), geo.strides, geo.dilations,
-                          geo.pads, 2)  # fmt: skip
+    x_shape = (geo.n, geo.h, geo.w, geo.c)
+    patch, windows = conv_patch(x_shape, result, (geo.kh, geo.kw), geo.strides, geo.dilations, geo.pads, 2)
     x_bytes = patch.block_elements * esize
     p = {"n": patch.block[0], "c": patch.block[3], "oh": result.block[1], "ow": geo.out_w, "kh": geo.kh,
          "kw": geo.kw, "window": pack_conv_window(geo.strides, geo.dilations)}  # fmt: skip
-    comp = KERNELS["max_pool"].cycles(target, p, esize)
+    comp = KERNELS["max_pool"].cycles(target, p, esize) + patch_fill_cycles(x_shape, patch, windows, esize, target)
     exch = x_bytes // 4 + target.phase_overhead_cycles()
     return PoolChoice(grid, comp + exch, exch, x_bytes + result.block_elements * esize)
 
@@ -132,7 +132,8 @@ class PoolFamily(DecisionFamily):
         patch, windows = op.patch()
         words = patch_words(op.input.type.layout, patch, windows, esize_of(op.input.type), t.tiles)
         comp = KERNELS["max_pool"].cycles(t, op.kernel_params(), esize_of(op.result.type))
-        return comp, words + t.phase_overhead_cycles(), 1, 0
+        fill = patch_fill_cycles(op.input.type.layout.shape, patch, windows, esize_of(op.input.type), t)
+        return comp + fill, words + t.phase_overhead_cycles(), 1, 0
 
     def choose(self, req: PoolRequest, t: Target, d: Decisions) -> PoolChoice:
         cands = pool_candidates(req.geo, req.esize, t)

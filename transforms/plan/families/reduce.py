@@ -11,7 +11,7 @@ from xdsl.ir import Operation
 from ipu.dialects import plan
 from ipu.target import Target
 from ipu.transforms.plan.families.base import Family, OpCost
-from ipu.transforms.plan.pricing import conversion_cost, esize_of
+from ipu.transforms.plan.pricing import conversion_cost, esize_of, stage_fill_cycles
 
 
 class ReduceFamily(Family):
@@ -24,8 +24,9 @@ class ReduceFamily(Family):
         assert isinstance(op, plan.ReduceOp)
         x, f = conversion_cost(op.input.type, op.result.type, t)
         r = op.result.type.layout
-        parts = op.input.type.layout.partials
-        return t.reduce_cycles(parts, r.block_elements, esize_of(op.result.type), esize_of(op.input.type)), x, 1, f
+        parts, pe = op.input.type.layout.partials, esize_of(op.input.type)
+        comp = t.reduce_cycles(parts, r.block_elements, esize_of(op.result.type), pe)
+        return comp + stage_fill_cycles(op.input.type.layout, r, pe, t), x, 1, f
 
 
 FAMILY = ReduceFamily()

@@ -46,3 +46,22 @@ func.func @f() attributes {s = #exchange.slot<-32, 8, standard>} {
   func.return
 }
 // CHECK: exchange.slot: address and size must be non-negative
+
+// -----
+
+// a joined phase runs in the previous phase's exchange: there must be one
+func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
+  %c = exchange.phase %b transfers = #table.transfers<[start, src_tile, src_address, src_stride, dst_tile, dst_address, dst_stride, rows, row_words, par_count, par_src_step, par_dst_step, mc_count, mc_step, par_src_offset_step, par_dst_offset_step, par_time_step] [0, 0, 0, 8, 0, 0, 8, 1, 2, 4, 1, 1, 1, 1, 0, 0, 0]> {lower_bound = 2 : i64, horizon = 4 : i64, scheduler = "greedy-longest-first", joined} : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
+  func.return
+}
+// CHECK: Operation does not verify: exchange.phase: a joined phase follows a phase
+
+// -----
+
+// and no kernel runs before it: no zero fill
+func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
+  %c = exchange.phase %b transfers = #table.transfers<[start, src_tile, src_address, src_stride, dst_tile, dst_address, dst_stride, rows, row_words, par_count, par_src_step, par_dst_step, mc_count, mc_step, par_src_offset_step, par_dst_offset_step, par_time_step] [0, 0, 0, 8, 0, 0, 8, 1, 2, 4, 1, 1, 1, 1, 0, 0, 0]> {lower_bound = 2 : i64, horizon = 4 : i64, scheduler = "greedy-longest-first"} : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
+  %d = exchange.phase %b transfers = #table.transfers<[start, src_tile, src_address, src_stride, dst_tile, dst_address, dst_stride, rows, row_words, par_count, par_src_step, par_dst_step, mc_count, mc_step, par_src_offset_step, par_dst_offset_step, par_time_step] [0, 0, 0, 8, 0, 0, 8, 1, 2, 4, 1, 1, 1, 1, 0, 0, 0]> {lower_bound = 2 : i64, horizon = 4 : i64, scheduler = "greedy-longest-first", joined, zero_fill} : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x2xf32, tiles = [0, 16], memory = standard>
+  func.return
+}
+// CHECK: Operation does not verify: exchange.phase: a joined phase has no zero fill (no kernel runs before it)

@@ -1,0 +1,106 @@
+"""`join-phases`: run back-to-back exchange phases as one exchange, without the sync between.
+
+Two phases with nothing between them in program order (no kernel, no zero fill, no checkpoint)
+need no barrier between them: no tile computes in between. The later one is marked `joined` and
+runs in the earlier one's exchange, its transfers started once every transfer of the earlier
+part has landed: part k of a group starts at the sum, over the parts before it, of their
+horizon plus the group's longest route (`group_route`). A group then costs the sum of its
+horizons, one route per part, and one sync, where separate phases paid a sync each (600 cycles
+on mk2). `lower-to-tasm` builds the group's one table; `refined_cycles` prices it so.
+
+A phase that reads a buffer an earlier part of its group writes is not joined (the emulator
+executes a joined exchange as one, reading before writing), nor one with a zero fill (a kernel
+between the two). Every input and result of a group stays live to the group's end
+(`place-storage`), so no part writes over a buffer another part reads or writes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import builtin, func
+from xdsl.dialects.builtin import UnitAttr
+from xdsl.ir import Block
+from xdsl.passes import ModulePass
+
+from ipu.dialects import exchange
+from ipu.log import log_event
+from ipu.target import Target
+from ipu.transforms.levels import expect_level
+
+
+def group_of(op: exchange.PhaseOp) -> list[exchange.PhaseOp]:
+    """The phases of `op`'s exchange in order: its group's first (not joined) and the joined
+    phases right after it."""
+    head = op
+    while head.joined is not None:
+        prev = head.prev_op
+        assert isinstance(prev, exchange.PhaseOp), "a joined phase follows a phase"
+        head = prev
+    out = [head]
+    nxt = head.next_op
+    while isinstance(nxt, exchange.PhaseOp) and nxt.joined is not None:
+        out.append(nxt)
+        nxt = nxt.next_op
+    return out
+
+
+def route_of(op: exchange.PhaseOp, t: Target) -> int:
+    """A phase's longest route under the tile mapping (the worst route if it was never mapped)."""
+    return op.route_cycles.value.data if op.route_cycles is not None else t.exchange["route_tail_cycles"]
+
+
+def group_route(op: exchange.PhaseOp, t: Target) -> int:
+    """The longest route of `op`'s group: the wait after each part before the next starts, and
+    the route of the group's exchange as a whole."""
+    return max(route_of(p, t) for p in group_of(op))
+
+
+def _runs(block: Block) -> Iterator[list[exchange.PhaseOp]]:
+    """Maximal runs of adjacent phases in `block`."""
+    run: list[exchange.PhaseOp] = []
+    for op in block.ops:
+        if isinstance(op, exchange.PhaseOp):
+            run.append(op)
+            continue
+        if len(run) > 1:
+            yield run
+        run = []
+    if len(run) > 1:
+        yield run
+
+
+def join_block(block: Block) -> int:
+    """Mark the joinable phases of `block` (and of the blocks nested in it); returns how many."""
+    joined = 0
+    for op in block.ops:
+        for region in op.regions:
+            for b in region.blocks:
+                joined += join_block(b)
+    for run in _runs(block):
+        written = {run[0].result}
+        for ph in run[1:]:
+            if ph.zero_fill is not None or ph.input in written:
+                written = {ph.result}  # a new group starts here
+                continue
+            ph.joined = UnitAttr()
+            written.add(ph.result)
+            joined += 1
+    return joined
+
+
+@dataclass(frozen=True)
+class JoinPhasesPass(ModulePass):
+    """Join back-to-back independent exchange phases into one exchange (one sync)."""
+
+    name = "join-phases"
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        expect_level(op, self.name, ("exchange", "tilemap"))
+        n = sum(join_block(f.body.block) for f in op.body.block.ops if isinstance(f, func.FuncOp))
+        log_event("joined exchange phases", joined=n)
+
+
+__all__ = ["JoinPhasesPass", "group_of", "group_route", "join_block", "route_of"]
