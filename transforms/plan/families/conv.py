@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from xdsl.dialects import builtin
 from xdsl.dialects.builtin import DenseArrayBase, TensorType, i64
@@ -281,6 +282,31 @@ def patch_words(x: Layout, patch: Layout, windows: Windows, esize: int, tiles: i
     return int(recv.max(initial=0))
 
 
+def window_op_cost(op: plan.ConvOp | plan.PoolOp, kernel: str, t: Target) -> OpCost:
+    """A window op's cost: its kernel and its patch's zero fill, and the patch's exchange (the
+    busiest tile's words received)."""
+    patch, windows = op.patch()
+    x, es = op.input.type.layout, esize_of(op.input.type)
+    comp = KERNELS[kernel].cycles(t, op.kernel_params(), esize_of(op.result.type))
+    fill = patch_fill_cycles(x.shape, patch, windows, es, t)
+    return comp + fill, patch_words(x, patch, windows, es, t.tiles) + t.phase_overhead_cycles(), 1, 0
+
+
+def cheapest_fitting(req: Any, cands: Sequence[Any], fits: Callable[[Any], bool], t: Target, d: Decisions) -> Any:
+    """The search's rank (0: the cheapest) of a window op's candidates that `fits`, recording how
+    many fit; a diagnostic naming the op and its leanest candidate when none does."""
+    ok = sorted((c for c in cands if fits(c)), key=lambda c: (c.cycles, c.bytes_per_tile))
+    if not ok:
+        best = min(cands, key=lambda c: c.bytes_per_tile)
+        raise DiagnosticException(
+            f"model does not fit target {t.name}: {describe(req.op, req.index)} needs at least "
+            f"{best.bytes_per_tile} bytes per tile (grid {grid_text(best.grid)}); per-op budget is "
+            f"{int(op_budget(t, req.reserved))} of {t.memory_size} bytes ({req.reserved} held by live values)"
+        )
+    d.counts[req.index] = len(ok)
+    return ok[min(d.ranks.get(req.index, 0), len(ok) - 1)]
+
+
 class ConvFamily(DecisionFamily):
     """`graph.conv` (one group, at least 16 input channels; or depthwise) -> `plan.conv` (+ `plan.reduce`)."""
 
@@ -296,24 +322,12 @@ class ConvFamily(DecisionFamily):
     def cost(self, op: Operation, t: Target) -> OpCost:
         """The kernel, and the exchange of the patches (the busiest tile's words received)."""
         assert isinstance(op, plan.ConvOp)
-        patch, windows = op.patch()
-        words = patch_words(op.input.type.layout, patch, windows, esize_of(op.input.type), t.tiles)
-        comp = KERNELS[op.kernel].cycles(t, op.kernel_params(), esize_of(op.result.type))
-        fill = patch_fill_cycles(op.input.type.layout.shape, patch, windows, esize_of(op.input.type), t)
-        return comp + fill, words + t.phase_overhead_cycles(), 1, 0
+        return window_op_cost(op, op.kernel, t)
 
     def choose(self, req: ConvRequest, t: Target, d: Decisions) -> ConvChoice:
         cands = conv_candidates(req.geo, req.esize, t, req.half_default)
-        fits = sorted((c for c in cands if _fits(req, c, t)), key=lambda c: (c.cycles, c.bytes_per_tile))
-        if not fits:
-            best = min(cands, key=lambda c: c.bytes_per_tile)
-            raise DiagnosticException(
-                f"model does not fit target {t.name}: {describe(req.op, req.index)} needs at least "
-                f"{best.bytes_per_tile} bytes per tile (grid {grid_text(best.grid)}); per-op budget is "
-                f"{int(op_budget(t, req.reserved))} of {t.memory_size} bytes ({req.reserved} held by live values)"
-            )
-        d.counts[req.index] = len(fits)
-        return replace(fits[min(d.ranks.get(req.index, 0), len(fits) - 1)], half_default=req.half_default)
+        c = cheapest_fitting(req, cands, lambda c: _fits(req, c, t), t, d)
+        return replace(c, half_default=req.half_default)
 
     def resolve(self, req: ConvRequest, attr: plan.ChoiceAttr, t: Target) -> ConvChoice:
         where = describe(req.op, req.index)
@@ -357,10 +371,12 @@ __all__ = [
     "ConvLayouts",
     "ConvRequest",
     "channel_grids",
+    "cheapest_fitting",
     "conv_candidate",
     "conv_candidates",
     "conv_grids",
     "conv_layouts",
     "patch_fill_cycles",
     "patch_words",
+    "window_op_cost",
 ]

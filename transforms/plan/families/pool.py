@@ -23,9 +23,14 @@ from ipu.target import Target
 from ipu.transforms.graph.value_range import max_pool_planned
 from ipu.transforms.plan.budget import TargetMemo, op_budget
 from ipu.transforms.plan.families.base import DecisionFamily, Decisions, OpCost, check_tiles, grid_text
-from ipu.transforms.plan.families.conv import Grid, channel_grids, patch_fill_cycles, patch_words
+from ipu.transforms.plan.families.conv import (
+    Grid,
+    channel_grids,
+    cheapest_fitting,
+    patch_fill_cycles,
+    window_op_cost,
+)
 from ipu.transforms.plan.layouts import plan_type
-from ipu.transforms.plan.pricing import esize_of
 from ipu.transforms.plan.state import Planner, describe, value_name
 
 
@@ -129,25 +134,11 @@ class PoolFamily(DecisionFamily):
     def cost(self, op: Operation, t: Target) -> OpCost:
         """The kernel, and the patches' exchange (the busiest tile's words received)."""
         assert isinstance(op, plan.PoolOp)
-        patch, windows = op.patch()
-        words = patch_words(op.input.type.layout, patch, windows, esize_of(op.input.type), t.tiles)
-        comp = KERNELS["max_pool"].cycles(t, op.kernel_params(), esize_of(op.result.type))
-        fill = patch_fill_cycles(op.input.type.layout.shape, patch, windows, esize_of(op.input.type), t)
-        return comp + fill, words + t.phase_overhead_cycles(), 1, 0
+        return window_op_cost(op, "max_pool", t)
 
     def choose(self, req: PoolRequest, t: Target, d: Decisions) -> PoolChoice:
-        cands = pool_candidates(req.geo, req.esize, t)
         budget = op_budget(t, req.reserved)
-        fits = sorted((c for c in cands if c.bytes_per_tile <= budget), key=lambda c: (c.cycles, c.bytes_per_tile))
-        if not fits:
-            best = min(cands, key=lambda c: c.bytes_per_tile)
-            raise DiagnosticException(
-                f"model does not fit target {t.name}: {describe(req.op, req.index)} needs at least "
-                f"{best.bytes_per_tile} bytes per tile (grid {grid_text(best.grid)}); per-op budget is "
-                f"{int(budget)} of {t.memory_size} bytes ({req.reserved} held by live values)"
-            )
-        d.counts[req.index] = len(fits)
-        return fits[min(d.ranks.get(req.index, 0), len(fits) - 1)]
+        return cheapest_fitting(req, pool_candidates(req.geo, req.esize, t), lambda c: c.bytes_per_tile <= budget, t, d)
 
     def resolve(self, req: PoolRequest, attr: plan.ChoiceAttr, t: Target) -> PoolChoice:
         where = describe(req.op, req.index)
