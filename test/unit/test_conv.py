@@ -13,8 +13,11 @@ import pytest
 
 from ipu import api
 from ipu.abi.package import kernels_called
+from ipu.context import make_context
+from ipu.dialects import exchange
 from ipu.dialects.graph import ConvGeometry, conv_reference
 from ipu.transforms.graph.expand_windows import ExpandWindowsPass, folds_width
+from ipu.transforms.pipeline import compile_passes
 
 
 def conv_module(geo: ConvGeometry, dtype: str = "f32", grid: tuple[int, ...] | None = None) -> str:
@@ -179,3 +182,17 @@ def test_pool_matches_its_reference(name: str, relu: bool) -> None:
                 padded = sum(1 for yy in ys for xx in xs if -t <= yy < geo.h + b and -left <= xx < geo.w + r)
                 want[:, oy, ox] = np.sum(cells, axis=0) / (padded if include else len(cells))
     np.testing.assert_allclose(out.reshape(want.shape), want, rtol=1e-5, atol=1e-5)
+
+
+def test_computed_filters_are_fetched_from_where_they_are() -> None:
+    """A folded stem's filters are computed (padded and regrouped at compile time, not a stored
+    weight): the conv fetches them from where they lie, with no "weight home" copy left unread."""
+    module = api.parse(conv_module(GEOMETRIES["7x7 stride 2 stem (width folded)"]))
+    ctx = make_context()
+    for label, p in compile_passes("sim16"):
+        p.apply(ctx, module)
+        if label == "schedule_exchange":
+            break
+    phases = [op for op in module.walk() if isinstance(op, exchange.PhaseOp)]
+    assert phases and all(list(op.result.uses) for op in phases)
+    assert not any(op.reason is not None and op.reason.data == "weight home" for op in phases)

@@ -235,10 +235,10 @@ def _plan_conv(p: Planner, op: graph.ConvOp, index: int) -> None:
         first = p.home_cursor if p.home_cursor + lays.home.tiles <= p.target.tiles else 0
         lays = conv_layouts(geo, c.grid, home_first=first)
         p.home_cursor = (first + lays.home.tiles) % p.target.tiles
-    if p.is_weight(op.filters) and not p.has(op.filters):
+    if p.is_weight(op.filters) and not p.has(op.filters):  # stored once in its home, fetched from there
         p.resident += c.home_bytes * p.weight_copies(op.filters)
-    if lays.home != lays.filters:
-        p.get(op.filters, plan_type(op.filters.type, lays.home), "weight home")
+        if lays.home != lays.filters:
+            p.get(op.filters, plan_type(op.filters.type, lays.home), "weight home")
     memory = "standard" if geo.depthwise else "interleaved"  # the AMP streams its filters from interleaved
     w = p.get(op.filters, plan_type(op.filters.type, lays.filters, memory), "weight fetch")
     x = p.get(op.input, None, op.name)
