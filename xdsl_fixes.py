@@ -131,33 +131,30 @@ def _check_dense_size(original):
     return parse
 
 
+_TOKENS = re.compile(STRING_REGEX.pattern + r'|"|//[^\n]*|[(\[{<]|[)\]}]|(?<!-)>')
+"""What `check_text` reads: a string literal, an unterminated quote, a comment, an opening or a
+closing bracket (`>` not after `-`); everything else is skipped by the regex engine."""
+
+
 def check_text(text: str, name: str) -> None:
     """Refuse text nesting `(`, `[`, `{` or `<` deeper than MAX_NESTING (outside string literals and
     comments), naming the line, before a recursive parser meets it. Linear in the text."""
-    depth, line, i, n = 0, 1, 0, len(text)
-    opens, closes = "([{<", ")]}"
-    while i < n:
-        c = text[i]
-        if c == "\n":
-            line += 1
-        elif c == '"':
-            m = STRING_REGEX.match(text, i)
-            if m is None:
+    depth = 0
+    for m in _TOKENS.finditer(text):
+        c = m.group()
+        if c[0] == '"':
+            if len(c) == 1:
                 return  # unterminated: the parser reports it
-            line += text.count("\n", i, m.end())
-            i = m.end()
             continue
-        elif c == "/" and text.startswith("//", i):
-            j = text.find("\n", i)
-            i = n if j < 0 else j
+        if c[0] == "/":
             continue
-        elif c in opens:
+        if c in "([{<":
             depth += 1
             if depth > MAX_NESTING:
+                line = text.count("\n", 0, m.start()) + 1
                 raise ParseErrorText(f"{name}:{line}: nesting deeper than {MAX_NESTING} levels of (), [], {{}} and <>")
-        elif c in closes or (c == ">" and (i == 0 or text[i - 1] != "-")):  # `->` closes nothing
+        else:
             depth = max(depth - 1, 0)
-        i += 1
 
 
 class ParseErrorText(ValueError):

@@ -100,3 +100,5 @@ def test_nesting_is_checked_before_parsing() -> None:
     with pytest.raises(ValueError, match=f"nesting deeper than {MAX_NESTING}"):
         check_text(deep, "deep.mlir")
     check_text('"[[[[[[" // ((((((\n' + "(" * 20 + ")" * 20 + " -> " * 200, "ok.mlir")  # strings, comments, arrows
+    with pytest.raises(ValueError, match=r"^deep\.mlir:3: nesting"):  # the line of the first bracket too deep
+        check_text('"a\\n"\n// [[[[\n' + "(" * (MAX_NESTING + 1), "deep.mlir")

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from xdsl.dialects import builtin, func
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, StringAttr
+from xdsl.ir import SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import graph, plan
@@ -40,19 +41,31 @@ class Candidate:
     weight_share: float = WEIGHT_FRACTION
 
     @functools.cached_property
-    def signature(self) -> str:
-        """The plan as IR text, weights by name: equal for equal plans (the function's name and
-        the weights' values are the same in all; printing a real model's weights for every
-        state would take most of the search's time and memory)."""
-        weights = [op for op in self.function.walk() if isinstance(op, plan.ParameterOp)]
-        values = [op.init for op in weights]
-        for op in weights:
-            op.init = op.sym_name
-        try:
-            return str(self.function)
-        finally:
-            for op, v in zip(weights, values, strict=True):
-                op.init = v
+    def signature(self) -> tuple[object, ...]:
+        """The plan's structure: per op in order its name, where each operand comes from (op and
+        result index, or block and argument index), its result types and its attributes and
+        properties; equal for equal plans (the function's name is the same in all, and a weight's
+        initializer is one shared attribute object, hashed once: printing the plan as text took
+        most of the search's time)."""
+        where: dict[SSAValue, tuple[int, int]] = {}
+        out: list[object] = []
+        for i, op in enumerate(self.function.walk()):
+            for region in op.regions:
+                for b in region.blocks:
+                    for k, arg in enumerate(b.args):
+                        where[arg] = (-1 - i, k)
+            out.append(
+                (
+                    op.name,
+                    tuple(where.get(v) for v in op.operands),
+                    tuple(r.type for r in op.results),
+                    tuple(sorted(op.attributes.items())),
+                    tuple(sorted(op.properties.items())),
+                )
+            )
+            for j, r in enumerate(op.results):
+                where[r] = (i, j)
+        return tuple(out)
 
 
 WEIGHT_SHARES = (WEIGHT_FRACTION, 0.0, 0.3, 0.5)  # resident-weight budgets the search starts from: the
