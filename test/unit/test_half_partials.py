@@ -15,6 +15,7 @@ from test_conv import conv_module
 from ipu import api
 from ipu.abi.kernels import KERNELS, half_partials_matmul
 from ipu.abi.package import kernels_called
+from ipu.abi.package_io import write_package
 from ipu.dialects.graph import ConvGeometry
 from ipu.golden.compare import HALF_PARTIALS_SCALE_ULPS, SCALE_ULPS, compare_at
 from ipu.tools.ipu_run import cli as run_cli
@@ -113,3 +114,12 @@ def test_partials_option_errors() -> None:
         api.compile(MLP, "sim16", partials="f8")
     out = CliRunner().invoke(run_cli, [MLP, "--partials", "f8"])
     assert out.exit_code != 0 and "'f8' is not one of 'f32', 'f16'" in out.output
+
+
+def test_partials_apply_when_compiling(tmp_path) -> None:
+    pkg = tmp_path / "m.ipuexe"
+    write_package(api.compile(MLP, "sim16").package, str(pkg))
+    out = CliRunner().invoke(run_cli, [str(pkg), "--partials", "f16"])
+    assert out.exit_code != 0 and "--precision and --partials apply when compiling" in out.output
+    out = CliRunner().invoke(run_cli, [MLP, "--system", "pod2", "--partials", "f16"])
+    assert out.exit_code != 0 and "--partials: not available for a system run yet" in out.output
