@@ -30,7 +30,9 @@ floor (2 MACs / (tiles x rate)), the modelled cycles of its plan ops (its patch 
 and partials' reduce: the profile's cycles up to its checkpoint) and their ratio; then the
 convolutions' totals.
 With `--partials f16` the model is compiled with half partials (the AMP at its fp16 -> fp16
-rate) and each line also gives that rate's AMP floor (`amp_floor_half`) and the ratio to it.
+rate), each line also gives that rate's AMP floor (`amp_floor_half`) and the ratio to it, and
+the compute, kernel and plan floors are taken at that rate (fp16 partials reduced and received;
+their `_over_amp_floor` ratios against `amp_floor_half`).
 Usage: python bench/roofline.py [--target mk2] [--precision f16] [--partials f16] [examples or model files ...]
 (`--precision f16` computes a float32 model, such as a GPT-2 export, in half precision first.)
 """
@@ -78,22 +80,24 @@ def _grids(m: int, k: int, n: int, t: Target):
             yield s, mt, kt, -(-n // (t.tiles // (s * r)))
 
 
-def _grid_kernel_cycles(t: Target, s: int, mt: int, kt: int, nt: int) -> int:
+def _grid_kernel_cycles(t: Target, s: int, mt: int, kt: int, nt: int, pe: int = 4) -> int:
     """One grid's per-tile kernel cycles: the AMP call, and with a K split of `s` the reduction
-    of its fp32 partials (m_t*n_t/s elements per tile at the reduction rate)."""
-    return t.amp_matmul_cycles(mt, kt, nt) + (t.reduce_cycles(s, -(-mt * nt // s)) if s > 1 else 0)
+    of its partials (m_t*n_t/s elements per tile at the reduction rate); `pe` 2: fp16 partials."""
+    return t.amp_matmul_cycles(mt, kt, nt, partials_esize=pe) + (
+        t.reduce_cycles(s, -(-mt * nt // s), partials_esize=pe) if s > 1 else 0
+    )
 
 
-def best_matmul_kernel_cycles(m: int, k: int, n: int, t: Target, swap: bool = True) -> int:
+def best_matmul_kernel_cycles(m: int, k: int, n: int, t: Target, swap: bool = True, pe: int = 4) -> int:
     """Fewest per-tile cycles of an [m,k]x[k,n] GEMM over all grids rows x cols x K-split that
     fit the target, under the target's AMP model plus the K split's partial reduction; with
     `swap`, also of the swapped product C^T = B^T A^T (the weight's features as the AMP's rows)."""
-    best = min(_grid_kernel_cycles(t, *grid) for grid in _grids(m, k, n, t))
-    return min(best, best_matmul_kernel_cycles(n, k, m, t, swap=False)) if swap else best
+    best = min(_grid_kernel_cycles(t, *grid, pe) for grid in _grids(m, k, n, t))
+    return min(best, best_matmul_kernel_cycles(n, k, m, t, swap=False, pe=pe)) if swap else best
 
 
 def best_matmul_plan_cycles(
-    m: int, k: int, n: int, t: Target, lhs_computed: bool, esize: int = 2, rhs_computed: bool = False
+    m: int, k: int, n: int, t: Target, lhs_computed: bool, esize: int = 2, rhs_computed: bool = False, pe: int = 4
 ) -> int:
     """Fewest per-tile cycles of an [m,k]x[k,n] GEMM in any plan of blocked per-tile products,
     in this orientation, exchange included (BSP: a tile computes or exchanges, never both). Per
@@ -109,21 +113,23 @@ def best_matmul_plan_cycles(
     rhs_local = -(-k * n // t.tiles) if rhs_computed else None
 
     def cycles(s: int, mt: int, kt: int, nt: int) -> int:
-        partials = (s - 1) * mt * nt * 4 // (s * rate)
+        partials = (s - 1) * mt * nt * pe // (s * rate)
         lhs = max(mt * kt - lhs_local, 0) * esize // rate if lhs_local is not None else 0
         rhs = max(kt * nt - rhs_local, 0) * esize // rate if rhs_local is not None else 0
-        return _grid_kernel_cycles(t, s, mt, kt, nt) + partials + lhs + rhs
+        return _grid_kernel_cycles(t, s, mt, kt, nt, pe) + partials + lhs + rhs
 
     return min(cycles(*grid) for grid in _grids(m, k, n, t))
 
 
-def best_matmul_floor(m: int, k: int, n: int, t: Target, lhs_computed: bool, esize: int = 2) -> tuple[int, int]:
+def best_matmul_floor(
+    m: int, k: int, n: int, t: Target, lhs_computed: bool, esize: int = 2, pe: int = 4
+) -> tuple[int, int]:
     """(the best plan in the given orientation, the best of both orientations): PopLibs tries
     the swapped operands first for fully connected layers (`getSwapOperandCandidates`), where
     the weight's output features are the AMP's rows and the computed activations the operand
     received, so a floor for any plan takes the better of the two."""
-    normal = best_matmul_plan_cycles(m, k, n, t, lhs_computed, esize)
-    swapped = best_matmul_plan_cycles(n, k, m, t, lhs_computed=False, esize=esize, rhs_computed=lhs_computed)
+    normal = best_matmul_plan_cycles(m, k, n, t, lhs_computed, esize, pe=pe)
+    swapped = best_matmul_plan_cycles(n, k, m, t, lhs_computed=False, esize=esize, rhs_computed=lhs_computed, pe=pe)
     return normal, min(normal, swapped)
 
 
@@ -165,12 +171,17 @@ class Floors:
             setattr(self, f.name, getattr(self, f.name) + times * getattr(other, f.name))
 
 
-def _block_floors(block: Block, t: Target) -> Floors:
+def amp_rate(t: Target, pe: int = 4) -> float:
+    """The AMP's flop rate per tile: fp16 -> fp32 partials, or fp16 -> fp16 (`pe` 2)."""
+    return t.rates["amp_f16_f16" if pe == 2 else "amp_f16_f32"]
+
+
+def _block_floors(block: Block, t: Target, pe: int = 4) -> Floors:
     out = Floors()
     free, received = _host_values(block), set()
     for op in block.ops:
         if isinstance(op, g.RepeatOp):
-            out.add(_block_floors(op.body.block, t), op.count.value.data)
+            out.add(_block_floors(op.body.block, t, pe), op.count.value.data)
         elif isinstance(op, g.AddOp | g.SubOp | g.MulOp | g.MaxOp):
             kernel, n = KERNELS[op.name.split(".")[-1]], _elements(op.results[0])
             out.vec += _marginal(kernel, t, {"m": 1, "n": n, "b_rows": 1, "b_cols": n}, "n")
@@ -187,12 +198,12 @@ def _block_floors(block: Block, t: Target) -> Floors:
         elif isinstance(op, g.MatmulOp):
             (m, k), n = g.shape_of(op.lhs.type), g.shape_of(op.result.type)[1]
             out.exch += (m * n * k / t.tiles) ** (2 / 3)
-            amp = 2 * m * n * k / (t.tiles * t.rates["amp_f16_f32"])
-            out.kern += best_matmul_kernel_cycles(m, k, n, t) - amp
+            amp = 2 * m * n * k / (t.tiles * amp_rate(t, pe))
+            out.kern += best_matmul_kernel_cycles(m, k, n, t, pe=pe) - amp
             # the first matmul to read a computed lhs receives its block; later readers may reuse it
             computed = op.lhs not in free and op.lhs not in received
             received.add(op.lhs)
-            normal, best = best_matmul_floor(m, k, n, t, computed)
+            normal, best = best_matmul_floor(m, k, n, t, computed, pe=pe)
             out.plan_normal += normal - amp
             out.plan += best - amp
         elif isinstance(op, g.AttentionOp):
@@ -212,26 +223,26 @@ def floors(func_op, t: Target) -> tuple[float, float]:
     return cf, xf
 
 
-def amp_floor(func_op, t: Target) -> float:
-    """The products' FLOPs over the tiles at the fp16 -> fp32 AMP rate, in cycles."""
-    return flops(func_op) / (t.tiles * t.rates["amp_f16_f32"])
+def amp_floor(func_op, t: Target, pe: int = 4) -> float:
+    """The products' FLOPs over the tiles at the AMP rate (fp16 -> fp32; `pe` 2: fp16 partials), in cycles."""
+    return flops(func_op) / (t.tiles * amp_rate(t, pe))
 
 
-def all_floors(func_op, t: Target) -> tuple[float, float, float, float]:
+def all_floors(func_op, t: Target, pe: int = 4) -> tuple[float, float, float, float]:
     """(compute floor, exchange floor, kernel floor, plan floor) in cycles for one tile; the
-    kernel and plan floors take each matmul in its better orientation."""
-    fl = _block_floors(func_op.body.block, t)
-    amp = amp_floor(func_op, t)
+    kernel and plan floors take each matmul in its better orientation (`pe` 2: with fp16 partials)."""
+    fl = _block_floors(func_op.body.block, t, pe)
+    amp = amp_floor(func_op, t, pe)
     esize = 2  # the examples store fp16
     cf = amp + fl.vec / t.tiles
     return cf, fl.exch * esize / t.rates["exchange_bytes_per_cycle"], cf + fl.kern, cf + fl.plan
 
 
-def normal_plan_floor(func_op, t: Target) -> float:
+def normal_plan_floor(func_op, t: Target, pe: int = 4) -> float:
     """The plan floor with every matmul streaming its lhs rows through the AMP (the orientation
     this compiler plans today), for comparison with `all_floors`' plan floor."""
-    fl = _block_floors(func_op.body.block, t)
-    return amp_floor(func_op, t) + fl.vec / t.tiles + fl.plan_normal
+    fl = _block_floors(func_op.body.block, t, pe)
+    return amp_floor(func_op, t, pe) + fl.vec / t.tiles + fl.plan_normal
 
 
 def conv_lines(convs: list[g.ConvOp], profile: dict, t: Target) -> None:
@@ -267,10 +278,12 @@ def main() -> None:
         ref, ctx, module = parse_example(path)
         if a.precision:
             ConvertPrecisionPass(dtype=a.precision).apply(ctx, module)
-        cf, xf, kf, pf = all_floors(ref, t)
-        pn = normal_plan_floor(ref, t)
+        pe = 2 if a.partials == "f16" else 4
+        cf, xf, kf, pf = all_floors(ref, t, pe)
+        pn = normal_plan_floor(ref, t, pe)
         amp = amp_floor(ref, t)
-        amp_half = flops(ref) / (t.tiles * t.rates["amp_f16_f16"])
+        amp_half = amp_floor(ref, t, 2)
+        same = amp_half if pe == 2 else amp  # the AMP floor at the rate the floors are taken
         t0 = time.perf_counter()
         for _, p in compile_passes(t.name, partials=a.partials):
             p.apply(ctx, module)
@@ -286,14 +299,14 @@ def main() -> None:
             conv_lines(convs, build_profile(pkg, t, res), t)
         print(
             f"example={path.name} amp_floor={amp:.0f} ratio_to_amp_floor={res.total_cycles / amp:.2f} "
-            f"plan_floor_over_amp_floor={pf / amp:.2f} compute_floor={cf:.0f} exchange_floor={xf:.0f} "
+            f"plan_floor_over_amp_floor={pf / same:.2f} compute_floor={cf:.0f} exchange_floor={xf:.0f} "
             f"kernel_floor={kf:.0f} "
             f"floor_x_1.3={1.3 * max(cf, xf):.0f} modelled={res.total_cycles} "
             f"modelled_exchange={exch} modelled_sync={sync} ratio_to_floor={res.total_cycles / floor:.2f} "
             f"ratio_to_kernel_floor={res.total_cycles / max(kf, xf):.2f} "
             f"plan_floor={pf:.0f} plan_floor_over_floor={pf / floor:.2f} "
             f"ratio_to_plan_floor={res.total_cycles / pf:.2f} "
-            f"plan_floor_unswapped={pn:.0f} unswapped_over_amp_floor={pn / amp:.2f} "
+            f"plan_floor_unswapped={pn:.0f} unswapped_over_amp_floor={pn / same:.2f} "
             f"compile_s={compile_s:.1f}"
             + (
                 f" partials=f16 amp_floor_half={amp_half:.0f} ratio_to_amp_floor_half={res.total_cycles / amp_half:.2f}"

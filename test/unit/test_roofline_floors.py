@@ -50,3 +50,15 @@ def test_compiled_plans_run_above_the_plan_floor(example: str, target: str) -> N
         p.apply(ctx, module)
     cycles = Emulator(build_package(module, t), t, execute=False).run({}).total_cycles
     assert cf <= kf <= pf <= cycles
+
+
+def test_half_partials_floors_sit_at_the_half_rate() -> None:
+    """With fp16 partials the AMP runs at amp_f16_f16 (16 conv units): a GEMM's best kernel and
+    plan cycles fall (16-unit passes, half the partials' bytes), and never below the FLOPs at the
+    half rate."""
+    t = load_target("mk2")
+    m, k, n = 512, 1024, 1024
+    half_floor = 2 * m * k * n / (t.tiles * t.rates["amp_f16_f16"])
+    for fn in (best_matmul_kernel_cycles, lambda *a, **kw: best_matmul_plan_cycles(*a, lhs_computed=True, **kw)):
+        f32, f16 = fn(m, k, n, t, pe=4), fn(m, k, n, t, pe=2)
+        assert half_floor <= f16 < f32
