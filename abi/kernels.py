@@ -244,10 +244,10 @@ def _half_round(x: np.ndarray) -> None:
     x[...] = x.astype(np.float16)
 
 
-def half_partials_matmul(a: np.ndarray, b: np.ndarray, acc: np.ndarray | None = None) -> np.ndarray:
-    """a [count, m, k] @ b [count, k, n] with fp16 partials: `acc` (float32, or zeros) plus each
-    `HALF_PARTIALS_DEPTH`-deep input group's products in turn, rounded to half after each."""
-    out = acc
+def half_partials_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a [count, m, k] @ b [count, k, n] with fp16 partials: each `HALF_PARTIALS_DEPTH`-deep input
+    group's products added in turn, the running sum rounded to half after each."""
+    out = None
     for g in range(0, a.shape[-1], HALF_PARTIALS_DEPTH):
         t = matmul(a[..., g : g + HALF_PARTIALS_DEPTH], b[..., g : g + HALF_PARTIALS_DEPTH, :])
         if out is None:

@@ -72,17 +72,11 @@ def graph_functions(module: builtin.ModuleOp) -> list[func.FuncOp]:
 
 def set_partials(f: func.FuncOp, partials: str, pass_name: str) -> None:
     """Record a pass option's partials type on `f` (`plan.partials`: the default of its AMP ops,
-    which a choice's `partials` overrides), or check the one already there."""
+    which a choice's `partials` overrides; the planner reads and checks it, `function_partials`)."""
     if partials and partials not in plan.PARTIALS:
         raise DiagnosticException(f"{pass_name}: partials must be one of {', '.join(plan.PARTIALS)}, got '{partials}'")
     if partials:
         f.attributes[PARTIALS_ATTR] = builtin.StringAttr(partials)
-    have = f.attributes.get(PARTIALS_ATTR)
-    if have is not None and (not isinstance(have, builtin.StringAttr) or have.data not in plan.PARTIALS):
-        raise DiagnosticException(
-            f"{pass_name}: @{f.sym_name.data}: {PARTIALS_ATTR} must be one of "
-            f"{', '.join(repr(p) for p in plan.PARTIALS)}, got {have}"
-        )
 
 
 @dataclass(frozen=True)

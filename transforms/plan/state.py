@@ -13,6 +13,7 @@ from typing import Any
 
 from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import graph, plan
 from ipu.dialects.value_names import DERIVED
@@ -23,6 +24,19 @@ from ipu.transforms.plan.layouts import default_layout, plan_type, scalar_layout
 CHOICE_ATTR = "plan.choice"  # a decision point's implementation (#plan.choice<…>)
 LAYOUT_ATTR = "plan.layout"  # a pinned result layout (#plan.layout<…>)
 PARTIALS_ATTR = "plan.partials"  # on a graph function: its AMP ops' default partials type ("f16": half)
+
+
+def function_partials(f: Operation) -> bool:
+    """Whether graph function `f` defaults its AMP ops to fp16 partials (`PARTIALS_ATTR`, "f32"
+    or "f16"; absent: f32), or a diagnostic naming a value that is neither."""
+    have = f.attributes.get(PARTIALS_ATTR)
+    if have is None:
+        return False
+    if not isinstance(have, StringAttr) or have.data not in plan.PARTIALS:
+        raise DiagnosticException(
+            f"plan-ops: {PARTIALS_ATTR} must be one of {', '.join(repr(x) for x in plan.PARTIALS)}, got {have}"
+        )
+    return have.data == "f16"
 
 
 def describe(op: Operation, index: int) -> str:
@@ -70,6 +84,11 @@ class Planner:
     half_partials: bool = False  # the function's AMP ops default to fp16 partials (`PARTIALS_ATTR`)
     index_of: dict[Operation, int] = field(default_factory=dict)
     uses_left: dict[SSAValue, int] = field(default_factory=dict)  # graph uses not yet planned
+
+    def half_default(self, *operands: SSAValue) -> bool:
+        """Whether an AMP op over `operands` takes fp16 partials by the function's default: only
+        half operands can."""
+        return self.half_partials and all(v.type.element_type.bitwidth == 16 for v in operands)
 
     def live_bytes(self, exclude: tuple[SSAValue, ...] = ()) -> int:
         """Per-tile bytes of planned values that later ops still read (weights excluded)."""

@@ -33,7 +33,7 @@ from ipu.transforms.plan.layouts import (
     plan_type,
     scalar_layout,
 )
-from ipu.transforms.plan.state import CHOICE_ATTR, LAYOUT_ATTR, PARTIALS_ATTR, Planner, describe
+from ipu.transforms.plan.state import CHOICE_ATTR, LAYOUT_ATTR, Planner, describe, function_partials
 
 
 @dataclass
@@ -53,7 +53,7 @@ def plan_body(f: func.FuncOp, target: Target, chooser: Chooser, log: bool = True
     old = f.body.block
     new = Block()
     p = Planner(target, chooser, new, {a: i for i, a in enumerate(old.args)}, new, log)
-    p.half_partials = f.attributes.get(PARTIALS_ATTR) == StringAttr("f16")
+    p.half_partials = function_partials(f)
     _pre_plan(p, old)
     index, ret = plan_block(p, old, 0)
     if not isinstance(ret, func.ReturnOp):

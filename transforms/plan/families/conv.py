@@ -228,7 +228,7 @@ def _plan_conv(p: Planner, op: graph.ConvOp, index: int) -> None:
         )
     esize = op.input.type.element_type.bitwidth // 8
     reserved = p.resident + p.live_bytes(exclude=(op.input, op.filters))
-    half = p.half_partials and esize == 2 and not geo.depthwise and op.filters.type.element_type.bitwidth == 16
+    half = not geo.depthwise and p.half_default(op.input, op.filters)
     c = p.chooser.decide(CONV, ConvRequest(op, index, geo, esize, reserved, half), p.target)
     lays = conv_layouts(geo, c.grid)
     if lays.home != lays.filters:  # the next run of tiles for this home, wrapping at the chip's end

@@ -335,7 +335,7 @@ def _plan_matmul(p: Planner, op: graph.MatmulOp, index: int) -> None:
         p.is_weight(op.rhs) and not p.has(op.rhs),
         math.ceil(k * n / p.target.tiles) * esize,
         _consumer_layout(p, op.result),
-        p.half_partials and esize == 2 and op.rhs.type.element_type.bitwidth == 16,
+        p.half_default(op.lhs, op.rhs),
     )
     mp = p.chooser.decide(GEMM, ctx, p.target)
     if mp.serial is not None:
