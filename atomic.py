@@ -15,6 +15,7 @@ The file gets the permissions an ordinary `open()` would give it (mkstemp's are 
 from __future__ import annotations
 
 import os
+import signal
 import stat
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping
@@ -56,6 +57,20 @@ def _refuse_special(dest: Path, what: str) -> None:
         raise OutputError(f"{what} {dest} is {kind}: outputs are written over regular files only")
 
 
+_HELD = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM for a few system calls that create and remove (or hand over) a
+    temporary file, so an interruption cannot land between them and leave the file behind."""
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
 def _parent(dest: Path) -> Path:
     return dest.parent if str(dest.parent) else Path(".")
 
@@ -70,12 +85,13 @@ def check_output(path: str | os.PathLike[str], what: str = "output") -> Path:
     parent = _parent(dest)
     if not parent.is_dir():
         raise OutputError(f"{what} {dest}: directory {parent} does not exist")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".probe", dir=parent)
-    except OSError as e:
-        raise OutputError(f"{what} {dest}: cannot create a file in {parent} ({e.strerror})") from None
-    os.close(fd)
-    os.unlink(tmp)
+    with _signals_held():
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".probe", dir=parent)
+        except OSError as e:
+            raise OutputError(f"{what} {dest}: cannot create a file in {parent} ({e.strerror})") from None
+        os.close(fd)
+        os.unlink(tmp)
     return dest
 
 
@@ -112,9 +128,11 @@ def atomic_path(path: str | os.PathLike[str], what: str = "output") -> Iterator[
     replaces `path` (still absent or a regular file), on any error or interruption it is removed.
     An OS error names the destination, never the temporary file."""
     dest = check_output(path, what)
-    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=_parent(dest))
-    os.close(fd)
+    tmp: str | None = None
     try:
+        with _signals_held():  # an interruption is delivered only once `tmp` names the file
+            fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=_parent(dest))
+            os.close(fd)
         try:
             yield tmp
         except OSError as e:
@@ -126,7 +144,8 @@ def atomic_path(path: str | os.PathLike[str], what: str = "output") -> Iterator[
         except OSError as e:
             raise OutputError(f"cannot write {what} {dest}: {e.strerror}") from None
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
         raise
 
 

@@ -53,6 +53,31 @@ def test_a_signal_mid_compile_leaves_no_file_and_the_old_output(tmp_path: Path, 
     assert out.read_text() == "// the earlier output\n"
 
 
+@pytest.mark.parametrize("suffix", [".probe", ".tmp"])
+def test_a_signal_just_after_a_temporary_file_is_made_leaves_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, suffix: str
+) -> None:
+    """The worst moment for Ctrl-C: right after mkstemp made the output check's probe or the
+    writer's temporary file. The signal waits until the file is removed or its removal is armed
+    (a CI run once found a probe left behind)."""
+    import tempfile
+
+    from ipu import atomic
+
+    made = tempfile.mkstemp
+
+    def mkstemp_then_interrupt(*args, **kwargs):
+        result = made(*args, **kwargs)
+        if result[1].endswith(suffix):
+            os.kill(os.getpid(), signal.SIGINT)
+        return result
+
+    monkeypatch.setattr(tempfile, "mkstemp", mkstemp_then_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        atomic.write_text(tmp_path / "out.txt", "x")
+    assert list(tmp_path.iterdir()) == []
+
+
 # ---------------------------------------------------------------- ONNX external data
 
 
