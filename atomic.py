@@ -18,6 +18,7 @@ import os
 import signal
 import stat
 import tempfile
+import threading
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -57,18 +58,31 @@ def _refuse_special(dest: Path, what: str) -> None:
         raise OutputError(f"{what} {dest} is {kind}: outputs are written over regular files only")
 
 
-_HELD = {signal.SIGINT, signal.SIGTERM}
+_HELD = (signal.SIGINT, signal.SIGTERM)
 
 
 @contextmanager
 def _signals_held() -> Iterator[None]:
-    """Hold SIGINT and SIGTERM for a few system calls that create and remove (or hand over) a
-    temporary file, so an interruption cannot land between them and leave the file behind."""
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+    """Defer SIGINT and SIGTERM over a few system calls that create and remove (or hand over) a
+    temporary file, so an interruption cannot land between them and leave the file behind. The
+    Python-level handlers are swapped, not the thread's signal mask: the OS may hand a process
+    signal to any thread, but Python runs its handlers in the main thread only."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pending: list[int] = []
+    before = {}
+    for sig in _HELD:
+        handler = signal.getsignal(sig)
+        if handler is not None:  # None: installed outside Python, cannot be put back
+            before[sig] = signal.signal(sig, lambda signum, frame: pending.append(signum))
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+        for sig, handler in before.items():
+            signal.signal(sig, handler)
+        for sig in pending:
+            signal.raise_signal(sig)
 
 
 def _parent(dest: Path) -> Path:
@@ -130,7 +144,7 @@ def atomic_path(path: str | os.PathLike[str], what: str = "output") -> Iterator[
     dest = check_output(path, what)
     tmp: str | None = None
     try:
-        with _signals_held():  # an interruption is delivered only once `tmp` names the file
+        with _signals_held():  # an interruption is raised only once `tmp` names the file
             fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=_parent(dest))
             os.close(fd)
         try:

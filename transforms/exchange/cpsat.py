@@ -57,6 +57,9 @@ def schedule_cpsat(
     solver.parameters.num_workers = 1
     solver.parameters.random_seed = 0
     solver.parameters.max_deterministic_time = DETERMINISTIC_SECONDS
+    # CP-SAT's own Ctrl-C handler leaves SIGINT at SIG_DFL when the solve ends, so a later Ctrl-C
+    # killed the tool outright (exit -2, temporary files left) instead of unwinding it.
+    solver.parameters.catch_sigint_signal = False
     status = solver.solve(m)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         return None
