@@ -901,6 +901,13 @@ def _iteration_slice(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarr
     return ins[0].reshape(count, p["iterations"], p["elements"])[:, p["iteration"]]
 
 
+def _iteration_store(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
+    assert acc is not None
+    out = acc.reshape(count, p["iterations"], p["elements"])
+    out[:, p["iteration"]] = ins[0].reshape(count, p["elements"])
+    return out
+
+
 def _embedding_slice_kernel() -> Kernel:
     return Kernel(
         "embedding_slice",
@@ -1264,6 +1271,18 @@ _ALL: tuple[Kernel, ...] = (
         cycles_fn=lambda t, p, e: t.pool_cycles(p["n"] * p["oh"], p["ow"], p["c"], p["kh"], p["kw"], e),
         run=_max_pool,
         rule=_conv_rule,
+    ),
+    # acc[iteration, e] = in[e] of a stacked acc[iterations, elements], in place: this trip's
+    # slice of a loop's stacked output (a recurrent layer's per-step states); PopLibs'
+    # DynamicUpdateSlice1D, priced as its DynamicSlice1D (the same loop, stores for loads)
+    Kernel(
+        "iteration_store",
+        out=Operand(Role.ACCUMULATOR, lambda p: p["iterations"] * p["elements"]),
+        ins=(_in(_elements),),
+        params=(Param("iterations"), Param("elements")),
+        cycles_fn=lambda t, p, e: t.dynamic_slice_cycles(p["elements"], e),
+        run=_iteration_store,
+        iterated=True,
     ),
 )
 

@@ -1773,6 +1773,46 @@ class IterationSliceOp(GraphOp):
         raise NotImplementedError("graph.iteration_slice depends on the iteration (the golden evaluator runs it)")
 
 
+@irdl_op_definition
+class IterationStoreOp(GraphOp):
+    """`stacked` with this trip's slice replaced by `value`: `graph.iteration_store %ys, %h :
+    tensor<16x2x8xf32>, tensor<2x8xf32> -> tensor<16x2x8xf32>` in the body of `graph.repeat 16`
+    writes %h into %ys[i] on trip i. Carried through the repeat, it gathers a value of every trip
+    (a recurrent layer's per-step outputs, a scan's outputs)."""
+
+    name = "graph.iteration_store"
+    stacked = operand_def(DeviceTensor)
+    value = operand_def(DeviceTensor)
+    result = result_def(DeviceTensor)
+    traits = traits_def(Pure())
+    assembly_format = "$stacked `,` $value attr-dict `:` type($stacked) `,` type($value) `->` type($result)"
+
+    def __init__(self, stacked: SSAValue, value: SSAValue):
+        super().__init__(operands=[stacked, value], result_types=[stacked.type])
+
+    def verify_(self) -> None:
+        a, v = shape_of(self.stacked.type), shape_of(self.value.type)
+        if (
+            a[1:] != v
+            or self.stacked.type.element_type != self.value.type.element_type
+            or self.result.type != self.stacked.type
+        ):
+            raise VerifyException(
+                f"graph.iteration_store: {self.value.type} is not one slice of {self.stacked.type} "
+                "(and the result has the stacked type)"
+            )
+        loop = self.parent_op()
+        if not isinstance(loop, RepeatOp):
+            raise VerifyException("graph.iteration_store: must sit directly in the body of a graph.repeat")
+        if loop.count.value.data != a[0]:
+            raise VerifyException(
+                f"graph.iteration_store: stacks {a[0]} slices in a graph.repeat of {loop.count.value.data} iterations"
+            )
+
+    def reference(self, *inputs: np.ndarray) -> np.ndarray:
+        raise NotImplementedError("graph.iteration_store depends on the iteration (the golden evaluator runs it)")
+
+
 # --- integers and bools ------------------------------------------------------------------------
 
 
@@ -2130,6 +2170,7 @@ GRAPH_OPS: tuple[type[IRDLOperation], ...] = (
     YieldOp,
     RepeatOp,
     IterationSliceOp,
+    IterationStoreOp,
     GatherOp,
     ModOp,
     FmodOp,

@@ -1138,6 +1138,37 @@ class IterationSliceOp(_OneToOne):
 
 
 @irdl_op_definition
+class IterationStoreOp(IRDLOperation):
+    """`stacked` with this trip's slice replaced by `value`, written into each tile's own block in
+    place (no exchange): the stacked layout is the value's with the stacked axis added."""
+
+    name = "plan.iteration_store"
+    stacked = operand_def(AnyPlan)
+    value = operand_def(AnyPlan)
+    result = result_def(AnyPlan)
+    graph_value = _value_attr()
+    traits = traits_def(Pure())
+    assembly_format = "$stacked `,` $value attr-dict `:` type($stacked) `,` type($value) `->` type($result)"
+
+    def verify_(self) -> None:
+        a, v = self.stacked.type, self.value.type
+        if a.tensor.element_type != v.tensor.element_type or a.shape[1:] != v.shape or self.result.type != a:
+            raise VerifyException(
+                f"plan.iteration_store: {v.tensor} is not one slice of {a.tensor} (and the result has its type)"
+            )
+        if v.layout.partial >= 0 or a.layout != stacked_layout(v.layout, a.shape[0]):
+            raise VerifyException(
+                "plan.iteration_store: the stacked layout must be the value's with the stacked axis added, unsplit"
+            )
+        loop = self.parent_op()
+        if not isinstance(loop, RepeatOp) or loop.count.value.data != a.shape[0]:
+            raise VerifyException(
+                f"plan.iteration_store: stacks {a.shape[0]} slices; it must sit directly in a plan.repeat of "
+                f"{a.shape[0]} iterations"
+            )
+
+
+@irdl_op_definition
 class YieldOp(IRDLOperation):
     """Values carried to the next iteration of `plan.repeat` (in the block arguments' layouts)."""
 
@@ -1183,6 +1214,7 @@ Plan = Dialect(
         AttentionCombineOp,
         RepeatOp,
         IterationSliceOp,
+        IterationStoreOp,
         YieldOp,
         EmbeddingSliceOp,
     ],

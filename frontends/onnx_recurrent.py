@@ -1,18 +1,22 @@
 """Recurrent layers from ONNX: LSTM, GRU and RNN (forward, reverse and bidirectional, batch-first
 layout, initial states, LSTM peepholes, GRU's linear_before_reset).
 
-Each layer unrolls over its time steps in graph ops: the input projections of every step are one
-matmul per gate hoisted out of the loop ([T B, I] x [I, H]), and each step adds its slice of them
-to the recurrent projection of the previous hidden state (a [B, H] x [H, H] matmul per gate), then
-applies the gate nonlinearities. The steps are identical but for their slice, so roll-layers can
-fold a long sequence into a loop; the unrolled form is always correct.
+Each direction of a layer is one `graph.repeat` over its time steps: the input projections of
+every step are one matmul per gate hoisted out of the loop ([T B, I] x [I, H]) and stacked
+[T, B, H]; each trip takes its slice (`graph.iteration_slice`), adds the recurrent projection of
+the carried hidden state (a [B, H] x [H, H] matmul per gate), applies the gate nonlinearities and
+stores its state into a carried [T, B, H] stack for Y (`graph.iteration_store`). A reverse
+direction runs on the projections in reverse step order and reverses its Y (exact one-hot
+products). The IR is one cell's size whatever the sequence length.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import onnx
-from xdsl.ir import SSAValue
+from xdsl.ir import Block, Region, SSAValue
 
 from ipu.dialects import graph as g
 from ipu.frontends.onnx_import import (
@@ -20,6 +24,7 @@ from ipu.frontends.onnx_import import (
     _no_attrs,
     _val_input,
     lowering,
+    pick_rows,
 )
 from ipu.frontends.value_builder import (
     Val,
@@ -27,8 +32,6 @@ from ipu.frontends.value_builder import (
     collapsed,
     transpose_value,
 )
-
-MAX_STEPS = 4096  # time steps unrolled at most
 
 ACTIVATIONS: dict[str, type[g.ElementwiseUnaryOp]] = {"Sigmoid": g.SigmoidOp, "Tanh": g.TanhOp, "Relu": g.ReluOp}
 
@@ -103,8 +106,6 @@ def _recurrent(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) ->
     layout = int(attrs.get("layout", 0))  # type: ignore[call-overload]
     xt = x if layout == 0 else transpose_value(im, x, [1, 0, 2], None)
     steps, batch, inp = xt.shape
-    if steps > MAX_STEPS:
-        raise im.fail(f"{steps} time steps: at most {MAX_STEPS} are unrolled")
     w = im.const(node.input[1], f"{op}'s W").astype(np.float64)
     r = im.const(node.input[2], f"{op}'s R").astype(np.float64)
     gates = GATES[op]
@@ -131,7 +132,8 @@ def _recurrent(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) ->
     dt = x.dtype
     xs = im.raw_reshape(xt.ssa, (steps * batch, inp), dt)
     lbr = int(attrs.get("linear_before_reset", 0))  # type: ignore[call-overload]
-    outs_h: list[list[SSAValue]] = []
+    want_y = bool(node.output and node.output[0])
+    ys: list[SSAValue] = []  # per direction [T, B H], in time order
     last_h, last_c = [], []
     for d in range(directions):
         cell = _Cell(im, dt, f"{node.output[0] or node.name}.d{d}")
@@ -141,62 +143,132 @@ def _recurrent(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) ->
         rk = {k: r[d, i * hidden : (i + 1) * hidden].T for i, k in enumerate(gates)}  # [H, H]
         wb = {k: b[d, i * hidden : (i + 1) * hidden] for i, k in enumerate(gates)}
         rb = {k: b[d, (ng + i) * hidden : (ng + i + 1) * hidden] for i, k in enumerate(gates)}
+        backward = direction == "reverse" or (direction == "bidirectional" and d == 1)
         # the input projections of every step, hoisted: [T B, H] per gate (with both biases, except
         # GRU's recurrent h bias under linear_before_reset, which the reset gate scales)
         xg = {}
         for k in gates:
             bias = wb[k] + (rb[k] if not (op == "GRU" and k == "h") else 0)
             xg[k] = cell.add_row(cell.matmul(xs, wk[k], f"w{k}"), bias, f"b{k}")
+            if backward:  # trip i reads step T-1-i
+                xg[k] = _time_reversed(im, xg[k], steps, batch * hidden, dt)
         h = _state(im, node, 5, d, batch, hidden, dt, layout)
         c = _state(im, node, 6, d, batch, hidden, dt, layout) if op == "LSTM" else None
-        backward = direction == "reverse" or (direction == "bidirectional" and d == 1)
-        order = range(steps - 1, -1, -1) if backward else range(steps)
-        hs: list[SSAValue | None] = [None] * steps
-        for t in order:
-            xt_k = {k: im.emit(g.SliceOp(xg[k], (t * batch, 0), _tt((batch, hidden), dt))) for k in gates}
-
-            def pre(k: str, state: SSAValue, cell: _Cell = cell, xt_k: dict = xt_k, rk: dict = rk) -> SSAValue:
-                return cell.op(g.AddOp, xt_k[k], cell.matmul(state, rk[k], f"r{k}"))
-
-            def act(cls: type, v: SSAValue, cell: _Cell = cell) -> SSAValue:
-                return cell.op(cls, v)
-
-            if op == "RNN":
-                h = act(f_act, pre("i", h))
-            elif op == "GRU":
-                z = act(f_act, pre("z", h))
-                rg = act(f_act, pre("r", h))
-                if lbr:
-                    rec = cell.add_row(cell.matmul(h, rk["h"], "rh"), rb["h"], "rbh")
-                    cand = act(g_act, cell.op(g.AddOp, xt_k["h"], cell.op(g.MulOp, rg, rec)))
-                else:
-                    rec = cell.add_row(cell.matmul(cell.op(g.MulOp, rg, h), rk["h"], "rh"), rb["h"], "rbh")
-                    cand = act(g_act, cell.op(g.AddOp, xt_k["h"], rec))
-                # h' = (1 - z) cand + z h = cand + z (h - cand)
-                h = cell.op(g.AddOp, cand, cell.op(g.MulOp, z, cell.op(g.SubOp, h, cand)))
-            else:
-                assert c is not None
-                pi, pf, pc, po = (pre(k, h) for k in "ifco")
-                if peep is not None:
-                    pi = cell.op(g.AddOp, pi, cell.op(g.MulOp, c, cell.row(peep[d, 0], "pi")))
-                    pf = cell.op(g.AddOp, pf, cell.op(g.MulOp, c, cell.row(peep[d, 2], "pf")))
-                c = cell.op(
-                    g.AddOp, cell.op(g.MulOp, act(f_act, pf), c), cell.op(g.MulOp, act(f_act, pi), act(g_act, pc))
-                )
-                if peep is not None:
-                    po = cell.op(g.AddOp, po, cell.op(g.MulOp, c, cell.row(peep[d, 1], "po")))
-                h = cell.op(g.MulOp, act(f_act, po), act(h_act, c))
-            hs[t] = h
-        outs_h.append([v for v in hs if v is not None])
+        spec = _Spec(op, (f_act, g_act, h_act), rk, rb, peep[d] if peep is not None else None, bool(lbr))
+        h, c, y = _loop(im, cell, spec, xg, h, c, steps, batch, hidden, want_y)
+        if y is not None:
+            ys.append(_time_reversed(im, y, steps, batch * hidden, dt) if backward else y)
         last_h.append(h)
         last_c.append(c)
-    _outputs(im, node, outs_h, last_h, last_c, steps, batch, hidden, directions, layout, dt)
+    _outputs(im, node, ys, last_h, last_c, steps, batch, hidden, directions, layout, dt)
+
+
+@dataclass(frozen=True)
+class _Spec:
+    """One direction's cell: the operator, its activations (f, g, h), recurrent weights and
+    biases per gate, LSTM peepholes [3, H] (i, o, f) and GRU's linear_before_reset."""
+
+    op: str
+    acts: tuple[type, type, type]
+    rk: dict[str, np.ndarray]
+    rb: dict[str, np.ndarray]
+    peep: np.ndarray | None
+    lbr: bool
+
+
+def _step(
+    cell: _Cell, s: _Spec, xt: dict[str, SSAValue], h: SSAValue, c: SSAValue | None
+) -> tuple[SSAValue, SSAValue | None]:
+    """One time step from this step's input projections `xt` (per gate [B, H]) and the state."""
+    f_act, g_act, h_act = s.acts
+
+    def pre(k: str, state: SSAValue) -> SSAValue:
+        return cell.op(g.AddOp, xt[k], cell.matmul(state, s.rk[k], f"r{k}"))
+
+    if s.op == "RNN":
+        return cell.op(f_act, pre("i", h)), None
+    if s.op == "GRU":
+        z = cell.op(f_act, pre("z", h))
+        rg = cell.op(f_act, pre("r", h))
+        if s.lbr:
+            rec = cell.add_row(cell.matmul(h, s.rk["h"], "rh"), s.rb["h"], "rbh")
+            cand = cell.op(g_act, cell.op(g.AddOp, xt["h"], cell.op(g.MulOp, rg, rec)))
+        else:
+            rec = cell.add_row(cell.matmul(cell.op(g.MulOp, rg, h), s.rk["h"], "rh"), s.rb["h"], "rbh")
+            cand = cell.op(g_act, cell.op(g.AddOp, xt["h"], rec))
+        # h' = (1 - z) cand + z h = cand + z (h - cand)
+        return cell.op(g.AddOp, cand, cell.op(g.MulOp, z, cell.op(g.SubOp, h, cand))), None
+    assert c is not None
+    pi, pf, pc, po = (pre(k, h) for k in "ifco")
+    if s.peep is not None:
+        pi = cell.op(g.AddOp, pi, cell.op(g.MulOp, c, cell.row(s.peep[0], "pi")))
+        pf = cell.op(g.AddOp, pf, cell.op(g.MulOp, c, cell.row(s.peep[2], "pf")))
+    kept = cell.op(g.MulOp, cell.op(f_act, pf), c)
+    c = cell.op(g.AddOp, kept, cell.op(g.MulOp, cell.op(f_act, pi), cell.op(g_act, pc)))
+    if s.peep is not None:
+        po = cell.op(g.AddOp, po, cell.op(g.MulOp, c, cell.row(s.peep[1], "po")))
+    return cell.op(g.MulOp, cell.op(f_act, po), cell.op(h_act, c)), c
+
+
+def _loop(
+    im: _Importer,
+    cell: _Cell,
+    s: _Spec,
+    xg: dict[str, SSAValue],
+    h: SSAValue,
+    c: SSAValue | None,
+    steps: int,
+    batch: int,
+    hidden: int,
+    want_y: bool,
+) -> tuple[SSAValue, SSAValue | None, SSAValue | None]:
+    """The steps as one `graph.repeat` of `steps` trips: each trip slices its input projections
+    out of the stacked [T, B, H] (`graph.iteration_slice`), runs the cell and, when Y is wanted,
+    stores its state into a carried [T, B, H] (`graph.iteration_store`). The last h and c, and
+    Y as [T, B H]. A single step is emitted as it is."""
+    dt = cell.dtype
+    one = _tt((batch, hidden), dt)
+    if steps == 1:
+        h, c = _step(cell, s, xg, h, c)
+        return h, c, h if want_y else None
+    stacked = {k: im.raw_reshape(v, (steps, batch, hidden), dt) for k, v in xg.items()}
+    inits = [h, *([c] if c is not None else [])]
+    if want_y:  # the stack the trips fill: a splat of zeros, as a zero state is
+        inits.append(im.param(np.array(0.0), dt, (steps, batch, hidden), f"{cell.name}.y0"))
+    body = Block(arg_types=[v.type for v in inits])
+    args = list(body.args)
+    saved = im.block, im.param_of, im.views
+    im.block, im.param_of, im.views = body, {}, {}  # nothing made in the body is shared with what follows
+    try:
+        # added, not emitted: these verify against their repeat, which exists once the body does
+        xt = {k: body.add_op(sl := g.IterationSliceOp(v, one)) or sl.result for k, v in stacked.items()}
+        h2, c2 = _step(cell, s, xt, args[0], args[1] if c is not None else None)
+        outs = [h2, *([c2] if c2 is not None else [])]
+        if want_y:
+            store = g.IterationStoreOp(args[-1], h2)
+            body.add_op(store)
+            outs.append(store.result)
+        body.add_op(g.YieldOp.create(operands=outs))
+    finally:
+        im.block, im.param_of, im.views = saved
+    rep = g.RepeatOp(steps, inits, Region(body))
+    im.emit(rep, f"{cell.name}.steps")
+    res = list(rep.results)
+    y = im.raw_reshape(res[-1], (steps, batch * hidden), dt) if want_y else None
+    return res[0], res[1] if c is not None else None, y
+
+
+def _time_reversed(im: _Importer, v: SSAValue, steps: int, width: int, dt: type) -> SSAValue:
+    """`v` [T B, H] (or [T, B H]) with its steps in reverse order, as [T, B H]: an exact one-hot
+    [T, T] product (`pick_rows`)."""
+    flat = Val(im.raw_reshape(v, (steps, width), dt), (steps, width), dt)
+    return pick_rows(im, flat, np.arange(steps)[::-1].copy(), 0, f"{im.node_label}_reverse", None).ssa
 
 
 def _outputs(
     im: _Importer,
     node: onnx.NodeProto,
-    outs_h: list[list[SSAValue]],
+    ys: list[SSAValue],
     last_h: list[SSAValue],
     last_c: list[SSAValue | None],
     steps: int,
@@ -208,8 +280,12 @@ def _outputs(
 ) -> None:
     """Y [T, D, B, H] (layout 1: [B, T, D, H]), Y_h and Y_c [D, B, H] (layout 1: [B, D, H])."""
 
-    def stack(parts: list[SSAValue]) -> SSAValue:
-        return parts[0] if len(parts) == 1 else im.emit(g.ConcatOp(parts, 0, _tt((len(parts) * batch, hidden), dt)))
+    def stack(parts: list[SSAValue], axis: int = 0) -> SSAValue:
+        if len(parts) == 1:
+            return parts[0]
+        rows, cols = parts[0].type.get_shape()
+        shape = (len(parts) * rows, cols) if axis == 0 else (rows, len(parts) * cols)
+        return im.emit(g.ConcatOp(parts, axis, _tt(shape, dt)))
 
     def emit(name: str, flat: SSAValue, shape: tuple[int, ...], perm: list[int] | None) -> None:
         v = Val(im.raw_reshape(flat, collapsed(shape), dt), shape, dt)
@@ -217,10 +293,8 @@ def _outputs(
             v = transpose_value(im, v, perm, None)
         im.vals[name] = Val(im.raw_reshape(v.ssa, collapsed(v.shape), dt, name), v.shape, dt)
 
-    if node.output and node.output[0]:  # per step, the directions' states in turn
-        # a reverse direction's states were produced last step first: outs_h lists them in time order
-        y = stack([outs_h[d][t] for t in range(steps) for d in range(directions)])
-        emit(node.output[0], y, (steps, directions, batch, hidden), [2, 0, 1, 3])
+    if ys:  # per step, the directions' states side by side: [T, D B H]
+        emit(node.output[0], stack(ys, axis=1), (steps, directions, batch, hidden), [2, 0, 1, 3])
     if len(node.output) > 1 and node.output[1]:
         emit(node.output[1], stack(last_h), (directions, batch, hidden), [1, 0, 2])
     if len(node.output) > 2 and node.output[2]:

@@ -176,6 +176,9 @@ class _Interpreter:
                 value = self.params[op]
             elif isinstance(op, g.IterationSliceOp):
                 value = self.env[op.input][self.trips[-1]]
+            elif isinstance(op, g.IterationStoreOp):
+                value = self.env[op.stacked].copy()
+                value[self.trips[-1]] = self.env[op.value]
             else:
                 raw = _compute(op, self.env)
                 value = np.asarray(raw).astype(g.numpy_dtype(_tensor_type(op.results[0])))

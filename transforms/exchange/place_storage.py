@@ -44,7 +44,7 @@ from ipu.dialects.table import table_of
 from ipu.log import log_event, quiet
 from ipu.target import Target
 from ipu.transforms.exchange.join_phases import group_of
-from ipu.transforms.exchange.slots import set_slots, slot
+from ipu.transforms.exchange.slots import carried_in_place, set_slots, slot
 from ipu.transforms.levels import expect_level
 from ipu.transforms.target_of import module_target
 
@@ -438,13 +438,14 @@ def _place(
             until = forever if isinstance(op, tilemap.WeightOp) else last.get(v, -1)
             src = _inplace_source(op)
             if src is not None:
-                if last.get(src, -1) != i:
+                through = carried_in_place(op, src)
+                if last.get(src, -1) != i and not through:
                     raise DiagnosticException(
                         f"place-storage: in-place operand %{src.name_hint} is used after %{v.name_hint}"
                     )
                 s_slot = slot(src)
                 live.drop(live.find(src))
-                live.add(v, s_slot.address.data, s_slot.size.data, until)
+                live.add(v, s_slot.address.data, s_slot.size.data, max(until, last.get(src, -1)) if through else until)
                 slots.append(s_slot)
                 continue
             addr, reg = given[v] if given is not None else _first_fit(live, target, op, i, v, size, data_start)

@@ -26,7 +26,7 @@ from ipu.dialects.tilemap import zero_span
 from ipu.target import Target
 from ipu.transforms.exchange.join_phases import group_route
 from ipu.transforms.exchange.schedulers import PhaseCache, attainable_horizon
-from ipu.transforms.exchange.slots import address
+from ipu.transforms.exchange.slots import address, carried_in_place
 from ipu.transforms.tilemap.mapping_screen import move_route_cycles
 
 
@@ -76,6 +76,8 @@ def _copies(values, rep: tilemap.RepeatOp, t: Target, seg: dict[tuple[int, int],
     for v, arg in zip(values, rep.body.block.args, strict=True):
         if _placed(v) and _placed(arg) and address(v) == address(arg):
             continue
+        if isinstance(v.owner, tilemap.RunOp) and carried_in_place(v.owner, arg):
+            continue  # written into the carried slot itself (place-storage keeps it there)
         b = v.type
         key = (b.first.data, b.first.data + b.count.data)
         n = int(np.prod(b.shape))

@@ -40,3 +40,16 @@ def slot(v: SSAValue) -> exchange.SlotAttr:
 def address(v: SSAValue) -> int:
     """The byte address of a buffer on every tile of its group."""
     return slot(v).address.data
+
+
+def carried_in_place(op: Operation, src: SSAValue) -> bool:
+    """`op` overwrites `src`, a carried value of the loop it sits in, and yields the result back
+    in `src`'s place: the carried slot itself is updated (an iteration_store), so `src` may be
+    live to the loop's end and no copy is made at the yield."""
+    if not isinstance(src, BlockArgument) or op.parent_block() is not src.block:
+        return False
+    rep, term = src.block.parent_op(), src.block.last_op
+    if not isinstance(rep, tilemap.RepeatOp) or not isinstance(term, tilemap.YieldOp):
+        return False
+    others = [u.operation for u in src.uses if u.operation is not op]
+    return not others and term.values[src.index] is op.results[0]

@@ -72,7 +72,8 @@ class Planner:
     current: dict[SSAValue, SSAValue] = field(default_factory=dict)
     cache: dict[tuple[SSAValue, plan.PlanTensorType], SSAValue] = field(default_factory=dict)
     params: dict[SSAValue, graph.ParameterOp] = field(default_factory=dict)
-    slices: dict[SSAValue, graph.IterationSliceOp] = field(default_factory=dict)  # of a stacked weight
+    slices: dict[SSAValue, graph.IterationSliceOp] = field(default_factory=dict)  # of a stacked value
+    outer: list[Block] = field(default_factory=list)  # the blocks around the repeat bodies being planned
     new_args: dict[int, SSAValue] = field(default_factory=dict)
     conversions: list[str] = field(default_factory=list)
     desired: dict[SSAValue, plan.PlanTensorType] = field(default_factory=dict)  # consumer-chosen layouts
@@ -102,7 +103,7 @@ class Planner:
 
     def is_weight(self, v: SSAValue) -> bool:
         """`v` is a weight, or a rolled layer's slice of a stacked one."""
-        return v in self.params or v in self.slices
+        return v in self.params or (v in self.slices and self.slices[v].input in self.params)
 
     def weight_copies(self, v: SSAValue) -> int:
         """Blocks of `v` a tile keeps resident: one per iteration for a slice of a stacked weight."""
@@ -138,7 +139,15 @@ class Planner:
                 # memory: only the slice copy reads it), sliced where the consumer runs
                 sl = self.slices[v]
                 n = sl.input.type.get_shape()[0]
-                stacked = self.get(sl.input, plan_type(sl.input.type, plan.stacked_layout(t.layout, n)), reason)
+                want_stacked = plan_type(sl.input.type, plan.stacked_layout(t.layout, n))
+                if sl.input in self.params:
+                    stacked = self.get(sl.input, want_stacked, reason)
+                else:  # a computed value, rearranged once before the loop rather than on every trip
+                    body, self.block = self.block, self.outer[-1]
+                    try:
+                        stacked = self.get(sl.input, want_stacked, "stacked for a loop")
+                    finally:
+                        self.block = body
                 nv = self.emit(plan.IterationSliceOp.create(operands=[stacked], result_types=[t])).results[0]
                 self.set(v, nv)
                 return nv

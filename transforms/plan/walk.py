@@ -20,6 +20,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import graph, plan
+from ipu.dialects.layout import Layout
 from ipu.dialects.value_names import name_values
 from ipu.target import Target
 from ipu.transforms.plan.families import family_of
@@ -122,13 +123,17 @@ def plan_block(p: Planner, block: Block, index: int) -> tuple[int, Operation | N
             index += 1
             continue
         if isinstance(op, graph.IterationSliceOp):
-            if op.input not in p.params:
+            if op.input not in p.params and op.input.owner is not None and _defined_in(op.input, block):
                 raise DiagnosticException(
-                    f"plan-ops: {describe(op, index)}: graph.iteration_slice is planned for weights "
-                    "(a graph.parameter) only"
+                    f"plan-ops: {describe(op, index)}: graph.iteration_slice of a value its own loop computes "
+                    "(it can only slice a weight or a value computed before the loop)"
                 )
             p.slices[op.result] = op
             p.consumed(op)
+            index += 1
+            continue
+        if isinstance(op, graph.IterationStoreOp):
+            _plan_store(p, op, index)
             index += 1
             continue
         if isinstance(op, func.ReturnOp | graph.YieldOp):
@@ -238,9 +243,46 @@ def _pre_plan(p: Planner, block: Block) -> None:
                 p.desired.setdefault(op.bias, plan_type(op.bias.type, b_lay))
 
 
+def _defined_in(v: SSAValue, block: Block) -> bool:
+    """`v` is an argument of `block` or the result of an op in it (not of one around it)."""
+    owner = v.owner
+    return owner is block if isinstance(owner, Block) else owner.parent_block() is block
+
+
+def _store_layout(arg: SSAValue, count: int, tiles: int) -> plan.PlanTensorType | None:
+    """The layout of a carried value an iteration_store writes into (`arg`, a body argument):
+    a slice's default layout, stacked, so each trip's store is local to the tiles."""
+    for use in arg.uses:
+        if isinstance(use.operation, graph.IterationStoreOp) and use.index == 0:
+            shape = tuple(arg.type.get_shape())
+            return plan_type(arg.type, plan.stacked_layout(default_layout(shape[1:], tiles), count))
+    return None
+
+
+def _plan_store(p: Planner, op: graph.IterationStoreOp, index: int) -> None:
+    """This trip's slice written into the carried stack, in the stack's own layout."""
+    acc = p.get(op.stacked, None, op.name)
+    lay = acc.type.layout
+    if lay.split and lay.split[0] or lay.partial >= 0:
+        raise DiagnosticException(
+            f"plan-ops: {describe(op, index)}: the stacked value is not laid out slice by slice "
+            "(it must be a value the loop carries from outside)"
+        )
+    one = Layout(lay.shape[1:], lay.grid, lay.split[1:], -1, lay.first_tile, lay.align[1:] if lay.align else ())
+    val = p.get(op.value, plan_type(op.value.type, one), op.name)
+    nv = p.emit(plan.IterationStoreOp.create(operands=[acc, val], result_types=[acc.type])).results[0]
+    p.set(op.result, nv)
+    p.consumed(op)
+
+
 def _plan_repeat(p: Planner, op: graph.RepeatOp, index: int) -> int:
-    """A structured plan.repeat: carried values keep their entry layouts across iterations."""
-    inits = [p.get(v, None, op.name) for v in op.inits]
+    """A structured plan.repeat: carried values keep their entry layouts across iterations (a
+    stack an iteration_store fills is laid out slice by slice)."""
+    n = op.count.value.data
+    inits = [
+        p.get(v, _store_layout(a, n, p.target.tiles), op.name)
+        for v, a in zip(op.inits, op.body.block.args, strict=True)
+    ]
     for v in inits:
         if v.type.layout.partial >= 0:
             raise DiagnosticException("plan-ops: a repeat cannot carry a partial sum")
@@ -251,10 +293,12 @@ def _plan_repeat(p: Planner, op: graph.RepeatOp, index: int) -> int:
         p.current[ga] = na
         p.cache[(ga, na.type)] = na
     p.block = body
+    p.outer.append(outer)
     nxt, term = plan_block(p, op.body.block, index + 1)
     assert isinstance(term, graph.YieldOp)
     ys = [p.get(v, a.type, "carried layout") for v, a in zip(term.values, body.args, strict=True)]
     body.add_op(plan.YieldOp.create(operands=ys))
+    p.outer.pop()
     p.block, p.cache = outer, cache
     r = plan.RepeatOp(op.count.value.data, inits, Region(body))
     if op.results and graph.ROLLED_ATTR not in op.attributes:

@@ -455,6 +455,19 @@ class MapIterationSlice(RewritePattern):
         _replace_by_run(rewriter, op, "iteration_slice", iterations=op.input.type.shape[0], elements=n)
 
 
+class MapIterationStore(RewritePattern):
+    """Each tile writes its block of the value into this trip's block of its stack, in place
+    (`iteration_store`)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: plan.IterationStoreOp, rewriter: PatternRewriter) -> None:
+        casts, (stacked, value) = _as_buffers(op.operands)
+        n = op.value.type.layout.block_elements
+        r = _run("iteration_store", [value, stacked], stacked.type, iterations=op.stacked.type.shape[0], elements=n)
+        r.attributes["inplace"] = IntegerAttr(1, 64)
+        _replace(rewriter, op, [*casts, r], [_named(r, op.result.name_hint)])
+
+
 class MapGemm(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: plan.GemmOp, rewriter: PatternRewriter) -> None:
@@ -833,6 +846,7 @@ PATTERNS: tuple[RewritePattern, ...] = (
     MapReturn(),
     MapRepeat(),
     MapIterationSlice(),
+    MapIterationStore(),
     MapYield(),
     MapParameter(),
     MapRearrange(),

@@ -38,6 +38,7 @@ _PASS_THROUGH = (
     plan.RowwiseOp,
     plan.ReduceOp,
     plan.IterationSliceOp,
+    plan.IterationStoreOp,
 )
 # consumers that read real elements only (moves, host reads; a serial gemm moves in windows)
 _REAL_ONLY = (

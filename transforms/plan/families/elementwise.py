@@ -166,6 +166,7 @@ class ElementwiseFamily(Family):
         plan.SelectOp,
         plan.CastOp,
         plan.IterationSliceOp,
+        plan.IterationStoreOp,
     )
 
     def emit(self, p: Planner, op: Operation, index: int) -> None:
@@ -190,6 +191,10 @@ class ElementwiseFamily(Family):
         if isinstance(op, plan.IterationSliceOp):  # `iteration_slice`: a DynamicSlice1D of the block
             p = {"iterations": op.input.type.shape[0], "elements": n}
             return KERNELS["iteration_slice"].cycles(t, p, e), 0, 0, 0
+        if isinstance(op, plan.IterationStoreOp):  # `iteration_store`: a DynamicUpdateSlice1D into the block
+            n = op.value.type.layout.block_elements
+            p = {"iterations": op.stacked.type.shape[0], "elements": n}
+            return KERNELS["iteration_store"].cycles(t, p, e), 0, 0, 0
         assert isinstance(op, plan.CastOp)  # `copy`: a Cast1D of the block
         return KERNELS["copy"].cycles(t, {"elements": n}), 0, 0, 0
 
