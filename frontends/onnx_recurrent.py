@@ -7,7 +7,8 @@ every step are one matmul per gate hoisted out of the loop ([T B, I] x [I, H]) a
 the carried hidden state (a [B, H] x [H, H] matmul per gate), applies the gate nonlinearities and
 stores its state into a carried [T, B, H] stack for Y (`graph.iteration_store`). A reverse
 direction runs on the projections in reverse step order and reverses its Y (exact one-hot
-products). The IR is one cell's size whatever the sequence length.
+products). The IR is one cell's size whatever the sequence length. This is PopLibs' own LSTM
+program: `Repeat(steps, {dynamicSlice x_t; cell; dynamicUpdate y_t})`.
 """
 
 from __future__ import annotations

@@ -193,10 +193,11 @@ def test_kernel_operands_unchanged(kernel: str, out_el: int, in_els: list[int], 
 
 
 def test_operand_roles_replace_the_special_cases_by_name() -> None:
-    """The accumulating kernels read their output; attention_update's fifth address is a scratch
-    it writes and never reads; every other address of every kernel is an input."""
+    """The accumulating kernels read their output (iteration_store writes one slice of its stack
+    in place); attention_update's fifth address is a scratch it writes and never reads; every
+    other address of every kernel is an input."""
     acc = {name for name, k in KERNELS.items() if k.out.role is Role.ACCUMULATOR}
-    assert acc == {"amp_matmul_acc", "attention_update", "attention_update_bias"}
+    assert acc == {"amp_matmul_acc", "attention_update", "attention_update_bias", "iteration_store"}
     scratch = {(name, j) for name, k in KERNELS.items() for j in k.scratches()}
     assert scratch == {
         ("attention_update", 4),
