@@ -37,14 +37,22 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
 )
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import chlo
 from ipu.dialects import graph as g
 from ipu.dialects import stablehlo as sh
 from ipu.frontends import onnx_cnn, onnx_datamove, onnx_import, onnx_routing
-from ipu.frontends.value_builder import Val, ValueBuilder, cast_value, transpose_value, value_shape
+from ipu.frontends.value_builder import (
+    Val,
+    ValueBuilder,
+    _tt,
+    cast_value,
+    collapsed,
+    transpose_value,
+    value_shape,
+)
 from ipu.transforms.graph.raise_graph_ops import RaiseGraphOpsPass
 
 
@@ -275,6 +283,9 @@ class _Translator:
         self.bcast_src: dict[SSAValue, Val] = {}  # broadcast_in_dim's unit-dimension reshapes: their input
         self.repeats: dict[SSAValue, tuple[Val, int]] = {}  # jnp.repeat of [b, s, hkv, d] heads: (x, r)
         self.depth = 0
+        self.skip: set[Operation] = set()  # ops not translated (a loop's counter step)
+        self.loop: Block | None = None  # the graph.repeat body being built (`_while_as_repeat`)
+        self.around: Block | None = None  # the block that loop's repeat goes into
 
     def fresh(self, hint: str) -> str:
         self.count += 1
@@ -341,6 +352,8 @@ class _Translator:
         for op in block.ops:
             if isinstance(op, func.ReturnOp | sh.ReturnOp):
                 return [(v, env[v]) for v in op.operands]
+            if op in self.skip:
+                continue
             if isinstance(op, func.CallOp):
                 self.call(op, env)
                 continue
@@ -718,18 +731,39 @@ def _trip_count(op: sh.WhileOp, env: dict[SSAValue, Entry]) -> int | None:
     return max(0, end - start)
 
 
+@dataclass(frozen=True)
+class _Counter:
+    """The trip counter of a `while` being translated as a `graph.repeat`: it may only index the
+    loop's slices (`dynamic_slice` -> `graph.iteration_slice`) and stores (`dynamic_update_slice`
+    -> `graph.iteration_store`) along their leading axis; any other use abandons the loop form."""
+
+    trips: int
+
+
+class _NotALoop(Exception):
+    """A `while` body the loop form cannot express: it is unrolled instead."""
+
+
+MIN_LOOP_TRIPS = 2  # a while of fewer trips is unrolled
+
+
 @rule(sh.WhileOp)
 def _while(t: _Translator, op: sh.WhileOp, env) -> list[Entry]:
-    """A loop of a static trip count (`jax.lax.fori_loop`, `scan` over a fixed length), unrolled:
-    the body translated once per trip, its counter a constant in each (so a slice at the counter
-    is a static slice). The trips stay unrolled (`roll-layers` matches layers on their own weights,
-    and these read one set), so the size is bounded (`MAX_UNROLLED_OPS`)."""
+    """A loop of a static trip count (`jax.lax.fori_loop`, `scan` over a fixed length). As one
+    `graph.repeat` when its counter starts at 0 and only indexes the leading axis of slices and
+    stores (`_while_as_repeat`: a scan's xs row and ys row); else unrolled: the body translated
+    once per trip, its counter a constant in each (so a slice at the counter is a static slice),
+    bounded in size (`MAX_UNROLLED_OPS`)."""
     trips = _trip_count(op, env)
     if trips is None:
         raise StablehloImportError(
             "stablehlo import: stablehlo.while: only a loop with a static trip count imports (a counter from a "
             "constant, compared LT with a constant and stepped by 1: jax.lax.fori_loop, scan); it is unrolled"
         )
+    if trips >= MIN_LOOP_TRIPS:
+        looped = _while_as_repeat(t, op, env, trips)
+        if looped is not None:
+            return looped
     body = op.body.block
     size = trips * sum(1 for _ in body.walk())
     if size > MAX_UNROLLED_OPS:
@@ -742,6 +776,112 @@ def _while(t: _Translator, op: sh.WhileOp, env) -> list[Entry]:
         env.update(zip(body.args, carried, strict=True))
         carried = [e for _, e in t.block(body, env)]
     return carried
+
+
+_LOOP_STATE = ("memo", "made", "bcast_src", "repeats", "transposes", "softmaxes")
+_BUILDER_STATE = ("param_of", "param_cache", "views", "channels_last")
+
+
+def _while_as_repeat(t: _Translator, op: sh.WhileOp, env, trips: int) -> list[Entry] | None:
+    """The loop as one `graph.repeat` of `trips`, or None (nothing emitted) when its body needs
+    the counter's value elsewhere, carries integers, or has an op the loop form cannot take.
+    Carried values the body returns unchanged (a scan's xs and its closed-over weights) stay
+    outside the loop; a carried float whose leading axis is the trip count is typed [T, rows,
+    cols], so a store into it is an in-place `graph.iteration_store`."""
+    body = op.body.block
+    ret = body.last_op
+    k = next(
+        (j for j, (a, r) in enumerate(zip(body.args, ret.operands, strict=True)) if _is_step(r, a, env)),
+        None,
+    )
+    if k is None or _scalar_const(op.operand[k], env) != 0:
+        return None
+    carried: list[int] = []  # indices the repeat carries
+    inner: dict[SSAValue, Entry] = dict(env)
+    for j, (a, r) in enumerate(zip(body.args, ret.operands, strict=True)):
+        if j == k:
+            inner[a] = Entry(_Counter(trips), "trip")  # type: ignore[arg-type]
+        elif r is a:
+            inner[a] = env[op.operand[j]]  # loop-invariant: the value from outside
+        elif np.dtype(_dtype(a)).kind != "f":
+            return None
+        else:
+            carried.append(j)
+    if not carried:
+        return None
+    types = [_tt(_loop_shape(_shape(body.args[j]), trips), _device_dtype(_dtype(body.args[j]))) for j in carried]
+    loop = Block(arg_types=types)
+    for j, arg in zip(carried, loop.args, strict=True):
+        inner[body.args[j]] = Entry(Val(arg, _shape(body.args[j]), _device_dtype(_dtype(body.args[j]))), "carried")
+    saved = {n: getattr(t, n) for n in _LOOP_STATE}, {n: getattr(t.b, n) for n in _BUILDER_STATE}
+    outer_block, outer_loop, outer_around, outer_skip = t.b.block, t.loop, t.around, t.skip
+    label = t.b.current, t.b.node_label  # the while's: names the repeat
+    for n, v in saved[0].items():
+        setattr(t, n, type(v)(v))  # copies: what the body adds is not seen after it
+    for n in _BUILDER_STATE:
+        setattr(t.b, n, {})
+    t.b.block, t.loop, t.around, t.skip = loop, loop, outer_block, t.skip | {ret.operands[k].owner}
+    inner[ret.operands[k]] = inner[body.args[k]]
+    try:
+        results = t.block(body, inner)
+        ys = []
+        for j, arg in zip(carried, loop.args, strict=True):
+            v, e = results[j]
+            m = t.mat(v, e).v
+            ys.append(_as_type(t, m, arg.type, "carried"))
+        loop.add_op(g.YieldOp.create(operands=ys))
+    except Exception:  # noqa: BLE001 - whatever the loop form cannot take is unrolled instead
+        return None
+    finally:
+        for n, v in saved[0].items():
+            setattr(t, n, v)
+        for n, v in saved[1].items():
+            setattr(t.b, n, v)
+        t.b.block, t.loop, t.around, t.skip = outer_block, outer_loop, outer_around, outer_skip
+    t.b.current, t.b.node_label = label
+    inits = [_loop_init(t, op.operand[j], env[op.operand[j]], a.type) for j, a in zip(carried, loop.args, strict=True)]
+    rep = g.RepeatOp(trips, inits, Region(loop))
+    t.b.emit(rep, t.fresh("loop"))
+    out: list[Entry] = []
+    for j, a in enumerate(body.args):
+        if j == k:
+            out.append(t.const(np.array(trips, _dtype(a)), "trips"))
+        elif j in carried:
+            r = rep.results[carried.index(j)]
+            out.append(Entry(Val(r, _shape(a), _device_dtype(_dtype(a))), "loop"))
+        else:
+            out.append(env[op.operand[j]])
+    return out
+
+
+def _is_step(r: SSAValue, a: SSAValue, env) -> bool:
+    """`r` is `a + 1` (a loop counter's step)."""
+    add = r.owner
+    if not isinstance(add, sh.AddOp):
+        return False
+    one = add.rhs if add.lhs is a else add.lhs if add.rhs is a else None
+    return one is not None and _scalar_const(one, env) == 1
+
+
+def _loop_shape(shape: tuple[int, ...], trips: int) -> tuple[int, ...]:
+    """The graph shape of a value a loop carries: a stack of one row per trip keeps its leading
+    axis ([T, rows, cols], what `graph.iteration_store` writes into); others their collapse."""
+    if len(shape) >= 2 and shape[0] == trips:
+        return (trips, *collapsed(shape[1:]))
+    return collapsed(shape)
+
+
+def _as_type(t: _Translator, m: Val | np.ndarray, ty: TensorType, hint: str) -> SSAValue:
+    """`m` (a value or a constant of the same elements) as a graph value of type `ty`."""
+    shape, dt = tuple(ty.get_shape()), ty.element_type
+    if isinstance(m, np.ndarray):
+        return t.b.param(np.asarray(m).astype(g.numpy_dtype(dt)), g.numpy_dtype(dt), shape, t.fresh(hint))
+    return t.b.raw_reshape(m.ssa, shape, m.dtype)
+
+
+def _loop_init(t: _Translator, v: SSAValue, e: Entry, ty: TensorType) -> SSAValue:
+    """The initial value of a carried value, outside the loop, in the type the loop carries it."""
+    return _as_type(t, t.mat(v, e).v, ty, "init")
 
 
 def _comparator_order(t: _Translator, op: sh.SortOp) -> bool | None:
@@ -1262,8 +1402,72 @@ def _slice(t: _Translator, op: sh.SliceOp, env) -> Entry:
     return t.slice(x, st, lim, step)
 
 
+def _counter_start(t: _Translator, starts, env) -> _Counter | None:
+    """The loop counter when it is the first start index and the others are 0 (a row of the
+    leading axis at the trip); `_NotALoop` when the counter stands anywhere else."""
+    es = [env[v].v for v in starts]
+    if not any(isinstance(e, _Counter) for e in es):
+        return None
+    if not isinstance(es[0], _Counter) or t.loop is None or any(t.scalar(v, env) != 0 for v in starts[1:]):
+        raise _NotALoop("the counter indexes more than the leading axis")
+    return es[0]
+
+
+def _row_of_trip(x: tuple[int, ...], rows: tuple[int, ...], c: _Counter) -> None:
+    """`rows` is one row of `x`'s leading axis and that axis has one row per trip."""
+    if not x or x[0] != c.trips or tuple(rows) != (1, *x[1:]):
+        raise _NotALoop(f"a slice {list(rows)} of {list(x)} is not one row per trip")
+
+
+def _within(v: SSAValue, block: Block) -> bool:
+    """`v` is defined in `block` or in a region nested in it."""
+    b = v.owner if isinstance(v.owner, Block) else v.owner.parent_block()
+    while b is not None:
+        if b is block:
+            return True
+        parent = b.parent_op()
+        b = parent.parent_block() if parent is not None else None
+    return False
+
+
+def _iteration_slice(t: _Translator, op: sh.DynamicSliceOp, env, c: _Counter) -> Entry:
+    """xs[trip] of a value from outside the loop: `graph.iteration_slice` of it as [T, rows, cols]
+    (any reshape to that made before the loop)."""
+    x, sizes = _shape(op.operand), tuple(sh._arr(op.slice_sizes))
+    _row_of_trip(x, sizes, c)
+    e = t.mat(op.operand, env[op.operand]).v
+    if isinstance(e, Val) and _within(e.ssa, t.loop):
+        raise _NotALoop("a slice of a value the loop computes")
+    dt = _device_dtype(_dtype(op.operand))
+    body, t.b.block = t.b.block, t.around
+    try:
+        stacked = _as_type(t, e, _tt(_loop_shape(x, c.trips), dt), "xs")
+    finally:
+        t.b.block = body
+    sl = g.IterationSliceOp(stacked, _tt(collapsed(x[1:]), dt))
+    t.b.block.add_op(sl)  # added, not emitted: it verifies against its repeat, made after the body
+    return Entry(Val(sl.result, sizes, dt), "xs_row")
+
+
+def _iteration_store(t: _Translator, op: sh.DynamicUpdateSliceOp, env, c: _Counter) -> Entry:
+    """ys with row trip written: `graph.iteration_store` into the loop's carried [T, rows, cols]."""
+    x, u = _shape(op.operand), _shape(op.update)
+    _row_of_trip(x, u, c)
+    e = env[op.operand].v
+    dt = _device_dtype(_dtype(op.operand))
+    stack_t = _tt(_loop_shape(x, c.trips), dt)
+    if not isinstance(e, Val) or e.ssa.owner is not t.loop or e.ssa.type != stack_t:
+        raise _NotALoop("a store into a value the loop does not carry")
+    row = _as_type(t, t.mat(op.update, env[op.update]).v, _tt(collapsed(x[1:]), dt), "ys_row")
+    st = g.IterationStoreOp(e.ssa, row)
+    t.b.block.add_op(st)  # added, not emitted, as the slice
+    return Entry(Val(st.result, x, dt), "ys")
+
+
 @rule(sh.DynamicSliceOp)
 def _dynamic_slice(t: _Translator, op: sh.DynamicSliceOp, env) -> Entry:
+    if (c := _counter_start(t, op.start_indices, env)) is not None:
+        return _iteration_slice(t, op, env, c)
     starts = [t.scalar(v, env) for v in op.start_indices]
     if any(s is None for s in starts):
         raise StablehloImportError(
@@ -1278,7 +1482,9 @@ def _dynamic_slice(t: _Translator, op: sh.DynamicSliceOp, env) -> Entry:
 def _dynamic_update_slice(t: _Translator, op: sh.DynamicUpdateSliceOp, env) -> Entry:
     """x with u written at constant start indices (clamped, as StableHLO does): u itself when it
     covers x, else x's parts before and after it along the one axis u does not cover, concatenated
-    around it (a `scan`'s output row written at its trip's index)."""
+    around it (a `scan`'s output row written at its trip's index); at a loop's counter, a store."""
+    if (c := _counter_start(t, op.start_indices, env)) is not None:
+        return _iteration_store(t, op, env, c)
     starts = [t.scalar(v, env) for v in op.start_indices]
     if any(s is None for s in starts):
         raise StablehloImportError(

@@ -10,6 +10,7 @@ import sys
 import numpy as np
 import pytest
 from conftest import ROOT, run_tool
+from xdsl.dialects import func
 
 import ipu
 from ipu import api
@@ -18,6 +19,7 @@ from ipu.frontends.stablehlo_import import (
     import_stablehlo,
     parse_stablehlo,
 )
+from ipu.golden.evaluator import evaluate
 
 FIXTURES = ROOT / "test" / "stablehlo"
 PROGRAMS = [
@@ -48,11 +50,18 @@ CANONICAL = {
     "moe_router": {"graph.softmax": 1, "graph.arg_reduce": 2, "graph.matmul": 1},
     # a fresh BatchNorm's splat statistics: its [1, F] scale folds to a constant broadcast over the rows
     "flax_dense_norm": {"graph.matmul": 1, "graph.sub": 1, "graph.mul": 1, "graph.add": 2},
-    # stablehlo.while of a static trip count, unrolled: 3 trips of two matmuls and a tanh
-    "fori_rnn": {"graph.matmul": 6, "graph.tanh": 3},
-    # scan: 5 trips, each a slice of xs and its output row written back (dynamic_update_slice:
-    # a concat around it); the first trip's h @ w_rec, of the zero initial state, folds away
-    "scan_rnn": {"graph.tanh": 5, "graph.matmul": 9, "graph.concat": 5},
+    # stablehlo.while of a static trip count from 0: one graph.repeat of two matmuls and a tanh
+    "fori_rnn": {"graph.repeat": 1, "graph.matmul": 2, "graph.tanh": 1},
+    # scan: one graph.repeat; each trip slices its row of xs (dynamic_slice at the counter) and
+    # stores its output row into the carried ys (dynamic_update_slice at the counter)
+    "scan_rnn": {
+        "graph.repeat": 1,
+        "graph.iteration_slice": 1,
+        "graph.iteration_store": 1,
+        "graph.tanh": 1,
+        "graph.matmul": 2,
+        "graph.concat": 0,
+    },
     # stablehlo.sort as a top-k of the whole axis (a round of arg reduction per element: 8 along
     # the rows, 4 along the columns; the rows' ascending sort is shared by sort, argsort and the
     # descending sort), the reverses of the descending sort and argsort as one-hot row picks
@@ -285,3 +294,51 @@ def test_constant_rows_of_a_computed_tensor(tmp_path):
     report = ipu.run(ipu.compile(str(p), target="sim64"), {"arg0": x})
     assert report.passed
     np.testing.assert_allclose(report.outputs["out0"], np.tanh(x)[[1, 7, 9]], atol=1e-6)
+
+
+_COUNTER_LOOP = """
+func.func @main(%arg0: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %c = stablehlo.constant dense<START> : tensor<i32>
+  %0:2 = stablehlo.while(%i = %c, %x = %arg0) : tensor<i32>, tensor<4x8xf32>
+  cond {
+    %n = stablehlo.constant dense<3> : tensor<i32>
+    %p = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %f = stablehlo.convert %i : (tensor<i32>) -> tensor<f32>
+    %b = stablehlo.broadcast_in_dim %f, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
+    %y = stablehlo.BODY %x, %b : tensor<4x8xf32>
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %i2 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %i2, %y : tensor<i32>, tensor<4x8xf32>
+  }
+  return %0#1 : tensor<4x8xf32>
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("start", "body", "loop", "want"),
+    [
+        (0, "add", False, lambda x: x + 3),  # the counter's value is data: unrolled
+        (1, "add", False, lambda x: x + 3),  # from 1: unrolled (a trip is not its iteration)
+        (0, "maximum", False, lambda x: np.maximum(x, 2)),
+    ],
+)
+def test_a_while_whose_counter_is_data_is_unrolled(start, body, loop, want):
+    """Only a counter that indexes the leading axis of slices and stores becomes a graph.repeat;
+    any other use of it (here, added to the state) unrolls the loop, with the same values."""
+    text = _COUNTER_LOOP.replace("START", str(start)).replace("BODY", body)
+    module = import_stablehlo(text, "counter")
+    assert ("graph.repeat" in str(module)) is loop
+    f = next(op for op in module.walk() if isinstance(op, func.FuncOp))
+    x = np.random.default_rng(0).standard_normal((4, 8)).astype(np.float32)
+    np.testing.assert_allclose(evaluate(f, {"arg0": x}).outputs[0], want(x), rtol=1e-6)
+
+
+def test_a_scan_is_one_loop_whatever_its_length():
+    """scan_rnn's 5 trips and the same program at 500: the same graph, but for the lengths."""
+    text = _text("scan_rnn")
+    longer = text.replace("5x4x64", "500x4x64").replace("dense<5>", "dense<500>")
+    short, long = str(import_stablehlo(text, "scan")), str(import_stablehlo(longer, "scan"))
+    assert short.replace("5x4x64", "500x4x64").replace("repeat 5 ", "repeat 500 ") == long
