@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 from typing import ClassVar
 
-from xdsl.dialects.builtin import DenseArrayBase, i64
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects.builtin import DenseArrayBase, Float16Type, TensorType, f32, i64
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.abi.kernels import KERNELS
@@ -232,13 +232,25 @@ def _result_type(p: Planner, op: Operation) -> plan.PlanTensorType:
     return p.desired.get(r) or plan_type(r.type, leading_layout(tuple(r.type.get_shape()), p.target.tiles))
 
 
+def _as(p: Planner, x: SSAValue, el: Attribute) -> SSAValue:
+    """`x` converted to element type `el` in its own layout (`plan.cast`)."""
+    t = plan.PlanTensorType(TensorType(el, x.type.shape), x.type.layout_attr)
+    return p.emit(plan.CastOp.create(operands=[x], result_types=[t])).results[0]
+
+
 def _window(p: Planner, op: Operation, x: SSAValue, offsets: tuple[int, ...], out: plan.PlanTensorType) -> SSAValue:
+    """`x`'s window `offsets` into `out`: one `plan.window` (an exchange). A half-precision
+    window that moves the last axis by an odd element (2-byte elements move as whole words) is
+    taken in f32 between two casts, which is exact."""
     el = x.type.tensor.element_type
     if plan.window_misaligned(x.type.shape, out.shape, offsets, el):
-        raise DiagnosticException(
-            f"plan-ops: {op.name} of {list(x.type.shape)} -> {list(out.shape)} at {list(offsets)} in {el} changes the "
-            "last axis at an odd element (2-byte elements move as whole words: even offsets and sizes only)"
-        )
+        if not isinstance(el, Float16Type):
+            raise DiagnosticException(
+                f"plan-ops: {op.name} of {list(x.type.shape)} -> {list(out.shape)} at {list(offsets)} in {el} changes "
+                "the last axis at an odd element (2-byte elements move as whole words: even offsets and sizes only)"
+            )
+        wide = plan.PlanTensorType(TensorType(f32, out.shape), out.layout_attr)
+        return _as(p, _window(p, op, _as(p, x, f32), offsets, wide), el)
     w = plan.WindowOp.create(
         operands=[x], result_types=[out], attributes={"offsets": DenseArrayBase.from_list(i64, offsets)}
     )
