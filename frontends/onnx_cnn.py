@@ -362,9 +362,11 @@ def _pool(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None
     """`graph.pool` on the channels-last form (1-D and 2-D; ceil mode, pads, count_include_pad)."""
     allowed = ("kernel_shape", "strides", "pads", "auto_pad", "ceil_mode", "dilations")
     _no_attrs(im, attrs, (*allowed, "storage_order") if node.op_type == "MaxPool" else (*allowed, "count_include_pad"))
-    if any(o for o in node.output[1:]):
-        raise im.fail("MaxPool's Indices output is not supported")
     x = _val_input(im, node)
+    if len(node.output) > 1 and node.output[1]:
+        _max_pool_indices(im, node, attrs, x)
+        if not node.output[0]:
+            return
     rank = len(x.shape)
     kernel = tuple(_ints(attrs, "kernel_shape", []))
     if rank == 5 and len(kernel) == 3:
@@ -384,6 +386,65 @@ def _pool(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) -> None
     y = pool_channels_last(im, xn, kind, list(kernel), strides, dil, pads, out, count_pad)
     im.channels_last[node.output[0]] = y
     im.out(node, from_channels_last(im, y, rank, node.output[0]))
+
+
+def _max_pool_indices(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object], x: Val) -> None:
+    """MaxPool's Indices (2-D): each window's first largest element (in row-major window order,
+    as onnxruntime picks ties) as its flat position in the input (`storage_order` 0: row-major,
+    1: column-major per image and channel). The windows' K = KH KW strided slices of the input
+    padded with -inf stand side by side on a new last axis, an ArgMax picks k, and the position
+    is a constant per output pixel plus a constant per k (gathered), added in float32 (exact:
+    positions stay below 2^24)."""
+    kernel = tuple(_ints(attrs, "kernel_shape", []))
+    if len(x.shape) != 4 or len(kernel) != 2:
+        raise im.fail(f"MaxPool's Indices output of {list(x.shape)}: only 2-D pools' indices are supported")
+    if np.dtype(x.dtype).kind != "f":
+        raise im.fail(f"MaxPool of {np.dtype(x.dtype)} values; floats only")
+    n, ch, h, w = x.shape
+    if n * ch * h * w > 1 << 24:
+        raise im.fail(f"MaxPool's Indices of {list(x.shape)}: positions past 2^24 are not supported")
+    strides, dil, pads, out = window_attrs(im, attrs, (h, w), kernel, bool(attrs.get("ceil_mode", 0)))
+    (sh, sw), (dh, dw), (oh, ow) = strides, dil, out
+    pt, pl, pb, pr = pads
+    # ceil mode: the last window may reach past the end pads; -inf there too
+    pb += max(0, (oh - 1) * sh + (kernel[0] - 1) * dh + 1 - (h + pt + pb))
+    pr += max(0, (ow - 1) * sw + (kernel[1] - 1) * dw + 1 - (w + pl + pr))
+    c = Composer(node)
+    c.output = node.output[1]
+    xp = c.node(
+        "Pad",
+        [node.input[0], c.const(np.array([0, 0, pt, pl, 0, 0, pb, pr], np.int64)), c.const(np.array(-np.inf, x.dtype))],
+    )
+    rows = []
+    for i in range(kernel[0]):
+        for j in range(kernel[1]):
+            st = np.array([i * dh, j * dw], np.int64)
+            end = st + np.array([(oh - 1) * sh + 1, (ow - 1) * sw + 1], np.int64)
+            win = c.node(
+                "Slice",
+                [
+                    xp,
+                    c.const(st),
+                    c.const(end),
+                    c.const(np.array([2, 3], np.int64)),
+                    c.const(np.array([sh, sw], np.int64)),
+                ],
+            )
+            rows.append(c.node("Unsqueeze", [win, c.const(np.array([4], np.int64))]))
+    k = c.node("ArgMax", [c.node("Concat", rows, axis=4)], axis=4, keepdims=0)
+    row_major = not int(attrs.get("storage_order", 0))  # type: ignore[call-overload]
+    hs = np.arange(oh) * sh - pt
+    ws = np.arange(ow) * sw - pl
+    plane = hs[:, None] * w + ws[None, :] if row_major else ws[None, :] * h + hs[:, None]
+    base = (np.arange(n * ch).reshape(n, ch, 1, 1) * h * w + plane).astype(np.int64)
+    ii, jj = np.divmod(np.arange(kernel[0] * kernel[1]), kernel[1])
+    step = ii * dh * w + jj * dw if row_major else jj * dw * h + ii * dh
+    flat = c.node("Reshape", [k, c.const(np.array([-1], np.int64))])  # the lookup takes a row of ids
+    picked = c.node("Gather", [c.const(step.astype(np.float32).reshape(-1, 1)), flat])
+    shaped = c.node("Reshape", [picked, c.const(np.array(base.shape, np.int64))])
+    # positions are whole numbers below 2^24, exact in float32; int64 lives in int32 words
+    pos = c.node("Add", [shaped, c.const(base.astype(np.float32))])
+    c.lower(im, c.node("Cast", [c.node("Cast", [pos], to=onnx.TensorProto.INT32)], to=onnx.TensorProto.INT64))
 
 
 def pool_channels_last(

@@ -242,3 +242,31 @@ def test_group_normalization_and_strided_transpose_with_output_padding() -> None
     m = net.model(y, [2, 8, 10, 10])
     m.opset_import[0].version = 21
     run(m)
+
+
+@pytest.mark.parametrize(
+    "attrs",
+    [
+        {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]},
+        {"kernel_shape": [2, 3], "strides": [2, 1], "ceil_mode": 1},
+        {"kernel_shape": [2, 2], "dilations": [2, 2], "storage_order": 1},
+    ],
+)
+def test_max_pool_indices_match_onnxruntime(attrs) -> None:
+    """MaxPool's second output: each window's largest element as its flat position in the input
+    (row-major, or column-major with storage_order 1), beside the pooled values."""
+    node = helper.make_node("MaxPool", ["x"], ["y", "i"], **attrs)
+    x_shape = [2, 3, 7, 6]
+    import onnx.shape_inference
+
+    g = helper.make_graph(
+        [node],
+        "pool",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape)],
+        [
+            helper.make_tensor_value_info("y", TensorProto.FLOAT, None),
+            helper.make_tensor_value_info("i", TensorProto.INT64, None),
+        ],
+    )
+    m = onnx.shape_inference.infer_shapes(helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)]))
+    run(m)
