@@ -1419,24 +1419,13 @@ def _row_of_trip(x: tuple[int, ...], rows: tuple[int, ...], c: _Counter) -> None
         raise _NotALoop(f"a slice {list(rows)} of {list(x)} is not one row per trip")
 
 
-def _within(v: SSAValue, block: Block) -> bool:
-    """`v` is defined in `block` or in a region nested in it."""
-    b = v.owner if isinstance(v.owner, Block) else v.owner.parent_block()
-    while b is not None:
-        if b is block:
-            return True
-        parent = b.parent_op()
-        b = parent.parent_block() if parent is not None else None
-    return False
-
-
 def _iteration_slice(t: _Translator, op: sh.DynamicSliceOp, env, c: _Counter) -> Entry:
     """xs[trip] of a value from outside the loop: `graph.iteration_slice` of it as [T, rows, cols]
     (any reshape to that made before the loop)."""
     x, sizes = _shape(op.operand), tuple(sh._arr(op.slice_sizes))
     _row_of_trip(x, sizes, c)
     e = t.mat(op.operand, env[op.operand]).v
-    if isinstance(e, Val) and _within(e.ssa, t.loop):
+    if isinstance(e, Val) and t.loop.is_ancestor(e.ssa.owner):
         raise _NotALoop("a slice of a value the loop computes")
     dt = _device_dtype(_dtype(op.operand))
     body, t.b.block = t.b.block, t.around

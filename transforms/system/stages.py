@@ -59,12 +59,7 @@ def is_free(op: Operation) -> bool:
 
 def _outside(op: Operation, v: SSAValue) -> bool:
     """`v` is defined outside `op` (read by an op nested in it)."""
-    p = v.owner if isinstance(v.owner, Operation) else v.owner.parent_op()
-    while p is not None:
-        if p is op:
-            return False
-        p = p.parent_op()
-    return True
+    return not op.is_ancestor(v.owner)
 
 
 def _reads(op: Operation) -> list[SSAValue]:
