@@ -4,7 +4,7 @@ implementation reads and writes (a plan is priced from these, so they are define
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from xdsl.dialects.builtin import TensorType
 from xdsl.utils.exceptions import DiagnosticException
@@ -107,6 +107,15 @@ def gemm_layouts(m: int, k: int, n: int, pm: int, pn: int, pk: int, head: int, f
     part = Layout((m, n), grid, ((0,), (1,)), partial=2 if pk > 1 else -1, align=(1, align_n))
     home = Layout((k, n), grid, ((2, 0), (1,)), align=(hb, align_n)) if fetch else None
     return GemmLayouts(a, b, part, (q if head > 1 else drop_align(q)) if pk > 1 else part, home)
+
+
+def shifted(lays: GemmLayouts, first: int) -> GemmLayouts:
+    """`lays` on the tiles from `first` on (a weight spread away from tile 0)."""
+
+    def move(lay: Layout | None) -> Layout | None:
+        return None if lay is None else replace(lay, first_tile=first)
+
+    return GemmLayouts(move(lays.a), move(lays.b), move(lays.partial), move(lays.result), move(lays.home))  # type: ignore[arg-type]
 
 
 def serial_gemm_layouts(m: int, k: int, n: int, pm: int, pn: int) -> tuple[Layout, Layout, Layout]:

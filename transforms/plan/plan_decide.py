@@ -23,7 +23,7 @@ from ipu.transforms.graph.unroll_batch_matmul import unroll_function
 from ipu.transforms.levels import expect_level
 from ipu.transforms.plan.budget import WEIGHT_FRACTION
 from ipu.transforms.plan.families.base import CostChooser
-from ipu.transforms.plan.state import CHOICE_ATTR, PARTIALS_ATTR
+from ipu.transforms.plan.state import CHOICE_ATTR, PARTIALS_ATTR, SPREAD_ATTR, SPREAD_MODES
 from ipu.transforms.plan.walk import install, plan_body
 from ipu.transforms.target_of import set_module_target
 
@@ -79,6 +79,15 @@ def set_partials(f: func.FuncOp, partials: str, pass_name: str) -> None:
         f.attributes[PARTIALS_ATTR] = builtin.StringAttr(partials)
 
 
+def set_spread(f: func.FuncOp, spread: str, pass_name: str) -> None:
+    """Record a pass option's weight spreading on `f` (`plan.spread`: on, off or auto; the
+    planner reads and checks it, `function_spread`)."""
+    if spread and spread not in SPREAD_MODES:
+        raise DiagnosticException(f"{pass_name}: spread must be one of {', '.join(SPREAD_MODES)}, got '{spread}'")
+    if spread:
+        f.attributes[SPREAD_ATTR] = builtin.StringAttr(spread)
+
+
 @dataclass(frozen=True)
 class PlanDecidePass(ModulePass):
     """Choose and record each graph op's implementation (the first half of plan-ops)."""
@@ -86,12 +95,14 @@ class PlanDecidePass(ModulePass):
     name = "plan-decide"
     target: str | None = None  # unset: the module's #ipu.target, else mk2 (recorded on the module)
     partials: str = ""  # the AMP's partials, f32 or f16 (half operands only); unset: each function's own
+    spread: str = ""  # resident weights spread over the machine: on, off or auto; unset: each function's own
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         expect_level(op, self.name, ("graph",))
         t = set_module_target(op, self.target, self.name)
         for f in graph_functions(op):
             set_partials(f, self.partials, self.name)
+            set_spread(f, self.spread, self.name)
             unroll_function(f)  # batched matmuls no pattern fused: one matmul per batch
             split_function(f, t.tiles)  # an attention with more heads than tiles: parts that fit
             decide_function(f, t)

@@ -8,9 +8,11 @@ recorded `plan.choice`).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 from xdsl.dialects.builtin import StringAttr
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
@@ -24,6 +26,10 @@ from ipu.transforms.plan.layouts import default_layout, plan_type, scalar_layout
 CHOICE_ATTR = "plan.choice"  # a decision point's implementation (#plan.choice<…>)
 LAYOUT_ATTR = "plan.layout"  # a pinned result layout (#plan.layout<…>)
 PARTIALS_ATTR = "plan.partials"  # on a graph function: its AMP ops' default partials type ("f16": half)
+SPREAD_ATTR = "plan.spread"  # on a graph function: "on", "off" or "auto" (`function_spread`)
+SPREAD_MODES = ("auto", "on", "off")
+SPREAD_FROM = 0.4
+"""`auto` spreads weights when they would average this share of a tile's memory or more."""
 
 
 def function_partials(f: Operation) -> bool:
@@ -37,6 +43,26 @@ def function_partials(f: Operation) -> bool:
             f"plan-ops: {PARTIALS_ATTR} must be one of {', '.join(repr(x) for x in plan.PARTIALS)}, got {have}"
         )
     return have.data == "f16"
+
+
+def function_spread(f: Operation, target: Target) -> bool:
+    """Whether the planner spreads `f`'s resident weights over the machine (`Planner.spread_weight`):
+    `SPREAD_ATTR` on, off (absent), or auto: when the function's weights average `SPREAD_FROM`
+    of a tile's memory or more, where the low tiles every layout starts at would overflow first.
+    Off by default: a gemm moved off tile 0 moves its operands and result too (an exchange the
+    plan does not price), and on Llama-style stacks its contiguous windows still overlap."""
+    have = f.attributes.get(SPREAD_ATTR)
+    mode = have.data if isinstance(have, StringAttr) else "off" if have is None else None
+    if mode not in SPREAD_MODES:
+        raise DiagnosticException(f"plan-ops: {SPREAD_ATTR} must be one of {', '.join(SPREAD_MODES)}, got {have}")
+    if mode != "auto":
+        return mode == "on"
+    weights = sum(
+        math.prod(op.result.type.get_shape()) * op.result.type.element_type.bitwidth // 8
+        for op in f.walk()
+        if isinstance(op, graph.ParameterOp)
+    )
+    return weights >= SPREAD_FROM * target.memory_size * target.tiles
 
 
 def describe(op: Operation, index: int) -> str:
@@ -83,6 +109,8 @@ class Planner:
     row_turn: int = 0  # rowwise ops given a rotated row layout so far (`families.rowwise.rotated_rows`)
     home_cursor: int = 0  # the tile the next convolution's filter home starts at (`families.conv`)
     half_partials: bool = False  # the function's AMP ops default to fp16 partials (`PARTIALS_ATTR`)
+    spread: bool = False  # resident weights placed where the machine holds least (`spread_weight`)
+    weight_load: np.ndarray | None = None  # bytes of spread weights per tile so far
     index_of: dict[Operation, int] = field(default_factory=dict)
     uses_left: dict[SSAValue, int] = field(default_factory=dict)  # graph uses not yet planned
 
@@ -90,6 +118,19 @@ class Planner:
         """Whether an AMP op over `operands` takes fp16 partials by the function's default: only
         half operands can."""
         return self.half_partials and all(v.type.element_type.bitwidth == 16 for v in operands)
+
+    def spread_weight(self, used: int, per_tile: int) -> int:
+        """The first tile of a weight held on `used` consecutive tiles, `per_tile` bytes each:
+        where the busiest of those tiles holds least so far (then the least in all), recorded.
+        0 without `spread` (every layout starts at tile 0)."""
+        if not self.spread or used >= self.target.tiles:
+            return 0
+        if self.weight_load is None:
+            self.weight_load = np.zeros(self.target.tiles, np.int64)
+        windows = np.lib.stride_tricks.sliding_window_view(self.weight_load, used)
+        first = int(np.lexsort((windows.sum(axis=1), windows.max(axis=1)))[0])
+        self.weight_load[first : first + used] += per_tile
+        return first
 
     def live_bytes(self, exclude: tuple[SSAValue, ...] = ()) -> int:
         """Per-tile bytes of planned values that later ops still read (weights excluded)."""

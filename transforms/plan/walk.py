@@ -34,7 +34,14 @@ from ipu.transforms.plan.layouts import (
     plan_type,
     scalar_layout,
 )
-from ipu.transforms.plan.state import CHOICE_ATTR, LAYOUT_ATTR, Planner, describe, function_partials
+from ipu.transforms.plan.state import (
+    CHOICE_ATTR,
+    LAYOUT_ATTR,
+    Planner,
+    describe,
+    function_partials,
+    function_spread,
+)
 
 
 @dataclass
@@ -55,6 +62,7 @@ def plan_body(f: func.FuncOp, target: Target, chooser: Chooser, log: bool = True
     new = Block()
     p = Planner(target, chooser, new, {a: i for i, a in enumerate(old.args)}, new, log)
     p.half_partials = function_partials(f)
+    p.spread = function_spread(f, target)
     _pre_plan(p, old)
     index, ret = plan_block(p, old, 0)
     if not isinstance(ret, func.ReturnOp):

@@ -38,6 +38,7 @@ from ipu.transforms.plan.layouts import (
     plan_type,
     row_layout,
     serial_gemm_layouts,
+    shifted,
 )
 from ipu.transforms.plan.pricing import esize_of, fragments, serial_gemm_cost, stage_fill_cycles
 from ipu.transforms.plan.state import Planner, describe, value_attr, value_name
@@ -343,9 +344,13 @@ def _plan_matmul(p: Planner, op: graph.MatmulOp, index: int) -> None:
         return
     c = mp.gemm
     assert c is not None
-    if mp.weight:
-        p.resident += (ctx.home_bytes if mp.fetch else c.weight_bytes) * p.weight_copies(op.rhs)
     lays = c.layouts
+    if mp.weight:
+        held = (ctx.home_bytes if mp.fetch else c.weight_bytes) * p.weight_copies(op.rhs)
+        p.resident += held
+        first = p.spread_weight(lays.partial.tiles, held)
+        if first:  # the whole gemm moves with its weight: its operands and result follow
+            lays = shifted(lays, first)
     el = op.result.type.element_type
     if mp.fetch:
         assert lays.home is not None

@@ -1,0 +1,76 @@
+"""Weights spread over the machine (`Planner.spread_weight`, `function_spread`): a weight held on
+fewer tiles than the machine starts where the busiest of its tiles holds least so far, so
+layouts that all start at tile 0 do not pile every weight onto the low tiles."""
+
+from __future__ import annotations
+
+import pytest
+from xdsl.dialects.builtin import StringAttr
+from xdsl.utils.exceptions import DiagnosticException
+
+from ipu.api import context
+from ipu.ir_text import parse_text
+from ipu.target import load_target
+from ipu.transforms.plan.state import SPREAD_ATTR, Planner, function_spread
+
+T = load_target("sim64")
+
+
+def planner(spread: bool = True) -> Planner:
+    p = Planner(T, None, None, {})  # type: ignore[arg-type]
+    p.spread = spread
+    return p
+
+
+def test_each_weight_goes_where_the_machine_holds_least() -> None:
+    p = planner()
+    assert p.spread_weight(32, 100) == 0  # an empty machine: the first tiles
+    assert p.spread_weight(32, 100) == 32  # the other half
+    assert p.spread_weight(16, 50) == 0  # both halves hold 100: the first window of least total
+    assert p.spread_weight(16, 50) == 16
+    # every 48-tile window holds a tile of 150: the one holding least in all (16-63)
+    assert p.spread_weight(48, 10) == 16
+    assert list(p.weight_load[[0, 16, 32, 63]]) == [150, 160, 110, 110]
+
+
+def test_a_weight_on_every_tile_or_without_spreading_starts_at_0() -> None:
+    p = planner()
+    p.spread_weight(8, 100)
+    assert p.spread_weight(64, 10) == 0
+    off = planner(spread=False)
+    assert [off.spread_weight(8, 100) for _ in range(3)] == [0, 0, 0]
+    assert off.weight_load is None
+
+
+def _module(params: int, attr: str | None = None):
+    extra = f' attributes {{plan.spread = "{attr}"}}' if attr else ""
+    return parse_text(
+        context(),
+        f"""func.func @f(%x: tensor<1x{params}xf16>) -> tensor<1x{params}xf16>{extra} {{
+  %w = graph.parameter "w" #graph.gaussian<seed = 1, std = 0.1> : tensor<{params}x{params}xf16>
+  %y = graph.matmul %x, %w : (tensor<1x{params}xf16>, tensor<{params}x{params}xf16>) -> tensor<1x{params}xf16>
+  func.return %y : tensor<1x{params}xf16>
+}}""",
+        "spread",
+    )
+
+
+def _f(module):
+    return next(op for op in module.walk() if op.name == "func.func")
+
+
+def test_auto_spreads_once_weights_average_40_percent_of_a_tile_and_unset_is_off() -> None:
+    # sim64: 64 tiles; 40 % of their memory in f16 weights is a square matrix of about this side
+    side = int((0.4 * T.memory_size * T.tiles / 2) ** 0.5)
+    assert not function_spread(_f(_module(side - 8, "auto")), T)
+    assert function_spread(_f(_module(side + 8, "auto")), T)
+    assert not function_spread(_f(_module(side + 8)), T)  # unset: off
+    assert function_spread(_f(_module(16, "on")), T)
+    assert not function_spread(_f(_module(side + 8, "off")), T)
+
+
+def test_a_bad_spread_attribute_is_named() -> None:
+    f = _f(_module(16))
+    f.attributes[SPREAD_ATTR] = StringAttr("sideways")
+    with pytest.raises(DiagnosticException, match="plan.spread must be one of auto, on, off"):
+        function_spread(f, T)
