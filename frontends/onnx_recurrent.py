@@ -144,7 +144,8 @@ def _recurrent(im: _Importer, node: onnx.NodeProto, attrs: dict[str, object]) ->
         rk = {k: r[d, i * hidden : (i + 1) * hidden].T for i, k in enumerate(gates)}  # [H, H]
         wb = {k: b[d, i * hidden : (i + 1) * hidden] for i, k in enumerate(gates)}
         rb = {k: b[d, (ng + i) * hidden : (ng + i + 1) * hidden] for i, k in enumerate(gates)}
-        backward = direction == "reverse" or (direction == "bidirectional" and d == 1)
+        # a reverse direction of one step is its forward one
+        backward = steps > 1 and (direction == "reverse" or (direction == "bidirectional" and d == 1))
         # the input projections of every step, hoisted: [T B, H] per gate (with both biases, except
         # GRU's recurrent h bias under linear_before_reset, which the reset gate scales)
         xg = {}
@@ -231,7 +232,7 @@ def _loop(
     one = _tt((batch, hidden), dt)
     if steps == 1:
         h, c = _step(cell, s, xg, h, c)
-        return h, c, h if want_y else None
+        return h, c, im.raw_reshape(h, (1, batch * hidden), dt) if want_y else None
     stacked = {k: im.raw_reshape(v, (steps, batch, hidden), dt) for k, v in xg.items()}
     inits = [h, *([c] if c is not None else [])]
     if want_y:  # the stack the trips fill: a splat of zeros, as a zero state is

@@ -62,7 +62,13 @@ def test_the_ir_is_one_cell_whatever_the_sequence_length(op: str) -> None:
 
 @pytest.mark.parametrize(
     ("op", "steps", "direction"),
-    [("LSTM", 64, "forward"), ("GRU", 24, "bidirectional"), ("RNN", 16, "reverse"), ("LSTM", 1, "forward")],
+    [
+        ("LSTM", 64, "forward"),
+        ("GRU", 24, "bidirectional"),
+        ("RNN", 16, "reverse"),
+        ("LSTM", 1, "forward"),
+        ("GRU", 1, "bidirectional"),
+    ],
 )
 def test_recurrent_layers_match_onnxruntime(op: str, steps: int, direction: str) -> None:
     m = recurrent(op, steps, direction=direction)
