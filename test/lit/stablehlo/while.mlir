@@ -7,8 +7,8 @@
 // jax.lax.fori_loop(0, 3, ...) as JAX lowers it: a stablehlo.while whose carried counter starts
 // at a constant, is compared LT with 3 and stepped by 1, printed back the same way (both regions
 // name the header's carried values); and a scan's output row written by dynamic_update_slice.
-// The import unrolls the loop, the counter a constant in each trip, so the update at it is a
-// static one.
+// The loop's counter does nothing but count, so it imports as one graph.repeat of the body;
+// the update after it, at a constant row, is a static one.
 // CHECK-LABEL: func.func @main
 func.func @main(%x: tensor<4x8xf32>, %acc: tensor<3x4x8xf32>) -> (tensor<4x8xf32>, tensor<3x4x8xf32>) {
   %c0 = stablehlo.constant dense<0> : tensor<i32>
@@ -40,15 +40,16 @@ func.func @main(%x: tensor<4x8xf32>, %acc: tensor<3x4x8xf32>) -> (tensor<4x8xf32
   return %r#0, %u : tensor<4x8xf32>, tensor<3x4x8xf32>
 }
 
-// three trips of the body, then the update: the row between the accumulator's rows around it
-// (on the importer's [rows, last] collapse of the rank-3 value)
-// GRAPH:         %tanh = graph.tanh %arg0
-// GRAPH-NEXT:    %tanh.1 = graph.tanh %tanh
-// GRAPH-NEXT:    %tanh.2 = graph.tanh %tanh.1
+// one loop of three trips of the body, then the update: the row between the accumulator's rows
+// around it (on the importer's [rows, last] collapse of the rank-3 value)
+// GRAPH:         %loop = graph.repeat 3 iter(%[[H:.*]] = %arg0) : (tensor<4x8xf32>) {
+// GRAPH-NEXT:      %tanh = graph.tanh %[[H]]
+// GRAPH-NEXT:      graph.yield %tanh : tensor<4x8xf32>
+// GRAPH-NEXT:    }
 // GRAPH-NOT:     graph.tanh
-// GRAPH:         %slice = graph.slice %0 {starts = array<i64: 0, 0>, {{.*}}} : tensor<12x8xf32> -> tensor<4x8xf32>
-// GRAPH-NEXT:    %slice.1 = graph.slice %0 {starts = array<i64: 8, 0>, {{.*}}} : tensor<12x8xf32> -> tensor<4x8xf32>
-// GRAPH-NEXT:    %update = graph.concat %slice, %tanh.2, %slice.1 {axis = 0 : i64
+// GRAPH:         %slice = graph.slice %[[A:.*]] {starts = array<i64: 0, 0>, {{.*}}} : tensor<12x8xf32> -> tensor<4x8xf32>
+// GRAPH-NEXT:    %slice.1 = graph.slice %[[A]] {starts = array<i64: 8, 0>, {{.*}}} : tensor<12x8xf32> -> tensor<4x8xf32>
+// GRAPH-NEXT:    %update = graph.concat %slice, %loop, %slice.1 {axis = 0 : i64
 
 // EMU: numericalTest=PASS
 
