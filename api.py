@@ -36,7 +36,7 @@ from ipu.log import phase
 from ipu.runtime.emulator import DEFAULT_MAX_CYCLES, Emulator, RunResult
 from ipu.target import Target, load_target
 from ipu.transforms.levels import DESCRIBE, function_level
-from ipu.transforms.pipeline import compile_passes
+from ipu.transforms.pipeline import compile_passes, run_ladder
 from ipu.transforms.target_of import module_target
 
 
@@ -337,11 +337,7 @@ def compile(  # noqa: A001
             with phase(p.name):
                 p.apply(ctx, module)
             module.verify()
-        for label, p in passes:
-            t0 = time.perf_counter()
-            with phase(label):
-                p.apply(ctx, module)
-            seconds[label] = time.perf_counter() - t0
+        run_ladder(ctx, module, passes, seconds)
     tg = module_target(module, target.name if target is not None else None, "ipu.compile")
     t0 = time.perf_counter()
     with phase("build_package"):

@@ -4,13 +4,15 @@ tile mapping screened, one selected) -> exchange (scheduled, placed) -> tasm."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import builtin
 from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import DiagnosticException
 
-from ipu.log import phase
+from ipu.log import log_event, phase
 from ipu.transforms.exchange.join_phases import JoinPhasesPass
 from ipu.transforms.exchange.place_storage import PlaceStoragePass
 from ipu.transforms.exchange.schedule_exchange import ScheduleExchangePass
@@ -18,7 +20,9 @@ from ipu.transforms.graph.expand_windows import ExpandWindowsPass
 from ipu.transforms.graph.host_layout import HostLayoutPass
 from ipu.transforms.graph.roll_layers import RollLayersPass
 from ipu.transforms.levels import expect_level, module_level
+from ipu.transforms.plan.plan_decide import graph_functions
 from ipu.transforms.plan.plan_ops import PlanOpsPass
+from ipu.transforms.plan.state import SPREAD_ATTR
 from ipu.transforms.tasm.lower_to_tasm import LowerToTasmPass
 from ipu.transforms.tilemap.drop_checkpoints import DropCheckpointsPass
 from ipu.transforms.tilemap.map_tiles import MapTilesPass
@@ -66,6 +70,55 @@ def compile_passes(
     ]
 
 
+NO_FIT = "model does not fit"
+"""How every does-not-fit diagnostic begins (plan-ops, place-storage): the ladder's cue to spread."""
+
+
+def _run(
+    ctx: Context, module: builtin.ModuleOp, passes: list[tuple[str, ModulePass]], seconds: dict[str, float]
+) -> None:
+    for label, p in passes:
+        t0 = time.perf_counter()
+        with phase(label):
+            p.apply(ctx, module)
+        seconds[label] = seconds.get(label, 0.0) + time.perf_counter() - t0
+
+
+def run_ladder(
+    ctx: Context,
+    module: builtin.ModuleOp,
+    passes: list[tuple[str, ModulePass]],
+    seconds: dict[str, float] | None = None,
+) -> None:
+    """Run `passes` (`compile_passes`) on a graph-level `module`, adding each phase's seconds to
+    `seconds`. When the model does not fit and no function says how to place its weights
+    (`plan.spread`), the ladder runs once more from the graph with them spread over the machine
+    (`plan-ops{spread=on}`: grids that hold each weight about once, placed apart), which trades
+    some cycles for memory; only if that fails too does the user hear "does not fit"."""
+    seconds = {} if seconds is None else seconds
+    funcs = graph_functions(module)
+    retry = None if any(SPREAD_ATTR in f.attributes for f in funcs) or not funcs else module.clone()
+    try:
+        _run(ctx, module, passes, seconds)
+    except DiagnosticException as first:
+        if retry is None or not str(first).startswith(NO_FIT):
+            raise
+        log_event("spreading weights", reason=str(first))
+        for f in graph_functions(retry):
+            f.attributes[SPREAD_ATTR] = builtin.StringAttr("on")
+        try:
+            _run(ctx, retry, passes, seconds)
+        except DiagnosticException as second:
+            raise DiagnosticException(f"{second} (with its weights spread; without: {first})") from None
+        for op in list(module.body.block.ops):
+            op.detach()
+        for op in list(retry.body.block.ops):
+            op.detach()
+            module.body.block.add_op(op)
+        module.attributes.clear()
+        module.attributes.update(retry.attributes)
+
+
 @dataclass(frozen=True)
 class IpuCompilePass(ModulePass):
     """The whole lowering ladder for one target, logging each phase's elapsed time; a plan-level
@@ -77,8 +130,11 @@ class IpuCompilePass(ModulePass):
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         expect_level(op, self.name, ("graph", "plan"))
         planned = module_level(op) == "plan"  # a plan written or edited by hand: map it as it is
-        for label, p in compile_passes(self.target):
-            if planned and label in ("host_layout", "expand_windows", "roll_layers", "plan_ops"):
-                continue
-            with phase(label):
-                p.apply(ctx, op)
+        passes = compile_passes(self.target)
+        if planned:
+            passes = [
+                (label, p)
+                for label, p in passes
+                if label not in ("host_layout", "expand_windows", "roll_layers", "plan_ops")
+            ]
+        run_ladder(ctx, op, passes)

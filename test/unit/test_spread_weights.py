@@ -4,13 +4,17 @@ layouts that all start at tile 0 do not pile every weight onto the low tiles."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pytest
 from xdsl.dialects.builtin import StringAttr
+from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.api import context
 from ipu.ir_text import parse_text
 from ipu.target import load_target
+from ipu.transforms.pipeline import run_ladder
 from ipu.transforms.plan.state import SPREAD_ATTR, Planner, function_spread
 
 T = load_target("sim64")
@@ -74,3 +78,38 @@ def test_a_bad_spread_attribute_is_named() -> None:
     f.attributes[SPREAD_ATTR] = StringAttr("sideways")
     with pytest.raises(DiagnosticException, match="plan.spread must be one of auto, on, off"):
         function_spread(f, T)
+
+
+@dataclass(frozen=True)
+class _FitsOnlySpread(ModulePass):
+    """A stand-in for the ladder: does not fit unless the function's weights are spread."""
+
+    name = "fits-only-spread"
+    never: bool = False
+
+    def apply(self, ctx, op) -> None:
+        f = _f(op)
+        if self.never or f.attributes.get(SPREAD_ATTR) != StringAttr("on"):
+            raise DiagnosticException(
+                f"model does not fit target sim64: attempt {'spread' if SPREAD_ATTR in f.attributes else 'plain'}"
+            )
+        op.attributes["ipu.placed"] = StringAttr("yes")
+
+
+def test_the_ladder_spreads_weights_when_the_model_does_not_fit() -> None:
+    module = _module(16)
+    run_ladder(context(), module, [("x", _FitsOnlySpread())])
+    assert _f(module).attributes[SPREAD_ATTR] == StringAttr("on")
+    assert module.attributes["ipu.placed"] == StringAttr("yes")
+
+
+def test_a_function_that_says_how_to_spread_is_not_retried() -> None:
+    with pytest.raises(DiagnosticException, match="attempt spread$"):
+        run_ladder(context(), _module(16, "off"), [("x", _FitsOnlySpread())])
+
+
+def test_when_spreading_does_not_fit_either_both_reasons_are_given() -> None:
+    with pytest.raises(
+        DiagnosticException, match=r"attempt spread \(with its weights spread; without: .*attempt plain\)"
+    ):
+        run_ladder(context(), _module(16), [("x", _FitsOnlySpread(never=True))])

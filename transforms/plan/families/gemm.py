@@ -152,6 +152,7 @@ def gemm_candidates(
 
 
 GEMM_MEMO: TargetMemo[tuple[GemmChoice, ...]] = TargetMemo(512)
+SPREAD_SLACK = 1.25  # a spread weight's blocks may take this much over the weight itself (padding)
 
 
 def choose_gemm(
@@ -169,12 +170,18 @@ def choose_gemm(
     counts: list[int] | None = None,
     r_want: Layout | None = None,
     half: bool = False,
+    weight_cap: int | None = None,
 ) -> GemmChoice:
     """The `rank`-th cheapest candidate whose working set fits beside `reserved` bytes live
-    elsewhere (rank 0: the cheapest); `counts` receives how many fit."""
+    elsewhere (rank 0: the cheapest); `counts` receives how many fit. With a `weight_cap` (bytes
+    of the weight's blocks over all the grid's tiles: replicas and padding included): only
+    candidates within it, else the one whose blocks take least."""
     cands = gemm_candidates(m, k, n, esize, a_moves, target, b_moves, head, a_current, r_want, half)
     budget = op_budget(target, reserved)
     fits = [c for c in cands if c.bytes_per_tile <= budget]
+    if weight_cap is not None and fits:
+        capped = [c for c in fits if c.weight_bytes * c.layouts.b.tiles <= weight_cap]
+        fits = capped or [min(fits, key=lambda c: (c.weight_bytes * c.layouts.b.tiles, c.cycles))]
     if not fits:
         best = min(cands, key=lambda c: c.bytes_per_tile)
         raise DiagnosticException(
@@ -292,6 +299,7 @@ class MatmulContext:
     home_bytes: int  # per tile, a fetched weight's distributed home
     r_want: Layout | None = None  # the layout the result's consumer will read it in, if known
     half_default: bool = False  # the function's AMP ops take fp16 partials (half operands only)
+    spread: bool = False  # weights spread over the machine: a resident weight's grid near its fair share
 
 
 @dataclass(frozen=True)
@@ -337,6 +345,7 @@ def _plan_matmul(p: Planner, op: graph.MatmulOp, index: int) -> None:
         math.ceil(k * n / p.target.tiles) * esize,
         _consumer_layout(p, op.result),
         p.half_default(op.lhs, op.rhs),
+        p.spread,
     )
     mp = p.chooser.decide(GEMM, ctx, p.target)
     if mp.serial is not None:
@@ -471,9 +480,26 @@ def _cheapest(ctx: MatmulContext, t: Target, d: Decisions) -> MatmulPlan:
     m, k, n, es, half = ctx.m, ctx.k, ctx.n, ctx.esize, ctx.half_default
     rank = d.ranks.get(ctx.index, 0)
     counts: list[int] = []
+    # spreading weights: a resident weight takes a grid whose blocks hold it about once (not
+    # replicated over the rows, little padding), and the spreading places those blocks apart
+    cap = int(SPREAD_SLACK * k * n * es) if ctx.spread and ctx.weight else None
     try:
         c = choose_gemm(
-            m, k, n, es, ctx.a_moves, t, ctx.b_moves, 1, ctx.a_current, ctx.reserved, rank, counts, ctx.r_want, half
+            m,
+            k,
+            n,
+            es,
+            ctx.a_moves,
+            t,
+            ctx.b_moves,
+            1,
+            ctx.a_current,
+            ctx.reserved,
+            rank,
+            counts,
+            ctx.r_want,
+            half,
+            cap,
         )
     except DiagnosticException as no_fit:
         return _serial(ctx, t, ctx.reserved, no_fit)
@@ -486,7 +512,7 @@ def _cheapest(ctx: MatmulContext, t: Target, d: Decisions) -> MatmulPlan:
         counts.clear()
         try:
             c = choose_gemm(
-                m, k, n, es, ctx.a_moves, t, True, 1, ctx.a_current, reserved, rank, counts, ctx.r_want, half
+                m, k, n, es, ctx.a_moves, t, True, 1, ctx.a_current, reserved, rank, counts, ctx.r_want, half, cap
             )
         except DiagnosticException as no_fit:
             return _serial(ctx, t, reserved, no_fit)
