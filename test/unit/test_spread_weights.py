@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import pytest
 from xdsl.dialects.builtin import StringAttr
 from xdsl.passes import ModulePass
@@ -15,7 +16,7 @@ from ipu.api import context
 from ipu.ir_text import parse_text
 from ipu.target import load_target
 from ipu.transforms.pipeline import run_ladder
-from ipu.transforms.plan.state import SPREAD_ATTR, Planner, function_spread
+from ipu.transforms.plan.state import SPREAD_ATTR, Planner, first_fit, function_spread, pack_weights
 
 T = load_target("sim64")
 
@@ -113,3 +114,18 @@ def test_when_spreading_does_not_fit_either_both_reasons_are_given() -> None:
         DiagnosticException, match=r"attempt spread \(with its weights spread; without: .*attempt plain\)"
     ):
         run_ladder(context(), _module(16), [("x", _FitsOnlySpread(never=True))])
+
+
+def test_packing_places_the_heaviest_weight_first() -> None:
+    """In program order a heavy weight placed last finds every window taken; packed heaviest
+    first it gets a window of its own and the light ones share what is left."""
+    weights = [(16, 10), (16, 10), (16, 10), (16, 10), (16, 100)]
+    load = np.zeros(64, np.int64)
+    greedy = [first_fit(load, used, per) for used, per in weights]
+    assert greedy == [0, 16, 32, 48, 0] and load.max() == 110
+    places = pack_weights(weights, 64)
+    assert places == [16, 32, 48, 16, 0]
+    packed = np.zeros(64, np.int64)
+    for (used, per), first in zip(weights, places, strict=True):
+        packed[first : first + used] += per
+    assert packed.max() == 100

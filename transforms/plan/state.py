@@ -45,6 +45,27 @@ def function_partials(f: Operation) -> bool:
     return have.data == "f16"
 
 
+def first_fit(load: np.ndarray, used: int, per_tile: int) -> int:
+    """Where a weight of `used` consecutive tiles, `per_tile` bytes each, goes on tiles holding
+    `load` bytes: the window whose busiest tile holds least, then whose tiles hold least in all
+    (the first of those); `load` is updated."""
+    windows = np.lib.stride_tricks.sliding_window_view(load, used)
+    first = int(np.lexsort((windows.sum(axis=1), windows.max(axis=1)))[0])
+    load[first : first + used] += per_tile
+    return first
+
+
+def pack_weights(weights: list[tuple[int, int]], tiles: int) -> list[int]:
+    """First tiles for `weights` ((tiles, bytes per tile) in program order) placed heaviest
+    first, each by `first_fit`: a heavy weight placed late finds no light window left."""
+    load = np.zeros(tiles, np.int64)
+    places = [0] * len(weights)
+    for i in sorted(range(len(weights)), key=lambda i: (-weights[i][1], -weights[i][0], i)):
+        used, per_tile = weights[i]
+        places[i] = first_fit(load, used, per_tile) if used < tiles else 0
+    return places
+
+
 def function_spread(f: Operation, target: Target) -> bool:
     """Whether the planner spreads `f`'s resident weights over the machine (`Planner.spread_weight`):
     `SPREAD_ATTR` on, off (absent), or auto: when the function's weights average `SPREAD_FROM`
@@ -111,6 +132,8 @@ class Planner:
     half_partials: bool = False  # the function's AMP ops default to fp16 partials (`PARTIALS_ATTR`)
     spread: bool = False  # resident weights placed where the machine holds least (`spread_weight`)
     weight_load: np.ndarray | None = None  # bytes of spread weights per tile so far
+    spread_weights: list[tuple[int, int]] = field(default_factory=list)  # (tiles, bytes per tile) each
+    places: list[int] | None = None  # each spread weight's first tile, packed after a first walk
     index_of: dict[Operation, int] = field(default_factory=dict)
     uses_left: dict[SSAValue, int] = field(default_factory=dict)  # graph uses not yet planned
 
@@ -120,17 +143,19 @@ class Planner:
         return self.half_partials and all(v.type.element_type.bitwidth == 16 for v in operands)
 
     def spread_weight(self, used: int, per_tile: int) -> int:
-        """The first tile of a weight held on `used` consecutive tiles, `per_tile` bytes each:
-        where the busiest of those tiles holds least so far (then the least in all), recorded.
+        """The first tile of a weight held on `used` consecutive tiles, `per_tile` bytes each
+        (recorded in `spread_weights`): its place in `places` when a first walk packed them
+        (`pack_weights`), else where the busiest of its tiles holds least so far (`first_fit`).
         0 without `spread` (every layout starts at tile 0)."""
         if not self.spread or used >= self.target.tiles:
             return 0
+        k = len(self.spread_weights)
+        self.spread_weights.append((used, per_tile))
+        if self.places is not None and k < len(self.places):
+            return self.places[k]
         if self.weight_load is None:
             self.weight_load = np.zeros(self.target.tiles, np.int64)
-        windows = np.lib.stride_tricks.sliding_window_view(self.weight_load, used)
-        first = int(np.lexsort((windows.sum(axis=1), windows.max(axis=1)))[0])
-        self.weight_load[first : first + used] += per_tile
-        return first
+        return first_fit(self.weight_load, used, per_tile)
 
     def live_bytes(self, exclude: tuple[SSAValue, ...] = ()) -> int:
         """Per-tile bytes of planned values that later ops still read (weights excluded)."""

@@ -12,7 +12,7 @@ matmul budgets count the bytes live and held by resident weights at that point.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.dialects import builtin, func
 from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, DictionaryAttr, StringAttr, TensorType, i64
@@ -41,6 +41,7 @@ from ipu.transforms.plan.state import (
     describe,
     function_partials,
     function_spread,
+    pack_weights,
 )
 
 
@@ -51,18 +52,31 @@ class Planned:
     block: Block
     outputs: list[SSAValue]
     figures: dict[str, int]
+    spread_weights: list[tuple[int, int]] = field(default_factory=list)  # (tiles, bytes per tile) each
 
 
 def plan_body(f: func.FuncOp, target: Target, chooser: Chooser, log: bool = True) -> Planned:
     """Plan the graph function `f` into a new block, leaving `f`'s ops untouched (its values are
     given their stable names once, `name_values`). Each plan op that computes a graph value
-    carries that value's name (`value = "h"`), by which its checkpoint is matched."""
+    carries that value's name (`value = "h"`), by which its checkpoint is matched. With its
+    weights spread (`function_spread`), a first walk finds them and `pack_weights` places them
+    heaviest first for the second."""
     name_values(f)
+    if not function_spread(f, target):
+        return _plan_body(f, target, chooser, log, False, None)
+    first = _plan_body(f, target, chooser, False, True, None)
+    first.block.erase(safe_erase=False)
+    return _plan_body(f, target, chooser, log, True, pack_weights(first.spread_weights, target.tiles))
+
+
+def _plan_body(
+    f: func.FuncOp, target: Target, chooser: Chooser, log: bool, spread: bool, places: list[int] | None
+) -> Planned:
     old = f.body.block
     new = Block()
     p = Planner(target, chooser, new, {a: i for i, a in enumerate(old.args)}, new, log)
     p.half_partials = function_partials(f)
-    p.spread = function_spread(f, target)
+    p.spread, p.places = spread, places
     _pre_plan(p, old)
     index, ret = plan_block(p, old, 0)
     if not isinstance(ret, func.ReturnOp):
@@ -76,7 +90,8 @@ def plan_body(f: func.FuncOp, target: Target, chooser: Chooser, log: bool = True
         if i not in p.new_args:
             shape = tuple(a.type.get_shape())
             p.arg(a, plan_type(a.type, default_layout(shape, target.tiles) if shape else scalar_layout()))
-    return Planned(new, outs, {"operations": index, "conversions": len(p.conversions), "gemms": p.gemms})
+    figures = {"operations": index, "conversions": len(p.conversions), "gemms": p.gemms}
+    return Planned(new, outs, figures, p.spread_weights)
 
 
 def install(f: func.FuncOp, planned: Planned) -> None:
