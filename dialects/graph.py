@@ -1740,6 +1740,18 @@ class RepeatOp(RepeatBase):
     YIELD_NAME: ClassVar[str] = "graph.yield"
 
 
+def _one_slice_per_trip(op: IRDLOperation, slices: int) -> None:
+    """`op` (an iteration_slice or _store of a stack of `slices`) sits directly in the body of a
+    graph.repeat of as many trips."""
+    loop = op.parent_op()
+    if not isinstance(loop, RepeatOp):
+        raise VerifyException(f"{op.name}: must sit directly in the body of a graph.repeat")
+    if loop.count.value.data != slices:
+        raise VerifyException(
+            f"{op.name}: stacks {slices} slices in a graph.repeat of {loop.count.value.data} iterations"
+        )
+
+
 @irdl_op_definition
 class IterationSliceOp(GraphOp):
     """This iteration's slice of a stacked tensor: `graph.iteration_slice %w : tensor<12x768x768xf16>
@@ -1761,13 +1773,7 @@ class IterationSliceOp(GraphOp):
             raise VerifyException(
                 f"graph.iteration_slice: result {self.result.type} is not one slice of {self.input.type}"
             )
-        loop = self.parent_op()
-        if not isinstance(loop, RepeatOp):
-            raise VerifyException("graph.iteration_slice: must sit directly in the body of a graph.repeat")
-        if loop.count.value.data != a[0]:
-            raise VerifyException(
-                f"graph.iteration_slice: stacks {a[0]} slices in a graph.repeat of {loop.count.value.data} iterations"
-            )
+        _one_slice_per_trip(self, a[0])
 
     def reference(self, *inputs: np.ndarray) -> np.ndarray:
         raise NotImplementedError("graph.iteration_slice depends on the iteration (the golden evaluator runs it)")
@@ -1801,13 +1807,7 @@ class IterationStoreOp(GraphOp):
                 f"graph.iteration_store: {self.value.type} is not one slice of {self.stacked.type} "
                 "(and the result has the stacked type)"
             )
-        loop = self.parent_op()
-        if not isinstance(loop, RepeatOp):
-            raise VerifyException("graph.iteration_store: must sit directly in the body of a graph.repeat")
-        if loop.count.value.data != a[0]:
-            raise VerifyException(
-                f"graph.iteration_store: stacks {a[0]} slices in a graph.repeat of {loop.count.value.data} iterations"
-            )
+        _one_slice_per_trip(self, a[0])
 
     def reference(self, *inputs: np.ndarray) -> np.ndarray:
         raise NotImplementedError("graph.iteration_store depends on the iteration (the golden evaluator runs it)")

@@ -1114,6 +1114,16 @@ def stacked_layout(lay: Layout, count: int) -> Layout:
     return Layout((count, *lay.shape), lay.grid, ((), *lay.split), lay.partial, lay.first_tile, align)
 
 
+def _one_slice_per_trip(op: IRDLOperation, slices: int) -> None:
+    """`op` (an iteration_slice or _store of a stack of `slices`) sits directly in a plan.repeat
+    of as many trips."""
+    loop = op.parent_op()
+    if not isinstance(loop, RepeatOp) or loop.count.value.data != slices:
+        raise VerifyException(
+            f"{op.name}: stacks {slices} slices; it must sit directly in a plan.repeat of {slices} iterations"
+        )
+
+
 @irdl_op_definition
 class IterationSliceOp(_OneToOne):
     """This trip's slice of a stacked value, copied from each tile's own block (no exchange):
@@ -1129,12 +1139,7 @@ class IterationSliceOp(_OneToOne):
             raise VerifyException(
                 "plan.iteration_slice: the input's layout must be the result's with the stacked axis added, unsplit"
             )
-        loop = self.parent_op()
-        if not isinstance(loop, RepeatOp) or loop.count.value.data != a.shape[0]:
-            raise VerifyException(
-                f"plan.iteration_slice: stacks {a.shape[0]} slices; it must sit directly in a plan.repeat of "
-                f"{a.shape[0]} iterations"
-            )
+        _one_slice_per_trip(self, a.shape[0])
 
 
 @irdl_op_definition
@@ -1160,12 +1165,7 @@ class IterationStoreOp(IRDLOperation):
             raise VerifyException(
                 "plan.iteration_store: the stacked layout must be the value's with the stacked axis added, unsplit"
             )
-        loop = self.parent_op()
-        if not isinstance(loop, RepeatOp) or loop.count.value.data != a.shape[0]:
-            raise VerifyException(
-                f"plan.iteration_store: stacks {a.shape[0]} slices; it must sit directly in a plan.repeat of "
-                f"{a.shape[0]} iterations"
-            )
+        _one_slice_per_trip(self, a.shape[0])
 
 
 @irdl_op_definition
