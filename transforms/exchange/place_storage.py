@@ -392,8 +392,11 @@ def place_function(f: func.FuncOp, target: Target, code_bytes: int | None = None
     _flatten(f.body.block, seq, loops)
     last = _lifetimes(seq, loops)
     forever = len(seq)  # weights are live for the whole program
-    # weights are loaded by `initialize` before the program starts: place them first
-    order = [(i, op) for i, op in enumerate(seq) if isinstance(op, tilemap.WeightOp)]
+    # weights are loaded by `initialize` before the program starts and never die: place them
+    # first, the largest blocks first (spread weights share tiles in many overlapping ranges:
+    # in program order their first fits left holes no later block fitted)
+    weights = [(i, op) for i, op in enumerate(seq) if isinstance(op, tilemap.WeightOp)]
+    order = sorted(weights, key=lambda w: (-w[1].results[0].type.nbytes, w[0]))
     order += [(i, op) for i, op in enumerate(seq) if not isinstance(op, tilemap.WeightOp)]
     try:
         figures = _place(target, seq, order, last, data_start, code, xrows)

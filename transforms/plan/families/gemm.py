@@ -355,8 +355,11 @@ def _plan_matmul(p: Planner, op: graph.MatmulOp, index: int) -> None:
     assert c is not None
     lays = c.layouts
     if mp.weight:
-        held = (ctx.home_bytes if mp.fetch else c.weight_bytes) * p.weight_copies(op.rhs)
-        p.resident += held
+        copies = p.weight_copies(op.rhs)
+        p.resident += (ctx.home_bytes if mp.fetch else c.weight_bytes) * copies
+        # what its tiles hold: a fetched weight's home is spread over the grid's tiles, not the
+        # machine's (the budget's `home_bytes` assumes the machine)
+        held = (lays.home if mp.fetch and lays.home is not None else lays.b).block_elements * ctx.esize * copies
         first = p.spread_weight(lays.partial.tiles, held)
         if first:  # the whole gemm moves with its weight: its operands and result follow
             lays = shifted(lays, first)
