@@ -129,3 +129,8 @@ def test_packing_places_the_heaviest_weight_first() -> None:
     for (used, per), first in zip(weights, places, strict=True):
         packed[first : first + used] += per
     assert packed.max() == 100
+
+
+def test_packing_goes_around_the_weights_it_does_not_place() -> None:
+    """An embedding table (not spread) holds tiles 0-31: the packed weight keeps off them."""
+    assert pack_weights([(16, 100)], 64, fixed=[(0, 32, 50)]) == [32]

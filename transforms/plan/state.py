@@ -9,6 +9,7 @@ recorded `plan.choice`).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +19,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import graph, plan
+from ipu.dialects.layout import Layout
 from ipu.dialects.value_names import DERIVED
 from ipu.log import log_event
 from ipu.target import Target
@@ -55,10 +57,13 @@ def first_fit(load: np.ndarray, used: int, per_tile: int) -> int:
     return first
 
 
-def pack_weights(weights: list[tuple[int, int]], tiles: int) -> list[int]:
+def pack_weights(weights: list[tuple[int, int]], tiles: int, fixed: Sequence[tuple[int, int, int]] = ()) -> list[int]:
     """First tiles for `weights` ((tiles, bytes per tile) in program order) placed heaviest
-    first, each by `first_fit`: a heavy weight placed late finds no light window left."""
+    first, each by `first_fit`, around the `fixed` ones ((first, tiles, bytes per tile)): a heavy
+    weight placed late finds no light window left."""
     load = np.zeros(tiles, np.int64)
+    for first, used, per_tile in fixed:
+        load[first : first + used] += per_tile
     places = [0] * len(weights)
     for i in sorted(range(len(weights)), key=lambda i: (-weights[i][1], -weights[i][0], i)):
         used, per_tile = weights[i]
@@ -134,6 +139,7 @@ class Planner:
     weight_load: np.ndarray | None = None  # bytes of spread weights per tile so far
     spread_weights: list[tuple[int, int]] = field(default_factory=list)  # (tiles, bytes per tile) each
     places: list[int] | None = None  # each spread weight's first tile, packed after a first walk
+    fixed_weights: list[tuple[int, int, int]] = field(default_factory=list)  # (first, tiles, bytes) not spread
     index_of: dict[Operation, int] = field(default_factory=dict)
     uses_left: dict[SSAValue, int] = field(default_factory=dict)  # graph uses not yet planned
 
@@ -156,6 +162,17 @@ class Planner:
         if self.weight_load is None:
             self.weight_load = np.zeros(self.target.tiles, np.int64)
         return first_fit(self.weight_load, used, per_tile)
+
+    def fixed_weight(self, lay: Layout, per_tile: int) -> None:
+        """Record a weight whose place spreading does not choose (an embedding table's), so the
+        spread weights are packed around it (`pack_weights`)."""
+        if not self.spread:
+            return
+        self.fixed_weights.append((lay.first_tile, lay.tiles, per_tile))
+        if self.places is None:  # placing greedily (a first walk): around it too
+            if self.weight_load is None:
+                self.weight_load = np.zeros(self.target.tiles, np.int64)
+            self.weight_load[lay.first_tile : lay.first_tile + lay.tiles] += per_tile
 
     def live_bytes(self, exclude: tuple[SSAValue, ...] = ()) -> int:
         """Per-tile bytes of planned values that later ops still read (weights excluded)."""

@@ -53,6 +53,7 @@ class Planned:
     outputs: list[SSAValue]
     figures: dict[str, int]
     spread_weights: list[tuple[int, int]] = field(default_factory=list)  # (tiles, bytes per tile) each
+    fixed_weights: list[tuple[int, int, int]] = field(default_factory=list)  # (first, tiles, bytes) each
 
 
 def plan_body(f: func.FuncOp, target: Target, chooser: Chooser, log: bool = True) -> Planned:
@@ -66,7 +67,8 @@ def plan_body(f: func.FuncOp, target: Target, chooser: Chooser, log: bool = True
         return _plan_body(f, target, chooser, log, False, None)
     first = _plan_body(f, target, chooser, False, True, None)
     first.block.erase(safe_erase=False)
-    return _plan_body(f, target, chooser, log, True, pack_weights(first.spread_weights, target.tiles))
+    places = pack_weights(first.spread_weights, target.tiles, first.fixed_weights)
+    return _plan_body(f, target, chooser, log, True, places)
 
 
 def _plan_body(
@@ -91,7 +93,7 @@ def _plan_body(
             shape = tuple(a.type.get_shape())
             p.arg(a, plan_type(a.type, default_layout(shape, target.tiles) if shape else scalar_layout()))
     figures = {"operations": index, "conversions": len(p.conversions), "gemms": p.gemms}
-    return Planned(new, outs, figures, p.spread_weights)
+    return Planned(new, outs, figures, p.spread_weights, p.fixed_weights)
 
 
 def install(f: func.FuncOp, planned: Planned) -> None:
