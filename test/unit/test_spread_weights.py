@@ -134,3 +134,20 @@ def test_packing_places_the_heaviest_weight_first() -> None:
 def test_packing_goes_around_the_weights_it_does_not_place() -> None:
     """An embedding table (not spread) holds tiles 0-31: the packed weight keeps off them."""
     assert pack_weights([(16, 100)], 64, fixed=[(0, 32, 50)]) == [32]
+
+
+def test_a_model_with_an_embedding_compiles_and_runs_spread() -> None:
+    """A lookup table (placed where its family puts it) and two matmuls packed around it."""
+    import ipu
+
+    text = """func.func @f(%ids: tensor<4xi32>) -> tensor<4x64xf16> attributes {plan.spread = "on"} {
+  %t = graph.parameter "t" #graph.gaussian<seed = 3, std = 0.5> : tensor<100x64xf16>
+  %w1 = graph.parameter "w1" #graph.gaussian<seed = 1, std = 0.1> : tensor<64x64xf16>
+  %w2 = graph.parameter "w2" #graph.gaussian<seed = 2, std = 0.1> : tensor<64x64xf16>
+  %e = graph.gather %t, %ids {axis = 0 : i64} : (tensor<100x64xf16>, tensor<4xi32>) -> tensor<4x64xf16>
+  %h = graph.matmul %e, %w1 : (tensor<4x64xf16>, tensor<64x64xf16>) -> tensor<4x64xf16>
+  %y = graph.matmul %h, %w2 : (tensor<4x64xf16>, tensor<64x64xf16>) -> tensor<4x64xf16>
+  func.return %y : tensor<4x64xf16>
+}"""
+    report = ipu.run(ipu.compile(text, "sim64"), {"ids": np.array([3, 0, 99, 41], np.int32)})
+    assert report.passed

@@ -155,7 +155,8 @@ def _plan_gather(p: Planner, op: graph.GatherOp, index: int) -> None:
     t_lay = Layout((v, d), grid, ((0,), (1,)))
     if p.is_weight(op.table) and not p.has(op.table):
         p.resident += c.table_bytes * p.weight_copies(op.table)
-        p.fixed_weight(t_lay, t_lay.block_elements * esize_of(op.table.type) * p.weight_copies(op.table))
+        esize = op.table.type.element_type.bitwidth // 8
+        p.fixed_weight(t_lay, t_lay.block_elements * esize * p.weight_copies(op.table))
     table = p.get(op.table, plan_type(op.table.type, t_lay), op.name)
     ishape = tuple(op.indices.type.get_shape())
     ids = p.get(op.indices, plan_type(op.indices.type, Layout(ishape, grid, ((),) * len(ishape))), op.name)
