@@ -75,8 +75,9 @@ def function_spread(f: Operation, target: Target) -> bool:
     """Whether the planner spreads `f`'s resident weights over the machine (`Planner.spread_weight`):
     `SPREAD_ATTR` on, off (absent), or auto: when the function's weights average `SPREAD_FROM`
     of a tile's memory or more, where the low tiles every layout starts at would overflow first.
-    Off by default: a gemm moved off tile 0 moves its operands and result too (an exchange the
-    plan does not price), and on Llama-style stacks its contiguous windows still overlap."""
+    Off by default: spread grids are slower and a gemm moved off tile 0 moves its operands and
+    result too (an exchange the plan does not price), so `pipeline.run_ladder` turns it on only
+    for a model that does not fit without it."""
     have = f.attributes.get(SPREAD_ATTR)
     mode = have.data if isinstance(have, StringAttr) else "off" if have is None else None
     if mode not in SPREAD_MODES:
