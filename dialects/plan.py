@@ -785,7 +785,7 @@ def unit_axis_view(lay: Layout, shape: tuple[int, ...]) -> Layout | None:
     al = lay.align or (1,) * len(a)
     for i, j in zip(ai, ri, strict=True):
         split[j], align[j] = lay.split[i], al[i]
-    return Layout(shape, lay.grid, tuple(split), -1, lay.first_tile, tuple(align))
+    return Layout(shape, lay.grid, tuple(split), -1, lay.first_tile, tuple(align) if lay.align else ())
 
 
 @irdl_op_definition

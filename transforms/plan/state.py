@@ -24,6 +24,7 @@ from ipu.dialects.value_names import DERIVED
 from ipu.log import log_event
 from ipu.target import Target
 from ipu.transforms.plan.layouts import default_layout, plan_type, scalar_layout
+from ipu.transforms.plan.pricing import conversion_bound, esize_of
 
 CHOICE_ATTR = "plan.choice"  # a decision point's implementation (#plan.choice<…>)
 LAYOUT_ATTR = "plan.layout"  # a pinned result layout (#plan.layout<…>)
@@ -84,12 +85,31 @@ def function_spread(f: Operation, target: Target) -> bool:
         raise DiagnosticException(f"plan-ops: {SPREAD_ATTR} must be one of {', '.join(SPREAD_MODES)}, got {have}")
     if mode != "auto":
         return mode == "on"
+    return heavy_weights(f, target)
+
+
+def heavy_weights(f: Operation, target: Target) -> bool:
+    """`f`'s weights average `SPREAD_FROM` of a tile's memory or more: memory, not cycles, is
+    what their plan must save first."""
     weights = sum(
         math.prod(op.result.type.get_shape()) * op.result.type.element_type.bitwidth // 8
         for op in f.walk()
         if isinstance(op, graph.ParameterOp)
     )
     return weights >= SPREAD_FROM * target.memory_size * target.tiles
+
+
+HOIST_BYTES = 4096
+"""Largest block (bytes per tile) of a loop-invariant conversion hoisted out of a repeat."""
+
+TRANSIENT = ("weight fetch", "weight home")
+"""Conversions never hoisted: a weight stored spread is fetched where it is used, to be freed."""
+
+
+def defined_in(v: SSAValue, block: Block) -> bool:
+    """`v` is an argument of `block` or the result of an op in it (not of one around it)."""
+    owner = v.owner
+    return owner is block if isinstance(owner, Block) else owner.parent_block() is block
 
 
 def describe(op: Operation, index: int) -> str:
@@ -127,6 +147,7 @@ class Planner:
     params: dict[SSAValue, graph.ParameterOp] = field(default_factory=dict)
     slices: dict[SSAValue, graph.IterationSliceOp] = field(default_factory=dict)  # of a stacked value
     outer: list[Block] = field(default_factory=list)  # the blocks around the repeat bodies being planned
+    trips: list[int] = field(default_factory=list)  # the trips of each of those repeats
     new_args: dict[int, SSAValue] = field(default_factory=dict)
     conversions: list[str] = field(default_factory=list)
     desired: dict[SSAValue, plan.PlanTensorType] = field(default_factory=dict)  # consumer-chosen layouts
@@ -137,6 +158,7 @@ class Planner:
     home_cursor: int = 0  # the tile the next convolution's filter home starts at (`families.conv`)
     half_partials: bool = False  # the function's AMP ops default to fp16 partials (`PARTIALS_ATTR`)
     spread: bool = False  # resident weights placed where the machine holds least (`spread_weight`)
+    heavy: bool = False  # the weights take much of the machine (`heavy_weights`): grids that copy them less
     weight_load: np.ndarray | None = None  # bytes of spread weights per tile so far
     spread_weights: list[tuple[int, int]] = field(default_factory=list)  # (tiles, bytes per tile) each
     places: list[int] | None = None  # each spread weight's first tile, packed after a first walk
@@ -253,11 +275,31 @@ class Planner:
             return cur
         if (v, want) in self.cache:
             return self.cache[(v, want)]
-        nv = self.emit(plan.RearrangeOp(cur, want, reason)).results[0]
+        r = plan.RearrangeOp(cur, want, reason)
+        (self.block if reason in TRANSIENT else self.home_block(cur, want)).add_op(r)
+        nv = r.results[0]
         nv.name_hint = f"{v.name_hint or 'v'}_r"
         self.cache[(v, want)] = nv
         self.conversions.append(reason)
         return nv
+
+    def home_block(self, cur: SSAValue, want: plan.PlanTensorType) -> Block:
+        """Where the conversion of plan value `cur` into `want` goes: the block being planned,
+        or, for a value defined around the repeat bodies being planned, the block that defines it
+        when that pays: a loop-invariant conversion then runs once before the loop (the repeat
+        op is added to that block after its body, so the conversion comes first) where it ran
+        on every trip. Inside, it costs at least its words each trip (it may share a phase);
+        before the loop, its words and a phase of its own. Only small values are hoisted: the copy
+        stays live through the loop (a weight fetched per trip is fetched to be freed)."""
+        if want.layout.block_elements * esize_of(want) > HOIST_BYTES:
+            return self.block
+        trips = 1
+        for b, n in zip((self.block, *reversed(self.outer)), (1, *reversed(self.trips)), strict=True):
+            trips *= n
+            if defined_in(cur, b):
+                words = conversion_bound(cur.type.layout, want.layout, esize_of(want), None, self.target.tiles)
+                return b if (trips - 1) * words > self.target.phase_overhead_cycles() else self.block
+        return self.block
 
     def set(self, v: SSAValue, nv: SSAValue) -> None:
         nv.name_hint = v.name_hint

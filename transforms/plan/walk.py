@@ -38,9 +38,11 @@ from ipu.transforms.plan.state import (
     CHOICE_ATTR,
     LAYOUT_ATTR,
     Planner,
+    defined_in,
     describe,
     function_partials,
     function_spread,
+    heavy_weights,
     pack_weights,
 )
 
@@ -79,6 +81,7 @@ def _plan_body(
     p = Planner(target, chooser, new, {a: i for i, a in enumerate(old.args)}, new, log)
     p.half_partials = function_partials(f)
     p.spread, p.places = spread, places
+    p.heavy = heavy_weights(f, target)
     _pre_plan(p, old)
     index, ret = plan_block(p, old, 0)
     if not isinstance(ret, func.ReturnOp):
@@ -148,7 +151,7 @@ def plan_block(p: Planner, block: Block, index: int) -> tuple[int, Operation | N
             index += 1
             continue
         if isinstance(op, graph.IterationSliceOp):
-            if op.input not in p.params and op.input.owner is not None and _defined_in(op.input, block):
+            if op.input not in p.params and op.input.owner is not None and defined_in(op.input, block):
                 raise DiagnosticException(
                     f"plan-ops: {describe(op, index)}: graph.iteration_slice of a value its own loop computes "
                     "(it can only slice a weight or a value computed before the loop)"
@@ -268,12 +271,6 @@ def _pre_plan(p: Planner, block: Block) -> None:
                 p.desired.setdefault(op.bias, plan_type(op.bias.type, b_lay))
 
 
-def _defined_in(v: SSAValue, block: Block) -> bool:
-    """`v` is an argument of `block` or the result of an op in it (not of one around it)."""
-    owner = v.owner
-    return owner is block if isinstance(owner, Block) else owner.parent_block() is block
-
-
 def _store_layout(arg: SSAValue, count: int, tiles: int) -> plan.PlanTensorType | None:
     """The layout of a carried value an iteration_store writes into (`arg`, a body argument):
     a slice's default layout, stacked, so each trip's store is local to the tiles."""
@@ -319,11 +316,13 @@ def _plan_repeat(p: Planner, op: graph.RepeatOp, index: int) -> int:
         p.cache[(ga, na.type)] = na
     p.block = body
     p.outer.append(outer)
+    p.trips.append(n)
     nxt, term = plan_block(p, op.body.block, index + 1)
     assert isinstance(term, graph.YieldOp)
     ys = [p.get(v, a.type, "carried layout") for v, a in zip(term.values, body.args, strict=True)]
     body.add_op(plan.YieldOp.create(operands=ys))
     p.outer.pop()
+    p.trips.pop()
     p.block, p.cache = outer, cache
     r = plan.RepeatOp(op.count.value.data, inits, Region(body))
     if op.results and graph.ROLLED_ATTR not in op.attributes:

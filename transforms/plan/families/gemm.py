@@ -109,11 +109,22 @@ def gemm_candidate(
     return GemmChoice(pm, pn, pk, cyc + exch, exch, work, b, lays, half)
 
 
-def gemm_grids(m: int, k: int, n: int, tiles: int, head: int = 1) -> list[tuple[int, int, int]]:
-    """The (pm, pn, pk) grids the planner considers for an [m x k] x [k x n] matmul."""
+UNEVEN_PARTS = 16
+UNEVEN_ROWS = 256
+"""Row splits into up to `UNEVEN_PARTS` parts are also tried when they do not divide a matmul of
+at most `UNEVEN_ROWS` rows (the last block padded): GPT-2's 128 tokens in 3 blocks of 43 leave
+490 tiles to the columns and K, where 2 blocks leave 736 that 768 columns fill worse."""
+
+
+def gemm_grids(m: int, k: int, n: int, tiles: int, head: int = 1, uneven: bool = True) -> list[tuple[int, int, int]]:
+    """The (pm, pn, pk) grids the planner considers for an [m x k] x [k x n] matmul; `uneven`:
+    with the row splits that do not divide a short matmul (`UNEVEN_ROWS`)."""
     out = []
     n_parts = max(1, -(-n // max(head, 16)))
-    for pm in divisor_like(m, tiles):
+    rows = set(divisor_like(m, tiles))
+    if uneven and m <= UNEVEN_ROWS:
+        rows.update(block_parts(m, min(UNEVEN_PARTS, tiles)))
+    for pm in sorted(rows):
         for pk in divisor_like(max(k // 16, 1), tiles // pm):
             pn = min(tiles // (pm * pk), max(1, n_parts // pk) if head > 1 else n_parts)
             if pn >= 1:
@@ -133,19 +144,20 @@ def gemm_candidates(
     a_current: Layout | None = None,
     r_want: Layout | None = None,
     half: bool = False,
+    uneven: bool = True,
 ) -> tuple[GemmChoice, ...]:
     """Every (pm, pn, pk) grid with its estimated cycles and working set per tile.
 
     `a_moves` says the lhs exists already (in `a_current` if given: a candidate whose lhs layout
     equals it needs no exchange); `b_moves` says the rhs must be exchanged into place.
     Memoized per target object: the plan search prices the same few matmuls once per plan."""
-    key = (m, k, n, esize, a_moves, b_moves, head, a_current, r_want, half)
+    key = (m, k, n, esize, a_moves, b_moves, head, a_current, r_want, half, uneven)
     found, hit = GEMM_MEMO.get(key, target)
     if found and hit is not None:
         return hit
     out = tuple(
         gemm_candidate(m, k, n, esize, a_moves, target, b_moves, head, a_current, g, r_want, half)
-        for g in gemm_grids(m, k, n, target.tiles, head)
+        for g in gemm_grids(m, k, n, target.tiles, head, uneven)
     )
     GEMM_MEMO.put(key, target, out)
     return out
@@ -171,12 +183,13 @@ def choose_gemm(
     r_want: Layout | None = None,
     half: bool = False,
     weight_cap: int | None = None,
+    uneven: bool = True,
 ) -> GemmChoice:
     """The `rank`-th cheapest candidate whose working set fits beside `reserved` bytes live
     elsewhere (rank 0: the cheapest); `counts` receives how many fit. With a `weight_cap` (bytes
     of the weight's blocks over all the grid's tiles: replicas and padding included): only
     candidates within it, else the one whose blocks take least."""
-    cands = gemm_candidates(m, k, n, esize, a_moves, target, b_moves, head, a_current, r_want, half)
+    cands = gemm_candidates(m, k, n, esize, a_moves, target, b_moves, head, a_current, r_want, half, uneven)
     budget = op_budget(target, reserved)
     fits = [c for c in cands if c.bytes_per_tile <= budget]
     if weight_cap is not None and fits:
@@ -300,6 +313,7 @@ class MatmulContext:
     r_want: Layout | None = None  # the layout the result's consumer will read it in, if known
     half_default: bool = False  # the function's AMP ops take fp16 partials (half operands only)
     spread: bool = False  # weights spread over the machine: a resident weight's grid near its fair share
+    uneven: bool = True  # uneven row splits too (not when the weights take much of the machine)
 
 
 @dataclass(frozen=True)
@@ -346,6 +360,7 @@ def _plan_matmul(p: Planner, op: graph.MatmulOp, index: int) -> None:
         _consumer_layout(p, op.result),
         p.half_default(op.lhs, op.rhs),
         p.spread,
+        not p.heavy,
     )
     mp = p.chooser.decide(GEMM, ctx, p.target)
     if mp.serial is not None:
@@ -503,6 +518,7 @@ def _cheapest(ctx: MatmulContext, t: Target, d: Decisions) -> MatmulPlan:
             ctx.r_want,
             half,
             cap,
+            ctx.uneven,
         )
     except DiagnosticException as no_fit:
         return _serial(ctx, t, ctx.reserved, no_fit)
@@ -515,7 +531,22 @@ def _cheapest(ctx: MatmulContext, t: Target, d: Decisions) -> MatmulPlan:
         counts.clear()
         try:
             c = choose_gemm(
-                m, k, n, es, ctx.a_moves, t, True, 1, ctx.a_current, reserved, rank, counts, ctx.r_want, half, cap
+                m,
+                k,
+                n,
+                es,
+                ctx.a_moves,
+                t,
+                True,
+                1,
+                ctx.a_current,
+                reserved,
+                rank,
+                counts,
+                ctx.r_want,
+                half,
+                cap,
+                ctx.uneven,
             )
         except DiagnosticException as no_fit:
             return _serial(ctx, t, reserved, no_fit)

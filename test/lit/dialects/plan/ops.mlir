@@ -50,3 +50,13 @@ func.func @transpose_reshape(%x: !plan.tensor<8x4xf32, #plan.layout<grid = [2], 
   %u = plan.unary "relu" %s : !plan.tensor<16x2xf32, #plan.layout<grid = [2], split = [[0], []], memory = standard>> -> !plan.tensor<16x2xf32, #plan.layout<grid = [2], split = [[0], []], memory = standard>>
   func.return %u : !plan.tensor<16x2xf32, #plan.layout<grid = [2], split = [[0], []], memory = standard>>
 }
+
+// A unit axis added over a 3-D grid (GPT-2's logits, [32, 256] -> [1, 32, 256]): the same blocks,
+// the split carried to its axis. No alignment on either side (was refused: the view the verifier
+// built carried an all-ones alignment, which compared unequal to none).
+// CHECK-LABEL: func.func @unit_axis
+func.func @unit_axis(%x: !plan.tensor<32x256xf32, #plan.layout<grid = [4, 16, 1], split = [[0], [1]], memory = standard>>) -> !plan.tensor<1x32x256xf32, #plan.layout<grid = [4, 16, 1], split = [[], [0], [1]], memory = standard>> {
+  // CHECK: %r = plan.reshape %x : {{.*}} -> !plan.tensor<1x32x256xf32, #plan.layout<grid = [4, 16, 1], split = {{\[\[}}], [0], [1]], memory = standard>>
+  %r = plan.reshape %x : !plan.tensor<32x256xf32, #plan.layout<grid = [4, 16, 1], split = [[0], [1]], memory = standard>> -> !plan.tensor<1x32x256xf32, #plan.layout<grid = [4, 16, 1], split = [[], [0], [1]], memory = standard>>
+  func.return %r : !plan.tensor<1x32x256xf32, #plan.layout<grid = [4, 16, 1], split = [[], [0], [1]], memory = standard>>
+}
