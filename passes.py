@@ -30,6 +30,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return ExpandWindowsPass
 
+    def fuse_sibling_matmuls():
+        from ipu.transforms.graph.fuse_sibling_matmuls import FuseSiblingMatmulsPass
+
+        return FuseSiblingMatmulsPass
+
     def split_attention_heads():
         from ipu.transforms.graph.split_attention_heads import SplitAttentionHeadsPass
 
@@ -126,6 +131,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "raise-graph-ops": raise_graph_ops,
         "expand-windows": expand_windows,
         "host-layout": host_layout,
+        "fuse-sibling-matmuls": fuse_sibling_matmuls,
         "roll-layers": roll_layers,
         "partition-stages": partition_stages,
         "split-tensor-parallel": split_tensor_parallel,

@@ -17,6 +17,7 @@ from ipu.transforms.exchange.join_phases import JoinPhasesPass
 from ipu.transforms.exchange.place_storage import PlaceStoragePass
 from ipu.transforms.exchange.schedule_exchange import ScheduleExchangePass
 from ipu.transforms.graph.expand_windows import ExpandWindowsPass
+from ipu.transforms.graph.fuse_sibling_matmuls import FuseSiblingMatmulsPass
 from ipu.transforms.graph.host_layout import HostLayoutPass
 from ipu.transforms.graph.roll_layers import RollLayersPass
 from ipu.transforms.levels import expect_level, module_level
@@ -57,6 +58,7 @@ def compile_passes(
     return [
         ("expand_windows", ExpandWindowsPass()),
         ("host_layout", HostLayoutPass(skip_prefix=link_inputs)),
+        ("fuse_sibling_matmuls", FuseSiblingMatmulsPass()),
         ("roll_layers", RollLayersPass()),
         ("plan_ops", PlanOpsPass(target=target, partials=partials, **options)),
         ("map_tiles", MapTilesPass()),
