@@ -31,7 +31,7 @@ from ipu.context import make_context
 from ipu.dialects.value_names import name_values, value_names
 from ipu.golden.compare import Comparison, ToleranceError, check_tolerances, compare_at
 from ipu.golden.evaluator import check_inputs, evaluate, main_function, make_inputs
-from ipu.ir_text import ApiError, is_tasm_level, parse_path, parse_text
+from ipu.ir_text import ApiError, is_tasm_level, looks_like_stablehlo, parse_path, parse_text
 from ipu.log import phase
 from ipu.runtime.emulator import DEFAULT_MAX_CYCLES, Emulator, RunResult
 from ipu.target import Target, load_target
@@ -161,8 +161,6 @@ def _import_onnx(model: Any, validated: bool) -> builtin.ModuleOp:
 def _stablehlo_source(source: Any) -> tuple[str | builtin.ModuleOp, str] | None:
     """(StableHLO text or module, its name) when `source` is a StableHLO program (JAX's text, a
     file holding it, or a module of `stablehlo` ops), else None."""
-    from ipu.frontends.stablehlo_import import looks_like_stablehlo
-
     if isinstance(source, builtin.ModuleOp):
         if any(op.dialect_name() in ("stablehlo", "chlo") for op in source.walk()):
             return source.clone(), "<module>"

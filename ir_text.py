@@ -5,6 +5,7 @@ The API re-exports all of this; it lives apart so that a tool that only parses a
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from xdsl.context import Context
@@ -56,3 +57,11 @@ def parse_path(ctx: Context, path: Path) -> builtin.ModuleOp:
 def is_tasm_level(module: builtin.ModuleOp) -> bool:
     """Whether `module` is at the tasm level (its body holds tasm programs and tables)."""
     return any(op.dialect_name() == "tasm" for op in module.body.block.ops)
+
+
+def looks_like_stablehlo(text: str) -> bool:
+    """Whether IR text is a StableHLO program (any `stablehlo.` or `chlo.` op). Here, not in the
+    StableHLO frontend, so that parsing our own IR does not import the ONNX frontends."""
+    pretty = r"(^|=)[ \t]*(stablehlo|chlo)\.[a-z_]+[ \t(]"  # `%0 = stablehlo.add %a, …`, `stablehlo.return %x`
+    generic = r'"(stablehlo|chlo)\.[a-z_]+"\('  # `"stablehlo.add"(%a, %b)`
+    return re.search(f"{pretty}|{generic}", text, re.MULTILINE) is not None

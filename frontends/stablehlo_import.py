@@ -53,6 +53,7 @@ from ipu.frontends.value_builder import (
     transpose_value,
     value_shape,
 )
+from ipu.ir_text import looks_like_stablehlo
 from ipu.transforms.graph.raise_graph_ops import RaiseGraphOpsPass
 
 
@@ -104,13 +105,6 @@ def clean_text(text: str) -> str:
     """JAX's StableHLO text made readable by xDSL: locations stripped (hex float literals such
     as `dense<0xFF800000> : tensor<f32>`, -inf, read as bits: `ipu.xdsl_fixes`)."""
     return _strip_locations(text)
-
-
-def looks_like_stablehlo(text: str) -> bool:
-    """Whether IR text is a StableHLO program (any `stablehlo.` or `chlo.` op)."""
-    pretty = r"(^|=)[ \t]*(stablehlo|chlo)\.[a-z_]+[ \t(]"  # `%0 = stablehlo.add %a, …`, `stablehlo.return %x`
-    generic = r'"(stablehlo|chlo)\.[a-z_]+"\('  # `"stablehlo.add"(%a, %b)`
-    return re.search(f"{pretty}|{generic}", text, re.MULTILINE) is not None
 
 
 def parse_stablehlo(text: str, name: str = "<stablehlo>") -> ModuleOp:

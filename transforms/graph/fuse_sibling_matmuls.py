@@ -3,23 +3,21 @@ one matmul over the weights side by side, whose column ranges are the old result
 
 GPT-2's attention projection is one [768, 2304] weight the importer splits into q, k and v
 matmuls (one per part of the ONNX `Split`), and BERT or Llama write three projections of one
-normed input. Each matmul pays the AMP's fixed costs, its exchange phases and its partial-sum
-reduction on its own; at 128 tokens over 1,472 tiles those dominate (GPT-2 small: three
-[128 x 768] x [768 x 768] products priced 9,338 cycles each, one [768 x 2304] product 18,563).
-Fused, the planner chooses one grid for the whole product, and each old result is a
-`graph.slice` of its columns, carrying the old value's name (its checkpoint), which the planner
-moves straight into the layout its consumer reads.
+normed input (Llama also its gate and up projections). Each matmul pays the AMP's fixed costs,
+its exchange phases and its partial-sum reduction on its own; at 128 tokens over 1,472 tiles
+those dominate (GPT-2 small: three [128 x 768] x [768 x 768] products priced 9,338 cycles each,
+one [128 x 768] x [768 x 2304] product 18,563). Fused, the planner chooses one grid for the whole
+product, and each old result is a `graph.slice` of its columns carrying the old value's name
+(its checkpoint). A slice is one more exchange (a window of the fused result), which is why
+only short products are fused (at most `FUSE_ROWS` rows): with more rows each product runs near
+the AMP's rate on its own and the slices cost more than fusing saves (the 1,024-token examples:
+attention_gqa 1,901,675 -> 2,146,429 cycles fused, transformer_block 1,965,364 -> 2,103,791).
 
-Only short products are fused (at most `FUSE_ROWS` rows), where those fixed costs dominate. With
-more rows each product runs near the AMP's rate on its own, and the slices' extra exchange costs
-more than fusing saves (the 1,024-token examples: attention_gqa 1,901,675 -> 2,146,429 cycles
-fused, transformer_block 1,965,364 -> 2,103,791).
-
-Siblings are `graph.matmul`s in one block with the same lhs of at most `FUSE_ROWS` rows, no
-transposed operand, no pinned plan, and each a weight of its own: a `graph.parameter` with no other use, of one element type and depth (K).
-Their initial values are joined along the columns (seeded ones are materialized, as
-`roll-layers` does when it stacks them). The fused matmul is marked derived: it is not a value
-of the model's reference.
+Siblings are `graph.matmul`s in one block with the same lhs, no transposed operand, no pinned
+plan, and each a weight of its own: a `graph.parameter` with no other use, of one element type
+and depth (K). Their initial values are joined along the columns (seeded ones are
+materialized, as `roll-layers` does when it stacks them). The fused matmul is marked derived:
+it is not a value of the model's reference.
 """
 
 from __future__ import annotations
@@ -38,7 +36,6 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from ipu.dialects import graph
 from ipu.dialects.value_names import DERIVED
 from ipu.transforms.levels import expect_level
-
 
 FUSE_ROWS = 256
 """The most rows (tokens) of the products fused."""

@@ -79,7 +79,7 @@ func.func @attention(%q: tensor<4x64x32xf16>, %k: tensor<2x64x32xf16>, %v: tenso
 
 // LARGE: error: plan-ops: graph.matmul %h (op 1): grid 16x1x1 needs 534528 bytes per tile; the per-op budget is 529203 of 638976 bytes (0 held by live values)
 // TILES: error: plan-ops: graph.matmul %h (op 1): pinned grid 8x8x1 needs 64 tiles; target sim16 has 16
-// GRID: error: plan-ops: graph.matmul %h (op 1): grid 3x5x1 does not divide matmul [64x256] x [256x1024] on sim16; the grids the planner can emit are 1x16x1, 1x8x2,
+// GRID: error: plan-ops: graph.matmul %h (op 1): grid 1x5x3 does not divide matmul [64x256] x [256x1024] on sim16; the grids the planner can emit are 1x16x1, 1x8x2,
 // LAYOUT: error: plan-ops: graph.gelu %g (op 0): pinned layout grid 32 from tile 0 needs 32 tiles; target sim16 has 16
 // UNDECIDED: error: plan-materialize: graph.matmul %h (op 4) has no plan.choice; run plan-decide first
 // NOCHOICE: error: plan-ops: graph.gelu %g (op 0): plan.choice applies to graph.matmul, graph.attention and graph.gather only

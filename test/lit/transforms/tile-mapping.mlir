@@ -1,7 +1,7 @@
 // RUN: ipu-opt %S/Inputs/tile-mapping-attention.mlir -p 'plan-ops{target=sim16},map-tiles,screen-tiles{target=sim16},select-finalist{target=sim16}' --target sim16 --log-level info 2>&1 | filecheck %s --check-prefix=SCREEN
 // RUN: ipu-opt %S/Inputs/tile-mapping-attention.mlir -p 'plan-ops{target=sim16},map-tiles,screen-tiles{target=sim16},select-finalist{target=sim16}' --target sim16 | filecheck %s --check-prefix=TILEMAP
 // RUN: ipu-opt %S/Inputs/tile-mapping-attention.mlir -p 'plan-ops{target=sim16},map-tiles,screen-tiles{target=sim16},select-finalist{target=sim16},schedule-exchange{target=sim16}' --target sim16 | filecheck %s --check-prefix=EXCHANGE
-// RUN: ipu-opt %S/Inputs/tile-mapping-attention.mlir -p 'ipu-compile{target=sim16}' --target sim16 | filecheck %s --check-prefix=TASM
+// RUN: ipu-opt %S/Inputs/tile-mapping-attention.mlir -p 'plan-ops{target=sim16},map-tiles,screen-tiles,select-finalist,schedule-exchange,join-phases,place-storage,lower-to-tasm' --target sim16 | filecheck %s --check-prefix=TASM
 
 // sim16 has 4 columns of 4 tiles; a route costs 108 cycles in one column and 4 more per column
 // crossed. screen-tiles screens each mapped finalist's mappings by exchange resource load (endpoint
