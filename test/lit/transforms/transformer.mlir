@@ -98,6 +98,7 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // ATT-NEXT:   tasm.exchange @phase{{[0-9]+}}
 // ATT-NEXT:   tasm.call "attention_combine" {{.*}} {parts = 2 : i64, qr = 8 : i64, d = 16 : i64} : f32 -> f16
 // ATT-NOT:    tasm.call "attention_{{update|start}}"
+// ATT:        tasm.host_out @output0
 // ATT:        tasm.weight @a_state_offsets #table.offsets<[query_row, key_begin, key_end, pad]
 // ATT:        ]> : tensor<64x4xf32> layout #plan.layout<grid = [2, 4, 4, 2], split = {{\[\[}}0, 1, 2, 3], []], memory = standard> at [[OFFS]]
 // ATT-NEXT:   tasm.weight @a_state_scale dense<2.500000e-01> : tensor<1x1xf16>
