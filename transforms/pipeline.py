@@ -133,10 +133,6 @@ class IpuCompilePass(ModulePass):
         expect_level(op, self.name, ("graph", "plan"))
         planned = module_level(op) == "plan"  # a plan written or edited by hand: map it as it is
         passes = compile_passes(self.target)
-        if planned:
-            passes = [
-                (label, p)
-                for label, p in passes
-                if label not in ("host_layout", "expand_windows", "roll_layers", "plan_ops")
-            ]
+        if planned:  # the graph-level passes and plan-ops are done: from map-tiles on
+            passes = passes[[label for label, _ in passes].index("map_tiles") :]
         run_ladder(ctx, op, passes)
