@@ -118,14 +118,22 @@ class System:
 
     def all_reduce_cycles(self, nbytes: int, chips: list[int], tile_bytes: int = 0) -> int:
         """A ring all-reduce of `nbytes` on each of `chips` (the ring in pipeline-chain order):
-        2(n - 1) link phases (reduce-scatter, then all-gather), each moving every member's
-        1/n chunk to its successor; `tile_bytes` is the most of the value any one tile holds."""
+        2(n - 1) link phases (reduce-scatter, then all-gather), each moving every member's 1/n
+        chunk on. Over three chips or more, two rings run at once in opposite directions, each
+        with half of every chunk, so each member sends through both of its ring links (one ring
+        leaves every link's other direction idle: twice the bandwidth term of the lower bound);
+        two chips already exchange both ways. `tile_bytes` is the most of the value any one tile
+        holds: its port sends a whole 1/n of that each step, half each way."""
         n = len(chips)
         if n < 2:
             return 0
         order = sorted(chips, key=self.chain.index)
         chunk, tile_chunk = math.ceil(nbytes / n), math.ceil(tile_bytes / n)
-        step = [LinkTransfer(order[i], order[(i + 1) % n], chunk, tile_chunk) for i in range(n)]
+        if n == 2:
+            step = [LinkTransfer(order[i], order[1 - i], chunk, tile_chunk) for i in range(2)]
+        else:
+            half = math.ceil(chunk / 2)
+            step = [LinkTransfer(order[i], order[(i + d) % n], half, tile_chunk) for i in range(n) for d in (1, -1)]
         return 2 * (n - 1) * self.link_phase_cycles(step)
 
     def all_reduce_lower_bound(self, nbytes: int, chips: list[int]) -> int:

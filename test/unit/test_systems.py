@@ -66,10 +66,12 @@ def test_link_phase_cycles_by_hand():
 
 def test_all_reduce_ring_and_lower_bound_by_hand():
     s = load_system("sim64x4")
-    # a ring over 4 chips (pipeline order 0, 2, 3, 1: each a link from the next): 6 steps, each
-    # moving a quarter (1,024 bytes) a link direction: 1500 + 1000 + ceil(1024 / 24) = 2543
-    assert s.all_reduce_cycles(4096, [0, 1, 2, 3]) == 6 * 2543
-    # a tile holding 2,048 bytes sends 512 a step: its port (128 cycles) is slower than the link (43)
+    # two rings over 4 chips (pipeline order 0, 2, 3, 1: each a link from the next), one each
+    # way: 6 steps, each moving half a quarter (512 bytes) on every link direction of the ring:
+    # 1500 + 1000 + ceil(512 / 24) = 2522 (one ring: 2543, the whole quarter one way)
+    assert s.all_reduce_cycles(4096, [0, 1, 2, 3]) == 6 * 2522
+    # a tile holding 2,048 bytes sends 512 a step, 256 each way through its one port: 128 cycles,
+    # slower than the link (22)
     assert s.all_reduce_cycles(4096, [0, 1, 2, 3], tile_bytes=2048) == 6 * (2500 + 128)
     # any all-reduce: two synced rounds, and 2 x 3/4 of the value into each chip over its 2 links
     assert s.all_reduce_lower_bound(4096, [0, 1, 2, 3]) == 2 * 2500 + math.ceil(2 * 3 * 4096 / 4 / (2 * 24))
