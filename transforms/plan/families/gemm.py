@@ -501,25 +501,15 @@ def _cheapest(ctx: MatmulContext, t: Target, d: Decisions) -> MatmulPlan:
     # spreading weights: a resident weight takes a grid whose blocks hold it about once (not
     # replicated over the rows, little padding), and the spreading places those blocks apart
     cap = int(SPREAD_SLACK * k * n * es) if ctx.spread and ctx.weight else None
-    try:
-        c = choose_gemm(
-            m,
-            k,
-            n,
-            es,
-            ctx.a_moves,
-            t,
-            ctx.b_moves,
-            1,
-            ctx.a_current,
-            ctx.reserved,
-            rank,
-            counts,
-            ctx.r_want,
-            half,
-            cap,
+
+    def pick(b_moves: bool, reserved: int) -> GemmChoice:
+        return choose_gemm(
+            m, k, n, es, ctx.a_moves, t, b_moves, 1, ctx.a_current, reserved, rank, counts, ctx.r_want, half, cap,
             ctx.uneven,
-        )
+        )  # fmt: skip
+
+    try:
+        c = pick(ctx.b_moves, ctx.reserved)
     except DiagnosticException as no_fit:
         return _serial(ctx, t, ctx.reserved, no_fit)
     fetch = False
@@ -530,24 +520,7 @@ def _cheapest(ctx: MatmulContext, t: Target, d: Decisions) -> MatmulPlan:
         reserved = ctx.reserved + ctx.home_bytes
         counts.clear()
         try:
-            c = choose_gemm(
-                m,
-                k,
-                n,
-                es,
-                ctx.a_moves,
-                t,
-                True,
-                1,
-                ctx.a_current,
-                reserved,
-                rank,
-                counts,
-                ctx.r_want,
-                half,
-                cap,
-                ctx.uneven,
-            )
+            c = pick(True, reserved)
         except DiagnosticException as no_fit:
             return _serial(ctx, t, reserved, no_fit)
     d.counts[ctx.index] = counts[-1] if counts else 1
