@@ -72,20 +72,20 @@ def pack_weights(weights: list[tuple[int, int]], tiles: int, fixed: Sequence[tup
     return places
 
 
-def function_spread(f: Operation, target: Target) -> bool:
+def function_spread(f: Operation, target: Target, heavy: bool | None = None) -> bool:
     """Whether the planner spreads `f`'s resident weights over the machine (`Planner.spread_weight`):
     `SPREAD_ATTR` on, off (absent), or auto: when the function's weights average `SPREAD_FROM`
     of a tile's memory or more, where the low tiles every layout starts at would overflow first.
     Off by default: spread grids are slower and a gemm moved off tile 0 moves its operands and
     result too (an exchange the plan does not price), so `pipeline.run_ladder` turns it on only
-    for a model that does not fit without it."""
+    for a model that does not fit without it. `heavy`: `heavy_weights(f, target)`, if known."""
     have = f.attributes.get(SPREAD_ATTR)
     mode = have.data if isinstance(have, StringAttr) else "off" if have is None else None
     if mode not in SPREAD_MODES:
         raise DiagnosticException(f"plan-ops: {SPREAD_ATTR} must be one of {', '.join(SPREAD_MODES)}, got {have}")
     if mode != "auto":
         return mode == "on"
-    return heavy_weights(f, target)
+    return heavy_weights(f, target) if heavy is None else heavy
 
 
 def heavy_weights(f: Operation, target: Target) -> bool:
@@ -146,8 +146,7 @@ class Planner:
     cache: dict[tuple[SSAValue, plan.PlanTensorType], SSAValue] = field(default_factory=dict)
     params: dict[SSAValue, graph.ParameterOp] = field(default_factory=dict)
     slices: dict[SSAValue, graph.IterationSliceOp] = field(default_factory=dict)  # of a stacked value
-    outer: list[Block] = field(default_factory=list)  # the blocks around the repeat bodies being planned
-    trips: list[int] = field(default_factory=list)  # the trips of each of those repeats
+    outer: list[tuple[Block, int]] = field(default_factory=list)  # around the repeat bodies planned: (block, trips)
     new_args: dict[int, SSAValue] = field(default_factory=dict)
     conversions: list[str] = field(default_factory=list)
     desired: dict[SSAValue, plan.PlanTensorType] = field(default_factory=dict)  # consumer-chosen layouts
@@ -249,7 +248,7 @@ class Planner:
                 if sl.input in self.params:
                     stacked = self.get(sl.input, want_stacked, reason)
                 else:  # a computed value, rearranged once before the loop rather than on every trip
-                    body, self.block = self.block, self.outer[-1]
+                    body, self.block = self.block, self.outer[-1][0]
                     try:
                         stacked = self.get(sl.input, want_stacked, "stacked for a loop")
                     finally:
@@ -294,7 +293,7 @@ class Planner:
         if want.layout.block_elements * esize_of(want) > HOIST_BYTES:
             return self.block
         trips = 1
-        for b, n in zip((self.block, *reversed(self.outer)), (1, *reversed(self.trips)), strict=True):
+        for b, n in ((self.block, 1), *reversed(self.outer)):
             trips *= n
             if defined_in(cur, b):
                 words = conversion_bound(cur.type.layout, want.layout, esize_of(want), None, self.target.tiles)

@@ -65,23 +65,23 @@ def plan_body(f: func.FuncOp, target: Target, chooser: Chooser, log: bool = True
     weights spread (`function_spread`), a first walk finds them and `pack_weights` places them
     heaviest first for the second."""
     name_values(f)
-    if not function_spread(f, target):
-        return _plan_body(f, target, chooser, log, False, None)
-    first = _plan_body(f, target, chooser, False, True, None)
+    heavy = heavy_weights(f, target)  # once: the search plans a function many times
+    if not function_spread(f, target, heavy):
+        return _plan_body(f, target, chooser, log, False, None, heavy)
+    first = _plan_body(f, target, chooser, False, True, None, heavy)
     first.block.erase(safe_erase=False)
     places = pack_weights(first.spread_weights, target.tiles, first.fixed_weights)
-    return _plan_body(f, target, chooser, log, True, places)
+    return _plan_body(f, target, chooser, log, True, places, heavy)
 
 
 def _plan_body(
-    f: func.FuncOp, target: Target, chooser: Chooser, log: bool, spread: bool, places: list[int] | None
+    f: func.FuncOp, target: Target, chooser: Chooser, log: bool, spread: bool, places: list[int] | None, heavy: bool
 ) -> Planned:
     old = f.body.block
     new = Block()
     p = Planner(target, chooser, new, {a: i for i, a in enumerate(old.args)}, new, log)
     p.half_partials = function_partials(f)
-    p.spread, p.places = spread, places
-    p.heavy = heavy_weights(f, target)
+    p.spread, p.places, p.heavy = spread, places, heavy
     _pre_plan(p, old)
     index, ret = plan_block(p, old, 0)
     if not isinstance(ret, func.ReturnOp):
@@ -315,14 +315,12 @@ def _plan_repeat(p: Planner, op: graph.RepeatOp, index: int) -> int:
         p.current[ga] = na
         p.cache[(ga, na.type)] = na
     p.block = body
-    p.outer.append(outer)
-    p.trips.append(n)
+    p.outer.append((outer, n))
     nxt, term = plan_block(p, op.body.block, index + 1)
     assert isinstance(term, graph.YieldOp)
     ys = [p.get(v, a.type, "carried layout") for v, a in zip(term.values, body.args, strict=True)]
     body.add_op(plan.YieldOp.create(operands=ys))
     p.outer.pop()
-    p.trips.pop()
     p.block, p.cache = outer, cache
     r = plan.RepeatOp(op.count.value.data, inits, Region(body))
     if op.results and graph.ROLLED_ATTR not in op.attributes:

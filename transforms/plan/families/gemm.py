@@ -111,12 +111,14 @@ def gemm_candidate(
 
 UNEVEN_PARTS = 16
 UNEVEN_ROWS = 256
-UNEVEN_GAIN = 0.9  # an uneven split is chosen only below this fraction of the best even one's cycles
 """Row splits into up to `UNEVEN_PARTS` parts are also tried when they do not divide a matmul of
 at most `UNEVEN_ROWS` rows (the last block padded): GPT-2's 128 tokens in 3 blocks of 43 leave
 490 tiles to the columns and K, where 2 blocks leave 736 that 768 columns fill worse. Chosen
 only when 10 % cheaper than the best even split (`UNEVEN_GAIN`): GPT-2 medium's [128 x 1024] x
 [1024 x 1024] in 5 row blocks is priced 4 % below 2, and its pipeline stages ran 2 % slower."""
+
+UNEVEN_GAIN = 0.9
+"""An uneven row split is chosen only below this fraction of the best even split's cycles."""
 
 
 def gemm_grids(m: int, k: int, n: int, tiles: int, head: int = 1, uneven: bool = True) -> list[tuple[int, int, int]]:
@@ -198,9 +200,10 @@ def choose_gemm(
     if uneven and fits:
         # an uneven row split must win clearly: its padded row blocks cost its consumers'
         # conversions more fragments than the candidate's price sees
-        even = [c.cycles for c in fits if c.pm in divisor_like(m, target.tiles)]
+        rows = set(divisor_like(m, target.tiles))
+        even = [c.cycles for c in fits if c.pm in rows]
         if even:
-            fits = [c for c in fits if c.pm in divisor_like(m, target.tiles) or c.cycles < UNEVEN_GAIN * min(even)]
+            fits = [c for c in fits if c.pm in rows or c.cycles < UNEVEN_GAIN * min(even)]
     if weight_cap is not None and fits:
         capped = [c for c in fits if c.weight_bytes * c.layouts.b.tiles <= weight_cap]
         fits = capped or [min(fits, key=lambda c: (c.weight_bytes * c.layouts.b.tiles, c.cycles))]
