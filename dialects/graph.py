@@ -160,6 +160,25 @@ def parameter_values(op: ParameterOp) -> np.ndarray:
     return initializer_values(op.init, op.result.type)
 
 
+def stored_values(op: ParameterOp) -> tuple[np.ndarray, Attribute]:
+    """A parameter's values in its result's shape and the element type they are stored at: a
+    full dense initializer keeps its own (convert-precision may leave it wider than the result's
+    type), anything else is materialized at the result's; little-endian either way, as the
+    initializer's bytes are. Joining weights (stacking layers, side by side columns) keeps
+    their values exact."""
+    t = op.result.type
+    init = op.init
+    shape = shape_of(t)
+    if (
+        isinstance(init, DenseIntOrFPElementsAttr)
+        and len(init) == int(np.prod(shape)) > 1
+        and str(init.get_element_type()) in _RAW_DTYPES  # its bytes as they are
+    ):
+        return _dense_array(init).reshape(shape), init.get_element_type()
+    v = np.asarray(parameter_values(op))
+    return v.astype(v.dtype.newbyteorder("<")), t.element_type
+
+
 def initializer_values(init: Attribute, t: TensorType) -> np.ndarray:
     """Values of a dense or seeded initializer for tensor type `t`, at its storage dtype."""
     dt = numpy_dtype(t)

@@ -29,7 +29,7 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
 from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorType, UnitAttr
-from xdsl.ir import Attribute, Block, SSAValue
+from xdsl.ir import Block, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -50,21 +50,9 @@ def _weight(op: graph.MatmulOp) -> graph.ParameterOp | None:
     return None
 
 
-def _columns(p: graph.ParameterOp) -> tuple[np.ndarray, Attribute]:
-    """A weight's values [K, N] and the element type they are stored at: a full dense
-    initializer keeps its own (convert-precision may leave it wider than the result's type)."""
-    t = p.result.type
-    assert isinstance(t, TensorType)
-    shape = graph.shape_of(t)
-    init = p.init
-    if isinstance(init, DenseIntOrFPElementsAttr) and len(init) == int(np.prod(shape)) > 1:
-        return graph.dense_values(init).reshape(shape), init.get_element_type()
-    return np.asarray(graph.parameter_values(p)), t.element_type
-
-
 def _joined(params: list[graph.ParameterOp]) -> graph.ParameterOp:
     """One parameter holding `params` side by side along the columns."""
-    cols = [_columns(p) for p in params]
+    cols = [graph.stored_values(p) for p in params]
     t = params[0].result.type
     assert isinstance(t, TensorType)
     if len({str(el) for _, el in cols}) == 1:

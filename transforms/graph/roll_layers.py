@@ -37,7 +37,7 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
 from xdsl.dialects.builtin import AnyFloat, BytesAttr, DenseIntOrFPElementsAttr, TensorType
-from xdsl.ir import Attribute, Block, Operation, OpResult, Region, SSAValue
+from xdsl.ir import Block, Operation, OpResult, Region, SSAValue
 from xdsl.passes import ModulePass
 
 from ipu.dialects import graph
@@ -238,25 +238,15 @@ def _unique(base: str, taken: set[str]) -> str:
     return name
 
 
-def _dense_bytes(op: graph.ParameterOp) -> tuple[bytes, Attribute] | None:
-    """A full dense initializer's bytes and element type (which may be wider than the result's:
-    convert-precision narrows weights when they are packaged), else None."""
-    init = op.init
-    n = int(np.prod(graph.shape_of(op.result.type)))
-    if isinstance(init, DenseIntOrFPElementsAttr) and len(init) == n > 1:
-        return init.data.data, init.get_element_type()
-    return None
-
-
 def _stack(params: list[graph.ParameterOp], syms: set[str], hints: set[str]) -> graph.ParameterOp:
     """One parameter holding `params` in order along a new leading axis."""
     t = params[0].result.type
     shape = [len(params), *graph.shape_of(t)]
-    dense = [_dense_bytes(p) for p in params]
-    if all(d is not None for d in dense) and len({d[1] for d in dense}) == 1:  # type: ignore[index]
-        el = dense[0][1]  # type: ignore[index]
-        data = b"".join(d[0] for d in dense)  # type: ignore[index]
-    else:  # seeded or splat initializers: their values at the result's dtype
+    stored = [graph.stored_values(p) for p in params]
+    if len({str(el) for _, el in stored}) == 1:
+        el = stored[0][1]
+        data = b"".join(np.ascontiguousarray(v).tobytes() for v, _ in stored)
+    else:  # stored at different widths: their values at the result's dtype
         el = t.element_type
         dt = np.dtype(graph.numpy_dtype(t)).newbyteorder("<")
         data = b"".join(np.ascontiguousarray(graph.parameter_values(p)).astype(dt).tobytes() for p in params)
