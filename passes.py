@@ -35,6 +35,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return FuseSiblingMatmulsPass
 
+    def stripe_causal_attention():
+        from ipu.transforms.graph.stripe_causal_attention import StripeCausalAttentionPass
+
+        return StripeCausalAttentionPass
+
     def split_attention_heads():
         from ipu.transforms.graph.split_attention_heads import SplitAttentionHeadsPass
 
@@ -133,6 +138,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "host-layout": host_layout,
         "fuse-sibling-matmuls": fuse_sibling_matmuls,
         "roll-layers": roll_layers,
+        "stripe-causal-attention": stripe_causal_attention,
         "partition-stages": partition_stages,
         "split-tensor-parallel": split_tensor_parallel,
         "split-attention-heads": split_attention_heads,

@@ -668,7 +668,8 @@ def _attention_update(p: Params, count: int, ins: list[np.ndarray], acc: np.ndar
     held in the call's in dtype, as PopLibs' softmax holds a half model's: with half inputs the
     AMP writes them rounded to half, and the bias add, the subtraction of the row max and the exp
     are half ops (each result rounded to half), so the probabilities enter the p v AMP as the
-    halves they are; the row sum and the state stay fp32."""
+    halves they are; the row sum and the state stay fp32. Rows `attention_skipped_rows` names
+    keep their state and score -inf: they precede every key of the block."""
     assert acc is not None
     qr, kr, d = p["qr"], p["kr"], p["d"]
     q = ins[0].reshape(count, qr, d)
@@ -683,6 +684,34 @@ def _attention_update(p: Params, count: int, ins: list[np.ndarray], acc: np.ndar
         raise KernelError("attention_update offsets are not finite")
     off = np.rint(offsets).astype(np.int64)
     state = acc.reshape(count, qr, d + 2)
+    step = max(1, int(p["causal"]))  # global rows between consecutive local query rows
+    skip = attention_skipped_rows(p)
+    if not skip:
+        return _attention_rows(p, q, k, v, bias, off, step, state)
+    if (off[:, _QUERY_ROW] >= step).any():
+        raise KernelError(f"attention_update skips {skip} rows, but a tile's first query row is not below {step}")
+    new, s = state.copy(), np.full((count, qr, kr), -np.inf, np.float16 if p["in_esize"] == 2 else np.float32)
+    if skip < qr:
+        off[:, _QUERY_ROW] += skip * step
+        b = None if bias is None else bias[:, skip:]
+        new[:, skip:], s[:, skip:] = _attention_rows(p, q[:, skip:], k, v, b, off, step, state[:, skip:])
+    return new, s
+
+
+def _attention_rows(
+    p: Params,
+    q: np.ndarray,
+    k: np.ndarray,
+    v: np.ndarray,
+    bias: np.ndarray | None,
+    off: np.ndarray,
+    step: int,
+    state: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """`attention_update` of the rows of q [count, rows, d] and their state [count, rows, d + 2],
+    the first at global row off[:, query_row], the next `step` rows after each."""
+    count, qr, d = q.shape
+    kr = k.shape[1]
     a, m, l_ = state[:, :, :d], state[:, :, d], state[:, :, d + 1]
     sd = np.float16 if p["in_esize"] == 2 else np.float32  # the scores' dtype: NumPy's half ops round each result
     s = matmul(q, k.transpose(0, 2, 1)).astype(sd, copy=False)
@@ -696,7 +725,7 @@ def _attention_update(p: Params, count: int, ins: list[np.ndarray], acc: np.ndar
     v = np.where(in_range[:, :, None], v, np.float32(0))
     valid = in_range[:, None, :]  # [count, 1, kr]
     if p["causal"]:
-        gq = off[:, _QUERY_ROW, None] + np.arange(qr)  # [count, qr]
+        gq = off[:, _QUERY_ROW, None] + step * np.arange(qr)  # [count, qr]
         valid = valid & (gk[:, None, :] <= gq[:, :, None])
     s = np.where(valid, s, sd(-np.inf))
     sf = s.astype(np.float32, copy=False)  # NumPy's half reductions and subtractions are slow loops
@@ -712,6 +741,14 @@ def _attention_update(p: Params, count: int, ins: list[np.ndarray], acc: np.ndar
     new[:, :, d] = m_new
     new[:, :, d + 1] = l_ * alpha + pr.sum(axis=2, dtype=np.float32)
     return new, s
+
+
+def attention_skipped_rows(p: Params) -> int:
+    """Leading query rows an attention update skips: with striped rows (`causal` = c >= 2,
+    consecutive local rows c global rows apart, each tile's first below c), the rows l with
+    (l + 1) c <= k_base, which precede every key of the call's block."""
+    c = int(p["causal"])
+    return min(int(p["qr"]), max(0, int(p["k_base"])) // c) if c >= 2 else 0
 
 
 def _attention_start(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
@@ -946,15 +983,27 @@ _UPDATE_PARAMS = (
 
 def _attention_kernel(name: str, out: Operand, cycles_fn: Callable, run: Callable, bias: bool) -> Kernel:
     """An attention step kernel: its addresses (`_attention_ins`) and parameters are shared, its
-    cost and numerics follow the inputs' dtype (the scores')."""
+    cost and numerics follow the inputs' dtype (the scores'). Rows it skips
+    (`attention_skipped_rows`) cost only the -inf fill of their scores (and, starting a state,
+    of their empty state)."""
+    start = out.role != Role.ACCUMULATOR
+
+    def cycles(t: Target, p: Params, e: int) -> int:
+        skip = attention_skipped_rows(p)
+        if not skip:
+            return cycles_fn(t, p, e)
+        rest = cycles_fn(t, {**p, "qr": p["qr"] - skip}, e) if skip < p["qr"] else 0
+        empty = t.fill_cycles(skip * (p["d"] + 2), 4) if start else 0
+        return rest + t.fill_cycles(skip * p["kr"], e) + empty
+
     return Kernel(
         name,
         out=out,
         ins=_attention_ins(bias),
         params=_UPDATE_PARAMS,
-        cycles_fn=cycles_fn,
+        cycles_fn=cycles,
         run=run,
-        rule=lambda p: p["causal"] > 1,
+        rule=lambda p: p["causal"] < 0,
         reads_in_dtype=True,
     )
 
@@ -1066,8 +1115,11 @@ _ALL: tuple[Kernel, ...] = (
     # Inputs: q[qr, d], k[kr, d], v[kr, d] (in dtype), offsets f32 [3] = (first query row, first
     # key, key end) of this tile; scratch [qr, kr] (in dtype) receives the scaled scores, masked
     # keys as -inf. Key j of the block has global index offsets[1] + k_base + j and counts when it is
-    # below offsets[2] and, with `causal`, not after the query's global row offsets[0] + i. Keys
-    # at or past offsets[2] do not exist: neither their k nor their v rows are read.
+    # below offsets[2] and, with `causal` = c >= 1, not after the query's global row
+    # offsets[0] + c i (c = 1: contiguous rows; c >= 2: striped rows, each tile's first below c,
+    # and the leading rows that precede every key of the block are skipped: state kept, scores
+    # -inf, `attention_skipped_rows`). Keys at or past offsets[2] do not exist: neither their k
+    # nor their v rows are read.
     _attention_kernel(
         "attention_update",
         Operand(Role.ACCUMULATOR, _state, "f32"),

@@ -234,11 +234,25 @@ def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
     return e / np.sum(e, axis=axis, keepdims=True, dtype=np.float32)
 
 
+def striped_positions(rows: int, stripes: int) -> np.ndarray:
+    """The sequence position of each of `rows` query rows in striped order (`graph.attention`'s
+    `stripes`): row i * (rows / stripes) + j is position j * stripes + i."""
+    per = rows // stripes
+    r = np.arange(rows)
+    return (r % per) * stripes + r // per
+
+
 def attention_scores(
-    q: np.ndarray, k: np.ndarray, scale: float, causal: bool = False, bias: np.ndarray | None = None
+    q: np.ndarray,
+    k: np.ndarray,
+    scale: float,
+    causal: bool = False,
+    bias: np.ndarray | None = None,
+    positions: np.ndarray | None = None,
 ) -> np.ndarray:
     """q k^T * scale [+ bias] in float32 with grouped KV heads; causally masked keys are -inf.
-    `bias` [1 or Hq, S, Sk] is added after the scale (a shared one to every head)."""
+    `bias` [1 or Hq, S, Sk] is added after the scale (a shared one to every head). `positions`:
+    each query row's sequence position for the causal mask (default: its row index)."""
     q, k = q.astype(np.float32), k.astype(np.float32)
     k = np.repeat(k, q.shape[0] // k.shape[0], axis=0)
     scores = np.matmul(q, np.swapaxes(k, 1, 2)) * np.float32(scale)
@@ -246,7 +260,8 @@ def attention_scores(
         scores = scores + bias.astype(np.float32)
     if causal:
         s, sk = scores.shape[1:]
-        mask = np.arange(sk)[None, :] > np.arange(s)[:, None]
+        pos = np.arange(s) if positions is None else positions
+        mask = np.arange(sk)[None, :] > pos[:, None]
         scores = np.where(mask[None], np.float32(-np.inf), scores)
     return scores
 
@@ -264,12 +279,18 @@ def masked_softmax(x: np.ndarray) -> np.ndarray:
 
 
 def attention(
-    q: np.ndarray, k: np.ndarray, v: np.ndarray, scale: float, causal: bool = False, bias: np.ndarray | None = None
+    q: np.ndarray,
+    k: np.ndarray,
+    v: np.ndarray,
+    scale: float,
+    causal: bool = False,
+    bias: np.ndarray | None = None,
+    positions: np.ndarray | None = None,
 ) -> np.ndarray:
     """Grouped-query attention in float32: query head h reads KV head h // (Hq / Hkv); a query
     row with every key masked (-inf) gives zeros."""
     v = np.repeat(v.astype(np.float32), q.shape[0] // v.shape[0], axis=0)
-    return np.matmul(masked_softmax(attention_scores(q, k, scale, causal, bias)), v)
+    return np.matmul(masked_softmax(attention_scores(q, k, scale, causal, bias, positions)), v)
 
 
 class GraphOp(IRDLOperation):
@@ -1500,6 +1521,12 @@ class AttentionOp(GraphOp):
     `bias` [Hq, S, Sk] (one per head) or [1, S, Sk] (shared by all heads), of q's element type,
     is added to the scaled scores: a learned position bias, or a mask (0 visible, -inf or a
     large negative hidden). A query row whose every key is -inf attends to nothing and is 0.
+
+    `stripes = P` (causal, streamed, no bias): q and the result hold their rows striped, row
+    i * (S / P) + j being sequence position j * P + i, so that P query blocks of S / P rows each
+    see as many unmasked keys (the planner then skips the key windows a block's rows all
+    precede). S is Sk rounded up to a multiple of P: the rows at positions Sk and past are
+    padding, and attend to every key.
     """
 
     name = "graph.attention"
@@ -1511,6 +1538,7 @@ class AttentionOp(GraphOp):
     causal = opt_attr_def(UnitAttr)
     form = attr_def(StringAttr)
     scale = opt_attr_def(FloatAttr)
+    stripes = opt_attr_def(IntegerAttr)
     traits = traits_def(Pure())
     assembly_format = (
         "$q `,` $k `,` $v (`bias` $bias^)? attr-dict `:` `(` type($q) `,` type($k) `,` type($v)"
@@ -1533,10 +1561,13 @@ class AttentionOp(GraphOp):
             raise VerifyException(f"graph.attention: head_dim {q[2]} vs {k[2]}")
         if r != q:
             raise VerifyException(f"graph.attention: result shape {r}, expected {q}")
-        if self.causal is not None and q[1] != k[1]:
-            raise VerifyException("graph.attention: causal attention needs equal query and key lengths")
         if self.form.data not in ATTENTION_FORMS:
             raise VerifyException(f"graph.attention: form must be one of {ATTENTION_FORMS}")
+        p = self.stripes_value()
+        if p is not None:
+            self._verify_stripes(p, q[1], k[1])
+        elif self.causal is not None and q[1] != k[1]:
+            raise VerifyException("graph.attention: causal attention needs equal query and key lengths")
         if self.bias is not None:
             b = shape_of(self.bias.type)
             if len(b) != 3 or b[0] not in (1, q[0]) or b[1:] != (q[1], k[1]):
@@ -1549,8 +1580,27 @@ class AttentionOp(GraphOp):
                     f"{self.q.type.element_type}"
                 )
 
+    def stripes_value(self) -> int | None:
+        return self.stripes.value.data if self.stripes is not None else None
+
+    def _verify_stripes(self, p: int, s: int, sk: int) -> None:
+        if p < 2:
+            raise VerifyException(f"graph.attention: stripes must be at least 2, got {p}")
+        if self.causal is None or self.form.data != "streamed" or self.bias is not None:
+            raise VerifyException("graph.attention: stripes need a causal, streamed attention without bias")
+        if s != -(-sk // p) * p:
+            raise VerifyException(
+                f"graph.attention: with {p} stripes, q must have {-(-sk // p) * p} rows ({sk} keys rounded up "
+                f"to a multiple of {p}), not {s}"
+            )
+
+    def positions(self) -> np.ndarray | None:
+        """Each query row's sequence position, when the rows are striped."""
+        p = self.stripes_value()
+        return None if p is None else striped_positions(shape_of(self.q.type)[1], p)
+
     def reference(self, q: np.ndarray, k: np.ndarray, v: np.ndarray, bias: np.ndarray | None = None) -> np.ndarray:
-        return attention(q, k, v, self.scale_value(), self.causal is not None, bias)
+        return attention(q, k, v, self.scale_value(), self.causal is not None, bias, self.positions())
 
 
 @irdl_op_definition

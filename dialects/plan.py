@@ -1006,8 +1006,14 @@ class AttentionOp(IRDLOperation):
     causal = opt_attr_def(UnitAttr)
     scale = attr_def(FloatAttr)
     key_block = attr_def(IntegerAttr)
+    stripes = opt_attr_def(IntegerAttr)
     traits = traits_def(Pure())
     assembly_format = "$q `,` $k `,` $v (`bias` $bias^)? attr-dict `:` functional-type(operands, results)"
+
+    def stripes_value(self) -> int | None:
+        """The query rows' stripes (`graph.attention`'s): one per query block, so that each
+        tile's rows step `stripes` positions apart, its first below `stripes`."""
+        return self.stripes.value.data if self.stripes is not None else None
 
     def verify_(self) -> None:
         q, k, v, r = (x.type.layout for x in (self.q, self.k, self.v, self.result))
@@ -1033,6 +1039,14 @@ class AttentionOp(IRDLOperation):
             raise VerifyException("plan.attention: key_block must be positive")
         if self.bias is not None:
             self._verify_bias(self.bias.type.layout, q, sk)
+        p = self.stripes_value()
+        if p is not None and (
+            self.form.data != "streamed" or self.causal is None or q.grid[2] != p or q.block[1] * p != s
+        ):
+            raise VerifyException(
+                f"plan.attention: {p} stripes need a causal streamed attention with {p} query blocks of "
+                f"{s // p} rows (q is {q.grid[2]} blocks of {q.block[1]})"
+            )
 
     def _verify_bias(self, b: Layout, q: Layout, sk: int) -> None:
         """The bias is laid out like the scores it is added to: heads (unless shared) and query

@@ -190,7 +190,9 @@ class _Interpreter:
             if isinstance(op, g.AttentionOp):
                 q, k = self.env[op.q], self.env[op.k]
                 b = self.env[op.bias] if op.bias is not None else None
-                self.result.aux[(name, "scores")] = g.attention_scores(q, k, op.scale_value(), op.causal is not None, b)
+                self.result.aux[(name, "scores")] = g.attention_scores(
+                    q, k, op.scale_value(), op.causal is not None, b, op.positions()
+                )
         return None
 
     def run_repeat(self, op: g.RepeatOp, name: str) -> None:

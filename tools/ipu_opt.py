@@ -38,6 +38,7 @@ from ipu.tools.common import (
 from ipu.xdsl_fixes import ParseErrorText, check_text
 
 TARGETED = (
+    "stripe-causal-attention",
     "plan-ops",
     "plan-decide",
     "plan-materialize",
@@ -97,9 +98,9 @@ class IpuOptMain(xDSLOptMain):
                     dest="machine",
                     metavar="NAME",
                     default=None,
-                    help=f"machine to compile for ({', '.join(available_targets())}): the target of plan-ops "
-                    "(or plan-decide, plan-materialize) and ipu-compile (default: the module's #ipu.target, "
-                    f"else {DEFAULT_TARGET}); later passes "
+                    help=f"machine to compile for ({', '.join(available_targets())}): the target of "
+                    "stripe-causal-attention, plan-ops (or plan-decide, plan-materialize) and ipu-compile "
+                    f"(default: the module's #ipu.target, else {DEFAULT_TARGET}); later passes "
                     "read it from the module and refuse a different one",
                 )
             if "--passes" in names:

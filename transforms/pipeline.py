@@ -1,4 +1,5 @@
-"""`ipu-compile{target=…}`: graph (windows expanded, inputs rearranged on the host, identical layers rolled)
+"""`ipu-compile{target=…}`: graph (windows expanded, causal streamed attention striped, inputs rearranged
+on the host, identical layers rolled)
 -> plan (K finalists) -> tilemap (each finalist mapped, its
 tile mapping screened, one selected) -> exchange (scheduled, placed) -> tasm."""
 
@@ -20,6 +21,7 @@ from ipu.transforms.graph.expand_windows import ExpandWindowsPass
 from ipu.transforms.graph.fuse_sibling_matmuls import FuseSiblingMatmulsPass
 from ipu.transforms.graph.host_layout import HostLayoutPass
 from ipu.transforms.graph.roll_layers import RollLayersPass
+from ipu.transforms.graph.stripe_causal_attention import StripeCausalAttentionPass
 from ipu.transforms.levels import expect_level, module_level
 from ipu.transforms.plan.plan_decide import graph_functions
 from ipu.transforms.plan.plan_ops import PlanOpsPass
@@ -57,6 +59,7 @@ def compile_passes(
     drop = [] if checkpoints else [("drop_checkpoints", DropCheckpointsPass())]
     return [
         ("expand_windows", ExpandWindowsPass()),
+        ("stripe_causal_attention", StripeCausalAttentionPass(target=target)),
         ("host_layout", HostLayoutPass(skip_prefix=link_inputs)),
         ("fuse_sibling_matmuls", FuseSiblingMatmulsPass()),
         ("roll_layers", RollLayersPass()),

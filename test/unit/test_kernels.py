@@ -223,10 +223,11 @@ def test_operand_roles_replace_the_special_cases_by_name() -> None:
         ("layer_norm_rows", {"rows": 2, "cols": 4, "valid": 4, "eps_bits": float_bits(-1e-5)}, True),
         ("layer_norm_rows", {"rows": 2, "cols": 4, "valid": 4, "eps_bits": float_bits(math.inf)}, True),
         ("attention_update", {"qr": 2, "kr": 2, "d": 4, "causal": 0, "scale_bits": 0, "k_base": 0}, False),
-        ("attention_update", {"qr": 2, "kr": 2, "d": 4, "causal": 2, "scale_bits": 0, "k_base": 0}, True),
+        ("attention_update", {"qr": 2, "kr": 2, "d": 4, "causal": -1, "scale_bits": 0, "k_base": 0}, True),
         ("attention_update", {"qr": 2, "kr": 2, "d": 4, "causal": 0, "scale_bits": 0, "k_base": -1}, True),
         ("attention_update_bias", {**_AU, "qr": 2, "kr": 2, "d": 4, "k_base": 30}, False),
-        ("attention_update_bias", {**_AU, "qr": 2, "kr": 2, "d": 4, "causal": 2}, True),
+        ("attention_update_bias", {**_AU, "qr": 2, "kr": 2, "d": 4, "causal": 2}, False),  # striped rows two apart
+        ("attention_update_bias", {**_AU, "qr": 2, "kr": 2, "d": 4, "causal": -3}, True),
         ("repad", {"rows": 4, "cols": 5, "out_rows": 2, "out_cols": 10}, False),
         ("repad", {"rows": 4, "cols": 5, "out_rows": 3, "out_cols": 7}, True),  # 20 elements in, 21 out
     ],

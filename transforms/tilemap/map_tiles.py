@@ -587,13 +587,14 @@ def _layout_attr(lay: Layout, memory: str = "standard") -> plan.LayoutAttr:
     return plan.LayoutAttr(lay.grid, lay.split, lay.partial, lay.first_tile, lay.align, memory)
 
 
-def attention_offsets(q: Layout, kv: Layout | None, sk: int) -> np.ndarray:
-    """Per tile (first query row, first key, key end) for the attention kernels, as f32 [tiles, 4]."""
+def attention_offsets(q: Layout, kv: Layout | None, sk: int, striped: bool = False) -> np.ndarray:
+    """Per tile (first query row, first key, key end) for the attention kernels, as f32 [tiles, 4];
+    `striped`: each query block is a stripe, its first row the stripe's index."""
     c = q.coords()
     qr = q.block_size(1)
     col = ATTENTION_OFFSETS.index
     out = np.zeros((q.tiles, len(ATTENTION_OFFSETS.columns)), np.float32)
-    out[:, col("query_row")] = c[:, 2] * qr
+    out[:, col("query_row")] = c[:, 2] if striped else c[:, 2] * qr
     if kv is None:  # streamed: keys arrive in windows, all keys count
         out[:, col("key_end")] = sk
     else:
@@ -649,7 +650,8 @@ class MapAttention(RewritePattern):
         materialized = op.form.data == "materialized"
         name = op.result.name_hint or "attention"
         value = plan.graph_value_of(op)
-        off = attention_offsets(q_l, k_l if materialized else None, sk)
+        stripes = op.stripes_value()
+        off = attention_offsets(q_l, k_l if materialized else None, sk, stripes is not None)
         off_lay = Layout((st_l.tiles, 4), st_l.grid, (tuple(range(len(st_l.grid))), ()), -1, st_l.first_tile)
         off_tt = TensorType(builtin.f32, [st_l.tiles, 4])
         offsets_op, offsets = _compiler_weight(f"{name}_offsets", table_attr(off, ATTENTION_OFFSETS), off_tt, off_lay)
@@ -660,7 +662,9 @@ class MapAttention(RewritePattern):
             ins = [q_sc, *ins[1:]]
             new_ops += scale_ops
         score_t = op.q.type.tensor.element_type  # the scores are held in the inputs' dtype
-        common = {"qr": qr, "d": d, "causal": int(op.causal is not None), "scale_bits": float_bits(1.0)}
+        # causal: the global rows between consecutive local query rows (striped: the stripes)
+        causal = 0 if op.causal is None else stripes or 1
+        common = {"qr": qr, "d": d, "causal": causal, "scale_bits": float_bits(1.0)}
         # an additive bias: attention_update_bias reads it after v, laid out like the scores
         # (materialized: the tile's [qr, kr] block; streamed: [qr, all keys], a window moved out
         # of it for each call)

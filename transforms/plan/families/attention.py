@@ -15,6 +15,7 @@ from xdsl.dialects.builtin import StringAttr, TensorType
 from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import DiagnosticException
 
+from ipu.abi.kernels import KERNELS, ONE_BITS
 from ipu.dialects import graph, plan
 from ipu.dialects.layout import Layout
 from ipu.target import Target
@@ -39,8 +40,31 @@ class AttentionChoice:
     interleaved_bytes: int  # of bytes_per_tile, those the AMP streams (query, key and value blocks)
 
 
+def streamed_steps_cycles(
+    t: Target, qr: int, kb: int, d: int, esize: int, sk: int, bias: bool = False, stripes: int | None = None
+) -> int:
+    """A streamed attention's kernel calls over its windows of `kb` of `sk` keys, each priced as
+    the kernel is: the first starts the state, later ones update it; with `stripes`, a window
+    skips the rows that precede its keys (`attention_skipped_rows`)."""
+    total = 0
+    for t0 in range(0, sk, kb):
+        name = ("attention_start" if t0 == 0 else "attention_update") + ("_bias" if bias else "")
+        p = {"qr": qr, "kr": min(kb, sk - t0), "d": d, "causal": stripes or 0, "scale_bits": ONE_BITS, "k_base": t0}
+        total += KERNELS[name].cycles(t, p, in_esize=esize)
+    return total
+
+
 def attention_candidates(
-    hq: int, hkv: int, s: int, sk: int, d: int, esize: int, form: str, target: Target, bias: bool = False
+    hq: int,
+    hkv: int,
+    s: int,
+    sk: int,
+    d: int,
+    esize: int,
+    form: str,
+    target: Target,
+    bias: bool = False,
+    stripes: int | None = None,
 ) -> list[AttentionChoice]:
     """Grids (kv heads, group, query blocks, key blocks) and block sizes with estimated cycles.
     With an additive `bias`, each tile also holds its bias block, laid out like its scores
@@ -49,12 +73,18 @@ def attention_candidates(
     block starting the state (`attention_start`), every update at scale 1. (With fp32 scores,
     ranking so had moved the transformer block's attention to a grid whose neighbours cost
     more; with the scores in the inputs' dtype it picks the same grids as ranking by scaled
-    updates on every mk2 example.)"""
+    updates on every mk2 example.) With `stripes` (streamed only), q comes as that many query
+    blocks a head, whose windows skip the rows they all precede."""
     g = hq // hkv
     per = target.tiles // hq
     if per < 1:
         raise DiagnosticException(
             f"plan-ops: {hq} query heads need at least {hq} tiles; {target.name} has {target.tiles}"
+        )
+    if stripes is not None and stripes > per:
+        raise DiagnosticException(
+            f"plan-ops: attention with {stripes} stripes needs {stripes} tiles for each of its {hq} query heads; "
+            f"{target.name} has {target.tiles} tiles"
         )
     over = target.phase_overhead_cycles()
     cands: list[AttentionChoice] = []
@@ -84,7 +114,7 @@ def attention_candidates(
             inter = (qr + 2 * kr) * d * esize
             cands.append(AttentionChoice(form, (hkv, g, pq, pk), qr, ob, kr, cyc, mem, inter))
     else:
-        pq = min(per, s)
+        pq = stripes or min(per, s)
         qr = math.ceil(s / pq)
         for kb in (32, 64, 128, 256, 512, 1024):
             if kb > max(sk, 32):
@@ -97,7 +127,7 @@ def attention_candidates(
             moves = steps * ((2 * kb * d + (qr * kb if bias else 0)) * esize // 4 + over)
             cyc = (
                 target.attention_prescale_cycles(qr, d, esize)
-                + target.attention_steps_cycles(qr, kb, d, esize, steps, bias)
+                + streamed_steps_cycles(target, qr, kb, d, esize, sk, bias, stripes)
                 + moves
                 + target.attention_combine_cycles(1, qr, d)
             )
@@ -117,9 +147,10 @@ def choose_attention(
     rank: int = 0,
     counts: list[int] | None = None,
     bias: bool = False,
+    stripes: int | None = None,
 ) -> AttentionChoice:
     """The `rank`-th cheapest attention candidate that fits (rank 0: the cheapest)."""
-    cands = attention_candidates(hq, hkv, s, sk, d, esize, form, target, bias)
+    cands = attention_candidates(hq, hkv, s, sk, d, esize, form, target, bias, stripes)
     budget = op_budget(target)
     inter_cap = MEMORY_FRACTION * sum(r.size for r in target.regions if r.interleaved)
     fits = [c for c in cands if c.bytes_per_tile <= budget and c.interleaved_bytes <= inter_cap]
@@ -214,6 +245,8 @@ def _plan_attention(p: Planner, op: graph.AttentionOp, index: int) -> None:
     }
     if op.causal is not None:
         attrs["causal"] = builtin.UnitAttr()
+    if op.stripes is not None:
+        attrs["stripes"] = op.stripes
     attrs |= value_attr(op)  # for the scores checkpoint
     st = plan.AttentionOp.create(operands=operands, result_types=[plan_type(st_t, lays["state"])], attributes=attrs)
     sv = p.emit(st).results[0]
@@ -288,13 +321,13 @@ class AttentionFamily(DecisionFamily):
         if op.form.data == "materialized":  # one attention_start over the tile's key block
             kr = op.k.type.layout.block_size(1)
             return pre + t.attention_steps_cycles(qr, kr, d, e, 1, bias), 0, 0, 0
-        kb = op.key_block.value.data
-        steps = math.ceil(op.k.type.shape[1] / kb)
+        kb, sk = op.key_block.value.data, op.k.type.shape[1]
+        steps = math.ceil(sk / kb)
         win_words = 2 * kb * d * esize_of(op.k.type) // 4
         if op.bias is not None:  # each window's bias columns of the tile's rows move in too
             win_words += qr * kb * esize_of(op.bias.type) // 4
         exch = steps * (win_words + t.phase_overhead_cycles() + t.exchange["fragment_cycles"])
-        return pre + t.attention_steps_cycles(qr, kb, d, e, steps, bias), exch, 2 * steps, 2
+        return pre + streamed_steps_cycles(t, qr, kb, d, e, sk, bias, op.stripes_value()), exch, 2 * steps, 2
 
     def choose(self, req: AttentionRequest, t: Target, d: Decisions) -> AttentionChoice:
         op = req.op
@@ -302,7 +335,18 @@ class AttentionFamily(DecisionFamily):
         es = op.q.type.element_type.bitwidth // 8
         counts: list[int] = []
         c = choose_attention(
-            hq, hkv, s, sk, dh, es, op.form.data, t, d.ranks.get(req.index, 0), counts, op.bias is not None
+            hq,
+            hkv,
+            s,
+            sk,
+            dh,
+            es,
+            op.form.data,
+            t,
+            d.ranks.get(req.index, 0),
+            counts,
+            op.bias is not None,
+            op.stripes_value(),
         )
         d.counts[req.index] = counts[0]
         return c
@@ -321,7 +365,7 @@ def _resolve(op: graph.AttentionOp, index: int, attr: plan.ChoiceAttr, t: Target
     grid = attr.grid_dims
     check_tiles(where, grid, t)
     es = op.q.type.element_type.bitwidth // 8
-    cands = attention_candidates(hq, hkv, s, sk, d, es, op.form.data, t, op.bias is not None)
+    cands = attention_candidates(hq, hkv, s, sk, d, es, op.form.data, t, op.bias is not None, op.stripes_value())
     keys = attr.key_block.data
     match = [c for c in cands if c.grid == grid and (not keys or c.keys == keys)]
     if not match:

@@ -1,0 +1,45 @@
+// RUN: ipu-opt %s --split-input-file --target sim64 -p stripe-causal-attention | filecheck %s
+// RUN: ipu-opt %s --split-input-file --target sim64 -p stripe-causal-attention | ipu-opt --split-input-file | filecheck %s
+// RUN: ipu-opt %S/Inputs/causal-streamed.mlir --target sim64 -p stripe-causal-attention,plan-ops | filecheck %s --check-prefix=PLAN
+// RUN: ipu-run %S/Inputs/causal-streamed.mlir --target sim64 --check all --poison | filecheck %s --check-prefix=EMU
+
+// stripe-causal-attention: on sim64 a 4-head causal streamed attention gets 16 query blocks a
+// head. Its 500 query rows are padded to 512 and striped (row i * 32 + j is position j * 16 + i),
+// the attention marked `stripes = 16`, its result un-striped and sliced back to 500 rows under
+// the old name. Every new op is derived (no value of the reference).
+
+// CHECK-LABEL: func.func @main
+// CHECK:       %[[P:.*]] = graph.pad %q {low = array<i64: 0, 0, 0>, ipu.derived} : tensor<4x500x32xf16> -> tensor<4x512x32xf16>
+// CHECK-NEXT:  %[[V:.*]] = graph.reshape %[[P]] {ipu.derived} : tensor<4x512x32xf16> -> tensor<4x32x16x32xf16>
+// CHECK-NEXT:  %[[T:.*]] = graph.transpose %[[V]] {perm = array<i64: 0, 2, 1, 3>, ipu.derived} : tensor<4x32x16x32xf16> -> tensor<4x16x32x32xf16>
+// CHECK-NEXT:  %a_q_striped = graph.reshape %[[T]] {ipu.derived} : tensor<4x16x32x32xf16> -> tensor<4x512x32xf16>
+// CHECK-NEXT:  %a_striped = graph.attention %a_q_striped, %k, %v {form = "streamed", causal, stripes = 16 : i64, ipu.derived} : (tensor<4x512x32xf16>, tensor<2x500x32xf16>, tensor<2x500x32xf16>) -> tensor<4x512x32xf16>
+// CHECK-NEXT:  %[[A:.*]] = graph.reshape %a_striped {ipu.derived} : tensor<4x512x32xf16> -> tensor<4x16x32x32xf16>
+// CHECK-NEXT:  %[[B:.*]] = graph.transpose %[[A]] {perm = array<i64: 0, 2, 1, 3>, ipu.derived} : tensor<4x16x32x32xf16> -> tensor<4x32x16x32xf16>
+// CHECK-NEXT:  %[[C:.*]] = graph.reshape %[[B]] {ipu.derived} : tensor<4x32x16x32xf16> -> tensor<4x512x32xf16>
+// CHECK-NEXT:  %a = graph.slice %[[C]] {starts = array<i64: 0, 0, 0>} : tensor<4x512x32xf16> -> tensor<4x500x32xf16>
+// CHECK-NEXT:  func.return %a
+func.func @main(%q: tensor<4x500x32xf16>, %k: tensor<2x500x32xf16>, %v: tensor<2x500x32xf16>) -> tensor<4x500x32xf16> {
+  %a = graph.attention %q, %k, %v {form = "streamed", causal} : (tensor<4x500x32xf16>, tensor<2x500x32xf16>, tensor<2x500x32xf16>) -> tensor<4x500x32xf16>
+  func.return %a : tensor<4x500x32xf16>
+}
+
+// -----
+
+// Not striped: materialized, not causal, or too short for the moves to pay (128 keys on sim64).
+// CHECK-LABEL: func.func @kept
+// CHECK-NOT:   stripes
+// CHECK-NOT:   graph.transpose
+// CHECK:       func.return
+func.func @kept(%q: tensor<4x512x32xf16>, %k: tensor<2x512x32xf16>, %v: tensor<2x512x32xf16>, %qs: tensor<4x128x32xf16>, %ks: tensor<2x128x32xf16>) -> (tensor<4x512x32xf16>, tensor<4x512x32xf16>, tensor<4x128x32xf16>) {
+  %m = graph.attention %q, %k, %v {form = "materialized", causal} : (tensor<4x512x32xf16>, tensor<2x512x32xf16>, tensor<2x512x32xf16>) -> tensor<4x512x32xf16>
+  %n = graph.attention %q, %k, %v {form = "streamed"} : (tensor<4x512x32xf16>, tensor<2x512x32xf16>, tensor<2x512x32xf16>) -> tensor<4x512x32xf16>
+  %s = graph.attention %qs, %ks, %ks {form = "streamed", causal} : (tensor<4x128x32xf16>, tensor<2x128x32xf16>, tensor<2x128x32xf16>) -> tensor<4x128x32xf16>
+  func.return %m, %n, %s : tensor<4x512x32xf16>, tensor<4x512x32xf16>, tensor<4x128x32xf16>
+}
+
+// PLAN: plan.attention {{.*}} {form = "streamed", {{.*}}causal, stripes = 16 : i64}
+// PLAN-SAME: #plan.layout<grid = [2, 2, 16, 1], split = {{\[\[}}0, 1], [2], []]
+
+// EMU: numericalTest=PASS
+// EMU: estimatedOverEmulated=1.0000
