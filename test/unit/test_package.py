@@ -252,7 +252,10 @@ _END = T.memory_end
         ),
         (encode_call("reduce_rows", DType.F32, DType.F32, DATA, [DATA], [2, 8, 8, 5]), "invalid parameters"),
         (encode_call("softmax_rows", DType.F32, DType.F32, DATA, [DATA], [2, 8, 9]), "invalid parameters"),
-        (encode_call("attention_update", DType.F16, DType.F32, DATA, [DATA] * 5, [4, 6, 8, 0xFFFFFFFE, 0, 0]), "'causal': -2"),
+        (
+            encode_call("attention_update", DType.F16, DType.F32, DATA, [DATA] * 5, [4, 6, 8, 0xFFFFFFFE, 0, 0]),
+            "'causal': -2",
+        ),
         (
             encode_call("attention_update", DType.F16, DType.F32, DATA, [DATA] * 5, [4, 6, 0, 1, 0, 0]),
             "invalid parameters",

@@ -44,8 +44,11 @@ MOVES = 4
 
 def stripes_for(op: graph.AttentionOp, t: Target) -> int | None:
     """The stripes `op` would take on `t` (its query blocks a head), or None when it does not
-    qualify: not causal or not streamed, a bias, already striped, or fewer than two blocks."""
+    qualify: not causal or not streamed, a bias, already striped, a pinned plan (its grid is the
+    unstriped op's), or fewer than two blocks."""
     if op.causal is None or op.form.data != "streamed" or op.bias is not None or op.stripes is not None:
+        return None
+    if any(name.startswith("plan.") for name in op.attributes):
         return None
     hq, s, _ = op.q.type.get_shape()  # type: ignore[union-attr]
     p = min(t.tiles // hq, s // 2)

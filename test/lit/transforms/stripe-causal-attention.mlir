@@ -26,16 +26,18 @@ func.func @main(%q: tensor<4x500x32xf16>, %k: tensor<2x500x32xf16>, %v: tensor<2
 
 // -----
 
-// Not striped: materialized, not causal, or too short for the moves to pay (128 keys on sim64).
+// Not striped: materialized, not causal, too short for the moves to pay (128 keys on sim64), or
+// with a pinned plan (its grid is the unstriped op's).
 // CHECK-LABEL: func.func @kept
 // CHECK-NOT:   stripes
 // CHECK-NOT:   graph.transpose
 // CHECK:       func.return
-func.func @kept(%q: tensor<4x512x32xf16>, %k: tensor<2x512x32xf16>, %v: tensor<2x512x32xf16>, %qs: tensor<4x128x32xf16>, %ks: tensor<2x128x32xf16>) -> (tensor<4x512x32xf16>, tensor<4x512x32xf16>, tensor<4x128x32xf16>) {
+func.func @kept(%q: tensor<4x512x32xf16>, %k: tensor<2x512x32xf16>, %v: tensor<2x512x32xf16>, %qs: tensor<4x128x32xf16>, %ks: tensor<2x128x32xf16>) -> (tensor<4x512x32xf16>, tensor<4x512x32xf16>, tensor<4x128x32xf16>, tensor<4x512x32xf16>) {
   %m = graph.attention %q, %k, %v {form = "materialized", causal} : (tensor<4x512x32xf16>, tensor<2x512x32xf16>, tensor<2x512x32xf16>) -> tensor<4x512x32xf16>
   %n = graph.attention %q, %k, %v {form = "streamed"} : (tensor<4x512x32xf16>, tensor<2x512x32xf16>, tensor<2x512x32xf16>) -> tensor<4x512x32xf16>
   %s = graph.attention %qs, %ks, %ks {form = "streamed", causal} : (tensor<4x128x32xf16>, tensor<2x128x32xf16>, tensor<2x128x32xf16>) -> tensor<4x128x32xf16>
-  func.return %m, %n, %s : tensor<4x512x32xf16>, tensor<4x512x32xf16>, tensor<4x128x32xf16>
+  %p = graph.attention %q, %k, %v {form = "streamed", causal, plan.choice = #plan.choice<attention, grid = [2, 2, 16, 1], key_block = 64>} : (tensor<4x512x32xf16>, tensor<2x512x32xf16>, tensor<2x512x32xf16>) -> tensor<4x512x32xf16>
+  func.return %m, %n, %s, %p : tensor<4x512x32xf16>, tensor<4x512x32xf16>, tensor<4x128x32xf16>, tensor<4x512x32xf16>
 }
 
 // PLAN: plan.attention {{.*}} {form = "streamed", {{.*}}causal, stripes = 16 : i64}
