@@ -2,6 +2,7 @@
 // RUN: ipu-opt %s --split-input-file --target sim64 -p stripe-causal-attention | ipu-opt --split-input-file | filecheck %s
 // RUN: ipu-opt %S/Inputs/causal-streamed.mlir --target sim64 -p stripe-causal-attention,plan-ops | filecheck %s --check-prefix=PLAN
 // RUN: ipu-run %S/Inputs/causal-streamed.mlir --target sim64 --check all --poison | filecheck %s --check-prefix=EMU
+// RUN: ipu-opt %S/Inputs/causal-streamed.mlir --target sim64 -p stripe-causal-attention | not ipu-opt --target sim16 -p plan-ops 2>&1 | filecheck %s --check-prefix=ERR
 
 // stripe-causal-attention: on sim64 a 4-head causal streamed attention gets 16 query blocks a
 // head. Its 500 query rows are padded to 512 and striped (row i * 32 + j is position j * 16 + i),
@@ -45,3 +46,6 @@ func.func @kept(%q: tensor<4x512x32xf16>, %k: tensor<2x512x32xf16>, %v: tensor<2
 
 // EMU: numericalTest=PASS
 // EMU: estimatedOverEmulated=1.0000
+
+// Striped for sim64, the attention cannot be planned on sim16 (4 tiles a head):
+// ERR: plan-ops: attention with 16 stripes needs 16 tiles for each of its 4 query heads; sim16 has 16 tiles
