@@ -6,7 +6,7 @@ tile mapping screened, one selected) -> exchange (scheduled, placed) -> tasm."""
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from xdsl.context import Context
 from xdsl.dialects import builtin
@@ -30,7 +30,7 @@ from ipu.transforms.tasm.lower_to_tasm import LowerToTasmPass
 from ipu.transforms.tilemap.drop_checkpoints import DropCheckpointsPass
 from ipu.transforms.tilemap.map_tiles import MapTilesPass
 from ipu.transforms.tilemap.screen_tiles import ScreenTilesPass
-from ipu.transforms.tilemap.select_finalist import SelectFinalistPass
+from ipu.transforms.tilemap.select_finalist import NO_FINALIST, SelectFinalistPass
 
 PLAN_OPTIONS = ("finalists", "beam", "candidates")
 """The pipeline options a caller may set: `PlanOpsPass`'s search knobs."""
@@ -80,13 +80,72 @@ NO_FIT = "model does not fit"
 
 
 def _run(
-    ctx: Context, module: builtin.ModuleOp, passes: list[tuple[str, ModulePass]], seconds: dict[str, float]
+    ctx: Context,
+    module: builtin.ModuleOp,
+    passes: list[tuple[str, ModulePass]],
+    seconds: dict[str, float],
+    failed: list[str] | None = None,
 ) -> None:
+    """Run `passes` in order, adding each one's seconds; `failed` receives the label of the pass
+    that raised."""
     for label, p in passes:
         t0 = time.perf_counter()
-        with phase(label):
-            p.apply(ctx, module)
-        seconds[label] = seconds.get(label, 0.0) + time.perf_counter() - t0
+        try:
+            with phase(label):
+                p.apply(ctx, module)
+        except DiagnosticException:
+            if failed is not None:
+                failed.append(label)
+            raise
+        finally:
+            seconds[label] = seconds.get(label, 0.0) + time.perf_counter() - t0
+
+
+def _adopt(module: builtin.ModuleOp, other: builtin.ModuleOp) -> None:
+    """`module` becomes `other` (its functions and attributes), in place."""
+    for op in list(module.body.block.ops):
+        op.detach()
+    for op in list(other.body.block.ops):
+        op.detach()
+        module.body.block.add_op(op)
+    module.attributes.clear()
+    module.attributes.update(other.attributes)
+
+
+def _run_ranked(
+    ctx: Context,
+    module: builtin.ModuleOp,
+    source: builtin.ModuleOp | None,
+    passes: list[tuple[str, ModulePass]],
+    seconds: dict[str, float],
+) -> None:
+    """`_run`; when a pass after select-finalist says the model does not fit (place-storage: no
+    free range on some tile), the ladder again from `source` (the module as it was) keeping the
+    next cheapest finalist, until one fits or none is left (then the first one's diagnostic)."""
+    labels = [label for label, _ in passes]
+    at = labels.index("select_finalist") if "select_finalist" in labels else None
+    rank, first, attempt = 0, None, module
+    while True:
+        failed: list[str] = []
+        ranked = list(passes)
+        if at is not None:
+            ranked[at] = (labels[at], replace(passes[at][1], rank=rank))  # type: ignore[type-var]
+        try:
+            _run(ctx, attempt, ranked, seconds, failed)
+        except DiagnosticException as e:
+            if first is not None and str(e).startswith(NO_FINALIST):
+                raise first from None
+            late = at is not None and failed and labels.index(failed[0]) > at
+            if source is None or not late or not str(e).startswith(NO_FIT):
+                raise
+            first = first or e
+            rank += 1
+            log_event("trying the next finalist", rank=rank, reason=str(e))
+            attempt = source.clone()
+            continue
+        if attempt is not module:
+            _adopt(module, attempt)
+        return
 
 
 def run_ladder(
@@ -96,32 +155,29 @@ def run_ladder(
     seconds: dict[str, float] | None = None,
 ) -> None:
     """Run `passes` (`compile_passes`) on a graph-level `module`, adding each phase's seconds to
-    `seconds`. When the model does not fit and no function says how to place its weights
-    (`plan.spread`), the ladder runs once more from the graph with them spread over the machine
-    (`plan-ops{spread=on}`: grids that hold each weight about once, placed apart), which trades
-    some cycles for memory; only if that fails too does the user hear "does not fit"."""
+    `seconds`. When storage placement fails for the selected finalist, the next cheapest is
+    tried (`_run_ranked`). When the model does not fit and no function says how to place its
+    weights (`plan.spread`), the ladder runs once more from the graph with them spread over the
+    machine (`plan-ops{spread=on}`: grids that hold each weight about once, placed apart), which
+    trades some cycles for memory; only if that fails too does the user hear "does not fit"."""
     seconds = {} if seconds is None else seconds
     funcs = graph_functions(module)
-    retry = None if any(SPREAD_ATTR in f.attributes for f in funcs) or not funcs else module.clone()
+    source = module.clone()
+    spreads = bool(funcs) and not any(SPREAD_ATTR in f.attributes for f in funcs)
     try:
-        _run(ctx, module, passes, seconds)
+        _run_ranked(ctx, module, source, passes, seconds)
     except DiagnosticException as first:
-        if retry is None or not str(first).startswith(NO_FIT):
+        if not spreads or not str(first).startswith(NO_FIT):
             raise
         log_event("spreading weights", reason=str(first))
-        for f in graph_functions(retry):
+        for f in graph_functions(source):
             f.attributes[SPREAD_ATTR] = builtin.StringAttr("on")
+        retry = source.clone()
         try:
-            _run(ctx, retry, passes, seconds)
+            _run_ranked(ctx, retry, source, passes, seconds)
         except DiagnosticException as second:
             raise DiagnosticException(f"{second} (with its weights spread; without: {first})") from None
-        for op in list(module.body.block.ops):
-            op.detach()
-        for op in list(retry.body.block.ops):
-            op.detach()
-            module.body.block.add_op(op)
-        module.attributes.clear()
-        module.attributes.update(retry.attributes)
+        _adopt(module, retry)
 
 
 @dataclass(frozen=True)

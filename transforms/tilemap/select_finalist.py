@@ -26,6 +26,9 @@ from ipu.transforms.exchange.refined_cycles import previewed_cycles, refined_cyc
 from ipu.transforms.levels import expect_level
 from ipu.transforms.target_of import module_target
 
+NO_FINALIST = "select-finalist: no finalist of rank"
+"""How select-finalist says its `rank` is past the finalists (the ladder's cue to stop trying)."""
+
 
 def finalist_groups(module: builtin.ModuleOp) -> dict[str, list[func.FuncOp]]:
     """Finalist functions by the entry function they plan."""
@@ -38,10 +41,12 @@ def finalist_groups(module: builtin.ModuleOp) -> dict[str, list[func.FuncOp]]:
 
 @dataclass(frozen=True)
 class SelectFinalistPass(ModulePass):
-    """Keep the mapped finalist with the fewest refined cycles."""
+    """Keep the mapped finalist with the fewest refined cycles (`rank` r: the r-th fewest, which
+    the ladder asks for when a cheaper one's storage did not fit)."""
 
     name = "select-finalist"
     target: str | None = None  # unset: the module's #ipu.target
+    rank: int = 0
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         expect_level(op, self.name, ("tilemap", "exchange"))
@@ -70,9 +75,17 @@ class SelectFinalistPass(ModulePass):
                     refined_cycles=cycles,
                 )
                 scored.append((cycles, idx, f))
-            best = min(scored, key=lambda x: (x[0], x[1]))
+            scored.sort(key=lambda x: (x[0], x[1]))
+            if self.rank >= len(scored):
+                raise DiagnosticException(f"{NO_FINALIST} {self.rank}: @{entry} has {len(scored)} finalists")
+            best = scored[self.rank]
             for f in fs:
                 if f is not best[2]:
                     op.body.block.erase_op(f)
             best[2].sym_name = StringAttr(entry)
-            log_event("selected physically scheduled operator-plan finalist", selected=best[1], refined_cycles=best[0])
+            log_event(
+                "selected physically scheduled operator-plan finalist",
+                selected=best[1],
+                refined_cycles=best[0],
+                rank=self.rank,
+            )

@@ -1,0 +1,59 @@
+"""The ladder's answer to a selected finalist whose storage does not fit: the next cheapest
+finalist, then (all failing) weights spread, then the first diagnostic."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from xdsl.context import Context
+from xdsl.dialects import builtin, func
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import DiagnosticException
+
+from ipu.api import context, parse
+from ipu.dialects import plan
+from ipu.transforms.levels import module_level
+from ipu.transforms.pipeline import NO_FIT, compile_passes, run_ladder
+
+MLP = Path(__file__).resolve().parents[2] / "examples" / "mlp_small.mlir"
+
+
+@dataclass(frozen=True)
+class FailingPlacement(ModulePass):
+    """Runs before place-storage and refuses, as it would, the first `fails` calls, recording each
+    call's selected finalist."""
+
+    name = "failing-placement"
+    fails: int = 1
+    seen: list[int] = field(default_factory=list)
+
+    def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
+        f = next(o for o in op.body.block.ops if isinstance(o, func.FuncOp))
+        self.seen.append(f.attributes[plan.FINALIST_ATTR].value.data)  # type: ignore[union-attr]
+        if len(self.seen) <= self.fails:
+            raise DiagnosticException(f"{NO_FIT} target sim16: no free range on tile 3")
+
+
+def _ladder(fails: int) -> tuple[builtin.ModuleOp, FailingPlacement]:
+    fake = FailingPlacement(fails)
+    passes = compile_passes("sim16", {"finalists": 3})
+    at = [label for label, _ in passes].index("place_storage")
+    passes = [*passes[:at], ("failing_placement", fake), *passes[at:]]
+    m = parse(MLP)
+    run_ladder(context(), m, passes)
+    return m, fake
+
+
+def test_next_finalist_when_the_cheapest_does_not_fit() -> None:
+    m, fake = _ladder(fails=1)
+    assert len(fake.seen) == 2 and fake.seen[0] != fake.seen[1]  # another finalist the second time
+    assert module_level(m) == "tasm"  # and the ladder went on to the end with it
+
+
+def test_first_diagnostic_when_no_finalist_fits() -> None:
+    with pytest.raises(DiagnosticException, match="no free range on tile 3") as e:
+        _ladder(fails=100)
+    # every finalist tried, then all again with the weights spread
+    assert "with its weights spread" in str(e.value)
