@@ -115,33 +115,36 @@ def _adopt(module: builtin.ModuleOp, other: builtin.ModuleOp) -> None:
 def _run_ranked(
     ctx: Context,
     module: builtin.ModuleOp,
-    source: builtin.ModuleOp | None,
     passes: list[tuple[str, ModulePass]],
     seconds: dict[str, float],
 ) -> None:
     """`_run`; when a pass after select-finalist says the model does not fit (place-storage: no
-    free range on some tile), the ladder again from `source` (the module as it was) keeping the
-    next cheapest finalist, until one fits or none is left (then the first one's diagnostic)."""
+    free range on some tile), select-finalist again from the finalists as they were mapped and
+    screened, keeping the next cheapest, until one fits or none is left (then the first one's
+    diagnostic). The snapshot is a clone of the mapped finalists' ops (attributes, weights'
+    values among them, are shared, not copied)."""
     labels = [label for label, _ in passes]
-    at = labels.index("select_finalist") if "select_finalist" in labels else None
+    if "select_finalist" not in labels:
+        _run(ctx, module, passes, seconds)
+        return
+    at = labels.index("select_finalist")
+    _run(ctx, module, passes[:at], seconds)
+    mapped = module.clone()
     rank, first, attempt = 0, None, module
     while True:
         failed: list[str] = []
-        ranked = list(passes)
-        if at is not None:
-            ranked[at] = (labels[at], replace(passes[at][1], rank=rank))  # type: ignore[type-var]
+        select = replace(passes[at][1], rank=rank)  # type: ignore[type-var]
         try:
-            _run(ctx, attempt, ranked, seconds, failed)
+            _run(ctx, attempt, [(labels[at], select), *passes[at + 1 :]], seconds, failed)
         except DiagnosticException as e:
             if first is not None and str(e).startswith(NO_FINALIST):
                 raise first from None
-            late = at is not None and failed and labels.index(failed[0]) > at
-            if source is None or not late or not str(e).startswith(NO_FIT):
+            if failed[:1] == ["select_finalist"] or not str(e).startswith(NO_FIT):
                 raise
             first = first or e
             rank += 1
             log_event("trying the next finalist", rank=rank, reason=str(e))
-            attempt = source.clone()
+            attempt = mapped.clone()
             continue
         if attempt is not module:
             _adopt(module, attempt)
@@ -156,25 +159,24 @@ def run_ladder(
 ) -> None:
     """Run `passes` (`compile_passes`) on a graph-level `module`, adding each phase's seconds to
     `seconds`. When storage placement fails for the selected finalist, the next cheapest is
-    tried (`_run_ranked`). When the model does not fit and no function says how to place its
-    weights (`plan.spread`), the ladder runs once more from the graph with them spread over the
-    machine (`plan-ops{spread=on}`: grids that hold each weight about once, placed apart), which
-    trades some cycles for memory; only if that fails too does the user hear "does not fit"."""
+    placed instead (`_run_ranked`). When the model does not fit and no function says how to
+    place its weights (`plan.spread`), the ladder runs once more from the graph with them spread
+    over the machine (`plan-ops{spread=on}`: grids that hold each weight about once, placed
+    apart), which trades some cycles for memory; only if that fails too does the user hear "does
+    not fit"."""
     seconds = {} if seconds is None else seconds
     funcs = graph_functions(module)
-    source = module.clone()
-    spreads = bool(funcs) and not any(SPREAD_ATTR in f.attributes for f in funcs)
+    retry = None if any(SPREAD_ATTR in f.attributes for f in funcs) or not funcs else module.clone()
     try:
-        _run_ranked(ctx, module, source, passes, seconds)
+        _run_ranked(ctx, module, passes, seconds)
     except DiagnosticException as first:
-        if not spreads or not str(first).startswith(NO_FIT):
+        if retry is None or not str(first).startswith(NO_FIT):
             raise
         log_event("spreading weights", reason=str(first))
-        for f in graph_functions(source):
+        for f in graph_functions(retry):
             f.attributes[SPREAD_ATTR] = builtin.StringAttr("on")
-        retry = source.clone()
         try:
-            _run_ranked(ctx, retry, source, passes, seconds)
+            _run_ranked(ctx, retry, passes, seconds)
         except DiagnosticException as second:
             raise DiagnosticException(f"{second} (with its weights spread; without: {first})") from None
         _adopt(module, retry)
