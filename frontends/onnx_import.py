@@ -40,7 +40,14 @@ from xdsl.utils.exceptions import DiagnosticException
 from ipu.dialects import graph as g
 from ipu.frontends.onnx_fold import evaluate_node
 from ipu.frontends.onnx_functions import MAX_DEPTH, expand, function_body, tensor_type
-from ipu.frontends.onnx_load import OnnxImportError, inline_external_data, load_onnx, shape_skeleton, validate_model
+from ipu.frontends.onnx_load import (
+    OnnxImportError,
+    inline_external_data,
+    load_onnx,
+    shape_skeleton,
+    skeleton_initializers,
+    validate_model,
+)
 from ipu.frontends.value_builder import (
     NARROW_INTS,
     WIDE_INTS,
@@ -269,17 +276,21 @@ class _Importer(ValueBuilder):
         folded = {o for n in self.graph.node for o in n.output if o in self.consts}
         if not folded:
             return
+        inputs = [vi for vi in self.graph.input if vi.name not in self.consts]
+        # the weights as inputs of their shapes: copying them into the model to infer shapes took
+        # most of the pass (GPT-2 small: 500 MB, twice)
+        weights, shapes = skeleton_initializers([t for t in self.graph.initializer if t.name not in folded], inputs)
         g = onnx.helper.make_graph(
             [n for n in self.graph.node if not all(o in self.consts for o in n.output if o)],
             "refine",
-            [vi for vi in self.graph.input if vi.name not in self.consts],
+            inputs + shapes,
             list(self.graph.output),
             [
                 numpy_helper.from_array(v, k)
                 for k, v in self.consts.items()
                 if (k in folded or k not in self.initializers) and v.size <= 1 << 16
             ]
-            + [t for t in self.graph.initializer if t.name not in folded],
+            + weights,
         )
         m = onnx.helper.make_model(g, opset_imports=self.model.opset_import, ir_version=self.model.ir_version)
         m.functions.extend(self.model.functions)

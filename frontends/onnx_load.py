@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import onnx
@@ -218,27 +218,32 @@ SHAPE_TENSOR_LIMIT = 1 << 16
 reads the values of."""
 
 
+def skeleton_initializers(
+    initializers: Sequence[onnx.TensorProto], inputs: Sequence[onnx.ValueInfoProto], keep: set[str] | None = None
+) -> tuple[list[onnx.TensorProto], list[onnx.ValueInfoProto]]:
+    """`initializers` for shape inference: (those of at most `SHAPE_TENSOR_LIMIT` elements or named
+    in `keep`, a graph input of its type and shape for each other one not among `inputs`)."""
+    small, shapes = [], []
+    declared = {vi.name for vi in inputs}
+    for t in initializers:
+        if math.prod(t.dims) <= SHAPE_TENSOR_LIMIT or t.name in (keep or set()):
+            small.append(t)
+        elif t.name not in declared:
+            shapes.append(onnx.helper.make_tensor_value_info(t.name, t.data_type, list(t.dims)))
+    return small, shapes
+
+
 def shape_skeleton(model: onnx.ModelProto, keep: set[str] | None = None) -> onnx.ModelProto:
     """`model` for shape inference: every initializer of more than `SHAPE_TENSOR_LIMIT` elements
     (but those named in `keep`) becomes a graph input of its type and shape. Inference reads only
     their types and shapes, and serializing the weights for it dominated a large model's import
     (GPT-2 small: 500 MB serialized for each of three inferences)."""
     g = model.graph
-    big = [t for t in g.initializer if math.prod(t.dims) > SHAPE_TENSOR_LIMIT and t.name not in (keep or set())]
-    if not big:
+    small, shapes = skeleton_initializers(g.initializer, g.input, keep)
+    if len(small) == len(g.initializer):
         return model
-    names = {t.name for t in big}
-    declared = {vi.name for vi in g.input}
-    inputs = list(g.input) + [
-        onnx.helper.make_tensor_value_info(t.name, t.data_type, list(t.dims)) for t in big if t.name not in declared
-    ]
     graph = onnx.helper.make_graph(
-        list(g.node),
-        g.name,
-        inputs,
-        list(g.output),
-        [t for t in g.initializer if t.name not in names],
-        value_info=list(g.value_info),
+        list(g.node), g.name, list(g.input) + shapes, list(g.output), small, value_info=list(g.value_info)
     )
     m = onnx.helper.make_model(graph, opset_imports=list(model.opset_import), ir_version=model.ir_version)
     m.functions.extend(model.functions)
