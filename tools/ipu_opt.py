@@ -194,7 +194,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     inside `_run`)."""
     if argv is None:
         collect_less()
-    with interruptible():
+    with interruptible(command=argv is None):
         _run(argv)
     if argv is None:
         exit_fast()
