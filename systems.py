@@ -5,7 +5,8 @@
     report = systems.run_system(compiled, backend="process")   # or "ray": one actor per chip
     report.passed, report.result.total_cycles, report.result.bubble
 
-`compile_system` reads the model as `ipu.compile` does, rolls its layers, cuts it into one stage
+`compile_system` reads the model as `ipu.compile` does, fuses sibling projections
+(`fuse-sibling-matmuls`, as the single-chip ladder does before rolling) and rolls its layers, cuts it into one stage
 per chip (`partition-stages`), compiles every stage with the unchanged single-chip ladder for the
 system's chip and joins the packages in a `Pod`. `run_system` pushes micro-batches through the
 pipeline on the system emulator and checks it three ways: each stage's checkpoints and outputs
@@ -43,6 +44,7 @@ from ipu.system_ir import read_routes
 from ipu.target import TargetError
 from ipu.target.system import System, available_systems, load_system
 from ipu.transforms.graph.expand_windows import ExpandWindowsPass
+from ipu.transforms.graph.fuse_sibling_matmuls import FuseSiblingMatmulsPass
 from ipu.transforms.graph.roll_layers import RollLayersPass
 from ipu.transforms.pipeline import compile_passes
 from ipu.transforms.system.stages import BOUNDARY, boundary_value
@@ -145,6 +147,7 @@ def compile_system(
                     )
                 SplitTensorParallelPass(system=system.name, microbatches=microbatches or 4).apply(ctx, module)
             else:
+                FuseSiblingMatmulsPass().apply(ctx, module)
                 RollLayersPass().apply(ctx, module)
                 rolled = module.clone() if refine and layers is None else None
                 cut = _partition(module, system, microbatches or 4, layers, None)
