@@ -690,12 +690,17 @@ def _attention_update(p: Params, count: int, ins: list[np.ndarray], acc: np.ndar
         return _attention_rows(p, q, k, v, bias, off, step, state)
     if (off[:, _QUERY_ROW] >= step).any():
         raise KernelError(f"attention_update skips {skip} rows, but a tile's first query row is not below {step}")
-    new, s = state.copy(), np.full((count, qr, kr), -np.inf, np.float16 if p["in_esize"] == 2 else np.float32)
+    new, s = state.copy(), np.full((count, qr, kr), -np.inf, _scores_dtype(p))
     if skip < qr:
         off[:, _QUERY_ROW] += skip * step
         b = None if bias is None else bias[:, skip:]
         new[:, skip:], s[:, skip:] = _attention_rows(p, q[:, skip:], k, v, b, off, step, state[:, skip:])
     return new, s
+
+
+def _scores_dtype(p: Params) -> type:
+    """The attention scores' dtype, the call's in dtype's (NumPy's half ops round each result)."""
+    return np.float16 if p["in_esize"] == 2 else np.float32
 
 
 def _attention_rows(
@@ -713,7 +718,7 @@ def _attention_rows(
     count, qr, d = q.shape
     kr = k.shape[1]
     a, m, l_ = state[:, :, :d], state[:, :, d], state[:, :, d + 1]
-    sd = np.float16 if p["in_esize"] == 2 else np.float32  # the scores' dtype: NumPy's half ops round each result
+    sd = _scores_dtype(p)
     s = matmul(q, k.transpose(0, 2, 1)).astype(sd, copy=False)
     if p["scale_bits"] != ONE_BITS:
         s = s * sd(bits_float(p["scale_bits"]))

@@ -234,6 +234,12 @@ def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
     return e / np.sum(e, axis=axis, keepdims=True, dtype=np.float32)
 
 
+def striped_rows(keys: int, stripes: int) -> int:
+    """The query rows of an attention striped `stripes` ways over `keys` keys: the keys rounded up
+    to a multiple of the stripes (`graph.attention`'s `stripes`)."""
+    return -(-keys // stripes) * stripes
+
+
 def striped_positions(rows: int, stripes: int) -> np.ndarray:
     """The sequence position of each of `rows` query rows in striped order (`graph.attention`'s
     `stripes`): row i * (rows / stripes) + j is position j * stripes + i."""
@@ -1588,9 +1594,9 @@ class AttentionOp(GraphOp):
             raise VerifyException(f"graph.attention: stripes must be at least 2, got {p}")
         if self.causal is None or self.form.data != "streamed" or self.bias is not None:
             raise VerifyException("graph.attention: stripes need a causal, streamed attention without bias")
-        if s != -(-sk // p) * p:
+        if s != striped_rows(sk, p):
             raise VerifyException(
-                f"graph.attention: with {p} stripes, q must have {-(-sk // p) * p} rows ({sk} keys rounded up "
+                f"graph.attention: with {p} stripes, q must have {striped_rows(sk, p)} rows ({sk} keys rounded up "
                 f"to a multiple of {p}), not {s}"
             )
 

@@ -30,7 +30,7 @@ from ipu.transforms.tasm.lower_to_tasm import LowerToTasmPass
 from ipu.transforms.tilemap.drop_checkpoints import DropCheckpointsPass
 from ipu.transforms.tilemap.map_tiles import MapTilesPass
 from ipu.transforms.tilemap.screen_tiles import ScreenTilesPass
-from ipu.transforms.tilemap.select_finalist import NO_FINALIST, SelectFinalistPass
+from ipu.transforms.tilemap.select_finalist import NO_FINALIST, SelectFinalistPass, finalist_groups
 
 PLAN_OPTIONS = ("finalists", "beam", "candidates")
 """The pipeline options a caller may set: `PlanOpsPass`'s search knobs."""
@@ -80,23 +80,13 @@ NO_FIT = "model does not fit"
 
 
 def _run(
-    ctx: Context,
-    module: builtin.ModuleOp,
-    passes: list[tuple[str, ModulePass]],
-    seconds: dict[str, float],
-    failed: list[str] | None = None,
+    ctx: Context, module: builtin.ModuleOp, passes: list[tuple[str, ModulePass]], seconds: dict[str, float]
 ) -> None:
-    """Run `passes` in order, adding each one's seconds; `failed` receives the label of the pass
-    that raised."""
     for label, p in passes:
         t0 = time.perf_counter()
         try:
             with phase(label):
                 p.apply(ctx, module)
-        except DiagnosticException:
-            if failed is not None:
-                failed.append(label)
-            raise
         finally:
             seconds[label] = seconds.get(label, 0.0) + time.perf_counter() - t0
 
@@ -122,24 +112,27 @@ def _run_ranked(
     free range on some tile), select-finalist again from the finalists as they were mapped and
     screened, keeping the next cheapest, until one fits or none is left (then the first one's
     diagnostic). The snapshot is a clone of the mapped finalists' ops (attributes, weights'
-    values among them, are shared, not copied)."""
+    values among them, are shared, not copied), taken only when some entry has several."""
     labels = [label for label, _ in passes]
     if "select_finalist" not in labels:
         _run(ctx, module, passes, seconds)
         return
     at = labels.index("select_finalist")
     _run(ctx, module, passes[:at], seconds)
-    mapped = module.clone()
+    several = any(len(fs) > 1 for fs in finalist_groups(module).values())
+    mapped = module.clone() if several else None
     rank, first, attempt = 0, None, module
     while True:
-        failed: list[str] = []
-        select = replace(passes[at][1], rank=rank)  # type: ignore[type-var]
         try:
-            _run(ctx, attempt, [(labels[at], select), *passes[at + 1 :]], seconds, failed)
+            _run(ctx, attempt, [(labels[at], replace(passes[at][1], rank=rank))], seconds)  # type: ignore[type-var]
         except DiagnosticException as e:
             if first is not None and str(e).startswith(NO_FINALIST):
                 raise first from None
-            if failed[:1] == ["select_finalist"] or not str(e).startswith(NO_FIT):
+            raise
+        try:
+            _run(ctx, attempt, passes[at + 1 :], seconds)
+        except DiagnosticException as e:
+            if mapped is None or not str(e).startswith(NO_FIT):
                 raise
             first = first or e
             rank += 1

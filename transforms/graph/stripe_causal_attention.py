@@ -61,7 +61,7 @@ def striping_gain(op: graph.AttentionOp, t: Target, p: int) -> int:
     es = op.q.type.element_type.bitwidth // 8  # type: ignore[union-attr]
     try:
         plain = choose_attention(hq, hkv, s, sk, d, es, "streamed", t).cycles
-        rows = -(-sk // p) * p
+        rows = graph.striped_rows(sk, p)
         striped = choose_attention(hq, hkv, rows, sk, d, es, "streamed", t, stripes=p).cycles
     except DiagnosticException:  # does not fit one way or the other: leave it to the planner
         return -1
@@ -80,7 +80,7 @@ def stripe(op: graph.AttentionOp, p: int) -> None:
     assert isinstance(q_t, TensorType)
     (hq, s, d), el = q_t.get_shape(), q_t.element_type
     sk = op.k.type.get_shape()[1]  # type: ignore[union-attr]
-    rows = -(-sk // p) * p
+    rows = graph.striped_rows(sk, p)
     per = rows // p
     name = op.result.name_hint or "attn"
     ops: list[Operation] = []

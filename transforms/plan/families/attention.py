@@ -19,7 +19,7 @@ from ipu.abi.kernels import KERNELS, ONE_BITS
 from ipu.dialects import graph, plan
 from ipu.dialects.layout import Layout
 from ipu.target import Target
-from ipu.transforms.plan.budget import MEMORY_FRACTION, op_budget
+from ipu.transforms.plan.budget import MEMORY_FRACTION, TargetMemo, op_budget
 from ipu.transforms.plan.families.base import DecisionFamily, Decisions, OpCost, check_fit, check_tiles, grid_text
 from ipu.transforms.plan.layouts import attention_bias_layout, attention_layouts, plan_type, row_layout
 from ipu.transforms.plan.pricing import conversion_cost, esize_of
@@ -45,13 +45,22 @@ def streamed_steps_cycles(
 ) -> int:
     """A streamed attention's kernel calls over its windows of `kb` of `sk` keys, each priced as
     the kernel is: the first starts the state, later ones update it; with `stripes`, a window
-    skips the rows that precede its keys (`attention_skipped_rows`)."""
+    skips the rows that precede its keys (`attention_skipped_rows`). Memoized per target: the
+    search prices each candidate key block and each planned attention many times."""
+    key = (qr, kb, d, esize, sk, bias, stripes)
+    found, hit = STEPS_MEMO.get(key, t)
+    if found and hit is not None:
+        return hit
     total = 0
     for t0 in range(0, sk, kb):
         name = ("attention_start" if t0 == 0 else "attention_update") + ("_bias" if bias else "")
         p = {"qr": qr, "kr": min(kb, sk - t0), "d": d, "causal": stripes or 0, "scale_bits": ONE_BITS, "k_base": t0}
         total += KERNELS[name].cycles(t, p, in_esize=esize)
+    STEPS_MEMO.put(key, t, total)
     return total
+
+
+STEPS_MEMO: TargetMemo[int] = TargetMemo(256)
 
 
 def attention_candidates(
