@@ -399,7 +399,7 @@ def check(
     return out
 
 
-HALF_PARTIAL_KERNELS = frozenset({"amp_matmul_half", "amp_conv_half", "reduce_half"})
+HALF_PARTIAL_KERNELS = frozenset({"amp_matmul_half", "amp_matmul_swapped_half", "amp_conv_half", "reduce_half"})
 
 
 def half_partials(package: Package) -> bool:

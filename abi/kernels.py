@@ -97,7 +97,8 @@ class Kernel:
     run: Callable[[Params, int, list[np.ndarray], np.ndarray | None], Values]
     rule: Callable[[Params], Any] | None = None  # True (per call) where parameters break a rule
     unary: bool = False  # an elementwise map y = f(x): a `plan.unary` kind
-    amp: bool = False  # AMP: input 1 streamed by 128-bit loads (one interleaved region)
+    amp: bool = False  # AMP: input `amp_weights` streamed by 128-bit loads (one interleaved region)
+    amp_weights: int = 1  # the input the AMP loads as its weights (the other one is its rows)
     ints: bool = False  # INT32 allowed in the CALL's dtype word (see the module docstring)
     iterated: bool = False  # reads the innermost loop's iteration as parameter `iteration` (see below)
     # the CALL's in dtype shapes its numerics and cost beyond its operands' storage (attention
@@ -262,6 +263,18 @@ def half_partials_matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def _amp_matmul_half(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
     m, k, n = p["m"], p["k"], p["n"]
     return half_partials_matmul(ins[0].reshape(count, m, k), ins[1].reshape(count, k, n))
+
+
+def _swapped(half: bool) -> Callable[[Params, int, list[np.ndarray], np.ndarray | None], Values]:
+    """out = a @ b computed as the AMP's (b^T a^T): the scratch receives that product [n, m] and
+    the output its transpose. The sums are the unswapped ones (the same k groups, in order)."""
+    plain = _amp_matmul_half if half else _amp_matmul
+
+    def run(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
+        out = np.asarray(plain(p, count, ins, acc)).reshape(count, p["m"], p["n"])
+        return out, out.transpose(0, 2, 1)
+
+    return run
 
 
 def conv_window(p: Params) -> tuple[Any, Any, Any, Any]:
@@ -833,6 +846,27 @@ def _amp(name: str, out: Operand, half: bool = False) -> Kernel:
     )
 
 
+def _amp_swapped(name: str, half: bool = False) -> Kernel:
+    """out[m,n] = a[m,k] @ b[k,n] with the operands' roles swapped (PopLibs' swapped operands
+    for fully connected layers): the AMP's rows are b's n columns and its output groups a's m
+    rows, so a lies in interleaved memory as its weights; the product [n, m] lands in the
+    scratch, which a transpose (PC 1.8) writes to the output. Wins where m is short and n long:
+    the AMP's fixed cost per 16 x 16 group pair is paid over fewer groups."""
+    pe = 2 if half else 4
+    return Kernel(
+        name,
+        out=_out(_mn),
+        ins=(_in(lambda p: p["m"] * p["k"]), _in(lambda p: p["k"] * p["n"]), Operand(Role.SCRATCH, _mn, "out")),
+        params=_MKN,
+        cycles_fn=lambda t, p, e: (
+            t.amp_matmul_cycles(p["n"], p["k"], p["m"], partials_esize=pe) + t.transform_cycles(p["n"], p["m"], e)
+        ),
+        run=_swapped(half),
+        amp=True,
+        amp_weights=0,
+    )
+
+
 _CONV_PARAMS = (*(Param(k) for k in ("n", "c", "oh", "ow", "o", "kh", "kw")), Param("window", "index"))
 
 
@@ -1341,13 +1375,17 @@ _ALL: tuple[Kernel, ...] = (
         run=_iteration_store,
         iterated=True,
     ),
+    # the AMP with its operands' roles swapped (`plan.gemm {swapped}`), fp32 and fp16 partials
+    _amp_swapped("amp_matmul_swapped"),
+    _amp_swapped("amp_matmul_swapped_half", half=True),
 )
 
 KERNELS: dict[str, Kernel] = {k.name: k for k in _ALL}
 assert len(KERNELS) == len(_ALL), "kernel names must be unique"
 KERNEL_NAMES: tuple[str, ...] = tuple(KERNELS)
-# The AMP kernels: they stream their right operand with 128-bit loads (ld128putcs), so it must lie
-# in one interleaved region, and they read their left operand in the cycles they write the output.
+# The AMP kernels: they stream their weights operand (`Kernel.amp_weights`: the right one, or the
+# left one swapped) with 128-bit loads (ld128putcs), so it must lie in one interleaved region, and
+# an unswapped one reads its left operand in the cycles it writes the output.
 AMP_KERNELS: tuple[str, ...] = tuple(k.name for k in _ALL if k.amp)
 # The elementwise maps y = f(x): the kinds of `plan.unary`, each lowered to the kernel of its name.
 UNARY_KERNELS: tuple[str, ...] = tuple(k.name for k in _ALL if k.unary)

@@ -55,6 +55,7 @@ from ipu.dialects.shared import GaussianAttr, LayoutAttr, format_ints, parse_int
 
 CHOICE_GRID_RANK = {"gemm": 3, "gemm_serial": 2, "attention": 4, "gather": 2, "conv": 4, "pool": 4}
 WEIGHT_MODES = ("resident", "fetched")
+ORIENTATIONS = ("plain", "swapped")
 PARTIALS = ("f32", "f16")
 """The AMP's partial-sum types: fp32 (the default) or fp16 (`half_partials`: twice the rate on
 IPU2, the running sums rounded to half), for a gemm or convolution with half inputs."""
@@ -70,8 +71,9 @@ class ChoiceAttr(ParametrizedAttribute):
     `#plan.choice<conv, grid = [1, 8, 4, 1]>` (batch, output row, output and input channel blocks),
     `#plan.choice<pool, grid = [1, 8, 4, 1]>` (batch, output row and channel blocks).
     `weight` (gemm with a parameter rhs; empty: the planner's rule), `k_steps` and `key_block`
-    (0: derived from the grid) are optional; so is `partials` (gemm and conv: `f32` or `f16`;
-    empty: the function's `plan.partials`, else f32)."""
+    (0: derived from the grid) are optional; so are `partials` (gemm and conv: `f32` or `f16`;
+    empty: the function's `plan.partials`, else f32) and `orientation` (gemm: `swapped` runs the
+    AMP on the product's transpose, `plain` or empty does not)."""
 
     name = "plan.choice"
     impl: StringAttr
@@ -80,6 +82,7 @@ class ChoiceAttr(ParametrizedAttribute):
     k_steps: IntAttr
     key_block: IntAttr
     partials: StringAttr
+    orientation: StringAttr
 
     def __init__(
         self,
@@ -89,6 +92,7 @@ class ChoiceAttr(ParametrizedAttribute):
         k_steps: int = 0,
         key_block: int = 0,
         partials: str = "",
+        orientation: str = "",
     ):
         super().__init__(
             StringAttr(impl),
@@ -97,6 +101,7 @@ class ChoiceAttr(ParametrizedAttribute):
             IntAttr(k_steps),
             IntAttr(key_block),
             StringAttr(partials),
+            StringAttr(orientation),
         )
 
     @classmethod
@@ -108,7 +113,7 @@ class ChoiceAttr(ParametrizedAttribute):
             parser.parse_punctuation("=")
             if key == "grid":
                 fields[key] = parse_ints(parser)
-            elif key in ("weight", "partials"):
+            elif key in ("weight", "partials", "orientation"):
                 fields[key] = parser.parse_identifier()
             elif key in ("k_steps", "key_block"):
                 fields[key] = parser.parse_integer()
@@ -129,6 +134,8 @@ class ChoiceAttr(ParametrizedAttribute):
             s += f", key_block = {self.key_block.data}"
         if self.partials.data:
             s += f", partials = {self.partials.data}"
+        if self.orientation.data:
+            s += f", orientation = {self.orientation.data}"
         printer.print_string(s + ">")
 
     @property
@@ -149,6 +156,8 @@ class ChoiceAttr(ParametrizedAttribute):
             raise VerifyException("plan.choice: key_block (positive) applies to attention only")
         if self.partials.data and (impl not in ("gemm", "conv") or self.partials.data not in PARTIALS):
             raise VerifyException(f"plan.choice: partials (one of {PARTIALS}) applies to gemm and conv only")
+        if self.orientation.data and (impl != "gemm" or self.orientation.data not in ORIENTATIONS):
+            raise VerifyException(f"plan.choice: orientation (one of {ORIENTATIONS}) applies to gemm only")
 
 
 @irdl_attr_definition
@@ -265,20 +274,33 @@ class GemmOp(IRDLOperation):
     rhs = operand_def(AnyPlan)
     result = result_def(AnyPlan)
     half_partials = opt_attr_def(UnitAttr)  # fp16 partials (`PARTIALS`)
+    swapped = opt_attr_def(UnitAttr)  # the AMP runs on the transpose (`amp_matmul_swapped`)
     graph_value = _value_attr()
     traits = traits_def(Pure())
     assembly_format = "$lhs `,` $rhs attr-dict `:` `(` type($lhs) `,` type($rhs) `)` `->` type($result)"
 
-    def __init__(self, lhs, rhs, result_type: PlanTensorType, value: str | None = None, half_partials: bool = False):
+    def __init__(
+        self,
+        lhs,
+        rhs,
+        result_type: PlanTensorType,
+        value: str | None = None,
+        half_partials: bool = False,
+        swapped: bool = False,
+    ):
         attrs: dict[str, Attribute] = {VALUE_ATTR: StringAttr(value)} if value is not None else {}
         if half_partials:
             attrs["half_partials"] = UnitAttr()
+        if swapped:
+            attrs["swapped"] = UnitAttr()
         super().__init__(operands=[lhs, rhs], result_types=[result_type], attributes=attrs)
 
     @property
     def kernel(self) -> str:
-        """The tile kernel: `amp_matmul`, or `amp_matmul_half` with fp16 partials."""
-        return "amp_matmul_half" if self.half_partials is not None else "amp_matmul"
+        """The tile kernel: `amp_matmul`, `_swapped` when the AMP takes the lhs as its weights,
+        `_half` with fp16 partials."""
+        name = "amp_matmul_swapped" if self.swapped is not None else "amp_matmul"
+        return name + "_half" if self.half_partials is not None else name
 
     def verify_(self) -> None:
         a, b, r = self.lhs.type.layout, self.rhs.type.layout, self.result.type.layout
@@ -301,6 +323,8 @@ class GemmOp(IRDLOperation):
         for v in (self.rhs, self.result):
             if v.type.layout_attr.memory.data != "interleaved":
                 raise VerifyException("plan.gemm: AMP weights (rhs) and result live in interleaved memory")
+        if self.swapped is not None and self.lhs.type.layout_attr.memory.data != "interleaved":
+            raise VerifyException("plan.gemm: a swapped gemm's lhs is the AMP's weights, in interleaved memory")
 
 
 def _verify_partials(op: GemmOp | ConvOp, split: bool) -> None:

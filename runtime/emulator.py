@@ -509,7 +509,7 @@ class Emulator:
                 in_els[j],
                 in_dts[j],
                 f"{where} {name} input {j}",
-                interleaved=j == 1 and kernel.amp,
+                interleaved=kernel.amp and j == kernel.amp_weights,
             )
             for j in kernel.reads()
         ]

@@ -37,7 +37,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.abi.isa import CODE_GRAIN
-from ipu.abi.kernels import AMP_KERNELS
+from ipu.abi.kernels import AMP_KERNELS, KERNELS
 from ipu.abi.transfers import D_TILE, MC, MCS, PC, PDS, PSS, S_TILE, member_index, split_start
 from ipu.dialects import exchange, tasm, tilemap
 from ipu.dialects.table import table_of
@@ -261,8 +261,10 @@ def _inplace_source(op: Operation) -> SSAValue | None:
 
 
 def _amp_lhs(op: Operation) -> SSAValue | None:
+    """The left operand an AMP call reads while it writes its output; None for other calls and
+    for a swapped AMP (it writes its scratch, and the transpose after it the output)."""
     if isinstance(op, tilemap.RunOp) and op.kernel.data in AMP_KERNELS and op.inputs:
-        return op.inputs[0]
+        return op.inputs[0] if KERNELS[op.kernel.data].amp_weights == 1 else None
     return None
 
 

@@ -164,10 +164,14 @@ def _staging(op: Operation) -> tuple[int, slice]:
 
 
 def _scratch(op: Operation) -> tuple[int, int, slice]:
-    """(standard, interleaved) bytes per tile, and the tiles, of the buffers map-tiles gives an
-    attention beside its operands and state while it runs: the score scratch (in the inputs'
-    dtype), the offsets, the scaled query block and, streamed, one key and one value window
-    (interleaved: the AMP streams them) and one bias window; (0, 0, empty) for other ops."""
+    """(standard, interleaved) bytes per tile, and the tiles, of the buffers map-tiles gives an op
+    beside its operands and result while it runs: a swapped gemm's transposed product; an
+    attention's score scratch (in the inputs' dtype), offsets, scaled query block and, streamed,
+    one key and one value window (interleaved: the AMP streams them) and one bias window; (0, 0,
+    empty) for other ops."""
+    if isinstance(op, plan.GemmOp) and op.swapped is not None:  # the AMP's transposed product
+        r = op.result.type.layout
+        return r.block_elements * esize_of(op.result.type), 0, slice(r.first_tile, r.first_tile + r.tiles)
     if not isinstance(op, plan.AttentionOp):
         return 0, 0, slice(0, 0)
     st = op.result.type.layout

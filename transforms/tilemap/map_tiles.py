@@ -469,11 +469,27 @@ class MapIterationStore(RewritePattern):
 
 
 class MapGemm(RewritePattern):
+    """One AMP call a tile; a swapped gemm's call also takes the scratch its AMP writes the
+    product's transpose into (the result's block transposed; standard memory, which may lie
+    anywhere, as only the AMP's weights need the interleaved region)."""
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: plan.GemmOp, rewriter: PatternRewriter) -> None:
         a_l: Layout = op.lhs.type.layout
         b_l: Layout = op.rhs.type.layout
-        _replace_by_run(rewriter, op, op.kernel, m=a_l.block[0], k=a_l.block[1], n=b_l.block[1])
+        mkn = {"m": a_l.block[0], "k": a_l.block[1], "n": b_l.block[1]}
+        if op.swapped is None:
+            _replace_by_run(rewriter, op, op.kernel, **mkn)
+            return
+        casts, ins = _as_buffers(op.operands)
+        out_t = buffer_type(op.result.type)
+        t_t = tilemap.BufferType(
+            (mkn["n"], mkn["m"]), out_t.element_type, out_t.first.data, out_t.count.data, "standard"
+        )
+        alloc = tilemap.AllocOp.create(result_types=[t_t])
+        scratch = _named(alloc, f"{op.result.name_hint or 'mm'}_transposed")
+        r = _run(op.kernel, [*ins, scratch], out_t, **mkn)
+        _replace(rewriter, op, [*casts, alloc, r], [_named(r, op.result.name_hint)])
 
 
 class MapConv(RewritePattern):

@@ -224,3 +224,28 @@ func.func @f(%x: !plan.tensor<1x8x8x16xf16, #plan.layout<grid = [1, 2, 2, 1], sp
   func.return
 }
 // CHECK: plan.pool: 6 outputs on axis 1 of 8 with this window (at most 5)
+
+// -----
+
+// a swapped gemm's lhs is the AMP's weights: it must lie in interleaved memory
+func.func @f(%a: !plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 1], split = [[0], [2]], memory = standard>>, %b: !plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 1], split = [[2], [1]], memory = interleaved>>) {
+  %c = plan.gemm %a, %b {swapped} : (!plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 1], split = [[0], [2]], memory = standard>>, !plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 1], split = [[2], [1]], memory = interleaved>>) -> !plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 1], split = [[0], [1]], memory = interleaved>>
+  func.return
+}
+// CHECK: Operation does not verify: plan.gemm: a swapped gemm's lhs is the AMP's weights, in interleaved memory
+
+// -----
+
+func.func @f(%x: tensor<8x8xf16>, %w: tensor<8x8xf16>) -> tensor<8x8xf16> {
+  %y = graph.matmul %x, %w {plan.choice = #plan.choice<gemm_serial, grid = [2, 2], orientation = swapped>} : (tensor<8x8xf16>, tensor<8x8xf16>) -> tensor<8x8xf16>
+  func.return %y : tensor<8x8xf16>
+}
+// CHECK: plan.choice: orientation (one of ('plain', 'swapped')) applies to gemm only
+
+// -----
+
+func.func @f(%x: tensor<8x8xf16>, %w: tensor<8x8xf16>) -> tensor<8x8xf16> {
+  %y = graph.matmul %x, %w {plan.choice = #plan.choice<gemm, grid = [2, 2, 1], orientation = sideways>} : (tensor<8x8xf16>, tensor<8x8xf16>) -> tensor<8x8xf16>
+  func.return %y : tensor<8x8xf16>
+}
+// CHECK: plan.choice: orientation (one of ('plain', 'swapped')) applies to gemm only
