@@ -12,14 +12,16 @@ func.func @main(%x: tensor<32x1000xf16>) -> tensor<32x90xf16> {
   func.return %y : tensor<32x90xf16>
 }
 
-// CHECK:      %x = tilemap.host_write "x" : tensor<32x1000xf16> layout #plan.layout<grid = [1, 2, 8], split = {{\[\[}}0], [2]], align = [1, 2], memory = standard> -> !tilemap.buffer<32x126xf16, tiles = [0, 16], memory = standard>
+// The AMP runs swapped (x is its weights, in interleaved memory).
+// CHECK:      %x = tilemap.host_write "x" : tensor<32x1000xf16> layout #plan.layout<grid = [1, 2, 8], split = {{\[\[}}0], [2]], align = [1, 2], memory = interleaved> -> !tilemap.buffer<32x126xf16, tiles = [0, 16], memory = interleaved>
 // CHECK-NEXT: %x_zeroed = tilemap.move %x transfers
-// CHECK:      {reason = "zero padding", zero_fill, zero_from = 116 : i64} : !tilemap.buffer<32x126xf16, tiles = [0, 16], memory = standard> -> !tilemap.buffer<32x126xf16, tiles = [0, 16], memory = standard>
+// CHECK:      {reason = "zero padding", zero_fill, zero_from = 116 : i64} : !tilemap.buffer<32x126xf16, tiles = [0, 16], memory = interleaved> -> !tilemap.buffer<32x126xf16, tiles = [0, 16], memory = interleaved>
 // CHECK:      %w = tilemap.weight "w" #graph.gaussian<seed = 1, std = 0.05> : tensor<1000x90xf16> layout #plan.layout<grid = [1, 2, 8], split = {{\[\[}}2], [1]], align = [2, 48], memory = interleaved> {zero_padding} -> !tilemap.buffer<126x48xf16, tiles = [0, 16], memory = interleaved>
-// CHECK:      tilemap.run "amp_matmul"(%x_zeroed, %w) {m = 32 : i64, k = 126 : i64, n = 48 : i64}
+// CHECK:      tilemap.run "amp_matmul_swapped"(%x_zeroed, %w, %y_partial_transposed) {m = 32 : i64, k = 126 : i64, n = 48 : i64}
 
-// The planner prices the extra move, and its pick cuts K in 4 exact blocks of 250: no input is
-// zeroed. The weight's columns are padded (90 -> 96), and the host writes every padded weight's
-// padding as zeros, read as data or not.
-// TASM:       tasm.call "amp_matmul" {{.*}} {m = 32 : i64, k = 250 : i64, n = 24 : i64} : f16 -> f32
-// TASM:       tasm.weight @w #graph.gaussian<seed = 1, std = 0.05> : tensor<1000x90xf16> layout #plan.layout<grid = [1, 4, 4], split = {{\[\[}}2], [1]], align = [2, 24], memory = interleaved> at {{[0-9]+}} zero_padding{{$}}
+// The finalists are priced with the extra move (select-finalist's refined cycles). The pick is
+// the swapped AMP over the same 8 K blocks of 126, so the input is zeroed here too (plain, it
+// was 4 exact blocks of 250, nothing to zero). The weight's columns are padded (90 -> 96), and
+// the host writes every padded weight's padding as zeros, read as data or not.
+// TASM:       tasm.call "amp_matmul_swapped" {{.*}} {m = 32 : i64, k = 126 : i64, n = 48 : i64} : f16 -> f32
+// TASM:       tasm.weight @w #graph.gaussian<seed = 1, std = 0.05> : tensor<1000x90xf16> layout #plan.layout<grid = [1, 2, 8], split = {{\[\[}}2], [1]], align = [2, 48], memory = interleaved> at {{[0-9]+}} zero_padding{{$}}

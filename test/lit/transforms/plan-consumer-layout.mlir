@@ -6,7 +6,8 @@
 // [64x64] x [64x512] matmul takes fewer column blocks (4 x 16: 16 incoming fragments per row
 // tile) than the same matmul whose result goes straight out (2 x 32). (Under the PopLibs-derived
 // kernel costs and a fragment weight of 80, a K = 128 contraction makes the matmul dear enough
-// that both pick 2 x 32; with K = 64 the consumer's gather decides.)
+// that both pick 2 x 32; with K = 64 the consumer's gather decides. The 4 x 16 grid runs its
+// AMP swapped: a tile's 32 weight columns as the AMP's rows, its 16 tokens one output group.)
 
 func.func @normed(%x: tensor<64x64xf16>) -> tensor<64x512xf16> {
   %w = graph.parameter "w" #graph.gaussian<seed = 1, std = 0.05> : tensor<64x512xf16>
@@ -19,7 +20,7 @@ func.func @normed(%x: tensor<64x64xf16>) -> tensor<64x512xf16> {
   func.return %n : tensor<64x512xf16>
 }
 // CHECK-LABEL: func.func @normed(
-// CHECK:       graph.matmul {{.*}}plan.choice = #plan.choice<gemm, grid = [4, 16, 1], weight = resident>
+// CHECK:       graph.matmul {{.*}}plan.choice = #plan.choice<gemm, grid = [4, 16, 1], weight = resident, orientation = swapped>
 
 // -----
 
