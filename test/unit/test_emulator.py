@@ -829,3 +829,32 @@ def test_attention_update_bias_adds_the_bias_and_masks_with_minus_inf() -> None:
         + T.attention_bias_update_cycles(qr, kr, d, 2)
         + T.attention_combine_cycles(1, qr, d, 4)
     )
+
+
+@pytest.mark.parametrize(("a", "b", "bad"), [(WEIGHTS, DATA, None), (DATA, WEIGHTS, "input 0")])
+def test_a_swapped_amp_streams_its_lhs_from_interleaved_memory(a: int, b: int, bad: str | None) -> None:
+    """The swapped AMP takes its lhs as the weights it loads 128 bits at a time: the lhs must lie
+    in the interleaved region (its rhs need not); the scratch holds the product's transpose."""
+    out, scratch = DATA + 0x1000, DATA + 0x2000
+    prog = code(
+        encode_call("amp_matmul_swapped", DType.F16, DType.F32, out, [a, b, scratch], [8, 32, 16]),
+        encode_simple(Opcode.END),
+    )
+    pkg = package([Program(0, 1, CODE, prog)])
+    validate_package(pkg, T)
+    emu = Emulator(pkg, T)
+    if bad is not None:
+        with pytest.raises(EmulatorError, match=f"amp_matmul_swapped {bad}.*one interleaved region"):
+            emu.run({})
+        return
+    rng = np.random.default_rng(5)
+    av = rng.standard_normal((8, 32)).astype(np.float16)
+    bv = rng.standard_normal((32, 16)).astype(np.float16)
+    emu.mem[0, a - BASE : a - BASE + av.nbytes] = av.view(np.uint8).ravel()
+    emu.mem[0, b - BASE : b - BASE + bv.nbytes] = bv.view(np.uint8).ravel()
+    res = emu.run({})
+    got = emu.mem[0, out - BASE : out - BASE + 8 * 16 * 4].view(np.float32).reshape(8, 16)
+    np.testing.assert_allclose(got, av.astype(np.float32) @ bv.astype(np.float32), rtol=1e-5, atol=1e-5)
+    tr = emu.mem[0, scratch - BASE : scratch - BASE + 8 * 16 * 4].view(np.float32).reshape(16, 8)
+    np.testing.assert_array_equal(tr, got.T)
+    assert res.total_cycles == T.amp_matmul_cycles(16, 32, 8) + T.transform_cycles(16, 8, 4)

@@ -194,8 +194,9 @@ def test_kernel_operands_unchanged(kernel: str, out_el: int, in_els: list[int], 
 
 def test_operand_roles_replace_the_special_cases_by_name() -> None:
     """The accumulating kernels read their output (iteration_store writes one slice of its stack
-    in place); attention_update's fifth address is a scratch it writes and never reads; every
-    other address of every kernel is an input."""
+    in place); attention_update's fifth address is a scratch it writes and never reads, as is a
+    swapped AMP's third (the product's transpose); every other address of every kernel is an
+    input."""
     acc = {name for name, k in KERNELS.items() if k.out.role is Role.ACCUMULATOR}
     assert acc == {"amp_matmul_acc", "attention_update", "attention_update_bias", "iteration_store"}
     scratch = {(name, j) for name, k in KERNELS.items() for j in k.scratches()}
@@ -204,11 +205,23 @@ def test_operand_roles_replace_the_special_cases_by_name() -> None:
         ("attention_update_bias", 5),
         ("attention_start", 4),
         ("attention_start_bias", 5),
+        ("amp_matmul_swapped", 2),
+        ("amp_matmul_swapped_half", 2),
     }
     assert KERNELS["attention_start"].reads() == [0, 1, 2, 3]  # the state is written, not read
     assert KERNELS["attention_update"].reads() == [0, 1, 2, 3]
     assert KERNELS["attention_update_bias"].reads() == [0, 1, 2, 3, 4]
-    assert AMP_KERNELS == ("amp_matmul", "amp_matmul_acc", "amp_conv", "amp_matmul_half", "amp_conv_half")
+    assert AMP_KERNELS == (
+        "amp_matmul",
+        "amp_matmul_acc",
+        "amp_conv",
+        "amp_matmul_half",
+        "amp_conv_half",
+        "amp_matmul_swapped",
+        "amp_matmul_swapped_half",
+    )
+    # the AMP streams its weights with 128-bit loads: the rhs, or the lhs when swapped
+    assert {n for n in AMP_KERNELS if KERNELS[n].amp_weights == 0} == {"amp_matmul_swapped", "amp_matmul_swapped_half"}
 
 
 @pytest.mark.parametrize(
