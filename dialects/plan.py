@@ -54,6 +54,7 @@ from ipu.dialects.repeat import RepeatBase
 from ipu.dialects.shared import GaussianAttr, LayoutAttr, format_ints, parse_ints
 
 CHOICE_GRID_RANK = {"gemm": 3, "gemm_serial": 2, "attention": 4, "gather": 2, "conv": 4, "pool": 4}
+CHOICE_GRID_RANKS = {"gemm_serial": (2, 3)}  # a serial gemm's grid may name its contraction parts
 WEIGHT_MODES = ("resident", "fetched")
 ORIENTATIONS = ("plain", "swapped")
 PARTIALS = ("f32", "f16")
@@ -146,8 +147,9 @@ class ChoiceAttr(ParametrizedAttribute):
         impl = self.impl.data
         if impl not in CHOICE_GRID_RANK:
             raise VerifyException(f"plan.choice: implementation must be one of {tuple(CHOICE_GRID_RANK)}, got {impl}")
-        if len(self.grid.data) != CHOICE_GRID_RANK[impl] or any(g < 1 for g in self.grid_dims):
-            raise VerifyException(f"plan.choice: {impl} takes a grid of {CHOICE_GRID_RANK[impl]} positive parts")
+        ranks = CHOICE_GRID_RANKS.get(impl, (CHOICE_GRID_RANK[impl],))
+        if len(self.grid.data) not in ranks or any(g < 1 for g in self.grid_dims):
+            raise VerifyException(f"plan.choice: {impl} takes a grid of {' or '.join(map(str, ranks))} positive parts")
         if self.weight.data and (impl != "gemm" or self.weight.data not in WEIGHT_MODES):
             raise VerifyException(f"plan.choice: weight (one of {WEIGHT_MODES}) applies to gemm only")
         if self.k_steps.data < 0 or self.k_steps.data and impl != "gemm_serial":
@@ -340,11 +342,20 @@ def _verify_partials(op: GemmOp | ConvOp, split: bool) -> None:
         )
 
 
+def serial_k_share(k: int, parts: int) -> int:
+    """The contraction columns each of `parts` parts of a serial GEMM steps through (an even
+    count when split: the last part's window reaches past the contraction, zero-filled)."""
+    kp = math.ceil(k / parts)
+    return kp + kp % 2 if parts > 1 else kp
+
+
 @irdl_op_definition
 class SerialGemmOp(IRDLOperation):
     """A GEMM too large for one step: output-stationary over a (rows, cols) grid, with the
     contraction in `k_steps` serial steps (SUMMA): each step exchanges a column window of the lhs
-    and a row window of the rhs from where they live and accumulates in fp32."""
+    and a row window of the rhs from where they live and accumulates in fp32. On a (rows, cols,
+    parts) grid with a partial result (2.5-D), each contraction part steps through its own share
+    of the contraction on its tiles, and the fp32 partials go to a `plan.reduce`."""
 
     name = "plan.gemm_serial"
     lhs = operand_def(AnyPlan)
@@ -359,8 +370,14 @@ class SerialGemmOp(IRDLOperation):
         a, b, r = self.lhs.type.layout, self.rhs.type.layout, self.result.type.layout
         if len(a.shape) != 2 or len(b.shape) != 2 or a.shape[1] != b.shape[0] or r.shape != (a.shape[0], b.shape[1]):
             raise VerifyException(f"plan.gemm_serial: shapes {a.shape} x {b.shape} -> {r.shape} do not match")
-        if r.partial >= 0 or a.partial >= 0 or b.partial >= 0 or len(r.grid) != 2 or r.split != ((0,), (1,)):
-            raise VerifyException("plan.gemm_serial: result must be split [[0], [1]] over a 2-d grid")
+        if a.partial >= 0 or b.partial >= 0 or r.split != ((0,), (1,)):
+            raise VerifyException("plan.gemm_serial: result must be split [[0], [1]], from whole operands")
+        if (len(r.grid), r.partial) not in ((2, -1), (3, 2)):
+            raise VerifyException(
+                "plan.gemm_serial: result must lie on a 2-d grid, or be partial over dimension 2 of a 3-d grid"
+            )
+        if r.partial >= 0 and not isinstance(self.result.type.tensor.element_type, Float32Type):
+            raise VerifyException("plan.gemm_serial: a split contraction's partial sums are f32")
         if self.k_steps.value.data < 1:
             raise VerifyException("plan.gemm_serial: k_steps must be positive")
 

@@ -88,8 +88,8 @@ def test_serial_choice_is_the_cheapest_grid(mkn: tuple[int, int, int]) -> None:
                         c if best is None or (c.cycles, c.bytes_per_tile) < (best.cycles, best.bytes_per_tile) else best
                     )
                     break
-    got = choose_serial_gemm(m, k, n, 2, t, 0)
-    assert got is not None and best is not None and got.cycles == best.cycles
+    got = choose_serial_gemm(m, k, n, 2, t, 0)  # unsplit unless asked (`split`)
+    assert got is not None and best is not None and got.cycles == best.cycles and got.pk == 1
     # the grids use at least 3/4 of the tiles, or the most column parts their row split allows
-    for pm, pn in grids:
-        assert 4 * pm * pn >= 3 * t.tiles or pn == min(t.tiles // pm, max(1, n // 16))
+    for pm, pn, pk in grids:
+        assert pk == 1 and (4 * pm * pn >= 3 * t.tiles or pn == min(t.tiles // pm, max(1, n // 16)))

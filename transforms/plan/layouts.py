@@ -118,14 +118,22 @@ def shifted(lays: GemmLayouts, first: int) -> GemmLayouts:
     return GemmLayouts(move(lays.a), move(lays.b), move(lays.partial), move(lays.result), move(lays.home))  # type: ignore[arg-type]
 
 
-def serial_gemm_layouts(m: int, k: int, n: int, pm: int, pn: int) -> tuple[Layout, Layout, Layout]:
-    """Both operands spread once, unreplicated, over the output grid: each step's windows then
-    come from a few whole blocks (one exchange per operand instead of fragmented windows)."""
-    grid = (pm, pn)
+def serial_gemm_layouts(m: int, k: int, n: int, pm: int, pn: int, pk: int = 1) -> tuple[Layout, Layout, Layout, Layout]:
+    """(lhs, rhs, result, reduced result). Both operands spread once, unreplicated, over the
+    output grid: each step's windows then come from a few whole blocks (one exchange per operand
+    instead of fragmented windows). With `pk` contraction parts the grid is (pm, pn, pk), the
+    operands' contraction axis split part-major (each part's share on its own tiles first), the
+    result fp32 partials over grid dimension 2, reduced into column blocks over (pn, pk)."""
+    if pk == 1:
+        grid = (pm, pn)
+        out = Layout((m, n), grid, ((0,), (1,)))
+        return Layout((m, k), grid, ((0,), (1,))), Layout((k, n), grid, ((0,), (1,))), out, out
+    grid = (pm, pn, pk)
     return (
-        Layout((m, k), grid, ((0,), (1,))),
-        Layout((k, n), grid, ((0,), (1,))),
-        Layout((m, n), grid, ((0,), (1,))),
+        Layout((m, k), grid, ((0,), (2, 1))),
+        Layout((k, n), grid, ((2, 0), (1,))),
+        Layout((m, n), grid, ((0,), (1,)), partial=2),
+        Layout((m, n), grid, ((0,), (1, 2))),
     )
 
 

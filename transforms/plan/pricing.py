@@ -65,18 +65,19 @@ def conversion_bound(src: Layout, dst: Layout, esize: int, perm: tuple[int, ...]
     return int(max(sent.max(), recv.max()))
 
 
-def serial_gemm_cost(t: Target, bm: int, bn: int, k: int, steps: int, esize: int) -> tuple[int, int]:
+def serial_gemm_cost(t: Target, bm: int, bn: int, k: int, steps: int, esize: int, cast: bool = True) -> tuple[int, int]:
     """(compute, exchange) cycles of the output-stationary serial GEMM with [bm, bn] output
-    blocks (as map-tiles builds it): per contraction step receive the two windows and multiply
-    into the f32 accumulator (the first step's AMP writes it, later ones accumulate), then copy
-    out."""
+    blocks (as map-tiles builds it) over `k` contraction columns: per step receive the two
+    windows and multiply into the f32 accumulator (the first step's AMP writes it, later ones
+    accumulate), then copy out in the result's dtype (`cast`; a K-split's accumulator is its
+    fp32 partial, not copied)."""
     kc = math.ceil(k / steps)
     kw = kc + kc % 2
     words = (bm * kc + kc * bn) * esize // 4
     comp = (
         t.amp_matmul_cycles(bm, kw, bn)
         + (steps - 1) * t.amp_matmul_cycles(bm, kw, bn, accumulate=True)
-        + t.cast_cycles(bm * bn)
+        + (t.cast_cycles(bm * bn) if cast else 0)
     )
     return comp, steps * (words + t.phase_overhead_cycles())
 

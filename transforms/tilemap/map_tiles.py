@@ -769,7 +769,9 @@ class MapAttention(RewritePattern):
 class MapSerialGemm(RewritePattern):
     """Per contraction step exchange the two windows and multiply into an fp32 accumulator: the
     first step's AMP writes it (its first input group zeroes the partials, so no fill runs), later
-    steps accumulate."""
+    steps accumulate. On a (rows, cols, parts) grid each part's tiles step through its own share
+    of the contraction (a window per part, `serial_windows`), and the accumulator is the op's
+    fp32 partial result (the `plan.reduce` after it sums the parts)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: plan.SerialGemmOp, rewriter: PatternRewriter) -> None:
@@ -779,35 +781,46 @@ class MapSerialGemm(RewritePattern):
         r_l: Layout = op.result.type.layout
         (m, k), n = a_l.shape, b_l.shape[1]
         bm, bn = r_l.block
+        pk = r_l.partials
+        kp = plan.serial_k_share(k, pk)
         steps = op.k_steps.value.data
-        kc = math.ceil(k / steps)
+        kc = math.ceil(kp / steps)
         kc += kc % 2
         name = op.result.name_hint or "gemm"
         grid_t = (r_l.first_tile, r_l.tiles)
         el = op.lhs.type.tensor.element_type
-        acc_t = tilemap.BufferType((bm, bn), builtin.f32, *grid_t, "interleaved")
+        acc_t = (
+            buffer_type(op.result.type) if pk > 1 else tilemap.BufferType((bm, bn), builtin.f32, *grid_t, "interleaved")
+        )
         acc = None
         new_ops: list[Operation] = [*casts]
-        for k0 in range(0, k, kc):
-            kw = min(kc, k - k0)
-            aw_l = Layout((m, kw), r_l.grid, ((0,), ()), -1, r_l.first_tile)
-            bw_l = Layout((kw, n), r_l.grid, ((), (1,)), -1, r_l.first_tile, (aw_l.block[1], 1))
-            am = _move(
-                ins[0],
-                tilemap.BufferType(aw_l.block, el, *grid_t, "standard"),
-                a_l,
-                aw_l,
-                "gemm window",
-                offset=(0, k0),
-            )
-            bm_ = _move(
-                ins[1],
-                tilemap.BufferType(bw_l.block, el, *grid_t, "interleaved"),
-                b_l,
-                bw_l,
-                "gemm window",
-                offset=(k0, 0),
-            )
+        for k0 in range(0, kp, kc):
+            kw = min(kc, kp - k0)
+            if pk == 1:
+                aw_l = Layout((m, kw), r_l.grid, ((0,), ()), -1, r_l.first_tile)
+                bw_l = Layout((kw, n), r_l.grid, ((), (1,)), -1, r_l.first_tile, (aw_l.block[1], 1))
+                am = _move(
+                    ins[0],
+                    tilemap.BufferType(aw_l.block, el, *grid_t, "standard"),
+                    a_l,
+                    aw_l,
+                    "gemm window",
+                    offset=(0, k0),
+                )
+                bm_ = _move(
+                    ins[1],
+                    tilemap.BufferType(bw_l.block, el, *grid_t, "interleaved"),
+                    b_l,
+                    bw_l,
+                    "gemm window",
+                    offset=(k0, 0),
+                )
+            else:
+                aw_l = Layout((m, pk * kw), r_l.grid, ((0,), (2,)), -1, r_l.first_tile)
+                bw_l = Layout((pk * kw, n), r_l.grid, ((2,), (1,)), -1, r_l.first_tile)
+                win = (kp, k0, kw)  # part p reads contraction columns [p kp + k0, p kp + k0 + kw)
+                am = _window_move(ins[0], "standard", a_l, aw_l, (None, win), "gemm window")
+                bm_ = _window_move(ins[1], "interleaved", b_l, bw_l, (win, None), "gemm window")
             aw, bw = _named(am, f"{name}_a{k0}"), _named(bm_, f"{name}_b{k0}")
             if acc is None:
                 upd = _run("amp_matmul", [aw, bw], acc_t, m=bm, k=aw_l.block[1], n=bn)
@@ -816,8 +829,26 @@ class MapSerialGemm(RewritePattern):
                 upd.attributes["inplace"] = IntegerAttr(2, 64)
             acc = _named(upd, f"{name}_acc")
             new_ops += [am, bm_, upd]
+        assert acc is not None
+        if pk > 1:  # the accumulator is the partial result
+            _replace(rewriter, op, new_ops, [_named(acc.owner, name)], check=False)
+            return
         out = _run("copy", [acc], buffer_type(op.result.type), elements=bm * bn)
         _replace(rewriter, op, [*new_ops, out], [_named(out, name)])
+
+
+def _window_move(
+    src: SSAValue, memory: str, src_l: Layout, dst_l: Layout, windows: tuple, reason: str
+) -> tilemap.MoveOp:
+    """The move giving each block of `dst_l` its source window (`windows`, as a conv patch's),
+    zero-filled first where a window reaches past the source."""
+    es = src.type.esize
+    table = conversion_transfers(src_l, dst_l, es, es, windows=windows)
+    dst_t = tilemap.BufferType(dst_l.block, src.type.element_type, dst_l.first_tile, dst_l.tiles, memory)
+    attrs = {"transfers": table_attr(table, MOVE), "reason": StringAttr(reason)}
+    if not patch_covered(src_l.shape, dst_l, windows):
+        attrs["zero_fill"] = UnitAttr()
+    return tilemap.MoveOp.create(operands=[src], result_types=[dst_t], attributes=attrs)
 
 
 def slice_rows(table: Layout) -> np.ndarray:

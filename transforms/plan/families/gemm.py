@@ -268,6 +268,11 @@ class SerialChoice:
     steps: int
     cycles: int
     bytes_per_tile: int
+    pk: int = 1  # contraction parts, each stepping its share on its own (pm, pn) tiles
+
+    @property
+    def grid(self) -> tuple[int, ...]:
+        return (self.pm, self.pn) if self.pk == 1 else (self.pm, self.pn, self.pk)
 
 
 SERIAL_STEPS = (2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64)
@@ -286,59 +291,99 @@ def block_parts(n: int, limit: int) -> list[int]:
     return out
 
 
-def serial_grids(m: int, n: int, tiles: int) -> list[tuple[int, int]]:
-    """The (pm, pn) output grids the serial GEMM weighs: every distinct row split, and for each
-    every distinct column split (blocks of at least 16 columns) that uses at least 3/4 of the
-    tiles, or the most column parts when none does. Near-square output blocks receive the
-    fewest words per step ((bm + bn) kc), many column parts give the AMP longer rows: only the
-    priced cost can tell which wins."""
+SERIAL_K_PARTS = (1, 2, 3, 4, 6, 8)
+"""Contraction parts the serial GEMM weighs (2.5-D: each part steps its share of K on its own
+(pm, pn) tiles, then a reduce sums the fp32 partials): fewer words per tile in the windows for
+a reduce of the output. attention_long's [4096 x 4096] x [4096 x 4096] projections on mk2:
+2,303,568 cycles in one part, 2,015,472 in 4 (with the whole per-op budget)."""
+
+
+def serial_grids(m: int, n: int, tiles: int, k: int = 0) -> list[tuple[int, int, int]]:
+    """The (pm, pn, pk) grids the serial GEMM weighs: for each contraction split (of at least 32
+    deep, `SERIAL_K_PARTS`; with `k` 0 only 1) every distinct row split, and for each every
+    distinct column split (blocks of at least 16 columns) that uses at least 3/4 of its tiles,
+    or the most column parts when none does. Near-square output blocks receive the fewest
+    words per step ((bm + bn) kc), many column parts give the AMP longer rows: only the priced
+    cost can tell which wins."""
     out = []
-    for pm in block_parts(m, tiles):
-        most = min(tiles // pm, max(1, n // 16))
-        out += [(pm, pn) for pn in block_parts(n, most) if 4 * pm * pn >= 3 * tiles or pn == most]
+    for pk in (p for p in SERIAL_K_PARTS if p == 1 or k >= 32 * p):
+        share = tiles // pk
+        for pm in block_parts(m, share):
+            most = min(share // pm, max(1, n // 16))
+            out += [(pm, pn, pk) for pn in block_parts(n, most) if 4 * pm * pn >= 3 * share or pn == most]
     return out
 
 
 SERIAL_MEMO: TargetMemo[SerialChoice | None] = TargetMemo(256)
 
 
-def serial_candidate(m: int, k: int, n: int, esize: int, target: Target, pm: int, pn: int, steps: int) -> SerialChoice:
+def serial_candidate(
+    m: int, k: int, n: int, esize: int, target: Target, pm: int, pn: int, steps: int, pk: int = 1
+) -> SerialChoice:
     """An output-stationary (pm, pn) grid stepping the contraction in `steps` chunks, priced as
-    the plan's `plan.gemm_serial` is (`serial_gemm_cost`)."""
+    the plan's `plan.gemm_serial` is (`serial_gemm_cost`); with `pk` parts, each part's share of
+    the contraction on its own tiles, and the `plan.reduce` of the fp32 partials after it."""
     bm, bn = math.ceil(m / pm), math.ceil(n / pn)
     bn += bn % 2
-    kc = math.ceil(k / steps)
+    kp = plan.serial_k_share(k, pk)
+    kc = math.ceil(kp / steps)
     kc += kc % 2
-    mem = bm * kc * esize + kc * bn * esize + bm * bn * (4 + esize)
-    comp, x = serial_gemm_cost(target, bm, bn, k, steps, esize)
-    return SerialChoice(pm, pn, steps, comp + x, mem)
+    acc = bm * bn * 4
+    # the two windows, the accumulator and its copy out; a split's also beside the operands'
+    # homes (each spread once over the grid: live while the op runs, and not in the budget's
+    # `reserved`), which the unsplit grids' budget has always left to its slack
+    homes = (math.ceil(m * k / (pm * pn * pk)) + math.ceil(k * n / (pm * pn * pk))) * esize if pk > 1 else 0
+    mem = homes + bm * kc * esize + kc * bn * esize + acc + (bm * bn * esize if pk == 1 else 0)
+    comp, x = serial_gemm_cost(target, bm, bn, kp, steps, esize, cast=pk == 1)
+    if pk > 1:  # the reduce: each tile keeps 1/pk of its block's columns, received from the others
+        lay = serial_gemm_layouts(m, k, n, pm, pn, pk)[3]
+        mem = max(mem, homes + 2 * acc + lay.block_elements * esize)
+        comp += target.reduce_cycles(pk, lay.block_elements, esize, 4)
+        x += (acc - acc // pk) // 4 + target.phase_overhead_cycles()
+    return SerialChoice(pm, pn, steps, comp + x, mem, pk)
 
 
 def choose_serial_gemm(
-    m: int, k: int, n: int, esize: int, target: Target, reserved: int, cap: float | None = None
+    m: int, k: int, n: int, esize: int, target: Target, reserved: int, cap: float | None = None, split: bool = False
 ) -> SerialChoice | None:
-    """Output-stationary (pm, pn) grid and the fewest contraction steps that fit the per-op
+    """Output-stationary (pm, pn, pk) grid and the fewest contraction steps that fit the per-op
     budget. With a `cap` (bytes per tile, for a matmul leaned to make the plan fit): the
-    cheapest within the cap, else the smallest working set within the budget."""
-    key = (m, k, n, esize, reserved, cap)
+    cheapest within the cap, else the smallest working set within the budget. With `split`,
+    contraction splits too, taken only where one also holds no more a tile than the best
+    unsplit grid: a serial gemm runs where memory is tight, and its placement, not the budget,
+    binds there (attention_long's q projection split 14 x 26 x 4 took 462 KB a tile against 401
+    KB, and the k projection after it no longer placed)."""
+    key = (m, k, n, esize, reserved, cap, split)
     found, hit = SERIAL_MEMO.get(key, target)  # the search prices a thousand grids: once per shape
     if found:
         return hit
     budget = op_budget(target, reserved)
-    best: SerialChoice | None = None
+    plain: SerialChoice | None = None  # the cheapest unsplit grid, at its fewest steps that fit
+    splits: list[SerialChoice] = []  # split grids at every step count that fits
     leanest: SerialChoice | None = None
     limit = budget if cap is None else min(cap, budget)
-    for pm, pn in serial_grids(m, n, target.tiles):
+    for pm, pn, pk in serial_grids(m, n, target.tiles, k if split else 0):
         for steps in SERIAL_STEPS:
-            c = serial_candidate(m, k, n, esize, target, pm, pn, steps)
+            c = serial_candidate(m, k, n, esize, target, pm, pn, steps, pk)
             if c.bytes_per_tile <= budget and (leanest is None or c.bytes_per_tile < leanest.bytes_per_tile):
                 leanest = c
             if c.bytes_per_tile > limit:
                 continue
-            if best is None or (c.cycles, c.bytes_per_tile) < (best.cycles, best.bytes_per_tile):
-                best = c
+            if pk > 1:
+                splits.append(c)
+                continue
+            if plain is None or (c.cycles, c.bytes_per_tile) < (plain.cycles, plain.bytes_per_tile):
+                plain = c
             break
-    out = best if best is not None or cap is None else leanest
+    if plain is not None:  # compared with the unsplit grid's homes counted too
+        held = (
+            plain.bytes_per_tile
+            + (math.ceil(m * k / (plain.pm * plain.pn)) + math.ceil(k * n / (plain.pm * plain.pn))) * esize
+        )
+        splits = [c for c in splits if c.bytes_per_tile <= held]
+    found = [*splits, *([plain] if plain is not None else [])]
+    out = min(found, key=lambda c: (c.cycles, c.bytes_per_tile)) if found else None
+    out = out if out is not None or cap is None else leanest
     SERIAL_MEMO.put(key, target, out)
     return out
 
@@ -386,7 +431,7 @@ class MatmulPlan:
             orientation = "swapped" if self.gemm.swapped else ""
             return plan.ChoiceAttr("gemm", self.gemm.grid, weight=mode, partials=partials, orientation=orientation)
         assert self.serial is not None
-        return plan.ChoiceAttr("gemm_serial", (self.serial.pm, self.serial.pn), k_steps=self.serial.steps)
+        return plan.ChoiceAttr("gemm_serial", self.serial.grid, k_steps=self.serial.steps)
 
 
 # ---------------------------------------------------------------- emission
@@ -491,20 +536,26 @@ def _consumer_layout(p: Planner, v: SSAValue, depth: int = 3) -> Layout | None:
 
 def _emit_serial_gemm(p: Planner, op: graph.MatmulOp, index: int, c: SerialChoice) -> None:
     (m, k), (_, n) = op.lhs.type.get_shape(), op.rhs.type.get_shape()
-    la, lb, lo = serial_gemm_layouts(m, k, n, c.pm, c.pn)
+    la, lb, lo, lr = serial_gemm_layouts(m, k, n, c.pm, c.pn, c.pk)
     a = p.get(op.lhs, plan_type(op.lhs.type, la), op.name)
     b = p.get(op.rhs, plan_type(op.rhs.type, lb), "weight home")
+    split = c.pk > 1  # fp32 partials, summed by the reduce after it
+    r_t = plan_type(TensorType(builtin.f32, [m, n]), lo) if split else plan_type(op.result.type, lo)
     r = plan.SerialGemmOp.create(
         operands=[a, b],
-        result_types=[plan_type(op.result.type, lo)],
-        attributes={"k_steps": builtin.IntegerAttr(c.steps, 64), **value_attr(op)},
+        result_types=[r_t],
+        attributes={"k_steps": builtin.IntegerAttr(c.steps, 64), **({} if split else value_attr(op))},
     )
-    p.set(op.result, p.emit(r).results[0])
+    g = p.emit(r).results[0]
+    if split:
+        g.name_hint = f"{op.result.name_hint or 'mm'}_partial"
+        g = p.emit(plan.ReduceOp(g, plan_type(op.result.type, lr), value_name(op))).results[0]
+    p.set(op.result, g)
     p.event(
         "planned operation",
         op=index,
         name=op.name,
-        grid=f"{c.pm}x{c.pn}",
+        grid="x".join(map(str, c.grid)),
         serial_k_steps=c.steps,
         estimated_cycles=c.cycles,
         bytes_per_tile=c.bytes_per_tile,
@@ -530,8 +581,9 @@ class GemmFamily(DecisionFamily):
             return KERNELS[op.kernel].cycles(t, mkn, esize_of(op.result.type)), 0, 0, 0
         assert isinstance(op, plan.SerialGemmOp)
         r = op.result.type.layout
-        steps = op.k_steps.value.data
-        comp, x = serial_gemm_cost(t, r.block[0], r.block[1], op.lhs.type.shape[1], steps, esize_of(op.lhs.type))
+        steps, pk = op.k_steps.value.data, r.partials
+        kp = plan.serial_k_share(op.lhs.type.shape[1], pk)
+        comp, x = serial_gemm_cost(t, r.block[0], r.block[1], kp, steps, esize_of(op.lhs.type), cast=pk == 1)
         return comp, x, 2 * steps, 2
 
     def choose(self, ctx: MatmulContext, t: Target, d: Decisions) -> MatmulPlan:
@@ -584,7 +636,15 @@ def _cheapest(ctx: MatmulContext, t: Target, d: Decisions) -> MatmulPlan:
 
 
 def _serial(ctx: MatmulContext, t: Target, reserved: int, no_fit: DiagnosticException) -> MatmulPlan:
-    c = choose_serial_gemm(ctx.m, ctx.k, ctx.n, ctx.esize, t, reserved)
+    """The serial gemm of a matmul no grid fits beside `reserved`. Its contraction may split
+    only where no grid fits even an empty tile (attention_long's [4096 x 4096] projections): a
+    split serial gemm made a cheap fallback for a matmul that fits when less is live, and the
+    plan search then settled on plans around it (transformer_block's FFN down-projection:
+    2,144,953 cycles against 1,965,364)."""
+    budget = op_budget(t, 0)
+    cands = gemm_candidates(ctx.m, ctx.k, ctx.n, ctx.esize, ctx.a_moves, t, True, 1, ctx.a_current)
+    inherent = all(c.bytes_per_tile > budget for c in cands)
+    c = choose_serial_gemm(ctx.m, ctx.k, ctx.n, ctx.esize, t, reserved, split=inherent)
     if c is None:
         raise no_fit
     return MatmulPlan(serial=c)
@@ -596,15 +656,15 @@ def _resolve(ctx: MatmulContext, attr: plan.ChoiceAttr, t: Target) -> MatmulPlan
     grid = attr.grid_dims
     check_tiles(where, grid, t)
     if attr.impl.data == "gemm_serial":
-        pm, pn = grid
-        if pm > ctx.m or pn > ctx.n:
+        pm, pn, pk = (*grid, 1)[:3]
+        if pm > ctx.m or pn > ctx.n or 2 * pk > ctx.k:
             raise DiagnosticException(
                 f"plan-ops: {where}: pinned serial grid {grid_text(grid)} has more parts than the "
-                f"[{ctx.m}x{ctx.n}] output"
+                f"[{ctx.m}x{ctx.n}] output (or than half the {ctx.k} contraction columns)"
             )
         budget = op_budget(t, ctx.reserved)
         tries = (attr.k_steps.data,) if attr.k_steps.data else SERIAL_STEPS
-        cands = [serial_candidate(ctx.m, ctx.k, ctx.n, ctx.esize, t, pm, pn, s) for s in tries]
+        cands = [serial_candidate(ctx.m, ctx.k, ctx.n, ctx.esize, t, pm, pn, s, pk) for s in tries]
         c = next((c for c in cands if c.bytes_per_tile <= budget), cands[-1])
         check_fit(where, f"serial grid {grid_text(grid)} in {c.steps} steps", c.bytes_per_tile, budget, t, ctx.reserved)
         return MatmulPlan(serial=c)
@@ -648,6 +708,7 @@ FAMILY = GEMM
 __all__ = [
     "FAMILY",
     "GEMM",
+    "SERIAL_K_PARTS",
     "SERIAL_STEPS",
     "GemmChoice",
     "GemmFamily",

@@ -249,3 +249,20 @@ func.func @f(%x: tensor<8x8xf16>, %w: tensor<8x8xf16>) -> tensor<8x8xf16> {
   func.return %y : tensor<8x8xf16>
 }
 // CHECK: plan.choice: orientation (one of ('plain', 'swapped')) applies to gemm only
+
+// -----
+
+func.func @f(%x: tensor<8x8xf16>, %w: tensor<8x8xf16>) -> tensor<8x8xf16> {
+  %y = graph.matmul %x, %w {plan.choice = #plan.choice<gemm_serial, grid = [2, 2, 2, 2]>} : (tensor<8x8xf16>, tensor<8x8xf16>) -> tensor<8x8xf16>
+  func.return %y : tensor<8x8xf16>
+}
+// CHECK: plan.choice: gemm_serial takes a grid of 2 or 3 positive parts
+
+// -----
+
+// a serial gemm's partial result lies on a 3-d grid, partial over its last dimension, in f32
+func.func @f(%a: !plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 2], split = [[0], [2, 1]], memory = standard>>, %b: !plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 2], split = [[2, 0], [1]], memory = standard>>) {
+  %c = plan.gemm_serial %a, %b {k_steps = 2 : i64} : (!plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 2], split = [[0], [2, 1]], memory = standard>>, !plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 2], split = [[2, 0], [1]], memory = standard>>) -> !plan.tensor<64x64xf16, #plan.layout<grid = [2, 2, 2], split = [[0], [1]], partial = 2, memory = standard>>
+  func.return
+}
+// CHECK: Operation does not verify: plan.gemm_serial: a split contraction's partial sums are f32
