@@ -788,7 +788,6 @@ class MapSerialGemm(RewritePattern):
         kc += kc % 2
         name = op.result.name_hint or "gemm"
         grid_t = (r_l.first_tile, r_l.tiles)
-        el = op.lhs.type.tensor.element_type
         acc_t = (
             buffer_type(op.result.type) if pk > 1 else tilemap.BufferType((bm, bn), builtin.f32, *grid_t, "interleaved")
         )
@@ -799,22 +798,8 @@ class MapSerialGemm(RewritePattern):
             if pk == 1:
                 aw_l = Layout((m, kw), r_l.grid, ((0,), ()), -1, r_l.first_tile)
                 bw_l = Layout((kw, n), r_l.grid, ((), (1,)), -1, r_l.first_tile, (aw_l.block[1], 1))
-                am = _move(
-                    ins[0],
-                    tilemap.BufferType(aw_l.block, el, *grid_t, "standard"),
-                    a_l,
-                    aw_l,
-                    "gemm window",
-                    offset=(0, k0),
-                )
-                bm_ = _move(
-                    ins[1],
-                    tilemap.BufferType(bw_l.block, el, *grid_t, "interleaved"),
-                    b_l,
-                    bw_l,
-                    "gemm window",
-                    offset=(k0, 0),
-                )
+                am = _window_move(ins[0], "standard", a_l, aw_l, (0, k0), "gemm window")
+                bm_ = _window_move(ins[1], "interleaved", b_l, bw_l, (k0, 0), "gemm window")
             else:
                 aw_l = Layout((m, pk * kw), r_l.grid, ((0,), (2,)), -1, r_l.first_tile)
                 bw_l = Layout((pk * kw, n), r_l.grid, ((2,), (1,)), -1, r_l.first_tile)
@@ -840,8 +825,12 @@ class MapSerialGemm(RewritePattern):
 def _window_move(
     src: SSAValue, memory: str, src_l: Layout, dst_l: Layout, windows: tuple, reason: str
 ) -> tilemap.MoveOp:
-    """The move giving each block of `dst_l` its source window (`windows`, as a conv patch's),
-    zero-filled first where a window reaches past the source."""
+    """The move giving each block of `dst_l` its source window: one offset for every block
+    (ints: `_move`'s), or per axis each block's own (`(step, lo, extent)` or None, as a conv
+    patch's), zero-filled first where a window reaches past the source."""
+    if all(isinstance(w, int) for w in windows):
+        dst_t = tilemap.BufferType(dst_l.block, src.type.element_type, dst_l.first_tile, dst_l.tiles, memory)
+        return _move(src, dst_t, src_l, dst_l, reason, offset=windows)
     es = src.type.esize
     table = conversion_transfers(src_l, dst_l, es, es, windows=windows)
     dst_t = tilemap.BufferType(dst_l.block, src.type.element_type, dst_l.first_tile, dst_l.tiles, memory)
