@@ -53,8 +53,8 @@ from ipu.dialects.layout import Layout, Windows, conv_patch
 from ipu.dialects.repeat import RepeatBase
 from ipu.dialects.shared import GaussianAttr, LayoutAttr, format_ints, parse_ints
 
-CHOICE_GRID_RANK = {"gemm": 3, "gemm_serial": 2, "attention": 4, "gather": 2, "conv": 4, "pool": 4}
-CHOICE_GRID_RANKS = {"gemm_serial": (2, 3)}  # a serial gemm's grid may name its contraction parts
+# the grid ranks each implementation takes (a serial gemm's may name its contraction parts)
+CHOICE_GRID_RANKS = {"gemm": (3,), "gemm_serial": (2, 3), "attention": (4,), "gather": (2,), "conv": (4,), "pool": (4,)}
 WEIGHT_MODES = ("resident", "fetched")
 ORIENTATIONS = ("plain", "swapped")
 PARTIALS = ("f32", "f16")
@@ -145,9 +145,9 @@ class ChoiceAttr(ParametrizedAttribute):
 
     def verify(self) -> None:
         impl = self.impl.data
-        if impl not in CHOICE_GRID_RANK:
-            raise VerifyException(f"plan.choice: implementation must be one of {tuple(CHOICE_GRID_RANK)}, got {impl}")
-        ranks = CHOICE_GRID_RANKS.get(impl, (CHOICE_GRID_RANK[impl],))
+        if impl not in CHOICE_GRID_RANKS:
+            raise VerifyException(f"plan.choice: implementation must be one of {tuple(CHOICE_GRID_RANKS)}, got {impl}")
+        ranks = CHOICE_GRID_RANKS[impl]
         if len(self.grid.data) not in ranks or any(g < 1 for g in self.grid_dims):
             raise VerifyException(f"plan.choice: {impl} takes a grid of {' or '.join(map(str, ranks))} positive parts")
         if self.weight.data and (impl != "gemm" or self.weight.data not in WEIGHT_MODES):
@@ -299,10 +299,7 @@ class GemmOp(IRDLOperation):
 
     @property
     def kernel(self) -> str:
-        """The tile kernel: `amp_matmul`, `_swapped` when the AMP takes the lhs as its weights,
-        `_half` with fp16 partials."""
-        name = "amp_matmul_swapped" if self.swapped is not None else "amp_matmul"
-        return name + "_half" if self.half_partials is not None else name
+        return gemm_kernel(self.swapped is not None, self.half_partials is not None)
 
     def verify_(self) -> None:
         a, b, r = self.lhs.type.layout, self.rhs.type.layout, self.result.type.layout
@@ -347,6 +344,20 @@ def serial_k_share(k: int, parts: int) -> int:
     count when split: the last part's window reaches past the contraction, zero-filled)."""
     kp = math.ceil(k / parts)
     return kp + kp % 2 if parts > 1 else kp
+
+
+def serial_window(k: int, parts: int, steps: int) -> tuple[int, int]:
+    """(each part's contraction columns, the columns of each of its `steps` windows: an even
+    count, the last window the rest) of a serial GEMM over `k` contraction columns."""
+    kp = serial_k_share(k, parts)
+    kc = math.ceil(kp / steps)
+    return kp, kc + kc % 2
+
+
+def gemm_kernel(swapped: bool, half: bool) -> str:
+    """A `plan.gemm`'s tile kernel: `amp_matmul`, `_swapped` when the AMP takes the lhs as its
+    weights, `_half` with fp16 partials."""
+    return ("amp_matmul_swapped" if swapped else "amp_matmul") + ("_half" if half else "")
 
 
 @irdl_op_definition

@@ -13,7 +13,6 @@ Every figure is derived from the layouts the plan will emit (principle 2):
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -167,19 +166,17 @@ def _staging(op: Operation) -> tuple[int, slice]:
 def _scratch(op: Operation) -> tuple[int, int, slice]:
     """(standard, interleaved) bytes per tile, and the tiles, of the buffers map-tiles gives an op
     beside its operands and result while it runs: a swapped gemm's transposed product; a serial
-    gemm's windows (the rhs's interleaved) and fp32 accumulator (interleaved); an
-    attention's score scratch (in the inputs' dtype), offsets, scaled query block and, streamed,
-    one key and one value window (interleaved: the AMP streams them) and one bias window; (0, 0,
-    empty) for other ops."""
+    gemm's windows (the rhs's interleaved) and fp32 accumulator (interleaved); an attention's
+    score scratch (in the inputs' dtype), offsets, scaled query block and, streamed, one key and
+    one value window (interleaved: the AMP streams them) and one bias window; (0, 0, empty) for
+    other ops."""
     if isinstance(op, plan.GemmOp) and op.swapped is not None:  # the AMP's transposed product
         r = op.result.type.layout
         return r.block_elements * esize_of(op.result.type), 0, slice(r.first_tile, r.first_tile + r.tiles)
     if isinstance(op, plan.SerialGemmOp):  # a step's two windows and the fp32 accumulator
         r = op.result.type.layout
         e = esize_of(op.lhs.type)
-        kp = plan.serial_k_share(op.lhs.type.shape[1], r.partials)
-        kc = math.ceil(kp / op.k_steps.value.data)
-        kc += kc % 2
+        _, kc = plan.serial_window(op.lhs.type.shape[1], r.partials, op.k_steps.value.data)
         bm, bn = r.block
         # a split contraction's accumulator is its result (a plan value); else the copy's source
         acc = bm * bn * 4 if r.partial < 0 else 0

@@ -49,7 +49,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from ipu.abi.isa import float_bits
 from ipu.abi.tables import ATTENTION_OFFSETS, MOVE, SLICE_ROWS
 from ipu.dialects import plan, tilemap
-from ipu.dialects.layout import Layout, as_2d, conversion_transfers, patch_covered
+from ipu.dialects.layout import Layout, Windows, as_2d, conversion_transfers, patch_covered
 from ipu.dialects.table import table_attr
 from ipu.log import log_event
 from ipu.transforms.levels import expect_level
@@ -95,6 +95,30 @@ def _move(
         # slots and a clipped window may miss any element): whole 8-byte words of it
         if src_l.partial < 0 and not clip:
             attrs |= _zero_from(dst_l, es)
+    return tilemap.MoveOp.create(operands=[src], result_types=[dst_t], attributes=attrs)
+
+
+def _window_move(
+    src: SSAValue,
+    memory: str,
+    src_l: Layout,
+    dst_l: Layout,
+    reason: str,
+    *,
+    offset: tuple[int, ...] | None = None,
+    windows: Windows | None = None,
+) -> tilemap.MoveOp:
+    """The move giving each block of `dst_l` (in `memory`) its source window: at one `offset`
+    for every block (`_move`'s), or with `windows` each block's own per axis (as a conv
+    patch's), zero-filled first where a window reaches past the source."""
+    dst_t = tilemap.BufferType(dst_l.block, src.type.element_type, dst_l.first_tile, dst_l.tiles, memory)
+    if windows is None:
+        return _move(src, dst_t, src_l, dst_l, reason, offset=offset)
+    es = src.type.esize
+    table = conversion_transfers(src_l, dst_l, es, es, windows=windows)
+    attrs = {"transfers": table_attr(table, MOVE), "reason": StringAttr(reason)}
+    if not patch_covered(src_l.shape, dst_l, windows):
+        attrs["zero_fill"] = UnitAttr()  # padding, or a block reaching past the source
     return tilemap.MoveOp.create(operands=[src], result_types=[dst_t], attributes=attrs)
 
 
@@ -508,13 +532,7 @@ def _patch_move(op: plan.ConvOp | plan.PoolOp, x: SSAValue, hint: str) -> tilema
     """The move giving each tile of a window op its patch (`op.patch()`), zero-filled first
     where it holds padding or reaches past the input."""
     patch, windows = op.patch()
-    es = x.type.esize
-    table = conversion_transfers(op.input.type.layout, patch, es, es, windows=windows)
-    patch_t = tilemap.BufferType(patch.block, x.type.element_type, patch.first_tile, patch.tiles, "standard")
-    attrs = {"transfers": table_attr(table, MOVE), "reason": StringAttr("halo")}
-    if not patch_covered(op.input.type.layout.shape, patch, windows):
-        attrs["zero_fill"] = UnitAttr()  # padding, or a block reaching past the input
-    mv = tilemap.MoveOp.create(operands=[x], result_types=[patch_t], attributes=attrs)
+    mv = _window_move(x, "standard", op.input.type.layout, patch, "halo", windows=windows)
     mv.results[0].name_hint = f"{op.result.name_hint or hint}_patch"
     return mv
 
@@ -782,10 +800,7 @@ class MapSerialGemm(RewritePattern):
         (m, k), n = a_l.shape, b_l.shape[1]
         bm, bn = r_l.block
         pk = r_l.partials
-        kp = plan.serial_k_share(k, pk)
-        steps = op.k_steps.value.data
-        kc = math.ceil(kp / steps)
-        kc += kc % 2
+        kp, kc = plan.serial_window(k, pk, op.k_steps.value.data)
         name = op.result.name_hint or "gemm"
         grid_t = (r_l.first_tile, r_l.tiles)
         acc_t = (
@@ -798,14 +813,14 @@ class MapSerialGemm(RewritePattern):
             if pk == 1:
                 aw_l = Layout((m, kw), r_l.grid, ((0,), ()), -1, r_l.first_tile)
                 bw_l = Layout((kw, n), r_l.grid, ((), (1,)), -1, r_l.first_tile, (aw_l.block[1], 1))
-                am = _window_move(ins[0], "standard", a_l, aw_l, (0, k0), "gemm window")
-                bm_ = _window_move(ins[1], "interleaved", b_l, bw_l, (k0, 0), "gemm window")
+                am = _window_move(ins[0], "standard", a_l, aw_l, "gemm window", offset=(0, k0))
+                bm_ = _window_move(ins[1], "interleaved", b_l, bw_l, "gemm window", offset=(k0, 0))
             else:
                 aw_l = Layout((m, pk * kw), r_l.grid, ((0,), (2,)), -1, r_l.first_tile)
                 bw_l = Layout((pk * kw, n), r_l.grid, ((2,), (1,)), -1, r_l.first_tile)
                 win = (kp, k0, kw)  # part p reads contraction columns [p kp + k0, p kp + k0 + kw)
-                am = _window_move(ins[0], "standard", a_l, aw_l, (None, win), "gemm window")
-                bm_ = _window_move(ins[1], "interleaved", b_l, bw_l, (win, None), "gemm window")
+                am = _window_move(ins[0], "standard", a_l, aw_l, "gemm window", windows=(None, win))
+                bm_ = _window_move(ins[1], "interleaved", b_l, bw_l, "gemm window", windows=(win, None))
             aw, bw = _named(am, f"{name}_a{k0}"), _named(bm_, f"{name}_b{k0}")
             if acc is None:
                 upd = _run("amp_matmul", [aw, bw], acc_t, m=bm, k=aw_l.block[1], n=bn)
@@ -820,24 +835,6 @@ class MapSerialGemm(RewritePattern):
             return
         out = _run("copy", [acc], buffer_type(op.result.type), elements=bm * bn)
         _replace(rewriter, op, [*new_ops, out], [_named(out, name)])
-
-
-def _window_move(
-    src: SSAValue, memory: str, src_l: Layout, dst_l: Layout, windows: tuple, reason: str
-) -> tilemap.MoveOp:
-    """The move giving each block of `dst_l` its source window: one offset for every block
-    (ints: `_move`'s), or per axis each block's own (`(step, lo, extent)` or None, as a conv
-    patch's), zero-filled first where a window reaches past the source."""
-    if all(isinstance(w, int) for w in windows):
-        dst_t = tilemap.BufferType(dst_l.block, src.type.element_type, dst_l.first_tile, dst_l.tiles, memory)
-        return _move(src, dst_t, src_l, dst_l, reason, offset=windows)
-    es = src.type.esize
-    table = conversion_transfers(src_l, dst_l, es, es, windows=windows)
-    dst_t = tilemap.BufferType(dst_l.block, src.type.element_type, dst_l.first_tile, dst_l.tiles, memory)
-    attrs = {"transfers": table_attr(table, MOVE), "reason": StringAttr(reason)}
-    if not patch_covered(src_l.shape, dst_l, windows):
-        attrs["zero_fill"] = UnitAttr()
-    return tilemap.MoveOp.create(operands=[src], result_types=[dst_t], attributes=attrs)
 
 
 def slice_rows(table: Layout) -> np.ndarray:

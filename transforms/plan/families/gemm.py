@@ -9,6 +9,7 @@ or `<gemm_serial, …>` records it."""
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import ClassVar
@@ -106,11 +107,8 @@ def gemm_candidate(
         words = math.ceil(r_want.block_elements * esize / 4)
         exch += words + fragments(lays.result, r_want) * target.exchange["fragment_cycles"]
         exch += target.phase_overhead_cycles()
-    if swapped:
-        cyc = target.amp_matmul_cycles(bn, bk, bm, partials_esize=pe)
-        cyc += target.transform_cycles(bn, bm, pe if pk > 1 else esize)
-    else:
-        cyc = target.amp_matmul_cycles(bm, bk, bn, partials_esize=pe)
+    kernel = KERNELS[plan.gemm_kernel(swapped, half)]  # priced as the tile runs it
+    cyc = kernel.cycles(target, {"m": bm, "k": bk, "n": bn}, pe if pk > 1 else esize)
     phases = int(a_moves_here or b_moves)
     if pk > 1:
         exch += (p - p // pk) // 4
@@ -325,22 +323,32 @@ def serial_candidate(
     the contraction on its own tiles, and the `plan.reduce` of the fp32 partials after it."""
     bm, bn = math.ceil(m / pm), math.ceil(n / pn)
     bn += bn % 2
-    kp = plan.serial_k_share(k, pk)
-    kc = math.ceil(kp / steps)
-    kc += kc % 2
+    kp, kc = plan.serial_window(k, pk, steps)
     acc = bm * bn * 4
     # the two windows, the accumulator and its copy out; a split's also beside the operands'
-    # homes (each spread once over the grid: live while the op runs, and not in the budget's
-    # `reserved`), which the unsplit grids' budget has always left to its slack
-    homes = (math.ceil(m * k / (pm * pn * pk)) + math.ceil(k * n / (pm * pn * pk))) * esize if pk > 1 else 0
+    # homes (live while the op runs, and not in the budget's `reserved`), which the unsplit
+    # grids' budget has always left to its slack
+    homes = serial_homes(m, k, n, esize, pm * pn * pk) if pk > 1 else 0
     mem = homes + bm * kc * esize + kc * bn * esize + acc + (bm * bn * esize if pk == 1 else 0)
     comp, x = serial_gemm_cost(target, bm, bn, kp, steps, esize, cast=pk == 1)
     if pk > 1:  # the reduce: each tile keeps 1/pk of its block's columns, received from the others
-        lay = serial_gemm_layouts(m, k, n, pm, pn, pk)[3]
-        mem = max(mem, homes + 2 * acc + lay.block_elements * esize)
-        comp += target.reduce_cycles(pk, lay.block_elements, esize, 4)
+        kept = _reduced_block(m, k, n, pm, pn, pk)
+        mem = max(mem, homes + 2 * acc + kept * esize)
+        comp += target.reduce_cycles(pk, kept, esize, 4)
         x += (acc - acc // pk) // 4 + target.phase_overhead_cycles()
     return SerialChoice(pm, pn, steps, comp + x, mem, pk)
+
+
+@functools.lru_cache(maxsize=4096)
+def _reduced_block(m: int, k: int, n: int, pm: int, pn: int, pk: int) -> int:
+    """Elements of a tile's block of a split serial GEMM's reduced result (one per grid: the
+    search prices every step count of a grid)."""
+    return serial_gemm_layouts(m, k, n, pm, pn, pk)[3].block_elements
+
+
+def serial_homes(m: int, k: int, n: int, esize: int, tiles: int) -> int:
+    """Bytes a tile holds of a serial GEMM's two operands, each spread once over its `tiles`."""
+    return (math.ceil(m * k / tiles) + math.ceil(k * n / tiles)) * esize
 
 
 def choose_serial_gemm(
@@ -376,10 +384,7 @@ def choose_serial_gemm(
                 plain = c
             break
     if plain is not None:  # compared with the unsplit grid's homes counted too
-        held = (
-            plain.bytes_per_tile
-            + (math.ceil(m * k / (plain.pm * plain.pn)) + math.ceil(k * n / (plain.pm * plain.pn))) * esize
-        )
+        held = plain.bytes_per_tile + serial_homes(m, k, n, esize, plain.pm * plain.pn)
         splits = [c for c in splits if c.bytes_per_tile <= held]
     found = [*splits, *([plain] if plain is not None else [])]
     out = min(found, key=lambda c: (c.cycles, c.bytes_per_tile)) if found else None
