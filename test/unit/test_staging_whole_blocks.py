@@ -86,3 +86,30 @@ def test_host_written_padding_is_zeroed(name: str) -> None:
     """The host writes real elements only; a weight's padding is written as zeros, an input is
     moved into a zero-padded block (wrong on poisoned memory before either)."""
     assert _poisoned_run(ipu.compile(HOST_PADDED[name], target="sim16"))
+
+
+# an odd contraction of halves: the exchange moves whole words, so each lhs row's last word
+# carries the source block's first padding element into the AMP's (zeroed) padding
+ODD_K = """func.func @main(%x: tensor<64x501xf16>) -> tensor<64x256xf16> {{
+  %w = graph.parameter "w" #graph.gaussian<seed = 1, std = 0.02> : tensor<501x256xf16>
+  %g = graph.gelu %x : tensor<64x501xf16> -> tensor<64x501xf16>
+  %y = graph.matmul %g, %w {pin} : (tensor<64x501xf16>, tensor<501x256xf16>) -> tensor<64x256xf16>
+  func.return %y : tensor<64x256xf16>
+}}"""
+ODD_K_PINS = {
+    "chosen": "",
+    "gemm 2x2x4": "{plan.choice = #plan.choice<gemm, grid = [2, 2, 4]>}",
+    "gemm 2x8x1": "{plan.choice = #plan.choice<gemm, grid = [2, 8, 1]>}",
+    "serial 2x8": "{plan.choice = #plan.choice<gemm_serial, grid = [2, 8], k_steps = 2>}",
+    "serial split 2x4x2": "{plan.choice = #plan.choice<gemm_serial, grid = [2, 4, 2], k_steps = 2>}",
+}
+
+
+@pytest.mark.parametrize("name", sorted(ODD_K_PINS))
+def test_an_odd_half_contraction_is_right_on_poisoned_memory(name: str) -> None:
+    """The padding element a move carries along is the input's, computed through the gelu: the
+    host writes the input's blocks whole, padding as zeros (no extra move), so it is gelu(0)."""
+    c = ipu.compile(ODD_K.format(pin=ODD_K_PINS[name]), target="sim16")
+    assert _poisoned_run(c)
+    x = next(b for b in c.package.inputs if b.name == "x")
+    assert x.device_shape()[-1] % 2 == 0 and x.shape == (64, 501), "the host writes x's padded blocks whole"

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
 from xdsl.dialects.builtin import (
+    DenseArrayBase,
     DenseIntOrFPElementsAttr,
     DictionaryAttr,
     IntegerAttr,
@@ -193,28 +194,47 @@ def padded_inputs(f: func.FuncOp) -> set[int]:
     }
 
 
+def _zero_padded_write(t: plan.PlanTensorType, host: dict[str, Attribute]) -> dict[str, Attribute] | None:
+    """The host write's `tensor` and `host_pads` when the host can write `t`'s blocks whole, their
+    padding as zeros: the device tensor is the layout's padded extent (high pads added to any
+    the host already writes), and the layout over it gives the same blocks on the same tiles.
+    None where it cannot (a stream with its own host shape, or a layout that differs there)."""
+    lay = t.layout
+    ext = lay.padded_shape
+    if "host_shape" in host or t.layout_attr.layout(ext) != replace(lay, shape=ext):
+        return None
+    r = len(ext)
+    old = host.get("host_pads")
+    pads = list(old.get_values()) if isinstance(old, DenseArrayBase) else [0] * (2 * r)
+    for i in range(r):
+        pads[r + i] += ext[i] - lay.shape[i]
+    tensor = builtin.TensorType(t.tensor.element_type, ext)
+    return {"tensor": tensor, "host_pads": DenseArrayBase.from_list(builtin.i64, pads)}
+
+
 def convert_signature(f: func.FuncOp, padded_reads: set[int] = frozenset()) -> None:
     """Turn the plan function's arguments into host writes of their buffers (casts to the plan
-    types keep their users unchanged) and give it no arguments or results. An argument in
-    `padded_reads` is moved once more, into a zero-padded buffer of the same layout."""
+    types keep their users unchanged) and give it no arguments or results. The host writes real
+    elements only, and tile memory holds anything: an argument in `padded_reads` is written over
+    its whole padded blocks, padding as zeros (host pads), or where the host cannot, moved once
+    more into a zero-padded buffer of the same layout."""
     block = f.body.block
     names = [s.data for s in f.attributes["ipu.inputs"].data]  # type: ignore[union-attr]
     new_ops: list[Operation] = []
     zeroed: list[Operation] = []  # after every host write: the run call writes all inputs first
     for i, a in enumerate(block.args):
         t: plan.PlanTensorType = a.type
+        host = _host_shape(f, names[i])
+        whole = _zero_padded_write(t, host) if i in padded_reads else None
         w = tilemap.HostWriteOp.create(
             result_types=[buffer_type(t)],
-            attributes={
-                "sym_name": StringAttr(names[i]),
-                "tensor": t.tensor,
-                "layout": t.layout_attr,
-            }
-            | _host_shape(f, names[i]),
+            attributes={"sym_name": StringAttr(names[i]), "tensor": t.tensor, "layout": t.layout_attr}
+            | host
+            | (whole or {}),
         )
         buf = _named(w, a.name_hint)
         new_ops.append(w)
-        if i in padded_reads:  # the host writes real elements only: a move leaves zeros around them
+        if i in padded_reads and whole is None:  # a move leaves zeros around the real elements
             mv = _move(buf, buffer_type(t), t.layout, t.layout, "zero padding")
             buf = _named(mv, f"{a.name_hint or names[i]}_zeroed")
             zeroed.append(mv)

@@ -14,6 +14,11 @@ the partials move as whole padded blocks, so the staging buffer is written in fu
 zero fill. And for host-written values (the host writes real elements only, and tile memory
 holds anything): a weight whose padding is read is written over whole blocks, padding as zeros;
 such an input is moved once into a zero-padded buffer.
+
+One exception to "moves take real elements only": the exchange moves whole 32-bit words, so a
+row of an odd number of halves ends in a word whose second half is the source block's first
+padding element, and the move writes it over the destination's (zeroed) padding. A move of such
+a value carries its padding into its result's: `padding_read` follows it (`odd_half_tail`).
 """
 
 from __future__ import annotations
@@ -57,6 +62,13 @@ def padded_axis(lay: Layout, axis: int) -> bool:
     return lay.padded_shape[axis] > lay.shape[axis]
 
 
+def odd_half_tail(lay: Layout, element_type: object) -> bool:
+    """Whether a move of a `lay` value copies its first padding element along the last axis: a
+    half tensor whose last axis (the contiguous one) is odd and padded, moved in whole words."""
+    bits = getattr(element_type, "bitwidth", 32)
+    return bits == 16 and lay.shape[-1] % 2 == 1 and padded_axis(lay, len(lay.shape) - 1)
+
+
 def padding_read(value: SSAValue) -> bool:
     """Whether a consumer of `value` (in place, transitively) may read its padding as data."""
     seen: set[SSAValue] = set()
@@ -69,6 +81,11 @@ def padding_read(value: SSAValue) -> bool:
         for use in v.uses:
             op = use.operation
             if isinstance(op, _REAL_ONLY):
+                if isinstance(op, func.ReturnOp) or not odd_half_tail(v.type.layout, v.type.tensor.element_type):
+                    continue
+                if isinstance(op, plan.SerialGemmOp):
+                    return True  # its windows are the AMP's operands
+                todo += list(op.results)  # the move's result holds this value's tail padding
                 continue
             if isinstance(op, _PASS_THROUGH):
                 todo.append(op.results[0])
@@ -108,4 +125,4 @@ def whole_blocks(src: Layout, dst: Layout) -> tuple[Layout, Layout] | None:
     return replace(src, shape=ext), replace(dst, shape=ext)
 
 
-__all__ = ["padded_axis", "padding_read", "whole_blocks"]
+__all__ = ["odd_half_tail", "padded_axis", "padding_read", "whole_blocks"]
