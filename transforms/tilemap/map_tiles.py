@@ -353,13 +353,20 @@ class MapParameter(RewritePattern):
 
 
 def _zero_padded(buf: SSAValue) -> bool:
-    """Whether buffer `buf` is a weight whose padding the host writes as zeros."""
-    return isinstance(buf.owner, tilemap.WeightOp) and buf.owner.zero_padding is not None
+    """Whether buffer `buf` is a weight whose padding the host writes as zeros, or this trip's
+    blocks of one (a rolled layer's stacked weight: `iteration_slice` copies whole blocks)."""
+    owner = buf.owner
+    while isinstance(owner, tilemap.RunOp | UnrealizedConversionCastOp):
+        if isinstance(owner, tilemap.RunOp) and owner.kernel.data != "iteration_slice":
+            return False
+        owner = owner.operands[0].owner
+    return isinstance(owner, tilemap.WeightOp) and owner.zero_padding is not None
 
 
 class MapRearrange(RewritePattern):
-    """One move; out of a zero-padded weight into the same padded extent, of whole blocks (the
-    destination's padding then holds the weight's zeros, and nothing is zeroed first)."""
+    """One move; out of a zero-padded weight (or this trip's slice of a stacked one) into the same
+    padded extent, of whole blocks (the destination's padding then holds the weight's zeros, and
+    nothing is zeroed first)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: plan.RearrangeOp, rewriter: PatternRewriter) -> None:
