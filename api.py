@@ -242,17 +242,41 @@ class Loaded:
     jax_oracle: Callable[[dict[str, np.ndarray]], dict[str, np.ndarray]] | None = None
 
     def oracle(self) -> Callable[[dict[str, np.ndarray]], dict[str, np.ndarray]] | None:
-        """The independent oracle of the outputs (onnxruntime on the ONNX file, or jax), if any."""
+        """The independent oracle of the outputs (onnxruntime on the ONNX file, or jax), if any;
+        an ONNX model's is built on its first call (`run`): compiling does not pay for it."""
         if self.jax_oracle is not None:
             return self.jax_oracle
         if self.onnx_model is None:
             return None
-        from ipu.frontends.onnx_oracle import OracleError, onnx_oracle
+        return LazyOracle(self.onnx_model)
 
-        try:
-            return onnx_oracle(self.onnx_model)
-        except OracleError as e:
-            raise ApiError(str(e)) from None
+
+@dataclass
+class LazyOracle:
+    """The oracle of an ONNX model, built when first asked (reading the model and starting a
+    runtime session take seconds for a large one); a runtime's refusal of the model is then an
+    `ApiError`, as its refusal of the inputs is."""
+
+    model: Any  # an onnx.ModelProto, or the path of the validated .onnx file
+    _oracle: Any = None
+
+    def _built(self) -> Any:
+        if self._oracle is None:
+            from ipu.frontends.onnx_oracle import OracleError, onnx_oracle
+
+            try:
+                self._oracle = onnx_oracle(self.model)
+            except OracleError as e:
+                raise ApiError(str(e)) from None
+        return self._oracle
+
+    @property
+    def backend(self) -> str:
+        """The runtime that computes the expected values."""
+        return self._built().backend
+
+    def __call__(self, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        return self._built()(inputs)
 
 
 def load_model(

@@ -193,7 +193,8 @@ class ValueBuilder:
         self.block = Block()
         self.consts: dict[str, np.ndarray] = {}  # named constants (a named one is declared once: `val`)
         self.param_names: set[str] = set()
-        self.param_of: dict[tuple[object, ...], SSAValue] = {}  # (dtype, shape, bytes digest) -> parameter
+        # (dtype, shape, bytes, sampled digest) -> the parameters holding such bytes
+        self.param_of: dict[tuple[object, ...], list[SSAValue]] = {}
         self.param_cache: dict[tuple[str, tuple[int, ...], type], SSAValue] = {}
         self.hints: set[str] = set()  # result names in use (they name the package's checkpoints)
         self.views: dict[tuple[SSAValue, tuple[int, ...]], SSAValue] = {}  # onnx_datamove's reshaped views
@@ -235,14 +236,6 @@ class ValueBuilder:
         sin tables Llama's every layer folds to the same [heads x seq, dim] block), and each copy
         would otherwise be stored, and placed on the same tiles, once per layer."""
         v = np.ascontiguousarray(values)
-        key = (str(dtype), tuple(shape), v.dtype.str, hashlib.blake2b(v.tobytes(), digest_size=16).digest())
-        if (known := self.param_of.get(key)) is not None:
-            return known
-        base = re.sub(r"[^\w.$-]", "_", name) or "const"
-        sym, k = base, 1
-        while sym in self.param_names or sym in self.hints:  # weights, checkpoints and streams share symbols
-            sym, k = f"{base}_{k}", k + 1
-        self.param_names.add(sym)
         if 0 in tuple(shape):
             raise self.fail(
                 f"'{name}' is a zero-size tensor {list(shape)} read by an op that is not folded away; only ops "
@@ -252,7 +245,21 @@ class ValueBuilder:
             init = dense(v.reshape(1) if v.size == 1 else v.reshape(shape), dtype)
         except ConstantError as e:  # an integer constant that does not fit: name the node
             raise self.fail(f"constant '{name}': {e}") from None
-        self.param_of[key] = r = self.emit(g.ParameterOp(sym, init, _tt(shape, dtype)), name)
+        raw = init.data.data
+        # a digest of a sample of the stored bytes finds the candidates (hashing every weight of a
+        # large model whole took a second); equal bytes decide
+        sample = raw[:64] + raw[-64:] + raw[:: max(1, len(raw) // 4096)]
+        key = (str(dtype), tuple(shape), len(raw), hashlib.blake2b(sample, digest_size=16).digest())
+        for known in self.param_of.get(key, ()):
+            if known.owner.init.data.data == raw:  # type: ignore[union-attr]
+                return known
+        base = re.sub(r"[^\w.$-]", "_", name) or "const"
+        sym, k = base, 1
+        while sym in self.param_names or sym in self.hints:  # weights, checkpoints and streams share symbols
+            sym, k = f"{base}_{k}", k + 1
+        self.param_names.add(sym)
+        r = self.emit(g.ParameterOp(sym, init, _tt(shape, dtype)), name)
+        self.param_of.setdefault(key, []).append(r)
         return r
 
     def val(self, x: Val | np.ndarray, like: Val, name: str, shape: Sequence[int] | None = None) -> Val:
@@ -268,7 +275,7 @@ class ValueBuilder:
         s = tuple(shape) if shape is not None else tuple(x.shape)
         key = (name, s, like.dtype)
         if self.consts.get(name) is not x or key not in self.param_cache:  # a named constant is declared once
-            arr = np.broadcast_to(x.astype(like.dtype), s)
+            arr = np.broadcast_to(x.astype(like.dtype, copy=False), s)
             p = self.param(arr, like.dtype, collapsed(s), name)
             if self.consts.get(name) is not x:
                 return Val(p, s, like.dtype)

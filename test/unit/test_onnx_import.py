@@ -223,9 +223,11 @@ def test_api_accepts_onnx_paths(tmp_path: Path) -> None:
     assert "graph.tanh" in str(api.parse(str(path)))
     compiled = api.compile(path, "sim16")
     assert compiled.oracle is not None
+    assert compiled.oracle._oracle is None, "compiling does not start the oracle's runtime"
     x = {"x": rand(4, 6)}
     report = api.run(compiled, x)
     assert report.passed
+    assert [c.source for c in report.checks if c.kind == "oracle"] == ["onnxruntime"]
     np.testing.assert_allclose(report.outputs["y"], np.tanh(x["x"]), atol=1e-5)
 
 

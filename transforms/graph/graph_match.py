@@ -25,11 +25,11 @@ def splat(v: SSAValue) -> float | None:
     op = v.owner
     if not isinstance(op, graph.ParameterOp) or not isinstance(op.init, DenseIntOrFPElementsAttr):
         return None
-    raw, n = op.init.data.data, len(op.init)
-    es = len(raw) // max(n, 1)
-    if n == 0 or raw != raw[:es] * n:
-        return None
-    return float(op.init.get_values()[0])
+    values = graph.dense_values(op.init)
+    bits = values.view(f"u{values.itemsize}")  # compared as stored: -0.0 is not 0.0, a NaN is itself
+    if bits.size == 0 or (bits.size > 1 and not (bits[1] == bits[0] and (bits == bits[0]).all())):
+        return None  # the second element first: a weight of millions is told apart at once
+    return float(values[0])
 
 
 def near(v: float | None, want: float, rel: float = 1e-3) -> bool:

@@ -83,7 +83,7 @@ def constant(v: SSAValue) -> np.ndarray | None:
         return None
     if math.prod(shape(v)) > MAX_VIEW_ELEMENTS:
         return None
-    arr = np.asarray(op.init.get_values(), dtype=np.float32 if shape(v) else None)
+    arr = np.asarray(graph.dense_values(op.init), np.float32) if shape(v) else np.asarray(op.init.get_values())
     return np.broadcast_to(arr.reshape(op.init.get_shape() or ()), shape(v))
 
 
