@@ -669,6 +669,37 @@ def _norm_rows(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | N
     return res
 
 
+def _norm_stats(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
+    """Each row's statistics over this tile's column block x[rows, cols], f32 [rows, 2]: the sum
+    and the sum of squared deviations from the block's own mean (combined exactly by
+    `_norm_apply`, Chan's parallel variance: no cancellation when the mean dwarfs the spread)."""
+    x = ins[0].reshape(count, p["rows"], p["cols"]).astype(np.float32)
+    s = x.sum(axis=2, dtype=np.float32)
+    c = x - (s / np.float32(p["cols"]))[:, :, None]
+    return np.stack([s, (c * c).sum(axis=2, dtype=np.float32)], axis=2)
+
+
+def _norm_apply(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
+    """Layer norm (inputs x, stats, gamma, beta) or RMS norm (x, stats, gamma) of each row of
+    this tile's column block x[rows, cols], from every block's statistics of the row,
+    stats f32 [parts, rows, 2] (`_norm_stats`, all blocks `cols` wide)."""
+    rows, cols, parts = p["rows"], p["cols"], p["parts"]
+    x = ins[0].reshape(count, rows, cols).astype(np.float32)
+    st = ins[1].reshape(count, parts, rows, 2).transpose(0, 2, 1, 3).astype(np.float32)
+    eps = np.float32(bits_float(p["eps_bits"]))
+    n = np.float32(cols * parts)
+    block_mean = st[:, :, :, 0] / np.float32(cols)
+    mean = st[:, :, :, 0].sum(axis=2, dtype=np.float32) / n
+    d = block_mean - mean[:, :, None]
+    m2 = st[:, :, :, 1].sum(axis=2, dtype=np.float32) + np.float32(cols) * (d * d).sum(axis=2, dtype=np.float32)
+    gamma = ins[2].reshape(count, 1, cols)
+    if len(ins) == 4:
+        beta = ins[3].reshape(count, 1, cols)
+        return (x - mean[:, :, None]) / np.sqrt(m2 / n + eps)[:, :, None] * gamma + beta
+    ms = m2 / n + mean * mean  # the mean square: sum of x^2 over n
+    return x / np.sqrt(ms + eps)[:, :, None] * gamma
+
+
 def _attention_init(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
     res = np.zeros((count, p["qr"], p["d"] + 2), np.float32)
     res[:, :, p["d"]] = -np.inf
@@ -1378,6 +1409,37 @@ _ALL: tuple[Kernel, ...] = (
     # the AMP with its operands' roles swapped (`plan.gemm {swapped}`), fp32 and fp16 partials
     _amp_swapped("amp_matmul_swapped"),
     _amp_swapped("amp_matmul_swapped_half", half=True),
+    # a norm over rows split in column blocks across tiles: each tile's row statistics of its
+    # block x[rows, cols], out f32 [rows, 2] (sum, sum of squared deviations from the block mean)
+    Kernel(
+        "norm_stats",
+        out=_out(lambda p: p["rows"] * 2, "f32"),
+        ins=(_in(_rows_cols),),
+        params=(Param("rows"), Param("cols")),
+        cycles_fn=lambda t, p, e: t.norm_stats_cycles(p["rows"], p["cols"], e),
+        run=_norm_stats,
+        reads_in_dtype=True,
+    ),
+    # then each tile normalises its block from all `parts` blocks' statistics of its rows:
+    # inputs x[rows, cols], stats f32 [parts, rows, 2], gamma[cols] (and beta[cols])
+    Kernel(
+        "layer_norm_apply",
+        out=_out(_rows_cols),
+        ins=(_in(_rows_cols), _in(lambda p: p["rows"] * p["parts"] * 2, "f32"), _in(_cols), _in(_cols)),
+        params=(Param("rows"), Param("cols"), Param("parts"), Param("eps_bits", "float")),
+        cycles_fn=lambda t, p, e: t.norm_apply_cycles(p["rows"], p["cols"], p["parts"], e, shift=True),
+        run=_norm_apply,
+        rule=lambda p: _as_float(p["eps_bits"]) < 0,
+    ),
+    Kernel(
+        "rms_norm_apply",
+        out=_out(_rows_cols),
+        ins=(_in(_rows_cols), _in(lambda p: p["rows"] * p["parts"] * 2, "f32"), _in(_cols)),
+        params=(Param("rows"), Param("cols"), Param("parts"), Param("eps_bits", "float")),
+        cycles_fn=lambda t, p, e: t.norm_apply_cycles(p["rows"], p["cols"], p["parts"], e, shift=False),
+        run=_norm_apply,
+        rule=lambda p: _as_float(p["eps_bits"]) < 0,
+    ),
 )
 
 KERNELS: dict[str, Kernel] = {k.name: k for k in _ALL}

@@ -952,13 +952,52 @@ ROW_KINDS = ("softmax", "layer_norm", "rms_norm", "sum", "max", "mean", "prod", 
 ARG_ROW_KINDS = ("argmax", "argmin")  # i32 results: the column index
 
 
+MAX_NORM_PARTS = 64
+"""Column blocks a norm's rows may be split in: every tile of a row group receives all the
+group's statistics, so the gather grows with the square of the parts (at 64, 8 KB a row group
+of 16 rows) and soon outweighs the norm it serves."""
+
+
+def split_norm_parts(lay: Layout) -> int:
+    """The column blocks a norm's rows are split in over tiles (1: whole rows per tile; 0: a
+    split the norm cannot take: partial sums, a padded last block, whose statistics would count
+    padding, or more than `MAX_NORM_PARTS` blocks)."""
+    if lay.partial >= 0:
+        return 0
+    if not lay.split[-1]:
+        return 1
+    parts = math.prod(lay.grid[d] for d in lay.split[-1])
+    return parts if lay.block[-1] * parts == lay.shape[-1] and parts <= MAX_NORM_PARTS else 0
+
+
+def norm_stats_layouts(lay: Layout) -> tuple[Layout, Layout]:
+    """The statistics of a norm over rows split in column blocks (`split_norm_parts`), as a
+    tensor [parts, *rows, 2] of float pairs: (each tile's own block of them, where the row's
+    tiles gather all its parts). Rows lie as in `lay`, so each tile's are its own rows, and a
+    tile's block is one run of words (one transfer to each tile of its row group)."""
+    lead, parts = lay.shape[:-1], split_norm_parts(lay)
+    align = (1, *lay.align[:-1], 1) if lay.align else ()
+    shape = (parts, *lead, 2)
+    own = Layout(shape, lay.grid, (lay.split[-1], *lay.split[:-1], ()), -1, lay.first_tile, align)
+    gathered = Layout(shape, lay.grid, ((), *lay.split[:-1], ()), -1, lay.first_tile, align)
+    return own, gathered
+
+
+def row_vector(n: int, lay: Layout) -> Layout:
+    """A vector along `lay`'s rows (a norm's scale or shift): split like its columns (whole when
+    the rows are), replicated over the rest of the grid."""
+    return Layout((n,), lay.grid, lay.split[-1:], -1, lay.first_tile, lay.align[-1:] if lay.align else ())
+
+
 @irdl_op_definition
 class RowwiseOp(IRDLOperation):
     """A last-axis row operation on tiles that each hold whole rows.
 
     softmax / layer_norm / rms_norm / cumsum keep the input's layout; sum / max / mean / prod and
     the arg reductions drop the last axis. Norm scales and shifts are whole vectors replicated on
-    every tile of the grid.
+    every tile of the grid. A norm may also take rows split in whole column blocks over tiles
+    (`split_norm_parts`): each tile then sums its block's statistics, the row's tiles exchange
+    them, and each normalises its block; its scale and shift are then split like the columns.
     """
 
     name = "plan.rowwise"
@@ -979,8 +1018,12 @@ class RowwiseOp(IRDLOperation):
         if k not in ROW_KINDS:
             raise VerifyException(f"plan.rowwise: unknown kind '{k}'")
         a, r = self.input.type.layout, self.result.type.layout
-        if a.partial >= 0 or a.split[-1]:
-            raise VerifyException("plan.rowwise: every tile must hold whole rows (last axis unsplit)")
+        split = k in ("layer_norm", "rms_norm") and split_norm_parts(a) >= 1
+        if a.partial >= 0 or (a.split[-1] and not split):
+            raise VerifyException(
+                "plan.rowwise: every tile must hold whole rows (last axis unsplit), or for a norm, "
+                "whole column blocks (the last axis split without padding)"
+            )
         if k in ("sum", "max", "mean", "prod", *ARG_ROW_KINDS):
             if r.shape != a.shape[:-1] or r.split != a.split[:-1] or r.grid != a.grid:
                 raise VerifyException("plan.rowwise: a row reduction drops the last axis and keeps the split")
@@ -994,8 +1037,16 @@ class RowwiseOp(IRDLOperation):
             raise VerifyException(f"plan.rowwise: {k} takes {want} parameter vectors")
         for v in self.params:
             pl = v.type.layout
-            if pl.shape != a.shape[-1:] or pl.split != ((),) or pl.grid != a.grid or pl.first_tile != a.first_tile:
-                raise VerifyException("plan.rowwise: parameter vectors must be whole and replicated on the grid")
+            if (
+                pl.shape != a.shape[-1:]
+                or pl.split != a.split[-1:]
+                or pl.grid != a.grid
+                or pl.first_tile != a.first_tile
+            ):
+                raise VerifyException(
+                    "plan.rowwise: parameter vectors must be split like the rows' columns (whole when the rows"
+                    " are) and replicated over the rest of the grid"
+                )
 
 
 @irdl_op_definition

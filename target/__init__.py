@@ -323,6 +323,22 @@ class Target:
         passes = (4 if shift else 2) * self.binary_cycles("mul", n, esize)
         return stats + self.binary_cycles("mul", n, esize) + self.unary_cycles("rsqrt", rows, 4) + passes
 
+    def norm_stats_cycles(self, rows: int, cols: int, esize: int = 2) -> int:
+        """A column block's row statistics for a norm split over tiles (PopLibs reduces a norm's
+        statistics across the tiles that hold the rows: PC 1.3, 1.4): the row sums, the block
+        mean subtracted (one pass, the squares with it) and the sums of squares."""
+        n = rows * cols
+        return 2 * self.reduce_rows_cycles(rows, cols, esize) + self.binary_cycles("mul", n, esize)
+
+    def norm_apply_cycles(self, rows: int, cols: int, parts: int, esize: int = 2, shift: bool = True) -> int:
+        """The rest of `norm_cycles` on a column block, given every block's statistics: the
+        `parts` float pairs of each row combined (a continuous reduce, PC 1.3), one rsqrt per row,
+        then x - mean (layer norm only), times the inverse deviation, times gamma, plus beta."""
+        n = rows * cols
+        combine = self.reduce_rows_cycles(rows, 2 * parts, 4)
+        passes = (4 if shift else 2) * self.binary_cycles("mul", n, esize)
+        return combine + self.unary_cycles("rsqrt", rows, 4) + passes
+
     def attention_update_cycles(
         self, qr: int, kr: int, d: int, esize: int, scaled: bool = True, start: bool = False
     ) -> int:

@@ -70,6 +70,10 @@ CYCLES = [
     ("sim16", "reduce_rows", {"rows": 3, "cols": 5, "valid": 5, "kind": 3}, 2, 186),
     ("sim16", "layer_norm_rows", {"rows": 16, "cols": 64, "valid": 60, "eps_bits": 0}, 2, 6135),
     ("sim16", "rms_norm_rows", {"rows": 3, "cols": 5, "valid": 5, "eps_bits": 0}, 2, 911),
+    # a norm over column blocks: statistics, then normalising given `parts` blocks' statistics
+    ("sim16", "norm_stats", {"rows": 16, "cols": 64}, 2, 2153),
+    ("sim16", "layer_norm_apply", {"rows": 16, "cols": 64, "parts": 4, "eps_bits": 0}, 2, 4372),
+    ("sim16", "rms_norm_apply", {"rows": 3, "cols": 6, "parts": 2, "eps_bits": 0}, 2, 726),
     ("sim16", "attention_init", {"qr": 16, "d": 64}, 2, 666),
     ("sim16", "attention_init", {"qr": 3, "d": 5}, 2, 150),
     # attention updates are priced by their inputs' dtype (the scores'): half, then fp32
@@ -153,6 +157,9 @@ OPERANDS = [
     ("reduce_rows", 2, [10], "F16", ["F16"]),
     ("layer_norm_rows", 10, [10, 5, 5], "F16", ["F16", "F16", "F16"]),
     ("rms_norm_rows", 10, [10, 5], "F16", ["F16", "F16"]),
+    ("norm_stats", 4, [10], "F32", ["F16"]),
+    ("layer_norm_apply", 10, [10, 12, 5, 5], "F16", ["F16", "F32", "F16", "F16"]),
+    ("rms_norm_apply", 10, [10, 12, 5], "F16", ["F16", "F32", "F16"]),
     ("attention_init", 14, [], "F32", []),
     ("attention_update", 14, [10, 15, 15, 3, 6], "F32", ["F16", "F16", "F16", "F32", "F16"]),
     ("attention_combine", 10, [42], "F16", ["F32"]),

@@ -168,8 +168,8 @@ def _scratch(op: Operation) -> tuple[int, int, slice]:
     beside its operands and result while it runs: a swapped gemm's transposed product; a serial
     gemm's windows (the rhs's interleaved) and fp32 accumulator (interleaved); an attention's
     score scratch (in the inputs' dtype), offsets, scaled query block and, streamed, one key and
-    one value window (interleaved: the AMP streams them) and one bias window; (0, 0, empty) for
-    other ops."""
+    one value window (interleaved: the AMP streams them) and one bias window; a norm over
+    column blocks' own and gathered statistics; (0, 0, empty) for other ops."""
     if isinstance(op, plan.GemmOp) and op.swapped is not None:  # the AMP's transposed product
         r = op.result.type.layout
         return r.block_elements * esize_of(op.result.type), 0, slice(r.first_tile, r.first_tile + r.tiles)
@@ -181,6 +181,9 @@ def _scratch(op: Operation) -> tuple[int, int, slice]:
         # a split contraction's accumulator is its result (a plan value); else the copy's source
         acc = bm * bn * 4 if r.partial < 0 else 0
         return bm * kc * e, kc * bn * e + acc, slice(r.first_tile, r.first_tile + r.tiles)
+    if isinstance(op, plan.RowwiseOp) and plan.split_norm_parts(op.input.type.layout) > 1:  # a norm's statistics
+        own, gathered = plan.norm_stats_layouts(a := op.input.type.layout)
+        return (own.block_elements + gathered.block_elements) * 4, 0, slice(a.first_tile, a.first_tile + a.tiles)
     if not isinstance(op, plan.AttentionOp):
         return 0, 0, slice(0, 0)
     st = op.result.type.layout

@@ -80,10 +80,6 @@ def leading_layout(shape: tuple[int, ...], tiles: int) -> Layout:
     return Layout(shape, tuple(grid) or (1,), tuple(split))
 
 
-def replicated_vector(n: int, lay: Layout) -> Layout:
-    return Layout((n,), lay.grid, ((),), -1, lay.first_tile)
-
-
 @dataclass(frozen=True)
 class GemmLayouts:
     """The layouts one (pm, pn, pk) choice emits: the plan is priced from these (principle 2)."""

@@ -626,9 +626,38 @@ class MapRowwise(RewritePattern):
         elif k == "cumsum":
             flags = int(op.exclusive is not None) | 2 * int(op.reverse is not None)
             _replace_by_run(rewriter, op, "cumsum_rows", rows=rows, cols=cols, valid=valid, flags=flags)
+        elif plan.split_norm_parts(a) > 1:
+            _map_split_norm(rewriter, op, float_bits(op.epsilon.value.data if op.epsilon else 1e-5))
         else:
             eps = float_bits(op.epsilon.value.data if op.epsilon else 1e-5)
             _replace_by_run(rewriter, op, ROW_KERNELS[k], rows=rows, cols=cols, valid=valid, eps_bits=eps)
+
+
+def _map_split_norm(rewriter: PatternRewriter, op: plan.RowwiseOp, eps_bits: int) -> None:
+    """A norm over rows split in column blocks: each tile's row statistics of its block
+    (`norm_stats`), one move gathering every block's on the row's tiles, then each tile
+    normalises its block (`layer_norm_apply` / `rms_norm_apply`)."""
+    a: Layout = op.input.type.layout
+    casts, ins = _as_buffers(op.operands)
+    rows, cols, parts = math.prod(a.block[:-1]), a.block[-1], plan.split_norm_parts(a)
+    own, gathered = plan.norm_stats_layouts(a)
+    hint = op.result.name_hint or "norm"
+    own_t = tilemap.BufferType(own.block, builtin.f32, a.first_tile, a.tiles, "standard")
+    stats = _run("norm_stats", [ins[0]], own_t, rows=rows, cols=cols)
+    all_t = tilemap.BufferType(gathered.block, builtin.f32, a.first_tile, a.tiles, "standard")
+    mv = _move(_named(stats, f"{hint}_stats"), all_t, own, gathered, "norm statistics")
+    kernel = "layer_norm_apply" if op.kind.data == "layer_norm" else "rms_norm_apply"
+    gathered_v = _named(mv, f"{hint}_statistics")
+    r = _run(
+        kernel,
+        [ins[0], gathered_v, *ins[1:]],
+        buffer_type(op.result.type),
+        rows=rows,
+        cols=cols,
+        parts=parts,
+        eps_bits=eps_bits,
+    )
+    _replace(rewriter, op, [*casts, stats, mv, r], [_named(r, op.result.name_hint)])
 
 
 class MapAttentionCombine(RewritePattern):

@@ -4,21 +4,21 @@
 // RUN: ipu-run %s --target sim16 | filecheck %s --check-prefix=EMU
 
 // A loop-invariant conversion moves out of the loop when its words on every trip cost more than
-// a phase of its own before the loop: the norm's scale, first read by a broadcast add outside
-// the loop, is converted to the norm's layout once before the 16 trips (the repeat is emitted
-// after its body, so the conversion lands just before it). With 2 trips the same conversion
-// stays in the body: 1 saved trip's words do not pay for a phase. The carried value changes on
-// every trip, so its conversion stays in the loop.
+// a phase of its own before the loop: the norm's scale, first read by an add of two vectors
+// outside the loop (split over the tiles), is converted to the norm's layout (whole on every
+// tile) once before the 16 trips (the repeat is emitted after its body, so the conversion lands
+// just before it). With 2 trips the same conversion stays in the body: 1 saved trip's words do
+// not pay for a phase.
 
-func.func @many(%x: tensor<16x64xf32>) -> tensor<16x64xf32> {
+func.func @many(%x: tensor<16x64xf32>) -> (tensor<16x64xf32>, tensor<64xf32>) {
   %g = graph.parameter "g" #graph.gaussian<seed = 1, std = 0.5> : tensor<64xf32>
   %b = graph.parameter "b" #graph.gaussian<seed = 2, std = 0.5> : tensor<64xf32>
-  %x1 = graph.add %x, %g : (tensor<16x64xf32>, tensor<64xf32>) -> tensor<16x64xf32>
-  %y = graph.repeat 16 iter(%c = %x1) : (tensor<16x64xf32>) {
+  %s = graph.add %g, %b : (tensor<64xf32>, tensor<64xf32>) -> tensor<64xf32>
+  %y = graph.repeat 16 iter(%c = %x) : (tensor<16x64xf32>) {
     %n = graph.layer_norm %c, %g, %b {epsilon = 1.0e-05 : f32} : (tensor<16x64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<16x64xf32>
     graph.yield %n : tensor<16x64xf32>
   }
-  func.return %y : tensor<16x64xf32>
+  func.return %y, %s : tensor<16x64xf32>, tensor<64xf32>
 }
 
 // CHECK-LABEL: func.func @many

@@ -29,11 +29,13 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 }
 
 // --- plan-ops on the transformer block, its attention pinned to a key split: layer norms on
-// whole rows, heads split over a (kv heads 2, group 4, query blocks 4, key blocks 2) grid,
+// whole rows in place, heads split over a (kv heads 2, group 4, query blocks 4, key blocks 2) grid,
 // materialized causal attention.
 // PLAN-NOT:   = graph.
-// PLAN:       %x_r = plan.rearrange %x {reason = "graph.layer_norm"} : {{.*}} -> !plan.tensor<64x128xf16, #plan.layout<grid = [64], split = {{\[\[}}0], []], memory = standard>>
-// PLAN:       %n1 = plan.rowwise "layer_norm" %x_r, %g1, %b1 {value = "n1", epsilon = 1.000000e-05 : f64} : (!plan.tensor<64x128xf16, #plan.layout<grid = [64], split = {{\[\[}}0], []], memory = standard>>, !plan.tensor<128xf16, #plan.layout<grid = [64], split = {{\[\[}}]], memory = standard>>, !plan.tensor<128xf16, #plan.layout<grid = [64], split = {{\[\[}}]], memory = standard>>) -> !plan.tensor<64x128xf16, #plan.layout<grid = [64], split = {{\[\[}}0], []], memory = standard>>
+// The input's blocks are whole rows already (its columns over a grid dimension of 1): the norms
+// run where their inputs lie, with no rearrange.
+// PLAN-NOT:   reason = "graph.layer_norm"
+// PLAN:       %n1 = plan.rowwise "layer_norm" %x, %g1, %b1 {value = "n1", epsilon = 1.000000e-05 : f64} : (!plan.tensor<64x128xf16, #plan.layout<grid = [64, 1], split = {{\[\[}}0], [1]], memory = standard>>, !plan.tensor<128xf16, #plan.layout<grid = [64, 1], split = {{\[\[}}1]], memory = standard>>, !plan.tensor<128xf16, #plan.layout<grid = [64, 1], split = {{\[\[}}1]], memory = standard>>) -> !plan.tensor<64x128xf16, #plan.layout<grid = [64, 1], split = {{\[\[}}0], [1]], memory = standard>>
 // Each head's block is one head, so every split moves the projection as it lies (no rearrange).
 // PLAN-NOT:   reason = "graph.split_heads"
 // PLAN:       %qh = plan.split_heads %q {value = "qh"} : {{.*}} -> !plan.tensor<8x64x16xf16, #plan.layout<grid = [2, 4, 4, 2], split = {{\[\[}}0, 1], [2], []]
@@ -42,7 +44,7 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // PLAN-NEXT:  %a_state = plan.attention %qh, %kh, %vh {form = "materialized", scale = 2.500000e-01 : f64, key_block = 32 : i64, causal, value = "a"} : ({{.*}}) -> !plan.tensor<8x64x18xf32, #plan.layout<grid = [2, 4, 4, 2], split = {{\[\[}}0, 1], [2], []], partial = 3,
 // PLAN-NEXT:  %a = plan.attention_combine %a_state {value = "a"} : {{.*}} -> !plan.tensor<8x64x16xf16, #plan.layout<grid = [2, 4, 4, 2], split = {{\[\[}}0, 1], [2, 3], []], memory = standard>>
 // PLAN-NEXT:  %m = plan.merge_heads %a {value = "m"} : {{.*}} -> !plan.tensor<64x128xf16, #plan.layout<grid = [2, 4, 4, 2], split = {{\[\[}}2, 3], [0, 1]]
-// PLAN:       %n2 = plan.rowwise "layer_norm" %r1_r, %g2, %b2 {value = "n2", epsilon = 1.000000e-05 : f64}
+// PLAN:       %n2 = plan.rowwise "layer_norm" %r1, %g2, %b2 {value = "n2", epsilon = 1.000000e-05 : f64}
 // PLAN:       %ge = plan.unary "gelu" %hb {value = "ge"}
 // PLAN:       %y = plan.binary "add" %r1, %fb_r {value = "y"}
 // PLAN-NOT:   plan.rowwise "softmax"

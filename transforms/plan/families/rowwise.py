@@ -16,8 +16,8 @@ from ipu.dialects import graph, plan
 from ipu.dialects.layout import Layout
 from ipu.target import Target
 from ipu.transforms.plan.families.base import Family, OpCost
-from ipu.transforms.plan.layouts import plan_type, replicated_vector, row_layout
-from ipu.transforms.plan.pricing import esize_of
+from ipu.transforms.plan.layouts import plan_type, row_layout
+from ipu.transforms.plan.pricing import conversion_bound, conversion_cost, esize_of, fragments
 from ipu.transforms.plan.state import Planner, value_attr
 
 
@@ -32,6 +32,60 @@ def rotated_rows(p: Planner, shape: tuple[int, ...]) -> Layout:
     return Layout(lay.shape, lay.grid, lay.split, lay.partial, first, lay.align)
 
 
+def split_norm_cost(a: Layout, esize: int, shift: bool, t: Target) -> OpCost:
+    """A norm over rows split in column blocks: each tile's statistics, their gather over the
+    row's tiles (one exchange of float pairs), and each tile normalising its block."""
+    rows, cols, parts = math.prod(a.block[:-1]), a.block[-1], plan.split_norm_parts(a)
+    own, gathered = plan.norm_stats_layouts(a)
+    x = conversion_bound(own, gathered, 4, None, t.tiles) + t.phase_overhead_cycles()
+    compute = t.norm_stats_cycles(rows, cols, esize) + t.norm_apply_cycles(rows, cols, parts, esize, shift)
+    return compute, x, 1, fragments(own, gathered)
+
+
+def column_block_layouts(shape: tuple[int, ...], tiles: int) -> list[Layout]:
+    """Rows [R, N] split in whole column blocks over c tiles (N / c even, so no block is
+    padded) and the rows over as many tile groups as the tiles allow: a norm's split forms."""
+    if len(shape) != 2:
+        return []
+    r_all, n = shape
+    out = []
+    for c in range(2, min(n, tiles, plan.MAX_NORM_PARTS) + 1):
+        if n % c or (n // c) % 2:
+            continue
+        r = max(1, min(r_all, tiles // c))
+        out.append(Layout(shape, (r, c), ((0,), (1,))))
+    return out
+
+
+def _norm_layout(xt: plan.PlanTensorType, t: Target, shift: bool) -> Layout | None:
+    """Where a norm of `xt` runs cheapest: in its own layout (whole rows, or whole column blocks:
+    `split_norm_cost`), on whole rows (None: `rotated_rows` places them), or moved to column
+    blocks (`column_block_layouts`); each priced with the move that gets it there."""
+    a, e = xt.layout, esize_of(xt)
+
+    def split(lay: Layout) -> int:
+        c, x, _, _ = split_norm_cost(lay, e, shift, t)
+        return c + x
+
+    def move(lay: Layout) -> int:
+        return conversion_cost(xt, plan_type(xt.tensor, lay), t)[0]
+
+    def whole(lay: Layout) -> int:
+        return t.norm_cycles(math.prod(lay.block[:-1]), lay.block[-1], e, shift=shift)
+
+    options: list[tuple[int, Layout | None]] = []
+    parts = plan.split_norm_parts(a)
+    if parts == 1:
+        options.append((whole(a), a))
+    elif parts > 1:
+        options.append((split(a), a))
+    if parts != 1:
+        rows = row_layout(a.shape, t.tiles)
+        options.append((move(rows) + whole(rows), None))
+    options += [(move(c) + split(c), c) for c in column_block_layouts(a.shape, t.tiles)]
+    return min(options, key=lambda o: o[0])[1]
+
+
 def _plan_rowwise(p: Planner, op: Operation, index: int) -> None:
     x_val = op.operands[0]
     rank = len(x_val.type.get_shape())
@@ -39,13 +93,19 @@ def _plan_rowwise(p: Planner, op: Operation, index: int) -> None:
         raise DiagnosticException(f"plan-ops: {op.name} over axis {op.axis_index()} is planned only on the last axis")
     x = p.get(x_val, None, op.name)
     lay = x.type.layout
-    if lay.partial >= 0 or lay.split[-1]:
+    norm = isinstance(op, graph.LayerNormOp | graph.RmsNormOp)
+    if norm:
+        want = _norm_layout(x.type, p.target, isinstance(op, graph.LayerNormOp))
+        if want != lay:
+            lay = rotated_rows(p, lay.shape) if want is None else want
+            x = p.get(x_val, plan_type(x_val.type, lay), op.name)
+    elif lay.partial >= 0 or lay.split[-1]:
         lay = rotated_rows(p, lay.shape)
         x = p.get(x_val, plan_type(x_val.type, lay), op.name)
     params = []
     attrs: dict[str, Attribute] = value_attr(op)
-    if isinstance(op, graph.LayerNormOp | graph.RmsNormOp):
-        vec = replicated_vector(lay.shape[-1], lay)
+    if norm:
+        vec = plan.row_vector(lay.shape[-1], lay)
         ops = [op.gamma, op.beta] if isinstance(op, graph.LayerNormOp) else [op.gamma]
         params = [p.get(v, plan_type(v.type, vec), op.name) for v in ops]
         attrs["epsilon"] = builtin.FloatAttr(op.eps(), builtin.f64)
@@ -125,6 +185,8 @@ class RowwiseFamily(Family):
         if k == "softmax":
             return t.softmax_cycles(rows, cols, e), 0, 0, 0
         if k in ("layer_norm", "rms_norm"):
+            if plan.split_norm_parts(a) > 1:
+                return split_norm_cost(a, e, k == "layer_norm", t)
             return t.norm_cycles(rows, cols, e, shift=k == "layer_norm"), 0, 0, 0
         if k == "cumsum":
             return t.scan_rows_cycles(rows, cols, e), 0, 0, 0
@@ -133,4 +195,4 @@ class RowwiseFamily(Family):
 
 FAMILY = RowwiseFamily()
 
-__all__ = ["FAMILY", "RowwiseFamily", "rotated_rows"]
+__all__ = ["FAMILY", "RowwiseFamily", "column_block_layouts", "rotated_rows", "split_norm_cost"]

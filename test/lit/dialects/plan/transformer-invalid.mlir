@@ -38,7 +38,7 @@ func.func @f(%x: !plan.tensor<16x32xf16, #plan.layout<grid = [4], split = [[0], 
   %n = plan.rowwise "rms_norm" %x, %g : (!plan.tensor<16x32xf16, #plan.layout<grid = [4], split = [[0], []], memory = standard>>, !plan.tensor<32xf16, #plan.layout<grid = [4], split = [[0]], memory = standard>>) -> !plan.tensor<16x32xf16, #plan.layout<grid = [4], split = [[0], []], memory = standard>>
   func.return
 }
-// CHECK: Operation does not verify: plan.rowwise: parameter vectors must be whole and replicated on the grid
+// CHECK: Operation does not verify: plan.rowwise: parameter vectors must be split like the rows' columns (whole when the rows are) and replicated over the rest of the grid
 
 // -----
 
@@ -178,3 +178,24 @@ func.func @f(%qh: !plan.tensor<8x64x16xf16, #plan.layout<grid = [2, 4, 8, 1], sp
   func.return
 }
 // CHECK: Operation does not verify: plan.attention: bias [4, 64, 64] is not [8 or 1, 64, 64]
+
+// -----
+
+// A norm may take column blocks, but not a padded last one (30 columns in 4 blocks of 8: its
+// statistics would count padding).
+func.func @f(%x: !plan.tensor<16x30xf16, #plan.layout<grid = [2, 4], split = [[0], [1]], memory = standard>>, %g: !plan.tensor<30xf16, #plan.layout<grid = [2, 4], split = [[1]], memory = standard>>) {
+  %n = plan.rowwise "rms_norm" %x, %g : (!plan.tensor<16x30xf16, #plan.layout<grid = [2, 4], split = [[0], [1]], memory = standard>>, !plan.tensor<30xf16, #plan.layout<grid = [2, 4], split = [[1]], memory = standard>>) -> !plan.tensor<16x30xf16, #plan.layout<grid = [2, 4], split = [[0], [1]], memory = standard>>
+  func.return
+}
+
+// CHECK: Operation does not verify: plan.rowwise: every tile must hold whole rows (last axis unsplit), or for a norm, whole column blocks (the last axis split without padding)
+
+// -----
+
+// Over whole column blocks, a norm's scale is split like the columns, not whole on every tile.
+func.func @f(%x: !plan.tensor<16x32xf16, #plan.layout<grid = [2, 4], split = [[0], [1]], memory = standard>>, %g: !plan.tensor<32xf16, #plan.layout<grid = [2, 4], split = [[]], memory = standard>>) {
+  %n = plan.rowwise "rms_norm" %x, %g : (!plan.tensor<16x32xf16, #plan.layout<grid = [2, 4], split = [[0], [1]], memory = standard>>, !plan.tensor<32xf16, #plan.layout<grid = [2, 4], split = [[]], memory = standard>>) -> !plan.tensor<16x32xf16, #plan.layout<grid = [2, 4], split = [[0], [1]], memory = standard>>
+  func.return
+}
+
+// CHECK: Operation does not verify: plan.rowwise: parameter vectors must be split like the rows' columns (whole when the rows are) and replicated over the rest of the grid

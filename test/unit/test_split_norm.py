@@ -1,0 +1,87 @@
+"""A norm over rows split in whole column blocks across tiles: each tile's block statistics
+(`norm_stats`), gathered over the row's tiles, combined exactly and applied (`layer_norm_apply`,
+`rms_norm_apply`); chosen by the planner where it beats moving whole rows to tiles."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ipu
+from ipu.abi.isa import float_bits
+from ipu.abi.kernels import KERNELS
+from ipu.abi.package import kernels_called
+from ipu.dialects import plan
+from ipu.dialects.layout import Layout
+from ipu.transforms.plan.families.rowwise import column_block_layouts
+
+
+def _split_run(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray | None, parts: int, eps: float) -> np.ndarray:
+    """x [rows, n] normalised as `parts` tiles of column blocks would: each block's statistics,
+    all of them gathered [parts, rows, 2], each block normalised."""
+    rows, n = x.shape
+    cols = n // parts
+    blocks = [x[:, p * cols : (p + 1) * cols] for p in range(parts)]
+    stats = [KERNELS["norm_stats"].run({"rows": rows, "cols": cols}, 1, [b.reshape(1, -1)], None) for b in blocks]
+    gathered = np.stack([s.reshape(rows, 2) for s in stats]).reshape(1, -1)
+    kernel = KERNELS["layer_norm_apply" if beta is not None else "rms_norm_apply"]
+    p = {"rows": rows, "cols": cols, "parts": parts, "eps_bits": float_bits(eps)}
+    out = []
+    for i, b in enumerate(blocks):
+        ins = [b.reshape(1, -1), gathered, gamma[i * cols : (i + 1) * cols].reshape(1, -1)]
+        if beta is not None:
+            ins.append(beta[i * cols : (i + 1) * cols].reshape(1, -1))
+        out.append(np.asarray(kernel.run(p, 1, ins, None)).reshape(rows, cols))
+    return np.concatenate(out, axis=1)
+
+
+@pytest.mark.parametrize("offset", [0.0, 300.0])
+@pytest.mark.parametrize("shift", [True, False])
+def test_combined_statistics_match_the_whole_row(offset: float, shift: bool) -> None:
+    """Chan's combination of the blocks' (sum, squared deviations) is the whole row's variance,
+    also when the mean dwarfs the spread (where E[x^2] - mean^2 in fp32 would lose it)."""
+    rng = np.random.default_rng(0)
+    x = (rng.standard_normal((6, 96)) + offset).astype(np.float32)
+    gamma = rng.standard_normal(96).astype(np.float32)
+    beta = rng.standard_normal(96).astype(np.float32) if shift else None
+    got = _split_run(x, gamma, beta, parts=8, eps=1e-5)
+    x64 = x.astype(np.float64)
+    if shift:
+        want = (x64 - x64.mean(1, keepdims=True)) / np.sqrt(x64.var(1, keepdims=True) + 1e-5) * gamma + beta
+    else:
+        want = x64 / np.sqrt((x64 * x64).mean(1, keepdims=True) + 1e-5) * gamma
+    np.testing.assert_allclose(got, want, rtol=2e-4, atol=2e-4)
+
+
+def test_split_norm_parts() -> None:
+    whole = Layout((8, 2048), (16, 1), ((0,), ()))
+    assert plan.split_norm_parts(whole) == 1
+    assert plan.split_norm_parts(Layout((8, 2048), (1, 16), ((0,), (1,)))) == 16
+    assert plan.split_norm_parts(Layout((8, 2040), (1, 16), ((0,), (1,)))) == 0  # a padded last block
+    assert plan.split_norm_parts(Layout((8, 2048), (1, 16), ((0,), ()), partial=1)) == 0
+    assert plan.split_norm_parts(Layout((8, 8192), (1, 128), ((0,), (1,)))) == 0  # past MAX_NORM_PARTS
+    own, gathered = plan.norm_stats_layouts(Layout((8, 2048), (2, 8), ((0,), (1,))))
+    assert (own.block, gathered.block) == ((1, 4, 2), (8, 4, 2))
+    assert all(plan.split_norm_parts(c) > 1 for c in column_block_layouts((128, 768), 1472))
+
+
+NORM = """func.func @main(%x: tensor<8x256xf16>) -> tensor<8x2048xf16> {{
+  %w = graph.parameter "w" #graph.gaussian<seed = 1, std = 0.05> : tensor<256x2048xf16>
+  %g = graph.parameter "g" #graph.gaussian<seed = 2, std = 0.5> : tensor<2048xf16>
+  %b = graph.parameter "b" #graph.gaussian<seed = 3, std = 0.5> : tensor<2048xf16>
+  %h = graph.matmul %x, %w : (tensor<8x256xf16>, tensor<256x2048xf16>) -> tensor<8x2048xf16>
+  %n = graph.{kind} %h, %g{beta} : ({types}) -> tensor<8x2048xf16>
+  func.return %n : tensor<8x2048xf16>
+}}"""
+
+
+@pytest.mark.parametrize("kind", ["layer_norm", "rms_norm"])
+def test_a_split_norm_runs_and_matches_on_poisoned_memory(kind: str) -> None:
+    shift = kind == "layer_norm"
+    types = "tensor<8x2048xf16>, tensor<2048xf16>" + (", tensor<2048xf16>" if shift else "")
+    c = ipu.compile(NORM.format(kind=kind, beta=", %b" if shift else "", types=types), target="sim16")
+    apply = "layer_norm_apply" if shift else "rms_norm_apply"
+    assert {"norm_stats", apply} <= kernels_called(c.package), "8 rows of 2048: the norm runs on column blocks"
+    report = ipu.run(c, poison=True)
+    assert report.passed, [(k.name, k.result.reason) for k in report.checks if not k.result.passed]
+    assert report.total_cycles == c.package.metrics["estimated_cycles"]
