@@ -17,7 +17,7 @@ from ipu.dialects.layout import Layout
 from ipu.target import Target
 from ipu.transforms.plan.families.base import Family, OpCost
 from ipu.transforms.plan.layouts import plan_type, row_layout
-from ipu.transforms.plan.pricing import conversion_bound, conversion_cost, esize_of, fragments
+from ipu.transforms.plan.pricing import conversion_bound, esize_of, fragments
 from ipu.transforms.plan.state import Planner, value_attr
 
 
@@ -61,14 +61,23 @@ def _norm_layout(xt: plan.PlanTensorType, t: Target, shift: bool) -> Layout | No
     """Where a norm of `xt` runs cheapest: in its own layout (whole rows, or whole column blocks:
     `split_norm_cost`), on whole rows (None: `rotated_rows` places them), or moved to column
     blocks (`column_block_layouts`); each priced with the move that gets it there."""
-    a, e = xt.layout, esize_of(xt)
+    key = (xt.layout, esize_of(xt), shift, t.name, t.tiles)
+    if key not in _NORM_LAYOUTS:
+        _NORM_LAYOUTS[key] = _cheapest_norm_layout(xt.layout, key[1], shift, t)
+    return _NORM_LAYOUTS[key]
 
+
+_NORM_LAYOUTS: dict[tuple[object, ...], Layout | None] = {}
+"""`_norm_layout`'s answers: the plan search plans each norm once per candidate plan."""
+
+
+def _cheapest_norm_layout(a: Layout, e: int, shift: bool, t: Target) -> Layout | None:
     def split(lay: Layout) -> int:
         c, x, _, _ = split_norm_cost(lay, e, shift, t)
         return c + x
 
     def move(lay: Layout) -> int:
-        return conversion_cost(xt, plan_type(xt.tensor, lay), t)[0]
+        return conversion_bound(a, lay, e, None, t.tiles) + t.phase_overhead_cycles()
 
     def whole(lay: Layout) -> int:
         return t.norm_cycles(math.prod(lay.block[:-1]), lay.block[-1], e, shift=shift)
