@@ -909,6 +909,13 @@ def heads_2d(lay: Layout) -> Layout:
     return Layout((s, h * d), lay.grid, (lay.split[1], lay.split[0]), -1, lay.first_tile, (rows_align, cols_align))
 
 
+def split_heads_in_place(src: Layout, dst: Layout) -> bool:
+    """Whether a head split of an input in `src` to a result in `dst` needs no exchange: each
+    result block is one head and the input lies in the result's 2-D twin (`heads_2d`), the same
+    elements in the same order on the same tiles."""
+    return one_head_blocks(dst) and src == heads_2d(dst) and src.block_elements == dst.block_elements
+
+
 @irdl_op_definition
 class CastOp(_OneToOne):
     """Precision change in place on every tile (same layout)."""

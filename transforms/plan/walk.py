@@ -269,6 +269,21 @@ def _pre_plan(p: Planner, block: Block) -> None:
             if op.bias is not None:
                 b_lay = attention_bias_layout(c.grid, c.rows, hq, op.bias.type.get_shape()[0], s, sk, c.form)
                 p.desired.setdefault(op.bias, plan_type(op.bias.type, b_lay))
+            for v in (op.q, op.k, op.v):
+                _slice_into_heads(p, v)
+
+
+def _slice_into_heads(p: Planner, v: SSAValue) -> None:
+    """A head split of a slice read by nothing else (a fused projection's q, k or v columns),
+    its heads one a block: the slice is wanted in the split's 2-D twin, so its window lands each
+    head where the split's result lies and the split is a copy on each tile, not a second move."""
+    split = v.owner
+    if not isinstance(split, graph.SplitHeadsOp) or v not in p.desired:
+        return
+    sl = split.input.owner
+    want = p.desired[v].layout
+    if isinstance(sl, graph.SliceOp) and split.input.has_one_use() and plan.one_head_blocks(want):
+        p.desired.setdefault(split.input, plan_type(split.input.type, plan.heads_2d(want)))
 
 
 def _store_layout(arg: SSAValue, count: int, tiles: int) -> plan.PlanTensorType | None:

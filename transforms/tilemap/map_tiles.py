@@ -424,12 +424,15 @@ def _replace_by_heads_move(
 
 class MapSplitHeads(RewritePattern):
     """One move: into the result's 2-D twin when each of its blocks is one head (the same bytes),
-    else of the input's heads view with heads and rows swapped."""
+    else of the input's heads view with heads and rows swapped; a copy on each tile when the
+    input lies in that twin already (`plan.split_heads_in_place`)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: plan.SplitHeadsOp, rewriter: PatternRewriter) -> None:
         lay: Layout = op.result.type.layout
-        if plan.one_head_blocks(lay):
+        if plan.split_heads_in_place(op.input.type.layout, lay):  # the same bytes on the same tiles
+            _replace_by_run(rewriter, op, "copy", elements=lay.block_elements)
+        elif plan.one_head_blocks(lay):
             _replace_by_heads_move(rewriter, op, op.input.type.layout, plan.heads_2d(lay), perm=None)
         else:
             _replace_by_heads_move(rewriter, op, plan.heads_view(op.input.type.layout, lay.shape[2]), lay)
