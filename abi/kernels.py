@@ -1078,6 +1078,21 @@ def _attention_kernel(name: str, out: Operand, cycles_fn: Callable, run: Callabl
     )
 
 
+def _norm_apply_kernel(name: str, shift: bool) -> Kernel:
+    """A norm's last step on a column block, given every block's statistics of its rows: layer
+    norm (`shift`: a beta input too) or RMS norm."""
+    stats = _in(lambda p: p["rows"] * p["parts"] * 2, "f32")
+    return Kernel(
+        name,
+        out=_out(_rows_cols),
+        ins=(_in(_rows_cols), stats, _in(_cols), *((_in(_cols),) if shift else ())),
+        params=(Param("rows"), Param("cols"), Param("parts"), Param("eps_bits", "float")),
+        cycles_fn=lambda t, p, e: t.norm_apply_cycles(p["rows"], p["cols"], p["parts"], e, shift=shift),
+        run=_norm_apply,
+        rule=lambda p: _as_float(p["eps_bits"]) < 0,
+    )
+
+
 _ALL: tuple[Kernel, ...] = (
     _amp("amp_matmul", _out(_mn)),
     # the output is an f32 accumulator, read then written in place
@@ -1422,24 +1437,8 @@ _ALL: tuple[Kernel, ...] = (
     ),
     # then each tile normalises its block from all `parts` blocks' statistics of its rows:
     # inputs x[rows, cols], stats f32 [parts, rows, 2], gamma[cols] (and beta[cols])
-    Kernel(
-        "layer_norm_apply",
-        out=_out(_rows_cols),
-        ins=(_in(_rows_cols), _in(lambda p: p["rows"] * p["parts"] * 2, "f32"), _in(_cols), _in(_cols)),
-        params=(Param("rows"), Param("cols"), Param("parts"), Param("eps_bits", "float")),
-        cycles_fn=lambda t, p, e: t.norm_apply_cycles(p["rows"], p["cols"], p["parts"], e, shift=True),
-        run=_norm_apply,
-        rule=lambda p: _as_float(p["eps_bits"]) < 0,
-    ),
-    Kernel(
-        "rms_norm_apply",
-        out=_out(_rows_cols),
-        ins=(_in(_rows_cols), _in(lambda p: p["rows"] * p["parts"] * 2, "f32"), _in(_cols)),
-        params=(Param("rows"), Param("cols"), Param("parts"), Param("eps_bits", "float")),
-        cycles_fn=lambda t, p, e: t.norm_apply_cycles(p["rows"], p["cols"], p["parts"], e, shift=False),
-        run=_norm_apply,
-        rule=lambda p: _as_float(p["eps_bits"]) < 0,
-    ),
+    _norm_apply_kernel("layer_norm_apply", shift=True),
+    _norm_apply_kernel("rms_norm_apply", shift=False),
 )
 
 KERNELS: dict[str, Kernel] = {k.name: k for k in _ALL}
