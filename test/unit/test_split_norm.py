@@ -85,3 +85,21 @@ def test_a_split_norm_runs_and_matches_on_poisoned_memory(kind: str) -> None:
     report = ipu.run(c, poison=True)
     assert report.passed, [(k.name, k.result.reason) for k in report.checks if not k.result.passed]
     assert report.total_cycles == c.package.metrics["estimated_cycles"]
+
+
+RANK3 = """func.func @main(%x: tensor<2x2x4096xf16>, %y: tensor<2x2x4096xf16>) -> tensor<2x2x4096xf16> {
+  %g = graph.parameter "g" #graph.gaussian<seed = 2, std = 0.5> : tensor<4096xf16>
+  %a = graph.add %x, %y : (tensor<2x2x4096xf16>, tensor<2x2x4096xf16>) -> tensor<2x2x4096xf16>
+  %n = graph.rms_norm %a, %g : (tensor<2x2x4096xf16>, tensor<4096xf16>) -> tensor<2x2x4096xf16>
+  func.return %n : tensor<2x2x4096xf16>
+}"""
+
+
+def test_a_rank_3_norm_in_its_inputs_column_blocks() -> None:
+    """[2, 2, 4096] over 16 tiles: the add leaves each row in 4 column blocks, where the norm
+    runs (its statistics a [4, 2, 2, 2] tensor, rows as the input's)."""
+    c = ipu.compile(RANK3, target="sim16")
+    assert {"norm_stats", "rms_norm_apply"} <= kernels_called(c.package)
+    report = ipu.run(c, poison=True)
+    assert report.passed, [(k.name, k.result.reason) for k in report.checks if not k.result.passed]
+    assert report.total_cycles == c.package.metrics["estimated_cycles"]
