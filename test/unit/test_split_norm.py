@@ -103,3 +103,14 @@ def test_a_rank_3_norm_in_its_inputs_column_blocks() -> None:
     report = ipu.run(c, poison=True)
     assert report.passed, [(k.name, k.result.reason) for k in report.checks if not k.result.passed]
     assert report.total_cycles == c.package.metrics["estimated_cycles"]
+
+
+def test_padded_row_groups_gather_whole_blocks_and_read_nothing_unwritten() -> None:
+    """100 rows in groups of 13 on sim64: the last group's padding rows' statistics are computed
+    (norm_stats writes its whole block) and gathered as whole blocks, so a checked run on
+    poisoned memory reads nothing unwritten and zeroes no statistics."""
+    text = NORM.format(kind="layer_norm", beta=", %b", types="tensor<8x2048xf16>, tensor<2048xf16>, tensor<2048xf16>")
+    c = ipu.compile(text.replace("tensor<8x", "tensor<100x"), target="sim64")
+    assert {"norm_stats", "layer_norm_apply"} <= kernels_called(c.package)
+    report = ipu.run(c, poison=True, checked=True)
+    assert report.passed, [(k.name, k.result.reason) for k in report.checks if not k.result.passed]

@@ -648,7 +648,11 @@ def _map_split_norm(rewriter: PatternRewriter, op: plan.RowwiseOp, eps_bits: int
     own_t = tilemap.BufferType(own.block, builtin.f32, a.first_tile, a.tiles, "standard")
     stats = _run("norm_stats", [ins[0]], own_t, rows=rows, cols=cols)
     all_t = tilemap.BufferType(gathered.block, builtin.f32, a.first_tile, a.tiles, "standard")
-    mv = _move(_named(stats, f"{hint}_stats"), all_t, own, gathered, "norm statistics")
+    # norm_stats writes its whole block (padding rows too): the gather moves whole blocks, so no
+    # slot of the gathered statistics is left unwritten and none is zeroed first
+    mv = _move(
+        _named(stats, f"{hint}_stats"), all_t, *(whole_blocks(own, gathered) or (own, gathered)), "norm statistics"
+    )
     kernel = "layer_norm_apply" if op.kind.data == "layer_norm" else "rms_norm_apply"
     gathered_v = _named(mv, f"{hint}_statistics")
     r = _run(
