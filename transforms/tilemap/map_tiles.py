@@ -629,11 +629,12 @@ class MapRowwise(RewritePattern):
         elif k == "cumsum":
             flags = int(op.exclusive is not None) | 2 * int(op.reverse is not None)
             _replace_by_run(rewriter, op, "cumsum_rows", rows=rows, cols=cols, valid=valid, flags=flags)
-        elif plan.split_norm_parts(a) > 1:
-            _map_split_norm(rewriter, op, float_bits(op.epsilon.value.data if op.epsilon else 1e-5))
         else:
             eps = float_bits(op.epsilon.value.data if op.epsilon else 1e-5)
-            _replace_by_run(rewriter, op, ROW_KERNELS[k], rows=rows, cols=cols, valid=valid, eps_bits=eps)
+            if plan.split_norm_parts(a) > 1:
+                _map_split_norm(rewriter, op, eps)
+            else:
+                _replace_by_run(rewriter, op, ROW_KERNELS[k], rows=rows, cols=cols, valid=valid, eps_bits=eps)
 
 
 def _map_split_norm(rewriter: PatternRewriter, op: plan.RowwiseOp, eps_bits: int) -> None:

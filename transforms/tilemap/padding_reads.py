@@ -12,8 +12,8 @@ consumer it does not know (the conservative answer).
 map-tiles asks it twice. Before staging partial sums: when no consumer reads the sum's padding,
 the partials move as whole padded blocks, so the staging buffer is written in full and needs no
 zero fill. And for host-written values (the host writes real elements only, and tile memory
-holds anything): a weight whose padding is read is written over whole blocks, padding as zeros;
-such an input is moved once into a zero-padded buffer.
+holds anything): a weight or an input whose padding is read is written over whole blocks,
+padding as zeros (an input the host cannot write so is moved once into a zero-padded buffer).
 
 One exception to "moves take real elements only": the exchange moves whole 32-bit words, so a
 row of an odd number of halves ends in a word whose second half is the source block's first

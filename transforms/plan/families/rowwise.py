@@ -15,6 +15,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from ipu.dialects import graph, plan
 from ipu.dialects.layout import Layout
 from ipu.target import Target
+from ipu.transforms.plan.budget import TargetMemo
 from ipu.transforms.plan.families.base import Family, OpCost
 from ipu.transforms.plan.layouts import plan_type, row_layout
 from ipu.transforms.plan.pricing import conversion_bound, esize_of, fragments
@@ -60,15 +61,17 @@ def column_block_layouts(shape: tuple[int, ...], tiles: int) -> list[Layout]:
 def _norm_layout(xt: plan.PlanTensorType, t: Target, shift: bool) -> Layout | None:
     """Where a norm of `xt` runs cheapest: in its own layout (whole rows, or whole column blocks:
     `split_norm_cost`), on whole rows (None: `rotated_rows` places them), or moved to column
-    blocks (`column_block_layouts`); each priced with the move that gets it there."""
-    key = (xt.layout, esize_of(xt), shift, t.name, t.tiles)
-    if key not in _NORM_LAYOUTS:
-        _NORM_LAYOUTS[key] = _cheapest_norm_layout(xt.layout, key[1], shift, t)
-    return _NORM_LAYOUTS[key]
+    blocks (`column_block_layouts`); each priced with the move that gets it there. Memoized per
+    target: the plan search plans each norm once per candidate plan."""
+    key = (xt.layout, esize_of(xt), shift)
+    found, want = NORM_MEMO.get(key, t)
+    if not found:
+        want = _cheapest_norm_layout(xt.layout, key[1], shift, t)
+        NORM_MEMO.put(key, t, want)
+    return want
 
 
-_NORM_LAYOUTS: dict[tuple[object, ...], Layout | None] = {}
-"""`_norm_layout`'s answers: the plan search plans each norm once per candidate plan."""
+NORM_MEMO: TargetMemo[Layout | None] = TargetMemo(512)
 
 
 def _cheapest_norm_layout(a: Layout, e: int, shift: bool, t: Target) -> Layout | None:
