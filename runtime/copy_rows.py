@@ -12,69 +12,106 @@ from numba import njit
 
 
 @njit(cache=True)
-def hulls_disjoint(tiles, s_tile, s_word, s_step, d_tile, d_word, d_step, rows, words):  # noqa: ANN001, ANN201
-    """Whether, on every tile, the span of words read and the span written do not meet (then a
-    phase's rows can be copied directly, in any order)."""
-    big = np.iinfo(np.int64).max
-    s_lo = np.full(tiles, big, np.int64)
-    s_hi = np.zeros(tiles, np.int64)
-    d_lo = np.full(tiles, big, np.int64)
-    d_hi = np.zeros(tiles, np.int64)
-    for i in range(len(words)):
-        a, b = s_tile[i], d_tile[i]
-        s_last, d_last = s_word[i] + (rows[i] - 1) * s_step[i], d_word[i] + (rows[i] - 1) * d_step[i]
-        s_lo[a] = min(s_lo[a], min(s_word[i], s_last))
-        s_hi[a] = max(s_hi[a], max(s_word[i], s_last) + words[i])
-        d_lo[b] = min(d_lo[b], min(d_word[i], d_last))
-        d_hi[b] = max(d_hi[b], max(d_word[i], d_last) + words[i])
-    for t in range(tiles):
-        if s_lo[t] < d_hi[t] and d_lo[t] < s_hi[t]:
-            return False
-    return True
+def _member_spans(word, step, rows, words):  # noqa: ANN001, ANN202
+    """Each member's hull [lo, hi) in words (its rows evenly strided, the step of either sign)."""
+    last = word + (rows - 1) * step
+    return np.minimum(word, last), np.maximum(word, last) + words
 
 
 @njit(cache=True)
-def copy_members(mem, tile_words, direct, order, s_tile, s_word, s_step, d_tile, d_word, d_step, rows, words):  # noqa: ANN001, ANN201, PLR0913
+def read_written(by_dst, s_tile, s_word, s_step, d_tile, d_word, d_step, rows, words):  # noqa: ANN001, ANN201, PLR0913
+    """Per member, whether the span it reads may meet a span the phase writes on the same tile
+    (hulls of strided rows: conservative). Only those members' rows must be read before any row
+    is written; every other source is not written by the phase, so it is read in place. A tile's
+    written hulls are merged into sorted disjoint intervals and each read hull is looked up by
+    binary search. `by_dst`: the members in destination tile order (a stable radix sort; runs of
+    one tile are sorted by address here only where they are not already)."""
+    n = len(words)
+    d_lo, d_hi = _member_spans(d_word, d_step, rows, words)
+    s_lo, s_hi = _member_spans(s_word, s_step, rows, words)
+    out = np.zeros(n, np.bool_)
+    if n == 0:
+        return out
+    order = by_dst.copy()
+    k0 = 0
+    for k in range(1, n + 1):  # sort each tile's run by address, unless it is sorted already
+        if k < n and d_tile[order[k]] == d_tile[order[k0]]:
+            continue
+        run = order[k0:k]
+        for j in range(1, len(run)):
+            if d_lo[run[j]] < d_lo[run[j - 1]]:
+                order[k0:k] = run[np.argsort(d_lo[run])]
+                break
+        k0 = k
+    # merged write intervals, tile by tile: tile t's are lo[first[t]:first[t + 1]]
+    tiles = max(d_tile.max(), s_tile.max()) + 1
+    lo, hi = np.empty(n, np.int64), np.empty(n, np.int64)
+    first = np.zeros(tiles + 1, np.int64)
+    m, cur = 0, -1
+    for k in range(n):
+        i = order[k]
+        t = d_tile[i]
+        if t != cur:
+            for u in range(cur + 1, t + 1):
+                first[u] = m
+            cur = t
+        elif d_lo[i] <= hi[m - 1]:
+            hi[m - 1] = max(hi[m - 1], d_hi[i])
+            continue
+        lo[m], hi[m] = d_lo[i], d_hi[i]
+        m += 1
+    for u in range(cur + 1, tiles + 1):
+        first[u] = m
+    for i in range(n):
+        a, b = first[s_tile[i]], first[s_tile[i] + 1]
+        if a == b:
+            continue
+        j = a + np.searchsorted(lo[a:b], s_hi[i])  # intervals starting before the read span ends
+        out[i] = j > a and hi[j - 1] > s_lo[i]  # the last of them (merged: the furthest) meets it
+    return out
+
+
+@njit(cache=True)
+def copy_members(mem, tile_words, buffered, order, s_tile, s_word, s_step, d_tile, d_word, d_step, rows, words):  # noqa: ANN001, ANN201, PLR0913
     """For every member i (in `order`), copy `rows[i]` rows of `words[i]` 32-bit words, row r
     from (s_tile[i], s_word[i] + r s_step[i]) to (d_tile[i], d_word[i] + r d_step[i]) in `mem`
     (all tiles' words, flat: tile t's word w at t * tile_words + w), with the result of reading
     every source row before any row is written (the hardware sends from memory as it was when
-    the phase began): directly when `direct` (no tile reads a span it also writes:
-    `hulls_disjoint`), else through a buffer. No word is written twice (the phase's checks), so
-    the order only decides locality: members sorted by destination tile fill one tile's memory
-    while it is in cache."""
-    if direct:
-        for k in range(len(order)):
-            i = order[k]
-            n, ss, ds, nr = words[i], s_step[i], d_step[i], rows[i]
-            if ss == n and ds == n:  # rows contiguous on both sides: one run of all the words
-                n, nr = n * nr, 1
-            a, b = s_tile[i] * tile_words + s_word[i], d_tile[i] * tile_words + d_word[i]
-            for _ in range(nr):
-                src, dst = mem[a : a + n], mem[b : b + n]  # contiguous slices: the loop vectorizes
-                for w in range(n):
-                    dst[w] = src[w]
-                a += ss
-                b += ds
-        return
+    the phase began): the members flagged `buffered` (their sources may be written by the phase:
+    `read_written`) are read into a buffer first, the others straight from memory. No word is
+    written twice (the phase's checks), so the order only decides locality: members sorted by
+    destination tile fill one tile's memory while it is in cache."""
     total = 0
     for i in range(len(words)):
-        total += rows[i] * words[i]
+        if buffered[i]:
+            total += rows[i] * words[i]
     buf = np.empty(total, np.uint32)
+    start = np.zeros(len(words), np.int64)
     o = 0
     for i in range(len(words)):
-        n, a = words[i], s_tile[i] * tile_words + s_word[i]
-        for _ in range(rows[i]):
-            buf[o : o + n] = mem[a : a + n]
-            o += n
-            a += s_step[i]
-    o = 0
-    for i in range(len(words)):
-        n, b = words[i], d_tile[i] * tile_words + d_word[i]
-        for _ in range(rows[i]):
-            mem[b : b + n] = buf[o : o + n]
-            o += n
-            b += d_step[i]
+        if buffered[i]:
+            start[i] = o
+            n, a = words[i], s_tile[i] * tile_words + s_word[i]
+            for _ in range(rows[i]):
+                buf[o : o + n] = mem[a : a + n]
+                o += n
+                a += s_step[i]
+    for k in range(len(order)):
+        i = order[k]
+        n, ds, nr = words[i], d_step[i], rows[i]
+        b = d_tile[i] * tile_words + d_word[i]
+        if buffered[i]:
+            src_all, a, ss = buf, start[i], n
+        else:
+            src_all, a, ss = mem, s_tile[i] * tile_words + s_word[i], s_step[i]
+        if ss == n and ds == n:  # rows contiguous on both sides: one run of all the words
+            n, nr = n * nr, 1
+        for _ in range(nr):
+            src, dst = src_all[a : a + n], mem[b : b + n]  # contiguous slices: the loop vectorizes
+            for w in range(n):
+                dst[w] = src[w]
+            a += ss
+            b += ds
 
 
 @njit(cache=True)
@@ -82,10 +119,11 @@ def copy_rows(mem32, s_tile, s_word, d_tile, d_word, words):  # noqa: ANN001, AN
     """`copy_members` for single rows: row i's `words[i]` words from (s_tile[i], s_word[i]) to
     (d_tile[i], d_word[i]) in `mem32` [tiles, words per tile]."""
     zero, one = np.zeros(len(words), np.int64), np.ones(len(words), np.int64)
-    direct = hulls_disjoint(mem32.shape[0], s_tile, s_word, zero, d_tile, d_word, zero, one, words)
+    by_dst = np.argsort(d_tile, kind="mergesort")
+    buffered = read_written(by_dst, s_tile, s_word, zero, d_tile, d_word, zero, one, words)
     order = np.arange(len(words))
     flat = mem32.reshape(-1)
-    copy_members(flat, mem32.shape[1], direct, order, s_tile, s_word, zero, d_tile, d_word, zero, one, words)
+    copy_members(flat, mem32.shape[1], buffered, order, s_tile, s_word, zero, d_tile, d_word, zero, one, words)
 
 
 @njit(inline="always")

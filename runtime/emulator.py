@@ -35,8 +35,8 @@ from ipu.runtime.copy_rows import (
     first_bad_slice,
     first_unwritten,
     gather_slices,
-    hulls_disjoint,
     mark_written,
+    read_written,
     scatter_slices,
 )
 from ipu.runtime.halves import narrow_rows, widen_rows
@@ -57,7 +57,7 @@ class _Prepared:
 
     measures: dict[str, int]
     copies: tuple[np.ndarray, ...]  # copy_members' member arrays
-    direct: bool  # no tile reads a span it writes: rows copy without a buffer
+    buffered: np.ndarray  # per member: its source may be written by the phase (read first, into a buffer)
     order: np.ndarray  # the order members are copied in (`_copy_order`)
     fam: np.ndarray  # per member: its transfer family and busy cycles, for messages
     start: np.ndarray
@@ -591,8 +591,8 @@ class Emulator:
             "transfers": len(fam),
             "families": len(t),
         }
-        direct = bool(hulls_disjoint(self.target.tiles, *args))
-        return _Prepared(measures, args, direct, self._copy_order(args), fam, start, end)
+        buffered = read_written(self._by_tile(args[3]), *args)
+        return _Prepared(measures, args, buffered, self._copy_order(args), fam, start, end)
 
     def _by_tile(self, tiles: np.ndarray) -> np.ndarray:
         """Members by tile (stable: a tile's in table order), by radix sort of 16-bit tiles."""
@@ -678,8 +678,8 @@ class Emulator:
             "transfers": len(m),
             "families": len(t),
         }
-        direct = bool(hulls_disjoint(self.target.tiles, *args))
-        return _Prepared(measures, args, direct, self._copy_order(args), m.fam, m.start, m.end)
+        buffered = read_written(self._by_tile(args[3]), *args)
+        return _Prepared(measures, args, buffered, self._copy_order(args), m.fam, m.start, m.end)
 
     def exchange(self, ph: Phase) -> dict[str, int]:
         """Execute one phase: its static rules are checked on its first execution (and the result
@@ -705,7 +705,7 @@ class Emulator:
             mark_written(self.written, a[3], a[4], a[5], a[6], a[7])
         # every source row is read before any is written (runtime.copy_rows)
         mem32 = self.mem.view(np.uint32)
-        copy_members(mem32.reshape(-1), mem32.shape[1], prep.direct, prep.order, *a)
+        copy_members(mem32.reshape(-1), mem32.shape[1], prep.buffered, prep.order, *a)
         return dict(prep.measures)
 
     # ---------------------------------------------------------------- run
