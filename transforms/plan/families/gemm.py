@@ -174,17 +174,25 @@ def gemm_candidates(
     `a_moves` says the lhs exists already (in `a_current` if given: a candidate whose lhs layout
     equals it needs no exchange); `b_moves` says the rhs must be exchanged into place.
     Memoized per target object: the plan search prices the same few matmuls once per plan."""
-    key = (m, k, n, esize, a_moves, b_moves, head, a_current, r_want, half, uneven)
-    found, hit = GEMM_MEMO.get(key, target)
-    if found and hit is not None:
-        return hit
-    out = tuple(
-        gemm_candidate(m, k, n, esize, a_moves, target, b_moves, head, a_current, g, r_want, half, swapped)
-        for g in gemm_grids(m, k, n, target.tiles, head, uneven)
-        for swapped in (False, True)
+    key = (m, k, n, esize, a_moves, b_moves, head, r_want, half, uneven)
+    found, out = GEMM_MEMO.get(key, target)
+    if not found or out is None:
+        out = tuple(
+            gemm_candidate(m, k, n, esize, a_moves, target, b_moves, head, None, g, r_want, half, swapped)
+            for g in gemm_grids(m, k, n, target.tiles, head, uneven)
+            for swapped in (False, True)
+        )
+        GEMM_MEMO.put(key, target, out)
+    if not a_moves or a_current is None:
+        return out
+    # the lhs's current layout only spares the plain grids laid out as it is their move: the
+    # rest are priced once for every plan the search builds (its lhs layouts differ)
+    return tuple(
+        gemm_candidate(m, k, n, esize, a_moves, target, b_moves, head, a_current, c.grid, r_want, half)
+        if not c.swapped and c.layouts.a == a_current
+        else c
+        for c in out
     )
-    GEMM_MEMO.put(key, target, out)
-    return out
 
 
 GEMM_MEMO: TargetMemo[tuple[GemmChoice, ...]] = TargetMemo(512)
