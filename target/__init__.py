@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -55,6 +55,9 @@ class Target:
     exchange: dict[str, int]
     elementwise: dict[str, list[int]]  # op -> [half cycles, half elements, float cycles, float elements] a loop
     loadable_end: int = 0  # the loader cannot populate memory above this (0: memory_end)
+    # AMP vertex cycles by their arguments: the planner prices the same few shapes thousands of
+    # times (a target's numbers are never changed in place: `dataclasses.replace` starts afresh)
+    _amp_memo: dict[tuple[int, ...], int] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def data_end(self) -> int:
@@ -174,6 +177,15 @@ class Target:
         """The conv-partials supervisor over m output rows (PC 1.1; PC 2 for `positions` kernel
         positions, each a further pass group of every output group, with the inner loop's
         `kernel` cycles per input group and `segments` more per worker pass)."""
+        key = (m, k, n, accumulate, partials_esize, positions, kernel, segments)
+        hit = self._amp_memo.get(key)
+        if hit is None:
+            hit = self._amp_memo[key] = self._amp_vertex_cycles(*key)
+        return hit
+
+    def _amp_vertex_cycles(
+        self, m: int, k: int, n: int, accumulate: bool, partials_esize: int, positions: int, kernel: int, segments: int
+    ) -> int:
         c = self.costs
         w = c["workers"]
         units = c["amp_conv_units_half" if partials_esize == 2 else "amp_conv_units"]

@@ -175,27 +175,32 @@ def gemm_candidates(
     equals it needs no exchange); `b_moves` says the rhs must be exchanged into place.
     Memoized per target object: the plan search prices the same few matmuls once per plan."""
     key = (m, k, n, esize, a_moves, b_moves, head, r_want, half, uneven)
-    found, out = GEMM_MEMO.get(key, target)
-    if not found or out is None:
+    found, hit = GEMM_MEMO.get(key, target)
+    if not found or hit is None:
         out = tuple(
             gemm_candidate(m, k, n, esize, a_moves, target, b_moves, head, None, g, r_want, half, swapped)
             for g in gemm_grids(m, k, n, target.tiles, head, uneven)
             for swapped in (False, True)
         )
-        GEMM_MEMO.put(key, target, out)
-    if not a_moves or a_current is None:
+        by_lhs: dict[Layout, list[int]] = {}
+        for i, c in enumerate(out):
+            if not c.swapped:
+                by_lhs.setdefault(c.layouts.a, []).append(i)
+        hit = (out, by_lhs)
+        GEMM_MEMO.put(key, target, hit)
+    out, by_lhs = hit
+    if not a_moves or a_current not in by_lhs:
         return out
     # the lhs's current layout only spares the plain grids laid out as it is their move: the
     # rest are priced once for every plan the search builds (its lhs layouts differ)
-    return tuple(
-        gemm_candidate(m, k, n, esize, a_moves, target, b_moves, head, a_current, c.grid, r_want, half)
-        if not c.swapped and c.layouts.a == a_current
-        else c
-        for c in out
-    )
+    again = list(out)
+    for i in by_lhs[a_current]:
+        again[i] = gemm_candidate(m, k, n, esize, a_moves, target, b_moves, head, a_current, out[i].grid, r_want, half)
+    return tuple(again)
 
 
-GEMM_MEMO: TargetMemo[tuple[GemmChoice, ...]] = TargetMemo(512)
+GEMM_MEMO: TargetMemo[tuple[tuple[GemmChoice, ...], dict[Layout, list[int]]]] = TargetMemo(512)
+"""Per key: the candidates priced with the lhs moving, and the plain ones' indices by lhs layout."""
 SPREAD_SLACK = 1.25  # a spread weight's blocks may take this much over the weight itself (padding)
 
 
