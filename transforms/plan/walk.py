@@ -363,8 +363,9 @@ def _retype_arg(body: Block, i: int, t: Attribute) -> SSAValue:
 
 
 def _plan_repeat(p: Planner, op: graph.RepeatOp, index: int) -> int:
-    """A structured plan.repeat: carried values keep their entry layouts across iterations (a
-    stack an iteration_store fills is laid out slice by slice)."""
+    """A structured plan.repeat: carried values keep their entry layouts across iterations, or
+    travel in the layout the body yields them in where that saves conversions on every trip
+    (`_carry_as_yielded`); a stack an iteration_store fills is laid out slice by slice."""
     n = op.count.value.data
     inits = [
         p.get(v, _store_layout(a, n, p.target.tiles), op.name)
@@ -383,8 +384,12 @@ def _plan_repeat(p: Planner, op: graph.RepeatOp, index: int) -> int:
     p.outer.append((outer, n))
     nxt, term = plan_block(p, op.body.block, index + 1)
     assert isinstance(term, graph.YieldOp)
-    natural = [p.get(v, None, "carried layout") for v in term.values]
-    moved = [i for i, (y, a) in enumerate(zip(natural, body.args, strict=True)) if _carry_as_yielded(p, a, y, n)]
+    natural = [p.current.get(v) for v in term.values]  # the yielded values as the body left them
+    moved = [
+        i
+        for i, (y, a) in enumerate(zip(natural, body.args, strict=True))
+        if y is not None and _carry_as_yielded(p, a, y, n)
+    ]
     ys = [
         y if i in moved else p.get(v, a.type, "carried layout")
         for i, (v, y, a) in enumerate(zip(term.values, natural, body.args, strict=True))
@@ -393,7 +398,11 @@ def _plan_repeat(p: Planner, op: graph.RepeatOp, index: int) -> int:
     p.outer.pop()
     p.block, p.cache = outer, cache
     for i in moved:  # the init converted once, before the loop, into the layout the body yields
-        inits[i] = p.get(op.inits[i], ys[i].type, "carried layout")
+        entry, inits[i] = inits[i], p.get(op.inits[i], ys[i].type, "carried layout")
+        if isinstance(entry.owner, plan.RearrangeOp) and not entry.uses:  # its conversion to the entry layout
+            entry.owner.detach()
+            entry.owner.erase()
+            p.cache = {k: v for k, v in p.cache.items() if v is not entry}
         p.current[op.body.block.args[i]] = _retype_arg(body, i, ys[i].type)
     r = plan.RepeatOp(op.count.value.data, inits, Region(body))
     if op.results and graph.ROLLED_ATTR not in op.attributes:
