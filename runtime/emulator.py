@@ -162,7 +162,7 @@ def tile_memory(tiles: int, size: int, dtype: type) -> np.ndarray:
     on huge pages the first freed, 3.0 s). An anonymous mapping asks for none; populated in one
     call (MAP_POPULATE, Linux), its 919 MB take ~0.35 s, where a fault per page took ~0.7 s."""
     n = tiles * size * np.dtype(dtype).itemsize
-    if n == 0:
+    if n == 0 or not hasattr(mmap, "MAP_ANONYMOUS"):  # (a platform without anonymous mappings)
         return np.zeros((tiles, size), dtype)
     flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | getattr(mmap, "MAP_POPULATE", 0)
     return np.frombuffer(mmap.mmap(-1, n, flags=flags), dtype).reshape(tiles, size)  # zero pages

@@ -858,3 +858,17 @@ def test_a_swapped_amp_streams_its_lhs_from_interleaved_memory(a: int, b: int, b
     tr = emu.mem[0, scratch - BASE : scratch - BASE + 8 * 16 * 4].view(np.float32).reshape(16, 8)
     np.testing.assert_array_equal(tr, got.T)
     assert res.total_cycles == T.amp_matmul_cycles(16, 32, 8) + T.transform_cycles(16, 8, 4)
+
+
+def test_tile_memory_starts_zeroed_and_is_writable() -> None:
+    """Tile memory (an anonymous mapping, not NumPy's allocation) is zeroed, writable, of the
+    asked shape and dtype, and each allocation its own."""
+    from ipu.runtime.emulator import tile_memory
+
+    a, b = tile_memory(3, 4096, np.uint8), tile_memory(3, 4096, np.bool_)
+    assert a.shape == b.shape == (3, 4096) and a.dtype == np.uint8 and b.dtype == np.bool_
+    assert not a.any() and not b.any()
+    a[2, 4095] = 7
+    b[0, 0] = True
+    assert a[2, 4095] == 7 and b[0, 0] and not tile_memory(3, 4096, np.uint8).any()
+    assert tile_memory(0, 4096, np.uint8).shape == (0, 4096)
