@@ -59,7 +59,7 @@ class _Prepared:
     measures: dict[str, int]
     copies: tuple[np.ndarray, ...]  # copy_members' member arrays
     buffered: np.ndarray  # per member: its source may be written by the phase (read first, into a buffer)
-    order: np.ndarray  # the order members are copied in (`_copy_order`)
+    order: np.ndarray  # the order members are copied in (`Emulator._prepared_phase`)
     fam: np.ndarray  # per member: its transfer family and busy cycles, for messages
     start: np.ndarray
     end: np.ndarray
@@ -593,7 +593,8 @@ class Emulator:
         args = tuple(copies)
         if self._bits is None:
             self._bits = np.zeros((self.target.tiles, self.size // 256 + 1), np.uint64)
-        if any_double_write(self._bits, self._by_tile(args[3]), *args[3:]):
+        by_dst = self._by_tile(args[3])
+        if any_double_write(self._bits, by_dst, *args[3:]):
             return self._prepare_exact(ph, t)  # finds and names the two transfers
         dur = end - start
         sent = np.bincount(args[0][sender], weights=dur[sender], minlength=self.target.tiles)
@@ -605,20 +606,24 @@ class Emulator:
             "transfers": len(fam),
             "families": len(t),
         }
-        buffered = read_written(self._by_tile(args[3]), *args)
-        return _Prepared(measures, args, buffered, self._copy_order(args), fam, start, end)
+        return self._prepared_phase(measures, args, by_dst, fam, start, end)
 
     def _by_tile(self, tiles: np.ndarray) -> np.ndarray:
         """Members by tile (stable: a tile's in table order), by radix sort of 16-bit tiles."""
         return np.argsort(tiles.astype(np.uint16 if self.target.tiles <= 1 << 16 else np.int64), kind="stable")
 
-    def _copy_order(self, args: tuple[np.ndarray, ...]) -> np.ndarray:
-        """The order a phase's members are copied in (no word is written twice, so any order
-        gives the same memory; it decides locality): by destination tile when some member
-        writes strided rows (stripes of a tile's block then complete while it is in cache), else
-        by source tile (a multicast source is read once for all its destinations)."""
+    def _prepared_phase(
+        self, measures: dict[str, int], args: tuple[np.ndarray, ...], by_dst: np.ndarray, *where: np.ndarray
+    ) -> _Prepared:
+        """A checked phase's copy plan from its members in destination tile order (`by_dst`): which
+        members read through a buffer (`read_written`), and the order members are copied in (no
+        word is written twice, so any order gives the same memory; it decides locality): by
+        destination tile when some member writes strided rows (stripes of a tile's block then
+        complete while it is in cache), else by source tile (a multicast source is read once for
+        all its destinations). `where`: each member's family, start and end, for messages."""
         strided = bool(((args[6] > 1) & (args[5] != args[7])).any())
-        return self._by_tile(args[3] if strided else args[0])
+        order = by_dst if strided else self._by_tile(args[0])
+        return _Prepared(measures, args, read_written(by_dst, *args), order, *where)
 
     def _prepare_exact(self, ph: Phase, t: np.ndarray) -> _Prepared:
         """Everything about a phase that does not depend on the data, checked once: counts, tile
@@ -692,8 +697,7 @@ class Emulator:
             "transfers": len(m),
             "families": len(t),
         }
-        buffered = read_written(self._by_tile(args[3]), *args)
-        return _Prepared(measures, args, buffered, self._copy_order(args), m.fam, m.start, m.end)
+        return self._prepared_phase(measures, args, order, m.fam, m.start, m.end)
 
     def exchange(self, ph: Phase) -> dict[str, int]:
         """Execute one phase: its static rules are checked on its first execution (and the result

@@ -332,8 +332,13 @@ class Target:
         times gamma, plus beta (layer norm only)."""
         n = rows * cols
         stats = (2 if shift else 1) * self.reduce_rows_cycles(rows, cols, esize)
-        passes = (4 if shift else 2) * self.binary_cycles("mul", n, esize)
-        return stats + self.binary_cycles("mul", n, esize) + self.unary_cycles("rsqrt", rows, 4) + passes
+        return stats + self.binary_cycles("mul", n, esize) + self._normalise_cycles(rows, n, esize, shift)
+
+    def _normalise_cycles(self, rows: int, n: int, esize: int, shift: bool) -> int:
+        """A norm's last steps over n elements of `rows` rows, given their statistics: one rsqrt
+        per row, then x - mean (layer norm only), times the inverse deviation, times gamma, plus
+        beta (layer norm only)."""
+        return self.unary_cycles("rsqrt", rows, 4) + (4 if shift else 2) * self.binary_cycles("mul", n, esize)
 
     def norm_stats_cycles(self, rows: int, cols: int, esize: int = 2) -> int:
         """A column block's row statistics for a norm split over tiles (PopLibs reduces a norm's
@@ -346,10 +351,7 @@ class Target:
         """The rest of `norm_cycles` on a column block, given every block's statistics: the
         `parts` float pairs of each row combined (a continuous reduce, PC 1.3), one rsqrt per row,
         then x - mean (layer norm only), times the inverse deviation, times gamma, plus beta."""
-        n = rows * cols
-        combine = self.reduce_rows_cycles(rows, 2 * parts, 4)
-        passes = (4 if shift else 2) * self.binary_cycles("mul", n, esize)
-        return combine + self.unary_cycles("rsqrt", rows, 4) + passes
+        return self.reduce_rows_cycles(rows, 2 * parts, 4) + self._normalise_cycles(rows, rows * cols, esize, shift)
 
     def attention_update_cycles(
         self, qr: int, kr: int, d: int, esize: int, scaled: bool = True, start: bool = False

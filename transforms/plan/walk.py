@@ -34,7 +34,7 @@ from ipu.transforms.plan.layouts import (
     plan_type,
     scalar_layout,
 )
-from ipu.transforms.plan.pricing import conversion_bound, esize_of, fragments
+from ipu.transforms.plan.pricing import conversion_cost
 from ipu.transforms.plan.state import (
     CHOICE_ATTR,
     LAYOUT_ATTR,
@@ -326,20 +326,17 @@ def _carry_as_yielded(p: Planner, arg: SSAValue, y: SSAValue, trips: int) -> boo
     uses = [u.operation for u in arg.uses]
     if not uses or not all(isinstance(o, plan.RearrangeOp) for o in uses):
         return False
-    es, tiles, phase = esize_of(arg.type), p.target.tiles, p.target.phase_overhead_cycles()
-    before, after = arg.type.layout, y.type.layout
 
-    def words(src: Layout, dst: Layout) -> int:  # a conversion's cycles: its words and incoming fragments
-        return conversion_bound(src, dst, es, None, tiles) + fragments(src, dst) * p.target.exchange["fragment_cycles"]
+    def cost(src: plan.PlanTensorType, dst: plan.PlanTensorType) -> int:  # its words, phase and fragments
+        cycles, frags = conversion_cost(src, dst, p.target)
+        return cycles + frags * p.target.exchange["fragment_cycles"]
 
-    per_trip = words(after, before) + phase  # the yield's conversion back
+    per_trip = cost(y.type, arg.type)  # the yield's conversion back
     for o in uses:
         want = o.result.type
-        if want == y.type:
-            per_trip += words(before, want.layout) + phase  # a conversion that goes
-        else:
-            per_trip += words(before, want.layout) - words(after, want.layout)
-    return trips * per_trip > words(before, after) + phase
+        # a conversion into the yielded layout goes; any other starts from it instead
+        per_trip += cost(arg.type, want) - (0 if want == y.type else cost(y.type, want))
+    return trips * per_trip > cost(arg.type, y.type)
 
 
 def _retype_arg(body: Block, i: int, t: Attribute) -> SSAValue:
