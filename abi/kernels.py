@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -70,6 +70,9 @@ class Operand:
     role: Role
     elements: Callable[[Params], Any]
     dtype: Literal["in", "out", "f32", "i32"] = "in"  # the CALL's in or out dtype, or always f32 (i32)
+    # `elements` spans `iterations` equal blocks, one per loop trip, of which a call reads block
+    # `iteration` only (an `iterated` kernel's: a rolled layer's stacked weight read in place)
+    stacked: bool = False
 
 
 @dataclass(frozen=True)
@@ -145,6 +148,14 @@ class Kernel:
         i32 = DType.INT32 if scalar else int(DType.INT32)
         pick = {"in": in_dtype, "out": out_dtype, "f32": f32, "i32": i32}
         return pick[self.out.dtype], [pick[o.dtype] for o in self.ins]
+
+    def read_block(self, p: Params, j: int, elements: Any) -> tuple[Any, Any]:
+        """(first element, elements) of input `j`'s `elements` that a call reads: all of them, or
+        for a `stacked` operand the loop's current block (`p` holds `iteration`)."""
+        if not self.ins[j].stacked:
+            return 0, elements
+        block = elements // p["iterations"]
+        return p["iteration"] * block, block
 
     def reads(self) -> list[int]:
         """Indices into `ins` of the operands the kernel reads (its `run` inputs)."""
@@ -877,6 +888,28 @@ def _amp(name: str, out: Operand, half: bool = False) -> Kernel:
     )
 
 
+def stacked_offset_cycles(t: Target) -> int:
+    """A `_stacked` call's cost over its kernel's: the supervisor offsets the operand's address by
+    the loop counter before the call, priced as DynamicSlice1D's supervisor part [U]."""
+    return t.costs["dynamic_slice_supervisor"]
+
+
+def _stacked(k: Kernel) -> Kernel:
+    """`k` reading its rhs (input 1) as one block of a stack of `iterations`, block `iteration`
+    (the loop's current trip), in place: a rolled layer's AMP reads its stacked weight where it
+    lies instead of a DynamicSlice1D copy of it (`stacked_offset_cycles` more)."""
+    rhs = k.ins[1]
+    ins = (k.ins[0], replace(rhs, elements=lambda p: p["iterations"] * rhs.elements(p), stacked=True), *k.ins[2:])
+    return replace(
+        k,
+        name=f"{k.name}_stacked",
+        ins=ins,
+        params=(*k.params, Param("iterations")),
+        cycles_fn=lambda t, p, e: k.cycles_fn(t, p, e) + stacked_offset_cycles(t),
+        iterated=True,
+    )
+
+
 def _amp_swapped(name: str, half: bool = False) -> Kernel:
     """out[m,n] = a[m,k] @ b[k,n] with the operands' roles swapped (PopLibs' swapped operands
     for fully connected layers): the AMP's rows are b's n columns and its output groups a's m
@@ -1440,6 +1473,9 @@ _ALL: tuple[Kernel, ...] = (
     _norm_apply_kernel("layer_norm_apply", shift=True),
     _norm_apply_kernel("rms_norm_apply", shift=False),
 )
+# the AMP kernels reading this trip's block of a stacked rhs in place (appended: earlier indices stay)
+_GEMM_AMP = ("amp_matmul", "amp_matmul_half", "amp_matmul_swapped", "amp_matmul_swapped_half")  # `plan.gemm`'s
+_ALL += tuple(_stacked(k) for k in _ALL if k.name in _GEMM_AMP)
 
 KERNELS: dict[str, Kernel] = {k.name: k for k in _ALL}
 assert len(KERNELS) == len(_ALL), "kernel names must be unique"

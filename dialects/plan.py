@@ -1265,6 +1265,17 @@ class IterationSliceOp(_OneToOne):
             )
         _one_slice_per_trip(self, a.shape[0])
 
+    def read_in_place(self) -> bool:
+        """Whether every use is a `plan.gemm` reading the slice as its rhs from a stack in
+        interleaved memory (where the AMP streams it from): map-tiles then gives each AMP call
+        this trip's block where it lies (`amp_matmul*_stacked`), and no copy is made."""
+        uses = list(self.result.uses)
+        return (
+            bool(uses)
+            and self.input.type.layout_attr.memory.data == "interleaved"
+            and all(isinstance(u.operation, GemmOp) and u.index == 1 for u in uses)
+        )
+
 
 @irdl_op_definition
 class IterationStoreOp(IRDLOperation):

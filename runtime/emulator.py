@@ -515,17 +515,22 @@ class Emulator:
             raise EmulatorError(f"{where}: {name} computes on floats only; its dtype word names i32")
         out_el, in_els = kernel.operand_elements(p)
         out_dt, in_dts = kernel.operand_dtypes(in_dt, out_dt)
+        # each input's address and elements as the call reads it (a stacked one: this trip's block)
+        reads = []
+        for j in kernel.reads():
+            skip, n = kernel.read_block(p, j, in_els[j])
+            reads.append((j, int(w[4 + j]) + skip * DTYPE_SIZE[in_dts[j]], n))
         raw = [
             self._view(
                 first,
                 count,
-                int(w[4 + j]),
-                in_els[j],
+                addr,
+                n,
                 in_dts[j],
                 f"{where} {name} input {j}",
                 interleaved=kernel.amp and j == kernel.amp_weights,
             )
-            for j in kernel.reads()
+            for j, addr, n in reads
         ]
         acc = kernel.out.role is Role.ACCUMULATOR
         out = self._view(first, count, int(w[3]), out_el, out_dt, f"{where} {name} output", "rw" if acc else "w")
@@ -535,9 +540,10 @@ class Emulator:
         ]
         # tiles are independent: run the call a chunk of tiles at a time, so its float32
         # operands and the kernel's temporaries stay in cache and their buffers are reused
-        per_tile = 4 * (out_el * (2 if acc else 1) + sum(in_els[j] for j in range(len(in_els))))
+        scratch = sum(in_els[j] for j in kernel.scratches())
+        per_tile = 4 * (out_el * (2 if acc else 1) + sum(n for _, _, n in reads) + scratch)
         step = max(1, min(count, KERNEL_CHUNK_BYTES // max(per_tile, 1)))
-        addrs = [int(w[4 + j]) - self.base for j in kernel.reads()]
+        addrs = [addr - self.base for _, addr, _ in reads]
         stores = [int(w[3]) - self.base] + [int(w[4 + j]) - self.base for j in kernel.scratches()]
         for c0 in range(0, count, step):
             c = min(step, count - c0)

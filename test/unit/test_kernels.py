@@ -41,6 +41,8 @@ CYCLES = [
     ("sim16", "amp_matmul", {"m": 7, "k": 100, "n": 9}, 2, 3684),
     ("sim16", "amp_matmul_acc", {"m": 16, "k": 64, "n": 32}, 2, 4081),
     ("sim16", "amp_matmul_acc", {"m": 7, "k": 100, "n": 9}, 2, 3696),
+    # a stacked rhs read in place: the AMP's cycles and DynamicSlice1D's supervisor part (25)
+    ("sim16", "amp_matmul_stacked", {"m": 16, "k": 64, "n": 32, "iterations": 12}, 2, 4057 + 25),
     ("sim16", "zero", {"elements": 1}, 2, 162),
     ("sim16", "zero", {"elements": 1000}, 2, 408),
     ("sim16", "add", {"m": 16, "n": 64, "b_rows": 1, "b_cols": 64}, 2, 941),
@@ -136,11 +138,14 @@ P = {"m": 2, "k": 3, "n": 5, "elements": 7, "b_rows": 1, "b_cols": 5, "parts": 3
 P |= {"kind": 1, "eps_bits": 0, "qr": 2, "kr": 3, "d": 5, "causal": 0, "scale_bits": 0, "k_base": 0}
 P |= {"indices": 3}
 P |= {"out_rows": 5, "out_cols": 2}
+P |= {"iterations": 4}
 
 # (kernel, output elements, input elements, output dtype, input dtypes) for in = out = f16
 OPERANDS = [
     ("amp_matmul", 10, [6, 15], "F16", ["F16", "F16"]),
     ("amp_matmul_acc", 10, [6, 15], "F32", ["F16", "F16"]),
+    ("amp_matmul_stacked", 10, [6, 60], "F16", ["F16", "F16"]),  # 4 stacked blocks of the rhs
+    ("amp_matmul_swapped_stacked", 10, [6, 60, 10], "F16", ["F16", "F16", "F16"]),
     ("zero", 7, [], "F16", []),
     ("add", 10, [10, 5], "F16", ["F16", "F16"]),
     ("mul", 10, [10, 5], "F16", ["F16", "F16"]),
@@ -214,6 +219,8 @@ def test_operand_roles_replace_the_special_cases_by_name() -> None:
         ("attention_start_bias", 5),
         ("amp_matmul_swapped", 2),
         ("amp_matmul_swapped_half", 2),
+        ("amp_matmul_swapped_stacked", 2),
+        ("amp_matmul_swapped_half_stacked", 2),
     }
     assert KERNELS["attention_start"].reads() == [0, 1, 2, 3]  # the state is written, not read
     assert KERNELS["attention_update"].reads() == [0, 1, 2, 3]
@@ -226,9 +233,18 @@ def test_operand_roles_replace_the_special_cases_by_name() -> None:
         "amp_conv_half",
         "amp_matmul_swapped",
         "amp_matmul_swapped_half",
+        "amp_matmul_stacked",
+        "amp_matmul_half_stacked",
+        "amp_matmul_swapped_stacked",
+        "amp_matmul_swapped_half_stacked",
     )
     # the AMP streams its weights with 128-bit loads: the rhs, or the lhs when swapped
-    assert {n for n in AMP_KERNELS if KERNELS[n].amp_weights == 0} == {"amp_matmul_swapped", "amp_matmul_swapped_half"}
+    swapped = {n for n in AMP_KERNELS if KERNELS[n].amp_weights == 0}
+    assert swapped == {f"amp_matmul_swapped{h}{s}" for h in ("", "_half") for s in ("", "_stacked")}
+    # a stacked rhs: only the gemm's AMPs read one, each inside a loop, one block a trip
+    stacked = {n for n, k in KERNELS.items() if any(o.stacked for o in k.ins)}
+    assert stacked == {n for n in AMP_KERNELS if n.endswith("_stacked")}
+    assert all(KERNELS[n].iterated and [o.stacked for o in KERNELS[n].ins][:2] == [False, True] for n in stacked)
 
 
 @pytest.mark.parametrize(

@@ -240,11 +240,13 @@ class Planner:
             shape = tuple(v.type.get_shape())
             t = want or plan_type(v.type, default_layout(shape, self.target.tiles) if shape else scalar_layout())
             if v in self.slices:
-                # the stacked weight in the slice's layout, one block per iteration (standard
-                # memory: only the slice copy reads it), sliced where the consumer runs
+                # the stacked weight in the slice's layout, one block per iteration, sliced where
+                # the consumer runs; in the slice's memory: an AMP that asks for it interleaved
+                # reads its block in place (`IterationSliceOp.read_in_place`), no copy made
                 sl = self.slices[v]
                 n = sl.input.type.get_shape()[0]
-                want_stacked = plan_type(sl.input.type, plan.stacked_layout(t.layout, n))
+                memory = t.layout_attr.memory.data
+                want_stacked = plan_type(sl.input.type, plan.stacked_layout(t.layout, n), memory)
                 if sl.input in self.params:
                     stacked = self.get(sl.input, want_stacked, reason)
                 else:  # a computed value, rearranged once before the loop rather than on every trip

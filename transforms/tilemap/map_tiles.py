@@ -501,10 +501,13 @@ class MapReshape(RewritePattern):
 
 
 class MapIterationSlice(RewritePattern):
-    """Each tile copies this trip's block out of its stacked blocks (`iteration_slice`)."""
+    """Each tile copies this trip's block out of its stacked blocks (`iteration_slice`), unless
+    the AMPs that read the slice read it in place (`MapGemm` then consumes the slice)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: plan.IterationSliceOp, rewriter: PatternRewriter) -> None:
+        if op.read_in_place():
+            return  # left for MapGemm
         n = op.result.type.layout.block_elements
         _replace_by_run(rewriter, op, "iteration_slice", iterations=op.input.type.shape[0], elements=n)
 
@@ -525,25 +528,34 @@ class MapIterationStore(RewritePattern):
 class MapGemm(RewritePattern):
     """One AMP call a tile; a swapped gemm's call also takes the scratch its AMP writes the
     product's transpose into (the result's block transposed; standard memory, which may lie
-    anywhere, as only the AMP's weights need the interleaved region)."""
+    anywhere, as only the AMP's weights need the interleaved region). An rhs sliced from a
+    stack the AMP can read in place is read there (`amp_matmul*_stacked`, the stack's buffer
+    and its `iterations`); the slice goes with its last reader."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: plan.GemmOp, rewriter: PatternRewriter) -> None:
         a_l: Layout = op.lhs.type.layout
         b_l: Layout = op.rhs.type.layout
-        mkn = {"m": a_l.block[0], "k": a_l.block[1], "n": b_l.block[1]}
-        if op.swapped is None:
-            _replace_by_run(rewriter, op, op.kernel, **mkn)
-            return
-        casts, ins = _as_buffers(op.operands)
+        params = {"m": a_l.block[0], "k": a_l.block[1], "n": b_l.block[1]}
+        kernel, operands = op.kernel, [op.lhs, op.rhs]
+        sl = op.rhs.owner
+        if isinstance(sl, plan.IterationSliceOp) and sl.read_in_place():
+            kernel, operands[1] = f"{kernel}_stacked", sl.input
+            params["iterations"] = sl.input.type.shape[0]
+        casts, ins = _as_buffers(operands)
         out_t = buffer_type(op.result.type)
-        t_t = tilemap.BufferType(
-            (mkn["n"], mkn["m"]), out_t.element_type, out_t.first.data, out_t.count.data, "standard"
-        )
-        alloc = tilemap.AllocOp.create(result_types=[t_t])
-        scratch = _named(alloc, f"{op.result.name_hint or 'mm'}_transposed")
-        r = _run(op.kernel, [*ins, scratch], out_t, **mkn)
-        _replace(rewriter, op, [*casts, alloc, r], [_named(r, op.result.name_hint)])
+        new: list[Operation] = []
+        if op.swapped is not None:
+            t_t = tilemap.BufferType(
+                (params["n"], params["m"]), out_t.element_type, out_t.first.data, out_t.count.data, "standard"
+            )
+            alloc = tilemap.AllocOp.create(result_types=[t_t])
+            ins.append(_named(alloc, f"{op.result.name_hint or 'mm'}_transposed"))
+            new.append(alloc)
+        r = _run(kernel, ins, out_t, **params)
+        _replace(rewriter, op, [*casts, *new, r], [_named(r, op.result.name_hint)])
+        if isinstance(sl, plan.IterationSliceOp) and not sl.result.uses:
+            rewriter.erase(sl)
 
 
 class MapConv(RewritePattern):
@@ -937,9 +949,12 @@ class MapEmbeddingSlice(RewritePattern):
 
 
 class RefuseUnmapped(RewritePattern):
-    """Last in the list: an op no pattern mapped is refused."""
+    """Last in the list: an op no pattern mapped is refused (a slice the AMPs read in place is
+    left for `MapGemm`, which consumes it)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if isinstance(op, plan.IterationSliceOp) and op.read_in_place():
+            return
         raise DiagnosticException(f"map-tiles: no tile mapping for {op.name}")
 
 

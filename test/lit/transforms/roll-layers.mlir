@@ -10,8 +10,11 @@
 // reference gives them), each per-layer weight becomes a stacked [3, ...] parameter read through
 // graph.iteration_slice, and the tied scale stays one parameter. The residual stream is the one
 // carried value. Below the graph level the slice is a plan.iteration_slice (the stacked weight
-// in the slice's layout with the stacked axis unsplit), a tilemap.run of `iteration_slice`, and a
-// tasm.call in the tasm.loop; the emulated model matches the unrolled reference.
+// in the slice's layout with the stacked axis unsplit). A slice the AMP reads as its weights has
+// its stack in interleaved memory, and map-tiles gives the AMP call the stack itself
+// (`amp_matmul_stacked`: this trip's block read in place, no copy); the norm's shift is copied
+// out by a tilemap.run of `iteration_slice`, a tasm.call in the tasm.loop. The emulated model
+// matches the unrolled reference.
 
 // CHECK:      rolled layers count=3 body_operations=10 carried=1 stacked=4
 // CHECK:      %gamma = graph.parameter "gamma"
@@ -32,18 +35,21 @@
 // CHECK-NEXT: %out = graph.relu %y2.out
 // CHECK-NEXT: func.return %out
 
-// PLAN:       %lall.w1 = plan.parameter "l*.w1" {{.*}} : !plan.tensor<3x32x64xf32, #plan.layout<grid = [[[G:[0-9, ]+]]], split = {{\[\[}}], {{.*}}memory = standard>>
+// PLAN:       %lall.w1 = plan.parameter "l*.w1" {{.*}} : !plan.tensor<3x32x64xf32, #plan.layout<grid = [[[G:[0-9, ]+]]], split = {{\[\[}}], {{.*}}memory = interleaved>>
 // PLAN:       plan.repeat 3 iter
 // PLAN:       %li.w1 = plan.iteration_slice %lall.w1 : !plan.tensor<3x32x64xf32, {{.*}}> -> !plan.tensor<32x64xf32, #plan.layout<grid = [[[G]]], {{.*}}memory = interleaved>>
 // PLAN:       plan.gemm %{{.*}}, %li.w1
 // PLAN-NOT:   value = "y2.out"
 
 // TILE:       tilemap.repeat 3
-// TILE:       %li.w1 = tilemap.run "iteration_slice"(%lall.w1) {iterations = 3 : i64, elements = {{[0-9]+}} : i64} : (!tilemap.buffer<3x{{.*}}>) -> !tilemap.buffer<{{.*}}memory = interleaved>
+// TILE:       %li.beta = tilemap.run "iteration_slice"(%lall.beta) {iterations = 3 : i64, elements = 32 : i64} : (!tilemap.buffer<3x32xf32, {{.*}}memory = standard>) -> !tilemap.buffer<32xf32, {{.*}}memory = standard>
+// TILE-NOT:   "iteration_slice"(%lall.w1)
+// TILE:       %h2 = tilemap.run "amp_matmul_stacked"(%{{.*}}, %lall.w1) {m = {{[0-9]+}} : i64, k = 32 : i64, n = {{[0-9]+}} : i64, iterations = 3 : i64} : (!tilemap.buffer<{{.*}}>, !tilemap.buffer<3x32x{{[0-9]+}}xf32, {{.*}}memory = interleaved>)
 
 // TASM:       tasm.loop 3 {
-// TASM:       tasm.call "iteration_slice" out({{[0-9]+}}) in(array<i64: {{[0-9]+}}>) {iterations = 3 : i64, elements = 512 : i64} : f32 -> f32
-// TASM:       tasm.weight @"l*.w1" dense<"0x{{[0-9A-F]+}}"> : tensor<3x32x64xf32> : tensor<3x32x64xf32> layout #plan.layout<grid = [{{.*}}], split = {{\[\[}}], {{.*}}memory = standard> at {{[0-9]+}}
+// TASM:       tasm.call "iteration_slice" out({{[0-9]+}}) in(array<i64: {{[0-9]+}}>) {iterations = 3 : i64, elements = 32 : i64} : f32 -> f32
+// TASM:       tasm.call "amp_matmul_stacked" out({{[0-9]+}}) in(array<i64: {{[0-9]+}}, {{[0-9]+}}>) {m = {{[0-9]+}} : i64, k = 32 : i64, n = {{[0-9]+}} : i64, iterations = 3 : i64} : f32 -> f32
+// TASM:       tasm.weight @"l*.w1" dense<"0x{{[0-9A-F]+}}"> : tensor<3x32x64xf32> : tensor<3x32x64xf32> layout #plan.layout<grid = [{{.*}}], split = {{\[\[}}], {{.*}}memory = interleaved> at {{[0-9]+}}
 
 // EMU:        numericalTest=PASS
 

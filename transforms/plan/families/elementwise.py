@@ -13,7 +13,7 @@ from xdsl.dialects.builtin import StringAttr, TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
-from ipu.abi.kernels import KERNELS
+from ipu.abi.kernels import KERNELS, stacked_offset_cycles
 from ipu.dialects import graph, plan
 from ipu.dialects.layout import Layout
 from ipu.target import Target
@@ -189,6 +189,8 @@ class ElementwiseFamily(Family):
         if isinstance(op, plan.SelectOp):
             return KERNELS["select"].cycles(t, {"elements": n}, e), 0, 0, 0
         if isinstance(op, plan.IterationSliceOp):  # `iteration_slice`: a DynamicSlice1D of the block
+            if op.read_in_place():  # no copy: each AMP call offsets its rhs's address instead
+                return stacked_offset_cycles(t) * len(list(op.result.uses)), 0, 0, 0
             p = {"iterations": op.input.type.shape[0], "elements": n}
             return KERNELS["iteration_slice"].cycles(t, p, e), 0, 0, 0
         if isinstance(op, plan.IterationStoreOp):  # `iteration_store`: a DynamicUpdateSlice1D into the block
