@@ -24,8 +24,9 @@ from xdsl.dialects.builtin import (
     StringAttr,
     TensorType,
     UnitAttr,
+    UnrealizedConversionCastOp,
 )
-from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute, TypeAttribute
+from xdsl.ir import Attribute, Dialect, Operation, OpResult, ParametrizedAttribute, SSAValue, TypeAttribute
 from xdsl.irdl import (
     AnyOf,
     BaseAttr,
@@ -245,6 +246,33 @@ class _OneToOne(IRDLOperation):
     graph_value = _value_attr()
     traits = traits_def(Pure())
     assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def copies_block(self) -> bool:
+        """Whether each tile copies its input block as it is (an op that says so overrides this)."""
+        return False
+
+    def is_view(self) -> bool:
+        """Whether each tile's copy would write its input's bytes again (the same elements, dtype
+        and memory on the same tiles) and nothing else reads the input: map-tiles then gives the
+        result the input's buffer (`tilemap.view`), and no copy runs."""
+        a, r = self.input.type, self.result.type
+        return (
+            self.copies_block()
+            and self.input.has_one_use()
+            and _own_result(self.input)
+            and a.tensor.element_type == r.tensor.element_type
+            and a.layout_attr.memory == r.layout_attr.memory
+            and (a.layout.first_tile, a.layout.tiles, a.layout.block_elements)
+            == (r.layout.first_tile, r.layout.tiles, r.layout.block_elements)
+        )
+
+
+def _own_result(v: SSAValue) -> bool:
+    """Whether `v` (seen through map-tiles' casts of values already mapped to buffers) is an op's
+    own result: a loop's carried value or result keeps the loop's slot, so no view takes it over."""
+    while isinstance(v, OpResult) and isinstance(v.owner, UnrealizedConversionCastOp):
+        v = v.owner.operands[0]
+    return isinstance(v, OpResult) and not isinstance(v.owner, RepeatBase)
 
 
 @irdl_op_definition
@@ -848,6 +876,12 @@ class ReshapeOp(_OneToOne):
 
     name = "plan.reshape"
 
+    def copies_block(self) -> bool:
+        """Each tile copies its block's elements in order (`copy`), where the rows are not re-cut
+        (`repad`: both sides pad an odd last axis the same, or keep it whole)."""
+        a, r = self.input.type.layout, self.result.type.layout
+        return a.shape[-1] == r.shape[-1] or (a.block[-1] == a.shape[-1] and r.block[-1] == r.shape[-1])
+
     def verify_(self) -> None:
         a, r = self.input.type.layout, self.result.type.layout
         ok = (
@@ -1063,6 +1097,10 @@ class SplitHeadsOp(_OneToOne):
     column blocks hold whole heads (a move of its heads view with the axes permuted)."""
 
     name = "plan.split_heads"
+
+    def copies_block(self) -> bool:
+        """The input lies in the result's 2-D twin already (`split_heads_in_place`)."""
+        return split_heads_in_place(self.input.type.layout, self.result.type.layout)
 
     def verify_(self) -> None:
         a, r = self.input.type.layout, self.result.type.layout

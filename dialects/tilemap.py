@@ -275,6 +275,27 @@ class AllocOp(IRDLOperation):
 
 
 @irdl_op_definition
+class ViewOp(IRDLOperation):
+    """The input's buffer seen as another block shape: the same bytes at the same address on the
+    same tiles, in the same memory (a head split or reshape whose copy would rewrite them). No
+    code runs; the input is read by nothing else, so the two are one allocation."""
+
+    name = "tilemap.view"
+    input = operand_def(AnyBuffer)
+    result = result_def(AnyBuffer)
+    assembly_format = "$input attr-dict `:` type($input) `->` type($result)"
+
+    def verify_(self) -> None:
+        a, r = self.input.type, self.result.type
+        if (a.element_type, a.first, a.count, a.memory) != (r.element_type, r.first, r.count, r.memory) or (
+            math.prod(b.data for b in a.block) != math.prod(b.data for b in r.block)
+        ):
+            raise VerifyException(
+                "tilemap.view: the result must hold the input's elements (dtype, count, tiles and memory)"
+            )
+
+
+@irdl_op_definition
 class MoveOp(IRDLOperation):
     """A logical exchange: transfer families without `start` (addresses relative to the two buffers)."""
 
@@ -326,6 +347,6 @@ class RepeatOp(RepeatBase):
 
 Tilemap = Dialect(
     "tilemap",
-    [HostWriteOp, WeightOp, HostReadOp, CheckpointOp, RunOp, AllocOp, MoveOp, RepeatOp, YieldOp],
+    [HostWriteOp, WeightOp, HostReadOp, CheckpointOp, RunOp, AllocOp, ViewOp, MoveOp, RepeatOp, YieldOp],
     [BufferType, MappingAttr],
 )

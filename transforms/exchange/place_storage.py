@@ -255,8 +255,11 @@ def _values(op: Operation) -> list[SSAValue]:
 
 
 def _inplace_source(op: Operation) -> SSAValue | None:
+    """The buffer whose allocation `op`'s result takes over: an in-place run's operand, a view's."""
     if isinstance(op, tilemap.RunOp) and op.inplace_operand() is not None:
         return op.inputs[op.inplace_operand()]
+    if isinstance(op, tilemap.ViewOp):
+        return op.input
     return None
 
 

@@ -276,15 +276,16 @@ def _pre_plan(p: Planner, block: Block) -> None:
 
 def _slice_into_heads(p: Planner, v: SSAValue) -> None:
     """A head split of a slice read by nothing else (a fused projection's q, k or v columns),
-    its heads one a block: the slice is wanted in the split's 2-D twin, so its window lands each
-    head where the split's result lies and the split is a copy on each tile, not a second move."""
+    its heads one a block: the slice is wanted in the split's 2-D twin and memory, so its window
+    lands each head where the split's result lies and the split is a view of it, not a second move."""
     split = v.owner
     if not isinstance(split, graph.SplitHeadsOp) or v not in p.desired:
         return
     sl = split.input.owner
     want = p.desired[v].layout
     if isinstance(sl, graph.SliceOp) and split.input.has_one_use() and plan.one_head_blocks(want):
-        p.desired.setdefault(split.input, plan_type(split.input.type, plan.heads_2d(want)))
+        memory = p.desired[v].layout_attr.memory.data  # the split's: it is then a view, no copy
+        p.desired.setdefault(split.input, plan_type(split.input.type, plan.heads_2d(want), memory))
 
 
 def _store_layout(arg: SSAValue, count: int, tiles: int) -> plan.PlanTensorType | None:

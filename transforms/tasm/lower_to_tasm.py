@@ -265,10 +265,12 @@ class LowerYield(RewritePattern):
 
 
 class LowerAllocOrReturn(RewritePattern):
-    """Scratch allocations and the return run no code (their slots are all that matter)."""
+    """Scratch allocations, views and the return run no code (their slots are all that matter)."""
 
     @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: tilemap.AllocOp | func.ReturnOp, rewriter: PatternRewriter) -> None:
+    def match_and_rewrite(
+        self, op: tilemap.AllocOp | tilemap.ViewOp | func.ReturnOp, rewriter: PatternRewriter
+    ) -> None:
         rewriter.replace(op, [], [None] * len(op.results))
 
 

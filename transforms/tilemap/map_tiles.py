@@ -182,6 +182,14 @@ def _replace_by_run(rewriter: PatternRewriter, op: Operation, kernel: str, **par
     _replace(rewriter, op, [*casts, r], [_named(r, res.name_hint)])
 
 
+def _replace_by_view(rewriter: PatternRewriter, op: Operation) -> None:
+    """Replace `op` by a view of its operand's buffer (no code: the same bytes)."""
+    casts, ins = _as_buffers(op.operands)
+    res = op.results[0]
+    v = tilemap.ViewOp.create(operands=ins, result_types=[buffer_type(res.type)])
+    _replace(rewriter, op, [*casts, v], [_named(v, res.name_hint)])
+
+
 # --- the function boundary ----------------------------------------------------------------
 
 
@@ -424,13 +432,16 @@ def _replace_by_heads_move(
 
 class MapSplitHeads(RewritePattern):
     """One move: into the result's 2-D twin when each of its blocks is one head (the same bytes),
-    else of the input's heads view with heads and rows swapped; a copy on each tile when the
-    input lies in that twin already (`plan.split_heads_in_place`)."""
+    else of the input's heads view with heads and rows swapped; when the input lies in that twin
+    already (`plan.split_heads_in_place`), a view of it (`SplitHeadsOp.is_view`) or else a copy
+    on each tile."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: plan.SplitHeadsOp, rewriter: PatternRewriter) -> None:
         lay: Layout = op.result.type.layout
-        if plan.split_heads_in_place(op.input.type.layout, lay):  # the same bytes on the same tiles
+        if op.is_view():
+            _replace_by_view(rewriter, op)
+        elif op.copies_block():  # the same bytes on the same tiles, into another memory
             _replace_by_run(rewriter, op, "copy", elements=lay.block_elements)
         elif plan.one_head_blocks(lay):
             _replace_by_heads_move(rewriter, op, op.input.type.layout, plan.heads_2d(lay), perm=None)
@@ -486,14 +497,18 @@ class MapElementwise(RewritePattern):
 
 
 class MapReshape(RewritePattern):
-    """A reshape copies each tile's block; when the two sides pad their rows differently (an odd
-    last axis that changes) the `repad` kernel re-cuts the rows."""
+    """A reshape copies each tile's block, or is a view of it (`ReshapeOp.is_view`); when the two
+    sides pad their rows differently (an odd last axis that changes) the `repad` kernel re-cuts
+    the rows."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: plan.ReshapeOp, rewriter: PatternRewriter) -> None:
         a: Layout = op.input.type.layout
         r: Layout = op.result.type.layout
-        if a.shape[-1] == r.shape[-1] or (a.block[-1] == a.shape[-1] and r.block[-1] == r.shape[-1]):
+        if op.is_view():
+            _replace_by_view(rewriter, op)
+            return
+        if op.copies_block():
             _replace_by_run(rewriter, op, "copy", elements=r.block_elements)
             return
         rows, out_rows = a.block_elements // a.block[-1], r.block_elements // r.block[-1]

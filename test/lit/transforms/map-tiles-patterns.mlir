@@ -4,8 +4,9 @@
 // One plan op of each family through its map-tiles pattern. The inputs are plan-ops output
 // (`plan-ops{target=sim16 finalists=1}`) of small graphs.
 
-// Elementwise ops (MapElementwise): a unary op runs its kind as the kernel, reshape and cast run
-// `copy`, each over the result block's elements; a rearrange becomes a move (MapRearrange). The
+// Elementwise ops (MapElementwise): a unary op runs its kind as the kernel, a cast runs `copy`
+// over the result block's elements, and a reshape whose copy would rewrite its input's bytes (read
+// by nothing else) is a view of its buffer (MapReshape); a rearrange becomes a move (MapRearrange). The
 // arguments become host writes, the results host reads, and every op naming a graph value (`value = "t"`) is
 // checkpointed, numbered in program order.
 func.func @main(%x: !plan.tensor<32x16xf32, #plan.layout<grid = [16, 1], split = [[0], [1]], memory = standard>>) -> !plan.tensor<16x32xf16, #plan.layout<grid = [16], split = [[0], []], memory = standard>> attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"]} {
@@ -22,7 +23,7 @@ func.func @main(%x: !plan.tensor<32x16xf32, #plan.layout<grid = [16, 1], split =
 // CHECK-NEXT:   tilemap.checkpoint "t" value "t" %t : !tilemap.buffer<2x16xf32, tiles = [0, 16], memory = standard> as tensor<32x16xf32>
 // CHECK-NEXT:   %t_r = tilemap.move %t transfers = #table.transfers<[src_tile, {{.*}}
 // CHECK:      {{^ +\[.*\]}}> {reason = "graph.reshape"} : !tilemap.buffer<2x16xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<2x16xf32, tiles = [0, 16], memory = standard>
-// CHECK-NEXT:   %r = tilemap.run "copy"(%t_r) {elements = 32 : i64} : (!tilemap.buffer<2x16xf32, tiles = [0, 16], memory = standard>) -> !tilemap.buffer<1x32xf32, tiles = [0, 16], memory = standard>
+// CHECK-NEXT:   %r = tilemap.view %t_r : !tilemap.buffer<2x16xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<1x32xf32, tiles = [0, 16], memory = standard>
 // CHECK-NEXT:   tilemap.checkpoint "r" value "r" %r
 // CHECK-NEXT:   %c = tilemap.run "copy"(%r) {elements = 32 : i64} : (!tilemap.buffer<1x32xf32, tiles = [0, 16], memory = standard>) -> !tilemap.buffer<1x32xf16, tiles = [0, 16], memory = standard>
 // CHECK-NEXT:   tilemap.checkpoint "c" value "c" %c

@@ -323,7 +323,9 @@ class DataMoveFamily(Family):
         if isinstance(op, plan.TransposeOp):
             m, n = op.input.type.layout.block
             return KERNELS["transpose"].cycles(t, {"m": m, "n": n}, esize_of(op.result.type)), 0, 0, 0
-        if isinstance(op, plan.ReshapeOp):  # `copy` (or `repad`): a Cast1D of the block
+        if isinstance(op, plan.ReshapeOp):  # `copy` (or `repad`): a Cast1D of the block; a view: none
+            if op.is_view():
+                return 0, 0, 0, 0
             return KERNELS["copy"].cycles(t, {"elements": op.result.type.layout.block_elements}), 0, 0, 0
         perm = op.permutation() if isinstance(op, plan.PermuteOp) else None
         x, f = conversion_cost(op.input.type, op.result.type, t, perm)

@@ -136,3 +136,20 @@ func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
   func.return
 }
 // CHECK: Operation does not verify: tilemap.move: zero_from needs zero_fill and lies in (0, 4) (the destination's elements)
+
+// -----
+
+// A view holds its input's elements: as many, of the same dtype, on the same tiles and memory.
+func.func @f(%b: !tilemap.buffer<2x16xf32, tiles = [0, 16], memory = standard>) {
+  %c = tilemap.view %b : !tilemap.buffer<2x16xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<1x16xf32, tiles = [0, 16], memory = standard>
+  func.return
+}
+// CHECK: Operation does not verify: tilemap.view: the result must hold the input's elements (dtype, count, tiles and memory)
+
+// -----
+
+func.func @f(%b: !tilemap.buffer<2x16xf32, tiles = [0, 16], memory = standard>) {
+  %c = tilemap.view %b : !tilemap.buffer<2x16xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<1x32xf32, tiles = [0, 16], memory = interleaved>
+  func.return
+}
+// CHECK: Operation does not verify: tilemap.view: the result must hold the input's elements (dtype, count, tiles and memory)
