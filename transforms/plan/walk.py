@@ -275,17 +275,21 @@ def _pre_plan(p: Planner, block: Block) -> None:
 
 
 def _slice_into_heads(p: Planner, v: SSAValue) -> None:
-    """A head split of a slice read by nothing else (a fused projection's q, k or v columns),
-    its heads one a block: the slice is wanted in the split's 2-D twin and memory, so its window
-    lands each head where the split's result lies and the split is a view of it, not a second move."""
+    """A head split of a slice read by nothing else (a fused projection's q, k or v columns, with
+    its bias added or not), its heads one a block: the slice is wanted in the split's 2-D twin
+    and memory, so its window lands each head where the split's result lies (the bias is added
+    there, in the slice's layout) and the split is a view of it, not a second move."""
     split = v.owner
     if not isinstance(split, graph.SplitHeadsOp) or v not in p.desired:
         return
-    sl = split.input.owner
+    x = split.input
+    add = x.owner
+    if isinstance(add, graph.AddOp) and x.has_one_use() and add.lhs.type == x.type:
+        x = add.lhs  # the bias add keeps its lhs's layout and memory
     want = p.desired[v].layout
-    if isinstance(sl, graph.SliceOp) and split.input.has_one_use() and plan.one_head_blocks(want):
+    if isinstance(x.owner, graph.SliceOp) and x.has_one_use() and plan.one_head_blocks(want):
         memory = p.desired[v].layout_attr.memory.data  # the split's: it is then a view, no copy
-        p.desired.setdefault(split.input, plan_type(split.input.type, plan.heads_2d(want), memory))
+        p.desired.setdefault(x, plan_type(x.type, plan.heads_2d(want), memory))
 
 
 def _store_layout(arg: SSAValue, count: int, tiles: int) -> plan.PlanTensorType | None:
