@@ -72,6 +72,40 @@ def test_the_planner_weighs_both_orientations_and_swaps_only_a_clear_win() -> No
     assert not choose_gemm(512, 8192, 2048, 2, True, t, True).swapped
 
 
+def test_a_replicated_swap_is_a_second_candidate_only_within_the_room_given() -> None:
+    """mk2 mlp's resident down-projection: the swapped grid 8 x 11 x 16 holds 2x the weight a
+    tile of the best plain grid. Without `swap_room` it is no candidate; with room for it, it is
+    the second (rank 1: the search tries it, the cheapest plan stays plain); with less, not."""
+    t = load_target("mk2")
+    args = (512, 8192, 2048, 2, True, t)
+    plain = [choose_gemm(*args, rank=r) for r in range(3)]
+    assert not any(c.swapped for c in plain)
+    roomy = [choose_gemm(*args, rank=r, swap_room=256 * 1024) for r in range(3)]
+    assert roomy[0] == plain[0] and roomy[1].swapped and not roomy[2].swapped
+    assert roomy[1].grid == (8, 11, 16) and roomy[1].weight_bytes > plain[0].weight_bytes
+    assert roomy[1].cycles < SWAP_GAIN * plain[0].cycles
+    # its other orientation is not tried again; the plain ranks after it keep their order
+    assert roomy[2] == next(c for c in plain[1:] if c.grid != roomy[1].grid)
+    tight = [choose_gemm(*args, rank=r, swap_room=roomy[1].weight_bytes - 1) for r in range(3)]
+    assert roomy[1] not in tight
+    # a fetched weight needs no room: its swapped grids compete as they always did
+    assert choose_gemm(*args, True, swap_room=0) == choose_gemm(*args, True)
+
+
+def test_the_search_keeps_a_replicated_swap_that_wins_and_it_runs() -> None:
+    """A [128 x 256] -> 2048 -> 256 MLP on sim16 (`plan-swap-replicas.mlir`): the search's
+    largest weight budget tries the down-projection swapped over two 64-token groups, each with
+    its replica of the weight; it wins over the whole plan, the emulator agrees, numbers pass."""
+    compiled = api.compile(LIT / "plan-swap-replicas.mlir", "sim16")
+    assert "amp_matmul_swapped" in kernels_called(compiled.package)
+    greedy = api.compile(LIT / "plan-swap-replicas.mlir", "sim16", options={"finalists": 1})
+    assert "amp_matmul_swapped" not in kernels_called(greedy.package)
+    report = api.run(compiled)
+    assert report.passed, [(c.name, c.result.reason) for c in report.checks if not c.result.passed]
+    assert report.total_cycles == compiled.package.metrics["estimated_cycles"]
+    assert report.total_cycles < greedy.package.metrics["estimated_cycles"]
+
+
 def test_the_planner_swaps_a_short_matmul_and_it_runs() -> None:
     """32 tokens through a [512 x 1024] weight on sim16 (`gemm-swapped.mlir`): the search
     chooses the swapped AMP, the emulator agrees with the estimate and the numbers pass."""

@@ -5,6 +5,7 @@ memo of candidates per target."""
 from __future__ import annotations
 
 from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from ipu.target import Target
@@ -13,6 +14,20 @@ MEMORY_FRACTION = 0.85  # of data memory, per-op working-set budget; place-stora
 
 
 WEIGHT_FRACTION = 0.12  # tile memory for weights kept resident in their consumer's (replicated) layout
+
+
+@dataclass(frozen=True)
+class WeightBudget:
+    """How a plan keeps its weights: `share` of tile memory holds weights resident in their
+    consumer's layout (the rest are stored once and fetched); with `swap_replicas`, a swapped
+    GEMM may keep more of its weight a tile than the best plain grid (it replicates the weight
+    over its 16-row groups) as long as the share holds it."""
+
+    share: float = WEIGHT_FRACTION
+    swap_replicas: bool = False
+
+
+DEFAULT_WEIGHTS = WeightBudget()
 
 
 def op_budget(target: Target, reserved: int = 0) -> float:
@@ -54,4 +69,12 @@ class TargetMemo(Generic[T]):
             self.items.popitem(last=False)
 
 
-__all__ = ["MEMORY_FRACTION", "WEIGHT_FRACTION", "TargetMemo", "divisor_like", "op_budget"]
+__all__ = [
+    "DEFAULT_WEIGHTS",
+    "MEMORY_FRACTION",
+    "WEIGHT_FRACTION",
+    "TargetMemo",
+    "WeightBudget",
+    "divisor_like",
+    "op_budget",
+]

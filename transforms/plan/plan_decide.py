@@ -21,7 +21,7 @@ from ipu.target import Target
 from ipu.transforms.graph.split_attention_heads import split_function
 from ipu.transforms.graph.unroll_batch_matmul import unroll_function
 from ipu.transforms.levels import expect_level
-from ipu.transforms.plan.budget import WEIGHT_FRACTION
+from ipu.transforms.plan.budget import DEFAULT_WEIGHTS, WeightBudget
 from ipu.transforms.plan.families.base import CostChooser
 from ipu.transforms.plan.state import CHOICE_ATTR, PARTIALS_ATTR, SPREAD_ATTR, SPREAD_MODES
 from ipu.transforms.plan.walk import install, plan_body
@@ -34,14 +34,14 @@ def decide_function(
     ranks: dict[int, int] | None = None,
     materialize: bool = False,
     lean: dict[int, int] | None = None,
-    weight_share: float = WEIGHT_FRACTION,
+    weights: WeightBudget = DEFAULT_WEIGHTS,
 ) -> dict[int, int]:
     """Record a `plan.choice` on each of `f`'s decision points (graph ops, in place); returns,
     per op index whose choice was free, how many candidates fit (the search's branching).
 
     With `materialize`, `f` also becomes the plan those choices give, built in the same walk
     (what `plan-materialize` builds from the recorded choices; the search evaluates many)."""
-    chooser = CostChooser(ranks=dict(ranks or {}), lean=dict(lean or {}), weight_share=weight_share)
+    chooser = CostChooser(ranks=dict(ranks or {}), lean=dict(lean or {}), weights=weights)
     return run_chooser(f, t, chooser, materialize).counts
 
 

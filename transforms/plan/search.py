@@ -7,7 +7,7 @@ search grows with the kinds of op, not with depth. A state is a partial assignme
 ranks; every state is completed greedily by `plan-decide` (each undecided op takes its cheapest
 fitting candidate), materialized in the same walk, and priced from the emitted plan by
 `plan.cost.estimate`. The search starts from one greedy plan per resident-weight budget
-(`WEIGHT_SHARES`): keeping weights replicated saves their fetches, storing them once leaves
+(`WEIGHT_BUDGETS`): keeping weights replicated saves their fetches, storing them once leaves
 room for larger grids, and which wins depends on the model. After each decision group the
 beam keeps the states no other state dominates (cycles, exchange cycles, memory peaks, row bytes), best cycles first.
 """
@@ -26,7 +26,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from ipu.dialects import graph, plan
 from ipu.log import log_event
 from ipu.target import Target
-from ipu.transforms.plan.budget import WEIGHT_FRACTION
+from ipu.transforms.plan.budget import DEFAULT_WEIGHTS, WeightBudget
 from ipu.transforms.plan.cost import PlanMetrics, code_and_rows, dominates, estimate, overflow
 from ipu.transforms.plan.families.base import CostChooser
 from ipu.transforms.plan.plan_decide import decide_function, run_chooser
@@ -38,7 +38,7 @@ class Candidate:
     decisions: dict[int, int]
     function: func.FuncOp
     metrics: PlanMetrics
-    weight_share: float = WEIGHT_FRACTION
+    weights: WeightBudget = DEFAULT_WEIGHTS
 
     @functools.cached_property
     def signature(self) -> tuple[object, ...]:
@@ -68,10 +68,15 @@ class Candidate:
         return tuple(out)
 
 
-WEIGHT_SHARES = (WEIGHT_FRACTION, 0.0, 0.3, 0.5)  # resident-weight budgets the search starts from: the
-# default; every weight fetched (memory for bigger grids, paid for in exchange); and larger
-# budgets, which keep a second large weight replicated where activations leave room (mk2 mlp:
-# w2 resident at 0.3 saves its 24.7K-cycle fetch)
+WEIGHT_BUDGETS = (DEFAULT_WEIGHTS, WeightBudget(0.0), WeightBudget(0.3), WeightBudget(0.5, swap_replicas=True))
+"""The resident-weight budgets the search starts from: the default; every weight fetched (memory
+for bigger grids, paid for in exchange); larger budgets, which keep a second large weight
+replicated where activations leave room (mk2 mlp: w2 resident at 0.3 saves its 24.7K-cycle
+fetch). In the largest, a swapped GEMM that replicates its weight over its 16-row groups is
+also tried, as each matmul's second candidate (mk2 mlp's down-projection swapped on 8 x 11 x 16:
+578,163 -> 550,356 cycles): a choice the search weighs over the whole plan, not a rule, since in
+a rolled stack such replicas crowd later layers' weights out to fetches the op's own price does
+not see (taken wherever it wins locally, GPT-2 small went from 1,598,601 to 1,686,041)."""
 
 
 def _plan(
@@ -79,15 +84,15 @@ def _plan(
     t: Target,
     choices: dict[int, int],
     lean: dict[int, int] | None = None,
-    weight_share: float = WEIGHT_FRACTION,
+    weights: WeightBudget = DEFAULT_WEIGHTS,
 ) -> Candidate | None:
     f = graph_f.clone()
     try:
-        decisions = decide_function(f, t, choices, materialize=True, lean=lean, weight_share=weight_share)
+        decisions = decide_function(f, t, choices, materialize=True, lean=lean, weights=weights)
     except DiagnosticException:
         return None
     m = estimate(f, t)
-    return Candidate(dict(choices), decisions, f, m, weight_share) if m.fits else None
+    return Candidate(dict(choices), decisions, f, m, weights) if m.fits else None
 
 
 LEAN_ROUNDS = 8
@@ -134,12 +139,18 @@ def lean_for_fit(graph_f: func.FuncOp, t: Target) -> dict[int, int] | None:
     return None
 
 
+def _room(w: WeightBudget) -> tuple[float, bool]:
+    return (w.share, w.swap_replicas)
+
+
 def _front(cands: list[Candidate], width: int) -> list[Candidate]:
     """At most `width` distinct plans: those no other dominates first (then the best of the
     rest), returned in order of estimated cycles."""
     seen: dict[str, Candidate] = {}
     for c in sorted(cands, key=lambda c: c.metrics.pareto_key()):
-        seen.setdefault(c.signature, c)
+        # of equal plans keep the one whose budget leaves the most to try in the decisions to come
+        if c.signature not in seen or _room(c.weights) > _room(seen[c.signature].weights):
+            seen[c.signature] = c
     uniq = list(seen.values())
     front = [c for c in uniq if not any(dominates(o.metrics, c.metrics) for o in uniq if o is not c)]
     rest = [c for c in uniq if c not in front]
@@ -177,9 +188,9 @@ def search(graph_f: func.FuncOp, t: Target, finalists: int, beam: int, candidate
         raise DiagnosticException(f"model does not fit target {t.name}: the cheapest plan's {why}")
     states = [first]
     evaluated = 1
-    weights = any(isinstance(o, graph.ParameterOp) for o in graph_f.walk())
-    for share in WEIGHT_SHARES[1:] if weights else ():
-        alt = _plan(graph_f, t, {}, lean, share)
+    has_weights = any(isinstance(o, graph.ParameterOp) for o in graph_f.walk())
+    for budget in WEIGHT_BUDGETS[1:] if has_weights else ():
+        alt = _plan(graph_f, t, {}, lean, budget)
         evaluated += 1
         if alt is not None and alt.signature != first.signature:
             states.append(alt)
@@ -188,8 +199,9 @@ def search(graph_f: func.FuncOp, t: Target, finalists: int, beam: int, candidate
     for group in groups:
         grown: list[Candidate] = list(states)
         for s in states:
-            for rank in range(1, min(candidates, min(s.decisions.get(d, 1) for d in group))):
-                c = _plan(graph_f, t, {**s.choices, **dict.fromkeys(group, rank)}, lean, s.weight_share)
+            tried = candidates + int(s.weights.swap_replicas)  # rank 1 is the replicated swap there
+            for rank in range(1, min(tried, min(s.decisions.get(d, 1) for d in group))):
+                c = _plan(graph_f, t, {**s.choices, **dict.fromkeys(group, rank)}, lean, s.weights)
                 evaluated += 1
                 if c is not None:
                     grown.append(c)

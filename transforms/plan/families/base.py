@@ -22,7 +22,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import plan
 from ipu.target import Target
-from ipu.transforms.plan.budget import WEIGHT_FRACTION
+from ipu.transforms.plan.budget import DEFAULT_WEIGHTS, WeightBudget
 from ipu.transforms.plan.state import CHOICE_ATTR, Planner, describe
 
 OpCost = tuple[int, int, int, int]
@@ -66,7 +66,7 @@ class Decisions:
     chosen: dict[Operation, plan.ChoiceAttr] = field(default_factory=dict)
     pressure: dict[int, int] = field(default_factory=dict)  # matmul index -> live and working bytes per tile
     working: dict[int, int] = field(default_factory=dict)  # matmul index -> its own working set
-    weight_share: float = WEIGHT_FRACTION  # tile memory for weights kept resident (the rest are fetched)
+    weights: WeightBudget = DEFAULT_WEIGHTS  # which weights stay resident (the rest are fetched)
 
 
 class DecisionFamily(Family):

@@ -221,11 +221,15 @@ def choose_gemm(
     half: bool = False,
     weight_cap: int | None = None,
     uneven: bool = True,
+    swap_room: int | None = None,
 ) -> GemmChoice:
     """The `rank`-th cheapest candidate whose working set fits beside `reserved` bytes live
     elsewhere (rank 0: the cheapest); `counts` receives how many fit. With a `weight_cap` (bytes
     of the weight's blocks over all the grid's tiles: replicas and padding included): only
-    candidates within it, else the one whose blocks take least."""
+    candidates within it, else the one whose blocks take least. With a `swap_room`, the
+    cheapest swapped grid that keeps more of a resident weight a tile than the best plain grid,
+    up to that many bytes, is the second candidate (rank 1): a plan search tries it in place of
+    the same grid's other orientation, the cheapest plan never takes it by default."""
     cands = gemm_candidates(m, k, n, esize, a_moves, target, b_moves, head, a_current, r_want, half, uneven)
     budget = op_budget(target, reserved)
     fits = [c for c in cands if c.bytes_per_tile <= budget]
@@ -237,20 +241,21 @@ def choose_gemm(
         if even:
             fits = [c for c in fits if c.pm in rows or c.cycles < UNEVEN_GAIN * min(even)]
     plain = [c for c in fits if not c.swapped]
+    replicated: GemmChoice | None = None
     if plain:
         # a swapped grid must win clearly: the per-op price is a local choice in a greedy
         # search, and its error on a grid's exchange is of the gain's order. Where the weight
         # stays resident it must also hold no more of it a tile: swapped grids cut the rows
         # into 16-row groups, each with its replica of the weight, and weights kept beyond the
         # residency share send later layers' weights to fetch on every trip, which this op's
-        # price does not see
+        # price does not see (a search may still try one, `swap_room`)
         best = min(plain, key=lambda c: (c.cycles, c.bytes_per_tile))
-        fits = [
-            c
-            for c in fits
-            if not c.swapped
-            or (c.cycles < SWAP_GAIN * best.cycles and (b_moves or c.weight_bytes <= best.weight_bytes))
-        ]
+        clear = [c for c in fits if c.swapped and c.cycles < SWAP_GAIN * best.cycles]
+        light = [c for c in clear if b_moves or c.weight_bytes <= best.weight_bytes]
+        if swap_room is not None and weight_cap is None:
+            heavy = [c for c in clear if c not in light and c.weight_bytes <= swap_room]
+            replicated = min(heavy, key=lambda c: (c.cycles, c.bytes_per_tile), default=None)
+        fits = [c for c in fits if not c.swapped or c in light]
     if weight_cap is not None and fits:
         capped = [c for c in fits if c.weight_bytes * c.layouts.b.tiles <= weight_cap]
         fits = capped or [min(fits, key=lambda c: (c.weight_bytes * c.layouts.b.tiles, c.cycles))]
@@ -267,6 +272,9 @@ def choose_gemm(
     for c in sorted(fits, key=lambda c: (c.cycles, c.bytes_per_tile)):
         by_grid.setdefault(c.grid, c)
     fits = list(by_grid.values())
+    if replicated is not None:
+        fits = [c for c in fits if c.grid != replicated.grid]
+        fits.insert(1, replicated)
     if counts is not None:
         counts.append(len(fits))
     return fits[min(rank, len(fits) - 1)]
@@ -627,11 +635,13 @@ def _cheapest(ctx: MatmulContext, t: Target, d: Decisions) -> MatmulPlan:
     # spreading weights: a resident weight takes a grid whose blocks hold it about once (not
     # replicated over the rows, little padding), and the spreading places those blocks apart
     cap = int(SPREAD_SLACK * k * n * es) if ctx.spread and ctx.weight else None
+    share = d.weights.share * t.memory_size
+    room = int(share) - ctx.resident if ctx.weight and d.weights.swap_replicas else None
 
     def pick(b_moves: bool, reserved: int) -> GemmChoice:
         return choose_gemm(
             m, k, n, es, ctx.a_moves, t, b_moves, 1, ctx.a_current, reserved, rank, counts, ctx.r_want, half, cap,
-            ctx.uneven,
+            ctx.uneven, room,
         )  # fmt: skip
 
     try:
@@ -639,7 +649,7 @@ def _cheapest(ctx: MatmulContext, t: Target, d: Decisions) -> MatmulPlan:
     except DiagnosticException as no_fit:
         return _serial(ctx, t, ctx.reserved, no_fit)
     fetch = False
-    if ctx.weight and ctx.resident + c.weight_bytes > d.weight_share * t.memory_size:
+    if ctx.weight and ctx.resident + c.weight_bytes > share:
         # too big to keep replicated: store it once, spread over the grid, and fetch it before
         # use; the distributed home stays resident
         fetch = True
