@@ -17,7 +17,8 @@ kernel floor   = the compute floor with every matmul priced at its best tile gri
 plan floor     = the kernel floor with each matmul at its best grid and orientation counting the
                  exchange no such grid avoids (BSP: exchange adds to compute): the K split's
                  fp32 partials received for the reduction, and the block of each operand
-                 computed on the device received (weights resident, memory unbounded): a floor
+                 computed on the device received (weights resident; a tile's blocks beyond its
+                 memory received as well, however the op is staged): a floor
                  for any plan of per-tile blocked products, the rotating (compute-shift) kind
                  included, since rotation moves the same bytes into each tile; attention's
                  softmax is priced on scores of q's element type, as map-tiles keeps them
@@ -106,8 +107,13 @@ def best_matmul_plan_cycles(
     device (not a host input, a weight or a view of one, which the host writes in any layout),
     the receive of the tile's block of it ([m_t, k_t] of the lhs, [k_t, n_t] of the rhs) less
     the even share of it a tile produces itself. Weights count as resident in the grid's layout
-    (no fetch) and memory as unbounded, so this is a floor: receiving at the exchange rate is
-    cheaper than recomputing a block's producer."""
+    (no fetch, replicas free), so this is a floor: receiving at the exchange rate is cheaper than
+    recomputing a block's producer. A tile holds no more than its memory: where a grid's blocks
+    (both operands' and the partial product) exceed it, the excess reaches the tile during the op
+    and is received too (a grid replicating a weight over many row groups cannot keep it all
+    resident: mk2 mlp's up-projection swapped on 32 token groups of 16 needs a 731 KB block of
+    the weight a tile). Only each matmul's own blocks are held to a tile's memory, not the sum of every replicated
+    weight of the model, which a plan must also keep within the machine."""
     rate = t.rates["exchange_bytes_per_cycle"]
     lhs_local = -(-m * k // t.tiles) if lhs_computed else None
     rhs_local = -(-k * n // t.tiles) if rhs_computed else None
@@ -116,7 +122,9 @@ def best_matmul_plan_cycles(
         partials = (s - 1) * mt * nt * pe // (s * rate)
         lhs = max(mt * kt - lhs_local, 0) * esize // rate if lhs_local is not None else 0
         rhs = max(kt * nt - rhs_local, 0) * esize // rate if rhs_local is not None else 0
-        return _grid_kernel_cycles(t, s, mt, kt, nt, pe) + partials + lhs + rhs
+        held = (mt * kt + kt * nt) * esize + mt * nt * (pe if s > 1 else esize)
+        beyond = max(held - t.memory_size, 0) // rate
+        return _grid_kernel_cycles(t, s, mt, kt, nt, pe) + partials + lhs + rhs + beyond
 
     return min(cycles(*grid) for grid in _grids(m, k, n, t))
 

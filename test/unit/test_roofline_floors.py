@@ -3,6 +3,7 @@ exchange a grid cannot avoid on top of the kernel floor."""
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -36,6 +37,20 @@ def test_plan_floor_adds_the_unavoidable_exchange(m: int, k: int, n: int) -> Non
 def test_plan_floor_without_a_k_split_is_the_kernel_floor() -> None:
     t = load_target("sim16")  # k = 16 cannot be split: every grid is rows x cols
     assert best_matmul_plan_cycles(1024, 16, 256, t, lhs_computed=False) == best_matmul_kernel_cycles(1024, 16, 256, t)
+
+
+def test_plan_floor_receives_what_a_tile_cannot_hold() -> None:
+    """mk2 mlp's up-projection swapped: with unbounded memory its best grid keeps a [357 x 1024]
+    block of the weight a tile (731 KB); held to the tile's memory, the floor is the best grid
+    that fits or pays for receiving its excess, never below the unbounded one."""
+    t = load_target("mk2")
+    unbounded = dataclasses.replace(t, memory_size=1 << 40)
+    bounded_floor = best_matmul_plan_cycles(8192, 2048, 512, t, lhs_computed=False)
+    unbounded_floor = best_matmul_plan_cycles(8192, 2048, 512, unbounded, lhs_computed=False)
+    assert unbounded_floor == 217458 < bounded_floor == 226387
+    # a matmul whose blocks fit anyway keeps its floor
+    plain = (512, 2048, 8192)
+    assert best_matmul_plan_cycles(*plain, t, False) == best_matmul_plan_cycles(*plain, unbounded, False)
 
 
 @pytest.mark.parametrize(
