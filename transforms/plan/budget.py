@@ -20,8 +20,8 @@ WEIGHT_FRACTION = 0.12  # tile memory for weights kept resident in their consume
 class WeightBudget:
     """How a plan keeps its weights: `share` of tile memory holds weights resident in their
     consumer's layout (the rest are stored once and fetched); with `swap_replicas`, a swapped
-    GEMM may keep more of its weight a tile than the best plain grid (it replicates the weight
-    over its 16-row groups) as long as the share holds it."""
+    GEMM that keeps more of its weight a tile than the best plain grid (it replicates the
+    weight over its 16-row groups) is each matmul's second candidate, where the share holds it."""
 
     share: float = WEIGHT_FRACTION
     swap_replicas: bool = False
