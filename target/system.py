@@ -95,38 +95,77 @@ class System:
             c = p
         return path[::-1]
 
-    def link_phase_cycles(self, transfers: list[LinkTransfer]) -> int:
+    def shortest_routes(self, src: int, dst: int) -> list[list[tuple[int, int]]]:
+        """Every shortest path from chip `src` to chip `dst`, as (from, to) hops, in order."""
+        self.route(src, dst)  # checks both chips
+        adj: dict[int, list[int]] = {i: [] for i in range(self.chips)}
+        for a, b in self.links:
+            adj[a].append(b)
+            adj[b].append(a)
+        dist, todo = {src: 0}, deque([src])
+        while todo:
+            c = todo.popleft()
+            for d in adj[c]:
+                if d not in dist:
+                    dist[d] = dist[c] + 1
+                    todo.append(d)
+
+        def back(c: int) -> list[list[tuple[int, int]]]:
+            if c == src:
+                return [[]]
+            return [p + [(q, c)] for q in sorted(adj[c]) if dist.get(q) == dist[c] - 1 for p in back(q)]
+
+        return back(dst)
+
+    def link_phase_cycles(self, transfers: list[LinkTransfer], spread: bool = False) -> int:
         """Cycles of one link phase moving `transfers` together: the cross-chip sync, the
         longest route's hop latencies, then the busier of the busiest link direction (its bytes
         over its lanes at the link rate, a direction each way; transfers sharing one add up)
         and the busiest tile port (the chip's exchange rate). No transfers between chips: no
-        phase (a value handed on within a chip stays in its memory)."""
+        phase (a value handed on within a chip stays in its memory). With `spread`, a
+        transfer's bytes are split evenly over all its shortest routes (as a collective's
+        chunks can be); otherwise each takes `route`'s one."""
         transfers = [tr for tr in transfers if tr.src != tr.dst]
         if not transfers:
             return 0
         per_link: dict[tuple[int, int], int] = {}
         hops = 0
         for tr in transfers:
-            path = self.route(tr.src, tr.dst, directed=True)
-            hops = max(hops, len(path))
-            for link in path:
-                per_link[link] = per_link.get(link, 0) + tr.nbytes
+            paths = self.shortest_routes(tr.src, tr.dst) if spread else [self.route(tr.src, tr.dst, directed=True)]
+            share = math.ceil(tr.nbytes / len(paths))
+            for path in paths:
+                hops = max(hops, len(path))
+                for link in path:
+                    per_link[link] = per_link.get(link, 0) + share
         link = max(math.ceil(b / (self.lanes * self.link_bytes_per_cycle)) for b in per_link.values())
         port = max(math.ceil(tr.tile_bytes / self.chip.rates["exchange_bytes_per_cycle"]) for tr in transfers)
         scheduled = max(tr.horizon for tr in transfers)
         return self.external_sync_cycles + hops * self.link_latency_cycles + max(link, port, scheduled)
 
     def all_reduce_cycles(self, nbytes: int, chips: list[int], tile_bytes: int = 0) -> int:
-        """A ring all-reduce of `nbytes` on each of `chips` (the ring in pipeline-chain order):
-        2(n - 1) link phases (reduce-scatter, then all-gather), each moving every member's 1/n
-        chunk on. Over three chips or more, two rings run at once in opposite directions, each
-        with half of every chunk, so each member sends through both of its ring links (one ring
-        leaves every link's other direction idle: twice the bandwidth term of the lower bound);
-        two chips already exchange both ways. `tile_bytes` is the most of the value any one tile
-        holds: its port sends a whole 1/n of that each step, half each way."""
+        """An all-reduce of `nbytes` on each of `chips`: the cheaper of its two schedules
+        (`all_reduce_schedules`)."""
+        return min(self.all_reduce_schedules(nbytes, chips, tile_bytes).values(), default=0)
+
+    def all_reduce_schedules(self, nbytes: int, chips: list[int], tile_bytes: int = 0) -> dict[str, int]:
+        """The cycles of each all-reduce schedule for `nbytes` on each of `chips` (none for one
+        chip), a reduce-scatter then an all-gather of the value's n chunks either way:
+
+        - `ring` (the ring in pipeline-chain order): 2(n - 1) link phases, each moving every
+          member's 1/n chunk on. Over three chips or more, two rings run at once in opposite
+          directions, each with half of every chunk, so each member sends through both of its
+          ring links (one ring leaves every link's other direction idle: twice the bandwidth
+          term of the lower bound); two chips already exchange both ways.
+        - `direct`: 2 link phases, each member sending chunk j straight to member j (then the
+          sum of chunk j back to every member), split over every shortest route: two syncs where
+          the ring pays 2(n - 1), for more bytes on the links where members are not neighbours.
+          The small values of a tensor-parallel layer are sync-bound and take it.
+
+        `tile_bytes` is the most of the value any one tile holds: its port sends a 1/n of that
+        each ring step, half each way, and (n - 1)/n of it in each direct phase."""
         n = len(chips)
         if n < 2:
-            return 0
+            return {}
         order = sorted(chips, key=self.chain.index)
         chunk, tile_chunk = math.ceil(nbytes / n), math.ceil(tile_bytes / n)
         if n == 2:
@@ -134,7 +173,11 @@ class System:
         else:
             half = math.ceil(chunk / 2)
             step = [LinkTransfer(order[i], order[(i + d) % n], half, tile_chunk) for i in range(n) for d in (1, -1)]
-        return 2 * (n - 1) * self.link_phase_cycles(step)
+        direct = [LinkTransfer(a, b, chunk, (n - 1) * tile_chunk) for a in order for b in order if a != b]
+        return {
+            "ring": 2 * (n - 1) * self.link_phase_cycles(step),
+            "direct": 2 * self.link_phase_cycles(direct, spread=True),
+        }
 
     def all_reduce_lower_bound(self, nbytes: int, chips: list[int]) -> int:
         """Cycles any all-reduce of `nbytes` on each of `chips` needs: two synced rounds (a

@@ -69,16 +69,38 @@ def test_all_reduce_ring_and_lower_bound_by_hand():
     # two rings over 4 chips (pipeline order 0, 2, 3, 1: each a link from the next), one each
     # way: 6 steps, each moving half a quarter (512 bytes) on every link direction of the ring:
     # 1500 + 1000 + ceil(512 / 24) = 2522 (one ring: 2543, the whole quarter one way)
-    assert s.all_reduce_cycles(4096, [0, 1, 2, 3]) == 6 * 2522
-    # a tile holding 2,048 bytes sends 512 a step, 256 each way through its one port: 128 cycles,
-    # slower than the link (22)
-    assert s.all_reduce_cycles(4096, [0, 1, 2, 3], tile_bytes=2048) == 6 * (2500 + 128)
+    assert s.all_reduce_schedules(4096, [0, 1, 2, 3])["ring"] == 6 * 2522
+    # direct: 2 phases; chip 0 sends its quarters to 1 and 2 (neighbours) and, over two hops, to
+    # 3 (half by 0-1-3, half by 0-2-3): each link direction carries one neighbour's quarter
+    # (1,024) and two halves of the far ones (1,024): 1500 + 2 x 1000 + ceil(2048 / 24) = 3586
+    assert s.all_reduce_schedules(4096, [0, 1, 2, 3])["direct"] == 2 * 3586
+    assert s.all_reduce_cycles(4096, [0, 1, 2, 3]) == 2 * 3586  # the cheaper
+    # a tile holding 2,048 bytes sends 512 a ring step, 256 each way through its one port: 128
+    # cycles, slower than the link (22); directly, three quarters of it a phase (384 cycles)
+    assert s.all_reduce_schedules(4096, [0, 1, 2, 3], tile_bytes=2048) == {
+        "ring": 6 * (2500 + 128),
+        "direct": 2 * (3500 + 384),
+    }
+    # a large value is bandwidth-bound: the ring's 6 phases move less over the far pairs' links
+    big = s.all_reduce_schedules(1 << 20, [0, 1, 2, 3])
+    assert big["ring"] == 6 * (2500 + math.ceil((1 << 18) / 2 / 24)) < big["direct"]
+    assert s.all_reduce_cycles(1 << 20, [0, 1, 2, 3]) == big["ring"]
     # any all-reduce: two synced rounds, and 2 x 3/4 of the value into each chip over its 2 links
     assert s.all_reduce_lower_bound(4096, [0, 1, 2, 3]) == 2 * 2500 + math.ceil(2 * 3 * 4096 / 4 / (2 * 24))
     # two chips: the ring is the bound (each sends half its value each way, twice)
     two = load_system("sim64x2")
     assert two.all_reduce_cycles(8192, [0, 1]) == two.all_reduce_lower_bound(8192, [0, 1]) == 2 * (2500 + 171)
-    assert s.all_reduce_cycles(4096, [0]) == 0
+    assert two.all_reduce_schedules(8192, [0, 1]) == {"ring": 2 * 2671, "direct": 2 * 2671}
+    assert s.all_reduce_cycles(4096, [0]) == 0 and s.all_reduce_schedules(4096, [0]) == {}
+
+
+def test_shortest_routes_are_every_path_of_fewest_hops():
+    s = load_system("sim64x4")  # ladder: rungs 0-1 and 2-3, rails 0-2 and 1-3
+    assert s.shortest_routes(0, 3) == [[(0, 1), (1, 3)], [(0, 2), (2, 3)]]
+    assert s.shortest_routes(0, 2) == [[(0, 2)]] and s.shortest_routes(1, 1) == [[]]
+    # spread over both routes, the far transfer loads each of its four link directions half as much
+    assert s.link_phase_cycles([LinkTransfer(0, 3, 4800, 0)], spread=True) == 1500 + 2 * 1000 + 100
+    assert s.link_phase_cycles([LinkTransfer(0, 3, 4800, 0)]) == 1500 + 2 * 1000 + 200
 
 
 def test_best_cut_minimizes_the_slowest_stage():
@@ -224,13 +246,13 @@ def test_tensor_parallel_layers_match_onnxruntime(fixture, system, reduces):
     assert any(ch.kind == "oracle" for ch in report.checks)
     r = report.result
     assert not r.pipelined and r.ideal_bubble is None
-    for ring, bound in r.collectives:
-        assert ring >= bound > 0
+    for cycles, bound in r.collectives:
+        assert cycles >= bound > 0
     # the timeline by hand: waves of one segment a chip, then the all-reduce, per micro-batch
     waves = [
         [s for s in r.stages if c.pod.stages[s.stage].function.startswith(f"main_seg{k}_")] for k in range(reduces + 1)
     ]
-    per = sum(max(s.busy_per_microbatch for s in w) for w in waves) + sum(ring for ring, _ in r.collectives)
+    per = sum(max(s.busy_per_microbatch for s in w) for w in waves) + sum(cycles for cycles, _ in r.collectives)
     assert r.total_cycles == 2 * per
 
 
