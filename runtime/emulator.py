@@ -155,16 +155,18 @@ def blas_threads() -> int:
         return 1
 
 
-def tile_memory(tiles: int, size: int, dtype: type) -> np.ndarray:
+def tile_memory(tiles: int, size: int, dtype: type, populate: bool = True) -> np.ndarray:
     """Zeroed [tiles, size] memory in the kernel's ordinary pages, all mapped at once. NumPy asks
     for transparent huge pages on large arrays, and the kernel compacts memory to find them at
     first touch: 3.8 s of the mk2 transformer block's first run in a process (7.6 s; later runs,
     on huge pages the first freed, 3.0 s). An anonymous mapping asks for none; populated in one
-    call (MAP_POPULATE, Linux), its 919 MB take ~0.35 s, where a fault per page took ~0.7 s."""
+    call (MAP_POPULATE, Linux), its 919 MB take ~0.35 s, where a fault per page took ~0.7 s.
+    Without `populate` a page is mapped when first touched, so memory a program never uses costs
+    nothing (a system's many stage emulators)."""
     n = tiles * size * np.dtype(dtype).itemsize
     if n == 0 or not hasattr(mmap, "MAP_ANONYMOUS"):  # (a platform without anonymous mappings)
         return np.zeros((tiles, size), dtype)
-    flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | getattr(mmap, "MAP_POPULATE", 0)
+    flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | (getattr(mmap, "MAP_POPULATE", 0) if populate else 0)
     return np.frombuffer(mmap.mmap(-1, n, flags=flags), dtype).reshape(tiles, size)  # zero pages
 
 
@@ -185,6 +187,7 @@ class Emulator:
         checked: bool = False,
         poison: bool = False,
         max_cycles: int | None = DEFAULT_MAX_CYCLES,
+        populate: bool = True,
     ) -> None:
         """`execute=False` counts cycles only (kernels and exchange timing are data-independent):
         no tile memory is allocated and no data moves. `checked` also tracks which bytes have
@@ -193,7 +196,8 @@ class Emulator:
         memory the hardware never wrote holds anything: a result that leans on it shows.
         `max_cycles` is the run's budget of device cycles (None: unbounded): a package whose
         run would take more (counted before anything runs, each loop body timed once) is
-        refused, so a loop of 2^31 trips is a diagnostic rather than a hang."""
+        refused, so a loop of 2^31 trips is a diagnostic rather than a hang. `populate=False`
+        maps tile memory a page at a time as the run touches it (`tile_memory`)."""
         if (package.target, package.tiles, package.memory_base, package.memory_size) != (
             target.name,
             target.tiles,
@@ -209,7 +213,7 @@ class Emulator:
         self.execute = execute
         self.max_cycles = max_cycles
         self._fast_forward = False  # count_device_cycles: a loop's body is timed once, then multiplied
-        self.mem = tile_memory(target.tiles if execute else 0, target.memory_size, np.uint8)
+        self.mem = tile_memory(target.tiles if execute else 0, target.memory_size, np.uint8, populate)
         if poison:
             self.mem.fill(0xFF)
         self.loaded = False
@@ -217,7 +221,7 @@ class Emulator:
         self._phases = {ph.index: ph for ph in package.phases}
         self._checkpoints = {c.index: c for c in package.checkpoints}
         self.checked = checked and execute
-        self.written = tile_memory(target.tiles, target.memory_size, np.bool_) if self.checked else None
+        self.written = tile_memory(target.tiles, target.memory_size, np.bool_, populate) if self.checked else None
         # region boundaries as offsets, and each program's code as (first, end tile, start, end offset)
         self._region_starts = np.array([r.start - self.base for r in target.regions], np.int64)
         self._code = [

@@ -872,3 +872,29 @@ def test_tile_memory_starts_zeroed_and_is_writable() -> None:
     b[0, 0] = True
     assert a[2, 4095] == 7 and b[0, 0] and not tile_memory(3, 4096, np.uint8).any()
     assert tile_memory(0, 4096, np.uint8).shape == (0, 4096)
+
+
+def test_unpopulated_tile_memory_costs_only_the_pages_touched() -> None:
+    """`populate=False` (a system's stage emulators): zeroed and writable alike, but a page is
+    resident only once touched, so 64 MB of it touched in one place cost a page, not 64 MB."""
+    import os
+    from pathlib import Path
+
+    from ipu.runtime.emulator import tile_memory
+
+    statm = Path("/proc/self/statm")
+    if not statm.exists():
+        pytest.skip("resident memory is read from /proc (Linux)")
+
+    def resident() -> int:
+        return int(statm.read_text().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+    before = resident()
+    lazy = tile_memory(64, 1 << 20, np.uint8, populate=False)
+    lazy[63, 12345] = 9
+    assert lazy[63, 12345] == 9 and lazy.sum() == 9  # reading untouched pages maps the shared zero page
+    assert resident() - before < 32 << 20
+    before = resident()
+    eager = tile_memory(64, 1 << 20, np.uint8)
+    assert resident() - before >= 60 << 20
+    assert not eager.any()
