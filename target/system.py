@@ -70,21 +70,29 @@ class System:
         down = list(range(1, self.chips, 2))[::-1]
         return tuple(up + down)
 
-    def route(self, src: int, dst: int, directed: bool = False) -> list[tuple[int, int]]:
-        """The links of a shortest path from chip `src` to chip `dst`: as sorted pairs, or
-        `directed` as (from, to) hops (a link carries a direction each way)."""
-        for c in (src, dst):
-            if not 0 <= c < self.chips:
-                raise TargetError(f"system {self.name} has chips 0-{self.chips - 1}, not {c}")
+    @functools.cached_property
+    def neighbours(self) -> dict[int, list[int]]:
+        """Each chip's neighbours (the chips a link joins it to), in order."""
         adj: dict[int, list[int]] = {i: [] for i in range(self.chips)}
         for a, b in self.links:
             adj[a].append(b)
             adj[b].append(a)
+        return {c: sorted(v) for c, v in adj.items()}
+
+    def _check_chips(self, *chips: int) -> None:
+        for c in chips:
+            if not 0 <= c < self.chips:
+                raise TargetError(f"system {self.name} has chips 0-{self.chips - 1}, not {c}")
+
+    def route(self, src: int, dst: int, directed: bool = False) -> list[tuple[int, int]]:
+        """The links of a shortest path from chip `src` to chip `dst`: as sorted pairs, or
+        `directed` as (from, to) hops (a link carries a direction each way)."""
+        self._check_chips(src, dst)
         prev: dict[int, int] = {src: src}
         todo = deque([src])
         while todo:
             c = todo.popleft()
-            for d in sorted(adj[c]):
+            for d in self.neighbours[c]:
                 if d not in prev:
                     prev[d] = c
                     todo.append(d)
@@ -97,11 +105,8 @@ class System:
 
     def shortest_routes(self, src: int, dst: int) -> list[list[tuple[int, int]]]:
         """Every shortest path from chip `src` to chip `dst`, as (from, to) hops, in order."""
-        self.route(src, dst)  # checks both chips
-        adj: dict[int, list[int]] = {i: [] for i in range(self.chips)}
-        for a, b in self.links:
-            adj[a].append(b)
-            adj[b].append(a)
+        self._check_chips(src, dst)
+        adj = self.neighbours
         dist, todo = {src: 0}, deque([src])
         while todo:
             c = todo.popleft()
@@ -113,7 +118,7 @@ class System:
         def back(c: int) -> list[list[tuple[int, int]]]:
             if c == src:
                 return [[]]
-            return [p + [(q, c)] for q in sorted(adj[c]) if dist.get(q) == dist[c] - 1 for p in back(q)]
+            return [p + [(q, c)] for q in adj[c] if dist.get(q) == dist[c] - 1 for p in back(q)]
 
         return back(dst)
 
@@ -186,7 +191,7 @@ class System:
         n = len(chips)
         if n < 2:
             return 0
-        degree = min(sum(1 for a, b in self.links if c in (a, b)) for c in chips)
+        degree = min(len(self.neighbours[c]) for c in chips)
         rate = degree * self.lanes * self.link_bytes_per_cycle
         return 2 * (self.external_sync_cycles + self.link_latency_cycles) + math.ceil(2 * (n - 1) * nbytes / n / rate)
 
