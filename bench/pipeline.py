@@ -344,14 +344,15 @@ def main() -> None:
             rep = systems.run_system(tp)
             r = rep.result
             bad = [ch.name for ch in rep.checks if not ch.result.passed]
-            reduce = sum(x for x, _ in r.collectives)  # each the cheaper of its ring and direct schedules
-            bound = sum(b for _, b in r.collectives)
+            reduce = sum(x for x, _, _ in r.collectives)  # each the cheaper of its ring and direct schedules
+            bound = sum(b for _, b, _ in r.collectives)
+            taken = ", ".join(sorted({s for _, _, s in r.collectives}))
             per = r.total_cycles // r.microbatches
             print(
                 f"  {name} tensor: {'PASS' if not bad else 'FAIL'} ({len(rep.checks)} checks), {per:,} cycles a "
                 f"sequence ({b1 / per:.2f}x one chip), {len(r.collectives)} all-reduces of "
                 f"{tp.pod.collectives[0].nbytes:,} bytes: {reduce:,} cycles, lower bound {bound:,} "
-                f"({reduce / bound:.2f}x), {reduce / per:.1%} of the time"
+                f"({reduce / bound:.2f}x, {taken}), {reduce / per:.1%} of the time"
             )
             del tp, rep
             gc.collect()

@@ -74,7 +74,7 @@ class SystemResult:
     microbatches: int
     clock_hz: int
     pipelined: bool = True  # one stage a chip (else tensor-parallel segments between collectives)
-    collectives: list[tuple[int, int]] = field(default_factory=list)  # (all-reduce cycles, lower bound) each
+    collectives: list[tuple[int, int, str]] = field(default_factory=list)  # (cycles, lower bound, schedule) each
 
     @property
     def chip_busy(self) -> dict[int, int]:
@@ -328,15 +328,15 @@ def pipeline_timeline(
     return total, link
 
 
-def collective_cycles(pod: Pod, system: System) -> list[tuple[int, int]]:
-    """Per collective, (its cycles as the cheaper all-reduce schedule, ring or direct:
-    `System.all_reduce_schedules`; the lower bound any all-reduce needs)."""
+def collective_cycles(pod: Pod, system: System) -> list[tuple[int, int, str]]:
+    """Per collective, (its cycles as the cheaper all-reduce schedule, the lower bound any
+    all-reduce needs, that schedule's name: ring or direct, `System.all_reduce_schedules`)."""
     out = []
     for c in pod.collectives:
         src = next(b for b in pod.stages[c.inputs[0].stage].package.outputs if b.name == c.inputs[0].binding)
         esize = max(1, c.nbytes // max(1, int(np.prod(src.shape))))
-        cycles = system.all_reduce_cycles(c.nbytes, list(c.chips), tile_bytes(src, esize))
-        out.append((cycles, system.all_reduce_lower_bound(c.nbytes, list(c.chips))))
+        name, cycles = system.all_reduce_schedule(c.nbytes, list(c.chips), tile_bytes(src, esize))
+        out.append((cycles, system.all_reduce_lower_bound(c.nbytes, list(c.chips)), name))
     return out
 
 
@@ -352,7 +352,7 @@ def segment_timeline(pod: Pod, busy: list[int], system: System, microbatches: in
         waves[-1].append(s)
     wave_of = {s: w for w, ss in enumerate(waves) for s in ss}
     between = [0] * len(waves)
-    for (cycles, _), c in zip(collective_cycles(pod, system), pod.collectives, strict=True):
+    for (cycles, _, _), c in zip(collective_cycles(pod, system), pod.collectives, strict=True):
         between[max(wave_of[r.stage] for r in c.inputs)] += cycles
     moving: dict[int, list[LinkTransfer]] = {}
     for src, trs in link_transfers(pod).items():

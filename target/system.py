@@ -150,7 +150,12 @@ class System:
     def all_reduce_cycles(self, nbytes: int, chips: list[int], tile_bytes: int = 0) -> int:
         """An all-reduce of `nbytes` on each of `chips`: the cheaper of its two schedules
         (`all_reduce_schedules`)."""
-        return min(self.all_reduce_schedules(nbytes, chips, tile_bytes).values(), default=0)
+        return self.all_reduce_schedule(nbytes, chips, tile_bytes)[1]
+
+    def all_reduce_schedule(self, nbytes: int, chips: list[int], tile_bytes: int = 0) -> tuple[str, int]:
+        """(name, cycles) of the cheaper all-reduce schedule (the ring on a tie); ("", 0) for one chip."""
+        schedules = self.all_reduce_schedules(nbytes, chips, tile_bytes)
+        return min(schedules.items(), key=lambda kv: kv[1], default=("", 0))
 
     def all_reduce_schedules(self, nbytes: int, chips: list[int], tile_bytes: int = 0) -> dict[str, int]:
         """The cycles of each all-reduce schedule for `nbytes` on each of `chips` (none for one

@@ -189,11 +189,11 @@ def _print_timing(pod, result, compiled) -> None:
             f"stage={st.index} chip={st.chip} function={st.function} busyPerMicrobatch={t.busy_per_microbatch} "
             f"busy={t.busy} idle={t.idle} hostCycles={t.host_cycles}{est}"
         )
-    for j, (cycles, bound) in enumerate(result.collectives):
+    for j, (cycles, bound, schedule) in enumerate(result.collectives):
         c = pod.collectives[j]
         print(
             f"collective={j} kind={c.kind} chips={','.join(map(str, c.chips))} bytes={c.nbytes} cycles={cycles} "
-            f"lowerBound={bound} overBound={cycles / max(bound, 1):.3f}"
+            f"lowerBound={bound} overBound={cycles / max(bound, 1):.3f} schedule={schedule}"
         )
     if not result.pipelined:
         for chip, busy in sorted(result.chip_busy.items()):

@@ -91,6 +91,8 @@ def test_all_reduce_ring_and_lower_bound_by_hand():
     two = load_system("sim64x2")
     assert two.all_reduce_cycles(8192, [0, 1]) == two.all_reduce_lower_bound(8192, [0, 1]) == 2 * (2500 + 171)
     assert two.all_reduce_schedules(8192, [0, 1]) == {"ring": 2 * 2671, "direct": 2 * 2671}
+    assert two.all_reduce_schedule(8192, [0, 1]) == ("ring", 2 * 2671)  # a tie names the ring
+    assert s.all_reduce_schedule(4096, [0, 1, 2, 3]) == ("direct", 2 * 3586)
     assert s.all_reduce_cycles(4096, [0]) == 0 and s.all_reduce_schedules(4096, [0]) == {}
 
 
@@ -246,13 +248,15 @@ def test_tensor_parallel_layers_match_onnxruntime(fixture, system, reduces):
     assert any(ch.kind == "oracle" for ch in report.checks)
     r = report.result
     assert not r.pipelined and r.ideal_bubble is None
-    for cycles, bound in r.collectives:
+    for cycles, bound, schedule in r.collectives:
         assert cycles >= bound > 0
+        # two chips: the schedules tie and the ring is named; four: these small values are sync-bound
+        assert schedule == ("ring" if n == 2 else "direct")
     # the timeline by hand: waves of one segment a chip, then the all-reduce, per micro-batch
     waves = [
         [s for s in r.stages if c.pod.stages[s.stage].function.startswith(f"main_seg{k}_")] for k in range(reduces + 1)
     ]
-    per = sum(max(s.busy_per_microbatch for s in w) for w in waves) + sum(cycles for cycles, _ in r.collectives)
+    per = sum(max(s.busy_per_microbatch for s in w) for w in waves) + sum(cycles for cycles, _, _ in r.collectives)
     assert r.total_cycles == 2 * per
 
 

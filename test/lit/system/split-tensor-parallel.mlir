@@ -42,7 +42,7 @@
 // CONFLICT:   split tensor parallel function=main system=sim16x2 chips=2 column_parallel=1 all_reduces=1 segments=2
 
 // EMU:        numericalTest=PASS
-// EMU:        collective=0 kind=all_reduce chips=0,1 bytes=2048 cycles={{[0-9]+}} lowerBound={{[0-9]+}} overBound=1.000
+// EMU:        collective=0 kind=all_reduce chips=0,1 bytes=2048 cycles={{[0-9]+}} lowerBound={{[0-9]+}} overBound=1.000 schedule=ring
 // EMU:        chip=0 busy=
 // EMU-NEXT:   chip=1 busy=
 
