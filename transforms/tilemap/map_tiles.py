@@ -182,12 +182,19 @@ def _replace_by_run(rewriter: PatternRewriter, op: Operation, kernel: str, **par
     _replace(rewriter, op, [*casts, r], [_named(r, res.name_hint)])
 
 
-def _replace_by_view(rewriter: PatternRewriter, op: Operation) -> None:
-    """Replace `op` by a view of its operand's buffer (no code: the same bytes)."""
-    casts, ins = _as_buffers(op.operands)
-    res = op.results[0]
-    v = tilemap.ViewOp.create(operands=ins, result_types=[buffer_type(res.type)])
-    _replace(rewriter, op, [*casts, v], [_named(v, res.name_hint)])
+def _replace_by_view_or_copy(rewriter: PatternRewriter, op: plan.SplitHeadsOp | plan.ReshapeOp) -> bool:
+    """Replace a one-to-one op whose tiles copy their blocks as they are (`copies_block`) by a view
+    of its operand's buffer where it is one (`is_view`: no code, the same bytes), else by a `copy`
+    on each tile; False (nothing done) for any other."""
+    if op.is_view():
+        casts, ins = _as_buffers(op.operands)
+        v = tilemap.ViewOp.create(operands=ins, result_types=[buffer_type(op.result.type)])
+        _replace(rewriter, op, [*casts, v], [_named(v, op.result.name_hint)])
+        return True
+    if op.copies_block():
+        _replace_by_run(rewriter, op, "copy", elements=op.result.type.layout.block_elements)
+        return True
+    return False
 
 
 # --- the function boundary ----------------------------------------------------------------
@@ -439,11 +446,9 @@ class MapSplitHeads(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: plan.SplitHeadsOp, rewriter: PatternRewriter) -> None:
         lay: Layout = op.result.type.layout
-        if op.is_view():
-            _replace_by_view(rewriter, op)
-        elif op.copies_block():  # the same bytes on the same tiles, into another memory
-            _replace_by_run(rewriter, op, "copy", elements=lay.block_elements)
-        elif plan.one_head_blocks(lay):
+        if _replace_by_view_or_copy(rewriter, op):  # the input lies in the twin already
+            return
+        if plan.one_head_blocks(lay):
             _replace_by_heads_move(rewriter, op, op.input.type.layout, plan.heads_2d(lay), perm=None)
         else:
             _replace_by_heads_move(rewriter, op, plan.heads_view(op.input.type.layout, lay.shape[2]), lay)
@@ -505,11 +510,7 @@ class MapReshape(RewritePattern):
     def match_and_rewrite(self, op: plan.ReshapeOp, rewriter: PatternRewriter) -> None:
         a: Layout = op.input.type.layout
         r: Layout = op.result.type.layout
-        if op.is_view():
-            _replace_by_view(rewriter, op)
-            return
-        if op.copies_block():
-            _replace_by_run(rewriter, op, "copy", elements=r.block_elements)
+        if _replace_by_view_or_copy(rewriter, op):
             return
         rows, out_rows = a.block_elements // a.block[-1], r.block_elements // r.block[-1]
         _replace_by_run(rewriter, op, "repad", rows=rows, cols=a.shape[-1], out_rows=out_rows, out_cols=r.shape[-1])

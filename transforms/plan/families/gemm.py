@@ -250,12 +250,15 @@ def choose_gemm(
         # residency share send later layers' weights to fetch on every trip, which this op's
         # price does not see (a search may still try one, `swap_room`)
         best = min(plain, key=lambda c: (c.cycles, c.bytes_per_tile))
-        clear = [c for c in fits if c.swapped and c.cycles < SWAP_GAIN * best.cycles]
-        light = [c for c in clear if b_moves or c.weight_bytes <= best.weight_bytes]
+        gain = SWAP_GAIN * best.cycles
+
+        def light(c: GemmChoice) -> bool:
+            return b_moves or c.weight_bytes <= best.weight_bytes
+
         if swap_room is not None and weight_cap is None:
-            heavy = [c for c in clear if c not in light and c.weight_bytes <= swap_room]
+            heavy = (c for c in fits if c.swapped and c.cycles < gain and not light(c) and c.weight_bytes <= swap_room)
             replicated = min(heavy, key=lambda c: (c.cycles, c.bytes_per_tile), default=None)
-        fits = [c for c in fits if not c.swapped or c in light]
+        fits = [c for c in fits if not c.swapped or (c.cycles < gain and light(c))]
     if weight_cap is not None and fits:
         capped = [c for c in fits if c.weight_bytes * c.layouts.b.tiles <= weight_cap]
         fits = capped or [min(fits, key=lambda c: (c.weight_bytes * c.layouts.b.tiles, c.cycles))]
