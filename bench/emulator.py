@@ -6,7 +6,8 @@ median wall time and its spread, the first run's (what `ipu-run` pays: its tile 
 process's first), the process CPU time, the emulated device cycles, the
 compiler's final estimate and their ratio, and whether the run matched the reference. Goals
 (issue 7): the mk2 transformer block emulates in under 10 s on this machine; estimate and
-emulation within 5% of each other. BLAS threads follow IPU_EMULATOR_THREADS (default 1).
+emulation within 5% of each other. Kernels and copies run on IPU_EMULATOR_THREADS threads (default: the CPUs;
+runtime/workers.py).
 Usage: python bench/emulator.py [--target mk2] [--repeat 3] [examples ...]
 """
 
@@ -19,14 +20,15 @@ from common import example_parser, example_path  # bench/ is the script's direct
 
 import ipu
 from ipu.api import default_inputs
-from ipu.runtime.emulator import Emulator, blas_threads
+from ipu.runtime.emulator import Emulator
+from ipu.runtime.workers import emulator_threads
 
 
 def main() -> None:
     ap = example_parser(__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
-    print(f"target={args.target} repeat={args.repeat} blas_threads={blas_threads()}")
+    print(f"target={args.target} repeat={args.repeat} threads={emulator_threads()}")
     for name in args.examples:
         path = example_path(name)
         t0 = time.perf_counter()

@@ -18,7 +18,7 @@ def _member_spans(word, step, rows, words):  # noqa: ANN001, ANN202
     return np.minimum(word, last), np.maximum(word, last) + words
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def read_written(by_dst, s_tile, s_word, s_step, d_tile, d_word, d_step, rows, words):  # noqa: ANN001, ANN201, PLR0913
     """Per member, whether the span it reads may meet a span the phase writes on the same tile
     (hulls of strided rows: conservative). Only those members' rows must be read before any row
@@ -71,16 +71,11 @@ def read_written(by_dst, s_tile, s_word, s_step, d_tile, d_word, d_step, rows, w
     return out
 
 
-@njit(cache=True)
-def copy_members(mem, tile_words, buffered, order, s_tile, s_word, s_step, d_tile, d_word, d_step, rows, words):  # noqa: ANN001, ANN201, PLR0913
-    """For every member i (in `order`), copy `rows[i]` rows of `words[i]` 32-bit words, row r
-    from (s_tile[i], s_word[i] + r s_step[i]) to (d_tile[i], d_word[i] + r d_step[i]) in `mem`
-    (all tiles' words, flat: tile t's word w at t * tile_words + w), with the result of reading
-    every source row before any row is written (the hardware sends from memory as it was when
-    the phase began): the members flagged `buffered` (their sources may be written by the phase:
-    `read_written`) are read into a buffer first, the others straight from memory. No word is
-    written twice (the phase's checks), so the order only decides locality: members sorted by
-    destination tile fill one tile's memory while it is in cache."""
+@njit(cache=True, nogil=True)
+def buffer_sources(mem, tile_words, buffered, s_tile, s_word, s_step, rows, words):  # noqa: ANN001, ANN201, PLR0913
+    """(buffer, start): the rows of every member flagged `buffered` (its source may be written by
+    the phase: `read_written`) read out of `mem` before any row is written, member i's from
+    buffer[start[i]] on (the hardware sends from memory as it was when the phase began)."""
     total = 0
     for i in range(len(words)):
         if buffered[i]:
@@ -96,6 +91,18 @@ def copy_members(mem, tile_words, buffered, order, s_tile, s_word, s_step, d_til
                 buf[o : o + n] = mem[a : a + n]
                 o += n
                 a += s_step[i]
+    return buf, start
+
+
+@njit(cache=True, nogil=True)
+def copy_ordered(mem, tile_words, buffered, buf, start, order, *members):  # noqa: ANN001, ANN201
+    """For every member i in `order`, copy `rows[i]` rows of `words[i]` 32-bit words, row r
+    from (s_tile[i], s_word[i] + r s_step[i]) to (d_tile[i], d_word[i] + r d_step[i]) in `mem`
+    (all tiles' words, flat: tile t's word w at t * tile_words + w), a `buffered` member's rows
+    from `buffer_sources`' copy. No word is written twice (the phase's checks) and no unbuffered
+    source is written, so members copy in any order, or in disjoint parts of `order` at once:
+    the order only decides locality (by destination tile, one tile's memory fills in cache)."""
+    s_tile, s_word, s_step, d_tile, d_word, d_step, rows, words = members
     for k in range(len(order)):
         i = order[k]
         n, ds, nr = words[i], d_step[i], rows[i]
@@ -112,6 +119,15 @@ def copy_members(mem, tile_words, buffered, order, s_tile, s_word, s_step, d_til
                 dst[w] = src[w]
             a += ss
             b += ds
+
+
+@njit(cache=True, nogil=True)
+def copy_members(mem, tile_words, buffered, order, s_tile, s_word, s_step, d_tile, d_word, d_step, rows, words):  # noqa: ANN001, ANN201, PLR0913
+    """Every member's rows copied as the phase moves them: every source row is read before any
+    row is written (`buffer_sources`, then `copy_ordered` over all of `order`)."""
+    buf, start = buffer_sources(mem, tile_words, buffered, s_tile, s_word, s_step, rows, words)
+    members = (s_tile, s_word, s_step, d_tile, d_word, d_step, rows, words)
+    copy_ordered(mem, tile_words, buffered, buf, start, order, *members)
 
 
 @njit(cache=True)
@@ -152,7 +168,7 @@ def _mark(bits_row, w0, w1):  # noqa: ANN001, ANN202
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def any_double_write(bits, order, d_tile, d_word, d_step, rows, words):  # noqa: ANN001, ANN201
     """Whether some destination word is written twice: marks every row's words (members in
     `order`: by destination tile, one tile's bits stay in cache) in `bits` (a zeroed uint64
@@ -225,7 +241,7 @@ def first_bad_slice(slices, es, tiles, logical_bytes, mem_bytes, base):  # noqa:
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def scatter_slices(mem, raw, slices, es, base):  # noqa: ANN001, ANN201
     """Write logical bytes `raw` into every replica tile of every (checked) slice (`mem` [tiles,
     bytes per tile]; each row a contiguous run of its flat bytes, copied by a loop that vectorizes)."""
@@ -242,7 +258,7 @@ def scatter_slices(mem, raw, slices, es, base):  # noqa: ANN001, ANN201
                     dst[j] = src[j]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def gather_slices(mem, raw, slices, es, base):  # noqa: ANN001, ANN201
     """Read every (checked) slice's first replica into logical bytes `raw`."""
     flat, tb = mem.reshape(-1), mem.shape[1]

@@ -17,7 +17,8 @@ host-exchange phase costing host cycles (the package's figures, recomputed from 
 from __future__ import annotations
 
 import mmap
-import os
+import threading
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,10 +30,11 @@ from ipu.abi.isa import CALL_DTYPES, DTYPE_SIZE, NUMPY_DTYPE, DType, IsaError, O
 from ipu.abi.kernels import KERNEL_NAMES, KERNELS, Kernel, KernelError, Role, decode_call_params
 from ipu.abi.package import DEVICE_WORK, Binding, HostStep, Package, Phase, Program, binding_bytes, slice_bytes
 from ipu.abi.tables import SLICE, TRANSFER
-from ipu.abi.transfers import expand_members, expand_rows, member_tiles
+from ipu.abi.transfers import MC, PC, expand_members, expand_rows, member_tiles
 from ipu.runtime.copy_rows import (
     any_double_write,
-    copy_members,
+    buffer_sources,
+    copy_ordered,
     first_bad_slice,
     first_unwritten,
     gather_slices,
@@ -42,6 +44,7 @@ from ipu.runtime.copy_rows import (
 )
 from ipu.runtime.halves import narrow_rows, widen_rows
 from ipu.runtime.phase_fast import expand_checked
+from ipu.runtime.workers import background, emulator_threads, run_pieces
 from ipu.target import Target
 from ipu.target.mapping import TileMapping
 
@@ -145,16 +148,6 @@ def _timing(ph: Phase, target: Target, mapping: TileMapping) -> dict[str, int]:
     }
 
 
-def blas_threads() -> int:
-    """BLAS threads for kernels: 1 unless IPU_EMULATOR_THREADS says otherwise. On a shared or
-    small machine OpenBLAS's spinning worker threads slowed the mk2 transformer block's batched
-    matmuls 5-10x (77 s against 19 s on this 2-core machine under load); one thread is steady."""
-    try:
-        return max(1, int(os.environ.get("IPU_EMULATOR_THREADS", "1")))
-    except ValueError:
-        return 1
-
-
 def tile_memory(tiles: int, size: int, dtype: type, populate: bool = True) -> np.ndarray:
     """Zeroed [tiles, size] memory in the kernel's ordinary pages, all mapped at once. NumPy asks
     for transparent huge pages on large arrays, and the kernel compacts memory to find them at
@@ -168,6 +161,20 @@ def tile_memory(tiles: int, size: int, dtype: type, populate: bool = True) -> np
         return np.zeros((tiles, size), dtype)
     flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | (getattr(mmap, "MAP_POPULATE", 0) if populate else 0)
     return np.frombuffer(mmap.mmap(-1, n, flags=flags), dtype).reshape(tiles, size)  # zero pages
+
+
+PARALLEL_COPY_WORDS = 1 << 18  # a phase moving fewer words (1 MB) copies on one thread
+
+
+def _parts(order: np.ndarray, member_words: np.ndarray, threads: int) -> list[np.ndarray]:
+    """`order` cut into up to `threads` consecutive parts moving about equal words each."""
+    if threads <= 1 or len(order) < 2:
+        return [order]
+    done = np.cumsum(member_words[order])
+    if done[-1] < PARALLEL_COPY_WORDS:
+        return [order]
+    cuts = np.searchsorted(done, done[-1] * np.arange(1, threads) // threads, side="right")
+    return [part for part in np.split(order, cuts) if len(part)]
 
 
 def _as_f32(v: np.ndarray) -> np.ndarray:
@@ -213,9 +220,6 @@ class Emulator:
         self.execute = execute
         self.max_cycles = max_cycles
         self._fast_forward = False  # count_device_cycles: a loop's body is timed once, then multiplied
-        self.mem = tile_memory(target.tiles if execute else 0, target.memory_size, np.uint8, populate)
-        if poison:
-            self.mem.fill(0xFF)
         self.loaded = False
         self._loading_profile: list[dict[str, Any]] = []  # the initialize call's, for the next run
         self._phases = {ph.index: ph for ph in package.phases}
@@ -235,9 +239,15 @@ class Emulator:
         ]
         self._code_table = np.array(self._code, np.int64).reshape(-1, 4)
         self.cycle = 0  # device cycle at the start of the instruction being executed
-        self._bits: np.ndarray | None = None  # one bit per memory word: the double-write check's scratch
         self._prepared: dict[int, _Prepared] = {}
-        self._widened = [np.empty(0, np.float32) for _ in range(8)]  # fp16 inputs widened, per input slot
+        self._local = threading.local()  # each thread's scratch: widened fp16 inputs, the double-write bits
+        self.threads = emulator_threads()
+        self._ahead: dict[int, Future[_Prepared]] = {}
+        if execute and self.threads > 1:
+            self._prepare_ahead()  # beside the mapping of tile memory and the run
+        self.mem = tile_memory(target.tiles if execute else 0, target.memory_size, np.uint8, populate)
+        if poison:
+            self.mem.fill(0xFF)
         self._mem16 = self.mem.reshape(-1).view(np.uint16)  # all tiles' memory, flat, for the fp16 loops
         self._cached_members = 0
 
@@ -549,28 +559,37 @@ class Emulator:
         step = max(1, min(count, KERNEL_CHUNK_BYTES // max(per_tile, 1)))
         addrs = [addr - self.base for _, addr, _ in reads]
         stores = [int(w[3]) - self.base] + [int(w[4 + j]) - self.base for j in kernel.scratches()]
-        for c0 in range(0, count, step):
+
+        def chunk(c0: int) -> None:
             c = min(step, count - c0)
-            ins = [
-                self._widen(first + c0, c, off, v.shape[1], slot) if v.dtype == np.float16 else _as_f32(v[c0 : c0 + c])
-                for slot, (v, off) in enumerate(zip(raw, addrs, strict=True))
-            ]
-            try:
-                res = kernel.run(p, c, ins, out[c0 : c0 + c].astype(np.float32) if acc else None)
-            except KernelError as e:
-                raise EmulatorError(f"{where}: {e}") from None
-            values = res if isinstance(res, tuple) else (res,)
-            for (view, elements), off, v in zip(written, stores, values, strict=True):
-                self._store(first + c0, off, view[c0 : c0 + c], v.reshape(c, elements))  # rounds to the dtype
+            with np.errstate(all="ignore"):  # (a worker thread starts with NumPy's default state)
+                ins = [
+                    self._widen(first + c0, c, off, v.shape[1], slot)
+                    if v.dtype == np.float16
+                    else _as_f32(v[c0 : c0 + c])
+                    for slot, (v, off) in enumerate(zip(raw, addrs, strict=True))
+                ]
+                try:
+                    res = kernel.run(p, c, ins, out[c0 : c0 + c].astype(np.float32) if acc else None)
+                except KernelError as e:
+                    raise EmulatorError(f"{where}: {e}") from None
+                values = res if isinstance(res, tuple) else (res,)
+                for (view, elements), off, v in zip(written, stores, values, strict=True):
+                    self._store(first + c0, off, view[c0 : c0 + c], v.reshape(c, elements))  # rounds to the dtype
+
+        run_pieces(chunk, range(0, count, step), self.threads)  # chunks touch disjoint tiles
         return out_dt
 
     def _widen(self, tile: int, count: int, off: int, n: int, slot: int) -> np.ndarray:
         """The fp16 operand of `n` elements at byte offset `off` on tiles tile..tile+count as a
         float32 [count, n] array, in the reusable buffer of input `slot` (sized for one chunk of
         tiles, so it stays in cache and is not page-faulted afresh)."""
-        if self._widened[slot].size < count * n:
-            self._widened[slot] = np.empty(count * n, np.float32)
-        out = self._widened[slot][: count * n].reshape(count, n)
+        buffers = getattr(self._local, "widened", None)
+        if buffers is None:
+            buffers = self._local.widened = [np.empty(0, np.float32) for _ in range(8)]
+        if buffers[slot].size < count * n:
+            buffers[slot] = np.empty(count * n, np.float32)
+        out = buffers[slot][: count * n].reshape(count, n)
         if off % 2:  # not on an fp16 boundary: NumPy's cast of the unaligned view
             out[...] = self.mem[tile : tile + count, off : off + 2 * n].view(np.float16)
         else:
@@ -601,10 +620,8 @@ class Emulator:
             return self._prepare_exact(ph, t)
         fam, start, end, *copies, sender = fast
         args = tuple(copies)
-        if self._bits is None:
-            self._bits = np.zeros((self.target.tiles, self.size // 256 + 1), np.uint64)
         by_dst = self._by_tile(args[3])
-        if any_double_write(self._bits, by_dst, *args[3:]):
+        if any_double_write(self._write_bits(), by_dst, *args[3:]):
             return self._prepare_exact(ph, t)  # finds and names the two transfers
         dur = end - start
         sent = np.bincount(args[0][sender], weights=dur[sender], minlength=self.target.tiles)
@@ -617,6 +634,28 @@ class Emulator:
             "families": len(t),
         }
         return self._prepared_phase(measures, args, by_dst, fam, start, end)
+
+    def _write_bits(self) -> np.ndarray:
+        """This thread's scratch for the double-write check: one bit per memory word, zeroed."""
+        bits = getattr(self._local, "bits", None)
+        if bits is None:
+            bits = self._local.bits = np.zeros((self.target.tiles, self.size // 256 + 1), np.uint64)
+        return bits
+
+    def _prepare_ahead(self) -> None:
+        """Check the package's phases on a background thread while the run goes on, in index
+        order, as many as the cache of prepared members holds (`PREPARED_MEMBERS`; the rest are
+        prepared when they run). A phase's fault is raised when the run reaches it, as before."""
+        budget = PREPARED_MEMBERS
+        for ph in self.package.phases:
+            t = np.asarray(ph.transfers, np.int64).reshape(-1, len(TRANSFER))
+            if not len(t):
+                continue
+            members = float(np.clip(t[:, PC + 1], 0, None).astype(float) @ np.clip(t[:, MC + 1], 0, None))
+            if members > budget:
+                continue
+            budget -= int(members)
+            self._ahead[ph.index] = background().submit(self._prepare, ph, t)
 
     def _by_tile(self, tiles: np.ndarray) -> np.ndarray:
         """Members by tile (stable: a tile's in table order), by radix sort of 16-bit tiles."""
@@ -676,9 +715,7 @@ class Emulator:
             m.row_words.astype(i64),
         )
         order = self._by_tile(m.dst)  # the bitset then works on one tile's bits at a time
-        if self._bits is None:
-            self._bits = np.zeros((self.target.tiles, self.size // 256 + 1), np.uint64)
-        if any_double_write(self._bits, order, *args[3:]):
+        if any_double_write(self._write_bits(), order, *args[3:]):
             try:
                 check_writes(expand_rows(m), ph.index)  # finds and names the two transfers
             except ScheduleError as e:
@@ -718,7 +755,8 @@ class Emulator:
             return {"horizon": 0, "route_cycles": 0, "lower_bound": 0, "transfers": 0, "families": 0}
         prep = self._prepared.get(ph.index)
         if prep is None:
-            prep = self._prepare(ph, t)
+            ahead = self._ahead.pop(ph.index, None)
+            prep = self._prepare(ph, t) if ahead is None else ahead.result()  # (raises the phase's fault)
             if self._cached_members + len(prep.fam) <= PREPARED_MEMBERS:
                 self._prepared[ph.index] = prep
                 self._cached_members += len(prep.fam)
@@ -731,9 +769,16 @@ class Emulator:
                     f"uninitialized memory at {byte + self.base:#x} on tile {a[0][k]} (checked mode)"
                 )
             mark_written(self.written, a[3], a[4], a[5], a[6], a[7])
-        # every source row is read before any is written (runtime.copy_rows)
+        # every source row is read before any is written (runtime.copy_rows); then the members
+        # copy in parts of their order side by side (no word is written twice)
         mem32 = self.mem.view(np.uint32)
-        copy_members(mem32.reshape(-1), mem32.shape[1], prep.buffered, prep.order, *a)
+        flat, tile_words = mem32.reshape(-1), mem32.shape[1]
+        buf, start = buffer_sources(flat, tile_words, prep.buffered, a[0], a[1], a[2], a[6], a[7])
+        run_pieces(
+            lambda part: copy_ordered(flat, tile_words, prep.buffered, buf, start, part, *a),
+            _parts(prep.order, a[6] * a[7], self.threads),
+            self.threads,
+        )
         return dict(prep.measures)
 
     # ---------------------------------------------------------------- run
@@ -780,8 +825,13 @@ class Emulator:
         streams = {kind: [st.binding for st in steps if st.kind == kind] for kind in ("write", "read")}
         for j, step in enumerate(steps):
             if step.kind == "execute":
-                with threadpool_limits(limits=blas_threads(), user_api="blas"):
-                    self._execute(result, streams)
+                try:
+                    with threadpool_limits(limits=1, user_api="blas"):  # (runtime.workers: one a call)
+                        self._execute(result, streams)
+                finally:  # phases the run did not reach need no checks
+                    for ahead in self._ahead.values():
+                        ahead.cancel()
+                    self._ahead.clear()
                 continue
             if step.kind not in ("write", "read"):
                 raise EmulatorError(f"host call 'run': step {j} has invalid kind '{step.kind}'")

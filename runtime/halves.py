@@ -79,7 +79,7 @@ def _narrow(f):  # noqa: ANN001, ANN202
     return np.uint16(sign + r)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def widen_rows(mem, start, stride, out):  # noqa: ANN001, ANN201
     """out[i, j] = the fp16 bits mem[start + i stride + j] as float32: `mem` is all tiles' memory
     as one flat uint16 array, row i one tile's operand (flat and contiguous, so it vectorizes)."""
@@ -90,7 +90,7 @@ def widen_rows(mem, start, stride, out):  # noqa: ANN001, ANN201
             o[j] = _widen(r[j])
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def narrow_rows(src, mem, start, stride):  # noqa: ANN001, ANN201
     """mem[start + i stride + j] = float32 src[i, j] as fp16 bits, rounded as NumPy rounds."""
     rows, n = src.shape

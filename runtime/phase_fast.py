@@ -39,7 +39,7 @@ _MOVE_COLUMNS = (S_TILE, S_OFF, S_STR, D_TILE, D_OFF, D_STR, ROWS, WORDS, PC, PS
 _C = tuple(c + 1 for c in _MOVE_COLUMNS)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _expand(t, cols, start_col, base, size, tiles, code):  # noqa: ANN001, ANN202, PLR0915
     """(ok, members [12, n]): rows fam, start, end, src tile, src word, src word step, dst tile,
     dst word, dst word step, rows, words, sender (multicast index 0). `code` [P, 4]: each program's
@@ -86,7 +86,7 @@ def _expand(t, cols, start_col, base, size, tiles, code):  # noqa: ANN001, ANN20
     return ok, out
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _ports_ok(tile, start, end, order):  # noqa: ANN001, ANN202
     """No two members on one tile's port overlap in time (`order`: by (tile, start))."""
     for k in range(1, len(order)):
