@@ -745,7 +745,7 @@ def _attention_update(p: Params, count: int, ins: list[np.ndarray], acc: np.ndar
         return _attention_rows(p, q, k, v, bias, off, step, state)
     if (off[:, _QUERY_ROW] >= step).any():
         raise KernelError(f"attention_update skips {skip} rows, but a tile's first query row is not below {step}")
-    new, s = state.copy(), np.full((count, qr, kr), -np.inf, _scores_dtype(p))
+    new, s = state.copy(), np.full((count, qr, kr), -np.inf, np.float32)  # (scores of the call's in dtype)
     if skip < qr:
         off[:, _QUERY_ROW] += skip * step
         b = None if bias is None else bias[:, skip:]
@@ -770,32 +770,45 @@ def _attention_rows(
 ) -> tuple[np.ndarray, np.ndarray]:
     """`attention_update` of the rows of q [count, rows, d] and their state [count, rows, d + 2],
     the first at global row off[:, query_row], the next `step` rows after each."""
+    from ipu.abi.halves import round_half, to_float, to_half  # (numba: loaded where kernels run)
+
     count, qr, d = q.shape
     kr = k.shape[1]
     a, m, l_ = state[:, :, :d], state[:, :, d], state[:, :, d + 1]
     sd = _scores_dtype(p)
-    s = matmul(q, k.transpose(0, 2, 1)).astype(sd, copy=False)
+    # half scores are held as float32 arrays of halves' values: each step computes in float32 and
+    # rounds its result to half, as NumPy's half ops do element by element (in slow loops)
+    rounded = round_half if sd is np.float16 else (lambda x: None)
+    s = matmul(q, k.transpose(0, 2, 1))
+    rounded(s)
     if p["scale_bits"] != ONE_BITS:
-        s = s * sd(bits_float(p["scale_bits"]))
+        s *= np.float32(sd(bits_float(p["scale_bits"])))
+        rounded(s)
     if bias is not None:
-        s = s + bias.astype(sd, copy=False)
+        b = np.ascontiguousarray(bias, np.float32)
+        rounded(b)
+        s += b
+        rounded(s)
     gk = off[:, _KEY_BEGIN, None] + p["k_base"] + np.arange(kr)  # [count, kr]
     in_range = gk < off[:, _KEY_END, None]
     # keys past the tile's key end do not exist: their (padding) value rows are not read
-    v = np.where(in_range[:, :, None], v, np.float32(0))
+    if not in_range.all():
+        v = v.copy()
+        v[~in_range] = np.float32(0)
     valid = in_range[:, None, :]  # [count, 1, kr]
     if p["causal"]:
         gq = off[:, _QUERY_ROW, None] + step * np.arange(qr)  # [count, qr]
         valid = valid & (gk[:, None, :] <= gq[:, :, None])
-    s = np.where(valid, s, sd(-np.inf))
-    sf = s.astype(np.float32, copy=False)  # NumPy's half reductions and subtractions are slow loops
+    np.copyto(s, np.float32(-np.inf), where=~valid)  # (s is this call's own array)
+    sf = s
     m_new = np.maximum(m, sf.max(axis=2))
     finite = np.isfinite(m_new)
     safe = np.where(finite, m_new, np.float32(0))  # a score (or 0): exact in the scores' dtype
     with np.errstate(invalid="ignore", over="ignore"):
         alpha = np.where(np.isneginf(m), np.float32(0), np.exp(m - safe))
         # s - max rounded to the scores' dtype, then its exp (masked keys: exp(-inf) = 0)
-        pr = np.exp((sf - safe[:, :, None]).astype(sd, copy=False)).astype(np.float32, copy=False)
+        t = sf - safe[:, :, None]
+        pr = to_float(np.exp(to_half(t))) if sd is np.float16 else np.exp(t)
     new = np.empty_like(state)
     new[:, :, :d] = a * alpha[:, :, None] + matmul(pr, v)
     new[:, :, d] = m_new

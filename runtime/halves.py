@@ -1,82 +1,13 @@
-"""fp16 <-> fp32 conversion of kernel operands (numba, cached on disk), bit-identical to NumPy's
-casts: fp16 widened exactly, fp32 narrowed to fp16 rounding to nearest even, overflow to inf,
-NaN payloads kept as `npy_floatbits_to_halfbits` keeps them.
-
-The loops are branch-free (selects) so LLVM vectorizes them: widening runs at about 0.3 ns an
-element from cache, against 0.7 for a 65,536-entry table and 2.4 for NumPy's cast; narrowing
-about 1.3 ns against NumPy's 6.4. Both are checked against NumPy on every fp16 and every fp32
-bit pattern (test/unit/test_emulator_halves.py checks every fp16 and a sample of fp32).
-"""
+"""The emulator's fp16 operand loops (numba, cached on disk): a kernel's half operand rows read
+from, and its results written to, all tiles' flat memory, each element converted by
+`ipu.abi.halves` (bit-identical to NumPy's casts, checked on every fp16 and a sample of fp32
+bit patterns in test/unit/test_emulator_halves.py)."""
 
 from __future__ import annotations
 
-from typing import Any
+from numba import njit
 
-import numpy as np
-from numba import njit, types
-from numba.extending import intrinsic
-
-U32 = np.uint32
-
-
-@intrinsic
-def _bits(typingctx: Any, x: Any) -> Any:  # noqa: ARG001
-    """A float32's bit pattern as uint32."""
-    if x != types.float32:
-        return None
-
-    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:  # noqa: ARG001
-        return builder.bitcast(args[0], context.get_value_type(types.uint32))
-
-    return types.uint32(types.float32), codegen
-
-
-@intrinsic
-def _float(typingctx: Any, x: Any) -> Any:  # noqa: ARG001
-    """The float32 of a bit pattern (an integer, truncated to its low 32 bits)."""
-    if not isinstance(x, types.Integer):
-        return None
-
-    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:  # noqa: ARG001
-        v = args[0]
-        if x.bitwidth > 32:
-            v = builder.trunc(v, context.get_value_type(types.uint32))
-        return builder.bitcast(v, context.get_value_type(types.float32))
-
-    return types.float32(x), codegen
-
-
-@njit(inline="always")
-def _widen(h):  # noqa: ANN001, ANN202
-    """fp16 bits -> float32: exponent and mantissa shifted into place and scaled by 2^112 (exact,
-    subnormals included), inf/NaN given the all-ones exponent, then the sign."""
-    f = _float(U32((U32(h) & U32(0x7FFF)) << U32(13))) * np.float32(2.0**112)
-    u = _bits(f)
-    u = U32(u | U32(0x7F800000)) if f >= np.float32(65536.0) else u
-    return _float(U32(u | ((U32(h) & U32(0x8000)) << U32(16))))
-
-
-@njit(inline="always")
-def _narrow(f):  # noqa: ANN001, ANN202
-    """float32 bits -> fp16 bits, NumPy's `npy_floatbits_to_halfbits` (ties to even)."""
-    sign = (f & U32(0x80000000)) >> U32(16)
-    exp = f & U32(0x7F800000)
-    sig = f & U32(0x007FFFFF)
-    # exponent overflow: inf, or a NaN that keeps its top payload bits (and stays a NaN)
-    nan = U32(0x7C00) + (sig >> U32(13))
-    nan = U32(nan + U32(1)) if nan == U32(0x7C00) else nan
-    big = (nan if sig != U32(0) else U32(0x7C00)) if exp == U32(0x7F800000) else U32(0x7C00)
-    # exponent underflow: a subnormal half or a signed zero
-    shift = min(U32(113) - (exp >> U32(23)), U32(24))
-    sub = (U32(0x00800000) + sig) >> shift
-    tie = ((sub & U32(0x3FFF)) == U32(0x1000)) and ((f & U32(0x7FF)) == U32(0))
-    sub = (sub if tie else U32(sub + U32(0x1000))) >> U32(13)
-    small = U32(0) if exp < U32(0x33000000) else sub
-    # the normal range
-    rounded = sig if (sig & U32(0x3FFF)) == U32(0x1000) else U32(sig + U32(0x1000))
-    normal = ((exp - U32(0x38000000)) >> U32(13)) + (rounded >> U32(13))
-    r = big if exp >= U32(0x47800000) else (small if exp <= U32(0x38000000) else normal)
-    return np.uint16(sign + r)
+from ipu.abi.halves import bits, narrow, widen
 
 
 @njit(cache=True, nogil=True)
@@ -87,7 +18,7 @@ def widen_rows(mem, start, stride, out):  # noqa: ANN001, ANN201
     for i in range(rows):
         r, o = mem[start + i * stride : start + i * stride + n], out[i]  # contiguous: the loop vectorizes
         for j in range(n):
-            o[j] = _widen(r[j])
+            o[j] = widen(r[j])
 
 
 @njit(cache=True, nogil=True)
@@ -97,4 +28,4 @@ def narrow_rows(src, mem, start, stride):  # noqa: ANN001, ANN201
     for i in range(rows):
         r, o = src[i], mem[start + i * stride : start + i * stride + n]
         for j in range(n):
-            o[j] = _narrow(_bits(r[j]))
+            o[j] = narrow(bits(r[j]))

@@ -53,3 +53,58 @@ def test_rows_are_strided_in_flat_memory() -> None:
     back = np.empty((2, 3), np.float32)
     widen_rows(mem, 5, 20, back)
     assert np.array_equal(back, v)
+
+
+def test_kernel_half_helpers_round_as_numpy_does() -> None:
+    """`ipu.abi.halves`: `round_half`, `to_half` and `to_float` give NumPy's casts bit for bit."""
+    from ipu.abi.halves import round_half, to_float, to_half
+
+    f = _narrowing_cases().view(np.float32)
+    with np.errstate(all="ignore"):
+        want16 = f.astype(np.float16)
+    assert np.array_equal(to_half(f).view(np.uint16), want16.view(np.uint16))
+    assert np.array_equal(to_float(want16).view(np.uint32), want16.astype(np.float32).view(np.uint32))
+    r = f.copy()
+    round_half(r)
+    assert np.array_equal(r.view(np.uint32), want16.astype(np.float32).view(np.uint32))
+
+
+def _numpy_half_scores(q, k, bias, scale, safe):  # noqa: ANN001, ANN202
+    """The half attention step's scores and probabilities as NumPy's half ops compute them."""
+    s = np.matmul(q, k.transpose(0, 2, 1)).astype(np.float16)
+    s = s * np.float16(scale)
+    s = s + bias.astype(np.float16)
+    p = np.exp((s.astype(np.float32) - safe[:, :, None]).astype(np.float16)).astype(np.float32)
+    return s, p
+
+
+def test_attention_half_steps_match_numpys_half_ops() -> None:
+    """The attention update's half scores (scale, bias, subtraction of the max, exp) computed in
+    float32 with each result rounded to half give NumPy's half ops bit for bit, overflow included."""
+    from ipu.abi.kernels import ONE_BITS, _attention_rows
+
+    rng = np.random.default_rng(3)
+    count, qr, kr, d = 3, 5, 7, 16
+    for spread in (0.5, 8.0, 40.0):  # 40: products overflow half to inf
+        q = (rng.standard_normal((count, qr, d)) * spread).astype(np.float16).astype(np.float32)
+        k = (rng.standard_normal((count, kr, d)) * spread).astype(np.float16).astype(np.float32)
+        v = rng.standard_normal((count, kr, d)).astype(np.float32)
+        bias = (rng.standard_normal((count, qr, kr)) * 3).astype(np.float32)
+        scale = np.float32(0.125 * 1.1)
+        state = np.zeros((count, qr, d + 2), np.float32)
+        state[:, :, d] = -np.inf
+        off = np.array([[0, 0, kr]] * count, np.int64)  # query row, key begin, key end
+        p = {"in_esize": 2, "scale_bits": int(scale.view(np.uint32)), "k_base": 0, "causal": 0}
+        assert p["scale_bits"] != ONE_BITS
+        with np.errstate(all="ignore"):
+            new, s = _attention_rows(p, q, k, v, bias, off, 1, state)
+            want_s, _ = _numpy_half_scores(q, k, bias, scale, np.zeros((count, qr), np.float32))
+        assert np.array_equal(np.asarray(s, np.float32).view(np.uint32), want_s.astype(np.float32).view(np.uint32))
+        with np.errstate(all="ignore"):
+            m = want_s.astype(np.float32).max(axis=2)
+            safe = np.where(np.isfinite(m), m, np.float32(0))
+            _, pr = _numpy_half_scores(q, k, bias, scale, safe)
+            want_acc = np.matmul(pr, v)
+            want_sum = pr.sum(axis=2, dtype=np.float32)
+        assert np.array_equal(new[:, :, d + 1], want_sum, equal_nan=True)
+        assert np.array_equal(new[:, :, :d], want_acc, equal_nan=True)
