@@ -13,7 +13,7 @@ operation (`ElementwiseUnaryOp`) also names the kernel it lowers to (`kernel()`,
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -32,7 +32,7 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     i64,
 )
-from xdsl.ir import Attribute, Dialect, SSAValue
+from xdsl.ir import Attribute, Dialect, Operation, SSAValue
 from xdsl.irdl import (
     AllOf,
     AnyOf,
@@ -177,6 +177,15 @@ def stored_values(op: ParameterOp) -> tuple[np.ndarray, Attribute]:
         return _dense_array(init).reshape(shape), init.get_element_type()
     v = np.asarray(parameter_values(op))
     return v.astype(v.dtype.newbyteorder("<")), t.element_type
+
+
+def seeded_parameters(module: Operation) -> Iterator[tuple[GaussianAttr, tuple[int, ...], type]]:
+    """(initializer, shape, storage dtype) of each parameter with a seeded initializer, in order
+    (what `prefetched_gaussians` draws ahead)."""
+    for op in module.walk():
+        if isinstance(op, ParameterOp) and isinstance(op.init, GaussianAttr):
+            t = op.result.type
+            yield op.init, shape_of(t), numpy_dtype(t)
 
 
 def initializer_values(init: Attribute, t: TensorType) -> np.ndarray:

@@ -10,7 +10,10 @@ higher dialect.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 import numpy as np
 from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, FloatAttr, IntAttr, StringAttr, TensorType, f64
@@ -188,11 +191,45 @@ class GaussianAttr(ParametrizedAttribute):
             raise VerifyException(f"graph.gaussian: seed must be between 0 and 2^64 - 1, got {self.seed.data}")
 
     def materialize(self, shape: Sequence[int], dtype: type) -> np.ndarray:
-        """The initializer's values: float32 samples, rounded to the storage dtype."""
-        rng = np.random.default_rng(self.seed.data)
-        v = rng.standard_normal(tuple(shape), dtype=np.float32)
-        v *= np.float32(self.std.value.data)  # in place: the same float32 products, no second array
-        return v.astype(dtype, copy=False)
+        """The initializer's values: float32 samples, rounded to the storage dtype (taken from
+        `prefetched_gaussians` when it made them: the same values)."""
+        key = (self.seed.data, self.std.value.data, tuple(shape), np.dtype(dtype).str)
+        ahead = _PREFETCHED.get()
+        made = ahead.pop(key, None) if ahead is not None else None
+        if made is not None and not made.cancelled():
+            return made.result()
+        return _gaussian(*key)
+
+
+def _gaussian(seed: int, std: float, shape: tuple[int, ...], dtype: str) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    v = rng.standard_normal(shape, dtype=np.float32)
+    v *= np.float32(std)  # in place: the same float32 products, no second array
+    return v.astype(dtype, copy=False)
+
+
+_PREFETCHED: ContextVar[dict[tuple, Future[np.ndarray]] | None] = ContextVar("ipu_prefetched_gaussians", default=None)
+
+
+@contextmanager
+def prefetched_gaussians(wanted: Iterable[tuple[GaussianAttr, Sequence[int], type]]) -> Iterator[None]:
+    """Within the block, sample these (initializer, shape, storage dtype) on a background thread
+    while the caller goes on (NumPy's generator releases the GIL: a compile plans while its seeded
+    weights are drawn); `GaussianAttr.materialize` takes each once. Left over ones are dropped."""
+    pool = ThreadPoolExecutor(1, thread_name_prefix="ipu-gaussians")
+    ahead: dict[tuple, Future[np.ndarray]] = {}
+    for attr, shape, dtype in wanted:
+        key = (attr.seed.data, attr.std.value.data, tuple(shape), np.dtype(dtype).str)
+        if key not in ahead:
+            ahead[key] = pool.submit(_gaussian, *key)
+    token = _PREFETCHED.set(ahead)
+    try:
+        yield
+    finally:
+        _PREFETCHED.reset(token)
+        for f in ahead.values():
+            f.cancel()
+        pool.shutdown(wait=False)
 
 
 @irdl_attr_definition
@@ -345,6 +382,7 @@ __all__ = [
     "AnyBuffer",
     "BufferType",
     "GaussianAttr",
+    "prefetched_gaussians",
     "LayoutAttr",
     "format_ints",
     "parse_ints",

@@ -30,3 +30,36 @@ def test_generator_output_is_pinned() -> None:
     """The values themselves (not only their agreement): a weight's bytes as first generated."""
     v = GaussianAttr(25, 0.02).materialize((300, 70), np.float16)
     assert hashlib.sha256(v.tobytes()).hexdigest() == "9eae9355f75ed99c2f9493ccf403e58f41d4773dc089b61939764d13b0d36a5c"
+
+
+def test_prefetched_draws_are_the_definition_taken_once() -> None:
+    """Within `prefetched_gaussians` a listed draw comes from the background thread, once, with
+    the definition's bytes; a second request, or one not listed, is drawn as always; leftovers
+    are dropped when the block ends."""
+    import threading
+
+    from ipu.dialects import shared
+
+    a, b = GaussianAttr(3, 0.5), GaussianAttr(4, 0.1)
+    drawn: list[str] = []
+    plain = shared._gaussian
+
+    def spy(*key):  # noqa: ANN002, ANN202
+        drawn.append(threading.current_thread().name)
+        return plain(*key)
+
+    shared._gaussian = spy
+    try:
+        with shared.prefetched_gaussians([(a, (64, 9), np.float16), (b, (5,), np.float32)]):
+            first = a.materialize((64, 9), np.float16)
+            again = a.materialize((64, 9), np.float16)
+            other = a.materialize((64, 9), np.float32)
+            assert shared._PREFETCHED.get() is not None
+        assert shared._PREFETCHED.get() is None
+    finally:
+        shared._gaussian = plain
+    for v, dt in ((first, np.float16), (again, np.float16), (other, np.float32)):
+        assert v.tobytes() == _definition(3, 0.5, (64, 9), dt).tobytes()
+    assert first is not again
+    background = [n for n in drawn if n.startswith("ipu-gaussians")]
+    assert 1 <= len(background) <= 2 and len(drawn) - len(background) == 2  # a twice and as f32: drawn here
