@@ -195,6 +195,7 @@ class Emulator:
         poison: bool = False,
         max_cycles: int | None = DEFAULT_MAX_CYCLES,
         populate: bool = True,
+        threads: int | None = None,
     ) -> None:
         """`execute=False` counts cycles only (kernels and exchange timing are data-independent):
         no tile memory is allocated and no data moves. `checked` also tracks which bytes have
@@ -204,7 +205,8 @@ class Emulator:
         `max_cycles` is the run's budget of device cycles (None: unbounded): a package whose
         run would take more (counted before anything runs, each loop body timed once) is
         refused, so a loop of 2^31 trips is a diagnostic rather than a hang. `populate=False`
-        maps tile memory a page at a time as the run touches it (`tile_memory`)."""
+        maps tile memory a page at a time as the run touches it (`tile_memory`). `threads`: how
+        many threads run its CALLs and phases (`runtime.workers`; None: `emulator_threads()`)."""
         if (package.target, package.tiles, package.memory_base, package.memory_size) != (
             target.name,
             target.tiles,
@@ -241,7 +243,7 @@ class Emulator:
         self.cycle = 0  # device cycle at the start of the instruction being executed
         self._prepared: dict[int, _Prepared] = {}
         self._local = threading.local()  # each thread's scratch: widened fp16 inputs, the double-write bits
-        self.threads = emulator_threads()
+        self.threads = emulator_threads() if threads is None else max(1, threads)
         self._ahead: dict[int, Future[_Prepared]] = {}
         if execute and self.threads > 1:
             self._prepare_ahead()  # beside the mapping of tile memory and the run

@@ -27,6 +27,7 @@ from ipu.abi.package import Binding
 from ipu.abi.pod import Pod, PodTransfer
 from ipu.abi.tables import SLICE
 from ipu.runtime.emulator import DEFAULT_MAX_CYCLES, Emulator, EmulatorError, RunResult
+from ipu.runtime.workers import emulator_threads
 from ipu.target.system import LinkTransfer, System, load_system
 
 BACKENDS = ("process", "ray")
@@ -214,8 +215,10 @@ class _RayChips:
         self.ray = ray
         self.reduce = ray.remote(num_cpus=0)(all_reduce_sum).remote  # the sum as a task: references in, one out
         chips = sorted({st.chip for st in pod.stages})
+        # the actors run side by side: the machine's cores shared among them, not each taking all
+        kwargs = {"threads": max(1, emulator_threads() // len(chips)), **emulator}
         self.by_chip = {
-            c: ChipActor.remote({st.index: st.package for st in pod.stages if st.chip == c}, system.chip, emulator)
+            c: ChipActor.remote({st.index: st.package for st in pod.stages if st.chip == c}, system.chip, kwargs)
             for c in chips
         }
         self.actors = [self.by_chip[st.chip] for st in pod.stages]

@@ -127,3 +127,12 @@ def test_a_phase_checked_ahead_faults_when_the_run_reaches_it(block: Compiled, m
         assert not e._ahead  # nothing left queued once the run has ended
     assert messages[0] == messages[1]
     assert f"phase {last.index}: transfer 0" in messages[0] and "outside memory" in messages[0]
+
+
+def test_an_emulator_can_be_given_its_threads(block: Compiled, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A system's Ray actors share the cores: each emulator takes the count it is given (at least
+    one; one thread checks no phase ahead)."""
+    monkeypatch.setenv("IPU_EMULATOR_THREADS", "4")
+    assert Emulator(block.package, block.target, execute=False, threads=3).threads == 3
+    one = Emulator(block.package, block.target, threads=0)
+    assert one.threads == 1 and not one._ahead
