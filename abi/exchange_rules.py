@@ -60,7 +60,7 @@ def _check_port(m: Members, phase: int, port: str, sel: np.ndarray | None) -> No
     """Sorted by (tile, start), durations positive: any overlap shows between neighbours."""
     idx = np.arange(len(m)) if sel is None else np.flatnonzero(sel)
     tile = (m.src if port == "send" else m.dst)[idx]
-    o = np.lexsort((m.start[idx], tile))
+    o = _by_place(tile, m.start[idx])  # by (tile, start)
     i, t = idx[o], tile[o]
     bad = np.flatnonzero((t[1:] == t[:-1]) & (m.start[i[1:]] < m.end[i[:-1]]))
     if bad.size:

@@ -116,11 +116,12 @@ def member_index(pc: np.ndarray, mc: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return fam, p, c
 
 
-def _columns(t: np.ndarray, fam: np.ndarray) -> Callable[[int], np.ndarray]:
-    """Column j of `t` at rows `fam`, as a function of j (one contiguous gather per column, which
-    is several times faster than gathering whole rows and reading strided columns)."""
+def _columns(t: np.ndarray, counts: np.ndarray) -> Callable[[int], np.ndarray]:
+    """Column j of `t` with row i repeated `counts[i]` times (each family's value for each of its
+    members, in member order), as a function of j: a repeat of one contiguous column, 1.8x a
+    gather by member family and several times gathering whole rows and reading strided columns."""
     cols = np.ascontiguousarray(t.T)
-    return lambda j: cols[j][fam]
+    return lambda j: np.repeat(cols[j], counts)
 
 
 def member_tiles(table17: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -129,7 +130,7 @@ def member_tiles(table17: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
     per (family, p) that occupies the send port)."""
     _, t = split_start(table17)
     fam, p, c = member_index(t[:, PC], t[:, MC])
-    col = _columns(t, fam)
+    col = _columns(t, t[:, PC] * t[:, MC])
     src = col(S_TILE) + p * col(PSS)
     dst = col(D_TILE) + p * col(PDS) + c * col(MCS)
     return src, dst, (t[:, ROWS] * t[:, WORDS])[fam], c == 0
@@ -155,7 +156,7 @@ def expand_members(table17: np.ndarray) -> Members:
     """Every (family, p, c) member of a phase table (counts must be positive)."""
     s, t = split_start(table17)
     fam, p, c = member_index(t[:, PC], t[:, MC])
-    col = _columns(t, fam)
+    col = _columns(t, t[:, PC] * t[:, MC])
     start = s[fam] + p * col(PTS)
     return Members(
         fam=fam,
