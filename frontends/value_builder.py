@@ -142,7 +142,23 @@ def dense(values: np.ndarray, dtype: type) -> DenseIntOrFPElementsAttr:
         a = np.ascontiguousarray(v.astype(np.int64).astype("<i4"))
         return DenseIntOrFPElementsAttr(TensorType(i32, list(a.shape)), BytesAttr(a.tobytes()))
     a = np.ascontiguousarray(values, dtype=np.dtype(dtype).newbyteorder("<"))
-    return DenseIntOrFPElementsAttr(_tt(a.shape, dtype), BytesAttr(a.tobytes()))
+    return DenseIntOrFPElementsAttr(_tt(a.shape, dtype), BytesAttr(_bytes_of(a)))
+
+
+def _bytes_of(a: np.ndarray) -> bytes:
+    """The bytes of contiguous `a`: the bytes object it was read from when it is a view of all of
+    one (an ONNX initializer's raw data: a weight is not copied a second time), else a copy."""
+    b = a.base
+    while isinstance(b, np.ndarray):
+        b = b.base
+    if (
+        isinstance(b, bytes)
+        and len(b) == a.nbytes
+        and a.flags.c_contiguous
+        and a.ctypes.data == np.frombuffer(b, np.uint8).ctypes.data
+    ):
+        return b
+    return a.tobytes()
 
 
 BINARY_OPS: dict[str, type[g.GraphOp]] = {

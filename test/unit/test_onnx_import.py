@@ -498,3 +498,19 @@ def test_equal_constants_share_one_parameter() -> None:
     assert text.count("graph.parameter") == 2, text
     assert "graph.mul %a, %c1" in text
     runs(m)
+
+
+def test_a_weight_read_from_raw_bytes_is_not_copied_again() -> None:
+    """An initializer's values viewing all of the bytes object they were read from keep those
+    bytes in the dense attribute (one copy of a weight, not two); anything else is copied, with
+    the same bytes either way."""
+    from ipu.frontends.value_builder import dense
+
+    raw = np.arange(12, dtype="<f4").tobytes()
+    whole = np.frombuffer(raw, "<f4").reshape(3, 4)
+    assert dense(whole, np.float32).data.data is raw
+    part = np.frombuffer(raw, "<f4")[2:]
+    assert dense(part, np.float32).data.data == raw[8:]
+    swapped = np.frombuffer(np.arange(12, dtype=">f4").tobytes(), ">f4")
+    assert dense(swapped, np.float32).data.data == raw
+    assert dense(whole.T, np.float32).data.data == np.ascontiguousarray(whole.T).tobytes()
