@@ -584,8 +584,8 @@ class Emulator:
 
     def _widen(self, tile: int, count: int, off: int, n: int, slot: int) -> np.ndarray:
         """The fp16 operand of `n` elements at byte offset `off` on tiles tile..tile+count as a
-        float32 [count, n] array, in the reusable buffer of input `slot` (sized for one chunk of
-        tiles, so it stays in cache and is not page-faulted afresh)."""
+        float32 [count, n] array, in this thread's reusable buffer of input `slot` (sized for one
+        chunk of tiles, so it stays in cache and is not page-faulted afresh)."""
         buffers = getattr(self._local, "widened", None)
         if buffers is None:
             buffers = self._local.widened = [np.empty(0, np.float32) for _ in range(8)]
@@ -804,7 +804,14 @@ class Emulator:
         """Execute the `run` host call: write the inputs, execute the programs, read the outputs;
         returns outputs, checkpoints, device cycles and host cycles. The inputs in `preloaded`
         are already in tile memory (a system's link transfers wrote them): the host does not."""
-        preloaded = frozenset(preloaded)
+        try:
+            return self._run(inputs, frozenset(preloaded))
+        finally:  # checks of phases the run did not reach (or a refused run) are not wanted
+            for ahead in self._ahead.values():
+                ahead.cancel()
+            self._ahead.clear()
+
+    def _run(self, inputs: dict[str, np.ndarray], preloaded: frozenset[str]) -> RunResult:
         unknown = sorted(preloaded - {b.name for b in self.package.inputs})
         if unknown:
             raise EmulatorError(f"preloaded inputs {unknown} are no inputs of the package")
@@ -827,13 +834,8 @@ class Emulator:
         streams = {kind: [st.binding for st in steps if st.kind == kind] for kind in ("write", "read")}
         for j, step in enumerate(steps):
             if step.kind == "execute":
-                try:
-                    with threadpool_limits(limits=1, user_api="blas"):  # (runtime.workers: one a call)
-                        self._execute(result, streams)
-                finally:  # phases the run did not reach need no checks
-                    for ahead in self._ahead.values():
-                        ahead.cancel()
-                    self._ahead.clear()
+                with threadpool_limits(limits=1, user_api="blas"):  # (runtime.workers: one a call)
+                    self._execute(result, streams)
                 continue
             if step.kind not in ("write", "read"):
                 raise EmulatorError(f"host call 'run': step {j} has invalid kind '{step.kind}'")

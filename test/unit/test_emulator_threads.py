@@ -136,3 +136,12 @@ def test_an_emulator_can_be_given_its_threads(block: Compiled, monkeypatch: pyte
     assert Emulator(block.package, block.target, execute=False, threads=3).threads == 3
     one = Emulator(block.package, block.target, threads=0)
     assert one.threads == 1 and not one._ahead
+
+
+def test_a_refused_run_leaves_no_checks_queued(block: Compiled) -> None:
+    """Phases queued for checking ahead are dropped when a run is refused before it starts."""
+    e = Emulator(block.package, block.target, max_cycles=1, threads=2)
+    assert e._ahead
+    with pytest.raises(EmulatorError, match="budget"):
+        e.run(default_inputs(block.package, block.reference, 0))
+    assert not e._ahead
