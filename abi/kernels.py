@@ -745,7 +745,8 @@ def _attention_update(p: Params, count: int, ins: list[np.ndarray], acc: np.ndar
         return _attention_rows(p, q, k, v, bias, off, step, state)
     if (off[:, _QUERY_ROW] >= step).any():
         raise KernelError(f"attention_update skips {skip} rows, but a tile's first query row is not below {step}")
-    new, s = state.copy(), np.full((count, qr, kr), -np.inf, np.float32)  # (scores of the call's in dtype)
+    # the scores as float32 holding values of the call's in dtype (stored at that dtype)
+    new, s = state.copy(), np.full((count, qr, kr), -np.inf, np.float32)
     if skip < qr:
         off[:, _QUERY_ROW] += skip * step
         b = None if bias is None else bias[:, skip:]
@@ -800,14 +801,13 @@ def _attention_rows(
         gq = off[:, _QUERY_ROW, None] + step * np.arange(qr)  # [count, qr]
         valid = valid & (gk[:, None, :] <= gq[:, :, None])
     np.copyto(s, np.float32(-np.inf), where=~valid)  # (s is this call's own array)
-    sf = s
-    m_new = np.maximum(m, sf.max(axis=2))
+    m_new = np.maximum(m, s.max(axis=2))
     finite = np.isfinite(m_new)
     safe = np.where(finite, m_new, np.float32(0))  # a score (or 0): exact in the scores' dtype
     with np.errstate(invalid="ignore", over="ignore"):
         alpha = np.where(np.isneginf(m), np.float32(0), np.exp(m - safe))
         # s - max rounded to the scores' dtype, then its exp (masked keys: exp(-inf) = 0)
-        t = sf - safe[:, :, None]
+        t = s - safe[:, :, None]
         pr = to_float(np.exp(to_half(t))) if sd is np.float16 else np.exp(t)
     new = np.empty_like(state)
     new[:, :, :d] = a * alpha[:, :, None] + matmul(pr, v)

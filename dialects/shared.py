@@ -211,17 +211,27 @@ def _gaussian(seed: int, std: float, shape: tuple[int, ...], dtype: str) -> np.n
 _PREFETCHED: ContextVar[dict[tuple, Future[np.ndarray]] | None] = ContextVar("ipu_prefetched_gaussians", default=None)
 
 
+PREFETCH_BYTES = 1 << 31
+"""At most this many bytes of weights are drawn ahead: more than any one chip holds (mk2: 0.94 GB),
+so a model too large to fit is refused before its weights are drawn, as without the prefetch."""
+
+
 @contextmanager
 def prefetched_gaussians(wanted: Iterable[tuple[GaussianAttr, Sequence[int], type]]) -> Iterator[None]:
     """Within the block, sample these (initializer, shape, storage dtype) on a background thread
     while the caller goes on (NumPy's generator releases the GIL: a compile plans while its seeded
-    weights are drawn); `GaussianAttr.materialize` takes each once. Left over ones are dropped."""
+    weights are drawn), in order while they total `PREFETCH_BYTES` at most;
+    `GaussianAttr.materialize` takes each once. Left over ones are dropped."""
     pool = ThreadPoolExecutor(1, thread_name_prefix="ipu-gaussians")
     ahead: dict[tuple, Future[np.ndarray]] = {}
+    room = PREFETCH_BYTES
     for attr, shape, dtype in wanted:
         key = (attr.seed.data, attr.std.value.data, tuple(shape), np.dtype(dtype).str)
-        if key not in ahead:
-            ahead[key] = pool.submit(_gaussian, *key)
+        size = math.prod(shape) * np.dtype(dtype).itemsize
+        if key in ahead or size > room:
+            continue
+        room -= size
+        ahead[key] = pool.submit(_gaussian, *key)
     token = _PREFETCHED.set(ahead)
     try:
         yield

@@ -63,3 +63,17 @@ def test_prefetched_draws_are_the_definition_taken_once() -> None:
     assert first is not again
     background = [n for n in drawn if n.startswith("ipu-gaussians")]
     assert 1 <= len(background) <= 2 and len(drawn) - len(background) == 2  # a twice and as f32: drawn here
+
+
+def test_prefetch_stops_at_its_byte_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Draws beyond `PREFETCH_BYTES` are left to `materialize` (a model too large for any chip is
+    refused before its weights are drawn): same values either way."""
+    from ipu.dialects import shared
+
+    monkeypatch.setattr(shared, "PREFETCH_BYTES", 100 * 4)
+    small, big = GaussianAttr(5, 1.0), GaussianAttr(6, 1.0)
+    with shared.prefetched_gaussians([(big, (200,), np.float32), (small, (10, 10), np.float32)]):
+        ahead = shared._PREFETCHED.get()
+        assert ahead is not None and set(k[0] for k in ahead) == {5}
+        assert big.materialize((200,), np.float32).tobytes() == _definition(6, 1.0, (200,), np.float32).tobytes()
+        assert small.materialize((10, 10), np.float32).tobytes() == _definition(5, 1.0, (10, 10), np.float32).tobytes()
