@@ -7,6 +7,17 @@ import numpy as np
 from ipu.runtime.copy_rows import copy_rows
 
 
+def writes_twice(shape: tuple[int, int], d_tile, d_word, d_step, rows, words) -> bool:  # noqa: ANN001
+    """Whether members (destination tile, word, word step, rows, words a row) write some word of
+    [tiles, words a tile] memory twice, counted word by word."""
+    written = np.zeros(shape, int)
+    for k in range(len(words)):
+        for r in range(rows[k]):
+            w0 = d_word[k] + r * d_step[k]
+            written[d_tile[k], w0 : w0 + words[k]] += 1
+    return bool(written.max() > 1)
+
+
 def _run(mem: np.ndarray, rows: list[tuple[int, int, int, int, int]]) -> np.ndarray:
     a = np.array(rows, np.int64).reshape(-1, 5)
     out = mem.copy()
@@ -66,12 +77,7 @@ def test_strided_members_match_a_snapshot_copy() -> None:
         cols += [rng.integers(lo, hi, n).astype(i64) for lo, hi in ((0, tiles), (0, 40), (0, 9), (1, 5), (1, 5))]
         s_tile, s_word, s_step, d_tile, d_word, d_step, rows, words = cols
         s_word = s_word + np.maximum(0, -(rows - 1) * s_step)  # keep backwards-strided sources in memory
-        written = np.zeros((tiles, tw), int)
-        for k in range(n):
-            for r in range(rows[k]):
-                w0 = d_word[k] + r * d_step[k]
-                written[d_tile[k], w0 : w0 + words[k]] += 1
-        if written.max() > 1:
+        if writes_twice((tiles, tw), d_tile, d_word, d_step, rows, words):
             continue  # the phase's checks refuse a word written twice
         args = (s_tile, s_word, s_step, d_tile, d_word, d_step, rows, words)
         buffered = read_written(np.argsort(d_tile, kind="stable"), *args)
