@@ -113,6 +113,12 @@ def copy_ordered(mem, tile_words, buffered, buf, start, order, *members):  # noq
             src_all, a, ss = mem, s_tile[i] * tile_words + s_word[i], s_step[i]
         if ss == n and ds == n:  # rows contiguous on both sides: one run of all the words
             n, nr = n * nr, 1
+        if n == 1:  # rows of one word (a column): no slices
+            for _ in range(nr):
+                mem[b] = src_all[a]
+                a += ss
+                b += ds
+            continue
         for _ in range(nr):
             src, dst = src_all[a : a + n], mem[b : b + n]  # contiguous slices: the loop vectorizes
             for w in range(n):
