@@ -1,5 +1,5 @@
 """The emulator's compiled loops (numba, cached on disk): the exchange data mover and its
-checks, and host transfers (fp16 conversions of kernel operands: `runtime.halves`).
+checks, and host transfers (fp16 conversions of kernel operands: `abi.halves`).
 
 A phase moves up to ~2M rows of a few words each; NumPy fancy indexing spends most of its time
 building index arrays for that, a plain loop over contiguous word slices does not.

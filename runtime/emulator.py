@@ -2,7 +2,7 @@
 
 Memory is one uint8 array [tiles, memory_size]. Each program's code is decoded from the memory
 of its first tile; CALLs run batched across the program's tiles (numpy ops on strided views of
-a cache-sized chunk of tiles at a time, fp16 converted by `runtime.halves`), control
+a cache-sized chunk of tiles at a time, fp16 converted by `abi.halves`), control
 instructions (SYNC, EXCHANGE, HOST_IN/OUT, CHECKPOINT) run once, in BSP order. What a CALL
 computes, which operands it reads and writes, and its cycles come from its kernel's one
 definition in `ipu.abi.kernels` (the cycle models call the Target's cost formulas, shared with
@@ -26,6 +26,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from ipu.abi.exchange_rules import ScheduleError, check_counts, check_ports, check_tiles, check_writes
+from ipu.abi.halves import narrow_rows, widen_rows
 from ipu.abi.isa import CALL_DTYPES, DTYPE_SIZE, NUMPY_DTYPE, DType, IsaError, Opcode, unpack
 from ipu.abi.kernels import KERNEL_NAMES, KERNELS, Kernel, KernelError, Role, decode_call_params
 from ipu.abi.package import DEVICE_WORK, Binding, HostStep, Package, Phase, Program, binding_bytes, slice_bytes
@@ -42,7 +43,6 @@ from ipu.runtime.copy_rows import (
     read_written,
     scatter_slices,
 )
-from ipu.runtime.halves import narrow_rows, widen_rows
 from ipu.runtime.phase_fast import expand_checked
 from ipu.runtime.workers import background, emulator_threads, run_pieces
 from ipu.target import Target
@@ -60,9 +60,9 @@ class _Prepared:
     """A phase after its static checks: measurements and its members as strided word copies."""
 
     measures: dict[str, int]
-    copies: tuple[np.ndarray, ...]  # copy_members' member arrays
+    copies: tuple[np.ndarray, ...]  # copy_ordered's member arrays
     buffered: np.ndarray  # per member: its source may be written by the phase (read first, into a buffer)
-    order: np.ndarray  # the order members are copied in (`Emulator._prepared_phase`)
+    parts: list[np.ndarray]  # the order members are copied in, cut into parts copied side by side
     fam: np.ndarray  # per member: its transfer family and busy cycles, for messages
     start: np.ndarray
     end: np.ndarray
@@ -674,7 +674,8 @@ class Emulator:
         all its destinations). `where`: each member's family, start and end, for messages."""
         strided = bool(((args[6] > 1) & (args[5] != args[7])).any())
         order = by_dst if strided else self._by_tile(args[0])
-        return _Prepared(measures, args, read_written(by_dst, *args), order, *where)
+        parts = _parts(order, args[6] * args[7], self.threads)
+        return _Prepared(measures, args, read_written(by_dst, *args), parts, *where)
 
     def _prepare_exact(self, ph: Phase, t: np.ndarray) -> _Prepared:
         """Everything about a phase that does not depend on the data, checked once: counts, tile
@@ -778,7 +779,7 @@ class Emulator:
         buf, start = buffer_sources(flat, tile_words, prep.buffered, a[0], a[1], a[2], a[6], a[7])
         run_pieces(
             lambda part: copy_ordered(flat, tile_words, prep.buffered, buf, start, part, *a),
-            _parts(prep.order, a[6] * a[7], self.threads),
+            prep.parts,
             self.threads,
         )
         return dict(prep.measures)

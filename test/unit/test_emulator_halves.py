@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ipu.runtime.halves import narrow_rows, widen_rows
+from ipu.abi.halves import narrow_rows, widen_rows
 
 
 def test_every_half_widens_as_numpy_does() -> None:
