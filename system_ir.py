@@ -80,11 +80,22 @@ def pod_module(pod: Pod) -> builtin.ModuleOp:
         for r in routes:
             fed[(r.stage, r.binding)] = block.args[model_in.index(name)]
     pending = list(enumerate(pod.collectives))
+    reduced: dict[tuple[int, str], SSAValue] = {}  # a member's partial -> the sum left in its place
     for st in pod.stages:
+        for j, c in list(pending):
+            if all((r.stage, r.binding) in value for r in c.inputs):
+                ar = AllReduceOp([value[(r.stage, r.binding)] for r in c.inputs], list(c.chips))
+                block.add_op(ar)
+                for r, res, dsts in zip(c.inputs, ar.outputs, c.outputs, strict=True):
+                    reduced[(r.stage, r.binding)] = res
+                    for d in dsts:
+                        fed[(d.stage, d.binding)] = res
+                pending.remove((j, c))
         for t in pod.transfers:
             if t.dst.stage != st.index:
                 continue
-            v = value[(t.src.stage, t.src.binding)]
+            src = (t.src.stage, t.src.binding)
+            v = reduced.get(src, value[src])
             if t.rows is None:
                 fed[(t.dst.stage, t.dst.binding)] = v  # within its chip
                 continue
@@ -93,14 +104,6 @@ def pod_module(pod: Pod) -> builtin.ModuleOp:
             op.result.name_hint = t.dst.binding
             block.add_op(op)
             fed[(t.dst.stage, t.dst.binding)] = op.result
-        for j, c in list(pending):
-            if all((r.stage, r.binding) in value for r in c.inputs):
-                ar = AllReduceOp([value[(r.stage, r.binding)] for r in c.inputs], list(c.chips))
-                block.add_op(ar)
-                for res, dsts in zip(ar.outputs, c.outputs, strict=True):
-                    for d in dsts:
-                        fed[(d.stage, d.binding)] = res
-                pending.remove((j, c))
         pkg = st.package
         ins = [fed[(st.index, b.name)] for b in pkg.inputs]
         op = StageOp(f"stage{st.index}", st.chip, ins, [_type(b) for b in pkg.outputs])
@@ -139,19 +142,25 @@ def read_routes(
     ops (stage i's input and output binding names from `inputs_of(i)` / `outputs_of(i)`): a
     `system.transfer` is a transfer whose rows the caller adds, a `system.link` one with its rows,
     a stage reading another stage's value on its own chip (a tensor-parallel segment's carried
-    values) a transfer from the chip to itself (a hand-off in the chip's memory)."""
+    values) a transfer from the chip to itself (a hand-off in the chip's memory). An all-reduce
+    leaves its sum in place of each member's partial: a transfer of its result is a transfer from
+    the partial's binding."""
     args = list(pipe.body.block.args)
     model_in = _names(pipe, "ipu.inputs") or [a.name_hint or f"arg{i}" for i, a in enumerate(args)]
     model_out = _names(pipe, "ipu.outputs")
 
     def produced(v: SSAValue) -> Route:
         op = v.owner
+        if isinstance(op, AllReduceOp):  # the sum, left in place of the member's partial
+            return produced(op.inputs[list(op.outputs).index(v)])
         if not isinstance(op, StageOp):
             raise DiagnosticException("system: a transfer, link, all-reduce or output reads no stage's value")
         s = index[op]
         return Route(s, outputs_of(s)[list(op.outputs).index(v)])
 
-    fed: dict[AllReduceOp, list[list[Route]]] = {}
+    fed: dict[AllReduceOp, list[list[Route]]] = {  # every all-reduce, in order, even one read only by transfers
+        op: [[] for _ in op.outputs] for op in pipe.body.block.ops if isinstance(op, AllReduceOp)
+    }
     for st, i in index.items():
         ins = inputs_of(i)
         for j, v in enumerate(st.inputs):
@@ -164,7 +173,7 @@ def read_routes(
                     PodTransfer(produced(op.input), dst, op.src.value.data, op.dst.value.data, _nbytes(v), rows)
                 )
             elif isinstance(op, AllReduceOp):
-                fed.setdefault(op, [[] for _ in op.outputs])[list(op.outputs).index(v)].append(dst)
+                fed[op][list(op.outputs).index(v)].append(dst)
             elif isinstance(op, StageOp):
                 c = st.chip.value.data
                 pod.transfers.append(PodTransfer(produced(v), dst, c, c, _nbytes(v)))

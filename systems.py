@@ -98,11 +98,13 @@ def compile_system(
     checkpoints: bool = True,
     parallel: str = "pipeline",
     refine: bool = True,
+    tensor_group: int | None = None,
 ) -> CompiledSystem:
     """Compile `source` for `system` (a name of `target/systems/`): with `parallel="pipeline"`
     partitioned into one pipeline stage per chip (`layers`, e.g. "1,7,8,8", pins each stage's
     rolled layers), with `parallel="tensor"` its heads and FFN columns split over every chip
-    (`split-tensor-parallel`, segments between all-reduces); `microbatches` per run, 4 unless
+    (`split-tensor-parallel`, segments between all-reduces), or with `tensor_group` over groups
+    of that many chips, the groups pipelined; `microbatches` per run, 4 unless
     given; each stage compiled for the system's chip. With `refine` (and no `layers` pin) a
     pipeline's cut is placed once more on the planner's unit prices scaled by how far each stage's
     emulated cycles came from its estimate, and the faster partition kept. A module already
@@ -136,6 +138,8 @@ def compile_system(
     reference = loaded.reference if pipe is None else None
     if parallel not in PARALLEL:
         raise ApiError(f"parallel '{parallel}': one of {', '.join(PARALLEL)}")
+    if tensor_group is not None and parallel != "tensor":
+        raise ApiError("--tensor-group sizes a tensor-parallel split: give --parallel tensor")
     if pipe is None:
         t0 = time.perf_counter()
         with phase("partition_stages"):
@@ -145,15 +149,17 @@ def compile_system(
                     raise ApiError(
                         "--layers pins a pipeline's cut; a tensor-parallel split uses every chip for every op"
                     )
-                SplitTensorParallelPass(system=system.name, microbatches=microbatches or 4).apply(ctx, module)
+                SplitTensorParallelPass(system=system.name, microbatches=microbatches or 4, group=tensor_group).apply(
+                    ctx, module
+                )
             else:
                 FuseSiblingMatmulsPass().apply(ctx, module)
                 RollLayersPass().apply(ctx, module)
                 rolled = module.clone() if refine and layers is None else None
                 cut = _partition(module, system, microbatches or 4, layers, None)
         seconds["partition_stages"] = time.perf_counter() - t0
-    elif layers is not None:
-        raise ApiError("--layers applies when partitioning; this module is partitioned already")
+    elif layers is not None or tensor_group is not None:
+        raise ApiError("--layers and --tensor-group apply when partitioning; this module is partitioned already")
     elif microbatches is not None:
         pipe.microbatches = builtin.IntegerAttr(microbatches, 64)
     module.verify()
@@ -192,7 +198,7 @@ def _refined(module, pod, refs, rolled, cut, system, microbatches, passes, secon
     actual = stage_cycles(pod, system)
     scale = [a / max(1, e) for a, e in zip(actual, cut.cycles, strict=True)]
     costs = [round(c * scale[s]) for c, s in zip(cut.unit_costs, cut.stage_of, strict=True)]
-    from ipu.transforms.system.partition_stages import best_cut
+    from ipu.transforms.system.cuts import best_cut
 
     again = best_cut(costs, cut.unit_weights, cut.links, len(actual), cut.capacity, cut.pins)
     if again is None or again.stage_of == cut.stage_of:

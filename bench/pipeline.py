@@ -17,7 +17,8 @@ Sections (all by default; `--sections fit,numerics,bubble,cut,sensitivity,depth,
   stages, memory per chip, numerics against the graph's reference, the bubble.
 - tensor: a layer group (`--group-layers` GPT-2 blocks at the model's width) split tensor-parallel
   over pod2 and pod4: PASS, cycles a sequence against one chip, the all-reduces' cycles against
-  their lower bound; beside it the same layers pipelined.
+  their lower bound; on pod4 also over pairs of chips, the pairs pipelined (tensor 2 x pipeline
+  2); beside them the same layers pipelined.
 - ray: the `--ray-system` (default pod8) run of the model in one process against one Ray actor
   per chip: wall seconds, bit-identical outputs.
 
@@ -43,7 +44,13 @@ from models import export  # noqa: E402
 from ipu import api, systems  # noqa: E402
 from ipu.runtime.emulator import Emulator  # noqa: E402
 from ipu.runtime.summary import memory_per_tile  # noqa: E402
-from ipu.runtime.system import link_transfers, pipeline_timeline, run_pod  # noqa: E402
+from ipu.runtime.system import (  # noqa: E402
+    grouped_timeline,
+    link_transfers,
+    pipeline_groups,
+    pipeline_timeline,
+    run_pod,
+)
 from ipu.target.system import System, load_system, with_overrides  # noqa: E402
 from ipu.transforms.system.partition_stages import unit_weight_bytes  # noqa: E402
 from ipu.transforms.system.stages import units_of  # noqa: E402
@@ -356,6 +363,29 @@ def main() -> None:
             )
             del tp, rep
             gc.collect()
+            if name == "pod4":  # tensor x pipeline: pairs of chips, the pairs pipelined
+                mixed = systems.compile_system(
+                    group,
+                    name,
+                    microbatches=2,
+                    precision="f16",
+                    options={"finalists": 1},
+                    parallel="tensor",
+                    tensor_group=2,
+                )
+                rep = systems.run_system(mixed)
+                bad = [ch.name for ch in rep.checks if not ch.result.passed]
+                busy = [s.busy_per_microbatch for s in rep.result.stages]
+                one, _, _ = grouped_timeline(mixed.pod, busy, mixed.system, 1)
+                total, _, _ = grouped_timeline(mixed.pod, busy, mixed.system, 32)
+                rate = 32 * mixed.system.chip.clock_hz / total
+                sizes = [len(g) for g in pipeline_groups(mixed.pod)]
+                print(
+                    f"  {name} tensor 2 x pipeline 2: {'PASS' if not bad else 'FAIL'} ({len(rep.checks)} checks), "
+                    f"stages per pair {sizes}, one sequence {one:,} cycles, m = 32 {rate:.1f} seq/s"
+                )
+                del mixed, rep
+                gc.collect()
             pp, _ = compile_for(group, name, None, 32)
             fig = figures(pp)
             del pp

@@ -76,6 +76,7 @@ class SystemResult:
     clock_hz: int
     pipelined: bool = True  # one stage a chip (else tensor-parallel segments between collectives)
     collectives: list[tuple[int, int, str]] = field(default_factory=list)  # (cycles, lower bound, schedule) each
+    groups: int = 0  # tensor-parallel segments: the pipelined groups of chips (`pipeline_groups`)
 
     @property
     def chip_busy(self) -> dict[int, int]:
@@ -93,11 +94,12 @@ class SystemResult:
 
     @property
     def ideal_bubble(self) -> float | None:
-        """(p - 1) / (m + p - 1): a pipeline's bubble with p balanced stages and free links
-        (None for tensor-parallel segments, which all chips run together)."""
-        if not self.pipelined:
+        """(p - 1) / (m + p - 1): a pipeline's bubble with p balanced stages (or groups of
+        tensor-parallel chips) and free links; None for tensor-parallel segments over one group,
+        which all its chips run together."""
+        if not self.pipelined and self.groups < 2:
             return None
-        p, m = len(self.stages), self.microbatches
+        p, m = (len(self.stages) if self.pipelined else self.groups), self.microbatches
         return (p - 1) / (m + p - 1)
 
     @property
@@ -121,33 +123,49 @@ def _stage_inputs(
     produced: dict[tuple[int, str], Any],
     reduced: dict[int, list[Any]],
     reduce: Callable[..., Any],
-    link: Callable[[PodTransfer], Any],
+    link: Callable[[PodTransfer, Any], Any],
 ) -> tuple[dict, list[tuple[str, np.ndarray, Any]]]:
     """What stage `s` reads, by its binding names: model inputs, earlier stages' outputs (over
     the links or within its chip), and the sums of all-reduces (each computed once, by `reduce`,
     when a stage first reads it); and the link transfers into it (binding, rows, the source's
     bytes by `link`), which write its memory before it runs (their values are in the dict too,
-    as the source read them, for the checks)."""
+    as the source read them, for the checks). An all-reduce leaves its sum in place of each
+    member's partial: a transfer from a member's partial carries the sum (`link(t, sum)` writes
+    it there first)."""
     x: dict[str, Any] = {}
     links: list[tuple[str, np.ndarray, Any]] = []
+
+    def total(j: int) -> Any:
+        if j not in reduced:
+            c = pod.collectives[j]
+            reduced[j] = [reduce(*[produced[(r.stage, r.binding)] for r in c.inputs])] * len(c.inputs)
+        return reduced[j][0]
+
+    members = {(r.stage, r.binding): j for j, c in enumerate(pod.collectives) for r in c.inputs}
     for name, routes in pod.inputs.items():
         for r in routes:
             if r.stage == s:
                 x[r.binding] = model_inputs[name]
     for t in pod.transfers:
         if t.dst.stage == s:
-            x[t.dst.binding] = produced[(t.src.stage, t.src.binding)]
+            j = members.get((t.src.stage, t.src.binding))
+            x[t.dst.binding] = produced[(t.src.stage, t.src.binding)] if j is None else total(j)
             if t.rows is not None:
-                links.append((t.dst.binding, t.rows, link(t)))
+                links.append((t.dst.binding, t.rows, link(t, None if j is None else total(j))))
     for j, c in enumerate(pod.collectives):
         for dsts in c.outputs:
             for d in dsts:
                 if d.stage == s:
-                    if j not in reduced:
-                        total = reduce(*[produced[(r.stage, r.binding)] for r in c.inputs])
-                        reduced[j] = [total] * len(c.inputs)
-                    x[d.binding] = reduced[j][0]
+                    x[d.binding] = total(j)
     return x, links
+
+
+def _link_out(emu: Emulator, binding: str, rows: np.ndarray, total: np.ndarray | None) -> bytes:
+    """The bytes `rows` read from `emu`'s tile memory; with `total` (an all-reduce's sum, which
+    it leaves in place of the member's partial) written over output `binding` first."""
+    if total is not None:
+        emu.scatter(next(b for b in emu.package.outputs if b.name == binding), total)
+    return emu.read_rows(rows)
 
 
 def _run_stage(emu: Emulator, xs: dict[str, Any], links: list[tuple[str, np.ndarray, bytes]]) -> RunResult:
@@ -165,8 +183,8 @@ class _ProcessChips:
     def __init__(self, pod: Pod, system: System, **emulator: Any) -> None:
         self.emulators = [Emulator(st.package, system.chip, **emulator) for st in pod.stages]
 
-    def _link_out(self, t: PodTransfer) -> bytes:
-        return self.emulators[t.src.stage].read_rows(t.rows)  # type: ignore[arg-type]
+    def _link_out(self, t: PodTransfer, total: np.ndarray | None) -> bytes:
+        return _link_out(self.emulators[t.src.stage], t.src.binding, t.rows, total)
 
     def run(self, pod: Pod, batches: list[dict[str, np.ndarray]]) -> tuple[list[list[RunResult]], list[list[dict]]]:
         results: list[list[RunResult]] = []
@@ -209,8 +227,8 @@ class _RayChips:
                 r = _run_stage(self.emus[stage], xs, links)
                 return (r, *r.outputs.values())
 
-            def link_out(self, stage, rows):
-                return self.emus[stage].read_rows(rows)
+            def link_out(self, stage, binding, rows, total):
+                return _link_out(self.emus[stage], binding, rows, total)
 
         self.ray = ray
         self.reduce = ray.remote(num_cpus=0)(all_reduce_sum).remote  # the sum as a task: references in, one out
@@ -223,10 +241,10 @@ class _RayChips:
         }
         self.actors = [self.by_chip[st.chip] for st in pod.stages]
 
-    def _link_out(self, t: PodTransfer) -> Any:
+    def _link_out(self, t: PodTransfer, total: Any) -> Any:
         """The source side's bytes of `t`, read by the source chip's actor (an object reference
         the destination's actor resolves: the link traffic goes through Ray)."""
-        return self.actors[t.src.stage].link_out.remote(t.src.stage, t.rows)
+        return self.actors[t.src.stage].link_out.remote(t.src.stage, t.src.binding, t.rows, total)
 
     def run(self, pod: Pod, batches: list[dict[str, np.ndarray]]) -> tuple[list[list[RunResult]], list[list[dict]]]:
         ray = self.ray
@@ -343,27 +361,83 @@ def collective_cycles(pod: Pod, system: System) -> list[tuple[int, int, str]]:
     return out
 
 
-def segment_timeline(pod: Pod, busy: list[int], system: System, microbatches: int) -> tuple[int, list[int]]:
-    """(total cycles, cycles between waves per micro-batch) of tensor-parallel segments: the
-    stages run in waves (consecutive stages on distinct chips, together), a wave lasting as long
-    as its slowest stage; after a wave, the all-reduces and cross-chip transfers of its values.
-    Micro-batches run one after another (every chip works on each)."""
+def pipeline_groups(pod: Pod) -> list[list[int]]:
+    """The stages of tensor-parallel segments in their pipelined groups: the chips an all-reduce
+    joins are one group (a chip in none, a group of its own); groups in the order of their first
+    stage, each with its stages in order."""
+    root = {st.chip: st.chip for st in pod.stages}
+
+    def find(c: int) -> int:
+        while root[c] != c:
+            c = root[c]
+        return c
+
+    for col in pod.collectives:
+        for c in col.chips[1:]:
+            root[find(c)] = find(col.chips[0])
+    groups: dict[int, list[int]] = {}
+    for st in pod.stages:
+        groups.setdefault(find(st.chip), []).append(st.index)
+    return list(groups.values())
+
+
+def _group_cycles(
+    pod: Pod,
+    stages: list[int],
+    busy: list[int],
+    system: System,
+    collectives: list[tuple[int, int, str]],
+    moving: dict[int, list[LinkTransfer]],
+) -> tuple[int, list[int]]:
+    """(cycles a micro-batch, cycles between waves) of one group's `stages`: they run in waves
+    (consecutive stages on distinct chips, together), a wave lasting as long as its slowest
+    stage; after a wave, the all-reduces of its values and the link phase of the transfers its
+    stages send within the group (`moving`, by source stage)."""
     waves: list[list[int]] = [[]]
-    for s, st in enumerate(pod.stages):
-        if any(pod.stages[x].chip == st.chip for x in waves[-1]):
+    for s in stages:
+        if any(pod.stages[x].chip == pod.stages[s].chip for x in waves[-1]):
             waves.append([])
         waves[-1].append(s)
     wave_of = {s: w for w, ss in enumerate(waves) for s in ss}
     between = [0] * len(waves)
-    for (cycles, _, _), c in zip(collective_cycles(pod, system), pod.collectives, strict=True):
-        between[max(wave_of[r.stage] for r in c.inputs)] += cycles
-    moving: dict[int, list[LinkTransfer]] = {}
-    for src, trs in link_transfers(pod).items():
-        moving.setdefault(wave_of[src], []).extend(trs)
-    for w, trs in moving.items():
+    for (cycles, _, _), c in zip(collectives, pod.collectives, strict=True):
+        if c.inputs[0].stage in wave_of:
+            between[max(wave_of[r.stage] for r in c.inputs)] += cycles
+    sent: dict[int, list[LinkTransfer]] = {}
+    for src in stages:
+        sent.setdefault(wave_of[src], []).extend(moving.get(src, []))
+    for w, trs in sent.items():
         between[w] += system.link_phase_cycles(trs)
-    per = sum(max(busy[s] for s in ss) for ss in waves) + sum(between)
+    return sum(max(busy[s] for s in ss) for ss in waves) + sum(between), between
+
+
+def segment_timeline(pod: Pod, busy: list[int], system: System, microbatches: int) -> tuple[int, list[int]]:
+    """(total cycles, cycles between waves per micro-batch) of tensor-parallel segments over one
+    group of chips (`_group_cycles`): micro-batches run one after another (every chip works on
+    each)."""
+    per, between = _group_cycles(
+        pod, [st.index for st in pod.stages], busy, system, collective_cycles(pod, system), link_transfers(pod)
+    )
     return microbatches * per, between
+
+
+def grouped_timeline(pod: Pod, busy: list[int], system: System, microbatches: int) -> tuple[int, list[int], int]:
+    """(total cycles, link cycles per pipeline step, groups) of tensor-parallel segments over
+    several groups of chips, pipelined: a group takes `_group_cycles` a micro-batch (its own
+    all-reduces and transfers within it), and the groups run as `pipeline_timeline`'s stages, the
+    transfers from one group to the next its link phases."""
+    groups = pipeline_groups(pod)
+    group_of_chip = {pod.stages[s].chip: g for g, ss in enumerate(groups) for s in ss}
+    within: dict[int, list[LinkTransfer]] = {}
+    across: dict[int, list[LinkTransfer]] = {}
+    for src, trs in link_transfers(pod).items():
+        g = group_of_chip[pod.stages[src].chip]
+        for tr in trs:
+            (within.setdefault(src, []) if group_of_chip[tr.dst] == g else across.setdefault(g, [])).append(tr)
+    collectives = collective_cycles(pod, system)
+    per = [_group_cycles(pod, ss, busy, system, collectives, within)[0] for ss in groups]
+    total, link = pipeline_timeline(per, across, system, microbatches)
+    return total, link, len(groups)
 
 
 def _timeline(
@@ -381,13 +455,16 @@ def _timeline(
         )
         for s in range(p)
     ]
+    groups = 0
     if pod.pipelined:
         total, link = pipeline_timeline(busy, link_transfers(pod), system, m)
+    elif len(pipeline_groups(pod)) > 1:
+        total, link, groups = grouped_timeline(pod, busy, system, m)
     else:
         total, link = segment_timeline(pod, busy, system, m)
     stages = [StageTiming(s, pod.stages[s].chip, busy[s], m * busy[s], total - m * busy[s], host[s]) for s in range(p)]
     result = SystemResult(outputs, results, inputs, stages, link, total, m, system.chip.clock_hz)
-    result.pipelined = pod.pipelined
+    result.pipelined, result.groups = pod.pipelined, groups
     result.collectives = collective_cycles(pod, system)
     return result
 
@@ -405,6 +482,8 @@ __all__ = [
     "microbatch_inputs",
     "all_reduce_sum",
     "collective_cycles",
+    "grouped_timeline",
+    "pipeline_groups",
     "pipeline_timeline",
     "segment_timeline",
     "run_pod",

@@ -152,6 +152,12 @@ def _print_checks(checks: list[api.Check]) -> bool:
     "(split-tensor-parallel)",
 )
 @click.option(
+    "--tensor-group",
+    type=click.IntRange(min=2),
+    default=None,
+    help="--parallel tensor: chips a tensor-parallel group (default: every chip); smaller groups are pipelined",
+)
+@click.option(
     "--backend",
     type=click.Choice(["process", "ray"]),
     default="process",
@@ -166,7 +172,9 @@ def cli(log_level: str, **opts: Any) -> None:
     out1, …. With --system (or a partitioned module, or a .ipupod) the model runs pipelined over several chips."""
     setup_logging(log_level)
     with progress(f"ipu-run {Path(opts['model']).name}"):
-        system_opts = {k: opts.pop(k) for k in ("system", "microbatches", "layers", "backend", "parallel")}
+        system_opts = {
+            k: opts.pop(k) for k in ("system", "microbatches", "layers", "backend", "parallel", "tensor_group")
+        }
         from ipu.tools.system_run import wants_system
 
         if wants_system(opts["model"], system_opts["system"]):
@@ -179,8 +187,12 @@ def cli(log_level: str, **opts: Any) -> None:
             or system_opts["layers"]
             or system_opts["backend"] != "process"
             or system_opts["parallel"] != "pipeline"
+            or system_opts["tensor_group"]
         ):
-            raise ToolError("--microbatches, --layers, --parallel and --backend apply to a system run (--system NAME)")
+            raise ToolError(
+                "--microbatches, --layers, --parallel, --tensor-group and --backend apply to a system run "
+                "(--system NAME)"
+            )
         _run(**opts)
 
 

@@ -88,8 +88,10 @@ def run_system_tool(**opts: Any) -> None:
     pod_file = model.endswith(".ipupod") or is_pod_file(model)
     lowered = None if pod_file else _lowered_pod(model)
     if pod_file or lowered is not None:
-        if system or layers or precision:
-            raise ToolError("--system, --layers and --precision apply when compiling; this system is compiled")
+        if system or layers or precision or opts["tensor_group"]:
+            raise ToolError(
+                "--system, --layers, --tensor-group and --precision apply when compiling; this system is compiled"
+            )
         try:
             pod = lowered or read_pod(model)
         except PackageError as e:
@@ -115,6 +117,7 @@ def run_system_tool(**opts: Any) -> None:
             precision=precision,
             checkpoints=not opts["no_checkpoints"],
             parallel=opts["parallel"],
+            tensor_group=opts["tensor_group"],
         )
     except api.ApiError as e:
         raise ToolError(str(e)) from None

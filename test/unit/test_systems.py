@@ -16,7 +16,7 @@ from ipu.abi.pod import Route, pod_bytes, read_pod, validate_pod, write_pod
 from ipu.runtime.system import run_pod
 from ipu.target import TargetError
 from ipu.target.system import LinkTransfer, available_systems, load_system, with_overrides
-from ipu.transforms.system.partition_stages import best_cut
+from ipu.transforms.system.cuts import best_cut
 
 FIXTURES = Path(__file__).resolve().parents[1] / "models" / "fixtures"
 LIT = Path(__file__).resolve().parents[1] / "lit" / "system"
@@ -276,6 +276,59 @@ def test_tensor_parallel_backends_bit_identical_and_pod_round_trip(tmp_path):
         ray.shutdown()
     for x, y in zip(a.result.outputs, b.outputs, strict=True):
         assert np.array_equal(x["out"], y["out"])
+
+
+def test_tensor_groups_pipelined_match_onnxruntime_on_both_backends():
+    """Tensor x pipeline parallelism: GPT-2's two layers split over pairs of chips, the pairs
+    pipelined; the sums crossing pairs move chip to chip, and the timeline is the pairs'."""
+    pytest.importorskip("ray")
+    import ray
+
+    from ipu.runtime.system import link_transfers, pipeline_groups, pipeline_timeline
+
+    c = systems.compile_system(
+        FIXTURES / "gpt2_lm.dynamo20.onnx", "sim64x4", microbatches=3, parallel="tensor", tensor_group=2
+    )
+    pod = c.pod
+    groups = pipeline_groups(pod)
+    assert [[pod.stages[s].chip for s in g] for g in groups] == [[0, 1, 0, 1], [2, 3, 2, 3, 2]]
+    assert [col.chips for col in pod.collectives] == [(0, 1), (0, 1), (2, 3), (2, 3)]
+    crossing = {(t.src_chip, t.dst_chip) for t in pod.transfers if t.src_chip != t.dst_chip}
+    assert crossing == {(0, 2), (1, 3)}  # each chip to its counterpart on the next pair
+    # an all-reduce's sum crosses from the member's partial, where the all-reduce leaves it
+    partials = {(r.stage, r.binding) for col in pod.collectives for r in col.inputs}
+    assert any((t.src.stage, t.src.binding) in partials for t in pod.transfers if t.src_chip != t.dst_chip)
+    report = systems.run_system(c)
+    assert report.passed, [ch.name for ch in report.checks if not ch.result.passed]
+    assert any(ch.kind == "oracle" for ch in report.checks)
+    r = report.result
+    assert r.groups == 2 and r.ideal_bubble == pytest.approx(1 / 4)
+    # the timeline by hand: a pair's micro-batch is its waves and all-reduces; the pairs pipelined
+    busy = [s.busy_per_microbatch for s in r.stages]
+    reduce = [cycles for cycles, _, _ in r.collectives]
+    per = [
+        max(busy[0], busy[1]) + reduce[0] + max(busy[2], busy[3]) + reduce[1],
+        max(busy[4], busy[5]) + reduce[2] + max(busy[6], busy[7]) + reduce[3] + busy[8],
+    ]
+    across = {0: [tr for trs in link_transfers(pod).values() for tr in trs]}
+    assert r.total_cycles == pipeline_timeline(per, across, c.system, 3)[0]
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, object_store_memory=200 * 1024 * 1024)
+    try:
+        b = run_pod(pod, report.inputs, backend="ray")
+    finally:
+        ray.shutdown()
+    for x, y in zip(r.outputs, b.outputs, strict=True):
+        assert x.keys() == y.keys() and all(np.array_equal(x[k], y[k]) for k in x)
+    assert b.total_cycles == r.total_cycles
+
+
+def test_tensor_groups_that_cannot_be_are_refused_by_name():
+    with pytest.raises(DiagnosticException, match="group 3 must be 2 or more chips and divide the 4 chips of sim64x4"):
+        systems.compile_system(LIT / "split-tensor-parallel.mlir", "sim64x4", parallel="tensor", tensor_group=3)
+    with pytest.raises(DiagnosticException, match="splits into 3 segments over groups of 2 chips, fewer than the 4"):
+        systems.compile_system(LIT / "split-tensor-parallel.mlir", "pod8", parallel="tensor", tensor_group=2)
+    with pytest.raises(systems.ApiError, match="--tensor-group sizes a tensor-parallel split: give --parallel tensor"):
+        systems.compile_system(LIT / "split-tensor-parallel.mlir", "sim64x4", tensor_group=2)
 
 
 def test_a_collective_that_does_not_hold_together_is_refused():

@@ -14,9 +14,8 @@ puts it on stage k. The result is a `system.pipeline` over stage functions `@<f>
 
 from __future__ import annotations
 
-import itertools
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
@@ -30,6 +29,7 @@ from ipu.dialects.system import STAGE_ATTR, OutputOp, PipelineOp, StageOp, Trans
 from ipu.dialects.value_names import name_values
 from ipu.log import log_event
 from ipu.target.system import LinkTransfer, System
+from ipu.transforms.system.cuts import WEIGHT_SHARE, Cut, best_cut, planned_cycles
 from ipu.transforms.system.stages import (
     Key,
     Unit,
@@ -41,8 +41,6 @@ from ipu.transforms.system.stages import (
     units_of,
 )
 from ipu.transforms.system.system_of import system_pass_input
-
-WEIGHT_SHARE = 0.6  # of a chip's memory a stage's weights may take (the rest: activations, code, exchange rows)
 
 
 def _bytes(t) -> int:
@@ -76,11 +74,6 @@ def _signature(u: Unit) -> str:
 def price_units(units: list[Unit], names: dict[SSAValue, str], system: System) -> list[int]:
     """Each unit's estimated cycles on the system's chip, planned alone (the planner's estimate
     of its stage function: `plan-ops` then `plan.cost.estimate`)."""
-    from ipu.transforms.plan.cost import estimate
-    from ipu.transforms.plan.plan_decide import decide_function
-    from ipu.transforms.plan.plan_materialize import materialize_function
-    from ipu.transforms.plan.search import lean_for_fit
-
     t = system.chip
     cache: dict[str, int] = {}
     out = []
@@ -91,13 +84,11 @@ def price_units(units: list[Unit], names: dict[SSAValue, str], system: System) -
             outs = [k for k in u.defines if not isinstance(k, SSAValue) or k.uses]
             f = build_stage("unit", [u], ins, outs or u.defines[:1], names)
             try:
-                decide_function(f, t, lean=lean_for_fit(f, t))
-                materialize_function(f, t)
+                cache[sig] = planned_cycles(f, t)
             except DiagnosticException as e:
                 raise DiagnosticException(
                     f"partition-stages: {u.describe()} cannot be planned on one {t.name}: {e}"
                 ) from None
-            cache[sig] = estimate(f, t).estimated_cycles
         out.append(cache[sig])
     return out
 
@@ -178,63 +169,6 @@ def _output_names(f: func.FuncOp) -> ArrayAttr:
     if isinstance(declared, ArrayAttr) and len(declared.data) == n:
         return declared
     return ArrayAttr([StringAttr(f"output{i}") for i in range(n)])
-
-
-@dataclass
-class Cut:
-    """A partition: each unit's stage, each stage's estimated cycles and weight bytes."""
-
-    stage_of: list[int]
-    cycles: list[int]
-    weights: list[int]
-    unit_costs: list[int] = field(default_factory=list)  # what each unit was priced at
-    links: list[int] = field(default_factory=list)  # the link phase into a stage starting at each unit
-    unit_weights: list[int] = field(default_factory=list)
-    pins: list[int | None] = field(default_factory=list)
-    capacity: int = 0
-
-
-def best_cut(
-    costs: list[int], weights: list[int], links: list[int], stages: int, capacity: int, pins: list[int | None]
-) -> Cut | None:
-    """The contiguous split of the units into `stages` non-empty stages whose slowest stage
-    (its units' cycles plus the link phase into it, `links[c]` for a stage starting at unit c)
-    is fastest, every stage's weights within `capacity`, every pin honoured; None if none is."""
-    n = len(costs)
-    pre_c = [0, *itertools.accumulate(costs)]
-    pre_w = [0, *itertools.accumulate(weights)]
-    inf = float("inf")
-    # best[s][i]: the slowest stage of the best split of units[:i] into s stages
-    best = [[inf] * (n + 1) for _ in range(stages + 1)]
-    back = [[0] * (n + 1) for _ in range(stages + 1)]
-    best[0][0] = 0
-
-    def allowed(a: int, b: int, s: int) -> bool:
-        return all(p is None or p == s for p in pins[a:b])
-
-    for s in range(1, stages + 1):
-        for i in range(s, n - (stages - s) + 1):
-            for j in range(s - 1, i):
-                if best[s - 1][j] == inf or pre_w[i] - pre_w[j] > capacity or not allowed(j, i, s - 1):
-                    continue
-                stage = pre_c[i] - pre_c[j] + (links[j] if j > 0 else 0)
-                v = max(best[s - 1][j], stage)
-                if v < best[s][i]:
-                    best[s][i], back[s][i] = v, j
-    if best[stages][n] == inf:
-        return None
-    bounds, i = [], n
-    for s in range(stages, 0, -1):
-        j = back[s][i]
-        bounds.append((j, i))
-        i = j
-    bounds.reverse()
-    stage_of = [s for s, (a, b) in enumerate(bounds) for _ in range(a, b)]
-    return Cut(
-        stage_of,
-        [pre_c[b] - pre_c[a] + (links[a] if a > 0 else 0) for a, b in bounds],
-        [pre_w[b] - pre_w[a] for a, b in bounds],
-    )
 
 
 def partition_function(
@@ -369,4 +303,4 @@ class PartitionStagesPass(ModulePass):
         partition_function(op, f, system, self.microbatches, self.layers)
 
 
-__all__ = ["PartitionStagesPass", "best_cut", "partition_function", "price_units"]
+__all__ = ["Cut", "PartitionStagesPass", "best_cut", "partition_function", "price_units"]

@@ -14,10 +14,20 @@ parallel. Every all-reduce ends a segment: each chip runs one stage function per
 `system.stage` per chip, then a `system.all_reduce` of the partials. Values a later segment
 reads stay on their chip; the last segment (what follows the last all-reduce) runs on the first
 chip alone, which holds the model's outputs.
+
+With `group = g` below the system's chips, the split is over groups of g chips (group j: chips
+j*g … j*g + g - 1, a rung of a ladder for g = 2) and the groups are pipelined, Megatron's tensor x
+pipeline parallelism: the segments are cut into one contiguous run a group, the run's slowest
+group fastest (each segment priced by the planner's estimate of it on one chip plus its
+all-reduce, `cuts.best_cut`), every group's weights within its chips. A value read by a later
+group moves by `system.transfer`, chip to chip (chip j*g + i to its counterpart in the group that
+reads it); an all-reduce leaves its sum in place of each member's partial, so its result moves so
+too.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -28,10 +38,11 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import graph
-from ipu.dialects.system import STAGE_ATTR, AllReduceOp, OutputOp, PipelineOp, StageOp
+from ipu.dialects.system import STAGE_ATTR, AllReduceOp, OutputOp, PipelineOp, StageOp, TransferOp
 from ipu.dialects.value_names import name_values
 from ipu.log import log_event
-from ipu.target.system import System
+from ipu.target.system import LinkTransfer, System
+from ipu.transforms.system.cuts import WEIGHT_SHARE, best_cut, planned_cycles
 from ipu.transforms.system.stages import BOUNDARY, input_names, is_free, sliced_parameter
 from ipu.transforms.system.system_of import system_pass_input
 
@@ -227,17 +238,24 @@ def _segments(f: func.FuncOp, state: dict[SSAValue, object]) -> list[list[Operat
     return segs
 
 
-def split_function(module: builtin.ModuleOp, f: func.FuncOp, system: System, microbatches: int) -> int:
-    """Replace `f` by its tensor-parallel segments over all of `system`'s chips and the pipeline
-    that runs them; returns how many all-reduces it needs (0: nothing to split, still correct)."""
+def split_function(
+    module: builtin.ModuleOp, f: func.FuncOp, system: System, microbatches: int, group: int | None = None
+) -> int:
+    """Replace `f` by its tensor-parallel segments over groups of `group` chips (all of
+    `system`'s by default), the groups pipelined, and the pipeline that runs them; returns how
+    many all-reduces a micro-batch needs (0: nothing to split, still correct)."""
     if any(isinstance(op, graph.RepeatOp) for op in f.body.block.ops):
         raise DiagnosticException(
             "split-tensor-parallel: the function holds a graph.repeat: split the layers before rolling them "
             "(run split-tensor-parallel before roll-layers)"
         )
+    n = group or system.chips
+    if n < 2 or system.chips % n:
+        raise DiagnosticException(
+            f"split-tensor-parallel: group {n} must be 2 or more chips and divide the {system.chips} chips of "
+            f"{system.name}"
+        )
     name_values(f)
-    n = system.chips
-    chips = list(system.chain)
     column, state = plan_shardings(f, n)
     segs = _segments(f, state)
     names = input_names(f)
@@ -279,17 +297,35 @@ def split_function(module: builtin.ModuleOp, f: func.FuncOp, system: System, mic
                 )
             )
         funcs.append(row)
-    # the pipeline: per segment one stage per chip, then the all-reduce of the partials
+    group_of = _group_cut(f, system, n, segs, reads, funcs, state) if system.chips > n else [0] * len(segs)
+    # the pipeline: per segment one stage per chip of its group, then the all-reduce of the partials
     block = Block(arg_types=[a.type for a in f.args])
     for a, pa in zip(f.args, block.args, strict=True):
         pa.name_hint = names[a]
     env: list[dict[SSAValue, SSAValue]] = [dict(zip(f.args, block.args, strict=True)) for _ in range(n)]
+    chip_of: dict[SSAValue, int] = {}  # a pipeline value's chip (model inputs: none, the host writes them)
+    moved: dict[tuple[SSAValue, int], SSAValue] = {}
+
+    def on(v: SSAValue, chip: int) -> SSAValue:
+        """`v` on `chip`: itself, or its transfer there (one a value and chip)."""
+        src = chip_of.get(v)
+        if src is None or src == chip:
+            return v
+        if (v, chip) not in moved:
+            t = TransferOp(v, src, chip)
+            t.result.name_hint = v.name_hint
+            block.add_op(t)
+            chip_of[t.result] = chip
+            moved[(v, chip)] = t.result
+        return moved[(v, chip)]
+
     reduces = 0
     outs: list[SSAValue] = []
     for k, row in enumerate(funcs):
         partials = []
+        chips = [group_of[k] * n + part for part in range(n)]
         for part, sf in enumerate(row):
-            ins = [env[part][v] for v in reads[k]]
+            ins = [on(env[part][v], chips[part]) for v in reads[k]]
             results = list(hands[k])
             partial = segs[k][-1].results[0] if k < last else None
             types = list(sf.function_type.outputs.data)
@@ -299,6 +335,8 @@ def split_function(module: builtin.ModuleOp, f: func.FuncOp, system: System, mic
             for r, v in zip(results, vals, strict=False):
                 v.name_hint = r.name_hint
                 env[part][r] = v
+            for v in vals:
+                chip_of[v] = chips[part]
             if partial is not None:
                 partials.append(vals[len(results)])
             elif part == 0:
@@ -311,6 +349,7 @@ def split_function(module: builtin.ModuleOp, f: func.FuncOp, system: System, mic
             for part, r in enumerate(ar.outputs):
                 r.name_hint = p.name_hint
                 env[part][p] = r
+                chip_of[r] = chips[part]
     block.add_op(OutputOp(outs))
     pipe = PipelineOp(f.sym_name.data, microbatches, Region(block))
     for key in ("ipu.inputs", "ipu.outputs", "onnx.output_dtypes", "onnx.input_dtypes"):
@@ -330,11 +369,96 @@ def split_function(module: builtin.ModuleOp, f: func.FuncOp, system: System, mic
         function=pipe.sym_name.data,
         system=system.name,
         chips=n,
+        groups=system.chips // n,
         column_parallel=len(column),
         all_reduces=reduces,
         segments=len(segs),
+        segments_per_group=",".join(str(group_of.count(g)) for g in range(system.chips // n)),
     )
     return reduces
+
+
+def _signature(sf: func.FuncOp) -> tuple:
+    """Segment functions with equal signatures cost the same (one layer's segment and the next's):
+    their ops and types, not their weights' names or seeds."""
+    return tuple(
+        (
+            op.name,
+            tuple(str(v.type) for v in op.operands),
+            tuple(str(r.type) for r in op.results),
+            ()
+            if isinstance(op, graph.ParameterOp)
+            else tuple(sorted((k, str(v)) for k, v in op.attributes.items() if not k.startswith("onnx."))),
+        )
+        for op in sf.body.block.ops
+    )
+
+
+def _nbytes(t: TensorType) -> int:
+    return math.prod(graph.shape_of(t)) * t.element_type.bitwidth // 8
+
+
+def _group_cut(
+    f: func.FuncOp,
+    system: System,
+    n: int,
+    segs: list[list[Operation]],
+    reads: list[dict[SSAValue, None]],
+    funcs: list[list[func.FuncOp]],
+    state: dict[SSAValue, object],
+) -> list[int]:
+    """Each segment's group: the contiguous cut of the segments into the system's chips / n
+    groups whose slowest group is fastest (`best_cut`), a segment priced by the planner's estimate
+    of its first chip's function plus its all-reduce over a group, a cut by the link phase moving
+    what crosses it (each chip's share, chip to chip), every group's weights within a chip's
+    `WEIGHT_SHARE`."""
+    groups, chip, last = system.chips // n, system.chip, len(segs) - 1
+    if len(segs) < groups:
+        raise DiagnosticException(
+            f"split-tensor-parallel: @{f.sym_name.data} splits into {len(segs)} segments over groups of {n} chips, "
+            f"fewer than the {groups} groups of {system.name}: use a larger group"
+        )
+    priced: dict[tuple, int] = {}
+    costs, weights = [], []
+    for k, row in enumerate(funcs):
+        sf = row[0]
+        sig = _signature(sf)
+        if sig not in priced:
+            try:
+                priced[sig] = planned_cycles(sf.clone(), chip)
+            except DiagnosticException as e:
+                raise DiagnosticException(
+                    f"split-tensor-parallel: segment {k} (@{sf.sym_name.data}) cannot be planned on one {chip.name}: "
+                    f"{e}"
+                ) from None
+        reduce = system.all_reduce_cycles(_nbytes(segs[k][-1].results[0].type), list(range(n))) if k < last else 0
+        costs.append(priced[sig] + reduce)
+        weights.append(
+            sum(_nbytes(op.results[0].type) for op in sf.body.block.ops if isinstance(op, graph.ParameterOp))
+        )
+    links = [0]
+    for c in range(1, len(segs)):
+        crossing = {v for j in range(c, len(segs)) for v in reads[j] if not isinstance(v.owner, Block)}
+        crossing = {v for v in crossing if _defined_before(v, segs, c)}
+        per_chip = sum(_nbytes(_shard_type(v.type, state.get(v, REPLICATED), n)) for v in crossing)
+        links.append(
+            system.link_phase_cycles(
+                [LinkTransfer(i, n + i, per_chip, -(-per_chip // chip.tiles)) for i in range(n)] if per_chip else []
+            )
+        )
+    capacity = int(WEIGHT_SHARE * chip.tiles * chip.memory_size)
+    cut = best_cut(costs, weights, links, groups, capacity, [None] * len(segs))
+    if cut is None:
+        raise DiagnosticException(
+            f"split-tensor-parallel: @{f.sym_name.data} does not fit {system.name} in groups of {n}: no cut of its "
+            f"{len(segs)} segments into {groups} groups keeps every group's weights a chip within {capacity:,} "
+            f"bytes ({WEIGHT_SHARE:.0%} of a {chip.name}; a chip's weights in all: {sum(weights):,})"
+        )
+    return cut.stage_of
+
+
+def _defined_before(v: SSAValue, segs: list[list[Operation]], c: int) -> bool:
+    return any(v.owner in segs[j] for j in range(c))
 
 
 def _segment_function(
@@ -423,15 +547,17 @@ def _segment_function(
 
 @dataclass(frozen=True)
 class SplitTensorParallelPass(ModulePass):
-    """Split the graph function's heads and FFN columns over every chip of a system."""
+    """Split the graph function's heads and FFN columns over every chip of a system, or over
+    groups of `group` chips with the groups pipelined."""
 
     name = "split-tensor-parallel"
     system: str | None = None  # unset: the module's #ipu.system
     microbatches: int = 4
+    group: int | None = None  # chips a tensor-parallel group (unset: all); smaller groups are pipelined
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         system, f = system_pass_input(op, self.system, self.name, self.microbatches)
-        split_function(op, f, system, self.microbatches)
+        split_function(op, f, system, self.microbatches, self.group)
 
 
 __all__ = ["SplitTensorParallelPass", "plan_shardings", "split_function"]

@@ -25,6 +25,7 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
 from xdsl.dialects.builtin import (
+    ArrayAttr,
     DenseArrayBase,
     DenseIntOrFPElementsAttr,
     DictionaryAttr,
@@ -1006,6 +1007,29 @@ PATTERNS: tuple[RewritePattern, ...] = (
 """One pattern per plan op kind (tried in order; each matches one kind)."""
 
 
+def _distinct_checkpoints(f: func.FuncOp) -> None:
+    """Checkpoint symbols apart from the host streams': a value named as an input or output of
+    the function (a stage's output `y` that is also the value `y`) is checkpoint `y.value`, so the
+    package's symbols stay distinct (its `value` still names the graph value)."""
+    streams = {
+        s.data
+        for key in ("ipu.inputs", "ipu.outputs")
+        if isinstance(f.attributes.get(key), ArrayAttr)
+        for s in f.attributes[key].data  # type: ignore[union-attr]
+    }
+    points = [op for op in f.body.walk() if isinstance(op, tilemap.CheckpointOp)]
+    taken = streams | {p.sym_name.data for p in points}
+    for p in points:
+        name = p.sym_name.data
+        if name not in streams:
+            continue
+        fresh, k = f"{name}.value", 1
+        while fresh in taken:
+            fresh, k = f"{name}.value{k}", k + 1
+        taken.add(fresh)
+        p.sym_name = StringAttr(fresh)
+
+
 def map_function(f: func.FuncOp) -> dict[str, int]:
     """Lower one plan function to tilemap in place; return its figures for the log."""
     padded_reads = padded_inputs(f)
@@ -1014,6 +1038,7 @@ def map_function(f: func.FuncOp) -> dict[str, int]:
     ).rewrite_region(f.body)
     convert_signature(f, padded_reads)
     PatternRewriteWalker(ReconcileUnrealizedCastsPattern()).rewrite_region(f.body)
+    _distinct_checkpoints(f)
     f.attributes[tilemap.MAPPING_ATTR] = tilemap.MappingAttr(1, 1)  # identity; screen-tiles may choose another
     moves = [op for op in f.body.walk() if isinstance(op, tilemap.MoveOp)]
     return {

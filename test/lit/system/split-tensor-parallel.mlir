@@ -3,6 +3,13 @@
 // RUN: ipu-run %s --system sim16x2 --parallel tensor --microbatches 2 | filecheck %s --check-prefix=EMU
 // RUN: ipu-opt %S/Inputs/tp-conflict.mlir -p 'split-tensor-parallel{system=sim16x2}' --log-level info 2>&1 | filecheck %s --check-prefix=CONFLICT
 // RUN: ipu-run %S/Inputs/tp-conflict.mlir --system sim16x2 --parallel tensor --microbatches 1 | filecheck %s --check-prefix=EMU
+// RUN: ipu-opt %s -p 'split-tensor-parallel{system=sim16x4 group=2}' --log-level info 2>&1 | filecheck %s --check-prefix=GROUP
+// RUN: ipu-run %s --system sim16x4 --parallel tensor --tensor-group 2 --microbatches 3 --package %t.ipupod | filecheck %s --check-prefix=GEMU
+// RUN: ipu-translate %t.ipupod --from-ipuexe -o %t.sys.mlir
+// RUN: filecheck %s --input-file %t.sys.mlir --check-prefix=GLOW
+// RUN: ipu-translate %t.sys.mlir --to-ipuexe -o %t.again.ipupod
+// RUN: python3 -c "import sys; a, b = (open(p, 'rb').read() for p in sys.argv[1:]); sys.exit(a != b)" %t.ipupod %t.again.ipupod
+// RUN: not ipu-opt %s -p 'split-tensor-parallel{system=sim16x4 group=3}' 2>&1 | filecheck %s --check-prefix=BADGROUP
 
 // A pre-norm transformer block split Megatron-style over two chips: the q, k and v projections
 // and the FFN's first matmul are column-parallel (each chip its half of the columns, and of the
@@ -11,7 +18,7 @@
 // system.all_reduce sums the partials. Three segments a chip, the last (after the second
 // all-reduce) on the first chip alone.
 
-// CHECK:      split tensor parallel function=main system=sim16x2 chips=2 column_parallel=4 all_reduces=2 segments=3
+// CHECK:      split tensor parallel function=main system=sim16x2 chips=2 groups=1 column_parallel=4 all_reduces=2 segments=3 segments_per_group=3
 // CHECK:      system.pipeline @main microbatches 4 attributes {ipu.parallel = "tensor"} {
 // CHECK-NEXT: ^bb0(%x: tensor<16x32xf32>):
 // CHECK-NEXT:   %{{.*}} = system.stage @main_seg0_chip0 chip 0(%x)
@@ -39,12 +46,45 @@
 
 // A projection whose sharded result reaches an op that needs it whole (here, a softmax over its
 // columns) stays replicated: the FFN still splits, the model stays correct.
-// CONFLICT:   split tensor parallel function=main system=sim16x2 chips=2 column_parallel=1 all_reduces=1 segments=2
+// CONFLICT:   split tensor parallel function=main system=sim16x2 chips=2 groups=1 column_parallel=1 all_reduces=1 segments=2
 
 // EMU:        numericalTest=PASS
 // EMU:        collective=0 kind=all_reduce chips=0,1 bytes=2048 cycles={{[0-9]+}} lowerBound={{[0-9]+}} overBound=1.000 schedule=ring
 // EMU:        chip=0 busy=
 // EMU-NEXT:   chip=1 busy=
+
+// Tensor x pipeline parallelism: with group=2 on four chips the split is over pairs of chips
+// (the rungs of the ladder, chips 0-1 and 2-3) and the pairs are pipelined. The segments are cut
+// between the pairs where the slower pair is fastest (the attention segment alone on the first
+// pair here); the sum an all-reduce leaves on chip 0 and chip 1 crosses to its counterpart on the
+// next pair (system.transfer), and the last segment runs on the second pair's first chip.
+// GROUP:      split tensor parallel function=main system=sim16x4 chips=2 groups=2 column_parallel=4 all_reduces=2 segments=3 segments_per_group=1,2
+// GROUP:      ^bb0(%x: tensor<16x32xf32>):
+// GROUP-NEXT:   %[[P0:.*]] = system.stage @main_seg0_chip0 chip 0(%x)
+// GROUP-NEXT:   %[[P1:.*]] = system.stage @main_seg0_chip1 chip 1(%x)
+// GROUP-NEXT:   %[[O0:.*]], %[[O1:.*]] = system.all_reduce %[[P0]], %[[P1]] chips [0, 1]
+// GROUP-NEXT:   %[[T0:.*]] = system.transfer %[[O0]] from 0 to 2
+// GROUP-NEXT:   %[[H:.*]], %[[Q0:.*]] = system.stage @main_seg1_chip0 chip 2(%x, %[[T0]])
+// GROUP-NEXT:   %[[T1:.*]] = system.transfer %[[O1]] from 1 to 3
+// GROUP-NEXT:   %{{.*}}, %[[Q1:.*]] = system.stage @main_seg1_chip1 chip 3(%x, %[[T1]])
+// GROUP-NEXT:   %[[F0:.*]], %{{.*}} = system.all_reduce %[[Q0]], %[[Q1]] chips [2, 3]
+// GROUP-NEXT:   %[[OUT:.*]] = system.stage @main_seg2_chip0 chip 2(%[[H]], %[[F0]])
+// GROUP-NEXT:   system.output %[[OUT]]
+
+// The pairs pipelined over three micro-batches: each all-reduce within its pair, the bubble
+// against (p - 1) / (m + p - 1) for p = 2 pairs.
+// GEMU:       numericalTest=PASS
+// GEMU:       collective=0 kind=all_reduce chips=0,1
+// GEMU-NEXT:  collective=1 kind=all_reduce chips=2,3
+// GEMU:       system=sim16x4 segmentStages=5 microbatches=3 {{.*}} idealBubble=0.2500
+
+// Lowered, the sum crossing pairs is a system.link from the all-reduce's result (it is left in
+// place of each member's partial, and the link rows read it there).
+// GLOW:       %[[S0:.*]], %[[S1:.*]] = system.all_reduce
+// GLOW-NEXT:  system.link %[[S0]] from 0 to 2 rows =
+// GLOW:       system.link %[[S1]] from 1 to 3 rows =
+
+// BADGROUP:   split-tensor-parallel: group 3 must be 2 or more chips and divide the 4 chips of sim16x4
 
 func.func @main(%x: tensor<16x32xf32>) -> tensor<16x32xf32> {
   %g = graph.parameter "g" #graph.gaussian<seed = 1, std = 0.1> : tensor<32xf32>
