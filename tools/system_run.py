@@ -202,8 +202,9 @@ def _print_timing(pod, result, compiled) -> None:
         for chip, busy in sorted(result.chip_busy.items()):
             print(f"chip={chip} busy={busy} idle={result.total_cycles - busy}")
     ideal = "" if result.ideal_bubble is None else f" idealBubble={result.ideal_bubble:.4f}"
+    groups = f" pipelinedGroups={result.groups}" if result.groups > 1 else ""
     print(
-        f"system={pod.system} {'stages' if result.pipelined else 'segmentStages'}={len(pod.stages)} "
+        f"system={pod.system} {'stages' if result.pipelined else 'segmentStages'}={len(pod.stages)}{groups} "
         f"microbatches={result.microbatches} linkCycles={sum(result.link_cycles)} totalCycles={result.total_cycles} "
         f"bubble={result.bubble:.4f}{ideal} samplesPerSecond={result.samples_per_second:.1f}"
     )

@@ -76,7 +76,7 @@
 // GEMU:       numericalTest=PASS
 // GEMU:       collective=0 kind=all_reduce chips=0,1
 // GEMU-NEXT:  collective=1 kind=all_reduce chips=2,3
-// GEMU:       system=sim16x4 segmentStages=5 microbatches=3 {{.*}} idealBubble=0.2500
+// GEMU:       system=sim16x4 segmentStages=5 pipelinedGroups=2 microbatches=3 {{.*}} idealBubble=0.2500
 
 // Lowered, the sum crossing pairs is a system.link from the all-reduce's result (it is left in
 // place of each member's partial, and the link rows read it there).
