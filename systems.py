@@ -51,8 +51,25 @@ from ipu.transforms.system.stages import BOUNDARY, boundary_value
 from ipu.transforms.system.tensor_parallel import SplitTensorParallelPass
 from ipu.version import __version__
 
-PARALLEL = ("pipeline", "tensor")
-"""How `compile_system` spreads a model over a system's chips."""
+PARALLEL = ("pipeline", "tensor", "auto")
+"""How `compile_system` spreads a model over a system's chips (`auto`: the way whose estimate is
+fastest for the run's micro-batches, `choose_parallel`)."""
+
+
+@dataclass(frozen=True)
+class ParallelCandidate:
+    """One way to spread a model over a system, as `choose_parallel` priced it: `parallel` and
+    `tensor_group` as `compile_system` takes them, the planner's estimated cycles of the run's
+    micro-batches (None: it cannot be, `why`)."""
+
+    parallel: str
+    tensor_group: int | None
+    estimated_cycles: int | None
+    why: str = ""
+
+    @property
+    def label(self) -> str:
+        return self.parallel if self.tensor_group is None else f"{self.parallel}{self.tensor_group}"
 
 
 @dataclass
@@ -67,6 +84,7 @@ class CompiledSystem:
     reference: func.FuncOp | None  # None: compiled from a partitioned module (no unpartitioned model)
     phase_seconds: dict[str, float] = field(default_factory=dict)
     oracle: Callable[[dict[str, np.ndarray]], dict[str, np.ndarray]] | None = None
+    candidates: list[ParallelCandidate] = field(default_factory=list)  # `parallel="auto"`: what it weighed
 
     def stage_function(self, index: int) -> func.FuncOp:
         """Stage `index`'s graph function in the partitioned module."""
@@ -140,33 +158,86 @@ def compile_system(
         raise ApiError(f"parallel '{parallel}': one of {', '.join(PARALLEL)}")
     if tensor_group is not None and parallel != "tensor":
         raise ApiError("--tensor-group sizes a tensor-parallel split: give --parallel tensor")
+    if layers is not None and parallel != "pipeline":
+        raise ApiError(
+            "--layers pins a pipeline's cut: give --parallel pipeline (a tensor-parallel split is cut by segments)"
+        )
+    candidates: list[ParallelCandidate] = []
     if pipe is None:
         t0 = time.perf_counter()
         with phase("partition_stages"):
             ExpandWindowsPass().apply(ctx, module)
+            if parallel == "auto":
+                candidates = choose_parallel(module, system, microbatches or 4)
+                best = min((c for c in candidates if c.estimated_cycles is not None), key=lambda c: c.estimated_cycles)
+                parallel, tensor_group = best.parallel, best.tensor_group
             if parallel == "tensor":
-                if layers is not None:
-                    raise ApiError(
-                        "--layers pins a pipeline's cut; a tensor-parallel split uses every chip for every op"
-                    )
                 SplitTensorParallelPass(system=system.name, microbatches=microbatches or 4, group=tensor_group).apply(
                     ctx, module
                 )
             else:
-                FuseSiblingMatmulsPass().apply(ctx, module)
-                RollLayersPass().apply(ctx, module)
+                _roll(module)
                 rolled = module.clone() if refine and layers is None else None
                 cut = _partition(module, system, microbatches or 4, layers, None)
         seconds["partition_stages"] = time.perf_counter() - t0
-    elif layers is not None or tensor_group is not None:
-        raise ApiError("--layers and --tensor-group apply when partitioning; this module is partitioned already")
+    elif layers is not None or tensor_group is not None or parallel == "auto":
+        raise ApiError(
+            "--layers, --tensor-group and --parallel auto apply when partitioning; this module is partitioned already"
+        )
     elif microbatches is not None:
         pipe.microbatches = builtin.IntegerAttr(microbatches, 64)
     module.verify()
     pod, refs = build_pod(module, system, passes, seconds)
     if pipe is None and parallel == "pipeline" and refine and layers is None:
         module, pod, refs = _refined(module, pod, refs, rolled, cut, system, microbatches or 4, passes, seconds)
-    return CompiledSystem(pod, system, module, refs, reference, seconds, _LazyOracle(loaded))
+    return CompiledSystem(pod, system, module, refs, reference, seconds, _LazyOracle(loaded), candidates)
+
+
+def _roll(module: builtin.ModuleOp) -> None:
+    """Fuse `module`'s sibling projections and roll its layers, in place, as the pipeline's
+    partitioner takes it."""
+    ctx = context()
+    FuseSiblingMatmulsPass().apply(ctx, module)
+    RollLayersPass().apply(ctx, module)
+
+
+def choose_parallel(module: builtin.ModuleOp, system: System, microbatches: int) -> list[ParallelCandidate]:
+    """Every way to spread the graph `module` over `system` (a pipeline, and tensor-parallel
+    groups of each size dividing the chips, pipelined), each priced as its pass cuts it on a copy
+    of the module: its stages' (or groups') planner estimates a micro-batch, run through the
+    pipeline's timeline for `microbatches` (a pipeline favours many micro-batches, a tensor split
+    few). A way that cannot be (does not fit, too few segments) carries its reason. Raises
+    ApiError when none can."""
+    from ipu.runtime.system import pipeline_timeline
+    from ipu.transforms.system.tensor_parallel import split_function
+
+    ways: list[tuple[str, int | None]] = [("pipeline", None)]
+    ways += [("tensor", g) for g in range(system.chips, 1, -1) if system.chips % g == 0]
+    out = []
+    for parallel, group in ways:
+        trial = module.clone()
+        try:
+            if parallel == "pipeline":
+                _roll(trial)
+                cut = _partition(trial, system, microbatches, None, None)
+            else:
+                fs = [f for f in trial.body.block.ops if isinstance(f, func.FuncOp)]
+                cut = split_function(trial, fs[0], system, microbatches, group, price=True)
+        except DiagnosticException as e:
+            out.append(ParallelCandidate(parallel, group, None, str(e)))
+            continue
+        assert cut is not None
+        total = pipeline_timeline(cut.cycles, {}, system, microbatches)[0]
+        out.append(ParallelCandidate(parallel, group, total))
+    log_event(
+        "parallel candidates",
+        system=system.name,
+        microbatches=microbatches,
+        **{c.label: c.estimated_cycles if c.estimated_cycles is not None else "no" for c in out},
+    )
+    if all(c.estimated_cycles is None for c in out):
+        raise ApiError(f"no way to spread the model over {system.name}: " + "; ".join(c.why for c in out))
+    return out
 
 
 def _partition(module: builtin.ModuleOp, system: System, microbatches: int, layers: str | None, costs):
@@ -392,4 +463,12 @@ def load_system_source(path: str | Path) -> builtin.ModuleOp:
     return parse_path(context(), Path(path))
 
 
-__all__ = ["CompiledSystem", "SystemReport", "build_pod", "compile_system", "run_system"]
+__all__ = [
+    "CompiledSystem",
+    "ParallelCandidate",
+    "SystemReport",
+    "build_pod",
+    "choose_parallel",
+    "compile_system",
+    "run_system",
+]

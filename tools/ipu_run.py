@@ -145,11 +145,11 @@ def _print_checks(checks: list[api.Check]) -> bool:
 )
 @click.option(
     "--parallel",
-    type=click.Choice(["pipeline", "tensor"]),
+    type=click.Choice(["pipeline", "tensor", "auto"]),
     default="pipeline",
     show_default=True,
-    help="system runs: one stage a chip (partition-stages), or heads and FFN columns over every chip "
-    "(split-tensor-parallel)",
+    help="system runs: one stage a chip (partition-stages), heads and FFN columns over every chip "
+    "(split-tensor-parallel; --tensor-group), or the way the planner estimates fastest for --microbatches",
 )
 @click.option(
     "--tensor-group",

@@ -121,6 +121,7 @@ def run_system_tool(**opts: Any) -> None:
         )
     except api.ApiError as e:
         raise ToolError(str(e)) from None
+    _print_candidates(compiled)
     m = compiled.pod.microbatches
     x = _load_inputs(inputs_path, compiled.pod)
     try:
@@ -182,6 +183,16 @@ def _write_outputs(path: str | None, outputs: dict[str, np.ndarray], reference) 
     if path:
         with atomic_path(path, "--outputs") as tmp, open(tmp, "wb") as f:
             np.savez(f, **api.host_outputs(reference, outputs))  # micro-batch 0's
+
+
+def _print_candidates(compiled) -> None:
+    """`--parallel auto`: each way it weighed, its estimate for the run's micro-batches, and the one taken."""
+    if not compiled.candidates:
+        return
+    fastest = min((c for c in compiled.candidates if c.estimated_cycles is not None), key=lambda c: c.estimated_cycles)
+    for c in compiled.candidates:
+        est = f"estimatedCycles={c.estimated_cycles}" if c.estimated_cycles is not None else f'refused="{c.why}"'
+        print(f"parallelCandidate={c.label} {est}{' chosen' if c is fastest else ''}")
 
 
 def _print_timing(pod, result, compiled) -> None:

@@ -42,7 +42,7 @@ from ipu.dialects.system import STAGE_ATTR, AllReduceOp, OutputOp, PipelineOp, S
 from ipu.dialects.value_names import name_values
 from ipu.log import log_event
 from ipu.target.system import LinkTransfer, System
-from ipu.transforms.system.cuts import WEIGHT_SHARE, best_cut, planned_cycles
+from ipu.transforms.system.cuts import WEIGHT_SHARE, Cut, best_cut, planned_cycles
 from ipu.transforms.system.stages import BOUNDARY, input_names, is_free, sliced_parameter
 from ipu.transforms.system.system_of import system_pass_input
 
@@ -239,11 +239,17 @@ def _segments(f: func.FuncOp, state: dict[SSAValue, object]) -> list[list[Operat
 
 
 def split_function(
-    module: builtin.ModuleOp, f: func.FuncOp, system: System, microbatches: int, group: int | None = None
-) -> int:
+    module: builtin.ModuleOp,
+    f: func.FuncOp,
+    system: System,
+    microbatches: int,
+    group: int | None = None,
+    price: bool = False,
+) -> Cut | None:
     """Replace `f` by its tensor-parallel segments over groups of `group` chips (all of
-    `system`'s by default), the groups pipelined, and the pipeline that runs them; returns how
-    many all-reduces a micro-batch needs (0: nothing to split, still correct)."""
+    `system`'s by default), the groups pipelined, and the pipeline that runs them; returns the
+    cut of the segments into groups with each group's estimated cycles a micro-batch (`price`:
+    also for one group, whose segments need no cut; else None there)."""
     if any(isinstance(op, graph.RepeatOp) for op in f.body.block.ops):
         raise DiagnosticException(
             "split-tensor-parallel: the function holds a graph.repeat: split the layers before rolling them "
@@ -297,7 +303,8 @@ def split_function(
                 )
             )
         funcs.append(row)
-    group_of = _group_cut(f, system, n, segs, reads, funcs, state) if system.chips > n else [0] * len(segs)
+    cut = _group_cut(f, system, n, segs, reads, funcs, state) if system.chips > n or price else None
+    group_of = cut.stage_of if cut is not None else [0] * len(segs)
     # the pipeline: per segment one stage per chip of its group, then the all-reduce of the partials
     block = Block(arg_types=[a.type for a in f.args])
     for a, pa in zip(f.args, block.args, strict=True):
@@ -375,7 +382,7 @@ def split_function(
         segments=len(segs),
         segments_per_group=",".join(str(group_of.count(g)) for g in range(system.chips // n)),
     )
-    return reduces
+    return cut
 
 
 def _signature(sf: func.FuncOp) -> tuple:
@@ -406,12 +413,12 @@ def _group_cut(
     reads: list[dict[SSAValue, None]],
     funcs: list[list[func.FuncOp]],
     state: dict[SSAValue, object],
-) -> list[int]:
-    """Each segment's group: the contiguous cut of the segments into the system's chips / n
-    groups whose slowest group is fastest (`best_cut`), a segment priced by the planner's estimate
-    of its first chip's function plus its all-reduce over a group, a cut by the link phase moving
-    what crosses it (each chip's share, chip to chip), every group's weights within a chip's
-    `WEIGHT_SHARE`."""
+) -> Cut:
+    """The contiguous cut of the segments into the system's chips / n groups whose slowest group
+    is fastest (`best_cut`: each segment's group, each group's estimated cycles), a segment
+    priced by the planner's estimate of its first chip's function plus its all-reduce over a
+    group, a cut by the link phase moving what crosses it (each chip's share, chip to chip), every
+    group's weights within a chip's `WEIGHT_SHARE`."""
     groups, chip, last = system.chips // n, system.chip, len(segs) - 1
     if len(segs) < groups:
         raise DiagnosticException(
@@ -436,15 +443,13 @@ def _group_cut(
         weights.append(
             sum(_nbytes(op.results[0].type) for op in sf.body.block.ops if isinstance(op, graph.ParameterOp))
         )
-    links = [0]
-    for c in range(1, len(segs)):
+    links = [0] * len(segs)  # one group: no cut, no link phase
+    for c in range(1, len(segs) if groups > 1 else 0):
         crossing = {v for j in range(c, len(segs)) for v in reads[j] if not isinstance(v.owner, Block)}
         crossing = {v for v in crossing if _defined_before(v, segs, c)}
         per_chip = sum(_nbytes(_shard_type(v.type, state.get(v, REPLICATED), n)) for v in crossing)
-        links.append(
-            system.link_phase_cycles(
-                [LinkTransfer(i, n + i, per_chip, -(-per_chip // chip.tiles)) for i in range(n)] if per_chip else []
-            )
+        links[c] = system.link_phase_cycles(
+            [LinkTransfer(i, n + i, per_chip, -(-per_chip // chip.tiles)) for i in range(n)] if per_chip else []
         )
     capacity = int(WEIGHT_SHARE * chip.tiles * chip.memory_size)
     cut = best_cut(costs, weights, links, groups, capacity, [None] * len(segs))
@@ -454,7 +459,7 @@ def _group_cut(
             f"{len(segs)} segments into {groups} groups keeps every group's weights a chip within {capacity:,} "
             f"bytes ({WEIGHT_SHARE:.0%} of a {chip.name}; a chip's weights in all: {sum(weights):,})"
         )
-    return cut.stage_of
+    return cut
 
 
 def _defined_before(v: SSAValue, segs: list[list[Operation]], c: int) -> bool:
