@@ -18,7 +18,8 @@ Sections (all by default; `--sections fit,numerics,bubble,cut,sensitivity,depth,
 - tensor: a layer group (`--group-layers` GPT-2 blocks at the model's width) split tensor-parallel
   over pod2 and pod4: PASS, cycles a sequence against one chip, the all-reduces' cycles against
   their lower bound; on pod4 also over pairs of chips, the pairs pipelined (tensor 2 x pipeline
-  2); beside them the same layers pipelined.
+  2); beside them the same layers pipelined, and what `--parallel auto` takes on pod4 for 1 and
+  32 micro-batches by the planner's estimates.
 - ray: the `--ray-system` (default pod8) run of the model in one process against one Ray actor
   per chip: wall seconds, bit-identical outputs.
 
@@ -52,6 +53,7 @@ from ipu.runtime.system import (  # noqa: E402
     run_pod,
 )
 from ipu.target.system import System, load_system, with_overrides  # noqa: E402
+from ipu.transforms.graph.expand_windows import ExpandWindowsPass  # noqa: E402
 from ipu.transforms.system.partition_stages import unit_weight_bytes  # noqa: E402
 from ipu.transforms.system.stages import units_of  # noqa: E402
 
@@ -396,6 +398,17 @@ def main() -> None:
                 f"  {name} pipeline: stages {fig.busy} (layers {fig.layers}): one sequence {lat:,} cycles, "
                 f"m = 32 {tput:.1f} seq/s (tensor: {one_chip_rate(fig.system, per):.1f} seq/s)"
             )
+
+        # what --parallel auto would take on pod4, by the planner's estimates alone
+        loaded = api.load_model(group, precision="f16")
+        ExpandWindowsPass().apply(api.context(), loaded.module)
+        for m in (1, 32):
+            cands = systems.choose_parallel(loaded.module, load_system("pod4"), m)
+            best = min((c for c in cands if c.estimated_cycles is not None), key=lambda c: c.estimated_cycles)
+            text = ", ".join(f"{c.label} {c.estimated_cycles:,}" for c in cands if c.estimated_cycles is not None)
+            print(f"  pod4 --parallel auto, m = {m}: estimates {text}: takes {best.label}")
+        del loaded
+        gc.collect()
 
     if "depth" in sections:
         small = export(a.model, a.seq, None, a.exporter, a.cache, a.exporter_python)
