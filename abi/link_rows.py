@@ -5,14 +5,15 @@ stage's input binding; both say, slice by slice, where each byte of the logical 
 (`abi/tables.SLICE`). `link_rows` matches them byte by byte and merges runs into rows
 (`LINK_ROW`: source tile and offset, destination tile and offset, bytes): the source reads its
 first replica, every replica of the destination is written. `link_schedule` gives each row its
-start cycle: each source tile streams its rows in order through its port, paced so that no link
-direction carries more than its lanes at the link rate; its horizon against the phase's lower
+start cycle: rows stream whole through their tiles' ports, several at once sharing the link
+direction (its lanes at the link rate); its horizon against the phase's lower
 bound (the busiest tile port, the busiest link direction) is what `ipu-translate --inspect`
 prints and the system emulator charges.
 """
 
 from __future__ import annotations
 
+import heapq
 import math
 
 import numpy as np
@@ -112,14 +113,23 @@ def check_link_rows(rows: np.ndarray, src: Binding, dst: Binding, base: int) -> 
     return f"tile {dt[i]} offset {do[i]} written twice"
 
 
+CLOSE_ENOUGH = 1.01
+"""`link_schedule` stops trying once a horizon is within this factor of the lower bound."""
+
+
 def link_schedule(
     rows: np.ndarray, port_bytes_per_cycle: int, link_bytes_per_cycle: int
 ) -> tuple[np.ndarray, int, int]:
-    """(start cycle of each row, horizon, lower bound) of the rows as one link transfer. Rows go
-    round-robin over the source tiles (in round k, source number i sends its (k + i)-th row), each starting when
-    both its source and its destination tile's ports are free, at the port rate slowed by the one
-    pace that keeps the link direction within `link_bytes_per_cycle` (lanes included); the lower
-    bound is the busiest port (sending or receiving) or the link itself."""
+    """(start cycle of each row, horizon, lower bound) of the rows as one link transfer. The link
+    direction carries `link_bytes_per_cycle` (lanes included) shared by the rows in flight: P at
+    once, each streaming whole at 1/P of it (P at least the link's rate over the port's, so no
+    row outruns its port). Rows go round-robin over the source tiles (in round k, source number i
+    sends its (k + i)-th row, so one round's rows spread over the destinations, as on-chip rotation
+    does), each taking the first free place once its source and destination ports are free. Few
+    rows fill the link better slower and side by side, many rows faster in turn: P is tried from
+    the least up (doublings, and the counts that take the rows in 1-8 equal rounds) until one
+    comes within `CLOSE_ENOUGH` of the bound, the earliest horizon kept. The lower bound is the
+    busiest port (sending or receiving) or the link itself."""
     if not len(rows):
         return np.zeros(0, np.int64), 0, 0
     nb = rows[:, 4]
@@ -128,27 +138,45 @@ def link_schedule(
     total = int(nb.sum())
     port_bound = max(math.ceil(send.max() / port_bytes_per_cycle), math.ceil(recv.max() / port_bytes_per_cycle))
     bound = max(port_bound, math.ceil(total / link_bytes_per_cycle))
-    pace = max(1.0, math.ceil(total / link_bytes_per_cycle) / max(port_bound, 1))
     by_src = np.lexsort((np.arange(len(rows)), rows[:, 0]))
-    rank = np.zeros(len(rows), np.int64)  # a row's place in its source tile's list, rotated by the
-    sorted_src = rows[by_src, 0]  # tile's own place among the sources (so one round's rows spread
-    first = np.searchsorted(sorted_src, sorted_src)  # over the destinations, as on-chip rotation does)
+    rank = np.zeros(len(rows), np.int64)
+    sorted_src = rows[by_src, 0]
+    first = np.searchsorted(sorted_src, sorted_src)
     count = np.bincount(rows[:, 0])
     which = np.searchsorted(np.unique(sorted_src), sorted_src)
     rank[by_src] = (np.arange(len(rows)) - first + which) % count[sorted_src]
-    order = np.lexsort((rows[:, 0], rank))
+    order = np.lexsort((rows[:, 0], rank)).tolist()
+    least, n = max(1, math.ceil(link_bytes_per_cycle / port_bytes_per_cycle)), len(rows)
+    tries = [least] + sorted(
+        {least << k for k in range(1, 12) if least << k < n} | {max(least, -(-n // r)) for r in range(1, 9)} - {least}
+    )
+    best: tuple[int, np.ndarray] | None = None
+    for places in tries:
+        horizon, starts = _placed(rows, order, places, link_bytes_per_cycle / places)
+        if best is None or horizon < best[0]:
+            best = (horizon, starts)
+        if best[0] <= bound * CLOSE_ENOUGH:
+            break
+    assert best is not None
+    return best[1], max(best[0], bound), bound
+
+
+def _placed(rows: np.ndarray, order: list[int], places: int, rate: float) -> tuple[int, np.ndarray]:
+    """(horizon, starts) of `rows` taken in `order`, `places` at once on the link at `rate` each."""
+    link = [0.0] * places  # when each place on the link is next free (a heap)
     src_free: dict[int, float] = {}
     dst_free: dict[int, float] = {}
     starts = np.zeros(len(rows), np.int64)
     end = 0.0
-    for i in order.tolist():
+    for i in order:
         s, d = int(rows[i, 0]), int(rows[i, 2])
-        t = max(src_free.get(s, 0.0), dst_free.get(d, 0.0))
-        e = t + int(nb[i]) / port_bytes_per_cycle * pace
-        starts[i] = math.ceil(t - 1e-9)
-        src_free[s] = dst_free[d] = float(starts[i]) + (e - t)
-        end = max(end, src_free[s])
-    return starts, max(math.ceil(end - 1e-9), bound), bound
+        t = math.ceil(max(link[0], src_free.get(s, 0.0), dst_free.get(d, 0.0)) - 1e-9)
+        e = t + int(rows[i, 4]) / rate
+        starts[i] = t
+        heapq.heapreplace(link, e)
+        src_free[s] = dst_free[d] = e
+        end = max(end, e)
+    return math.ceil(end - 1e-9), starts
 
 
 __all__ = ["LINK_ROW", "byte_map", "check_link_rows", "link_rows", "link_schedule"]

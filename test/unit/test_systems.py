@@ -372,9 +372,13 @@ def test_link_rows_schedule_and_check_by_hand():
     # starts with its second row (the rotation), each row 4 cycles, no port shared at once
     starts, horizon, bound = link_schedule(rows, 4, 24)
     assert starts.tolist() == [0, 4, 4, 0] and horizon == bound == 8
-    # a slow link paces every stream: 64 bytes at 4 B/cycle take 16 cycles
+    # a link no faster than a port carries one row at a time: 64 bytes at 4 B/cycle take 16 cycles
     starts, horizon, bound = link_schedule(rows, 4, 4)
-    assert bound == 16 and horizon == 16 and starts.tolist() == [0, 8, 8, 0]
+    assert bound == 16 and horizon == 16 and starts.tolist() == [0, 8, 12, 4]
+    # 6 B/cycle: two rows at once at 3 B/cycle each (16 bytes: 6 cycles a row), where one row at a
+    # time at the port's 4 would take 16 cycles
+    starts, horizon, bound = link_schedule(rows, 4, 6)
+    assert bound == 11 and horizon == 12 and starts.tolist() == [0, 6, 6, 0]
     # a replicated destination receives every byte on each replica
     rep = _binding("h", [[0, 4, 4, 4, 5, 2, 1, base, 16]])  # tiles 5 and 6 hold all four rows
     assert int(link_rows(src, rep, base)[:, 4].sum()) == 2 * 64
