@@ -45,7 +45,8 @@ def compile_passes(
 ) -> list[tuple[str, ModulePass]]:
     """The ladder's passes, labelled; `options` (names in `PLAN_OPTIONS`, positive ints) go to plan-ops;
     without `checkpoints`, drop-checkpoints removes the intermediate values' samples after map-tiles.
-    Inputs whose names start with `link_inputs` are written by another chip (host-layout leaves them).
+    Inputs whose names start with `link_inputs` are written by another chip (host-layout leaves them,
+    plan-ops lays them out once, spread, as a link delivers them).
     `partials` ("f16": half partials for every AMP op with half operands) goes to plan-ops.
     Every finalist is mapped and screened before select-finalist keeps one. `target` (None: the
     module's `#ipu.target`, else mk2) goes to plan-ops, which records it; the later passes read it."""
@@ -63,7 +64,7 @@ def compile_passes(
         ("host_layout", HostLayoutPass(skip_prefix=link_inputs)),
         ("fuse_sibling_matmuls", FuseSiblingMatmulsPass()),
         ("roll_layers", RollLayersPass()),
-        ("plan_ops", PlanOpsPass(target=target, partials=partials, **options)),
+        ("plan_ops", PlanOpsPass(target=target, partials=partials, link_inputs=link_inputs, **options)),
         ("map_tiles", MapTilesPass()),
         *drop,
         ("screen_tiles", ScreenTilesPass()),

@@ -23,7 +23,7 @@ from ipu.transforms.graph.unroll_batch_matmul import unroll_function
 from ipu.transforms.levels import expect_level
 from ipu.transforms.plan.budget import DEFAULT_WEIGHTS, WeightBudget
 from ipu.transforms.plan.families.base import CostChooser
-from ipu.transforms.plan.state import CHOICE_ATTR, PARTIALS_ATTR, SPREAD_ATTR, SPREAD_MODES
+from ipu.transforms.plan.state import CHOICE_ATTR, LINK_INPUTS_ATTR, PARTIALS_ATTR, SPREAD_ATTR, SPREAD_MODES
 from ipu.transforms.plan.walk import install, plan_body
 from ipu.transforms.target_of import set_module_target
 
@@ -79,6 +79,17 @@ def set_partials(f: func.FuncOp, partials: str, pass_name: str) -> None:
         f.attributes[PARTIALS_ATTR] = builtin.StringAttr(partials)
 
 
+def mark_link_inputs(f: func.FuncOp, prefix: str) -> None:
+    """Record on `f` which of its inputs another chip writes (`LINK_INPUTS_ATTR`): those whose
+    names start with `prefix` (none without one)."""
+    names = f.attributes.get("ipu.inputs")
+    if not prefix or not isinstance(names, builtin.ArrayAttr):
+        return
+    linked = [n for n in names.data if isinstance(n, builtin.StringAttr) and n.data.startswith(prefix)]
+    if linked:
+        f.attributes[LINK_INPUTS_ATTR] = builtin.ArrayAttr(linked)
+
+
 def set_spread(f: func.FuncOp, spread: str, pass_name: str) -> None:
     """Record a pass option's weight spreading on `f` (`plan.spread`: on, off or auto; the
     planner reads and checks it, `function_spread`)."""
@@ -96,11 +107,13 @@ class PlanDecidePass(ModulePass):
     target: str | None = None  # unset: the module's #ipu.target, else mk2 (recorded on the module)
     partials: str = ""  # the AMP's partials, f32 or f16 (half operands only); unset: each function's own
     spread: str = ""  # resident weights spread over the machine: on, off or auto; unset: each function's own
+    link_inputs: str = ""  # inputs named with this prefix are written by another chip (`plan.link_inputs`)
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         expect_level(op, self.name, ("graph",))
         t = set_module_target(op, self.target, self.name)
         for f in graph_functions(op):
+            mark_link_inputs(f, self.link_inputs)
             set_partials(f, self.partials, self.name)
             set_spread(f, self.spread, self.name)
             unroll_function(f)  # batched matmuls no pattern fused: one matmul per batch
@@ -108,4 +121,4 @@ class PlanDecidePass(ModulePass):
             decide_function(f, t)
 
 
-__all__ = ["PlanDecidePass", "decide_function", "graph_functions", "set_partials"]
+__all__ = ["PlanDecidePass", "decide_function", "graph_functions", "mark_link_inputs", "set_partials"]

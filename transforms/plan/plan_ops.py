@@ -19,7 +19,13 @@ from ipu.log import log_event
 from ipu.transforms.graph.split_attention_heads import split_function
 from ipu.transforms.graph.unroll_batch_matmul import unroll_function
 from ipu.transforms.levels import expect_level
-from ipu.transforms.plan.plan_decide import decide_function, graph_functions, set_partials, set_spread
+from ipu.transforms.plan.plan_decide import (
+    decide_function,
+    graph_functions,
+    mark_link_inputs,
+    set_partials,
+    set_spread,
+)
 from ipu.transforms.plan.plan_materialize import materialize_function
 from ipu.transforms.plan.search import emit_finalists, lean_for_fit, search
 from ipu.transforms.target_of import set_module_target
@@ -36,11 +42,13 @@ class PlanOpsPass(ModulePass):
     candidates: int = 3  # candidate ranks tried per decision point
     partials: str = ""  # the AMP's partials, f32 or f16 (half operands only); unset: each function's own
     spread: str = ""  # resident weights spread over the machine: on, off or auto; unset: each function's own
+    link_inputs: str = ""  # inputs named with this prefix are written by another chip (`plan.link_inputs`)
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         expect_level(op, self.name, ("graph",))
         t = set_module_target(op, self.target, self.name)
         for f in graph_functions(op):
+            mark_link_inputs(f, self.link_inputs)
             set_partials(f, self.partials, self.name)
             set_spread(f, self.spread, self.name)
             unroll_function(f)  # batched matmuls no pattern fused: one matmul per batch

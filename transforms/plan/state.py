@@ -30,6 +30,11 @@ CHOICE_ATTR = "plan.choice"  # a decision point's implementation (#plan.choice<â
 LAYOUT_ATTR = "plan.layout"  # a pinned result layout (#plan.layout<â€¦>)
 PARTIALS_ATTR = "plan.partials"  # on a graph function: its AMP ops' default partials type ("f16": half)
 SPREAD_ATTR = "plan.spread"  # on a graph function: "on", "off" or "auto" (`function_spread`)
+LINK_INPUTS_ATTR = "plan.link_inputs"
+"""On a graph function: the inputs another chip writes over the IPU-Links (a pipeline stage's
+boundary values). The host writes an input in whatever layout its first reader wants, replicas
+and all; a link carries every replica's bytes, so such an input arrives once, in the default
+spread layout, and any other layout its readers want is a rearrangement on the chip, priced."""
 SPREAD_MODES = ("auto", "on", "off")
 SPREAD_FROM = 0.4
 """`auto` spreads weights when they would average this share of a tile's memory or more."""

@@ -38,6 +38,7 @@ from ipu.transforms.plan.pricing import conversion_cost
 from ipu.transforms.plan.state import (
     CHOICE_ATTR,
     LAYOUT_ATTR,
+    LINK_INPUTS_ATTR,
     Planner,
     defined_in,
     describe,
@@ -84,6 +85,12 @@ def _plan_body(
     p.half_partials = function_partials(f)
     p.spread, p.places, p.heavy = spread, places, heavy
     _pre_plan(p, old)
+    linked = f.attributes.get(LINK_INPUTS_ATTR)
+    if isinstance(linked, ArrayAttr):  # written by a link: one copy, in the default layout, before any reader
+        names = [n.data for n in f.attributes["ipu.inputs"].data]  # type: ignore[union-attr]
+        for a, name in zip(old.args, names, strict=True):
+            if StringAttr(name) in linked.data and a.uses:
+                p.get(a, None, "link input")
     index, ret = plan_block(p, old, 0)
     if not isinstance(ret, func.ReturnOp):
         raise DiagnosticException("plan-ops: function has no func.return")
