@@ -78,17 +78,20 @@ class Figures:
     busy: list[int]
     layers: list[int]
     transfers: dict
+    links: list  # the pod's transfers (their rows): a sweep schedules them at its own link rate
 
 
 def figures(c: systems.CompiledSystem) -> Figures:
-    return Figures(c.system, systems.stage_cycles(c.pod, c.system), layers_per_stage(c), link_transfers(c.pod))
+    busy = systems.stage_cycles(c.pod, c.system)
+    return Figures(c.system, busy, layers_per_stage(c), link_transfers(c.pod), list(c.pod.transfers))
 
 
 def throughput(fig: Figures, m: int, system: System | None = None) -> tuple[int, float, float]:
-    """(total cycles, bubble, sequences a second) of m micro-batches."""
+    """(total cycles, bubble, sequences a second) of m micro-batches (on `system`'s links)."""
     s = system or fig.system
     busy = fig.busy
-    total, _ = pipeline_timeline(busy, fig.transfers, s, m)
+    transfers = fig.transfers if system is None else link_transfers(fig.links, system)
+    total, _ = pipeline_timeline(busy, transfers, s, m)
     bubble = 1 - m * sum(busy) / (len(busy) * total)
     return total, bubble, m * s.chip.clock_hz / total
 

@@ -316,13 +316,18 @@ def run_pod(
     return _timeline(pod, system, results, inputs, outputs)
 
 
-def link_transfers(pod: Pod) -> dict[int, list[LinkTransfer]]:
-    """Per source stage, the link transfers of its outputs, each with the most bytes one tile
-    sends or receives and its rows' scheduled horizon."""
+def link_transfers(pod: Pod | list[PodTransfer], system: System | None = None) -> dict[int, list[LinkTransfer]]:
+    """Per source stage, the link transfers of `pod`'s outputs (or of these transfers), each
+    with the most bytes one tile sends or receives and its rows' horizon scheduled at `system`'s
+    link rate (default: the pod's system; a sweep of the link figures passes its own)."""
     out: dict[int, list[LinkTransfer]] = {}
-    system = load_system(pod.system)
+    if isinstance(pod, Pod):
+        system, transfers = system or load_system(pod.system), pod.transfers
+    else:
+        assert system is not None, "transfers without their pod: name the system"
+        transfers = pod
     port, rate = system.chip.rates["exchange_bytes_per_cycle"], system.lanes * system.link_bytes_per_cycle
-    for t in pod.transfers:
+    for t in transfers:
         if t.rows is None or not len(t.rows):
             continue
         nb = t.rows[:, 4]
@@ -416,7 +421,7 @@ def segment_timeline(pod: Pod, busy: list[int], system: System, microbatches: in
     group of chips (`_group_cycles`): micro-batches run one after another (every chip works on
     each)."""
     per, between = _group_cycles(
-        pod, [st.index for st in pod.stages], busy, system, collective_cycles(pod, system), link_transfers(pod)
+        pod, [st.index for st in pod.stages], busy, system, collective_cycles(pod, system), link_transfers(pod, system)
     )
     return microbatches * per, between
 
@@ -430,7 +435,7 @@ def grouped_timeline(pod: Pod, busy: list[int], system: System, microbatches: in
     group_of_chip = {pod.stages[s].chip: g for g, ss in enumerate(groups) for s in ss}
     within: dict[int, list[LinkTransfer]] = {}
     across: dict[int, list[LinkTransfer]] = {}
-    for src, trs in link_transfers(pod).items():
+    for src, trs in link_transfers(pod, system).items():
         g = group_of_chip[pod.stages[src].chip]
         for tr in trs:
             (within.setdefault(src, []) if group_of_chip[tr.dst] == g else across.setdefault(g, [])).append(tr)
@@ -457,7 +462,7 @@ def _timeline(
     ]
     groups = 0
     if pod.pipelined:
-        total, link = pipeline_timeline(busy, link_transfers(pod), system, m)
+        total, link = pipeline_timeline(busy, link_transfers(pod, system), system, m)
     elif len(pipeline_groups(pod)) > 1:
         total, link, groups = grouped_timeline(pod, busy, system, m)
     else:

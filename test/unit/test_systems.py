@@ -335,6 +335,14 @@ def test_link_inputs_arrive_once_and_links_run_at_their_bound():
         for tr in trs:
             bound = math.ceil(tr.nbytes / (c.system.lanes * c.system.link_bytes_per_cycle))
             assert bound <= tr.horizon <= 1.05 * bound
+    # a sweep of the link rate schedules the rows at its own rate: at four times the rate, the
+    # busiest tile port bounds them (4,096 bytes at 4 a cycle) and the horizon meets that bound
+    fast = with_overrides(c.system, link_bytes_per_cycle=4 * c.system.link_bytes_per_cycle)
+    port = c.system.chip.rates["exchange_bytes_per_cycle"]
+    for slow, quick in zip(link_transfers(c.pod).values(), link_transfers(c.pod, fast).values(), strict=True):
+        for a, b in zip(slow, quick, strict=True):
+            bound = max(math.ceil(b.nbytes / (fast.lanes * fast.link_bytes_per_cycle)), b.tile_bytes // port)
+            assert b.horizon < a.horizon and bound <= b.horizon <= 1.05 * bound
 
 
 def test_tensor_groups_that_cannot_be_are_refused_by_name():
