@@ -38,13 +38,10 @@ from ipu.transforms.system.stages import (
     key_name,
     key_type,
     stage_io,
+    type_bytes,
     units_of,
 )
 from ipu.transforms.system.system_of import system_pass_input
-
-
-def _bytes(t) -> int:
-    return math.prod(graph.shape_of(t)) * t.element_type.bitwidth // 8
 
 
 def unit_weight_bytes(u: Unit) -> int:
@@ -56,7 +53,7 @@ def unit_weight_bytes(u: Unit) -> int:
             if v in seen or not isinstance(v.owner, graph.ParameterOp):
                 continue
             seen.add(v)
-            b = _bytes(v.type)
+            b = type_bytes(v.type)
             sliced = u.is_trip and any(isinstance(x.operation, graph.IterationSliceOp) for x in v.uses)
             total += b // graph.shape_of(v.type)[0] if sliced else b
     return total
@@ -201,19 +198,8 @@ def partition_function(
     weights = [unit_weight_bytes(u) for u in units]
     chip = system.chip
     tiles = chip.tiles
-    crossing = _crossing(units)
-    links = [
-        system.link_phase_cycles(
-            [
-                LinkTransfer(
-                    0, 1, sum(_bytes(key_type(k)) for k in ks), math.ceil(sum(_bytes(key_type(k)) for k in ks) / tiles)
-                )
-            ]
-        )
-        if ks
-        else 0
-        for ks in crossing
-    ]
+    crossed = [(ks, sum(type_bytes(key_type(k)) for k in ks)) for ks in _crossing(units)]
+    links = [system.link_phase_cycles([LinkTransfer(0, 1, b, math.ceil(b / tiles))]) if ks else 0 for ks, b in crossed]
     capacity = int(WEIGHT_SHARE * chip.tiles * chip.memory_size)
     cut = best_cut(costs, weights, links, stages, capacity, pins)
     if cut is not None:

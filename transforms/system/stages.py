@@ -111,6 +111,11 @@ def boundary_value(name: str) -> str:
     return name.removeprefix(BOUNDARY)
 
 
+def type_bytes(t: TensorType) -> int:
+    """Bytes of a value of tensor type `t`."""
+    return int(np.prod(graph.shape_of(t))) * t.element_type.bitwidth // 8
+
+
 def key_type(k: Key) -> TensorType:
     v = k.repeat.results[k.j] if isinstance(k, Carry) else k
     return v.type  # type: ignore[return-value]
@@ -273,5 +278,6 @@ __all__ = [
     "key_name",
     "key_type",
     "stage_io",
+    "type_bytes",
     "units_of",
 ]

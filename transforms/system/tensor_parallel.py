@@ -27,7 +27,6 @@ too.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -43,7 +42,7 @@ from ipu.dialects.value_names import name_values
 from ipu.log import log_event
 from ipu.target.system import LinkTransfer, System
 from ipu.transforms.system.cuts import WEIGHT_SHARE, Cut, best_cut, planned_cycles
-from ipu.transforms.system.stages import BOUNDARY, input_names, is_free, sliced_parameter
+from ipu.transforms.system.stages import BOUNDARY, input_names, is_free, sliced_parameter, type_bytes
 from ipu.transforms.system.system_of import system_pass_input
 
 REPLICATED = ("R",)
@@ -303,7 +302,7 @@ def split_function(
                 )
             )
         funcs.append(row)
-    cut = _group_cut(f, system, n, segs, reads, funcs, state) if system.chips > n or price else None
+    cut = _group_cut(f, system, n, segs, seg_of, reads, funcs, state) if system.chips > n or price else None
     group_of = cut.stage_of if cut is not None else [0] * len(segs)
     # the pipeline: per segment one stage per chip of its group, then the all-reduce of the partials
     block = Block(arg_types=[a.type for a in f.args])
@@ -401,15 +400,12 @@ def _signature(sf: func.FuncOp) -> tuple:
     )
 
 
-def _nbytes(t: TensorType) -> int:
-    return math.prod(graph.shape_of(t)) * t.element_type.bitwidth // 8
-
-
 def _group_cut(
     f: func.FuncOp,
     system: System,
     n: int,
     segs: list[list[Operation]],
+    seg_of: dict[Operation, int],
     reads: list[dict[SSAValue, None]],
     funcs: list[list[func.FuncOp]],
     state: dict[SSAValue, object],
@@ -438,16 +434,15 @@ def _group_cut(
                     f"split-tensor-parallel: segment {k} (@{sf.sym_name.data}) cannot be planned on one {chip.name}: "
                     f"{e}"
                 ) from None
-        reduce = system.all_reduce_cycles(_nbytes(segs[k][-1].results[0].type), list(range(n))) if k < last else 0
+        reduce = system.all_reduce_cycles(type_bytes(segs[k][-1].results[0].type), list(range(n))) if k < last else 0
         costs.append(priced[sig] + reduce)
         weights.append(
-            sum(_nbytes(op.results[0].type) for op in sf.body.block.ops if isinstance(op, graph.ParameterOp))
+            sum(type_bytes(op.results[0].type) for op in sf.body.block.ops if isinstance(op, graph.ParameterOp))
         )
     links = [0] * len(segs)  # one group: no cut, no link phase
     for c in range(1, len(segs) if groups > 1 else 0):
-        crossing = {v for j in range(c, len(segs)) for v in reads[j] if not isinstance(v.owner, Block)}
-        crossing = {v for v in crossing if _defined_before(v, segs, c)}
-        per_chip = sum(_nbytes(_shard_type(v.type, state.get(v, REPLICATED), n)) for v in crossing)
+        crossing = {v for j in range(c, len(segs)) for v in reads[j] if seg_of.get(v.owner, c) < c}  # type: ignore[arg-type]
+        per_chip = sum(type_bytes(_shard_type(v.type, state.get(v, REPLICATED), n)) for v in crossing)
         links[c] = system.link_phase_cycles(
             [LinkTransfer(i, n + i, per_chip, -(-per_chip // chip.tiles)) for i in range(n)] if per_chip else []
         )
@@ -460,10 +455,6 @@ def _group_cut(
             f"bytes ({WEIGHT_SHARE:.0%} of a {chip.name}; a chip's weights in all: {sum(weights):,})"
         )
     return cut
-
-
-def _defined_before(v: SSAValue, segs: list[list[Operation]], c: int) -> bool:
-    return any(v.owner in segs[j] for j in range(c))
 
 
 def _segment_function(
