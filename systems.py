@@ -167,11 +167,12 @@ def compile_system(
         t0 = time.perf_counter()
         with phase("partition_stages"):
             ExpandWindowsPass().apply(ctx, module)
-            if parallel == "auto":
-                candidates = choose_parallel(module, system, microbatches or 4)
-                best = min((c for c in candidates if c.estimated_cycles is not None), key=lambda c: c.estimated_cycles)
-                parallel, tensor_group = best.parallel, best.tensor_group
-            if parallel == "tensor":
+            if parallel == "auto":  # the fastest way's copy, split as its candidate was priced
+                candidates, split = _priced_ways(module, system, microbatches or 4)
+                best = fastest(candidates)
+                parallel, tensor_group, module = best.parallel, best.tensor_group, split.module
+                cut, rolled = split.cut, split.rolled if refine else None
+            elif parallel == "tensor":
                 SplitTensorParallelPass(system=system.name, microbatches=microbatches or 4, group=tensor_group).apply(
                     ctx, module
                 )
@@ -201,26 +202,51 @@ def _roll(module: builtin.ModuleOp) -> None:
     RollLayersPass().apply(ctx, module)
 
 
+def fastest(candidates: list[ParallelCandidate]) -> ParallelCandidate:
+    """The candidate with the fewest estimated cycles (the first of equals)."""
+    return min((c for c in candidates if c.estimated_cycles is not None), key=lambda c: c.estimated_cycles)
+
+
 def choose_parallel(module: builtin.ModuleOp, system: System, microbatches: int) -> list[ParallelCandidate]:
     """Every way to spread the graph `module` over `system` (a pipeline, and tensor-parallel
     groups of each size dividing the chips, pipelined), each priced as its pass cuts it on a copy
     of the module: its stages' (or groups') planner estimates a micro-batch, run through the
     pipeline's timeline for `microbatches` (a pipeline favours many micro-batches, a tensor split
     few). A way that cannot be (does not fit, too few segments) carries its reason. Raises
-    ApiError when none can."""
+    ApiError when none can. `fastest` picks one."""
+    return _priced_ways(module, system, microbatches)[0]
+
+
+@dataclass
+class _Split:
+    """A way's partitioned copy of the model: the module, its cut and, for a pipeline, the
+    module rolled before the cut (what `_refined` cuts again)."""
+
+    module: builtin.ModuleOp
+    cut: Any
+    rolled: builtin.ModuleOp | None
+
+
+def _priced_ways(module: builtin.ModuleOp, system: System, microbatches: int) -> tuple[list[ParallelCandidate], _Split]:
+    """`choose_parallel`'s candidates and the fastest one's partitioned copy (`compile_system`
+    goes on from it rather than cutting the model again)."""
+    from ipu.dialects.ipu import SYSTEM_ATTR, SystemAttr
     from ipu.runtime.system import pipeline_timeline
     from ipu.transforms.system.tensor_parallel import split_function
 
     ways: list[tuple[str, int | None]] = [("pipeline", None)]
     ways += [("tensor", g) for g in range(system.chips, 1, -1) if system.chips % g == 0]
-    out = []
+    out: list[ParallelCandidate] = []
+    best: tuple[int, _Split] | None = None
     for parallel, group in ways:
-        trial = module.clone()
+        trial, rolled = module.clone(), None
         try:
             if parallel == "pipeline":
                 _roll(trial)
+                rolled = trial.clone()
                 cut = _partition(trial, system, microbatches, None, None)
             else:
+                trial.attributes[SYSTEM_ATTR] = SystemAttr(system.name)
                 fs = [f for f in trial.body.block.ops if isinstance(f, func.FuncOp)]
                 cut = split_function(trial, fs[0], system, microbatches, group, price=True)
         except DiagnosticException as e:
@@ -229,15 +255,17 @@ def choose_parallel(module: builtin.ModuleOp, system: System, microbatches: int)
         assert cut is not None
         total = pipeline_timeline(cut.cycles, {}, system, microbatches)[0]
         out.append(ParallelCandidate(parallel, group, total))
+        if best is None or total < best[0]:
+            best = (total, _Split(trial, cut, rolled))
     log_event(
         "parallel candidates",
         system=system.name,
         microbatches=microbatches,
         **{c.label: c.estimated_cycles if c.estimated_cycles is not None else "no" for c in out},
     )
-    if all(c.estimated_cycles is None for c in out):
+    if best is None:
         raise ApiError(f"no way to spread the model over {system.name}: " + "; ".join(c.why for c in out))
-    return out
+    return out, best[1]
 
 
 def _partition(module: builtin.ModuleOp, system: System, microbatches: int, layers: str | None, costs):
@@ -470,5 +498,6 @@ __all__ = [
     "build_pod",
     "choose_parallel",
     "compile_system",
+    "fastest",
     "run_system",
 ]

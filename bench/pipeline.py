@@ -407,7 +407,7 @@ def main() -> None:
         ExpandWindowsPass().apply(api.context(), loaded.module)
         for m in (1, 32):
             cands = systems.choose_parallel(loaded.module, load_system("pod4"), m)
-            best = min((c for c in cands if c.estimated_cycles is not None), key=lambda c: c.estimated_cycles)
+            best = systems.fastest(cands)
             text = ", ".join(f"{c.label} {c.estimated_cycles:,}" for c in cands if c.estimated_cycles is not None)
             print(f"  pod4 --parallel auto, m = {m}: estimates {text}: takes {best.label}")
         del loaded

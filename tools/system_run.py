@@ -189,10 +189,10 @@ def _print_candidates(compiled) -> None:
     """`--parallel auto`: each way it weighed, its estimate for the run's micro-batches, and the one taken."""
     if not compiled.candidates:
         return
-    fastest = min((c for c in compiled.candidates if c.estimated_cycles is not None), key=lambda c: c.estimated_cycles)
+    best = systems.fastest(compiled.candidates)
     for c in compiled.candidates:
         est = f"estimatedCycles={c.estimated_cycles}" if c.estimated_cycles is not None else f'refused="{c.why}"'
-        print(f"parallelCandidate={c.label} {est}{' chosen' if c is fastest else ''}")
+        print(f"parallelCandidate={c.label} {est}{' chosen' if c is best else ''}")
 
 
 def _print_timing(pod, result, compiled) -> None:
