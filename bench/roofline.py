@@ -18,12 +18,17 @@ plan floor     = the kernel floor with each matmul at its best grid and orientat
                  exchange no such grid avoids (BSP: exchange adds to compute): the K split's
                  fp32 partials received for the reduction, and the block of each operand
                  computed on the device received (weights resident; a tile's blocks beyond its
-                 memory received as well, however the op is staged): a floor
-                 for any plan of per-tile blocked products, the rotating (compute-shift) kind
-                 included, since rotation moves the same bytes into each tile; attention's
-                 softmax is priced on scores of q's element type, as map-tiles keeps them
-                 (`plan_floor_unswapped` is the same floor with every matmul streaming its lhs
-                 rows, the orientation this compiler plans today);
+                 memory received as well, however the op is staged), and the weights a grid
+                 keeps resident held to the tile's memory over the whole model: the plans of
+                 all matmuls are chosen together, and the weight bytes a tile would keep beyond
+                 its memory are received during the run (a weight is written once, at load):
+                 a floor for any plan of per-tile blocked products, the rotating
+                 (compute-shift) kind included, since rotation moves the same bytes into each
+                 tile; attention's softmax is priced on scores of q's element type, as
+                 map-tiles keeps them (`plan_floor_unheld` is the floor with each matmul's
+                 weights resident in its own best grid whatever the others keep, the floor
+                 before that; `plan_floor_unswapped` the unheld floor with every matmul
+                 streaming its lhs rows);
 modelled       = cycles of the compiled program, counted by the emulator's cycle model
                  (data-independent, so no kernel is executed).
 A model with convolutions also gets one line per convolution: its multiply-accumulates, its AMP
@@ -42,8 +47,9 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 
+import numpy as np
 from common import example_parser, example_path, parse_example  # bench/ is the script's directory
 from xdsl.dialects import func
 from xdsl.dialects.builtin import Float16Type
@@ -97,6 +103,27 @@ def best_matmul_kernel_cycles(m: int, k: int, n: int, t: Target, swap: bool = Tr
     return min(best, best_matmul_kernel_cycles(n, k, m, t, swap=False, pe=pe)) if swap else best
 
 
+def _plan_points(
+    m: int, k: int, n: int, t: Target, lhs_computed: bool, esize: int, rhs_computed: bool, pe: int, weight: str
+):
+    """Per grid of an [m,k]x[k,n] GEMM in this orientation: (the bytes of a weight operand's block
+    a tile must hold beyond what its `beyond` receive already counts, the grid's cycles). `weight`
+    names the operand that is a weight ("lhs", "rhs" or "" for none); see
+    `best_matmul_plan_cycles` for the cycles."""
+    rate = t.rates["exchange_bytes_per_cycle"]
+    lhs_local = -(-m * k // t.tiles) if lhs_computed else None
+    rhs_local = -(-k * n // t.tiles) if rhs_computed else None
+    for s, mt, kt, nt in _grids(m, k, n, t):
+        partials = (s - 1) * mt * nt * pe // (s * rate)
+        lhs = max(mt * kt - lhs_local, 0) * esize // rate if lhs_local is not None else 0
+        rhs = max(kt * nt - rhs_local, 0) * esize // rate if rhs_local is not None else 0
+        held = (mt * kt + kt * nt) * esize + mt * nt * (pe if s > 1 else esize)
+        over = max(held - t.memory_size, 0)
+        cycles = _grid_kernel_cycles(t, s, mt, kt, nt, pe) + partials + lhs + rhs + over // rate
+        block = {"lhs": mt * kt, "rhs": kt * nt}.get(weight, 0) * esize
+        yield max(block - over, 0), cycles
+
+
 def best_matmul_plan_cycles(
     m: int, k: int, n: int, t: Target, lhs_computed: bool, esize: int = 2, rhs_computed: bool = False, pe: int = 4
 ) -> int:
@@ -107,26 +134,62 @@ def best_matmul_plan_cycles(
     device (not a host input, a weight or a view of one, which the host writes in any layout),
     the receive of the tile's block of it ([m_t, k_t] of the lhs, [k_t, n_t] of the rhs) less
     the even share of it a tile produces itself. Weights count as resident in the grid's layout
-    (no fetch, replicas free), so this is a floor: receiving at the exchange rate is cheaper than
+    (no fetch, replicas free; `held_plan_cycles` holds them to the tile's memory over the whole
+    model), so this is a floor: receiving at the exchange rate is cheaper than
     recomputing a block's producer. A tile holds no more than its memory: where a grid's blocks
     (both operands' and the partial product) exceed it, the excess reaches the tile during the op
     and is received too (a grid replicating a weight over many row groups cannot keep it all
     resident: mk2 mlp's up-projection swapped on 32 token groups of 16 needs a 731 KB block of
-    the weight a tile). Only each matmul's own blocks are held to a tile's memory, not the sum of every replicated
-    weight of the model, which a plan must also keep within the machine."""
+    the weight a tile)."""
+    return min(c for _, c in _plan_points(m, k, n, t, lhs_computed, esize, rhs_computed, pe, ""))
+
+
+def _pareto(points) -> list[tuple[int, int]]:
+    """The (bytes, cycles) points no other beats on both: ascending bytes, descending cycles."""
+    out: list[tuple[int, int]] = []
+    for w, c in sorted(points):
+        if not out or c < out[-1][1]:
+            out.append((w, c))
+    return out
+
+
+def matmul_front(
+    m: int, k: int, n: int, t: Target, lhs_computed: bool, rhs_weight: bool, esize: int = 2, pe: int = 4
+) -> list[tuple[int, int]]:
+    """The GEMM's plans in both orientations (as `best_matmul_floor`) as a front of (bytes of its
+    weight a tile keeps resident, cycles): a grid replicating the weight over more row groups runs
+    faster and keeps more of it a tile. Without a weight rhs, its one best point at 0 bytes."""
+    normal = _plan_points(m, k, n, t, lhs_computed, esize, False, pe, "rhs" if rhs_weight else "")
+    swapped = _plan_points(n, k, m, t, False, esize, lhs_computed, pe, "lhs" if rhs_weight else "")
+    return _pareto([*normal, *swapped])
+
+
+HELD_QUANTUM = 256
+"""Bytes the joint floor rounds each matmul's resident weight down to (so the floor stays below
+the exact one) to keep its table of totals short."""
+
+
+def held_plan_cycles(fronts: list[list[tuple[int, int]]], t: Target) -> int:
+    """The fewest cycles of one plan per matmul (a point of each front, in the model's order and
+    trips) when every tile's resident weights must fit its memory together: a tile that keeps W
+    bytes of weight blocks for the whole model beyond its memory M receives at least W - M of
+    them during the run (a weight is written once, at load, so what is not kept must come over
+    the exchange; the host path is slower). Everything else a tile holds (activations, code) is
+    left out, so this is still a floor."""
     rate = t.rates["exchange_bytes_per_cycle"]
-    lhs_local = -(-m * k // t.tiles) if lhs_computed else None
-    rhs_local = -(-k * n // t.tiles) if rhs_computed else None
-
-    def cycles(s: int, mt: int, kt: int, nt: int) -> int:
-        partials = (s - 1) * mt * nt * pe // (s * rate)
-        lhs = max(mt * kt - lhs_local, 0) * esize // rate if lhs_local is not None else 0
-        rhs = max(kt * nt - rhs_local, 0) * esize // rate if rhs_local is not None else 0
-        held = (mt * kt + kt * nt) * esize + mt * nt * (pe if s > 1 else esize)
-        beyond = max(held - t.memory_size, 0) // rate
-        return _grid_kernel_cycles(t, s, mt, kt, nt, pe) + partials + lhs + rhs + beyond
-
-    return min(cycles(*grid) for grid in _grids(m, k, n, t))
+    q = HELD_QUANTUM
+    w_tot, c_tot = np.zeros(1, np.int64), np.zeros(1, np.int64)
+    for front in fronts:
+        fw = np.array([w // q for w, _ in front], np.int64)
+        fc = np.array([c for _, c in front], np.int64)
+        w = (w_tot[:, None] + fw[None, :]).ravel()
+        c = (c_tot[:, None] + fc[None, :]).ravel()
+        order = np.lexsort((c, w))
+        w, c = w[order], c[order]
+        keep = c < np.concatenate(([np.iinfo(np.int64).max], np.minimum.accumulate(c)[:-1]))
+        w_tot, c_tot = w[keep], c[keep]
+    excess = np.maximum(w_tot * q - t.memory_size, 0)
+    return int((c_tot + excess // rate).min())
 
 
 def best_matmul_floor(
@@ -156,6 +219,18 @@ def _host_values(block: Block) -> set:
     return free
 
 
+def _weight_values(block: Block) -> set:
+    """The values of a block that are weights (written once, at load, and resident): parameters,
+    the iterations' slices of stacked ones, and data-movement views of those."""
+    out: set = set()
+    for op in block.ops:
+        if isinstance(op, g.ParameterOp | g.IterationSliceOp) or (
+            isinstance(op, _VIEWS) and all(v in out for v in op.operands)
+        ):
+            out.update(op.results)
+    return out
+
+
 def _marginal(kernel, t: Target, p: dict, count: str, esize: int = 2) -> float:
     """The kernel's cycles on one tile for parameters `p` less those with `count` set to 0: its
     per-element work without the call's fixed cost."""
@@ -166,13 +241,16 @@ def _marginal(kernel, t: Target, p: dict, count: str, esize: int = 2) -> float:
 class Floors:
     """Per block: vector cycles summed over all tiles, exchange elements per tile, and the cycles
     per tile the matmuls' best grids add above their FLOP floor: kernel model only, plans with
-    their exchange in the given orientation, and plans in the better orientation."""
+    their exchange in the given orientation, and plans in the better orientation; and each
+    matmul's front of plans by resident weight bytes (`held_plan_cycles`), once a trip."""
 
     vec: float = 0.0
     exch: float = 0.0
     kern: float = 0.0
     plan_normal: float = 0.0
     plan: float = 0.0
+    fronts: list[list[tuple[int, int]]] = field(default_factory=list)  # per matmul, trip by trip
+    fronts_amp: float = 0.0  # the fronts' matmuls' AMP floors, summed
 
     def add(self, other: Floors, times: int) -> None:
         for f in fields(self):
@@ -186,7 +264,7 @@ def amp_rate(t: Target, pe: int = 4) -> float:
 
 def _block_floors(block: Block, t: Target, pe: int = 4) -> Floors:
     out = Floors()
-    free, received = _host_values(block), set()
+    free, received, weights = _host_values(block), set(), _weight_values(block)
     for op in block.ops:
         if isinstance(op, g.RepeatOp):
             out.add(_block_floors(op.body.block, t, pe), op.count.value.data)
@@ -214,6 +292,8 @@ def _block_floors(block: Block, t: Target, pe: int = 4) -> Floors:
             normal, best = best_matmul_floor(m, k, n, t, computed, pe=pe)
             out.plan_normal += normal - amp
             out.plan += best - amp
+            out.fronts.append(matmul_front(m, k, n, t, computed, op.rhs in weights, pe=pe))
+            out.fronts_amp += amp
         elif isinstance(op, g.AttentionOp):
             hq, s, d = g.shape_of(op.q.type)
             sk = g.shape_of(op.k.type)[1]
@@ -238,12 +318,22 @@ def amp_floor(func_op, t: Target, pe: int = 4) -> float:
 
 def all_floors(func_op, t: Target, pe: int = 4) -> tuple[float, float, float, float]:
     """(compute floor, exchange floor, kernel floor, plan floor) in cycles for one tile; the
-    kernel and plan floors take each matmul in its better orientation (`pe` 2: with fp16 partials)."""
+    kernel and plan floors take each matmul in its better orientation (`pe` 2: with fp16
+    partials), the plan floor with every tile's resident weights held to its memory together
+    (`held_plan_cycles`)."""
     fl = _block_floors(func_op.body.block, t, pe)
     amp = amp_floor(func_op, t, pe)
     esize = 2  # the examples store fp16
     cf = amp + fl.vec / t.tiles
-    return cf, fl.exch * esize / t.rates["exchange_bytes_per_cycle"], cf + fl.kern, cf + fl.plan
+    held = held_plan_cycles(fl.fronts, t) - fl.fronts_amp
+    return cf, fl.exch * esize / t.rates["exchange_bytes_per_cycle"], cf + fl.kern, cf + held
+
+
+def unheld_plan_floor(func_op, t: Target, pe: int = 4) -> float:
+    """The plan floor with each matmul's weights resident in its best grid whatever the others
+    keep (the floor before `held_plan_cycles`), for comparison."""
+    fl = _block_floors(func_op.body.block, t, pe)
+    return amp_floor(func_op, t, pe) + fl.vec / t.tiles + fl.plan
 
 
 def normal_plan_floor(func_op, t: Target, pe: int = 4) -> float:
@@ -289,6 +379,7 @@ def main() -> None:
         pe = 2 if a.partials == "f16" else 4
         cf, xf, kf, pf = all_floors(ref, t, pe)
         pn = normal_plan_floor(ref, t, pe)
+        pu = unheld_plan_floor(ref, t, pe)
         amp = amp_floor(ref, t)
         amp_half = amp_floor(ref, t, 2)
         same = amp_half if pe == 2 else amp  # the AMP floor at the rate the floors are taken
@@ -313,7 +404,7 @@ def main() -> None:
             f"modelled_exchange={exch} modelled_sync={sync} ratio_to_floor={res.total_cycles / floor:.2f} "
             f"ratio_to_kernel_floor={res.total_cycles / max(kf, xf):.2f} "
             f"plan_floor={pf:.0f} plan_floor_over_floor={pf / floor:.2f} "
-            f"ratio_to_plan_floor={res.total_cycles / pf:.2f} "
+            f"ratio_to_plan_floor={res.total_cycles / pf:.2f} plan_floor_unheld={pu:.0f} "
             f"plan_floor_unswapped={pn:.0f} unswapped_over_amp_floor={pn / same:.2f} "
             f"compile_s={compile_s:.1f}"
             + (

@@ -12,7 +12,13 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
 from common import parse_example  # noqa: E402
-from roofline import all_floors, best_matmul_kernel_cycles, best_matmul_plan_cycles  # noqa: E402
+from roofline import (  # noqa: E402
+    all_floors,
+    best_matmul_kernel_cycles,
+    best_matmul_plan_cycles,
+    held_plan_cycles,
+    unheld_plan_floor,
+)
 
 from ipu.codegen.ipuexe import build_package  # noqa: E402
 from ipu.runtime.emulator import Emulator  # noqa: E402
@@ -77,3 +83,32 @@ def test_half_partials_floors_sit_at_the_half_rate() -> None:
     for fn in (best_matmul_kernel_cycles, lambda *a, **kw: best_matmul_plan_cycles(*a, lhs_computed=True, **kw)):
         f32, f16 = fn(m, k, n, t, pe=4), fn(m, k, n, t, pe=2)
         assert half_floor <= f16 < f32
+
+
+def test_held_floor_keeps_every_tiles_weights_within_its_memory() -> None:
+    """Plans chosen together: while the fronts' cheapest points fit a tile's memory the floor is
+    their sum; past it, each byte beyond is received at the exchange rate, or a point keeping
+    less (and running slower) is taken, whichever costs less."""
+    t = load_target("mk2")
+    rate, mem = t.rates["exchange_bytes_per_cycle"], t.memory_size
+    fits = [[(0, 900), (100_000, 500)], [(0, 800), (200_000, 300)]]
+    assert held_plan_cycles(fits, t) == 500 + 300
+    # two matmuls each fastest with 400 KB resident: together 800 KB, beyond 624 KB
+    crowded = [[(0, 60_000), (400_000, 10_000)], [(0, 20_000), (400_000, 10_000)]]
+    both = 20_000 + (800_000 - mem) // rate
+    assert held_plan_cycles(crowded, t) == min(both, 10_000 + 20_000)
+    # the floor rounds resident bytes down (HELD_QUANTUM): never above the exact minimum
+    odd = [[(mem // 2 + 1, 1000)], [(mem // 2 + 1, 1000)]]
+    assert held_plan_cycles(odd, t) <= 2000 + 2 // rate + 1
+
+
+def test_held_floor_is_not_below_the_unheld_one() -> None:
+    """mk2 transformer_stack: four layers' weights replicated in their fastest grids would need
+    several times a tile's memory, so the held floor rises above the unheld one (and a model
+    whose fastest grids fit keeps it)."""
+    t = load_target("mk2")
+    ref, _, _ = parse_example(EXAMPLES / "transformer_stack.mlir")
+    assert all_floors(ref, t)[3] > 1.1 * unheld_plan_floor(ref, t)
+    small = load_target("sim16")
+    ref, _, _ = parse_example(EXAMPLES / "mlp_small.mlir")
+    assert all_floors(ref, small)[3] == pytest.approx(unheld_plan_floor(ref, small))
