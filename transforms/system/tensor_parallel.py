@@ -428,7 +428,7 @@ def _group_cut(
         sig = _signature(sf)
         if sig not in priced:
             try:
-                priced[sig] = planned_cycles(sf.clone(), chip)
+                priced[sig] = planned_cycles(sf.clone(), chip, BOUNDARY)
             except DiagnosticException as e:
                 raise DiagnosticException(
                     f"split-tensor-parallel: segment {k} (@{sf.sym_name.data}) cannot be planned on one {chip.name}: "
