@@ -164,6 +164,14 @@ def matmul_front(
     return _pareto([*normal, *swapped])
 
 
+def _sum_fronts(fronts: list[list[tuple[int, int]]]) -> list[tuple[int, int]]:
+    """The front of plans for several matmuls together: every choice of one point each, summed."""
+    out = [(0, 0)]
+    for f in fronts:
+        out = _pareto([(w0 + w, c0 + c) for w0, c0 in out for w, c in f])
+    return out
+
+
 HELD_QUANTUM = 256
 """Bytes the joint floor rounds each matmul's resident weight down to (so the floor stays below
 the exact one) to keep its table of totals short."""
@@ -231,6 +239,17 @@ def _weight_values(block: Block) -> set:
     return out
 
 
+def _siblings(block: Block, weights: set) -> dict:
+    """Each matmul of a group reading one lhs with weights of their own (two or more), mapped to
+    the group: a plan may run them as one product over the weights side by side, as
+    `fuse-sibling-matmuls` does, so a floor takes the better of the two."""
+    by_lhs: dict = {}
+    for op in block.ops:
+        if isinstance(op, g.MatmulOp) and op.rhs in weights and op.transpose_lhs is None:
+            by_lhs.setdefault(op.lhs, []).append(op)
+    return {o: grp for grp in by_lhs.values() if len(grp) > 1 for o in grp}
+
+
 def _marginal(kernel, t: Target, p: dict, count: str, esize: int = 2) -> float:
     """The kernel's cycles on one tile for parameters `p` less those with `count` set to 0: its
     per-element work without the call's fixed cost."""
@@ -265,6 +284,7 @@ def amp_rate(t: Target, pe: int = 4) -> float:
 def _block_floors(block: Block, t: Target, pe: int = 4) -> Floors:
     out = Floors()
     free, received, weights = _host_values(block), set(), _weight_values(block)
+    siblings, done = _siblings(block, weights), set()
     for op in block.ops:
         if isinstance(op, g.RepeatOp):
             out.add(_block_floors(op.body.block, t, pe), op.count.value.data)
@@ -281,19 +301,35 @@ def _block_floors(block: Block, t: Target, pe: int = 4) -> Floors:
             cols = g.shape_of(op.result.type)[-1]
             p = {"rows": _elements(op.results[0]) // cols, "cols": cols, "valid": cols, "eps_bits": 0}
             out.vec += _marginal(kernel, t, p, "rows")
-        elif isinstance(op, g.MatmulOp):
-            (m, k), n = g.shape_of(op.lhs.type), g.shape_of(op.result.type)[1]
-            out.exch += (m * n * k / t.tiles) ** (2 / 3)
-            amp = 2 * m * n * k / (t.tiles * amp_rate(t, pe))
-            out.kern += best_matmul_kernel_cycles(m, k, n, t, pe=pe) - amp
+        elif isinstance(op, g.MatmulOp) and op not in done:
+            group = siblings.get(op, [op])
+            done.update(group)
+            m, n = g.shape_of(op.result.type)
+            k = math.prod(g.shape_of(op.lhs.type)) // m
+            ns = [g.shape_of(o.result.type)[1] for o in group]
+            out.exch += sum((m * c * k / t.tiles) ** (2 / 3) for c in ns)
+            amps = [2 * m * c * k / (t.tiles * amp_rate(t, pe)) for c in ns]
             # the first matmul to read a computed lhs receives its block; later readers may reuse it
             computed = op.lhs not in free and op.lhs not in received
             received.add(op.lhs)
-            normal, best = best_matmul_floor(m, k, n, t, computed, pe=pe)
-            out.plan_normal += normal - amp
-            out.plan += best - amp
-            out.fronts.append(matmul_front(m, k, n, t, computed, op.rhs in weights, pe=pe))
-            out.fronts_amp += amp
+            heavy = [o.rhs in weights for o in group]
+            kern = sum(best_matmul_kernel_cycles(m, k, c, t, pe=pe) for c in ns)
+            floors = [best_matmul_floor(m, k, c, t, computed and i == 0, pe=pe) for i, c in enumerate(ns)]
+            normal, best = sum(f[0] for f in floors), sum(f[1] for f in floors)
+            front = _sum_fronts(
+                [matmul_front(m, k, c, t, computed and i == 0, heavy[i], pe=pe) for i, c in enumerate(ns)]
+            )
+            if len(group) > 1:
+                # siblings fused: one product over their weights side by side (fuse-sibling-matmuls)
+                kern = min(kern, best_matmul_kernel_cycles(m, k, sum(ns), t, pe=pe))
+                fused = best_matmul_floor(m, k, sum(ns), t, computed, pe=pe)
+                normal, best = min(normal, fused[0]), min(best, fused[1])
+                front = _pareto([*front, *matmul_front(m, k, sum(ns), t, computed, True, pe=pe)])
+            out.kern += kern - sum(amps)
+            out.plan_normal += normal - sum(amps)
+            out.plan += best - sum(amps)
+            out.fronts.append(front)
+            out.fronts_amp += sum(amps)
         elif isinstance(op, g.AttentionOp):
             hq, s, d = g.shape_of(op.q.type)
             sk = g.shape_of(op.k.type)[1]
