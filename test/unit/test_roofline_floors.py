@@ -14,6 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from common import parse_example  # noqa: E402
 from roofline import (  # noqa: E402
     all_floors,
+    best_matmul_floor,
     best_matmul_kernel_cycles,
     best_matmul_plan_cycles,
     held_plan_cycles,
@@ -112,3 +113,23 @@ def test_held_floor_is_not_below_the_unheld_one() -> None:
     small = load_target("sim16")
     ref, _, _ = parse_example(EXAMPLES / "mlp_small.mlir")
     assert all_floors(ref, small)[3] == pytest.approx(unheld_plan_floor(ref, small))
+
+
+def test_sibling_matmuls_are_floored_fused_or_apart(tmp_path: Path) -> None:
+    """q, k and v read one lhs with weights of their own: a plan may run them as one product
+    (fuse-sibling-matmuls), so the floor is the cheaper of the fused product and the three apart
+    (mk2, GPT-2 small's shapes: fused is cheaper)."""
+    t = load_target("mk2")
+    w = "#graph.gaussian<seed = {s}, std = 0.02> : tensor<768x768xf16>"
+    mm = "graph.matmul %x, %w{s} : (tensor<128x768xf16>, tensor<768x768xf16>) -> tensor<128x768xf16>"
+    body = "".join(f'  %w{s} = graph.parameter "w{s}" {w.format(s=s)}\n  %y{s} = {mm.format(s=s)}\n' for s in range(3))
+    src = tmp_path / "qkv.mlir"
+    src.write_text(
+        "func.func @main(%x: tensor<128x768xf16>) -> (tensor<128x768xf16>, tensor<128x768xf16>, tensor<128x768xf16>)"
+        f" {{\n{body}  func.return %y0, %y1, %y2 : tensor<128x768xf16>, tensor<128x768xf16>, tensor<128x768xf16>\n}}\n"
+    )
+    ref, _, _ = parse_example(src)
+    apart = 3 * best_matmul_floor(128, 768, 768, t, False)[1]
+    fused = best_matmul_floor(128, 768, 3 * 768, t, False)[1]
+    assert fused < apart
+    assert unheld_plan_floor(ref, t) == pytest.approx(min(apart, fused))
