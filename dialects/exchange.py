@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import I64, IntAttr, IntegerAttr, StringAttr, UnitAttr
-from xdsl.ir import Attribute, Dialect, ParametrizedAttribute
+from xdsl.ir import Attribute, Dialect, Operation, ParametrizedAttribute
 from xdsl.irdl import (
     IRDLOperation,
     attr_def,
@@ -95,8 +95,33 @@ class PhaseOp(IRDLOperation):
         if self.joined is not None:
             if self.zero_fill is not None:
                 raise VerifyException("exchange.phase: a joined phase has no zero fill (no kernel runs before it)")
-            if not isinstance(self.prev_op, PhaseOp):
-                raise VerifyException("exchange.phase: a joined phase follows a phase")
+            if previous_phase(self) is None:
+                raise VerifyException(
+                    "exchange.phase: a joined phase follows a phase (only checkpoints, views, allocations and "
+                    "weights between)"
+                )
+
+
+CODE_FREE = frozenset({"tilemap.checkpoint", "tilemap.view", "tilemap.alloc", "tilemap.weight"})
+"""Ops that run no code on the tiles and write no memory: a checkpoint (a host sample of memory as
+it is), a view (an alias), an allocation, a weight binding. Phases with only these between them
+run in one exchange (`join-phases`). By name: the tilemap level is above this one."""
+
+
+def previous_phase(op: Operation) -> PhaseOp | None:
+    """The phase before `op` in its block with only `CODE_FREE` ops between, if there is one."""
+    prev = op.prev_op
+    while prev is not None and prev.name in CODE_FREE:
+        prev = prev.prev_op
+    return prev if isinstance(prev, PhaseOp) else None
+
+
+def next_phase(op: Operation) -> PhaseOp | None:
+    """The phase after `op` in its block with only `CODE_FREE` ops between, if there is one."""
+    nxt = op.next_op
+    while nxt is not None and nxt.name in CODE_FREE:
+        nxt = nxt.next_op
+    return nxt if isinstance(nxt, PhaseOp) else None
 
 
 Exchange = Dialect("exchange", [PhaseOp], [SlotAttr])

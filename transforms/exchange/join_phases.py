@@ -1,7 +1,8 @@
 """`join-phases`: run back-to-back exchange phases as one exchange, without the sync between.
 
-Two phases with nothing between them in program order (no kernel, no zero fill, no checkpoint)
-need no barrier between them: no tile computes in between. The later one is marked `joined` and
+Two phases with no code between them in program order (no kernel, no zero fill; checkpoints,
+views, allocations and weight bindings run none, `exchange.CODE_FREE`) need no barrier between
+them: no tile computes in between. The later one is marked `joined` and
 runs in the earlier one's exchange, its transfers started once every transfer of the earlier
 part has landed: part k of a group starts at the sum, over the parts before it, of their
 horizon plus the group's longest route (`group_route`). A group then costs the sum of its
@@ -11,21 +12,23 @@ on mk2). `lower-to-tasm` builds the group's one table; `refined_cycles` prices i
 A phase that reads a buffer an earlier part of its group writes is not joined (the emulator
 executes a joined exchange as one, reading before writing), nor one with a zero fill (a kernel
 between the two). Every input and result of a group stays live to the group's end
-(`place-storage`), so no part writes over a buffer another part reads or writes.
+(`place-storage`), so no part writes over a buffer another part reads or writes, nor over one a
+checkpoint between the parts samples: the group's exchange runs where its first phase stands, so
+a checkpoint between sees every part's writes done. (With checkpoints between them, GPT-2's q, k
+and v windows were three exchanges a layer.)
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
 from xdsl.dialects.builtin import UnitAttr
-from xdsl.ir import Block
+from xdsl.ir import Block, SSAValue
 from xdsl.passes import ModulePass
 
-from ipu.dialects import exchange
+from ipu.dialects import exchange, tilemap
 from ipu.log import log_event
 from ipu.target import Target
 from ipu.transforms.levels import expect_level
@@ -33,17 +36,17 @@ from ipu.transforms.levels import expect_level
 
 def group_of(op: exchange.PhaseOp) -> list[exchange.PhaseOp]:
     """The phases of `op`'s exchange in order: its group's first (not joined) and the joined
-    phases right after it."""
+    phases after it (with only code-free ops between, `exchange.CODE_FREE`)."""
     head = op
     while head.joined is not None:
-        prev = head.prev_op
-        assert isinstance(prev, exchange.PhaseOp), "a joined phase follows a phase"
+        prev = exchange.previous_phase(head)
+        assert prev is not None, "a joined phase follows a phase"
         head = prev
     out = [head]
-    nxt = head.next_op
-    while isinstance(nxt, exchange.PhaseOp) and nxt.joined is not None:
+    nxt = exchange.next_phase(head)
+    while nxt is not None and nxt.joined is not None:
         out.append(nxt)
-        nxt = nxt.next_op
+        nxt = exchange.next_phase(nxt)
     return out
 
 
@@ -58,20 +61,6 @@ def group_route(op: exchange.PhaseOp, t: Target) -> int:
     return max(route_of(p, t) for p in group_of(op))
 
 
-def _runs(block: Block) -> Iterator[list[exchange.PhaseOp]]:
-    """Maximal runs of adjacent phases in `block`."""
-    run: list[exchange.PhaseOp] = []
-    for op in block.ops:
-        if isinstance(op, exchange.PhaseOp):
-            run.append(op)
-            continue
-        if len(run) > 1:
-            yield run
-        run = []
-    if len(run) > 1:
-        yield run
-
-
 def join_block(block: Block) -> int:
     """Mark the joinable phases of `block` (and of the blocks nested in it); returns how many."""
     joined = 0
@@ -79,15 +68,20 @@ def join_block(block: Block) -> int:
         for region in op.regions:
             for b in region.blocks:
                 joined += join_block(b)
-    for run in _runs(block):
-        written = {run[0].result}
-        for ph in run[1:]:
-            if ph.zero_fill is not None or ph.input in written:
-                written = {ph.result}  # a new group starts here
-                continue
-            ph.joined = UnitAttr()
-            written.add(ph.result)
-            joined += 1
+    written: set[SSAValue] | None = None  # what the open group's phases write (None: no group open)
+    for op in block.ops:
+        if isinstance(op, exchange.PhaseOp):
+            if written is not None and op.zero_fill is None and op.input not in written:
+                op.joined = UnitAttr()
+                written.add(op.result)
+                joined += 1
+            else:
+                written = {op.result}  # a new group starts here
+        elif op.name in exchange.CODE_FREE:
+            if written is not None and isinstance(op, tilemap.ViewOp) and op.input in written:
+                written.add(op.result)  # the same bytes: a later phase reading it reads what the group writes
+        else:
+            written = None
     return joined
 
 

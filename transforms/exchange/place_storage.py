@@ -186,12 +186,16 @@ def _lifetimes(seq: list[Operation], loops: list[tuple[tilemap.RepeatOp, int, in
     for rep, _, e0 in loops:
         for arg, res in zip(rep.body.block.args, rep.results, strict=True):
             last[arg] = max(last.get(arg, -1), e0, last.get(res, -1))
-    for i, op in enumerate(seq):  # a joined phase's exchange is its group's: earlier parts' buffers live on
-        if isinstance(op, exchange.PhaseOp) and op.joined is not None:
-            for part in group_of(op):
+    for i, op in enumerate(seq):  # a joined phase's exchange is its group's: earlier parts' buffers live on,
+        if isinstance(op, exchange.PhaseOp) and op.joined is not None:  # and what a checkpoint between samples
+            group = group_of(op)
+            for part in group:
                 if part is op:
                     break
                 for v in (part.input, part.result):
+                    last[v] = max(last.get(v, -1), i)
+            for mid in seq[pos[group[0]] + 1 : i]:
+                for v in mid.operands:
                     last[v] = max(last.get(v, -1), i)
     return last
 
