@@ -186,17 +186,27 @@ def _lifetimes(seq: list[Operation], loops: list[tuple[tilemap.RepeatOp, int, in
     for rep, _, e0 in loops:
         for arg, res in zip(rep.body.block.args, rep.results, strict=True):
             last[arg] = max(last.get(arg, -1), e0, last.get(res, -1))
+
+    def live_to(v: SSAValue, i: int) -> None:
+        """`v`'s allocation lives to `i`: through the views of it before `i` (one allocation, the
+        view's input read by nothing after it), the last of them lives to `i`."""
+        while (view := next((u.operation for u in v.uses if isinstance(u.operation, tilemap.ViewOp)), None)) and pos[
+            view
+        ] < i:
+            v = view.result
+        last[v] = max(last.get(v, -1), i)
+
     for i, op in enumerate(seq):  # a joined phase's exchange is its group's: earlier parts' buffers live on,
         if isinstance(op, exchange.PhaseOp) and op.joined is not None:  # and what a checkpoint between samples
             group = group_of(op)
             for part in group:
                 if part is op:
                     break
-                for v in (part.input, part.result):
-                    last[v] = max(last.get(v, -1), i)
+                live_to(part.input, i)
+                live_to(part.result, i)
             for mid in seq[pos[group[0]] + 1 : i]:
-                for v in mid.operands:
-                    last[v] = max(last.get(v, -1), i)
+                if isinstance(mid, tilemap.CheckpointOp):
+                    live_to(mid.input, i)
     return last
 
 
