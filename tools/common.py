@@ -22,6 +22,7 @@ __all__ = [
     "ToolError",
     "collect_less",
     "exit_fast",
+    "flush_output",
     "interruptible",
     "make_context",
     "parse_file",
@@ -66,17 +67,40 @@ def exit_fast(code: int = 0) -> None:
     it has succeeded, or 130 once interrupted (a teardown that long is a window for another
     interruption to end the process by signal instead of exit code). Its output files are closed
     (or removed) by then; standard output, standard error and the log handlers are flushed here.
-    Under coverage (whose exit hook saves its data), or when a flush fails (a closed pipe), it
-    returns and the interpreter exits as usual."""
+    Under coverage (whose exit hook saves its data), or when a flush fails, it returns and the
+    interpreter exits as usual; a closed standard output ends it quietly (`closed_output`)."""
     if "coverage" in sys.modules:
         return
     logging.shutdown()
     try:
         sys.stdout.flush()
         sys.stderr.flush()
+    except BrokenPipeError:
+        closed_output()
     except (OSError, ValueError):
         return
     os._exit(code)
+
+
+def closed_output() -> None:
+    """Standard output's reader has gone (`ipu-run … | head`): stop quietly, with the status of a
+    pipeline's writer ended by SIGPIPE (141), rather than report the failed write as an error.
+    Standard output goes to the null device first, so the interpreter's last flush cannot fail."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    sys.exit(141)
+
+
+def flush_output() -> None:
+    """Flush standard output, ending quietly if its reader has gone (`closed_output`)."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        closed_output()
+    except (OSError, ValueError):
+        pass
 
 
 def fail(message: str) -> None:
@@ -181,7 +205,8 @@ def interruptible(command: bool = False) -> Iterator[None]:
 
 def user_errors(fn):
     """Run a tool's body: user errors print `error: …` and exit 1, bugs print one line and exit 2,
-    an interruption (Ctrl-C, SIGTERM) exits 130 with its temporary files removed."""
+    an interruption (Ctrl-C, SIGTERM) exits 130 with its temporary files removed, a closed standard
+    output ends it quietly (141, `closed_output`)."""
     import functools
 
     @functools.wraps(fn)
@@ -189,6 +214,8 @@ def user_errors(fn):
         with interruptible():
             try:
                 return fn(*args, **kwargs)
+            except BrokenPipeError:
+                closed_output()
             except Exception as e:  # noqa: BLE001
                 if isinstance(e, _user_error_types()):
                     print(f"error: {e}", file=sys.stderr)

@@ -28,6 +28,7 @@ from ipu.passes import get_all_passes
 from ipu.target import DEFAULT_TARGET, TargetError, available_targets, load_target
 from ipu.tools.common import (
     ToolError,
+    closed_output,
     collect_less,
     exit_fast,
     fail,
@@ -228,6 +229,8 @@ def _run(argv: Sequence[str] | None) -> None:
         fail(str(e))
     except FileNotFoundError as e:
         fail(f"no such file: {e.filename}")
+    except BrokenPipeError:
+        closed_output()
     except OSError as e:
         fail(f"cannot read or write {e.filename2 or e.filename}: {e.strerror}")
     except ValueError as e:  # pass-pipeline syntax errors from xDSL, an output refused

@@ -30,7 +30,16 @@ from ipu.log import log_event, phase
 from ipu.runtime.emulator import DEFAULT_MAX_CYCLES
 from ipu.runtime.profile import build_profile
 from ipu.target import DEFAULT_TARGET, load_target
-from ipu.tools.common import ToolError, check_npz, make_context, parse_file, progress, setup_logging, user_errors
+from ipu.tools.common import (
+    ToolError,
+    check_npz,
+    flush_output,
+    make_context,
+    parse_file,
+    progress,
+    setup_logging,
+    user_errors,
+)
 
 
 def _load_inputs(path: str | None, pkg: Package, func_op, seed: int) -> dict[str, np.ndarray]:
@@ -348,7 +357,10 @@ def _source_line(location: str) -> str:
 
 
 def main() -> None:
-    cli()
+    try:
+        cli()
+    finally:  # what is still buffered goes out now, where a closed pipe can end the run quietly
+        flush_output()
 
 
 if __name__ == "__main__":

@@ -29,6 +29,24 @@ def _tool(name: str, *args: str, cwd: Path | None = None, **kw) -> subprocess.Co
     )
 
 
+@pytest.mark.parametrize("buffered", [True, False])
+def test_a_closed_standard_output_ends_quietly(buffered: bool) -> None:
+    """`ipu-run … | head -0`: the reader has closed the pipe before ipu-run writes; it stops with
+    the status of a writer ended by SIGPIPE (141) and says nothing (it had reported an internal
+    error), whether its output is written line by line or at its end."""
+    env = {k: v for k, v in os.environ.items() if k not in ("IPU_TRACEBACK", "PYTHONUNBUFFERED")}
+    if not buffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    args = [str(EXAMPLES / "mlp_small.mlir"), "--target", "sim16", "--check", "all"]
+    p = subprocess.Popen(
+        [sys.executable, "-m", TOOL["ipu-run"], *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env
+    )
+    assert p.stdout is not None
+    p.stdout.close()
+    _, err = p.communicate(timeout=300)
+    assert p.returncode == 141 and err == b"", err
+
+
 # ---------------------------------------------------------------- signals
 
 
