@@ -39,7 +39,9 @@ With `--partials f16` the model is compiled with half partials (the AMP at its f
 rate), each line also gives that rate's AMP floor (`amp_floor_half`) and the ratio to it, and
 the compute, kernel and plan floors are taken at that rate (fp16 partials reduced and received;
 their `_over_amp_floor` ratios against `amp_floor_half`).
-Usage: python bench/roofline.py [--target mk2] [--precision f16] [--partials f16] [examples or model files ...]
+With `--ops`, a line per matmul (siblings fused or apart as one) and attention, a rolled layer's
+trips together: the floor the plan floor takes for it and its modelled cycles (`op_lines`).
+Usage: python bench/roofline.py [--target mk2] [--precision f16] [--partials f16] [--ops] [examples or model files ...]
 (`--precision f16` computes a float32 model, such as a GPT-2 export, in half precision first.)
 """
 
@@ -51,7 +53,8 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 from common import example_parser, example_path, parse_example  # bench/ is the script's directory
-from xdsl.dialects import func
+from xdsl.context import Context
+from xdsl.dialects import builtin, func
 from xdsl.dialects.builtin import Float16Type
 from xdsl.ir import Block
 
@@ -65,6 +68,7 @@ from ipu.runtime.profile import build_profile
 from ipu.target import Target, load_target
 from ipu.transforms.graph.convert_precision import ConvertPrecisionPass
 from ipu.transforms.graph.expand_windows import folds_width
+from ipu.transforms.graph.roll_layers import RollLayersPass
 from ipu.transforms.pipeline import compile_passes
 
 
@@ -177,27 +181,41 @@ HELD_QUANTUM = 256
 the exact one) to keep its table of totals short."""
 
 
-def held_plan_cycles(fronts: list[list[tuple[int, int]]], t: Target) -> int:
+def held_plan_choice(fronts: list[list[tuple[int, int]]], t: Target) -> tuple[int, list[int]]:
     """The fewest cycles of one plan per matmul (a point of each front, in the model's order and
-    trips) when every tile's resident weights must fit its memory together: a tile that keeps W
-    bytes of weight blocks for the whole model beyond its memory M receives at least W - M of
-    them during the run (a weight is written once, at load, so what is not kept must come over
-    the exchange; the host path is slower). Everything else a tile holds (activations, code) is
-    left out, so this is still a floor."""
+    trips) when every tile's resident weights must fit its memory together, and the point taken
+    of each front: a tile that keeps W bytes of weight blocks for the whole model beyond its
+    memory M receives at least W - M of them during the run (a weight is written once, at load,
+    so what is not kept must come over the exchange; the host path is slower). Everything else a
+    tile holds (activations, code) is left out, so this is still a floor. The excess is charged
+    to no one matmul."""
     rate = t.rates["exchange_bytes_per_cycle"]
     q = HELD_QUANTUM
     w_tot, c_tot = np.zeros(1, np.int64), np.zeros(1, np.int64)
+    back: list[tuple[np.ndarray, np.ndarray]] = []  # per front: each kept state's previous state and point
     for front in fronts:
         fw = np.array([w // q for w, _ in front], np.int64)
         fc = np.array([c for _, c in front], np.int64)
         w = (w_tot[:, None] + fw[None, :]).ravel()
         c = (c_tot[:, None] + fc[None, :]).ravel()
+        prev, point = np.divmod(np.arange(len(w)), len(front))
         order = np.lexsort((c, w))
-        w, c = w[order], c[order]
+        w, c, prev, point = w[order], c[order], prev[order], point[order]
         keep = c < np.concatenate(([np.iinfo(np.int64).max], np.minimum.accumulate(c)[:-1]))
         w_tot, c_tot = w[keep], c[keep]
-    excess = np.maximum(w_tot * q - t.memory_size, 0)
-    return int((c_tot + excess // rate).min())
+        back.append((prev[keep], point[keep]))
+    total = c_tot + np.maximum(w_tot * q - t.memory_size, 0) // rate
+    state = int(total.argmin())
+    picks = []
+    for prev, point in reversed(back):
+        picks.append(int(point[state]))
+        state = int(prev[state])
+    return int(total.min()), picks[::-1]
+
+
+def held_plan_cycles(fronts: list[list[tuple[int, int]]], t: Target) -> int:
+    """`held_plan_choice`'s cycles."""
+    return held_plan_choice(fronts, t)[0]
 
 
 def best_matmul_floor(
@@ -270,6 +288,8 @@ class Floors:
     plan: float = 0.0
     fronts: list[list[tuple[int, int]]] = field(default_factory=list)  # per matmul, trip by trip
     fronts_amp: float = 0.0  # the fronts' matmuls' AMP floors, summed
+    front_names: list[str] = field(default_factory=list)  # each front's matmul (or fused siblings)
+    attention: list[tuple[str, float]] = field(default_factory=list)  # each attention's floor, trip by trip
 
     def add(self, other: Floors, times: int) -> None:
         for f in fields(self):
@@ -330,14 +350,18 @@ def _block_floors(block: Block, t: Target, pe: int = 4) -> Floors:
             out.plan += best - sum(amps)
             out.fronts.append(front)
             out.fronts_amp += sum(amps)
+            out.front_names.append(",".join(o.result.name_hint or "?" for o in group))
         elif isinstance(op, g.AttentionOp):
             hq, s, d = g.shape_of(op.q.type)
             sk = g.shape_of(op.k.type)[1]
             frac = 0.5 if op.causal is not None else 1.0
             p = {"rows": int(hq * s * frac), "cols": sk, "valid": sk}
             esize = 2 if isinstance(op.q.type.element_type, Float16Type) else 4  # map-tiles keeps q's type
-            out.vec += _marginal(KERNELS["softmax_rows"], t, p, "rows", esize)
+            soft = _marginal(KERNELS["softmax_rows"], t, p, "rows", esize)
+            out.vec += soft
             out.exch += 2 * (hq * s * sk * d * frac / t.tiles) ** (2 / 3)
+            amp = 4 * hq * s * sk * d * frac / (t.tiles * amp_rate(t, pe))
+            out.attention.append((op.result.name_hint or "?", amp + soft / t.tiles))
     return out
 
 
@@ -400,10 +424,44 @@ def conv_lines(convs: list[g.ConvOp], profile: dict, t: Target) -> None:
     print(f"  convs={len(convs)} amp_floor={total_floor:.0f} modelled={total} ratio={total / max(total_floor, 1):.1f}")
 
 
+def op_lines(ref, t: Target, profile: dict, pe: int = 4) -> None:
+    """Per matmul (siblings fused or apart as one) and attention, in the model's order, a rolled
+    layer's trips together: the floor the plan floor takes for it (the held plan's point of its
+    front) and its modelled cycles (the profile's compute and exchange up to its checkpoints);
+    then what the other ops and the syncs take. The held plan's receive beyond the tiles' memory
+    is no one op's. The layers are taken rolled, as the compiled program runs them (`roll-layers`:
+    a rolled layer's ops carry one layer's names, the profile counts every trip under them)."""
+    rolled = builtin.ModuleOp([ref.clone()])
+    RollLayersPass().apply(Context(), rolled)
+    fl = _block_floors(next(o for o in rolled.ops if isinstance(o, func.FuncOp)).body.block, t, pe)
+    held, picks = held_plan_choice(fl.fronts, t)
+    per_op = {o["op"]: o for o in profile["ops"]}
+    rows: dict[tuple[str, str], list[float]] = {}  # (kind, name) -> [trips, floor]
+    for name, front, pick in zip(fl.front_names, fl.fronts, picks, strict=True):
+        r = rows.setdefault(("matmul", name), [0, 0.0])
+        r[0], r[1] = r[0] + 1, r[1] + front[pick][1]
+    for name, floor in fl.attention:
+        r = rows.setdefault(("attention", name), [0, 0.0])
+        r[0], r[1] = r[0] + 1, r[1] + floor
+    listed = 0
+    for (kind, name), (trips, floor) in rows.items():
+        recs = [per_op[n] for n in name.split(",") if n in per_op]
+        cycles = sum(o["compute_cycles"] + o["exchange_cycles"] for o in recs)
+        listed += cycles
+        print(
+            f"  op={name} kind={kind} trips={trips} floor={floor:.0f} modelled={cycles} "
+            f"ratio={cycles / max(floor, 1):.2f}"
+        )
+    excess = held - sum(front[pick][1] for front, pick in zip(fl.fronts, picks, strict=True))
+    total = profile["totals"]["total_cycles"]
+    print(f"  weights_received_floor={excess} others_and_sync_modelled={total - listed}")
+
+
 def main() -> None:
     ap = example_parser()
     ap.add_argument("--precision", choices=["f16"], help="compute a float32 model in half precision first")
     ap.add_argument("--partials", choices=["f32", "f16"], default="f32", help="the AMP's partials (%(default)s)")
+    ap.add_argument("--ops", action="store_true", help="also a line per matmul and attention: its floor and cycles")
     a = ap.parse_args()
     t = load_target(a.target)
     print(f"target={t.name} tiles={t.tiles} amp_flop_per_cycle={t.rates['amp_f16_f32']}")
@@ -413,6 +471,8 @@ def main() -> None:
         if a.precision:
             ConvertPrecisionPass(dtype=a.precision).apply(ctx, module)
         pe = 2 if a.partials == "f16" else 4
+        if a.ops:
+            name_values(ref)  # the stable names the profile's ops carry
         cf, xf, kf, pf = all_floors(ref, t, pe)
         pn = normal_plan_floor(ref, t, pe)
         pu = unheld_plan_floor(ref, t, pe)
@@ -432,6 +492,8 @@ def main() -> None:
         if convs:
             name_values(ref)  # the stable names the compiled plan's checkpoints carry
             conv_lines(convs, build_profile(pkg, t, res), t)
+        if a.ops:
+            op_lines(ref, t, build_profile(pkg, t, res), pe)
         print(
             f"example={path.name} amp_floor={amp:.0f} ratio_to_amp_floor={res.total_cycles / amp:.2f} "
             f"plan_floor_over_amp_floor={pf / same:.2f} compute_floor={cf:.0f} exchange_floor={xf:.0f} "
