@@ -190,9 +190,10 @@ def _lifetimes(seq: list[Operation], loops: list[tuple[tilemap.RepeatOp, int, in
     def live_to(v: SSAValue, i: int) -> None:
         """`v`'s allocation lives to `i`: through the views of it before `i` (one allocation, the
         view's input read by nothing after it), the last of them lives to `i`."""
-        while (view := next((u.operation for u in v.uses if isinstance(u.operation, tilemap.ViewOp)), None)) and pos[
-            view
-        ] < i:
+        while True:
+            view = next((u.operation for u in v.uses if isinstance(u.operation, tilemap.ViewOp)), None)
+            if view is None or pos[view] >= i:
+                break
             v = view.result
         last[v] = max(last.get(v, -1), i)
 
