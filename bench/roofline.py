@@ -24,7 +24,11 @@ plan floor     = the kernel floor with each matmul at its best grid and orientat
                  its memory are received during the run (a weight is written once, at load):
                  a floor for any plan of per-tile blocked products, the rotating
                  (compute-shift) kind included, since rotation moves the same bytes into each
-                 tile; attention's softmax is priced on scores of q's element type, as
+                 tile; an attention in per-tile blocks of one head's query rows by its keys
+                 (`attention_plan_cycles`: both products at the AMP model, its fixed costs
+                 included, the softmax's work on the block, the row states combined over key
+                 blocks, q, k and v received; causal, only the blocks on or below the diagonal
+                 take tiles); attention's softmax is priced on scores of q's element type, as
                  map-tiles keeps them (`plan_floor_unheld` is the floor with each matmul's
                  weights resident in its own best grid whatever the others keep, the floor
                  before that; `plan_floor_unswapped` the unheld floor with every matmul
@@ -218,6 +222,45 @@ def held_plan_cycles(fronts: list[list[tuple[int, int]]], t: Target) -> int:
     return held_plan_choice(fronts, t)[0]
 
 
+def attention_plan_cycles(
+    hq: int, hkv: int, s: int, sk: int, d: int, esize: int, frac: float, t: Target, computed: bool, pe: int = 4
+) -> tuple[float, float] | None:
+    """(kernel, plan) floors of an attention in per-tile blocks, as `best_matmul_plan_cycles` is
+    for a GEMM: each tile a [qr, kr] block of one head (its query rows by its keys), q k^T and
+    p v on the AMP at the target's AMP model (its per-group fixed costs: a block of few rows
+    pays them all) plus the softmax's per-element work on the block; a causal attention needs
+    only the blocks on or below the diagonal, so a head's pq x pk blocks take pq x pk x `frac`
+    tiles. The plan adds, with pk key blocks, the receive of (pk - 1) / pk of the row states
+    (fp32, d + 2 a row) for their combination, and the q, k and v blocks received when they are
+    computed on the device, less a tile's even share of them. None when a head has no tile of
+    its own."""
+    per = t.tiles // hq
+    if per < 1:
+        return None
+    rate = t.rates["exchange_bytes_per_cycle"]
+    q_share, kv_share = -(-hq * s * d // t.tiles), -(-hkv * sk * d // t.tiles)
+    kern_best = plan_best = math.inf
+    for pk in range(1, sk + 1):
+        kr = -(-sk // pk)
+        if pk > 1 and -(-sk // (pk - 1)) == kr:
+            continue
+        if math.ceil(pk * frac) > per:
+            break
+        for pq in range(1, s + 1):
+            qr = -(-s // pq)
+            if pq > 1 and -(-s // (pq - 1)) == qr:
+                continue
+            if math.ceil(pq * pk * frac) > per:
+                break
+            soft = _marginal(KERNELS["softmax_rows"], t, {"rows": qr, "cols": kr, "valid": kr}, "rows", esize)
+            kern = t.amp_matmul_cycles(qr, d, kr, partials_esize=pe) + t.amp_matmul_cycles(qr, kr, d, partials_esize=pe)
+            kern += soft
+            states = (pk - 1) * qr * (d + 2) * 4 / (pk * rate)
+            blocks = (max(qr * d - q_share, 0) + 2 * max(kr * d - kv_share, 0)) * esize / rate if computed else 0
+            kern_best, plan_best = min(kern_best, kern), min(plan_best, kern + states + blocks)
+    return kern_best, plan_best
+
+
 def best_matmul_floor(
     m: int, k: int, n: int, t: Target, lhs_computed: bool, esize: int = 2, pe: int = 4
 ) -> tuple[int, int]:
@@ -289,6 +332,7 @@ class Floors:
     fronts: list[list[tuple[int, int]]] = field(default_factory=list)  # per matmul, trip by trip
     fronts_amp: float = 0.0  # the fronts' matmuls' AMP floors, summed
     front_names: list[str] = field(default_factory=list)  # each front's matmul (or fused siblings)
+    attn_plan: float = 0.0  # what the attentions' blocked plans add above their FLOPs and softmax
     attention: list[tuple[str, float]] = field(default_factory=list)  # each attention's floor, trip by trip
 
     def add(self, other: Floors, times: int) -> None:
@@ -361,7 +405,15 @@ def _block_floors(block: Block, t: Target, pe: int = 4) -> Floors:
             out.vec += soft
             out.exch += 2 * (hq * s * sk * d * frac / t.tiles) ** (2 / 3)
             amp = 4 * hq * s * sk * d * frac / (t.tiles * amp_rate(t, pe))
-            out.attention.append((op.result.name_hint or "?", amp + soft / t.tiles))
+            hkv = g.shape_of(op.k.type)[0]
+            computed = not any(v in free for v in (op.q, op.k, op.v))
+            blocked = attention_plan_cycles(hq, hkv, s, sk, d, esize, frac, t, computed, pe)
+            kern, plan = blocked if blocked is not None else (amp + soft / t.tiles,) * 2
+            out.kern += kern - amp - soft / t.tiles
+            out.plan += plan - amp - soft / t.tiles
+            out.plan_normal += plan - amp - soft / t.tiles
+            out.attn_plan += plan - amp - soft / t.tiles
+            out.attention.append((op.result.name_hint or "?", plan))
     return out
 
 
@@ -385,7 +437,7 @@ def all_floors(func_op, t: Target, pe: int = 4) -> tuple[float, float, float, fl
     amp = amp_floor(func_op, t, pe)
     esize = 2  # the examples store fp16
     cf = amp + fl.vec / t.tiles
-    held = held_plan_cycles(fl.fronts, t) - fl.fronts_amp
+    held = held_plan_cycles(fl.fronts, t) - fl.fronts_amp + fl.attn_plan
     return cf, fl.exch * esize / t.rates["exchange_bytes_per_cycle"], cf + fl.kern, cf + held
 
 

@@ -14,6 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from common import parse_example  # noqa: E402
 from roofline import (  # noqa: E402
     all_floors,
+    attention_plan_cycles,
     best_matmul_floor,
     best_matmul_kernel_cycles,
     best_matmul_plan_cycles,
@@ -133,3 +134,19 @@ def test_sibling_matmuls_are_floored_fused_or_apart(tmp_path: Path) -> None:
     fused = best_matmul_floor(128, 768, 3 * 768, t, False)[1]
     assert fused < apart
     assert unheld_plan_floor(ref, t) == pytest.approx(min(apart, fused))
+
+
+def test_attention_floor_pays_the_amps_fixed_costs_and_skips_the_masked_half() -> None:
+    """GPT-2 small's attention (12 heads, 128 tokens, head 64) in per-tile blocks: above its
+    FLOPs at the AMP's peak (a block of few rows pays every 16 x 16 group's fixed cost), below
+    for causal than for full attention (only the blocks on or below the diagonal take tiles), and
+    the plan (the row states combined, q, k and v received) above the kernel."""
+    t = load_target("mk2")
+    flops = 4 * 12 * 128 * 128 * 64 / (t.tiles * t.rates["amp_f16_f32"])
+    full = attention_plan_cycles(12, 12, 128, 128, 64, 2, 1.0, t, computed=True)
+    causal = attention_plan_cycles(12, 12, 128, 128, 64, 2, 0.5, t, computed=True)
+    assert full is not None and causal is not None
+    assert flops / 2 < causal[0] < full[0] and causal[1] < full[1]
+    assert full[0] < full[1] and causal[0] < causal[1]
+    assert attention_plan_cycles(12, 12, 128, 128, 64, 2, 1.0, t, computed=False)[1] < full[1]
+    assert attention_plan_cycles(4096, 4096, 8, 8, 8, 2, 1.0, t, computed=True) is None  # more heads than tiles
