@@ -161,15 +161,18 @@ def _pareto(points) -> list[tuple[int, int]]:
     return out
 
 
-def matmul_front(
-    m: int, k: int, n: int, t: Target, lhs_computed: bool, rhs_weight: bool, esize: int = 2, pe: int = 4
-) -> list[tuple[int, int]]:
-    """The GEMM's plans in both orientations (as `best_matmul_floor`) as a front of (bytes of its
-    weight a tile keeps resident, cycles): a grid replicating the weight over more row groups runs
-    faster and keeps more of it a tile. Without a weight rhs, its one best point at 0 bytes."""
-    normal = _plan_points(m, k, n, t, lhs_computed, esize, False, pe, "rhs" if rhs_weight else "")
-    swapped = _plan_points(n, k, m, t, False, esize, lhs_computed, pe, "lhs" if rhs_weight else "")
-    return _pareto([*normal, *swapped])
+def _matmul_plans(
+    m: int, k: int, n: int, t: Target, lhs_computed: bool, rhs_weight: bool, pe: int
+) -> tuple[int, int, list[tuple[int, int]]]:
+    """`best_matmul_floor`'s two figures (the best plan plain, the best of both orientations) and
+    the GEMM's plans in both orientations as a front of (bytes of its weight a tile keeps
+    resident, cycles), from one pass over each orientation's grids: a grid replicating the weight
+    over more row groups runs faster and keeps more of it a tile. Without a weight rhs, its one
+    best point at 0 bytes."""
+    normal = list(_plan_points(m, k, n, t, lhs_computed, 2, False, pe, "rhs" if rhs_weight else ""))
+    swapped = list(_plan_points(n, k, m, t, False, 2, lhs_computed, pe, "lhs" if rhs_weight else ""))
+    low = min(c for _, c in normal)
+    return low, min(low, min(c for _, c in swapped)), _pareto([*normal, *swapped])
 
 
 def _sum_fronts(fronts: list[list[tuple[int, int]]]) -> list[tuple[int, int]]:
@@ -276,28 +279,28 @@ def best_matmul_floor(
 _VIEWS = (g.ReshapeOp, g.TransposeOp, g.SplitHeadsOp, g.MergeHeadsOp, g.SliceOp, g.PadOp, g.ConcatOp)
 
 
-def _host_values(block: Block) -> set:
-    """The values of a block the host can write in any layout: its arguments (a function's
-    inputs), weights, and data-movement views of those (no device compute between)."""
-    free = set(block.args) if isinstance(block.parent_op(), func.FuncOp) else set()
-    for op in block.ops:
-        if isinstance(op, g.ParameterOp | g.IterationSliceOp) or (
-            isinstance(op, _VIEWS) and all(v in free for v in op.operands)
-        ):
-            free.update(op.results)
-    return free
-
-
-def _weight_values(block: Block) -> set:
-    """The values of a block that are weights (written once, at load, and resident): parameters,
-    the iterations' slices of stacked ones, and data-movement views of those."""
-    out: set = set()
+def _view_closure(block: Block, seeds: set) -> set:
+    """`seeds` with the block's weights (parameters, the iterations' slices of stacked ones) and
+    the data-movement views of what is already in the set."""
+    out = set(seeds)
     for op in block.ops:
         if isinstance(op, g.ParameterOp | g.IterationSliceOp) or (
             isinstance(op, _VIEWS) and all(v in out for v in op.operands)
         ):
             out.update(op.results)
     return out
+
+
+def _host_values(block: Block) -> set:
+    """The values of a block the host can write in any layout: its arguments (a function's
+    inputs), weights, and data-movement views of those (no device compute between)."""
+    return _view_closure(block, set(block.args) if isinstance(block.parent_op(), func.FuncOp) else set())
+
+
+def _weight_values(block: Block) -> set:
+    """The values of a block that are weights (written once, at load, and resident): parameters,
+    the iterations' slices of stacked ones, and data-movement views of those."""
+    return _view_closure(block, set())
 
 
 def _siblings(block: Block, weights: set) -> dict:
@@ -378,17 +381,15 @@ def _block_floors(block: Block, t: Target, pe: int = 4) -> Floors:
             received.add(op.lhs)
             heavy = [o.rhs in weights for o in group]
             kern = sum(best_matmul_kernel_cycles(m, k, c, t, pe=pe) for c in ns)
-            floors = [best_matmul_floor(m, k, c, t, computed and i == 0, pe=pe) for i, c in enumerate(ns)]
-            normal, best = sum(f[0] for f in floors), sum(f[1] for f in floors)
-            front = _sum_fronts(
-                [matmul_front(m, k, c, t, computed and i == 0, heavy[i], pe=pe) for i, c in enumerate(ns)]
-            )
+            apart = [_matmul_plans(m, k, c, t, computed and i == 0, heavy[i], pe) for i, c in enumerate(ns)]
+            normal, best = sum(a[0] for a in apart), sum(a[1] for a in apart)
+            front = _sum_fronts([a[2] for a in apart])
             if len(group) > 1:
                 # siblings fused: one product over their weights side by side (fuse-sibling-matmuls)
                 kern = min(kern, best_matmul_kernel_cycles(m, k, sum(ns), t, pe=pe))
-                fused = best_matmul_floor(m, k, sum(ns), t, computed, pe=pe)
-                normal, best = min(normal, fused[0]), min(best, fused[1])
-                front = _pareto([*front, *matmul_front(m, k, sum(ns), t, computed, True, pe=pe)])
+                f_normal, f_best, f_front = _matmul_plans(m, k, sum(ns), t, computed, True, pe)
+                normal, best = min(normal, f_normal), min(best, f_best)
+                front = _pareto([*front, *f_front])
             out.kern += kern - sum(amps)
             out.plan_normal += normal - sum(amps)
             out.plan += best - sum(amps)
@@ -428,31 +429,34 @@ def amp_floor(func_op, t: Target, pe: int = 4) -> float:
     return flops(func_op) / (t.tiles * amp_rate(t, pe))
 
 
+def _figures(fl: Floors, func_op, t: Target, pe: int) -> tuple[float, float, float, float, float, float]:
+    """(compute, exchange, kernel, plan, unheld plan, unswapped plan) floors of one model's `fl`."""
+    amp = amp_floor(func_op, t, pe)
+    esize = 2  # the examples store fp16
+    cf = amp + fl.vec / t.tiles
+    held = held_plan_cycles(fl.fronts, t) - fl.fronts_amp + fl.attn_plan
+    xf = fl.exch * esize / t.rates["exchange_bytes_per_cycle"]
+    return cf, xf, cf + fl.kern, cf + held, cf + fl.plan, cf + fl.plan_normal
+
+
 def all_floors(func_op, t: Target, pe: int = 4) -> tuple[float, float, float, float]:
     """(compute floor, exchange floor, kernel floor, plan floor) in cycles for one tile; the
     kernel and plan floors take each matmul in its better orientation (`pe` 2: with fp16
     partials), the plan floor with every tile's resident weights held to its memory together
     (`held_plan_cycles`)."""
-    fl = _block_floors(func_op.body.block, t, pe)
-    amp = amp_floor(func_op, t, pe)
-    esize = 2  # the examples store fp16
-    cf = amp + fl.vec / t.tiles
-    held = held_plan_cycles(fl.fronts, t) - fl.fronts_amp + fl.attn_plan
-    return cf, fl.exch * esize / t.rates["exchange_bytes_per_cycle"], cf + fl.kern, cf + held
+    return _figures(_block_floors(func_op.body.block, t, pe), func_op, t, pe)[:4]
 
 
 def unheld_plan_floor(func_op, t: Target, pe: int = 4) -> float:
     """The plan floor with each matmul's weights resident in its best grid whatever the others
     keep (the floor before `held_plan_cycles`), for comparison."""
-    fl = _block_floors(func_op.body.block, t, pe)
-    return amp_floor(func_op, t, pe) + fl.vec / t.tiles + fl.plan
+    return _figures(_block_floors(func_op.body.block, t, pe), func_op, t, pe)[4]
 
 
 def normal_plan_floor(func_op, t: Target, pe: int = 4) -> float:
     """The plan floor with every matmul streaming its lhs rows through the AMP (the orientation
     this compiler plans today), for comparison with `all_floors`' plan floor."""
-    fl = _block_floors(func_op.body.block, t, pe)
-    return amp_floor(func_op, t, pe) + fl.vec / t.tiles + fl.plan_normal
+    return _figures(_block_floors(func_op.body.block, t, pe), func_op, t, pe)[5]
 
 
 def conv_lines(convs: list[g.ConvOp], profile: dict, t: Target) -> None:
@@ -525,9 +529,7 @@ def main() -> None:
         pe = 2 if a.partials == "f16" else 4
         if a.ops:
             name_values(ref)  # the stable names the profile's ops carry
-        cf, xf, kf, pf = all_floors(ref, t, pe)
-        pn = normal_plan_floor(ref, t, pe)
-        pu = unheld_plan_floor(ref, t, pe)
+        cf, xf, kf, pf, pu, pn = _figures(_block_floors(ref.body.block, t, pe), ref, t, pe)
         amp = amp_floor(ref, t)
         amp_half = amp_floor(ref, t, 2)
         same = amp_half if pe == 2 else amp  # the AMP floor at the rate the floors are taken
