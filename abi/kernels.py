@@ -38,15 +38,13 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import numpy as np
 
 from ipu.abi.isa import INSTRUCTION_WORDS, DType, Opcode, bits_float, float_bits, header
 from ipu.abi.tables import ATTENTION_OFFSETS
-
-if TYPE_CHECKING:
-    from ipu.target import Target
+from ipu.target import Target
 
 _QUERY_ROW, _KEY_BEGIN, _KEY_END = (ATTENTION_OFFSETS.index(c) for c in ("query_row", "key_begin", "key_end"))
 Params = dict[str, Any]  # parameter name -> int, or a numpy column of them (vectorised checks)
@@ -790,7 +788,7 @@ def _attention_rows(
         rounded(b)
         s += b
         rounded(s)
-    gk = off[:, _KEY_BEGIN, None] + p["k_base"] + np.arange(kr)  # [count, kr]
+    gk = off[:, _KEY_BEGIN, None] + p.get("k_step", 1) * (p["k_base"] + np.arange(kr))  # [count, kr]
     in_range = gk < off[:, _KEY_END, None]
     # keys past the tile's key end do not exist: their (padding) value rows are not read
     if not in_range.all():
@@ -816,12 +814,14 @@ def _attention_rows(
     return new, s
 
 
-def attention_skipped_rows(p: Params) -> int:
-    """Leading query rows an attention update skips: with striped rows (`causal` = c >= 2,
-    consecutive local rows c global rows apart, each tile's first below c), the rows l with
-    (l + 1) c <= k_base, which precede every key of the call's block."""
-    c = int(p["causal"])
-    return min(int(p["qr"]), max(0, int(p["k_base"])) // c) if c >= 2 else 0
+def attention_skipped_rows(p: Params, first_key: int = 0) -> int:
+    """Leading query rows an attention update skips from local key `first_key` on: with striped
+    rows (`causal` = c >= 2, consecutive local rows c global rows apart, each tile's first below
+    c) and keys `k_step` apart from the tile's first, the rows l with
+    (l + 1) c <= k_step (k_base + first_key), which precede every such key."""
+    return Target.causal_skipped_rows(
+        int(p["qr"]), int(p["causal"]), int(p.get("k_step", 1)), int(p["k_base"]) + first_key
+    )
 
 
 def _attention_start(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
@@ -1094,7 +1094,10 @@ _UPDATE_PARAMS = (
     Param("causal", "index"),
     Param("scale_bits", "float"),
     Param("k_base", "index"),
+    Param("k_step"),
 )
+# the bias forms' (no striped keys: a bias needs no stripes, and a CALL's words are full)
+_BIAS_UPDATE_PARAMS = _UPDATE_PARAMS[:-1]
 
 
 def _attention_kernel(name: str, out: Operand, cycles_fn: Callable, run: Callable, bias: bool) -> Kernel:
@@ -1105,10 +1108,19 @@ def _attention_kernel(name: str, out: Operand, cycles_fn: Callable, run: Callabl
     start = out.role != Role.ACCUMULATOR
 
     def cycles(t: Target, p: Params, e: int) -> int:
-        skip = attention_skipped_rows(p)
+        skip, qr = attention_skipped_rows(p), p["qr"]
+        rest = 0
+        if skip < qr:
+            g = t.costs["amp_out_chans"]
+            groups = [attention_skipped_rows(p, k0) - skip for k0 in range(0, p["kr"], g)]
+            rest_p = {**p, "qr": qr - skip}
+            if bias or not any(groups):
+                rest = cycles_fn(t, rest_p, e)
+            else:
+                scaled = p["scale_bits"] != ONE_BITS
+                rest = t.attention_causal_cycles(qr - skip, p["kr"], p["d"], e, scaled, start, groups)
         if not skip:
-            return cycles_fn(t, p, e)
-        rest = cycles_fn(t, {**p, "qr": p["qr"] - skip}, e) if skip < p["qr"] else 0
+            return rest
         empty = t.fill_cycles(skip * (p["d"] + 2), 4) if start else 0
         return rest + t.fill_cycles(skip * p["kr"], e) + empty
 
@@ -1116,7 +1128,7 @@ def _attention_kernel(name: str, out: Operand, cycles_fn: Callable, run: Callabl
         name,
         out=out,
         ins=_attention_ins(bias),
-        params=_UPDATE_PARAMS,
+        params=_BIAS_UPDATE_PARAMS if bias else _UPDATE_PARAMS,
         cycles_fn=cycles,
         run=run,
         rule=lambda p: p["causal"] < 0,

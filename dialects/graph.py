@@ -264,10 +264,12 @@ def attention_scores(
     causal: bool = False,
     bias: np.ndarray | None = None,
     positions: np.ndarray | None = None,
+    key_positions: np.ndarray | None = None,
 ) -> np.ndarray:
     """q k^T * scale [+ bias] in float32 with grouped KV heads; causally masked keys are -inf.
-    `bias` [1 or Hq, S, Sk] is added after the scale (a shared one to every head). `positions`:
-    each query row's sequence position for the causal mask (default: its row index)."""
+    `bias` [1 or Hq, S, Sk] is added after the scale (a shared one to every head). `positions`
+    and `key_positions`: each query row's and key's sequence position for the causal mask
+    (default: its row index)."""
     q, k = q.astype(np.float32), k.astype(np.float32)
     k = np.repeat(k, q.shape[0] // k.shape[0], axis=0)
     scores = np.matmul(q, np.swapaxes(k, 1, 2)) * np.float32(scale)
@@ -276,7 +278,8 @@ def attention_scores(
     if causal:
         s, sk = scores.shape[1:]
         pos = np.arange(s) if positions is None else positions
-        mask = np.arange(sk)[None, :] > pos[:, None]
+        kpos = np.arange(sk) if key_positions is None else key_positions
+        mask = kpos[None, :] > pos[:, None]
         scores = np.where(mask[None], np.float32(-np.inf), scores)
     return scores
 
@@ -301,11 +304,13 @@ def attention(
     causal: bool = False,
     bias: np.ndarray | None = None,
     positions: np.ndarray | None = None,
+    key_positions: np.ndarray | None = None,
 ) -> np.ndarray:
     """Grouped-query attention in float32: query head h reads KV head h // (Hq / Hkv); a query
     row with every key masked (-inf) gives zeros."""
     v = np.repeat(v.astype(np.float32), q.shape[0] // v.shape[0], axis=0)
-    return np.matmul(masked_softmax(attention_scores(q, k, scale, causal, bias, positions)), v)
+    scores = attention_scores(q, k, scale, causal, bias, positions, key_positions)
+    return np.matmul(masked_softmax(scores), v)
 
 
 class GraphOp(IRDLOperation):
@@ -1542,6 +1547,12 @@ class AttentionOp(GraphOp):
     see as many unmasked keys (the planner then skips the key windows a block's rows all
     precede). S is Sk rounded up to a multiple of P: the rows at positions Sk and past are
     padding, and attend to every key.
+
+    `key_stripes = Pk` with `stripes = P` (causal, materialized, no bias): k and v hold their
+    rows striped too, row j * (Sk / Pk) + b being key position b * Pk + j (Sk / Pk even), so
+    that each of Pk key blocks holds keys from every depth and every (query block, key block)
+    tile has about half its scores masked, as a triangle the kernel skips per key group. S is
+    then Sk rounded up to a multiple of P x Pk (a query block a multiple of the key blocks).
     """
 
     name = "graph.attention"
@@ -1554,6 +1565,7 @@ class AttentionOp(GraphOp):
     form = attr_def(StringAttr)
     scale = opt_attr_def(FloatAttr)
     stripes = opt_attr_def(IntegerAttr)
+    key_stripes = opt_attr_def(IntegerAttr)
     traits = traits_def(Pure())
     assembly_format = (
         "$q `,` $k `,` $v (`bias` $bias^)? attr-dict `:` `(` type($q) `,` type($k) `,` type($v)"
@@ -1581,6 +1593,8 @@ class AttentionOp(GraphOp):
         p = self.stripes_value()
         if p is not None:
             self._verify_stripes(p, q[1], k[1])
+        elif self.key_stripes is not None:
+            raise VerifyException("graph.attention: key_stripes need stripes (the query rows striped too)")
         elif self.causal is not None and q[1] != k[1]:
             raise VerifyException("graph.attention: causal attention needs equal query and key lengths")
         if self.bias is not None:
@@ -1598,15 +1612,28 @@ class AttentionOp(GraphOp):
     def stripes_value(self) -> int | None:
         return self.stripes.value.data if self.stripes is not None else None
 
+    def key_stripes_value(self) -> int | None:
+        return self.key_stripes.value.data if self.key_stripes is not None else None
+
     def _verify_stripes(self, p: int, s: int, sk: int) -> None:
         if p < 2:
             raise VerifyException(f"graph.attention: stripes must be at least 2, got {p}")
-        if self.causal is None or self.form.data != "streamed" or self.bias is not None:
-            raise VerifyException("graph.attention: stripes need a causal, streamed attention without bias")
-        if s != striped_rows(sk, p):
+        pk = self.key_stripes_value()
+        form = "streamed" if pk is None else "materialized"
+        if self.causal is None or self.form.data != form or self.bias is not None:
             raise VerifyException(
-                f"graph.attention: with {p} stripes, q must have {striped_rows(sk, p)} rows ({sk} keys rounded up "
-                f"to a multiple of {p}), not {s}"
+                f"graph.attention: stripes{'' if pk is None else ' with key_stripes'} need a causal, {form} "
+                "attention without bias"
+            )
+        if pk is not None and (pk < 2 or sk % (2 * pk)):
+            raise VerifyException(
+                f"graph.attention: key_stripes {pk} must be at least 2 and split {sk} keys into even blocks"
+            )
+        rows = striped_rows(sk, p * (pk or 1))
+        if s != rows:
+            raise VerifyException(
+                f"graph.attention: with {p} stripes, q must have {rows} rows ({sk} keys rounded up "
+                f"to a multiple of {p * (pk or 1)}), not {s}"
             )
 
     def positions(self) -> np.ndarray | None:
@@ -1614,8 +1641,14 @@ class AttentionOp(GraphOp):
         p = self.stripes_value()
         return None if p is None else striped_positions(shape_of(self.q.type)[1], p)
 
+    def key_positions(self) -> np.ndarray | None:
+        """Each key's sequence position, when the keys are striped."""
+        pk = self.key_stripes_value()
+        return None if pk is None else striped_positions(shape_of(self.k.type)[1], pk)
+
     def reference(self, q: np.ndarray, k: np.ndarray, v: np.ndarray, bias: np.ndarray | None = None) -> np.ndarray:
-        return attention(q, k, v, self.scale_value(), self.causal is not None, bias, self.positions())
+        causal = self.causal is not None
+        return attention(q, k, v, self.scale_value(), causal, bias, self.positions(), self.key_positions())
 
 
 @irdl_op_definition

@@ -1155,6 +1155,7 @@ class AttentionOp(IRDLOperation):
     scale = attr_def(FloatAttr)
     key_block = attr_def(IntegerAttr)
     stripes = opt_attr_def(IntegerAttr)
+    key_stripes = opt_attr_def(IntegerAttr)
     traits = traits_def(Pure())
     assembly_format = "$q `,` $k `,` $v (`bias` $bias^)? attr-dict `:` functional-type(operands, results)"
 
@@ -1162,6 +1163,11 @@ class AttentionOp(IRDLOperation):
         """The query rows' stripes (`graph.attention`'s): one per query block, so that each
         tile's rows step `stripes` positions apart, its first below `stripes`."""
         return self.stripes.value.data if self.stripes is not None else None
+
+    def key_stripes_value(self) -> int | None:
+        """The keys' stripes (`graph.attention`'s, materialized): one per key block, so that each
+        tile's keys step `key_stripes` positions apart, its first below `key_stripes`."""
+        return self.key_stripes.value.data if self.key_stripes is not None else None
 
     def verify_(self) -> None:
         q, k, v, r = (x.type.layout for x in (self.q, self.k, self.v, self.result))
@@ -1187,13 +1193,17 @@ class AttentionOp(IRDLOperation):
             raise VerifyException("plan.attention: key_block must be positive")
         if self.bias is not None:
             self._verify_bias(self.bias.type.layout, q, sk)
-        p = self.stripes_value()
-        if p is not None and (
-            self.form.data != "streamed" or self.causal is None or q.grid[2] != p or q.block[1] * p != s
-        ):
+        p, pk = self.stripes_value(), self.key_stripes_value()
+        form = "streamed" if pk is None else "materialized"
+        if p is not None and (self.form.data != form or self.causal is None or q.grid[2] != p or q.block[1] * p != s):
             raise VerifyException(
-                f"plan.attention: {p} stripes need a causal streamed attention with {p} query blocks of "
+                f"plan.attention: {p} stripes need a causal {form} attention with {p} query blocks of "
                 f"{s // p} rows (q is {q.grid[2]} blocks of {q.block[1]})"
+            )
+        if pk is not None and (p is None or q.grid[3] != pk or k.block[1] * pk != sk):
+            raise VerifyException(
+                f"plan.attention: {pk} key stripes need query stripes and {pk} key blocks of {sk // pk} keys "
+                f"(k is {q.grid[3]} blocks of {k.block[1]})"
             )
 
     def _verify_bias(self, b: Layout, q: Layout, sk: int) -> None:

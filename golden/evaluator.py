@@ -191,7 +191,7 @@ class _Interpreter:
                 q, k = self.env[op.q], self.env[op.k]
                 b = self.env[op.bias] if op.bias is not None else None
                 self.result.aux[(name, "scores")] = g.attention_scores(
-                    q, k, op.scale_value(), op.causal is not None, b, op.positions()
+                    q, k, op.scale_value(), op.causal is not None, b, op.positions(), op.key_positions()
                 )
         return None
 

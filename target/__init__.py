@@ -353,6 +353,70 @@ class Target:
         then x - mean (layer norm only), times the inverse deviation, times gamma, plus beta."""
         return self.reduce_rows_cycles(rows, 2 * parts, 4) + self._normalise_cycles(rows, rows * cols, esize, shift)
 
+    @staticmethod
+    def causal_skipped_rows(qr: int, rows_apart: int, keys_apart: int, first_key: int) -> int:
+        """Leading query rows of a causal attention step that precede every key from local key
+        `first_key` on: the rows stride `rows_apart` >= 2 positions (striped, each tile's first
+        row below it), the keys `keys_apart` (each tile's first key at or past 0), so local row l
+        precedes them when (l + 1) rows_apart <= keys_apart first_key."""
+        if rows_apart < 2:
+            return 0
+        return min(qr, max(0, keys_apart * first_key) // rows_apart)
+
+    def amp_banded_cycles(self, m: int, k: int, n: int, rows: list[int], by_out: bool, accumulate: bool = False) -> int:
+        """`amp_matmul_cycles` (fp32 partials) of a vertex whose 16-wide groups each run over
+        their own leading-trimmed rows (a work list per group [U: PopLibs' 1x1 partials vertex
+        shares one work list over its groups]): `rows[g]` of output group g (`by_out`: the
+        scores q k^T, whose output groups are keys) or of input group g (p v, whose input groups
+        are keys). Only the workers' passes change; every group and pass keeps its fixed costs."""
+        c = self.costs
+        units = c["amp_conv_units"]
+        passes = -(-c["amp_out_chans"] // units)
+        gi, go = -(-k // c["amp_in_chans"]), -(-n // c["amp_out_chans"])
+        full = self._amp_vertex(m, k, n, accumulate, 4)
+        zero = not accumulate
+
+        def trim(r: int, zeroing: bool) -> int:
+            return self._amp_inner(r, zeroing) - self._amp_inner(m, zeroing)
+
+        if by_out:
+            delta = sum(trim(r, zero) + (gi - 1) * trim(r, False) for r in rows)
+        else:
+            delta = go * sum(trim(r, zero and g == 0) for g, r in enumerate(rows))
+        return full + passes * delta
+
+    def attention_causal_cycles(
+        self, qr: int, kr: int, d: int, esize: int, scaled: bool, start: bool, skips: list[int]
+    ) -> int:
+        """`attention_update_cycles` of a causal step that skips, in each 16-key group g, the
+        `skips[g]` leading rows that precede all its keys (striped rows: `causal_skipped_rows`):
+        both AMPs run each key group over its own rows (`amp_banded_cycles`), the softmax's
+        elementwise steps over the unmasked groups' elements (the row reductions at their mean
+        length), and the skipped scores are filled with -inf."""
+        g = self.costs["amp_out_chans"]
+        if not any(skips):
+            return self.attention_update_cycles(qr, kr, d, esize, scaled, start)
+        rows = [qr - s for s in skips]
+        live = sum(r * min(g, kr - i * g) for i, r in enumerate(rows))
+        state = (
+            0
+            if start
+            else self.unary_cycles("exp", qr, 4)
+            + self.binary_cycles("mul", qr * (d + 1), 4, in_place=True)
+            + self.binary_cycles("add", qr, 4, in_place=True)
+        )
+        return (
+            self.amp_banded_cycles(qr, d, kr, rows, by_out=True)
+            + (self.binary_cycles("mul", live, esize, in_place=True) if scaled else 0)
+            + self.fill_cycles(qr * kr - live, esize)
+            + 2 * self.reduce_rows_cycles(qr, -(-live // qr), esize)
+            + self.binary_cycles("sub", live, esize, in_place=True)
+            + self.unary_cycles("exp", live, esize, in_place=True)
+            + state
+            + self.cast_cycles(qr if esize == 2 else live)
+            + self.amp_banded_cycles(qr, kr, d, rows, by_out=False, accumulate=not start)
+        )
+
     def attention_update_cycles(
         self, qr: int, kr: int, d: int, esize: int, scaled: bool = True, start: bool = False
     ) -> int:

@@ -591,27 +591,27 @@ def test_attention_split_keys_match_full_softmax_attention(causal: int, dt: DTyp
     emu = _kernel_emulator(
         # one state updated with both key blocks
         encode_call("attention_init", DType.F32, DType.F32, S1, [], [qr, d]),
-        encode_call("attention_update", dt, DType.F32, S1, [Q, K, V, OFF, SCR], [qr, kr, d, causal, sb, 0]),
+        encode_call("attention_update", dt, DType.F32, S1, [Q, K, V, OFF, SCR], [qr, kr, d, causal, sb, 0, 1]),
         encode_call(
             "attention_update",
             dt,
             DType.F32,
             S1,
             [Q, K + kbytes, V + kbytes, OFF, SCR2],
-            [qr, kr, d, causal, sb, kr],
+            [qr, kr, d, causal, sb, kr, 1],
         ),
         encode_call("attention_combine", DType.F32, DType.F32, O1, [S1], [1, qr, d]),
         # two states (one per key block) combined
         encode_call("attention_init", DType.F32, DType.F16, PARTS, [], [qr, d]),
         encode_call("attention_init", DType.F32, DType.F16, PARTS + qr * (d + 2) * 4, [], [qr, d]),
-        encode_call("attention_update", dt, DType.F16, PARTS, [Q, K, V, OFF, SCR], [qr, kr, d, causal, sb, 0]),
+        encode_call("attention_update", dt, DType.F16, PARTS, [Q, K, V, OFF, SCR], [qr, kr, d, causal, sb, 0, 1]),
         encode_call(
             "attention_update",
             dt,
             DType.F16,
             PARTS + qr * (d + 2) * 4,
             [Q, K + kbytes, V + kbytes, OFF, SCR2],
-            [qr, kr, d, causal, sb, kr],
+            [qr, kr, d, causal, sb, kr, 1],
         ),
         encode_call("attention_combine", DType.F16, DType.F16, O2, [PARTS], [2, qr, d]),
     )
@@ -660,7 +660,7 @@ def test_half_attention_rounds_scores_and_probabilities_to_half() -> None:
     Q, K, V, OFF, SCR, S1 = (DATA + 0x200 * i for i in range(6))
     emu = _kernel_emulator(
         encode_call("attention_init", DType.F32, DType.F32, S1, [], [qr, d]),
-        encode_call("attention_update", DType.F16, DType.F32, S1, [Q, K, V, OFF, SCR], [qr, kr, d, 0, ONE_BITS, 0]),
+        encode_call("attention_update", DType.F16, DType.F32, S1, [Q, K, V, OFF, SCR], [qr, kr, d, 0, ONE_BITS, 0, 1]),
     )
     for addr, a in ((Q, q), (K, k), (V, v), (OFF, offsets)):
         _put(emu, addr, a)
@@ -689,7 +689,7 @@ def test_attention_start_is_an_update_of_an_empty_state(bias: bool) -> None:
     Q, K, V, B, OFF, SCR, SCR2, S1, S2 = (DATA + 0x200 * i for i in range(9))
     ins = [Q, K, V, *([B] if bias else []), OFF]
     upd, start = ("attention_update_bias", "attention_start_bias") if bias else ("attention_update", "attention_start")
-    par = [qr, kr, d, 1, ONE_BITS, 0]
+    par = [qr, kr, d, 1, ONE_BITS, 0, *([] if bias else [1])]
     emu = _kernel_emulator(
         encode_call("attention_init", DType.F32, DType.F32, S1, [], [qr, d]),
         encode_call(upd, DType.F16, DType.F32, S1, [*ins, SCR], par),
@@ -710,8 +710,8 @@ def test_attention_start_is_an_update_of_an_empty_state(bias: bool) -> None:
 
 
 def test_call_parameters_follow_the_inputs_and_flags_may_be_zero() -> None:
-    upd = encode_call("attention_update", DType.F16, DType.F32, DATA, [DATA] * 5, [4, 4, 8, 0, float_bits(1.0), 0])
-    assert list(upd[KERNELS["attention_update"].param_offset :][:6]) == [4, 4, 8, 0, float_bits(1.0), 0]
+    upd = encode_call("attention_update", DType.F16, DType.F32, DATA, [DATA] * 5, [4, 4, 8, 0, float_bits(1.0), 0, 1])
+    assert list(upd[KERNELS["attention_update"].param_offset :][:7]) == [4, 4, 8, 0, float_bits(1.0), 0, 1]
     assert KERNELS["attention_init"].param_offset == 4 and KERNELS["amp_matmul"].param_offset == 6
     pkg = _kernel_emulator(upd).package
     validate_package(pkg, T)  # causal = 0 and k_base = 0 are fine

@@ -17,7 +17,7 @@ from ipu.abi.kernels import KERNELS, UNARY_KERNELS, kernel_cycles
 from ipu.target import available_targets, load_target
 
 T = load_target("mk2")
-_ATT = {"causal": 0, "scale_bits": 0, "k_base": 0}
+_ATT = {"causal": 0, "scale_bits": 0, "k_base": 0, "k_step": 1}
 
 # AMP (PC 1.1), fp32 partials: U = 8 conv units, 16-column output groups of P = 2 passes, weights
 # by 128-bit loads: L = 8 units x 16 halves x 2 bytes / 16 = 16 cycles a pass. Worker time for n

@@ -31,7 +31,7 @@ ABI_ORDER = (
     "arg_rows", "iteration_slice", "attention_start", "attention_start_bias",
 )  # fmt: skip
 
-_AU = {"causal": 0, "scale_bits": 0, "k_base": 0}
+_AU = {"causal": 0, "scale_bits": 0, "k_base": 0, "k_step": 1}
 
 # (target, kernel, params, output element size, cycles of one call on one tile): the PopLibs-derived
 # model (docs/cycle-model-sources.md; test_kernel_costs.py derives the formulas by hand), pinned
@@ -135,7 +135,7 @@ CYCLES = [
 
 # One parameter set for every kernel's operand shapes.
 P = {"m": 2, "k": 3, "n": 5, "elements": 7, "b_rows": 1, "b_cols": 5, "parts": 3, "rows": 2, "cols": 5, "valid": 4}
-P |= {"kind": 1, "eps_bits": 0, "qr": 2, "kr": 3, "d": 5, "causal": 0, "scale_bits": 0, "k_base": 0}
+P |= {"kind": 1, "eps_bits": 0, "qr": 2, "kr": 3, "d": 5, "causal": 0, "scale_bits": 0, "k_base": 0, "k_step": 1}
 P |= {"indices": 3}
 P |= {"out_rows": 5, "out_cols": 2}
 P |= {"iterations": 4}
@@ -258,9 +258,9 @@ def test_operand_roles_replace_the_special_cases_by_name() -> None:
         ("reduce_rows", {"rows": 2, "cols": 4, "valid": 4, "kind": 5}, True),
         ("layer_norm_rows", {"rows": 2, "cols": 4, "valid": 4, "eps_bits": float_bits(-1e-5)}, True),
         ("layer_norm_rows", {"rows": 2, "cols": 4, "valid": 4, "eps_bits": float_bits(math.inf)}, True),
-        ("attention_update", {"qr": 2, "kr": 2, "d": 4, "causal": 0, "scale_bits": 0, "k_base": 0}, False),
-        ("attention_update", {"qr": 2, "kr": 2, "d": 4, "causal": -1, "scale_bits": 0, "k_base": 0}, True),
-        ("attention_update", {"qr": 2, "kr": 2, "d": 4, "causal": 0, "scale_bits": 0, "k_base": -1}, True),
+        ("attention_update", {"qr": 2, "kr": 2, "d": 4, "causal": 0, "scale_bits": 0, "k_base": 0, "k_step": 1}, False),
+        ("attention_update", {"qr": 2, "kr": 2, "d": 4, "causal": -1, "scale_bits": 0, "k_base": 0, "k_step": 1}, True),
+        ("attention_update", {"qr": 2, "kr": 2, "d": 4, "causal": 0, "scale_bits": 0, "k_base": -1, "k_step": 1}, True),
         ("attention_update_bias", {**_AU, "qr": 2, "kr": 2, "d": 4, "k_base": 30}, False),
         ("attention_update_bias", {**_AU, "qr": 2, "kr": 2, "d": 4, "causal": 2}, False),  # striped rows two apart
         ("attention_update_bias", {**_AU, "qr": 2, "kr": 2, "d": 4, "causal": -3}, True),

@@ -232,13 +232,18 @@ _END = T.memory_end
         # the score scratch is in the inputs' dtype: 4 x 6 halves, or floats, must fit
         (
             encode_call(
-                "attention_update", DType.F16, DType.F16, DATA, [DATA] * 4 + [_END - 4 * 6 * 2 + 2], [4, 6, 8, 1, 0, 0]
+                "attention_update",
+                DType.F16,
+                DType.F16,
+                DATA,
+                [DATA] * 4 + [_END - 4 * 6 * 2 + 2],
+                [4, 6, 8, 1, 0, 0, 1],
             ),
             r"\(attention_update\) operand 5",
         ),
         (
             encode_call(
-                "attention_update", DType.F32, DType.F16, DATA, [DATA] * 4 + [_END - 4 * 6 * 2], [4, 6, 8, 1, 0, 0]
+                "attention_update", DType.F32, DType.F16, DATA, [DATA] * 4 + [_END - 4 * 6 * 2], [4, 6, 8, 1, 0, 0, 1]
             ),
             r"\(attention_update\) operand 5",
         ),
@@ -253,11 +258,11 @@ _END = T.memory_end
         (encode_call("reduce_rows", DType.F32, DType.F32, DATA, [DATA], [2, 8, 8, 5]), "invalid parameters"),
         (encode_call("softmax_rows", DType.F32, DType.F32, DATA, [DATA], [2, 8, 9]), "invalid parameters"),
         (
-            encode_call("attention_update", DType.F16, DType.F32, DATA, [DATA] * 5, [4, 6, 8, 0xFFFFFFFE, 0, 0]),
+            encode_call("attention_update", DType.F16, DType.F32, DATA, [DATA] * 5, [4, 6, 8, 0xFFFFFFFE, 0, 0, 1]),
             "'causal': -2",
         ),
         (
-            encode_call("attention_update", DType.F16, DType.F32, DATA, [DATA] * 5, [4, 6, 0, 1, 0, 0]),
+            encode_call("attention_update", DType.F16, DType.F32, DATA, [DATA] * 5, [4, 6, 0, 1, 0, 0, 1]),
             "invalid parameters",
         ),
         (
@@ -281,7 +286,7 @@ def test_new_kernels_valid_at_the_memory_edge() -> None:
             DType.F16,
             _END - 4 * 10 * 4,
             [_END - 32 * 2, DATA, DATA, _END - 12, _END - 96],
-            [4, 6, 8, 0, 0, 0],
+            [4, 6, 8, 0, 0, 0, 1],
         ),
         encode_call("attention_combine", DType.F16, DType.F16, _END - 32 * 2, [_END - 80 * 4], [1, 4, 8]),
         encode_call("reduce_rows", DType.F16, DType.F16, _END - 4, [DATA], [2, 8, 5, 3]),

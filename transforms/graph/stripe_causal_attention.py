@@ -17,6 +17,16 @@ result un-striped by the inverse view, transpose and view and sliced back to S r
 query blocks the planner gives each head, the target's tiles over the query heads. It is
 applied only where the estimate says it pays: the striped attention's price plus four moves of
 the query block (the stripe and the un-stripe, each about two exchanges) below the plain one's.
+
+A causal materialized attention (each tile a block of query rows by a block of keys, all at
+once) gains nothing from query stripes alone: the tiles of the first key block are needed by
+every row. Its keys and values are striped as well (`key_stripes = Pk`, the same view,
+transpose and view over [Hkv, Sk, D], Pk dividing Sk into even blocks), so that every tile's
+scores are a triangle of about half its block, which `attention_start` skips per key group.
+The grid is the striped one the planner prices cheapest, P x Pk tiles a head (q then padded to
+a multiple of P x Pk rows, so each query block is one stripe); it is applied where that price
+plus the query block's four moves and two each for the key and value blocks is below the
+plain attention's.
 """
 
 from __future__ import annotations
@@ -46,13 +56,56 @@ def stripes_for(op: graph.AttentionOp, t: Target) -> int | None:
     """The stripes `op` would take on `t` (its query blocks a head), or None when it does not
     qualify: not causal or not streamed, a bias, already striped, a pinned plan (its grid is the
     unstriped op's), or fewer than two blocks."""
-    if op.causal is None or op.form.data != "streamed" or op.bias is not None or op.stripes is not None:
+    if op.form.data != "streamed" or not _may_stripe(op):
         return None
     if any(name.startswith("plan.") for name in op.attributes):
         return None
     hq, s, _ = op.q.type.get_shape()  # type: ignore[union-attr]
     p = min(t.tiles // hq, s // 2)
     return p if p >= 2 else None
+
+
+def _may_stripe(op: graph.AttentionOp) -> bool:
+    """Causal, no bias, not striped yet, and no pinned plan (its grid is the unstriped op's)."""
+    if op.causal is None or op.bias is not None or op.stripes is not None:
+        return False
+    return not any(name.startswith("plan.") for name in op.attributes)
+
+
+def _words(elements: int, es: int, t: Target) -> int:
+    """A tile's even share of `elements` of `es` bytes, in words (a move's exchange)."""
+    return -(-elements * es // t.tiles) // 4
+
+
+def key_stripes_for(op: graph.AttentionOp, t: Target) -> tuple[int, int, int] | None:
+    """(query stripes P, key stripes Pk, estimated cycles saved) of the best striped grid for a
+    causal materialized `op` on `t`, or None when it does not qualify or no striped grid is
+    cheaper than the plain attention with the moves the striping adds."""
+    if op.form.data != "materialized" or not _may_stripe(op):
+        return None
+    (hq, s, d), (hkv, sk, _) = op.q.type.get_shape(), op.k.type.get_shape()  # type: ignore[union-attr]
+    es = op.q.type.element_type.bitwidth // 8  # type: ignore[union-attr]
+    per = t.tiles // hq
+    try:
+        plain = choose_attention(hq, hkv, s, sk, d, es, "materialized", t).cycles
+    except DiagnosticException:
+        return None
+    over = t.phase_overhead_cycles()
+    best: tuple[int, int, int] | None = None
+    for pk in range(2, per // 2 + 1):
+        if sk % (2 * pk):
+            continue
+        p = per // pk
+        rows = graph.striped_rows(sk, p * pk)
+        try:
+            striped = choose_attention(hq, hkv, rows, sk, d, es, "materialized", t, stripes=p, key_stripes=pk).cycles
+        except DiagnosticException:
+            continue
+        moves = MOVES * (_words(hq * rows * d, es, t) + over) + 2 * 2 * (_words(hkv * sk * d, es, t) + over)
+        gain = plain - striped - moves
+        if gain > 0 and (best is None or gain > best[2]):
+            best = (p, pk, gain)
+    return best
 
 
 def striping_gain(op: graph.AttentionOp, t: Target, p: int) -> int:
@@ -65,22 +118,35 @@ def striping_gain(op: graph.AttentionOp, t: Target, p: int) -> int:
         striped = choose_attention(hq, hkv, rows, sk, d, es, "streamed", t, stripes=p).cycles
     except DiagnosticException:  # does not fit one way or the other: leave it to the planner
         return -1
-    words = -(-hq * rows * d * es // t.tiles) // 4
-    return plain - striped - MOVES * (words + t.phase_overhead_cycles())
+    return plain - striped - MOVES * (_words(hq * rows * d, es, t) + t.phase_overhead_cycles())
 
 
 def _view(x: SSAValue, shape: list[int], el: builtin.AnyFloat) -> graph.ReshapeOp:
     return graph.ReshapeOp(x, TensorType(el, shape))
 
 
-def stripe(op: graph.AttentionOp, p: int) -> None:
-    """Rewrite `op` to take its queries in `p` stripes (the module docstring's ops)."""
+def _striped(x: SSAValue, p: int, name: str) -> list[Operation]:
+    """[H, R, D] viewed [H, R / p, p, D], transposed to [H, p, R / p, D], viewed [H, R, D]: row
+    j of stripe i is row j p + i (the last op's result is the striped value)."""
+    x_t = x.type
+    assert isinstance(x_t, TensorType)
+    (h, r, d), el = x_t.get_shape(), x_t.element_type
+    v4 = _view(x, [h, r // p, p, d], el)
+    tr = graph.TransposeOp(v4.result, (0, 2, 1, 3), TensorType(el, [h, p, r // p, d]))
+    out = _view(tr.result, [h, r, d], el)
+    out.result.name_hint = name
+    return [v4, tr, out]
+
+
+def stripe(op: graph.AttentionOp, p: int, pk: int | None = None) -> None:
+    """Rewrite `op` to take its queries in `p` stripes, and (materialized) its keys and values in
+    `pk` (the module docstring's ops)."""
     rw = Rewriter()
     q_t = op.q.type
     assert isinstance(q_t, TensorType)
     (hq, s, d), el = q_t.get_shape(), q_t.element_type
     sk = op.k.type.get_shape()[1]  # type: ignore[union-attr]
-    rows = graph.striped_rows(sk, p)
+    rows = graph.striped_rows(sk, p * (pk or 1))
     per = rows // p
     name = op.result.name_hint or "attn"
     ops: list[Operation] = []
@@ -89,15 +155,19 @@ def stripe(op: graph.AttentionOp, p: int) -> None:
         pad = graph.PadOp(q, (0, 0, 0), TensorType(el, [hq, rows, d]))
         ops.append(pad)
         q = pad.result
-    v4 = _view(q, [hq, per, p, d], el)
-    tr = graph.TransposeOp(v4.result, (0, 2, 1, 3), TensorType(el, [hq, p, per, d]))
-    qs = _view(tr.result, [hq, rows, d], el)
-    qs.result.name_hint = f"{name}_q_striped"
-    ops += [v4, tr, qs]
+    ops += _striped(q, p, f"{name}_q_striped")
+    qs = ops[-1].results[0]
+    kv = [op.k, op.v]
+    attrs = {**op.attributes, "stripes": IntegerAttr(p, 64)}
+    if pk is not None:
+        attrs["key_stripes"] = IntegerAttr(pk, 64)
+        for i, (x, tag) in enumerate(((op.k, "k"), (op.v, "v"))):
+            ops += _striped(x, pk, f"{name}_{tag}_striped")
+            kv[i] = ops[-1].results[0]
     att = graph.AttentionOp.create(
-        operands=[qs.result, op.k, op.v],
+        operands=[qs, *kv],
         result_types=[TensorType(el, [hq, rows, d])],
-        attributes={**op.attributes, "stripes": IntegerAttr(p, 64)},
+        attributes=attrs,
     )
     att.result.name_hint = f"{name}_striped"
     a4 = _view(att.result, [hq, p, per, d], el)
@@ -119,24 +189,32 @@ def stripe(op: graph.AttentionOp, p: int) -> None:
     rw.erase_op(op)
 
 
-def stripe_function(f: func.FuncOp, t: Target) -> int:
-    """Stripe every causal streamed attention of `f` (nested bodies included) where it pays; how many."""
+def stripe_function(f: func.FuncOp, t: Target, materialized: bool = False) -> int:
+    """Stripe every causal streamed attention of `f` (nested bodies included) where it pays, and
+    with `materialized` every causal materialized one; how many."""
     count = 0
     for op in [o for o in f.walk() if isinstance(o, graph.AttentionOp)]:
         p = stripes_for(op, t)
         if p is not None and striping_gain(op, t, p) > 0:
             stripe(op, p)
             count += 1
+        elif materialized and (both := key_stripes_for(op, t)) is not None:
+            stripe(op, both[0], both[1])
+            count += 1
     return count
 
 
 @dataclass(frozen=True)
 class StripeCausalAttentionPass(ModulePass):
-    """Causal streamed attention: query rows striped over the query blocks, masked windows skipped.
-    `target`: the machine whose tiles set the stripes (default: the module's, else mk2)."""
+    """Causal attention: query rows (materialized: and keys) striped over the blocks, masked work skipped.
+    `target`: the machine whose tiles set the stripes (default: the module's, else mk2);
+    `materialized`: stripe causal materialized attentions too (opt-in: the view, transpose and
+    view chains are planned as separate rearranges, which cost the transformer block example
+    more than its attention saves)."""
 
     name = "stripe-causal-attention"
     target: str | None = None
+    materialized: bool = False
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         expect_level(op, self.name, ("graph",))
@@ -148,7 +226,7 @@ class StripeCausalAttentionPass(ModulePass):
         t = attr.target if attr is not None else load_target(self.target or DEFAULT_TARGET)
         for f in op.body.block.ops:
             if isinstance(f, func.FuncOp):
-                stripe_function(f, t)
+                stripe_function(f, t, self.materialized)
 
 
-__all__ = ["StripeCausalAttentionPass", "stripe", "stripe_function", "stripes_for", "striping_gain"]
+__all__ = ["StripeCausalAttentionPass", "key_stripes_for", "stripe", "stripe_function", "stripes_for", "striping_gain"]

@@ -714,9 +714,12 @@ def _layout_attr(lay: Layout, memory: str = "standard") -> plan.LayoutAttr:
     return plan.LayoutAttr(lay.grid, lay.split, lay.partial, lay.first_tile, lay.align, memory)
 
 
-def attention_offsets(q: Layout, kv: Layout | None, sk: int, striped: bool = False) -> np.ndarray:
+def attention_offsets(
+    q: Layout, kv: Layout | None, sk: int, striped: bool = False, keys_striped: bool = False
+) -> np.ndarray:
     """Per tile (first query row, first key, key end) for the attention kernels, as f32 [tiles, 4];
-    `striped`: each query block is a stripe, its first row the stripe's index."""
+    `striped`: each query block is a stripe, its first row the stripe's index; `keys_striped`:
+    each key block is a stripe too, its first key the stripe's index and every key counting."""
     c = q.coords()
     qr = q.block_size(1)
     col = ATTENTION_OFFSETS.index
@@ -726,8 +729,8 @@ def attention_offsets(q: Layout, kv: Layout | None, sk: int, striped: bool = Fal
         out[:, col("key_end")] = sk
     else:
         kr = kv.block_size(1)
-        out[:, col("key_begin")] = c[:, 3] * kr
-        out[:, col("key_end")] = np.minimum(sk, (c[:, 3] + 1) * kr)
+        out[:, col("key_begin")] = c[:, 3] if keys_striped else c[:, 3] * kr
+        out[:, col("key_end")] = sk if keys_striped else np.minimum(sk, (c[:, 3] + 1) * kr)
     return out
 
 
@@ -778,7 +781,8 @@ class MapAttention(RewritePattern):
         name = op.result.name_hint or "attention"
         value = plan.graph_value_of(op)
         stripes = op.stripes_value()
-        off = attention_offsets(q_l, k_l if materialized else None, sk, stripes is not None)
+        key_stripes = op.key_stripes_value()
+        off = attention_offsets(q_l, k_l if materialized else None, sk, stripes is not None, key_stripes is not None)
         off_lay = Layout((st_l.tiles, 4), st_l.grid, (tuple(range(len(st_l.grid))), ()), -1, st_l.first_tile)
         off_tt = TensorType(builtin.f32, [st_l.tiles, 4])
         offsets_op, offsets = _compiler_weight(f"{name}_offsets", table_attr(off, ATTENTION_OFFSETS), off_tt, off_lay)
@@ -791,7 +795,8 @@ class MapAttention(RewritePattern):
         score_t = op.q.type.tensor.element_type  # the scores are held in the inputs' dtype
         # causal: the global rows between consecutive local query rows (striped: the stripes)
         causal = 0 if op.causal is None else stripes or 1
-        common = {"qr": qr, "d": d, "causal": causal, "scale_bits": float_bits(1.0)}
+        # keys' positions step `k_step` apart (striped keys: the key stripes)
+        common = {"qr": qr, "d": d, "causal": causal, "scale_bits": float_bits(1.0), "k_step": key_stripes or 1}
         # an additive bias: attention_update_bias reads it after v, laid out like the scores
         # (materialized: the tile's [qr, kr] block; streamed: [qr, all keys], a window moved out
         # of it for each call)
@@ -801,6 +806,7 @@ class MapAttention(RewritePattern):
         if op.bias is not None:
             b_l: Layout = op.bias.type.layout
             start, kernel, bias, state_at = "attention_start_bias", "attention_update_bias", [ins[3]], 6
+            del common["k_step"]  # the bias forms take no striped keys
             if b_l.block[1] != qr:
                 raise DiagnosticException(f"map-tiles: bias block {b_l.block} does not have the {qr} query rows")
         if materialized:

@@ -61,7 +61,7 @@ func.func @main(%x: tensor<32x64xf16>) -> (tensor<32x64xf16>, tensor<32xf32>) {
 // The query block is scaled once (a `mul` by the one-element scale weight); the tile's one key
 // block then starts the state (no init: attention_start) and scales nothing (scale_bits = 1.0).
 // TASM:      tasm.call "mul" {{.*}} {m = 8 : i64, n = 16 : i64, b_rows = 1 : i64, b_cols = 1 : i64} : f16 -> f16
-// TASM-NEXT: tasm.call "attention_start" {{.*}}causal = 1 : i64, scale_bits = 1065353216 : i64, k_base = 0 : i64} : f16 -> f32
+// TASM-NEXT: tasm.call "attention_start" {{.*}}causal = 1 : i64, scale_bits = 1065353216 : i64, k_base = 0 : i64, k_step = 1 : i64} : f16 -> f32
 // Under the PopLibs-derived kernel costs a key split does not pay for its combine at 32 keys: one part.
 // TASM:      tasm.call "attention_combine" {{.*}} {parts = 1 : i64, qr = 8 : i64, d = 16 : i64} : f32 -> f16
 // TASM:      tasm.call "softmax_rows" {{.*}} {rows = 2 : i64, cols = 64 : i64, valid = 64 : i64} : f16 -> f16

@@ -3,6 +3,12 @@
 // RUN: ipu-opt %S/Inputs/causal-streamed.mlir --target sim64 -p stripe-causal-attention,plan-ops | filecheck %s --check-prefix=PLAN
 // RUN: ipu-run %S/Inputs/causal-streamed.mlir --target sim64 --check all --poison | filecheck %s --check-prefix=EMU
 // RUN: ipu-opt %S/Inputs/causal-streamed.mlir --target sim64 -p stripe-causal-attention | not ipu-opt --target sim16 -p plan-ops 2>&1 | filecheck %s --check-prefix=ERR
+// RUN: ipu-opt %S/Inputs/causal-materialized.mlir --target sim64 -p stripe-causal-attention | filecheck %s --check-prefix=MOFF
+// RUN: ipu-opt %S/Inputs/causal-materialized.mlir --target sim64 -p 'stripe-causal-attention{materialized=true}' -o %t.mlir
+// RUN: filecheck %s --check-prefix=MAT < %t.mlir
+// RUN: ipu-opt %t.mlir | filecheck %s --check-prefix=MAT
+// RUN: ipu-opt %t.mlir --target sim64 -p plan-ops,ipu-compile | filecheck %s --check-prefix=MTASM
+// RUN: ipu-run %t.mlir --target sim64 --check all --poison | filecheck %s --check-prefix=EMU
 
 // stripe-causal-attention: on sim64 a 4-head causal streamed attention gets 16 query blocks a
 // head. Its 500 query rows are padded to 512 and striped (row i * 32 + j is position j * 16 + i),
@@ -49,3 +55,17 @@ func.func @kept(%q: tensor<4x512x32xf16>, %k: tensor<2x512x32xf16>, %v: tensor<2
 
 // Striped for sim64, the attention cannot be planned on sim16 (4 tiles a head):
 // ERR: plan-ops: attention with 16 stripes needs 16 tiles for each of its 4 query heads; sim16 has 16 tiles
+
+// Materialized (opt-in: `materialized=true`): on sim64 the 4-head causal attention over 512
+// keys takes 4 query stripes by 4 key stripes a head. q, k and v are striped (the same view,
+// transpose, view), the attention marked with both, and each tile's attention_start skips, per
+// 16-key group, the rows before its keys (causal = the query stride, k_step = the key stride).
+// MOFF-NOT:   stripes
+// MAT-LABEL:  func.func @main
+// MAT:        %a_q_striped = graph.reshape %{{.*}} : tensor<4x4x128x32xf16> -> tensor<4x512x32xf16>
+// MAT:        %a_k_striped = graph.reshape %{{.*}} : tensor<2x4x128x32xf16> -> tensor<2x512x32xf16>
+// MAT:        %a_v_striped = graph.reshape %{{.*}} : tensor<2x4x128x32xf16> -> tensor<2x512x32xf16>
+// MAT-NEXT:   %a_striped = graph.attention %a_q_striped, %a_k_striped, %a_v_striped {form = "materialized", causal, stripes = 4 : i64, key_stripes = 4 : i64, ipu.derived}
+// MAT:        %a = graph.reshape
+// MAT-NEXT:   func.return %a
+// MTASM:      tasm.call "attention_start" {{.*}} {qr = 128 : i64, kr = 128 : i64, d = 32 : i64, causal = 4 : i64, {{.*}}k_base = 0 : i64, k_step = 4 : i64}

@@ -63,7 +63,7 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // MAP-NEXT:   %a_state_scale = tilemap.weight "a_state_scale" dense<2.500000e-01> : tensor<1x1xf16> : tensor<1x1xf16> layout #plan.layout<grid = [2, 4, 4, 2], split = {{\[\[}}], []], memory = standard> -> !tilemap.buffer<1x2xf16, tiles = [0, 64], memory = standard>
 // MAP-NEXT:   %a_state_q_scaled = tilemap.run "mul"(%qh, %a_state_scale) {m = 16 : i64, n = 16 : i64, b_rows = 1 : i64, b_cols = 1 : i64}
 // MAP-NEXT:   %a_state_scores = tilemap.alloc : !tilemap.buffer<1x16x32xf16, tiles = [0, 64], memory = standard>
-// MAP-NEXT:   %a_state = tilemap.run "attention_start"(%a_state_q_scaled, %kh, %vh, %a_state_offsets, %a_state_scores) {kr = 32 : i64, k_base = 0 : i64, qr = 16 : i64, d = 16 : i64, causal = 0 : i64, scale_bits = 1065353216 : i64} : ({{.*}}) -> !tilemap.buffer<1x16x18xf32, tiles = [0, 64], memory = standard>
+// MAP-NEXT:   %a_state = tilemap.run "attention_start"(%a_state_q_scaled, %kh, %vh, %a_state_offsets, %a_state_scores) {kr = 32 : i64, k_base = 0 : i64, qr = 16 : i64, d = 16 : i64, causal = 0 : i64, scale_bits = 1065353216 : i64, k_step = 1 : i64} : ({{.*}}) -> !tilemap.buffer<1x16x18xf32, tiles = [0, 64], memory = standard>
 // MAP-NEXT:   tilemap.checkpoint "a_state_scores" value "a" %a_state_scores : !tilemap.buffer<1x16x32xf16, tiles = [0, 64], memory = standard> as tensor<8x64x64xf16> layout #plan.layout<grid = [2, 4, 4, 2], split = {{\[\[}}0, 1], [2], [3]], align = [1, 16, 32], memory = standard> {aspect = "scores"}
 // MAP-NEXT:   %a_stage = tilemap.move %a_state transfers = #table.transfers<[src_tile, {{.*}}]
 // MAP:        ]> {reason = "attention_combine"} : !tilemap.buffer<1x16x18xf32, {{.*}}> -> !tilemap.buffer<2x1x8x18xf32, tiles = [0, 64], memory = standard>
@@ -78,7 +78,7 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // TB:         tasm.program @p0 tiles(0, {{[0-9]+}}) {
 // TB:         tasm.call "layer_norm_rows" out({{[0-9]+}}) in(array<i64: {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}>) {rows = 1 : i64, cols = 128 : i64, valid = 128 : i64, eps_bits = {{[0-9]+}} : i64} : f16 -> f16
 // TB:         tasm.call "mul" {{.*}} {m = 16 : i64, n = 16 : i64, b_rows = 1 : i64, b_cols = 1 : i64} : f16 -> f16
-// TB-NEXT:    tasm.call "attention_start" out({{[0-9]+}}) in(array<i64: {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, [[SCORES:[0-9]+]]>) {qr = 16 : i64, kr = 32 : i64, d = 16 : i64, causal = 1 : i64, scale_bits = 1065353216 : i64, k_base = 0 : i64} : f16 -> f32
+// TB-NEXT:    tasm.call "attention_start" out({{[0-9]+}}) in(array<i64: {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, [[SCORES:[0-9]+]]>) {qr = 16 : i64, kr = 32 : i64, d = 16 : i64, causal = 1 : i64, scale_bits = 1065353216 : i64, k_base = 0 : i64, k_step = 1 : i64} : f16 -> f32
 // TB-NEXT:    tasm.checkpoint @{{[a-z_0-9]+}}
 // TB:         tasm.call "attention_combine" {{.*}} {parts = 2 : i64, qr = 8 : i64, d = 16 : i64} : f32 -> f16
 // TB:         tasm.call "layer_norm_rows" {{.*}} {rows = 1 : i64, cols = 128 : i64, valid = 128 : i64, eps_bits = {{[0-9]+}} : i64} : f16 -> f16
@@ -92,7 +92,7 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // --- ipu-compile on the pinned attention_small: the same attention kernels, non-causal.
 // ATT-NOT:    tasm.call "attention_init"
 // ATT:        tasm.call "mul" {{.*}} {m = 16 : i64, n = 16 : i64, b_rows = 1 : i64, b_cols = 1 : i64} : f16 -> f16
-// ATT-NEXT:   tasm.call "attention_start" out({{[0-9]+}}) in(array<i64: {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, [[OFFS:[0-9]+]], [[ASCORES:[0-9]+]]>) {qr = 16 : i64, kr = 32 : i64, d = 16 : i64, causal = 0 : i64, scale_bits = 1065353216 : i64, k_base = 0 : i64} : f16 -> f32
+// ATT-NEXT:   tasm.call "attention_start" out({{[0-9]+}}) in(array<i64: {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, [[OFFS:[0-9]+]], [[ASCORES:[0-9]+]]>) {qr = 16 : i64, kr = 32 : i64, d = 16 : i64, causal = 0 : i64, scale_bits = 1065353216 : i64, k_base = 0 : i64, k_step = 1 : i64} : f16 -> f32
 // ATT-NEXT:   tasm.checkpoint @a_state_scores
 // The partial attention states' staging buffer (2 x 8 x 18 f32 per tile) has no padding: the phase
 // writes it whole, with no zero fill first.
@@ -133,7 +133,7 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // SMAP:       ]> {reason = "attention window"} : {{.*}} -> !tilemap.buffer<1x64x16xf16, tiles = [0, 64], memory = interleaved>
 // SMAP-NEXT:  %a_state_v0 = tilemap.move %vh transfers = #table.transfers<[{{.*}}]
 // SMAP:       ]> {reason = "attention window"} : {{.*}} -> !tilemap.buffer<1x64x16xf16, tiles = [0, 64], memory = interleaved>
-// SMAP-NEXT:  %a_state = tilemap.run "attention_start"(%a_state_q_scaled, %a_state_k0, %a_state_v0, %a_state_offsets, %a_state_scores) {kr = 64 : i64, k_base = 0 : i64, qr = 8 : i64, d = 16 : i64, causal = 1 : i64, scale_bits = 1065353216 : i64} :
+// SMAP-NEXT:  %a_state = tilemap.run "attention_start"(%a_state_q_scaled, %a_state_k0, %a_state_v0, %a_state_offsets, %a_state_scores) {kr = 64 : i64, k_base = 0 : i64, qr = 8 : i64, d = 16 : i64, causal = 1 : i64, scale_bits = 1065353216 : i64, k_step = 1 : i64} :
 // SMAP-NEXT:  tilemap.checkpoint "a_state_scores" value "a" %a_state_scores : {{.*}} as tensor<8x64x64xf16> {{.*}} {aspect = "scores@0"}
 // SMAP-NEXT:  %a_stage = tilemap.move %a_state transfers = #table.transfers<[{{.*}}]
 // SMAP:       ]> {reason = "attention_combine"}
@@ -171,9 +171,9 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // WMAP-NEXT:  %a = tilemap.run "attention_combine"(%a_stage) {parts = 1 : i64, qr = 8 : i64, d = 16 : i64}
 
 // WTASM-NOT:  tasm.call "attention_init"
-// WTASM:      tasm.call "attention_start" out([[WSTATE:[0-9]+]]) {{.*}} {qr = 8 : i64, kr = 16 : i64, d = 16 : i64, causal = 1 : i64, scale_bits = 1065353216 : i64, k_base = 0 : i64} : f16 -> f32
-// WTASM:      tasm.call "attention_update" out([[WSTATE]]) {{.*}}k_base = 16 : i64} : f16 -> f32
-// WTASM:      tasm.call "attention_update" out([[WSTATE]]) {{.*}}k_base = 32 : i64} : f16 -> f32
-// WTASM:      tasm.call "attention_update" out([[WSTATE]]) {{.*}}k_base = 48 : i64} : f16 -> f32
+// WTASM:      tasm.call "attention_start" out([[WSTATE:[0-9]+]]) {{.*}} {qr = 8 : i64, kr = 16 : i64, d = 16 : i64, causal = 1 : i64, scale_bits = 1065353216 : i64, k_base = 0 : i64, k_step = 1 : i64} : f16 -> f32
+// WTASM:      tasm.call "attention_update" out([[WSTATE]]) {{.*}}k_base = 16 : i64, k_step = 1 : i64} : f16 -> f32
+// WTASM:      tasm.call "attention_update" out([[WSTATE]]) {{.*}}k_base = 32 : i64, k_step = 1 : i64} : f16 -> f32
+// WTASM:      tasm.call "attention_update" out([[WSTATE]]) {{.*}}k_base = 48 : i64, k_step = 1 : i64} : f16 -> f32
 // WTASM-NOT:  tasm.call "attention_update"
 // WTASM:      tasm.call "attention_combine" {{.*}} {parts = 1 : i64, qr = 8 : i64, d = 16 : i64} : f32 -> f16

@@ -55,12 +55,25 @@ def streamed_steps_cycles(
     for t0 in range(0, sk, kb):
         name = ("attention_start" if t0 == 0 else "attention_update") + ("_bias" if bias else "")
         p = {"qr": qr, "kr": min(kb, sk - t0), "d": d, "causal": stripes or 0, "scale_bits": ONE_BITS, "k_base": t0}
+        p["k_step"] = 1
         total += KERNELS[name].cycles(t, p, in_esize=esize)
     STEPS_MEMO.put(key, t, total)
     return total
 
 
 STEPS_MEMO: TargetMemo[int] = TargetMemo(256)
+
+
+def materialized_cycles(
+    t: Target, qr: int, kr: int, d: int, esize: int, bias: bool = False, stripes: tuple[int, int] | None = None
+) -> int:
+    """A materialized attention's one `attention_start` over the tile's [qr, kr] block, priced
+    as the kernel is; with `stripes` (query stripes, key stripes) it skips, per key group, the
+    rows that precede all its keys (`attention_skipped_rows`)."""
+    if stripes is None:
+        return t.attention_steps_cycles(qr, kr, d, esize, 1, bias)
+    p = {"qr": qr, "kr": kr, "d": d, "causal": stripes[0], "scale_bits": ONE_BITS, "k_base": 0, "k_step": stripes[1]}
+    return KERNELS["attention_start"].cycles(t, p, in_esize=esize)
 
 
 def attention_candidates(
@@ -74,6 +87,7 @@ def attention_candidates(
     target: Target,
     bias: bool = False,
     stripes: int | None = None,
+    key_stripes: int | None = None,
 ) -> list[AttentionChoice]:
     """Grids (kv heads, group, query blocks, key blocks) and block sizes with estimated cycles.
     With an additive `bias`, each tile also holds its bias block, laid out like its scores
@@ -83,7 +97,9 @@ def attention_candidates(
     ranking so had moved the transformer block's attention to a grid whose neighbours cost
     more; with the scores in the inputs' dtype it picks the same grids as ranking by scaled
     updates on every mk2 example.) With `stripes` (streamed only), q comes as that many query
-    blocks a head, whose windows skip the rows they all precede."""
+    blocks a head, whose windows skip the rows they all precede; with `key_stripes` too
+    (materialized only), the one grid of `stripes` query blocks by `key_stripes` key blocks, each
+    tile skipping per key group the rows that precede its keys."""
     g = hq // hkv
     per = target.tiles // hq
     if per < 1:
@@ -98,8 +114,13 @@ def attention_candidates(
     over = target.phase_overhead_cycles()
     cands: list[AttentionChoice] = []
     if form == "materialized":
-        for pk in range(1, per + 1):
-            pq = min(per // pk, s)
+        for pk in range(1, per + 1) if key_stripes is None else (key_stripes,):
+            pq = min(per // pk, s) if stripes is None else stripes
+            if key_stripes is not None and pq * pk > per:
+                raise DiagnosticException(
+                    f"plan-ops: attention with {pq} x {pk} stripes needs {pq * pk} tiles for each of its {hq} query "
+                    f"heads; {target.name} has {target.tiles} tiles"
+                )
             ob = math.ceil(s / (pq * pk))
             qr, kr = ob * pk, math.ceil(sk / pk)
             kr += kr % 2
@@ -116,7 +137,7 @@ def attention_candidates(
             exch = (qr * d * esize + 2 * kr * d * esize + (pk - 1) * ob * (d + 2) * 4) // 4 + 2 * over
             cyc = (
                 target.attention_prescale_cycles(qr, d, esize)
-                + target.attention_steps_cycles(qr, kr, d, esize, 1, bias)
+                + materialized_cycles(target, qr, kr, d, esize, bias, None if stripes is None else (pq, pk))
                 + target.attention_combine_cycles(pk, ob, d)
                 + exch
             )
@@ -157,9 +178,10 @@ def choose_attention(
     counts: list[int] | None = None,
     bias: bool = False,
     stripes: int | None = None,
+    key_stripes: int | None = None,
 ) -> AttentionChoice:
     """The `rank`-th cheapest attention candidate that fits (rank 0: the cheapest)."""
-    cands = attention_candidates(hq, hkv, s, sk, d, esize, form, target, bias, stripes)
+    cands = attention_candidates(hq, hkv, s, sk, d, esize, form, target, bias, stripes, key_stripes)
     budget = op_budget(target)
     inter_cap = MEMORY_FRACTION * sum(r.size for r in target.regions if r.interleaved)
     fits = [c for c in cands if c.bytes_per_tile <= budget and c.interleaved_bytes <= inter_cap]
@@ -256,6 +278,8 @@ def _plan_attention(p: Planner, op: graph.AttentionOp, index: int) -> None:
         attrs["causal"] = builtin.UnitAttr()
     if op.stripes is not None:
         attrs["stripes"] = op.stripes
+    if op.key_stripes is not None:
+        attrs["key_stripes"] = op.key_stripes
     attrs |= value_attr(op)  # for the scores checkpoint
     st = plan.AttentionOp.create(operands=operands, result_types=[plan_type(st_t, lays["state"])], attributes=attrs)
     sv = p.emit(st).results[0]
@@ -333,7 +357,9 @@ class AttentionFamily(DecisionFamily):
         bias = op.bias is not None
         if op.form.data == "materialized":  # one attention_start over the tile's key block
             kr = op.k.type.layout.block_size(1)
-            return pre + t.attention_steps_cycles(qr, kr, d, e, 1, bias), 0, 0, 0
+            p, pk = op.stripes_value(), op.key_stripes_value()
+            stripes = None if p is None or pk is None else (p, pk)
+            return pre + materialized_cycles(t, qr, kr, d, e, bias, stripes), 0, 0, 0
         kb, sk = op.key_block.value.data, op.k.type.shape[1]
         steps = math.ceil(sk / kb)
         win_words = 2 * kb * d * esize_of(op.k.type) // 4
@@ -360,6 +386,7 @@ class AttentionFamily(DecisionFamily):
             counts,
             op.bias is not None,
             op.stripes_value(),
+            op.key_stripes_value(),
         )
         d.counts[req.index] = counts[0]
         return c
@@ -378,7 +405,9 @@ def _resolve(op: graph.AttentionOp, index: int, attr: plan.ChoiceAttr, t: Target
     grid = attr.grid_dims
     check_tiles(where, grid, t)
     es = op.q.type.element_type.bitwidth // 8
-    cands = attention_candidates(hq, hkv, s, sk, d, es, op.form.data, t, op.bias is not None, op.stripes_value())
+    cands = attention_candidates(
+        hq, hkv, s, sk, d, es, op.form.data, t, op.bias is not None, op.stripes_value(), op.key_stripes_value()
+    )
     keys = attr.key_block.data
     match = [c for c in cands if c.grid == grid and (not keys or c.keys == keys)]
     if not match:
@@ -404,4 +433,5 @@ __all__ = [
     "AttentionRequest",
     "attention_candidates",
     "choose_attention",
+    "materialized_cycles",
 ]
