@@ -7,28 +7,9 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 
-from xdsl.dialects import func
-
-from ipu.target import Target
+from ipu.transforms.plan.plan_ops import planned_cycles
 
 WEIGHT_SHARE = 0.6  # of a chip's memory a stage's weights may take (the rest: activations, code, exchange rows)
-
-
-def planned_cycles(f: func.FuncOp, chip: Target, link_prefix: str = "") -> int:
-    """The planner's estimated cycles of graph function `f` planned alone on `chip` (`plan-ops`'s
-    decision and materialization, then `plan.cost.estimate`); `f` is planned in place. Inputs
-    named with `link_prefix` are priced as another chip writes them (`plan.link_inputs`: laid out
-    once, spread, and rearranged on the chip for their readers) rather than in whatever layout
-    their readers want. Raises the planner's DiagnosticException when it cannot be planned."""
-    from ipu.transforms.plan.cost import estimate
-    from ipu.transforms.plan.plan_decide import decide_function, mark_link_inputs
-    from ipu.transforms.plan.plan_materialize import materialize_function
-    from ipu.transforms.plan.search import lean_for_fit
-
-    mark_link_inputs(f, link_prefix)
-    decide_function(f, chip, lean=lean_for_fit(f, chip))
-    materialize_function(f, chip)
-    return estimate(f, chip).estimated_cycles
 
 
 @dataclass
