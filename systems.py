@@ -237,7 +237,7 @@ def _priced_ways(module: builtin.ModuleOp, system: System, microbatches: int) ->
     ways: list[tuple[str, int | None]] = [("pipeline", None)]
     ways += [("tensor", g) for g in range(system.chips, 1, -1) if system.chips % g == 0]
     out: list[ParallelCandidate] = []
-    best: tuple[int, _Split] | None = None
+    splits: dict[int, _Split] = {}  # by candidate index: each priced way's partitioned copy
     for parallel, group in ways:
         trial, rolled = module.clone(), None
         try:
@@ -253,19 +253,18 @@ def _priced_ways(module: builtin.ModuleOp, system: System, microbatches: int) ->
             out.append(ParallelCandidate(parallel, group, None, str(e)))
             continue
         assert cut is not None
-        total = pipeline_timeline(cut.cycles, {}, system, microbatches)[0]
-        out.append(ParallelCandidate(parallel, group, total))
-        if best is None or total < best[0]:
-            best = (total, _Split(trial, cut, rolled))
+        splits[len(out)] = _Split(trial, cut, rolled)
+        out.append(ParallelCandidate(parallel, group, pipeline_timeline(cut.cycles, {}, system, microbatches)[0]))
     log_event(
         "parallel candidates",
         system=system.name,
         microbatches=microbatches,
         **{c.label: c.estimated_cycles if c.estimated_cycles is not None else "no" for c in out},
     )
-    if best is None:
+    if not splits:
         raise ApiError(f"no way to spread the model over {system.name}: " + "; ".join(c.why for c in out))
-    return out, best[1]
+    best = fastest(out)
+    return out, splits[next(i for i, c in enumerate(out) if c is best)]
 
 
 def _partition(module: builtin.ModuleOp, system: System, microbatches: int, layers: str | None, costs):

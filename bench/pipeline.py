@@ -51,6 +51,7 @@ from ipu.runtime.system import (  # noqa: E402
     pipeline_groups,
     pipeline_timeline,
     run_pod,
+    transfers_on_links,
 )
 from ipu.target.system import System, load_system, with_overrides  # noqa: E402
 from ipu.transforms.graph.expand_windows import ExpandWindowsPass  # noqa: E402
@@ -90,7 +91,7 @@ def throughput(fig: Figures, m: int, system: System | None = None) -> tuple[int,
     """(total cycles, bubble, sequences a second) of m micro-batches (on `system`'s links)."""
     s = system or fig.system
     busy = fig.busy
-    transfers = fig.transfers if system is None else link_transfers(fig.links, system)
+    transfers = fig.transfers if system is None else transfers_on_links(fig.links, system)
     total, _ = pipeline_timeline(busy, transfers, s, m)
     bubble = 1 - m * sum(busy) / (len(busy) * total)
     return total, bubble, m * s.chip.clock_hz / total

@@ -80,18 +80,20 @@ def _elements(v) -> int:
     return math.prod(g.shape_of(v.type))
 
 
+def _distinct_blocks(size: int, most: int):
+    """(parts, block) of `size` cut in 1 to `most` parts, skipping a count whose block a smaller
+    count already gives (the same block, only more partials or idle tiles)."""
+    for parts in range(1, most + 1):
+        block = -(-size // parts)
+        if parts == 1 or -(-size // (parts - 1)) != block:
+            yield parts, block
+
+
 def _grids(m: int, k: int, n: int, t: Target):
     """Every distinct grid rows x cols x K-split of an [m,k]x[k,n] GEMM on the target's tiles, as
-    (split, per-tile m, k, n): a split or row count that leaves the block as a smaller one does
-    is skipped (the same block, only more partials or idle tiles)."""
-    for s in range(1, t.tiles + 1):
-        kt = -(-k // s)
-        if s > 1 and -(-k // (s - 1)) == kt:
-            continue
-        for r in range(1, t.tiles // s + 1):
-            mt = -(-m // r)
-            if r > 1 and -(-m // (r - 1)) == mt:
-                continue
+    (split, per-tile m, k, n) (`_distinct_blocks` for the split and the rows)."""
+    for s, kt in _distinct_blocks(k, t.tiles):
+        for r, mt in _distinct_blocks(m, t.tiles // s):
             yield s, mt, kt, -(-n // (t.tiles // (s * r)))
 
 
@@ -243,16 +245,10 @@ def attention_plan_cycles(
     rate = t.rates["exchange_bytes_per_cycle"]
     q_share, kv_share = -(-hq * s * d // t.tiles), -(-hkv * sk * d // t.tiles)
     kern_best = plan_best = math.inf
-    for pk in range(1, sk + 1):
-        kr = -(-sk // pk)
-        if pk > 1 and -(-sk // (pk - 1)) == kr:
-            continue
+    for pk, kr in _distinct_blocks(sk, sk):
         if math.ceil(pk * frac) > per:
             break
-        for pq in range(1, s + 1):
-            qr = -(-s // pq)
-            if pq > 1 and -(-s // (pq - 1)) == qr:
-                continue
+        for pq, qr in _distinct_blocks(s, s):
             if math.ceil(pq * pk * frac) > per:
                 break
             soft = _marginal(KERNELS["softmax_rows"], t, {"rows": qr, "cols": kr, "valid": kr}, "rows", esize)

@@ -316,16 +316,16 @@ def run_pod(
     return _timeline(pod, system, results, inputs, outputs)
 
 
-def link_transfers(pod: Pod | list[PodTransfer], system: System | None = None) -> dict[int, list[LinkTransfer]]:
-    """Per source stage, the link transfers of `pod`'s outputs (or of these transfers), each
-    with the most bytes one tile sends or receives and its rows' horizon scheduled at `system`'s
-    link rate (default: the pod's system; a sweep of the link figures passes its own)."""
+def link_transfers(pod: Pod, system: System | None = None) -> dict[int, list[LinkTransfer]]:
+    """`transfers_on_links` of `pod`'s transfers on `system` (default: the pod's own)."""
+    return transfers_on_links(pod.transfers, system or load_system(pod.system))
+
+
+def transfers_on_links(transfers: list[PodTransfer], system: System) -> dict[int, list[LinkTransfer]]:
+    """Per source stage, the link transfers of `transfers` (a pod's outputs), each with the most
+    bytes one tile sends or receives and its rows' horizon scheduled at `system`'s link rate (a
+    sweep of the link figures passes a system of its own)."""
     out: dict[int, list[LinkTransfer]] = {}
-    if isinstance(pod, Pod):
-        system, transfers = system or load_system(pod.system), pod.transfers
-    else:
-        assert system is not None, "transfers without their pod: name the system"
-        transfers = pod
     port, rate = system.chip.rates["exchange_bytes_per_cycle"], system.lanes * system.link_bytes_per_cycle
     for t in transfers:
         if t.rows is None or not len(t.rows):
@@ -484,6 +484,7 @@ __all__ = [
     "StageTiming",
     "SystemResult",
     "link_transfers",
+    "transfers_on_links",
     "microbatch_inputs",
     "all_reduce_sum",
     "collective_cycles",

@@ -72,11 +72,10 @@ def exit_fast(code: int = 0) -> None:
     if "coverage" in sys.modules:
         return
     logging.shutdown()
+    if not flush_output():
+        return
     try:
-        sys.stdout.flush()
         sys.stderr.flush()
-    except BrokenPipeError:
-        closed_output()
     except (OSError, ValueError):
         return
     os._exit(code)
@@ -93,14 +92,16 @@ def closed_output() -> None:
     sys.exit(141)
 
 
-def flush_output() -> None:
-    """Flush standard output, ending quietly if its reader has gone (`closed_output`)."""
+def flush_output() -> bool:
+    """Flush standard output, ending quietly if its reader has gone (`closed_output`); False when
+    it cannot be flushed otherwise (closed, or another error)."""
     try:
         sys.stdout.flush()
     except BrokenPipeError:
         closed_output()
     except (OSError, ValueError):
-        pass
+        return False
+    return True
 
 
 def fail(message: str) -> None:
