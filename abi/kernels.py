@@ -1257,12 +1257,14 @@ _ALL: tuple[Kernel, ...] = (
     # online-softmax update of the f32 state at `out` (an accumulator) with one key block.
     # Inputs: q[qr, d], k[kr, d], v[kr, d] (in dtype), offsets f32 [3] = (first query row, first
     # key, key end) of this tile; scratch [qr, kr] (in dtype) receives the scaled scores, masked
-    # keys as -inf. Key j of the block has global index offsets[1] + k_base + j and counts when it is
-    # below offsets[2] and, with `causal` = c >= 1, not after the query's global row
+    # keys as -inf. Key j of the block has global index offsets[1] + k_step (k_base + j) (k_step
+    # 1: contiguous keys; more: striped keys, each tile's first below k_step) and counts when it
+    # is below offsets[2] and, with `causal` = c >= 1, not after the query's global row
     # offsets[0] + c i (c = 1: contiguous rows; c >= 2: striped rows, each tile's first below c,
     # and the leading rows that precede every key of the block are skipped: state kept, scores
-    # -inf, `attention_skipped_rows`). Keys at or past offsets[2] do not exist: neither their k
-    # nor their v rows are read.
+    # -inf, `attention_skipped_rows`; and in each 16-key group the rows that precede all its
+    # keys, priced by `Target.attention_causal_cycles`). Keys at or past offsets[2] do not
+    # exist: neither their k nor their v rows are read. (The bias forms take no k_step.)
     _attention_kernel(
         "attention_update",
         Operand(Role.ACCUMULATOR, _state, "f32"),
