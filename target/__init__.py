@@ -394,8 +394,6 @@ class Target:
         elementwise steps over the unmasked groups' elements (the row reductions at their mean
         length), and the skipped scores are filled with -inf."""
         g = self.costs["amp_out_chans"]
-        if not any(skips):
-            return self.attention_update_cycles(qr, kr, d, esize, scaled, start)
         rows = [qr - s for s in skips]
         live = sum(r * min(g, kr - i * g) for i, r in enumerate(rows))
         state = (
@@ -408,7 +406,7 @@ class Target:
         return (
             self.amp_banded_cycles(qr, d, kr, rows, by_out=True)
             + (self.binary_cycles("mul", live, esize, in_place=True) if scaled else 0)
-            + self.fill_cycles(qr * kr - live, esize)
+            + (self.fill_cycles(qr * kr - live, esize) if live < qr * kr else 0)
             + 2 * self.reduce_rows_cycles(qr, -(-live // qr), esize)
             + self.binary_cycles("sub", live, esize, in_place=True)
             + self.unary_cycles("exp", live, esize, in_place=True)
@@ -428,25 +426,9 @@ class Target:
         Half scores need a half copy of the qr row maxima to subtract and are already the AMP's
         half probabilities; fp32 scores are cast to half for it. With `start` (attention_start:
         the state is empty) there is no correction or rescale, and the p v AMP writes its
-        partials instead of adding to them."""
-        s = qr * kr
-        state = (
-            0
-            if start
-            else self.unary_cycles("exp", qr, 4)
-            + self.binary_cycles("mul", qr * (d + 1), 4, in_place=True)
-            + self.binary_cycles("add", qr, 4, in_place=True)
-        )
-        return (
-            self.amp_matmul_cycles(qr, d, kr)
-            + (self.binary_cycles("mul", s, esize, in_place=True) if scaled else 0)
-            + 2 * self.reduce_rows_cycles(qr, kr, esize)
-            + self.binary_cycles("sub", s, esize, in_place=True)
-            + self.unary_cycles("exp", s, esize, in_place=True)
-            + state
-            + self.cast_cycles(qr if esize == 2 else s)
-            + self.amp_matmul_cycles(qr, kr, d, accumulate=not start)
-        )
+        partials instead of adding to them. (`attention_causal_cycles` with no row skipped.)"""
+        groups = -(-kr // self.costs["amp_out_chans"])
+        return self.attention_causal_cycles(qr, kr, d, esize, scaled, start, [0] * groups)
 
     def attention_bias_update_cycles(
         self, qr: int, kr: int, d: int, esize: int, scaled: bool = True, start: bool = False
