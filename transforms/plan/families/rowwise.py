@@ -58,7 +58,7 @@ def column_block_layouts(shape: tuple[int, ...], tiles: int) -> list[Layout]:
     return out
 
 
-def _norm_layout(xt: plan.PlanTensorType, t: Target, shift: bool) -> Layout | None:
+def norm_layout(xt: plan.PlanTensorType, t: Target, shift: bool) -> Layout | None:
     """Where a norm of `xt` runs cheapest: in its own layout (whole rows, or whole column blocks:
     `split_norm_cost`), on whole rows (None: `rotated_rows` places them), or moved to column
     blocks (`column_block_layouts`); each priced with the move that gets it there. Memoized per
@@ -107,7 +107,7 @@ def _plan_rowwise(p: Planner, op: Operation, index: int) -> None:
     lay = x.type.layout
     norm = isinstance(op, graph.LayerNormOp | graph.RmsNormOp)
     if norm:
-        want = _norm_layout(x.type, p.target, isinstance(op, graph.LayerNormOp))
+        want = norm_layout(x.type, p.target, isinstance(op, graph.LayerNormOp))
         if want != lay:
             lay = rotated_rows(p, lay.shape) if want is None else want
             x = p.get(x_val, plan_type(x_val.type, lay), op.name)
@@ -207,4 +207,4 @@ class RowwiseFamily(Family):
 
 FAMILY = RowwiseFamily()
 
-__all__ = ["FAMILY", "RowwiseFamily", "column_block_layouts", "rotated_rows", "split_norm_cost"]
+__all__ = ["FAMILY", "RowwiseFamily", "column_block_layouts", "norm_layout", "rotated_rows", "split_norm_cost"]
