@@ -18,7 +18,7 @@ from ipu.dialects import graph, plan
 from ipu.dialects.layout import Layout
 from ipu.target import Target
 from ipu.transforms.plan.families.base import Family, OpCost
-from ipu.transforms.plan.families.rowwise import norm_layout
+from ipu.transforms.plan.families.rowwise import norm_reader_layout
 from ipu.transforms.plan.layouts import plan_type, row_layout
 from ipu.transforms.plan.pricing import esize_of
 from ipu.transforms.plan.state import Planner, value_attr, value_name
@@ -72,22 +72,16 @@ def _plan_cast(p: Planner, op: graph.CastOp, index: int) -> None:
 
 
 def _norm_input_layout(p: Planner, op: Operation, a: SSAValue) -> Layout | None:
-    """The layout a norm reading `op`'s result would move it into from `a`'s (the lhs's), when
-    one does, it is a column-block layout (`norm_layout`) and the rhs, already computed, is not
-    in the lhs's layout either: both operands then move in one exchange and the result feeds the
-    norm as it is, rather than the rhs moving before the op and its result after it (a residual
-    add before a layer norm, whose stream a repeat then carries in that layout too: GPT-2 small's
-    two norm input moves a layer). A rhs in the lhs's layout moves nothing: the result moves."""
+    """The layout a norm reading `op`'s result would move it into from `a`'s (the lhs's)
+    (`norm_reader_layout`), when the rhs, already computed, is not in the lhs's layout either:
+    both operands then move in one exchange and the result feeds the norm as it is, rather than
+    the rhs moving before the op and its result after it (a residual add before a layer norm,
+    whose stream a repeat then carries in that layout too: GPT-2 small's two norm input moves a
+    layer). A rhs in the lhs's layout moves nothing: the result moves."""
     b = p.current.get(op.operands[1])
     if b is None or b.type.layout == a.type.layout:
         return None
-    for use in op.results[0].uses:
-        norm = use.operation
-        if isinstance(norm, graph.LayerNormOp | graph.RmsNormOp) and use.index == 0:
-            want = norm_layout(a.type, p.target, isinstance(norm, graph.LayerNormOp))
-            if want is not None and want != a.type.layout and a.type.layout.partial < 0:
-                return want
-    return None
+    return norm_reader_layout(op, a.type, p.target)
 
 
 def _plan_binary(p: Planner, op: Operation, index: int) -> None:

@@ -74,6 +74,21 @@ def norm_layout(xt: plan.PlanTensorType, t: Target, shift: bool) -> Layout | Non
 NORM_MEMO: TargetMemo[Layout | None] = TargetMemo(512)
 
 
+def norm_reader_layout(op: Operation, a: plan.PlanTensorType, t: Target) -> Layout | None:
+    """The column-block layout (`norm_layout`) a norm reading `op`'s result would move it into
+    from `a`, the layout `op` computes it in, when one does and it differs from `a`'s: a residual
+    add computed there feeds the norm as it is (`elementwise._plan_binary`)."""
+    if a.layout.partial >= 0:
+        return None
+    for use in op.results[0].uses:
+        norm = use.operation
+        if isinstance(norm, graph.LayerNormOp | graph.RmsNormOp) and use.index == 0:
+            want = norm_layout(a, t, isinstance(norm, graph.LayerNormOp))
+            if want is not None and want != a.layout:
+                return want
+    return None
+
+
 def _cheapest_norm_layout(a: Layout, e: int, shift: bool, t: Target) -> Layout | None:
     def split(lay: Layout) -> int:
         c, x, _, _ = split_norm_cost(lay, e, shift, t)
@@ -207,4 +222,12 @@ class RowwiseFamily(Family):
 
 FAMILY = RowwiseFamily()
 
-__all__ = ["FAMILY", "RowwiseFamily", "column_block_layouts", "norm_layout", "rotated_rows", "split_norm_cost"]
+__all__ = [
+    "FAMILY",
+    "RowwiseFamily",
+    "column_block_layouts",
+    "norm_layout",
+    "norm_reader_layout",
+    "rotated_rows",
+    "split_norm_cost",
+]
