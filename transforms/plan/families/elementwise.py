@@ -18,7 +18,6 @@ from ipu.dialects import graph, plan
 from ipu.dialects.layout import Layout
 from ipu.target import Target
 from ipu.transforms.plan.families.base import Family, OpCost
-from ipu.transforms.plan.families.rowwise import norm_reader_layout
 from ipu.transforms.plan.layouts import plan_type, row_layout
 from ipu.transforms.plan.pricing import esize_of
 from ipu.transforms.plan.state import Planner, value_attr, value_name
@@ -71,28 +70,12 @@ def _plan_cast(p: Planner, op: graph.CastOp, index: int) -> None:
     p.set(op.result, p.emit(r).results[0])
 
 
-def _norm_input_layout(p: Planner, op: Operation, a: SSAValue) -> Layout | None:
-    """The layout a norm reading `op`'s result would move it into from `a`'s (the lhs's)
-    (`norm_reader_layout`), when the rhs, already computed, is not in the lhs's layout either:
-    both operands then move in one exchange and the result feeds the norm as it is, rather than
-    the rhs moving before the op and its result after it (a residual add before a layer norm,
-    whose stream a repeat then carries in that layout too: GPT-2 small's two norm input moves a
-    layer). A rhs in the lhs's layout moves nothing: the result moves."""
-    b = p.current.get(op.operands[1])
-    if b is None or b.type.layout == a.type.layout:
-        return None
-    return norm_reader_layout(op, a.type, p.target)
-
-
 def _plan_binary(p: Planner, op: Operation, index: int) -> None:
     lhs, rhs = op.operands
     a = p.get(lhs, None, op.name)
     lay = a.type.layout
     rs = tuple(rhs.type.get_shape())
-    if rs == lay.shape and (norm_lay := _norm_input_layout(p, op, a)) is not None:
-        a = p.get(lhs, plan_type(lhs.type, norm_lay, a.type.layout_attr.memory.data), op.name)
-        want = a.type
-    elif rs == lay.shape:
+    if rs == lay.shape:
         want = a.type
     elif len(rs) == 1 and len(lay.shape) >= 2 and rs[0] == lay.shape[-1]:  # a row vector (a bias)
         al = (lay.align[-1],) if lay.align else ()

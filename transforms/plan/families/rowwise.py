@@ -58,7 +58,7 @@ def column_block_layouts(shape: tuple[int, ...], tiles: int) -> list[Layout]:
     return out
 
 
-def norm_layout(xt: plan.PlanTensorType, t: Target, shift: bool) -> Layout | None:
+def _norm_layout(xt: plan.PlanTensorType, t: Target, shift: bool) -> Layout | None:
     """Where a norm of `xt` runs cheapest: in its own layout (whole rows, or whole column blocks:
     `split_norm_cost`), on whole rows (None: `rotated_rows` places them), or moved to column
     blocks (`column_block_layouts`); each priced with the move that gets it there. Memoized per
@@ -72,21 +72,6 @@ def norm_layout(xt: plan.PlanTensorType, t: Target, shift: bool) -> Layout | Non
 
 
 NORM_MEMO: TargetMemo[Layout | None] = TargetMemo(512)
-
-
-def norm_reader_layout(op: Operation, a: plan.PlanTensorType, t: Target) -> Layout | None:
-    """The column-block layout (`norm_layout`) a norm reading `op`'s result would move it into
-    from `a`, the layout `op` computes it in, when one does and it differs from `a`'s: a residual
-    add computed there feeds the norm as it is (`elementwise._plan_binary`)."""
-    if a.layout.partial >= 0:
-        return None
-    for use in op.results[0].uses:
-        norm = use.operation
-        if isinstance(norm, graph.LayerNormOp | graph.RmsNormOp) and use.index == 0:
-            want = norm_layout(a, t, isinstance(norm, graph.LayerNormOp))
-            if want is not None and want != a.layout:
-                return want
-    return None
 
 
 def _cheapest_norm_layout(a: Layout, e: int, shift: bool, t: Target) -> Layout | None:
@@ -122,7 +107,7 @@ def _plan_rowwise(p: Planner, op: Operation, index: int) -> None:
     lay = x.type.layout
     norm = isinstance(op, graph.LayerNormOp | graph.RmsNormOp)
     if norm:
-        want = norm_layout(x.type, p.target, isinstance(op, graph.LayerNormOp))
+        want = _norm_layout(x.type, p.target, isinstance(op, graph.LayerNormOp))
         if want != lay:
             lay = rotated_rows(p, lay.shape) if want is None else want
             x = p.get(x_val, plan_type(x_val.type, lay), op.name)
@@ -222,12 +207,4 @@ class RowwiseFamily(Family):
 
 FAMILY = RowwiseFamily()
 
-__all__ = [
-    "FAMILY",
-    "RowwiseFamily",
-    "column_block_layouts",
-    "norm_layout",
-    "norm_reader_layout",
-    "rotated_rows",
-    "split_norm_cost",
-]
+__all__ = ["FAMILY", "RowwiseFamily", "column_block_layouts", "rotated_rows", "split_norm_cost"]
