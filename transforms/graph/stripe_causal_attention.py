@@ -63,8 +63,6 @@ def stripes_for(op: graph.AttentionOp, t: Target) -> int | None:
     unstriped op's), or fewer than two blocks."""
     if op.form.data != "streamed" or not _may_stripe(op):
         return None
-    if any(name.startswith("plan.") for name in op.attributes):
-        return None
     hq, s, _ = op.q.type.get_shape()  # type: ignore[union-attr]
     p = min(t.tiles // hq, s // 2)
     return p if p >= 2 else None
