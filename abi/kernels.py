@@ -38,13 +38,15 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
 from ipu.abi.isa import INSTRUCTION_WORDS, DType, Opcode, bits_float, float_bits, header
 from ipu.abi.tables import ATTENTION_OFFSETS
-from ipu.target import Target
+
+if TYPE_CHECKING:
+    from ipu.target import Target
 
 _QUERY_ROW, _KEY_BEGIN, _KEY_END = (ATTENTION_OFFSETS.index(c) for c in ("query_row", "key_begin", "key_end"))
 Params = dict[str, Any]  # parameter name -> int, or a numpy column of them (vectorised checks)
@@ -819,9 +821,10 @@ def attention_skipped_rows(p: Params, first_key: int = 0) -> int:
     rows (`causal` = c >= 2, consecutive local rows c global rows apart, each tile's first below
     c) and keys `k_step` apart from the tile's first, the rows l with
     (l + 1) c <= k_step (k_base + first_key), which precede every such key."""
-    return Target.causal_skipped_rows(
-        int(p["qr"]), int(p["causal"]), int(p.get("k_step", 1)), int(p["k_base"]) + first_key
-    )
+    c = int(p["causal"])
+    if c < 2:
+        return 0
+    return min(int(p["qr"]), max(0, int(p.get("k_step", 1)) * (int(p["k_base"]) + first_key)) // c)
 
 
 def _attention_start(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
@@ -1112,13 +1115,13 @@ def _attention_kernel(name: str, out: Operand, cycles_fn: Callable, run: Callabl
         rest = 0
         if skip < qr:
             g = t.costs["amp_out_chans"]
-            groups = [attention_skipped_rows(p, k0) - skip for k0 in range(0, p["kr"], g)]
-            rest_p = {**p, "qr": qr - skip}
-            if bias or not any(groups):
-                rest = cycles_fn(t, rest_p, e)
-            else:
+            striped = not bias and p["causal"] >= 2  # else no group skips a row
+            groups = [attention_skipped_rows(p, k0) - skip for k0 in range(0, p["kr"], g)] if striped else []
+            if any(groups):
                 scaled = p["scale_bits"] != ONE_BITS
                 rest = t.attention_causal_cycles(qr - skip, p["kr"], p["d"], e, scaled, start, groups)
+            else:
+                rest = cycles_fn(t, {**p, "qr": qr - skip}, e)
         if not skip:
             return rest
         empty = t.fill_cycles(skip * (p["d"] + 2), 4) if start else 0

@@ -353,16 +353,6 @@ class Target:
         then x - mean (layer norm only), times the inverse deviation, times gamma, plus beta."""
         return self.reduce_rows_cycles(rows, 2 * parts, 4) + self._normalise_cycles(rows, rows * cols, esize, shift)
 
-    @staticmethod
-    def causal_skipped_rows(qr: int, rows_apart: int, keys_apart: int, first_key: int) -> int:
-        """Leading query rows of a causal attention step that precede every key from local key
-        `first_key` on: the rows stride `rows_apart` >= 2 positions (striped, each tile's first
-        row below it), the keys `keys_apart` (each tile's first key at or past 0), so local row l
-        precedes them when (l + 1) rows_apart <= keys_apart first_key."""
-        if rows_apart < 2:
-            return 0
-        return min(qr, max(0, keys_apart * first_key) // rows_apart)
-
     def amp_banded_cycles(self, m: int, k: int, n: int, rows: list[int], by_out: bool, accumulate: bool = False) -> int:
         """`amp_matmul_cycles` (fp32 partials) of a vertex whose 16-wide groups each run over
         their own leading-trimmed rows (a work list per group [U: PopLibs' 1x1 partials vertex
@@ -379,17 +369,19 @@ class Target:
         def trim(r: int, zeroing: bool) -> int:
             return self._amp_inner(r, zeroing) - self._amp_inner(m, zeroing)
 
+        # only the groups with rows trimmed differ from the full vertex
         if by_out:
-            delta = sum(trim(r, zero) + (gi - 1) * trim(r, False) for r in rows)
+            delta = sum(trim(r, zero) + (gi - 1) * trim(r, False) for r in rows if r != m)
         else:
-            delta = go * sum(trim(r, zero and g == 0) for g, r in enumerate(rows))
+            delta = go * sum(trim(r, zero and g == 0) for g, r in enumerate(rows) if r != m)
         return full + passes * delta
 
     def attention_causal_cycles(
         self, qr: int, kr: int, d: int, esize: int, scaled: bool, start: bool, skips: list[int]
     ) -> int:
         """`attention_update_cycles` of a causal step that skips, in each 16-key group g, the
-        `skips[g]` leading rows that precede all its keys (striped rows: `causal_skipped_rows`):
+        `skips[g]` leading rows that precede all its keys (striped rows, the kernels'
+        `attention_skipped_rows`):
         both AMPs run each key group over its own rows (`amp_banded_cycles`), the softmax's
         elementwise steps over the unmasked groups' elements (the row reductions at their mean
         length), and the skipped scores are filled with -inf."""

@@ -795,8 +795,7 @@ class MapAttention(RewritePattern):
         score_t = op.q.type.tensor.element_type  # the scores are held in the inputs' dtype
         # causal: the global rows between consecutive local query rows (striped: the stripes)
         causal = 0 if op.causal is None else stripes or 1
-        # keys' positions step `k_step` apart (striped keys: the key stripes)
-        common = {"qr": qr, "d": d, "causal": causal, "scale_bits": float_bits(1.0), "k_step": key_stripes or 1}
+        common = {"qr": qr, "d": d, "causal": causal, "scale_bits": float_bits(1.0)}
         # an additive bias: attention_update_bias reads it after v, laid out like the scores
         # (materialized: the tile's [qr, kr] block; streamed: [qr, all keys], a window moved out
         # of it for each call)
@@ -806,9 +805,10 @@ class MapAttention(RewritePattern):
         if op.bias is not None:
             b_l: Layout = op.bias.type.layout
             start, kernel, bias, state_at = "attention_start_bias", "attention_update_bias", [ins[3]], 6
-            del common["k_step"]  # the bias forms take no striped keys
             if b_l.block[1] != qr:
                 raise DiagnosticException(f"map-tiles: bias block {b_l.block} does not have the {qr} query rows")
+        else:  # keys' positions step `k_step` apart (striped keys: the key stripes; the bias forms have none)
+            common["k_step"] = key_stripes or 1
         if materialized:
             kr = k_l.block_size(1)
             sc_lay = Layout((hq, s, sk), st_l.grid, ((0, 1), (2,), (3,)), -1, st_l.first_tile, (1, qr, kr))
