@@ -128,9 +128,10 @@ def _view(x: SSAValue, shape: list[int], el: builtin.AnyFloat) -> graph.ReshapeO
     return graph.ReshapeOp(x, TensorType(el, shape))
 
 
-def _striped(x: SSAValue, p: int, name: str) -> list[Operation]:
+def _striped(x: SSAValue, p: int, name: str | None = None) -> list[Operation]:
     """[H, R, D] viewed [H, R / p, p, D], transposed to [H, p, R / p, D], viewed [H, R, D]: row
-    j of stripe i is row j p + i (the last op's result is the striped value)."""
+    j of stripe i is row j p + i (the last op's result is the striped value). Striping in R / p
+    stripes undoes it."""
     x_t = x.type
     assert isinstance(x_t, TensorType)
     (h, r, d), el = x_t.get_shape(), x_t.element_type
@@ -150,7 +151,6 @@ def stripe(op: graph.AttentionOp, p: int, pk: int | None = None) -> None:
     (hq, s, d), el = q_t.get_shape(), q_t.element_type
     sk = op.k.type.get_shape()[1]  # type: ignore[union-attr]
     rows = graph.striped_rows(sk, p * (pk or 1))
-    per = rows // p
     name = op.result.name_hint or "attn"
     ops: list[Operation] = []
     q: SSAValue = op.q
@@ -173,10 +173,9 @@ def stripe(op: graph.AttentionOp, p: int, pk: int | None = None) -> None:
         attributes=attrs,
     )
     att.result.name_hint = f"{name}_striped"
-    a4 = _view(att.result, [hq, p, per, d], el)
-    back = graph.TransposeOp(a4.result, (0, 2, 1, 3), TensorType(el, [hq, per, p, d]))
-    out = _view(back.result, [hq, rows, d], el)
-    ops += [att, a4, back, out]
+    back = _striped(att.result, rows // p)  # un-striped
+    ops += [att, *back]
+    out: Operation = back[-1]
     if rows != s:
         cut = graph.SliceOp(out.result, (0, 0, 0), q_t)
         ops.append(cut)
