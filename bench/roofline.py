@@ -73,7 +73,7 @@ from ipu.target import Target, load_target
 from ipu.transforms.graph.convert_precision import ConvertPrecisionPass
 from ipu.transforms.graph.expand_windows import folds_width
 from ipu.transforms.graph.roll_layers import RollLayersPass
-from ipu.transforms.pipeline import compile_passes
+from ipu.transforms.pipeline import compile_passes, run_ladder
 
 
 def _elements(v) -> int:
@@ -531,8 +531,7 @@ def main() -> None:
         amp_half = amp_floor(ref, t, 2)
         same = amp_half if pe == 2 else amp  # the AMP floor at the rate the floors are taken
         t0 = time.perf_counter()
-        for _, p in compile_passes(t.name, partials=a.partials):
-            p.apply(ctx, module)
+        run_ladder(ctx, module, compile_passes(t.name, partials=a.partials))  # as the tools compile
         pkg = build_package(module, t)
         compile_s = time.perf_counter() - t0
         res = Emulator(pkg, t, execute=False).run({})

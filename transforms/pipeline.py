@@ -15,7 +15,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.log import log_event, phase
 from ipu.transforms.exchange.join_phases import JoinPhasesPass
-from ipu.transforms.exchange.place_storage import PlaceStoragePass
+from ipu.transforms.exchange.place_storage import NoFit, PlaceStoragePass
 from ipu.transforms.exchange.schedule_exchange import ScheduleExchangePass
 from ipu.transforms.graph.expand_windows import ExpandWindowsPass
 from ipu.transforms.graph.fuse_sibling_matmuls import FuseSiblingMatmulsPass
@@ -25,7 +25,7 @@ from ipu.transforms.graph.stripe_causal_attention import StripeCausalAttentionPa
 from ipu.transforms.levels import expect_level, module_level
 from ipu.transforms.plan.plan_decide import graph_functions
 from ipu.transforms.plan.plan_ops import PlanOpsPass
-from ipu.transforms.plan.state import SPREAD_ATTR
+from ipu.transforms.plan.state import RESERVE_ATTR, SPREAD_ATTR
 from ipu.transforms.tasm.lower_to_tasm import LowerToTasmPass
 from ipu.transforms.tilemap.drop_checkpoints import DropCheckpointsPass
 from ipu.transforms.tilemap.map_tiles import MapTilesPass
@@ -153,27 +153,47 @@ def run_ladder(
 ) -> None:
     """Run `passes` (`compile_passes`) on a graph-level `module`, adding each phase's seconds to
     `seconds`. When storage placement fails for the selected finalist, the next cheapest is
-    placed instead (`_run_ranked`). When the model does not fit and no function says how to
-    place its weights (`plan.spread`), the ladder runs once more from the graph with them spread
-    over the machine (`plan-ops{spread=on}`: grids that hold each weight about once, placed
-    apart), which trades some cycles for memory; only if that fails too does the user hear "does
-    not fit"."""
+    placed instead (`_run_ranked`). When none places, the ladder plans again from the graph
+    keeping free what placement missed (`plan.reserve`: the failed buffer's shortfall and the
+    free bytes fragmentation stranded beside its largest free range; the plan's peaks count
+    bytes, placement needs contiguous ranges). When the model still does not fit and no
+    function says how to place its weights (`plan.spread`), the ladder runs once more with them
+    spread over the machine (`plan-ops{spread=on}`: grids that hold each weight about once,
+    placed apart), which trades some cycles for memory; only if that fails too does the user
+    hear "does not fit"."""
     seconds = {} if seconds is None else seconds
     funcs = graph_functions(module)
-    retry = None if any(SPREAD_ATTR in f.attributes for f in funcs) or not funcs else module.clone()
+    graph_module = module.clone() if funcs else None
     try:
         _run_ranked(ctx, module, passes, seconds)
-    except DiagnosticException as first:
-        if retry is None or not str(first).startswith(NO_FIT):
+        return
+    except DiagnosticException as e:
+        if graph_module is None or not str(e).startswith(NO_FIT):
             raise
-        log_event("spreading weights", reason=str(first))
+        first = e
+    if isinstance(first, NoFit) and not any(RESERVE_ATTR in f.attributes for f in funcs):
+        retry = graph_module.clone()
+        reserve = first.shortfall + first.stranded
+        log_event("planning again with memory kept free for placement", reserve=reserve, reason=str(first))
         for f in graph_functions(retry):
-            f.attributes[SPREAD_ATTR] = builtin.StringAttr("on")
+            f.attributes[RESERVE_ATTR] = builtin.IntegerAttr(reserve, 64)
         try:
             _run_ranked(ctx, retry, passes, seconds)
-        except DiagnosticException as second:
-            raise DiagnosticException(f"{second} (with its weights spread; without: {first})") from None
-        _adopt(module, retry)
+            _adopt(module, retry)
+            return
+        except DiagnosticException as e:
+            if not str(e).startswith(NO_FIT):
+                raise
+    if any(SPREAD_ATTR in f.attributes for f in funcs):
+        raise first
+    log_event("spreading weights", reason=str(first))
+    for f in graph_functions(graph_module):
+        f.attributes[SPREAD_ATTR] = builtin.StringAttr("on")
+    try:
+        _run_ranked(ctx, graph_module, passes, seconds)
+    except DiagnosticException as second:
+        raise DiagnosticException(f"{second} (with its weights spread; without: {first})") from None
+    _adopt(module, graph_module)
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 
 import numpy as np
 import pytest
@@ -15,8 +16,10 @@ from ipu.dialects import exchange, tilemap
 from ipu.target import load_target
 from ipu.tools.common import make_context, parse_file
 from ipu.transforms.exchange.place_storage import (
+    NoFit,
     _element_span,
     _fit,
+    _free_bytes,
     _largest_free,
     exchange_row_bytes,
     place_function,
@@ -56,6 +59,13 @@ def test_largest_free_by_hand() -> None:
     assert _largest_free(*_iv(), 0, 64) == 64
     # buffers on disjoint tiles may overlap in address: a nested interval hides no gap
     assert _largest_free(*_iv((0, 1000), (500, 600)), 0, 1024) == 24
+
+
+def test_free_bytes_by_hand() -> None:
+    s, e = _iv((100, 200), (150, 250), (300, 350))
+    assert _free_bytes(s, e, 0, 1000) == 100 + 50 + 650
+    assert _free_bytes(s, e, 120, 320) == 50
+    assert _free_bytes(*_iv(), 0, 64) == 64
 
 
 def test_fit_by_hand() -> None:
@@ -165,8 +175,10 @@ def test_offline_packing_when_first_fit_fragments() -> None:
     assert figures["peak_total_bytes"] == 432_000  # d and b
     # nothing can pack a and b beside d when all three live together: the first-fit diagnostic
     g = _program(("w", a), ("w", b), ("w", d), ("r", a), ("r", b), ("r", d))
-    with pytest.raises(DiagnosticException, match="value %d .* needs 400000 bytes of standard memory"):
+    with pytest.raises(NoFit, match="value %d .* needs 400000 bytes of standard memory") as err:
         place_function(g, T)
+    free = int(re.search(r"the largest free range is (\d+) bytes", str(err.value)).group(1))
+    assert (err.value.shortfall, err.value.stranded) == (400_000 - free, 0)  # a and b packed below: no hole
 
 
 @pytest.mark.parametrize(

@@ -6,6 +6,7 @@ import pytest
 from xdsl.dialects import builtin, func
 from xdsl.dialects.builtin import TensorType, f16
 from xdsl.ir import Block, Region
+from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.dialects import plan
 from ipu.dialects.layout import Layout
@@ -14,6 +15,7 @@ from ipu.transforms.plan.cost import PlanMetrics, dominates, estimate, overflow
 from ipu.transforms.plan.families import cost_of
 from ipu.transforms.plan.layouts import plan_type
 from ipu.transforms.plan.pricing import conversion_bound, conversion_cost, fragments
+from ipu.transforms.plan.state import RESERVE_ATTR
 
 T = load_target("sim16")
 
@@ -279,3 +281,23 @@ def test_streamed_attention_leaves_the_amp_its_interleaved_memory() -> None:
     chosen = choose_attention(32, 8, 4096, 4096, 128, 2, "streamed", mk2)
     assert chosen.interleaved_bytes <= cap
     assert any(c.keys == 512 and c.cycles < chosen.cycles and c.interleaved_bytes > cap for c in cands)
+
+
+def test_a_reserve_is_left_free() -> None:
+    """A function's `plan.reserve` (bytes per tile) is left free beside the placement slack."""
+    small = Layout((1, 100_000), (1,), ((), ()))  # 200,000 bytes standard and interleaved on tile 0
+    f = _args_only((small, "standard"), (small, "interleaved"))
+    assert estimate(f, T).fits
+    f.attributes[RESERVE_ATTR] = builtin.IntegerAttr(200_000, 64)
+    assert not estimate(f, T).fits
+    f.attributes[RESERVE_ATTR] = builtin.StringAttr("lots")
+    with pytest.raises(DiagnosticException, match="plan.reserve must be a non-negative integer"):
+        estimate(f, T)
+
+
+def test_overflow_leaves_the_reserve_free() -> None:
+    fits = PlanMetrics(code_bytes=4096, peak_interleaved_bytes=300_000, peak_total_bytes=480_000)
+    assert overflow(fits, T) == ""
+    assert overflow(fits, T, reserve=130_000) == "interleaved data peaks at 300000 bytes per tile of 295984"
+    total = PlanMetrics(code_bytes=4096, peak_total_bytes=480_000)
+    assert overflow(total, T, reserve=130_000).endswith("of 638976 less 162768 kept for placement")

@@ -250,8 +250,10 @@ def test_pass_stripes_materialized_causal_attention_when_asked() -> None:
 
 
 def test_pass_keeps_a_materialized_attention_whose_striping_costs_the_function_more() -> None:
-    # in the whole transformer block the chains' moves cost more than the attention saves
-    m = load_model(Path(__file__).parents[2] / "examples" / "transformer_block.mlir").module
+    # in the whole transformer stack the chains' moves cost more than the attention saves (in
+    # transformer_block they now cost less: striped, its plan is estimated 2,391,754 cycles
+    # against 2,419,648 and emulated 1,942,345 against 1,966,723)
+    m = load_model(Path(__file__).parents[2] / "examples" / "transformer_stack.mlir").module
     f = next(o for o in m.body.block.ops if isinstance(o, func.FuncOp))
     op = next(o for o in f.walk() if isinstance(o, graph.AttentionOp))
     assert key_stripes_for(op, load_target("mk2")) is not None  # its own price says it pays

@@ -13,7 +13,9 @@ from ipu.abi.package import kernels_called
 from ipu.dialects import plan
 from ipu.target import load_target
 from ipu.transforms.plan.budget import op_budget
-from ipu.transforms.plan.families.gemm import SWAP_GAIN, choose_gemm, gemm_candidates
+from ipu.transforms.plan.families.gemm import SWAP_GAIN, choose_gemm, gemm_candidate, gemm_candidates
+from ipu.transforms.plan.layouts import gemm_layouts
+from ipu.transforms.plan.plan_ops import PlanOpsPass
 
 LIT = ROOT / "test" / "lit" / "transforms"
 PINNED = """
@@ -130,3 +132,39 @@ def test_the_choice_attribute_records_the_orientation() -> None:
     c = plan.ChoiceAttr("gemm", (1, 4, 4), orientation="swapped")
     assert c.orientation.data == "swapped"
     assert plan.ChoiceAttr("gemm", (1, 4, 4)).orientation.data == ""
+
+
+def test_a_swapped_k_split_reduces_by_rows_where_columns_would_pad_the_weight() -> None:
+    """mk2 GPT-2's FFN down-projection [128 x 3072] x [3072 x 768] on 4 x 11 x 32: reduced by
+    column shares, each of the 11 weight column blocks must hold 32 shares (128 columns, 6 blocks
+    cover 768 and 5 column groups idle); the swapped AMP takes the weight's columns as rows one
+    at a time, so its grid reduces by rows ([1 x 70] result blocks) and holds [96 x 70], and it
+    is priced below the same grid by columns. The plain AMP keeps the column form."""
+    t = load_target("mk2")
+    plain = gemm_layouts(128, 3072, 768, 4, 11, 32, 1, False)
+    rows = gemm_layouts(128, 3072, 768, 4, 11, 32, 1, False, swapped=True)
+    assert (plain.b.block, plain.result.split) == ((96, 128), ((0,), (1, 2)))
+    assert (rows.b.block, rows.result.block, rows.result.split) == ((96, 70), (1, 70), ((0, 2), (1,)))
+    assert gemm_layouts(128, 3072, 768, 4, 11, 32, 1, True, swapped=True).home.block == (24, 70)
+    swapped = gemm_candidate(128, 3072, 768, 2, True, t, False, 1, None, (4, 11, 32), swapped=True)
+    assert swapped.layouts == rows
+    assert swapped.cycles < 0.75 * gemm_candidate(128, 3072, 768, 2, True, t, False, 1, None, (4, 11, 32)).cycles
+    # no row form where pk does not divide the row block, or for head-aligned columns
+    assert gemm_layouts(120, 3072, 768, 4, 11, 32, 1, False, swapped=True).result.split == ((0,), (1, 2))
+    assert gemm_layouts(128, 3072, 768, 4, 11, 32, 64, False, swapped=True).result.split == ((0,), (1, 2))
+
+
+def test_a_pinned_swapped_grid_reducing_by_rows_runs() -> None:
+    """The row form on sim16 (a [64 x 1024] x [1024 x 200] pinned swapped on 1 x 4 x 4: [256 x 50]
+    weight blocks, not 56): the partials staged by rows, the numbers pass, estimate = emulation."""
+    source = PINNED.format(grid="[1, 4, 4]", extra=", orientation = swapped").replace("256", "200")
+    planned = api.parse(source)
+    PlanOpsPass(target="sim16", finalists=1).apply(api.context(), planned)
+    gemm = next(o for o in planned.walk() if isinstance(o, plan.GemmOp))
+    assert gemm.rhs.type.layout.block == (256, 50)
+    reduced = next(o for o in planned.walk() if isinstance(o, plan.ReduceOp))
+    assert reduced.result.type.layout.split == ((0, 2), (1,))
+    compiled = api.compile(source, "sim16", options={"finalists": 1})
+    report = api.run(compiled)
+    assert report.passed, [(c.name, c.result.reason) for c in report.checks if not c.result.passed]
+    assert report.total_cycles == compiled.package.metrics["estimated_cycles"]

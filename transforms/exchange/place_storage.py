@@ -132,6 +132,17 @@ def _largest_free(s: np.ndarray, e: np.ndarray, lo: int, hi: int) -> int:
     return int(max(np.max(s0 - before, initial=0), hi - reach[-1]))
 
 
+def _free_bytes(s: np.ndarray, e: np.ndarray, lo: int, hi: int) -> int:
+    """Bytes of [lo, hi) that no interval [s, e) covers (the intervals may overlap)."""
+    m = (e > lo) & (s < hi)
+    if not m.any():
+        return hi - lo
+    o = np.argsort(s[m], kind="stable")
+    s0, e0 = np.maximum(s[m][o], lo), np.minimum(e[m][o], hi)
+    before = np.concatenate(([lo], np.maximum.accumulate(e0)[:-1]))
+    return int(np.maximum(s0 - before, 0).sum() + max(hi - max(before[-1], e0[-1]), 0))
+
+
 def _fit(s: np.ndarray, e: np.ndarray, lo: int, hi: int, size: int, top_down: bool) -> int | None:
     """Lowest (or highest) 32-byte aligned address in [lo, hi) where `size` bytes miss every
     interval [s, e); the intervals may overlap one another."""
@@ -255,8 +266,15 @@ class _Live:
         return self.index[v]
 
 
-class _NoFit(DiagnosticException):
-    """A buffer found no free range on its tiles (the message says which, and why)."""
+class NoFit(DiagnosticException):
+    """A buffer found no free range on its tiles (the message says which, and why); `shortfall`:
+    its bytes beyond the largest free range there; `stranded`: the free bytes of its tiles' data
+    memory outside that range (what fragmentation and the other region kept from it)."""
+
+    def __init__(self, message: str, shortfall: int = 0, stranded: int = 0) -> None:
+        super().__init__(message)
+        self.shortfall = shortfall
+        self.stranded = stranded
 
 
 def _values(op: Operation) -> list[SSAValue]:
@@ -361,7 +379,7 @@ def _first_fit(
     live: _Live, target: Target, op: Operation, i: int, v: SSAValue, size: int, data_start: int
 ) -> tuple[int, str]:
     """The first free range for buffer `v` (op `i` defines it) among the live buffers on its
-    tiles, and its region; raises `_NoFit`, naming what is live there, when there is none."""
+    tiles, and its region; raises `NoFit`, naming what is live there, when there is none."""
     bt: tilemap.BufferType = v.type  # type: ignore[assignment]
     t0, t1 = bt.first.data, bt.first.data + bt.count.data
     near = live.on(t0, t1)  # only buffers sharing a tile constrain the address
@@ -382,14 +400,17 @@ def _first_fit(
     worst = int(np.argmax(per_tile))
     cap = sum(hi - lo for lo, hi, _ in ranges)
     free = max(_largest_free(s, e, lo, hi) for lo, hi, _ in ranges)
+    stranded = _free_bytes(s, e, data_start, target.data_end) - free  # free elsewhere on its tiles, any region
     here = [int(k) for k in near if live.t0[k] <= t0 + worst < live.t1[k]]
     biggest = sorted(here, key=lambda k: live.addr[k] - live.end[k])[:4]
     names = ", ".join(f"%{live.values[k].name_hint} {live.end[k] - live.addr[k]}" for k in biggest)
-    raise _NoFit(
+    raise NoFit(
         f"model does not fit target {target.name}: value %{v.name_hint or i} ({op.name}) needs {size} "
         f"bytes of {bt.memory.data} memory on tiles [{t0}, {t1}) (tile {t0} first); the largest "
         f"free range is {free} bytes, {per_tile[worst]} bytes are live on tile {t0 + worst} (largest: "
-        f"{names}); {bt.memory.data} capacity is {cap} bytes per tile"
+        f"{names}); {bt.memory.data} capacity is {cap} bytes per tile",
+        size - free,
+        stranded,
     )
 
 
@@ -420,7 +441,7 @@ def place_function(f: func.FuncOp, target: Target, code_bytes: int | None = None
     order += [(i, op) for i, op in enumerate(seq) if not isinstance(op, tilemap.WeightOp)]
     try:
         figures = _place(target, seq, order, last, data_start, code, xrows)
-    except _NoFit:
+    except NoFit:
         packed = _pack(order, last, forever, target, data_start)
         if packed is None:
             raise

@@ -26,6 +26,7 @@ from ipu.dialects import plan
 from ipu.target import Target
 from ipu.transforms.plan.families import cost_of
 from ipu.transforms.plan.pricing import esize_of
+from ipu.transforms.plan.state import function_reserve
 
 METRIC_FIELDS = (
     "values",
@@ -253,7 +254,7 @@ def _memory(f: func.FuncOp, seq: list[Operation], m: PlanMetrics, t: Target) -> 
             else:
                 keep.append(v)
         live = keep
-    m.fits = not overflow(m, t)
+    m.fits = not overflow(m, t, function_reserve(f))
 
 
 def code_and_rows(m: PlanMetrics, t: Target) -> tuple[int, int]:
@@ -264,20 +265,21 @@ def code_and_rows(m: PlanMetrics, t: Target) -> tuple[int, int]:
     return code, min(m.exchange_row_bytes, max(0, executable - code))
 
 
-def overflow(m: PlanMetrics, t: Target) -> str:
+def overflow(m: PlanMetrics, t: Target, reserve: int = 0) -> str:
     """Why a plan with metrics `m` does not fit target `t` (empty when it fits). Its code and
     exchange rows come first in the executable region; the estimate's rows are an upper bound
     (each op's busiest tile, summed), so they are taken to fill that region at most (whether
     they really fit it place-storage measures); the data peaks share what is left, less
-    `PLACEMENT_SLACK`."""
+    `PLACEMENT_SLACK` and the function's `reserve` (`plan.reserve`), which the interleaved
+    peak leaves free too."""
     code, rows = code_and_rows(m, t)
-    inter_cap = sum(r.size for r in t.regions if r.interleaved)
+    inter_cap = sum(r.size for r in t.regions if r.interleaved) - reserve
     if m.peak_interleaved_bytes > inter_cap:
         return f"interleaved data peaks at {m.peak_interleaved_bytes} bytes per tile of {inter_cap}"
-    if m.peak_total_bytes + code + rows > t.memory_size - PLACEMENT_SLACK:
+    if m.peak_total_bytes + code + rows > t.memory_size - PLACEMENT_SLACK - reserve:
         return (
             f"data peaks at {m.peak_total_bytes} bytes per tile, beside {code} bytes of code and "
-            f"{rows} of exchange rows, of {t.memory_size} less {PLACEMENT_SLACK} kept for placement"
+            f"{rows} of exchange rows, of {t.memory_size} less {PLACEMENT_SLACK + reserve} kept for placement"
         )
     return ""
 

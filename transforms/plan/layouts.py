@@ -91,18 +91,55 @@ class GemmLayouts:
     home: Layout | None  # distributed home of a fetched weight
 
 
-def gemm_layouts(m: int, k: int, n: int, pm: int, pn: int, pk: int, head: int, fetch: bool) -> GemmLayouts:
+def gemm_layouts(
+    m: int, k: int, n: int, pm: int, pn: int, pk: int, head: int, fetch: bool, swapped: bool = False
+) -> GemmLayouts:
+    """The layouts of a (pm, pn, pk) grid (`swapped`: for the AMP on the product's transpose);
+    with `fetch`, the weight's distributed home too.
+
+    A K split's partial blocks [bm, bn] are reduced over the pk tiles of a block, each taking a
+    share. By columns (each bn / pk wide) the weight's column block must be a multiple of pk
+    column shares, which pads it where the grid's column count divides n badly; by rows (each
+    bm / pk of the block's rows, whole) it needs nothing of the columns. The swapped AMP takes
+    the weight's columns as its rows, one at a time, so there the padding is pure loss (mk2
+    GPT-2's FFN down-projection on 4 x 11 x 32 would hold [96 x 128] weight blocks, 5 of its 11
+    column groups idle, where rows give [96 x 70]): a swapped grid reduces by rows where pk
+    divides bm and the weight's block is smaller for it (not for head-aligned columns, which a
+    head split reads whole). Deterministic per grid, so pinning the grid pins it. The plain AMP
+    takes columns in 16-wide groups, so rows gain it only bytes; taken there too, mk2
+    transformer_stack's cheapest plans no longer placed (fragmentation the estimate misses)."""
     grid = (pm, pn, pk)
-    q = Layout((m, n), grid, ((0,), (1, 2)), align=(1, head))
-    align_n = q.block_size(1) * pk if pk > 1 else head
     hb = math.ceil(math.ceil(k / pk) / pm)
     hb += hb % 2
     kb_align = hb * pm if fetch else 2
     a = Layout((m, k), grid, ((0,), (2,)), align=(1, kb_align))
+    lays = [_gemm_reduce_by_columns(m, k, n, grid, head, fetch, hb, kb_align, a)]
+    if swapped and pk > 1 and head == 1 and -(-m // pm) % pk == 0:
+        lays.append(_gemm_reduce_by_rows(m, k, n, grid, fetch, hb, kb_align, a))
+    return min(lays, key=lambda lay: lay.b.block_elements)  # the column form on a tie
+
+
+def _gemm_reduce_by_columns(
+    m: int, k: int, n: int, grid: tuple[int, int, int], head: int, fetch: bool, hb: int, kb_align: int, a: Layout
+) -> GemmLayouts:
+    pk = grid[2]
+    q = Layout((m, n), grid, ((0,), (1, 2)), align=(1, head))
+    align_n = q.block_size(1) * pk if pk > 1 else head
     b = Layout((k, n), grid, ((2,), (1,)), align=(kb_align, align_n))
     part = Layout((m, n), grid, ((0,), (1,)), partial=2 if pk > 1 else -1, align=(1, align_n))
     home = Layout((k, n), grid, ((2, 0), (1,)), align=(hb, align_n)) if fetch else None
     return GemmLayouts(a, b, part, (q if head > 1 else drop_align(q)) if pk > 1 else part, home)
+
+
+def _gemm_reduce_by_rows(
+    m: int, k: int, n: int, grid: tuple[int, int, int], fetch: bool, hb: int, kb_align: int, a: Layout
+) -> GemmLayouts:
+    """The K split's result in [bm / pk, bn] blocks (rows over (pm, pk)): whole 32-bit words of
+    half columns, nothing else asked of the column block."""
+    b = Layout((k, n), grid, ((2,), (1,)), align=(kb_align, 2))
+    part = Layout((m, n), grid, ((0,), (1,)), partial=2, align=(1, 2))
+    home = Layout((k, n), grid, ((2, 0), (1,)), align=(hb, 2)) if fetch else None
+    return GemmLayouts(a, b, part, Layout((m, n), grid, ((0, 2), (1,))), home)
 
 
 def shifted(lays: GemmLayouts, first: int) -> GemmLayouts:

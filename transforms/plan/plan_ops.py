@@ -30,6 +30,7 @@ from ipu.transforms.plan.plan_decide import (
 )
 from ipu.transforms.plan.plan_materialize import materialize_function
 from ipu.transforms.plan.search import emit_finalists, lean_for_fit, search
+from ipu.transforms.plan.state import RESERVE_ATTR
 from ipu.transforms.target_of import set_module_target
 
 
@@ -57,6 +58,7 @@ class PlanOpsPass(ModulePass):
     partials: str = ""  # the AMP's partials, f32 or f16 (half operands only); unset: each function's own
     spread: str = ""  # resident weights spread over the machine: on, off or auto; unset: each function's own
     link_inputs: str = ""  # inputs named with this prefix are written by another chip (`plan.link_inputs`)
+    reserve: int = 0  # bytes per tile each plan leaves free for placement (`plan.reserve`); 0: each function's own
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
         expect_level(op, self.name, ("graph",))
@@ -65,6 +67,8 @@ class PlanOpsPass(ModulePass):
             mark_link_inputs(f, self.link_inputs)
             set_partials(f, self.partials, self.name)
             set_spread(f, self.spread, self.name)
+            if self.reserve:
+                f.attributes[RESERVE_ATTR] = builtin.IntegerAttr(self.reserve, 64)
             unroll_function(f)  # batched matmuls no pattern fused: one matmul per batch
             split_function(f, t.tiles)  # an attention with more heads than tiles: parts that fit
             if self.finalists <= 1:

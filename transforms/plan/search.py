@@ -30,6 +30,7 @@ from ipu.transforms.plan.budget import DEFAULT_WEIGHTS, WeightBudget
 from ipu.transforms.plan.cost import PlanMetrics, code_and_rows, dominates, estimate, overflow
 from ipu.transforms.plan.families.base import CostChooser
 from ipu.transforms.plan.plan_decide import decide_function, run_chooser
+from ipu.transforms.plan.state import function_reserve
 
 
 @dataclass
@@ -130,7 +131,7 @@ def lean_for_fit(graph_f: func.FuncOp, t: Target) -> dict[int, int] | None:
             return None
         worst = max(chooser.pressure, key=lambda i: chooser.pressure[i])
         code, rows = code_and_rows(m, t)
-        excess = m.peak_total_bytes + rows + code - t.memory_size
+        excess = m.peak_total_bytes + rows + code + function_reserve(graph_f) - t.memory_size
         working = chooser.working[worst]
         cap = min(working - max(excess, 0) - LEAN_SLACK, working // LEAN_SHRINK)
         if cap <= 0 or lean.get(worst) == cap:
@@ -184,7 +185,7 @@ def search(graph_f: func.FuncOp, t: Target, finalists: int, beam: int, candidate
         # no completion fits: plan once more so the user sees the op that does not fit, else why
         f = graph_f.clone()
         decide_function(f, t, materialize=True)
-        why = overflow(estimate(f, t), t)
+        why = overflow(estimate(f, t), t, function_reserve(graph_f))
         raise DiagnosticException(f"model does not fit target {t.name}: the cheapest plan's {why}")
     states = [first]
     evaluated = 1

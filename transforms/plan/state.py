@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import StringAttr
+from xdsl.dialects.builtin import IntegerAttr, StringAttr
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
@@ -35,6 +35,10 @@ LINK_INPUTS_ATTR = "plan.link_inputs"
 boundary values). The host writes an input in whatever layout its first reader wants, replicas
 and all; a link carries every replica's bytes, so such an input arrives once, in the default
 spread layout, and any other layout its readers want is a rearrangement on the chip, priced."""
+RESERVE_ATTR = "plan.reserve"
+"""On a graph function: bytes per tile its plan leaves free beyond `plan.cost.PLACEMENT_SLACK`
+(`function_reserve`). The plan's peaks count bytes; place-storage needs each buffer in one
+contiguous range, and `pipeline.run_ladder` sets this from what a placement missed, to plan again."""
 SPREAD_MODES = ("auto", "on", "off")
 SPREAD_FROM = 0.4
 """`auto` spreads weights when they would average this share of a tile's memory or more."""
@@ -91,6 +95,18 @@ def function_spread(f: Operation, target: Target, heavy: bool | None = None) -> 
     if mode != "auto":
         return mode == "on"
     return heavy_weights(f, target) if heavy is None else heavy
+
+
+def function_reserve(f: Operation) -> int:
+    """`RESERVE_ATTR` of `f` (0 when absent): bytes per tile its plan keeps free for placement."""
+    have = f.attributes.get(RESERVE_ATTR)
+    if have is None:
+        return 0
+    if not isinstance(have, IntegerAttr) or have.value.data < 0:
+        raise DiagnosticException(
+            f"plan-ops: {RESERVE_ATTR} must be a non-negative integer (bytes per tile), got {have}"
+        )
+    return have.value.data
 
 
 def heavy_weights(f: Operation, target: Target) -> bool:

@@ -93,7 +93,7 @@ def gemm_candidate(
     column blocks pays for the gather a norm or softmax after it needs. (The lhs side is priced
     by its words only: its producer often takes the layout this op asks for.)"""
     pm, pn, pk = grid
-    lays = gemm_layouts(m, k, n, pm, pn, pk, head, b_moves)
+    lays = gemm_layouts(m, k, n, pm, pn, pk, head, b_moves, swapped)
     (bm, bk), bn = lays.a.block, lays.b.block[1]
     a_moves_here = a_moves and (swapped or lays.a != a_current)
     a, b = bm * bk * esize, bk * bn * esize
