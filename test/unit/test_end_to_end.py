@@ -106,7 +106,7 @@ def test_translate_round_trip(tool, tmp_path: Path) -> None:
     assert r.returncode == 0, r.stderr
     r = tool("ipu-translate", str(pkg_path), "--from-ipuexe")
     assert r.returncode == 0, r.stderr
-    assert 'tasm.call "amp_matmul"' in r.stdout and "tasm.exchange @phase1" in r.stdout
+    assert 'tasm.call "amp_matmul' in r.stdout and "tasm.exchange @phase1" in r.stdout
     # the disassembled programs and phases parse back as tasm
     dis = tmp_path / "dis.mlir"
     dis.write_text(r.stdout)

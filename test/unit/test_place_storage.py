@@ -11,7 +11,7 @@ from conftest import EXAMPLES
 from xdsl.dialects import func
 from xdsl.utils.exceptions import DiagnosticException
 
-from ipu.abi.kernels import AMP_KERNELS
+from ipu.abi.kernels import AMP_KERNELS, KERNELS
 from ipu.dialects import exchange, tilemap
 from ipu.target import load_target
 from ipu.tools.common import make_context, parse_file
@@ -203,6 +203,8 @@ def test_placement_rules_hold(name: str, target: str) -> None:
                 assert interleaved.start <= a
         if isinstance(op, tilemap.RunOp) and op.kernel.data in AMP_KERNELS:
             amp_calls += 1
+            if KERNELS[op.kernel.data].amp_weights != 1:
+                continue  # a swapped AMP writes its scratch; the transpose after it, the output
             lhs, out = slot(op.inputs[0]), slot(op.result)
             lo, hi = _element_span(t, lhs.address.data, lhs.address.data + lhs.size.data)
             assert out.address.data >= hi or out.address.data + out.size.data <= lo, "AMP output shares an element"

@@ -193,7 +193,9 @@ def search(graph_f: func.FuncOp, t: Target, finalists: int, beam: int, candidate
     for budget in WEIGHT_BUDGETS[1:] if has_weights else ():
         alt = _plan(graph_f, t, {}, lean, budget)
         evaluated += 1
-        if alt is not None and alt.signature != first.signature:
+        # a budget that adds candidates (replicated swaps) is kept even where its greedy plan is
+        # another's: its states grow into plans the others' cannot reach
+        if alt is not None and (alt.signature != first.signature or budget.swap_replicas):
             states.append(alt)
     points = sorted(first.decisions)
     groups = decision_groups(graph_f, points)

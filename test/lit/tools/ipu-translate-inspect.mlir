@@ -38,7 +38,7 @@
 // CHECK-NEXT:   code {{ +}}[[CODE:[0-9]+]] {{ +}}[[CODE]] {{ +}}[[CODE]]   tile {{[0-9]+}}
 // CHECK-NEXT:   kernel operands {{ +[0-9]+ +[0-9]+ +[0-9]+}}   tile {{[0-9]+}}
 // CHECK-NEXT:   weights {{ +[0-9]+ +[0-9]+ +[0-9]+}}   tile {{[0-9]+}}
-// CHECK-NEXT:   inputs {{ +}}32768 {{ +}}32768 {{ +}}32768   tile {{[0-9]+}}
+// CHECK-NEXT:   inputs {{ +}}8192 {{ +}}8192 {{ +}}8192   tile {{[0-9]+}}
 // CHECK-NEXT:   outputs {{ +[0-9]+ +[0-9]+ +[0-9]+}}   tile {{[0-9]+}}
 // CHECK-NEXT:   checkpoints {{ +[0-9]+ +[0-9]+ +[0-9]+}}   tile {{[0-9]+}}
 // CHECK-NEXT:   exchange receive {{ +[0-9]+ +[0-9]+ +[0-9]+}}   tile {{[0-9]+}}

@@ -19,11 +19,12 @@ func.func @main(%x: tensor<32x1000xf16>) -> tensor<32x90xf16> {
 // CHECK:      %w = tilemap.weight "w" #graph.gaussian<seed = 1, std = 0.05> : tensor<1000x90xf16> layout #plan.layout<grid = [1, 2, 8], split = {{\[\[}}2], [1]], align = [2, 2], memory = interleaved> {zero_padding} -> !tilemap.buffer<126x46xf16, tiles = [0, 16], memory = interleaved>
 // CHECK:      tilemap.run "amp_matmul_swapped"(%x, %w, %y_partial_transposed) {m = 32 : i64, k = 126 : i64, n = 46 : i64}
 
-// The pick is the swapped AMP over the same 8 K blocks of 126; the package streams x in with
-// its padding (plain, it was 4 exact blocks of 250, nothing to zero). Its K split reduces by rows (the
-// swapped AMP takes the weight's columns one at a time), so the weight's columns are padded only to
-// whole words (90 -> 92, by column shares 96), and the host writes every padded weight's padding as
-// zeros, read as data or not.
-// TASM:       tasm.call "amp_matmul_swapped" {{.*}} {m = 32 : i64, k = 126 : i64, n = 46 : i64} : f16 -> f32
+// The search's pick is the swapped AMP over the same 8 K blocks of 126, its 32 tokens in two
+// 16-wide groups, each with its replica of the weight (the largest weight budget's second
+// candidate); the package streams x in with its padding (plain, it was 4 exact blocks of 250,
+// nothing to zero). Its K split reduces by rows (the swapped AMP takes the weight's columns one
+// at a time), so the weight's 90 columns are not padded to column shares, and the host writes
+// every padded weight's padding (its K rows 1000 -> 1008) as zeros, read as data or not.
+// TASM:       tasm.call "amp_matmul_swapped" {{.*}} {m = 16 : i64, k = 126 : i64, n = 90 : i64} : f16 -> f32
 // TASM:       tasm.stream_in @x : tensor<32x1008xf16> host_pads array<i64: 0, 0, 0, 8> layout
-// TASM:       tasm.weight @w #graph.gaussian<seed = 1, std = 0.05> : tensor<1000x90xf16> layout #plan.layout<grid = [1, 2, 8], split = {{\[\[}}2], [1]], align = [2, 2], memory = interleaved> at {{[0-9]+}} zero_padding{{$}}
+// TASM:       tasm.weight @w #graph.gaussian<seed = 1, std = 0.05> : tensor<1000x90xf16> layout #plan.layout<grid = [2, 1, 8], split = {{\[\[}}2], [1]], align = [2, 2], memory = interleaved> at {{[0-9]+}} zero_padding{{$}}

@@ -11,15 +11,17 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 }
 
 // CHECK-NOT:  {{graph|plan|tilemap|exchange}}.
-// CHECK:      builtin.module attributes {ipu.target = #ipu.target<"sim16">, tasm.memory = {peak_standard_bytes = 40992 : i64, peak_interleaved_bytes = 49152 : i64, peak_total_bytes = 81952 : i64, maximum_standard_allocation_bytes = 32768 : i64, exchange_row_bytes = 800 : i64, largest_free_bytes_at_peak = 522336 : i64, code_bytes = 16384 : i64, estimated_cycles = {{[1-9][0-9]*}} : i64, estimated_exchange_cycles = {{[1-9][0-9]*}} : i64}} {
+// CHECK:      builtin.module attributes {ipu.target = #ipu.target<"sim16">, tasm.memory = {peak_standard_bytes = 18560 : i64, peak_interleaved_bytes = 155648 : i64, peak_total_bytes = 172160 : i64, maximum_standard_allocation_bytes = 16384 : i64, exchange_row_bytes = 480 : i64, largest_free_bytes_at_peak = 448832 : i64, code_bytes = 16384 : i64, estimated_cycles = {{[1-9][0-9]*}} : i64, estimated_exchange_cycles = {{[1-9][0-9]*}} : i64}
 // CHECK-NEXT:   tasm.program @p0 tiles(0, 16) {
 // CHECK-NEXT:     tasm.host_in @x
 // CHECK-NEXT:     tasm.call "gelu"
 // CHECK-NEXT:     tasm.checkpoint @g
 // CHECK-NEXT:     tasm.sync
 // CHECK-NEXT:     tasm.exchange @phase0
-// At the PopLibs ReduceAdd rate (~5.3 B a cycle) K splits four ways: 64 x 256 x 64 blocks.
-// CHECK-NEXT:     tasm.call "amp_matmul" out(900000) in(array<i64: 344896, 916384>) {m = 64 : i64, k = 256 : i64, n = 64 : i64} : f16 -> f32
+// At the PopLibs ReduceAdd rate (~5.3 B a cycle) K splits four ways, and the search keeps the
+// swapped AMP over four 16-token groups, each with its replica of the weight: [16 x 256] by
+// [256 x 256] blocks (the transposed product's scratch the third input).
+// CHECK-NEXT:     tasm.call "amp_matmul_swapped" out(793504) in(array<i64: 809888, 818080, 328288>) {m = 16 : i64, k = 256 : i64, n = 256 : i64} : f16 -> f32
 // CHECK-NEXT:     tasm.sync
 // CHECK-NEXT:     tasm.exchange @phase1
 // CHECK-NEXT:     tasm.call "reduce_sum" {{.*}} : f32 -> f16
@@ -30,7 +32,7 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 // CHECK-NEXT:   }
 // CHECK-NOT:    tasm.program
 // CHECK:        tasm.stream_in @x
-// CHECK:        tasm.phase @phase0 lower_bound 8192 horizon 8192 scheduler "exact-preemptive-grouped"
+// CHECK:        tasm.phase @phase0 lower_bound 2048 horizon 2048 scheduler "greedy-shift-mod-4"
 // CHECK:        tasm.weight @w2 #graph.gaussian<seed = 3, std = 0.02>
 // CHECK:        tasm.phase @phase1 lower_bound 4096 horizon 4096 scheduler "greedy-shift-mod-4"
 // CHECK:        tasm.weight @b2 #graph.gaussian<seed = 4, std = 0.02>

@@ -45,11 +45,11 @@ func.func @main(%x: tensor<64x256xf16>) -> tensor<64x256xf16> {
 // SEARCH:      func.func @main_finalist_0(
 // SEARCH:      %h = plan.gemm {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [4, 4, 1],
 // SEARCH:      plan.rearrange %g {reason = "pinned layout"}
-// SEARCH:      %y_partial = plan.gemm {{.*}} -> !plan.tensor<64x256xf32, #plan.layout<grid = [1, 4, 4],
+// SEARCH:      %y_partial = plan.gemm {{.*}} {swapped} : {{.*}} -> !plan.tensor<64x256xf32, #plan.layout<grid = [4, 1, 4],
 // SEARCH:      func.func @main_finalist_1(
 // SEARCH:      %h = plan.gemm {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [4, 4, 1],
 // SEARCH:      plan.rearrange %g {reason = "pinned layout"}
-// SEARCH:      -> !plan.tensor<64x256xf32, #plan.layout<grid = [1, 2, 8],
+// SEARCH:      -> !plan.tensor<64x256xf32, #plan.layout<grid = [1, 4, 4],
 
 // plan-decide leaves a pin as written and records the choice it made for the other matmul.
 // DECIDE:      %h = graph.matmul %x, %w1 {plan.choice = #plan.choice<gemm, grid = [4, 4, 1]>}

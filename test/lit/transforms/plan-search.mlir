@@ -59,8 +59,9 @@ func.func @square(%x: tensor<512x512xf16>) -> tensor<512x512xf16> {
 // GREEDY-LABEL: func.func @square(
 // GREEDY:       %y = plan.gemm %x, %w {value = "y"} : ({{.*}}) -> !plan.tensor<512x512xf16, #plan.layout<grid = [2, 8, 1], split = {{\[\[}}0], [1]], memory = interleaved>>
 
-// The second finalist fetches the weights (a "weight fetch" conversion); the third splits K two
-// ways (fp32 partials, reduced at the PopLibs ReduceAdd rate).
+// The second finalist fetches the weights (a "weight fetch" conversion); the third takes the next
+// grid (kept from the largest weight budget's state, whose greedy plan is the first's); the
+// fourth splits K two ways (fp32 partials, reduced at the PopLibs ReduceAdd rate).
 // SEARCH:      func.func @square_finalist_0(
 // SEARCH:      plan.gemm {{.*}} -> !plan.tensor<512x512xf16, #plan.layout<grid = [2, 8, 1],
 // SEARCH:      func.func @square_finalist_1(
@@ -68,6 +69,8 @@ func.func @square(%x: tensor<512x512xf16>) -> tensor<512x512xf16> {
 // SEARCH:      %w_r = plan.rearrange %w {reason = "weight fetch"} : {{.*}} -> !plan.tensor<512x512xf16, #plan.layout<grid = [2, 8, 1], split = {{\[\[}}2], [1]], align = [512, 1], memory = interleaved>>
 // SEARCH:      plan.gemm %x, %w_r {{.*}} -> !plan.tensor<512x512xf16, #plan.layout<grid = [2, 8, 1],
 // SEARCH:      func.func @square_finalist_2(
+// SEARCH:      plan.gemm %x, %w {{.*}} -> !plan.tensor<512x512xf16, #plan.layout<grid = [4, 4, 1],
+// SEARCH:      func.func @square_finalist_3(
 // SEARCH-SAME: plan.metrics = {values = 4 : i64, operations = 3 : i64, estimated_cycles = {{[0-9]+}} : i64, estimated_exchange_cycles = {{[1-9][0-9]*}} : i64, exchange_row_bytes = {{[1-9][0-9]*}} : i64
 // SEARCH:      plan.gemm %x, %w {{.*}} -> !plan.tensor<512x512xf32, #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [1]], partial = 2,
 
@@ -122,7 +125,8 @@ func.func @many_heads(%q: tensor<16x256x64xf16>, %k: tensor<16x256x64xf16>, %v: 
 
 // -----
 
-// relu's row layout is rearranged into the layout the matmul's lhs needs, in every finalist.
+// relu's row layout is rearranged into the layout the matmul's lhs needs, in every finalist (the
+// first the swapped AMP's, its lhs in interleaved memory: the largest weight budget's replica).
 func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
   %w = graph.parameter "w" #graph.gaussian<seed = 3, std = 0.02> : tensor<1024x256xf16>
   %g = graph.relu %x : tensor<64x1024xf16> -> tensor<64x1024xf16>
@@ -141,30 +145,30 @@ func.func @main(%x: tensor<64x1024xf16>) -> tensor<64x256xf16> {
 // SEARCH:      func.func @main_finalist_0(
 // SEARCH-SAME: attributes {ipu.inputs = ["x"], ipu.outputs = ["output0"], plan.metrics = {values = 6 : i64, operations = 5 : i64, estimated_cycles = {{[1-9][0-9]*}} : i64, estimated_exchange_cycles = {{[1-9][0-9]*}} : i64, exchange_row_bytes = {{[1-9][0-9]*}} : i64, code_bytes = 4096 : i64, peak_standard_bytes = {{[1-9][0-9]*}} : i64, peak_interleaved_bytes = {{[1-9][0-9]*}} : i64, peak_total_bytes = {{[1-9][0-9]*}} : i64, maximum_standard_allocation_bytes = {{[1-9][0-9]*}} : i64}, plan.finalist = 0 : i64, plan.entry = "main"}
 // SEARCH-NEXT: %g = plan.unary "relu" %x
-// SEARCH-NEXT: %g_r = plan.rearrange %g {reason = "graph.matmul"} : {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [1, 4, 4], split = {{\[\[}}0], [2]], align = [1, 2], memory = standard>>
+// SEARCH-NEXT: %g_r = plan.rearrange %g {reason = "graph.matmul"} : {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [4, 1, 4], split = {{\[\[}}0], [2]], align = [1, 2], memory = interleaved>>
 // SEARCH:      func.func @main_finalist_1(
 // SEARCH-SAME: plan.metrics = {values = 6 : i64, operations = 5 : i64, estimated_cycles = {{[1-9][0-9]*}} : i64, estimated_exchange_cycles = {{[1-9][0-9]*}} : i64, exchange_row_bytes = {{[1-9][0-9]*}} : i64, code_bytes = 4096 : i64, peak_standard_bytes = {{[1-9][0-9]*}} : i64, peak_interleaved_bytes = {{[1-9][0-9]*}} : i64, peak_total_bytes = {{[1-9][0-9]*}} : i64, maximum_standard_allocation_bytes = {{[1-9][0-9]*}} : i64}, plan.finalist = 1 : i64, plan.entry = "main"}
 // SEARCH-NEXT: %g = plan.unary "relu" %x
-// SEARCH-NEXT: %g_r = plan.rearrange %g {reason = "graph.matmul"} : {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [1, 2, 8], split = {{\[\[}}0], [2]], align = [1, 2], memory = standard>>
+// SEARCH-NEXT: %g_r = plan.rearrange %g {reason = "graph.matmul"} : {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [1, 4, 4], split = {{\[\[}}0], [2]], align = [1, 2], memory = standard>>
 // SEARCH:      func.func @main_finalist_2(
 // SEARCH-SAME: plan.finalist = 2 : i64, plan.entry = "main"}
 // SEARCH-NEXT: %g = plan.unary "relu" %x
-// SEARCH-NEXT: %g_r = plan.rearrange %g {reason = "graph.matmul"} : {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [2]], align = [1, 2], memory = standard>>
+// SEARCH-NEXT: %g_r = plan.rearrange %g {reason = "graph.matmul"} : {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [1, 2, 8], split = {{\[\[}}0], [2]], align = [1, 2], memory = standard>>
 // SEARCH:      func.func @main_finalist_3(
-// SEARCH:      %w_r = plan.rearrange %w {reason = "weight fetch"}
+// SEARCH:      %g_r = plan.rearrange %g {reason = "graph.matmul"} : {{.*}} -> !plan.tensor<64x1024xf16, #plan.layout<grid = [1, 8, 2], split = {{\[\[}}0], [2]], align = [1, 2], memory = standard>>
 // SEARCH-NOT:  func.func @main(
 // SEARCH-NOT:  @main_finalist_4
 
-// select-finalist keeps exactly one mapped finalist, as @main: the [1, 4, 4] grid's gemm.
+// select-finalist keeps exactly one mapped finalist, as @main: the [4, 1, 4] grid's swapped gemm.
 // SELECT-LABEL: func.func @main(
 // SELECT-SAME:  plan.finalist = 0 : i64, plan.entry = "main"
 // SELECT:       %g_r = tilemap.move %g
-// SELECT:       tilemap.run "amp_matmul"(%g_r, %w) {m = 64 : i64, k = 256 : i64, n = 64 : i64}
+// SELECT:       tilemap.run "amp_matmul_swapped"(%g_r, %w, %y_partial_transposed) {m = 16 : i64, k = 256 : i64, n = 256 : i64}
 // SELECT-NOT:   main_finalist
 // SELECT-NOT:   func.func
 
 // LOG:      planned operation op=1 name=graph.matmul grid=4x4x1 weight=resident
-// LOG:      searched operator plans decision_points=1 decision_groups=1 evaluated=8 finalists=4
+// LOG:      searched operator plans decision_points=1 decision_groups=1 evaluated=11 finalists=4
 // LOG-NEXT: retained operator-plan finalist finalist=0 values=3 operations=2 estimated_cycles={{[1-9][0-9]*}} estimated_exchange_cycles=0 exchange_row_bytes=0 code_bytes=4096 peak_standard_bytes={{[1-9][0-9]*}} peak_interleaved_bytes={{[1-9][0-9]*}} peak_total_bytes={{[1-9][0-9]*}} maximum_standard_allocation_bytes=0 active_tile_counts={16} padding_group_counts={} conversion_sources=[]
 // LOG-NEXT: retained operator-plan finalist finalist=1
 // LOG-NEXT: retained operator-plan finalist finalist=2

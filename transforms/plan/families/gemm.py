@@ -662,6 +662,11 @@ def _cheapest(ctx: MatmulContext, t: Target, d: Decisions) -> MatmulPlan:
             c = pick(True, reserved)
         except DiagnosticException as no_fit:
             return _serial(ctx, t, reserved, no_fit)
+        if c.pm == 1:  # its home would be its blocks: keep them where the AMP reads them
+            fetch = False
+            c = gemm_candidate(
+                m, k, n, es, ctx.a_moves, t, False, 1, ctx.a_current, c.grid, ctx.r_want, half, c.swapped
+            )
     d.counts[ctx.index] = counts[-1] if counts else 1
     return MatmulPlan(gemm=c, fetch=fetch, weight=ctx.weight, half_default=half)
 
@@ -722,8 +727,8 @@ def _resolve(ctx: MatmulContext, attr: plan.ChoiceAttr, t: Target) -> MatmulPlan
             f"plan-ops: {where}: weight = {mode} applies only when the rhs is a parameter used here first"
         )
     c = price(ctx.b_moves)
-    if not mode:
-        fetch = ctx.weight and ctx.resident + c.weight_bytes > WEIGHT_FRACTION * t.memory_size
+    if not mode:  # a grid of one row block holds the weight once: its home would be its blocks
+        fetch = ctx.weight and gemm[0] > 1 and ctx.resident + c.weight_bytes > WEIGHT_FRACTION * t.memory_size
     else:
         fetch = mode == "fetched"
     reserved = ctx.reserved + (ctx.home_bytes if fetch else 0)
