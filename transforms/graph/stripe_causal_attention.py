@@ -27,7 +27,7 @@ The grid is the striped one the planner prices cheapest, P x Pk tiles a head (q 
 a multiple of P x Pk rows, so each query block is one stripe), where that price plus the query
 block's four moves and two each for the key and value blocks is below the plain attention's.
 The chains plan as rearranges of their own (and their buffers can move other ops' plans), so
-the striping is kept only where the whole function's estimate, planned greedily with and
+the striping is kept only where the whole function's estimate, planned by the search with and
 without it, falls. It is opt-in (`materialized=true`): the two plannings cost compile time, and
 the gain is small where it comes (the transformer block example's attention alone falls 251,283
 -> 201,245 cycles, the block emulated 1,966,723 -> 1,942,345 striped; transformer_stack's
@@ -193,7 +193,7 @@ def stripe(op: graph.AttentionOp, p: int, pk: int | None = None) -> None:
 
 
 def _estimate(f: func.FuncOp, t: Target) -> int | None:
-    """The planner's estimated cycles of a copy of `f` planned greedily (None: it cannot be)."""
+    """The planner's estimated cycles of `f` by its search's best plan (None: it cannot be planned)."""
     try:
         return planned_cycles(f.clone(), t)
     except DiagnosticException:

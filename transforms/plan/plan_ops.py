@@ -42,7 +42,7 @@ def planned_cycles(f: func.FuncOp, chip: Target, link_prefix: str = "") -> int:
     rearranged on the chip for their readers) rather than in whatever layout their readers want.
     Raises the planner's DiagnosticException when it cannot be planned."""
     mark_link_inputs(f, link_prefix)
-    return search(f, chip, 1, 4, 3)[0].metrics.estimated_cycles
+    return search(f, chip, 1, PlanOpsPass.beam, PlanOpsPass.candidates)[0].metrics.estimated_cycles
 
 
 @dataclass(frozen=True)
