@@ -119,28 +119,27 @@ def _element_span(target: Target, lo: int, hi: int) -> tuple[int, int]:
     return b0 + (lo - b0) // g0 * g0, b1 + -(-(hi - b1) // g1) * g1
 
 
-def _largest_free(s: np.ndarray, e: np.ndarray, lo: int, hi: int) -> int:
-    """Longest run of [lo, hi) that no interval [s, e) covers (the intervals may overlap: buffers
-    on disjoint tiles share addresses)."""
+def _gaps(s: np.ndarray, e: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """Lengths of the runs of [lo, hi) that no interval [s, e) covers, in address order (the
+    intervals may overlap: buffers on disjoint tiles share addresses)."""
     m = (e > lo) & (s < hi)
     if not m.any():
-        return hi - lo
+        return np.array([hi - lo], np.int64)
     o = np.argsort(s[m], kind="stable")
     s0, e0 = np.maximum(s[m][o], lo), np.minimum(e[m][o], hi)
     reach = np.maximum.accumulate(e0)  # the highest covered address up to each interval
     before = np.concatenate(([lo], reach[:-1]))
-    return int(max(np.max(s0 - before, initial=0), hi - reach[-1]))
+    return np.append(np.maximum(s0 - before, 0), hi - reach[-1])
+
+
+def _largest_free(s: np.ndarray, e: np.ndarray, lo: int, hi: int) -> int:
+    """Longest run of [lo, hi) that no interval [s, e) covers."""
+    return int(_gaps(s, e, lo, hi).max())
 
 
 def _free_bytes(s: np.ndarray, e: np.ndarray, lo: int, hi: int) -> int:
-    """Bytes of [lo, hi) that no interval [s, e) covers (the intervals may overlap)."""
-    m = (e > lo) & (s < hi)
-    if not m.any():
-        return hi - lo
-    o = np.argsort(s[m], kind="stable")
-    s0, e0 = np.maximum(s[m][o], lo), np.minimum(e[m][o], hi)
-    before = np.concatenate(([lo], np.maximum.accumulate(e0)[:-1]))
-    return int(np.maximum(s0 - before, 0).sum() + max(hi - max(before[-1], e0[-1]), 0))
+    """Bytes of [lo, hi) that no interval [s, e) covers."""
+    return int(_gaps(s, e, lo, hi).sum())
 
 
 def _fit(s: np.ndarray, e: np.ndarray, lo: int, hi: int, size: int, top_down: bool) -> int | None:

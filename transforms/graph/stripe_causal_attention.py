@@ -195,7 +195,7 @@ def stripe(op: graph.AttentionOp, p: int, pk: int | None = None) -> None:
 def _estimate(f: func.FuncOp, t: Target) -> int | None:
     """The planner's estimated cycles of `f` by its search's best plan (None: it cannot be planned)."""
     try:
-        return planned_cycles(f.clone(), t)
+        return planned_cycles(f, t)  # plans copies: `f` is left as it is
     except DiagnosticException:
         return None
 

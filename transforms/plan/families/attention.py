@@ -54,8 +54,8 @@ def streamed_steps_cycles(
     total = 0
     for t0 in range(0, sk, kb):
         name = ("attention_start" if t0 == 0 else "attention_update") + ("_bias" if bias else "")
-        p = {"qr": qr, "kr": min(kb, sk - t0), "d": d, "causal": stripes or 0, "scale_bits": ONE_BITS}
-        p |= {"k_base": t0, "k_step": 1}
+        kr = min(kb, sk - t0)
+        p = {"qr": qr, "kr": kr, "d": d, "causal": stripes or 0, "scale_bits": ONE_BITS, "k_base": t0, "k_step": 1}
         total += KERNELS[name].cycles(t, p, in_esize=esize)
     STEPS_MEMO.put(key, t, total)
     return total

@@ -631,6 +631,12 @@ class GemmFamily(DecisionFamily):
         return choice.attr()
 
 
+def _holds_weight_once(grid: tuple[int, int, int]) -> bool:
+    """A grid of one row block holds its weight once: a fetched home (stored once over the grid's
+    tiles) would be its very blocks, copied into interleaved memory every run, so it stays resident."""
+    return grid[0] == 1
+
+
 def _cheapest(ctx: MatmulContext, t: Target, d: Decisions) -> MatmulPlan:
     m, k, n, es, half = ctx.m, ctx.k, ctx.n, ctx.esize, ctx.half_default
     rank = d.ranks.get(ctx.index, 0)
@@ -662,7 +668,7 @@ def _cheapest(ctx: MatmulContext, t: Target, d: Decisions) -> MatmulPlan:
             c = pick(True, reserved)
         except DiagnosticException as no_fit:
             return _serial(ctx, t, reserved, no_fit)
-        if c.pm == 1:  # its home would be its blocks: keep them where the AMP reads them
+        if _holds_weight_once(c.grid):  # keep its blocks where the AMP reads them
             fetch = False
             c = gemm_candidate(
                 m, k, n, es, ctx.a_moves, t, False, 1, ctx.a_current, c.grid, ctx.r_want, half, c.swapped
@@ -727,8 +733,9 @@ def _resolve(ctx: MatmulContext, attr: plan.ChoiceAttr, t: Target) -> MatmulPlan
             f"plan-ops: {where}: weight = {mode} applies only when the rhs is a parameter used here first"
         )
     c = price(ctx.b_moves)
-    if not mode:  # a grid of one row block holds the weight once: its home would be its blocks
-        fetch = ctx.weight and gemm[0] > 1 and ctx.resident + c.weight_bytes > WEIGHT_FRACTION * t.memory_size
+    if not mode:
+        over = ctx.resident + c.weight_bytes > WEIGHT_FRACTION * t.memory_size
+        fetch = ctx.weight and over and not _holds_weight_once(gemm)
     else:
         fetch = mode == "fetched"
     reserved = ctx.reserved + (ctx.home_bytes if fetch else 0)
