@@ -54,29 +54,40 @@ class Layout:
         if any(g <= 0 for g in self.grid):
             raise ValueError("grid dimensions must be positive")
 
-    @property
+    def __hash__(self) -> int:
+        # the planner hashes the same layouts many times (memo keys): hashed once each
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = hash((self.shape, self.grid, self.split, self.partial, self.first_tile, self.align))
+            self.__dict__["_hash"] = h
+        return h
+
+    @functools.cached_property
     def tiles(self) -> int:
         return math.prod(self.grid)
 
     def parts(self, axis: int) -> int:
         return math.prod(self.grid[d] for d in self.split[axis])
 
-    @property
+    @functools.cached_property
     def block(self) -> tuple[int, ...]:
         """Padded per-tile block; the last axis is even so rows are whole 32-bit words."""
-        return tuple(self.block_size(a) for a in range(len(self.shape)))
+        out = []
+        for axis, n in enumerate(self.shape):
+            b = ceil_div(n, self.parts(axis))
+            m = self.align[axis] if self.align else 1
+            if axis == len(self.shape) - 1:
+                m = math.lcm(m, 2)
+            out.append(ceil_div(b, m) * m)
+        return tuple(out)
 
     def block_size(self, axis: int) -> int:
-        b = ceil_div(self.shape[axis], self.parts(axis))
-        m = self.align[axis] if self.align else 1
-        if axis == len(self.shape) - 1:
-            m = math.lcm(m, 2)
-        return ceil_div(b, m) * m
+        return self.block[axis]
 
-    @property
+    @functools.cached_property
     def padded_shape(self) -> tuple[int, ...]:
         """The extent the blocks tile along each axis (the shape plus every block's padding)."""
-        return tuple(self.parts(a) * self.block_size(a) for a in range(len(self.shape)))
+        return tuple(self.parts(a) * b for a, b in enumerate(self.block))
 
     @property
     def has_padding(self) -> bool:
@@ -110,7 +121,7 @@ class Layout:
                 out.append(ceil_div(n, unit))
         return tuple(out)
 
-    @property
+    @functools.cached_property
     def block_elements(self) -> int:
         return math.prod(self.block)
 

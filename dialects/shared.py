@@ -147,14 +147,24 @@ class LayoutAttr(ParametrizedAttribute):
             raise VerifyException(f"plan.layout: {e}") from None
 
     def layout(self, shape: Sequence[int]) -> Layout:
-        return Layout(
-            tuple(shape),
-            self.grid_dims,
-            self.split_dims,
-            self.partial.data,
-            self.first.data,
-            tuple(a.data for a in self.align.data),
-        )
+        """The layout of a tensor of `shape`, memoized on this (immutable) attribute: the planner
+        asks each value's type for it many times per plan."""
+        memo = self.__dict__.get("_layouts")
+        if memo is None:
+            memo = {}
+            object.__setattr__(self, "_layouts", memo)
+        key = tuple(shape)
+        lay = memo.get(key)
+        if lay is None:
+            lay = memo[key] = Layout(
+                key,
+                self.grid_dims,
+                self.split_dims,
+                self.partial.data,
+                self.first.data,
+                tuple(a.data for a in self.align.data),
+            )
+        return lay
 
 
 @irdl_attr_definition

@@ -40,6 +40,7 @@ class Candidate:
     function: func.FuncOp
     metrics: PlanMetrics
     weights: WeightBudget = DEFAULT_WEIGHTS
+    replicas: frozenset[int] = frozenset()  # decision points whose rank 1 is a replicated swap
 
     @functools.cached_property
     def signature(self) -> tuple[object, ...]:
@@ -88,12 +89,13 @@ def _plan(
     weights: WeightBudget = DEFAULT_WEIGHTS,
 ) -> Candidate | None:
     f = graph_f.clone()
+    chooser = CostChooser(ranks=dict(choices), lean=dict(lean or {}), weights=weights)
     try:
-        decisions = decide_function(f, t, choices, materialize=True, lean=lean, weights=weights)
+        run_chooser(f, t, chooser, materialize=True)
     except DiagnosticException:
         return None
     m = estimate(f, t)
-    return Candidate(dict(choices), decisions, f, m, weights) if m.fits else None
+    return Candidate(dict(choices), chooser.counts, f, m, weights, frozenset(chooser.replicas)) if m.fits else None
 
 
 LEAN_ROUNDS = 8
@@ -193,16 +195,16 @@ def search(graph_f: func.FuncOp, t: Target, finalists: int, beam: int, candidate
     for budget in WEIGHT_BUDGETS[1:] if has_weights else ():
         alt = _plan(graph_f, t, {}, lean, budget)
         evaluated += 1
-        # a budget that adds candidates (replicated swaps) is kept even where its greedy plan is
-        # another's: its states grow into plans the others' cannot reach
-        if alt is not None and (alt.signature != first.signature or budget.swap_replicas):
+        # a budget whose matmuls are offered replicated swaps is kept even where its greedy plan
+        # is another's: its states grow into plans the others' cannot reach
+        if alt is not None and (alt.signature != first.signature or alt.replicas):
             states.append(alt)
     points = sorted(first.decisions)
     groups = decision_groups(graph_f, points)
     for group in groups:
         grown: list[Candidate] = list(states)
         for s in states:
-            tried = candidates + int(s.weights.swap_replicas)  # rank 1 is the replicated swap there
+            tried = candidates + int(any(d in s.replicas for d in group))  # rank 1 is the replicated swap there
             for rank in range(1, min(tried, min(s.decisions.get(d, 1) for d in group))):
                 c = _plan(graph_f, t, {**s.choices, **dict.fromkeys(group, rank)}, lean, s.weights)
                 evaluated += 1

@@ -58,7 +58,8 @@ class Decisions:
     search's `ranks` (0: the cheapest fitting candidate), the matmuls `lean`ed to a working-set
     cap so a plan fits, the weights' share of tile memory; and, as it decides, how many
     candidates fit (`counts`, the search's branching), a matmul's memory `pressure` and own
-    `working` set (what `lean_for_fit` reads), and the choice made per op (`chosen`)."""
+    `working` set (what `lean_for_fit` reads), the matmuls offered a replicated swap
+    (`replicas`) and the choice made per op (`chosen`)."""
 
     ranks: dict[int, int] = field(default_factory=dict)
     lean: dict[int, int] = field(default_factory=dict)  # matmul index -> working-set cap, bytes per tile
@@ -67,6 +68,7 @@ class Decisions:
     pressure: dict[int, int] = field(default_factory=dict)  # matmul index -> live and working bytes per tile
     working: dict[int, int] = field(default_factory=dict)  # matmul index -> its own working set
     weights: WeightBudget = DEFAULT_WEIGHTS  # which weights stay resident (the rest are fetched)
+    replicas: set[int] = field(default_factory=set)  # matmuls whose rank 1 is a replicated swap (`swap_replicas`)
 
 
 class DecisionFamily(Family):

@@ -222,6 +222,7 @@ def choose_gemm(
     weight_cap: int | None = None,
     uneven: bool = True,
     swap_room: int | None = None,
+    offered: list[bool] | None = None,
 ) -> GemmChoice:
     """The `rank`-th cheapest candidate whose working set fits beside `reserved` bytes live
     elsewhere (rank 0: the cheapest); `counts` receives how many fit. With a `weight_cap` (bytes
@@ -229,7 +230,8 @@ def choose_gemm(
     candidates within it, else the one whose blocks take least. With a `swap_room`, the
     cheapest swapped grid that keeps more of a resident weight a tile than the best plain grid,
     up to that many bytes, is the second candidate (rank 1): a plan search tries it in place of
-    the same grid's other orientation, the cheapest plan never takes it by default."""
+    the same grid's other orientation, the cheapest plan never takes it by default; `offered`
+    receives whether there was one."""
     cands = gemm_candidates(m, k, n, esize, a_moves, target, b_moves, head, a_current, r_want, half, uneven)
     budget = op_budget(target, reserved)
     fits = [c for c in cands if c.bytes_per_tile <= budget]
@@ -280,6 +282,8 @@ def choose_gemm(
         fits.insert(1, replicated)
     if counts is not None:
         counts.append(len(fits))
+    if offered is not None:
+        offered.append(replicated is not None)
     return fits[min(rank, len(fits) - 1)]
 
 
@@ -337,6 +341,34 @@ def serial_grids(m: int, n: int, tiles: int, k: int = 0) -> list[tuple[int, int,
 
 
 SERIAL_MEMO: TargetMemo[SerialChoice | None] = TargetMemo(256)
+SERIAL_TABLES: TargetMemo[SerialTable] = TargetMemo(64)
+
+
+class SerialTable:
+    """A shape's serial grids (`serial_grids`), each priced at a step count when first asked: the
+    prices do not depend on the memory left beside the op, so the plan search, which asks again
+    for each budget, prices each once."""
+
+    def __init__(self, m: int, k: int, n: int, esize: int, target: Target, split: bool) -> None:
+        self.shape, self.target = (m, k, n, esize), target
+        self.grids = serial_grids(m, n, target.tiles, k if split else 0)
+        self.priced: dict[tuple[int, int], SerialChoice] = {}
+
+    def price(self, i: int, steps: int) -> SerialChoice:
+        c = self.priced.get((i, steps))
+        if c is None:
+            pm, pn, pk = self.grids[i]
+            c = self.priced[i, steps] = serial_candidate(*self.shape, self.target, pm, pn, steps, pk)
+        return c
+
+
+def serial_table(m: int, k: int, n: int, esize: int, target: Target, split: bool) -> SerialTable:
+    key = (m, k, n, esize, split)
+    found, hit = SERIAL_TABLES.get(key, target)
+    if not found or hit is None:
+        hit = SerialTable(m, k, n, esize, target, split)
+        SERIAL_TABLES.put(key, target, hit)
+    return hit
 
 
 def serial_candidate(
@@ -394,14 +426,15 @@ def choose_serial_gemm(
     splits: list[SerialChoice] = []  # split grids at every step count that fits
     leanest: SerialChoice | None = None
     limit = budget if cap is None else min(cap, budget)
-    for pm, pn, pk in serial_grids(m, n, target.tiles, k if split else 0):
+    table = serial_table(m, k, n, esize, target, split)
+    for i in range(len(table.grids)):
         for steps in SERIAL_STEPS:
-            c = serial_candidate(m, k, n, esize, target, pm, pn, steps, pk)
+            c = table.price(i, steps)
             if c.bytes_per_tile <= budget and (leanest is None or c.bytes_per_tile < leanest.bytes_per_tile):
                 leanest = c
             if c.bytes_per_tile > limit:
                 continue
-            if pk > 1:
+            if c.pk > 1:
                 splits.append(c)
                 continue
             if plain is None or (c.cycles, c.bytes_per_tile) < (plain.cycles, plain.bytes_per_tile):
@@ -641,6 +674,7 @@ def _cheapest(ctx: MatmulContext, t: Target, d: Decisions) -> MatmulPlan:
     m, k, n, es, half = ctx.m, ctx.k, ctx.n, ctx.esize, ctx.half_default
     rank = d.ranks.get(ctx.index, 0)
     counts: list[int] = []
+    offered: list[bool] = []
     # spreading weights: a resident weight takes a grid whose blocks hold it about once (not
     # replicated over the rows, little padding), and the spreading places those blocks apart
     cap = int(SPREAD_SLACK * k * n * es) if ctx.spread and ctx.weight else None
@@ -650,7 +684,7 @@ def _cheapest(ctx: MatmulContext, t: Target, d: Decisions) -> MatmulPlan:
     def pick(b_moves: bool, reserved: int) -> GemmChoice:
         return choose_gemm(
             m, k, n, es, ctx.a_moves, t, b_moves, 1, ctx.a_current, reserved, rank, counts, ctx.r_want, half, cap,
-            ctx.uneven, room,
+            ctx.uneven, room, offered,
         )  # fmt: skip
 
     try:
@@ -664,6 +698,7 @@ def _cheapest(ctx: MatmulContext, t: Target, d: Decisions) -> MatmulPlan:
         fetch = True
         reserved = ctx.reserved + ctx.home_bytes
         counts.clear()
+        offered.clear()
         try:
             c = pick(True, reserved)
         except DiagnosticException as no_fit:
@@ -674,6 +709,8 @@ def _cheapest(ctx: MatmulContext, t: Target, d: Decisions) -> MatmulPlan:
                 m, k, n, es, ctx.a_moves, t, False, 1, ctx.a_current, c.grid, ctx.r_want, half, c.swapped
             )
     d.counts[ctx.index] = counts[-1] if counts else 1
+    if offered and offered[-1]:
+        d.replicas.add(ctx.index)
     return MatmulPlan(gemm=c, fetch=fetch, weight=ctx.weight, half_default=half)
 
 
