@@ -23,7 +23,7 @@ from ipu.transforms.graph.host_layout import HostLayoutPass
 from ipu.transforms.graph.roll_layers import RollLayersPass
 from ipu.transforms.graph.stripe_causal_attention import StripeCausalAttentionPass
 from ipu.transforms.levels import expect_level, module_level
-from ipu.transforms.plan.plan_decide import graph_functions
+from ipu.transforms.plan.plan_decide import graph_functions, set_reserve
 from ipu.transforms.plan.plan_ops import PlanOpsPass
 from ipu.transforms.plan.state import RESERVE_ATTR, SPREAD_ATTR
 from ipu.transforms.tasm.lower_to_tasm import LowerToTasmPass
@@ -176,7 +176,7 @@ def run_ladder(
         reserve = first.shortfall + first.stranded
         log_event("planning again with memory kept free for placement", reserve=reserve, reason=str(first))
         for f in graph_functions(retry):
-            f.attributes[RESERVE_ATTR] = builtin.IntegerAttr(reserve, 64)
+            set_reserve(f, reserve)
         try:
             _run_ranked(ctx, retry, passes, seconds)
             _adopt(module, retry)

@@ -23,7 +23,14 @@ from ipu.transforms.graph.unroll_batch_matmul import unroll_function
 from ipu.transforms.levels import expect_level
 from ipu.transforms.plan.budget import DEFAULT_WEIGHTS, WeightBudget
 from ipu.transforms.plan.families.base import CostChooser
-from ipu.transforms.plan.state import CHOICE_ATTR, LINK_INPUTS_ATTR, PARTIALS_ATTR, SPREAD_ATTR, SPREAD_MODES
+from ipu.transforms.plan.state import (
+    CHOICE_ATTR,
+    LINK_INPUTS_ATTR,
+    PARTIALS_ATTR,
+    RESERVE_ATTR,
+    SPREAD_ATTR,
+    SPREAD_MODES,
+)
 from ipu.transforms.plan.walk import install, plan_body
 from ipu.transforms.target_of import set_module_target
 
@@ -99,6 +106,13 @@ def set_spread(f: func.FuncOp, spread: str, pass_name: str) -> None:
         f.attributes[SPREAD_ATTR] = builtin.StringAttr(spread)
 
 
+def set_reserve(f: func.FuncOp, reserve: int) -> None:
+    """Record bytes per tile `f`'s plan keeps free for placement (`plan.reserve`, 0: none set;
+    the planner reads and checks it, `function_reserve`)."""
+    if reserve:
+        f.attributes[RESERVE_ATTR] = builtin.IntegerAttr(reserve, 64)
+
+
 @dataclass(frozen=True)
 class PlanDecidePass(ModulePass):
     """Choose and record each graph op's implementation (the first half of plan-ops)."""
@@ -121,4 +135,12 @@ class PlanDecidePass(ModulePass):
             decide_function(f, t)
 
 
-__all__ = ["PlanDecidePass", "decide_function", "graph_functions", "mark_link_inputs", "set_partials"]
+__all__ = [
+    "PlanDecidePass",
+    "decide_function",
+    "graph_functions",
+    "mark_link_inputs",
+    "set_partials",
+    "set_reserve",
+    "set_spread",
+]

@@ -25,11 +25,11 @@ from ipu.transforms.plan.plan_decide import (
     graph_functions,
     mark_link_inputs,
     set_partials,
+    set_reserve,
     set_spread,
 )
 from ipu.transforms.plan.plan_materialize import materialize_function
 from ipu.transforms.plan.search import emit_finalists, lean_for_fit, search
-from ipu.transforms.plan.state import RESERVE_ATTR
 from ipu.transforms.target_of import set_module_target
 
 
@@ -66,8 +66,7 @@ class PlanOpsPass(ModulePass):
             mark_link_inputs(f, self.link_inputs)
             set_partials(f, self.partials, self.name)
             set_spread(f, self.spread, self.name)
-            if self.reserve:
-                f.attributes[RESERVE_ATTR] = builtin.IntegerAttr(self.reserve, 64)
+            set_reserve(f, self.reserve)
             unroll_function(f)  # batched matmuls no pattern fused: one matmul per batch
             split_function(f, t.tiles)  # an attention with more heads than tiles: parts that fit
             if self.finalists <= 1:
