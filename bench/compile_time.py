@@ -12,7 +12,7 @@ issue's), printing seconds and microseconds per op. Two kinds: `periodic` (relu,
 repeating: roll-layers rolls it into one loop once it is 1,024 ops or more) and `aperiodic`
 (seeded random picks of five ops: nothing to roll; past about 1,600 ops its code cannot fit a
 tile, which is refused, and the sweep times the refusal).
-Usage: python bench/compile_time.py [--target mk2] [--repeat 1] [examples ...]
+Usage: python bench/compile_time.py [--target mk2] [--repeat 1] [--precision f16] [examples ...]
        python bench/compile_time.py --target sim16 --chain 1000,10000,100000
 """
 
@@ -36,20 +36,20 @@ _ONE_COMPILE = """
 import json, sys, time
 t0 = time.perf_counter()
 import ipu
-c = ipu.compile(sys.argv[1], sys.argv[2])
+c = ipu.compile(sys.argv[1], target=sys.argv[2], precision=sys.argv[3] or None)
 total = time.perf_counter() - t0
 print(json.dumps({"parse": total - sum(c.phase_seconds.values()), **c.phase_seconds}))
 """
 
 
-def time_once(path: Path, target: str) -> dict[str, float]:
+def time_once(path: Path, target: str, precision: str = "") -> dict[str, float]:
     """Seconds per phase of one compile of `path` in a fresh Python process, as a user's
     `ipu-opt` or `ipu-run` pays them (`ipu.compile`'s own record; `parse` is the rest: importing
     the compiler, parsing or importing the model, verification, the reference's copy). A fresh
     process each time: in one process the plan families' memos are warm after the first compile
     (GPT-2 small's plan-ops took 1.9 s warm against 4.3 s cold). The numba cache on disk stays warm."""
     out = subprocess.run(
-        [sys.executable, "-c", _ONE_COMPILE, str(path), target], capture_output=True, text=True, check=False
+        [sys.executable, "-c", _ONE_COMPILE, str(path), target, precision], capture_output=True, text=True, check=False
     )
     if out.returncode != 0:
         raise SystemExit(f"compile of {path} failed:\n{out.stderr.strip()}")
@@ -89,15 +89,17 @@ def main() -> None:
     ap = example_parser()
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--chain", help="sweep chains of these op counts (comma-separated) instead of the examples")
+    ap.add_argument("--precision", choices=("f16", "f32"), help="convert the model first (as ipu-run --precision)")
     a = ap.parse_args()
     if a.chain:
         sweep_chains([int(x) for x in a.chain.split(",")], a.target, a.repeat)
         return
     t = load_target(a.target)
-    print(f"target={t.name} tiles={t.tiles} repeat={a.repeat} (median seconds per phase)")
+    precision = a.precision or "as given"
+    print(f"target={t.name} tiles={t.tiles} repeat={a.repeat} precision={precision} (median seconds per phase)")
     for name in a.examples:
         path = example_path(name)
-        runs = [time_once(path, t.name) for _ in range(a.repeat)]
+        runs = [time_once(path, t.name, a.precision or "") for _ in range(a.repeat)]
         med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
         phases = " ".join(f"{k}={v:.2f}" for k, v in med.items())
         print(f"example={path.name} {phases} total={sum(med.values()):.2f}")

@@ -81,11 +81,14 @@ def sample_indices(n: int, limit: int = 256) -> np.ndarray:
     return np.unique(np.linspace(0, n - 1, limit).round().astype(np.int64))
 
 
-SCALE_ULPS = 2.0
+SCALE_ULPS = 4.0
 """Half-precision units in the last place of a tensor's largest magnitude that any of its elements
 may be off by: an element accumulated from terms as large as the tensor's largest carries their
 rounding whatever its own size (ResNet-50's logits at batch 16, f16: largest 186, rms 54; an
-element near 0.3 is 0.07 from onnxruntime's, one ulp of the values it was summed from)."""
+element near 0.3 is 0.07 from onnxruntime's, one ulp of the values it was summed from). Both
+sides are fp16 computations, each off the exact value by up to about two: ResNet-50 at batch 1
+on the export's own image, `relu_41` (largest 200, ulp 0.125): onnxruntime's float32 0.423, the
+emulated 0.595 (1.4 ulps above), the fp16 reference 0.143 (2.2 below), 3.6 ulps apart."""
 
 
 HALF_PARTIALS_SCALE_ULPS = 8.0

@@ -129,12 +129,12 @@ def test_sample_indices() -> None:
 
 
 def test_half_precision_error_floor_follows_the_tensors_scale() -> None:
-    """A half-precision value's elements may be off by two f16 ulps of the tensor's largest
-    magnitude (186 here: 0.36), not more; float32 and explicit tolerances get no such floor."""
+    """A half-precision value's elements may be off by four f16 ulps of the tensor's largest
+    magnitude (186 here: 0.73), not more; float32 and explicit tolerances get no such floor."""
     ref = np.array([186.0, 0.3, -0.9, 40.0])
-    near, far = ref + np.array([0.0, 0.07, -0.3, 0.0]), ref + np.array([0.0, 0.5, 0.0, 0.0])
+    near, far = ref + np.array([0.0, 0.07, -0.6, 0.0]), ref + np.array([0.0, 0.8, 0.0, 0.0])
     eps = scale_eps(np.dtype(np.float16))
-    assert eps == 2 * float(np.finfo(np.float16).eps)
+    assert eps == 4 * float(np.finfo(np.float16).eps)
     assert not compare(near, ref, atol=0.03, rtol=0.03).passed
     assert compare(near, ref, atol=0.03, rtol=0.03, scale_eps=eps).passed
     assert not compare(far, ref, atol=0.03, rtol=0.03, scale_eps=eps).passed
