@@ -220,8 +220,9 @@ class Planner:
     def live_bytes(self, exclude: tuple[SSAValue, ...] = ()) -> int:
         """Per-tile bytes of planned values that later ops still read (weights excluded)."""
         total = 0
+        uses = self.uses_left
         for v, nv in self.current.items():
-            if v in exclude or self.is_weight(v) or self.uses_left.get(v, 0) <= 0:
+            if uses.get(v, 0) <= 0 or v in exclude or self.is_weight(v):  # most values are dead by now
                 continue
             lay = nv.type.layout
             total += lay.block_elements * nv.type.tensor.element_type.bitwidth // 8

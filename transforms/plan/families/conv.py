@@ -194,7 +194,13 @@ def conv_candidates(geo: graph.ConvGeometry, esize: int, target: Target, half: b
     found, hit = CONV_MEMO.get((geo, esize, half), target)
     if found and hit is not None:
         return hit
-    out = tuple(conv_candidate(geo, esize, target, g, half) for g in conv_grids(geo, target.tiles))
+    # cheapest first (stably: ties keep the grids' order), so a choice filters without sorting
+    out = tuple(
+        sorted(
+            (conv_candidate(geo, esize, target, g, half) for g in conv_grids(geo, target.tiles)),
+            key=lambda c: (c.cycles, c.bytes_per_tile),
+        )
+    )
     CONV_MEMO.put((geo, esize, half), target, out)
     return out
 
@@ -293,9 +299,10 @@ def window_op_cost(op: plan.ConvOp | plan.PoolOp, kernel: str, t: Target) -> OpC
 
 
 def cheapest_fitting(req: Any, cands: Sequence[Any], fits: Callable[[Any], bool], t: Target, d: Decisions) -> Any:
-    """The search's rank (0: the cheapest) of a window op's candidates that `fits`, recording how
-    many fit; a diagnostic naming the op and its leanest candidate when none does."""
-    ok = sorted((c for c in cands if fits(c)), key=lambda c: (c.cycles, c.bytes_per_tile))
+    """The search's rank (0: the cheapest) of a window op's candidates that `fits` (given cheapest
+    first: cycles, then bytes per tile), recording how many fit; a diagnostic naming the op and
+    its leanest candidate when none does."""
+    ok = [c for c in cands if fits(c)]
     if not ok:
         best = min(cands, key=lambda c: c.bytes_per_tile)
         raise DiagnosticException(
@@ -326,7 +333,8 @@ class ConvFamily(DecisionFamily):
 
     def choose(self, req: ConvRequest, t: Target, d: Decisions) -> ConvChoice:
         cands = conv_candidates(req.geo, req.esize, t, req.half_default)
-        c = cheapest_fitting(req, cands, lambda c: _fits(req, c, t), t, d)
+        room = op_budget(t, req.reserved)  # a candidate's fetched filters' home is held beside it
+        c = cheapest_fitting(req, cands, lambda c: c.bytes_per_tile + c.home_bytes <= room, t, d)
         return replace(c, half_default=req.half_default)
 
     def resolve(self, req: ConvRequest, attr: plan.ChoiceAttr, t: Target) -> ConvChoice:

@@ -68,7 +68,9 @@ def pool_candidates(geo: graph.ConvGeometry, esize: int, target: Target) -> tupl
     if found and hit is not None:
         return hit
     grids = channel_grids(geo.n, geo.out_h, geo.c, target.tiles)
-    out = tuple(pool_candidate(geo, esize, target, g) for g in grids)
+    # cheapest first (stably), as `cheapest_fitting` takes them
+    priced = (pool_candidate(geo, esize, target, g) for g in grids)
+    out = tuple(sorted(priced, key=lambda c: (c.cycles, c.bytes_per_tile)))
     POOL_MEMO.put((geo, esize), target, out)
     return out
 
