@@ -183,20 +183,20 @@ class Target:
             hit = self._amp_memo[key] = self._amp_vertex_cycles(*key)
         return hit
 
-    def _amp_groups(self, k: int, n: int, partials_esize: int) -> tuple[int, int, int]:
-        """(input groups, output groups, passes per output group) of an AMP call over k input and n
-        output channels: 16-deep and 16-wide groups, ceil(16 / conv units) passes each (PC 1.1)."""
+    def _amp_groups(self, k: int, n: int, partials_esize: int) -> tuple[int, int, int, int]:
+        """(input groups, output groups, passes per output group, conv units) of an AMP call over k
+        input and n output channels: 16-deep and 16-wide groups, ceil(16 / conv units) passes
+        each (PC 1.1)."""
         c = self.costs
         units = c["amp_conv_units_half" if partials_esize == 2 else "amp_conv_units"]
-        return -(-k // c["amp_in_chans"]), -(-n // c["amp_out_chans"]), -(-c["amp_out_chans"] // units)
+        return -(-k // c["amp_in_chans"]), -(-n // c["amp_out_chans"]), -(-c["amp_out_chans"] // units), units
 
     def _amp_vertex_cycles(
         self, m: int, k: int, n: int, accumulate: bool, partials_esize: int, positions: int, kernel: int, segments: int
     ) -> int:
         c = self.costs
         w = c["workers"]
-        units = c["amp_conv_units_half" if partials_esize == 2 else "amp_conv_units"]
-        gi, go, passes = self._amp_groups(k, n, partials_esize)
+        gi, go, passes, units = self._amp_groups(k, n, partials_esize)
         load = units * c["amp_in_chans"] * 2 // c["amp_coeff_load_bytes_per_cycle"]
         first = self._amp_inner(m, zeroing=not accumulate) + segments
         later = self._amp_inner(m, zeroing=False) + segments
@@ -364,7 +364,7 @@ class Target:
         shares one work list over its groups]): `rows[g]` of output group g (`by_out`: the
         scores q k^T, whose output groups are keys) or of input group g (p v, whose input groups
         are keys). Only the workers' passes change; every group and pass keeps its fixed costs."""
-        gi, go, passes = self._amp_groups(k, n, 4)
+        gi, go, passes, _ = self._amp_groups(k, n, 4)
         full = self._amp_vertex(m, k, n, accumulate, 4)
         zero = not accumulate
 

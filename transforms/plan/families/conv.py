@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
@@ -194,13 +194,7 @@ def conv_candidates(geo: graph.ConvGeometry, esize: int, target: Target, half: b
     found, hit = CONV_MEMO.get((geo, esize, half), target)
     if found and hit is not None:
         return hit
-    # cheapest first (stably: ties keep the grids' order), so a choice filters without sorting
-    out = tuple(
-        sorted(
-            (conv_candidate(geo, esize, target, g, half) for g in conv_grids(geo, target.tiles)),
-            key=lambda c: (c.cycles, c.bytes_per_tile),
-        )
-    )
+    out = cheapest_first(conv_candidate(geo, esize, target, g, half) for g in conv_grids(geo, target.tiles))
     CONV_MEMO.put((geo, esize, half), target, out)
     return out
 
@@ -217,8 +211,9 @@ class ConvRequest:
     half_default: bool = False  # the function's AMP ops take fp16 partials (half operands only)
 
 
-def _fits(req: ConvRequest, c: ConvChoice, t: Target) -> bool:
-    return c.bytes_per_tile <= op_budget(t, req.reserved + c.home_bytes)
+def _fits(c: ConvChoice, room: float) -> bool:
+    """Whether `c` fits the per-op budget `room` with its fetched filters' home held beside it."""
+    return c.bytes_per_tile + c.home_bytes <= room
 
 
 # ---------------------------------------------------------------- emission
@@ -298,6 +293,12 @@ def window_op_cost(op: plan.ConvOp | plan.PoolOp, kernel: str, t: Target) -> OpC
     return comp + fill, patch_words(x, patch, windows, es, t.tiles) + t.phase_overhead_cycles(), 1, 0
 
 
+def cheapest_first(cands: Iterable[Any]) -> tuple[Any, ...]:
+    """A window op's priced candidates as `cheapest_fitting` takes them: by cycles, then bytes per
+    tile, ties in their grids' order (the families memoize them so, and a choice only filters)."""
+    return tuple(sorted(cands, key=lambda c: (c.cycles, c.bytes_per_tile)))
+
+
 def cheapest_fitting(req: Any, cands: Sequence[Any], fits: Callable[[Any], bool], t: Target, d: Decisions) -> Any:
     """The search's rank (0: the cheapest) of a window op's candidates that `fits` (given cheapest
     first: cycles, then bytes per tile), recording how many fit; a diagnostic naming the op and
@@ -333,8 +334,8 @@ class ConvFamily(DecisionFamily):
 
     def choose(self, req: ConvRequest, t: Target, d: Decisions) -> ConvChoice:
         cands = conv_candidates(req.geo, req.esize, t, req.half_default)
-        room = op_budget(t, req.reserved)  # a candidate's fetched filters' home is held beside it
-        c = cheapest_fitting(req, cands, lambda c: c.bytes_per_tile + c.home_bytes <= room, t, d)
+        room = op_budget(t, req.reserved)
+        c = cheapest_fitting(req, cands, lambda c: _fits(c, room), t, d)
         return replace(c, half_default=req.half_default)
 
     def resolve(self, req: ConvRequest, attr: plan.ChoiceAttr, t: Target) -> ConvChoice:
@@ -357,7 +358,7 @@ class ConvFamily(DecisionFamily):
         if half and req.geo.depthwise:
             raise DiagnosticException(f"plan-ops: {where}: depthwise convolutions have no partials (partials = f16)")
         c = conv_candidate(req.geo, req.esize, t, (grid[0], grid[1], grid[2], grid[3]), half)
-        if not _fits(req, c, t):
+        if not _fits(c, op_budget(t, req.reserved)):
             raise DiagnosticException(
                 f"plan-ops: {where}: conv grid {grid_text(grid)} needs {c.bytes_per_tile} bytes per tile; the "
                 f"per-op budget is {int(op_budget(t, req.reserved + c.home_bytes))} of {t.memory_size} bytes"
@@ -379,6 +380,7 @@ __all__ = [
     "ConvLayouts",
     "ConvRequest",
     "channel_grids",
+    "cheapest_first",
     "cheapest_fitting",
     "conv_candidate",
     "conv_candidates",

@@ -26,6 +26,7 @@ from ipu.transforms.plan.families.base import DecisionFamily, Decisions, OpCost,
 from ipu.transforms.plan.families.conv import (
     Grid,
     channel_grids,
+    cheapest_first,
     cheapest_fitting,
     patch_fill_cycles,
     window_op_cost,
@@ -68,9 +69,7 @@ def pool_candidates(geo: graph.ConvGeometry, esize: int, target: Target) -> tupl
     if found and hit is not None:
         return hit
     grids = channel_grids(geo.n, geo.out_h, geo.c, target.tiles)
-    # cheapest first (stably), as `cheapest_fitting` takes them
-    priced = (pool_candidate(geo, esize, target, g) for g in grids)
-    out = tuple(sorted(priced, key=lambda c: (c.cycles, c.bytes_per_tile)))
+    out = cheapest_first(pool_candidate(geo, esize, target, g) for g in grids)
     POOL_MEMO.put((geo, esize), target, out)
     return out
 
