@@ -33,6 +33,8 @@ struct Phase {
   horizon @2 :Int64;
   scheduler @3 :Text;
   transfers @4 :Table;           # package.TRANSFER_COLUMNS
+  tripStride @5 :UInt32;         # source bytes added each trip of the enclosing loop (0: none)
+  trips @6 :UInt32;              # that loop's trips (0 without a trip stride)
 }
 
 struct Checkpoint {

@@ -18,8 +18,9 @@ from ipu.abi.kernels import KERNEL_NAMES
 from ipu.target import Target
 from ipu.target.mapping import TileMapping
 
-SCHEMA_VERSION = 7  # 2: contentDigest; 3: hostCalls; 4: tileMapping; 5: checkpoints name their graph value;
-# 6: variable-length instructions (ipu.abi.isa); 7: an input's host-side axis permutation (Binding.perm)
+SCHEMA_VERSION = 8  # 2: contentDigest; 3: hostCalls; 4: tileMapping; 5: checkpoints name their graph value;
+# 6: variable-length instructions (ipu.abi.isa); 7: an input's host-side axis permutation (Binding.perm);
+# 8: a phase's sources may advance by the loop's trip (Phase.trip_stride, trips)
 
 # The host calls of a package, in order, and the kinds of their steps (see HostStep).
 HOST_CALLS = ("initialize", "run")
@@ -86,13 +87,17 @@ class Program:
 
 @dataclass
 class Phase:
-    """One scheduled exchange phase."""
+    """One scheduled exchange phase. With a `trip_stride`, every EXCHANGE of it sits in a loop of
+    `trips` trips, and on trip i every source address is i x trip_stride bytes further on (a
+    stacked value's block for the trip, read where it lies)."""
 
     index: int
     lower_bound: int
     horizon: int
     scheduler: str
     transfers: np.ndarray  # int64 [n, len(TRANSFER)]
+    trip_stride: int = 0  # source bytes a trip (0: the same sources every time)
+    trips: int = 0  # the loop's trips, with a trip_stride
 
 
 @dataclass

@@ -79,9 +79,9 @@ def validate_package(pkg: Package, target: Target) -> None:
         raise PackageError("duplicate checkpoint indices")
     for c in pkg.checkpoints:
         _validate_aspect(c)
-    _validate_programs(pkg, target)
-    for ph in pkg.phases:
+    for ph in pkg.phases:  # before the programs, whose EXCHANGEs read a phase's trips
         _validate_transfers(ph, target)
+    _validate_programs(pkg, target)
     for what, items in (
         ("weight", pkg.weights),
         ("input", pkg.inputs),
@@ -159,22 +159,29 @@ def _validate_programs(pkg: Package, target: Target) -> None:
         Opcode.HOST_OUT: ("output", set(range(len(pkg.outputs)))),
         Opcode.CHECKPOINT: ("checkpoint", {c.index for c in pkg.checkpoints}),
     }
-    depth = 0
+    strided = {ph.index: ph.trips for ph in pkg.phases if ph.trip_stride}  # phases read by the trip
+    loops: list[int] = []  # the open loops' trips
     for j, w in enumerate(skeleton):
         if int(w[0]) == Opcode.LOOP_BEGIN:
-            depth += 1
+            loops.append(int(w[1]))
             if not 1 <= int(w[1]) <= MAX_TRIPS:
                 raise PackageError(f"control instruction {j}: loop count {w[1]} is not between 1 and {MAX_TRIPS}")
         elif int(w[0]) == Opcode.LOOP_END:
-            depth -= 1
-            if depth < 0:
+            if not loops:
                 raise PackageError(f"control instruction {j}: LOOP_END without LOOP_BEGIN")
-        elif int(w[0]) == Opcode.END and depth:
+            loops.pop()
+        elif int(w[0]) == Opcode.END and loops:
             raise PackageError(f"control instruction {j}: END inside a loop")
         if int(w[0]) in limits:
             what, valid = limits[Opcode(int(w[0]))]
             if int(w[1]) not in valid:
                 raise PackageError(f"control instruction {j} ({Opcode(int(w[0])).name}): no {what} {w[1]}")
+        if int(w[0]) == Opcode.EXCHANGE and int(w[1]) in strided and strided[int(w[1])] != (loops or [0])[-1]:
+            inner = f"in a loop of {loops[-1]} trips" if loops else "outside any loop"
+            raise PackageError(
+                f"control instruction {j} (EXCHANGE {w[1]}): the phase reads by the trip of a loop of "
+                f"{strided[int(w[1])]} trips, and runs {inner}"
+            )
     # every checkpoint record is sampled by exactly one CHECKPOINT (the check reads each once)
     sampled = [int(w[1]) for w in skeleton if int(w[0]) == Opcode.CHECKPOINT]
     for c in pkg.checkpoints:
@@ -296,6 +303,12 @@ def _validate_transfers(ph: Phase, target: Target) -> None:
         raise PackageError(f"phase {ph.index}: transfer table has shape {t.shape}, expected [n, {len(TRANSFER)}]")
     if len(t) == 0:
         return
+    stride, trips = ph.trip_stride, ph.trips
+    if stride < 0 or stride % 4 or (stride == 0) != (trips == 0) or trips > MAX_TRIPS:
+        raise PackageError(
+            f"phase {ph.index}: trip_stride {stride} and trips {trips}: a stride is a whole number of words, "
+            f"given with the loop's trips (1..{MAX_TRIPS}), or both are 0"
+        )
     c = {name: t[:, q].astype(np.int64) for q, name in enumerate(TRANSFER.columns)}
     bad = (c["rows"] <= 0) | (c["row_words"] <= 0) | (c["par_count"] <= 0) | (c["mc_count"] <= 0)
     bad |= (c["start"] < 0) | (c["par_time_step"] < 0)
@@ -330,7 +343,12 @@ def _validate_transfers(ph: Phase, target: Target) -> None:
         ("destination tile", *dst_lo_hi, 0, target.tiles),
         (
             "source bytes",
-            *lo_hi(c["src_address"], re_ * c["src_stride"], pe * c["par_src_offset_step"]),
+            *lo_hi(
+                c["src_address"],
+                re_ * c["src_stride"],
+                pe * c["par_src_offset_step"],
+                np.full_like(re_, max(trips - 1, 0) * stride),  # the last trip's sources
+            ),
             target.memory_base,
             target.memory_end - nbytes + 1,
         ),

@@ -186,6 +186,8 @@ def build_package(module: builtin.ModuleOp, target: Target) -> Package:
                     op.horizon.value.data,
                     op.scheduler.data,
                     table_of(op.transfers),
+                    op.trip_stride.value.data if op.trip_stride is not None else 0,
+                    op.trips.value.data if op.trips is not None else 0,
                 )
             )
         elif isinstance(op, tasm.WeightOp):
@@ -310,7 +312,9 @@ def disassemble(pkg: Package, target: Target | None = None) -> str:
     for ph in pkg.phases:
         lines.append(
             f"  tasm.phase @{_phase(ph.index)} lower_bound {ph.lower_bound} horizon {ph.horizon} "
-            f"scheduler {_lit(ph.scheduler)} transfers = {_table(ph.transfers, TRANSFER)}"
+            f"scheduler {_lit(ph.scheduler)} "
+            + (f"trip_stride {ph.trip_stride} trips {ph.trips} " if ph.trip_stride else "")
+            + f"transfers = {_table(ph.transfers, TRANSFER)}"
         )
     for b in pkg.weights:
         assert b.data is not None, "validated: weights carry their bytes"

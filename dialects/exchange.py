@@ -27,7 +27,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from ipu.abi.tables import TRANSFER
 from ipu.abi.transfers import phase_end, split_start
-from ipu.dialects.shared import AnyBuffer, verify_transfers, verify_zero_span
+from ipu.dialects.shared import AnyBuffer, trip_reach, verify_transfers, verify_zero_span
 from ipu.dialects.table import TransfersAttr, verify_schema
 
 
@@ -78,6 +78,7 @@ class PhaseOp(IRDLOperation):
     zero_fill = opt_attr_def(UnitAttr)  # zero the destination before the phase writes it
     zero_from = opt_attr_def(IntegerAttr[I64])  # ... from this element on (all before it is data)
     joined = opt_attr_def(UnitAttr)  # runs in the previous phase's exchange, after it (`join-phases`)
+    trip_stride = opt_attr_def(IntegerAttr[I64])  # source bytes a trip of the enclosing repeat (`tilemap.move`)
     result = result_def(AnyBuffer)
     assembly_format = "$input `transfers` `=` qualified($transfers) attr-dict `:` type($input) `->` type($result)"
 
@@ -85,7 +86,7 @@ class PhaseOp(IRDLOperation):
         verify_schema(self.name, self.transfers, TRANSFER)
         t = self.transfers.table
         starts, moves = split_start(t)
-        verify_transfers(self, moves, self.input.type, self.result.type)
+        verify_transfers(self, moves, self.input.type, self.result.type, reach=trip_reach(self))
         if len(t):
             if (starts < 0).any() or int(phase_end(t).max()) > self.horizon.value.data:
                 raise VerifyException("exchange.phase: a transfer ends after the phase horizon")
@@ -93,6 +94,8 @@ class PhaseOp(IRDLOperation):
             raise VerifyException("exchange.phase: horizon below the lower bound")
         verify_zero_span(self)
         if self.joined is not None:
+            if self.trip_stride is not None or getattr(previous_phase(self), "trip_stride", None) is not None:
+                raise VerifyException("exchange.phase: a phase with a trip_stride is its exchange's only phase")
             if self.zero_fill is not None:
                 raise VerifyException("exchange.phase: a joined phase has no zero fill (no kernel runs before it)")
             if previous_phase(self) is None:

@@ -1314,14 +1314,16 @@ class IterationSliceOp(_OneToOne):
         _one_slice_per_trip(self, a.shape[0])
 
     def read_in_place(self) -> bool:
-        """Whether every use is a `plan.gemm` reading the slice as its rhs from a stack in
-        interleaved memory (where the AMP streams it from): map-tiles then gives each AMP call
-        this trip's block where it lies (`amp_matmul*_stacked`), and no copy is made."""
+        """Whether every use reads this trip's block where it lies in the stack, so no copy is
+        made: a `plan.gemm` reading the slice as its rhs from a stack in interleaved memory (where
+        the AMP streams it from; map-tiles gives each AMP call the trip's block,
+        `amp_matmul*_stacked`), or a `plan.rearrange` (its exchange reads the trip's block: the
+        phase's source addresses advance by a slice's bytes a trip, `trip_stride`)."""
         uses = list(self.result.uses)
-        return (
-            bool(uses)
-            and self.input.type.layout_attr.memory.data == "interleaved"
-            and all(isinstance(u.operation, GemmOp) and u.index == 1 for u in uses)
+        interleaved = self.input.type.layout_attr.memory.data == "interleaved"
+        return bool(uses) and all(
+            isinstance(u.operation, RearrangeOp) or (interleaved and isinstance(u.operation, GemmOp) and u.index == 1)
+            for u in uses
         )
 
 

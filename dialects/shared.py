@@ -42,6 +42,7 @@ from ipu.abi.transfers import (
     WORDS,
 )
 from ipu.dialects.layout import Layout
+from ipu.dialects.repeat import RepeatBase
 from ipu.dialects.table import OffsetsAttr
 
 MEMORY_CLASSES = ("standard", "interleaved")
@@ -370,9 +371,25 @@ def verify_zero_span(op: IRDLOperation) -> None:
         raise VerifyException(f"{op.name}: zero_from needs zero_fill and lies in (0, {n}) (the destination's elements)")
 
 
-def verify_transfers(op: IRDLOperation, t: np.ndarray, src: BufferType, dst: BufferType, relative: bool = True) -> None:
+def trip_reach(op: IRDLOperation) -> int:
+    """Bytes past its trip-0 source a move or phase with a `trip_stride` reads on its last trip:
+    (trips - 1) x stride, where it sits directly in a repeat of `trips` (0 without a stride)."""
+    if op.trip_stride is None:
+        return 0
+    stride, loop = op.trip_stride.value.data, op.parent_op()
+    if not isinstance(loop, RepeatBase):
+        raise VerifyException(f"{op.name}: a trip_stride reads by the loop's trip: it must sit directly in a repeat")
+    if stride <= 0 or stride % 4:
+        raise VerifyException(f"{op.name}: trip_stride {stride} is not a positive whole number of 32-bit words")
+    return (loop.count.value.data - 1) * stride
+
+
+def verify_transfers(
+    op: IRDLOperation, t: np.ndarray, src: BufferType, dst: BufferType, relative: bool = True, reach: int = 0
+) -> None:
     """Count, tile-range and (for `relative` addresses) buffer-bounds checks of a move table,
-    shared by moves and phases."""
+    shared by moves and phases; the source is read up to `reach` bytes further on a later trip
+    (`trip_reach`)."""
     if not len(t):
         return
     s_tile, s_off, s_str, d_tile, d_off, d_str, rows, words, pc, pss, pds, mc, mcs, pso, pdo, pts = (
@@ -391,7 +408,7 @@ def verify_transfers(op: IRDLOperation, t: np.ndarray, src: BufferType, dst: Buf
         s_lo, d_lo = s_off + np.minimum((pc - 1) * pso, 0), d_off + np.minimum((pc - 1) * pdo, 0)
         s_end = s_off + np.maximum((pc - 1) * pso, 0) + (rows - 1) * s_str + words * 4
         d_end = d_off + np.maximum((pc - 1) * pdo, 0) + (rows - 1) * d_str + words * 4
-        if (s_lo < 0).any() or (s_end > src.nbytes).any():
+        if (s_lo < 0).any() or (s_end + reach > src.nbytes).any():
             raise VerifyException(f"{op.name}: a transfer reads outside the source buffer ({src.nbytes} bytes)")
         if (d_lo < 0).any() or (d_end > dst.nbytes).any():
             raise VerifyException(f"{op.name}: a transfer writes outside the destination buffer ({dst.nbytes} bytes)")
@@ -409,6 +426,7 @@ __all__ = [
     "verify_host_layout",
     "verify_host_shape",
     "verify_table_init",
+    "trip_reach",
     "verify_transfers",
     "verify_zero_span",
 ]

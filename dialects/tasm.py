@@ -49,7 +49,7 @@ from xdsl.irdl import (
 from xdsl.traits import HasParent, IsolatedFromAbove, NoTerminator, SymbolOpInterface
 from xdsl.utils.exceptions import VerifyException
 
-from ipu.abi.isa import SIMPLE_WORDS, Opcode
+from ipu.abi.isa import MAX_TRIPS, SIMPLE_WORDS, Opcode
 from ipu.abi.kernels import KERNELS
 from ipu.abi.tables import SLICE, TRANSFER
 from ipu.abi.transfers import phase_end
@@ -118,13 +118,25 @@ def definitions(module: Operation | None) -> dict[type[IRDLOperation], dict[str,
 
 def _check_references(program: ProgramOp) -> None:
     """Every exchange, host stream and checkpoint reference of `program` names a definition of
-    its kind at module level."""
+    its kind at module level; an exchange of a phase read by the trip sits directly in a loop of
+    the phase's trips."""
     defs = definitions(program.parent_op())
     for op in program.walk():
-        if isinstance(op, _RefOp) and op.ref.string_value() not in defs[op.DEFINITION]:
+        if not isinstance(op, _RefOp):
+            continue
+        d = defs[op.DEFINITION].get(op.ref.string_value())
+        if d is None:
             raise VerifyException(
                 f"{op.name} @{op.ref.string_value()}: no {op.DEFINITION.name} @{op.ref.string_value()} in the module"
             )
+        if isinstance(d, PhaseOp) and d.trips is not None:
+            n, loop = d.trips.value.data, op.parent_op()
+            if not isinstance(loop, LoopOp) or loop.count.value.data != n:
+                where = f"in a tasm.loop of {loop.count.value.data}" if isinstance(loop, LoopOp) else "outside loops"
+                raise VerifyException(
+                    f"tasm.exchange @{op.ref.string_value()}: its phase reads by the trip of {n} trips; it must sit "
+                    f"directly in a tasm.loop of {n}; it is {where}"
+                )
 
 
 def _in_program():
@@ -210,7 +222,9 @@ class _RefOp(IRDLOperation):
 
 @irdl_op_definition
 class PhaseOp(IRDLOperation):
-    """A phase's scheduled transfer families with absolute addresses."""
+    """A phase's scheduled transfer families with absolute addresses. With `trip_stride` and
+    `trips`, its exchanges run in a loop of `trips` and trip i reads every source i x trip_stride
+    bytes further on (a stacked value's block for the trip, read where it lies)."""
 
     name = "tasm.phase"
     sym_name = prop_def(SymbolNameConstraint())
@@ -218,9 +232,11 @@ class PhaseOp(IRDLOperation):
     horizon = prop_def(IntegerAttr[I64])
     scheduler = prop_def(StringAttr)
     transfers = prop_def(TransfersAttr)
+    trip_stride = opt_prop_def(IntegerAttr[I64])
+    trips = opt_prop_def(IntegerAttr[I64])
     assembly_format = (
         "$sym_name `lower_bound` $lower_bound `horizon` $horizon `scheduler` $scheduler "
-        "`transfers` `=` qualified($transfers) attr-dict"
+        "(`trip_stride` $trip_stride^ `trips` $trips)? `transfers` `=` qualified($transfers) attr-dict"
     )
 
     def verify_(self) -> None:
@@ -228,6 +244,15 @@ class PhaseOp(IRDLOperation):
         t = self.transfers.table
         if len(t) and int(phase_end(t).max()) > self.horizon.value.data:
             raise VerifyException("tasm.phase: a transfer ends after the horizon")
+        if (self.trip_stride is None) != (self.trips is None):
+            raise VerifyException("tasm.phase: trip_stride and trips come together")
+        if self.trip_stride is not None:
+            stride, trips = self.trip_stride.value.data, self.trips.value.data
+            if stride <= 0 or stride % 4 or not 1 <= trips <= MAX_TRIPS:
+                raise VerifyException(
+                    f"tasm.phase: trip_stride {stride} must be a positive whole number of words and trips "
+                    f"{trips} between 1 and {MAX_TRIPS}"
+                )
 
 
 _PLACEMENT = "(`layout` qualified($layout)^ `at` $address)? (`slices` `=` qualified($slices)^)?"

@@ -53,6 +53,7 @@ from ipu.dialects.shared import (
     BufferType,
     GaussianAttr,
     LayoutAttr,
+    trip_reach,
     verify_host_layout,
     verify_host_shape,
     verify_table_init,
@@ -297,7 +298,10 @@ class ViewOp(IRDLOperation):
 
 @irdl_op_definition
 class MoveOp(IRDLOperation):
-    """A logical exchange: transfer families without `start` (addresses relative to the two buffers)."""
+    """A logical exchange: transfer families without `start` (addresses relative to the two buffers).
+    With `trip_stride`, directly in a repeat: every source address advances by that many bytes a
+    trip (trip i reads the table's sources + i x stride: this trip's block of a stacked value, read
+    where it lies rather than copied out first)."""
 
     name = "tilemap.move"
     input = operand_def(AnyBuffer)
@@ -305,12 +309,13 @@ class MoveOp(IRDLOperation):
     reason = opt_attr_def(StringAttr)
     zero_fill = opt_attr_def(UnitAttr)  # zero the destination first (it has padding)
     zero_from = opt_attr_def(IntegerAttr[I64])  # ... from this element on (all before it is data)
+    trip_stride = opt_attr_def(IntegerAttr[I64])  # source bytes a trip of the enclosing repeat
     result = result_def(AnyBuffer)
     assembly_format = "$input `transfers` `=` qualified($transfers) attr-dict `:` type($input) `->` type($result)"
 
     def verify_(self) -> None:
         verify_schema(self.name, self.transfers, MOVE)
-        verify_transfers(self, self.transfers.table, self.input.type, self.result.type)
+        verify_transfers(self, self.transfers.table, self.input.type, self.result.type, reach=trip_reach(self))
         verify_zero_span(self)
 
 

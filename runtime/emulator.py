@@ -616,8 +616,9 @@ class Emulator:
 
     def _prepare(self, ph: Phase, t: np.ndarray) -> _Prepared:
         """`_prepare_exact`'s result, by one compiled pass when the phase passes its checks (the
-        exact path runs, and names the fault, whenever the pass finds one may be broken)."""
-        fast = expand_checked(t, self.base, self.size, self.target.tiles, self._code_table)
+        exact path runs, and names the fault, whenever the pass finds one may be broken; and for a
+        phase read by the trip, whose later trips' sources the pass does not bound)."""
+        fast = None if ph.trip_stride else expand_checked(t, self.base, self.size, self.target.tiles, self._code_table)
         if fast is None:
             return self._prepare_exact(ph, t)
         fam, start, end, *copies, sender = fast
@@ -635,7 +636,7 @@ class Emulator:
             "transfers": len(fam),
             "families": len(t),
         }
-        return self._prepared_phase(measures, args, by_dst, fam, start, end)
+        return self._prepared_phase(measures, args, by_dst, False, fam, start, end)
 
     def _write_bits(self) -> np.ndarray:
         """This thread's scratch for the double-write check: one bit per memory word, zeroed."""
@@ -664,10 +665,16 @@ class Emulator:
         return np.argsort(tiles.astype(np.uint16 if self.target.tiles <= 1 << 16 else np.int64), kind="stable")
 
     def _prepared_phase(
-        self, measures: dict[str, int], args: tuple[np.ndarray, ...], by_dst: np.ndarray, *where: np.ndarray
+        self,
+        measures: dict[str, int],
+        args: tuple[np.ndarray, ...],
+        by_dst: np.ndarray,
+        by_trip: bool,
+        *where: np.ndarray,
     ) -> _Prepared:
         """A checked phase's copy plan from its members in destination tile order (`by_dst`): which
-        members read through a buffer (`read_written`), and the order members are copied in (no
+        members read through a buffer (`read_written`; all of a phase whose sources move with the
+        loop's trip, `by_trip`: their overlap with the writes differs by trip), and the order members are copied in (no
         word is written twice, so any order gives the same memory; it decides locality): by
         destination tile when some member writes strided rows (stripes of a tile's block then
         complete while it is in cache), else by source tile (a multicast source is read once for
@@ -675,7 +682,8 @@ class Emulator:
         strided = bool(((args[6] > 1) & (args[5] != args[7])).any())
         order = by_dst if strided else self._by_tile(args[0])
         parts = _parts(order, args[6] * args[7], self.threads)
-        return _Prepared(measures, args, read_written(by_dst, *args), parts, *where)
+        buffered = np.ones(len(args[0]), np.bool_) if by_trip else read_written(by_dst, *args)
+        return _Prepared(measures, args, buffered, parts, *where)
 
     def _prepare_exact(self, ph: Phase, t: np.ndarray) -> _Prepared:
         """Everything about a phase that does not depend on the data, checked once: counts, tile
@@ -696,15 +704,16 @@ class Emulator:
         nb, last = 4 * m.row_words, m.rows - 1
         s_off, d_off = m.src_addr - self.base, m.dst_addr - self.base
         spans = {}
+        reach = {"source": max(ph.trips - 1, 0) * ph.trip_stride, "destination": 0}  # the last trip's sources
         for what, off, stride in (("source", s_off, m.src_stride), ("destination", d_off, m.dst_stride)):
-            lo, hi = off + np.minimum(0, last * stride), off + np.maximum(0, last * stride) + nb
+            lo, hi = off + np.minimum(0, last * stride), off + np.maximum(0, last * stride) + nb + reach[what]
             bad = np.flatnonzero((lo < 0) | (hi > self.size))
             if bad.size:
                 k = int(bad[0])
                 fail(k, f"{what} bytes [{lo[k] + self.base:#x}, {hi[k] + self.base:#x}) outside memory")
             spans[what] = (lo, hi)
         # data moves in 32-bit words: transfers are whole words at word-aligned addresses
-        if ((s_off | d_off | m.src_stride | m.dst_stride) & 3).any():
+        if ((s_off | d_off | m.src_stride | m.dst_stride) & 3).any() or ph.trip_stride & 3:
             raise EmulatorError(f"phase {ph.index}: a transfer address is not word aligned")
         i64 = np.int64
         args = (
@@ -747,13 +756,20 @@ class Emulator:
             "transfers": len(m),
             "families": len(t),
         }
-        return self._prepared_phase(measures, args, order, m.fam, m.start, m.end)
+        return self._prepared_phase(measures, args, order, bool(ph.trip_stride), m.fam, m.start, m.end)
 
-    def exchange(self, ph: Phase) -> dict[str, int]:
+    def exchange(self, ph: Phase, loop: tuple[int, int] | None = None) -> dict[str, int]:
         """Execute one phase: its static rules are checked on its first execution (and the result
         kept for later ones while members fit the cache); then, in checked mode, every source
-        byte must have been written; then the rows move. Returns the phase's measurements."""
+        byte must have been written; then the rows move. A phase read by the trip must run in a
+        loop of its `trips` (`loop`: the innermost loop's trips and current trip); its sources are
+        the trip's. Returns the phase's measurements."""
         t = np.asarray(ph.transfers, np.int64).reshape(-1, len(TRANSFER))
+        if ph.trip_stride and (loop is None or loop[0] != ph.trips):
+            around = f"in a loop of {loop[0]} trips" if loop else "outside any loop"
+            raise EmulatorError(
+                f"phase {ph.index}: it reads by the trip of a loop of {ph.trips} trips, and runs {around}"
+            )
         if len(t) == 0:
             return {"horizon": 0, "route_cycles": 0, "lower_bound": 0, "transfers": 0, "families": 0}
         prep = self._prepared.get(ph.index)
@@ -764,6 +780,9 @@ class Emulator:
                 self._prepared[ph.index] = prep
                 self._cached_members += len(prep.fam)
         a = prep.copies
+        if ph.trip_stride:  # this trip's sources (checked for every trip when prepared)
+            assert loop is not None
+            a = (a[0], a[1] + loop[1] * (ph.trip_stride >> 2), *a[2:])
         if self.written is not None:
             k, byte = first_unwritten(self.written, a[0], a[1], a[2], a[6], a[7])
             if k >= 0:
@@ -965,7 +984,7 @@ class Emulator:
                     raise EmulatorError(f"control instruction {j}: no exchange phase {arg}")
                 ph = self._phases[arg]
                 try:
-                    m = self.exchange(ph) if self.execute else _timing(ph, self.target, self.package.tile_mapping)
+                    m = self.exchange(ph, loop) if self.execute else _timing(ph, self.target, self.package.tile_mapping)
                 except EmulatorError as e:
                     raise EmulatorError(
                         f"control instruction {j} (EXCHANGE {arg}) at cycle {result.total_cycles + seg}: {e}"

@@ -86,6 +86,10 @@ def _flip(where: str, seed: int) -> Make:
     return make
 
 
+def _read_by_trip(ph: Any, stride: int, trips: int) -> None:
+    ph.trip_stride, ph.trips = stride, trips
+
+
 def _edit(fn: Callable[[Package], Any]) -> Make:
     """A package-level change, written by write_package (a well-formed file of a bad package)."""
 
@@ -315,6 +319,30 @@ CASES = [
         r"phase 0: transfer 0 source bytes out of range",
     ),
     Case("transfer_negative_tile", _set_transfer(0, src_tile=-1), r"phase 0: transfer 0 source tile out of range"),
+    # --- a phase read by the trip (its sources advance trip_stride bytes a trip of its loop)
+    Case(
+        "phase_trip_stride_unaligned",
+        _edit(lambda p: _read_by_trip(p.phases[0], 6, 3)),
+        r"phase 0: trip_stride 6 and trips 3: a stride is a whole number of words, given with the loop's trips",
+    ),
+    Case(
+        "phase_trip_stride_without_trips",
+        _edit(lambda p: _read_by_trip(p.phases[0], 8, 0)),
+        r"phase 0: trip_stride 8 and trips 0: a stride is a whole number of words",
+    ),
+    Case(
+        "phase_last_trip_past_sram",
+        _edit(lambda p: _read_by_trip(p.phases[0], 1 << 24, 3)),
+        r"phase 0: transfer 0 source bytes out of range",
+        run=True,
+    ),
+    Case(
+        "phase_read_by_trip_outside_loop",
+        _edit(lambda p: _read_by_trip(p.phases[0], 8, 3)),
+        r"control instruction \d+ \(EXCHANGE 0\): the phase reads by the trip of a loop of 3 trips, and runs "
+        r"outside any loop",
+        run=True,
+    ),
     Case(
         "slice_negative_tile",
         _set_slice("weights", 1, 0, tile=-1),

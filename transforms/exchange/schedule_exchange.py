@@ -86,6 +86,8 @@ class ScheduleExchangePass(ModulePass):
                 attrs["zero_fill"] = mv.zero_fill
             if mv.zero_from is not None:
                 attrs["zero_from"] = mv.zero_from
+            if mv.trip_stride is not None:
+                attrs["trip_stride"] = mv.trip_stride
             ph = exchange.PhaseOp.create(operands=[mv.input], result_types=[mv.result.type], attributes=attrs)
             ph.results[0].name_hint = mv.result.name_hint
             mv.parent_block().insert_op_before(ph, mv)

@@ -215,15 +215,16 @@ class LowerPhase(RewritePattern):
         if span is not None:
             new_ops.append(_fill_call("zero", address(op.result), [], op.result.type, *span))
         table, horizon, bound = self.joined[op] if op in self.joined else (_absolute_table(op), None, None)
-        phase = tasm.PhaseOp.create(
-            properties={
-                "sym_name": name,
-                "lower_bound": op.lower_bound if bound is None else _i(bound),
-                "horizon": op.horizon if horizon is None else _i(horizon),
-                "scheduler": op.scheduler,
-                "transfers": table_attr(table, TRANSFER),
-            }
-        )
+        props = {
+            "sym_name": name,
+            "lower_bound": op.lower_bound if bound is None else _i(bound),
+            "horizon": op.horizon if horizon is None else _i(horizon),
+            "scheduler": op.scheduler,
+            "transfers": table_attr(table, TRANSFER),
+        }
+        if op.trip_stride is not None:  # (verified: directly in a repeat)
+            props |= {"trip_stride": op.trip_stride, "trips": op.parent_op().count}
+        phase = tasm.PhaseOp.create(properties=props)
         new_ops += [tasm.SyncOp.create(), tasm.ExchangeOp.create(properties={"ref": SymbolRefAttr(name)}), phase]
         rewriter.replace(op, new_ops, [None])
 

@@ -370,7 +370,8 @@ class MapParameter(RewritePattern):
 
 def _zero_padded(buf: SSAValue) -> bool:
     """Whether buffer `buf` is a weight whose padding the host writes as zeros, or this trip's
-    blocks of one (a rolled layer's stacked weight: `iteration_slice` copies whole blocks)."""
+    blocks of one (a rolled layer's stacked weight: `iteration_slice` copies whole blocks, a move
+    with a `trip_stride` reads them in the stack)."""
     owner = buf.owner
     while isinstance(owner, tilemap.RunOp | UnrealizedConversionCastOp):
         if isinstance(owner, tilemap.RunOp) and owner.kernel.data != "iteration_slice":
@@ -382,17 +383,30 @@ def _zero_padded(buf: SSAValue) -> bool:
 class MapRearrange(RewritePattern):
     """One move; out of a zero-padded weight (or this trip's slice of a stacked one) into the same
     padded extent, of whole blocks (the destination's padding then holds the weight's zeros, and
-    nothing is zeroed first)."""
+    nothing is zeroed first). A slice read in place (`IterationSliceOp.read_in_place`) is moved
+    out of its stack: the move's sources are trip 0's block, advancing a block a trip
+    (`trip_stride`); the slice goes with its last reader."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: plan.RearrangeOp, rewriter: PatternRewriter) -> None:
-        casts, ins = _as_buffers([op.input])
+        sl = op.input.owner
+        stacked = isinstance(sl, plan.IterationSliceOp) and sl.read_in_place()
+        casts, ins = _as_buffers([sl.input if stacked else op.input])
         reason = op.reason.data if op.reason else "rearrange"
         src_l, dst_l = op.input.type.layout, op.result.type.layout
-        source = op.input.owner.operands[0] if isinstance(op.input.owner, UnrealizedConversionCastOp) else None
+        source = _cast_source(sl.input if stacked else op.input)
         whole = whole_blocks(src_l, dst_l) if source is not None and _zero_padded(source) else None
         mv = _move(ins[0], buffer_type(op.result.type), *(whole or (src_l, dst_l)), reason)
+        if stacked:
+            mv.attributes["trip_stride"] = IntegerAttr(src_l.block_elements * ins[0].type.esize, 64)
         _replace(rewriter, op, [*casts, mv], [_named(mv, op.result.name_hint)])
+        if stacked and not sl.result.uses:
+            rewriter.erase(sl)
+
+
+def _cast_source(v: SSAValue) -> SSAValue | None:
+    """The buffer plan value `v` was cast from, if it is a cast (a value map-tiles already mapped)."""
+    return v.owner.operands[0] if isinstance(v.owner, UnrealizedConversionCastOp) else None
 
 
 class MapReduce(RewritePattern):

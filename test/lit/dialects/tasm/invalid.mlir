@@ -152,3 +152,19 @@ tasm.program @p0 tiles(0, 16) {
   tasm.call "iteration_slice" out(327744) in(array<i64: 327712>) {iterations = 3 : i64, elements = 2 : i64} : f16 -> f16
 }
 // CHECK: Operation does not verify: tasm.call: iteration_slice of 3 iterations must sit directly in a tasm.loop of 3; it is outside loops
+
+// -----
+
+tasm.phase @phase0 lower_bound 2 horizon 2 scheduler "greedy-longest-first" trip_stride 8 trips 3 transfers = #table.transfers<[start, src_tile, src_address, src_stride, dst_tile, dst_address, dst_stride, rows, row_words, par_count, par_src_step, par_dst_step, mc_count, mc_step, par_src_offset_step, par_dst_offset_step, par_time_step] [0, 0, 0, 8, 0, 0, 8, 1, 2, 1, 1, 1, 1, 1, 0, 0, 0]>
+tasm.program @p0 tiles(0, 16) {
+  tasm.loop 2 {
+    tasm.sync
+    tasm.exchange @phase0
+  }
+}
+// CHECK: Operation does not verify: tasm.exchange @phase0: its phase reads by the trip of 3 trips; it must sit directly in a tasm.loop of 3; it is in a tasm.loop of 2
+
+// -----
+
+tasm.phase @phase0 lower_bound 2 horizon 2 scheduler "greedy-longest-first" trip_stride 6 trips 3 transfers = #table.transfers<[start, src_tile, src_address, src_stride, dst_tile, dst_address, dst_stride, rows, row_words, par_count, par_src_step, par_dst_step, mc_count, mc_step, par_src_offset_step, par_dst_offset_step, par_time_step] [0, 0, 0, 8, 0, 0, 8, 1, 2, 1, 1, 1, 1, 1, 0, 0, 0]>
+// CHECK: Operation does not verify: tasm.phase: trip_stride 6 must be a positive whole number of words and trips 3 between 1 and

@@ -153,3 +153,36 @@ func.func @f(%b: !tilemap.buffer<2x16xf32, tiles = [0, 16], memory = standard>) 
   func.return
 }
 // CHECK: Operation does not verify: tilemap.view: the result must hold the input's elements (dtype, count, tiles and memory)
+
+// -----
+
+// A move reading by the trip must sit directly in a repeat (trip i reads its sources + i x stride).
+func.func @f(%s: !tilemap.buffer<3x1x2xf32, tiles = [0, 16], memory = standard>) {
+  %c = tilemap.move %s transfers = #table.transfers<[src_tile, src_address, src_stride, dst_tile, dst_address, dst_stride, rows, row_words, par_count, par_src_step, par_dst_step, mc_count, mc_step, par_src_offset_step, par_dst_offset_step, par_time_step] [0, 0, 8, 0, 0, 8, 1, 2, 1, 1, 1, 1, 1, 0, 0, 0]> {trip_stride = 8 : i64} : !tilemap.buffer<3x1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>
+  func.return
+}
+// CHECK: Operation does not verify: tilemap.move: a trip_stride reads by the loop's trip: it must sit directly in a repeat
+
+// -----
+
+// The stride is whole 32-bit words.
+func.func @f(%s: !tilemap.buffer<3x1x2xf32, tiles = [0, 16], memory = standard>, %x: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
+  %r = tilemap.repeat 3 iter(%h = %x) : (!tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
+    %c = tilemap.move %s transfers = #table.transfers<[src_tile, src_address, src_stride, dst_tile, dst_address, dst_stride, rows, row_words, par_count, par_src_step, par_dst_step, mc_count, mc_step, par_src_offset_step, par_dst_offset_step, par_time_step] [0, 0, 8, 0, 0, 8, 1, 2, 1, 1, 1, 1, 1, 0, 0, 0]> {trip_stride = 6 : i64} : !tilemap.buffer<3x1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>
+    tilemap.yield %c : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>
+  }
+  func.return
+}
+// CHECK: Operation does not verify: tilemap.move: trip_stride 6 is not a positive whole number of 32-bit words
+
+// -----
+
+// Trip 2 of 4 reads bytes [24, 32) of a 24-byte stack.
+func.func @f(%s: !tilemap.buffer<3x1x2xf32, tiles = [0, 16], memory = standard>, %x: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
+  %r = tilemap.repeat 4 iter(%h = %x) : (!tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
+    %c = tilemap.move %s transfers = #table.transfers<[src_tile, src_address, src_stride, dst_tile, dst_address, dst_stride, rows, row_words, par_count, par_src_step, par_dst_step, mc_count, mc_step, par_src_offset_step, par_dst_offset_step, par_time_step] [0, 0, 8, 0, 0, 8, 1, 2, 1, 1, 1, 1, 1, 0, 0, 0]> {trip_stride = 8 : i64} : !tilemap.buffer<3x1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>
+    tilemap.yield %c : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>
+  }
+  func.return
+}
+// CHECK: Operation does not verify: tilemap.move: a transfer reads outside the source buffer (24 bytes)
