@@ -148,7 +148,11 @@ def _room(w: WeightBudget) -> tuple[float, bool]:
 
 def _front(cands: list[Candidate], width: int) -> list[Candidate]:
     """At most `width` distinct plans: those no other dominates first (then the best of the
-    rest), returned in order of estimated cycles."""
+    rest), and each weight budget's best plan beside them, returned in order of estimated
+    cycles. A budget's plans may all be dominated now and still grow into the best: BERT-base's
+    at a 0.5 share, fourth of its budget's after the first decision and cut by a beam of 4,
+    reached 1,253,075 estimated cycles against the beam's 1,303,307 once its key projections
+    took their second grid."""
     seen: dict[str, Candidate] = {}
     for c in sorted(cands, key=lambda c: c.metrics.pareto_key()):
         # of equal plans keep the one whose budget leaves the most to try in the decisions to come
@@ -158,6 +162,11 @@ def _front(cands: list[Candidate], width: int) -> list[Candidate]:
     front = [c for c in uniq if not any(dominates(o.metrics, c.metrics) for o in uniq if o is not c)]
     rest = [c for c in uniq if c not in front]
     keep = (front + rest)[:width] if len(front) < width else front[:width]
+    budgets = {c.weights for c in keep}
+    for c in uniq:  # cheapest first
+        if c.weights not in budgets:
+            budgets.add(c.weights)
+            keep.append(c)
     return sorted(keep, key=lambda c: c.metrics.pareto_key())
 
 
