@@ -35,6 +35,8 @@ struct Phase {
   transfers @4 :Table;           # package.TRANSFER_COLUMNS
   tripStride @5 :UInt32;         # source bytes added each trip of the enclosing loop (0: none)
   trips @6 :UInt32;              # that loop's trips (0 without a trip stride)
+  tripBegin @7 :UInt32;          # the transfer families read by the trip: [tripBegin, tripEnd)
+  tripEnd @8 :UInt32;
 }
 
 struct Checkpoint {

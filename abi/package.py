@@ -88,8 +88,8 @@ class Program:
 @dataclass
 class Phase:
     """One scheduled exchange phase. With a `trip_stride`, every EXCHANGE of it sits in a loop of
-    `trips` trips, and on trip i every source address is i x trip_stride bytes further on (a
-    stacked value's block for the trip, read where it lies)."""
+    `trips` trips, and on trip i the source addresses of families [trip_begin, trip_end) are
+    i x trip_stride bytes further on (a stacked value's block for the trip, read where it lies)."""
 
     index: int
     lower_bound: int
@@ -98,6 +98,8 @@ class Phase:
     transfers: np.ndarray  # int64 [n, len(TRANSFER)]
     trip_stride: int = 0  # source bytes a trip (0: the same sources every time)
     trips: int = 0  # the loop's trips, with a trip_stride
+    trip_begin: int = 0  # the families read by the trip: [trip_begin, trip_end)
+    trip_end: int = 0
 
 
 @dataclass

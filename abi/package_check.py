@@ -301,14 +301,19 @@ def _validate_transfers(ph: Phase, target: Target) -> None:
     t = ph.transfers
     if t.ndim != 2 or t.shape[1] != len(TRANSFER):
         raise PackageError(f"phase {ph.index}: transfer table has shape {t.shape}, expected [n, {len(TRANSFER)}]")
-    if len(t) == 0:
-        return
-    stride, trips = ph.trip_stride, ph.trips
+    stride, trips, begin, end = ph.trip_stride, ph.trips, ph.trip_begin, ph.trip_end
     if stride < 0 or stride % 4 or (stride == 0) != (trips == 0) or trips > MAX_TRIPS:
         raise PackageError(
             f"phase {ph.index}: trip_stride {stride} and trips {trips}: a stride is a whole number of words, "
             f"given with the loop's trips (1..{MAX_TRIPS}), or both are 0"
         )
+    if (stride and not 0 <= begin < end <= len(t)) or (not stride and (begin, end) != (0, 0)):
+        raise PackageError(
+            f"phase {ph.index}: families {begin} to {end} read by the trip with trip_stride {stride}: a stride "
+            f"moves a range of the {len(t)} families, and no stride none"
+        )
+    if len(t) == 0:
+        return
     c = {name: t[:, q].astype(np.int64) for q, name in enumerate(TRANSFER.columns)}
     bad = (c["rows"] <= 0) | (c["row_words"] <= 0) | (c["par_count"] <= 0) | (c["mc_count"] <= 0)
     bad |= (c["start"] < 0) | (c["par_time_step"] < 0)
@@ -347,7 +352,7 @@ def _validate_transfers(ph: Phase, target: Target) -> None:
                 c["src_address"],
                 re_ * c["src_stride"],
                 pe * c["par_src_offset_step"],
-                np.full_like(re_, max(trips - 1, 0) * stride),  # the last trip's sources
+                _trip_reach(ph, len(t)),  # the last trip's sources
             ),
             target.memory_base,
             target.memory_end - nbytes + 1,
@@ -364,6 +369,13 @@ def _validate_transfers(ph: Phase, target: Target) -> None:
         if bad.any():
             j = _first(bad)
             raise PackageError(f"phase {ph.index}: transfer {j} {what} out of range (spans {lo[j]:#x}..{hi[j]:#x})")
+
+
+def _trip_reach(ph: Phase, n: int) -> np.ndarray:
+    """Per family of `ph`'s n, the bytes past its scheduled source its last trip reads."""
+    out = np.zeros(n, np.int64)
+    out[ph.trip_begin : ph.trip_end] = max(ph.trips - 1, 0) * ph.trip_stride
+    return out
 
 
 def _validate_binding(b: Binding, what: str, target: Target, need_data: bool, need_cover: bool) -> None:

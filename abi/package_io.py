@@ -160,7 +160,7 @@ def _message(pkg: Package) -> Any:
         b.code = bytes(p.code)
     for b, ph in zip(m.init("phases", len(pkg.phases)), pkg.phases, strict=True):
         b.index, b.lowerBound, b.horizon, b.scheduler = ph.index, ph.lower_bound, ph.horizon, ph.scheduler
-        b.tripStride, b.trips = ph.trip_stride, ph.trips
+        b.tripStride, b.trips, b.tripBegin, b.tripEnd = ph.trip_stride, ph.trips, ph.trip_begin, ph.trip_end
         _put_table(b.transfers, ph.transfers, len(TRANSFER))
     for field_name in ("weights", "inputs", "outputs"):
         src = getattr(pkg, field_name)
@@ -264,6 +264,8 @@ def _read_message(m: Any, file_bytes: int) -> Package:
             _get_table(p.transfers, f"phase {int(p.index)} transfers"),
             int(p.tripStride),
             int(p.trips),
+            int(p.tripBegin),
+            int(p.tripEnd),
         )
         for p in items("phases")
     ]

@@ -186,8 +186,10 @@ def build_package(module: builtin.ModuleOp, target: Target) -> Package:
                     op.horizon.value.data,
                     op.scheduler.data,
                     table_of(op.transfers),
-                    op.trip_stride.value.data if op.trip_stride is not None else 0,
-                    op.trips.value.data if op.trips is not None else 0,
+                    *(
+                        x.value.data if x is not None else 0
+                        for x in (op.trip_stride, op.trips, op.trip_begin, op.trip_end)
+                    ),
                 )
             )
         elif isinstance(op, tasm.WeightOp):
@@ -313,7 +315,11 @@ def disassemble(pkg: Package, target: Target | None = None) -> str:
         lines.append(
             f"  tasm.phase @{_phase(ph.index)} lower_bound {ph.lower_bound} horizon {ph.horizon} "
             f"scheduler {_lit(ph.scheduler)} "
-            + (f"trip_stride {ph.trip_stride} trips {ph.trips} " if ph.trip_stride else "")
+            + (
+                f"trip_stride {ph.trip_stride} trips {ph.trips} families {ph.trip_begin} to {ph.trip_end} "
+                if ph.trip_stride
+                else ""
+            )
             + f"transfers = {_table(ph.transfers, TRANSFER)}"
         )
     for b in pkg.weights:

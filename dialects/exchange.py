@@ -94,8 +94,8 @@ class PhaseOp(IRDLOperation):
             raise VerifyException("exchange.phase: horizon below the lower bound")
         verify_zero_span(self)
         if self.joined is not None:
-            if self.trip_stride is not None or getattr(previous_phase(self), "trip_stride", None) is not None:
-                raise VerifyException("exchange.phase: a phase with a trip_stride is its exchange's only phase")
+            if self.trip_stride is not None and any(p.trip_stride is not None for p in earlier_parts(self)):
+                raise VerifyException("exchange.phase: one phase of an exchange reads by the trip (trip_stride)")
             if self.zero_fill is not None:
                 raise VerifyException("exchange.phase: a joined phase has no zero fill (no kernel runs before it)")
             if previous_phase(self) is None:
@@ -117,6 +117,16 @@ def previous_phase(op: Operation) -> PhaseOp | None:
     while prev is not None and prev.name in CODE_FREE:
         prev = prev.prev_op
     return prev if isinstance(prev, PhaseOp) else None
+
+
+def earlier_parts(op: PhaseOp) -> list[PhaseOp]:
+    """The phases before joined phase `op` in its exchange (back to the group's first)."""
+    out: list[PhaseOp] = []
+    prev = previous_phase(op) if op.joined is not None else None
+    while prev is not None:
+        out.append(prev)
+        prev = previous_phase(prev) if prev.joined is not None else None
+    return out
 
 
 def next_phase(op: Operation) -> PhaseOp | None:

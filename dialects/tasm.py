@@ -222,9 +222,10 @@ class _RefOp(IRDLOperation):
 
 @irdl_op_definition
 class PhaseOp(IRDLOperation):
-    """A phase's scheduled transfer families with absolute addresses. With `trip_stride` and
-    `trips`, its exchanges run in a loop of `trips` and trip i reads every source i x trip_stride
-    bytes further on (a stacked value's block for the trip, read where it lies)."""
+    """A phase's scheduled transfer families with absolute addresses. With `trip_stride`, its
+    exchanges run in a loop of `trips`, and on trip i families [trip_begin, trip_end) read their
+    sources i x trip_stride bytes further on (a stacked value's block for the trip, read where it
+    lies; the rest of a joined exchange reads as scheduled)."""
 
     name = "tasm.phase"
     sym_name = prop_def(SymbolNameConstraint())
@@ -234,9 +235,12 @@ class PhaseOp(IRDLOperation):
     transfers = prop_def(TransfersAttr)
     trip_stride = opt_prop_def(IntegerAttr[I64])
     trips = opt_prop_def(IntegerAttr[I64])
+    trip_begin = opt_prop_def(IntegerAttr[I64])
+    trip_end = opt_prop_def(IntegerAttr[I64])
     assembly_format = (
         "$sym_name `lower_bound` $lower_bound `horizon` $horizon `scheduler` $scheduler "
-        "(`trip_stride` $trip_stride^ `trips` $trips)? `transfers` `=` qualified($transfers) attr-dict"
+        "(`trip_stride` $trip_stride^ `trips` $trips `families` $trip_begin `to` $trip_end)? "
+        "`transfers` `=` qualified($transfers) attr-dict"
     )
 
     def verify_(self) -> None:
@@ -244,14 +248,19 @@ class PhaseOp(IRDLOperation):
         t = self.transfers.table
         if len(t) and int(phase_end(t).max()) > self.horizon.value.data:
             raise VerifyException("tasm.phase: a transfer ends after the horizon")
-        if (self.trip_stride is None) != (self.trips is None):
-            raise VerifyException("tasm.phase: trip_stride and trips come together")
+        trip = (self.trip_stride, self.trips, self.trip_begin, self.trip_end)
+        if any(x is None for x in trip) != all(x is None for x in trip):
+            raise VerifyException("tasm.phase: trip_stride, trips and the families they move come together")
         if self.trip_stride is not None:
-            stride, trips = self.trip_stride.value.data, self.trips.value.data
+            stride, trips, begin, end = (x.value.data for x in trip)  # type: ignore[union-attr]
             if stride <= 0 or stride % 4 or not 1 <= trips <= MAX_TRIPS:
                 raise VerifyException(
                     f"tasm.phase: trip_stride {stride} must be a positive whole number of words and trips "
                     f"{trips} between 1 and {MAX_TRIPS}"
+                )
+            if not 0 <= begin < end <= len(t):
+                raise VerifyException(
+                    f"tasm.phase: families {begin} to {end} read by the trip are not a range of its {len(t)}"
                 )
 
 

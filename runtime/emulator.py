@@ -704,7 +704,9 @@ class Emulator:
         nb, last = 4 * m.row_words, m.rows - 1
         s_off, d_off = m.src_addr - self.base, m.dst_addr - self.base
         spans = {}
-        reach = {"source": max(ph.trips - 1, 0) * ph.trip_stride, "destination": 0}  # the last trip's sources
+        # the members read by the trip reach their last trip's sources
+        by_trip = (m.fam >= ph.trip_begin) & (m.fam < ph.trip_end)
+        reach = {"source": by_trip * (max(ph.trips - 1, 0) * ph.trip_stride), "destination": 0}
         for what, off, stride in (("source", s_off, m.src_stride), ("destination", d_off, m.dst_stride)):
             lo, hi = off + np.minimum(0, last * stride), off + np.maximum(0, last * stride) + nb + reach[what]
             bad = np.flatnonzero((lo < 0) | (hi > self.size))
@@ -782,7 +784,8 @@ class Emulator:
         a = prep.copies
         if ph.trip_stride:  # this trip's sources (checked for every trip when prepared)
             assert loop is not None
-            a = (a[0], a[1] + loop[1] * (ph.trip_stride >> 2), *a[2:])
+            by_trip = (prep.fam >= ph.trip_begin) & (prep.fam < ph.trip_end)
+            a = (a[0], a[1] + by_trip * (loop[1] * (ph.trip_stride >> 2)), *a[2:])
         if self.written is not None:
             k, byte = first_unwritten(self.written, a[0], a[1], a[2], a[6], a[7])
             if k >= 0:

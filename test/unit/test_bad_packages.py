@@ -86,8 +86,9 @@ def _flip(where: str, seed: int) -> Make:
     return make
 
 
-def _read_by_trip(ph: Any, stride: int, trips: int) -> None:
-    ph.trip_stride, ph.trips = stride, trips
+def _read_by_trip(ph: Any, stride: int, trips: int, end: int | None = None) -> None:
+    """Phase `ph` reading families [0, end) (default: all) by the trip of a loop of `trips`."""
+    ph.trip_stride, ph.trips, ph.trip_begin, ph.trip_end = stride, trips, 0, len(ph.transfers) if end is None else end
 
 
 def _edit(fn: Callable[[Package], Any]) -> Make:
@@ -329,6 +330,11 @@ CASES = [
         "phase_trip_stride_without_trips",
         _edit(lambda p: _read_by_trip(p.phases[0], 8, 0)),
         r"phase 0: trip_stride 8 and trips 0: a stride is a whole number of words",
+    ),
+    Case(
+        "phase_trip_families_past_table",
+        _edit(lambda p: _read_by_trip(p.phases[0], 8, 3, len(p.phases[0].transfers) + 1)),
+        r"phase 0: families 0 to \d+ read by the trip with trip_stride 8: a stride moves a range of the \d+ families",
     ),
     Case(
         "phase_last_trip_past_sram",

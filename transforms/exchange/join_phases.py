@@ -9,8 +9,8 @@ horizon plus the group's longest route (`group_route`). A group then costs the s
 horizons, one route per part, and one sync, where separate phases paid a sync each (600 cycles
 on mk2). `lower-to-tasm` builds the group's one table; `refined_cycles` prices it so.
 
-A phase that reads by the loop's trip (`trip_stride`: its package phase offsets every source by
-the trip) is an exchange of its own, neither joined nor joined to.
+One phase of a group may read by the loop's trip (`trip_stride`): the group's package phase
+offsets that part's families' sources by the trip (`trip_begin`, `trip_end`).
 A phase that reads a buffer an earlier part of its group writes is not joined (the emulator
 executes a joined exchange as one, reading before writing), nor one with a zero fill (a kernel
 between the two). Every input and result of a group stays live to the group's end
@@ -71,14 +71,18 @@ def join_block(block: Block) -> int:
             for b in region.blocks:
                 joined += join_block(b)
     written: set[SSAValue] | None = None  # what the open group's phases write (None: no group open)
+    by_trip = False  # the open group has a part reading by the trip
     for op in block.ops:
         if isinstance(op, exchange.PhaseOp):
-            if written is not None and op.zero_fill is None and op.input not in written and op.trip_stride is None:
+            strided = op.trip_stride is not None
+            if written is not None and op.zero_fill is None and op.input not in written and not (strided and by_trip):
                 op.joined = UnitAttr()
                 written.add(op.result)
                 joined += 1
-            else:  # a new group starts here (a phase reading by the trip is an exchange of its own)
-                written = None if op.trip_stride is not None else {op.result}
+            else:  # a new group starts here
+                written = {op.result}
+                by_trip = False
+            by_trip = by_trip or strided
         elif op.name in exchange.CODE_FREE:
             if written is not None and isinstance(op, tilemap.ViewOp) and op.input in written:
                 written.add(op.result)  # the same bytes: a later phase reading it reads what the group writes

@@ -171,11 +171,25 @@ def _absolute_table(op: exchange.PhaseOp) -> np.ndarray:
     return table
 
 
-def joined_exchanges(f: func.FuncOp, target: Target) -> dict[exchange.PhaseOp, tuple[np.ndarray, int, int]]:
-    """Per phase that heads a joined group (`join-phases`), the group's one table: part k's
+@dataclass(frozen=True)
+class Exchange:
+    """One exchange's table (absolute addresses), horizon and lower bound, and the families
+    [trip_begin, trip_end) of it that read by the trip (`trip_stride` bytes further a trip; the
+    one part of its group with a `trip_stride`)."""
+
+    table: np.ndarray
+    horizon: int
+    lower_bound: int
+    trip_stride: int = 0
+    trip_begin: int = 0
+    trip_end: int = 0
+
+
+def joined_exchanges(f: func.FuncOp, target: Target) -> dict[exchange.PhaseOp, Exchange]:
+    """Per phase that heads a joined group (`join-phases`), the group's one exchange: part k's
     starts moved to the sum of the earlier parts' horizons plus the group's longest route each
-    (every earlier transfer has landed); with its horizon and lower bound (the parts' sum)."""
-    out: dict[exchange.PhaseOp, tuple[np.ndarray, int, int]] = {}
+    (every earlier transfer has landed); its horizon and lower bound are the parts' sums."""
+    out: dict[exchange.PhaseOp, Exchange] = {}
     start = TRANSFER.index("start")
     for op in f.body.walk():
         if not isinstance(op, exchange.PhaseOp) or op.joined is not None:
@@ -183,14 +197,18 @@ def joined_exchanges(f: func.FuncOp, target: Target) -> dict[exchange.PhaseOp, t
         group = group_of(op)
         if len(group) == 1:
             continue
-        route, at, parts, bound = group_route(op, target), 0, [], 0
+        route, at, parts, bound, trip = group_route(op, target), 0, [], 0, {}
+        rows = 0
         for part in group:
             table = _absolute_table(part)
             table[:, start] += at
             parts.append(table)
+            if part.trip_stride is not None:
+                trip = {"trip_stride": part.trip_stride.value.data, "trip_begin": rows, "trip_end": rows + len(table)}
+            rows += len(table)
             at += part.horizon.value.data + route
             bound += part.lower_bound.value.data
-        out[op] = (np.concatenate(parts), at - route, bound)
+        out[op] = Exchange(np.concatenate(parts), at - route, bound, **trip)
     return out
 
 
@@ -202,7 +220,7 @@ class LowerPhase(RewritePattern):
     `joined_exchanges` before the sweep) is one exchange, under its first phase's name."""
 
     names: dict[exchange.PhaseOp, StringAttr]
-    joined: dict[exchange.PhaseOp, tuple[np.ndarray, int, int]] = field(default_factory=dict)
+    joined: dict[exchange.PhaseOp, Exchange] = field(default_factory=dict)
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: exchange.PhaseOp, rewriter: PatternRewriter) -> None:
@@ -214,16 +232,27 @@ class LowerPhase(RewritePattern):
         span = zero_span(op)
         if span is not None:
             new_ops.append(_fill_call("zero", address(op.result), [], op.result.type, *span))
-        table, horizon, bound = self.joined[op] if op in self.joined else (_absolute_table(op), None, None)
+        ex = self.joined.get(op)
+        if ex is None:
+            table = _absolute_table(op)
+            stride = op.trip_stride.value.data if op.trip_stride is not None else 0
+            ex = Exchange(
+                table, op.horizon.value.data, op.lower_bound.value.data, stride, 0, len(table) if stride else 0
+            )
         props = {
             "sym_name": name,
-            "lower_bound": op.lower_bound if bound is None else _i(bound),
-            "horizon": op.horizon if horizon is None else _i(horizon),
+            "lower_bound": _i(ex.lower_bound),
+            "horizon": _i(ex.horizon),
             "scheduler": op.scheduler,
-            "transfers": table_attr(table, TRANSFER),
+            "transfers": table_attr(ex.table, TRANSFER),
         }
-        if op.trip_stride is not None:  # (verified: directly in a repeat)
-            props |= {"trip_stride": op.trip_stride, "trips": op.parent_op().count}
+        if ex.trip_stride:  # (verified: directly in a repeat, whose trips it reads by)
+            props |= {
+                "trip_stride": _i(ex.trip_stride),
+                "trips": op.parent_op().count,
+                "trip_begin": _i(ex.trip_begin),
+                "trip_end": _i(ex.trip_end),
+            }
         phase = tasm.PhaseOp.create(properties=props)
         new_ops += [tasm.SyncOp.create(), tasm.ExchangeOp.create(properties={"ref": SymbolRefAttr(name)}), phase]
         rewriter.replace(op, new_ops, [None])

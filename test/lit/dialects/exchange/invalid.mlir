@@ -68,13 +68,13 @@ func.func @f(%b: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
 
 // -----
 
-// A phase reading by the trip is an exchange of its own: it is never joined, nor joined to.
+// One phase of an exchange reads by the trip (the package phase offsets one range of families).
 func.func @f(%s: !tilemap.buffer<3x1x2xf32, tiles = [0, 16], memory = standard>, %x: !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
   %r = tilemap.repeat 3 iter(%h = %x) : (!tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>) {
     %c = exchange.phase %s transfers = #table.transfers<[start, src_tile, src_address, src_stride, dst_tile, dst_address, dst_stride, rows, row_words, par_count, par_src_step, par_dst_step, mc_count, mc_step, par_src_offset_step, par_dst_offset_step, par_time_step] [0, 0, 0, 8, 0, 0, 8, 1, 2, 1, 1, 1, 1, 1, 0, 0, 0]> {lower_bound = 2 : i64, horizon = 2 : i64, scheduler = "greedy-longest-first", trip_stride = 8 : i64} : !tilemap.buffer<3x1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>
-    %d = exchange.phase %h transfers = #table.transfers<[start, src_tile, src_address, src_stride, dst_tile, dst_address, dst_stride, rows, row_words, par_count, par_src_step, par_dst_step, mc_count, mc_step, par_src_offset_step, par_dst_offset_step, par_time_step] [0, 0, 0, 8, 0, 0, 8, 1, 2, 1, 1, 1, 1, 1, 0, 0, 0]> {lower_bound = 2 : i64, horizon = 2 : i64, scheduler = "greedy-longest-first", joined} : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>
+    %d = exchange.phase %s transfers = #table.transfers<[start, src_tile, src_address, src_stride, dst_tile, dst_address, dst_stride, rows, row_words, par_count, par_src_step, par_dst_step, mc_count, mc_step, par_src_offset_step, par_dst_offset_step, par_time_step] [0, 0, 0, 8, 0, 0, 8, 1, 2, 1, 1, 1, 1, 1, 0, 0, 0]> {lower_bound = 2 : i64, horizon = 2 : i64, scheduler = "greedy-longest-first", trip_stride = 8 : i64, joined} : !tilemap.buffer<3x1x2xf32, tiles = [0, 16], memory = standard> -> !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>
     tilemap.yield %d : !tilemap.buffer<1x2xf32, tiles = [0, 16], memory = standard>
   }
   func.return
 }
-// CHECK: Operation does not verify: exchange.phase: a phase with a trip_stride is its exchange's only phase
+// CHECK: Operation does not verify: exchange.phase: one phase of an exchange reads by the trip (trip_stride)

@@ -155,7 +155,7 @@ tasm.program @p0 tiles(0, 16) {
 
 // -----
 
-tasm.phase @phase0 lower_bound 2 horizon 2 scheduler "greedy-longest-first" trip_stride 8 trips 3 transfers = #table.transfers<[start, src_tile, src_address, src_stride, dst_tile, dst_address, dst_stride, rows, row_words, par_count, par_src_step, par_dst_step, mc_count, mc_step, par_src_offset_step, par_dst_offset_step, par_time_step] [0, 0, 0, 8, 0, 0, 8, 1, 2, 1, 1, 1, 1, 1, 0, 0, 0]>
+tasm.phase @phase0 lower_bound 2 horizon 2 scheduler "greedy-longest-first" trip_stride 8 trips 3 families 0 to 1 transfers = #table.transfers<[start, src_tile, src_address, src_stride, dst_tile, dst_address, dst_stride, rows, row_words, par_count, par_src_step, par_dst_step, mc_count, mc_step, par_src_offset_step, par_dst_offset_step, par_time_step] [0, 0, 0, 8, 0, 0, 8, 1, 2, 1, 1, 1, 1, 1, 0, 0, 0]>
 tasm.program @p0 tiles(0, 16) {
   tasm.loop 2 {
     tasm.sync
@@ -166,5 +166,10 @@ tasm.program @p0 tiles(0, 16) {
 
 // -----
 
-tasm.phase @phase0 lower_bound 2 horizon 2 scheduler "greedy-longest-first" trip_stride 6 trips 3 transfers = #table.transfers<[start, src_tile, src_address, src_stride, dst_tile, dst_address, dst_stride, rows, row_words, par_count, par_src_step, par_dst_step, mc_count, mc_step, par_src_offset_step, par_dst_offset_step, par_time_step] [0, 0, 0, 8, 0, 0, 8, 1, 2, 1, 1, 1, 1, 1, 0, 0, 0]>
+tasm.phase @phase0 lower_bound 2 horizon 2 scheduler "greedy-longest-first" trip_stride 6 trips 3 families 0 to 1 transfers = #table.transfers<[start, src_tile, src_address, src_stride, dst_tile, dst_address, dst_stride, rows, row_words, par_count, par_src_step, par_dst_step, mc_count, mc_step, par_src_offset_step, par_dst_offset_step, par_time_step] [0, 0, 0, 8, 0, 0, 8, 1, 2, 1, 1, 1, 1, 1, 0, 0, 0]>
 // CHECK: Operation does not verify: tasm.phase: trip_stride 6 must be a positive whole number of words and trips 3 between 1 and
+
+// -----
+
+tasm.phase @phase0 lower_bound 2 horizon 2 scheduler "greedy-longest-first" trip_stride 8 trips 3 families 0 to 2 transfers = #table.transfers<[start, src_tile, src_address, src_stride, dst_tile, dst_address, dst_stride, rows, row_words, par_count, par_src_step, par_dst_step, mc_count, mc_step, par_src_offset_step, par_dst_offset_step, par_time_step] [0, 0, 0, 8, 0, 0, 8, 1, 2, 1, 1, 1, 1, 1, 0, 0, 0]>
+// CHECK: Operation does not verify: tasm.phase: families 0 to 2 read by the trip are not a range of its 1
