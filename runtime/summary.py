@@ -211,6 +211,12 @@ def summarize_package(pkg: Package, target: Target) -> str:
         [
             f"  phase {ph.index}: lower_bound {ph.lower_bound} horizon {ph.horizon} scheduler {ph.scheduler} "
             f"families {f} transfers {m}"
+            + (
+                f", families {ph.trip_begin}..{ph.trip_end - 1} read by the trip ({ph.trip_stride} bytes a trip "
+                f"of {ph.trips})"
+                if ph.trip_stride
+                else ""
+            )
             for ph, f, m in zip(pkg.phases, fams, members, strict=True)
         ],
         "phases",

@@ -6,6 +6,7 @@ import dataclasses
 
 from test_package import T, good_package
 
+from ipu.abi.package import SCHEMA_VERSION
 from ipu.abi.package_check import validate_package
 from ipu.runtime.summary import LIST_LIMIT, summarize_package
 
@@ -14,7 +15,7 @@ def test_summary_figures() -> None:
     pkg = good_package()
     validate_package(pkg, T)
     lines = summarize_package(pkg, T).splitlines()
-    assert lines[0] == "package: schema 7, target sim16, compiler 0.1.0"
+    assert lines[0] == f"package: schema {SCHEMA_VERSION}, target sim16, compiler 0.1.0"
     assert "programs: 2 (2 distinct) for 16 of 16 tiles" in lines
     assert "  program 1: tiles 8..15 (8), code 64 bytes at 0x4c000" in lines
     assert "exchange: 1 phases, 3 transfer families, 18 transfers, tile mapping identity" in lines

@@ -7,6 +7,7 @@
 // RUN: ipu-translate --from-ipuexe %t.ipuexe | filecheck %s --check-prefix=TASM
 // RUN: ipu-translate --from-ipuexe %t.ipuexe | ipu-translate --to-ipuexe -o %t.again.ipuexe
 // RUN: cmp %t.ipuexe %t.again.ipuexe
+// RUN: ipu-translate --inspect %t.ipuexe | filecheck %s --check-prefix=INSPECT
 // RUN: ipu-run %s --target sim16 --checked --poison | filecheck %s --check-prefix=EMU
 
 // A rolled layer's fetched weight: the fetch reads this trip's whole blocks where they lie in
@@ -40,5 +41,7 @@ func.func @main(%x: tensor<32x128xf16>) -> tensor<32x128xf16> {
 
 // TASM:       tasm.loop 3
 // TASM:       tasm.phase @{{[a-z0-9_]+}} lower_bound {{[0-9]+}} horizon {{[0-9]+}} scheduler "{{[a-z-]+}}" trip_stride 2048 trips 3 families 2 to 4 transfers =
+
+// INSPECT:    families 4 transfers {{[0-9]+}}, families 2..3 read by the trip (2048 bytes a trip of 3)
 
 // EMU: numericalTest=PASS
