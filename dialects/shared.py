@@ -426,7 +426,6 @@ __all__ = [
     "verify_host_layout",
     "verify_host_shape",
     "verify_table_init",
-    "trip_reach",
     "verify_transfers",
     "verify_zero_span",
 ]
