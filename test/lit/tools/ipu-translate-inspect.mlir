@@ -7,7 +7,7 @@
 
 // `--inspect` validates the package, then summarizes it: the MLP block of mlp_small.mlir on sim16.
 
-// CHECK:      package: schema 7, target sim16, compiler {{[0-9.]+}}
+// CHECK:      package: schema 8, target sim16, compiler {{[0-9.]+}}
 // CHECK-NEXT: tiles: 16, memory [0x4c000, 0xe8000) 638976 bytes per tile
 // CHECK-NEXT: programs: 1 (1 distinct) for 16 of 16 tiles
 // CHECK-NEXT:   program 0: tiles 0..15 (16), code {{[1-9][0-9]*}} bytes at 0x4c000

@@ -15,7 +15,7 @@
 // Bindings carry the package's slice tables, weights their bytes, the module the compiler
 // version and the metrics the compiler took from `tasm.memory`.
 
-// CHECK:      // package: target=sim16 tiles=16 compiler="[[V:[0-9.]+]]" schema=7
+// CHECK:      // package: target=sim16 tiles=16 compiler="[[V:[0-9.]+]]" schema=8
 // CHECK-NEXT: builtin.module attributes {ipu.target = #ipu.target<"sim16">, tasm.compiler = "[[V]]", tasm.memory = {peak_standard_bytes = {{[0-9]+}} : i64, {{.*}}}} {
 // CHECK-NEXT:   tasm.program @p0 tiles(0, 16) {
 // CHECK-NEXT:     tasm.host_in @x
