@@ -148,11 +148,16 @@ def _room(w: WeightBudget) -> tuple[float, bool]:
 
 def _front(cands: list[Candidate], width: int) -> list[Candidate]:
     """At most `width` distinct plans: those no other dominates first (then the best of the
-    rest), and each weight budget's best plan beside them, returned in order of estimated
-    cycles. A budget's plans may all be dominated now and still grow into the best: BERT-base's
-    at a 0.5 share, fourth of its budget's after the first decision and cut by a beam of 4,
-    reached 1,253,075 estimated cycles against the beam's 1,303,307 once its key projections
-    took their second grid."""
+    rest), returned in order of estimated cycles."""
+    return _beam(cands, width)[0]
+
+
+def _beam(cands: list[Candidate], width: int) -> tuple[list[Candidate], list[Candidate]]:
+    """`_front`'s plans, and beside them each weight budget's best plan that is not among them
+    (the second list). A budget's plans may all be dominated now and still grow into the best:
+    BERT-base's at a 0.5 share, cut by a beam of 4 after the first decision, reached 1,253,075
+    estimated cycles against the beam's 1,303,307 once its key projections took their second
+    grid."""
     seen: dict[str, Candidate] = {}
     for c in sorted(cands, key=lambda c: c.metrics.pareto_key()):
         # of equal plans keep the one whose budget leaves the most to try in the decisions to come
@@ -162,12 +167,12 @@ def _front(cands: list[Candidate], width: int) -> list[Candidate]:
     front = [c for c in uniq if not any(dominates(o.metrics, c.metrics) for o in uniq if o is not c)]
     rest = [c for c in uniq if c not in front]
     keep = (front + rest)[:width] if len(front) < width else front[:width]
-    budgets = {c.weights for c in keep}
+    budgets, extra = {c.weights for c in keep}, []
     for c in uniq:  # cheapest first
         if c.weights not in budgets:
             budgets.add(c.weights)
-            keep.append(c)
-    return sorted(keep, key=lambda c: c.metrics.pareto_key())
+            extra.append(c)
+    return sorted(keep, key=lambda c: c.metrics.pareto_key()), extra
 
 
 def decision_groups(graph_f: func.FuncOp, points: list[int]) -> list[list[int]]:
@@ -210,17 +215,20 @@ def search(graph_f: func.FuncOp, t: Target, finalists: int, beam: int, candidate
             states.append(alt)
     points = sorted(first.decisions)
     groups = decision_groups(graph_f, points)
+    extra: list[Candidate] = []  # budgets' best plans kept beside the beam: their rank 1 is tried
     for group in groups:
-        grown: list[Candidate] = list(states)
-        for s in states:
+        grown: list[Candidate] = [*states, *extra]
+        beside = {id(e) for e in extra}
+        for s in grown[:]:
             tried = candidates + int(any(d in s.replicas for d in group))  # rank 1 is the replicated swap there
+            tried = min(tried, 2) if id(s) in beside else tried
             for rank in range(1, min(tried, min(s.decisions.get(d, 1) for d in group))):
                 c = _plan(graph_f, t, {**s.choices, **dict.fromkeys(group, rank)}, lean, s.weights)
                 evaluated += 1
                 if c is not None:
                     grown.append(c)
-        states = _front(grown, beam)
-    kept = _front(states, finalists)
+        states, extra = _beam(grown, beam)
+    kept = _front([*states, *extra], finalists)
     if finalists > 1 and all(c.signature != first.signature for c in kept):
         # the plan-level exchange estimate can misrank plans that the scheduled exchange ranks
         # the other way: keep the greedy plan among the finalists, so the refined selection
