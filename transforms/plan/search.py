@@ -9,7 +9,8 @@ fitting candidate), materialized in the same walk, and priced from the emitted p
 `plan.cost.estimate`. The search starts from one greedy plan per resident-weight budget
 (`WEIGHT_BUDGETS`): keeping weights replicated saves their fetches, storing them once leaves
 room for larger grids, and which wins depends on the model. After each decision group the
-beam keeps the states no other state dominates (cycles, exchange cycles, memory peaks, row bytes), best cycles first.
+beam keeps the states no other state dominates (cycles, exchange cycles, memory peaks, row bytes), best cycles first,
+and beside them each budget's best state, whose next decisions try their second candidate only.
 """
 
 from __future__ import annotations
