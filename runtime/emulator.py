@@ -66,6 +66,7 @@ class _Prepared:
     fam: np.ndarray  # per member: its transfer family and busy cycles, for messages
     start: np.ndarray
     end: np.ndarray
+    trip_words: np.ndarray | None = None  # per member: source words it moves on a trip (phases read by the trip)
 
 
 class EmulatorError(RuntimeError):
@@ -636,7 +637,7 @@ class Emulator:
             "transfers": len(fam),
             "families": len(t),
         }
-        return self._prepared_phase(measures, args, by_dst, False, fam, start, end)
+        return self._prepared_phase(measures, args, by_dst, None, fam, start, end)
 
     def _write_bits(self) -> np.ndarray:
         """This thread's scratch for the double-write check: one bit per memory word, zeroed."""
@@ -669,12 +670,13 @@ class Emulator:
         measures: dict[str, int],
         args: tuple[np.ndarray, ...],
         by_dst: np.ndarray,
-        by_trip: bool,
+        trip_words: np.ndarray | None,
         *where: np.ndarray,
     ) -> _Prepared:
         """A checked phase's copy plan from its members in destination tile order (`by_dst`): which
-        members read through a buffer (`read_written`; all of a phase whose sources move with the
-        loop's trip, `by_trip`: their overlap with the writes differs by trip), and the order members are copied in (no
+        members read through a buffer (`read_written`, and every member whose source moves with
+        the loop's trip, `trip_words` a trip: its overlap with the writes differs by trip), and
+        the order members are copied in (no
         word is written twice, so any order gives the same memory; it decides locality): by
         destination tile when some member writes strided rows (stripes of a tile's block then
         complete while it is in cache), else by source tile (a multicast source is read once for
@@ -682,8 +684,10 @@ class Emulator:
         strided = bool(((args[6] > 1) & (args[5] != args[7])).any())
         order = by_dst if strided else self._by_tile(args[0])
         parts = _parts(order, args[6] * args[7], self.threads)
-        buffered = np.ones(len(args[0]), np.bool_) if by_trip else read_written(by_dst, *args)
-        return _Prepared(measures, args, buffered, parts, *where)
+        buffered = read_written(by_dst, *args)
+        if trip_words is not None:
+            buffered |= trip_words != 0
+        return _Prepared(measures, args, buffered, parts, *where, trip_words=trip_words)
 
     def _prepare_exact(self, ph: Phase, t: np.ndarray) -> _Prepared:
         """Everything about a phase that does not depend on the data, checked once: counts, tile
@@ -704,9 +708,9 @@ class Emulator:
         nb, last = 4 * m.row_words, m.rows - 1
         s_off, d_off = m.src_addr - self.base, m.dst_addr - self.base
         spans = {}
-        # the members read by the trip reach their last trip's sources
-        by_trip = (m.fam >= ph.trip_begin) & (m.fam < ph.trip_end)
-        reach = {"source": by_trip * (max(ph.trips - 1, 0) * ph.trip_stride), "destination": 0}
+        # the members read by the trip move their sources a stride a trip, to the last trip's
+        trip_bytes = ((m.fam >= ph.trip_begin) & (m.fam < ph.trip_end)) * ph.trip_stride
+        reach = {"source": trip_bytes * max(ph.trips - 1, 0), "destination": 0}
         for what, off, stride in (("source", s_off, m.src_stride), ("destination", d_off, m.dst_stride)):
             lo, hi = off + np.minimum(0, last * stride), off + np.maximum(0, last * stride) + nb + reach[what]
             bad = np.flatnonzero((lo < 0) | (hi > self.size))
@@ -758,7 +762,8 @@ class Emulator:
             "transfers": len(m),
             "families": len(t),
         }
-        return self._prepared_phase(measures, args, order, bool(ph.trip_stride), m.fam, m.start, m.end)
+        trip_words = (trip_bytes >> 2).astype(np.int64) if ph.trip_stride else None
+        return self._prepared_phase(measures, args, order, trip_words, m.fam, m.start, m.end)
 
     def exchange(self, ph: Phase, loop: tuple[int, int] | None = None) -> dict[str, int]:
         """Execute one phase: its static rules are checked on its first execution (and the result
@@ -782,10 +787,9 @@ class Emulator:
                 self._prepared[ph.index] = prep
                 self._cached_members += len(prep.fam)
         a = prep.copies
-        if ph.trip_stride:  # this trip's sources (checked for every trip when prepared)
+        if prep.trip_words is not None:  # this trip's sources (checked for every trip when prepared)
             assert loop is not None
-            by_trip = (prep.fam >= ph.trip_begin) & (prep.fam < ph.trip_end)
-            a = (a[0], a[1] + by_trip * (loop[1] * (ph.trip_stride >> 2)), *a[2:])
+            a = (a[0], a[1] + loop[1] * prep.trip_words, *a[2:])
         if self.written is not None:
             k, byte = first_unwritten(self.written, a[0], a[1], a[2], a[6], a[7])
             if k >= 0:

@@ -39,11 +39,8 @@ from ipu.transforms.levels import expect_level
 def group_of(op: exchange.PhaseOp) -> list[exchange.PhaseOp]:
     """The phases of `op`'s exchange in order: its group's first (not joined) and the joined
     phases after it (with only code-free ops between, `exchange.CODE_FREE`)."""
-    head = op
-    while head.joined is not None:
-        prev = exchange.previous_phase(head)
-        assert prev is not None, "a joined phase follows a phase"
-        head = prev
+    earlier = exchange.earlier_parts(op)
+    head = earlier[-1] if earlier else op
     out = [head]
     nxt = exchange.next_phase(head)
     while nxt is not None and nxt.joined is not None:

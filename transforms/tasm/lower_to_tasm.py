@@ -14,7 +14,7 @@ control skeleton in the same order, which is what makes the machine bulk-synchro
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from xdsl.context import Context
@@ -185,18 +185,17 @@ class Exchange:
     trip_end: int = 0
 
 
-def joined_exchanges(f: func.FuncOp, target: Target) -> dict[exchange.PhaseOp, Exchange]:
-    """Per phase that heads a joined group (`join-phases`), the group's one exchange: part k's
-    starts moved to the sum of the earlier parts' horizons plus the group's longest route each
-    (every earlier transfer has landed); its horizon and lower bound are the parts' sums."""
+def exchanges(f: func.FuncOp, target: Target) -> dict[exchange.PhaseOp, Exchange]:
+    """Per phase that heads a group (`join-phases`; alone, a group of one), the group's one
+    exchange: part k's starts moved to the sum of the earlier parts' horizons plus the group's
+    longest route each (every earlier transfer has landed); its horizon and lower bound are the
+    parts' sums."""
     out: dict[exchange.PhaseOp, Exchange] = {}
     start = TRANSFER.index("start")
     for op in f.body.walk():
         if not isinstance(op, exchange.PhaseOp) or op.joined is not None:
             continue
         group = group_of(op)
-        if len(group) == 1:
-            continue
         route, at, parts, bound, trip = group_route(op, target), 0, [], 0, {}
         rows = 0
         for part in group:
@@ -216,11 +215,11 @@ def joined_exchanges(f: func.FuncOp, target: Target) -> dict[exchange.PhaseOp, E
 class LowerPhase(RewritePattern):
     """An exchange phase: zero a padded destination, sync, exchange (control); its table with
     absolute addresses is a binding, named `@phaseN` in program order (`names`, filled by
-    `name_phases` before the sweep, which runs in reverse). A joined group (`joined`, built by
-    `joined_exchanges` before the sweep) is one exchange, under its first phase's name."""
+    `name_phases` before the sweep, which runs in reverse). A group (`exchanges`, built before
+    the sweep: a phase and those joined to it) is one exchange, under its first phase's name."""
 
     names: dict[exchange.PhaseOp, StringAttr]
-    joined: dict[exchange.PhaseOp, Exchange] = field(default_factory=dict)
+    exchanges: dict[exchange.PhaseOp, Exchange]
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: exchange.PhaseOp, rewriter: PatternRewriter) -> None:
@@ -232,13 +231,7 @@ class LowerPhase(RewritePattern):
         span = zero_span(op)
         if span is not None:
             new_ops.append(_fill_call("zero", address(op.result), [], op.result.type, *span))
-        ex = self.joined.get(op)
-        if ex is None:
-            table = _absolute_table(op)
-            stride = op.trip_stride.value.data if op.trip_stride is not None else 0
-            ex = Exchange(
-                table, op.horizon.value.data, op.lower_bound.value.data, stride, 0, len(table) if stride else 0
-            )
+        ex = self.exchanges[op]
         props = {
             "sym_name": name,
             "lower_bound": _i(ex.lower_bound),
@@ -312,15 +305,14 @@ class RefuseUnknown(RewritePattern):
 
 
 def patterns(
-    phase_names: dict[exchange.PhaseOp, StringAttr],
-    joined: dict[exchange.PhaseOp, tuple[np.ndarray, int, int]] | None = None,
+    phase_names: dict[exchange.PhaseOp, StringAttr], groups: dict[exchange.PhaseOp, Exchange]
 ) -> list[RewritePattern]:
     """One pattern per op kind of a placed exchange-level function (tried in order)."""
     return [
         LowerHostWrite(),
         LowerWeight(),
         LowerRun(),
-        LowerPhase(phase_names, dict(joined or {})),
+        LowerPhase(phase_names, groups),
         LowerCheckpoint(),
         LowerHostRead(),
         LowerRepeat(),
@@ -415,7 +407,7 @@ def lower_function(f: func.FuncOp, target: Target) -> tuple[list[Operation], dic
     """The programs and bindings of a placed exchange-level function (consumed)."""
     segments = program_segments(f, target.tiles)
     PatternRewriteWalker(
-        GreedyRewritePatternApplier(patterns(name_phases(f), joined_exchanges(f, target)), dce_enabled=False),
+        GreedyRewritePatternApplier(patterns(name_phases(f), exchanges(f, target)), dce_enabled=False),
         apply_recursively=False,
         walk_reverse=True,
         walk_regions_first=True,
