@@ -690,19 +690,42 @@ def _norm_stats(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | 
     return np.stack([s, (c * c).sum(axis=2, dtype=np.float32)], axis=2)
 
 
+def _norm_stats_valid(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
+    """`_norm_stats` over the first `valid` columns of the block only, `valid` (0 to cols) this
+    tile's own count, input 1 (f32 [2]: the count, then an unused word): a split norm whose last
+    column block is padded, the padding never read (it holds anything)."""
+    rows, cols = p["rows"], p["cols"]
+    x = ins[0].reshape(count, rows, cols).astype(np.float32)
+    valid = ins[1].reshape(count, -1)[:, 0]
+    if not np.isfinite(valid).all():
+        raise KernelError("norm_stats_valid column counts are not finite")
+    n = np.clip(np.rint(valid), 0, cols).astype(np.int64)
+    live = (np.arange(cols)[None, :] < n[:, None])[:, None, :]
+    x = np.where(live, x, np.float32(0))
+    s = x.sum(axis=2, dtype=np.float32)
+    c = np.where(live, x - (s / np.maximum(n, 1).astype(np.float32)[:, None])[:, :, None], np.float32(0))
+    return np.stack([s, (c * c).sum(axis=2, dtype=np.float32)], axis=2)
+
+
 def _norm_apply(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
     """Layer norm (inputs x, stats, gamma, beta) or RMS norm (x, stats, gamma) of each row of
     this tile's column block x[rows, cols], from every block's statistics of the row,
-    stats f32 [parts, rows, 2] (`_norm_stats`, all blocks `cols` wide)."""
+    stats f32 [parts, rows, 2] (`_norm_stats`, all blocks `cols` wide; with parameter `columns`,
+    the row's real width, `_norm_stats_valid`: block b holds min(cols, columns - b cols) of them)."""
     rows, cols, parts = p["rows"], p["cols"], p["parts"]
     x = ins[0].reshape(count, rows, cols).astype(np.float32)
     st = ins[1].reshape(count, parts, rows, 2).transpose(0, 2, 1, 3).astype(np.float32)
     eps = np.float32(bits_float(p["eps_bits"]))
-    n = np.float32(cols * parts)
-    block_mean = st[:, :, :, 0] / np.float32(cols)
+    total = p["columns"] if "columns" in p else cols * parts
+    n = np.float32(total)
     mean = st[:, :, :, 0].sum(axis=2, dtype=np.float32) / n
-    d = block_mean - mean[:, :, None]
-    m2 = st[:, :, :, 1].sum(axis=2, dtype=np.float32) + np.float32(cols) * (d * d).sum(axis=2, dtype=np.float32)
+    if total == cols * parts:
+        d = st[:, :, :, 0] / np.float32(cols) - mean[:, :, None]
+        m2 = st[:, :, :, 1].sum(axis=2, dtype=np.float32) + np.float32(cols) * (d * d).sum(axis=2, dtype=np.float32)
+    else:  # each block's own count of real columns (Chan's combination weighs by it)
+        counts = np.clip(total - cols * np.arange(parts), 0, cols).astype(np.float32)
+        d = st[:, :, :, 0] / np.maximum(counts, np.float32(1)) - mean[:, :, None]
+        m2 = st[:, :, :, 1].sum(axis=2, dtype=np.float32) + (counts * d * d).sum(axis=2, dtype=np.float32)
     gamma = ins[2].reshape(count, 1, cols)
     if len(ins) == 4:
         beta = ins[3].reshape(count, 1, cols)
@@ -1139,18 +1162,25 @@ def _attention_kernel(name: str, out: Operand, cycles_fn: Callable, run: Callabl
     )
 
 
-def _norm_apply_kernel(name: str, shift: bool) -> Kernel:
+def _norm_apply_kernel(name: str, shift: bool, padded: bool = False) -> Kernel:
     """A norm's last step on a column block, given every block's statistics of its rows: layer
-    norm (`shift`: a beta input too) or RMS norm."""
+    norm (`shift`: a beta input too) or RMS norm; `padded`: the last blocks are padded, parameter
+    `columns` the row's real width (at least one column in the first block, at most all)."""
     stats = _in(lambda p: p["rows"] * p["parts"] * 2, "f32")
+    width = (Param("columns"),) if padded else ()
+
+    def rule(p: Params) -> Any:
+        bad = _as_float(p["eps_bits"]) < 0
+        return bad | (p["columns"] > p["cols"] * p["parts"]) if padded else bad
+
     return Kernel(
         name,
         out=_out(_rows_cols),
         ins=(_in(_rows_cols), stats, _in(_cols), *((_in(_cols),) if shift else ())),
-        params=(Param("rows"), Param("cols"), Param("parts"), Param("eps_bits", "float")),
+        params=(Param("rows"), Param("cols"), Param("parts"), Param("eps_bits", "float"), *width),
         cycles_fn=lambda t, p, e: t.norm_apply_cycles(p["rows"], p["cols"], p["parts"], e, shift=shift),
         run=_norm_apply,
-        rule=lambda p: _as_float(p["eps_bits"]) < 0,
+        rule=rule,
     )
 
 
@@ -1506,6 +1536,21 @@ _ALL: tuple[Kernel, ...] = (
 # the AMP kernels reading this trip's block of a stacked rhs in place (appended: earlier indices stay)
 _GEMM_AMP = ("amp_matmul", "amp_matmul_half", "amp_matmul_swapped", "amp_matmul_swapped_half")  # `plan.gemm`'s
 _ALL += tuple(_stacked(k) for k in _ALL if k.name in _GEMM_AMP)
+# a norm split over column blocks of which the last are padded: each tile's statistics over its
+# own real columns (input 1, f32 [2]: their count first), then the apply weighing each block by it
+_ALL += (
+    Kernel(
+        "norm_stats_valid",
+        out=_out(lambda p: p["rows"] * 2, "f32"),
+        ins=(_in(_rows_cols), _in(lambda p: 2 + 0 * p["rows"], "f32")),
+        params=(Param("rows"), Param("cols")),
+        cycles_fn=lambda t, p, e: t.norm_stats_cycles(p["rows"], p["cols"], e),
+        run=_norm_stats_valid,
+        reads_in_dtype=True,
+    ),
+    _norm_apply_kernel("layer_norm_apply_padded", shift=True, padded=True),
+    _norm_apply_kernel("rms_norm_apply_padded", shift=False, padded=True),
+)
 
 KERNELS: dict[str, Kernel] = {k.name: k for k in _ALL}
 assert len(KERNELS) == len(_ALL), "kernel names must be unique"

@@ -1001,14 +1001,20 @@ of 16 rows) and soon outweighs the norm it serves."""
 
 def split_norm_parts(lay: Layout) -> int:
     """The column blocks a norm's rows are split in over tiles (1: whole rows per tile; 0: a
-    split the norm cannot take: partial sums, a padded last block, whose statistics would count
-    padding, or more than `MAX_NORM_PARTS` blocks)."""
+    split the norm cannot take: partial sums, or more than `MAX_NORM_PARTS` blocks). The last
+    blocks may be padded (`split_norm_padded`)."""
     if lay.partial >= 0:
         return 0
     if not lay.split[-1]:
         return 1
     parts = math.prod(lay.grid[d] for d in lay.split[-1])
-    return parts if lay.block[-1] * parts == lay.shape[-1] and parts <= MAX_NORM_PARTS else 0
+    return parts if parts <= MAX_NORM_PARTS else 0
+
+
+def split_norm_padded(lay: Layout) -> bool:
+    """Whether a split norm's column blocks reach past the row (`split_norm_parts` > 1): each
+    tile's statistics then count only its own real columns (`norm_stats_valid`)."""
+    return split_norm_parts(lay) > 1 and lay.block[-1] * split_norm_parts(lay) != lay.shape[-1]
 
 
 def norm_stats_layouts(lay: Layout) -> tuple[Layout, Layout]:
@@ -1063,7 +1069,7 @@ class RowwiseOp(IRDLOperation):
         if a.partial >= 0 or (a.split[-1] and not split):
             raise VerifyException(
                 "plan.rowwise: every tile must hold whole rows (last axis unsplit), or for a norm, "
-                "whole column blocks (the last axis split without padding)"
+                f"whole column blocks (the last axis split in at most {MAX_NORM_PARTS} blocks)"
             )
         if k in ("sum", "max", "mean", "prod", *ARG_ROW_KINDS):
             if r.shape != a.shape[:-1] or r.split != a.split[:-1] or r.grid != a.grid:
@@ -1120,6 +1126,11 @@ class MergeHeadsOp(_OneToOne):
     """[H, S, D] -> [S, H*D] by exchange; the result's column blocks hold whole heads."""
 
     name = "plan.merge_heads"
+
+    def copies_block(self) -> bool:
+        """Each input block is one head and the result is its 2-D twin (`split_heads_in_place`
+        read backwards): every tile keeps its block's bytes, so no exchange."""
+        return split_heads_in_place(self.result.type.layout, self.input.type.layout)
 
     def verify_(self) -> None:
         a, r = self.input.type.layout, self.result.type.layout

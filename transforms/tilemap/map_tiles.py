@@ -183,7 +183,9 @@ def _replace_by_run(rewriter: PatternRewriter, op: Operation, kernel: str, **par
     _replace(rewriter, op, [*casts, r], [_named(r, res.name_hint)])
 
 
-def _replace_by_view_or_copy(rewriter: PatternRewriter, op: plan.SplitHeadsOp | plan.ReshapeOp) -> bool:
+def _replace_by_view_or_copy(
+    rewriter: PatternRewriter, op: plan.SplitHeadsOp | plan.MergeHeadsOp | plan.ReshapeOp
+) -> bool:
     """Replace a one-to-one op whose tiles copy their blocks as they are (`copies_block`) by a view
     of its operand's buffer where it is one (`is_view`: no code, the same bytes), else by a `copy`
     on each tile; False (nothing done) for any other."""
@@ -493,8 +495,13 @@ class MapWindow(RewritePattern):
 
 
 class MapMergeHeads(RewritePattern):
+    """One move of the input into the result's heads view (heads and rows swapped); when each
+    input block is one head and the result its 2-D twin, a view of it or a copy on each tile."""
+
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: plan.MergeHeadsOp, rewriter: PatternRewriter) -> None:
+        if _replace_by_view_or_copy(rewriter, op):
+            return
         a_l: Layout = op.input.type.layout
         _replace_by_heads_move(rewriter, op, a_l, plan.heads_view(op.result.type.layout, a_l.shape[2]))
 
@@ -683,14 +690,28 @@ class MapRowwise(RewritePattern):
 def _map_split_norm(rewriter: PatternRewriter, op: plan.RowwiseOp, eps_bits: int) -> None:
     """A norm over rows split in column blocks: each tile's row statistics of its block
     (`norm_stats`), one move gathering every block's on the row's tiles, then each tile
-    normalises its block (`layer_norm_apply` / `rms_norm_apply`)."""
+    normalises its block (`layer_norm_apply` / `rms_norm_apply`). Where the last blocks are
+    padded, a weight of each block's real columns goes with it (`norm_stats_valid`, and the
+    `_padded` apply weighing each block by its count)."""
     a: Layout = op.input.type.layout
     casts, ins = _as_buffers(op.operands)
     rows, cols, parts = math.prod(a.block[:-1]), a.block[-1], plan.split_norm_parts(a)
     own, gathered = plan.norm_stats_layouts(a)
     hint = op.result.name_hint or "norm"
     own_t = tilemap.BufferType(own.block, builtin.f32, a.first_tile, a.tiles, "standard")
-    stats = _run("norm_stats", [ins[0]], own_t, rows=rows, cols=cols)
+    padded = plan.split_norm_padded(a)
+    width: list[Operation] = []
+    if padded:  # the last blocks are padded: each tile counts its own real columns only
+        # [parts, 2] (a last axis is even): each block's count of real columns, then a zero
+        n = np.zeros((parts, 2), np.float32)
+        n[:, 0] = np.clip(a.shape[-1] - cols * np.arange(parts), 0, cols)
+        tt = TensorType(builtin.f32, [parts, 2])
+        lay = Layout((parts, 2), a.grid, (a.split[-1], ()), -1, a.first_tile)  # a tile: its block's row
+        w, wv = _compiler_weight(f"{hint}_columns", DenseIntOrFPElementsAttr.from_list(tt, n.ravel().tolist()), tt, lay)
+        width = [w]
+        stats = _run("norm_stats_valid", [ins[0], wv], own_t, rows=rows, cols=cols)
+    else:
+        stats = _run("norm_stats", [ins[0]], own_t, rows=rows, cols=cols)
     all_t = tilemap.BufferType(gathered.block, builtin.f32, a.first_tile, a.tiles, "standard")
     # norm_stats writes its whole block (padding rows too): the gather moves whole blocks, so no
     # slot of the gathered statistics is left unwritten and none is zeroed first
@@ -700,15 +721,16 @@ def _map_split_norm(rewriter: PatternRewriter, op: plan.RowwiseOp, eps_bits: int
     kernel = "layer_norm_apply" if op.kind.data == "layer_norm" else "rms_norm_apply"
     gathered_v = _named(mv, f"{hint}_statistics")
     r = _run(
-        kernel,
+        f"{kernel}_padded" if padded else kernel,
         [ins[0], gathered_v, *ins[1:]],
         buffer_type(op.result.type),
         rows=rows,
         cols=cols,
         parts=parts,
         eps_bits=eps_bits,
+        **({"columns": a.shape[-1]} if padded else {}),
     )
-    _replace(rewriter, op, [*casts, stats, mv, r], [_named(r, op.result.name_hint)])
+    _replace(rewriter, op, [*casts, *width, stats, mv, r], [_named(r, op.result.name_hint)])
 
 
 class MapAttentionCombine(RewritePattern):

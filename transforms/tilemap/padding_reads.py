@@ -4,7 +4,8 @@ Every tile keeps a padded block, and kernels run over whole blocks, so a block's
 computed on like data. That is harmless wherever padding only ever lands in padding: an
 elementwise kernel puts f(padding) in its result's padding, a row kernel reads only its `valid`
 columns, a reshape keeps each block one range of the flattened tensor, and moves (a
-convolution's or pool's patch among them), host reads and checkpoints take real elements only.
+convolution's or pool's patch among them), host reads and checkpoints take real elements only
+(a head split or merge that keeps each block where it is, a view or copy, carries its padding).
 It matters where a padded axis is summed: the AMP's contraction. `padding_read` follows a value
 through its in-place consumers and answers True at a contraction over a padded axis or at any
 consumer it does not know (the conservative answer).
@@ -80,6 +81,9 @@ def padding_read(value: SSAValue) -> bool:
         seen.add(v)
         for use in v.uses:
             op = use.operation
+            if isinstance(op, plan.SplitHeadsOp | plan.MergeHeadsOp) and op.copies_block():
+                todo.append(op.result)  # a view or copy of each block: its padding is the result's
+                continue
             if isinstance(op, _REAL_ONLY):
                 if isinstance(op, func.ReturnOp) or not odd_half_tail(v.type.layout, v.type.tensor.element_type):
                     continue

@@ -326,12 +326,13 @@ class AttentionFamily(DecisionFamily):
             _plan_attention(p, op, index)
 
     def cost(self, op: Operation, t: Target) -> OpCost:
-        if isinstance(op, plan.SplitHeadsOp):
+        if isinstance(op, plan.SplitHeadsOp | plan.MergeHeadsOp):
             r_l = op.result.type.layout
             if op.is_view():  # the input's buffer, as it is
                 return 0, 0, 0, 0
             if op.copies_block():  # a copy on each tile
                 return KERNELS["copy"].cycles(t, {"elements": r_l.block_elements}, esize_of(op.result.type)), 0, 0, 0
+        if isinstance(op, plan.SplitHeadsOp):
             if plan.one_head_blocks(r_l):
                 x, f = conversion_cost(op.input.type, op.result.type, t, d_l=plan.heads_2d(r_l))
                 return 0, x, 1, f
