@@ -935,8 +935,9 @@ def stacked_offset_cycles(t: Target) -> int:
 
 def _stacked(k: Kernel) -> Kernel:
     """`k` reading its rhs (input 1) as one block of a stack of `iterations`, block `iteration`
-    (the loop's current trip), in place: a rolled layer's AMP reads its stacked weight where it
-    lies instead of a DynamicSlice1D copy of it (`stacked_offset_cycles` more)."""
+    (the loop's current trip), in place: a rolled layer's AMP reads its stacked weight (a bias
+    add its stacked bias) where it lies instead of a DynamicSlice1D copy of it
+    (`stacked_offset_cycles` more)."""
     rhs = k.ins[1]
     ins = (k.ins[0], replace(rhs, elements=lambda p: p["iterations"] * rhs.elements(p), stacked=True), *k.ins[2:])
     return replace(
@@ -1551,6 +1552,9 @@ _ALL += (
     _norm_apply_kernel("layer_norm_apply_padded", shift=True, padded=True),
     _norm_apply_kernel("rms_norm_apply_padded", shift=False, padded=True),
 )
+# a rolled layer's bias add or scale reading this trip's block of its stacked vector in place
+STACKED_BINARY: tuple[str, ...] = ("add", "mul")
+_ALL += tuple(_stacked(k) for k in _ALL if k.name in STACKED_BINARY)
 
 KERNELS: dict[str, Kernel] = {k.name: k for k in _ALL}
 assert len(KERNELS) == len(_ALL), "kernel names must be unique"

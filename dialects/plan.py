@@ -48,7 +48,7 @@ from xdsl.printer import Printer
 from xdsl.traits import HasParent, IsTerminator, Pure
 from xdsl.utils.exceptions import VerifyException
 
-from ipu.abi.kernels import UNARY_KERNELS, pack_conv_window
+from ipu.abi.kernels import STACKED_BINARY, UNARY_KERNELS, pack_conv_window
 from ipu.dialects.exact_init import ExactInit
 from ipu.dialects.layout import Layout, Windows, conv_patch
 from ipu.dialects.repeat import RepeatBase
@@ -1328,14 +1328,23 @@ class IterationSliceOp(_OneToOne):
         """Whether every use reads this trip's block where it lies in the stack, so no copy is
         made: a `plan.gemm` reading the slice as its rhs from a stack in interleaved memory (where
         the AMP streams it from; map-tiles gives each AMP call the trip's block,
-        `amp_matmul*_stacked`), or a `plan.rearrange` (its exchange reads the trip's block: the
-        phase's source addresses advance by a slice's bytes a trip, `trip_stride`)."""
+        `amp_matmul*_stacked`), a `plan.binary` of a `STACKED_BINARY` kind reading it as its rhs
+        (a bias add: `add_stacked`), or a `plan.rearrange` (its exchange reads the trip's block:
+        the phase's source addresses advance by a slice's bytes a trip, `trip_stride`)."""
         uses = list(self.result.uses)
         interleaved = self.input.type.layout_attr.memory.data == "interleaved"
         return bool(uses) and all(
-            isinstance(u.operation, RearrangeOp) or (interleaved and isinstance(u.operation, GemmOp) and u.index == 1)
+            isinstance(u.operation, RearrangeOp)
+            or (interleaved and isinstance(u.operation, GemmOp) and u.index == 1)
+            or (stacked_binary(u.operation) and u.index == 1)
             for u in uses
         )
+
+
+def stacked_binary(op: Operation) -> bool:
+    """Whether `op` is a binary op whose rhs a rolled layer's stack can give in place (a kind of
+    `STACKED_BINARY`, same-shape or a broadcast row: not a column vector)."""
+    return isinstance(op, BinaryOp) and op.kind.data in STACKED_BINARY and op.column is None
 
 
 @irdl_op_definition

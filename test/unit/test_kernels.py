@@ -241,9 +241,10 @@ def test_operand_roles_replace_the_special_cases_by_name() -> None:
     # the AMP streams its weights with 128-bit loads: the rhs, or the lhs when swapped
     swapped = {n for n in AMP_KERNELS if KERNELS[n].amp_weights == 0}
     assert swapped == {f"amp_matmul_swapped{h}{s}" for h in ("", "_half") for s in ("", "_stacked")}
-    # a stacked rhs: only the gemm's AMPs read one, each inside a loop, one block a trip
+    # a stacked rhs: the gemm's AMPs and the bias add and scale read one, each inside a loop, one
+    # block a trip
     stacked = {n for n, k in KERNELS.items() if any(o.stacked for o in k.ins)}
-    assert stacked == {n for n in AMP_KERNELS if n.endswith("_stacked")}
+    assert stacked == {n for n in AMP_KERNELS if n.endswith("_stacked")} | {"add_stacked", "mul_stacked"}
     assert all(KERNELS[n].iterated and [o.stacked for o in KERNELS[n].ins][:2] == [False, True] for n in stacked)
 
 

@@ -50,8 +50,9 @@ def _weight(op: graph.MatmulOp) -> graph.ParameterOp | None:
     return None
 
 
-def _joined(params: list[graph.ParameterOp]) -> graph.ParameterOp:
-    """One parameter holding `params` side by side along the columns."""
+def _joined(params: list[graph.ParameterOp], vector: bool = False, name: str | None = None) -> graph.ParameterOp:
+    """One parameter holding `params` side by side along the columns (`vector`: bias vectors,
+    [n] or [1, n] each, joined into one [N])."""
     cols = [graph.stored_values(p) for p in params]
     t = params[0].result.type
     assert isinstance(t, TensorType)
@@ -59,18 +60,46 @@ def _joined(params: list[graph.ParameterOp]) -> graph.ParameterOp:
         el, values = cols[0][1], [v for v, _ in cols]
     else:  # stored at different widths: all at the result's dtype
         el, values = t.element_type, [np.asarray(graph.parameter_values(p)) for p in params]
-    data = np.concatenate(values, axis=1)
+    data = np.concatenate([v.reshape(-1) for v in values] if vector else values, axis=-1)
     data = np.ascontiguousarray(data, dtype=data.dtype.newbyteorder("<"))
-    k, n = data.shape
-    init = DenseIntOrFPElementsAttr(TensorType(el, [k, n]), BytesAttr(data.tobytes()))
-    op = graph.ParameterOp("+".join(p.sym_name.data for p in params), init, TensorType(t.element_type, [k, n]))
+    shape = list(data.shape)
+    init = DenseIntOrFPElementsAttr(TensorType(el, shape), BytesAttr(data.tobytes()))
+    op = graph.ParameterOp(name or "+".join(p.sym_name.data for p in params), init, TensorType(t.element_type, shape))
     op.result.name_hint = f"{params[0].result.name_hint or 'w'}_fused"
     return op
 
 
+def _bias_add(v: SSAValue) -> graph.AddOp | None:
+    """The add of a bias vector to `v` when that is its only use: a `graph.parameter` of [cols]
+    or [1, cols] and `v`'s element type, in `v`'s block, the result of `v`'s type."""
+    if not v.has_one_use():
+        return None
+    add = next(iter(v.uses)).operation
+    if not isinstance(add, graph.AddOp) or add.lhs is add.rhs or add.parent_block() is not v.owner.parent_block():
+        return None
+    b = add.rhs if add.lhs is v else add.lhs
+    t, bt = v.type, b.type
+    assert isinstance(t, TensorType)
+    if not isinstance(b.owner, graph.ParameterOp) or not isinstance(bt, TensorType) or add.result.type != t:
+        return None
+    cols = t.get_shape()[-1]
+    if tuple(bt.get_shape()) not in ((cols,), (1, cols)) or bt.element_type != t.element_type:
+        return None
+    return add
+
+
+def _bias_param(add: graph.AddOp, v: SSAValue) -> graph.ParameterOp:
+    p = (add.rhs if add.lhs is v else add.lhs).owner
+    assert isinstance(p, graph.ParameterOp)
+    return p
+
+
 def fuse_group(group: list[graph.MatmulOp]) -> graph.MatmulOp:
     """Replace the sibling matmuls of `group` (block order) by one over their joined weights and
-    a column slice of it for each."""
+    a column slice of it for each. When every product's only use adds a bias vector of its own
+    (BERT's q, k and v projections), the biases are joined too and added once to the fused
+    product, and the slices are the biased values (one add over the product's blocks, not three
+    over the sliced ones after their moves)."""
     rewriter = Rewriter()
     first = group[0]
     params = [_weight(op) for op in group]
@@ -86,16 +115,33 @@ def fuse_group(group: list[graph.MatmulOp]) -> graph.MatmulOp:
         fused.attributes["onnx.node"] = first.attributes["onnx.node"]
     fused.result.name_hint = f"{first.result.name_hint or 'mm'}_fused"
     rewriter.insert_op([w, fused], InsertPoint.before(first))
-    at, prev = 0, fused
-    for op in group:
+    adds = [_bias_add(op.result) for op in group]
+    src: graph.MatmulOp | graph.AddOp = fused
+    if all(a is not None for a in adds):
+        biases = [_bias_param(a, op.result) for a, op in zip(adds, group, strict=True)]  # type: ignore[arg-type]
+        b = _joined(biases, vector=True, name=f"{w.sym_name.data}.bias")
+        src = graph.AddOp(fused.result, b.result, fused.result.type)
+        src.attributes[DERIVED] = UnitAttr()
+        src.result.name_hint = f"{fused.result.name_hint}_biased"
+        rewriter.insert_op([b, src], InsertPoint.after(fused))
+    else:
+        adds = [None] * len(group)
+    at, prev = 0, src
+    for op, add in zip(group, adds, strict=True):
         cols = op.result.type.get_shape()[1]  # type: ignore[union-attr]
-        part = graph.SliceOp(fused.result, (0, at), op.result.type)
-        if "onnx.node" in op.attributes:
-            part.attributes["onnx.node"] = op.attributes["onnx.node"]
-        part.result.name_hint = op.result.name_hint
+        named = add or op  # the value the slice stands for: the biased one where the add is fused
+        part = graph.SliceOp(src.result, (0, at), op.result.type)
+        if "onnx.node" in named.attributes:
+            part.attributes["onnx.node"] = named.attributes["onnx.node"]
+        part.result.name_hint = named.result.name_hint
         rewriter.insert_op(part, InsertPoint.after(prev))
         prev = part
-        op.result.replace_all_uses_with(part.result)
+        named.result.replace_all_uses_with(part.result)
+        if add is not None:
+            bias = _bias_param(add, op.result)
+            rewriter.erase_op(add)
+            if not bias.result.uses:  # BERT's export shares one zero bias among all its adds
+                rewriter.erase_op(bias)
         p = op.rhs.owner
         rewriter.erase_op(op)
         assert isinstance(p, graph.ParameterOp)

@@ -630,7 +630,9 @@ class MapPool(RewritePattern):
 
 
 class MapBinary(RewritePattern):
-    """Elementwise binary kernels; the rhs is the same block or a row broadcast over it."""
+    """Elementwise binary kernels; the rhs is the same block or a row broadcast over it. An rhs
+    sliced from a rolled layer's stack is read there (`add_stacked`, `mul_stacked`), as `MapGemm`
+    reads a stacked weight."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: plan.BinaryOp, rewriter: PatternRewriter) -> None:
@@ -638,7 +640,16 @@ class MapBinary(RewritePattern):
         m, n = as_2d(lay.block)
         b_l: Layout = op.rhs.type.layout
         br, bc = (m, 1) if op.column is not None else (m, n) if b_l.shape == lay.shape else (1, n)
-        _replace_by_run(rewriter, op, op.kind.data, m=m, n=n, b_rows=br, b_cols=bc)
+        sl = op.rhs.owner
+        if not (isinstance(sl, plan.IterationSliceOp) and sl.read_in_place()):
+            _replace_by_run(rewriter, op, op.kind.data, m=m, n=n, b_rows=br, b_cols=bc)
+            return
+        casts, ins = _as_buffers([op.lhs, sl.input])
+        params = {"m": m, "n": n, "b_rows": br, "b_cols": bc, "iterations": sl.input.type.shape[0]}
+        r = _run(f"{op.kind.data}_stacked", ins, buffer_type(op.result.type), **params)
+        _replace(rewriter, op, [*casts, r], [_named(r, op.result.name_hint)])
+        if not sl.result.uses:
+            rewriter.erase(sl)
 
 
 class MapTranspose(RewritePattern):
@@ -1008,8 +1019,8 @@ class MapEmbeddingSlice(RewritePattern):
 
 
 class RefuseUnmapped(RewritePattern):
-    """Last in the list: an op no pattern mapped is refused (a slice the AMPs read in place is
-    left for `MapGemm`, which consumes it)."""
+    """Last in the list: an op no pattern mapped is refused (a slice read in place is left for
+    `MapGemm` or `MapBinary`, which consume it)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if isinstance(op, plan.IterationSliceOp) and op.read_in_place():

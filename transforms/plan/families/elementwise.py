@@ -189,11 +189,11 @@ class ElementwiseFamily(Family):
         if isinstance(op, plan.SelectOp):
             return KERNELS["select"].cycles(t, {"elements": n}, e), 0, 0, 0
         if isinstance(op, plan.IterationSliceOp):  # `iteration_slice`: a DynamicSlice1D of the block
-            if op.read_in_place():  # no copy: each AMP call offsets its rhs's address instead (an
+            if op.read_in_place():  # no copy: each AMP or binary call offsets its rhs's address (an
                 # exchange reading the trip's block offsets its sources, as every phase's addresses
                 # are set, unpriced)
-                amps = sum(isinstance(u.operation, plan.GemmOp) for u in op.result.uses)
-                return stacked_offset_cycles(t) * amps, 0, 0, 0
+                calls = sum(not isinstance(u.operation, plan.RearrangeOp) for u in op.result.uses)
+                return stacked_offset_cycles(t) * calls, 0, 0, 0
             p = {"iterations": op.input.type.shape[0], "elements": n}
             return KERNELS["iteration_slice"].cycles(t, p, e), 0, 0, 0
         if isinstance(op, plan.IterationStoreOp):  # `iteration_store`: a DynamicUpdateSlice1D into the block
