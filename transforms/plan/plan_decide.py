@@ -1,7 +1,8 @@
 """`plan-decide`: choose each graph op's implementation by cost and record it on the op.
 
 Every matmul and attention op gets `plan.choice = #plan.choice<…>` (its grid, and for a matmul
-whose rhs is a weight whether the weight stays resident or is fetched); the graph is otherwise
+whose rhs is a weight whether the weight stays resident or is fetched), and a repeat whose
+carried value travels in another layout than it enters in `plan.carry`; the graph is otherwise
 unchanged, so a researcher can stop here, read or edit the choices, and run `plan-materialize`.
 A choice already on an op is a pin: it is honoured (every other op is chosen around it) or
 refused with a diagnostic naming the op. `plan.layout` pins an op's result layout.
@@ -24,6 +25,7 @@ from ipu.transforms.levels import expect_level
 from ipu.transforms.plan.budget import DEFAULT_WEIGHTS, WeightBudget
 from ipu.transforms.plan.families.base import CostChooser
 from ipu.transforms.plan.state import (
+    CARRY_ATTR,
     CHOICE_ATTR,
     LINK_INPUTS_ATTR,
     PARTIALS_ATTR,
@@ -61,6 +63,8 @@ def run_chooser(f: func.FuncOp, t: Target, chooser: CostChooser, materialize: bo
     planned.block.erase(safe_erase=False)
     for op, attr in chooser.chosen.items():
         op.attributes[CHOICE_ATTR] = attr  # type: ignore[assignment]
+    for op, carry in chooser.carried.items():
+        op.attributes[CARRY_ATTR] = carry
     return chooser
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.dialects import builtin, func
 from xdsl.dialects.builtin import DictionaryAttr, IntegerAttr, StringAttr
@@ -42,6 +42,8 @@ class Candidate:
     metrics: PlanMetrics
     weights: WeightBudget = DEFAULT_WEIGHTS
     replicas: frozenset[int] = frozenset()  # decision points whose rank 1 is a replicated swap
+    carry: dict[int, dict[int, plan.LayoutAttr]] = field(default_factory=dict)  # the carried layouts it was given
+    yielded: dict[int, dict[int, plan.LayoutAttr]] = field(default_factory=dict)  # values its loops convert back
 
     @functools.cached_property
     def signature(self) -> tuple[object, ...]:
@@ -88,15 +90,41 @@ def _plan(
     choices: dict[int, int],
     lean: dict[int, int] | None = None,
     weights: WeightBudget = DEFAULT_WEIGHTS,
+    carry: dict[int, dict[int, plan.LayoutAttr]] | None = None,
 ) -> Candidate | None:
     f = graph_f.clone()
-    chooser = CostChooser(ranks=dict(choices), lean=dict(lean or {}), weights=weights)
+    chooser = CostChooser(ranks=dict(choices), lean=dict(lean or {}), weights=weights, carry=dict(carry or {}))
     try:
         run_chooser(f, t, chooser, materialize=True)
     except DiagnosticException:
         return None
     m = estimate(f, t)
-    return Candidate(dict(choices), chooser.counts, f, m, weights, frozenset(chooser.replicas)) if m.fits else None
+    if not m.fits:
+        return None
+    replicas = frozenset(chooser.replicas)
+    return Candidate(dict(choices), chooser.counts, f, m, weights, replicas, chooser.carry, chooser.yielded)
+
+
+CARRY_ROUNDS = 2
+
+
+def _carried(graph_f: func.FuncOp, t: Target, states: list[Candidate], lean: dict[int, int]) -> list[Candidate]:
+    """Each state planned again with its loops' carried values travelling in the layouts the
+    bodies yield them in (`Decisions.yielded`), where they entered in another and were converted
+    back on every trip; again from that plan's yields, up to `CARRY_ROUNDS` times. (GPT-2's
+    residual stream enters each layer in the embedding's layout and leaves in the attention
+    projection's reduce: carried as it leaves, the norm runs there and two phases a layer go.)"""
+    out: list[Candidate] = []
+    for s in states:
+        c: Candidate | None = s
+        for _ in range(CARRY_ROUNDS):
+            if c is None or not c.yielded:
+                break
+            carry = {r: {**c.carry.get(r, {}), **ys} for r, ys in c.yielded.items()}
+            c = _plan(graph_f, t, s.choices, lean, s.weights, {**c.carry, **carry})
+            if c is not None:
+                out.append(c)
+    return out
 
 
 LEAN_ROUNDS = 8
@@ -229,7 +257,9 @@ def search(graph_f: func.FuncOp, t: Target, finalists: int, beam: int, candidate
                 if c is not None:
                     grown.append(c)
         states, extra = _beam(grown, beam)
-    kept = _front([*states, *extra], finalists)
+    carried = _carried(graph_f, t, states, lean)
+    evaluated += len(carried)
+    kept = _front([*states, *extra, *carried], finalists)
     if finalists > 1 and all(c.signature != first.signature for c in kept):
         # the plan-level exchange estimate can misrank plans that the scheduled exchange ranks
         # the other way: keep the greedy plan among the finalists, so the refined selection

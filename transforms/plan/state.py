@@ -28,6 +28,10 @@ from ipu.transforms.plan.pricing import esize_of
 
 CHOICE_ATTR = "plan.choice"  # a decision point's implementation (#plan.choice<…>)
 LAYOUT_ATTR = "plan.layout"  # a pinned result layout (#plan.layout<…>)
+CARRY_ATTR = "plan.carry"
+"""On a graph.repeat: the layout each carried value travels in ([#plan.layout<…> or unit, one per
+carried value]; unit: its entry layout). Recorded by plan-decide where the search carried a value
+as the body yields it, and honoured as a pin (`walk.carry_pins`)."""
 PARTIALS_ATTR = "plan.partials"  # on a graph function: its AMP ops' default partials type ("f16": half)
 SPREAD_ATTR = "plan.spread"  # on a graph function: "on", "off" or "auto" (`function_spread`)
 LINK_INPUTS_ATTR = "plan.link_inputs"

@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass, field
 
 from xdsl.dialects import builtin, func
-from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, DictionaryAttr, StringAttr, TensorType, i64
+from xdsl.dialects.builtin import ArrayAttr, DenseArrayBase, DictionaryAttr, StringAttr, TensorType, UnitAttr, i64
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import DiagnosticException
 
@@ -36,6 +36,7 @@ from ipu.transforms.plan.layouts import (
 )
 from ipu.transforms.plan.pricing import conversion_cost
 from ipu.transforms.plan.state import (
+    CARRY_ATTR,
     CHOICE_ATTR,
     LAYOUT_ATTR,
     LINK_INPUTS_ATTR,
@@ -209,10 +210,13 @@ def _check_pins(op: Operation, index: int) -> None:
             f"plan-ops: {describe(op, index)}: {CHOICE_ATTR} applies to graph.matmul, graph.attention and "
             "graph.gather only"
         )
+    if CARRY_ATTR in op.attributes and not isinstance(op, graph.RepeatOp):
+        raise DiagnosticException(f"plan-ops: {describe(op, index)}: {CARRY_ATTR} applies to graph.repeat only")
     if LAYOUT_ATTR in op.attributes and isinstance(op, graph.ParameterOp | graph.RepeatOp):
         raise DiagnosticException(
             f"plan-ops: {describe(op, index)}: {LAYOUT_ATTR} cannot be pinned here (a weight takes its first "
-            "consumer's layout and a repeat carries its inputs' layouts); pin the consumer or producer instead"
+            "consumer's layout and a repeat carries its inputs' layouts, or those its plan.carry names); pin the "
+            "consumer or producer instead"
         )
 
 
@@ -226,7 +230,14 @@ def pinned_layout(op: Operation, index: int, target: Target) -> plan.PlanTensorT
         raise DiagnosticException(f"plan-ops: {where}: {LAYOUT_ATTR} must be a #plan.layout<…>")
     if len(op.results) != 1 or not isinstance(op.results[0].type, TensorType):
         raise DiagnosticException(f"plan-ops: {where}: only an op with one tensor result can pin its layout")
-    shape = tuple(op.results[0].type.get_shape())
+    return checked_layout(attr, tuple(op.results[0].type.get_shape()), where, target, op.results[0].type)
+
+
+def checked_layout(
+    attr: plan.LayoutAttr, shape: tuple[int, ...], where: str, target: Target, tensor: TensorType | None = None
+) -> plan.PlanTensorType:
+    """A pinned layout checked against a value of `shape` and the target's tiles (a plan type of
+    `tensor`, or of an f32 tensor of the shape where only the layout matters)."""
     if len(attr.split.data) != len(shape):
         raise DiagnosticException(
             f"plan-ops: {where}: pinned layout splits {len(attr.split.data)} axes; the result has {len(shape)}"
@@ -245,7 +256,7 @@ def pinned_layout(op: Operation, index: int, target: Target) -> plan.PlanTensorT
         raise DiagnosticException(
             f"plan-ops: {where}: pinned layout does not fit the result {list(shape)}: {e}"
         ) from None
-    return plan.PlanTensorType(op.results[0].type, attr)
+    return plan.PlanTensorType(tensor or TensorType(builtin.f32, shape), attr)
 
 
 def _pin_layout(p: Planner, op: Operation, index: int) -> None:
@@ -371,15 +382,52 @@ def _retype_arg(body: Block, i: int, t: Attribute) -> SSAValue:
     return new
 
 
+def carry_pins(op: graph.RepeatOp, index: int, target: Target) -> list[plan.LayoutAttr | None]:
+    """The layouts a repeat's `plan.carry` pins for its carried values (None: the entry
+    layout; all None without the attribute), each checked against its value."""
+    attr = op.attributes.get(CARRY_ATTR)
+    if attr is None:
+        return [None] * len(op.inits)
+    where = describe(op, index)
+    if not isinstance(attr, ArrayAttr) or len(attr.data) != len(op.inits):
+        raise DiagnosticException(
+            f"plan-ops: {where}: {CARRY_ATTR} must list one #plan.layout<…> (or unit) per carried value "
+            f"({len(op.inits)})"
+        )
+    out: list[plan.LayoutAttr | None] = []
+    for i, (a, v) in enumerate(zip(attr.data, op.inits, strict=True)):
+        if isinstance(a, UnitAttr):
+            out.append(None)
+            continue
+        if not isinstance(a, plan.LayoutAttr):
+            raise DiagnosticException(f"plan-ops: {where}: {CARRY_ATTR} entry {i} is not a #plan.layout<…> or unit")
+        checked_layout(a, tuple(v.type.get_shape()), f"{where}: carried value {i}", target)
+        out.append(a)
+    return out
+
+
 def _plan_repeat(p: Planner, op: graph.RepeatOp, index: int) -> int:
     """A structured plan.repeat: carried values keep their entry layouts across iterations, or
     travel in the layout the body yields them in where that saves conversions on every trip
-    (`_carry_as_yielded`); a stack an iteration_store fills is laid out slice by slice."""
+    (`_carry_as_yielded`, or where the search found it cheaper and hints it: `Decisions.carry`;
+    or as a `plan.carry` pins them); a stack an iteration_store fills is laid out slice by slice.
+    A value the body yields in another layout than it enters in is recorded (`Decisions.yielded`)
+    for the search to try carrying it so."""
     n = op.count.value.data
-    inits = [
-        p.get(v, _store_layout(a, n, p.target.tiles), op.name)
-        for v, a in zip(op.inits, op.body.block.args, strict=True)
-    ]
+    pins = carry_pins(op, index, p.target)
+    hints = getattr(p.chooser, "carry", {}).get(index, {})
+
+    def entry(i: int, a: SSAValue) -> plan.PlanTensorType | None:
+        store = _store_layout(a, n, p.target.tiles)
+        lay = pins[i] or hints.get(i)
+        return store if store is not None or lay is None else plan.PlanTensorType(a.type, lay)
+
+    inits = [p.get(v, entry(i, a), op.name) for i, (v, a) in enumerate(zip(op.inits, op.body.block.args, strict=True))]
+    carry = None  # the plan.carry this repeat takes: what its pins and the search's hints name
+    if any(pins) or hints:
+        carry = ArrayAttr([pins[i] or hints.get(i) or UnitAttr() for i in range(len(inits))])
+        if hasattr(p.chooser, "carried"):
+            p.chooser.carried[op] = carry
     for v in inits:
         if v.type.layout.partial >= 0:
             raise DiagnosticException("plan-ops: a repeat cannot carry a partial sum")
@@ -403,6 +451,10 @@ def _plan_repeat(p: Planner, op: graph.RepeatOp, index: int) -> int:
         y if i in moved else p.get(v, a.type, "carried layout")
         for i, (v, y, a) in enumerate(zip(term.values, natural, body.args, strict=True))
     ]
+    yielded = getattr(p.chooser, "yielded", None)
+    for i, (y, a) in enumerate(zip(natural, body.args, strict=True)):
+        if yielded is not None and i not in moved and y is not None and y.type != a.type and y.type.layout.partial < 0:
+            yielded.setdefault(index, {})[i] = y.type.layout_attr
     body.add_op(plan.YieldOp.create(operands=ys))
     p.outer.pop()
     p.block, p.cache = outer, cache
@@ -414,6 +466,8 @@ def _plan_repeat(p: Planner, op: graph.RepeatOp, index: int) -> int:
             p.cache = {k: v for k, v in p.cache.items() if v is not entry}
         p.current[op.body.block.args[i]] = _retype_arg(body, i, ys[i].type)
     r = plan.RepeatOp(op.count.value.data, inits, Region(body))
+    if carry is not None:
+        r.attributes[CARRY_ATTR] = carry
     if op.results and graph.ROLLED_ATTR not in op.attributes:
         r.attributes[plan.VALUE_ATTR] = StringAttr(op.results[0].name_hint or "")
     p.emit(r)

@@ -17,6 +17,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
+from xdsl.dialects.builtin import ArrayAttr
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import DiagnosticException
 
@@ -69,6 +70,12 @@ class Decisions:
     working: dict[int, int] = field(default_factory=dict)  # matmul index -> its own working set
     weights: WeightBudget = DEFAULT_WEIGHTS  # which weights stay resident (the rest are fetched)
     replicas: set[int] = field(default_factory=set)  # matmuls whose rank 1 is a replicated swap (`swap_replicas`)
+    # a repeat (op index) -> carried value -> the layout it travels in: the search's hints ...
+    carry: dict[int, dict[int, plan.LayoutAttr]] = field(default_factory=dict)
+    # ... and, as it plans, each carried value the body yields in another layout than it enters in
+    # (converted back on every trip): that layout, the hint a next plan may take
+    yielded: dict[int, dict[int, plan.LayoutAttr]] = field(default_factory=dict)
+    carried: dict[Operation, ArrayAttr] = field(default_factory=dict)  # the `plan.carry` a repeat took
 
 
 class DecisionFamily(Family):
