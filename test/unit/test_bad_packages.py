@@ -290,8 +290,8 @@ CASES = [
     ),
     Case(
         "kernel_index_out_of_range",
-        _code_word(Opcode.CALL, 1, 99),
-        r"program 0: instruction \d+ calls invalid kernel index 99",
+        _code_word(Opcode.CALL, 1, 999),
+        r"program 0: instruction \d+ calls invalid kernel index 999",
     ),
     Case(
         "float_kernel_with_i32_dtype",  # the AMP computes on floats only; i32 is for the `ints` kernels

@@ -140,7 +140,7 @@ def _replace_transfers(pkg: Package, row: int, col: int, value: int) -> Package:
 
 def _bad_kernel(pkg: Package) -> Package:
     words, n = unpack(pkg.programs[1].code)
-    words[1, 1] = 99
+    words[1, 1] = 999
     pkg.programs[1] = dataclasses.replace(pkg.programs[1], code=pack(words, n))
     return pkg
 
@@ -177,7 +177,7 @@ def _uncovered_output(pkg: Package) -> Package:
         (lambda p: _replace_transfers(p, 0, 5, T.memory_end - 32), "phase 0: transfer 0 destination bytes"),
         (lambda p: _replace_transfers(p, 1, 13, 3), "phase 0: transfer 1 destination tile"),
         (lambda p: _replace_transfers(p, 0, 8, 0), "non-positive"),
-        (_bad_kernel, "program 1: instruction 1 calls invalid kernel index 99"),
+        (_bad_kernel, "program 1: instruction 1 calls invalid kernel index 999"),
         (_extra_sync, "program 1 .*control skeleton differs"),
         (lambda p: dataclasses.replace(p, target="mk2"), "target is 'mk2'"),
         (_short_weight, "weight 'w': data has 510 bytes"),
