@@ -18,52 +18,38 @@ from ipu.dialects.layout import Layout
 from ipu.transforms.plan.families.rowwise import column_block_layouts
 
 
-def _split_run(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray | None, parts: int, eps: float) -> np.ndarray:
+def _split_run(
+    x: np.ndarray, gamma: np.ndarray, beta: np.ndarray | None, parts: int, eps: float, padded: bool = False
+) -> np.ndarray:
     """x [rows, n] normalised as `parts` tiles of column blocks would: each block's statistics,
-    all of them gathered [parts, rows, 2], each block normalised."""
+    all of them gathered [parts, rows, 2], each block normalised. `padded`: blocks of
+    ceil(n / parts), the last ones padded with NaN (padding holds anything), through
+    `norm_stats_valid` given each block's count of real columns and the `_padded` apply given the
+    row's width; the real columns of the result."""
     rows, n = x.shape
-    cols = n // parts
+    cols = -(-n // parts)
+    pad = cols * parts - n
+    nan = np.full(pad, np.nan, np.float32)
+    x = np.concatenate([x, np.tile(nan, (rows, 1))], axis=1)
+    gamma = np.concatenate([gamma, nan])
+    beta = None if beta is None else np.concatenate([beta, nan])
     blocks = [x[:, p * cols : (p + 1) * cols] for p in range(parts)]
-    stats = [KERNELS["norm_stats"].run({"rows": rows, "cols": cols}, 1, [b.reshape(1, -1)], None) for b in blocks]
+    counts = np.clip(n - cols * np.arange(parts), 0, cols)
+    stats = [
+        KERNELS["norm_stats_valid"].run({"rows": rows, "cols": cols}, 1, [b.reshape(1, -1), np.array([[c, 0.0]])], None)
+        if padded
+        else KERNELS["norm_stats"].run({"rows": rows, "cols": cols}, 1, [b.reshape(1, -1)], None)
+        for b, c in zip(blocks, counts, strict=True)
+    ]
     gathered = np.stack([s.reshape(rows, 2) for s in stats]).reshape(1, -1)
-    kernel = KERNELS["layer_norm_apply" if beta is not None else "rms_norm_apply"]
-    p = {"rows": rows, "cols": cols, "parts": parts, "eps_bits": float_bits(eps)}
+    kernel = KERNELS[("layer_norm_apply" if beta is not None else "rms_norm_apply") + ("_padded" if padded else "")]
+    p = {"rows": rows, "cols": cols, "parts": parts, "eps_bits": float_bits(eps), **({"columns": n} if padded else {})}
+    assert not kernel.invalid(p)
     out = []
     for i, b in enumerate(blocks):
         ins = [b.reshape(1, -1), gathered, gamma[i * cols : (i + 1) * cols].reshape(1, -1)]
         if beta is not None:
             ins.append(beta[i * cols : (i + 1) * cols].reshape(1, -1))
-        out.append(np.asarray(kernel.run(p, 1, ins, None)).reshape(rows, cols))
-    return np.concatenate(out, axis=1)
-
-
-def _padded_split_run(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray | None, parts: int, eps: float) -> np.ndarray:
-    """x [rows, n] as `parts` column blocks of ceil(n / parts), the last ones padded with NaN
-    (padding holds anything): `norm_stats_valid` given each block's count of real columns, then
-    the `_padded` apply given the row's width; the real columns of the result."""
-    rows, n = x.shape
-    cols = -(-n // parts)
-    pad = np.full((rows, cols * parts - n), np.nan, np.float32)
-    xp = np.concatenate([x, pad], axis=1)
-    gp = np.concatenate([gamma, np.full(cols * parts - n, np.nan, np.float32)])
-    bp = None if beta is None else np.concatenate([beta, np.full(cols * parts - n, np.nan, np.float32)])
-    blocks = [xp[:, p * cols : (p + 1) * cols] for p in range(parts)]
-    counts = np.clip(n - cols * np.arange(parts), 0, cols)
-    stats = [
-        KERNELS["norm_stats_valid"].run(
-            {"rows": rows, "cols": cols}, 1, [b.reshape(1, -1), np.array([[c, 0]], np.float32)], None
-        )
-        for b, c in zip(blocks, counts, strict=True)
-    ]
-    gathered = np.stack([s.reshape(rows, 2) for s in stats]).reshape(1, -1)
-    kernel = KERNELS["layer_norm_apply_padded" if beta is not None else "rms_norm_apply_padded"]
-    p = {"rows": rows, "cols": cols, "parts": parts, "eps_bits": float_bits(eps), "columns": n}
-    assert not kernel.invalid(p)
-    out = []
-    for i, b in enumerate(blocks):
-        ins = [b.reshape(1, -1), gathered, gp[i * cols : (i + 1) * cols].reshape(1, -1)]
-        if bp is not None:
-            ins.append(bp[i * cols : (i + 1) * cols].reshape(1, -1))
         out.append(np.asarray(kernel.run(p, 1, ins, None)).reshape(rows, cols))
     return np.concatenate(out, axis=1)[:, :n]
 
@@ -85,7 +71,7 @@ def test_padded_blocks_count_their_real_columns_only(n: int, parts: int, shift: 
     x = (rng.standard_normal((5, n)) + 40.0).astype(np.float32)
     gamma = rng.standard_normal(n).astype(np.float32)
     beta = rng.standard_normal(n).astype(np.float32) if shift else None
-    got = _padded_split_run(x, gamma, beta, parts, eps=1e-5)
+    got = _split_run(x, gamma, beta, parts, eps=1e-5, padded=True)
     np.testing.assert_allclose(got, _whole_row(x, gamma, beta, 1e-5), rtol=2e-4, atol=2e-4)
 
 

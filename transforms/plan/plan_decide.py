@@ -1,11 +1,13 @@
 """`plan-decide`: choose each graph op's implementation by cost and record it on the op.
 
 Every matmul and attention op gets `plan.choice = #plan.choice<…>` (its grid, and for a matmul
-whose rhs is a weight whether the weight stays resident or is fetched), and a repeat whose
-carried value travels in another layout than it enters in `plan.carry`; the graph is otherwise
+whose rhs is a weight whether the weight stays resident or is fetched); the graph is otherwise
 unchanged, so a researcher can stop here, read or edit the choices, and run `plan-materialize`.
 A choice already on an op is a pin: it is honoured (every other op is chosen around it) or
-refused with a diagnostic naming the op. `plan.layout` pins an op's result layout.
+refused with a diagnostic naming the op. `plan.layout` pins an op's result layout, and
+`plan.carry` on a graph.repeat the layouts its carried values travel in (the search's plans
+carry theirs on their `plan.repeat`, where it found carrying a value as the body yields it
+cheaper).
 """
 
 from __future__ import annotations

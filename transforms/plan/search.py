@@ -108,13 +108,17 @@ def _plan(
 CARRY_ROUNDS = 2
 
 
-def _carried(graph_f: func.FuncOp, t: Target, states: list[Candidate], lean: dict[int, int]) -> list[Candidate]:
+def _carried(
+    graph_f: func.FuncOp, t: Target, states: list[Candidate], lean: dict[int, int]
+) -> tuple[list[Candidate], int]:
     """Each state planned again with its loops' carried values travelling in the layouts the
     bodies yield them in (`Decisions.yielded`), where they entered in another and were converted
     back on every trip; again from that plan's yields, up to `CARRY_ROUNDS` times. (GPT-2's
     residual stream enters each layer in the embedding's layout and leaves in the attention
-    projection's reduce: carried as it leaves, the norm runs there and two phases a layer go.)"""
+    projection's reduce: carried as it leaves, the norm runs there and two phases a layer go.)
+    Returns the plans that fit and how many were tried."""
     out: list[Candidate] = []
+    tried = 0
     for s in states:
         c: Candidate | None = s
         for _ in range(CARRY_ROUNDS):
@@ -122,9 +126,10 @@ def _carried(graph_f: func.FuncOp, t: Target, states: list[Candidate], lean: dic
                 break
             carry = {r: {**c.carry.get(r, {}), **ys} for r, ys in c.yielded.items()}
             c = _plan(graph_f, t, s.choices, lean, s.weights, {**c.carry, **carry})
+            tried += 1
             if c is not None:
                 out.append(c)
-    return out
+    return out, tried
 
 
 LEAN_ROUNDS = 8
@@ -257,8 +262,8 @@ def search(graph_f: func.FuncOp, t: Target, finalists: int, beam: int, candidate
                 if c is not None:
                     grown.append(c)
         states, extra = _beam(grown, beam)
-    carried = _carried(graph_f, t, states, lean)
-    evaluated += len(carried)
+    carried, tried = _carried(graph_f, t, states, lean)
+    evaluated += tried
     kept = _front([*states, *extra, *carried], finalists)
     if finalists > 1 and all(c.signature != first.signature for c in kept):
         # the plan-level exchange estimate can misrank plans that the scheduled exchange ranks
