@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from xdsl.context import Context
@@ -35,11 +35,14 @@ from ipu.golden.compare import Comparison, ToleranceError, check_tolerances, com
 from ipu.golden.evaluator import check_inputs, evaluate, main_function, make_inputs
 from ipu.ir_text import ApiError, is_tasm_level, looks_like_stablehlo, parse_path, parse_text
 from ipu.log import phase
-from ipu.runtime.emulator import DEFAULT_MAX_CYCLES, Emulator, RunResult
+from ipu.runtime.limits import DEFAULT_MAX_CYCLES
 from ipu.target import Target, load_target
 from ipu.transforms.levels import DESCRIBE, function_level
 from ipu.transforms.pipeline import compile_passes, run_ladder
 from ipu.transforms.target_of import module_target
+
+if TYPE_CHECKING:
+    from ipu.runtime.emulator import RunResult
 
 
 @dataclass
@@ -529,6 +532,8 @@ def run(
     x = inputs if inputs is not None else default_inputs(pkg, ref, seed)
     if ref is not None:  # integer (index) inputs: narrowed to int32, each checked against its table's rows
         x = check_inputs(ref, x)
+    from ipu.runtime.emulator import Emulator  # (numba: loaded where a package runs, not to compile)
+
     with phase("emulate"):
         result = Emulator(pkg, tg, checked=checked, poison=poison, max_cycles=max_cycles).run(x)
     checks = check(pkg, result, ref, x, samples, atol, rtol, checkpoints) if ref is not None else []

@@ -43,14 +43,12 @@ from ipu.runtime.copy_rows import (
     read_written,
     scatter_slices,
 )
+from ipu.runtime.limits import DEFAULT_MAX_CYCLES
 from ipu.runtime.phase_fast import expand_checked
 from ipu.runtime.workers import background, emulator_threads, run_pieces
 from ipu.target import Target
 from ipu.target.mapping import TileMapping
 
-DEFAULT_MAX_CYCLES = 1 << 30
-"""The run's default budget of device cycles (0.8 s of device time on mk2 at 1.33 GHz; the
-largest example, attention_long, runs 12M)."""
 PREPARED_MEMBERS = 1 << 24  # exchange members whose checked copies an emulator keeps (about 1 GB at most)
 KERNEL_CHUNK_BYTES = 4 << 20  # a CALL runs this many bytes of float32 operands' tiles at a time
 
