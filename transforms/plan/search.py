@@ -44,6 +44,8 @@ class Candidate:
     replicas: frozenset[int] = frozenset()  # decision points whose rank 1 is a replicated swap
     carry: dict[int, dict[int, plan.LayoutAttr]] = field(default_factory=dict)  # the carried layouts it was given
     yielded: dict[int, dict[int, plan.LayoutAttr]] = field(default_factory=dict)  # values its loops convert back
+    rhs_layout: frozenset[int] = frozenset()  # binary ops it planned in their rhs's layout
+    yielding_binaries: frozenset[int] = frozenset()  # binary ops whose sums its loops yield
 
     @functools.cached_property
     def signature(self) -> tuple[object, ...]:
@@ -91,9 +93,12 @@ def _plan(
     lean: dict[int, int] | None = None,
     weights: WeightBudget = DEFAULT_WEIGHTS,
     carry: dict[int, dict[int, plan.LayoutAttr]] | None = None,
+    rhs_layout: frozenset[int] = frozenset(),
 ) -> Candidate | None:
     f = graph_f.clone()
-    chooser = CostChooser(ranks=dict(choices), lean=dict(lean or {}), weights=weights, carry=dict(carry or {}))
+    chooser = CostChooser(
+        ranks=dict(choices), lean=dict(lean or {}), weights=weights, carry=dict(carry or {}), rhs_layout=set(rhs_layout)
+    )
     try:
         run_chooser(f, t, chooser, materialize=True)
     except DiagnosticException:
@@ -101,11 +106,14 @@ def _plan(
     m = estimate(f, t)
     if not m.fits:
         return None
-    replicas = frozenset(chooser.replicas)
-    return Candidate(dict(choices), chooser.counts, f, m, weights, replicas, chooser.carry, chooser.yielded)
+    replicas, yielding = frozenset(chooser.replicas), frozenset(chooser.yielding_binaries)
+    return Candidate(
+        dict(choices), chooser.counts, f, m, weights, replicas, chooser.carry, chooser.yielded, rhs_layout, yielding
+    )
 
 
 CARRY_ROUNDS = 2
+FLIP_STATES = 2
 
 
 def _carried(
@@ -116,19 +124,29 @@ def _carried(
     back on every trip; again from that plan's yields, up to `CARRY_ROUNDS` times. (GPT-2's
     residual stream enters each layer in the embedding's layout and leaves in the attention
     projection's reduce: carried as it leaves, the norm runs there and two phases a layer go.)
-    Returns the plans that fit and how many were tried."""
+    The best `FLIP_STATES` states are also tried with the sums their loops yield planned in their
+    rhs's layout (`Decisions.rhs_layout`), then carried so: BERT's residual sum takes its norm's
+    layout rather than the FFN's reduce, where the next layer's norm and residual add then read
+    it in place. Returns the plans that fit and how many were tried."""
     out: list[Candidate] = []
     tried = 0
-    for s in states:
-        c: Candidate | None = s
-        for _ in range(CARRY_ROUNDS):
-            if c is None or not c.yielded:
-                break
-            carry = {r: {**c.carry.get(r, {}), **ys} for r, ys in c.yielded.items()}
-            c = _plan(graph_f, t, s.choices, lean, s.weights, {**c.carry, **carry})
+    for k, s in enumerate(states):
+        starts: list[Candidate | None] = [s]
+        if k < FLIP_STATES and s.yielding_binaries:
+            flipped = _plan(graph_f, t, s.choices, lean, s.weights, s.carry, s.yielding_binaries)
             tried += 1
-            if c is not None:
-                out.append(c)
+            if flipped is not None:
+                out.append(flipped)
+                starts.append(flipped)
+        for c in starts:
+            for _ in range(CARRY_ROUNDS):
+                if c is None or not c.yielded:
+                    break
+                carry = {r: {**c.carry.get(r, {}), **ys} for r, ys in c.yielded.items()}
+                c = _plan(graph_f, t, s.choices, lean, s.weights, {**c.carry, **carry}, c.rhs_layout)
+                tried += 1
+                if c is not None:
+                    out.append(c)
     return out, tried
 
 

@@ -455,6 +455,11 @@ def _plan_repeat(p: Planner, op: graph.RepeatOp, index: int) -> int:
     for i, (y, a) in enumerate(zip(natural, body.args, strict=True)):
         if yielded is not None and i not in moved and y is not None and y.type != a.type and y.type.layout.partial < 0:
             yielded.setdefault(index, {})[i] = y.type.layout_attr
+    binaries = getattr(p.chooser, "yielding_binaries", None)
+    for v in term.values:
+        producer = v.owner
+        if binaries is not None and isinstance(producer, graph._Binary) and producer.lhs.type == producer.rhs.type:
+            binaries.add(p.index_of[producer])
     body.add_op(plan.YieldOp.create(operands=ys))
     p.outer.pop()
     p.block, p.cache = outer, cache

@@ -2,8 +2,10 @@
 // RUN: ipu-run %s --target sim64 --checked --poison | filecheck %s --check-prefix=EMU
 
 // As split-heads-view.mlir, with each projection's bias added before its head split (BERT's
-// attention): the window lands each head in the split's 2-D twin and memory, the bias is added
-// there, and the split is a view of the sum (it was a move of the sum into the heads' layout).
+// attention): fuse-sibling-matmuls joins the biases as it joins the weights and adds them once to
+// the fused product, the window of the biased product lands each head in the split's 2-D twin
+// and memory, and the split is a view of the window (before the biases were joined, each was
+// added after its window, and the split a view of that sum; before that, a move of the sum).
 func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
   %wq = graph.parameter "wq" #graph.gaussian<seed = 11, std = 0.05> : tensor<128x128xf16>
   %wk = graph.parameter "wk" #graph.gaussian<seed = 12, std = 0.05> : tensor<128x32xf16>
@@ -27,9 +29,11 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
   func.return %o : tensor<64x128xf16>
 }
 
-// CHECK:      %q0 = tilemap.move %q0_fused transfers
+// CHECK:      %bq_fused = tilemap.weight "wq+wk+wv.bias"
+// CHECK-NEXT: %q0_fused_biased = tilemap.run "add"(%q0_fused, %bq_fused) {m = 16 : i64, n = 16 : i64, b_rows = 1 : i64, b_cols = 16 : i64}
+// CHECK-NOT:  tilemap.run "add"
+// CHECK:      %q = tilemap.move %q0_fused_biased transfers
 // CHECK:      -> !tilemap.buffer<8x16xf16, tiles = [0, 64], memory = interleaved>
-// CHECK:      %q = tilemap.run "add"(%q0, %bq) {m = 8 : i64, n = 16 : i64, b_rows = 1 : i64, b_cols = 16 : i64} : (!tilemap.buffer<8x16xf16, tiles = [0, 64], memory = interleaved>, {{.*}}) -> !tilemap.buffer<8x16xf16, tiles = [0, 64], memory = interleaved>
 // CHECK:      %qh = tilemap.view %q : !tilemap.buffer<8x16xf16, tiles = [0, 64], memory = interleaved> -> !tilemap.buffer<1x8x16xf16, tiles = [0, 64], memory = interleaved>
 // CHECK:      %kh = tilemap.view %k
 // CHECK:      %vh = tilemap.view %v

@@ -69,7 +69,7 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // MAP:        ]> {reason = "attention_combine"} : !tilemap.buffer<1x16x18xf32, {{.*}}> -> !tilemap.buffer<2x1x8x18xf32, tiles = [0, 64], memory = standard>
 // MAP-NEXT:   %a = tilemap.run "attention_combine"(%a_stage) {parts = 2 : i64, qr = 8 : i64, d = 16 : i64} : (!tilemap.buffer<2x1x8x18xf32, tiles = [0, 64], memory = standard>) -> !tilemap.buffer<1x8x16xf16, tiles = [0, 64], memory = standard>
 // MAP-NEXT:   tilemap.checkpoint "a" value "a" %a
-// MAP-NEXT:   %m = tilemap.move %a
+// MAP-NEXT:   %m = tilemap.view %a
 // MAP-NOT:    attention_update
 
 // --- ipu-compile on the pinned transformer block: row kernels for the norms, one materialized

@@ -76,6 +76,10 @@ class Decisions:
     # (converted back on every trip): that layout, the hint a next plan may take
     yielded: dict[int, dict[int, plan.LayoutAttr]] = field(default_factory=dict)
     carried: dict[Operation, ArrayAttr] = field(default_factory=dict)  # the `plan.carry` a repeat took
+    # binary ops (op index) whose result a loop yields: the search may plan one in its rhs's layout
+    # (`rhs_layout`), so the loop carries that layout instead of the lhs's
+    yielding_binaries: set[int] = field(default_factory=set)
+    rhs_layout: set[int] = field(default_factory=set)
 
 
 class DecisionFamily(Family):

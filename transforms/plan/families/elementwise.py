@@ -71,8 +71,14 @@ def _plan_cast(p: Planner, op: graph.CastOp, index: int) -> None:
 
 
 def _plan_binary(p: Planner, op: Operation, index: int) -> None:
+    """In the lhs's layout (the rhs converted, or broadcast), or in the rhs's where the search
+    asks (`Decisions.rhs_layout`: a loop's yielded sum then carries the rhs's layout)."""
     lhs, rhs = op.operands
-    a = p.get(lhs, None, op.name)
+    if index in getattr(p.chooser, "rhs_layout", ()) and p.has(rhs) and rhs.type == lhs.type:
+        b_t = p.current[rhs].type
+        a = p.get(lhs, plan_type(lhs.type, b_t.layout, b_t.layout_attr.memory.data), op.name)
+    else:
+        a = p.get(lhs, None, op.name)
     lay = a.type.layout
     rs = tuple(rhs.type.get_shape())
     if rs == lay.shape:
