@@ -69,7 +69,7 @@
 
 // POD:        system package: system sim16x4 (4 x sim16, ladder, 2 links of 12 B/cycle between neighbours)
 // POD-NEXT:   pipeline: 4 stages, 8 micro-batches a run
-// POD:        transfer stage 0:boundary.y3.out_trip1 -> stage 1:boundary.y3.out_trip1, chip 0 -> 2 (1 hop), 2,048 bytes in 16 rows from 16 tiles to 16: horizon 86 cycles (lower bound 86) + 2,500 sync and latency
+// POD:        transfer stage 0:boundary.y3.out_trip1 -> stage 1:boundary.y3.out_trip1, chip 0 -> 2 (1 hop), 2,048 bytes in {{[0-9]+}} rows from 16 tiles to 16: horizon 86 cycles (lower bound 86) + 2,500 sync and latency
 // POD:        model input x -> stage 0:x
 // POD-NEXT:   model output output0 <- stage 3:output0
 // POD:        --- stage 3 (chip 1) ---
