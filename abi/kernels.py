@@ -690,6 +690,12 @@ def _norm_stats(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | 
     return np.stack([s, (c * c).sum(axis=2, dtype=np.float32)], axis=2)
 
 
+def norm_block_columns(columns: int, cols: int, parts: int) -> np.ndarray:
+    """Each of a split norm's `parts` column blocks of `cols`: its count of a row's `columns`
+    real columns (`cols`, the last ones fewer, blocks wholly past the row none)."""
+    return np.clip(columns - cols * np.arange(parts), 0, cols)
+
+
 def _norm_stats_valid(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | None) -> Values:
     """`_norm_stats` over the first `valid` columns of the block only, `valid` (0 to cols) this
     tile's own count, input 1 (f32 [2]: the count, then an unused word): a split norm whose last
@@ -723,7 +729,7 @@ def _norm_apply(p: Params, count: int, ins: list[np.ndarray], acc: np.ndarray | 
         d = st[:, :, :, 0] / np.float32(cols) - mean[:, :, None]
         m2 = st[:, :, :, 1].sum(axis=2, dtype=np.float32) + np.float32(cols) * (d * d).sum(axis=2, dtype=np.float32)
     else:  # each block's own count of real columns (Chan's combination weighs by it)
-        counts = np.clip(total - cols * np.arange(parts), 0, cols).astype(np.float32)
+        counts = norm_block_columns(total, cols, parts).astype(np.float32)
         d = st[:, :, :, 0] / np.maximum(counts, np.float32(1)) - mean[:, :, None]
         m2 = st[:, :, :, 1].sum(axis=2, dtype=np.float32) + (counts * d * d).sum(axis=2, dtype=np.float32)
     gamma = ins[2].reshape(count, 1, cols)

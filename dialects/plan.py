@@ -1014,7 +1014,8 @@ def split_norm_parts(lay: Layout) -> int:
 def split_norm_padded(lay: Layout) -> bool:
     """Whether a split norm's column blocks reach past the row (`split_norm_parts` > 1): each
     tile's statistics then count only its own real columns (`norm_stats_valid`)."""
-    return split_norm_parts(lay) > 1 and lay.block[-1] * split_norm_parts(lay) != lay.shape[-1]
+    parts = split_norm_parts(lay)
+    return parts > 1 and lay.block[-1] * parts != lay.shape[-1]
 
 
 def norm_stats_layouts(lay: Layout) -> tuple[Layout, Layout]:

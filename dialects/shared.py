@@ -426,6 +426,7 @@ __all__ = [
     "verify_host_layout",
     "verify_host_shape",
     "verify_table_init",
+    "trip_reach",
     "verify_transfers",
     "verify_zero_span",
 ]

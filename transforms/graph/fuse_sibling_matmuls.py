@@ -69,9 +69,10 @@ def _joined(params: list[graph.ParameterOp], vector: bool = False, name: str | N
     return op
 
 
-def _bias_add(v: SSAValue) -> graph.AddOp | None:
-    """The add of a bias vector to `v` when that is its only use: a `graph.parameter` of [cols]
-    or [1, cols] and `v`'s element type, in `v`'s block, the result of `v`'s type."""
+def _bias_add(v: SSAValue) -> tuple[graph.AddOp, graph.ParameterOp] | None:
+    """The add of a bias vector to `v` when that is its only use, and the bias: a
+    `graph.parameter` of [cols] or [1, cols] and `v`'s element type, in `v`'s block, the result of
+    `v`'s type."""
     if not v.has_one_use():
         return None
     add = next(iter(v.uses)).operation
@@ -85,13 +86,7 @@ def _bias_add(v: SSAValue) -> graph.AddOp | None:
     cols = t.get_shape()[-1]
     if tuple(bt.get_shape()) not in ((cols,), (1, cols)) or bt.element_type != t.element_type:
         return None
-    return add
-
-
-def _bias_param(add: graph.AddOp, v: SSAValue) -> graph.ParameterOp:
-    p = (add.rhs if add.lhs is v else add.lhs).owner
-    assert isinstance(p, graph.ParameterOp)
-    return p
+    return add, b.owner
 
 
 def fuse_group(group: list[graph.MatmulOp]) -> graph.MatmulOp:
@@ -115,19 +110,18 @@ def fuse_group(group: list[graph.MatmulOp]) -> graph.MatmulOp:
         fused.attributes["onnx.node"] = first.attributes["onnx.node"]
     fused.result.name_hint = f"{first.result.name_hint or 'mm'}_fused"
     rewriter.insert_op([w, fused], InsertPoint.before(first))
-    adds = [_bias_add(op.result) for op in group]
+    found = [_bias_add(op.result) for op in group]
+    biases = [f for f in found if f is not None] if all(found) else []  # (add, bias) a product, or none
     src: graph.MatmulOp | graph.AddOp = fused
-    if all(a is not None for a in adds):
-        biases = [_bias_param(a, op.result) for a, op in zip(adds, group, strict=True)]  # type: ignore[arg-type]
-        b = _joined(biases, vector=True, name=f"{w.sym_name.data}.bias")
+    if biases:
+        b = _joined([bias for _, bias in biases], vector=True, name=f"{w.sym_name.data}.bias")
         src = graph.AddOp(fused.result, b.result, fused.result.type)
         src.attributes[DERIVED] = UnitAttr()
         src.result.name_hint = f"{fused.result.name_hint}_biased"
         rewriter.insert_op([b, src], InsertPoint.after(fused))
-    else:
-        adds = [None] * len(group)
     at, prev = 0, src
-    for op, add in zip(group, adds, strict=True):
+    for i, op in enumerate(group):
+        add, bias = biases[i] if biases else (None, None)
         cols = op.result.type.get_shape()[1]  # type: ignore[union-attr]
         named = add or op  # the value the slice stands for: the biased one where the add is fused
         part = graph.SliceOp(src.result, (0, at), op.result.type)
@@ -137,8 +131,7 @@ def fuse_group(group: list[graph.MatmulOp]) -> graph.MatmulOp:
         rewriter.insert_op(part, InsertPoint.after(prev))
         prev = part
         named.result.replace_all_uses_with(part.result)
-        if add is not None:
-            bias = _bias_param(add, op.result)
+        if add is not None and bias is not None:
             rewriter.erase_op(add)
             if not bias.result.uses:  # BERT's export shares one zero bias among all its adds
                 rewriter.erase_op(bias)

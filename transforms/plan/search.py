@@ -142,8 +142,8 @@ def _carried(
             for _ in range(CARRY_ROUNDS):
                 if c is None or not c.yielded:
                     break
-                carry = {r: {**c.carry.get(r, {}), **ys} for r, ys in c.yielded.items()}
-                c = _plan(graph_f, t, s.choices, lean, s.weights, {**c.carry, **carry}, c.rhs_layout)
+                carry = {r: {**c.carry.get(r, {}), **c.yielded.get(r, {})} for r in {*c.carry, *c.yielded}}
+                c = _plan(graph_f, t, s.choices, lean, s.weights, carry, c.rhs_layout)
                 tried += 1
                 if c is not None:
                     out.append(c)

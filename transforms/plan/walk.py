@@ -230,14 +230,12 @@ def pinned_layout(op: Operation, index: int, target: Target) -> plan.PlanTensorT
         raise DiagnosticException(f"plan-ops: {where}: {LAYOUT_ATTR} must be a #plan.layout<…>")
     if len(op.results) != 1 or not isinstance(op.results[0].type, TensorType):
         raise DiagnosticException(f"plan-ops: {where}: only an op with one tensor result can pin its layout")
-    return checked_layout(attr, tuple(op.results[0].type.get_shape()), where, target, op.results[0].type)
+    check_pinned_layout(attr, tuple(op.results[0].type.get_shape()), where, target)
+    return plan.PlanTensorType(op.results[0].type, attr)
 
 
-def checked_layout(
-    attr: plan.LayoutAttr, shape: tuple[int, ...], where: str, target: Target, tensor: TensorType | None = None
-) -> plan.PlanTensorType:
-    """A pinned layout checked against a value of `shape` and the target's tiles (a plan type of
-    `tensor`, or of an f32 tensor of the shape where only the layout matters)."""
+def check_pinned_layout(attr: plan.LayoutAttr, shape: tuple[int, ...], where: str, target: Target) -> None:
+    """Refuse a pinned layout that does not fit a value of `shape` or the target's tiles."""
     if len(attr.split.data) != len(shape):
         raise DiagnosticException(
             f"plan-ops: {where}: pinned layout splits {len(attr.split.data)} axes; the result has {len(shape)}"
@@ -256,7 +254,6 @@ def checked_layout(
         raise DiagnosticException(
             f"plan-ops: {where}: pinned layout does not fit the result {list(shape)}: {e}"
         ) from None
-    return plan.PlanTensorType(tensor or TensorType(builtin.f32, shape), attr)
 
 
 def _pin_layout(p: Planner, op: Operation, index: int) -> None:
@@ -401,7 +398,7 @@ def carry_pins(op: graph.RepeatOp, index: int, target: Target) -> list[plan.Layo
             continue
         if not isinstance(a, plan.LayoutAttr):
             raise DiagnosticException(f"plan-ops: {where}: {CARRY_ATTR} entry {i} is not a #plan.layout<…> or unit")
-        checked_layout(a, tuple(v.type.get_shape()), f"{where}: carried value {i}", target)
+        check_pinned_layout(a, tuple(v.type.get_shape()), f"{where}: carried value {i}", target)
         out.append(a)
     return out
 

@@ -49,6 +49,7 @@ from xdsl.transforms.reconcile_unrealized_casts import ReconcileUnrealizedCastsP
 from xdsl.utils.exceptions import DiagnosticException
 
 from ipu.abi.isa import float_bits
+from ipu.abi.kernels import norm_block_columns
 from ipu.abi.tables import ATTENTION_OFFSETS, MOVE, SLICE_ROWS
 from ipu.dialects import plan, tilemap
 from ipu.dialects.layout import Layout, Windows, as_2d, conversion_transfers, patch_covered
@@ -563,6 +564,25 @@ class MapIterationStore(RewritePattern):
         _replace(rewriter, op, [*casts, r], [_named(r, op.result.name_hint)])
 
 
+def _stacked_rhs(
+    kernel: str, rhs: SSAValue, params: dict[str, int]
+) -> tuple[str, SSAValue, plan.IterationSliceOp | None]:
+    """(kernel, rhs operand, the slice) of a call whose rhs is this trip's slice of a stack read
+    in place (`IterationSliceOp.read_in_place`): the `_stacked` kernel over the stack, its trips
+    added to `params`; else the call as it is."""
+    sl = rhs.owner
+    if not (isinstance(sl, plan.IterationSliceOp) and sl.read_in_place()):
+        return kernel, rhs, None
+    params["iterations"] = sl.input.type.shape[0]
+    return f"{kernel}_stacked", sl.input, sl
+
+
+def _drop_consumed(rewriter: PatternRewriter, sl: plan.IterationSliceOp | None) -> None:
+    """A slice read in place goes with its last reader."""
+    if sl is not None and not sl.result.uses:
+        rewriter.erase(sl)
+
+
 class MapGemm(RewritePattern):
     """One AMP call a tile; a swapped gemm's call also takes the scratch its AMP writes the
     product's transpose into (the result's block transposed; standard memory, which may lie
@@ -575,12 +595,8 @@ class MapGemm(RewritePattern):
         a_l: Layout = op.lhs.type.layout
         b_l: Layout = op.rhs.type.layout
         params = {"m": a_l.block[0], "k": a_l.block[1], "n": b_l.block[1]}
-        kernel, operands = op.kernel, [op.lhs, op.rhs]
-        sl = op.rhs.owner
-        if isinstance(sl, plan.IterationSliceOp) and sl.read_in_place():
-            kernel, operands[1] = f"{kernel}_stacked", sl.input
-            params["iterations"] = sl.input.type.shape[0]
-        casts, ins = _as_buffers(operands)
+        kernel, rhs, sl = _stacked_rhs(op.kernel, op.rhs, params)
+        casts, ins = _as_buffers([op.lhs, rhs])
         out_t = buffer_type(op.result.type)
         new: list[Operation] = []
         if op.swapped is not None:
@@ -592,8 +608,7 @@ class MapGemm(RewritePattern):
             new.append(alloc)
         r = _run(kernel, ins, out_t, **params)
         _replace(rewriter, op, [*casts, *new, r], [_named(r, op.result.name_hint)])
-        if isinstance(sl, plan.IterationSliceOp) and not sl.result.uses:
-            rewriter.erase(sl)
+        _drop_consumed(rewriter, sl)
 
 
 class MapConv(RewritePattern):
@@ -640,16 +655,12 @@ class MapBinary(RewritePattern):
         m, n = as_2d(lay.block)
         b_l: Layout = op.rhs.type.layout
         br, bc = (m, 1) if op.column is not None else (m, n) if b_l.shape == lay.shape else (1, n)
-        sl = op.rhs.owner
-        if not (isinstance(sl, plan.IterationSliceOp) and sl.read_in_place()):
-            _replace_by_run(rewriter, op, op.kind.data, m=m, n=n, b_rows=br, b_cols=bc)
-            return
-        casts, ins = _as_buffers([op.lhs, sl.input])
-        params = {"m": m, "n": n, "b_rows": br, "b_cols": bc, "iterations": sl.input.type.shape[0]}
-        r = _run(f"{op.kind.data}_stacked", ins, buffer_type(op.result.type), **params)
+        params = {"m": m, "n": n, "b_rows": br, "b_cols": bc}
+        kernel, rhs, sl = _stacked_rhs(op.kind.data, op.rhs, params)
+        casts, ins = _as_buffers([op.lhs, rhs])
+        r = _run(kernel, ins, buffer_type(op.result.type), **params)
         _replace(rewriter, op, [*casts, r], [_named(r, op.result.name_hint)])
-        if not sl.result.uses:
-            rewriter.erase(sl)
+        _drop_consumed(rewriter, sl)
 
 
 class MapTranspose(RewritePattern):
@@ -715,7 +726,7 @@ def _map_split_norm(rewriter: PatternRewriter, op: plan.RowwiseOp, eps_bits: int
     if padded:  # the last blocks are padded: each tile counts its own real columns only
         # [parts, 2] (a last axis is even): each block's count of real columns, then a zero
         n = np.zeros((parts, 2), np.float32)
-        n[:, 0] = np.clip(a.shape[-1] - cols * np.arange(parts), 0, cols)
+        n[:, 0] = norm_block_columns(a.shape[-1], cols, parts)
         tt = TensorType(builtin.f32, [parts, 2])
         lay = Layout((parts, 2), a.grid, (a.split[-1], ()), -1, a.first_tile)  # a tile: its block's row
         w, wv = _compiler_weight(f"{hint}_columns", DenseIntOrFPElementsAttr.from_list(tt, n.ravel().tolist()), tt, lay)

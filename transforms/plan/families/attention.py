@@ -332,16 +332,14 @@ class AttentionFamily(DecisionFamily):
                 return 0, 0, 0, 0
             if op.copies_block():  # a copy on each tile
                 return KERNELS["copy"].cycles(t, {"elements": r_l.block_elements}, esize_of(op.result.type)), 0, 0, 0
-        if isinstance(op, plan.SplitHeadsOp):
-            if plan.one_head_blocks(r_l):
+            if isinstance(op, plan.MergeHeadsOp):
+                view = plan.heads_view(r_l, op.input.type.shape[2])
+                x, f = conversion_cost(op.input.type, op.result.type, t, (1, 0, 2), d_l=view)
+            elif plan.one_head_blocks(r_l):
                 x, f = conversion_cost(op.input.type, op.result.type, t, d_l=plan.heads_2d(r_l))
-                return 0, x, 1, f
-            view = plan.heads_view(op.input.type.layout, op.result.type.shape[2])
-            x, f = conversion_cost(op.input.type, op.result.type, t, (1, 0, 2), s_l=view)
-            return 0, x, 1, f
-        if isinstance(op, plan.MergeHeadsOp):
-            view = plan.heads_view(op.result.type.layout, op.input.type.shape[2])
-            x, f = conversion_cost(op.input.type, op.result.type, t, (1, 0, 2), d_l=view)
+            else:
+                view = plan.heads_view(op.input.type.layout, op.result.type.shape[2])
+                x, f = conversion_cost(op.input.type, op.result.type, t, (1, 0, 2), s_l=view)
             return 0, x, 1, f
         if isinstance(op, plan.AttentionCombineOp):
             src = op.input.type.layout
