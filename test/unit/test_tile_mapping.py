@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from ipu.target import load_target
 from ipu.target.mapping import IDENTITY, MappingError, TileMapping, candidates
-from ipu.transforms.tilemap.mapping_screen import PhaseLoad, load_of, route_cycles
+from ipu.transforms.tilemap.mapping_screen import PhaseLoad, load_of, loads_of, route_cycles
 
 
 @given(st.integers(1, 300), st.data())
@@ -94,13 +94,38 @@ def test_package_carries_the_mapping_and_the_emulator_times_routes_with_it(tool,
     assert all(t.exchange["route_base_cycles"] <= x <= t.exchange["route_tail_cycles"] for x in mapped + ident)
 
 
-def test_longest_column_gap_matches_numpy() -> None:
-    from ipu.transforms.tilemap.mapping_routes import longest_column_gap
+def test_longest_column_gaps_match_numpy() -> None:
+    from ipu.transforms.tilemap.mapping_routes import longest_column_gaps
 
     rng = np.random.default_rng(7)
-    column = rng.integers(0, 92, 1472).astype(np.int16)
+    columns = rng.integers(0, 92, (1472, 5)).astype(np.int16)
     for n in (0, 1, 50, 5000):
         src = rng.integers(0, 1472, n).astype(np.int16)
         dst = rng.integers(0, 1472, n).astype(np.int16)
-        expect = int(np.abs(column[src].astype(int) - column[dst]).max()) if n else 0
-        assert longest_column_gap(column, src, dst) == expect
+        expect = np.abs(columns[src].astype(int) - columns[dst]).max(axis=0) if n else np.zeros(5)
+        assert longest_column_gaps(columns, src, dst).tolist() == expect.tolist()
+
+
+def test_screening_all_mappings_at_once_matches_one_by_one() -> None:
+    t = load_target("sim64")
+    rng = np.random.default_rng(3)
+    loads = []
+    for w in (1, 4):
+        src, dst = rng.integers(0, 64, 300), rng.integers(0, 64, 300)
+        senders = np.unique(src)
+        loads.append(
+            PhaseLoad(w, 40, senders, rng.integers(1, 9, len(senders)), src.astype(np.int16), dst.astype(np.int16))
+        )
+    maps = candidates(64, {64, 16}, {2, 4, 8})
+    got = loads_of(loads, maps, t)
+    assert len(got) == len(maps) > 3
+    for m, (cycles, _) in zip(maps, got, strict=True):
+        col = m.permutation(64) // t.exchange["tiles_per_column"]
+        expect = 0
+        for p in loads:
+            bus = np.bincount(m.physical(p.senders, 64) // t.tiles_per_send_bus, weights=p.sent)
+            gap = int(np.abs(col[p.src.astype(int)] - col[p.dst.astype(int)]).max())
+            expect += p.weight * (
+                max(p.endpoint, -(-int(bus.max()) // t.tiles_per_send_bus)) + t.column_route_cycles(gap)
+            )
+        assert cycles == expect, m

@@ -91,21 +91,31 @@ def move_route_cycles(table16: np.ndarray, mapping: TileMapping, t: Target) -> i
     return route_cycles(src, dst, mapping, t)
 
 
+def loads_of(loads: list[PhaseLoad], mappings: list[TileMapping], t: Target) -> list[tuple[int, int]]:
+    """(modelled exchange cycles, pressure) of all phases under each of `mappings`: the route
+    gaps of every mapping come from one pass over each phase's members."""
+    from ipu.transforms.tilemap.mapping_routes import longest_column_gaps  # numba: load when needed
+
+    narrow = _narrow(t.tiles)
+    columns = np.stack([m.permutation(t.tiles) // t.exchange["tiles_per_column"] for m in mappings], axis=1)
+    columns = np.ascontiguousarray(columns.astype(narrow))
+    gaps = [longest_column_gaps(columns, p.src, p.dst) for p in loads]
+    out = []
+    for k, m in enumerate(mappings):
+        cycles = sq = tot = 0
+        for p, g in zip(loads, gaps, strict=True):
+            bus = np.bincount(m.physical(p.senders, t.tiles) // t.tiles_per_send_bus, weights=p.sent).astype(np.int64)
+            bus_cycles = -(-int(bus.max()) // t.tiles_per_send_bus)
+            cycles += p.weight * (max(p.endpoint, bus_cycles) + t.column_route_cycles(int(g[k])))
+            sq += p.weight * int((bus * bus).sum())
+            tot += p.weight * int(bus.sum())
+        out.append((cycles, sq // max(tot, 1)))
+    return out
+
+
 def load_of(loads: list[PhaseLoad], mapping: TileMapping, t: Target) -> tuple[int, int]:
     """(modelled exchange cycles, pressure) of all phases under `mapping`."""
-    from ipu.transforms.tilemap.mapping_routes import longest_column_gap  # numba: load when needed
-
-    cycles = sq = tot = 0
-    bus_tiles = t.tiles_per_send_bus
-    column = (mapping.permutation(t.tiles) // t.exchange["tiles_per_column"]).astype(_narrow(t.tiles))
-    for p in loads:
-        bus = np.bincount(mapping.physical(p.senders, t.tiles) // bus_tiles, weights=p.sent).astype(np.int64)
-        bus_cycles = -(-int(bus.max()) // bus_tiles)
-        crossed = int(longest_column_gap(column, p.src, p.dst))
-        cycles += p.weight * (max(p.endpoint, bus_cycles) + t.column_route_cycles(crossed))
-        sq += p.weight * int((bus * bus).sum())
-        tot += p.weight * int(bus.sum())
-    return cycles, sq // max(tot, 1)
+    return loads_of(loads, [mapping], t)[0]
 
 
 def _shape_hints(f: func.FuncOp, t: Target) -> tuple[set[int], set[int]]:
@@ -126,11 +136,10 @@ def _shape_hints(f: func.FuncOp, t: Target) -> tuple[set[int], set[int]]:
 def screen(f: func.FuncOp, t: Target) -> Screening:
     """The candidate mapping with the least modelled exchange load (then pressure; identity on ties)."""
     loads = phase_loads(f, t.tiles)
-    cands = candidates(t.tiles, *_shape_hints(f, t))
-    base = load_of(loads, IDENTITY, t)
+    cands = [m for m in candidates(t.tiles, *_shape_hints(f, t)) if m != IDENTITY]
+    base, *rest = loads_of(loads, [IDENTITY, *cands], t)
     best, best_load = IDENTITY, base
-    for m in cands:
-        ld = load_of(loads, m, t)
+    for m, ld in zip(cands, rest, strict=True):
         if ld < best_load:
             best, best_load = m, ld
-    return Screening(best, len(cands), base[0], best_load[0], base[1], best_load[1])
+    return Screening(best, len(cands) + 1, base[0], best_load[0], base[1], best_load[1])
