@@ -23,7 +23,6 @@ import numpy as np
 from ipu.abi.arrays import lex_order
 from ipu.abi.kernels import conv_reach
 from ipu.abi.tables import MOVE, SLICE
-from ipu.abi.transfers import tile_words
 
 Windows = tuple[tuple[int, int, int] | None, ...]
 """Per destination axis, (step, lo, extent) of every block's source range, or None (see
@@ -452,9 +451,34 @@ def conversion_load(
     multicast run sent once: the endpoint loads of `conversion_transfers`' table, from its
     records (folding them changes no member)."""
     recs, _, _ = conversion_records(src, dst, esize, esize, perm, windows=windows)
-    run, i = _ragged(recs[:, 3])  # every destination of each record's multicast run
-    r = recs[run]
-    return tile_words(r[:, 0], r[:, 2] + i * r[:, 4], r[:, 6] * r[:, 7], i == 0, tiles)
+    return multicast_words(recs[:, 0], recs[:, 2], recs[:, 3], recs[:, 4], recs[:, 6] * recs[:, 7], tiles)
+
+
+def multicast_words(
+    src: np.ndarray, first: np.ndarray, count: np.ndarray, step: np.ndarray, words: np.ndarray, tiles: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """(words sent, words received) per tile of multicast runs: run i sends `words[i]` once from
+    `src[i]` to tiles `first[i] + j step[i]`, j < `count[i]` (an empty run sends nothing). Each destination run is an
+    arithmetic progression, so it is added to a difference array, one per distinct step, and
+    summed along that stride: no per-destination expansion (a weight broadcast to 1,472 tiles is
+    one entry, not 1,472)."""
+    sent = np.bincount(src, weights=words * (count > 0), minlength=tiles).astype(np.int64)
+    recv = np.zeros(tiles, np.int64)
+    single = count == 1
+    if single.any():
+        recv += np.bincount(first[single], weights=words[single], minlength=tiles).astype(np.int64)
+    multi = ~single & (count > 0)
+    for s in np.unique(step[multi]).tolist():
+        sel = multi & (step == s)
+        f, n, w = first[sel], count[sel], words[sel]
+        if s < 1:  # not a progression over distinct tiles: expand it
+            run, j = _ragged(n)
+            recv += np.bincount(f[run] + j * s, weights=w[run], minlength=tiles).astype(np.int64)
+            continue
+        size = -(-(tiles + s) // s) * s
+        diff = np.bincount(f, weights=w, minlength=size) - np.bincount(f + n * s, weights=w, minlength=size)
+        recv += np.cumsum(diff[:size].reshape(-1, s), axis=0).reshape(-1)[:tiles].astype(np.int64)
+    return sent, recv
 
 
 def conversion_records(

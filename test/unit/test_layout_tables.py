@@ -24,6 +24,7 @@ from ipu.dialects.layout import (
     binding_slices,
     conversion_load,
     conversion_transfers,
+    multicast_words,
     split_runs,
 )
 
@@ -192,6 +193,26 @@ def test_conversion_load_is_the_tables_port_load(seed: int) -> None:
     want_sent, want_recv = port_words(with_start(conversion_transfers(src, dst, es, es, perm)), tiles)
     assert sent.tolist() == want_sent.tolist()
     assert recv.tolist() == want_recv.tolist()
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_multicast_words_match_the_expanded_runs(seed: int) -> None:
+    """The per-tile loads of multicast runs summed by stride (`multicast_words`) are those of
+    every destination listed one by one: runs of one, of many, of several steps, empty ones."""
+    rng = np.random.default_rng(seed)
+    tiles, n = 97, 60
+    step = rng.choice([1, 2, 3, 8, 32], n)
+    count = rng.integers(0, 12, n)
+    first = np.array([rng.integers(0, max(tiles - (c - 1) * s, 1)) for c, s in zip(count, step, strict=True)])
+    count = np.where(first + (count - 1) * step < tiles, count, 1)
+    src, words = rng.integers(0, tiles, n), rng.integers(1, 500, n)
+    want_sent, want_recv = np.zeros(tiles, np.int64), np.zeros(tiles, np.int64)
+    for i in range(n):
+        want_sent[src[i]] += words[i] if count[i] else 0
+        for j in range(count[i]):
+            want_recv[first[i] + j * step[i]] += words[i]
+    sent, recv = multicast_words(src, first, count, step, words, tiles)
+    assert sent.tolist() == want_sent.tolist() and recv.tolist() == want_recv.tolist()
 
 
 @pytest.mark.parametrize(

@@ -88,8 +88,9 @@ def attention_candidates(
     bias: bool = False,
     stripes: int | None = None,
     key_stripes: int | None = None,
-) -> list[AttentionChoice]:
-    """Grids (kv heads, group, query blocks, key blocks) and block sizes with estimated cycles.
+) -> tuple[AttentionChoice, ...]:
+    """Grids (kv heads, group, query blocks, key blocks) and block sizes with estimated cycles
+    (memoized per target: the search plans every attention once per plan it tries).
     With an additive `bias`, each tile also holds its bias block, laid out like its scores
     (materialized: [qr, kr]; streamed: [qr, Sk], all keys), and adds it in every update.
     Candidates are priced as map-tiles builds them: the query block scaled once, the first key
@@ -100,6 +101,31 @@ def attention_candidates(
     blocks a head, whose windows skip the rows they all precede; with `key_stripes` too
     (materialized only), the one grid of `stripes` query blocks by `key_stripes` key blocks, each
     tile skipping per key group the rows that precede its keys."""
+    key = (hq, hkv, s, sk, d, esize, form, bias, stripes, key_stripes)
+    found, hit = CANDIDATES_MEMO.get(key, target)
+    if found and hit is not None:
+        return hit
+    cands = tuple(_attention_candidates(hq, hkv, s, sk, d, esize, form, target, bias, stripes, key_stripes))
+    CANDIDATES_MEMO.put(key, target, cands)
+    return cands
+
+
+CANDIDATES_MEMO: TargetMemo[tuple[AttentionChoice, ...]] = TargetMemo(64)
+
+
+def _attention_candidates(
+    hq: int,
+    hkv: int,
+    s: int,
+    sk: int,
+    d: int,
+    esize: int,
+    form: str,
+    target: Target,
+    bias: bool,
+    stripes: int | None,
+    key_stripes: int | None,
+) -> list[AttentionChoice]:
     g = hq // hkv
     per = target.tiles // hq
     if per < 1:
