@@ -116,9 +116,9 @@ def context() -> Context:
 def parse(source: str | Path | builtin.ModuleOp | Any) -> builtin.ModuleOp:
     """A verified module from a path, IR text, or a module (cloned, so the caller's is untouched);
     an ONNX model (a `.onnx` path or an `onnx.ModelProto`) is imported to the graph level."""
-    onnx_model, validated = _onnx_source(source)
+    onnx_model, payloads = _onnx_source(source)
     if onnx_model is not None:
-        return _import_onnx(onnx_model, validated)
+        return _import_onnx(onnx_model, payloads)
     shlo = _stablehlo_source(source)
     if shlo is not None:
         from ipu.frontends.stablehlo_import import StablehloImportError, import_stablehlo
@@ -139,26 +139,27 @@ def parse(source: str | Path | builtin.ModuleOp | Any) -> builtin.ModuleOp:
     return parse_text(context(), str(source), "<string>")
 
 
-def _onnx_source(source: Any) -> tuple[Any, bool]:
-    """(the `onnx.ModelProto` behind `source`, whether it was read and validated from a file) for
-    a `.onnx` path or a proto, else (None, False)."""
+def _onnx_source(source: Any) -> tuple[Any, Any]:
+    """(the `onnx.ModelProto` behind `source`, its initializers' raw data if it was read and
+    validated from a file, else None) for a `.onnx` path or a proto, else (None, None)."""
     if type(source).__name__ == "ModelProto":
-        return source, False
+        return source, None
     if isinstance(source, str | Path) and str(source).endswith(".onnx") and "\n" not in str(source):
-        from ipu.frontends.onnx_load import OnnxImportError, load_onnx
+        from ipu.frontends.onnx_load import OnnxImportError, read_onnx
 
         try:
-            return load_onnx(source), True
+            return read_onnx(source)
         except OnnxImportError as e:
             raise ApiError(str(e)) from None
-    return None, False
+    return None, None
 
 
-def _import_onnx(model: Any, validated: bool) -> builtin.ModuleOp:
+def _import_onnx(model: Any, payloads: Any) -> builtin.ModuleOp:
+    """`model` imported; `payloads` (from `read_onnx`) says it was validated, and holds its weights' bytes."""
     from ipu.frontends.onnx_import import OnnxImportError, import_model
 
     try:
-        return import_model(model, validated=validated)
+        return import_model(model, validated=payloads is not None, payloads=payloads)
     except OnnxImportError as e:
         raise ApiError(str(e)) from None
 
@@ -293,8 +294,8 @@ def load_model(
     jax_oracle = None
     if callable(source) and not isinstance(source, builtin.ModuleOp):
         source, jax_oracle = lower_jax(source, *example_args)
-    onnx_model, validated = _onnx_source(source)  # read once: imported here, and run by the oracle
-    module = parse(source) if onnx_model is None else _import_onnx(onnx_model, validated)
+    onnx_model, payloads = _onnx_source(source)  # read once: imported here, and run by the oracle
+    module = parse(source) if onnx_model is None else _import_onnx(onnx_model, payloads)
     lowered = is_tasm_level(module)  # a tasm-level module is packaged as it is
     if not lowered:
         _check_graph_level(module)
@@ -309,7 +310,7 @@ def load_model(
         except DiagnosticException as e:
             raise ApiError(str(e)) from None
     reference = None if lowered else main_function(module.clone())
-    if onnx_model is not None and validated:
+    if onnx_model is not None and payloads is not None:
         onnx_model = Path(source)  # the file, read again by the oracle: the proto is not kept alongside the IR
     return Loaded(module, reference, onnx_model, jax_oracle)
 

@@ -42,8 +42,11 @@ from ipu.frontends.onnx_fold import evaluate_node
 from ipu.frontends.onnx_functions import MAX_DEPTH, expand, function_body, tensor_type
 from ipu.frontends.onnx_load import (
     OnnxImportError,
+    Payloads,
+    initializer_array,
     inline_external_data,
     load_onnx,
+    read_onnx,
     shape_skeleton,
     skeleton_initializers,
     validate_model,
@@ -113,7 +116,7 @@ class _Importer(ValueBuilder):
     """The ONNX frontend: reads the model's nodes and lowers each through the value-level
     builder (`ValueBuilder`), by name (`vals`, `consts`)."""
 
-    def __init__(self, model: onnx.ModelProto, constants: dict[str, np.ndarray]):
+    def __init__(self, model: onnx.ModelProto, constants: dict[str, np.ndarray], payloads: Payloads):
         super().__init__()
         self.opset = opset_of(model)
         if self.opset < MIN_OPSET:
@@ -130,7 +133,7 @@ class _Importer(ValueBuilder):
         self.model = model
         self.graph = model.graph
         self.producer: dict[str, onnx.NodeProto] = {}  # by output name, set in run()
-        self.consts = {i.name: numpy_helper.to_array(i) for i in self.graph.initializer}
+        self.consts = {i.name: initializer_array(i, payloads) for i in self.graph.initializer}
         self.initializers = set(self.consts)
         self.consts.update({k: np.asarray(v) for k, v in constants.items()})
         self.vals: dict[str, Val] = {}
@@ -1836,17 +1839,22 @@ for _view in INDEX_VIEWS:
 
 
 def import_model(
-    model: onnx.ModelProto, constants: dict[str, np.ndarray] | None = None, *, validated: bool = False
+    model: onnx.ModelProto,
+    constants: dict[str, np.ndarray] | None = None,
+    *,
+    validated: bool = False,
+    payloads: Payloads | None = None,
 ) -> ModuleOp:
     """The graph-level module of `model`; `constants` binds graph inputs to compile-time values
     (e.g. integer shape or axes inputs of a static-shape model). A proto not read by `load_onnx`
-    (`validated` False) is validated here, and may hold no external data (it has no directory)."""
+    (`validated` False) is validated here, and may hold no external data (it has no directory).
+    `payloads`: the initializers' raw data as `read_onnx` checked them (read again otherwise)."""
     if not isinstance(model, onnx.ModelProto):
         raise OnnxImportError("onnx import: not an ONNX ModelProto")
     if not validated:
         inline_external_data(model, None)
-        validate_model(model, "model")
-    module = _Importer(model, dict(constants or {})).run()
+        payloads = validate_model(model, "model")
+    module = _Importer(model, dict(constants or {}), payloads or {}).run()
     try:
         module.verify()
     except DiagnosticException as e:
@@ -1857,7 +1865,8 @@ def import_model(
 
 def import_file(path: str | Path) -> ModuleOp:
     """`import_model` of the ONNX file at `path`."""
-    return import_model(load_onnx(path), validated=True)
+    model, payloads = read_onnx(path)
+    return import_model(model, validated=True, payloads=payloads)
 
 
 __all__ = ["OnnxImportError", "collapsed", "import_file", "import_model", "load_onnx", "opset_of"]

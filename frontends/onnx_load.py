@@ -24,9 +24,12 @@ import math
 import os
 import stat
 from collections.abc import Iterator, Sequence
+from itertools import islice
 from pathlib import Path
 
+import numpy as np
 import onnx
+from onnx import numpy_helper
 from xdsl.utils.exceptions import DiagnosticException
 
 MAX_TENSOR_BYTES = 1 << 31
@@ -182,18 +185,20 @@ _TYPED_FIELDS = ("float_data", "int32_data", "string_data", "int64_data", "doubl
 _DATA_TYPES = frozenset(onnx.TensorProto.DataType.values()) - {onnx.TensorProto.UNDEFINED}
 
 
-def _check_payload(t: onnx.TensorProto, where: str) -> None:
-    """A tensor's element type must be one ONNX defines, and its data hold what its dims say."""
+def _check_payload(t: onnx.TensorProto, where: str) -> bytes | None:
+    """A tensor's element type must be one ONNX defines, and its data hold what its dims say.
+    Returns its raw data as read for the check (None: it has none)."""
     if t.data_type not in _DATA_TYPES:
         raise OnnxImportError(f"onnx import: {where}: unknown element type {t.data_type}")
     n = _check_dims(t, where)
     if t.HasField("raw_data"):
+        raw = t.raw_data
         need = _payload_bytes(t, n, where)
-        if need is not None and len(t.raw_data) != need:
+        if need is not None and len(raw) != need:
             raise OnnxImportError(
-                f"onnx import: {where}: raw data of {len(t.raw_data)} bytes, its dims {list(t.dims)} need {need}"
+                f"onnx import: {where}: raw data of {len(raw)} bytes, its dims {list(t.dims)} need {need}"
             )
-        return
+        return raw
     held = [len(getattr(t, f)) for f in _TYPED_FIELDS if len(getattr(t, f))]
     if not held:
         return  # no data: an empty tensor, or a segment the checker speaks for
@@ -202,6 +207,39 @@ def _check_payload(t: onnx.TensorProto, where: str) -> None:
     want = (n + 1) // 2 if packed else n * per
     if held[0] != want:
         raise OnnxImportError(f"onnx import: {where}: holds {held[0]} values, its dims {list(t.dims)} need {want}")
+    return None
+
+
+Payloads = dict[str, bytes]
+"""The raw data of a model's graph initializers, by name, as `validate_model` read them to check
+them. Each read of a proto's bytes field is a copy (GPT-2 small: 500 MB a read), so the importer
+takes these (`initializer_array`) rather than reading every weight again."""
+
+_NATIVE_DTYPES = {
+    onnx.TensorProto.FLOAT: "<f4",
+    onnx.TensorProto.DOUBLE: "<f8",
+    onnx.TensorProto.FLOAT16: "<f2",
+    onnx.TensorProto.INT8: "i1",
+    onnx.TensorProto.UINT8: "u1",
+    onnx.TensorProto.INT16: "<i2",
+    onnx.TensorProto.UINT16: "<u2",
+    onnx.TensorProto.INT32: "<i4",
+    onnx.TensorProto.UINT32: "<u4",
+    onnx.TensorProto.INT64: "<i8",
+    onnx.TensorProto.UINT64: "<u8",
+    onnx.TensorProto.BOOL: "?",
+}
+"""Element types whose raw data (little-endian, as ONNX stores it) NumPy reads as it is."""
+
+
+def initializer_array(t: onnx.TensorProto, payloads: Payloads) -> np.ndarray:
+    """The values of graph initializer `t`: a read-only view of its checked raw data where
+    `payloads` holds it and NumPy has its element type (no copy: the bytes stay the weight's
+    one copy, up to the package), else `numpy_helper.to_array`'s."""
+    raw, dt = payloads.get(t.name), _NATIVE_DTYPES.get(t.data_type)
+    if raw is None or dt is None:
+        return numpy_helper.to_array(t)
+    return np.frombuffer(raw, dt).reshape(tuple(t.dims))
 
 
 def _declared_shape(vi: onnx.ValueInfoProto) -> tuple[int, ...] | None:
@@ -250,8 +288,9 @@ def shape_skeleton(model: onnx.ModelProto, keep: set[str] | None = None) -> onnx
     return m
 
 
-def validate_model(model: onnx.ModelProto, name: str) -> None:
-    """Refuse what onnx.checker finds and what onnxruntime would refuse, naming the tensor or node."""
+def validate_model(model: onnx.ModelProto, name: str) -> Payloads:
+    """Refuse what onnx.checker finds and what onnxruntime would refuse, naming the tensor or
+    node; returns the graph initializers' raw data as read for the checks."""
     if not model.HasField("graph"):
         raise OnnxImportError(f"onnx import: {name}: the model has no graph")
     try:  # on the skeleton: the checker serializes what it checks (a copy of every weight, and
@@ -262,7 +301,12 @@ def validate_model(model: onnx.ModelProto, name: str) -> None:
         raise OnnxImportError(f"onnx import: {name}: invalid model: {text}") from None
     except ValueError as e:  # a model over 2 GiB
         raise OnnxImportError(f"onnx import: {name}: {e}") from None
-    for where, t in model_tensors(model):
+    payloads: Payloads = {}
+    for t in model.graph.initializer:
+        raw = _check_payload(t, f"initializer '{t.name}'")
+        if raw is not None:
+            payloads[t.name] = raw
+    for where, t in islice(model_tensors(model), len(model.graph.initializer), None):  # the rest: they come first
         _check_payload(t, where)
     inputs = {vi.name: vi for vi in model.graph.input}
     for t in model.graph.initializer:
@@ -284,10 +328,17 @@ def validate_model(model: onnx.ModelProto, name: str) -> None:
     except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError, ValueError) as e:
         text = " ".join(str(e).split())[:400] or type(e).__name__
         raise OnnxImportError(f"onnx import: {name}: invalid model: {text}") from None
+    return payloads
 
 
 def load_onnx(path: str | Path) -> onnx.ModelProto:
     """The model in the file `path`, its external data read from inside its directory, validated."""
+    return read_onnx(path)[0]
+
+
+def read_onnx(path: str | Path) -> tuple[onnx.ModelProto, Payloads]:
+    """`load_onnx`'s model with its initializers' raw data as validation read them (for
+    `import_model`)."""
     p = Path(path)
     if not p.is_file():
         raise OnnxImportError(f"no such file: {p}")
@@ -297,15 +348,17 @@ def load_onnx(path: str | Path) -> onnx.ModelProto:
     except Exception as e:  # noqa: BLE001 -- protobuf raises several kinds
         raise OnnxImportError(f"cannot read ONNX model {p}: {e}") from None
     inline_external_data(model, p.parent)
-    validate_model(model, str(p))
-    return model
+    return model, validate_model(model, str(p))
 
 
 __all__ = [
     "MAX_TENSOR_BYTES",
     "OnnxImportError",
+    "Payloads",
+    "initializer_array",
     "inline_external_data",
     "load_onnx",
     "model_tensors",
+    "read_onnx",
     "validate_model",
 ]
