@@ -3,6 +3,7 @@ implementation reads and writes (a plan is priced from these, so they are define
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, replace
 
@@ -24,7 +25,10 @@ def scalar_layout() -> Layout:
     return Layout((1,), (1,), ((),))
 
 
+@functools.lru_cache(maxsize=4096)
 def plan_type(t: TensorType, lay: Layout, memory: str = "standard") -> plan.PlanTensorType:
+    """The plan type of graph tensor `t` laid out as `lay` (memoized: attributes are immutable,
+    and the search builds the same few thousand types once per plan it tries)."""
     t = device_tensor(t)
     align = lay.align if any(a != 1 for a in lay.align) else ()
     attr = plan.LayoutAttr(lay.grid, lay.split, lay.partial, lay.first_tile, align, memory)
