@@ -91,37 +91,7 @@ def gemm_candidate(
     `r_want` (the layout the result's consumer reads it in, when the graph says) adds the
     conversion of the result into it, fragments included: a grid whose output is cut into many
     column blocks pays for the gather a norm or softmax after it needs. (The lhs side is priced
-    by its words only: its producer often takes the layout this op asks for.)
-
-    Memoized per target: the search prices each grid against the lhs layouts it meets, once
-    per plan it tries."""
-    key = (m, k, n, esize, a_moves, b_moves, head, a_current, grid, r_want, half, swapped)
-    found, hit = CANDIDATE_MEMO.get(key, target)
-    if found and hit is not None:
-        return hit
-    hit = _gemm_candidate(m, k, n, esize, a_moves, target, b_moves, head, a_current, grid, r_want, half, swapped)
-    CANDIDATE_MEMO.put(key, target, hit)
-    return hit
-
-
-CANDIDATE_MEMO: TargetMemo[GemmChoice] = TargetMemo(16384)
-
-
-def _gemm_candidate(
-    m: int,
-    k: int,
-    n: int,
-    esize: int,
-    a_moves: bool,
-    target: Target,
-    b_moves: bool,
-    head: int,
-    a_current: Layout | None,
-    grid: tuple[int, int, int],
-    r_want: Layout | None,
-    half: bool,
-    swapped: bool,
-) -> GemmChoice:
+    by its words only: its producer often takes the layout this op asks for.)"""
     pm, pn, pk = grid
     lays = gemm_layouts(m, k, n, pm, pn, pk, head, b_moves, swapped)
     (bm, bk), bn = lays.a.block, lays.b.block[1]
