@@ -43,7 +43,7 @@ class Binding:
     dtype: DType
     shape: tuple[int, ...]
     slices: np.ndarray  # int64 [n, len(SLICE)]
-    data: bytes | None = None  # logical row-major bytes, weights only
+    data: bytes | bytearray | None = None  # logical row-major bytes, weights only (as the compiler wrote them)
     # an input the host rearranges as it writes (Poplar's `rearrangeOnHost`): the slices index the
     # row-major elements of `array.transpose(perm)` with `pads` zeros around it (the low pads of
     # each axis, then the high ones); `shape` stays the array's own. Empty: none.

@@ -76,26 +76,48 @@ def _weight_binding(op: tasm.WeightOp) -> Binding:
     dt = _dtype(op.tensor.element_type)
     lay = op.layout.layout(shape)
     ext = lay.padded_shape
-    logical = np.frombuffer(_weight_bytes(op), isa.NUMPY_DTYPE[dt]).reshape(shape)
-    padded = np.zeros(ext, logical.dtype)
-    padded[tuple(slice(0, n) for n in shape)] = logical
+    data = bytearray(math.prod(ext) * isa.DTYPE_SIZE[dt])  # zeros
+    _write_weight(op, np.frombuffer(data, isa.NUMPY_DTYPE[dt]).reshape(ext)[tuple(slice(0, n) for n in shape)])
     slices = binding_slices(replace(lay, shape=ext), isa.DTYPE_SIZE[dt], op.address.value.data, True)
-    return Binding(op.sym_name.data, dt, ext, slices, padded.tobytes())
+    return Binding(op.sym_name.data, dt, ext, slices, data)
 
 
-def _weight_bytes(op: tasm.WeightOp) -> bytes:
+def _weight_bytes(op: tasm.WeightOp) -> bytes | bytearray:
     """Logical row-major bytes of a weight: a full dense initializer of the tensor's element type
-    as stored (bit-exact), anything else materialized at the storage dtype."""
-    init, t = op.init, op.tensor
+    as stored (bit-exact, not copied), anything else materialized at the storage dtype straight
+    into the package's buffer (GPT-2 small's weights are 250 MB at f16: each copy counts)."""
+    stored, t = _stored_bytes(op), op.tensor
+    if stored is not None:
+        return stored
+    dt = _dtype(t.element_type)
+    data = bytearray(math.prod(t.get_shape()) * isa.DTYPE_SIZE[dt])
+    _write_weight(op, np.frombuffer(data, isa.NUMPY_DTYPE[dt]).reshape(tuple(t.get_shape())))
+    return data
+
+
+def _write_weight(op: tasm.WeightOp, out: np.ndarray) -> None:
+    """Write a weight's logical values into `out` (its shape, its storage dtype): a compiler
+    table, a dense initializer (its bytes as stored where its type is the tensor's) or a seeded one."""
+    init, stored = op.init, _stored_bytes(op)
     if isinstance(init, OffsetsAttr):  # a compiler table stored at the tensor's element type
-        return np.ascontiguousarray(table_of(init).astype(isa.NUMPY_DTYPE[_dtype(t.element_type)])).tobytes()
+        np.copyto(out, table_of(init).reshape(out.shape), casting="unsafe")
+    elif stored is not None:
+        out[...] = np.frombuffer(stored, out.dtype).reshape(out.shape)
+    else:
+        initializer_values(init, op.tensor, out)
+
+
+def _stored_bytes(op: tasm.WeightOp) -> bytes | None:
+    """A weight's bytes as its initializer stores them, where that is the whole tensor at its
+    element type (a full dense initializer), else None."""
+    init, t = op.init, op.tensor
     if (
         isinstance(init, DenseIntOrFPElementsAttr)
         and init.get_element_type() == t.element_type
         and len(init) == math.prod(t.get_shape())
     ):
         return init.data.data
-    return np.ascontiguousarray(initializer_values(init, t)).tobytes()
+    return None
 
 
 Numbers = dict[type, dict[str, int]]  # per definition kind (tasm.PhaseOp, ...): name -> package index

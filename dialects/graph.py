@@ -188,14 +188,21 @@ def seeded_parameters(module: Operation) -> Iterator[tuple[GaussianAttr, tuple[i
             yield op.init, shape_of(t), numpy_dtype(t)
 
 
-def initializer_values(init: Attribute, t: TensorType) -> np.ndarray:
-    """Values of a dense or seeded initializer for tensor type `t`, at its storage dtype."""
+def initializer_values(init: Attribute, t: TensorType, out: np.ndarray | None = None) -> np.ndarray:
+    """Values of a dense or seeded initializer for tensor type `t`, at its storage dtype; with
+    `out` (of `t`'s shape), written there and returned (a package's buffer: no copy of its own)."""
     dt = numpy_dtype(t)
     if isinstance(init, GaussianAttr):
-        return init.materialize(shape_of(t), dt)
-    assert isinstance(init, DenseIntOrFPElementsAttr)
-    vals = _dense_array(init)
-    return np.broadcast_to(vals.reshape(init.get_shape() or ()), shape_of(t)).astype(dt)
+        vals = init.materialize(shape_of(t), dt)
+        if out is None:
+            return vals
+    else:
+        assert isinstance(init, DenseIntOrFPElementsAttr)
+        vals = np.broadcast_to(_dense_array(init).reshape(init.get_shape() or ()), shape_of(t))
+        if out is None:
+            return vals.astype(dt)
+    np.copyto(out, vals, casting="unsafe")  # astype's rounding
+    return out
 
 
 _RAW_DTYPES = {"f16": "<f2", "f32": "<f4", "f64": "<f8", "i32": "<i4", "i64": "<i8"}

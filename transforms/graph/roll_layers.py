@@ -245,11 +245,11 @@ def _stack(params: list[graph.ParameterOp], syms: set[str], hints: set[str]) -> 
     stored = [graph.stored_values(p) for p in params]
     if len({str(el) for _, el in stored}) == 1:
         el = stored[0][1]
-        data = b"".join(np.ascontiguousarray(v).tobytes() for v, _ in stored)
+        data = b"".join(np.ascontiguousarray(v) for v, _ in stored)  # the arrays' buffers: one copy, the join's
     else:  # stored at different widths: their values at the result's dtype
         el = t.element_type
         dt = np.dtype(graph.numpy_dtype(t)).newbyteorder("<")
-        data = b"".join(np.ascontiguousarray(graph.parameter_values(p)).astype(dt).tobytes() for p in params)
+        data = b"".join(np.ascontiguousarray(graph.parameter_values(p), dt) for p in params)
     init = DenseIntOrFPElementsAttr(TensorType(el, shape), BytesAttr(data))
     name = _unique(_template([p.sym_name.data for p in params], "*"), syms)
     op = graph.ParameterOp(name, init, TensorType(t.element_type, shape))
