@@ -458,10 +458,10 @@ def multicast_words(
     src: np.ndarray, first: np.ndarray, count: np.ndarray, step: np.ndarray, words: np.ndarray, tiles: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """(words sent, words received) per tile of multicast runs: run i sends `words[i]` once from
-    `src[i]` to tiles `first[i] + j step[i]`, j < `count[i]` (an empty run sends nothing). Each destination run is an
-    arithmetic progression, so it is added to a difference array, one per distinct step, and
-    summed along that stride: no per-destination expansion (a weight broadcast to 1,472 tiles is
-    one entry, not 1,472)."""
+    `src[i]` to tiles `first[i] + j step[i]`, j < `count[i]` (an empty run sends nothing). Each
+    destination run is an arithmetic progression, so it is added to a difference array, one per
+    distinct step, and summed along that stride: no per-destination expansion (a weight
+    broadcast to 1,472 tiles is one entry, not 1,472)."""
     sent = np.bincount(src, weights=words * (count > 0), minlength=tiles).astype(np.int64)
     recv = np.zeros(tiles, np.int64)
     single = count == 1

@@ -76,6 +76,9 @@ def materialized_cycles(
     return KERNELS["attention_start"].cycles(t, p, in_esize=esize)
 
 
+CANDIDATES_MEMO: TargetMemo[tuple[AttentionChoice, ...]] = TargetMemo(64)
+
+
 def attention_candidates(
     hq: int,
     hkv: int,
@@ -105,27 +108,6 @@ def attention_candidates(
     found, hit = CANDIDATES_MEMO.get(key, target)
     if found and hit is not None:
         return hit
-    cands = tuple(_attention_candidates(hq, hkv, s, sk, d, esize, form, target, bias, stripes, key_stripes))
-    CANDIDATES_MEMO.put(key, target, cands)
-    return cands
-
-
-CANDIDATES_MEMO: TargetMemo[tuple[AttentionChoice, ...]] = TargetMemo(64)
-
-
-def _attention_candidates(
-    hq: int,
-    hkv: int,
-    s: int,
-    sk: int,
-    d: int,
-    esize: int,
-    form: str,
-    target: Target,
-    bias: bool,
-    stripes: int | None,
-    key_stripes: int | None,
-) -> list[AttentionChoice]:
     g = hq // hkv
     per = target.tiles // hq
     if per < 1:
@@ -188,7 +170,9 @@ def _attention_candidates(
                 + target.attention_combine_cycles(1, qr, d)
             )
             cands.append(AttentionChoice(form, (hkv, g, pq, 1), qr, qr, kb, cyc, mem, inter))
-    return cands
+    out = tuple(cands)
+    CANDIDATES_MEMO.put(key, target, out)
+    return out
 
 
 def choose_attention(
