@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import io
 import math
+import os
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 import numpy as np
@@ -64,6 +66,17 @@ def _binding(op: tasm._BoundValue, replicas: bool, data: bytes | None = None) ->
         q = tuple(pads.get_values()) if pads is not None else ()
         return Binding(op.sym_name.data, dt, Binding.host_shape_of(shape, p, q), slices, data, p, q)
     return Binding(op.sym_name.data, dt, tuple(host.get_values()) if host is not None else shape, slices, data)
+
+
+def _weight_bindings(ops: list[tasm.WeightOp]) -> list[Binding]:
+    """Every weight's binding, in order, built on up to two threads: materializing a weight (its
+    cast to the storage dtype, its padding) is NumPy work that releases the GIL, and a model's
+    weights are most of its package (GPT-2 small: 250 MB at f16)."""
+    workers = min(2, len(ops), os.cpu_count() or 1)
+    if workers < 2:
+        return [_weight_binding(op) for op in ops]
+    with ThreadPoolExecutor(workers, thread_name_prefix="ipu-package") as pool:
+        return list(pool.map(_weight_binding, ops))
 
 
 def _weight_binding(op: tasm.WeightOp) -> Binding:
@@ -188,7 +201,7 @@ def build_package(module: builtin.ModuleOp, target: Target) -> Package:
         raise DiagnosticException(f"codegen: module was compiled for {tattr.target_name.data}, not {target.name}")
     code_start = next(r for r in target.regions if r.executable).start
     numbers = numbering(module)
-    programs, phases, weights, inputs, outputs, checkpoints = [], [], [], [], [], []
+    programs, phases, weight_ops, inputs, outputs, checkpoints = [], [], [], [], [], []
     reserve = code_region_bytes(module, target)
     for op in module.body.block.ops:
         if isinstance(op, tasm.ProgramOp):
@@ -215,7 +228,7 @@ def build_package(module: builtin.ModuleOp, target: Target) -> Package:
                 )
             )
         elif isinstance(op, tasm.WeightOp):
-            weights.append(_weight_binding(op))
+            weight_ops.append(op)
         elif isinstance(op, tasm.StreamInOp):
             inputs.append((numbers[tasm.StreamInOp][op.sym_name.data], _binding(op, True)))
         elif isinstance(op, tasm.StreamOutOp):
@@ -230,6 +243,7 @@ def build_package(module: builtin.ModuleOp, target: Target) -> Package:
                     op.aspect.data if op.aspect else "value",
                 )
             )
+    weights = _weight_bindings(weight_ops)
     version = module.attributes.get("tasm.compiler")
     host_calls = _host_calls(module, weights, dict(inputs), dict(outputs), target, numbers)
     return Package(
