@@ -12,6 +12,7 @@ bytes.
 
 from __future__ import annotations
 
+import contextvars
 import io
 import math
 import os
@@ -76,7 +77,10 @@ def _weight_bindings(ops: list[tasm.WeightOp]) -> list[Binding]:
     if workers < 2:
         return [_weight_binding(op) for op in ops]
     with ThreadPoolExecutor(workers, thread_name_prefix="ipu-package") as pool:
-        return list(pool.map(_weight_binding, ops))
+        # each in the caller's context: seeded weights drawn ahead (`prefetched_gaussians`) are
+        # found there, not drawn again
+        done = [pool.submit(contextvars.copy_context().run, _weight_binding, op) for op in ops]
+        return [f.result() for f in done]
 
 
 def _weight_binding(op: tasm.WeightOp) -> Binding:

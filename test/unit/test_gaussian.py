@@ -77,3 +77,28 @@ def test_prefetch_stops_at_its_byte_budget(monkeypatch: pytest.MonkeyPatch) -> N
         assert ahead is not None and set(k[0] for k in ahead) == {5}
         assert big.materialize((200,), np.float32).tobytes() == _definition(6, 1.0, (200,), np.float32).tobytes()
         assert small.materialize((10, 10), np.float32).tobytes() == _definition(5, 1.0, (10, 10), np.float32).tobytes()
+
+
+def test_package_threads_take_the_prefetched_draws() -> None:
+    """The package materializes weights on worker threads; each runs in the compile's context,
+    so every seeded weight is the background draw made while the passes ran, none drawn again."""
+    import threading
+    from pathlib import Path
+
+    import ipu
+    from ipu.dialects import shared
+
+    drawn: list[str] = []
+    plain = shared._gaussian
+
+    def spy(*key):  # noqa: ANN002, ANN202
+        drawn.append(threading.current_thread().name)
+        return plain(*key)
+
+    shared._gaussian = spy
+    try:
+        c = ipu.compile(Path(__file__).parents[2] / "examples" / "mlp_small.mlir", target="sim16")
+    finally:
+        shared._gaussian = plain
+    assert len(c.package.weights) >= 2
+    assert drawn and all(n.startswith("ipu-gaussians") for n in drawn), drawn
