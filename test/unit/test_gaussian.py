@@ -32,32 +32,37 @@ def test_generator_output_is_pinned() -> None:
     assert hashlib.sha256(v.tobytes()).hexdigest() == "9eae9355f75ed99c2f9493ccf403e58f41d4773dc089b61939764d13b0d36a5c"
 
 
-def test_prefetched_draws_are_the_definition_taken_once() -> None:
-    """Within `prefetched_gaussians` a listed draw comes from the background thread, once, with
-    the definition's bytes; a second request, or one not listed, is drawn as always; leftovers
-    are dropped when the block ends."""
+@pytest.fixture
+def drawn(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the threads that draw gaussian samples, one a draw, as the test runs."""
     import threading
 
     from ipu.dialects import shared
 
-    a, b = GaussianAttr(3, 0.5), GaussianAttr(4, 0.1)
-    drawn: list[str] = []
+    names: list[str] = []
     plain = shared._gaussian
 
     def spy(*key):  # noqa: ANN002, ANN202
-        drawn.append(threading.current_thread().name)
+        names.append(threading.current_thread().name)
         return plain(*key)
 
-    shared._gaussian = spy
-    try:
-        with shared.prefetched_gaussians([(a, (64, 9), np.float16), (b, (5,), np.float32)]):
-            first = a.materialize((64, 9), np.float16)
-            again = a.materialize((64, 9), np.float16)
-            other = a.materialize((64, 9), np.float32)
-            assert shared._PREFETCHED.get() is not None
-        assert shared._PREFETCHED.get() is None
-    finally:
-        shared._gaussian = plain
+    monkeypatch.setattr(shared, "_gaussian", spy)
+    return names
+
+
+def test_prefetched_draws_are_the_definition_taken_once(drawn: list[str]) -> None:
+    """Within `prefetched_gaussians` a listed draw comes from the background thread, once, with
+    the definition's bytes; a second request, or one not listed, is drawn as always; leftovers
+    are dropped when the block ends."""
+    from ipu.dialects import shared
+
+    a, b = GaussianAttr(3, 0.5), GaussianAttr(4, 0.1)
+    with shared.prefetched_gaussians([(a, (64, 9), np.float16), (b, (5,), np.float32)]):
+        first = a.materialize((64, 9), np.float16)
+        again = a.materialize((64, 9), np.float16)
+        other = a.materialize((64, 9), np.float32)
+        assert shared._PREFETCHED.get() is not None
+    assert shared._PREFETCHED.get() is None
     for v, dt in ((first, np.float16), (again, np.float16), (other, np.float32)):
         assert v.tobytes() == _definition(3, 0.5, (64, 9), dt).tobytes()
     assert first is not again
@@ -79,26 +84,13 @@ def test_prefetch_stops_at_its_byte_budget(monkeypatch: pytest.MonkeyPatch) -> N
         assert small.materialize((10, 10), np.float32).tobytes() == _definition(5, 1.0, (10, 10), np.float32).tobytes()
 
 
-def test_package_threads_take_the_prefetched_draws() -> None:
+def test_package_threads_take_the_prefetched_draws(drawn: list[str]) -> None:
     """The package materializes weights on worker threads; each runs in the compile's context,
     so every seeded weight is the background draw made while the passes ran, none drawn again."""
-    import threading
     from pathlib import Path
 
     import ipu
-    from ipu.dialects import shared
 
-    drawn: list[str] = []
-    plain = shared._gaussian
-
-    def spy(*key):  # noqa: ANN002, ANN202
-        drawn.append(threading.current_thread().name)
-        return plain(*key)
-
-    shared._gaussian = spy
-    try:
-        c = ipu.compile(Path(__file__).parents[2] / "examples" / "mlp_small.mlir", target="sim16")
-    finally:
-        shared._gaussian = plain
+    c = ipu.compile(Path(__file__).parents[2] / "examples" / "mlp_small.mlir", target="sim16")
     assert len(c.package.weights) >= 2
     assert drawn and all(n.startswith("ipu-gaussians") for n in drawn), drawn

@@ -176,9 +176,12 @@ def _replace(
     rewriter.erase(op)
 
 
-def _replace_by_run(rewriter: PatternRewriter, op: Operation, kernel: str, **params: int) -> None:
-    """Replace `op` by one kernel run over its operands into its result's buffer."""
-    casts, ins = _as_buffers(op.operands)
+def _replace_by_run(
+    rewriter: PatternRewriter, op: Operation, kernel: str, operands: Sequence[SSAValue] | None = None, **params: int
+) -> None:
+    """Replace `op` by one kernel run over its operands (or `operands` in their place) into its
+    result's buffer."""
+    casts, ins = _as_buffers(op.operands if operands is None else operands)
     res = op.results[0]
     r = _run(kernel, ins, buffer_type(res.type), **params)
     _replace(rewriter, op, [*casts, r], [_named(r, res.name_hint)])
@@ -657,9 +660,7 @@ class MapBinary(RewritePattern):
         br, bc = (m, 1) if op.column is not None else (m, n) if b_l.shape == lay.shape else (1, n)
         params = {"m": m, "n": n, "b_rows": br, "b_cols": bc}
         kernel, rhs, sl = _stacked_rhs(op.kind.data, op.rhs, params)
-        casts, ins = _as_buffers([op.lhs, rhs])
-        r = _run(kernel, ins, buffer_type(op.result.type), **params)
-        _replace(rewriter, op, [*casts, r], [_named(r, op.result.name_hint)])
+        _replace_by_run(rewriter, op, kernel, [op.lhs, rhs], **params)
         _drop_consumed(rewriter, sl)
 
 
