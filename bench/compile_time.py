@@ -19,6 +19,7 @@ Usage: python bench/compile_time.py [--target mk2] [--repeat 1] [--precision f16
 from __future__ import annotations
 
 import json
+import os
 import random
 import statistics
 import subprocess
@@ -42,14 +43,30 @@ print(json.dumps({"parse": total - sum(c.phase_seconds.values()), **c.phase_seco
 """
 
 
+_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+"""The compiles' environment: bytecode cached as an installed package's is. Where the variable
+is set (this project's sandboxes set it), every process would compile the compiler's 100 modules
+from source again, 0.3 s a compile that no user with a cache pays."""
+
+
+def warm_bytecode() -> None:
+    """Write the compiler's bytecode cache once (a process importing all of it)."""
+    subprocess.run([sys.executable, "-c", "import ipu.api, ipu.tools.ipu_run"], check=True, env=_ENV)
+
+
 def time_once(path: Path, target: str, precision: str = "") -> dict[str, float]:
     """Seconds per phase of one compile of `path` in a fresh Python process, as a user's
     `ipu-opt` or `ipu-run` pays them (`ipu.compile`'s own record; `parse` is the rest: importing
     the compiler, parsing or importing the model, verification, the reference's copy). A fresh
     process each time: in one process the plan families' memos are warm after the first compile
-    (GPT-2 small's plan-ops took 1.9 s warm against 4.3 s cold). The numba cache on disk stays warm."""
+    (GPT-2 small's plan-ops took 1.9 s warm against 4.3 s cold). The numba cache on disk stays warm,
+    and so does Python's bytecode cache (`_ENV`)."""
     out = subprocess.run(
-        [sys.executable, "-c", _ONE_COMPILE, str(path), target, precision], capture_output=True, text=True, check=False
+        [sys.executable, "-c", _ONE_COMPILE, str(path), target, precision],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=_ENV,
     )
     if out.returncode != 0:
         raise SystemExit(f"compile of {path} failed:\n{out.stderr.strip()}")
@@ -97,6 +114,7 @@ def main() -> None:
     t = load_target(a.target)
     precision = a.precision or "as given"
     print(f"target={t.name} tiles={t.tiles} repeat={a.repeat} precision={precision} (median seconds per phase)")
+    warm_bytecode()
     for name in a.examples:
         path = example_path(name)
         runs = [time_once(path, t.name, a.precision or "") for _ in range(a.repeat)]

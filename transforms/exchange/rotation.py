@@ -48,27 +48,40 @@ from ipu.transforms.exchange.exact import arith_runs
 
 def _blocks(src: np.ndarray, dst: np.ndarray) -> np.ndarray | None:
     """Block index per member when the members form tile-disjoint complete bipartite blocks with
-    one member per (source, receiver) pair, else None."""
+    one member per (source, receiver) pair, else None. Tiles index dense tables (bincounts and
+    masks over the tile range): no sorting of the members, which a phase has 750K of."""
     width = int(max(src.max(), dst.max())) + 1
-    if len(np.unique(src * width + dst)) != len(src):  # a (source, receiver) pair carried twice
+    if _repeats(src * width + dst, width * width):  # a (source, receiver) pair carried twice
         return None
     # a source's block is named by its least receiver: receiver sets of blocks are disjoint
     lead = np.full(width, np.iinfo(np.int64).max, np.int64)
     np.minimum.at(lead, src, dst)
-    block_key = lead[src]
-    keys, block = np.unique(block_key, return_inverse=True)
-    block = block.ravel()
-    nb = len(keys)
+    named = np.zeros(width, bool)
+    named[lead[src]] = True
+    rank = np.cumsum(named) - 1  # blocks numbered in the order of their names
+    block = rank[lead[src]]
+    nb = int(named.sum())
     # every receiver in one block only; sources are in one block by construction
-    rb = np.unique(dst * nb + block)
+    pairs = np.zeros(width * nb, bool)
+    pairs[dst * nb + block] = True
+    rb = np.flatnonzero(pairs)
     rb_dst, rb_block = rb // nb, rb % nb
-    if len(np.unique(rb_dst)) != len(rb):
+    if _repeats(rb_dst, width):
         return None
-    n_src = np.bincount(block[np.unique(src, return_index=True)[1]], minlength=nb)
+    src_block = np.full(width, -1, np.int64)
+    src_block[src] = block
+    n_src = np.bincount(src_block[src_block >= 0], minlength=nb)
     n_dst = np.bincount(rb_block, minlength=nb)
     if not np.array_equal(np.bincount(block, minlength=nb), n_src * n_dst):
         return None  # distinct pairs inside S x D, as many as S * D: the block is complete
     return block
+
+
+def _repeats(keys: np.ndarray, size: int) -> bool:
+    """Whether a value occurs twice in `keys` (non-negative, below `size`)."""
+    seen = np.zeros(size, bool)
+    seen[keys] = True
+    return int(seen.sum()) != len(keys)
 
 
 def _rotate(a_of: np.ndarray, q_of: np.ndarray, words: np.ndarray) -> tuple[np.ndarray, int] | None:
