@@ -156,3 +156,62 @@ def test_rotation_schedules_are_valid_and_at_the_bound(case: tuple[np.ndarray, b
     validate_schedule(t, sched, TILES)
     assert int(expand_members(sched).end.max()) == lb
     assert len(table) <= 2 * len(t)
+
+
+def _blocks_by_definition(src: np.ndarray, dst: np.ndarray) -> np.ndarray | None:
+    """`_blocks` restated from its definition: the connected components of the (source,
+    receiver) graph, kept when no pair repeats, no tile both sends and receives in different
+    components, and every component is complete; numbered by their least receiver."""
+    if len(set(zip(src.tolist(), dst.tolist(), strict=True))) != len(src):
+        return None
+    comp_of_src: dict[int, set[int]] = {}
+    for s, d in zip(src.tolist(), dst.tolist(), strict=True):
+        comp_of_src.setdefault(s, set()).add(d)
+    lead = {s: min(ds) for s, ds in comp_of_src.items()}
+    blocks: dict[int, tuple[set[int], set[int]]] = {}
+    for s, d in zip(src.tolist(), dst.tolist(), strict=True):
+        ss, dd = blocks.setdefault(lead[s], (set(), set()))
+        ss.add(s)
+        dd.add(d)
+    receivers = [d for _, dd in blocks.values() for d in dd]
+    if len(receivers) != len(set(receivers)):
+        return None
+    if any(len(ss) * len(dd) != sum(lead[s] == k for s in src.tolist()) for k, (ss, dd) in blocks.items()):
+        return None
+    names = sorted(blocks)
+    return np.array([names.index(lead[s]) for s in src.tolist()], np.int64)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["complete", "one short", "a pair twice", "random"]))
+def test_blocks_match_their_definition(seed: int, kind: str) -> None:
+    """The tile-indexed block finder against a restatement from its definition, on complete
+    bipartite blocks over shuffled tiles and on the near misses it must refuse."""
+    from ipu.transforms.exchange.rotation import _blocks
+
+    rng = np.random.default_rng(seed)
+    tiles = int(rng.integers(2, 40))
+    perm = rng.permutation(tiles)
+    pairs = []
+    cut = 0
+    while cut + 2 <= tiles and len(pairs) < 200:
+        ns, nd = int(rng.integers(1, 4)), int(rng.integers(1, 4))
+        ss, dd = perm[cut : cut + ns], perm[cut + ns : cut + ns + nd]
+        cut += ns + nd
+        pairs += [(a, b) for a in ss for b in dd]
+    if not pairs:
+        pairs = [(perm[0], perm[1])]
+    src, dst = (np.array(c, np.int64) for c in zip(*pairs, strict=True))
+    o = rng.permutation(len(src))
+    src, dst = src[o], dst[o]
+    if kind == "one short" and len(src) > 1:
+        src, dst = src[1:], dst[1:]
+    elif kind == "a pair twice":
+        src, dst = np.append(src, src[0]), np.append(dst, dst[0])
+    elif kind == "random":
+        n = int(rng.integers(1, 30))
+        src, dst = rng.integers(0, tiles, n), rng.integers(0, tiles, n)
+    got, want = _blocks(src, dst), _blocks_by_definition(src, dst)
+    assert (got is None) == (want is None)
+    if want is not None:
+        assert np.array_equal(got, want)
