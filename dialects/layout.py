@@ -450,7 +450,7 @@ def conversion_load(
     """(words sent, words received) per tile by the move that rebuilds `dst` from `src`, a
     multicast run sent once: the endpoint loads of `conversion_transfers`' table, from its
     records (folding them changes no member)."""
-    recs, _, _ = conversion_records(src, dst, esize, esize, perm, None, False, windows)  # as the table's key
+    recs, _, _ = conversion_records(src, dst, esize, esize, perm, windows=windows)
     return multicast_words(recs[:, 0], recs[:, 2], recs[:, 3], recs[:, 4], recs[:, 6] * recs[:, 7], tiles)
 
 
@@ -481,7 +481,6 @@ def multicast_words(
     return sent, recv
 
 
-@functools.lru_cache(maxsize=256)
 def conversion_records(
     src: Layout,
     dst: Layout,
@@ -514,8 +513,6 @@ def conversion_records(
     One record per (destination block, overlapping source block, leading index, partial,
     multicast run of the block's holders), built as arrays by ragged expansion axis by axis;
     destination block k (in order of its first tile) reads holder k mod (holders) of its source.
-    Read-only and memoized: the plan search prices a conversion (`conversion_load`) that map-tiles
-    then builds (`conversion_transfers`), called with the same positional arguments.
     """
     if src_esize != dst_esize:
         raise ValueError("a conversion moves bytes; element sizes must match")
@@ -605,9 +602,7 @@ def conversion_records(
     recs = np.stack(
         [h[own], so[own], run_d0[run], run_cnt[run], run_step[run], do[own], nrows[own], words[own]], axis=1
     )
-    recs = recs.astype(np.int64, copy=False)
-    recs.setflags(write=False)
-    return recs, s_str[perm[-2]] * es, d_str[-2] * es
+    return recs.astype(np.int64, copy=False), s_str[perm[-2]] * es, d_str[-2] * es
 
 
 def compress_transfers(recs: np.ndarray, src_stride: int, dst_stride: int) -> np.ndarray:
