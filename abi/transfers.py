@@ -130,12 +130,13 @@ def member_tiles(table17: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
     of `expand_members` a load model needs, at a fraction of its cost (`sends`: the one member
     per (family, p) that occupies the send port). Read-only arrays, memoized on the move columns'
     bytes: a move is priced, screened, scheduled and checked in turn (transformer_block expanded
-    47 tables 324 times), and its bytes hash in a fraction of an expansion's time."""
+    47 tables 324 times, 140 of them right after the same table), and its bytes hash in a
+    fraction of an expansion's time."""
     _, t = split_start(table17)
     return _member_tiles(np.ascontiguousarray(t, np.int64).tobytes())
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=4)
 def _member_tiles(raw: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     t = np.frombuffer(raw, np.int64).reshape(-1, len(MOVE))
     fam, p, c = member_index(t[:, PC], t[:, MC])
