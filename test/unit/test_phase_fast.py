@@ -1,13 +1,14 @@
 """The emulator's compiled phase pass expands members exactly as `expand_members` does, and says
-"all hold" only when the exact checks would pass (a doubtful phase goes to them)."""
+"all hold" only when the exact checks would pass (a doubtful phase goes to them); a phase's
+column pairs give the longest route its members give."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ipu.abi.tables import TRANSFER
-from ipu.abi.transfers import expand_members
-from ipu.runtime.phase_fast import expand_checked
+from ipu.abi.transfers import expand_members, member_tiles
+from ipu.runtime.phase_fast import expand_checked, route_pairs
 
 _NO_CODE = np.zeros((0, 4), np.int64)
 
@@ -84,3 +85,22 @@ def test_doubtful_phases_go_to_the_exact_checks() -> None:
     two = np.concatenate([t, t])
     two[1, col["src_tile"]] = (t[0, col["src_tile"]] + 1) % 16
     assert expand_checked(two, 0, 1 << 16, 64, _NO_CODE) is None
+
+
+def test_column_pairs_give_the_members_longest_route() -> None:
+    """On a few columns of tiles, under a scrambling permutation, `route_pairs`' members route as
+    far as the longest of all members; a tile out of range gives None (the caller's own path)."""
+    rng = np.random.default_rng(2)
+    tiles, tpc = 64, 8
+    for _ in range(300):
+        t = _table(rng, int(rng.integers(1, 6)))
+        perm = rng.permutation(tiles)
+        pairs = route_pairs(t, perm, tpc)
+        assert pairs is not None
+        src, dst = member_tiles(t)[:2]
+        want = np.abs(perm[src] // tpc - perm[dst] // tpc).max()
+        assert np.abs(perm[pairs[0]] // tpc - perm[pairs[1]] // tpc).max() == want
+        assert len(pairs[0]) == len(set(zip(perm[src] // tpc, perm[dst] // tpc, strict=True)))
+    bad = _table(rng, 1)
+    bad[0, TRANSFER.index("dst_tile")] = tiles
+    assert route_pairs(bad, np.arange(tiles), tpc) is None
