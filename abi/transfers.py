@@ -132,8 +132,12 @@ def member_tiles(table17: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
     bytes: a move is priced, screened, scheduled and checked in turn (transformer_block expanded
     47 tables 324 times, 140 of them right after the same table), and its bytes hash in a
     fraction of an expansion's time."""
-    _, t = split_start(table17)
-    return _member_tiles(np.ascontiguousarray(t, np.int64).tobytes())
+    return move_member_tiles(split_start(table17)[1])
+
+
+def move_member_tiles(t16: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """`member_tiles` of a move table (no `start` column to add, only to drop it again)."""
+    return _member_tiles(np.ascontiguousarray(t16, np.int64).tobytes())
 
 
 @functools.lru_cache(maxsize=4)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from ipu.abi.exchange_rules import validate_schedule
 from ipu.abi.transfers import D_TILE, PC, PTS, S_TILE, expand_members, with_start
 from ipu.target import load_target
-from ipu.transforms.exchange.rotation import schedule_rotation
+from ipu.transforms.exchange.rotation import _blocks, schedule_rotation
 from ipu.transforms.exchange.schedulers import endpoint_lower_bound, schedule_greedy, schedule_phase
 
 TILES = load_target("sim64").tiles
@@ -187,8 +187,6 @@ def _blocks_by_definition(src: np.ndarray, dst: np.ndarray) -> np.ndarray | None
 def test_blocks_match_their_definition(seed: int, kind: str) -> None:
     """The tile-indexed block finder against a restatement from its definition, on complete
     bipartite blocks over shuffled tiles and on the near misses it must refuse."""
-    from ipu.transforms.exchange.rotation import _blocks
-
     rng = np.random.default_rng(seed)
     tiles = int(rng.integers(2, 40))
     perm = rng.permutation(tiles)

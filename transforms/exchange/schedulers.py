@@ -26,7 +26,7 @@ from ipu.abi.transfers import (
     S_TILE,
     WORDS,
     member_rows,
-    member_tiles,
+    move_member_tiles,
     port_words,
     tile_words,
     with_start,
@@ -83,7 +83,7 @@ def _longest_first(t: np.ndarray) -> np.ndarray:
 def _orders(t: np.ndarray, tiles: int) -> dict[str, np.ndarray]:
     words = t[:, ROWS] * t[:, WORDS]
     total = words + (t[:, PC] - 1) * t[:, PTS]
-    src, dst, member_words, sends = member_tiles(with_start(t))
+    src, dst, member_words, sends = move_member_tiles(t)
     sent, recv = tile_words(src, dst, member_words, sends, tiles)
     cnt = t[:, PC] * t[:, MC]
     load = np.maximum.reduceat(np.maximum(sent[src], recv[dst]), np.cumsum(cnt) - cnt)

@@ -18,7 +18,7 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.ir import Block
 
-from ipu.abi.transfers import MC, MCS, PC, PDS, PSS, member_tiles, tile_words, with_start
+from ipu.abi.transfers import MC, MCS, PC, PDS, PSS, move_member_tiles, tile_words
 from ipu.dialects import tilemap
 from ipu.dialects.table import table_of
 from ipu.target import Target
@@ -66,7 +66,7 @@ def phase_loads(f: func.FuncOp, tiles: int) -> list[PhaseLoad]:
         t = table_of(op.transfers)
         if not len(t):
             continue
-        src, dst, words, sends = member_tiles(with_start(t))
+        src, dst, words, sends = move_member_tiles(t)
         sent, recv = tile_words(src, dst, words, sends, tiles)
         senders = np.flatnonzero(sent)
         endpoint = int(max(sent.max(), recv.max()))
@@ -87,7 +87,7 @@ def move_route_cycles(table16: np.ndarray, mapping: TileMapping, t: Target) -> i
     """The longest route of a move table's (source, destination) tiles under `mapping`."""
     if not len(table16):
         return 0
-    src, dst, _, _ = member_tiles(with_start(table16))
+    src, dst, _, _ = move_member_tiles(table16)
     return route_cycles(src, dst, mapping, t)
 
 
