@@ -35,6 +35,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
 
         return FuseSiblingMatmulsPass
 
+    def fold_attention_scale():
+        from ipu.transforms.graph.fold_attention_scale import FoldAttentionScalePass
+
+        return FoldAttentionScalePass
+
     def stripe_causal_attention():
         from ipu.transforms.graph.stripe_causal_attention import StripeCausalAttentionPass
 
@@ -137,6 +142,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "expand-windows": expand_windows,
         "host-layout": host_layout,
         "fuse-sibling-matmuls": fuse_sibling_matmuls,
+        "fold-attention-scale": fold_attention_scale,
         "roll-layers": roll_layers,
         "stripe-causal-attention": stripe_causal_attention,
         "partition-stages": partition_stages,

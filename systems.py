@@ -44,6 +44,7 @@ from ipu.system_ir import read_routes
 from ipu.target import TargetError
 from ipu.target.system import System, available_systems, load_system
 from ipu.transforms.graph.expand_windows import ExpandWindowsPass
+from ipu.transforms.graph.fold_attention_scale import FoldAttentionScalePass
 from ipu.transforms.graph.fuse_sibling_matmuls import FuseSiblingMatmulsPass
 from ipu.transforms.graph.roll_layers import RollLayersPass
 from ipu.transforms.pipeline import compile_passes
@@ -195,10 +196,11 @@ def compile_system(
 
 
 def _roll(module: builtin.ModuleOp) -> None:
-    """Fuse `module`'s sibling projections and roll its layers, in place, as the pipeline's
-    partitioner takes it."""
+    """Fuse `module`'s sibling projections, fold its attention scales and roll its layers, in
+    place, as the single-chip ladder does before the pipeline's partitioner takes it."""
     ctx = context()
     FuseSiblingMatmulsPass().apply(ctx, module)
+    FoldAttentionScalePass().apply(ctx, module)
     RollLayersPass().apply(ctx, module)
 
 

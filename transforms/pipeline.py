@@ -18,6 +18,7 @@ from ipu.transforms.exchange.join_phases import JoinPhasesPass
 from ipu.transforms.exchange.place_storage import NoFit, PlaceStoragePass
 from ipu.transforms.exchange.schedule_exchange import ScheduleExchangePass
 from ipu.transforms.graph.expand_windows import ExpandWindowsPass
+from ipu.transforms.graph.fold_attention_scale import FoldAttentionScalePass
 from ipu.transforms.graph.fuse_sibling_matmuls import FuseSiblingMatmulsPass
 from ipu.transforms.graph.host_layout import HostLayoutPass
 from ipu.transforms.graph.roll_layers import RollLayersPass
@@ -63,6 +64,7 @@ def compile_passes(
         ("stripe_causal_attention", StripeCausalAttentionPass(target=target)),
         ("host_layout", HostLayoutPass(skip_prefix=link_inputs)),
         ("fuse_sibling_matmuls", FuseSiblingMatmulsPass()),
+        ("fold_attention_scale", FoldAttentionScalePass()),
         ("roll_layers", RollLayersPass()),
         ("plan_ops", PlanOpsPass(target=target, partials=partials, link_inputs=link_inputs, **options)),
         ("map_tiles", MapTilesPass()),

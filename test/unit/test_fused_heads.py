@@ -21,7 +21,8 @@ def test_each_split_is_a_view_and_the_model_matches_on_poisoned_memory() -> None
     c = ipu.compile(EXAMPLES / "attention_small.mlir", target="sim64")
     assert "copy" not in kernels_called(c.package)  # the three splits run no code (they did: 23,153 cycles)
     # the three windows one exchange (were three: 21,657; 20,461 until the head merge was a view)
-    assert c.package.metrics["estimated_cycles"] == 19705
+    # (19,705 until fold-attention-scale put the attention's scale into wq: no query block scaled)
+    assert c.package.metrics["estimated_cycles"] == 19430
     report = ipu.run(c, poison=True)
     assert report.passed, [(k.name, k.result.reason) for k in report.checks if not k.result.passed]
     assert report.total_cycles == c.package.metrics["estimated_cycles"]

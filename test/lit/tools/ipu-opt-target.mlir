@@ -31,7 +31,7 @@ func.func @main(%x: tensor<64x256xf16>) -> tensor<64x256xf16> {
 // DASH-T:   error: -t is not an option: --target NAME names the machine
 // HELP:       {{^}}  --target NAME
 // HELP-SAME:  machine to compile for
-// HELP:       passes: canonicalize, cse, dce, convert-stablehlo-to-graph, convert-precision, raise-graph-ops, expand-windows, host-layout, fuse-sibling-matmuls, roll-layers, stripe-causal-attention, partition-stages, split-tensor-parallel, split-attention-heads, unroll-batch-matmul, plan-ops, plan-decide, plan-materialize, map-tiles, drop-checkpoints, schedule-exchange, screen-tiles, select-finalist, join-phases, place-storage, lower-to-tasm, ipu-compile
+// HELP:       passes: canonicalize, cse, dce, convert-stablehlo-to-graph, convert-precision, raise-graph-ops, expand-windows, host-layout, fuse-sibling-matmuls, fold-attention-scale, roll-layers, stripe-causal-attention, partition-stages, split-tensor-parallel, split-attention-heads, unroll-batch-matmul, plan-ops, plan-decide, plan-materialize, map-tiles, drop-checkpoints, schedule-exchange, screen-tiles, select-finalist, join-phases, place-storage, lower-to-tasm, ipu-compile
 // HELP-NOT:   riscv
 // HELP-NOT:   csl
 // HELP-NOT:   wgsl

@@ -77,8 +77,10 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // TB-NOT:     {{graph|plan|tilemap|exchange}}.
 // TB:         tasm.program @p0 tiles(0, {{[0-9]+}}) {
 // TB:         tasm.call "layer_norm_rows" out({{[0-9]+}}) in(array<i64: {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}>) {rows = 1 : i64, cols = 128 : i64, valid = 128 : i64, eps_bits = {{[0-9]+}} : i64} : f16 -> f16
-// TB:         tasm.call "mul" {{.*}} {m = 16 : i64, n = 16 : i64, b_rows = 1 : i64, b_cols = 1 : i64} : f16 -> f16
-// TB-NEXT:    tasm.call "attention_start" out({{[0-9]+}}) in(array<i64: {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, [[SCORES:[0-9]+]]>) {qr = 16 : i64, kr = 32 : i64, d = 16 : i64, causal = 1 : i64, scale_bits = 1065353216 : i64, k_base = 0 : i64, k_step = 1 : i64} : f16 -> f32
+// The scale (1/4, heads of 16) is folded into the q projection's weights (fold-attention-scale):
+// no query block is scaled before the attention.
+// TB-NOT:     tasm.call "mul" {{.*}} {m = 16 : i64, n = 16 : i64, b_rows = 1 : i64, b_cols = 1 : i64} : f16 -> f16
+// TB:         tasm.call "attention_start" out({{[0-9]+}}) in(array<i64: {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, [[SCORES:[0-9]+]]>) {qr = 16 : i64, kr = 32 : i64, d = 16 : i64, causal = 1 : i64, scale_bits = 1065353216 : i64, k_base = 0 : i64, k_step = 1 : i64} : f16 -> f32
 // TB-NEXT:    tasm.checkpoint @{{[a-z_0-9]+}}
 // TB:         tasm.call "attention_combine" {{.*}} {parts = 2 : i64, qr = 8 : i64, d = 16 : i64} : f32 -> f16
 // TB:         tasm.call "layer_norm_rows" {{.*}} {rows = 1 : i64, cols = 128 : i64, valid = 128 : i64, eps_bits = {{[0-9]+}} : i64} : f16 -> f16
@@ -91,8 +93,8 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 
 // --- ipu-compile on the pinned attention_small: the same attention kernels, non-causal.
 // ATT-NOT:    tasm.call "attention_init"
-// ATT:        tasm.call "mul" {{.*}} {m = 16 : i64, n = 16 : i64, b_rows = 1 : i64, b_cols = 1 : i64} : f16 -> f16
-// ATT-NEXT:   tasm.call "attention_start" out({{[0-9]+}}) in(array<i64: {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, [[OFFS:[0-9]+]], [[ASCORES:[0-9]+]]>) {qr = 16 : i64, kr = 32 : i64, d = 16 : i64, causal = 0 : i64, scale_bits = 1065353216 : i64, k_base = 0 : i64, k_step = 1 : i64} : f16 -> f32
+// ATT-NOT:    tasm.call "mul" {{.*}} {m = 16 : i64, n = 16 : i64, b_rows = 1 : i64, b_cols = 1 : i64} : f16 -> f16
+// ATT:        tasm.call "attention_start" out({{[0-9]+}}) in(array<i64: {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}, [[OFFS:[0-9]+]], [[ASCORES:[0-9]+]]>) {qr = 16 : i64, kr = 32 : i64, d = 16 : i64, causal = 0 : i64, scale_bits = 1065353216 : i64, k_base = 0 : i64, k_step = 1 : i64} : f16 -> f32
 // ATT-NEXT:   tasm.checkpoint @a_state_scores
 // The partial attention states' staging buffer (2 x 8 x 18 f32 per tile) has no padding: the phase
 // writes it whole, with no zero fill first.
@@ -103,7 +105,6 @@ func.func @main(%x: tensor<64x128xf16>) -> tensor<64x128xf16> {
 // ATT:        tasm.host_out @output0
 // ATT:        tasm.weight @a_state_offsets #table.offsets<[query_row, key_begin, key_end, pad]
 // ATT:        ]> : tensor<64x4xf32> layout #plan.layout<grid = [2, 4, 4, 2], split = {{\[\[}}0, 1, 2, 3], []], memory = standard> at [[OFFS]]
-// ATT-NEXT:   tasm.weight @a_state_scale dense<2.500000e-01> : tensor<1x1xf16>
 // ATT-NEXT:   tasm.checkpoint_def @a_state_scores value "a" aspect "scores" : tensor<8x64x64xf16> {{.*}} at [[ASCORES]]
 // ATT-NOT:    softmax_rows
 
