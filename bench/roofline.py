@@ -25,14 +25,14 @@ plan floor     = the kernel floor with each matmul at its best grid and orientat
                  a floor for any plan of per-tile blocked products, the rotating
                  (compute-shift) kind included, since rotation moves the same bytes into each
                  tile; an attention in per-tile blocks of one head's query rows by its keys
-                 (`attention_plan_cycles`: both products at the AMP model, its fixed costs
-                 included, the softmax's work on the block, the row states combined over key
-                 blocks, q, k and v received; causal, only the blocks on or below the diagonal
-                 take tiles); attention's softmax is priced on scores of q's element type, as
-                 map-tiles keeps them (`plan_floor_unheld` is the floor with each matmul's
-                 weights resident in its own best grid whatever the others keep, the floor
-                 before that; `plan_floor_unswapped` the unheld floor with every matmul
-                 streaming its lhs rows);
+                 (`attention_plan_cycles`: both products at the AMP model, its fixed costs included,
+                 the softmax's work on the block, the row states combined over key blocks (their
+                 receive and the combine's per-element work), q, k and v received; causal, only the
+                 blocks on or below the diagonal take tiles); attention's softmax is priced on
+                 scores of q's element type, as map-tiles keeps them (`plan_floor_unheld` is the
+                 floor with each matmul's weights resident in its own best grid whatever the others
+                 keep, the floor before that; `plan_floor_unswapped` the unheld floor with every
+                 matmul streaming its lhs rows);
 modelled       = cycles of the compiled program, counted by the emulator's cycle model
                  (data-independent, so no kernel is executed).
 A model with convolutions also gets one line per convolution: its multiply-accumulates, its AMP
@@ -233,7 +233,8 @@ def attention_plan_cycles(
     """(kernel, plan) floors of an attention in per-tile blocks, as `best_matmul_plan_cycles` is
     for a GEMM: each tile a [qr, kr] block of one head (its query rows by its keys), q k^T and
     p v on the AMP at the target's AMP model (its per-group fixed costs: a block of few rows
-    pays them all) plus the softmax's per-element work on the block; a causal attention needs
+    pays them all) plus the softmax's per-element work on the block and, with pk > 1 key blocks,
+    that of combining the row states (`_combine_marginal`); a causal attention needs
     only the blocks on or below the diagonal, so a head's pq x pk blocks take pq x pk x `frac`
     tiles. The plan adds, with pk key blocks, the receive of (pk - 1) / pk of the row states
     (fp32, d + 2 a row) for their combination, and the q, k and v blocks received when they are
@@ -253,11 +254,23 @@ def attention_plan_cycles(
                 break
             soft = _marginal(KERNELS["softmax_rows"], t, {"rows": qr, "cols": kr, "valid": kr}, "rows", esize)
             kern = t.amp_matmul_cycles(qr, d, kr, partials_esize=pe) + t.amp_matmul_cycles(qr, kr, d, partials_esize=pe)
-            kern += soft
+            kern += soft + _combine_marginal(pk, qr, d, frac, esize, t)
             states = (pk - 1) * qr * (d + 2) * 4 / (pk * rate)
             blocks = (max(qr * d - q_share, 0) + 2 * max(kr * d - kv_share, 0)) * esize / rate if computed else 0
             kern_best, plan_best = min(kern_best, kern), min(plan_best, kern + states + blocks)
     return kern_best, plan_best
+
+
+def _combine_marginal(pk: int, qr: int, d: int, frac: float, esize: int, t: Target) -> float:
+    """The per-element work of combining a query block's row states over its key blocks (none
+    with one key block): the `attention_combine` kernel's cycles less its fixed cost, its qr
+    rows shared by the block's pk tiles, over the ceil(pk x frac) key blocks a causal query block
+    sees on average (all pk otherwise)."""
+    parts = max(1, math.ceil(pk * frac))
+    if parts == 1:
+        return 0.0
+    p = {"parts": parts, "qr": -(-qr // pk), "d": d}
+    return _marginal(KERNELS["attention_combine"], t, p, "qr", esize)
 
 
 def best_matmul_floor(

@@ -13,6 +13,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
 from common import parse_example  # noqa: E402
 from roofline import (  # noqa: E402
+    _combine_marginal,
     all_floors,
     attention_plan_cycles,
     best_matmul_floor,
@@ -150,3 +151,17 @@ def test_attention_floor_pays_the_amps_fixed_costs_and_skips_the_masked_half() -
     assert full[0] < full[1] and causal[0] < causal[1]
     assert attention_plan_cycles(12, 12, 128, 128, 64, 2, 1.0, t, computed=False)[1] < full[1]
     assert attention_plan_cycles(4096, 4096, 8, 8, 8, 2, 1.0, t, computed=True) is None  # more heads than tiles
+
+
+def test_attention_floor_counts_the_combine_work_of_a_key_split() -> None:
+    """A plan that splits a query block's keys over pk tiles combines pk row states: the floor
+    adds the combine kernel's per-element work (its cycles less its fixed cost) on the block's
+    rows shared by its pk tiles, over the key blocks a causal block sees on average; none
+    without a key split."""
+    t = load_target("mk2")
+    assert _combine_marginal(1, 9, 64, 1.0, 2, t) == 0
+    assert _combine_marginal(2, 9, 64, 0.5, 2, t) == 0  # a causal block of 2 key blocks: 1 on average
+    work = t.attention_combine_cycles(8, 2, 64) - t.attention_combine_cycles(8, 0, 64)
+    assert _combine_marginal(8, 9, 64, 1.0, 2, t) == work > 0
+    causal = t.attention_combine_cycles(4, 2, 64) - t.attention_combine_cycles(4, 0, 64)
+    assert _combine_marginal(8, 9, 64, 0.5, 2, t) == causal < work
