@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import numpy as np
 from conftest import ROOT
+from xdsl.dialects import func
 
 from ipu import api
 from ipu.context import make_context
 from ipu.dialects import exchange
-from ipu.transforms.exchange.join_phases import group_of
+from ipu.target import load_target
+from ipu.transforms.exchange.join_phases import group_of, join_block
+from ipu.transforms.exchange.refined_cycles import refined_cycles
 from ipu.transforms.exchange.slots import slot
 from ipu.transforms.pipeline import compile_passes
 
@@ -57,3 +60,25 @@ def test_a_joined_model_runs_and_is_priced_as_emulated() -> None:
     report = api.run(joined, inputs)
     assert report.passed
     assert report.total_cycles == joined.package.metrics["estimated_cycles"]
+
+
+def test_select_finalist_prices_the_joins_join_phases_will_make() -> None:
+    """Before `join-phases` runs, `refined_cycles(..., joins=True)` leaves out the sync of every
+    phase it will join (the same rule): the figure equals the joined function's own price, and
+    each join saves one sync against the unjoined figure."""
+    module = api.load_model(str(MODEL), precision="f16").module
+    ctx = make_context()
+    for label, p in compile_passes("sim64", {"finalists": 1}):
+        if label == "join_phases":
+            break
+        p.apply(ctx, module)
+    t = load_target("sim64")
+    f = next(o for o in module.ops if isinstance(o, func.FuncOp))
+    plain, _ = refined_cycles(f, t)
+    preview, _ = refined_cycles(f, t, joins=True)
+    joins = join_block(f.body.block)
+    assert joins > 0
+    joined, _ = refined_cycles(f, t)
+    assert refined_cycles(f, t, joins=True)[0] == joined  # joined phases are not counted twice
+    assert plain - preview == joins * t.exchange["sync_cycles"]
+    assert abs(preview - joined) <= joins * t.exchange["route_tail_cycles"]  # a group waits its longest route

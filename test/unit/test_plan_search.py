@@ -30,7 +30,7 @@ def test_greedy_plan_is_a_finalist_even_when_the_estimate_ranks_it_last(monkeypa
     monkeypatch.setattr(PlanMetrics, "pareto_key", lambda m: (-m.estimated_cycles,))
     with quiet():
         kept = plan_search.search(f, T, finalists=2, beam=2, candidates=4)
-    assert len(kept) == 2
+    assert 2 <= len(kept) <= 4  # two from the front, and beside them the carried and residency plans
     assert greedy.signature in {c.signature for c in kept}
     assert any(c.metrics.estimated_cycles > greedy.metrics.estimated_cycles for c in kept)
 

@@ -30,17 +30,21 @@ from ipu.transforms.exchange.slots import address, carried_in_place
 from ipu.transforms.tilemap.mapping_screen import move_route_cycles
 
 
-def refined_cycles(f: func.FuncOp, t: Target, attainable: bool = False) -> tuple[int, int]:
+def refined_cycles(f: func.FuncOp, t: Target, attainable: bool = False, joins: bool = False) -> tuple[int, int]:
     """(total cycles, scheduled exchange cycles) of a scheduled tilemap/exchange function; with
-    `attainable`, each phase counts the horizon a full-effort schedule reaches from its quick one."""
-    return _block(f.body.block, t, exchange.PhaseOp, lambda op: phase_cycles(op, t, _horizon(op, t, attainable)))
+    `attainable`, each phase counts the horizon a full-effort schedule reaches from its quick one;
+    with `joins`, a phase `join-phases` would join to the one before it pays no sync (select-finalist
+    ranks finalists before join-phases runs)."""
+    price = lambda op: phase_cycles(op, t, _horizon(op, t, attainable))  # noqa: E731
+    return _block(f.body.block, t, exchange.PhaseOp, price, joins)
 
 
-def previewed_cycles(f: func.FuncOp, t: Target) -> tuple[int, int]:
+def previewed_cycles(f: func.FuncOp, t: Target, joins: bool = False) -> tuple[int, int]:
     """(total cycles, exchange cycles) of a mapped tilemap function whose moves are not scheduled
     yet: each move is list-scheduled (as `schedule-exchange{effort=1}` would) and counted at the
     horizon a full-effort schedule attains from that, plus sync and its route under `f`'s tile
-    mapping. The figure `refined_cycles(…, attainable=True)` gives after a quick schedule."""
+    mapping. The figure `refined_cycles(…, attainable=True)` gives after a quick schedule; `joins`
+    as there."""
     cache = PhaseCache()
     mapping = tilemap.mapping_of(f)
 
@@ -51,7 +55,7 @@ def previewed_cycles(f: func.FuncOp, t: Target) -> tuple[int, int]:
         h = attainable_horizon(table, t.tiles, s.horizon, s.lower_bound)
         return h + t.exchange["sync_cycles"] + move_route_cycles(logical, mapping, t)
 
-    return _block(f.body.block, t, tilemap.MoveOp, price)
+    return _block(f.body.block, t, tilemap.MoveOp, price, joins)
 
 
 def phase_cycles(op: exchange.PhaseOp, t: Target, horizon: int) -> int:
@@ -92,11 +96,18 @@ def _placed(v: SSAValue) -> bool:
     return True
 
 
-def _block(block: Block, t: Target, kind: type[Operation], price: Callable[[Operation], int]) -> tuple[int, int]:
+def _block(
+    block: Block, t: Target, kind: type[Operation], price: Callable[[Operation], int], joins: bool = False
+) -> tuple[int, int]:
     """Kernel cycles per superstep (the busiest tile range) plus `price` of each exchange (an op of
-    type `kind`: scheduled phases, or moves still to schedule)."""
+    type `kind`: scheduled phases, or moves still to schedule); with `joins`, less the sync of each
+    exchange `join-phases` would join to the one before it (`join_block`'s rule: only code-free
+    ops between, no zero fill, not reading what the group writes, at most one part read by the
+    loop's trip) and has not joined yet."""
     total = exch = 0
     seg: dict[tuple[int, int], int] = {}
+    written: set[SSAValue] | None = None  # what the open group writes (None: no group open)
+    by_trip = False  # a part of the open group reads by the trip
 
     def flush() -> int:
         if not seg:
@@ -124,17 +135,32 @@ def _block(block: Block, t: Target, kind: type[Operation], price: Callable[[Oper
                 seg[key] = seg.get(key, 0) + kernel_cycles(t, "zero", {"elements": span[1]}, r.esize)
             total += flush()
             cost = price(op)
+            if joins:
+                strided = op.attributes.get("trip_stride") is not None or getattr(op, "trip_stride", None) is not None
+                if written is not None and span is None and op.operands[0] not in written and not (strided and by_trip):
+                    if getattr(op, "joined", None) is None:
+                        cost -= t.exchange["sync_cycles"]
+                    written.add(op.results[0])
+                else:
+                    written, by_trip = {op.results[0]}, False
+                by_trip = by_trip or strided
             total += cost
             exch += cost
+            continue
+        elif op.name in exchange.CODE_FREE:
+            if written is not None and isinstance(op, tilemap.ViewOp) and op.input in written:
+                written.add(op.result)  # the same bytes
+            continue
         elif isinstance(op, tilemap.RepeatOp):
             _copies(op.inits, op, t, seg)  # the initial values into the carried slots
             total += flush()
-            body, bx = _block(op.body.block, t, kind, price)
+            body, bx = _block(op.body.block, t, kind, price, joins)
             total += op.count.value.data * body
             exch += op.count.value.data * bx
         elif isinstance(op, tilemap.YieldOp):  # the next trip's values into the carried slots
             rep = op.parent_op()
             assert isinstance(rep, tilemap.RepeatOp)
             _copies(op.values, rep, t, seg)
+        written = None  # code runs here: a later exchange starts a group of its own
     total += flush()
     return total, exch

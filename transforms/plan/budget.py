@@ -25,6 +25,16 @@ class WeightBudget:
 
     share: float = WEIGHT_FRACTION
     swap_replicas: bool = False
+    assigned: tuple[tuple[int, tuple[int, int, int], bool, bool], ...] = ()
+    """Matmuls whose plan is assigned rather than chosen under the share (`plan.residency`): (op
+    index, grid, swapped, resident) each."""
+
+    def assignment(self, index: int) -> tuple[tuple[int, int, int], bool, bool] | None:
+        """The (grid, swapped, resident) assigned to the matmul at op `index`, if any."""
+        for i, grid, swapped, resident in self.assigned:
+            if i == index:
+                return grid, swapped, resident
+        return None
 
 
 DEFAULT_WEIGHTS = WeightBudget()

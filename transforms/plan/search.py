@@ -11,6 +11,8 @@ fitting candidate), materialized in the same walk, and priced from the emitted p
 room for larger grids, and which wins depends on the model. After each decision group the
 beam keeps the states no other state dominates (cycles, exchange cycles, memory peaks, row bytes), best cycles first,
 and beside them each budget's best state, whose next decisions try their second candidate only.
+The plans whose weights' residency a knapsack chose for the whole function (`plan.residency`)
+grow in a beam of their own, and the best of them joins the finalists.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from ipu.transforms.plan.budget import DEFAULT_WEIGHTS, WeightBudget
 from ipu.transforms.plan.cost import PlanMetrics, code_and_rows, dominates, estimate, overflow
 from ipu.transforms.plan.families.base import CostChooser
 from ipu.transforms.plan.plan_decide import decide_function, run_chooser
+from ipu.transforms.plan.residency import residency_budgets
 from ipu.transforms.plan.state import function_reserve
 
 
@@ -267,19 +270,8 @@ def search(graph_f: func.FuncOp, t: Target, finalists: int, beam: int, candidate
             states.append(alt)
     points = sorted(first.decisions)
     groups = decision_groups(graph_f, points)
-    extra: list[Candidate] = []  # budgets' best plans kept beside the beam: their rank 1 is tried
-    for group in groups:
-        grown: list[Candidate] = [*states, *extra]
-        beside = {id(e) for e in extra}
-        for s in grown[:]:
-            tried = candidates + int(any(d in s.replicas for d in group))  # rank 1 is the replicated swap there
-            tried = min(tried, 2) if id(s) in beside else tried
-            for rank in range(1, min(tried, min(s.decisions.get(d, 1) for d in group))):
-                c = _plan(graph_f, t, {**s.choices, **dict.fromkeys(group, rank)}, lean, s.weights)
-                evaluated += 1
-                if c is not None:
-                    grown.append(c)
-        states, extra = _beam(grown, beam)
+    states, extra, grown = _grow(graph_f, t, states, groups, beam, candidates, lean)
+    evaluated += grown
     kept = _front([*states, *extra], finalists)
     if finalists > 1 and all(c.signature != first.signature for c in kept):
         # the plan-level exchange estimate can misrank plans that the scheduled exchange ranks
@@ -299,6 +291,11 @@ def search(graph_f: func.FuncOp, t: Target, finalists: int, beam: int, candidate
             kept = sorted([*kept, best], key=lambda c: c.metrics.pareto_key())
         elif best.metrics.pareto_key() < kept[0].metrics.pareto_key():
             kept = [best]
+    if finalists > 1 and has_weights:
+        assigned, tried = _assigned(graph_f, t, groups, beam, candidates, lean)
+        evaluated += tried
+        if assigned is not None and all(c.signature != assigned.signature for c in kept):
+            kept = sorted([*kept, assigned], key=lambda c: c.metrics.pareto_key())
     log_event(
         "searched operator plans",
         decision_points=len(points),
@@ -308,6 +305,61 @@ def search(graph_f: func.FuncOp, t: Target, finalists: int, beam: int, candidate
         elapsed_ms=int((time.perf_counter() - t0) * 1000),
     )
     return kept
+
+
+def _grow(
+    graph_f: func.FuncOp,
+    t: Target,
+    states: list[Candidate],
+    groups: list[list[int]],
+    beam: int,
+    candidates: int,
+    lean: dict[int, int],
+) -> tuple[list[Candidate], list[Candidate], int]:
+    """The beam grown from `states` over the decision groups in turn: each state tries its next
+    candidate ranks for the group, `_beam` keeps the best; returns the beam, each budget's best
+    plan beside it, and how many plans were tried."""
+    evaluated = 0
+    extra: list[Candidate] = []  # budgets' best plans kept beside the beam: their rank 1 is tried
+    for group in groups:
+        grown: list[Candidate] = [*states, *extra]
+        beside = {id(e) for e in extra}
+        for s in grown[:]:
+            tried = candidates + int(any(d in s.replicas for d in group))  # rank 1 is the replicated swap there
+            tried = min(tried, 2) if id(s) in beside else tried
+            for rank in range(1, min(tried, min(s.decisions.get(d, 1) for d in group))):
+                c = _plan(graph_f, t, {**s.choices, **dict.fromkeys(group, rank)}, lean, s.weights)
+                evaluated += 1
+                if c is not None:
+                    grown.append(c)
+        states, extra = _beam(grown, beam)
+    return states, extra, evaluated
+
+
+ASSIGNED_BEAM = 4
+"""The widest beam that grows the whole-function residency plans (`_assigned`; at most the
+search's own)."""
+
+
+def _assigned(
+    graph_f: func.FuncOp, t: Target, groups: list[list[int]], beam: int, candidates: int, lean: dict[int, int]
+) -> tuple[Candidate | None, int]:
+    """The best plan whose weights' residency the whole function chose (`plan.residency`: one
+    knapsack per capacity), grown over the other decisions by a beam of its own
+    (`ASSIGNED_BEAM`) and with its loops' values carried as they are yielded (`_carried`); and how
+    many plans were tried. It joins the finalists beside them, as the carried plan does, rather
+    than in the main beam, where its states displaced plans the scheduled exchange ranks best
+    (BERT-base's 1,228,242-cycle plan)."""
+    plans = [_plan(graph_f, t, {}, lean, b) for b in residency_budgets(graph_f, t)]
+    found = [c for c in plans if c is not None]
+    if not found:
+        return None, len(plans)
+    width = min(beam, ASSIGNED_BEAM)
+    seeds = sorted(found, key=lambda c: c.metrics.pareto_key())[:width]
+    states, extra, grown = _grow(graph_f, t, seeds, groups, width, candidates, lean)
+    carried, tried = _carried(graph_f, t, states, lean)
+    best = min([*states, *extra, *carried], key=lambda c: c.metrics.pareto_key())
+    return best, len(plans) + grown + tried
 
 
 def emit_finalists(module: builtin.ModuleOp, graph_f: func.FuncOp, kept: list[Candidate]) -> None:

@@ -62,9 +62,9 @@ class SelectFinalistPass(ModulePass):
                     )
                 metrics = f.attributes["plan.metrics"].data  # type: ignore[union-attr]
                 if any(isinstance(o, tilemap.MoveOp) for o in f.body.walk()):
-                    cycles, exch = previewed_cycles(f, t)
+                    cycles, exch = previewed_cycles(f, t, joins=True)
                 else:
-                    cycles, exch = refined_cycles(f, t, attainable=True)
+                    cycles, exch = refined_cycles(f, t, attainable=True, joins=True)
                 log_event(
                     "scheduled operator-plan finalist",
                     finalist=idx,

@@ -671,6 +671,13 @@ def _holds_weight_once(grid: tuple[int, int, int]) -> bool:
 
 
 def _cheapest(ctx: MatmulContext, t: Target, d: Decisions) -> MatmulPlan:
+    assigned = d.weights.assignment(ctx.index) if ctx.weight else None
+    if assigned is not None:  # the whole function's residency choice (`plan.residency`)
+        grid, swapped, resident = assigned
+        attr = plan.ChoiceAttr(
+            "gemm", grid, weight="resident" if resident else "fetched", orientation="swapped" if swapped else ""
+        )
+        return _resolve(ctx, attr, t)
     m, k, n, es, half = ctx.m, ctx.k, ctx.n, ctx.esize, ctx.half_default
     rank = d.ranks.get(ctx.index, 0)
     counts: list[int] = []
