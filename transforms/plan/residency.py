@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 
 from xdsl.dialects import func
+from xdsl.ir import SSAValue
 
 from ipu.dialects import graph
 from ipu.target import Target
@@ -37,6 +38,7 @@ Point = tuple[int, int, tuple[int, int, int], bool, bool]
 
 
 def _trips(op: graph.MatmulOp) -> int:
+    """How many times `op` runs: the trips of the repeats around it."""
     n, parent = 1, op.parent_op()
     while parent is not None:
         if isinstance(parent, graph.RepeatOp):
@@ -45,7 +47,8 @@ def _trips(op: graph.MatmulOp) -> int:
     return n
 
 
-def _is_weight(v) -> bool:  # noqa: ANN001
+def _is_weight(v: SSAValue) -> bool:
+    """`v` is a weight, or a rolled layer's slice of a stacked one."""
     o = v.owner
     if isinstance(o, graph.IterationSliceOp):
         o = o.input.owner
