@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import builtin, func
 from xdsl.dialects.builtin import UnitAttr
-from xdsl.ir import Block, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from ipu.dialects import exchange, tilemap
@@ -60,6 +60,43 @@ def group_route(op: exchange.PhaseOp, t: Target) -> int:
     return max(route_of(p, t) for p in group_of(op))
 
 
+@dataclass
+class JoinRule:
+    """Which exchanges of a block run in the exchange before them, op by op in program order:
+    an exchange (an `exchange.phase`, or a `tilemap.move` still to schedule) joins the open group
+    when only code-free ops (`exchange.CODE_FREE`) came between, it zero-fills nothing, reads
+    nothing the group writes (directly or through a view), and the group has no part read by the
+    loop's trip if it is one. Shared by `join_block` and `refined_cycles(joins=True)`."""
+
+    written: set[SSAValue] | None = None  # what the open group writes (None: no group open)
+    by_trip: bool = False  # a part of the open group reads by the trip
+
+    def exchange(self, op: Operation, zero_fill: bool) -> bool:
+        """Whether exchange `op` joins the open group (else it opens one)."""
+        strided = op.attributes.get("trip_stride") is not None
+        joins = (
+            self.written is not None
+            and not zero_fill
+            and op.operands[0] not in self.written
+            and not (strided and self.by_trip)
+        )
+        if joins:
+            assert self.written is not None
+            self.written.add(op.results[0])
+        else:
+            self.written, self.by_trip = {op.results[0]}, False
+        self.by_trip = self.by_trip or strided
+        return joins
+
+    def other(self, op: Operation) -> None:
+        """Any op that is not an exchange: a code-free one keeps the group open (a view of what
+        it writes is the same bytes), anything else closes it."""
+        if op.name not in exchange.CODE_FREE:
+            self.written = None
+        elif self.written is not None and isinstance(op, tilemap.ViewOp) and op.input in self.written:
+            self.written.add(op.result)
+
+
 def join_block(block: Block) -> int:
     """Mark the joinable phases of `block` (and of the blocks nested in it); returns how many."""
     joined = 0
@@ -67,24 +104,13 @@ def join_block(block: Block) -> int:
         for region in op.regions:
             for b in region.blocks:
                 joined += join_block(b)
-    written: set[SSAValue] | None = None  # what the open group's phases write (None: no group open)
-    by_trip = False  # the open group has a part reading by the trip
+    rule = JoinRule()
     for op in block.ops:
-        if isinstance(op, exchange.PhaseOp):
-            strided = op.trip_stride is not None
-            if written is not None and op.zero_fill is None and op.input not in written and not (strided and by_trip):
-                op.joined = UnitAttr()
-                written.add(op.result)
-                joined += 1
-            else:  # a new group starts here
-                written = {op.result}
-                by_trip = False
-            by_trip = by_trip or strided
-        elif op.name in exchange.CODE_FREE:
-            if written is not None and isinstance(op, tilemap.ViewOp) and op.input in written:
-                written.add(op.result)  # the same bytes: a later phase reading it reads what the group writes
-        else:
-            written = None
+        if not isinstance(op, exchange.PhaseOp):
+            rule.other(op)
+        elif rule.exchange(op, op.zero_fill is not None):
+            op.joined = UnitAttr()
+            joined += 1
     return joined
 
 
@@ -100,4 +126,4 @@ class JoinPhasesPass(ModulePass):
         log_event("joined exchange phases", joined=n)
 
 
-__all__ = ["JoinPhasesPass", "group_of", "group_route", "join_block", "route_of"]
+__all__ = ["JoinPhasesPass", "JoinRule", "group_of", "group_route", "join_block", "route_of"]

@@ -24,7 +24,7 @@ from ipu.dialects import exchange, tilemap
 from ipu.dialects.table import table_of
 from ipu.dialects.tilemap import zero_span
 from ipu.target import Target
-from ipu.transforms.exchange.join_phases import group_route
+from ipu.transforms.exchange.join_phases import JoinRule, group_route
 from ipu.transforms.exchange.schedulers import PhaseCache, attainable_horizon
 from ipu.transforms.exchange.slots import address, carried_in_place
 from ipu.transforms.tilemap.mapping_screen import move_route_cycles
@@ -101,13 +101,10 @@ def _block(
 ) -> tuple[int, int]:
     """Kernel cycles per superstep (the busiest tile range) plus `price` of each exchange (an op of
     type `kind`: scheduled phases, or moves still to schedule); with `joins`, less the sync of each
-    exchange `join-phases` would join to the one before it (`join_block`'s rule: only code-free
-    ops between, no zero fill, not reading what the group writes, at most one part read by the
-    loop's trip) and has not joined yet."""
+    exchange `join-phases` would join to the one before it (`JoinRule`) and has not joined yet."""
     total = exch = 0
     seg: dict[tuple[int, int], int] = {}
-    written: set[SSAValue] | None = None  # what the open group writes (None: no group open)
-    by_trip = False  # a part of the open group reads by the trip
+    rule = JoinRule()
 
     def flush() -> int:
         if not seg:
@@ -135,23 +132,13 @@ def _block(
                 seg[key] = seg.get(key, 0) + kernel_cycles(t, "zero", {"elements": span[1]}, r.esize)
             total += flush()
             cost = price(op)
-            if joins:
-                strided = op.attributes.get("trip_stride") is not None or getattr(op, "trip_stride", None) is not None
-                if written is not None and span is None and op.operands[0] not in written and not (strided and by_trip):
-                    if getattr(op, "joined", None) is None:
-                        cost -= t.exchange["sync_cycles"]
-                    written.add(op.results[0])
-                else:
-                    written, by_trip = {op.results[0]}, False
-                by_trip = by_trip or strided
+            if rule.exchange(op, span is not None) and joins and op.attributes.get("joined") is None:
+                cost -= t.exchange["sync_cycles"]  # join-phases will join it
             total += cost
             exch += cost
             continue
-        elif op.name in exchange.CODE_FREE:
-            if written is not None and isinstance(op, tilemap.ViewOp) and op.input in written:
-                written.add(op.result)  # the same bytes
-            continue
-        elif isinstance(op, tilemap.RepeatOp):
+        rule.other(op)
+        if isinstance(op, tilemap.RepeatOp):
             _copies(op.inits, op, t, seg)  # the initial values into the carried slots
             total += flush()
             body, bx = _block(op.body.block, t, kind, price, joins)
@@ -161,6 +148,5 @@ def _block(
             rep = op.parent_op()
             assert isinstance(rep, tilemap.RepeatOp)
             _copies(op.values, rep, t, seg)
-        written = None  # code runs here: a later exchange starts a group of its own
     total += flush()
     return total, exch
